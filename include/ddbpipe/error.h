@@ -1,0 +1,54 @@
+/*
+ * error.h — error codes and the error struct every fallible call fills.
+ *
+ * Convention (libgit2 style): functions return int, 0 on success and a
+ * negative ddb_error_code on failure, with a human-readable message left in
+ * the caller's ddb_error. A NULL ddb_error is allowed everywhere and means
+ * "I only want the code".
+ */
+#ifndef DDBPIPE_ERROR_H
+#define DDBPIPE_ERROR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef enum ddb_error_code {
+    DDB_OK = 0,
+    DDB_ERROR = -1,    /* unclassified failure */
+    DDB_ENOMEM = -2,   /* allocation failed */
+    DDB_EINVAL = -3,   /* invalid data: the record or value breaks a rule */
+    DDB_EIO = -4,      /* reading or writing a file or stream failed */
+    DDB_ENOTFOUND = -5,
+    DDB_EVERIFY = -6,  /* checksum or count mismatch */
+    DDB_EUSAGE = -7,   /* bad option or mapping: the user must change the command */
+    DDB_ETOOBIG = -8,  /* a line, item or value exceeds a limit */
+    DDB_ENOMATCH = -9, /* an item matches no entity of the mapping */
+    DDB_ENET = -10,    /* network or protocol failure */
+    DDB_EINTR = -11,   /* interrupted by a signal */
+    DDB_ITEROVER = -31 /* end of iteration; not an error */
+} ddb_error_code;
+
+#define DDB_ERROR_MAX 1024
+
+typedef struct ddb_error {
+    int code;
+    char message[DDB_ERROR_MAX];
+} ddb_error;
+
+/* Sets code and formatted message (truncated to fit). Returns code, so a
+ * caller can write `return ddb_error_set(err, DDB_EINVAL, "...")`. err may be NULL. */
+int ddb_error_set(ddb_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int ddb_error_vset(ddb_error *err, int code, const char *fmt, va_list ap);
+
+/* Prepends context ("file.json:12: ") to the current message. Returns err->code
+ * (or DDB_ERROR when err is NULL). */
+int ddb_error_prefix(ddb_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Resets err to DDB_OK with an empty message. */
+void ddb_error_clear(ddb_error *err);
+
+/* Static, human name of a code ("invalid data", "I/O error"...). */
+const char *ddb_error_code_name(int code);
+
+#endif

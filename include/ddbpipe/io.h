@@ -1,0 +1,156 @@
+/*
+ * io.h — byte streams: sources (read side), sinks (write side) and a line
+ * splitter.
+ *
+ * A stream is a small struct with a const vtable and an upstream pointer, so
+ * filters (gzip, an MD5 tap, a replay buffer) stack between the file and the
+ * parser without the parser knowing. Freeing a stream frees its upstream.
+ */
+#ifndef DDBPIPE_IO_H
+#define DDBPIPE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ddbpipe/error.h"
+
+/* ---------------------------------------------------------------- sources */
+
+typedef struct ddb_source ddb_source;
+
+typedef struct ddb_source_vtable {
+    /* Reads up to len bytes. Returns the count (> 0), 0 at end of stream, or a
+     * negative ddb_error_code with err filled. */
+    ssize_t (*read)(ddb_source *src, void *buf, size_t len, ddb_error *err);
+    /* Frees this stream's own state (not the upstream, not the struct name). */
+    void (*free)(ddb_source *src);
+} ddb_source_vtable;
+
+struct ddb_source {
+    const ddb_source_vtable *vt;
+    ddb_source *upstream; /* owned; freed with this source */
+    char *name;           /* owned display name (the path, or "-" / "stdin") */
+    uint64_t bytes_in;    /* bytes this stream has returned so far */
+};
+
+/* Opens a file for reading; "-" means standard input. Returns 0, DDB_ENOTFOUND
+ * or DDB_EIO (message names the path and errno text). */
+int ddb_source_open_file(ddb_source **out, const char *path, ddb_error *err);
+
+/* A source over caller memory (not copied; must outlive the source). For tests
+ * and for buffers already in memory. name may be NULL. */
+int ddb_source_new_memory(ddb_source **out, const void *data, size_t len, const char *name,
+                          ddb_error *err);
+
+/* gzip decompression filter. Handles concatenated gzip members (as `zcat`
+ * does) and reports truncated or corrupt data as DDB_EIO naming the source and
+ * the compressed byte offset. Takes ownership of upstream, even on failure. */
+int ddb_source_new_gzip(ddb_source **out, ddb_source *upstream, ddb_error *err);
+
+/* Pass-through filter computing the MD5 of every byte read through it. Takes
+ * ownership of upstream, even on failure. */
+int ddb_source_new_md5(ddb_source **out, ddb_source *upstream, ddb_error *err);
+
+/* The MD5 of all bytes read so far through an MD5 filter (16 bytes). Returns
+ * DDB_EINVAL when src is not an MD5 filter. Reading the whole stream first is
+ * the caller's job. */
+int ddb_source_md5_digest(ddb_source *src, unsigned char digest[16]);
+
+/* Reads up to want bytes from src for content sniffing, then wraps src so the
+ * sniffed bytes are read again first. *peek points at the bytes (valid while
+ * *out lives), *peek_len may be < want at end of stream. Takes ownership of
+ * src, even on failure. */
+int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want, const unsigned char **peek,
+                     size_t *peek_len, ddb_error *err);
+
+/* Opens path and, when its first bytes are the gzip magic (1f 8b), inserts a
+ * gzip filter: the format is picked by content, never by the extension.
+ * md5_out, when not NULL, receives an MD5 filter placed on the raw file bytes
+ * (before decompression) whose digest the caller can read at the end; it is
+ * owned by the returned chain. */
+int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out,
+                         ddb_error *err);
+
+ssize_t ddb_source_read(ddb_source *src, void *buf, size_t len, ddb_error *err);
+
+/* Bytes read from the bottom of the chain (the file itself): for progress. */
+uint64_t ddb_source_raw_bytes(const ddb_source *src);
+
+/* Frees src and everything upstream of it. Accepts NULL. */
+void ddb_source_free(ddb_source *src);
+
+/* ------------------------------------------------------------------ lines */
+
+typedef struct ddb_lines ddb_lines;
+
+/* Splits a source into lines (LF or CRLF). Lines longer than max_line bytes
+ * (0 = 64 MiB) are reported as DDB_ETOOBIG once and skipped. Takes ownership
+ * of src, even on failure. */
+int ddb_lines_new(ddb_lines **out, ddb_source *src, size_t max_line, ddb_error *err);
+
+/*
+ * Next line, without its terminator. *line stays valid until the next call.
+ * Returns 0 with a line, DDB_ITEROVER at end, DDB_ETOOBIG for an over-long line
+ * (skipped; the reader can go on), or another negative code on a read error.
+ * A final line without a newline is still a line.
+ */
+int ddb_lines_next(ddb_lines *lr, const char **line, size_t *len, ddb_error *err);
+
+/* 1-based number and byte offset (in the decoded stream) of the last line returned. */
+uint64_t ddb_lines_lineno(const ddb_lines *lr);
+uint64_t ddb_lines_offset(const ddb_lines *lr);
+
+/* The underlying source (still owned by lr). */
+ddb_source *ddb_lines_source(ddb_lines *lr);
+
+void ddb_lines_free(ddb_lines *lr);
+
+/* ------------------------------------------------------------------ sinks */
+
+typedef struct ddb_sink ddb_sink;
+
+typedef struct ddb_sink_vtable {
+    /* Writes all len bytes or fails. Returns 0 or a negative code. */
+    int (*write)(ddb_sink *s, const void *buf, size_t len, ddb_error *err);
+    /* Flushes buffers to the upstream (gzip: a sync flush) without ending the
+     * stream, so everything written so far can be read back. */
+    int (*flush)(ddb_sink *s, ddb_error *err);
+    /* Ends the stream successfully: writes trailers, flushes and, for an
+     * atomic file, fsyncs and renames it into place. Then calls finish on the
+     * upstream. */
+    int (*finish)(ddb_sink *s, ddb_error *err);
+    /* Frees this stream's state. An unfinished atomic file is removed. */
+    void (*free)(ddb_sink *s);
+} ddb_sink_vtable;
+
+struct ddb_sink {
+    const ddb_sink_vtable *vt;
+    ddb_sink *upstream; /* owned */
+    char *name;         /* owned display name (final path) */
+    uint64_t bytes_out; /* bytes accepted by this stream so far */
+};
+
+/* Opens path for writing through a 256 KiB buffer; "-" means standard output.
+ * With atomic != 0 the data goes to a temporary file beside path that is
+ * renamed onto path by finish(); until then path is untouched, and free()
+ * without finish() removes the temporary file. */
+int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic, ddb_error *err);
+
+/* A sink into a growable memory buffer (for tests). The data is returned by
+ * ddb_sink_memory_data() and stays owned by the sink. */
+int ddb_sink_new_memory(ddb_sink **out, ddb_error *err);
+const char *ddb_sink_memory_data(ddb_sink *s, size_t *len);
+
+/* gzip compression filter (level 1..9, 0 = default 6). Takes ownership of
+ * upstream, even on failure. */
+int ddb_sink_new_gzip(ddb_sink **out, ddb_sink *upstream, int level, ddb_error *err);
+
+int ddb_sink_write(ddb_sink *s, const void *buf, size_t len, ddb_error *err);
+int ddb_sink_flush(ddb_sink *s, ddb_error *err);
+int ddb_sink_finish(ddb_sink *s, ddb_error *err);
+
+/* Frees s and everything upstream. Accepts NULL. */
+void ddb_sink_free(ddb_sink *s);
+
+#endif

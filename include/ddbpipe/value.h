@@ -1,0 +1,124 @@
+/*
+ * value.h — the exact in-memory model of DynamoDB attribute values.
+ *
+ * All ten types. N is kept as its decimal text (never a double or int64),
+ * B and BS hold raw bytes, S is UTF-8 bytes compared bytewise. Values do not
+ * own their memory: they point into an arena (or into caller-owned storage)
+ * and are released all at once with the arena.
+ */
+#ifndef DDBPIPE_VALUE_H
+#define DDBPIPE_VALUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddbpipe/arena.h"
+#include "ddbpipe/error.h"
+
+typedef enum ddb_type {
+    DDB_TYPE_NONE = 0,
+    DDB_TYPE_S,
+    DDB_TYPE_N,
+    DDB_TYPE_B,
+    DDB_TYPE_BOOL,
+    DDB_TYPE_NULL,
+    DDB_TYPE_M,
+    DDB_TYPE_L,
+    DDB_TYPE_SS,
+    DDB_TYPE_NS,
+    DDB_TYPE_BS
+} ddb_type;
+
+typedef struct ddb_str {
+    const char *ptr; /* not necessarily NUL-terminated; may contain NUL for B */
+    size_t len;
+} ddb_str;
+
+typedef struct ddb_value ddb_value;
+typedef struct ddb_attr ddb_attr;
+
+typedef struct ddb_map {
+    ddb_attr *attrs;
+    size_t count;
+} ddb_map;
+
+typedef struct ddb_list {
+    ddb_value *items;
+    size_t count;
+} ddb_list;
+
+struct ddb_value {
+    ddb_type type;
+    union {
+        ddb_str s;   /* S (UTF-8), N (decimal text), B (raw bytes) */
+        int boolean; /* BOOL; NULL carries no payload */
+        ddb_list l;  /* L, SS, NS, BS (members are S, N, B values) */
+        ddb_map m;   /* M */
+    } u;
+};
+
+struct ddb_attr {
+    ddb_str name;
+    ddb_value value;
+};
+
+/* An item is a map of top-level attributes. */
+typedef ddb_map ddb_item;
+
+/* "S", "N", ..., "BS"; "?" for anything else. */
+const char *ddb_type_name(ddb_type t);
+
+/* Parses a type descriptor ("S", "NS", ...). Returns 0 or DDB_EINVAL. */
+int ddb_type_parse(ddb_type *out, const char *s, size_t len);
+
+/* For a set type, the member type (SS -> S); DDB_TYPE_NONE otherwise. */
+ddb_type ddb_type_set_member(ddb_type set_type);
+
+/* Constructors for scalar values that point at existing memory (no copy). */
+ddb_value ddb_value_str(ddb_type type, const char *ptr, size_t len);
+ddb_value ddb_value_bool(int b);
+ddb_value ddb_value_null(void);
+
+/* Looks up a top-level attribute by name (bytewise). Returns NULL when absent. */
+const ddb_value *ddb_map_get(const ddb_map *m, const char *name, size_t len);
+const ddb_value *ddb_map_getz(const ddb_map *m, const char *name);
+
+/* Index of the attribute or -1. */
+ptrdiff_t ddb_map_find(const ddb_map *m, const char *name, size_t len);
+
+/* Exact equality: same type, same bytes (N compared as text), same members
+ * in the same order for L; maps compared as unordered sets of attributes;
+ * sets compared as unordered collections. */
+int ddb_value_equal(const ddb_value *a, const ddb_value *b);
+
+/* Map equality ignoring attribute order. */
+int ddb_map_equal(const ddb_map *a, const ddb_map *b);
+
+/* Deep copy of v into arena a. Returns 0 or DDB_ENOMEM. */
+int ddb_value_copy(ddb_value *out, const ddb_value *v, ddb_arena *a);
+int ddb_map_copy(ddb_map *out, const ddb_map *m, ddb_arena *a);
+
+/*
+ * Builder for maps and lists whose length is not known in advance: entries are
+ * staged on a scratch stack and copied into the arena once complete, so nested
+ * parsing allocates each array exactly once.
+ */
+typedef struct ddb_stack {
+    char *base;
+    size_t len; /* bytes in use */
+    size_t cap;
+} ddb_stack;
+
+#define DDB_STACK_INIT {NULL, 0, 0}
+
+/* Pushes one element of size bytes; returns a pointer to it or NULL on OOM.
+ * The pointer is valid until the next push (the stack may move). */
+void *ddb_stack_push(ddb_stack *st, size_t size);
+
+/* Copies the top `bytes` bytes into arena memory and pops them. NULL on OOM
+ * (or when bytes == 0, in which case there is nothing to copy). */
+void *ddb_stack_pop_to_arena(ddb_stack *st, size_t bytes, ddb_arena *a);
+
+void ddb_stack_dispose(ddb_stack *st);
+
+#endif

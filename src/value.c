@@ -1,0 +1,269 @@
+#include "ddbpipe/value.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const type_names[] = {"?", "S", "N", "B", "BOOL", "NULL",
+                                         "M", "L", "SS", "NS", "BS"};
+
+const char *ddb_type_name(ddb_type t)
+{
+    if ((unsigned)t >= sizeof(type_names) / sizeof(type_names[0]))
+        return "?";
+    return type_names[t];
+}
+
+int ddb_type_parse(ddb_type *out, const char *s, size_t len)
+{
+    for (size_t i = 1; i < sizeof(type_names) / sizeof(type_names[0]); i++) {
+        if (strlen(type_names[i]) == len && memcmp(type_names[i], s, len) == 0) {
+            *out = (ddb_type)i;
+            return 0;
+        }
+    }
+    return DDB_EINVAL;
+}
+
+ddb_type ddb_type_set_member(ddb_type set_type)
+{
+    switch (set_type) {
+    case DDB_TYPE_SS:
+        return DDB_TYPE_S;
+    case DDB_TYPE_NS:
+        return DDB_TYPE_N;
+    case DDB_TYPE_BS:
+        return DDB_TYPE_B;
+    default:
+        return DDB_TYPE_NONE;
+    }
+}
+
+ddb_value ddb_value_str(ddb_type type, const char *ptr, size_t len)
+{
+    ddb_value v;
+    memset(&v, 0, sizeof(v));
+    v.type = type;
+    v.u.s.ptr = ptr;
+    v.u.s.len = len;
+    return v;
+}
+
+ddb_value ddb_value_bool(int b)
+{
+    ddb_value v;
+    memset(&v, 0, sizeof(v));
+    v.type = DDB_TYPE_BOOL;
+    v.u.boolean = b != 0;
+    return v;
+}
+
+ddb_value ddb_value_null(void)
+{
+    ddb_value v;
+    memset(&v, 0, sizeof(v));
+    v.type = DDB_TYPE_NULL;
+    return v;
+}
+
+ptrdiff_t ddb_map_find(const ddb_map *m, const char *name, size_t len)
+{
+    for (size_t i = 0; i < m->count; i++) {
+        const ddb_str *n = &m->attrs[i].name;
+        if (n->len == len && memcmp(n->ptr, name, len) == 0)
+            return (ptrdiff_t)i;
+    }
+    return -1;
+}
+
+const ddb_value *ddb_map_get(const ddb_map *m, const char *name, size_t len)
+{
+    ptrdiff_t i = ddb_map_find(m, name, len);
+    return i < 0 ? NULL : &m->attrs[i].value;
+}
+
+const ddb_value *ddb_map_getz(const ddb_map *m, const char *name)
+{
+    return ddb_map_get(m, name, strlen(name));
+}
+
+static int str_equal(const ddb_str *a, const ddb_str *b)
+{
+    return a->len == b->len && (a->len == 0 || memcmp(a->ptr, b->ptr, a->len) == 0);
+}
+
+/* Unordered comparison of two member arrays of equal length: O(n^2) but sets
+ * compared this way are small; exactness matters more than speed here. */
+static int unordered_equal(const ddb_value *a, const ddb_value *b, size_t n)
+{
+    unsigned char small[64];
+    unsigned char *used = n <= sizeof(small) ? small : calloc(n, 1);
+    int ok = 1;
+
+    if (used == NULL)
+        return 0;
+    memset(used, 0, n <= sizeof(small) ? n : 0);
+    for (size_t i = 0; i < n && ok; i++) {
+        size_t j;
+        for (j = 0; j < n; j++) {
+            if (!used[j] && ddb_value_equal(&a[i], &b[j])) {
+                used[j] = 1;
+                break;
+            }
+        }
+        if (j == n)
+            ok = 0;
+    }
+    if (used != small)
+        free(used);
+    return ok;
+}
+
+int ddb_value_equal(const ddb_value *a, const ddb_value *b)
+{
+    if (a->type != b->type)
+        return 0;
+    switch (a->type) {
+    case DDB_TYPE_S:
+    case DDB_TYPE_N:
+    case DDB_TYPE_B:
+        return str_equal(&a->u.s, &b->u.s);
+    case DDB_TYPE_BOOL:
+        return a->u.boolean == b->u.boolean;
+    case DDB_TYPE_NULL:
+        return 1;
+    case DDB_TYPE_M:
+        return ddb_map_equal(&a->u.m, &b->u.m);
+    case DDB_TYPE_L:
+        if (a->u.l.count != b->u.l.count)
+            return 0;
+        for (size_t i = 0; i < a->u.l.count; i++)
+            if (!ddb_value_equal(&a->u.l.items[i], &b->u.l.items[i]))
+                return 0;
+        return 1;
+    case DDB_TYPE_SS:
+    case DDB_TYPE_NS:
+    case DDB_TYPE_BS:
+        if (a->u.l.count != b->u.l.count)
+            return 0;
+        return unordered_equal(a->u.l.items, b->u.l.items, a->u.l.count);
+    default:
+        return 0;
+    }
+}
+
+int ddb_map_equal(const ddb_map *a, const ddb_map *b)
+{
+    if (a->count != b->count)
+        return 0;
+    for (size_t i = 0; i < a->count; i++) {
+        const ddb_value *o = ddb_map_get(b, a->attrs[i].name.ptr, a->attrs[i].name.len);
+        if (o == NULL || !ddb_value_equal(&a->attrs[i].value, o))
+            return 0;
+    }
+    return 1;
+}
+
+static int copy_str(ddb_str *out, const ddb_str *in, ddb_arena *a)
+{
+    char *p = ddb_arena_memdup(a, in->ptr, in->len);
+    if (p == NULL)
+        return DDB_ENOMEM;
+    out->ptr = p;
+    out->len = in->len;
+    return 0;
+}
+
+int ddb_value_copy(ddb_value *out, const ddb_value *v, ddb_arena *a)
+{
+    *out = *v;
+    switch (v->type) {
+    case DDB_TYPE_S:
+    case DDB_TYPE_N:
+    case DDB_TYPE_B:
+        return copy_str(&out->u.s, &v->u.s, a);
+    case DDB_TYPE_M:
+        return ddb_map_copy(&out->u.m, &v->u.m, a);
+    case DDB_TYPE_L:
+    case DDB_TYPE_SS:
+    case DDB_TYPE_NS:
+    case DDB_TYPE_BS: {
+        ddb_value *items;
+        if (v->u.l.count == 0) {
+            out->u.l.items = NULL;
+            return 0;
+        }
+        items = ddb_arena_alloc(a, v->u.l.count * sizeof(*items));
+        if (items == NULL)
+            return DDB_ENOMEM;
+        for (size_t i = 0; i < v->u.l.count; i++) {
+            int rc = ddb_value_copy(&items[i], &v->u.l.items[i], a);
+            if (rc != 0)
+                return rc;
+        }
+        out->u.l.items = items;
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+int ddb_map_copy(ddb_map *out, const ddb_map *m, ddb_arena *a)
+{
+    ddb_attr *attrs;
+    out->count = m->count;
+    out->attrs = NULL;
+    if (m->count == 0)
+        return 0;
+    attrs = ddb_arena_alloc(a, m->count * sizeof(*attrs));
+    if (attrs == NULL)
+        return DDB_ENOMEM;
+    for (size_t i = 0; i < m->count; i++) {
+        int rc = copy_str(&attrs[i].name, &m->attrs[i].name, a);
+        if (rc == 0)
+            rc = ddb_value_copy(&attrs[i].value, &m->attrs[i].value, a);
+        if (rc != 0)
+            return rc;
+    }
+    out->attrs = attrs;
+    return 0;
+}
+
+void *ddb_stack_push(ddb_stack *st, size_t size)
+{
+    void *p;
+    if (st->len + size > st->cap) {
+        size_t cap = st->cap ? st->cap : 4096;
+        char *nb;
+        while (cap < st->len + size)
+            cap *= 2;
+        nb = realloc(st->base, cap);
+        if (nb == NULL)
+            return NULL;
+        st->base = nb;
+        st->cap = cap;
+    }
+    p = st->base + st->len;
+    st->len += size;
+    return p;
+}
+
+void *ddb_stack_pop_to_arena(ddb_stack *st, size_t bytes, ddb_arena *a)
+{
+    void *p;
+    if (bytes == 0)
+        return NULL;
+    p = ddb_arena_alloc(a, bytes);
+    if (p == NULL)
+        return NULL;
+    memcpy(p, st->base + st->len - bytes, bytes);
+    st->len -= bytes;
+    return p;
+}
+
+void ddb_stack_dispose(ddb_stack *st)
+{
+    free(st->base);
+    st->base = NULL;
+    st->len = st->cap = 0;
+}
