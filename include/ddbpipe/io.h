@@ -72,6 +72,8 @@ int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want, const unsig
 int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out,
                          ddb_error *err);
 
+/* Reads through src->vt and counts the bytes in src->bytes_in. Returns > 0,
+ * 0 at end of stream (also when len is 0), or a negative code with err set. */
 ssize_t ddb_source_read(ddb_source *src, void *buf, size_t len, ddb_error *err);
 
 /* Bytes read from the bottom of the chain (the file itself): for progress. */
@@ -114,11 +116,12 @@ typedef struct ddb_sink_vtable {
     /* Writes all len bytes or fails. Returns 0 or a negative code. */
     int (*write)(ddb_sink *s, const void *buf, size_t len, ddb_error *err);
     /* Flushes buffers to the upstream (gzip: a sync flush) without ending the
-     * stream, so everything written so far can be read back. */
+     * stream, so everything written so far can be read back. Only this stream:
+     * ddb_sink_flush() walks the chain. */
     int (*flush)(ddb_sink *s, ddb_error *err);
     /* Ends the stream successfully: writes trailers, flushes and, for an
-     * atomic file, fsyncs and renames it into place. Then calls finish on the
-     * upstream. */
+     * atomic file, fsyncs and renames it into place. Only this stream (must be
+     * idempotent): ddb_sink_finish() then finishes the upstream. */
     int (*finish)(ddb_sink *s, ddb_error *err);
     /* Frees this stream's state. An unfinished atomic file is removed. */
     void (*free)(ddb_sink *s);
@@ -146,8 +149,14 @@ const char *ddb_sink_memory_data(ddb_sink *s, size_t *len);
  * upstream, even on failure. */
 int ddb_sink_new_gzip(ddb_sink **out, ddb_sink *upstream, int level, ddb_error *err);
 
+/* Writes all len bytes (0 or a negative code; a failed file sink stays failed). */
 int ddb_sink_write(ddb_sink *s, const void *buf, size_t len, ddb_error *err);
+/* Flushes s, then each stream upstream of it, so the bottom file holds all
+ * bytes written so far. */
 int ddb_sink_flush(ddb_sink *s, ddb_error *err);
+/* Finishes the whole chain, filter first, then its upstream. Without it,
+ * buffered data is discarded by ddb_sink_free() and an atomic file never
+ * appears. Errors (ENOSPC, a failed close or rename) name the path. */
 int ddb_sink_finish(ddb_sink *s, ddb_error *err);
 
 /* Frees s and everything upstream. Accepts NULL. */

@@ -31,17 +31,21 @@ typedef struct ddb_number {
 /*
  * Parses and validates text. Accepted syntax:
  *   [+|-] ( digits [ "." [digits] ] | "." digits ) [ (e|E) [+|-] digits ]
- * No spaces, no hex, no "NaN"/"Infinity". Returns 0, or DDB_EINVAL with a
- * message that says what is wrong ("more than 38 significant digits",
- * "magnitude above 9.99...E+125", "not a number: 'abc'"). out may be NULL
- * when only validation is wanted.
+ * No spaces, no hex, no "NaN"/"Infinity". Zero in any spelling ("-0",
+ * "0.000", "0E+99999") is valid: it has no magnitude to limit. Exponent text
+ * of any length is handled without overflow. Never converts to double or
+ * integer. Returns 0, or DDB_EINVAL with a message quoting the text (cut to
+ * 60 bytes + "..."): "not a number: '1..2' (unexpected '.' at offset 2)",
+ * "number '...' has more than 38 significant digits (39)", "number '1E+126'
+ * is too large: magnitude above 9.99...E+125", "number '1E-131' is too small:
+ * magnitude below 1E-130". out may be NULL when only validation is wanted.
  */
 int ddb_number_parse(ddb_number *out, const char *text, size_t len, ddb_error *err);
 
 /* Shorthand for ddb_number_parse(NULL, ...). */
 int ddb_number_validate(const char *text, size_t len, ddb_error *err);
 
-/* -1, 0, 1 comparing numeric values. */
+/* -1, 0, 1 comparing exact numeric values of two normalized numbers. */
 int ddb_number_compare(const ddb_number *a, const ddb_number *b);
 
 /* Compares two texts numerically; both must be valid. Returns -1, 0, 1, or
@@ -54,10 +58,12 @@ int ddb_number_compare_text(const char *a, size_t alen, const char *b, size_t bl
 size_t ddb_number_size(const ddb_number *n);
 
 /* Appends the canonical text: plain notation without exponent ("-0.00012",
- * "1200", "0"), as DynamoDB returns numbers. */
+ * "1200", "0"), as DynamoDB returns numbers; negative zero prints "0", 1E+125
+ * prints 126 digits. Returns 0 or DDB_ENOMEM. */
 int ddb_number_format(ddb_buf *out, const ddb_number *n);
 
-/* Is the text a non-negative integer in plain digits (no sign, dot, exponent)? */
+/* Is the text a non-negative integer in plain digits (no sign, dot, exponent)?
+ * 1 or 0. Syntax only: leading zeros are allowed and the range is not checked. */
 int ddb_number_is_plain_uint(const char *text, size_t len);
 
 #endif

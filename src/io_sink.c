@@ -1,0 +1,507 @@
+/*
+ * io_sink.c — write-side byte streams: file/stdout (optionally atomic via a
+ * temporary file and rename), memory, and the gzip filter.
+ *
+ * Every system call result is checked, close() included: a full disk often
+ * only shows up there, and a silently truncated export is the worst outcome.
+ */
+#include "ddbpipe/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "ddbpipe/buf.h"
+
+#define FILE_BUF (256u * 1024u)
+#define GZ_OUTBUF (256u * 1024u)
+#define TMP_ATTEMPTS 1000
+
+static ddb_sink *sink_alloc(size_t size, const ddb_sink_vtable *vt, const char *name)
+{
+    ddb_sink *s = calloc(1, size);
+
+    if (s == NULL)
+        return NULL;
+    s->name = strdup(name);
+    if (s->name == NULL) {
+        free(s);
+        return NULL;
+    }
+    s->vt = vt;
+    return s;
+}
+
+/* ------------------------------------------------------------------ file */
+
+typedef struct file_sink {
+    ddb_sink base;
+    int fd;
+    int owns_fd; /* 0 for stdout */
+    int finished;
+    int failed; /* a write failed: the file is incomplete, refuse to finish */
+    char *tmp;  /* atomic mode: temporary path until renamed, else NULL */
+    unsigned char *buf;
+    size_t len;
+} file_sink;
+
+/* The path being written, for messages: the final path, plus the temporary. */
+static int file_error(file_sink *f, ddb_error *err, const char *what, int e)
+{
+    f->failed = 1;
+    if (f->tmp != NULL)
+        return ddb_error_set(err, DDB_EIO, "%s %s (temporary file %s): %s", what, f->base.name,
+                             f->tmp, strerror(e));
+    return ddb_error_set(err, DDB_EIO, "%s %s: %s", what, f->base.name, strerror(e));
+}
+
+static int file_write_all(file_sink *f, const unsigned char *p, size_t n, ddb_error *err)
+{
+    while (n > 0) {
+        ssize_t w = write(f->fd, p, n > (size_t)SSIZE_MAX ? (size_t)SSIZE_MAX : n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return file_error(f, err, "write", errno);
+        }
+        if (w == 0)
+            return file_error(f, err, "write", EIO);
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int file_check(file_sink *f, ddb_error *err)
+{
+    if (f->failed)
+        return ddb_error_set(err, DDB_EIO, "%s: an earlier write failed", f->base.name);
+    if (f->finished)
+        return ddb_error_set(err, DDB_EINVAL, "%s: write after finish", f->base.name);
+    return 0;
+}
+
+static int file_write(ddb_sink *s, const void *data, size_t len, ddb_error *err)
+{
+    file_sink *f = (file_sink *)s;
+    int rc;
+
+    if ((rc = file_check(f, err)) != 0)
+        return rc;
+    if (len <= FILE_BUF - f->len) {
+        memcpy(f->buf + f->len, data, len);
+        f->len += len;
+        return 0;
+    }
+    if (f->len > 0) {
+        if ((rc = file_write_all(f, f->buf, f->len, err)) != 0)
+            return rc;
+        f->len = 0;
+    }
+    if (len >= FILE_BUF) /* big blocks go straight out: no point copying */
+        return file_write_all(f, data, len, err);
+    memcpy(f->buf, data, len);
+    f->len = len;
+    return 0;
+}
+
+static int file_flush(ddb_sink *s, ddb_error *err)
+{
+    file_sink *f = (file_sink *)s;
+    int rc;
+
+    if (f->finished)
+        return 0;
+    if ((rc = file_check(f, err)) != 0)
+        return rc;
+    if (f->len > 0 && (rc = file_write_all(f, f->buf, f->len, err)) != 0)
+        return rc;
+    f->len = 0;
+    return 0;
+}
+
+/* Makes the rename durable. File systems that cannot sync a directory say
+ * EINVAL; that is not a failure of ours. */
+static int fsync_parent(file_sink *f, ddb_error *err)
+{
+    const char *slash = strrchr(f->base.name, '/');
+    char *dir;
+    int fd, rc = 0;
+
+    if (slash == NULL)
+        dir = strdup(".");
+    else if (slash == f->base.name)
+        dir = strdup("/");
+    else
+        dir = strndup(f->base.name, (size_t)(slash - f->base.name));
+    if (dir == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory finishing %s", f->base.name);
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        rc = ddb_error_set(err, DDB_EIO, "open directory %s of %s: %s", dir, f->base.name,
+                           strerror(errno));
+        goto done;
+    }
+    if (fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP)
+        rc = ddb_error_set(err, DDB_EIO, "fsync directory %s of %s: %s", dir, f->base.name,
+                           strerror(errno));
+    close(fd);
+done:
+    free(dir);
+    return rc;
+}
+
+static int file_finish(ddb_sink *s, ddb_error *err)
+{
+    file_sink *f = (file_sink *)s;
+    int rc, fd;
+
+    if (f->finished)
+        return 0;
+    if ((rc = file_flush(s, err)) != 0)
+        return rc;
+    if (!f->owns_fd) {
+        f->finished = 1;
+        return 0;
+    }
+    if (f->tmp != NULL && fsync(f->fd) != 0)
+        return file_error(f, err, "fsync", errno);
+    fd = f->fd;
+    f->fd = -1;
+    /* Linux closes the descriptor even when close() reports an error. */
+    if (close(fd) != 0)
+        return file_error(f, err, "close", errno);
+    if (f->tmp != NULL) {
+        if (rename(f->tmp, f->base.name) != 0)
+            return file_error(f, err, "rename onto", errno);
+        free(f->tmp);
+        f->tmp = NULL;
+        f->finished = 1;
+        return fsync_parent(f, err);
+    }
+    f->finished = 1;
+    return 0;
+}
+
+static void file_free(ddb_sink *s)
+{
+    file_sink *f = (file_sink *)s;
+
+    if (f->owns_fd && f->fd >= 0)
+        close(f->fd);
+    if (f->tmp != NULL) {
+        unlink(f->tmp);
+        free(f->tmp);
+    }
+    free(f->buf);
+}
+
+static const ddb_sink_vtable file_vtable = {file_write, file_flush, file_finish, file_free};
+
+/* Creates ".<base>.tmp-<pid>-<n>" beside path with O_EXCL; n counts up on
+ * collisions, so two sinks on one path in one process still get their own. */
+static int open_temp(file_sink *f, const char *path, ddb_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    size_t cap = dirlen + strlen(base) + 64;
+    int i;
+
+    if (*base == '\0')
+        return ddb_error_set(err, DDB_EIO, "cannot write %s: not a file name", path);
+    f->tmp = malloc(cap);
+    if (f->tmp == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory opening %s", path);
+    for (i = 0; i < TMP_ATTEMPTS; i++) {
+        snprintf(f->tmp, cap, "%.*s.%s.tmp-%ld-%d", (int)dirlen, path, base, (long)getpid(), i);
+        f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (f->fd >= 0)
+            return 0;
+        if (errno != EEXIST && errno != EINTR)
+            break;
+    }
+    {
+        int e = errno;
+        int rc = ddb_error_set(err, DDB_EIO, "cannot create temporary file %s for %s: %s", f->tmp,
+                               path, strerror(e));
+        free(f->tmp); /* never created: nothing to unlink */
+        f->tmp = NULL;
+        return rc;
+    }
+}
+
+int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic, ddb_error *err)
+{
+    file_sink *f;
+    int is_stdout = strcmp(path, "-") == 0;
+    int rc = 0;
+
+    *out = NULL;
+    f = (file_sink *)sink_alloc(sizeof(*f), &file_vtable, is_stdout ? "stdout" : path);
+    if (f == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory opening %s", path);
+    f->fd = -1;
+    f->buf = malloc(FILE_BUF);
+    if (f->buf == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory opening %s", path);
+        goto done;
+    }
+    if (is_stdout) {
+        f->fd = STDOUT_FILENO;
+        goto done;
+    }
+    if (atomic) {
+        rc = open_temp(f, path, err);
+    } else {
+        do {
+            f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        } while (f->fd < 0 && errno == EINTR);
+        if (f->fd < 0)
+            rc = ddb_error_set(err, DDB_EIO, "cannot create %s: %s", path, strerror(errno));
+    }
+    if (rc == 0)
+        f->owns_fd = 1;
+done:
+    if (rc != 0) {
+        ddb_sink_free(&f->base);
+        return rc;
+    }
+    *out = &f->base;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+typedef struct mem_sink {
+    ddb_sink base;
+    ddb_buf b;
+} mem_sink;
+
+static int mem_write(ddb_sink *s, const void *data, size_t len, ddb_error *err)
+{
+    if (ddb_buf_append(&((mem_sink *)s)->b, data, len) != 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory writing %s", s->name);
+    return 0;
+}
+
+static int mem_nop(ddb_sink *s, ddb_error *err)
+{
+    (void)s;
+    (void)err;
+    return 0;
+}
+
+static void mem_free(ddb_sink *s)
+{
+    ddb_buf_dispose(&((mem_sink *)s)->b);
+}
+
+static const ddb_sink_vtable mem_vtable = {mem_write, mem_nop, mem_nop, mem_free};
+
+int ddb_sink_new_memory(ddb_sink **out, ddb_error *err)
+{
+    mem_sink *m;
+
+    *out = NULL;
+    m = (mem_sink *)sink_alloc(sizeof(*m), &mem_vtable, "memory");
+    if (m == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory creating a memory sink");
+    m->b = (ddb_buf)DDB_BUF_INIT;
+    *out = &m->base;
+    return 0;
+}
+
+const char *ddb_sink_memory_data(ddb_sink *s, size_t *len)
+{
+    mem_sink *m = (mem_sink *)s;
+
+    if (s == NULL || s->vt != &mem_vtable) {
+        if (len != NULL)
+            *len = 0;
+        return NULL;
+    }
+    if (len != NULL)
+        *len = m->b.len;
+    return m->b.ptr ? m->b.ptr : "";
+}
+
+/* ------------------------------------------------------------------ gzip */
+
+typedef struct gz_sink {
+    ddb_sink base;
+    z_stream zs;
+    int zs_ready;
+    int finished;
+    unsigned char *out;
+    size_t out_len;
+} gz_sink;
+
+/* Runs deflate over zs.next_in with the given flush mode, passing full output
+ * buffers upstream; for Z_SYNC_FLUSH and Z_FINISH also the partial one. */
+static int gz_run(gz_sink *g, int mode, ddb_error *err)
+{
+    int rc, zrc;
+
+    for (;;) {
+        g->zs.next_out = g->out + g->out_len;
+        g->zs.avail_out = (uInt)(GZ_OUTBUF - g->out_len);
+        zrc = deflate(&g->zs, mode);
+        g->out_len = GZ_OUTBUF - g->zs.avail_out;
+        if (zrc == Z_STREAM_ERROR)
+            return ddb_error_set(err, DDB_ERROR, "gzip compression failed for %s", g->base.name);
+        if (g->out_len == GZ_OUTBUF || (mode != Z_NO_FLUSH && g->out_len > 0)) {
+            if ((rc = ddb_sink_write(g->base.upstream, g->out, g->out_len, err)) != 0)
+                return rc;
+            g->out_len = 0;
+        }
+        if (mode == Z_FINISH ? zrc == Z_STREAM_END : (g->zs.avail_in == 0 && g->zs.avail_out > 0))
+            return 0;
+    }
+}
+
+static int gz_write(ddb_sink *s, const void *data, size_t len, ddb_error *err)
+{
+    gz_sink *g = (gz_sink *)s;
+    const unsigned char *p = data;
+    int rc;
+
+    if (g->finished)
+        return ddb_error_set(err, DDB_EINVAL, "%s: write after finish", s->name);
+    while (len > 0) {
+        size_t n = len > UINT_MAX ? UINT_MAX : len;
+        g->zs.next_in = (unsigned char *)p;
+        g->zs.avail_in = (uInt)n;
+        if ((rc = gz_run(g, Z_NO_FLUSH, err)) != 0)
+            return rc;
+        p += n;
+        len -= n;
+    }
+    return 0;
+}
+
+static int gz_flush(ddb_sink *s, ddb_error *err)
+{
+    gz_sink *g = (gz_sink *)s;
+
+    if (g->finished)
+        return 0;
+    g->zs.next_in = NULL;
+    g->zs.avail_in = 0;
+    return gz_run(g, Z_SYNC_FLUSH, err);
+}
+
+static int gz_finish(ddb_sink *s, ddb_error *err)
+{
+    gz_sink *g = (gz_sink *)s;
+    int rc;
+
+    if (g->finished)
+        return 0;
+    g->zs.next_in = NULL;
+    g->zs.avail_in = 0;
+    if ((rc = gz_run(g, Z_FINISH, err)) != 0)
+        return rc;
+    g->finished = 1;
+    return 0;
+}
+
+static void gz_free(ddb_sink *s)
+{
+    gz_sink *g = (gz_sink *)s;
+
+    if (g->zs_ready)
+        deflateEnd(&g->zs);
+    free(g->out);
+}
+
+static const ddb_sink_vtable gz_vtable = {gz_write, gz_flush, gz_finish, gz_free};
+
+int ddb_sink_new_gzip(ddb_sink **out, ddb_sink *upstream, int level, ddb_error *err)
+{
+    gz_sink *g;
+    int rc = 0;
+
+    *out = NULL;
+    if (level < 0 || level > 9) {
+        ddb_sink_free(upstream);
+        return ddb_error_set(err, DDB_EINVAL, "gzip level %d is not in 1..9", level);
+    }
+    g = (gz_sink *)sink_alloc(sizeof(*g), &gz_vtable, upstream->name);
+    if (g == NULL) {
+        ddb_sink_free(upstream);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory creating a gzip encoder");
+    }
+    g->base.upstream = upstream;
+    g->out = malloc(GZ_OUTBUF);
+    if (g->out == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory creating a gzip encoder");
+        goto done;
+    }
+    /* 15 + 16: a gzip header and trailer, so the output is a plain .gz file. */
+    if (deflateInit2(&g->zs, level ? level : 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "cannot initialise the gzip encoder for %s",
+                           upstream->name);
+        goto done;
+    }
+    g->zs_ready = 1;
+done:
+    if (rc != 0) {
+        ddb_sink_free(&g->base);
+        return rc;
+    }
+    *out = &g->base;
+    return 0;
+}
+
+/* --------------------------------------------------------------- generic */
+
+int ddb_sink_write(ddb_sink *s, const void *buf, size_t len, ddb_error *err)
+{
+    int rc;
+
+    if (len == 0)
+        return 0;
+    if ((rc = s->vt->write(s, buf, len, err)) != 0)
+        return rc;
+    s->bytes_out += len;
+    return 0;
+}
+
+int ddb_sink_flush(ddb_sink *s, ddb_error *err)
+{
+    int rc;
+
+    for (; s != NULL; s = s->upstream)
+        if ((rc = s->vt->flush(s, err)) != 0)
+            return rc;
+    return 0;
+}
+
+int ddb_sink_finish(ddb_sink *s, ddb_error *err)
+{
+    int rc;
+
+    for (; s != NULL; s = s->upstream)
+        if ((rc = s->vt->finish(s, err)) != 0)
+            return rc;
+    return 0;
+}
+
+void ddb_sink_free(ddb_sink *s)
+{
+    while (s != NULL) {
+        ddb_sink *up = s->upstream;
+        s->vt->free(s);
+        free(s->name);
+        free(s);
+        s = up;
+    }
+}

@@ -1,0 +1,632 @@
+#include "ddbpipe/item.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/codec.h"
+#include "ddbpipe/number.h"
+
+/* DynamoDB: attribute names are at least one character and less than 64 KB. */
+#define NAME_MAX_BYTES 65535u
+
+/* Maps and sets up to this many entries are checked for duplicates pairwise:
+ * cheaper than hashing for the small maps that make up most items. */
+#define PAIRWISE_MAX 16
+
+/* Hash tables up to this many slots live on the stack. The helpers that own
+ * big stack buffers are noinline so walk()'s recursive frames stay small. */
+#define STACK_SLOTS 1024
+
+#define QUOTE_MAX 60
+
+/*
+ * The path to the value being checked, as a chain of stack frames: nothing is
+ * formatted or allocated unless a check fails, so the happy path pays one
+ * small struct per level.
+ */
+enum { FRAME_NAME, FRAME_INDEX };
+
+typedef struct frame {
+    const struct frame *parent;
+    int kind;
+    const char *name; /* FRAME_NAME: attribute name, or the caller's path at the root */
+    size_t len;
+    size_t index; /* FRAME_INDEX */
+} frame;
+
+/* Copies at most QUOTE_MAX bytes of s for a message, "..." when cut, control
+ * bytes as '?'. Returns the bytes written (excluding NUL). */
+static size_t quote_text(char *dst, size_t cap, const char *s, size_t len)
+{
+    size_t n = len, o = 0;
+    int cut = 0;
+
+    if (cap == 0)
+        return 0;
+    if (n > QUOTE_MAX) {
+        n = QUOTE_MAX;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+        cut = 1;
+    }
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        dst[o++] = (c < 0x20 || c == 0x7F) ? '?' : (char)c;
+    }
+    if (cut)
+        for (int k = 0; k < 3 && o + 1 < cap; k++)
+            dst[o++] = '.';
+    dst[o] = '\0';
+    return o;
+}
+
+static void format_path(char *dst, size_t cap, const frame *f)
+{
+    const frame *chain[DDB_MAX_DEPTH + 8];
+    size_t n = 0, o = 0;
+
+    for (; f != NULL && n < sizeof(chain) / sizeof(chain[0]); f = f->parent)
+        chain[n++] = f;
+    dst[0] = '\0';
+    while (n > 0 && o + 1 < cap) {
+        const frame *c = chain[--n];
+        if (c->kind == FRAME_INDEX) {
+            int w = snprintf(dst + o, cap - o, "[%zu]", c->index);
+            if (w < 0 || (size_t)w >= cap - o)
+                break;
+            o += (size_t)w;
+        } else {
+            if (o > 0)
+                dst[o++] = '.';
+            o += quote_text(dst + o, cap - o, c->name, c->len);
+        }
+    }
+}
+
+/* Sets err to "attribute '<path>': <message>" (just the message when f is
+ * NULL: a top-level rule) and returns code. */
+__attribute__((format(printf, 4, 5), noinline)) static int
+fail(ddb_error *err, int code, const frame *f, const char *fmt, ...)
+{
+    char path[400], msg[600];
+    va_list ap;
+
+    if (err == NULL)
+        return code;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (f == NULL)
+        return ddb_error_set(err, code, "%s", msg);
+    format_path(path, sizeof(path), f);
+    if (path[0] == '\0')
+        return ddb_error_set(err, code, "value: %s", msg);
+    return ddb_error_set(err, code, "attribute '%s': %s", path, msg);
+}
+
+/* Adds the path in front of a message another module left in err. */
+__attribute__((noinline)) static int prefix_path(ddb_error *err, int code, const frame *f)
+{
+    char path[400];
+
+    if (err == NULL)
+        return code;
+    format_path(path, sizeof(path), f);
+    if (path[0] == '\0')
+        ddb_error_prefix(err, "value: ");
+    else
+        ddb_error_prefix(err, "attribute '%s': ", path);
+    return code;
+}
+
+/* UTF-8 check with a word-at-a-time pass over the ASCII prefix, which is
+ * usually the whole string. */
+static int utf8_ok(const char *s, size_t len, size_t *bad_at)
+{
+    size_t i = 0;
+
+    while (i + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (w & UINT64_C(0x8080808080808080))
+            break;
+        i += 8;
+    }
+    while (i < len && (unsigned char)s[i] < 0x80)
+        i++;
+    if (i == len)
+        return 1;
+    if (ddb_utf8_valid(s + i, len - i, bad_at))
+        return 1;
+    if (bad_at)
+        *bad_at += i;
+    return 0;
+}
+
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+    uint64_t h = UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)n;
+    uint64_t w;
+
+    while (n >= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * UINT64_C(0xFF51AFD7ED558CCD);
+        h ^= h >> 32;
+        p += 8;
+        n -= 8;
+    }
+    w = 0;
+    for (size_t i = 0; i < n; i++)
+        w = w << 8 | (unsigned char)p[i];
+    h = (h ^ w) * UINT64_C(0xC4CEB9FE1A85EC53);
+    h ^= h >> 29;
+    return h;
+}
+
+static const ddb_str *key_at(const char *base, size_t stride, size_t i)
+{
+    return (const ddb_str *)(const void *)(base + i * stride);
+}
+
+static int str_eq(const ddb_str *a, const ddb_str *b)
+{
+    return a->len == b->len && (a->len == 0 || memcmp(a->ptr, b->ptr, a->len) == 0);
+}
+
+/*
+ * Looks for two bytewise-equal keys among n ddb_str found every stride bytes
+ * from base. Returns 1 with *first < *second set, 0 when all differ, or
+ * DDB_ENOMEM. Pairwise for small n, otherwise an open-addressing hash table
+ * so a map of thousands of attributes stays linear.
+ */
+__attribute__((noinline)) static int find_duplicate(const void *base_, size_t stride, size_t n,
+                                                    size_t *first, size_t *second)
+{
+    const char *base = base_;
+    uint64_t stack_slots[STACK_SLOTS];
+    uint64_t *slots = stack_slots;
+    size_t cap = 64, mask;
+    int found = 0;
+
+    if (n <= PAIRWISE_MAX) {
+        for (size_t i = 1; i < n; i++) {
+            const ddb_str *ki = key_at(base, stride, i);
+            for (size_t j = 0; j < i; j++) {
+                if (str_eq(key_at(base, stride, j), ki)) {
+                    *first = j;
+                    *second = i;
+                    return 1;
+                }
+            }
+        }
+        return 0;
+    }
+    if (n > (size_t)UINT32_MAX / 4)
+        return DDB_ENOMEM;
+    while (cap < 2 * n)
+        cap *= 2;
+    if (cap > STACK_SLOTS) {
+        slots = calloc(cap, sizeof(*slots));
+        if (slots == NULL)
+            return DDB_ENOMEM;
+    } else {
+        memset(slots, 0, cap * sizeof(*slots));
+    }
+    mask = cap - 1;
+    /* A slot holds index + 1 in its low half and the upper hash bits in its
+     * high half, so most probes are settled without touching the keys. */
+    for (size_t i = 0; i < n && !found; i++) {
+        const ddb_str *ki = key_at(base, stride, i);
+        uint64_t hv = hash_bytes(ki->ptr, ki->len);
+        uint64_t tag = hv & UINT64_C(0xFFFFFFFF00000000);
+        size_t h = (size_t)hv & mask;
+        while (slots[h] != 0) {
+            if ((slots[h] & UINT64_C(0xFFFFFFFF00000000)) == tag) {
+                size_t j = (size_t)(slots[h] & 0xFFFFFFFFu) - 1;
+                if (str_eq(key_at(base, stride, j), ki)) {
+                    *first = j;
+                    *second = i;
+                    found = 1;
+                    break;
+                }
+            }
+            h = (h + 1) & mask;
+        }
+        if (!found)
+            slots[h] = tag | (uint64_t)(i + 1);
+    }
+    if (slots != stack_slots)
+        free(slots);
+    return found;
+}
+
+/* Checks names of a map (top-level item when top != 0, with f NULL): UTF-8,
+ * length, and no duplicates. */
+__attribute__((noinline)) static int check_names(const ddb_map *m, const frame *f, int top,
+                                                 ddb_error *err)
+{
+    char q[QUOTE_MAX * 2 + 8];
+    size_t a, b;
+    int rc;
+
+    const char *what = top ? "attribute name" : "map attribute name";
+
+    for (size_t i = 0; i < m->count; i++) {
+        const ddb_str *nm = &m->attrs[i].name;
+        size_t bad = 0;
+        if (nm->len == 0 && top)
+            return ddb_error_set(err, DDB_EINVAL, "attribute %zu has an empty name", i);
+        if (nm->len > NAME_MAX_BYTES) {
+            quote_text(q, sizeof(q), nm->ptr, nm->len);
+            return fail(err, DDB_EINVAL, f, "%s '%s' is %zu bytes (max %u)", what, q, nm->len,
+                        NAME_MAX_BYTES);
+        }
+        if (!utf8_ok(nm->ptr, nm->len, &bad)) {
+            quote_text(q, sizeof(q), nm->ptr, nm->len);
+            return fail(err, DDB_EINVAL, f, "%s '%s' is not valid UTF-8 (byte %zu)", what, q, bad);
+        }
+    }
+    rc = find_duplicate(m->attrs, sizeof(ddb_attr), m->count, &a, &b);
+    if (rc == 0)
+        return 0;
+    if (rc < 0)
+        return fail(err, rc, f, "out of memory checking %ss", what);
+    quote_text(q, sizeof(q), m->attrs[b].name.ptr, m->attrs[b].name.len);
+    return fail(err, DDB_EINVAL, f, "%sduplicate attribute name '%s'", top ? "" : "map has ", q);
+}
+
+static const char *set_noun(ddb_type t)
+{
+    switch (t) {
+    case DDB_TYPE_SS:
+        return "string set";
+    case DDB_TYPE_NS:
+        return "number set";
+    default:
+        return "binary set";
+    }
+}
+
+/* A number set member reduced to bytes that are equal exactly when the
+ * numeric values are: sign, exponent, significant digits. */
+typedef struct ns_key {
+    ddb_str s;
+    char buf[4 + DDB_NUMBER_MAX_DIGITS];
+} ns_key;
+
+#define NS_STACK_KEYS 32
+
+static void make_ns_key(ns_key *k, const ddb_number *n)
+{
+    k->s.ptr = k->buf;
+    if (n->ndigits == 0) {
+        k->buf[0] = '0';
+        k->s.len = 1;
+        return;
+    }
+    k->buf[0] = n->negative ? '-' : '+';
+    /* exponent is within [-129, 126]: offset it into one unsigned byte */
+    k->buf[1] = (char)(unsigned char)(n->exponent + 200);
+    memcpy(k->buf + 2, n->digits, (size_t)n->ndigits);
+    k->s.len = 2 + (size_t)n->ndigits;
+}
+
+static void quote_member(char *dst, size_t cap, ddb_type set_type, const ddb_str *m)
+{
+    if (set_type == DDB_TYPE_BS) {
+        /* raw bytes are shown as (the start of) their base64 */
+        char b64[64];
+        size_t n = m->len > 45 ? 45 : m->len;
+        size_t w = ddb_base64_encode(b64, (const unsigned char *)m->ptr, n);
+        snprintf(dst, cap, "%.*s%s", (int)w, b64, m->len > n ? "..." : "");
+        return;
+    }
+    quote_text(dst, cap, m->ptr, m->len);
+}
+
+__attribute__((noinline)) static int check_set(const ddb_value *v, const frame *f, size_t *size,
+                                               ddb_error *err)
+{
+    ddb_type mt = ddb_type_set_member(v->type);
+    const ddb_value *items = v->u.l.items;
+    size_t n = v->u.l.count, a = 0, b = 0, total = 0;
+    ns_key stack_keys[NS_STACK_KEYS];
+    ns_key *keys = NULL;
+    char q1[QUOTE_MAX * 2 + 8], q2[QUOTE_MAX * 2 + 8];
+    int rc = 0;
+
+    if (n == 0)
+        return fail(err, DDB_EINVAL, f, "%s is empty", set_noun(v->type));
+    if (mt == DDB_TYPE_N) {
+        keys = n <= NS_STACK_KEYS ? stack_keys : malloc(n * sizeof(*keys));
+        if (keys == NULL)
+            return fail(err, DDB_ENOMEM, f, "out of memory checking number set");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const ddb_value *m = &items[i];
+        size_t bad = 0;
+        if (m->type != mt) {
+            rc = fail(err, DDB_EINVAL, f, "%s member %zu is %s, expected %s", set_noun(v->type), i,
+                      ddb_type_name(m->type), ddb_type_name(mt));
+            goto done;
+        }
+        if (mt == DDB_TYPE_N) {
+            ddb_number num;
+            if ((rc = ddb_number_parse(&num, m->u.s.ptr, m->u.s.len, err)) != 0) {
+                rc = prefix_path(err, rc, f);
+                goto done;
+            }
+            make_ns_key(&keys[i], &num);
+            total += ddb_number_size(&num);
+        } else {
+            if (mt == DDB_TYPE_S && !utf8_ok(m->u.s.ptr, m->u.s.len, &bad)) {
+                rc = fail(err, DDB_EINVAL, f, "string set member %zu is not valid UTF-8 (byte %zu)",
+                          i, bad);
+                goto done;
+            }
+            total += m->u.s.len;
+        }
+    }
+    if (mt == DDB_TYPE_N)
+        rc = find_duplicate(keys, sizeof(*keys), n, &a, &b);
+    else
+        rc = find_duplicate((const char *)items + offsetof(ddb_value, u.s), sizeof(ddb_value), n,
+                            &a, &b);
+    if (rc < 0) {
+        rc = fail(err, rc, f, "out of memory checking %s", set_noun(v->type));
+        goto done;
+    }
+    if (rc > 0) {
+        quote_member(q1, sizeof(q1), v->type, &items[b].u.s);
+        if (str_eq(&items[a].u.s, &items[b].u.s)) {
+            rc = fail(err, DDB_EINVAL, f, "%s has duplicate member '%s'", set_noun(v->type), q1);
+        } else {
+            quote_member(q2, sizeof(q2), v->type, &items[a].u.s);
+            rc = fail(err, DDB_EINVAL, f, "%s has duplicate member '%s' (same value as '%s')",
+                      set_noun(v->type), q1, q2);
+        }
+        goto done;
+    }
+    *size += total;
+done:
+    if (keys != NULL && keys != stack_keys)
+        free(keys);
+    return rc;
+}
+
+/*
+ * Validates v at nesting level depth (a top-level attribute value is level 1)
+ * and adds its DynamoDB size to *size. One pass does both so each number is
+ * parsed once.
+ */
+static int walk(const ddb_value *v, int depth, const frame *f, size_t *size, ddb_error *err)
+{
+    size_t bad = 0;
+    int rc;
+
+    if (depth > DDB_MAX_DEPTH)
+        return fail(err, DDB_EINVAL, f, "nesting deeper than %d levels", DDB_MAX_DEPTH);
+    switch (v->type) {
+    case DDB_TYPE_S:
+        if (!utf8_ok(v->u.s.ptr, v->u.s.len, &bad))
+            return fail(err, DDB_EINVAL, f, "string is not valid UTF-8 (byte %zu)", bad);
+        *size += v->u.s.len;
+        return 0;
+    case DDB_TYPE_N: {
+        ddb_number num;
+        if ((rc = ddb_number_parse(&num, v->u.s.ptr, v->u.s.len, err)) != 0)
+            return prefix_path(err, rc, f);
+        *size += ddb_number_size(&num);
+        return 0;
+    }
+    case DDB_TYPE_B:
+        *size += v->u.s.len;
+        return 0;
+    case DDB_TYPE_BOOL:
+    case DDB_TYPE_NULL:
+        *size += 1;
+        return 0;
+    case DDB_TYPE_L:
+        *size += 3 + v->u.l.count;
+        for (size_t i = 0; i < v->u.l.count; i++) {
+            frame c = {f, FRAME_INDEX, NULL, 0, i};
+            if ((rc = walk(&v->u.l.items[i], depth + 1, &c, size, err)) != 0)
+                return rc;
+        }
+        return 0;
+    case DDB_TYPE_M:
+        if ((rc = check_names(&v->u.m, f, 0, err)) != 0)
+            return rc;
+        *size += 3 + v->u.m.count;
+        for (size_t i = 0; i < v->u.m.count; i++) {
+            const ddb_attr *at = &v->u.m.attrs[i];
+            frame c = {f, FRAME_NAME, at->name.ptr, at->name.len, 0};
+            *size += at->name.len;
+            if ((rc = walk(&at->value, depth + 1, &c, size, err)) != 0)
+                return rc;
+        }
+        return 0;
+    case DDB_TYPE_SS:
+    case DDB_TYPE_NS:
+    case DDB_TYPE_BS:
+        return check_set(v, f, size, err);
+    default:
+        return fail(err, DDB_EINVAL, f, "value has no valid type (%d)", (int)v->type);
+    }
+}
+
+int ddb_value_validate(const ddb_value *v, const char *path, ddb_error *err)
+{
+    frame root = {NULL, FRAME_NAME, path ? path : "", path ? strlen(path) : 0, 0};
+    size_t size = 0;
+
+    return walk(v, 1, &root, &size, err);
+}
+
+/* Size of a number's text without failing: the documented formula on the
+ * significant digits, or (invalid text) on every digit character. */
+static size_t number_text_size(const ddb_str *s)
+{
+    ddb_number num;
+    size_t digits = 0;
+
+    if (ddb_number_parse(&num, s->ptr, s->len, NULL) == 0)
+        return ddb_number_size(&num);
+    for (size_t i = 0; i < s->len; i++)
+        digits += s->ptr[i] >= '0' && s->ptr[i] <= '9';
+    return 1 + (digits + 1) / 2;
+}
+
+size_t ddb_value_size(const ddb_value *v)
+{
+    size_t size = 0;
+
+    switch (v->type) {
+    case DDB_TYPE_S:
+    case DDB_TYPE_B:
+        return v->u.s.len;
+    case DDB_TYPE_N:
+        return number_text_size(&v->u.s);
+    case DDB_TYPE_BOOL:
+    case DDB_TYPE_NULL:
+        return 1;
+    case DDB_TYPE_L:
+        size = 3 + v->u.l.count;
+        for (size_t i = 0; i < v->u.l.count; i++)
+            size += ddb_value_size(&v->u.l.items[i]);
+        return size;
+    case DDB_TYPE_M:
+        size = 3 + v->u.m.count;
+        for (size_t i = 0; i < v->u.m.count; i++)
+            size += v->u.m.attrs[i].name.len + ddb_value_size(&v->u.m.attrs[i].value);
+        return size;
+    case DDB_TYPE_SS:
+    case DDB_TYPE_BS:
+        for (size_t i = 0; i < v->u.l.count; i++)
+            size += v->u.l.items[i].u.s.len;
+        return size;
+    case DDB_TYPE_NS:
+        for (size_t i = 0; i < v->u.l.count; i++)
+            size += number_text_size(&v->u.l.items[i].u.s);
+        return size;
+    default:
+        return 0;
+    }
+}
+
+size_t ddb_item_size(const ddb_item *item)
+{
+    size_t size = 0;
+
+    for (size_t i = 0; i < item->count; i++)
+        size += item->attrs[i].name.len + ddb_value_size(&item->attrs[i].value);
+    return size;
+}
+
+/*
+ * One key attribute: presence (when required), declared type, non-empty, and
+ * the byte limit. validate is set when the value was not already checked by
+ * walk() (key-only requests).
+ */
+static int check_key(const ddb_item *item, const ddb_key_attr *ka, const char *role, size_t max,
+                     int required, int validate, ddb_error *err)
+{
+    const ddb_value *v;
+    size_t size, bad = 0;
+    int rc;
+
+    if (ka->type != DDB_TYPE_S && ka->type != DDB_TYPE_N && ka->type != DDB_TYPE_B)
+        return ddb_error_set(err, DDB_EUSAGE, "%s '%s' is declared as %s; keys must be S, N or B",
+                             role, ka->name, ddb_type_name(ka->type));
+    v = ddb_map_getz(item, ka->name);
+    if (v == NULL) {
+        if (!required)
+            return 0;
+        return ddb_error_set(err, DDB_EINVAL, "missing %s '%s'", role, ka->name);
+    }
+    if (v->type != ka->type)
+        return ddb_error_set(err, DDB_EINVAL, "%s '%s' must be %s, got %s", role, ka->name,
+                             ddb_type_name(ka->type), ddb_type_name(v->type));
+    if (v->type == DDB_TYPE_N) {
+        ddb_number num;
+        if ((rc = ddb_number_parse(&num, v->u.s.ptr, v->u.s.len, err)) != 0) {
+            if (err)
+                ddb_error_prefix(err, "%s '%s': ", role, ka->name);
+            return rc;
+        }
+        size = ddb_number_size(&num);
+    } else {
+        if (v->u.s.len == 0)
+            return ddb_error_set(err, DDB_EINVAL, "%s '%s' is empty", role, ka->name);
+        if (validate && v->type == DDB_TYPE_S && !utf8_ok(v->u.s.ptr, v->u.s.len, &bad))
+            return ddb_error_set(err, DDB_EINVAL, "%s '%s' is not valid UTF-8 (byte %zu)", role,
+                                 ka->name, bad);
+        size = v->u.s.len;
+    }
+    if (size > max)
+        return ddb_error_set(err, DDB_ETOOBIG, "%s '%s' is %zu bytes (max %zu)", role, ka->name,
+                             size, max);
+    return 0;
+}
+
+static int check_keys(const ddb_item *item, const ddb_key_schema *ks, int with_indexes,
+                      int validate, ddb_error *err)
+{
+    int rc;
+
+    if ((rc = check_key(item, &ks->partition, "partition key", DDB_PARTITION_KEY_MAX, 1, validate,
+                        err)) != 0)
+        return rc;
+    if (ks->sort.name != NULL &&
+        (rc = check_key(item, &ks->sort, "sort key", DDB_SORT_KEY_MAX, 1, validate, err)) != 0)
+        return rc;
+    if (!with_indexes)
+        return 0;
+    for (size_t i = 0; i < ks->n_index_pk; i++)
+        if ((rc = check_key(item, &ks->index_pk[i], "index partition key", DDB_PARTITION_KEY_MAX, 0,
+                            validate, err)) != 0)
+            return rc;
+    for (size_t i = 0; i < ks->n_index_sk; i++)
+        if ((rc = check_key(item, &ks->index_sk[i], "index sort key", DDB_SORT_KEY_MAX, 0, validate,
+                            err)) != 0)
+            return rc;
+    return 0;
+}
+
+int ddb_item_validate(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out,
+                      ddb_error *err)
+{
+    size_t size = 0;
+    int rc;
+
+    if (size_out)
+        *size_out = 0;
+    if ((rc = check_names(item, NULL, 1, err)) != 0)
+        return rc;
+    for (size_t i = 0; i < item->count; i++) {
+        const ddb_attr *at = &item->attrs[i];
+        frame root = {NULL, FRAME_NAME, at->name.ptr, at->name.len, 0};
+        size += at->name.len;
+        if ((rc = walk(&at->value, 1, &root, &size, err)) != 0)
+            return rc;
+    }
+    if (size_out)
+        *size_out = size;
+    if (size > DDB_ITEM_MAX_SIZE)
+        return ddb_error_set(err, DDB_ETOOBIG, "item size %zu bytes exceeds 400 KB (%u bytes)",
+                             size, DDB_ITEM_MAX_SIZE);
+    if (ks != NULL && ks->partition.name != NULL)
+        return check_keys(item, ks, 1, 0, err);
+    return 0;
+}
+
+int ddb_item_validate_key(const ddb_item *key, const ddb_key_schema *ks, ddb_error *err)
+{
+    if (ks == NULL || ks->partition.name == NULL)
+        return 0;
+    return check_keys(key, ks, 0, 1, err);
+}

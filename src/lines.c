@@ -1,0 +1,193 @@
+/*
+ * lines.c — zero-copy line splitter over a ddb_source.
+ *
+ * This is the hot path for multi-GB inputs: the source reads straight into
+ * one big buffer, lines are found with memchr and handed out as pointers into
+ * that buffer, and a refill moves only the partial line at the tail.
+ */
+#include "ddbpipe/io.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINES_INITIAL_CAP (1024u * 1024u)
+#define LINES_DEFAULT_MAX ((size_t)64 * 1024 * 1024)
+/* Below this much free space a refill grows the buffer instead of reading a
+ * sliver (only while a long line is being accumulated). */
+#define LINES_MIN_READ (64u * 1024u)
+
+struct ddb_lines {
+    ddb_source *src;
+    char *buf;
+    size_t cap;
+    size_t cap_limit; /* max_line plus room for CR LF */
+    size_t start;     /* first byte of the current (unreturned) line */
+    size_t scan;      /* bytes before this index hold no LF after start */
+    size_t end;       /* end of valid data */
+    uint64_t base;    /* stream offset of buf[0] */
+    size_t max_line;
+    int eof;
+    int skipping; /* discarding the rest of an over-long line */
+    uint64_t lineno;
+    uint64_t offset;
+};
+
+int ddb_lines_new(ddb_lines **out, ddb_source *src, size_t max_line, ddb_error *err)
+{
+    ddb_lines *lr;
+
+    *out = NULL;
+    lr = calloc(1, sizeof(*lr));
+    if (lr == NULL) {
+        ddb_source_free(src);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory creating a line reader");
+    }
+    lr->src = src;
+    lr->max_line = max_line ? max_line : LINES_DEFAULT_MAX;
+    if (lr->max_line > SIZE_MAX / 2) /* keeps max_line + 2 and cap * 2 from wrapping */
+        lr->max_line = SIZE_MAX / 2;
+    lr->cap_limit = lr->max_line + 2;
+    lr->cap = LINES_INITIAL_CAP;
+    lr->buf = malloc(lr->cap);
+    if (lr->buf == NULL) {
+        ddb_lines_free(lr);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory creating a line reader");
+    }
+    *out = lr;
+    return 0;
+}
+
+/* Makes room and reads once. Returns 0 (lr->eof set at the end) or an error. */
+static int lines_refill(ddb_lines *lr, ddb_error *err)
+{
+    ssize_t n;
+
+    if (lr->start == lr->end) {
+        lr->base += lr->end;
+        lr->start = lr->scan = lr->end = 0;
+    } else if (lr->start > 0) {
+        size_t tail = lr->end - lr->start;
+        memmove(lr->buf, lr->buf + lr->start, tail);
+        lr->base += lr->start;
+        lr->scan -= lr->start;
+        lr->end = tail;
+        lr->start = 0;
+    }
+    if (lr->cap - lr->end < LINES_MIN_READ && lr->cap < lr->cap_limit) {
+        size_t ncap = lr->cap * 2 > lr->cap ? lr->cap * 2 : lr->cap_limit;
+        char *p;
+        if (ncap > lr->cap_limit)
+            ncap = lr->cap_limit;
+        p = realloc(lr->buf, ncap);
+        if (p == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "%s:%llu: out of memory for a %zu-byte line",
+                                 lr->src->name, (unsigned long long)(lr->lineno + 1), ncap);
+        lr->buf = p;
+        lr->cap = ncap;
+    }
+    if (lr->end == lr->cap) /* cannot happen: the length check fires first */
+        return ddb_error_set(err, DDB_ERROR, "%s: line buffer full", lr->src->name);
+    n = ddb_source_read(lr->src, lr->buf + lr->end, lr->cap - lr->end, err);
+    if (n < 0)
+        return (int)n;
+    if (n == 0)
+        lr->eof = 1;
+    lr->end += (size_t)n;
+    return 0;
+}
+
+static int lines_too_big(ddb_lines *lr, ddb_error *err)
+{
+    return ddb_error_set(err, DDB_ETOOBIG, "%s:%llu: line longer than the limit of %zu bytes",
+                         lr->src->name, (unsigned long long)lr->lineno, lr->max_line);
+}
+
+int ddb_lines_next(ddb_lines *lr, const char **line, size_t *len, ddb_error *err)
+{
+    int rc;
+
+    *line = NULL;
+    *len = 0;
+    for (;;) {
+        char *p;
+
+        if (lr->skipping) {
+            p = memchr(lr->buf + lr->start, '\n', lr->end - lr->start);
+            if (p != NULL) {
+                lr->start = lr->scan = (size_t)(p - lr->buf) + 1;
+                lr->skipping = 0;
+                continue;
+            }
+            lr->start = lr->scan = lr->end; /* drop it: never buffer a line being skipped */
+            if (lr->eof)
+                return DDB_ITEROVER;
+            if ((rc = lines_refill(lr, err)) != 0)
+                return rc;
+            continue;
+        }
+        p = memchr(lr->buf + lr->scan, '\n', lr->end - lr->scan);
+        if (p != NULL) {
+            size_t s = lr->start, n = (size_t)(p - lr->buf) - s;
+            lr->start = lr->scan = (size_t)(p - lr->buf) + 1;
+            lr->lineno++;
+            lr->offset = lr->base + s;
+            if (n > 0 && lr->buf[s + n - 1] == '\r')
+                n--;
+            if (n > lr->max_line)
+                return lines_too_big(lr, err);
+            *line = lr->buf + s;
+            *len = n;
+            return 0;
+        }
+        lr->scan = lr->end;
+        /* Without its LF the tail may still end in the CR of a CRLF. */
+        if (lr->end - lr->start > lr->max_line + 1) {
+            lr->lineno++;
+            lr->offset = lr->base + lr->start;
+            lr->start = lr->scan = lr->end;
+            lr->skipping = 1;
+            return lines_too_big(lr, err);
+        }
+        if (lr->eof) {
+            size_t s = lr->start, n = lr->end - s;
+            if (n == 0)
+                return DDB_ITEROVER;
+            lr->start = lr->scan = lr->end;
+            lr->lineno++;
+            lr->offset = lr->base + s;
+            /* A lone CR at the very end is data, not half a terminator. */
+            if (n > lr->max_line)
+                return lines_too_big(lr, err);
+            *line = lr->buf + s;
+            *len = n;
+            return 0;
+        }
+        if ((rc = lines_refill(lr, err)) != 0)
+            return rc;
+    }
+}
+
+uint64_t ddb_lines_lineno(const ddb_lines *lr)
+{
+    return lr->lineno;
+}
+
+uint64_t ddb_lines_offset(const ddb_lines *lr)
+{
+    return lr->offset;
+}
+
+ddb_source *ddb_lines_source(ddb_lines *lr)
+{
+    return lr->src;
+}
+
+void ddb_lines_free(ddb_lines *lr)
+{
+    if (lr == NULL)
+        return;
+    ddb_source_free(lr->src);
+    free(lr->buf);
+    free(lr);
+}

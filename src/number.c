@@ -1,0 +1,275 @@
+#include "ddbpipe/number.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * Normalized exponent bounds: value = 0.d1...dn * 10^e with d1 != 0.
+ * 9.9999999999999999999999999999999999999E+125 is 0.(38 nines) * 10^126 and no
+ * 38-digit mantissa can exceed it, so e <= 126 is exactly the upper limit.
+ * 1E-130 is 0.1 * 10^-129 and every mantissa is >= 0.1, so e >= -129 is exactly
+ * the lower limit.
+ */
+#define EXP_MAX 126
+#define EXP_MIN (-129)
+
+/* Exponent text is accumulated up to this and then saturates: any larger value
+ * is out of range anyway, and the cap keeps every sum below int64 overflow. */
+#define EXP_TEXT_CAP ((int64_t)1000000000000000) /* 1e15 */
+
+#define QUOTE_MAX 60
+
+/* Copies at most QUOTE_MAX bytes of s into dst for an error message, appending
+ * "..." when cut; control bytes become '?' so a message stays one line. */
+static void quote_text(char *dst, size_t cap, const char *s, size_t len)
+{
+    size_t n = len, o = 0;
+    int cut = 0;
+
+    if (n > QUOTE_MAX) {
+        n = QUOTE_MAX;
+        /* do not split a UTF-8 sequence */
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+        cut = 1;
+    }
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        dst[o++] = (c < 0x20 || c == 0x7F) ? '?' : (char)c;
+    }
+    if (cut)
+        for (int k = 0; k < 3 && o + 1 < cap; k++)
+            dst[o++] = '.';
+    dst[o] = '\0';
+}
+
+static int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int syntax_error(ddb_error *err, const char *text, size_t len, size_t at)
+{
+    char q[QUOTE_MAX * 2 + 8];
+    const unsigned char *p = (const unsigned char *)text;
+
+    if (err == NULL)
+        return DDB_EINVAL;
+    quote_text(q, sizeof(q), text, len);
+    if (len == 0)
+        return ddb_error_set(err, DDB_EINVAL, "not a number: '' (empty text)");
+    if (at >= len)
+        return ddb_error_set(err, DDB_EINVAL, "not a number: '%s' (ends early)", q);
+    if (p[at] >= 0x20 && p[at] < 0x7F)
+        return ddb_error_set(err, DDB_EINVAL, "not a number: '%s' (unexpected '%c' at offset %zu)",
+                             q, p[at], at);
+    return ddb_error_set(err, DDB_EINVAL,
+                         "not a number: '%s' (unexpected byte 0x%02X at offset %zu)", q, p[at], at);
+}
+
+int ddb_number_parse(ddb_number *out, const char *text, size_t len, ddb_error *err)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t i = 0, int_start, int_len, frac_start = 0, frac_len = 0;
+    size_t first_nz = SIZE_MAX, last_nz = 0, ndigits;
+    int negative = 0, exp_negative = 0;
+    int64_t exp_text = 0, e;
+    char q[QUOTE_MAX * 2 + 8];
+
+    if (text == NULL)
+        len = 0;
+    /* Positions are later mixed with the exponent in int64 arithmetic. */
+    if (len > (SIZE_MAX >> 2) || len > (size_t)(INT64_MAX >> 2))
+        return ddb_error_set(err, DDB_EINVAL, "not a number: text of %zu bytes is too long", len);
+
+    if (i < len && (p[i] == '+' || p[i] == '-')) {
+        negative = p[i] == '-';
+        i++;
+    }
+    int_start = i;
+    while (i < len && is_digit(p[i])) {
+        if (p[i] != '0') {
+            if (first_nz == SIZE_MAX)
+                first_nz = i - int_start;
+            last_nz = i - int_start;
+        }
+        i++;
+    }
+    int_len = i - int_start;
+    if (i < len && p[i] == '.') {
+        i++;
+        frac_start = i;
+        while (i < len && is_digit(p[i])) {
+            if (p[i] != '0') {
+                if (first_nz == SIZE_MAX)
+                    first_nz = int_len + (i - frac_start);
+                last_nz = int_len + (i - frac_start);
+            }
+            i++;
+        }
+        frac_len = i - frac_start;
+    }
+    if (int_len + frac_len == 0)
+        return syntax_error(err, text, len, i < len ? i : len);
+    if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+        size_t exp_start;
+        i++;
+        if (i < len && (p[i] == '+' || p[i] == '-')) {
+            exp_negative = p[i] == '-';
+            i++;
+        }
+        exp_start = i;
+        while (i < len && is_digit(p[i])) {
+            if (exp_text < EXP_TEXT_CAP)
+                exp_text = exp_text * 10 + (p[i] - '0');
+            i++;
+        }
+        if (i == exp_start)
+            return syntax_error(err, text, len, i);
+    }
+    if (i != len)
+        return syntax_error(err, text, len, i);
+
+    if (first_nz == SIZE_MAX) {
+        /* Zero has no magnitude, so no exponent can put it out of range. */
+        if (out) {
+            memset(out, 0, sizeof(*out));
+        }
+        return 0;
+    }
+
+    ndigits = last_nz - first_nz + 1;
+    if (ndigits > DDB_NUMBER_MAX_DIGITS) {
+        if (err) {
+            quote_text(q, sizeof(q), text, len);
+            ddb_error_set(err, DDB_EINVAL, "number '%s' has more than 38 significant digits (%zu)",
+                          q, ndigits);
+        }
+        return DDB_EINVAL;
+    }
+    e = (int64_t)int_len - (int64_t)first_nz + (exp_negative ? -exp_text : exp_text);
+    if (e > EXP_MAX || e < EXP_MIN) {
+        if (err) {
+            quote_text(q, sizeof(q), text, len);
+            if (e > EXP_MAX)
+                ddb_error_set(err, DDB_EINVAL,
+                              "number '%s' is too large: magnitude above "
+                              "9.9999999999999999999999999999999999999E+125",
+                              q);
+            else
+                ddb_error_set(err, DDB_EINVAL, "number '%s' is too small: magnitude below 1E-130",
+                              q);
+        }
+        return DDB_EINVAL;
+    }
+
+    if (out) {
+        out->negative = negative;
+        out->ndigits = (int)ndigits;
+        out->exponent = (int)e;
+        for (size_t k = 0; k < ndigits; k++) {
+            size_t pos = first_nz + k;
+            out->digits[k] =
+                (char)(pos < int_len ? p[int_start + pos] : p[frac_start + (pos - int_len)]);
+        }
+        out->digits[ndigits] = '\0';
+    }
+    return 0;
+}
+
+int ddb_number_validate(const char *text, size_t len, ddb_error *err)
+{
+    return ddb_number_parse(NULL, text, len, err);
+}
+
+static int sign_of(const ddb_number *n)
+{
+    if (n->ndigits == 0)
+        return 0;
+    return n->negative ? -1 : 1;
+}
+
+int ddb_number_compare(const ddb_number *a, const ddb_number *b)
+{
+    int sa = sign_of(a), sb = sign_of(b), mag;
+
+    if (sa != sb)
+        return sa < sb ? -1 : 1;
+    if (sa == 0)
+        return 0;
+    if (a->exponent != b->exponent) {
+        mag = a->exponent < b->exponent ? -1 : 1;
+    } else {
+        /* Same exponent: digits are fractions 0.d1d2..., and with no trailing
+         * zeros a proper prefix is the smaller value, which strcmp gives us. */
+        int c = strcmp(a->digits, b->digits);
+        mag = c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    return sa < 0 ? -mag : mag;
+}
+
+int ddb_number_compare_text(const char *a, size_t alen, const char *b, size_t blen, ddb_error *err)
+{
+    ddb_number na, nb;
+    int rc;
+
+    if ((rc = ddb_number_parse(&na, a, alen, err)) != 0)
+        return rc;
+    if ((rc = ddb_number_parse(&nb, b, blen, err)) != 0)
+        return rc;
+    return ddb_number_compare(&na, &nb);
+}
+
+size_t ddb_number_size(const ddb_number *n)
+{
+    return 1 + ((size_t)n->ndigits + 1) / 2;
+}
+
+int ddb_number_format(ddb_buf *out, const ddb_number *n)
+{
+    int nd = n->ndigits, e = n->exponent;
+    size_t need;
+    char *w;
+
+    if (nd == 0)
+        return ddb_buf_putc(out, '0');
+    /* sign + "0." + leading zeros (or trailing zeros) + digits */
+    need = 3 + (size_t)nd + (size_t)(e < 0 ? -e : e);
+    if (ddb_buf_reserve(out, need) != 0)
+        return DDB_ENOMEM;
+    w = out->ptr + out->len;
+    if (n->negative)
+        *w++ = '-';
+    if (e <= 0) {
+        *w++ = '0';
+        *w++ = '.';
+        memset(w, '0', (size_t)-e);
+        w += -e;
+        memcpy(w, n->digits, (size_t)nd);
+        w += nd;
+    } else if (e < nd) {
+        memcpy(w, n->digits, (size_t)e);
+        w += e;
+        *w++ = '.';
+        memcpy(w, n->digits + e, (size_t)(nd - e));
+        w += nd - e;
+    } else {
+        memcpy(w, n->digits, (size_t)nd);
+        w += nd;
+        memset(w, '0', (size_t)(e - nd));
+        w += e - nd;
+    }
+    out->len = (size_t)(w - out->ptr);
+    out->ptr[out->len] = '\0';
+    return 0;
+}
+
+int ddb_number_is_plain_uint(const char *text, size_t len)
+{
+    if (text == NULL || len == 0)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!is_digit((unsigned char)text[i]))
+            return 0;
+    return 1;
+}

@@ -1,0 +1,48 @@
+/*
+ * template.h (internal) — key templates such as "Tag#{userId}" or
+ * "{clipTime}#{dataId}": compiling, matching a stored key against one, and
+ * rendering one from field values. Also the field constraints (enum, pattern,
+ * date/weekday...) that matching uses to tell entity variants apart.
+ */
+#ifndef DDBPIPE_TEMPLATE_H
+#define DDBPIPE_TEMPLATE_H
+
+#include "ddbpipe/buf.h"
+#include "ddbpipe/mapping.h"
+
+/* Compiles text into t (whose attr/attr_type/role are already set), resolving
+ * {field} names against e's fields. "{{" and "}}" are literal braces. Fails
+ * with DDB_EUSAGE naming path for: an unknown or unclosed placeholder, two
+ * placeholders with nothing between them, a field type that cannot appear in
+ * a key, or an N/B key attribute whose template is not exactly one field of
+ * that type. */
+int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e,
+                         const char *path, ddb_error *err);
+
+void ddb_template_dispose(ddb_template *t);
+
+/*
+ * Matches the string key s against t. On success returns 1 and sets
+ * caps[i] (i = segment index) to the slice of s captured by each field
+ * segment; the slices satisfy the fields' constraints and are non-empty.
+ * Returns 0 when s does not fit. Ambiguous splits are resolved by trying the
+ * next occurrence of the separator when a constraint fails.
+ */
+int ddb_template_match(const ddb_template *t, const ddb_entity *e, const char *s, size_t len,
+                       ddb_str *caps);
+
+/*
+ * Renders t from values[field index] (already of the fields' declared types;
+ * NULL = absent) into out (appended). Returns 0; DDB_ENOMATCH when a field is
+ * absent (*missing = its index); DDB_EINVAL when a value cannot be written
+ * faithfully (empty, contains the separator that follows it, a negative or
+ * too-wide padded number).
+ */
+int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e,
+                        const ddb_value *const *values, int *missing, ddb_error *err);
+
+/* Does the text form of a value satisfy the field's type syntax and
+ * constraints? Returns 1 or 0; with err, says why not. */
+int ddb_field_accepts_text(const ddb_field *f, const char *s, size_t len, ddb_error *err);
+
+#endif

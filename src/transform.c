@@ -1,0 +1,835 @@
+/*
+ * The transformer: items <-> per-entity records under a mapping.
+ *
+ * Decode gathers every field from the places it appears (its own attribute,
+ * and each key template that mentions it), insists they agree, and then
+ * re-renders each key from the result: an item decodes only if encoding the
+ * record would give its keys back byte for byte. Encode is the inverse.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ddbpipe/codec.h"
+#include "ddbpipe/json.h"
+#include "ddbpipe/mapping.h"
+#include "ddbpipe/number.h"
+#include "template.h"
+
+typedef struct slot {
+    ddb_value value;
+    int set;
+    const char *source; /* where the value came from, for messages */
+} slot;
+
+typedef struct tctx {
+    const ddb_mapping *m;
+    const ddb_entity *e;
+    ddb_arena *a;
+    ddb_error *err;
+    slot *slots;
+    const ddb_value **vals; /* per field: its value or NULL, for rendering */
+} tctx;
+
+static int oom(ddb_error *err)
+{
+    return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+}
+
+/* Short printable rendering of a scalar for messages. */
+static void describe(char *out, size_t cap, const ddb_value *v)
+{
+    switch (v->type) {
+    case DDB_TYPE_S:
+    case DDB_TYPE_N:
+        snprintf(out, cap, "'%.*s%s'", (int)(v->u.s.len > 60 ? 60 : v->u.s.len), v->u.s.ptr,
+                 v->u.s.len > 60 ? "..." : "");
+        break;
+    case DDB_TYPE_BOOL:
+        snprintf(out, cap, "%s", v->u.boolean ? "true" : "false");
+        break;
+    default:
+        snprintf(out, cap, "a %s value", ddb_type_name(v->type));
+        break;
+    }
+}
+
+/* ---------------------------------------------------------- conversion */
+
+static int parse_json_text(ddb_value *out, const ddb_str *text, ddb_arena *a, ddb_error *err)
+{
+    ddb_json_parser *p = NULL;
+    int rc;
+    if (ddb_json_parser_new(&p) != 0)
+        return oom(err);
+    rc = ddb_json_parse_plain(p, out, text->ptr, text->len, a, err);
+    ddb_json_parser_free(p);
+    return rc;
+}
+
+static int convert_members(ddb_value *out, const ddb_value *in, ddb_type want, ddb_arena *a,
+                           ddb_error *err)
+{
+    ddb_type member = ddb_type_set_member(want);
+    ddb_value *items = NULL;
+
+    if (in->u.l.count == 0 && member != DDB_TYPE_NONE)
+        return ddb_error_set(err, DDB_EINVAL, "an empty list cannot become a %s (sets are never "
+                                              "empty)",
+                             ddb_type_name(want));
+    if (in->u.l.count) {
+        items = ddb_arena_alloc(a, in->u.l.count * sizeof(*items));
+        if (items == NULL)
+            return oom(err);
+    }
+    for (size_t i = 0; i < in->u.l.count; i++) {
+        int rc;
+        if (member == DDB_TYPE_NONE) { /* to L: members keep their own types */
+            items[i] = in->u.l.items[i];
+            continue;
+        }
+        if ((rc = ddb_value_convert(&items[i], &in->u.l.items[i], member, a, err)) != 0)
+            return ddb_error_prefix(err, "member %zu: ", i);
+        if (items[i].type == DDB_TYPE_NULL)
+            return ddb_error_set(err, DDB_EINVAL, "member %zu: null cannot be a set member", i);
+    }
+    out->type = want;
+    out->u.l.items = items;
+    out->u.l.count = in->u.l.count;
+    return 0;
+}
+
+int ddb_value_convert(ddb_value *out, const ddb_value *v, ddb_type want, ddb_arena *a,
+                      ddb_error *err)
+{
+    char what[96];
+
+    if (v->type == want || v->type == DDB_TYPE_NULL) {
+        *out = *v;
+        return 0;
+    }
+    switch (want) {
+    case DDB_TYPE_S:
+        if (v->type == DDB_TYPE_N) {
+            *out = ddb_value_str(DDB_TYPE_S, v->u.s.ptr, v->u.s.len);
+            return 0;
+        }
+        if (v->type == DDB_TYPE_BOOL) {
+            *out = v->u.boolean ? ddb_value_str(DDB_TYPE_S, "true", 4)
+                                : ddb_value_str(DDB_TYPE_S, "false", 5);
+            return 0;
+        }
+        break;
+    case DDB_TYPE_N:
+        if (v->type == DDB_TYPE_S) {
+            if (ddb_number_validate(v->u.s.ptr, v->u.s.len, err) != 0)
+                return DDB_EINVAL;
+            *out = ddb_value_str(DDB_TYPE_N, v->u.s.ptr, v->u.s.len);
+            return 0;
+        }
+        break;
+    case DDB_TYPE_B:
+        if (v->type == DDB_TYPE_S) {
+            unsigned char *bytes = ddb_arena_alloc(a, v->u.s.len / 4 * 3 + 1);
+            size_t n, bad;
+            if (bytes == NULL)
+                return oom(err);
+            if (ddb_base64_decode(bytes, &n, v->u.s.ptr, v->u.s.len, &bad) != 0)
+                return ddb_error_set(err, DDB_EINVAL, "invalid base64 at character %zu", bad + 1);
+            *out = ddb_value_str(DDB_TYPE_B, (const char *)bytes, n);
+            return 0;
+        }
+        break;
+    case DDB_TYPE_BOOL:
+        if (v->type == DDB_TYPE_S) {
+            if (v->u.s.len == 4 && strncasecmp(v->u.s.ptr, "true", 4) == 0) {
+                *out = ddb_value_bool(1);
+                return 0;
+            }
+            if (v->u.s.len == 5 && strncasecmp(v->u.s.ptr, "false", 5) == 0) {
+                *out = ddb_value_bool(0);
+                return 0;
+            }
+        }
+        break;
+    case DDB_TYPE_NULL:
+        if (v->type == DDB_TYPE_S && ((v->u.s.len == 4 && strncasecmp(v->u.s.ptr, "null", 4) == 0) ||
+                                      (v->u.s.len == 4 && strncasecmp(v->u.s.ptr, "true", 4) == 0))) {
+            *out = ddb_value_null();
+            return 0;
+        }
+        break;
+    case DDB_TYPE_M:
+    case DDB_TYPE_L:
+    case DDB_TYPE_SS:
+    case DDB_TYPE_NS:
+    case DDB_TYPE_BS:
+        if (v->type == DDB_TYPE_S) {
+            /* CSV cells hold M, L and sets as JSON text. */
+            ddb_value parsed;
+            int rc = parse_json_text(&parsed, &v->u.s, a, err);
+            if (rc != 0)
+                return ddb_error_prefix(err, "JSON text for a %s value: ", ddb_type_name(want));
+            if (parsed.type == DDB_TYPE_S)
+                break; /* a JSON string would loop: not a container */
+            return ddb_value_convert(out, &parsed, want, a, err);
+        }
+        if (want == DDB_TYPE_M)
+            break;
+        if (v->type == DDB_TYPE_L || v->type == DDB_TYPE_SS || v->type == DDB_TYPE_NS ||
+            v->type == DDB_TYPE_BS)
+            return convert_members(out, v, want, a, err);
+        break;
+    default:
+        break;
+    }
+    describe(what, sizeof(what), v);
+    return ddb_error_set(err, DDB_EINVAL, "%s (%s) cannot be converted to %s", what,
+                         ddb_type_name(v->type), ddb_type_name(want));
+}
+
+int ddb_value_from_typed_json(ddb_value *out, const ddb_value *plain, ddb_arena *a,
+                              ddb_error *err)
+{
+    const ddb_attr *t;
+    ddb_type type;
+
+    if (plain->type != DDB_TYPE_M || plain->u.m.count != 1)
+        return ddb_error_set(err, DDB_EINVAL, "expected a typed value like {\"S\": \"x\"}");
+    t = &plain->u.m.attrs[0];
+    if (ddb_type_parse(&type, t->name.ptr, t->name.len) != 0)
+        return ddb_error_set(err, DDB_EINVAL, "unknown type '%.*s'", (int)t->name.len,
+                             t->name.ptr);
+    memset(out, 0, sizeof(*out));
+    out->type = type;
+    switch (type) {
+    case DDB_TYPE_S:
+    case DDB_TYPE_N:
+        if (t->value.type != DDB_TYPE_S)
+            return ddb_error_set(err, DDB_EINVAL, "%s needs a string", ddb_type_name(type));
+        out->u.s = t->value.u.s;
+        return 0;
+    case DDB_TYPE_B:
+        if (t->value.type != DDB_TYPE_S)
+            return ddb_error_set(err, DDB_EINVAL, "B needs a base64 string");
+        return ddb_value_convert(out, &t->value, DDB_TYPE_B, a, err);
+    case DDB_TYPE_BOOL:
+        if (t->value.type != DDB_TYPE_BOOL)
+            return ddb_error_set(err, DDB_EINVAL, "BOOL needs true or false");
+        *out = t->value;
+        return 0;
+    case DDB_TYPE_NULL:
+        if (t->value.type != DDB_TYPE_BOOL || !t->value.u.boolean)
+            return ddb_error_set(err, DDB_EINVAL, "NULL needs true");
+        *out = ddb_value_null();
+        return 0;
+    case DDB_TYPE_M: {
+        ddb_attr *attrs = NULL;
+        if (t->value.type != DDB_TYPE_M)
+            return ddb_error_set(err, DDB_EINVAL, "M needs an object");
+        if (t->value.u.m.count &&
+            (attrs = ddb_arena_alloc(a, t->value.u.m.count * sizeof(*attrs))) == NULL)
+            return oom(err);
+        for (size_t i = 0; i < t->value.u.m.count; i++) {
+            int rc;
+            attrs[i].name = t->value.u.m.attrs[i].name;
+            rc = ddb_value_from_typed_json(&attrs[i].value, &t->value.u.m.attrs[i].value, a, err);
+            if (rc != 0)
+                return rc;
+        }
+        out->u.m.attrs = attrs;
+        out->u.m.count = t->value.u.m.count;
+        return 0;
+    }
+    default: {
+        ddb_value *items = NULL;
+        ddb_type member = ddb_type_set_member(type);
+        if (t->value.type != DDB_TYPE_L)
+            return ddb_error_set(err, DDB_EINVAL, "%s needs an array", ddb_type_name(type));
+        if (t->value.u.l.count &&
+            (items = ddb_arena_alloc(a, t->value.u.l.count * sizeof(*items))) == NULL)
+            return oom(err);
+        for (size_t i = 0; i < t->value.u.l.count; i++) {
+            const ddb_value *src = &t->value.u.l.items[i];
+            int rc;
+            if (member == DDB_TYPE_NONE)
+                rc = ddb_value_from_typed_json(&items[i], src, a, err);
+            else if (src->type != DDB_TYPE_S)
+                rc = ddb_error_set(err, DDB_EINVAL, "%s members must be strings",
+                                   ddb_type_name(type));
+            else
+                rc = ddb_value_convert(&items[i], src, member, a, err);
+            if (rc != 0)
+                return rc;
+        }
+        out->u.l.items = items;
+        out->u.l.count = t->value.u.l.count;
+        return 0;
+    }
+    }
+}
+
+/* ---------------------------------------------------------- field values */
+
+/* Text form of scalar values, for constraint checks. */
+static int check_constraints(const ddb_field *f, const ddb_value *v, ddb_error *err)
+{
+    if (v->type != DDB_TYPE_S && v->type != DDB_TYPE_N)
+        return 0;
+    if (f->n_enum == 0 && !f->has_pattern && f->format == DDB_FMT_NONE)
+        return 0;
+    if (!ddb_field_accepts_text(f, v->u.s.ptr, v->u.s.len, err))
+        return DDB_EINVAL;
+    return 0;
+}
+
+static int values_agree(const ddb_value *a, const ddb_value *b)
+{
+    if (a->type == DDB_TYPE_N && b->type == DDB_TYPE_N)
+        return ddb_number_compare_text(a->u.s.ptr, a->u.s.len, b->u.s.ptr, b->u.s.len, NULL) == 0;
+    return ddb_value_equal(a, b);
+}
+
+static int set_slot(tctx *c, int fi, const ddb_value *v, const char *source)
+{
+    slot *s = &c->slots[fi];
+    if (!s->set) {
+        s->value = *v;
+        s->set = 1;
+        s->source = source;
+        return 0;
+    }
+    if (!values_agree(&s->value, v)) {
+        char a1[96], a2[96];
+        describe(a1, sizeof(a1), &s->value);
+        describe(a2, sizeof(a2), v);
+        return ddb_error_set(c->err, DDB_EINVAL, "field %s: %s gives %s but %s gives %s",
+                             c->e->fields[fi].name, s->source, a1, source, a2);
+    }
+    return 0;
+}
+
+/* Turns a captured key slice into the field's typed value. */
+static int capture_value(tctx *c, const ddb_field *f, const ddb_str *cap, ddb_value *out)
+{
+    if (f->type == DDB_TYPE_N) {
+        const char *p = cap->ptr;
+        size_t n = cap->len;
+        if (f->pad) {
+            /* Undo the padding; keep one digit before a point. */
+            while (n > 1 && p[0] == '0' && p[1] != '.') {
+                p++;
+                n--;
+            }
+        }
+        *out = ddb_value_str(DDB_TYPE_N, p, n);
+        return 0;
+    }
+    if (f->type == DDB_TYPE_B) {
+        ddb_value s = ddb_value_str(DDB_TYPE_S, cap->ptr, cap->len);
+        return ddb_value_convert(out, &s, DDB_TYPE_B, c->a, c->err);
+    }
+    *out = ddb_value_str(DDB_TYPE_S, cap->ptr, cap->len);
+    return 0;
+}
+
+/* Matches one key attribute of the item against template t and records the
+ * captured fields. Returns 0, DDB_ENOMATCH (does not fit) or an error. */
+static int capture_key(tctx *c, const ddb_template *t, const ddb_value *v, int record)
+{
+    ddb_str caps_small[16];
+    ddb_str *caps = caps_small;
+
+    if (v->type != t->attr_type)
+        return DDB_ENOMATCH;
+    if (t->attr_type != DDB_TYPE_S) {
+        const ddb_field *f = &c->e->fields[t->segs[0].field];
+        if (f->type == DDB_TYPE_N && check_constraints(f, v, NULL) != 0)
+            return DDB_ENOMATCH;
+        return record ? set_slot(c, t->segs[0].field, v, t->attr) : 0;
+    }
+    if (t->n_segs > 16 && (caps = ddb_arena_alloc(c->a, t->n_segs * sizeof(*caps))) == NULL)
+        return oom(c->err);
+    if (!ddb_template_match(t, c->e, v->u.s.ptr, v->u.s.len, caps))
+        return DDB_ENOMATCH;
+    if (!record)
+        return 0;
+    for (size_t i = 0; i < t->n_segs; i++) {
+        ddb_value fv;
+        int rc, fi = t->segs[i].field;
+        if (fi < 0)
+            continue;
+        if ((rc = capture_value(c, &c->e->fields[fi], &caps[i], &fv)) != 0)
+            return ddb_error_prefix(c->err, "%s: ", t->attr);
+        if ((rc = set_slot(c, fi, &fv, t->attr)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Does the item's table key fit entity e? */
+static int entity_matches(tctx *c, const ddb_entity *e, const ddb_item *item)
+{
+    c->e = e;
+    for (size_t k = 0; k < e->n_keys && k < 2; k++) {
+        const ddb_template *t = &e->keys[k];
+        const ddb_value *v;
+        if (t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK)
+            break;
+        v = ddb_map_getz(item, t->attr);
+        if (v == NULL || capture_key(c, t, v, 0) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static void describe_keys(char *out, size_t cap, const ddb_mapping *m, const ddb_item *item)
+{
+    const char *names[2] = {m->table.pk.name, m->table.sk.name};
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < 2 && names[i]; i++) {
+        const ddb_value *v = ddb_map_getz(item, names[i]);
+        char d[96];
+        if (v == NULL)
+            snprintf(d, sizeof(d), "missing");
+        else
+            describe(d, sizeof(d), v);
+        n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s %s", i ? ", " : "", names[i],
+                              d);
+        if (n >= cap)
+            break;
+    }
+}
+
+static int find_entity(tctx *c, const ddb_item *item, const ddb_entity **out)
+{
+    const ddb_mapping *m = c->m;
+    char keys[256];
+
+    *out = NULL;
+    if (m->table.type_attr) {
+        const ddb_value *tv = ddb_map_getz(item, m->table.type_attr);
+        if (tv != NULL) {
+            if (tv->type == DDB_TYPE_S) {
+                for (size_t i = 0; i < m->n_entities; i++) {
+                    const char *want = m->entities[i].type_value;
+                    if (strlen(want) == tv->u.s.len && memcmp(want, tv->u.s.ptr, tv->u.s.len) == 0) {
+                        *out = &m->entities[i];
+                        return 0;
+                    }
+                }
+            }
+            {
+                char d[96];
+                describe(d, sizeof(d), tv);
+                return ddb_error_set(c->err, DDB_ENOMATCH,
+                                     "%s %s is not the typeValue of any entity",
+                                     m->table.type_attr, d);
+            }
+        }
+    }
+    for (size_t i = 0; i < m->n_entities; i++) {
+        if (entity_matches(c, &m->entities[i], item)) {
+            *out = &m->entities[i];
+            return 0;
+        }
+    }
+    describe_keys(keys, sizeof(keys), m, item);
+    return ddb_error_set(c->err, DDB_ENOMATCH, "no entity's key templates match (%s)", keys);
+}
+
+/* The field values as the renderer wants them; call once all slots are set. */
+static int build_vals(tctx *c)
+{
+    c->vals = ddb_arena_alloc(c->a, (c->e->n_fields ? c->e->n_fields : 1) * sizeof(*c->vals));
+    if (c->vals == NULL)
+        return oom(c->err);
+    for (size_t i = 0; i < c->e->n_fields; i++)
+        c->vals[i] = c->slots[i].set ? &c->slots[i].value : NULL;
+    return 0;
+}
+
+static const ddb_value *render_key(tctx *c, const ddb_template *t, ddb_buf *buf, int *missing,
+                                   int *rc)
+{
+    const ddb_value *const *vals = c->vals;
+
+    if (t->attr_type != DDB_TYPE_S) {
+        const ddb_value *v = vals[t->segs[0].field];
+        if (v == NULL || v->type == DDB_TYPE_NULL) {
+            *missing = t->segs[0].field;
+            *rc = DDB_ENOMATCH;
+            return NULL;
+        }
+        *rc = 0;
+        return v;
+    }
+    ddb_buf_clear(buf);
+    *rc = ddb_template_render(buf, t, c->e, vals, missing, c->err);
+    if (*rc != 0)
+        return NULL;
+    {
+        ddb_value *v = ddb_arena_alloc(c->a, sizeof(*v));
+        char *text = ddb_arena_memdup(c->a, buf->ptr, buf->len);
+        if (v == NULL || text == NULL) {
+            *rc = oom(c->err);
+            return NULL;
+        }
+        *v = ddb_value_str(DDB_TYPE_S, text, buf->len);
+        return v;
+    }
+}
+
+/* ---------------------------------------------------------- decode */
+
+static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
+                  ddb_error *err, int keys_only)
+{
+    tctx c = {m, NULL, a, err, NULL, NULL};
+    const ddb_entity *e;
+    unsigned char *consumed = NULL;
+    ddb_buf buf = DDB_BUF_INIT;
+    size_t n_out = 0;
+    ddb_attr *attrs;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = find_entity(&c, item, &e)) != 0)
+        goto done;
+    c.e = e;
+    out->entity = e;
+    c.slots = ddb_arena_calloc(a, e->n_fields ? e->n_fields : 1, sizeof(slot));
+    consumed = ddb_arena_calloc(a, item->count ? item->count : 1, 1);
+    if (c.slots == NULL || consumed == NULL) {
+        rc = oom(err);
+        goto done;
+    }
+
+    /* Stored attributes first: their exact text is what the record keeps. */
+    for (size_t i = 0; i < e->n_fields && !keys_only; i++) {
+        const ddb_field *f = &e->fields[i];
+        for (size_t k = 0; k <= f->n_aliases; k++) {
+            const char *name = k == 0 ? f->attribute : f->aliases[k - 1];
+            ptrdiff_t ai = ddb_map_find(item, name, strlen(name));
+            ddb_value v;
+            if (ai < 0)
+                continue;
+            consumed[ai] = 1;
+            if ((rc = ddb_value_convert(&v, &item->attrs[ai].value, f->type, a, err)) != 0 ||
+                (rc = check_constraints(f, &v, err)) != 0) {
+                ddb_error_prefix(err, "attribute %s: ", name);
+                goto done;
+            }
+            if ((rc = set_slot(&c, (int)i, &v, name)) != 0)
+                goto done;
+        }
+    }
+    /* Then every key attribute present: it must fit its template and agree. */
+    for (size_t k = 0; k < e->n_keys; k++) {
+        const ddb_template *t = &e->keys[k];
+        ptrdiff_t ai = ddb_map_find(item, t->attr, strlen(t->attr));
+        if (ai < 0)
+            continue;
+        if (keys_only && t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK)
+            continue;
+        consumed[ai] = 1;
+        rc = capture_key(&c, t, &item->attrs[ai].value, 1);
+        if (rc == DDB_ENOMATCH) {
+            char d[96];
+            describe(d, sizeof(d), &item->attrs[ai].value);
+            rc = ddb_error_set(err, DDB_EINVAL, "%s %s does not fit template \"%s\"", t->attr, d,
+                               t->text);
+        }
+        if (rc != 0)
+            goto done;
+    }
+    /* Each key must come back byte for byte from the decoded fields. */
+    if ((rc = build_vals(&c)) != 0)
+        goto done;
+    for (size_t k = 0; k < e->n_keys; k++) {
+        const ddb_template *t = &e->keys[k];
+        const ddb_value *have = ddb_map_getz(item, t->attr), *want;
+        int missing = -1;
+        if (have == NULL || (keys_only && t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK))
+            continue;
+        want = render_key(&c, t, &buf, &missing, &rc);
+        if (rc == DDB_ENOMATCH)
+            continue; /* cannot happen: its own fields were captured from it */
+        if (rc != 0) {
+            ddb_error_prefix(err, "%s: ", t->attr);
+            goto done;
+        }
+        if (!ddb_value_equal(have, want)) {
+            char d1[96], d2[96];
+            describe(d1, sizeof(d1), have);
+            describe(d2, sizeof(d2), want);
+            rc = ddb_error_set(err, DDB_EINVAL,
+                               "%s is %s but its fields give %s; encoding would change it",
+                               t->attr, d1, d2);
+            goto done;
+        }
+    }
+    if (m->table.type_attr) {
+        ptrdiff_t ai = ddb_map_find(item, m->table.type_attr, strlen(m->table.type_attr));
+        if (ai >= 0)
+            consumed[ai] = 1;
+    }
+
+    attrs = ddb_arena_alloc(a, (e->n_fields + item->count + 1) * sizeof(*attrs));
+    if (attrs == NULL) {
+        rc = oom(err);
+        goto done;
+    }
+    for (size_t i = 0; i < e->n_fields; i++) {
+        if (!c.slots[i].set)
+            continue;
+        attrs[n_out].name.ptr = e->fields[i].name;
+        attrs[n_out].name.len = strlen(e->fields[i].name);
+        attrs[n_out++].value = c.slots[i].value;
+    }
+    out->n_declared = n_out;
+    for (size_t i = 0; i < item->count; i++) {
+        if (consumed[i])
+            continue;
+        if (e->undeclared == DDB_UNDECLARED_DROP)
+            continue;
+        if (e->undeclared == DDB_UNDECLARED_REJECT) {
+            rc = ddb_error_set(err, DDB_EINVAL, "undeclared attribute '%.*s' (entity %s rejects "
+                                                "undeclared attributes)",
+                               (int)item->attrs[i].name.len, item->attrs[i].name.ptr, e->name);
+            goto done;
+        }
+        attrs[n_out++] = item->attrs[i];
+    }
+    out->record.attrs = attrs;
+    out->record.count = n_out;
+    rc = 0;
+done:
+    ddb_buf_dispose(&buf);
+    return rc;
+}
+
+int ddb_mapping_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
+                       ddb_error *err)
+{
+    return decode(out, m, item, a, err, 0);
+}
+
+int ddb_mapping_decode_key(ddb_decoded *out, const ddb_mapping *m, const ddb_item *key,
+                           ddb_arena *a, ddb_error *err)
+{
+    return decode(out, m, key, a, err, 1);
+}
+
+/* ---------------------------------------------------------- encode */
+
+typedef struct extras {
+    ddb_attr *attrs;
+    size_t count;
+    size_t cap;
+} extras;
+
+static int extras_add(extras *x, const ddb_attr *at, ddb_arena *a)
+{
+    if (x->count == x->cap) {
+        size_t ncap = x->cap ? x->cap * 2 : 8;
+        ddb_attr *n = ddb_arena_alloc(a, ncap * sizeof(*n));
+        if (n == NULL)
+            return DDB_ENOMEM;
+        if (x->count)
+            memcpy(n, x->attrs, x->count * sizeof(*n));
+        x->attrs = n;
+        x->cap = ncap;
+    }
+    x->attrs[x->count++] = *at;
+    return 0;
+}
+
+/* Takes a record value for field fi: converted to the declared type and checked. */
+static int take_field(tctx *c, int fi, const ddb_value *v, const char *source)
+{
+    const ddb_field *f = &c->e->fields[fi];
+    ddb_value conv;
+    int rc;
+    if ((rc = ddb_value_convert(&conv, v, f->type, c->a, c->err)) != 0 ||
+        (rc = check_constraints(f, &conv, c->err)) != 0)
+        return ddb_error_prefix(c->err, "field %s: ", f->name);
+    return set_slot(c, fi, &conv, source);
+}
+
+/* Unpacks `_extra`: JSON text (CSV), a plain-JSON map in DynamoDB JSON shape
+ * (NDJSON) or, for typed records, a map of typed values. */
+static int take_extra(tctx *c, const ddb_value *v, int typed, extras *x)
+{
+    ddb_value parsed;
+    const ddb_map *mm;
+    int rc;
+
+    if (v->type == DDB_TYPE_NULL)
+        return 0;
+    if (v->type == DDB_TYPE_S) {
+        ddb_json_parser *p = NULL;
+        if (v->u.s.len == 0)
+            return 0;
+        if (ddb_json_parser_new(&p) != 0)
+            return oom(c->err);
+        parsed.type = DDB_TYPE_M;
+        rc = ddb_json_parse_typed_map(p, &parsed.u.m, v->u.s.ptr, v->u.s.len, c->a, c->err);
+        ddb_json_parser_free(p);
+        if (rc != 0)
+            return ddb_error_prefix(c->err, "%s: ", DDB_EXTRA_FIELD);
+        typed = 1;
+        v = &parsed;
+    }
+    if (v->type != DDB_TYPE_M)
+        return ddb_error_set(c->err, DDB_EINVAL, "%s must be an object of DynamoDB JSON values",
+                             DDB_EXTRA_FIELD);
+    mm = &v->u.m;
+    for (size_t i = 0; i < mm->count; i++) {
+        ddb_attr at = mm->attrs[i];
+        int fi;
+        if (!typed && (rc = ddb_value_from_typed_json(&at.value, &mm->attrs[i].value, c->a,
+                                                      c->err)) != 0)
+            return ddb_error_prefix(c->err, "%s.%.*s: ", DDB_EXTRA_FIELD, (int)at.name.len,
+                                    at.name.ptr);
+        fi = ddb_entity_field_index(c->e, at.name.ptr, at.name.len);
+        if (fi >= 0) {
+            if (!c->slots[fi].set && (rc = take_field(c, fi, &at.value, DDB_EXTRA_FIELD)) != 0)
+                return rc;
+            continue;
+        }
+        if (extras_add(x, &at, c->a) != 0)
+            return oom(c->err);
+    }
+    return 0;
+}
+
+static int out_has(const ddb_attr *attrs, size_t n, const ddb_str *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (attrs[i].name.len == name->len && memcmp(attrs[i].name.ptr, name->ptr, name->len) == 0)
+            return 1;
+    return 0;
+}
+
+static int encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, const ddb_map *record,
+                  int typed, ddb_arena *a, ddb_error *err, int keys_only)
+{
+    tctx c = {m, e, a, err, NULL, NULL};
+    extras x = {NULL, 0, 0};
+    ddb_buf buf = DDB_BUF_INIT;
+    ddb_attr *attrs;
+    size_t n = 0;
+    int rc = 0;
+
+    memset(out, 0, sizeof(*out));
+    c.slots = ddb_arena_calloc(a, e->n_fields ? e->n_fields : 1, sizeof(slot));
+    if (c.slots == NULL) {
+        rc = oom(err);
+        goto done;
+    }
+    for (size_t i = 0; i < record->count; i++) {
+        const ddb_attr *at = &record->attrs[i];
+        int fi = ddb_entity_field_index(e, at->name.ptr, at->name.len);
+        if (fi >= 0) {
+            if ((rc = take_field(&c, fi, &at->value, "the record")) != 0)
+                goto done;
+        } else if (at->name.len == strlen(DDB_EXTRA_FIELD) &&
+                   memcmp(at->name.ptr, DDB_EXTRA_FIELD, at->name.len) == 0) {
+            if ((rc = take_extra(&c, &at->value, typed, &x)) != 0)
+                goto done;
+        } else if (extras_add(&x, at, a) != 0) {
+            rc = oom(err);
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < e->n_fields && !keys_only; i++) {
+        if (e->fields[i].required && (!c.slots[i].set || c.slots[i].value.type == DDB_TYPE_NULL)) {
+            rc = ddb_error_set(err, DDB_EINVAL, "required field %s is missing", e->fields[i].name);
+            goto done;
+        }
+    }
+
+    attrs = ddb_arena_alloc(a, (e->n_keys + 1 + e->n_fields + x.count) * sizeof(*attrs));
+    if (attrs == NULL || build_vals(&c) != 0) {
+        rc = oom(err);
+        goto done;
+    }
+    for (size_t k = 0; k < e->n_keys; k++) {
+        const ddb_template *t = &e->keys[k];
+        int table_key = t->role == DDB_ROLE_PK || t->role == DDB_ROLE_SK, missing = -1;
+        const ddb_value *v;
+        if (keys_only && !table_key)
+            continue;
+        v = render_key(&c, t, &buf, &missing, &rc);
+        if (rc == DDB_ENOMATCH) {
+            if (table_key) {
+                rc = ddb_error_set(err, DDB_EINVAL, "cannot compute %s \"%s\": field %s is missing",
+                                   t->attr, t->text, e->fields[missing].name);
+                goto done;
+            }
+            rc = 0;
+            continue; /* sparse index: the item simply is not in it */
+        }
+        if (rc != 0) {
+            ddb_error_prefix(err, "%s: ", t->attr);
+            goto done;
+        }
+        attrs[n].name.ptr = t->attr;
+        attrs[n].name.len = strlen(t->attr);
+        attrs[n++].value = *v;
+    }
+    if (m->table.type_attr && !keys_only) {
+        attrs[n].name.ptr = m->table.type_attr;
+        attrs[n].name.len = strlen(m->table.type_attr);
+        attrs[n++].value = ddb_value_str(DDB_TYPE_S, e->type_value, strlen(e->type_value));
+    }
+    for (size_t i = 0; i < e->n_fields && !keys_only; i++) {
+        if (!e->fields[i].store || !c.slots[i].set)
+            continue;
+        attrs[n].name.ptr = e->fields[i].attribute;
+        attrs[n].name.len = strlen(e->fields[i].attribute);
+        attrs[n++].value = c.slots[i].value;
+    }
+    for (size_t i = 0; i < x.count && !keys_only; i++) {
+        const ddb_str *name = &x.attrs[i].name;
+        if (e->undeclared == DDB_UNDECLARED_DROP)
+            break;
+        if (e->undeclared == DDB_UNDECLARED_REJECT) {
+            rc = ddb_error_set(err, DDB_EINVAL,
+                               "undeclared attribute '%.*s' (entity %s rejects undeclared "
+                               "attributes)",
+                               (int)name->len, name->ptr, e->name);
+            goto done;
+        }
+        if (out_has(attrs, n, name)) {
+            rc = ddb_error_set(err, DDB_EINVAL,
+                               "undeclared attribute '%.*s' would overwrite a computed or "
+                               "declared attribute of the same name",
+                               (int)name->len, name->ptr);
+            goto done;
+        }
+        attrs[n++] = x.attrs[i];
+    }
+    out->attrs = attrs;
+    out->count = n;
+    if (keys_only)
+        rc = ddb_item_validate_key(out, &m->table.schema, err);
+    else
+        rc = ddb_item_validate(out, &m->table.schema, NULL, err);
+done:
+    ddb_buf_dispose(&buf);
+    return rc;
+}
+
+int ddb_mapping_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
+                       const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
+{
+    return encode(out, m, e, record, typed, a, err, 0);
+}
+
+int ddb_mapping_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
+                           const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
+{
+    return encode(out, m, e, record, typed, a, err, 1);
+}

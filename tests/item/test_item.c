@@ -1,0 +1,612 @@
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/error.h"
+#include "ddbpipe/item.h"
+#include "ddbpipe/value.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static ddb_value S(const char *s)
+{
+    return ddb_value_str(DDB_TYPE_S, s, strlen(s));
+}
+
+static ddb_value N(const char *s)
+{
+    return ddb_value_str(DDB_TYPE_N, s, strlen(s));
+}
+
+static ddb_value B(const char *p, size_t n)
+{
+    return ddb_value_str(DDB_TYPE_B, p, n);
+}
+
+static ddb_attr A(const char *name, ddb_value v)
+{
+    ddb_attr a;
+    a.name.ptr = name;
+    a.name.len = strlen(name);
+    a.value = v;
+    return a;
+}
+
+static ddb_value M(ddb_attr *attrs, size_t n)
+{
+    ddb_value v;
+    memset(&v, 0, sizeof(v));
+    v.type = DDB_TYPE_M;
+    v.u.m.attrs = attrs;
+    v.u.m.count = n;
+    return v;
+}
+
+static ddb_value L(ddb_type t, ddb_value *items, size_t n)
+{
+    ddb_value v;
+    memset(&v, 0, sizeof(v));
+    v.type = t;
+    v.u.l.items = items;
+    v.u.l.count = n;
+    return v;
+}
+
+static ddb_item ITEM(ddb_attr *attrs, size_t n)
+{
+    ddb_item it = {attrs, n};
+    return it;
+}
+
+/* ---- sizes ---------------------------------------------------------------- */
+
+Test(item_size, scalars_and_multibyte_utf8)
+{
+    ddb_attr attrs[] = {
+        A("id", S("abc")),                              /* 2 + 3 = 5 */
+        A("n\xC3\xA9v", S("\xE6\x97\xA5\xE6\x9C\xAC")), /* "név" 4 + "日本" 6 = 10 */
+        A("n", N("12345")),                             /* 1 + (1 + 3) = 5 */
+        A("z", N("-0.0012300")),                        /* 1 + (1 + 2) = 4 */
+        A("b", B("\x00\x01\x02", 3)),                   /* 1 + 3 = 4 */
+        A("t", ddb_value_bool(1)),                      /* 1 + 1 = 2 */
+        A("nul", ddb_value_null()),                     /* 3 + 1 = 4 */
+    };
+    ddb_item it = ITEM(attrs, COUNT(attrs));
+    size_t size = 0;
+
+    cr_assert_eq(ddb_value_size(&attrs[1].value), 6);
+    cr_assert_eq(ddb_value_size(&attrs[2].value), 4);
+    cr_assert_eq(ddb_value_size(&attrs[3].value), 3);
+    cr_assert_eq(ddb_item_size(&it), 34);
+    cr_assert_eq(ddb_item_validate(&it, NULL, &size, NULL), 0);
+    cr_assert_eq(size, 34);
+}
+
+Test(item_size, list_and_nested_map)
+{
+    ddb_value list_items[] = {S("xy"), N("1"), ddb_value_bool(0)};
+    ddb_attr inner[] = {A("c", ddb_value_null())};
+    ddb_attr outer[] = {A("a", S("hi")), A("bb", M(inner, 1))};
+    ddb_attr attrs[] = {
+        /* 1 + (3 + 3 elements + 2 + 2 + 1) = 12 */
+        A("l", L(DDB_TYPE_L, list_items, 3)),
+        /* inner {c: NULL} = 3 + (1 + 1 + 1) = 6; outer = 3 + (1 + 1 + 2) + (1 + 2 + 6) = 16 */
+        A("m", M(outer, 2)), A("e", M(NULL, 0)), /* 1 + 3 */
+        A("f", L(DDB_TYPE_L, NULL, 0)),          /* 1 + 3 */
+    };
+    ddb_item it = ITEM(attrs, COUNT(attrs));
+    size_t size = 0;
+
+    cr_assert_eq(ddb_value_size(&attrs[0].value), 11);
+    cr_assert_eq(ddb_value_size(&attrs[1].value.u.m.attrs[1].value), 6);
+    cr_assert_eq(ddb_value_size(&attrs[1].value), 16);
+    cr_assert_eq(ddb_item_size(&it), 12 + 17 + 4 + 4);
+    cr_assert_eq(ddb_item_validate(&it, NULL, &size, NULL), 0);
+    cr_assert_eq(size, 37);
+}
+
+Test(item_size, sets_have_no_overhead)
+{
+    ddb_value ss[] = {S("a"), S("bcd"), S("")};
+    ddb_value ns[] = {N("1"), N("100"), N("12345")};
+    ddb_value bs[] = {B("\xff\xfe\xfd", 3), B("", 0)};
+    ddb_attr attrs[] = {
+        A("ss", L(DDB_TYPE_SS, ss, 3)), /* 2 + 4 */
+        A("ns", L(DDB_TYPE_NS, ns, 3)), /* 2 + (2 + 2 + 4) */
+        A("bs", L(DDB_TYPE_BS, bs, 2)), /* 2 + 3 */
+    };
+    ddb_item it = ITEM(attrs, COUNT(attrs));
+    size_t size = 0;
+
+    cr_assert_eq(ddb_value_size(&attrs[0].value), 4);
+    cr_assert_eq(ddb_value_size(&attrs[1].value), 8);
+    cr_assert_eq(ddb_value_size(&attrs[2].value), 3);
+    cr_assert_eq(ddb_item_validate(&it, NULL, &size, NULL), 0);
+    cr_assert_eq(size, 6 + 10 + 5);
+    cr_assert_eq(ddb_item_size(&it), 21);
+}
+
+/* pk = "x" (3 bytes with its name) + "d" binary of dlen bytes (1 + dlen) */
+static int validate_sized(size_t dlen, size_t *size, ddb_error *err)
+{
+    char *data = calloc(dlen ? dlen : 1, 1);
+    ddb_attr attrs[2];
+    ddb_item it;
+    int rc;
+
+    cr_assert_not_null(data);
+    attrs[0] = A("pk", S("x"));
+    attrs[1] = A("d", B(data, dlen));
+    it = ITEM(attrs, 2);
+    rc = ddb_item_validate(&it, NULL, size, err);
+    free(data);
+    return rc;
+}
+
+Test(item_size, limit_400kb_exact_boundary)
+{
+    ddb_error err = {0};
+    size_t size = 0;
+
+    cr_assert_eq(validate_sized(409596, &size, &err), 0, "%s", err.message);
+    cr_assert_eq(size, 409600);
+    cr_assert_eq(validate_sized(409597, &size, &err), DDB_ETOOBIG);
+    cr_assert_eq(size, 409601);
+    cr_assert(strncmp(err.message, "item size 409601 bytes exceeds 400 KB", 37) == 0, "%s",
+              err.message);
+}
+
+/* ---- sets ----------------------------------------------------------------- */
+
+static int check(ddb_value v, const char *path, ddb_error *err)
+{
+    ddb_error_clear(err);
+    return ddb_value_validate(&v, path, err);
+}
+
+Test(item_sets, duplicate_string_member)
+{
+    ddb_value ss[] = {S("x"), S("y"), S("x")};
+    ddb_error err;
+
+    cr_assert_eq(check(L(DDB_TYPE_SS, ss, 3), "tags", &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "attribute 'tags': string set has duplicate member 'x'");
+    cr_assert_eq(check(L(DDB_TYPE_SS, ss, 2), "tags", &err), 0);
+}
+
+Test(item_sets, duplicate_numbers_compared_numerically)
+{
+    ddb_value ns[] = {N("1"), N("2"), N("1.00")};
+    ddb_value zeros[] = {N("-0"), N("0E5")};
+    ddb_value distinct[] = {N("1"), N("1.5"), N("-1"), N("10"), N("0.1"), N("0")};
+    ddb_error err;
+
+    cr_assert_eq(check(L(DDB_TYPE_NS, ns, 3), "nums", &err), DDB_EINVAL);
+    cr_assert_str_eq(
+        err.message,
+        "attribute 'nums': number set has duplicate member '1.00' (same value as '1')");
+    cr_assert_eq(check(L(DDB_TYPE_NS, zeros, 2), "nums", &err), DDB_EINVAL);
+    cr_assert_eq(check(L(DDB_TYPE_NS, distinct, COUNT(distinct)), "nums", &err), 0, "%s",
+                 err.message);
+}
+
+Test(item_sets, duplicate_binary_member)
+{
+    ddb_value bs[] = {B("\x00\x01", 2), B("\x00\x02", 2), B("\x00\x01", 2)};
+    ddb_value ok[] = {B("\x00\x01", 2), B("\x00", 1), B("", 0)};
+    ddb_error err;
+
+    cr_assert_eq(check(L(DDB_TYPE_BS, bs, 3), "bin", &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "attribute 'bin': binary set has duplicate member 'AAE='");
+    cr_assert_eq(check(L(DDB_TYPE_BS, ok, 3), "bin", &err), 0, "%s", err.message);
+}
+
+Test(item_sets, empty_and_mixed_sets_rejected)
+{
+    ddb_value mixed[] = {S("a"), N("1")};
+    ddb_value bad_n[] = {N("1"), N("1e999")};
+    ddb_value bad_s[] = {S("ok"), S("\xC3\x28")};
+    ddb_error err;
+
+    cr_assert_eq(check(L(DDB_TYPE_SS, NULL, 0), "s", &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "attribute 's': string set is empty");
+    cr_assert_eq(check(L(DDB_TYPE_NS, NULL, 0), "s", &err), DDB_EINVAL);
+    cr_assert_eq(check(L(DDB_TYPE_BS, NULL, 0), "s", &err), DDB_EINVAL);
+    cr_assert_eq(check(L(DDB_TYPE_SS, mixed, 2), "s", &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "attribute 's': string set member 1 is N, expected S");
+    cr_assert_eq(check(L(DDB_TYPE_NS, mixed, 2), "s", &err), DDB_EINVAL);
+    cr_assert_eq(check(L(DDB_TYPE_NS, bad_n, 2), "s", &err), DDB_EINVAL);
+    cr_assert(strstr(err.message, "attribute 's': number '1e999' is too large") != NULL, "%s",
+              err.message);
+    cr_assert_eq(check(L(DDB_TYPE_SS, bad_s, 2), "s", &err), DDB_EINVAL);
+    cr_assert(strstr(err.message, "not valid UTF-8") != NULL, "%s", err.message);
+}
+
+Test(item_sets, large_sets_use_hashing_and_still_find_duplicates)
+{
+    enum { NS_COUNT = 100, SS_COUNT = 5000 };
+    static char texts[SS_COUNT][16];
+    static ddb_value members[SS_COUNT];
+    ddb_error err;
+
+    for (int i = 0; i < SS_COUNT; i++) {
+        snprintf(texts[i], sizeof(texts[i]), "m%d", i);
+        members[i] = S(texts[i]);
+    }
+    cr_assert_eq(check(L(DDB_TYPE_SS, members, SS_COUNT), "big", &err), 0, "%s", err.message);
+    members[SS_COUNT - 1] = S("m17");
+    cr_assert_eq(check(L(DDB_TYPE_SS, members, SS_COUNT), "big", &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "attribute 'big': string set has duplicate member 'm17'");
+
+    for (int i = 0; i < NS_COUNT; i++) {
+        snprintf(texts[i], sizeof(texts[i]), "%d", i * 3);
+        members[i] = N(texts[i]);
+    }
+    cr_assert_eq(check(L(DDB_TYPE_NS, members, NS_COUNT), "big", &err), 0, "%s", err.message);
+    members[NS_COUNT - 1] = N("1.5E1"); /* == 15 == member 5 */
+    cr_assert_eq(check(L(DDB_TYPE_NS, members, NS_COUNT), "big", &err), DDB_EINVAL);
+    cr_assert(strstr(err.message, "duplicate member '1.5E1' (same value as '15')") != NULL, "%s",
+              err.message);
+}
+
+/* ---- nesting -------------------------------------------------------------- */
+
+/* levels maps (or lists) wrapped around a scalar: the scalar is at level + 1. */
+static ddb_value deep(ddb_type kind, int wraps, ddb_value *vals, ddb_attr *attrs)
+{
+    vals[0] = S("leaf");
+    for (int i = 1; i <= wraps; i++) {
+        if (kind == DDB_TYPE_M) {
+            attrs[i] = A("b", vals[i - 1]);
+            vals[i] = M(&attrs[i], 1);
+        } else {
+            vals[i] = L(DDB_TYPE_L, &vals[i - 1], 1);
+        }
+    }
+    return vals[wraps];
+}
+
+Test(item_depth, maps_32_levels_accepted_33_rejected)
+{
+    ddb_value vals[40];
+    ddb_attr attrs[40], top[2];
+    ddb_item it;
+    ddb_error err = {0};
+    char expect[256];
+
+    /* 31 maps + scalar = 32 levels */
+    top[0] = A("pk", S("k"));
+    top[1] = A("a", deep(DDB_TYPE_M, 31, vals, attrs));
+    it = ITEM(top, 2);
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), 0, "%s", err.message);
+
+    /* 32 maps + scalar = 33 levels */
+    top[1] = A("a", deep(DDB_TYPE_M, 32, vals, attrs));
+    it = ITEM(top, 2);
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), DDB_EINVAL);
+    strcpy(expect, "attribute 'a");
+    for (int i = 0; i < 32; i++)
+        strcat(expect, ".b");
+    strcat(expect, "': nesting deeper than 32 levels");
+    cr_assert_str_eq(err.message, expect);
+
+    /* an empty map at level 32 is still level 32 */
+    vals[0] = M(NULL, 0);
+    for (int i = 1; i <= 31; i++) {
+        attrs[i] = A("b", vals[i - 1]);
+        vals[i] = M(&attrs[i], 1);
+    }
+    top[1] = A("a", vals[31]);
+    it = ITEM(top, 2);
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), 0, "%s", err.message);
+}
+
+Test(item_depth, lists_32_levels_accepted_33_rejected)
+{
+    ddb_value vals[40];
+    ddb_error err = {0};
+    char expect[256];
+
+    cr_assert_eq(check(deep(DDB_TYPE_L, 31, vals, NULL), "a", &err), 0, "%s", err.message);
+    cr_assert_eq(check(deep(DDB_TYPE_L, 32, vals, NULL), "a", &err), DDB_EINVAL);
+    strcpy(expect, "attribute 'a");
+    for (int i = 0; i < 32; i++)
+        strcat(expect, "[0]");
+    strcat(expect, "': nesting deeper than 32 levels");
+    cr_assert_str_eq(err.message, expect);
+}
+
+Test(item_depth, sets_do_not_add_a_level)
+{
+    ddb_value vals[40];
+    ddb_value ss[] = {S("x")};
+    ddb_error err = {0};
+
+    /* 31 lists around a string set: the set is at level 32 */
+    deep(DDB_TYPE_L, 31, vals, NULL);
+    vals[0] = L(DDB_TYPE_SS, ss, 1);
+    cr_assert_eq(check(vals[31], "a", &err), 0, "%s", err.message);
+}
+
+/* ---- maps and values ------------------------------------------------------ */
+
+Test(item_values, duplicate_map_names)
+{
+    ddb_attr inner[] = {A("a", S("1")), A("b", S("2")), A("a", S("3"))};
+    ddb_attr top[] = {A("m", M(inner, 3))};
+    ddb_attr dup_top[] = {A("x", S("1")), A("y", S("2")), A("x", N("3"))};
+    ddb_item it = ITEM(top, 1);
+    ddb_error err = {0};
+
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "attribute 'm': map has duplicate attribute name 'a'");
+    it = ITEM(dup_top, 3);
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "duplicate attribute name 'x'");
+}
+
+Test(item_values, ten_thousand_attribute_map)
+{
+    enum { COUNT_ATTRS = 10000 };
+    static char names[COUNT_ATTRS][16];
+    static ddb_attr attrs[COUNT_ATTRS];
+    ddb_attr top[1];
+    ddb_item it;
+    ddb_error err = {0};
+    size_t size = 0;
+
+    for (int i = 0; i < COUNT_ATTRS; i++) {
+        snprintf(names[i], sizeof(names[i]), "attr%05d", i);
+        attrs[i] = A(names[i], ddb_value_bool(1));
+    }
+    top[0] = A("m", M(attrs, COUNT_ATTRS));
+    it = ITEM(top, 1);
+    cr_assert_eq(ddb_item_validate(&it, NULL, &size, &err), 0, "%s", err.message);
+    /* 1 + 3 + 10000 * (1 + 9 + 1) */
+    cr_assert_eq(size, 1 + 3 + COUNT_ATTRS * 11);
+
+    /* the same as a top-level item */
+    it = ITEM(attrs, COUNT_ATTRS);
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), 0, "%s", err.message);
+    attrs[COUNT_ATTRS - 1].name = attrs[4242].name;
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "duplicate attribute name 'attr04242'");
+}
+
+Test(item_values, invalid_scalars_name_their_path)
+{
+    ddb_value list_items[] = {S("ok"), S("\xC3\x28")};
+    ddb_attr inner[] = {A("n", N("1..2"))};
+    ddb_attr top[] = {A("l", L(DDB_TYPE_L, list_items, 2))};
+    ddb_attr top2[] = {A("m", M(inner, 1))};
+    ddb_item it = ITEM(top, 1);
+    ddb_error err = {0};
+
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "attribute 'l[1]': string is not valid UTF-8 (byte 0)");
+    it = ITEM(top2, 1);
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message,
+                     "attribute 'm.n': not a number: '1..2' (unexpected '.' at offset 2)");
+    /* NULL err is allowed */
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, NULL), DDB_EINVAL);
+    /* UTF-8 error found after a long ASCII run (word-at-a-time path) */
+    cr_assert_eq(check(S("abcdefghijklmnopqrstuvwxyz\xE2\x82"), "s", &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "attribute 's': string is not valid UTF-8 (byte 26)");
+    cr_assert_eq(check(S("abcdefghijklmnopqrstuvwxyz\xE2\x82\xAC"), "s", &err), 0);
+    cr_assert_eq(check(S(""), "s", &err), 0);
+}
+
+Test(item_values, attribute_names)
+{
+    ddb_attr empty[] = {A("", S("x"))};
+    ddb_attr bad[] = {A("ok", S("x")), A("\xFF", S("x"))};
+    ddb_attr nested_empty[] = {A("", S("x"))};
+    ddb_attr top[] = {A("m", M(nested_empty, 1))};
+    ddb_item it = ITEM(empty, 1);
+    ddb_error err = {0};
+
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), DDB_EINVAL);
+    cr_assert(strstr(err.message, "empty name") != NULL, "%s", err.message);
+    it = ITEM(bad, 2);
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), DDB_EINVAL);
+    cr_assert(strstr(err.message, "not valid UTF-8") != NULL, "%s", err.message);
+    it = ITEM(top, 1);
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), 0, "%s", err.message);
+}
+
+/* ---- keys ----------------------------------------------------------------- */
+
+static const ddb_key_attr gsi_pk[] = {{"gpk", DDB_TYPE_S}};
+static const ddb_key_attr gsi_sk[] = {{"gsk", DDB_TYPE_N}, {"lsk", DDB_TYPE_B}};
+
+static ddb_key_schema schema(void)
+{
+    ddb_key_schema ks;
+    memset(&ks, 0, sizeof(ks));
+    ks.partition.name = "pk";
+    ks.partition.type = DDB_TYPE_S;
+    ks.sort.name = "sk";
+    ks.sort.type = DDB_TYPE_S;
+    ks.index_pk = gsi_pk;
+    ks.n_index_pk = 1;
+    ks.index_sk = gsi_sk;
+    ks.n_index_sk = 2;
+    return ks;
+}
+
+static int validate_keys(size_t pk_len, size_t sk_len, ddb_error *err)
+{
+    char *pk = malloc(pk_len + 1), *sk = malloc(sk_len + 1);
+    ddb_attr attrs[3];
+    ddb_key_schema ks = schema();
+    ddb_item it;
+    int rc;
+
+    memset(pk, 'p', pk_len);
+    memset(sk, 's', sk_len);
+    attrs[0] = A("pk", ddb_value_str(DDB_TYPE_S, pk, pk_len));
+    attrs[1] = A("sk", ddb_value_str(DDB_TYPE_S, sk, sk_len));
+    attrs[2] = A("other", S("v"));
+    it = ITEM(attrs, 3);
+    ddb_error_clear(err);
+    rc = ddb_item_validate(&it, &ks, NULL, err);
+    cr_assert_eq(ddb_item_validate_key(&it, &ks, NULL), rc);
+    free(pk);
+    free(sk);
+    return rc;
+}
+
+Test(item_keys, partition_and_sort_key_boundaries)
+{
+    ddb_error err;
+
+    cr_assert_eq(validate_keys(2048, 1024, &err), 0, "%s", err.message);
+    cr_assert_eq(validate_keys(2049, 1, &err), DDB_ETOOBIG);
+    cr_assert_str_eq(err.message, "partition key 'pk' is 2049 bytes (max 2048)");
+    cr_assert_eq(validate_keys(1, 1025, &err), DDB_ETOOBIG);
+    cr_assert_str_eq(err.message, "sort key 'sk' is 1025 bytes (max 1024)");
+    cr_assert_eq(validate_keys(0, 1, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "partition key 'pk' is empty");
+    cr_assert_eq(validate_keys(1, 0, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "sort key 'sk' is empty");
+}
+
+Test(item_keys, key_size_counts_utf8_bytes)
+{
+    /* 512 two-byte characters = 1024 bytes: ok; one more byte: too big */
+    char sk[1026];
+    ddb_attr attrs[2];
+    ddb_key_schema ks = schema();
+    ddb_item it;
+    ddb_error err = {0};
+
+    for (int i = 0; i < 512; i++) {
+        sk[2 * i] = (char)0xC3;
+        sk[2 * i + 1] = (char)0xA9;
+    }
+    attrs[0] = A("pk", S("p"));
+    attrs[1] = A("sk", ddb_value_str(DDB_TYPE_S, sk, 1024));
+    it = ITEM(attrs, 2);
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), 0, "%s", err.message);
+    sk[1024] = 'x';
+    attrs[1] = A("sk", ddb_value_str(DDB_TYPE_S, sk, 1025));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), DDB_ETOOBIG);
+}
+
+Test(item_keys, binary_and_number_keys)
+{
+    char *buf = calloc(2049, 1);
+    ddb_attr attrs[1];
+    ddb_key_schema ks;
+    ddb_item it = ITEM(attrs, 1);
+    ddb_error err = {0};
+
+    memset(&ks, 0, sizeof(ks));
+    ks.partition.name = "id";
+    ks.partition.type = DDB_TYPE_B;
+    attrs[0] = A("id", B(buf, 2048));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), 0, "%s", err.message);
+    attrs[0] = A("id", B(buf, 2049));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), DDB_ETOOBIG);
+    cr_assert_str_eq(err.message, "partition key 'id' is 2049 bytes (max 2048)");
+    attrs[0] = A("id", B(buf, 0));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), DDB_EINVAL);
+    free(buf);
+
+    ks.partition.type = DDB_TYPE_N;
+    attrs[0] = A("id", N("0"));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), 0, "%s", err.message);
+    attrs[0] = A("id", N("12abc"));
+    cr_assert_eq(ddb_item_validate_key(&it, &ks, &err), DDB_EINVAL);
+    cr_assert(strncmp(err.message, "partition key 'id': not a number: '12abc'", 41) == 0, "%s",
+              err.message);
+    attrs[0] = A("id", S("12"));
+    cr_assert_eq(ddb_item_validate_key(&it, &ks, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "partition key 'id' must be N, got S");
+}
+
+Test(item_keys, missing_keys)
+{
+    ddb_attr attrs[] = {A("pk", S("p")), A("x", S("v"))};
+    ddb_key_schema ks = schema();
+    ddb_item it = ITEM(attrs, 2);
+    ddb_error err = {0};
+
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "missing sort key 'sk'");
+    cr_assert_eq(ddb_item_validate_key(&it, &ks, &err), DDB_EINVAL);
+    it = ITEM(attrs + 1, 1);
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "missing partition key 'pk'");
+    /* no schema: keys not checked */
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), 0);
+    ks.partition.name = NULL;
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), 0);
+    cr_assert_eq(ddb_item_validate_key(&it, &ks, &err), 0);
+}
+
+Test(item_keys, index_keys_optional_but_checked_when_present)
+{
+    char *big = malloc(2049);
+    ddb_attr attrs[3];
+    ddb_key_schema ks = schema();
+    ddb_item it = ITEM(attrs, 3);
+    ddb_error err = {0};
+
+    memset(big, 'g', 2049);
+    attrs[0] = A("pk", S("p"));
+    attrs[1] = A("sk", S("s"));
+
+    /* sparse index: absent is fine */
+    it = ITEM(attrs, 2);
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), 0, "%s", err.message);
+
+    it = ITEM(attrs, 3);
+    attrs[2] = A("gpk", ddb_value_str(DDB_TYPE_S, big, 2048));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), 0, "%s", err.message);
+    attrs[2] = A("gpk", ddb_value_str(DDB_TYPE_S, big, 2049));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), DDB_ETOOBIG);
+    cr_assert_str_eq(err.message, "index partition key 'gpk' is 2049 bytes (max 2048)");
+    attrs[2] = A("gpk", S(""));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "index partition key 'gpk' is empty");
+    attrs[2] = A("gpk", N("1"));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "index partition key 'gpk' must be S, got N");
+
+    attrs[2] = A("gsk", S("1"));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "index sort key 'gsk' must be N, got S");
+    attrs[2] = A("lsk", B(big, 1024));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), 0, "%s", err.message);
+    attrs[2] = A("lsk", B(big, 1025));
+    cr_assert_eq(ddb_item_validate(&it, &ks, NULL, &err), DDB_ETOOBIG);
+    cr_assert_str_eq(err.message, "index sort key 'lsk' is 1025 bytes (max 1024)");
+
+    /* key-only validation ignores index keys */
+    cr_assert_eq(ddb_item_validate_key(&it, &ks, &err), 0, "%s", err.message);
+    free(big);
+}
+
+Test(item_values, name_length_and_unnamed_root)
+{
+    char *name = malloc(65536);
+    ddb_attr attrs[1];
+    ddb_item it = ITEM(attrs, 1);
+    ddb_error err = {0};
+
+    memset(name, 'n', 65536);
+    attrs[0].name.ptr = name;
+    attrs[0].name.len = 65535;
+    attrs[0].value = S("v");
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), 0, "%s", err.message);
+    attrs[0].name.len = 65536;
+    cr_assert_eq(ddb_item_validate(&it, NULL, NULL, &err), DDB_EINVAL);
+    cr_assert(strstr(err.message, "...' is 65536 bytes (max 65535)") != NULL, "%s", err.message);
+    free(name);
+
+    cr_assert_eq(check(N("abc"), NULL, &err), DDB_EINVAL);
+    cr_assert_str_eq(err.message, "value: not a number: 'abc' (unexpected 'a' at offset 0)");
+}

@@ -1,0 +1,239 @@
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "ddbpipe/json.h"
+
+static ddb_json_parser *p;
+static ddb_arena *a;
+static ddb_error err;
+
+static void setup(void)
+{
+    cr_assert_eq(ddb_json_parser_new(&p), 0);
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+    ddb_error_clear(&err);
+}
+
+static void teardown(void)
+{
+    ddb_json_parser_free(p);
+    ddb_arena_free(a);
+}
+
+TestSuite(json, .init = setup, .fini = teardown);
+
+static ddb_map parse_map(const char *text)
+{
+    ddb_map m;
+    int rc = ddb_json_parse_typed_map(p, &m, text, strlen(text), a, &err);
+    cr_assert_eq(rc, 0, "parse failed: %s", err.message);
+    return m;
+}
+
+static int parse_map_fails(const char *text)
+{
+    ddb_map m;
+    ddb_error_clear(&err);
+    return ddb_json_parse_typed_map(p, &m, text, strlen(text), a, &err) != 0;
+}
+
+static char *typed_text(const ddb_map *m)
+{
+    static char out[65536];
+    ddb_buf b = DDB_BUF_INIT;
+    cr_assert_eq(ddb_json_put_typed_map(&b, m), 0);
+    cr_assert_lt(b.len, sizeof(out));
+    memcpy(out, b.ptr, b.len + 1);
+    ddb_buf_dispose(&b);
+    return out;
+}
+
+Test(json, parses_all_ten_types_and_writes_them_back_identically)
+{
+    const char *text =
+        "{\"s\":{\"S\":\"hello\"},\"n\":{\"N\":\"12345678901234567890123456789012345678\"},"
+        "\"b\":{\"B\":\"AAEC/w==\"},\"t\":{\"BOOL\":true},\"f\":{\"BOOL\":false},"
+        "\"z\":{\"NULL\":true},\"m\":{\"M\":{\"k\":{\"S\":\"v\"}}},"
+        "\"l\":{\"L\":[{\"N\":\"1\"},{\"S\":\"x\"}]},\"ss\":{\"SS\":[\"a\",\"b\"]},"
+        "\"ns\":{\"NS\":[\"1\",\"2.5\"]},\"bs\":{\"BS\":[\"AQ==\",\"Ag==\"]}}";
+    ddb_map m = parse_map(text);
+    cr_assert_eq(m.count, 11);
+    cr_assert_eq(m.attrs[0].value.type, DDB_TYPE_S);
+    cr_assert_eq(m.attrs[1].value.type, DDB_TYPE_N);
+    cr_assert_eq(m.attrs[1].value.u.s.len, 38);
+    cr_assert_eq(m.attrs[2].value.type, DDB_TYPE_B);
+    cr_assert_eq(m.attrs[2].value.u.s.len, 4);
+    cr_assert_eq(memcmp(m.attrs[2].value.u.s.ptr, "\x00\x01\x02\xff", 4), 0);
+    cr_assert_eq(m.attrs[3].value.u.boolean, 1);
+    cr_assert_eq(m.attrs[4].value.u.boolean, 0);
+    cr_assert_eq(m.attrs[5].value.type, DDB_TYPE_NULL);
+    cr_assert_eq(m.attrs[6].value.u.m.count, 1);
+    cr_assert_eq(m.attrs[7].value.u.l.count, 2);
+    cr_assert_eq(m.attrs[10].value.type, DDB_TYPE_BS);
+    cr_assert_eq(m.attrs[10].value.u.l.items[1].u.s.ptr[0], 2);
+    cr_assert_str_eq(typed_text(&m), text);
+}
+
+Test(json, unescaped_strings_point_into_the_input)
+{
+    const char *text = "{\"a\":{\"S\":\"plain\"}}";
+    ddb_map m = parse_map(text);
+    cr_assert(m.attrs[0].value.u.s.ptr >= text && m.attrs[0].value.u.s.ptr < text + strlen(text));
+}
+
+Test(json, escapes_and_surrogate_pairs_decode_to_utf8)
+{
+    ddb_map m = parse_map("{\"a\":{\"S\":\"q\\\"b\\\\s\\/n\\n\\u00e9\\ud83d\\ude00\"}}");
+    const ddb_str *s = &m.attrs[0].value.u.s;
+    const char want[] = "q\"b\\s/n\n\xc3\xa9\xf0\x9f\x98\x80";
+    cr_assert_eq(s->len, sizeof(want) - 1);
+    cr_assert_eq(memcmp(s->ptr, want, s->len), 0);
+}
+
+Test(json, multibyte_utf8_passes_through_both_ways)
+{
+    const char *text = "{\"名前\":{\"S\":\"日本語 – ü 😀\"}}";
+    ddb_map m = parse_map(text);
+    cr_assert_eq(m.attrs[0].name.len, 6);
+    cr_assert_str_eq(typed_text(&m), text);
+}
+
+Test(json, rejects_lone_surrogates_and_bad_utf8)
+{
+    cr_assert(parse_map_fails("{\"a\":{\"S\":\"\\ud83d\"}}"));
+    cr_assert(strstr(err.message, "surrogate") != NULL, "%s", err.message);
+    cr_assert(parse_map_fails("{\"a\":{\"S\":\"\\ude00x\"}}"));
+    cr_assert(parse_map_fails("{\"a\":{\"S\":\"\xc3\x28\"}}"));
+    cr_assert(strstr(err.message, "UTF-8") != NULL, "%s", err.message);
+    cr_assert(parse_map_fails("{\"a\":{\"S\":\"\xed\xa0\x80\"}}")); /* encoded surrogate */
+    cr_assert(parse_map_fails("{\"a\":{\"S\":\"tab\there\"}}"));  /* raw control char */
+}
+
+Test(json, errors_name_the_attribute_path_and_column)
+{
+    cr_assert(parse_map_fails("{\"outer\":{\"M\":{\"list\":{\"L\":[{\"S\":\"ok\"},{\"Q\":\"x\"}]}}}}"));
+    cr_assert(strstr(err.message, "outer.list[1]") != NULL, "%s", err.message);
+    cr_assert(strstr(err.message, "unknown type 'Q'") != NULL, "%s", err.message);
+    cr_assert(strstr(err.message, "column 41") != NULL, "%s", err.message);
+}
+
+Test(json, rejects_malformed_typed_values)
+{
+    cr_assert(parse_map_fails("{\"a\":{\"S\":\"x\",\"N\":\"1\"}}"));
+    cr_assert(strstr(err.message, "more than one type") != NULL, "%s", err.message);
+    cr_assert(parse_map_fails("{\"a\":{}}"));
+    cr_assert(parse_map_fails("{\"a\":{\"NULL\":false}}"));
+    cr_assert(parse_map_fails("{\"a\":{\"BOOL\":\"true\"}}"));
+    cr_assert(parse_map_fails("{\"a\":{\"B\":\"AAE\"}}"));
+    cr_assert(strstr(err.message, "base64") != NULL, "%s", err.message);
+    cr_assert(parse_map_fails("{\"a\":{\"B\":\"A=AA\"}}"));
+    cr_assert(parse_map_fails("{\"a\":{\"S\":\"x\"}"));
+    cr_assert(parse_map_fails("{\"a\":{\"S\":\"x\"}} trailing"));
+    cr_assert(parse_map_fails("{\"a\":\"x\"}"));
+}
+
+Test(json, plain_numbers_keep_their_text_beyond_64_bits)
+{
+    const char *text = "{\"big\":123456789012345678901234567890123456789,\"neg\":-0.000000000001,"
+                       "\"e\":1.5E+300,\"u64max\":18446744073709551616}";
+    ddb_value v;
+    ddb_buf b = DDB_BUF_INIT;
+    cr_assert_eq(ddb_json_parse_plain(p, &v, text, strlen(text), a, &err), 0, "%s", err.message);
+    cr_assert_eq(v.type, DDB_TYPE_M);
+    cr_assert_eq(v.u.m.attrs[0].value.type, DDB_TYPE_N);
+    cr_assert_eq(v.u.m.attrs[0].value.u.s.len, 39);
+    cr_assert_eq(memcmp(v.u.m.attrs[3].value.u.s.ptr, "18446744073709551616", 20), 0);
+    ddb_json_put_plain_value(&b, &v);
+    cr_assert_str_eq(b.ptr, text);
+    ddb_buf_dispose(&b);
+}
+
+Test(json, plain_maps_types)
+{
+    const char *text = " {\"s\":\"x\",\"t\":true,\"n\":null,\"l\":[1,\"a\",[]],\"o\":{}} ";
+    ddb_value v;
+    cr_assert_eq(ddb_json_parse_plain(p, &v, text, strlen(text), a, &err), 0, "%s", err.message);
+    cr_assert_eq(v.u.m.attrs[0].value.type, DDB_TYPE_S);
+    cr_assert_eq(v.u.m.attrs[1].value.type, DDB_TYPE_BOOL);
+    cr_assert_eq(v.u.m.attrs[2].value.type, DDB_TYPE_NULL);
+    cr_assert_eq(v.u.m.attrs[3].value.type, DDB_TYPE_L);
+    cr_assert_eq(v.u.m.attrs[3].value.u.l.count, 3);
+    cr_assert_eq(v.u.m.attrs[4].value.type, DDB_TYPE_M);
+    cr_assert_eq(v.u.m.attrs[4].value.u.m.count, 0);
+}
+
+Test(json, plain_rejects_invalid_json_numbers_and_literals)
+{
+    const char *bad[] = {"01", "1.", ".5", "+1", "1e", "-", "tru", "nul", "[1,]", "{\"a\" 1}",
+                         "[1 2]", "\"abc", "{\"a\":1,}"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ddb_value v;
+        cr_assert_neq(ddb_json_parse_plain(p, &v, bad[i], strlen(bad[i]), a, &err), 0, "%s",
+                      bad[i]);
+    }
+}
+
+Test(json, deep_nesting_is_bounded_not_a_stack_overflow)
+{
+    static char text[200000];
+    size_t n = 0;
+    ddb_value v;
+    for (int i = 0; i < 50000; i++)
+        text[n++] = '[';
+    for (int i = 0; i < 50000; i++)
+        text[n++] = ']';
+    cr_assert_neq(ddb_json_parse_plain(p, &v, text, n, a, &err), 0);
+    cr_assert(strstr(err.message, "nested deeper") != NULL, "%s", err.message);
+}
+
+Test(json, line_kinds_parse_and_sniff)
+{
+    const char *item = "{\"Item\":{\"pk\":{\"S\":\"a\"}}}";
+    const char *bare = "{\"pk\":{\"S\":\"a\"},\"n\":{\"N\":\"1\"}}";
+    const char *change = "{\"Metadata\":{\"WriteTimestampMicros\":{\"N\":\"1716790390720026\"}},"
+                         "\"Keys\":{\"name\":{\"S\":\"Olwen4734\"}},"
+                         "\"NewImage\":{\"name\":{\"S\":\"Olwen4734\"}}}";
+    const char *plain = "{\"userId\":\"u1\",\"createTime\":1600000000}";
+    ddb_json_line_kind k;
+    ddb_map m;
+    ddb_json_change ch;
+
+    cr_assert(ddb_json_sniff_line(&k, item, strlen(item)));
+    cr_assert_eq(k, DDB_JSON_LINE_ITEM);
+    cr_assert(ddb_json_sniff_line(&k, bare, strlen(bare)));
+    cr_assert_eq(k, DDB_JSON_LINE_BARE);
+    cr_assert(ddb_json_sniff_line(&k, change, strlen(change)));
+    cr_assert_eq(k, DDB_JSON_LINE_CHANGE);
+    cr_assert_not(ddb_json_sniff_line(&k, plain, strlen(plain)));
+
+    cr_assert_eq(ddb_json_parse_line(p, DDB_JSON_LINE_ITEM, &m, NULL, item, strlen(item), a, &err),
+                 0);
+    cr_assert_eq(m.count, 1);
+    cr_assert_eq(
+        ddb_json_parse_line(p, DDB_JSON_LINE_CHANGE, NULL, &ch, change, strlen(change), a, &err), 0);
+    cr_assert(ch.has_new_image);
+    cr_assert_not(ch.has_old_image);
+    cr_assert_eq(ch.write_time.len, 16);
+    cr_assert_eq(ch.keys.count, 1);
+    /* An ITEM line with a second envelope key is malformed, not half-read. */
+    cr_assert_neq(ddb_json_parse_line(p, DDB_JSON_LINE_ITEM, &m, NULL,
+                                      "{\"Item\":{},\"x\":1}", 17, a, &err),
+                  0);
+}
+
+Test(json, string_writer_escapes_control_characters)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    ddb_json_put_string(&b, "a\"b\\c\n\x01\x1f\x7f/", 10);
+    cr_assert_str_eq(b.ptr, "\"a\\\"b\\\\c\\n\\u0001\\u001f\x7f/\"");
+    ddb_buf_dispose(&b);
+}
+
+Test(json, plain_writer_gives_binary_as_base64_and_sets_as_arrays)
+{
+    ddb_map m = parse_map("{\"b\":{\"B\":\"AAEC\"},\"ss\":{\"SS\":[\"x\"]},\"ns\":{\"NS\":[\"+5\",\"1e3\"]}}");
+    ddb_buf b = DDB_BUF_INIT;
+    ddb_json_put_plain_map(&b, &m);
+    cr_assert_str_eq(b.ptr, "{\"b\":\"AAEC\",\"ss\":[\"x\"],\"ns\":[5,1e3]}");
+    ddb_buf_dispose(&b);
+}

@@ -1,0 +1,123 @@
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "ddbpipe/mapping.h"
+#include "support/testutil.h"
+
+static ddb_error err;
+
+static int load_text(const char *text, ddb_mapping **out)
+{
+    ddb_error_clear(&err);
+    return ddb_mapping_parse(out, text, strlen(text), "t.json", &err);
+}
+
+#define TABLE "\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"}," \
+              "\"sortKey\":{\"name\":\"sk\",\"type\":\"S\"}}"
+
+static void expect_error(const char *text, const char *fragment)
+{
+    ddb_mapping *m = NULL;
+    cr_assert_neq(load_text(text, &m), 0, "accepted: %s", text);
+    cr_assert_null(m);
+    cr_assert(strstr(err.message, fragment) != NULL, "message '%s' lacks '%s'", err.message,
+              fragment);
+    cr_assert(strstr(err.message, "t.json") != NULL, "%s", err.message);
+}
+
+Test(mapping, loads_every_seed_format)
+{
+    const char *names[] = {"favorites.json", "favorites-v2.json", "movies.json",
+                           "facility-capacity.json"};
+    for (size_t i = 0; i < 4; i++) {
+        ddb_mapping *m = tu_load_format(names[i]);
+        cr_assert_gt(m->n_entities, 1);
+        ddb_mapping_free(m);
+    }
+}
+
+Test(mapping, table_keys_come_first_and_fields_know_their_roles)
+{
+    ddb_mapping *m = tu_load_format("favorites.json");
+    const ddb_entity *tag = ddb_mapping_entity(m, "Tag");
+    cr_assert_not_null(tag);
+    cr_assert_str_eq(tag->keys[0].attr, "pk");
+    cr_assert_str_eq(tag->keys[1].attr, "sk");
+    cr_assert_eq(tag->n_keys, 5);
+    cr_assert(tag->fields[0].in_table_key);
+    cr_assert_not(tag->fields[0].store, "userId lives in pk, so it is not stored again");
+    cr_assert(tag->fields[2].store);
+    cr_assert_str_eq(tag->fields[3].attribute, "crateTime");
+    cr_assert_eq(tag->fields[3].pad, 20);
+    cr_assert_eq(m->table.schema.n_index_pk, 2);
+    cr_assert_eq(m->table.schema.n_index_sk, 5);
+    ddb_mapping_free(m);
+}
+
+Test(mapping, rejects_unknown_properties)
+{
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\",\"typ\":\"S\"}]}]}",
+                 "unknown property \"typ\"");
+}
+
+Test(mapping, rejects_templates_naming_undeclared_fields)
+{
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{userid}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"userId\"}]}]}",
+                 "\"userid\", which is not a declared field");
+}
+
+Test(mapping, rejects_adjacent_fields_without_separator)
+{
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"{a}{b}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"a\"},{\"name\":\"b\"}]}]}",
+                 "two fields next to each other");
+}
+
+Test(mapping, requires_table_key_templates)
+{
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "template for the sort key \"sk\"");
+}
+
+Test(mapping, rejects_bad_types_pad_and_patterns)
+{
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\",\"type\":\"STRING\"}]}]}",
+                 "unknown type \"STRING\"");
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\",\"pad\":10}]}]}",
+                 "\"pad\" applies to N fields only");
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\",\"pattern\":\"([a-z\"}]}]}",
+                 "not a valid POSIX");
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{m}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"m\",\"type\":\"M\"}]}]}",
+                 "only S, N and B fields can be part of a key");
+}
+
+Test(mapping, number_key_attribute_needs_a_single_number_field)
+{
+    expect_error("{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"id\",\"type\":\"N\"}},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"id\":\"x#{n}\"},"
+                 "\"fields\":[{\"name\":\"n\",\"type\":\"N\"}]}]}",
+                 "must be a single {field} of type N");
+}
+
+Test(mapping, rejects_duplicate_entities_and_bad_json)
+{
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]},{\"name\":\"A\",\"keys\":{\"pk\":\"b#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "declared twice");
+    expect_error("{\"table\": ", "not valid JSON");
+}
+
+Test(mapping, load_reports_missing_file)
+{
+    ddb_mapping *m = NULL;
+    cr_assert_eq(ddb_mapping_load(&m, "/nonexistent/x.json", &err), DDB_ENOTFOUND);
+    cr_assert(strstr(err.message, "/nonexistent/x.json") != NULL);
+}
