@@ -515,9 +515,13 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
             if (ai < 0)
                 continue;
             consumed[ai] = 1;
-            if ((rc = ddb_value_convert(&v, &item->attrs[ai].value, f->type, a, err)) != 0 ||
-                (rc = check_constraints(f, &v, err)) != 0) {
-                ddb_error_prefix(err, "attribute %s: ", name);
+            if ((rc = ddb_value_convert(&v, &item->attrs[ai].value, f->type, a, err)) != 0) {
+                ddb_error_prefix(err, "attribute %s (field %s): ", name, f->name);
+                goto done;
+            }
+            if ((rc = check_constraints(f, &v, err)) != 0) {
+                if (strcmp(name, f->name) != 0)
+                    ddb_error_prefix(err, "attribute %s: ", name);
                 goto done;
             }
             if ((rc = set_slot(&c, (int)i, &v, name)) != 0)

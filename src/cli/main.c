@@ -1,7 +1,72 @@
+/* ddbpipe: command dispatch, --help and --version. */
 #include <stdio.h>
+#include <string.h>
 
-int main(void)
+#include "cli.h"
+
+const cli_command cli_commands[] = {
+    {"export", "export INPUT... --out DIR [--mapping FILE] [--format ndjson|csv|ddb-json] [--gzip]",
+     "DynamoDB items -> per-entity record files",
+     "Reads DynamoDB items (an Export to S3 folder, DynamoDB JSON lines, AWS CLI scan\n"
+     "output, NDJSON or CSV; gzip or not; - for stdin) and writes them out. With a\n"
+     "mapping, each item is decoded into a record of its entity with readable field\n"
+     "names and types, one file per entity: OUT/<Entity>.<ext>. Items no entity\n"
+     "matches go to OUT/_unmatched.ndjson. Without a mapping, all items go to one\n"
+     "file OUT/items.<ext>. Incremental exports' deletes go to OUT/<Entity>.deletes.<ext>.",
+     cmd_export},
+    {"convert", "convert INPUT... --out DIR --mapping A --to-mapping B",
+     "re-key items from one design into another",
+     "Decodes each item with mapping A and encodes the record with mapping B (same\n"
+     "entity names), writing DynamoDB JSON items ready for Import from S3:\n"
+     "OUT/<Entity>.json, one per entity.",
+     cmd_convert},
+    {"encode", "encode INPUT... --mapping FILE --out DIR [--entity NAME]",
+     "per-entity records -> DynamoDB items",
+     "Reads per-entity record files (CSV, NDJSON or DynamoDB JSON) and encodes each\n"
+     "record into an item with every key and index attribute computed, written as\n"
+     "DynamoDB JSON (OUT/<Entity>.json). The entity comes from --entity or the file\n"
+     "name: Tag.csv holds Tag records, Tag.deletes.csv holds Tag keys to delete.",
+     cmd_encode},
+    {"validate", "validate INPUT... [--mapping FILE]",
+     "check inputs without writing anything",
+     "Reads everything, writes nothing, and reports every problem: unreadable records,\n"
+     "item rule violations, items that do not fit their entity, and items that would\n"
+     "change if encoded again. Record files named after an entity are checked by\n"
+     "encoding them. Exit status as for the other commands.",
+     cmd_validate},
+};
+const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
+
+static void usage(FILE *f)
 {
-    printf("ddbpipe %s\n", DDB_VERSION);
-    return 0;
+    fprintf(f, "ddbpipe %s — move data in and out of DynamoDB single-table designs, exactly.\n\n"
+               "Usage: ddbpipe COMMAND [options]\n\nCommands:\n",
+            DDB_VERSION);
+    for (size_t i = 0; i < cli_n_commands; i++)
+        fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
+    fprintf(f, "\nRun 'ddbpipe COMMAND --help' for a command's options.\n"
+               "Exit status: 0 ok, 1 records rejected, 2 usage, 3 input error, 4 output error,\n"
+               "5 DynamoDB/network error, 130 interrupted.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("ddbpipe %s\n", DDB_VERSION);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < cli_n_commands; i++)
+        if (strcmp(argv[1], cli_commands[i].name) == 0)
+            return cli_commands[i].run(argc - 1, argv + 1);
+    cli_error("run 'ddbpipe --help' for the list of commands", "unknown command \"%s\"", argv[1]);
+    return EXIT_USAGE;
 }

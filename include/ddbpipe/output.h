@@ -1,0 +1,92 @@
+/*
+ * output.h — where the pipeline's results go. An output is a small struct
+ * with a const vtable, so files (this module) and a live table (the table
+ * writer) plug into the same pipeline.
+ *
+ * Files: DIR/<Entity>.<ext>[.gz] per entity (deletes in
+ * DIR/<Entity>.deletes.<ext>), DIR/_unmatched.ndjson for items no entity
+ * matches (DynamoDB JSON, re-importable), or one DIR/items.<ext> without a
+ * mapping. Every file is written under a temporary name and renamed into
+ * place by finish(), so files appear complete or not at all.
+ */
+#ifndef DDBPIPE_OUTPUT_H
+#define DDBPIPE_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddbpipe/mapping.h"
+#include "ddbpipe/reader.h"
+#include "ddbpipe/writer.h"
+
+typedef struct ddb_output ddb_output;
+
+/* Told when records are durably accepted, so "written" counts only what the
+ * destination took (a table writer confirms asynchronously). */
+typedef void (*ddb_output_ack_fn)(void *ctx, int entity_index, ddb_record_kind kind, uint64_t n);
+
+typedef struct ddb_output_vtable {
+    /* A record (or item) of entity_index (-1 = none) to store. rec->attrs
+     * [0..n_declared) are declared fields when the output writes records. */
+    int (*put)(ddb_output *o, int entity_index, ddb_record_kind kind, const ddb_map *rec,
+               size_t n_declared, ddb_error *err);
+    /* An item no entity matched (kept verbatim). */
+    int (*unmatched)(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err);
+    /* Commits everything; after success all acks have been delivered. */
+    int (*finish)(ddb_output *o, ddb_error *err);
+    /* Frees; uncommitted files are removed. */
+    void (*free)(ddb_output *o);
+} ddb_output_vtable;
+
+struct ddb_output {
+    const ddb_output_vtable *vt;
+    ddb_output_ack_fn ack;
+    void *ack_ctx;
+    uint64_t bytes_out;
+};
+
+typedef struct ddb_file_output_opts {
+    const char *dir;             /* created if missing */
+    ddb_out_format format;
+    int gzip;
+    char delimiter;              /* CSV */
+    const ddb_mapping *mapping;  /* entity layout; NULL = one file */
+    int records;                 /* 1: entity records (export); 0: items (convert/encode) */
+    const char *single_name;     /* file base name without a mapping ("items") */
+} ddb_file_output_opts;
+
+/*
+ * Per-entity files under opts->dir. With a mapping and records=1, one file
+ * per entity is created up front (so an entity without records still gets a
+ * file with its CSV header). Returns 0, DDB_EIO (directory cannot be made),
+ * DDB_ENOMEM.
+ */
+int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err);
+
+/* Paths of the files committed by finish (valid until free), for the summary. */
+size_t ddb_file_output_paths(const ddb_output *o, const char *const **paths);
+
+void ddb_output_free(ddb_output *o);
+
+/* ---------------------------------------------------------------- rejects */
+
+typedef struct ddb_rejects ddb_rejects;
+
+/* A JSON-lines file with one line per rejected input: source, line, offset,
+ * entity, reason and the original text (or base64 of it when it is not
+ * UTF-8, or the item in DynamoDB JSON when there is no text). Written
+ * atomically like the outputs; nothing is created when nothing is rejected. */
+int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err);
+
+int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
+                      const char *reason, ddb_error *err);
+
+/* Number of lines written so far. */
+uint64_t ddb_rejects_count(const ddb_rejects *r);
+const char *ddb_rejects_path(const ddb_rejects *r);
+
+/* Commits the file (if anything was written). */
+int ddb_rejects_finish(ddb_rejects *r, ddb_error *err);
+void ddb_rejects_free(ddb_rejects *r);
+
+#endif

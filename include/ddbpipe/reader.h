@@ -1,0 +1,128 @@
+/*
+ * reader.h — record readers: every input format yields the same ddb_record,
+ * one at a time, with its origin (file, line, byte offset, original text) so a
+ * bad record can be rejected precisely and the run can go on.
+ *
+ * A reader is a small struct with a const vtable; the format is picked from
+ * the content (magic bytes, first line), with the file extension and
+ * --input-format only as hints and overrides.
+ */
+#ifndef DDBPIPE_READER_H
+#define DDBPIPE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddbpipe/arena.h"
+#include "ddbpipe/error.h"
+#include "ddbpipe/io.h"
+#include "ddbpipe/value.h"
+
+typedef enum ddb_record_kind {
+    DDB_REC_PUT = 0, /* an item to write, or a per-entity record */
+    DDB_REC_DELETE,  /* a deletion: item holds the key attributes only */
+    DDB_REC_BAD      /* unreadable input: reason says why, raw holds the text */
+} ddb_record_kind;
+
+typedef struct ddb_record {
+    ddb_record_kind kind;
+    ddb_map item;            /* the attributes (valid until the next call to next) */
+    int typed;               /* 1: DynamoDB-typed values; 0: CSV/plain JSON (types to infer) */
+    const char *source;      /* input file, as the user named it (or "stdin") */
+    uint64_t line;           /* 1-based line of the record start; 0 when unknown */
+    uint64_t offset;         /* byte offset of the record in the decoded input */
+    const char *raw;         /* original text of the record (may be NULL) */
+    size_t raw_len;
+    const char *reason;      /* DDB_REC_BAD: why (includes the position) */
+    ddb_str write_time;      /* incremental exports: Metadata.WriteTimestampMicros */
+    const char *entity_hint; /* from the file name (<Entity>.csv) or --entity; may be NULL */
+} ddb_record;
+
+typedef enum ddb_input_format {
+    DDB_IN_AUTO = 0,
+    DDB_IN_DDBJSON, /* DynamoDB JSON lines: {"Item":..}, bare items, incremental changes */
+    DDB_IN_SCAN,    /* AWS CLI scan output: {"Items":[...], "Count":...} */
+    DDB_IN_NDJSON,  /* plain JSON objects, one per line */
+    DDB_IN_CSV,     /* RFC 4180 with a header row */
+    DDB_IN_EXPORT   /* an Export to S3 folder (manifest-summary.json) */
+} ddb_input_format;
+
+typedef struct ddb_reader_opts {
+    ddb_input_format format; /* DDB_IN_AUTO: by content */
+    char delimiter;          /* CSV delimiter; 0 = ',' (or '\t' for .tsv) */
+    size_t max_line;         /* bytes per line/row; 0 = 64 MiB */
+    int no_verify;           /* exports: skip MD5 and item-count checks */
+    const char *entity;      /* --entity: overrides the file-name hint */
+} ddb_reader_opts;
+
+typedef struct ddb_reader ddb_reader;
+
+typedef struct ddb_reader_vtable {
+    /* Next record. Returns 0 with *out set (valid until the next call); a
+     * DDB_REC_BAD record is a normal return, the reader goes on after it.
+     * DDB_ITEROVER at the end. DDB_EVERIFY when a checksum or count does not
+     * match (err names the file; calling next again continues with the rest
+     * of the input). Any other negative code is fatal for this input. */
+    int (*next)(ddb_reader *r, ddb_record **out, ddb_error *err);
+    void (*free)(ddb_reader *r);
+} ddb_reader_vtable;
+
+struct ddb_reader {
+    const ddb_reader_vtable *vt;
+    char *name;              /* the input as named by the user */
+    ddb_input_format format; /* the format that was detected or forced */
+    uint64_t total_bytes;    /* input size when known (for progress), else 0 */
+    uint64_t expected_items; /* from a manifest, else 0 */
+    /* raw bytes consumed so far, for progress and checkpoints */
+    uint64_t (*raw_bytes)(const ddb_reader *r);
+};
+
+/*
+ * Opens an input: a file, "-" for stdin, or an Export to S3 folder. The
+ * format comes from the content (gzip by magic bytes, then the first bytes or
+ * line), unless opts->format forces one. Records live in the reader's own
+ * arena, recycled on every call to next. *out is owned by the caller
+ * (ddb_reader_free). Errors: DDB_ENOTFOUND, DDB_EIO, DDB_EUSAGE (cannot tell
+ * the format / bad header), DDB_EVERIFY (manifest checksum).
+ */
+int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts,
+                    ddb_error *err);
+
+static inline int ddb_reader_next(ddb_reader *r, ddb_record **out, ddb_error *err)
+{
+    return r->vt->next(r, out, err);
+}
+
+void ddb_reader_free(ddb_reader *r);
+
+/* "ddb-json", "scan", "ndjson", "csv", "export". */
+const char *ddb_input_format_name(ddb_input_format f);
+
+/* Parses an --input-format value. Returns 0 or DDB_EUSAGE. */
+int ddb_input_format_parse(ddb_input_format *out, const char *s);
+
+/* The entity a file name suggests: "Tag.csv.gz" -> "Tag", "Tag.deletes.csv" ->
+ * "Tag" with *is_delete = 1. Returns a malloc'd string or NULL. */
+char *ddb_entity_from_filename(const char *path, int *is_delete);
+
+/* ---- constructors used by ddb_reader_open (and by tests) ---- */
+
+/* DynamoDB JSON lines or plain NDJSON over src (owned from now on). kind is
+ * DDB_IN_DDBJSON or DDB_IN_NDJSON; for DDBJSON the line shape is sniffed from
+ * the first non-empty line. */
+int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kind,
+                         const char *name, const ddb_reader_opts *opts, ddb_error *err);
+
+/* AWS CLI scan output over src (owned). */
+int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
+                        const ddb_reader_opts *opts, ddb_error *err);
+
+/* CSV with a header row over src (owned). */
+int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
+                       const ddb_reader_opts *opts, ddb_error *err);
+
+/* An Export to S3 folder (the one holding manifest-summary.json). */
+int ddb_reader_new_export(ddb_reader **out, const char *dir, const ddb_reader_opts *opts,
+                          ddb_error *err);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * writer.h — record writers (NDJSON, CSV, DynamoDB JSON) over a byte sink,
+ * and the per-entity file output that routes records to DIR/<Entity>.<ext>.
+ */
+#ifndef DDBPIPE_WRITER_H
+#define DDBPIPE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddbpipe/buf.h"
+#include "ddbpipe/error.h"
+#include "ddbpipe/io.h"
+#include "ddbpipe/mapping.h"
+#include "ddbpipe/value.h"
+
+typedef enum ddb_out_format {
+    DDB_OUT_NDJSON = 0, /* plain JSON records; undeclared attributes under "_extra" (typed) */
+    DDB_OUT_CSV,        /* header = declared fields, then "_extra" (typed JSON object) */
+    DDB_OUT_DDBJSON     /* {"Item":{...}} per line: the Import from S3 form */
+} ddb_out_format;
+
+/* "ndjson", "csv", "ddb-json". */
+const char *ddb_out_format_name(ddb_out_format f);
+/* File extension without dot: "ndjson", "csv", "json". */
+const char *ddb_out_format_ext(ddb_out_format f);
+int ddb_out_format_parse(ddb_out_format *out, const char *s);
+
+typedef struct ddb_writer ddb_writer;
+
+typedef struct ddb_writer_vtable {
+    /* Writes one record. rec->attrs[0..n_declared) are declared fields in the
+     * entity's field order; the rest are undeclared attributes. */
+    int (*write)(ddb_writer *w, const ddb_map *rec, size_t n_declared, ddb_error *err);
+    void (*free)(ddb_writer *w);
+} ddb_writer_vtable;
+
+struct ddb_writer {
+    const ddb_writer_vtable *vt;
+    ddb_sink *sink;     /* owned */
+    uint64_t records;
+};
+
+typedef struct ddb_writer_opts {
+    char delimiter;        /* CSV; 0 = ',' */
+    const char **columns;  /* CSV without an entity: the columns (NULL = first record's) */
+    size_t n_columns;
+} ddb_writer_opts;
+
+/*
+ * A writer of format fmt into sink (owned from now on, even on failure).
+ * With an entity, records follow its declared fields; without one (no
+ * mapping) NDJSON is a plain object of every attribute, CSV takes its
+ * columns from opts->columns or the first record, and DynamoDB JSON is the
+ * item itself. Returns 0 or DDB_ENOMEM.
+ */
+int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const ddb_entity *e,
+                   const ddb_writer_opts *opts, ddb_error *err);
+
+static inline int ddb_writer_write(ddb_writer *w, const ddb_map *rec, size_t n_declared,
+                                   ddb_error *err)
+{
+    return w->vt->write(w, rec, n_declared, err);
+}
+
+/* Finishes the writer's sink chain (trailers, rename into place). */
+int ddb_writer_finish(ddb_writer *w, ddb_error *err);
+
+/* Frees the writer and its sink (an unfinished atomic file is removed). */
+void ddb_writer_free(ddb_writer *w);
+
+/* Appends the CSV text of one cell (S raw, N text, B base64, BOOL
+ * true/false, M/L/sets as plain JSON) without quoting. */
+int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v);
+
+#endif

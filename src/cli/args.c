@@ -1,0 +1,262 @@
+/* Option parsing shared by all commands: --name value, --name=value, flags. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_error(const char *hint, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("ddbpipe: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (hint != NULL)
+        fprintf(stderr, "hint: %s\n", hint);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("ddbpipe: warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* Edit distance, for "did you mean --mapping?". */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+    if (la >= 63 || lb >= 63)
+        return 99;
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+    }
+    return prev[lb];
+}
+
+static int set_value(const cli_command *cmd, const cli_opt *o, const char *v)
+{
+    char *end;
+    switch (o->kind) {
+    case OPT_STRING:
+        *(const char **)o->target = v;
+        return 0;
+    case OPT_UINT: {
+        unsigned long long n;
+        if (v[0] == '-' || v[0] == '\0')
+            goto bad;
+        n = strtoull(v, &end, 10);
+        if (*end != '\0')
+            goto bad;
+        *(uint64_t *)o->target = n;
+        return 0;
+    }
+    case OPT_CHAR:
+        return cli_parse_delimiter(v, (char *)o->target);
+    default:
+        return 0;
+    }
+bad:
+    {
+        char hint[128];
+        snprintf(hint, sizeof(hint), "see ddbpipe %s --help", cmd->name);
+        cli_error(hint, "--%s needs a non-negative whole number, not \"%s\"", o->name, v);
+    }
+    return EXIT_USAGE;
+}
+
+int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts,
+              const char ***pos, size_t *npos, int *help)
+{
+    const char **p = calloc((size_t)argc + 1, sizeof(char *));
+    size_t n = 0;
+    int only_pos = 0;
+    char hint[160];
+
+    *help = 0;
+    if (p == NULL)
+        return EXIT_USAGE;
+    snprintf(hint, sizeof(hint), "see ddbpipe %s --help", cmd->name);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const cli_opt *o;
+        const char *eq, *value = NULL;
+        size_t nlen;
+
+        if (only_pos || a[0] != '-' || strcmp(a, "-") == 0) {
+            p[n++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_pos = 1;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            *help = 1;
+            continue;
+        }
+        if (a[1] != '-') {
+            cli_error(hint, "unknown option %s (options are written --name)", a);
+            goto fail;
+        }
+        a += 2;
+        eq = strchr(a, '=');
+        nlen = eq ? (size_t)(eq - a) : strlen(a);
+        for (o = opts; o->name != NULL; o++)
+            if (strlen(o->name) == nlen && strncmp(o->name, a, nlen) == 0)
+                break;
+        if (o->name == NULL) {
+            const cli_opt *best = NULL;
+            size_t bd = 99;
+            char name[64];
+            snprintf(name, sizeof(name), "%.*s", (int)(nlen < 63 ? nlen : 63), a);
+            for (const cli_opt *c = opts; c->name != NULL; c++) {
+                size_t d = distance(name, c->name);
+                if (d < bd) {
+                    bd = d;
+                    best = c;
+                }
+            }
+            if (best != NULL && bd <= 2) {
+                char sug[160];
+                snprintf(sug, sizeof(sug), "did you mean --%s?", best->name);
+                cli_error(sug, "unknown option --%s for %s", name, cmd->name);
+            } else {
+                cli_error(hint, "unknown option --%s for %s", name, cmd->name);
+            }
+            goto fail;
+        }
+        if (o->kind == OPT_FLAG) {
+            if (eq != NULL) {
+                cli_error(hint, "--%s takes no value", o->name);
+                goto fail;
+            }
+            *(int *)o->target = 1;
+            continue;
+        }
+        if (eq != NULL) {
+            value = eq + 1;
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
+            cli_error(hint, "--%s needs a value (%s)", o->name, o->metavar ? o->metavar : "VALUE");
+            goto fail;
+        }
+        if (set_value(cmd, o, value) != 0)
+            goto fail;
+    }
+    *pos = p;
+    *npos = n;
+    return 0;
+fail:
+    free(p);
+    return EXIT_USAGE;
+}
+
+void cli_print_help(const cli_command *cmd, const cli_opt *opts)
+{
+    printf("Usage: ddbpipe %s\n\n%s\n", cmd->usage, cmd->description);
+    printf("\nOptions:\n");
+    for (const cli_opt *o = opts; o->name != NULL; o++) {
+        char left[64];
+        snprintf(left, sizeof(left), "--%s%s%s", o->name, o->metavar ? " " : "",
+                 o->metavar ? o->metavar : "");
+        printf("  %-26s %s\n", left, o->help);
+    }
+    printf("  %-26s %s\n", "--help", "show this help");
+}
+
+int cli_parse_delimiter(const char *s, char *out)
+{
+    if (strcmp(s, ",") == 0 || strcmp(s, "comma") == 0)
+        *out = ',';
+    else if (strcmp(s, "\t") == 0 || strcmp(s, "tab") == 0 || strcmp(s, "\\t") == 0)
+        *out = '\t';
+    else if (strcmp(s, ";") == 0 || strcmp(s, "semicolon") == 0)
+        *out = ';';
+    else if (strcmp(s, "|") == 0 || strcmp(s, "pipe") == 0)
+        *out = '|';
+    else {
+        cli_error("use one of: , tab ; |", "unsupported delimiter \"%s\"", s);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+int cli_parse_types(const char *spec, ddb_type_hint **out, size_t *n)
+{
+    size_t cap = 1;
+    ddb_type_hint *h;
+    char *copy = strdup(spec), *save = NULL, *tok;
+
+    for (const char *c = spec; *c; c++)
+        cap += *c == ',';
+    h = calloc(cap, sizeof(*h));
+    *n = 0;
+    if (h == NULL || copy == NULL) {
+        free(h);
+        free(copy);
+        return EXIT_USAGE;
+    }
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (eq == NULL || eq == tok || ddb_type_parse(&h[*n].type, eq + 1, strlen(eq + 1)) != 0) {
+            cli_error("write --types name=N,other=BOOL (types: S N B BOOL NULL M L SS NS BS)",
+                      "bad --types entry \"%s\"", tok);
+            free(h);
+            free(copy);
+            return EXIT_USAGE;
+        }
+        *eq = '\0';
+        h[*n].name = strdup(tok);
+        (*n)++;
+    }
+    free(copy);
+    *out = h;
+    return 0;
+}
+
+int cli_exit_for(int code)
+{
+    switch (code) {
+    case DDB_OK:
+        return EXIT_OK;
+    case DDB_EUSAGE:
+        return EXIT_USAGE;
+    case DDB_ENOTFOUND:
+    case DDB_EVERIFY:
+        return EXIT_INPUT;
+    case DDB_EIO:
+        return EXIT_OUTPUT;
+    case DDB_ENET:
+        return EXIT_SERVICE;
+    case DDB_EINTR:
+        return EXIT_INTERRUPTED;
+    default:
+        return EXIT_INPUT;
+    }
+}
+
+void cli_report(void *ctx, int severity, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "%s%s\n",
+            severity == DDB_REPORT_ERROR     ? "ddbpipe: "
+            : severity == DDB_REPORT_WARNING ? "ddbpipe: warning: "
+                                             : "ddbpipe: ",
+            msg);
+}

@@ -1,0 +1,76 @@
+/*
+ * cli.h — the command-line tool: option parsing, printing, exit codes. The
+ * engine (the modules in src/) knows nothing of argv; everything user-facing is here.
+ */
+#ifndef DDBPIPE_CLI_H
+#define DDBPIPE_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddbpipe/error.h"
+#include "ddbpipe/pipeline.h"
+
+/* Exit codes (documented in README.md). */
+enum {
+    EXIT_OK = 0,
+    EXIT_REJECTS = 1,   /* records were rejected (more than --max-rejects) */
+    EXIT_USAGE = 2,     /* bad command line or mapping */
+    EXIT_INPUT = 3,     /* an input could not be read or failed verification */
+    EXIT_OUTPUT = 4,    /* an output could not be written */
+    EXIT_SERVICE = 5,   /* DynamoDB or the network failed */
+    EXIT_INTERRUPTED = 130
+};
+
+typedef enum cli_opt_kind { OPT_FLAG, OPT_STRING, OPT_UINT, OPT_CHAR } cli_opt_kind;
+
+typedef struct cli_opt {
+    const char *name;    /* without the leading "--" */
+    cli_opt_kind kind;
+    void *target;        /* int*, const char**, uint64_t*, char* */
+    const char *metavar; /* NULL for flags */
+    const char *help;
+} cli_opt;
+
+typedef struct cli_command {
+    const char *name;
+    const char *usage;       /* "export INPUT... --out DIR [options]" */
+    const char *summary;     /* one line */
+    const char *description; /* paragraphs for --help */
+    int (*run)(int argc, char **argv);
+} cli_command;
+
+/* Parses argv[1..] (argv[0] is the command name) against opts; positional
+ * arguments go to *pos (malloc'd array, caller frees). "--help" sets *help.
+ * Returns 0 or EXIT_USAGE after printing the problem and a hint. */
+int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts,
+              const char ***pos, size_t *npos, int *help);
+
+/* Prints "ddbpipe: error: <msg>" and, when hint is not NULL, "hint: <hint>". */
+void cli_error(const char *hint, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints the help of a command: usage, description, options. */
+void cli_print_help(const cli_command *cmd, const cli_opt *opts);
+
+/* Maps an engine error code to an exit code. */
+int cli_exit_for(int code);
+
+/* Problem reporter for the pipeline: prints to stderr. */
+void cli_report(void *ctx, int severity, const char *msg);
+
+/* The "name=N,other=SS" of --types. Returns 0 or EXIT_USAGE. *out malloc'd. */
+int cli_parse_types(const char *spec, ddb_type_hint **out, size_t *n);
+
+/* A --delimiter value: "," "tab" "\t" ";" "|". Returns 0 or EXIT_USAGE. */
+int cli_parse_delimiter(const char *s, char *out);
+
+int cmd_export(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+
+extern const cli_command cli_commands[];
+extern const size_t cli_n_commands;
+
+#endif

@@ -1,0 +1,249 @@
+/*
+ * File output: one writer per entity (and per entity's deletes), opened on
+ * first use except for the entities' main files, which exist from the start.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ddbpipe/json.h"
+#include "ddbpipe/output.h"
+
+typedef struct file_slot {
+    ddb_writer *w;
+    char *path;
+} file_slot;
+
+typedef struct file_output {
+    ddb_output base;
+    ddb_file_output_opts opts;
+    char *dir;
+    size_t n;          /* slots per kind: entities, or 1 without a mapping */
+    file_slot *puts;
+    file_slot *dels;
+    file_slot unmatched;
+    ddb_sink *unmatched_sink;
+    ddb_buf line;
+    char **committed;
+    size_t n_committed;
+} file_output;
+
+/* mkdir -p */
+static int make_dir(const char *dir, ddb_error *err)
+{
+    char *p = strdup(dir);
+    int rc = 0;
+    if (p == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
+            goto done;
+        }
+        *s = '/';
+    }
+    if (mkdir(p, 0777) != 0 && errno != EEXIST)
+        rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
+done:
+    free(p);
+    return rc;
+}
+
+static char *make_path(const file_output *fo, const char *base, const char *mid, const char *ext)
+{
+    size_t n = strlen(fo->dir) + strlen(base) + strlen(mid) + strlen(ext) + 8;
+    char *path = malloc(n);
+    if (path != NULL)
+        snprintf(path, n, "%s/%s%s.%s%s", fo->dir, base, mid, ext, fo->opts.gzip ? ".gz" : "");
+    return path;
+}
+
+static int open_sink(ddb_sink **out, const file_output *fo, const char *path, ddb_error *err)
+{
+    int rc = ddb_sink_open_file(out, path, 1, err);
+    if (rc == 0 && fo->opts.gzip)
+        rc = ddb_sink_new_gzip(out, *out, 0, err);
+    return rc;
+}
+
+static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, ddb_error *err)
+{
+    const ddb_entity *e = NULL;
+    const char *base = fo->opts.single_name ? fo->opts.single_name : "items";
+    ddb_writer_opts wo = {fo->opts.delimiter, NULL, 0};
+    ddb_sink *sink = NULL;
+    int rc;
+
+    if (fo->opts.mapping != NULL && index >= 0) {
+        e = &fo->opts.mapping->entities[index];
+        base = e->name;
+    } else if (deletes) {
+        base = "deletes";
+    }
+    slot->path = make_path(fo, base, deletes && e != NULL ? ".deletes" : "",
+                           ddb_out_format_ext(fo->opts.format));
+    if (slot->path == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if ((rc = open_sink(&sink, fo, slot->path, err)) != 0)
+        return rc;
+    /* Items (convert, encode) are written whole; records follow their entity. */
+    return ddb_writer_new(&slot->w, fo->opts.format, sink, fo->opts.records ? e : NULL, &wo, err);
+}
+
+static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map *rec,
+                  size_t n_declared, ddb_error *err)
+{
+    file_output *fo = (file_output *)o;
+    size_t i = index < 0 || fo->opts.mapping == NULL ? 0 : (size_t)index;
+    file_slot *slot = kind == DDB_REC_DELETE ? &fo->dels[i] : &fo->puts[i];
+    int rc;
+
+    if (slot->w == NULL && (rc = open_slot(fo, slot, fo->opts.mapping ? (int)i : -1,
+                                           kind == DDB_REC_DELETE, err)) != 0)
+        return rc;
+    if ((rc = ddb_writer_write(slot->w, rec, fo->opts.records ? n_declared : 0, err)) != 0)
+        return rc;
+    if (o->ack)
+        o->ack(o->ack_ctx, index, kind, 1);
+    return 0;
+}
+
+static int fo_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
+{
+    file_output *fo = (file_output *)o;
+    int rc;
+    if (fo->unmatched_sink == NULL) {
+        fo->unmatched.path = make_path(fo, "_unmatched", "", "ndjson");
+        if (fo->unmatched.path == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        if ((rc = open_sink(&fo->unmatched_sink, fo, fo->unmatched.path, err)) != 0)
+            return rc;
+    }
+    ddb_buf_clear(&fo->line);
+    ddb_buf_puts(&fo->line, kind == DDB_REC_DELETE ? "{\"Keys\":" : "{\"Item\":");
+    ddb_json_put_typed_map(&fo->line, item);
+    ddb_buf_puts(&fo->line, "}\n");
+    if (fo->line.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    return ddb_sink_write(fo->unmatched_sink, fo->line.ptr, fo->line.len, err);
+}
+
+static int commit(file_output *fo, ddb_sink *sink, const char *path, ddb_error *err)
+{
+    char **nc;
+    int rc = ddb_sink_finish(sink, err);
+    if (rc != 0)
+        return rc;
+    nc = realloc(fo->committed, (fo->n_committed + 1) * sizeof(char *));
+    if (nc == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    fo->committed = nc;
+    fo->committed[fo->n_committed++] = strdup(path);
+    return 0;
+}
+
+static uint64_t sink_bottom_bytes(const ddb_sink *s)
+{
+    while (s->upstream != NULL)
+        s = s->upstream;
+    return s->bytes_out;
+}
+
+static int fo_finish(ddb_output *o, ddb_error *err)
+{
+    file_output *fo = (file_output *)o;
+    int rc;
+    for (size_t k = 0; k < 2; k++) {
+        file_slot *slots = k == 0 ? fo->puts : fo->dels;
+        for (size_t i = 0; i < fo->n; i++) {
+            if (slots[i].w == NULL)
+                continue;
+            if ((rc = commit(fo, slots[i].w->sink, slots[i].path, err)) != 0)
+                return rc;
+            o->bytes_out += sink_bottom_bytes(slots[i].w->sink);
+        }
+    }
+    if (fo->unmatched_sink != NULL) {
+        if ((rc = commit(fo, fo->unmatched_sink, fo->unmatched.path, err)) != 0)
+            return rc;
+        o->bytes_out += sink_bottom_bytes(fo->unmatched_sink);
+    }
+    return 0;
+}
+
+static void fo_free(ddb_output *o)
+{
+    file_output *fo = (file_output *)o;
+    for (size_t k = 0; k < 2; k++) {
+        file_slot *slots = k == 0 ? fo->puts : fo->dels;
+        for (size_t i = 0; slots && i < fo->n; i++) {
+            ddb_writer_free(slots[i].w);
+            free(slots[i].path);
+        }
+    }
+    free(fo->puts);
+    free(fo->dels);
+    ddb_sink_free(fo->unmatched_sink);
+    free(fo->unmatched.path);
+    for (size_t i = 0; i < fo->n_committed; i++)
+        free(fo->committed[i]);
+    free(fo->committed);
+    ddb_buf_dispose(&fo->line);
+    free(fo->dir);
+}
+
+static const ddb_output_vtable file_vt = {fo_put, fo_unmatched, fo_finish, fo_free};
+
+int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err)
+{
+    file_output *fo = calloc(1, sizeof(*fo));
+    int rc;
+
+    *out = NULL;
+    if (fo == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    fo->base.vt = &file_vt;
+    fo->opts = *opts;
+    fo->dir = strdup(opts->dir);
+    fo->n = opts->mapping ? opts->mapping->n_entities : 1;
+    fo->puts = calloc(fo->n, sizeof(file_slot));
+    fo->dels = calloc(fo->n, sizeof(file_slot));
+    if (fo->dir == NULL || fo->puts == NULL || fo->dels == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = make_dir(fo->dir, err)) != 0)
+        goto done;
+    if (opts->mapping != NULL && opts->records) {
+        for (size_t i = 0; i < fo->n; i++)
+            if ((rc = open_slot(fo, &fo->puts[i], (int)i, 0, err)) != 0)
+                goto done;
+    }
+done:
+    if (rc != 0) {
+        ddb_output_free(&fo->base);
+        return rc;
+    }
+    *out = &fo->base;
+    return 0;
+}
+
+size_t ddb_file_output_paths(const ddb_output *o, const char *const **paths)
+{
+    const file_output *fo = (const file_output *)o;
+    *paths = (const char *const *)fo->committed;
+    return fo->n_committed;
+}
+
+void ddb_output_free(ddb_output *o)
+{
+    if (o == NULL)
+        return;
+    o->vt->free(o);
+    free(o);
+}

@@ -1,0 +1,410 @@
+/*
+ * The pipeline: one record at a time from each reader, through decode and/or
+ * encode, to the output. Nothing is dropped silently: every record ends up
+ * counted as written, rejected or unmatched under some entity row.
+ */
+#include "ddbpipe/pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ddbpipe/item.h"
+#include "ddbpipe/json.h"
+
+typedef struct run {
+    const ddb_pipeline_opts *o;
+    ddb_summary *s;
+    ddb_arena *arena; /* per-record scratch for decode/encode */
+    uint64_t reported;
+    ddb_buf msg;
+} run;
+
+static ddb_entity_stats *row(run *r, int entity_index)
+{
+    if (entity_index < 0 || (size_t)entity_index >= r->s->n_entities - 1)
+        return &r->s->entities[r->s->n_entities - 1];
+    return &r->s->entities[entity_index];
+}
+
+static void on_ack(void *ctx, int entity_index, ddb_record_kind kind, uint64_t n)
+{
+    run *r = ctx;
+    ddb_entity_stats *st = row(r, entity_index);
+    st->written += n;
+    r->s->total.written += n;
+    if (kind == DDB_REC_DELETE) {
+        st->deleted += n;
+        r->s->total.deleted += n;
+    }
+}
+
+__attribute__((format(printf, 3, 4))) static void report(run *r, int severity, const char *fmt,
+                                                        ...)
+{
+    char text[2048];
+    va_list ap;
+    if (r->o->report == NULL)
+        return;
+    if (severity == DDB_REPORT_ERROR && r->o->report_limit &&
+        r->reported++ >= r->o->report_limit) {
+        if (r->reported == r->o->report_limit + 1)
+            r->o->report(r->o->report_ctx, DDB_REPORT_INFO,
+                         "(more problems are not shown; every one is in the rejects file)");
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    r->o->report(r->o->report_ctx, severity, text);
+}
+
+static void where(char *out, size_t cap, const ddb_record *rec)
+{
+    if (rec->line)
+        snprintf(out, cap, "%s:%llu", rec->source, (unsigned long long)rec->line);
+    else
+        snprintf(out, cap, "%s@%llu", rec->source, (unsigned long long)rec->offset);
+}
+
+/* Rejects a record: counted, reported, written to the rejects file. */
+static int reject(run *r, const ddb_record *rec, int entity_index, const char *reason,
+                  ddb_error *err)
+{
+    ddb_entity_stats *st = row(r, entity_index);
+    const char *ename = entity_index >= 0 && r->o->mapping ? st->name : NULL;
+    char at[600];
+    st->rejected++;
+    r->s->total.rejected++;
+    where(at, sizeof(at), rec);
+    report(r, DDB_REPORT_ERROR, "%s: %s%s%s", at, ename ? ename : "", ename ? ": " : "", reason);
+    if (r->o->rejects != NULL)
+        return ddb_rejects_write(r->o->rejects, rec, ename, reason, err);
+    return 0;
+}
+
+static void count_read(run *r, int entity_index)
+{
+    row(r, entity_index)->read++;
+    r->s->total.read++;
+}
+
+static int unmatched(run *r, const ddb_record *rec, const char *why, ddb_error *err)
+{
+    ddb_entity_stats *st = row(r, -1);
+    char at[600];
+    st->unmatched++;
+    r->s->total.unmatched++;
+    if (r->o->mode == DDB_MODE_VALIDATE) {
+        where(at, sizeof(at), rec);
+        report(r, DDB_REPORT_WARNING, "%s: unmatched: %s", at, why);
+    }
+    if (r->o->output == NULL)
+        return 0;
+    return r->o->output->vt->unmatched(r->o->output, rec->kind, &rec->item, err);
+}
+
+/* --types for untyped inputs: converts the named attributes in place. */
+static int apply_types(run *r, ddb_map *item, ddb_error *err)
+{
+    for (size_t t = 0; t < r->o->n_types; t++) {
+        const ddb_type_hint *h = &r->o->types[t];
+        ptrdiff_t i = ddb_map_find(item, h->name, strlen(h->name));
+        ddb_value v;
+        if (i < 0)
+            continue;
+        if (ddb_value_convert(&v, &item->attrs[i].value, h->type, r->arena, err) != 0)
+            return ddb_error_prefix(err, "attribute %s: ", h->name);
+        item->attrs[i].value = v;
+    }
+    return 0;
+}
+
+static int entity_index_of(const ddb_mapping *m, const ddb_entity *e)
+{
+    return e == NULL ? -1 : (int)(e - m->entities);
+}
+
+/* Reports how an item would change if re-encoded (validate mode). */
+static int describe_change(char *out, size_t cap, const ddb_map *orig, const ddb_map *again)
+{
+    for (size_t i = 0; i < again->count; i++) {
+        const ddb_value *o = ddb_map_get(orig, again->attrs[i].name.ptr, again->attrs[i].name.len);
+        if (o == NULL || !ddb_value_equal(o, &again->attrs[i].value)) {
+            snprintf(out, cap, "re-encoding would %s attribute '%.*s'", o ? "change" : "add",
+                     (int)again->attrs[i].name.len, again->attrs[i].name.ptr);
+            return 1;
+        }
+    }
+    for (size_t i = 0; i < orig->count; i++) {
+        if (ddb_map_get(again, orig->attrs[i].name.ptr, orig->attrs[i].name.len) == NULL) {
+            snprintf(out, cap, "re-encoding would drop attribute '%.*s'",
+                     (int)orig->attrs[i].name.len, orig->attrs[i].name.ptr);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* An item (export, convert, validate of items). */
+static int process_item(run *r, ddb_record *rec, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    ddb_error perr;
+    ddb_decoded d;
+    int rc, idx, is_del = rec->kind == DDB_REC_DELETE;
+
+    ddb_error_clear(&perr);
+    if (!is_del && ddb_item_validate(&rec->item, NULL, NULL, &perr) != 0) {
+        count_read(r, -1);
+        return reject(r, rec, -1, perr.message, err);
+    }
+    if (o->mapping == NULL) {
+        count_read(r, -1);
+        if (o->output == NULL)
+            return on_ack(r, -1, rec->kind, 1), 0;
+        return o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, err);
+    }
+    rc = is_del ? ddb_mapping_decode_key(&d, o->mapping, &rec->item, r->arena, &perr)
+                : ddb_mapping_decode(&d, o->mapping, &rec->item, r->arena, &perr);
+    idx = entity_index_of(o->mapping, d.entity);
+    count_read(r, idx);
+    if (rc == DDB_ENOMATCH)
+        return unmatched(r, rec, perr.message, err);
+    if (rc == DDB_ENOMEM)
+        return ddb_error_set(err, rc, "%s", perr.message);
+    if (rc != 0)
+        return reject(r, rec, idx, perr.message, err);
+
+    if (o->mode == DDB_MODE_EXPORT)
+        return o->output->vt->put(o->output, idx, rec->kind, &d.record, d.n_declared, err);
+
+    if (o->mode == DDB_MODE_VALIDATE) {
+        ddb_item again;
+        char why[600];
+        rc = is_del ? ddb_mapping_encode_key(&again, o->mapping, d.entity, &d.record, 1, r->arena,
+                                             &perr)
+                    : ddb_mapping_encode(&again, o->mapping, d.entity, &d.record, 1, r->arena,
+                                         &perr);
+        if (rc != 0)
+            return reject(r, rec, idx, perr.message, err);
+        if (describe_change(why, sizeof(why), &rec->item, &again))
+            return reject(r, rec, idx, why, err);
+        on_ack(r, idx, rec->kind, 1);
+        return 0;
+    }
+
+    /* convert: re-key with the target mapping */
+    {
+        const ddb_entity *te = ddb_mapping_entity(o->to_mapping, d.entity->name);
+        ddb_item item;
+        int tidx;
+        if (te == NULL) {
+            char why[300];
+            snprintf(why, sizeof(why), "entity %s is not in the target mapping", d.entity->name);
+            return reject(r, rec, idx, why, err);
+        }
+        tidx = entity_index_of(o->to_mapping, te);
+        rc = is_del ? ddb_mapping_encode_key(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr)
+                    : ddb_mapping_encode(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr);
+        if (rc != 0)
+            return reject(r, rec, idx, perr.message, err);
+        (void)tidx; /* entity order is the source mapping's: stats stay in its rows */
+        return o->output->vt->put(o->output, idx, rec->kind, &item, 0, err);
+    }
+}
+
+/* A per-entity record (encode, validate of record files). */
+static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_delete,
+                          ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    int idx = entity_index_of(o->mapping, e), rc;
+    ddb_record_kind kind = is_delete ? DDB_REC_DELETE : rec->kind;
+    ddb_error perr;
+    ddb_item item;
+
+    count_read(r, idx);
+    ddb_error_clear(&perr);
+    rc = kind == DDB_REC_DELETE
+             ? ddb_mapping_encode_key(&item, o->mapping, e, &rec->item, rec->typed, r->arena, &perr)
+             : ddb_mapping_encode(&item, o->mapping, e, &rec->item, rec->typed, r->arena, &perr);
+    if (rc == DDB_ENOMEM)
+        return ddb_error_set(err, rc, "%s", perr.message);
+    if (rc != 0)
+        return reject(r, rec, idx, perr.message, err);
+    if (o->output == NULL) {
+        on_ack(r, idx, kind, 1);
+        return 0;
+    }
+    return o->output->vt->put(o->output, idx, kind, &item, 0, err);
+}
+
+/* Which entity a record file belongs to (encode; validate of record files). */
+static const ddb_entity *file_entity(const ddb_pipeline_opts *o, const ddb_reader *rd,
+                                     const char *path, int *is_delete)
+{
+    char *hint;
+    const ddb_entity *e = NULL;
+    *is_delete = 0;
+    if (o->mapping == NULL)
+        return NULL;
+    if (o->reader.entity != NULL)
+        return ddb_mapping_entity(o->mapping, o->reader.entity);
+    (void)rd;
+    hint = ddb_entity_from_filename(path, is_delete);
+    if (hint != NULL)
+        e = ddb_mapping_entity(o->mapping, hint);
+    free(hint);
+    return e;
+}
+
+static int run_input(run *r, const char *path, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    ddb_reader *rd = NULL;
+    const ddb_entity *fe = NULL;
+    ddb_error rerr;
+    int rc, is_delete = 0, records_mode;
+
+    ddb_error_clear(&rerr);
+    if ((rc = ddb_reader_open(&rd, path, &o->reader, &rerr)) != 0) {
+        r->s->input_errors++;
+        report(r, DDB_REPORT_ERROR, "%s", rerr.message);
+        return rc == DDB_ENOMEM ? ddb_error_set(err, rc, "%s", rerr.message) : 0;
+    }
+    fe = file_entity(o, rd, path, &is_delete);
+    records_mode = o->mode == DDB_MODE_ENCODE || (o->mode == DDB_MODE_VALIDATE && fe != NULL);
+    if (o->mode == DDB_MODE_ENCODE && fe == NULL) {
+        r->s->input_errors++;
+        report(r, DDB_REPORT_ERROR,
+               "%s: cannot tell which entity its records are: name the file <Entity>.csv (or "
+               ".ndjson, .json) after an entity of %s, or pass --entity",
+               path, o->mapping->path);
+        ddb_reader_free(rd);
+        return 0;
+    }
+    for (;;) {
+        ddb_record *rec;
+        ddb_error_clear(&rerr);
+        rc = ddb_reader_next(rd, &rec, &rerr);
+        if (rc == DDB_ITEROVER)
+            break;
+        if (rc == DDB_EVERIFY) {
+            r->s->input_errors++;
+            report(r, DDB_REPORT_ERROR, "%s", rerr.message);
+            continue;
+        }
+        if (rc != 0) {
+            r->s->input_errors++;
+            report(r, DDB_REPORT_ERROR, "%s", rerr.message);
+            if (rc == DDB_ENOMEM) {
+                rc = ddb_error_set(err, rc, "%s", rerr.message);
+                goto done;
+            }
+            break; /* this input cannot go on; the others can */
+        }
+        ddb_arena_reset(r->arena);
+        if (rec->kind == DDB_REC_BAD) {
+            count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
+            rc = reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1, rec->reason,
+                        err);
+        } else if (!rec->typed && o->n_types && apply_types(r, &rec->item, &rerr) != 0) {
+            count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
+            rc = reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1,
+                        rerr.message, err);
+        } else if (records_mode) {
+            rc = process_record(r, rec, fe, is_delete, err);
+        } else {
+            rc = process_item(r, rec, err);
+        }
+        if (rc != 0) {
+            r->s->output_failed = 1;
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    if (rd != NULL && rd->raw_bytes != NULL)
+        r->s->bytes_in += rd->raw_bytes(rd);
+    ddb_reader_free(rd);
+    return rc;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
+{
+    run r;
+    const ddb_mapping *m = o->mapping;
+    double t0 = now_seconds();
+    int rc = 0;
+
+    memset(s, 0, sizeof(*s));
+    memset(&r, 0, sizeof(r));
+    r.o = o;
+    r.s = s;
+    s->command = o->command;
+    s->n_entities = (m ? m->n_entities : 0) + 1;
+    s->entities = calloc(s->n_entities, sizeof(*s->entities));
+    if (s->entities == NULL || ddb_arena_new(&r.arena, 0) != 0) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; m && i < m->n_entities; i++)
+        s->entities[i].name = m->entities[i].name;
+    s->entities[s->n_entities - 1].name = "(none)";
+    s->total.name = "total";
+    if (o->output != NULL) {
+        o->output->ack = on_ack;
+        o->output->ack_ctx = &r;
+    }
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        if ((rc = run_input(&r, o->inputs[i], err)) != 0)
+            goto done;
+    }
+    if (o->output != NULL && s->input_errors == 0) {
+        if ((rc = o->output->vt->finish(o->output, err)) != 0) {
+            s->output_failed = 1;
+            goto done;
+        }
+        s->committed = 1;
+        s->bytes_out = o->output->bytes_out;
+    }
+done:
+    if (o->rejects != NULL) {
+        ddb_error rerr;
+        if (ddb_rejects_finish(o->rejects, &rerr) != 0) {
+            report(&r, DDB_REPORT_ERROR, "%s", rerr.message);
+            s->output_failed = 1;
+        } else if (ddb_rejects_count(o->rejects) > 0) {
+            s->rejects_path = strdup(ddb_rejects_path(o->rejects));
+        }
+    }
+    if (o->output != NULL) {
+        o->output->ack = NULL;
+        o->output->ack_ctx = NULL;
+    }
+    s->seconds = now_seconds() - t0;
+    ddb_arena_free(r.arena);
+    ddb_buf_dispose(&r.msg);
+    return rc;
+}
+
+void ddb_summary_dispose(ddb_summary *s)
+{
+    if (s == NULL)
+        return;
+    free(s->entities);
+    for (size_t i = 0; i < s->n_outputs; i++)
+        free(s->outputs[i]);
+    free(s->outputs);
+    free(s->rejects_path);
+    memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,217 @@
+/*
+ * Opening inputs: picks the reader by content. gzip is recognised by its
+ * magic bytes (ddb_source_open_auto), then the first bytes decide between an
+ * AWS CLI scan document, DynamoDB JSON lines, plain NDJSON and CSV.
+ */
+#include "ddbpipe/reader.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ddbpipe/json.h"
+#include "reader_internal.h"
+
+#define SNIFF_BYTES (1024u * 1024u)
+
+static const char *const format_names[] = {"auto", "ddb-json", "scan", "ndjson", "csv", "export"};
+
+const char *ddb_input_format_name(ddb_input_format f)
+{
+    if ((unsigned)f >= sizeof(format_names) / sizeof(format_names[0]))
+        return "?";
+    return format_names[f];
+}
+
+int ddb_input_format_parse(ddb_input_format *out, const char *s)
+{
+    for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
+        if (strcmp(s, format_names[i]) == 0) {
+            *out = (ddb_input_format)i;
+            return 0;
+        }
+    }
+    if (strcmp(s, "json") == 0 || strcmp(s, "dynamodb-json") == 0) {
+        *out = DDB_IN_DDBJSON;
+        return 0;
+    }
+    return DDB_EUSAGE;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int strip_suffix(char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (n > k && strcmp(s + n - k, suffix) == 0) {
+        s[n - k] = '\0';
+        return 1;
+    }
+    return 0;
+}
+
+char *ddb_entity_from_filename(const char *path, int *is_delete)
+{
+    static const char *const exts[] = {".csv", ".tsv", ".ndjson", ".jsonl", ".json", NULL};
+    char *name;
+
+    if (is_delete)
+        *is_delete = 0;
+    if (strcmp(path, "-") == 0)
+        return NULL;
+    name = strdup(base_name(path));
+    if (name == NULL)
+        return NULL;
+    strip_suffix(name, ".gz");
+    for (const char *const *e = exts; *e; e++)
+        if (strip_suffix(name, *e))
+            break;
+    if (strip_suffix(name, ".deletes") && is_delete)
+        *is_delete = 1;
+    if (name[0] == '\0' || name[0] == '_' || name[0] == '.') {
+        free(name);
+        return NULL;
+    }
+    return name;
+}
+
+int ddb_reader_base_init(ddb_reader *r, const ddb_reader_vtable *vt, const char *name,
+                         ddb_input_format format, char **hint_out, const ddb_reader_opts *opts)
+{
+    r->vt = vt;
+    r->format = format;
+    r->name = strdup(name ? name : "-");
+    *hint_out = NULL;
+    if (r->name == NULL)
+        return DDB_ENOMEM;
+    if (opts != NULL && opts->entity != NULL)
+        *hint_out = strdup(opts->entity);
+    else if (name != NULL)
+        *hint_out = ddb_entity_from_filename(name, NULL);
+    return 0;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static size_t skip_ws(const unsigned char *p, size_t i, size_t n)
+{
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+        i++;
+    return i;
+}
+
+/* Decides the format from the first bytes of the (decompressed) input. */
+static ddb_input_format detect(const unsigned char *p, size_t n, const char *path)
+{
+    size_t i = 0, eol;
+    ddb_json_line_kind kind;
+
+    if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF)
+        i = 3; /* a BOM only ever starts CSV from spreadsheet tools, but skip it anyway */
+    i = skip_ws(p, i, n);
+    if (i == n)
+        return has_suffix(path, ".csv") || has_suffix(path, ".csv.gz") ? DDB_IN_CSV : DDB_IN_DDBJSON;
+    if (p[i] != '{')
+        return DDB_IN_CSV;
+    {
+        size_t k = skip_ws(p, i + 1, n);
+        if (n - k >= 7 && memcmp(p + k, "\"Items\"", 7) == 0)
+            return DDB_IN_SCAN;
+    }
+    for (eol = i; eol < n && p[eol] != '\n'; eol++)
+        ;
+    if (eol < n || n < SNIFF_BYTES) {
+        if (ddb_json_sniff_line(&kind, (const char *)p + i, eol - i))
+            return DDB_IN_DDBJSON;
+        return DDB_IN_NDJSON;
+    }
+    /* A first line longer than the sniff window: judge by its first key. */
+    {
+        static const char *const typed_keys[] = {"\"Item\"", "\"Keys\"", "\"Metadata\"",
+                                                 "\"NewImage\"", "\"OldImage\"", NULL};
+        size_t k = skip_ws(p, i + 1, n);
+        for (const char *const *t = typed_keys; *t; t++)
+            if (n - k >= strlen(*t) && memcmp(p + k, *t, strlen(*t)) == 0)
+                return DDB_IN_DDBJSON;
+    }
+    return DDB_IN_NDJSON;
+}
+
+static int is_export_path(const char *path, int *is_dir)
+{
+    struct stat st;
+    *is_dir = 0;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0)
+        return 0;
+    if (S_ISDIR(st.st_mode)) {
+        *is_dir = 1;
+        return 1;
+    }
+    return strcmp(base_name(path), "manifest-summary.json") == 0;
+}
+
+int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts,
+                    ddb_error *err)
+{
+    ddb_reader_opts defaults;
+    ddb_source *src = NULL;
+    const unsigned char *peek;
+    size_t peek_len;
+    ddb_input_format fmt;
+    struct stat st;
+    int rc, is_dir;
+
+    *out = NULL;
+    if (opts == NULL) {
+        memset(&defaults, 0, sizeof(defaults));
+        opts = &defaults;
+    }
+    if (opts->format == DDB_IN_EXPORT || (opts->format == DDB_IN_AUTO && is_export_path(path, &is_dir)))
+        return ddb_reader_new_export(out, path, opts, err);
+    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s is a folder; only an Export to S3 folder (with "
+                             "manifest-summary.json) can be read as a folder",
+                             path);
+
+    if ((rc = ddb_source_open_auto(&src, path, NULL, err)) != 0)
+        return rc;
+    if ((rc = ddb_source_sniff(&src, src, SNIFF_BYTES, &peek, &peek_len, err)) != 0)
+        return rc;
+    fmt = opts->format;
+    if (fmt == DDB_IN_AUTO)
+        fmt = detect(peek, peek_len, path);
+
+    switch (fmt) {
+    case DDB_IN_SCAN:
+        rc = ddb_reader_new_scan(out, src, path, opts, err);
+        break;
+    case DDB_IN_CSV:
+        rc = ddb_reader_new_csv(out, src, path, opts, err);
+        break;
+    default:
+        rc = ddb_reader_new_lines(out, src, fmt, path, opts, err);
+        break;
+    }
+    if (rc == 0 && strcmp(path, "-") != 0 && stat(path, &st) == 0)
+        (*out)->total_bytes = (uint64_t)st.st_size;
+    return rc;
+}
+
+void ddb_reader_free(ddb_reader *r)
+{
+    if (r == NULL)
+        return;
+    r->vt->free(r);
+    free(r->name);
+    free(r);
+}

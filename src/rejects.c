@@ -1,0 +1,102 @@
+/*
+ * The rejects file: one JSON line per rejected input with enough to find and
+ * fix it (source, line, byte offset, entity, reason) and the record itself.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/codec.h"
+#include "ddbpipe/json.h"
+#include "ddbpipe/output.h"
+
+struct ddb_rejects {
+    char *path;
+    ddb_sink *sink; /* opened on the first reject */
+    ddb_buf line;
+    uint64_t count;
+};
+
+int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err)
+{
+    ddb_rejects *r = calloc(1, sizeof(*r));
+    if (r == NULL || (r->path = strdup(path)) == NULL) {
+        free(r);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    *out = r;
+    return 0;
+}
+
+int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
+                      const char *reason, ddb_error *err)
+{
+    ddb_buf *b = &r->line;
+    int rc;
+
+    if (r->sink == NULL && (rc = ddb_sink_open_file(&r->sink, r->path, 1, err)) != 0)
+        return rc;
+    ddb_buf_clear(b);
+    ddb_buf_puts(b, "{\"source\":");
+    ddb_json_put_string(b, rec->source ? rec->source : "-", strlen(rec->source ? rec->source : "-"));
+    if (rec->line) {
+        ddb_buf_puts(b, ",\"line\":");
+        ddb_buf_put_u64(b, rec->line);
+    }
+    ddb_buf_puts(b, ",\"offset\":");
+    ddb_buf_put_u64(b, rec->offset);
+    if (entity != NULL) {
+        ddb_buf_puts(b, ",\"entity\":");
+        ddb_json_put_string(b, entity, strlen(entity));
+    }
+    ddb_buf_puts(b, ",\"reason\":");
+    ddb_json_put_string(b, reason, strlen(reason));
+    if (rec->raw != NULL) {
+        /* The text may be why it was rejected: keep it exact, as base64 when
+         * it is not valid UTF-8 and so cannot be a JSON string. */
+        if (ddb_utf8_valid(rec->raw, rec->raw_len, NULL)) {
+            ddb_buf_puts(b, ",\"text\":");
+            ddb_json_put_string(b, rec->raw, rec->raw_len);
+        } else {
+            ddb_buf_puts(b, ",\"text_base64\":\"");
+            ddb_buf_put_base64(b, (const unsigned char *)rec->raw, rec->raw_len);
+            ddb_buf_putc(b, '"');
+        }
+    } else if (rec->kind != DDB_REC_BAD) {
+        ddb_buf_puts(b, rec->kind == DDB_REC_DELETE ? ",\"keys\":" : ",\"item\":");
+        ddb_json_put_typed_map(b, &rec->item);
+    }
+    ddb_buf_puts(b, "}\n");
+    if (b->oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if ((rc = ddb_sink_write(r->sink, b->ptr, b->len, err)) != 0)
+        return rc;
+    r->count++;
+    return 0;
+}
+
+uint64_t ddb_rejects_count(const ddb_rejects *r)
+{
+    return r->count;
+}
+
+const char *ddb_rejects_path(const ddb_rejects *r)
+{
+    return r->path;
+}
+
+int ddb_rejects_finish(ddb_rejects *r, ddb_error *err)
+{
+    if (r->sink == NULL)
+        return 0;
+    return ddb_sink_finish(r->sink, err);
+}
+
+void ddb_rejects_free(ddb_rejects *r)
+{
+    if (r == NULL)
+        return;
+    ddb_sink_free(r->sink);
+    ddb_buf_dispose(&r->line);
+    free(r->path);
+    free(r);
+}

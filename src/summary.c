@@ -1,0 +1,101 @@
+/* The end-of-run summary: a table for people, a JSON document for machines. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ddbpipe/json.h"
+#include "ddbpipe/pipeline.h"
+
+static int has_deletes(const ddb_summary *s)
+{
+    return s->total.deleted > 0;
+}
+
+static void row_line(ddb_buf *out, const ddb_entity_stats *e, int deletes)
+{
+    ddb_buf_printf(out, "  %-24s %12llu %12llu %10llu %10llu", e->name,
+                   (unsigned long long)e->read, (unsigned long long)e->written,
+                   (unsigned long long)e->rejected, (unsigned long long)e->unmatched);
+    if (deletes)
+        ddb_buf_printf(out, " %10llu", (unsigned long long)e->deleted);
+    ddb_buf_putc(out, '\n');
+}
+
+static void human_bytes(char *out, size_t cap, uint64_t b)
+{
+    const char *units[] = {"B", "KB", "MB", "GB", "TB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1000.0 && u < 4) {
+        v /= 1000.0;
+        u++;
+    }
+    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
+{
+    int deletes = has_deletes(s);
+    char in[32], outb[32];
+
+    ddb_buf_printf(out, "  %-24s %12s %12s %10s %10s%s\n", "entity", "read", "written", "rejected",
+                   "unmatched", deletes ? "    deleted" : "");
+    for (size_t i = 0; i < s->n_entities; i++) {
+        const ddb_entity_stats *e = &s->entities[i];
+        /* The "(none)" row only when something landed in it. */
+        if (i == s->n_entities - 1 && e->read == 0 && s->n_entities > 1)
+            continue;
+        row_line(out, e, deletes);
+    }
+    if (s->n_entities > 2)
+        row_line(out, &s->total, deletes);
+    human_bytes(in, sizeof(in), s->bytes_in);
+    human_bytes(outb, sizeof(outb), s->bytes_out);
+    ddb_buf_printf(out, "  %s in, %s out, %.2f s", in, outb, s->seconds);
+    if (s->seconds > 0 && s->total.read > 0)
+        ddb_buf_printf(out, " (%.0f records/s, %.1f MB/s in)", (double)s->total.read / s->seconds,
+                       (double)s->bytes_in / 1e6 / s->seconds);
+    ddb_buf_putc(out, '\n');
+}
+
+static void stats_json(ddb_buf *out, const ddb_entity_stats *e)
+{
+    ddb_buf_puts(out, "{\"name\":");
+    ddb_json_put_string(out, e->name, strlen(e->name));
+    ddb_buf_printf(out,
+                   ",\"read\":%llu,\"written\":%llu,\"deleted\":%llu,\"rejected\":%llu,"
+                   "\"unmatched\":%llu}",
+                   (unsigned long long)e->read, (unsigned long long)e->written,
+                   (unsigned long long)e->deleted, (unsigned long long)e->rejected,
+                   (unsigned long long)e->unmatched);
+}
+
+void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
+{
+    ddb_buf_puts(out, "{\"command\":");
+    ddb_json_put_string(out, s->command ? s->command : "", strlen(s->command ? s->command : ""));
+    ddb_buf_puts(out, ",\"total\":");
+    stats_json(out, &s->total);
+    ddb_buf_puts(out, ",\"entities\":[");
+    for (size_t i = 0; i < s->n_entities; i++) {
+        if (i)
+            ddb_buf_putc(out, ',');
+        stats_json(out, &s->entities[i]);
+    }
+    ddb_buf_printf(out,
+                   "],\"bytes_in\":%llu,\"bytes_out\":%llu,\"seconds\":%.3f,\"input_errors\":%llu,"
+                   "\"warnings\":%llu,\"committed\":%s,\"outputs\":[",
+                   (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, s->seconds,
+                   (unsigned long long)s->input_errors, (unsigned long long)s->warnings,
+                   s->committed ? "true" : "false");
+    for (size_t i = 0; i < s->n_outputs; i++) {
+        if (i)
+            ddb_buf_putc(out, ',');
+        ddb_json_put_string(out, s->outputs[i], strlen(s->outputs[i]));
+    }
+    ddb_buf_puts(out, "],\"rejects_file\":");
+    if (s->rejects_path)
+        ddb_json_put_string(out, s->rejects_path, strlen(s->rejects_path));
+    else
+        ddb_buf_puts(out, "null");
+    ddb_buf_printf(out, ",\"exit_code\":%d}\n", exit_code);
+}

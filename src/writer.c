@@ -1,0 +1,351 @@
+/*
+ * Record writers. Each formats a record into one reusable line buffer and
+ * hands it to its sink: no allocation per record once the buffer has grown.
+ */
+#include "ddbpipe/writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/csv.h"
+#include "ddbpipe/json.h"
+
+typedef struct rec_writer {
+    ddb_writer base;
+    ddb_out_format fmt;
+    const ddb_entity *entity;
+    ddb_buf line;
+    ddb_buf cell;
+    char delim;
+    /* CSV without an entity: the columns, fixed by opts or the first record */
+    char **columns;
+    size_t *column_lens;
+    size_t n_columns;
+    int header_done;
+    unsigned char *used; /* per record attribute: placed in a column */
+    size_t used_cap;
+} rec_writer;
+
+static const char *const out_names[] = {"ndjson", "csv", "ddb-json"};
+static const char *const out_exts[] = {"ndjson", "csv", "json"};
+
+const char *ddb_out_format_name(ddb_out_format f)
+{
+    return (unsigned)f < 3 ? out_names[f] : "?";
+}
+
+const char *ddb_out_format_ext(ddb_out_format f)
+{
+    return (unsigned)f < 3 ? out_exts[f] : "out";
+}
+
+int ddb_out_format_parse(ddb_out_format *out, const char *s)
+{
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(s, out_names[i]) == 0) {
+            *out = (ddb_out_format)i;
+            return 0;
+        }
+    }
+    if (strcmp(s, "json") == 0 || strcmp(s, "dynamodb-json") == 0) {
+        *out = DDB_OUT_DDBJSON;
+        return 0;
+    }
+    return DDB_EUSAGE;
+}
+
+int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v)
+{
+    switch (v->type) {
+    case DDB_TYPE_S:
+    case DDB_TYPE_N:
+        return ddb_buf_append(b, v->u.s.ptr, v->u.s.len);
+    case DDB_TYPE_B:
+        return ddb_buf_put_base64(b, (const unsigned char *)v->u.s.ptr, v->u.s.len);
+    case DDB_TYPE_BOOL:
+        return ddb_buf_puts(b, v->u.boolean ? "true" : "false");
+    case DDB_TYPE_NULL:
+        return ddb_buf_puts(b, "null");
+    default:
+        return ddb_json_put_plain_value(b, v);
+    }
+}
+
+static int emit(rec_writer *w, ddb_error *err)
+{
+    int rc;
+    if (w->line.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
+    rc = ddb_sink_write(w->base.sink, w->line.ptr, w->line.len, err);
+    if (rc == 0)
+        w->base.records++;
+    ddb_buf_clear(&w->line);
+    return rc;
+}
+
+static void put_cell(rec_writer *w, const ddb_value *v)
+{
+    ddb_buf_clear(&w->cell);
+    ddb_csv_cell_text(&w->cell, v);
+    /* An empty string is quoted so it does not read back as "absent". */
+    ddb_csv_put_field(&w->line, w->cell.ptr ? w->cell.ptr : "", w->cell.len, w->delim,
+                      v->type == DDB_TYPE_S && v->u.s.len == 0);
+}
+
+static int name_is(const ddb_str *n, const char *s, size_t len)
+{
+    return n->len == len && memcmp(n->ptr, s, len) == 0;
+}
+
+/* ---------------------------------------------------------------- NDJSON */
+
+static int write_ndjson(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
+{
+    rec_writer *w = (rec_writer *)base;
+    ddb_buf *b = &w->line;
+    if (w->entity == NULL) {
+        ddb_json_put_plain_map(b, rec);
+    } else {
+        int first = 1;
+        ddb_buf_putc(b, '{');
+        for (size_t i = 0; i < n_declared; i++) {
+            if (!first)
+                ddb_buf_putc(b, ',');
+            first = 0;
+            ddb_json_put_string(b, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
+            ddb_buf_putc(b, ':');
+            ddb_json_put_plain_value(b, &rec->attrs[i].value);
+        }
+        if (rec->count > n_declared) {
+            /* Undeclared attributes keep their DynamoDB types so they round-trip. */
+            ddb_map extra = {rec->attrs + n_declared, rec->count - n_declared};
+            if (!first)
+                ddb_buf_putc(b, ',');
+            ddb_buf_puts(b, "\"" DDB_EXTRA_FIELD "\":");
+            ddb_json_put_typed_map(b, &extra);
+        }
+        ddb_buf_putc(b, '}');
+    }
+    ddb_buf_putc(b, '\n');
+    return emit(w, err);
+}
+
+/* ------------------------------------------------------------------- CSV */
+
+static int ensure_used(rec_writer *w, size_t n)
+{
+    if (n > w->used_cap) {
+        unsigned char *u = realloc(w->used, n);
+        if (u == NULL)
+            return DDB_ENOMEM;
+        w->used = u;
+        w->used_cap = n;
+    }
+    if (n)
+        memset(w->used, 0, n);
+    return 0;
+}
+
+/* Appends the "_extra" cell: every attribute not placed in a column. */
+static void put_extra_cell(rec_writer *w, const ddb_map *rec)
+{
+    int any = 0;
+    ddb_buf_clear(&w->cell);
+    for (size_t i = 0; i < rec->count; i++) {
+        if (w->used[i])
+            continue;
+        ddb_buf_putc(&w->cell, any ? ',' : '{');
+        any = 1;
+        ddb_json_put_string(&w->cell, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
+        ddb_buf_putc(&w->cell, ':');
+        ddb_json_put_typed_value(&w->cell, &rec->attrs[i].value);
+    }
+    if (any) {
+        ddb_buf_putc(&w->cell, '}');
+        ddb_csv_put_field(&w->line, w->cell.ptr, w->cell.len, w->delim, 0);
+    }
+}
+
+static void header_line(rec_writer *w)
+{
+    if (w->entity != NULL) {
+        for (size_t i = 0; i < w->entity->n_fields; i++) {
+            ddb_csv_put_field(&w->line, w->entity->fields[i].name,
+                              strlen(w->entity->fields[i].name), w->delim, 0);
+            ddb_buf_putc(&w->line, w->delim);
+        }
+    } else {
+        for (size_t i = 0; i < w->n_columns; i++) {
+            ddb_csv_put_field(&w->line, w->columns[i], w->column_lens[i], w->delim, 0);
+            ddb_buf_putc(&w->line, w->delim);
+        }
+    }
+    ddb_buf_puts(&w->line, DDB_EXTRA_FIELD "\n");
+}
+
+static int write_csv_header(rec_writer *w, ddb_error *err)
+{
+    int rc;
+    header_line(w);
+    rc = emit(w, err);
+    w->base.records = 0; /* the header is not a record */
+    w->header_done = 1;
+    return rc;
+}
+
+static int set_columns(rec_writer *w, const char *const *names, const size_t *lens, size_t n)
+{
+    w->columns = calloc(n ? n : 1, sizeof(char *));
+    w->column_lens = calloc(n ? n : 1, sizeof(size_t));
+    if (w->columns == NULL || w->column_lens == NULL)
+        return DDB_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = lens ? lens[i] : strlen(names[i]);
+        if ((w->columns[i] = malloc(len + 1)) == NULL)
+            return DDB_ENOMEM;
+        memcpy(w->columns[i], names[i], len);
+        w->columns[i][len] = '\0';
+        w->column_lens[i] = len;
+        w->n_columns++;
+    }
+    return 0;
+}
+
+static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
+{
+    rec_writer *w = (rec_writer *)base;
+    int rc;
+
+    if (ensure_used(w, rec->count) != 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (w->entity == NULL && !w->header_done) {
+        /* No mapping: the first record's attributes become the columns. */
+        const char **names = malloc((rec->count ? rec->count : 1) * sizeof(char *));
+        size_t *lens = malloc((rec->count ? rec->count : 1) * sizeof(size_t));
+        if (names == NULL || lens == NULL) {
+            free(names);
+            free(lens);
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < rec->count; i++) {
+            names[i] = rec->attrs[i].name.ptr;
+            lens[i] = rec->attrs[i].name.len;
+        }
+        rc = set_columns(w, names, lens, rec->count);
+        free(names);
+        free(lens);
+        if (rc != 0)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    if (!w->header_done && (rc = write_csv_header(w, err)) != 0)
+        return rc;
+
+    if (w->entity != NULL) {
+        size_t c = 0; /* declared attributes come in field order: one merge walk */
+        for (size_t i = 0; i < w->entity->n_fields; i++) {
+            const char *fname = w->entity->fields[i].name;
+            if (c < n_declared && name_is(&rec->attrs[c].name, fname, strlen(fname))) {
+                /* CSV cannot hold a NULL in a typed column: it goes to _extra. */
+                if (rec->attrs[c].value.type != DDB_TYPE_NULL ||
+                    w->entity->fields[i].type == DDB_TYPE_NULL) {
+                    put_cell(w, &rec->attrs[c].value);
+                    w->used[c] = 1;
+                }
+                c++;
+            }
+            ddb_buf_putc(&w->line, w->delim);
+        }
+    } else {
+        for (size_t i = 0; i < w->n_columns; i++) {
+            ptrdiff_t at = ddb_map_find(rec, w->columns[i], w->column_lens[i]);
+            if (at >= 0 && rec->attrs[at].value.type != DDB_TYPE_NULL) {
+                put_cell(w, &rec->attrs[at].value);
+                w->used[at] = 1;
+            }
+            ddb_buf_putc(&w->line, w->delim);
+        }
+    }
+    put_extra_cell(w, rec);
+    ddb_buf_putc(&w->line, '\n');
+    return emit(w, err);
+}
+
+/* --------------------------------------------------------- DynamoDB JSON */
+
+static int write_ddbjson(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
+{
+    rec_writer *w = (rec_writer *)base;
+    (void)n_declared;
+    ddb_buf_puts(&w->line, "{\"Item\":");
+    ddb_json_put_typed_map(&w->line, rec);
+    ddb_buf_puts(&w->line, "}\n");
+    return emit(w, err);
+}
+
+/* ------------------------------------------------------------- lifecycle */
+
+static void rec_free(ddb_writer *base)
+{
+    rec_writer *w = (rec_writer *)base;
+    ddb_buf_dispose(&w->line);
+    ddb_buf_dispose(&w->cell);
+    for (size_t i = 0; i < w->n_columns; i++)
+        free(w->columns[i]);
+    free(w->columns);
+    free(w->column_lens);
+    free(w->used);
+}
+
+static const ddb_writer_vtable ndjson_vt = {write_ndjson, rec_free};
+static const ddb_writer_vtable csv_vt = {write_csv, rec_free};
+static const ddb_writer_vtable ddbjson_vt = {write_ddbjson, rec_free};
+
+int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const ddb_entity *e,
+                   const ddb_writer_opts *opts, ddb_error *err)
+{
+    rec_writer *w = calloc(1, sizeof(*w));
+    int rc = 0;
+
+    *out = NULL;
+    if (w == NULL) {
+        ddb_sink_free(sink);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    w->base.sink = sink;
+    w->fmt = fmt;
+    w->entity = e;
+    w->delim = opts && opts->delimiter ? opts->delimiter : ',';
+    w->base.vt = fmt == DDB_OUT_CSV ? &csv_vt : fmt == DDB_OUT_DDBJSON ? &ddbjson_vt : &ndjson_vt;
+    if (fmt == DDB_OUT_CSV) {
+        if (e == NULL && opts && opts->columns &&
+            set_columns(w, opts->columns, NULL, opts->n_columns) != 0) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+        /* The header goes out at once when the columns are known, so even an
+         * entity without records gets a well-formed file. */
+        if ((e != NULL || w->columns != NULL) && (rc = write_csv_header(w, err)) != 0)
+            goto done;
+    }
+done:
+    if (rc != 0) {
+        ddb_writer_free(&w->base);
+        return rc;
+    }
+    *out = &w->base;
+    return 0;
+}
+
+int ddb_writer_finish(ddb_writer *w, ddb_error *err)
+{
+    return ddb_sink_finish(w->sink, err);
+}
+
+void ddb_writer_free(ddb_writer *w)
+{
+    if (w == NULL)
+        return;
+    w->vt->free(w);
+    ddb_sink_free(w->sink);
+    free(w);
+}
