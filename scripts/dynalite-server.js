@@ -85,11 +85,19 @@ server.listen(opts.port, '127.0.0.1', () => {
 for (const sig of [ 'SIGTERM', 'SIGINT', 'SIGHUP' ]) process.on(sig, () => process.exit(0))
 
 if (opts.ownerPid > 0) {
-  setInterval(() => {
+  // A dead owner may linger as a zombie until its parent reaps it; treat that as gone too.
+  const ownerGone = () => {
     try {
       process.kill(opts.ownerPid, 0)
     } catch (e) {
-      if (e.code === 'ESRCH') process.exit(0)
+      return e.code === 'ESRCH'
     }
-  }, 1000).unref()
+    try {
+      const stat = fs.readFileSync(`/proc/${opts.ownerPid}/stat`, 'utf8')
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')
+    } catch {
+      return false
+    }
+  }
+  setInterval(() => { if (ownerGone()) process.exit(0) }, 1000).unref()
 }

@@ -306,6 +306,7 @@ static int run_input(run *r, const char *path, ddb_error *err)
             break; /* this input cannot go on; the others can */
         }
         ddb_arena_reset(r->arena);
+        r->s->changes[rec->change & 3]++;
         if (rec->kind == DDB_REC_BAD) {
             count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
             rc = reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1, rec->reason,
@@ -328,6 +329,8 @@ static int run_input(run *r, const char *path, ddb_error *err)
 done:
     if (rd != NULL && rd->raw_bytes != NULL)
         r->s->bytes_in += rd->raw_bytes(rd);
+    if (rd != NULL && rd->decoded_bytes != NULL)
+        r->s->bytes_decoded += rd->decoded_bytes(rd);
     ddb_reader_free(rd);
     return rc;
 }

@@ -94,6 +94,11 @@ static uint64_t csv_raw_bytes(const ddb_reader *r)
     return ddb_source_raw_bytes(((const csv_reader *)r)->src);
 }
 
+static uint64_t csv_decoded_bytes(const ddb_reader *r)
+{
+    return ((const csv_reader *)r)->src->bytes_in;
+}
+
 static const ddb_reader_vtable csv_vtable = {csv_next, csv_free};
 
 static char pick_delimiter(const char *name, const ddb_reader_opts *opts)
@@ -166,6 +171,7 @@ int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
     if ((rc = read_header(cr, err)) != 0)
         goto fail;
     cr->base.raw_bytes = csv_raw_bytes;
+    cr->base.decoded_bytes = csv_decoded_bytes;
     cr->rec.typed = 0;
     cr->rec.source = cr->base.name;
     cr->rec.entity_hint = cr->hint;

@@ -88,9 +88,11 @@ change:
     lr->rec.write_time = ch.write_time;
     if (ch.has_new_image) {
         lr->rec.kind = DDB_REC_PUT;
+        lr->rec.change = ch.has_old_image ? DDB_CHANGE_MODIFY : DDB_CHANGE_INSERT;
         lr->rec.item = ch.new_image;
     } else {
         lr->rec.kind = DDB_REC_DELETE;
+        lr->rec.change = DDB_CHANGE_REMOVE;
         lr->rec.item = ch.keys;
     }
 }
@@ -124,6 +126,7 @@ static int lines_next(ddb_reader *r, ddb_record **out, ddb_error *err)
             return rc;
         ddb_arena_reset(lr->arena);
         memset(&lr->rec.write_time, 0, sizeof(lr->rec.write_time));
+        lr->rec.change = DDB_CHANGE_NONE;
         lr->rec.line = ddb_lines_lineno(lr->lines);
         lr->rec.offset = ddb_lines_offset(lr->lines);
         if (rc == DDB_ETOOBIG) {
@@ -167,6 +170,12 @@ static uint64_t lines_raw_bytes(const ddb_reader *r)
     return ddb_source_raw_bytes(ddb_lines_source(lr->lines));
 }
 
+static uint64_t lines_decoded_bytes(const ddb_reader *r)
+{
+    const lines_reader *lr = (const lines_reader *)r;
+    return ddb_lines_source(lr->lines)->bytes_in;
+}
+
 static const ddb_reader_vtable lines_vtable = {lines_next, lines_free};
 
 int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kind,
@@ -193,6 +202,7 @@ int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kin
     }
     lr->kind = kind;
     lr->base.raw_bytes = lines_raw_bytes;
+    lr->base.decoded_bytes = lines_decoded_bytes;
     lr->rec.typed = kind != DDB_IN_NDJSON;
     lr->rec.source = lr->base.name;
     lr->rec.entity_hint = lr->hint;

@@ -296,6 +296,11 @@ static uint64_t scan_raw_bytes(const ddb_reader *r)
     return ddb_source_raw_bytes(((const scan_reader *)r)->src);
 }
 
+static uint64_t scan_decoded_bytes(const ddb_reader *r)
+{
+    return ((const scan_reader *)r)->src->bytes_in;
+}
+
 static const ddb_reader_vtable scan_vtable = {scan_next, scan_free};
 
 int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
@@ -321,6 +326,7 @@ int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     sr->base.raw_bytes = scan_raw_bytes;
+    sr->base.decoded_bytes = scan_decoded_bytes;
     sr->rec.typed = 1;
     sr->rec.source = sr->base.name;
     sr->rec.entity_hint = sr->hint;

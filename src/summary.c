@@ -37,8 +37,11 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
     int deletes = has_deletes(s);
     char in[32], outb[32];
 
-    ddb_buf_printf(out, "  %-24s %12s %12s %10s %10s%s\n", "entity", "read", "written", "rejected",
-                   "unmatched", deletes ? "    deleted" : "");
+    /* validate writes nothing: what it counts are the records that would be written */
+    int validating = s->command && strcmp(s->command, "validate") == 0;
+    ddb_buf_printf(out, "  %-24s %12s %12s %10s %10s%s\n", "entity", "read",
+                   validating ? "valid" : "written", "rejected", "unmatched",
+                   deletes ? "    deleted" : "");
     for (size_t i = 0; i < s->n_entities; i++) {
         const ddb_entity_stats *e = &s->entities[i];
         /* The "(none)" row only when something landed in it. */
@@ -48,12 +51,19 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
     }
     if (s->n_entities > 2)
         row_line(out, &s->total, deletes);
+    if (s->changes[DDB_CHANGE_INSERT] + s->changes[DDB_CHANGE_MODIFY] + s->changes[DDB_CHANGE_REMOVE])
+        ddb_buf_printf(out, "  changes: %llu inserted, %llu modified, %llu removed\n",
+                       (unsigned long long)s->changes[DDB_CHANGE_INSERT],
+                       (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
+                       (unsigned long long)s->changes[DDB_CHANGE_REMOVE]);
     human_bytes(in, sizeof(in), s->bytes_in);
     human_bytes(outb, sizeof(outb), s->bytes_out);
     ddb_buf_printf(out, "  %s in, %s out, %.2f s", in, outb, s->seconds);
     if (s->seconds > 0 && s->total.read > 0)
-        ddb_buf_printf(out, " (%.0f records/s, %.1f MB/s in)", (double)s->total.read / s->seconds,
-                       (double)s->bytes_in / 1e6 / s->seconds);
+        ddb_buf_printf(out, " (%.0f records/s, %.1f MB/s of %sinput)",
+                       (double)s->total.read / s->seconds,
+                       (double)(s->bytes_decoded ? s->bytes_decoded : s->bytes_in) / 1e6 / s->seconds,
+                       s->bytes_decoded > s->bytes_in ? "uncompressed " : "");
     ddb_buf_putc(out, '\n');
 }
 
@@ -82,11 +92,15 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
         stats_json(out, &s->entities[i]);
     }
     ddb_buf_printf(out,
-                   "],\"bytes_in\":%llu,\"bytes_out\":%llu,\"seconds\":%.3f,\"input_errors\":%llu,"
-                   "\"warnings\":%llu,\"committed\":%s,\"outputs\":[",
-                   (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, s->seconds,
+                   "],\"bytes_in\":%llu,\"bytes_decoded\":%llu,\"bytes_out\":%llu,\"seconds\":%.3f,\"input_errors\":%llu,"
+                   "\"warnings\":%llu,\"changes\":{\"inserted\":%llu,\"modified\":%llu,"
+                   "\"removed\":%llu},\"committed\":%s,\"outputs\":[",
+                   (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_decoded,
+                   (unsigned long long)s->bytes_out, s->seconds,
                    (unsigned long long)s->input_errors, (unsigned long long)s->warnings,
-                   s->committed ? "true" : "false");
+                   (unsigned long long)s->changes[DDB_CHANGE_INSERT],
+                   (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
+                   (unsigned long long)s->changes[DDB_CHANGE_REMOVE], s->committed ? "true" : "false");
     for (size_t i = 0; i < s->n_outputs; i++) {
         if (i)
             ddb_buf_putc(out, ',');

@@ -34,7 +34,9 @@ typedef struct ddb_summary {
     ddb_entity_stats *entities; /* one per entity of the mapping, then "(none)" */
     size_t n_entities;
     ddb_entity_stats total;
+    uint64_t changes[4];       /* incremental records by ddb_change_kind (inserts, modifies, removes) */
     uint64_t bytes_in;         /* raw bytes read from the inputs */
+    uint64_t bytes_decoded;    /* the same after decompression: what was parsed */
     uint64_t bytes_out;        /* bytes written to the outputs */
     double seconds;
     uint64_t input_errors;     /* inputs that failed (unreadable, corrupt, checksum) */

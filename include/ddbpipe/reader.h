@@ -24,8 +24,18 @@ typedef enum ddb_record_kind {
     DDB_REC_BAD      /* unreadable input: reason says why, raw holds the text */
 } ddb_record_kind;
 
+/* For incremental export records, what happened to the item (the DynamoDB
+ * Streams event names): an insert has no OldImage, a remove no NewImage. */
+typedef enum ddb_change_kind {
+    DDB_CHANGE_NONE = 0, /* not a change record */
+    DDB_CHANGE_INSERT,
+    DDB_CHANGE_MODIFY,
+    DDB_CHANGE_REMOVE
+} ddb_change_kind;
+
 typedef struct ddb_record {
     ddb_record_kind kind;
+    ddb_change_kind change;  /* incremental exports only */
     ddb_map item;            /* the attributes (valid until the next call to next) */
     int typed;               /* 1: DynamoDB-typed values; 0: CSV/plain JSON (types to infer) */
     const char *source;      /* input file, as the user named it (or "stdin") */
@@ -75,6 +85,8 @@ struct ddb_reader {
     uint64_t expected_items; /* from a manifest, else 0 */
     /* raw bytes consumed so far, for progress and checkpoints */
     uint64_t (*raw_bytes)(const ddb_reader *r);
+    /* decoded (decompressed) bytes parsed so far, for throughput; may be NULL */
+    uint64_t (*decoded_bytes)(const ddb_reader *r);
 };
 
 /*

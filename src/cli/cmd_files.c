@@ -100,8 +100,9 @@ static int exit_code(const ddb_summary *s, uint64_t max_rejects, int rc)
 static void print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects)
 {
     ddb_buf b = DDB_BUF_INIT;
-    ddb_buf_printf(&b, "ddbpipe %s: %llu read, %llu written, %llu rejected, %llu unmatched\n", cmd,
+    ddb_buf_printf(&b, "ddbpipe %s: %llu read, %llu %s, %llu rejected, %llu unmatched\n", cmd,
                    (unsigned long long)s->total.read, (unsigned long long)s->total.written,
+                   strcmp(cmd, "validate") == 0 ? "valid" : "written",
                    (unsigned long long)s->total.rejected, (unsigned long long)s->total.unmatched);
     ddb_summary_format(&b, s);
     for (size_t i = 0; i < s->n_outputs; i++)

@@ -1,0 +1,703 @@
+/*
+ * Export to S3 manifests: reading, checking, and finding the data files.
+ * json-c is fine here: manifests are small and their only numbers are counts
+ * that fit in an int64 (checked, never trusted).
+ */
+#include "ddbpipe/manifest.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ddbpipe/codec.h"
+
+#define SUMMARY_MAX (1024u * 1024u)
+#define FILES_MAX (256u * 1024u * 1024u) /* ~1M data files: far beyond any real export */
+#define CHECKSUM_FILE_MAX 4096u
+#define MARKER "AWSDynamoDB/"
+
+typedef struct loader {
+    ddb_manifest *m;
+    unsigned flags;
+    ddb_warn_fn warn;
+    void *warn_ctx;
+    ddb_error *err;
+} loader;
+
+__attribute__((format(printf, 2, 3))) static void warnf(loader *ld, const char *fmt, ...)
+{
+    char msg[DDB_ERROR_MAX];
+    va_list ap;
+    if (ld->warn == NULL)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    ld->warn(ld->warn_ctx, msg);
+}
+
+static int nomem(ddb_error *err)
+{
+    return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+}
+
+/* ------------------------------------------------------------- paths */
+
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    char *p;
+    if (strcmp(dir, ".") == 0)
+        return strdup(name);
+    p = malloc(n + strlen(name) + 2);
+    if (p != NULL)
+        sprintf(p, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
+    return p;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static void strip_slashes(char *p)
+{
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/')
+        p[--n] = '\0';
+}
+
+/* The folder holding path, textually, so messages keep the user's spelling. */
+static char *dir_name(const char *path)
+{
+    char *p = strdup(path), *slash;
+    if (p == NULL)
+        return NULL;
+    strip_slashes(p);
+    slash = strrchr(p, '/');
+    if (slash == NULL) {
+        free(p);
+        return strdup(".");
+    }
+    while (slash > p && slash[-1] == '/')
+        slash--;
+    if (slash == p)
+        slash++; /* keep the root "/" */
+    *slash = '\0';
+    return p;
+}
+
+/* The export folder's parent (the AWSDynamoDB/ folder). "." and ".." cannot
+ * be cut textually, so those go through realpath. */
+static char *parent_dir(const char *dir)
+{
+    const char *b = base_name(dir);
+    if (strcmp(b, ".") == 0 || strcmp(b, "..") == 0) {
+        char *abs = realpath(dir, NULL), *p;
+        if (abs == NULL)
+            return join(dir, "..");
+        p = dir_name(abs);
+        free(abs);
+        return p;
+    }
+    return dir_name(dir);
+}
+
+static int is_file(const char *path, uint64_t *size)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    if (size != NULL)
+        *size = (uint64_t)st.st_size;
+    return 1;
+}
+
+/* The part of an S3 key after its last "AWSDynamoDB/" component, when that
+ * part stays inside the folder (no "..", not absolute); else NULL. */
+static const char *after_marker(const char *key)
+{
+    const char *found = NULL, *p = key, *q;
+    while ((p = strstr(p, MARKER)) != NULL) {
+        if (p == key || p[-1] == '/')
+            found = p + strlen(MARKER);
+        p++;
+    }
+    if (found == NULL || *found == '/' || *found == '\0')
+        return NULL;
+    for (q = found; *q;) {
+        size_t n = strcspn(q, "/");
+        if (n == 2 && q[0] == '.' && q[1] == '.')
+            return NULL;
+        q += n;
+        if (*q == '/')
+            q++;
+    }
+    return found;
+}
+
+static int read_all(char **out, size_t *len, const char *path, size_t max, ddb_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+
+    *out = NULL;
+    if (f == NULL)
+        return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "%s: %s", path,
+                             strerror(errno));
+    for (;;) {
+        size_t got;
+        if (cap - n < 4096) {
+            char *nb;
+            cap = cap ? cap * 2 : 8192;
+            if ((nb = realloc(buf, cap + 1)) == NULL) {
+                rc = nomem(err);
+                goto done;
+            }
+            buf = nb;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n > max) {
+            rc = ddb_error_set(err, DDB_ETOOBIG, "%s: larger than %zu bytes; not a manifest",
+                               path, max);
+            goto done;
+        }
+        if (got == 0) {
+            if (ferror(f))
+                rc = ddb_error_set(err, DDB_EIO, "%s: read error", path);
+            break;
+        }
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    buf = NULL;
+done:
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+/* --------------------------------------------------------- checksums */
+
+const char *ddb_digest_algo_name(ddb_digest_algo algo)
+{
+    return algo == DDB_DIGEST_SHA256 ? "SHA-256" : "MD5";
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = tolower(c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int ddb_checksum_parse(ddb_checksum *out, const char *text, size_t len, ddb_error *err)
+{
+    size_t i = 0, n = 0, k;
+    const char *tok;
+    int all_hex = 1;
+
+    memset(out, 0, sizeof(*out));
+    while (i < len && isspace((unsigned char)text[i]))
+        i++;
+    tok = text + i;
+    while (i + n < len && !isspace((unsigned char)tok[n]))
+        n++;
+    if (n == 0)
+        return ddb_error_set(err, DDB_EINVAL, "empty checksum");
+    for (k = 0; k < n; k++)
+        all_hex &= hexval((unsigned char)tok[k]) >= 0;
+    if (all_hex && (n == 32 || n == 64)) {
+        for (k = 0; k < n / 2; k++)
+            out->bytes[k] =
+                (unsigned char)(hexval((unsigned char)tok[2 * k]) * 16 + hexval((unsigned char)tok[2 * k + 1]));
+        out->len = n / 2;
+        out->hex = 1;
+    } else {
+        unsigned char buf[48];
+        size_t got, bad;
+        if (n > 44 || n % 4 != 0 || ddb_base64_decode(buf, &got, tok, n, &bad) != 0 ||
+            (got != 16 && got != 32))
+            return ddb_error_set(err, DDB_EINVAL,
+                                 "\"%.*s\" is neither base64 nor hex of an MD5 (16 bytes) or a "
+                                 "SHA-256 (32 bytes)",
+                                 (int)(n > 80 ? 80 : n), tok);
+        memcpy(out->bytes, buf, got);
+        out->len = got;
+    }
+    out->algo = out->len == 16 ? DDB_DIGEST_MD5 : DDB_DIGEST_SHA256;
+    return 0;
+}
+
+int ddb_checksum_compute(unsigned char *digest, ddb_digest_algo algo, const void *data, size_t n)
+{
+    const EVP_MD *md = algo == DDB_DIGEST_SHA256 ? EVP_sha256() : EVP_md5();
+    return EVP_Digest(data, n, digest, NULL, md, NULL) == 1 ? 0 : DDB_ERROR;
+}
+
+void ddb_checksum_format(char out[DDB_CHECKSUM_TEXT_MAX], const ddb_checksum *like,
+                         const unsigned char *digest)
+{
+    size_t n;
+    if (like->hex) {
+        ddb_hex_encode(out, digest, like->len);
+        n = 2 * like->len;
+    } else {
+        n = ddb_base64_encode(out, digest, like->len);
+    }
+    out[n] = '\0';
+}
+
+/*
+ * Checks a manifest against <name>.md5 and <name>.checksum beside it. strict:
+ * a mismatch is DDB_EVERIFY; otherwise only a warning. A checksum file that is
+ * missing or unreadable leaves the manifest unchecked, with a warning.
+ */
+static int check_manifest(loader *ld, const char *json_path, const char *data, size_t len,
+                          int strict)
+{
+    static const char *const exts[] = {".md5", ".checksum"};
+    size_t stem = strlen(json_path);
+    int checked = 0, rc = 0;
+    char *path = NULL, *text = NULL;
+
+    if (stem > 5 && strcmp(json_path + stem - 5, ".json") == 0)
+        stem -= 5;
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        ddb_checksum want;
+        unsigned char got[32];
+        char want_s[DDB_CHECKSUM_TEXT_MAX], got_s[DDB_CHECKSUM_TEXT_MAX];
+        ddb_error e;
+        size_t tlen;
+
+        free(path);
+        free(text);
+        text = NULL;
+        if ((path = malloc(stem + strlen(exts[i]) + 1)) == NULL) {
+            rc = nomem(ld->err);
+            break;
+        }
+        memcpy(path, json_path, stem);
+        strcpy(path + stem, exts[i]);
+        if (!is_file(path, NULL))
+            continue;
+        if (read_all(&text, &tlen, path, CHECKSUM_FILE_MAX, &e) != 0 ||
+            ddb_checksum_parse(&want, text, tlen, &e) != 0) {
+            warnf(ld, "%s: could not check %s: %s", path, json_path, e.message);
+            continue;
+        }
+        if (ddb_checksum_compute(got, want.algo, data, len) != 0) {
+            rc = ddb_error_set(ld->err, DDB_ERROR, "%s: cannot compute %s", json_path,
+                               ddb_digest_algo_name(want.algo));
+            break;
+        }
+        checked = 1;
+        if (memcmp(got, want.bytes, want.len) == 0)
+            continue;
+        ddb_checksum_format(want_s, &want, want.bytes);
+        ddb_checksum_format(got_s, &want, got);
+        if (strict)
+            rc = ddb_error_set(ld->err, DDB_EVERIFY,
+                               "%s: %s is %s but %s says %s: the manifest was changed or "
+                               "damaged after the export was written",
+                               json_path, ddb_digest_algo_name(want.algo), got_s, path, want_s);
+        else
+            warnf(ld,
+                  "%s: %s is %s but %s says %s: the file was changed after the export was "
+                  "written (going on; the data files are still checked against "
+                  "manifest-files.json)",
+                  json_path, ddb_digest_algo_name(want.algo), got_s, path, want_s);
+    }
+    if (rc == 0 && !checked)
+        warnf(ld, "%s: no usable %.*s.md5 or .checksum beside it; not verified", json_path,
+              (int)(stem - (size_t)(base_name(json_path) - json_path)), base_name(json_path));
+    free(path);
+    free(text);
+    return rc;
+}
+
+/* -------------------------------------------------------------- JSON */
+
+/* Parses text holding exactly one JSON object. where names it in errors. */
+static json_object *parse_object(const char *text, size_t len, const char *where, ddb_error *err)
+{
+    json_tokener *tok;
+    json_object *obj = NULL;
+    enum json_tokener_error jerr;
+    size_t end;
+
+    if (len > INT_MAX) {
+        ddb_error_set(err, DDB_ETOOBIG, "%s: too large", where);
+        return NULL;
+    }
+    if ((tok = json_tokener_new()) == NULL) {
+        nomem(err);
+        return NULL;
+    }
+    obj = json_tokener_parse_ex(tok, text, (int)len);
+    jerr = json_tokener_get_error(tok);
+    end = json_tokener_get_parse_end(tok);
+    if (obj == NULL) {
+        ddb_error_set(err, DDB_EINVAL, "%s: byte %zu: %s", where, end,
+                      jerr == json_tokener_continue ? "incomplete JSON object"
+                                                    : json_tokener_error_desc(jerr));
+        goto done;
+    }
+    while (end < len && isspace((unsigned char)text[end]))
+        end++;
+    if (end < len) {
+        ddb_error_set(err, DDB_EINVAL, "%s: byte %zu: text after the JSON object", where, end);
+    } else if (!json_object_is_type(obj, json_type_object)) {
+        ddb_error_set(err, DDB_EINVAL, "%s: expected a JSON object", where);
+    } else {
+        json_tokener_free(tok);
+        return obj;
+    }
+    json_object_put(obj);
+    obj = NULL;
+done:
+    json_tokener_free(tok);
+    return NULL;
+}
+
+/* A string field; absent or null leaves *out NULL. */
+static int field_str(json_object *o, const char *key, const char *where, char **out,
+                     ddb_error *err)
+{
+    json_object *v;
+    *out = NULL;
+    if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
+        return 0;
+    if (!json_object_is_type(v, json_type_string))
+        return ddb_error_set(err, DDB_EINVAL, "%s: \"%s\" must be a string", where, key);
+    if ((*out = strdup(json_object_get_string(v))) == NULL)
+        return nomem(err);
+    return 0;
+}
+
+static int field_count(json_object *o, const char *key, const char *where, uint64_t *out,
+                       ddb_error *err)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v))
+        return ddb_error_set(err, DDB_EINVAL, "%s: \"%s\" is missing", where, key);
+    /* json-c clamps out-of-range integers, so a clamped value reads as too big. */
+    if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
+        json_object_get_uint64(v) >= (uint64_t)INT64_MAX)
+        return ddb_error_set(err, DDB_EINVAL, "%s: \"%s\" must be a non-negative integer, not %s",
+                             where, key, json_object_to_json_string(v));
+    *out = (uint64_t)json_object_get_int64(v);
+    return 0;
+}
+
+static int parse_summary(loader *ld, const char *text, size_t len)
+{
+    ddb_manifest *m = ld->m;
+    const char *where = m->summary_path;
+    json_object *o;
+    char *format = NULL, *type = NULL;
+    int rc;
+
+    if ((o = parse_object(text, len, where, ld->err)) == NULL)
+        return ld->err ? ld->err->code : DDB_EINVAL;
+    if ((rc = field_str(o, "version", where, &m->version, ld->err)) != 0 ||
+        (rc = field_str(o, "exportArn", where, &m->export_arn, ld->err)) != 0 ||
+        (rc = field_str(o, "outputView", where, &m->output_view, ld->err)) != 0 ||
+        (rc = field_str(o, "manifestFilesS3Key", where, &m->files_key, ld->err)) != 0 ||
+        (rc = field_str(o, "s3Prefix", where, &m->s3_prefix, ld->err)) != 0 ||
+        (rc = field_str(o, "outputFormat", where, &format, ld->err)) != 0 ||
+        (rc = field_str(o, "exportType", where, &type, ld->err)) != 0 ||
+        (rc = field_count(o, "itemCount", where, &m->item_count, ld->err)) != 0)
+        goto done;
+    if (format != NULL && strcmp(format, "ION") == 0) {
+        rc = ddb_error_set(ld->err, DDB_EUSAGE,
+                           "%s: outputFormat ION is not supported; export the table with "
+                           "DYNAMODB_JSON instead",
+                           where);
+        goto done;
+    }
+    if (format != NULL && strcmp(format, "DYNAMODB_JSON") != 0) {
+        rc = ddb_error_set(ld->err, DDB_EUSAGE,
+                           "%s: unknown outputFormat \"%s\" (only DYNAMODB_JSON is supported)",
+                           where, format);
+        goto done;
+    }
+    if (type == NULL || strcmp(type, "FULL_EXPORT") == 0) {
+        m->type = DDB_EXPORT_FULL;
+    } else if (strcmp(type, "INCREMENTAL_EXPORT") == 0) {
+        m->type = DDB_EXPORT_INCREMENTAL;
+    } else {
+        rc = ddb_error_set(ld->err, DDB_EINVAL,
+                           "%s: unknown exportType \"%s\" (expected FULL_EXPORT or "
+                           "INCREMENTAL_EXPORT)",
+                           where, type);
+    }
+done:
+    free(format);
+    free(type);
+    json_object_put(o);
+    return rc;
+}
+
+static int parse_files(loader *ld, const char *text, size_t len)
+{
+    ddb_manifest *m = ld->m;
+    size_t pos = 0, cap = 0;
+    uint64_t lineno = 0;
+    char where[600];
+    int rc = 0;
+
+    while (pos < len && rc == 0) {
+        const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - line) : len - pos, k;
+        ddb_manifest_file *f;
+        json_object *o;
+
+        pos += n + (nl != NULL);
+        lineno++;
+        for (k = 0; k < n && isspace((unsigned char)line[k]); k++)
+            ;
+        if (k == n)
+            continue;
+        snprintf(where, sizeof(where), "%s:%llu", m->files_path, (unsigned long long)lineno);
+        if (m->nfiles == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            ddb_manifest_file *nf = realloc(m->files, ncap * sizeof(*nf));
+            if (nf == NULL)
+                return nomem(ld->err);
+            m->files = nf;
+            cap = ncap;
+        }
+        if ((o = parse_object(line, n, where, ld->err)) == NULL)
+            return ld->err ? ld->err->code : DDB_EINVAL;
+        f = &m->files[m->nfiles++];
+        memset(f, 0, sizeof(*f));
+        f->line = lineno;
+        if ((rc = field_str(o, "dataFileS3Key", where, &f->key, ld->err)) == 0 &&
+            (rc = field_str(o, "md5Checksum", where, &f->md5, ld->err)) == 0 &&
+            (rc = field_str(o, "etag", where, &f->etag, ld->err)) == 0 &&
+            (rc = field_count(o, "itemCount", where, &f->item_count, ld->err)) == 0 &&
+            f->key == NULL)
+            rc = ddb_error_set(ld->err, DDB_EINVAL, "%s: \"dataFileS3Key\" is missing", where);
+        if (rc == 0 && f->md5 == NULL && !(ld->flags & DDB_MANIFEST_NO_VERIFY))
+            warnf(ld, "%s: no md5Checksum for %s; its bytes are not verified", where, f->key);
+        json_object_put(o);
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------- locating */
+
+static int locate(loader *ld, ddb_manifest_file *f, const char *parent)
+{
+    const char *rel = after_marker(f->key), *base = base_name(f->key);
+    char *cand[3] = {NULL, NULL, NULL}, *data_base = NULL;
+    size_t nc = 0;
+    int rc = 0;
+
+    if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        return ddb_error_set(ld->err, DDB_EINVAL, "%s:%llu: dataFileS3Key \"%s\" names no file",
+                             ld->m->files_path, (unsigned long long)f->line, f->key);
+    if ((data_base = join("data", base)) == NULL)
+        return nomem(ld->err);
+    if (rel != NULL && (cand[nc++] = join(parent, rel)) == NULL)
+        goto oom;
+    if ((cand[nc++] = join(ld->m->dir, data_base)) == NULL ||
+        (cand[nc++] = join(parent, data_base)) == NULL)
+        goto oom;
+    for (size_t i = 0; i < nc; i++) {
+        if (is_file(cand[i], &f->size)) {
+            f->path = cand[i];
+            cand[i] = NULL;
+            goto done;
+        }
+    }
+    rc = ddb_error_set(ld->err, DDB_ENOTFOUND,
+                       "data file %s (%s line %llu) not found; tried %s%s%s%s%s", f->key,
+                       ld->m->files_path, (unsigned long long)f->line, cand[0],
+                       nc > 1 ? ", " : "", nc > 1 ? cand[1] : "", nc > 2 ? ", " : "",
+                       nc > 2 ? cand[2] : "");
+    goto done;
+oom:
+    rc = nomem(ld->err);
+done:
+    for (size_t i = 0; i < 3; i++)
+        free(cand[i]);
+    free(data_base);
+    return rc;
+}
+
+/* Finds manifest-files.json: beside the summary first (it belongs to it),
+ * then by manifestFilesS3Key. */
+static int find_files_manifest(loader *ld, const char *parent)
+{
+    ddb_manifest *m = ld->m;
+    const char *rel = m->files_key ? after_marker(m->files_key) : NULL;
+    char *alt = NULL;
+
+    if ((m->files_path = join(m->dir, "manifest-files.json")) == NULL)
+        return nomem(ld->err);
+    if (is_file(m->files_path, NULL))
+        return 0;
+    if (rel != NULL) {
+        if ((alt = join(parent, rel)) == NULL)
+            return nomem(ld->err);
+        if (is_file(alt, NULL)) {
+            free(m->files_path);
+            m->files_path = alt;
+            return 0;
+        }
+    }
+    ddb_error_set(ld->err, DDB_ENOTFOUND, "%s not found%s%s (manifestFilesS3Key %s)",
+                  m->files_path, alt ? ", nor " : "", alt ? alt : "",
+                  m->files_key ? m->files_key : "absent");
+    free(alt);
+    return DDB_ENOTFOUND;
+}
+
+/* -------------------------------------------------------------- load */
+
+static int set_paths(ddb_manifest *m, const char *path, ddb_error *err)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0)
+        return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "%s: %s", path,
+                             strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        if ((m->dir = strdup(path)) == NULL)
+            return nomem(err);
+        strip_slashes(m->dir);
+        if ((m->summary_path = join(m->dir, "manifest-summary.json")) == NULL)
+            return nomem(err);
+        if (!is_file(m->summary_path, NULL))
+            return ddb_error_set(err, DDB_ENOTFOUND,
+                                 "%s: no manifest-summary.json in this folder; not an Export "
+                                 "to S3 folder (the one named after the export id)",
+                                 path);
+        return 0;
+    }
+    if ((m->summary_path = strdup(path)) == NULL || (m->dir = dir_name(path)) == NULL)
+        return nomem(err);
+    return 0;
+}
+
+int ddb_manifest_load(ddb_manifest **out, const char *path, unsigned flags, ddb_warn_fn warn,
+                      void *warn_ctx, ddb_error *err)
+{
+    ddb_manifest *m = calloc(1, sizeof(*m));
+    loader ld = {m, flags, warn, warn_ctx, err};
+    char *text = NULL, *parent = NULL;
+    size_t len;
+    uint64_t sum = 0;
+    int verify = !(flags & DDB_MANIFEST_NO_VERIFY);
+    int rc;
+
+    *out = NULL;
+    if (m == NULL)
+        return nomem(err);
+    if ((rc = set_paths(m, path, err)) != 0 ||
+        (rc = read_all(&text, &len, m->summary_path, SUMMARY_MAX, err)) != 0 ||
+        (rc = parse_summary(&ld, text, len)) != 0)
+        goto done;
+    if (verify && (rc = check_manifest(&ld, m->summary_path, text, len, 0)) != 0)
+        goto done;
+    if (flags & DDB_MANIFEST_SUMMARY_ONLY)
+        goto done;
+    if ((parent = parent_dir(m->dir)) == NULL) {
+        rc = nomem(err);
+        goto done;
+    }
+    free(text);
+    text = NULL;
+    if ((rc = find_files_manifest(&ld, parent)) != 0 ||
+        (rc = read_all(&text, &len, m->files_path, FILES_MAX, err)) != 0)
+        goto done;
+    /* Checked before parsing: a damaged manifest should say so, not fail on syntax. */
+    if (verify && (rc = check_manifest(&ld, m->files_path, text, len, 1)) != 0)
+        goto done;
+    if ((rc = parse_files(&ld, text, len)) != 0)
+        goto done;
+    for (size_t i = 0; i < m->nfiles; i++) {
+        if ((rc = locate(&ld, &m->files[i], parent)) != 0)
+            goto done;
+        m->total_bytes += m->files[i].size;
+        sum += m->files[i].item_count;
+    }
+    if (verify && sum != m->item_count)
+        warnf(&ld, "%s: the data files' itemCount values add up to %llu, but %s says %llu",
+              m->files_path, (unsigned long long)sum, m->summary_path,
+              (unsigned long long)m->item_count);
+done:
+    free(text);
+    free(parent);
+    if (rc != 0) {
+        ddb_manifest_free(m);
+        return rc;
+    }
+    *out = m;
+    return 0;
+}
+
+int ddb_manifest_check_file(const ddb_manifest_file *f, const unsigned char md5[16],
+                            uint64_t records, ddb_error *err)
+{
+    char md5_msg[400] = "", count_msg[200] = "";
+    ddb_checksum want;
+    ddb_error perr;
+
+    if (f->md5 != NULL) {
+        char want_s[DDB_CHECKSUM_TEXT_MAX], got_s[DDB_CHECKSUM_TEXT_MAX];
+        if (ddb_checksum_parse(&want, f->md5, strlen(f->md5), &perr) != 0 ||
+            want.algo != DDB_DIGEST_MD5) {
+            snprintf(md5_msg, sizeof(md5_msg), "md5Checksum \"%.64s\" is not an MD5", f->md5);
+        } else if (memcmp(want.bytes, md5, 16) != 0) {
+            ddb_checksum_format(want_s, &want, want.bytes);
+            ddb_checksum_format(got_s, &want, md5);
+            snprintf(md5_msg, sizeof(md5_msg), "MD5 is %s, manifest md5Checksum says %s", got_s,
+                     want_s);
+        }
+    }
+    if (records != f->item_count)
+        snprintf(count_msg, sizeof(count_msg), "holds %llu records, manifest itemCount says %llu",
+                 (unsigned long long)records, (unsigned long long)f->item_count);
+    if (md5_msg[0] == '\0' && count_msg[0] == '\0')
+        return 0;
+    return ddb_error_set(err, DDB_EVERIFY, "%s (dataFileS3Key %s): %s%s%s", f->path, f->key,
+                         md5_msg, md5_msg[0] && count_msg[0] ? "; " : "", count_msg);
+}
+
+void ddb_manifest_free(ddb_manifest *m)
+{
+    if (m == NULL)
+        return;
+    for (size_t i = 0; i < m->nfiles; i++) {
+        free(m->files[i].key);
+        free(m->files[i].md5);
+        free(m->files[i].etag);
+        free(m->files[i].path);
+    }
+    free(m->files);
+    free(m->dir);
+    free(m->summary_path);
+    free(m->files_path);
+    free(m->version);
+    free(m->export_arn);
+    free(m->output_view);
+    free(m->files_key);
+    free(m->s3_prefix);
+    free(m);
+}
