@@ -144,47 +144,30 @@ static const char *after_marker(const char *key)
     return found;
 }
 
+/* Reads a whole (small) file; manifests are regular files, so stat tells the size. */
 static int read_all(char **out, size_t *len, const char *path, size_t max, ddb_error *err)
 {
     FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
+    struct stat st;
     int rc = 0;
 
     *out = NULL;
     if (f == NULL)
         return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "%s: %s", path,
                              strerror(errno));
-    for (;;) {
-        size_t got;
-        if (cap - n < 4096) {
-            char *nb;
-            cap = cap ? cap * 2 : 8192;
-            if ((nb = realloc(buf, cap + 1)) == NULL) {
-                rc = nomem(err);
-                goto done;
-            }
-            buf = nb;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n > max) {
-            rc = ddb_error_set(err, DDB_ETOOBIG, "%s: larger than %zu bytes; not a manifest",
-                               path, max);
-            goto done;
-        }
-        if (got == 0) {
-            if (ferror(f))
-                rc = ddb_error_set(err, DDB_EIO, "%s: read error", path);
-            break;
-        }
+    if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size > max)
+        rc =
+            ddb_error_set(err, DDB_ETOOBIG, "%s: larger than %zu bytes; not a manifest", path, max);
+    else if ((*out = malloc((size_t)st.st_size + 1)) == NULL)
+        rc = nomem(err);
+    else if ((*len = fread(*out, 1, (size_t)st.st_size, f)) != (size_t)st.st_size)
+        rc = ddb_error_set(err, DDB_EIO, "%s: read error", path);
+    else
+        (*out)[*len] = '\0';
+    if (rc != 0) {
+        free(*out);
+        *out = NULL;
     }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    buf = NULL;
-done:
-    free(buf);
     fclose(f);
     return rc;
 }
@@ -222,8 +205,8 @@ int ddb_checksum_parse(ddb_checksum *out, const char *text, size_t len, ddb_erro
         all_hex &= hexval((unsigned char)tok[k]) >= 0;
     if (all_hex && (n == 32 || n == 64)) {
         for (k = 0; k < n / 2; k++)
-            out->bytes[k] =
-                (unsigned char)(hexval((unsigned char)tok[2 * k]) * 16 + hexval((unsigned char)tok[2 * k + 1]));
+            out->bytes[k] = (unsigned char)(hexval((unsigned char)tok[2 * k]) * 16 +
+                                            hexval((unsigned char)tok[2 * k + 1]));
         out->len = n / 2;
         out->hex = 1;
     } else {
@@ -272,7 +255,7 @@ static int check_manifest(loader *ld, const char *json_path, const char *data, s
     static const char *const exts[] = {".md5", ".checksum"};
     size_t stem = strlen(json_path);
     int checked = 0, rc = 0;
-    char *path = NULL, *text = NULL;
+    char path[4096], *text = NULL;
 
     if (stem > 5 && strcmp(json_path + stem - 5, ".json") == 0)
         stem -= 5;
@@ -283,15 +266,9 @@ static int check_manifest(loader *ld, const char *json_path, const char *data, s
         ddb_error e;
         size_t tlen;
 
-        free(path);
         free(text);
         text = NULL;
-        if ((path = malloc(stem + strlen(exts[i]) + 1)) == NULL) {
-            rc = nomem(ld->err);
-            break;
-        }
-        memcpy(path, json_path, stem);
-        strcpy(path + stem, exts[i]);
+        snprintf(path, sizeof(path), "%.*s%s", (int)stem, json_path, exts[i]);
         if (!is_file(path, NULL))
             continue;
         if (read_all(&text, &tlen, path, CHECKSUM_FILE_MAX, &e) != 0 ||
@@ -324,7 +301,6 @@ static int check_manifest(loader *ld, const char *json_path, const char *data, s
     if (rc == 0 && !checked)
         warnf(ld, "%s: no usable %.*s.md5 or .checksum beside it; not verified", json_path,
               (int)(stem - (size_t)(base_name(json_path) - json_path)), base_name(json_path));
-    free(path);
     free(text);
     return rc;
 }
@@ -335,8 +311,7 @@ static int check_manifest(loader *ld, const char *json_path, const char *data, s
 static json_object *parse_object(const char *text, size_t len, const char *where, ddb_error *err)
 {
     json_tokener *tok;
-    json_object *obj = NULL;
-    enum json_tokener_error jerr;
+    json_object *obj;
     size_t end;
 
     if (len > INT_MAX) {
@@ -347,35 +322,31 @@ static json_object *parse_object(const char *text, size_t len, const char *where
         nomem(err);
         return NULL;
     }
+    /* AWS writes plain JSON; a lenient parse would accept a damaged manifest. */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
     obj = json_tokener_parse_ex(tok, text, (int)len);
-    jerr = json_tokener_get_error(tok);
     end = json_tokener_get_parse_end(tok);
+    while (obj != NULL && end < len && isspace((unsigned char)text[end]))
+        end++;
     if (obj == NULL) {
+        enum json_tokener_error jerr = json_tokener_get_error(tok);
         ddb_error_set(err, DDB_EINVAL, "%s: byte %zu: %s", where, end,
                       jerr == json_tokener_continue ? "incomplete JSON object"
                                                     : json_tokener_error_desc(jerr));
-        goto done;
+    } else if (end < len || !json_object_is_type(obj, json_type_object)) {
+        if (end < len)
+            ddb_error_set(err, DDB_EINVAL, "%s: byte %zu: text after the JSON object", where, end);
+        else
+            ddb_error_set(err, DDB_EINVAL, "%s: expected a JSON object", where);
+        json_object_put(obj);
+        obj = NULL;
     }
-    while (end < len && isspace((unsigned char)text[end]))
-        end++;
-    if (end < len) {
-        ddb_error_set(err, DDB_EINVAL, "%s: byte %zu: text after the JSON object", where, end);
-    } else if (!json_object_is_type(obj, json_type_object)) {
-        ddb_error_set(err, DDB_EINVAL, "%s: expected a JSON object", where);
-    } else {
-        json_tokener_free(tok);
-        return obj;
-    }
-    json_object_put(obj);
-    obj = NULL;
-done:
     json_tokener_free(tok);
-    return NULL;
+    return obj;
 }
 
 /* A string field; absent or null leaves *out NULL. */
-static int field_str(json_object *o, const char *key, const char *where, char **out,
-                     ddb_error *err)
+static int field_str(json_object *o, const char *key, const char *where, char **out, ddb_error *err)
 {
     json_object *v;
     *out = NULL;
@@ -396,7 +367,7 @@ static int field_count(json_object *o, const char *key, const char *where, uint6
         return ddb_error_set(err, DDB_EINVAL, "%s: \"%s\" is missing", where, key);
     /* json-c clamps out-of-range integers, so a clamped value reads as too big. */
     if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
-        json_object_get_uint64(v) >= (uint64_t)INT64_MAX)
+        json_object_get_uint64(v) > (uint64_t)INT64_MAX)
         return ddb_error_set(err, DDB_EINVAL, "%s: \"%s\" must be a non-negative integer, not %s",
                              where, key, json_object_to_json_string(v));
     *out = (uint64_t)json_object_get_int64(v);
@@ -422,16 +393,10 @@ static int parse_summary(loader *ld, const char *text, size_t len)
         (rc = field_str(o, "exportType", where, &type, ld->err)) != 0 ||
         (rc = field_count(o, "itemCount", where, &m->item_count, ld->err)) != 0)
         goto done;
-    if (format != NULL && strcmp(format, "ION") == 0) {
-        rc = ddb_error_set(ld->err, DDB_EUSAGE,
-                           "%s: outputFormat ION is not supported; export the table with "
-                           "DYNAMODB_JSON instead",
-                           where);
-        goto done;
-    }
     if (format != NULL && strcmp(format, "DYNAMODB_JSON") != 0) {
         rc = ddb_error_set(ld->err, DDB_EUSAGE,
-                           "%s: unknown outputFormat \"%s\" (only DYNAMODB_JSON is supported)",
+                           "%s: outputFormat %s is not supported; export the table with "
+                           "DYNAMODB_JSON instead",
                            where, format);
         goto done;
     }
@@ -504,36 +469,33 @@ static int parse_files(loader *ld, const char *text, size_t len)
 static int locate(loader *ld, ddb_manifest_file *f, const char *parent)
 {
     const char *rel = after_marker(f->key), *base = base_name(f->key);
-    char *cand[3] = {NULL, NULL, NULL}, *data_base = NULL;
-    size_t nc = 0;
-    int rc = 0;
+    char *cand[3] = {NULL, NULL, NULL}, *data_base = join("data", base), tried[800] = "";
+    size_t nc = 0, used = 0;
+    int rc = DDB_ENOTFOUND;
 
     if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-        return ddb_error_set(ld->err, DDB_EINVAL, "%s:%llu: dataFileS3Key \"%s\" names no file",
-                             ld->m->files_path, (unsigned long long)f->line, f->key);
-    if ((data_base = join("data", base)) == NULL)
-        return nomem(ld->err);
-    if (rel != NULL && (cand[nc++] = join(parent, rel)) == NULL)
-        goto oom;
-    if ((cand[nc++] = join(ld->m->dir, data_base)) == NULL ||
-        (cand[nc++] = join(parent, data_base)) == NULL)
-        goto oom;
-    for (size_t i = 0; i < nc; i++) {
-        if (is_file(cand[i], &f->size)) {
+        rc = ddb_error_set(ld->err, DDB_EINVAL, "%s:%llu: dataFileS3Key \"%s\" names no file",
+                           ld->m->files_path, (unsigned long long)f->line, f->key);
+    else if (data_base == NULL || (rel != NULL && (cand[nc++] = join(parent, rel)) == NULL) ||
+             (cand[nc++] = join(ld->m->dir, data_base)) == NULL ||
+             (cand[nc++] = join(parent, data_base)) == NULL)
+        rc = nomem(ld->err);
+    for (size_t i = 0; i < nc && rc == DDB_ENOTFOUND; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= strcmp(cand[i], cand[j]) == 0;
+        if (!seen && is_file(cand[i], &f->size)) {
             f->path = cand[i];
             cand[i] = NULL;
-            goto done;
+            rc = 0;
+        } else if (!seen && used < sizeof(tried)) {
+            used += (size_t)snprintf(tried + used, sizeof(tried) - used, "%s%s", used ? ", " : "",
+                                     cand[i]);
         }
     }
-    rc = ddb_error_set(ld->err, DDB_ENOTFOUND,
-                       "data file %s (%s line %llu) not found; tried %s%s%s%s%s", f->key,
-                       ld->m->files_path, (unsigned long long)f->line, cand[0],
-                       nc > 1 ? ", " : "", nc > 1 ? cand[1] : "", nc > 2 ? ", " : "",
-                       nc > 2 ? cand[2] : "");
-    goto done;
-oom:
-    rc = nomem(ld->err);
-done:
+    if (rc == DDB_ENOTFOUND)
+        ddb_error_set(ld->err, rc, "data file %s (%s line %llu) not found; tried %s", f->key,
+                      ld->m->files_path, (unsigned long long)f->line, tried);
     for (size_t i = 0; i < 3; i++)
         free(cand[i]);
     free(data_base);
@@ -561,9 +523,8 @@ static int find_files_manifest(loader *ld, const char *parent)
             return 0;
         }
     }
-    ddb_error_set(ld->err, DDB_ENOTFOUND, "%s not found%s%s (manifestFilesS3Key %s)",
-                  m->files_path, alt ? ", nor " : "", alt ? alt : "",
-                  m->files_key ? m->files_key : "absent");
+    ddb_error_set(ld->err, DDB_ENOTFOUND, "%s not found%s%s (manifestFilesS3Key %s)", m->files_path,
+                  alt ? ", nor " : "", alt ? alt : "", m->files_key ? m->files_key : "absent");
     free(alt);
     return DDB_ENOTFOUND;
 }
@@ -650,34 +611,6 @@ done:
     }
     *out = m;
     return 0;
-}
-
-int ddb_manifest_check_file(const ddb_manifest_file *f, const unsigned char md5[16],
-                            uint64_t records, ddb_error *err)
-{
-    char md5_msg[400] = "", count_msg[200] = "";
-    ddb_checksum want;
-    ddb_error perr;
-
-    if (f->md5 != NULL) {
-        char want_s[DDB_CHECKSUM_TEXT_MAX], got_s[DDB_CHECKSUM_TEXT_MAX];
-        if (ddb_checksum_parse(&want, f->md5, strlen(f->md5), &perr) != 0 ||
-            want.algo != DDB_DIGEST_MD5) {
-            snprintf(md5_msg, sizeof(md5_msg), "md5Checksum \"%.64s\" is not an MD5", f->md5);
-        } else if (memcmp(want.bytes, md5, 16) != 0) {
-            ddb_checksum_format(want_s, &want, want.bytes);
-            ddb_checksum_format(got_s, &want, md5);
-            snprintf(md5_msg, sizeof(md5_msg), "MD5 is %s, manifest md5Checksum says %s", got_s,
-                     want_s);
-        }
-    }
-    if (records != f->item_count)
-        snprintf(count_msg, sizeof(count_msg), "holds %llu records, manifest itemCount says %llu",
-                 (unsigned long long)records, (unsigned long long)f->item_count);
-    if (md5_msg[0] == '\0' && count_msg[0] == '\0')
-        return 0;
-    return ddb_error_set(err, DDB_EVERIFY, "%s (dataFileS3Key %s): %s%s%s", f->path, f->key,
-                         md5_msg, md5_msg[0] && count_msg[0] ? "; " : "", count_msg);
 }
 
 void ddb_manifest_free(ddb_manifest *m)

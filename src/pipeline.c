@@ -260,16 +260,28 @@ static const ddb_entity *file_entity(const ddb_pipeline_opts *o, const ddb_reade
     return e;
 }
 
+/* Reader warnings (e.g. a manifest checksum that no longer matches) are
+ * reported and counted, never fatal. */
+static void on_reader_warning(void *ctx, const char *msg)
+{
+    run *r = ctx;
+    r->s->warnings++;
+    report(r, DDB_REPORT_WARNING, "%s", msg);
+}
+
 static int run_input(run *r, const char *path, ddb_error *err)
 {
     const ddb_pipeline_opts *o = r->o;
+    ddb_reader_opts ropts = o->reader;
     ddb_reader *rd = NULL;
     const ddb_entity *fe = NULL;
     ddb_error rerr;
     int rc, is_delete = 0, records_mode;
 
     ddb_error_clear(&rerr);
-    if ((rc = ddb_reader_open(&rd, path, &o->reader, &rerr)) != 0) {
+    ropts.warn = on_reader_warning;
+    ropts.warn_ctx = r;
+    if ((rc = ddb_reader_open(&rd, path, &ropts, &rerr)) != 0) {
         r->s->input_errors++;
         report(r, DDB_REPORT_ERROR, "%s", rerr.message);
         return rc == DDB_ENOMEM ? ddb_error_set(err, rc, "%s", rerr.message) : 0;

@@ -41,8 +41,8 @@ typedef struct ddb_manifest {
     char *files_path;   /* manifest-files.json as found; NULL with SUMMARY_ONLY */
     char *version;      /* NULL when absent; likewise the strings below */
     char *export_arn;
-    char *output_view;  /* incremental: NEW_AND_OLD_IMAGES or NEW_IMAGE */
-    char *files_key;    /* manifestFilesS3Key */
+    char *output_view; /* incremental: NEW_AND_OLD_IMAGES or NEW_IMAGE */
+    char *files_key;   /* manifestFilesS3Key */
     char *s3_prefix;
     ddb_export_type type;
     uint64_t item_count; /* summary itemCount */
@@ -66,21 +66,14 @@ typedef struct ddb_manifest {
  * receives the warnings. *out is owned by the caller (ddb_manifest_free).
  * Errors: DDB_ENOTFOUND (no manifest, a data file missing: names the key and
  * the paths tried), DDB_EIO, DDB_EINVAL (malformed manifest: file, line and
- * field), DDB_EUSAGE (outputFormat ION), DDB_EVERIFY, DDB_ENOMEM.
+ * field), DDB_EUSAGE (outputFormat ION or anything but DYNAMODB_JSON),
+ * DDB_EVERIFY, DDB_ENOMEM.
  */
 int ddb_manifest_load(ddb_manifest **out, const char *path, unsigned flags, ddb_warn_fn warn,
                       void *warn_ctx, ddb_error *err);
 
 /* Frees m and everything it holds. Accepts NULL. */
 void ddb_manifest_free(ddb_manifest *m);
-
-/*
- * Checks one data file once it has been read: md5 is the MD5 of its raw
- * bytes, records the lines it held. Returns 0, or DDB_EVERIFY with a message
- * naming the file, the expected and the actual values.
- */
-int ddb_manifest_check_file(const ddb_manifest_file *f, const unsigned char md5[16],
-                            uint64_t records, ddb_error *err);
 
 /* ---------------------------------------------------------- checksums */
 

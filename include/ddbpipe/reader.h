@@ -63,6 +63,11 @@ typedef struct ddb_reader_opts {
     size_t max_line;         /* bytes per line/row; 0 = 64 MiB */
     int no_verify;           /* exports: skip MD5 and item-count checks */
     const char *entity;      /* --entity: overrides the file-name hint */
+    /* Non-fatal findings (e.g. an export manifest whose checksum no longer
+     * matches), one message naming the file per call; NULL drops them. May be
+     * called from ddb_reader_open and from next. */
+    void (*warn)(void *ctx, const char *msg);
+    void *warn_ctx;
 } ddb_reader_opts;
 
 typedef struct ddb_reader ddb_reader;

@@ -56,22 +56,22 @@ enum {
 #define DDB_SIGV4_FLAGS_DYNAMODB DDB_SIGV4_NORMALIZE_PATH
 
 typedef struct ddb_sigv4_request {
-    const char *method;            /* "POST" */
-    const char *path;              /* raw path as on the wire; NULL or "" means "/" */
-    const char *query;             /* raw query without '?'; NULL or "" for none */
+    const char *method; /* "POST" */
+    const char *path;   /* raw path as on the wire; NULL or "" means "/" */
+    const char *query;  /* raw query without '?'; NULL or "" for none */
     const ddb_sigv4_header *headers;
-    size_t header_count;           /* must include Host; may include X-Amz-Date */
-    const void *payload;           /* body bytes (NULL when payload_len is 0) */
+    size_t header_count; /* must include Host; may include X-Amz-Date */
+    const void *payload; /* body bytes (NULL when payload_len is 0) */
     size_t payload_len;
-    const char *payload_sha256;    /* optional lower-case hex SHA-256 of the body */
+    const char *payload_sha256; /* optional lower-case hex SHA-256 of the body */
     const char *access_key_id;
     const char *secret_access_key;
-    const char *session_token;     /* NULL or "" for long-term credentials */
-    const char *region;            /* "us-east-1" */
-    const char *service;           /* "dynamodb" */
-    const char *amz_date;          /* "YYYYMMDDTHHMMSSZ"; NULL to use timestamp */
-    time_t timestamp;              /* used when amz_date is NULL; 0 means now */
-    unsigned int flags;            /* DDB_SIGV4_* */
+    const char *session_token; /* NULL or "" for long-term credentials */
+    const char *region;        /* "us-east-1" */
+    const char *service;       /* "dynamodb" */
+    const char *amz_date;      /* "YYYYMMDDTHHMMSSZ"; NULL to use timestamp */
+    time_t timestamp;          /* used when amz_date is NULL; 0 means now */
+    unsigned int flags;        /* DDB_SIGV4_* */
 } ddb_sigv4_request;
 
 #define DDB_SIGV4_MAX_ADDED 4

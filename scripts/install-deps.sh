@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what building and testing ddbpipe needs on Debian/Ubuntu, skipping what is there:
+# compiler and CMake, the five libraries (libcurl, OpenSSL, zlib, json-c, Criterion), Node.js
+# for the local DynamoDB server used by the integration tests, and the npm packages pinned in
+# package-lock.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sudo_cmd=""
+if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
+
+pkgs="build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev zlib1g-dev libjson-c-dev
+      libcriterion-dev gzip curl"
+command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
+command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "installing:$missing"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq $missing >/dev/null
+fi
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+    echo "Node.js $node_major found; the local DynamoDB server (dynalite 4) needs Node.js 20 or newer" >&2
+    exit 1
+fi
+if [ -f package-lock.json ] && [ ! -d node_modules/dynalite ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+fi

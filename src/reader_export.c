@@ -1,0 +1,229 @@
+/*
+ * The Export to S3 reader: the manifests (manifest.c) list the gzip data
+ * files; each is read by a DynamoDB JSON lines reader over a source with an
+ * MD5 tap on the raw bytes, and checked against its manifest entry when it
+ * ends. A mismatch is reported once as DDB_EVERIFY and reading goes on with
+ * the next file, so one bad partition does not hide the others.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/manifest.h"
+#include "ddbpipe/reader.h"
+#include "reader_internal.h"
+
+typedef struct export_reader {
+    ddb_reader base;
+    ddb_manifest *m;
+    ddb_reader_opts opts; /* for the inner readers; entity points at hint */
+    char *hint;           /* --entity only: data file names say nothing */
+    int verify;
+    size_t idx;        /* the file being read, or the next one */
+    ddb_reader *inner; /* NULL between files */
+    ddb_source *md5;   /* MD5 tap inside inner's chain (verify only) */
+    uint64_t file_records;
+    uint64_t total_records;
+    uint64_t done_bytes; /* raw bytes of the files already closed */
+    uint64_t done_decoded; /* decoded bytes of the finished files */
+    int ended;           /* the final count check is done */
+    int fatal;           /* sticky code after a fatal error */
+    ddb_record rec;
+} export_reader;
+
+static int open_data_file(export_reader *er, ddb_error *err)
+{
+    const ddb_manifest_file *f = &er->m->files[er->idx];
+    ddb_source *src = NULL;
+    int rc;
+
+    er->md5 = NULL;
+    er->file_records = 0;
+    if ((rc = ddb_source_open_auto(&src, f->path, er->verify ? &er->md5 : NULL, err)) != 0)
+        return rc;
+    return ddb_reader_new_lines(&er->inner, src, DDB_IN_DDBJSON, f->path, &er->opts, err);
+}
+
+/* Checks a data file once read: md5 of its raw bytes, records the lines it
+ * held. Returns 0, or DDB_EVERIFY naming the file, expected and actual values. */
+static int check_data_file(const ddb_manifest_file *f, const unsigned char md5[16],
+                           uint64_t records, ddb_error *err)
+{
+    char md5_msg[400] = "", count_msg[200] = "";
+    ddb_checksum want;
+    ddb_error perr;
+
+    if (f->md5 != NULL) {
+        char want_s[DDB_CHECKSUM_TEXT_MAX], got_s[DDB_CHECKSUM_TEXT_MAX];
+        if (ddb_checksum_parse(&want, f->md5, strlen(f->md5), &perr) != 0 ||
+            want.algo != DDB_DIGEST_MD5) {
+            snprintf(md5_msg, sizeof(md5_msg), "md5Checksum \"%.64s\" is not an MD5", f->md5);
+        } else if (memcmp(want.bytes, md5, 16) != 0) {
+            ddb_checksum_format(want_s, &want, want.bytes);
+            ddb_checksum_format(got_s, &want, md5);
+            snprintf(md5_msg, sizeof(md5_msg), "MD5 is %s, manifest md5Checksum says %s", got_s,
+                     want_s);
+        }
+    }
+    if (records != f->item_count)
+        snprintf(count_msg, sizeof(count_msg), "holds %llu records, manifest itemCount says %llu",
+                 (unsigned long long)records, (unsigned long long)f->item_count);
+    if (md5_msg[0] == '\0' && count_msg[0] == '\0')
+        return 0;
+    return ddb_error_set(err, DDB_EVERIFY, "%s (dataFileS3Key %s): %s%s%s", f->path, f->key,
+                         md5_msg, md5_msg[0] && count_msg[0] ? "; " : "", count_msg);
+}
+
+/*
+ * Ends the current file. read_rc is 0 when the inner reader reached its end,
+ * else the error it returned (err holds its message). Returns 0, DDB_EVERIFY
+ * (go on with the next file) or a fatal code.
+ */
+static int close_data_file(export_reader *er, int read_rc, ddb_error *err)
+{
+    const ddb_manifest_file *f = &er->m->files[er->idx];
+    unsigned char digest[16];
+    char cause[DDB_ERROR_MAX] = "";
+    int have_digest = 0, rc = 0;
+
+    if (read_rc != 0)
+        snprintf(cause, sizeof(cause), "%s", err ? err->message : ddb_error_code_name(read_rc));
+    if (er->verify) {
+        /* The decoder may stop short of the end (a gzip error, trailing
+         * bytes): hash what is left so the digest covers the whole file. */
+        char buf[65536];
+        ssize_t n;
+        ddb_error derr;
+        while ((n = ddb_source_read(er->md5, buf, sizeof(buf), &derr)) > 0)
+            ;
+        if (n < 0 && read_rc == 0) {
+            read_rc = (int)n;
+            snprintf(cause, sizeof(cause), "%s", derr.message);
+        }
+        if (n == 0)
+            have_digest = ddb_source_md5_digest(er->md5, digest) == 0;
+    }
+    er->done_bytes += er->inner->raw_bytes(er->inner);
+    er->done_decoded += er->inner->decoded_bytes(er->inner);
+    ddb_reader_free(er->inner);
+    er->inner = NULL;
+    er->md5 = NULL;
+    er->idx++;
+
+    if (read_rc != 0) {
+        /* Unreadable data whose bytes differ from what AWS wrote is a failed
+         * verification of that file; the other files can still be read. */
+        ddb_error verr;
+        if (have_digest && f->md5 != NULL && check_data_file(f, digest, f->item_count, &verr) != 0)
+            return ddb_error_set(err, DDB_EVERIFY, "%s; reading it failed after %llu records: %s",
+                                 verr.message, (unsigned long long)er->file_records, cause);
+        er->fatal = read_rc;
+        return ddb_error_set(err, read_rc, "%s", cause);
+    }
+    if (have_digest)
+        rc = check_data_file(f, digest, er->file_records, err);
+    return rc;
+}
+
+static int export_next(ddb_reader *r, ddb_record **out, ddb_error *err)
+{
+    export_reader *er = (export_reader *)r;
+    ddb_record *rec;
+    int rc;
+
+    if (er->fatal)
+        return ddb_error_set(err, er->fatal, "%s: reading stopped after an earlier error", r->name);
+    for (;;) {
+        if (er->inner == NULL) {
+            if (er->idx == er->m->nfiles) {
+                if (er->ended || !er->verify || er->total_records == er->m->item_count) {
+                    er->ended = 1;
+                    return DDB_ITEROVER;
+                }
+                er->ended = 1;
+                return ddb_error_set(err, DDB_EVERIFY,
+                                     "%s: the data files hold %llu records in all, its itemCount "
+                                     "says %llu",
+                                     er->m->summary_path, (unsigned long long)er->total_records,
+                                     (unsigned long long)er->m->item_count);
+            }
+            if ((rc = open_data_file(er, err)) != 0) {
+                er->fatal = rc;
+                return rc;
+            }
+        }
+        rc = ddb_reader_next(er->inner, &rec, err);
+        if (rc == 0) {
+            er->file_records++;
+            er->total_records++;
+            er->rec = *rec;
+            er->rec.source = er->m->files[er->idx].path;
+            er->rec.entity_hint = er->hint;
+            *out = &er->rec;
+            return 0;
+        }
+        if ((rc = close_data_file(er, rc == DDB_ITEROVER ? 0 : rc, err)) != 0)
+            return rc;
+    }
+}
+
+static void export_free(ddb_reader *r)
+{
+    export_reader *er = (export_reader *)r;
+    ddb_reader_free(er->inner);
+    ddb_manifest_free(er->m);
+    free(er->hint);
+}
+
+static uint64_t export_decoded_bytes(const ddb_reader *r)
+{
+    const export_reader *er = (const export_reader *)r;
+    return er->done_decoded + (er->inner ? er->inner->decoded_bytes(er->inner) : 0);
+}
+
+static uint64_t export_raw_bytes(const ddb_reader *r)
+{
+    const export_reader *er = (const export_reader *)r;
+    return er->done_bytes + (er->inner ? er->inner->raw_bytes(er->inner) : 0);
+}
+
+static const ddb_reader_vtable export_vtable = {export_next, export_free};
+
+int ddb_reader_new_export(ddb_reader **out, const char *dir, const ddb_reader_opts *opts,
+                          ddb_error *err)
+{
+    export_reader *er = calloc(1, sizeof(*er));
+    unsigned flags = 0;
+    int rc;
+
+    *out = NULL;
+    if (er == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (opts != NULL)
+        er->opts = *opts;
+    er->verify = !er->opts.no_verify;
+    if (ddb_reader_base_init(&er->base, &export_vtable, dir, DDB_IN_EXPORT, &er->hint, opts) != 0)
+        goto oom;
+    /* The folder name is an export id, not an entity. */
+    free(er->hint);
+    er->hint = NULL;
+    if (er->opts.entity != NULL && (er->hint = strdup(er->opts.entity)) == NULL)
+        goto oom;
+    er->opts.entity = er->hint;
+    er->opts.format = DDB_IN_DDBJSON;
+    er->base.raw_bytes = export_raw_bytes;
+    er->base.decoded_bytes = export_decoded_bytes;
+    if (!er->verify)
+        flags |= DDB_MANIFEST_NO_VERIFY;
+    if ((rc = ddb_manifest_load(&er->m, dir, flags, er->opts.warn, er->opts.warn_ctx, err)) != 0)
+        goto fail;
+    er->base.expected_items = er->m->item_count;
+    er->base.total_bytes = er->m->total_bytes;
+    *out = &er->base;
+    return 0;
+oom:
+    rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+fail:
+    ddb_reader_free(&er->base);
+    return rc;
+}

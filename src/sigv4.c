@@ -1,0 +1,649 @@
+#include "ddbpipe/sigv4.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include "ddbpipe/buf.h"
+#include "ddbpipe/codec.h"
+
+#define ALGORITHM "AWS4-HMAC-SHA256"
+
+typedef struct canon_header {
+    char *name;  /* lower-cased */
+    char *value; /* trimmed, whitespace runs collapsed */
+    size_t order;
+} canon_header;
+
+static int is_unreserved(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.' || c == '~';
+}
+
+static int is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static int hex_value(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static void uri_encode(ddb_buf *b, const char *s, size_t n, int keep_slash)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (is_unreserved(c) || (keep_slash && c == '/')) {
+            ddb_buf_putc(b, (char)c);
+        } else {
+            char esc[3] = {'%', hex[c >> 4], hex[c & 15]};
+            ddb_buf_append(b, esc, 3);
+        }
+    }
+}
+
+static void append_path_part(ddb_buf *b, const char *s, size_t n, unsigned flags)
+{
+    if (flags & DDB_SIGV4_PATH_ENCODED)
+        ddb_buf_append(b, s, n);
+    else
+        uri_encode(b, s, n, 1);
+}
+
+static int append_canonical_path(ddb_buf *b, const char *path, unsigned flags)
+{
+    size_t len = path ? strlen(path) : 0, nseg = 0, i = 0;
+    size_t(*seg)[2];
+
+    if (len == 0)
+        return ddb_buf_putc(b, '/');
+    if (!(flags & DDB_SIGV4_NORMALIZE_PATH)) {
+        if (path[0] != '/')
+            ddb_buf_putc(b, '/');
+        append_path_part(b, path, len, flags);
+        return b->oom ? DDB_ENOMEM : 0;
+    }
+    /* A stack of segments: "." and empty segments vanish, ".." pops. */
+    seg = malloc((len + 1) * sizeof(*seg));
+    if (seg == NULL)
+        return DDB_ENOMEM;
+    while (i <= len) {
+        size_t start = i;
+        while (i < len && path[i] != '/')
+            i++;
+        size_t n = i - start;
+        if (n == 2 && path[start] == '.' && path[start + 1] == '.') {
+            if (nseg > 0)
+                nseg--;
+        } else if (n > 0 && !(n == 1 && path[start] == '.')) {
+            seg[nseg][0] = start;
+            seg[nseg][1] = n;
+            nseg++;
+        }
+        i++;
+    }
+    for (i = 0; i < nseg; i++) {
+        ddb_buf_putc(b, '/');
+        append_path_part(b, path + seg[i][0], seg[i][1], flags);
+    }
+    if (nseg == 0 || path[len - 1] == '/')
+        ddb_buf_putc(b, '/');
+    free(seg);
+    return b->oom ? DDB_ENOMEM : 0;
+}
+
+/* Percent-decodes then re-encodes one query key or value, so "%E1%88%B4"
+ * and the raw bytes it stands for sign the same way. */
+static void append_query_part(ddb_buf *b, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int hi, lo;
+        if (c == '%' && i + 2 < n && (hi = hex_value((unsigned char)s[i + 1])) >= 0 &&
+            (lo = hex_value((unsigned char)s[i + 2])) >= 0) {
+            c = (char)(hi << 4 | lo);
+            i += 2;
+        }
+        uri_encode(b, &c, 1, 0);
+    }
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    const char *const *x = a, *const *y = b;
+    int c = strcmp(x[0], y[0]);
+    return c ? c : strcmp(x[1], y[1]);
+}
+
+static int append_canonical_query(ddb_buf *b, const char *query)
+{
+    size_t n = 0, cap = 0, i;
+    char **pairs = NULL; /* key, value, key, value... (encoded, NUL-terminated) */
+    int rc = 0;
+    const char *p = query;
+
+    if (query == NULL || *query == '\0')
+        return 0;
+    for (const char *q = query; *q; q++)
+        cap += *q == '&';
+    cap = 2 * (cap + 1);
+    pairs = calloc(cap, sizeof(*pairs));
+    if (pairs == NULL)
+        return DDB_ENOMEM;
+    while (*p) {
+        const char *end = strchr(p, '&'), *eq;
+        if (end == NULL)
+            end = p + strlen(p);
+        if (end > p) {
+            ddb_buf k = DDB_BUF_INIT, v = DDB_BUF_INIT;
+            eq = memchr(p, '=', (size_t)(end - p));
+            append_query_part(&k, p, (size_t)((eq ? eq : end) - p));
+            if (eq)
+                append_query_part(&v, eq + 1, (size_t)(end - eq - 1));
+            ddb_buf_putc(&k, '\0');
+            ddb_buf_putc(&v, '\0');
+            pairs[n++] = k.ptr;
+            pairs[n++] = v.ptr;
+            if (k.oom || v.oom) {
+                rc = DDB_ENOMEM;
+                goto done;
+            }
+        }
+        p = *end ? end + 1 : end;
+    }
+    qsort(pairs, n / 2, 2 * sizeof(*pairs), cmp_str_ptr);
+    for (i = 0; i < n; i += 2) {
+        if (i > 0)
+            ddb_buf_putc(b, '&');
+        ddb_buf_puts(b, pairs[i]);
+        ddb_buf_putc(b, '=');
+        ddb_buf_puts(b, pairs[i + 1]);
+    }
+    rc = b->oom ? DDB_ENOMEM : 0;
+done:
+    for (i = 0; i < n; i++)
+        free(pairs[i]);
+    free(pairs);
+    return rc;
+}
+
+static int is_tchar(unsigned char c)
+{
+    return c > 0x20 && c < 0x7f && strchr("\"(),/:;<=>?@[\\]{}", c) == NULL;
+}
+
+static char *lower_dup(const char *s)
+{
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (d == NULL)
+        return NULL;
+    for (size_t i = 0; i <= n; i++)
+        d[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] + 32) : s[i];
+    return d;
+}
+
+/* Trims and collapses whitespace runs (folded lines included) to one space. */
+static char *canon_value(const char *s)
+{
+    char *d = malloc(strlen(s) + 1), *w = d;
+    int pending = 0;
+    if (d == NULL)
+        return NULL;
+    for (; *s; s++) {
+        if (is_space((unsigned char)*s)) {
+            pending = w != d;
+            continue;
+        }
+        if (pending)
+            *w++ = ' ';
+        pending = 0;
+        *w++ = *s;
+    }
+    *w = '\0';
+    return d;
+}
+
+static int cmp_header(const void *a, const void *b)
+{
+    const canon_header *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+static int is_unsigned_header(const char *lname)
+{
+    static const char *const skip[] = {"user-agent", "x-amzn-trace-id",   "connection",
+                                       "expect",     "transfer-encoding", "upgrade"};
+    for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+        if (strcmp(lname, skip[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int push_header(canon_header *h, size_t *n, const char *lname, const char *value)
+{
+    h[*n].name = strdup(lname);
+    h[*n].value = strdup(value);
+    h[*n].order = *n;
+    (*n)++;
+    return (h[*n - 1].name && h[*n - 1].value) ? 0 : DDB_ENOMEM;
+}
+
+static int check_label(const char *what, const char *s, ddb_error *err)
+{
+    if (s == NULL || *s == '\0')
+        return ddb_error_set(err, DDB_EINVAL, "SigV4: %s is empty", what);
+    for (const char *p = s; *p; p++)
+        if (!is_unreserved((unsigned char)*p))
+            return ddb_error_set(err, DDB_EINVAL,
+                                 "SigV4: %s '%s' has a character outside A-Z a-z 0-9 - _ . ~", what,
+                                 s);
+    return 0;
+}
+
+int ddb_sigv4_format_date(char out[17], time_t t)
+{
+    struct tm tm;
+    if (gmtime_r(&t, &tm) == NULL || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
+        return DDB_EINVAL;
+    return strftime(out, 17, "%Y%m%dT%H%M%SZ", &tm) == 16 ? 0 : DDB_EINVAL;
+}
+
+int ddb_sigv4_parse_date(time_t *out, const char *s, ddb_error *err)
+{
+    struct tm tm;
+    char again[17];
+    int v[6], w[6] = {4, 2, 2, 2, 2, 2}, pos = 0;
+
+    if (s == NULL || strlen(s) != 16 || s[8] != 'T' || s[15] != 'Z')
+        goto bad;
+    for (int f = 0; f < 6; f++) {
+        v[f] = 0;
+        if (pos == 8)
+            pos++;
+        for (int k = 0; k < w[f]; k++, pos++) {
+            if (s[pos] < '0' || s[pos] > '9')
+                goto bad;
+            v[f] = v[f] * 10 + (s[pos] - '0');
+        }
+    }
+    memset(&tm, 0, sizeof(tm));
+    tm.tm_year = v[0] - 1900;
+    tm.tm_mon = v[1] - 1;
+    tm.tm_mday = v[2];
+    tm.tm_hour = v[3];
+    tm.tm_min = v[4];
+    tm.tm_sec = v[5];
+    *out = timegm(&tm);
+    /* timegm() normalizes 20150230 to March 2nd; a round trip catches it. */
+    if (ddb_sigv4_format_date(again, *out) != 0 || strcmp(again, s) != 0)
+        goto bad;
+    return 0;
+bad:
+    return ddb_error_set(err, DDB_EINVAL,
+                         "SigV4: date '%.32s' is not a UTC time of the form YYYYMMDDTHHMMSSZ",
+                         s ? s : "(null)");
+}
+
+int ddb_sigv4_sha256_hex(char out[65], const void *data, size_t len)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    if (!EVP_Digest(len ? data : "", len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+        return DDB_ERROR;
+    ddb_hex_encode(out, md, 32);
+    out[64] = '\0';
+    return 0;
+}
+
+static int hmac(EVP_MAC_CTX *ctx, unsigned char out[32], const void *key, size_t keylen,
+                const char *data)
+{
+    char digest[] = "SHA256";
+    OSSL_PARAM params[2];
+    size_t outlen = 0;
+
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0);
+    params[1] = OSSL_PARAM_construct_end();
+    if (!EVP_MAC_init(ctx, key, keylen, params) ||
+        !EVP_MAC_update(ctx, (const unsigned char *)data, strlen(data)) ||
+        !EVP_MAC_final(ctx, out, &outlen, 32) || outlen != 32)
+        return DDB_ERROR;
+    return 0;
+}
+
+/* signature = HMAC(kSigning, string_to_sign), with kSigning derived from the
+ * secret through date, region, service and "aws4_request". */
+static int compute_signature(char out[65], const ddb_sigv4_request *req, const char *amz_date,
+                             const char *string_to_sign, ddb_error *err)
+{
+    size_t slen = strlen(req->secret_access_key);
+    unsigned char k[32], sig[32];
+    char date8[9];
+    char *k0 = malloc(slen + 5);
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
+    int rc = DDB_ERROR;
+
+    if (k0 == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory");
+        goto done;
+    }
+    memcpy(date8, amz_date, 8);
+    date8[8] = '\0';
+    memcpy(k0, "AWS4", 4);
+    memcpy(k0 + 4, req->secret_access_key, slen + 1);
+    if (ctx == NULL || hmac(ctx, k, k0, slen + 4, date8) || hmac(ctx, k, k, 32, req->region) ||
+        hmac(ctx, k, k, 32, req->service) || hmac(ctx, k, k, 32, "aws4_request") ||
+        hmac(ctx, sig, k, 32, string_to_sign)) {
+        rc = ddb_error_set(err, DDB_ERROR, "SigV4: HMAC-SHA256 failed in OpenSSL");
+        goto done;
+    }
+    ddb_hex_encode(out, sig, 32);
+    out[64] = '\0';
+    rc = 0;
+done:
+    if (k0) {
+        OPENSSL_cleanse(k0, slen + 5);
+        free(k0);
+    }
+    OPENSSL_cleanse(k, sizeof(k));
+    EVP_MAC_CTX_free(ctx);
+    EVP_MAC_free(mac);
+    return rc;
+}
+
+/* Collects the signed headers (the caller's plus X-Amz-Date, the token and
+ * the body hash as needed), validating what must or must not be there. */
+static int collect_headers(canon_header *h, size_t *n, ddb_sigv4_result *res,
+                           const ddb_sigv4_request *req, int *has_date, int *has_hash,
+                           ddb_error *err)
+{
+    int has_host = 0, rc;
+    const char *token = req->session_token && *req->session_token ? req->session_token : NULL;
+
+    for (size_t i = 0; i < req->header_count; i++) {
+        const char *name = req->headers[i].name, *value = req->headers[i].value;
+        char *lname, *cval;
+        if (name == NULL || *name == '\0' || value == NULL)
+            return ddb_error_set(err, DDB_EINVAL, "SigV4: header %zu has no name or value", i);
+        for (const char *p = name; *p; p++)
+            if (!is_tchar((unsigned char)*p))
+                return ddb_error_set(err, DDB_EINVAL,
+                                     "SigV4: header name '%.64s' has a character not allowed "
+                                     "in an HTTP field name",
+                                     name);
+        for (const char *p = value; *p; p++)
+            if (((unsigned char)*p < 0x20 && !is_space((unsigned char)*p)) || *p == 0x7f)
+                return ddb_error_set(err, DDB_EINVAL,
+                                     "SigV4: value of header '%.64s' has a control character",
+                                     name);
+        lname = lower_dup(name);
+        if (lname == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory");
+        if (strcmp(lname, "authorization") == 0 || strcmp(lname, "x-amz-security-token") == 0) {
+            free(lname);
+            return ddb_error_set(err, DDB_EINVAL,
+                                 "SigV4: the request already has a '%s' header; the signer "
+                                 "adds it",
+                                 name);
+        }
+        if (is_unsigned_header(lname)) {
+            free(lname);
+            continue;
+        }
+        cval = canon_value(value);
+        rc = cval ? push_header(h, n, lname, cval) : DDB_ENOMEM;
+        if (rc == 0 && strcmp(lname, "host") == 0)
+            has_host = 1;
+        if (rc == 0 && strcmp(lname, "x-amz-date") == 0 && !*has_date) {
+            *has_date = 1;
+            if (req->amz_date == NULL && req->timestamp == 0) {
+                time_t ignored;
+                if ((rc = ddb_sigv4_parse_date(&ignored, cval, err)) == 0)
+                    memcpy(res->amz_date, cval, 17);
+            } else if (strcmp(cval, res->amz_date) != 0) {
+                rc = ddb_error_set(err, DDB_EINVAL,
+                                   "SigV4: X-Amz-Date header '%.32s' differs from the signing "
+                                   "time %s",
+                                   cval, res->amz_date);
+            }
+        }
+        if (rc == 0 && strcmp(lname, "x-amz-content-sha256") == 0 && !*has_hash) {
+            /* The caller's hash (or UNSIGNED-PAYLOAD) is what gets signed. */
+            *has_hash = 1;
+            if (strlen(cval) >= sizeof(res->payload_hash))
+                rc = ddb_error_set(err, DDB_EINVAL,
+                                   "SigV4: X-Amz-Content-Sha256 value is longer than 64 bytes");
+            else
+                memcpy(res->payload_hash, cval, strlen(cval) + 1);
+        }
+        free(lname);
+        free(cval);
+        if (rc == DDB_ENOMEM)
+            return ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory");
+        if (rc != 0)
+            return rc;
+    }
+    if (!has_host)
+        return ddb_error_set(err, DDB_EINVAL,
+                             "SigV4: the request has no Host header; the host must be signed, "
+                             "so pass it explicitly");
+    rc = 0;
+    if (!*has_date)
+        rc = push_header(h, n, "x-amz-date", res->amz_date);
+    if (rc == 0 && token && !(req->flags & DDB_SIGV4_OMIT_SESSION_TOKEN))
+        rc = push_header(h, n, "x-amz-security-token", token);
+    if (rc == 0 && (req->flags & DDB_SIGV4_SIGN_BODY) && !*has_hash)
+        rc = push_header(h, n, "x-amz-content-sha256", res->payload_hash);
+    return rc ? ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory") : 0;
+}
+
+static int resolve_date(ddb_sigv4_result *res, const ddb_sigv4_request *req, ddb_error *err)
+{
+    time_t t;
+    if (req->amz_date) {
+        int rc = ddb_sigv4_parse_date(&t, req->amz_date, err);
+        if (rc == 0)
+            memcpy(res->amz_date, req->amz_date, 17);
+        return rc;
+    }
+    t = req->timestamp ? req->timestamp : time(NULL);
+    if (ddb_sigv4_format_date(res->amz_date, t) != 0)
+        return ddb_error_set(err, DDB_EINVAL, "SigV4: timestamp %lld is out of range",
+                             (long long)t);
+    return 0;
+}
+
+static int resolve_payload_hash(ddb_sigv4_result *res, const ddb_sigv4_request *req, ddb_error *err)
+{
+    if (req->payload_len > 0 && req->payload == NULL)
+        return ddb_error_set(err, DDB_EINVAL, "SigV4: payload is NULL but payload_len is %zu",
+                             req->payload_len);
+    if (req->payload_sha256) {
+        size_t n = strlen(req->payload_sha256);
+        for (size_t i = 0; i < n; i++)
+            if (hex_value((unsigned char)req->payload_sha256[i]) < 0 ||
+                (req->payload_sha256[i] >= 'A' && req->payload_sha256[i] <= 'F'))
+                n = 0;
+        if (n != 64)
+            return ddb_error_set(err, DDB_EINVAL,
+                                 "SigV4: payload_sha256 is not 64 lower-case hex digits");
+        memcpy(res->payload_hash, req->payload_sha256, 65);
+        return 0;
+    }
+    if (ddb_sigv4_sha256_hex(res->payload_hash, req->payload, req->payload_len) != 0)
+        return ddb_error_set(err, DDB_ERROR, "SigV4: SHA-256 failed in OpenSSL");
+    return 0;
+}
+
+static int check_request(const ddb_sigv4_request *req, ddb_error *err)
+{
+    int rc;
+    if (req == NULL || req->method == NULL || *req->method == '\0')
+        return ddb_error_set(err, DDB_EINVAL, "SigV4: no HTTP method");
+    for (const char *p = req->method; *p; p++)
+        if (!is_tchar((unsigned char)*p))
+            return ddb_error_set(err, DDB_EINVAL, "SigV4: method '%.32s' is not an HTTP token",
+                                 req->method);
+    if (req->access_key_id == NULL || *req->access_key_id == '\0')
+        return ddb_error_set(err, DDB_EINVAL, "SigV4: access key id is empty");
+    /* It goes into "Credential=<id>/<scope>,"; don't echo it back either. */
+    for (const char *p = req->access_key_id; *p; p++)
+        if (!is_tchar((unsigned char)*p) || *p == ',' || *p == '/')
+            return ddb_error_set(err, DDB_EINVAL,
+                                 "SigV4: access key id has a space, control character, ',' or "
+                                 "'/'");
+    if (req->secret_access_key == NULL || *req->secret_access_key == '\0')
+        return ddb_error_set(err, DDB_EINVAL, "SigV4: secret access key is empty");
+    if ((rc = check_label("region", req->region, err)) != 0)
+        return rc;
+    return check_label("service", req->service, err);
+}
+
+static int build(ddb_sigv4_result *res, const ddb_sigv4_request *req, ddb_error *err)
+{
+    canon_header *h = NULL;
+    size_t n = 0, i;
+    int has_date = 0, has_hash = 0, rc;
+    ddb_buf cr = DDB_BUF_INIT, sh = DDB_BUF_INIT, sts = DDB_BUF_INIT, auth = DDB_BUF_INIT;
+    char cr_hash[65];
+    const char *token = req->session_token && *req->session_token ? req->session_token : NULL;
+
+    if ((rc = resolve_date(res, req, err)) != 0 || (rc = resolve_payload_hash(res, req, err)) != 0)
+        goto done;
+    h = calloc(req->header_count + 3, sizeof(*h));
+    if (h == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory");
+        goto done;
+    }
+    if ((rc = collect_headers(h, &n, res, req, &has_date, &has_hash, err)) != 0)
+        goto done;
+    qsort(h, n, sizeof(*h), cmp_header);
+
+    ddb_buf_puts(&cr, req->method);
+    ddb_buf_putc(&cr, '\n');
+    if ((rc = append_canonical_path(&cr, req->path, req->flags)) != 0)
+        goto oom;
+    ddb_buf_putc(&cr, '\n');
+    if ((rc = append_canonical_query(&cr, req->query)) != 0)
+        goto oom;
+    ddb_buf_putc(&cr, '\n');
+    for (i = 0; i < n; i++) {
+        int first = i == 0 || strcmp(h[i].name, h[i - 1].name) != 0;
+        int last = i + 1 == n || strcmp(h[i].name, h[i + 1].name) != 0;
+        if (first) {
+            ddb_buf_printf(&cr, "%s:", h[i].name);
+            ddb_buf_printf(&sh, "%s%s", sh.len ? ";" : "", h[i].name);
+        } else {
+            ddb_buf_putc(&cr, ',');
+        }
+        ddb_buf_puts(&cr, h[i].value);
+        if (last)
+            ddb_buf_putc(&cr, '\n');
+    }
+    ddb_buf_printf(&cr, "\n%s\n%s", sh.ptr ? sh.ptr : "", res->payload_hash);
+    if (cr.oom || sh.oom)
+        goto oom;
+    if (ddb_sigv4_sha256_hex(cr_hash, cr.ptr, cr.len) != 0) {
+        rc = ddb_error_set(err, DDB_ERROR, "SigV4: SHA-256 failed in OpenSSL");
+        goto done;
+    }
+    ddb_buf_printf(&sts, ALGORITHM "\n%s\n%.8s/%s/%s/aws4_request\n%s", res->amz_date,
+                   res->amz_date, req->region, req->service, cr_hash);
+    res->credential_scope = malloc(strlen(req->region) + strlen(req->service) + 24);
+    if (sts.oom || res->credential_scope == NULL)
+        goto oom;
+    snprintf(res->credential_scope, strlen(req->region) + strlen(req->service) + 24,
+             "%.8s/%s/%s/aws4_request", res->amz_date, req->region, req->service);
+    if ((rc = compute_signature(res->signature, req, res->amz_date, sts.ptr, err)) != 0)
+        goto done;
+    ddb_buf_printf(&auth, ALGORITHM " Credential=%s/%s, SignedHeaders=%s, Signature=%s",
+                   req->access_key_id, res->credential_scope, sh.ptr, res->signature);
+    if (token && (res->session_token = strdup(token)) == NULL)
+        goto oom;
+    if (auth.oom)
+        goto oom;
+    res->canonical_request = ddb_buf_detach(&cr, NULL);
+    res->signed_headers = ddb_buf_detach(&sh, NULL);
+    res->string_to_sign = ddb_buf_detach(&sts, NULL);
+    res->authorization = ddb_buf_detach(&auth, NULL);
+    if (token)
+        res->add[res->add_count++] = (ddb_sigv4_header){"X-Amz-Security-Token", res->session_token};
+    if (!has_date)
+        res->add[res->add_count++] = (ddb_sigv4_header){"X-Amz-Date", res->amz_date};
+    if ((req->flags & DDB_SIGV4_SIGN_BODY) && !has_hash)
+        res->add[res->add_count++] = (ddb_sigv4_header){"X-Amz-Content-Sha256", res->payload_hash};
+    res->add[res->add_count++] = (ddb_sigv4_header){"Authorization", res->authorization};
+    rc = 0;
+    goto done;
+oom:
+    rc = ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory");
+done:
+    for (i = 0; h && i < n; i++) {
+        /* The token is one of the values; don't leave it in freed memory. */
+        if (h[i].value)
+            OPENSSL_cleanse(h[i].value, strlen(h[i].value));
+        free(h[i].name);
+        free(h[i].value);
+    }
+    free(h);
+    if (cr.ptr)
+        OPENSSL_cleanse(cr.ptr, cr.len);
+    ddb_buf_dispose(&cr);
+    ddb_buf_dispose(&sh);
+    ddb_buf_dispose(&sts);
+    ddb_buf_dispose(&auth);
+    return rc;
+}
+
+int ddb_sigv4_sign(ddb_sigv4_result **out, const ddb_sigv4_request *req, ddb_error *err)
+{
+    ddb_sigv4_result *res;
+    int rc;
+
+    *out = NULL;
+    if ((rc = check_request(req, err)) != 0)
+        return rc;
+    res = calloc(1, sizeof(*res));
+    if (res == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory");
+    rc = build(res, req, err);
+    if (rc != 0) {
+        ddb_sigv4_result_free(res);
+        return rc;
+    }
+    *out = res;
+    return 0;
+}
+
+void ddb_sigv4_result_free(ddb_sigv4_result *res)
+{
+    if (res == NULL)
+        return;
+    if (res->session_token)
+        OPENSSL_cleanse(res->session_token, strlen(res->session_token));
+    if (res->canonical_request)
+        OPENSSL_cleanse(res->canonical_request, strlen(res->canonical_request));
+    free(res->session_token);
+    free(res->canonical_request);
+    free(res->string_to_sign);
+    free(res->signed_headers);
+    free(res->credential_scope);
+    free(res->authorization);
+    free(res);
+}
