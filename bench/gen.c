@@ -130,9 +130,12 @@ const char *gen_pick_design(const char *design, const char *mapping_path)
     len = strlen(base);
     if (len > 5 && strcmp(base + len - 5, ".json") == 0)
         len -= 5;
-    for (size_t i = 0; i < GEN_COUNT(known); i++)
-        if (strlen(known[i]) == len && strncmp(known[i], base, len) == 0)
+    /* "favorites.json", and variants of a design such as "favorites-v2.json" */
+    for (size_t i = 0; i < GEN_COUNT(known); i++) {
+        size_t k = strlen(known[i]);
+        if (k <= len && strncmp(known[i], base, k) == 0 && (k == len || base[k] == '-'))
             return known[i];
+    }
     return NULL;
 }
 

@@ -109,8 +109,10 @@ struct gen_design {
     const gen_design_vtable *vt;
     const ddb_mapping *m;
     gen_rng rng;
-    int extras;         /* add a few undeclared attributes (not in seed CSVs) */
-    ddb_arena *scratch; /* records are built here; reset before each record */
+    int extras;           /* add a few undeclared attributes (not in seed CSVs) */
+    uint64_t serial_base; /* first serial for counter-based ids (movies, facilities), so
+                           * two designs over one mapping do not repeat keys */
+    ddb_arena *scratch;   /* records are built here; reset before each record */
 };
 
 /* "favorites", "movies", "facility-capacity". */

@@ -526,6 +526,7 @@ int gen_cmd_export(int argc, char **argv)
     if ((rc = gen_design_new(&x.d, design, m, s, 1, &err)) != 0 ||
         (rc = gen_design_new(&x.aux, design, m, s ^ 0x0badbadbadbadbadull, 1, &err)) != 0)
         goto done;
+    x.aux->serial_base = 500000; /* broken lines never share a key with a good item */
     if ((rc = gen_mkdirs(data_dir.ptr, &err)) != 0 ||
         (rc = gen_write_file(started.ptr, "", 0, &err)) != 0 ||
         (rc = open_files(&x, data_dir.ptr, &err)) != 0)

@@ -13,6 +13,7 @@ typedef struct facility_design {
     gen_design base;
     const ddb_entity *facility, *weekday, *date;
     uint64_t n;
+    unsigned extra_kind; /* cycles, so every kind of undeclared attribute appears */
 } facility_design;
 
 static const char *const names[] = {
@@ -64,10 +65,10 @@ static const char *const descriptions[] = {
             return rc;                                                                             \
     } while (0)
 
-static void facility_extras(gen_rec *rec, gen_rng *r)
+static void facility_extras(gen_rec *rec, gen_rng *r, unsigned kind)
 {
     ddb_arena *a = rec->a;
-    switch (gen_rng_below(r, 4)) {
+    switch (kind % 4) {
     case 0: {
         ddb_attr at[2];
         at[0].name = (ddb_str){"lat", 3};
@@ -107,7 +108,8 @@ static int facility_one(facility_design *f, gen_emit_fn emit, void *ctx, ddb_err
     gen_rec rec;
     int rc;
 
-    snprintf(id, sizeof(id), "fac-%05llu", (unsigned long long)(f->n * 7 + gen_rng_below(r, 7)));
+    snprintf(id, sizeof(id), "fac-%05llu",
+             (unsigned long long)((d->serial_base + f->n) * 7 + gen_rng_below(r, 7)));
     f->n++;
     ddb_arena_reset(a);
     gen_rec_init(&rec, a);
@@ -120,8 +122,8 @@ static int facility_one(facility_design *f, gen_emit_fn emit, void *ctx, ddb_err
     }
     if (gen_rng_chance(r, 80))
         gen_rec_s(&rec, "timezone", place[3]);
-    if (d->extras && gen_rng_chance(r, 8))
-        facility_extras(&rec, r);
+    if (d->extras && gen_rng_chance(r, 30))
+        facility_extras(&rec, r, f->extra_kind++);
     EMIT(f->facility);
 
     for (int i = 0; i < 7; i++) {
@@ -178,24 +180,24 @@ static int facility_unmatched(gen_design *d, ddb_item *out, ddb_arena *a, ddb_er
     gen_rec_init(&rec, a);
     switch (gen_rng_below(r, 3)) {
     case 0: /* an audit trail written into the facility's collection */
-        gen_rec_put(&rec, "pk",
+        gen_rec_put(&rec, d->m->table.pk.name,
                     gen_fmt(a, DDB_TYPE_S, "FACILITY#fac-%05llu",
                             (unsigned long long)gen_rng_below(r, 100000)));
         gen_rec_put(
-            &rec, "sk",
+            &rec, d->m->table.sk.name,
             gen_fmt(a, DDB_TYPE_S, "AUDIT#2024-05-%02dT10:00:00Z", (int)gen_rng_range(r, 1, 28)));
         gen_rec_s(&rec, "user", "ops@example.com");
         break;
     case 1:
-        gen_rec_put(&rec, "pk", gen_fmt(a, DDB_TYPE_S, "Session#%s", uuid));
-        gen_rec_s(&rec, "sk", "-");
+        gen_rec_put(&rec, d->m->table.pk.name, gen_fmt(a, DDB_TYPE_S, "Session#%s", uuid));
+        gen_rec_s(&rec, d->m->table.sk.name, "-");
         gen_rec_n(&rec, "ttl", (uint64_t)gen_rng_range(r, 1716768000, 1719360000));
         break;
     default:
-        gen_rec_put(&rec, "pk",
+        gen_rec_put(&rec, d->m->table.pk.name,
                     gen_fmt(a, DDB_TYPE_S, "LEGACY#fac-%05llu",
                             (unsigned long long)gen_rng_below(r, 100000)));
-        gen_rec_s(&rec, "sk", "PROFILE");
+        gen_rec_s(&rec, d->m->table.sk.name, "PROFILE");
         gen_rec_s(&rec, "name", "Old depot");
         break;
     }

@@ -12,6 +12,7 @@
 typedef struct fav_design {
     gen_design base;
     const ddb_entity *tag, *data, *datatag;
+    unsigned extra_kind; /* cycles, so every kind of undeclared attribute appears */
 } fav_design;
 
 #define T_START 1546300800000LL /* 2019-01-01T00:00:00Z */
@@ -144,10 +145,10 @@ static void add_url(gen_rec *rec, gen_rng *r, const char *field, const char *typ
 
 /* Undeclared attributes as found in a table with history: exact big numbers,
  * a binary set, a NULL, a nested map. */
-static void add_extras(gen_rec *rec, gen_rng *r)
+static void add_extras(gen_rec *rec, gen_rng *r, unsigned kind)
 {
     ddb_arena *a = rec->a;
-    switch (gen_rng_below(r, 5)) {
+    switch (kind % 5) {
     case 0:
         gen_rec_put(rec, "legacyScore", gen_long_number(a, r, 38, 0));
         break;
@@ -213,7 +214,7 @@ static int fav_user(fav_design *f, gen_emit_fn emit, void *ctx, ddb_error *err)
         uint64_t created = (uint64_t)gen_rng_range(r, T_START, T_END);
         name_ix[i] = name_ix[j];
         name_ix[j] = t;
-        snprintf(tag_ids[i], sizeof(tag_ids[i]), "tag%02zu", i + 1);
+        snprintf(tag_ids[i], sizeof(tag_ids[i]), "tag%02u", (unsigned)(i + 1) % 100u);
         ddb_arena_reset(d->scratch);
         gen_rec_init(&rec, d->scratch);
         gen_rec_s(&rec, "userId", user);
@@ -255,8 +256,8 @@ static int fav_user(fav_design *f, gen_emit_fn emit, void *ctx, ddb_error *err)
             add_url(&rec, r, "contentUrl", fd.type, 0);
         gen_rec_s(&rec, "dataType", fd.type);
         gen_rec_n(&rec, "clipTime", fd.clip);
-        if (d->extras && gen_rng_chance(r, 5))
-            add_extras(&rec, r);
+        if (d->extras && gen_rng_chance(r, 8))
+            add_extras(&rec, r, f->extra_kind++);
         EMIT(f->data);
 
         /* Tags on this favorite: distinct tags of the same user. */
@@ -300,19 +301,19 @@ static int fav_unmatched(gen_design *d, ddb_item *out, ddb_arena *a, ddb_error *
     gen_rec_init(&rec, a);
     switch (gen_rng_below(r, 3)) {
     case 0:
-        gen_rec_put(&rec, "pk", gen_fmt(a, DDB_TYPE_S, "Session#%s", user));
-        gen_rec_put(&rec, "sk", gen_fmt(a, DDB_TYPE_S, "%s", uuid));
+        gen_rec_put(&rec, d->m->table.pk.name, gen_fmt(a, DDB_TYPE_S, "Session#%s", user));
+        gen_rec_put(&rec, d->m->table.sk.name, gen_fmt(a, DDB_TYPE_S, "%s", uuid));
         gen_rec_n(&rec, "expiresAt", (uint64_t)gen_rng_range(r, 1716768000, 1719360000));
         gen_rec_s(&rec, "device", "iPhone15,2");
         break;
     case 1:
-        gen_rec_put(&rec, "pk", gen_fmt(a, DDB_TYPE_S, "LEGACY#%s", user));
-        gen_rec_s(&rec, "sk", "favorites.v0");
+        gen_rec_put(&rec, d->m->table.pk.name, gen_fmt(a, DDB_TYPE_S, "LEGACY#%s", user));
+        gen_rec_s(&rec, d->m->table.sk.name, "favorites.v0");
         gen_rec_s(&rec, "payload", "{\"items\":[1,2,3],\"note\":\"migrated 2019\"}");
         break;
     default:
-        gen_rec_put(&rec, "pk", gen_fmt(a, DDB_TYPE_S, "Counter#%s", user));
-        gen_rec_s(&rec, "sk", "favorites");
+        gen_rec_put(&rec, d->m->table.pk.name, gen_fmt(a, DDB_TYPE_S, "Counter#%s", user));
+        gen_rec_s(&rec, d->m->table.sk.name, "favorites");
         gen_rec_n(&rec, "count", gen_rng_below(r, 5000));
         break;
     }

@@ -18,6 +18,7 @@ typedef struct movies_design {
     uint64_t n_movies, n_actors;
     char pool[POOL][16]; /* recent actor ids, for casts */
     size_t pool_len;
+    unsigned extra_kind; /* cycles, so every kind of undeclared attribute appears */
 } movies_design;
 
 static const char *const movie_titles[] = {
@@ -90,7 +91,8 @@ static void new_actor_id(movies_design *mv, char *out)
 {
     gen_rng *r = &mv->base.rng;
     snprintf(out, 16, "nm%07llu",
-             (unsigned long long)(100000 + mv->n_actors * 13 + gen_rng_below(r, 13)));
+             (unsigned long long)(100000 + (mv->base.serial_base + mv->n_actors) * 13 +
+                                  gen_rng_below(r, 13)));
     mv->n_actors++;
 }
 
@@ -162,10 +164,10 @@ static int emit_actor(movies_design *mv, gen_emit_fn emit, void *ctx, ddb_error 
     return 0;
 }
 
-static void movie_extras(gen_rec *rec, gen_rng *r)
+static void movie_extras(gen_rec *rec, gen_rng *r, unsigned kind)
 {
     ddb_arena *a = rec->a;
-    switch (gen_rng_below(r, 3)) {
+    switch (kind % 3) {
     case 0:
         gen_rec_put(rec, "boxOffice", gen_long_number(a, r, 38, 20));
         break;
@@ -190,7 +192,8 @@ static int emit_movie(movies_design *mv, gen_emit_fn emit, void *ctx, ddb_error 
     gen_rec rec;
 
     snprintf(id, sizeof(id), "tt%07llu",
-             (unsigned long long)(1000000 + mv->n_movies * 17 + gen_rng_below(r, 17)));
+             (unsigned long long)(1000000 + (d->serial_base + mv->n_movies) * 17 +
+                                  gen_rng_below(r, 17)));
     mv->n_movies++;
     ddb_arena_reset(a);
     gen_rec_init(&rec, a);
@@ -245,8 +248,8 @@ static int emit_movie(movies_design *mv, gen_emit_fn emit, void *ctx, ddb_error 
                     gen_bytes(a, r, 16 + gen_rng_below(r, 48), "\x89PNG\r\n\x1a\n", 8));
     if (gen_rng_chance(r, 90))
         gen_rec_put(&rec, "released", ddb_value_bool(year <= 2024));
-    if (d->extras && gen_rng_chance(r, 6))
-        movie_extras(&rec, r);
+    if (d->extras && gen_rng_chance(r, 12))
+        movie_extras(&rec, r, mv->extra_kind++);
     EMIT(mv->movie);
 
     /* Cast: distinct actors from the pool, billed in order. */
@@ -309,25 +312,26 @@ static int movies_unmatched(gen_design *d, ddb_item *out, ddb_arena *a, ddb_erro
     gen_rec_init(&rec, a);
     switch (gen_rng_below(r, 3)) {
     case 0: /* reviews were added by another service */
-        gen_rec_put(&rec, "pk",
+        gen_rec_put(&rec, d->m->table.pk.name,
                     gen_fmt(a, DDB_TYPE_S, "mov#tt%07llu",
                             (unsigned long long)gen_rng_range(r, 1000000, 1999999)));
-        gen_rec_put(&rec, "sk", gen_fmt(a, DDB_TYPE_S, "review#%s", uuid));
+        gen_rec_put(&rec, d->m->table.sk.name, gen_fmt(a, DDB_TYPE_S, "review#%s", uuid));
         gen_rec_s(&rec, "text", "Great film, \"must see\" 👍");
         gen_rec_n(&rec, "stars", (uint64_t)gen_rng_range(r, 1, 5));
         break;
     case 1:
-        gen_rec_put(&rec, "pk",
+        gen_rec_put(&rec, d->m->table.pk.name,
                     gen_fmt(a, DDB_TYPE_S, "LEGACY#movie-%llu",
                             (unsigned long long)gen_rng_below(r, 100000)));
-        gen_rec_s(&rec, "sk", "meta");
+        gen_rec_s(&rec, d->m->table.sk.name, "meta");
         gen_rec_s(&rec, "imported", "2019-03-01");
         break;
     default:
-        gen_rec_put(&rec, "pk",
+        gen_rec_put(&rec, d->m->table.pk.name,
                     gen_fmt(a, DDB_TYPE_S, "act#nm%07llu",
                             (unsigned long long)gen_rng_range(r, 100000, 999999)));
-        gen_rec_put(&rec, "sk", gen_fmt(a, DDB_TYPE_S, "photo#%d", (int)gen_rng_range(r, 1, 9)));
+        gen_rec_put(&rec, d->m->table.sk.name,
+                    gen_fmt(a, DDB_TYPE_S, "photo#%d", (int)gen_rng_range(r, 1, 9)));
         gen_rec_put(&rec, "image", gen_bytes(a, r, 24, "\xff\xd8\xff", 3));
         break;
     }

@@ -74,7 +74,7 @@ void gen_rec_init(gen_rec *r, ddb_arena *a)
 
 void gen_rec_put(gen_rec *r, const char *name, ddb_value v)
 {
-    if (r->count == GEN_MAX_ATTRS || v.type == DDB_TYPE_NONE)
+    if (name == NULL || r->count == GEN_MAX_ATTRS || v.type == DDB_TYPE_NONE)
         return; /* a design bug or OOM: encode reports the missing field */
     r->attrs[r->count].name.ptr = name;
     r->attrs[r->count].name.len = strlen(name);

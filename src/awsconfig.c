@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +99,8 @@ static char *trim(char *s, char *end)
     *end = '\0';
     return s;
 }
+
+/* ---- INI files (self-contained; could move to its own file) ---------- */
 
 static void ini_dispose(ini_file *f)
 {
@@ -211,6 +214,7 @@ static int ini_load(ini_file *f, ddb_error *err)
     ddb_buf b = DDB_BUF_INIT;
     int fd, rc = 0;
     ssize_t got;
+    struct stat st;
 
     if (f->path == NULL)
         return 0;
@@ -219,6 +223,10 @@ static int ini_load(ini_file *f, ddb_error *err)
             return 0;
         return ddb_error_set(err, DDB_EIO, "%s: %s", f->path, strerror(errno));
     }
+    /* One allocation, so no realloc leaves a copy of the keys behind. */
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size <= INI_MAX_BYTES &&
+        ddb_buf_reserve(&b, (size_t)st.st_size + 4096) != 0)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
     while (rc == 0) {
         if (ddb_buf_reserve(&b, 4096) != 0) {
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -291,6 +299,8 @@ static const char *ini_get(const ini_file *f, int config, const char *kind, cons
     unsigned line;
     return ini_get_at(f, config, kind, name, key, &line);
 }
+
+/* ---- profile, file locations ------------------------------------------ */
 
 /* A profile setting: the credentials file wins over the config file. */
 static const char *profile_get(const resolver *r, const char *key, const ini_file **from)
@@ -396,6 +406,8 @@ static int from_file(ddb_aws_credentials **out, const resolver *r, const ini_fil
                       err);
 }
 
+/* ---- credential_process ------------------------------------------------ */
+
 /* "2024-05-27T10:00:00Z", "...T10:00:00.123+02:00" */
 static int parse_iso8601(time_t *out, const char *s)
 {
@@ -430,6 +442,10 @@ static int spawn_collect(const char *cmd, ddb_buf *out, ddb_buf *errb, int *stat
     posix_spawn_file_actions_t fa;
     pid_t pid;
 
+    /* Reserved up front so the credentials are never left behind by a realloc. */
+    if (ddb_buf_reserve(out, PROCESS_MAX_STDOUT + 4096) != 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    out->ptr[0] = '\0';
     if (pipe(po) != 0 || pipe(pe) != 0) {
         rc = ddb_error_set(err, DDB_ERROR, "%s: pipe: %s", what, strerror(errno));
         goto done;
@@ -523,7 +539,7 @@ static int from_process(ddb_aws_credentials **out, const resolver *r, const char
                       n ? e.ptr : "");
         goto done;
     }
-    if (o.len > PROCESS_MAX_STDOUT || o.ptr == NULL || memchr(o.ptr, '\0', o.len)) {
+    if (o.len > PROCESS_MAX_STDOUT || o.len == 0 || memchr(o.ptr, '\0', o.len)) {
         ddb_error_set(err, rc, "%s: output is empty, binary or over %u bytes", what,
                       PROCESS_MAX_STDOUT);
         goto done;
@@ -572,6 +588,8 @@ done:
     ddb_buf_dispose(&e);
     return rc;
 }
+
+/* ---- resolution -------------------------------------------------------- */
 
 static void describe_file(ddb_buf *b, const resolver *r, const ini_file *f, int config)
 {

@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,8 +152,9 @@ Test(awsconfig_credentials, file_locations_from_environment)
 {
     ddb_aws_options o = fx_options(fx);
     ddb_aws_credentials *c;
-    free(fx_write(fx, "elsewhere-creds", "[default]\naws_access_key_id = AKIAELSEWHERE0000007\n"
-                                          "aws_secret_access_key = x\n",
+    free(fx_write(fx, "elsewhere-creds",
+                  "[default]\naws_access_key_id = AKIAELSEWHERE0000007\n"
+                  "aws_secret_access_key = x\n",
                   0));
     fx_set(fx, "AWS_SHARED_CREDENTIALS_FILE", "~/elsewhere-creds");
     c = resolve_ok(&o);
@@ -226,8 +228,7 @@ Test(awsconfig_credentials, unsupported_kinds_say_so)
     ddb_error err = {0};
     o.profile = "assumer";
     resolve_fails(&o, DDB_EUSAGE, &err);
-    cr_expect(strstr(err.message, "profile 'assumer': role_arn is set") != NULL, "%s",
-              err.message);
+    cr_expect(strstr(err.message, "profile 'assumer': role_arn is set") != NULL, "%s", err.message);
     cr_expect(strstr(err.message, "aws configure export-credentials --profile assumer") != NULL,
               "%s", err.message);
 }

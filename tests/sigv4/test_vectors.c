@@ -73,6 +73,13 @@ static int fail(char *why, size_t whylen, const char *fmt, ...)
     return -1;
 }
 
+/* dir + "/" + name into out; -1 when it does not fit. */
+static int join(char *out, size_t outlen, const char *dir, const char *name)
+{
+    int n = snprintf(out, outlen, "%s/%s", dir, name);
+    return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}
+
 static char *dup_n(const char *s, size_t n)
 {
     char *d = malloc(n + 1);
@@ -183,8 +190,8 @@ static int diff_text(const char *what, const char *got, const char *want, char *
         g++;
         w++;
     }
-    snprintf(why, whylen, "%s differs at line %zu: got '%.*s', expected '%.*s'", what, line,
-             (int)strcspn(got, "\n"), got, (int)strcspn(want, "\n"), want);
+    fail(why, whylen, "%s differs at line %zu: got '%.*s', expected '%.*s'", what, line,
+         (int)strcspn(got, "\n"), got, (int)strcspn(want, "\n"), want);
     return -1;
 }
 
@@ -264,19 +271,22 @@ static int run_case(const char *dir, char *why, size_t whylen)
     char *want[4] = {NULL};
     int rc = -1;
 
-    snprintf(path, sizeof(path), "%s/request.txt", dir);
+    memset(&r, 0, sizeof(r));
+    if (join(path, sizeof(path), dir, "request.txt") != 0) {
+        fail(why, whylen, "path too long");
+        goto done;
+    }
     if (parse_request(&r, path, why, whylen) != 0)
         goto done;
-    snprintf(path, sizeof(path), "%s/context.json", dir);
-    ctx = json_object_from_file(path);
+    ctx = join(path, sizeof(path), dir, "context.json") ? NULL : json_object_from_file(path);
     if (ctx == NULL || !json_object_object_get_ex(ctx, "credentials", &creds)) {
-        snprintf(why, whylen, "cannot parse %s", path);
+        fail(why, whylen, "cannot parse %s", path);
         goto done;
     }
     for (int i = 0; i < 4; i++) {
-        snprintf(path, sizeof(path), "%s/%s", dir, expected_files[i]);
-        if ((want[i] = slurp(path, NULL)) == NULL) {
-            snprintf(why, whylen, "cannot read %s", path);
+        if (join(path, sizeof(path), dir, expected_files[i]) != 0 ||
+            (want[i] = slurp(path, NULL)) == NULL) {
+            fail(why, whylen, "cannot read %s", path);
             goto done;
         }
     }
@@ -294,7 +304,7 @@ static int run_case(const char *dir, char *why, size_t whylen)
     req.region = json_str(ctx, "region");
     req.service = json_str(ctx, "service");
     if (parse_iso_time(&req.timestamp, json_str(ctx, "timestamp")) != 0) {
-        snprintf(why, whylen, "bad timestamp in context.json");
+        fail(why, whylen, "bad timestamp in context.json");
         goto done;
     }
     req.flags = (json_flag(ctx, "normalize") ? DDB_SIGV4_NORMALIZE_PATH : 0) |
@@ -302,7 +312,7 @@ static int run_case(const char *dir, char *why, size_t whylen)
                 (json_flag(ctx, "omit_session_token") ? DDB_SIGV4_OMIT_SESSION_TOKEN : 0);
 
     if (ddb_sigv4_sign(&res, &req, &err) != 0) {
-        snprintf(why, whylen, "sign failed: %s", err.message);
+        fail(why, whylen, "sign failed: %s", err.message);
         goto done;
     }
     if (diff_text("canonical request", res->canonical_request, want[0], why, whylen) != 0 ||
@@ -326,8 +336,8 @@ static int is_case_dir(const struct dirent *e)
     struct stat st;
     if (e->d_name[0] == '.')
         return 0;
-    snprintf(path, sizeof(path), "%s/%s", VECTOR_DIR, e->d_name);
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    return join(path, sizeof(path), VECTOR_DIR, e->d_name) == 0 && stat(path, &st) == 0 &&
+           S_ISDIR(st.st_mode);
 }
 
 Test(sigv4, aws_c_auth_vectors)
@@ -340,7 +350,7 @@ Test(sigv4, aws_c_auth_vectors)
     cr_assert_gt(n, 0, "no SigV4 vector folders under %s", VECTOR_DIR);
     for (int i = 0; i < n; i++) {
         char dir[4096], why[2048];
-        snprintf(dir, sizeof(dir), "%s/%s", VECTOR_DIR, list[i]->d_name);
+        cr_assert_eq(join(dir, sizeof(dir), VECTOR_DIR, list[i]->d_name), 0);
         if (run_case(dir, why, sizeof(why)) != 0) {
             failed++;
             cr_log_error("SigV4 vector %s: %s", list[i]->d_name, why);
