@@ -19,15 +19,20 @@ static void usage(FILE *f)
             "Usage:\n"
             "  ddbpipe-gen export   --mapping M [--design D] --items N --out DIR [--files K]\n"
             "                       [--seed S] [--unmatched U] [--invalid V] [--export-id ID]\n"
+            "                       [--whole-collections]\n"
             "      An Export to S3 folder DIR/AWSDynamoDB/<exportId>/ (manifests, MD5s,\n"
             "      gzip data files) with N entity items, U items no entity matches and V\n"
             "      invalid lines.\n"
             "  ddbpipe-gen seed-csv --mapping M [--design D] --records N --out DIR [--seed S]\n"
+            "                       [--whole-collections]\n"
             "      Per-entity CSV files DIR/<Entity>.csv with N records in all (declared\n"
             "      fields only), ready for `ddbpipe encode`.\n"
             "  ddbpipe-gen bench    --mapping M [--design D] (--bytes SIZE | --items N)\n"
             "                       --out FILE.json.gz [--seed S] [--level L]\n"
             "      One large gzip file of {\"Item\":...} lines (SIZE uncompressed: 512M, 1G).\n\n"
+            "--whole-collections: after N items/records, finish the collection in progress\n"
+            "(a user's tags and favorites, a movie with its cast, a facility's 7 weekdays)\n"
+            "so the count may end a little above N.\n\n"
             "Designs: %s (default: the mapping file's name).\n"
             "The same arguments always give the same bytes.\n",
             gen_design_names());
@@ -104,7 +109,13 @@ int gen_parse_opts(int argc, char **argv, const gen_opt *opts, size_t n, const c
             gen_fail("unknown option \"%s\"\nUsage: %s", arg, use);
             return 2;
         }
-        if (eq) {
+        if (opts[k].flag) {
+            if (eq) {
+                gen_fail("%s takes no value\nUsage: %s", opts[k].name, use);
+                return 2;
+            }
+            val = "1";
+        } else if (eq) {
             val = eq + 1;
         } else if (i + 1 < argc) {
             val = argv[++i];

@@ -90,7 +90,9 @@ ddb_value gen_long_number(ddb_arena *a, gen_rng *r, int digits, int point);
 
 /* Called for every record a design produces. Returns 0 to go on, 1 to stop,
  * or a negative ddb_error_code to abort. The record is only valid during the
- * call. */
+ * call. After each complete collection (a user, a movie with its cast, a
+ * facility) it is called once with e and rec NULL, so a caller can stop at a
+ * collection boundary. */
 typedef int (*gen_emit_fn)(void *ctx, const ddb_entity *e, const ddb_map *rec, ddb_error *err);
 
 typedef struct gen_design gen_design;
@@ -142,7 +144,8 @@ int gen_cmd_bench(int argc, char **argv);
 /* Shared option helpers (gen.c). */
 typedef struct gen_opt {
     const char *name;   /* "--items" */
-    const char **value; /* receives the argument */
+    const char **value; /* receives the argument ("1" for a flag) */
+    int flag;           /* takes no argument */
 } gen_opt;
 
 /* Parses "--name value" / "--name=value" pairs. Returns 0, 1 when --help

@@ -29,6 +29,8 @@ static int on_record(void *ctx, const ddb_entity *e, const ddb_map *rec, ddb_err
     size_t before = b->buf.len;
     int rc;
 
+    if (e == NULL)
+        return 0;
     ddb_arena_reset(b->arena);
     if ((rc = gen_encode(&item, b->m, e, rec, b->arena, err)) != 0)
         return rc;
@@ -64,9 +66,10 @@ int gen_cmd_bench(int argc, char **argv)
 {
     const char *mapping = NULL, *design = NULL, *bytes = NULL, *items = NULL, *out = NULL,
                *seed = "1", *level = "1";
-    const gen_opt opts[] = {{"--mapping", &mapping}, {"--design", &design}, {"--bytes", &bytes},
-                            {"--items", &items},     {"--out", &out},       {"--seed", &seed},
-                            {"--level", &level}};
+    const gen_opt opts[] = {{"--mapping", &mapping, 0}, {"--design", &design, 0},
+                            {"--bytes", &bytes, 0},     {"--items", &items, 0},
+                            {"--out", &out, 0},         {"--seed", &seed, 0},
+                            {"--level", &level, 0}};
     bencher b;
     ddb_mapping *m = NULL;
     gen_design *d = NULL;

@@ -39,7 +39,8 @@ typedef struct exporter {
     gen_rng mix;     /* line kinds and file choice */
     exp_file *files;
     size_t n_files;
-    uint64_t left_valid, left_unmatched, left_invalid, n_invalid;
+    uint64_t left_valid, left_unmatched, left_invalid, n_invalid, written;
+    int whole; /* go on to the end of the collection in progress */
     uint64_t billed;
     ddb_arena *arena;
     ddb_buf line;
@@ -115,6 +116,8 @@ static int capture(void *ctx, const ddb_entity *e, const ddb_map *rec, ddb_error
 {
     exporter *x = ctx;
     int rc;
+    if (e == NULL)
+        return 0;
     if (x->skip > 0) {
         x->skip--;
         return 0;
@@ -266,6 +269,8 @@ static int on_record(void *ctx, const ddb_entity *e, const ddb_map *rec, ddb_err
     ddb_item item;
     int rc;
 
+    if (e == NULL)
+        return x->whole && x->left_valid == 0 ? 1 : 0;
     if ((rc = interleave(x, 0, err)) != 0)
         return rc;
     ddb_arena_reset(x->arena);
@@ -275,7 +280,10 @@ static int on_record(void *ctx, const ddb_entity *e, const ddb_map *rec, ddb_err
     item_line(&x->line, &item);
     if ((rc = put_line(x, file_of(x, &item), err)) != 0)
         return rc;
-    return --x->left_valid == 0 ? 1 : 0;
+    x->written++;
+    if (x->left_valid > 0)
+        x->left_valid--;
+    return x->left_valid == 0 && !x->whole ? 1 : 0;
 }
 
 /* -------------------------------------------------------------- manifests */
@@ -391,7 +399,7 @@ done:
 
 static const char *const export_usage =
     "ddbpipe-gen export --mapping M [--design D] --items N --out DIR [--files K] [--seed S]\n"
-    "       [--unmatched U] [--invalid V] [--export-id ID]";
+    "       [--unmatched U] [--invalid V] [--export-id ID] [--whole-collections]";
 
 static int open_files(exporter *x, const char *data_dir, ddb_error *err)
 {
@@ -443,13 +451,13 @@ static int valid_export_id(const char *id)
 int gen_cmd_export(int argc, char **argv)
 {
     const char *mapping = NULL, *design = NULL, *items = NULL, *out = NULL, *files = "4",
-               *seed = "1", *unmatched = "0", *invalid = "0", *export_id = NULL;
+               *seed = "1", *unmatched = "0", *invalid = "0", *export_id = NULL, *whole = NULL;
     const gen_opt opts[] = {
-        {"--mapping", &mapping},     {"--design", &design},
-        {"--items", &items},         {"--out", &out},
-        {"--files", &files},         {"--seed", &seed},
-        {"--unmatched", &unmatched}, {"--invalid", &invalid},
-        {"--export-id", &export_id},
+        {"--mapping", &mapping, 0},     {"--design", &design, 0},
+        {"--items", &items, 0},         {"--out", &out, 0},
+        {"--files", &files, 0},         {"--seed", &seed, 0},
+        {"--unmatched", &unmatched, 0}, {"--invalid", &invalid, 0},
+        {"--export-id", &export_id, 0}, {"--whole-collections", &whole, 1},
     };
     exporter x;
     ddb_mapping *m = NULL;
@@ -487,6 +495,7 @@ int gen_cmd_export(int argc, char **argv)
     }
     x.n_files = (size_t)n_files;
     x.left_valid = n_items;
+    x.whole = whole != NULL;
     x.left_unmatched = n_unm;
     x.left_invalid = n_inv;
     {
@@ -537,7 +546,7 @@ int gen_cmd_export(int argc, char **argv)
         (rc = write_manifests(&x, dir.ptr, export_id, ts, &err)) != 0)
         goto done;
     printf("%s: %llu items, %llu unmatched, %llu invalid lines in %zu data files\n", dir.ptr,
-           (unsigned long long)n_items, (unsigned long long)n_unm, (unsigned long long)n_inv,
+           (unsigned long long)x.written, (unsigned long long)n_unm, (unsigned long long)n_inv,
            x.n_files);
 done:
     if (rc != 0)

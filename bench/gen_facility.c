@@ -16,31 +16,20 @@ typedef struct facility_design {
     unsigned extra_kind; /* cycles, so every kind of undeclared attribute appears */
 } facility_design;
 
-static const char *const names[] = {
-    "Zürich Hauptbahnhof Parking",
-    "東京ドーム",
-    "Centre Pompidou, Paris",
-    "Brooklyn \"Navy Yard\" Hall",
-    "Olympiahalle München",
-    "Estádio do Pacaembu",
-    "Bandra–Worli Sea Link Depot",
-    "Sydney Opera House — Studio",
-    "Köln Messe\nHalle 7",
-    "Ρωμαϊκή Αγορά",
-    "Warehouse 13",
-    "Jardín Botánico 🌵",
-};
-
-static const char *const places[][4] = {
-    {"CH", "Zürich", "Zürich", "Europe/Zurich"},
-    {"JP", "Tōkyō", "Bunkyō", "Asia/Tokyo"},
-    {"FR", "Île-de-France", "Paris", "Europe/Paris"},
-    {"US", "New York", "Brooklyn", "America/New_York"},
-    {"DE", "Bayern", "München", "Europe/Berlin"},
-    {"BR", "São Paulo", "São Paulo", "America/Sao_Paulo"},
-    {"IN", "Maharashtra", "Mumbai", "Asia/Kolkata"},
-    {"AU", "New South Wales", "Sydney", "Australia/Sydney"},
-    {"GR", "Attica", "Athens, Plaka", "Europe/Athens"},
+/* name, country, region, city, timezone */
+static const char *const places[][5] = {
+    {"Zürich Hauptbahnhof Parking", "CH", "Zürich", "Zürich", "Europe/Zurich"},
+    {"東京ドーム", "JP", "Tōkyō", "Bunkyō", "Asia/Tokyo"},
+    {"Centre Pompidou, Paris", "FR", "Île-de-France", "Paris", "Europe/Paris"},
+    {"Brooklyn \"Navy Yard\" Hall", "US", "New York", "Brooklyn", "America/New_York"},
+    {"Olympiahalle München", "DE", "Bayern", "München", "Europe/Berlin"},
+    {"Estádio do Pacaembu", "BR", "São Paulo", "São Paulo", "America/Sao_Paulo"},
+    {"Bandra–Worli Sea Link Depot", "IN", "Maharashtra", "Mumbai", "Asia/Kolkata"},
+    {"Sydney Opera House — Studio", "AU", "New South Wales", "Sydney", "Australia/Sydney"},
+    {"Köln Messe\nHalle 7", "DE", "Nordrhein-Westfalen", "Köln", "Europe/Berlin"},
+    {"Ρωμαϊκή Αγορά", "GR", "Attica", "Athens, Plaka", "Europe/Athens"},
+    {"Warehouse 13", "US", "South Dakota", "Univille", "America/Chicago"},
+    {"Jardín Botánico 🌵", "MX", "Ciudad de México", "Coyoacán", "America/Mexico_City"},
 };
 
 static const char *const long_days[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
@@ -114,14 +103,14 @@ static int facility_one(facility_design *f, gen_emit_fn emit, void *ctx, ddb_err
     ddb_arena_reset(a);
     gen_rec_init(&rec, a);
     gen_rec_s(&rec, "facilityId", id);
-    gen_rec_s(&rec, "name", GEN_PICK(r, names));
-    gen_rec_s(&rec, "country", place[0]);
+    gen_rec_s(&rec, "name", place[0]);
+    gen_rec_s(&rec, "country", place[1]);
     if (gen_rng_chance(r, 90)) { /* else not in byLocation's sort order: sparse gsi1sk */
-        gen_rec_s(&rec, "region", place[1]);
-        gen_rec_s(&rec, "city", place[2]);
+        gen_rec_s(&rec, "region", place[2]);
+        gen_rec_s(&rec, "city", place[3]);
     }
     if (gen_rng_chance(r, 80))
-        gen_rec_s(&rec, "timezone", place[3]);
+        gen_rec_s(&rec, "timezone", place[4]);
     if (d->extras && gen_rng_chance(r, 30))
         facility_extras(&rec, r, f->extra_kind++);
     EMIT(f->facility);
@@ -165,6 +154,8 @@ static int facility_run(gen_design *d, gen_emit_fn emit, void *ctx, ddb_error *e
 {
     for (;;) {
         int rc = facility_one((facility_design *)d, emit, ctx, err);
+        if (rc == 0)
+            rc = emit(ctx, NULL, NULL, err); /* end of a collection */
         if (rc != 0)
             return rc > 0 ? 0 : rc;
     }

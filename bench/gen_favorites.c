@@ -221,9 +221,12 @@ static int fav_user(fav_design *f, gen_emit_fn emit, void *ctx, ddb_error *err)
         gen_rec_s(&rec, "tagId", tag_ids[i]);
         gen_rec_s(&rec, "tagName", tag_names[name_ix[i]]);
         gen_rec_n(&rec, "createTime", created);
-        if (gen_rng_chance(r, 85))
+        if (gen_rng_chance(r, 85)) { /* used since, but not after the export */
+            uint64_t span = (uint64_t)T_END - created;
             gen_rec_n(&rec, "lastAccessTime",
-                      created + (uint64_t)gen_rng_below(r, 200ull * 86400000));
+                      created + gen_rng_below(r, span < 200ull * 86400000 ? span + 1
+                                                                          : 200ull * 86400000));
+        }
         if (d->extras && gen_rng_chance(r, 2))
             gen_rec_s(&rec, "color", "#ff8800");
         EMIT(f->tag);
@@ -283,6 +286,8 @@ static int fav_run(gen_design *d, gen_emit_fn emit, void *ctx, ddb_error *err)
 {
     for (;;) {
         int rc = fav_user((fav_design *)d, emit, ctx, err);
+        if (rc == 0)
+            rc = emit(ctx, NULL, NULL, err); /* end of a collection */
         if (rc != 0)
             return rc > 0 ? 0 : rc;
     }

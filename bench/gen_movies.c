@@ -297,7 +297,8 @@ static int movies_run(gen_design *d, gen_emit_fn emit, void *ctx, ddb_error *err
                 if ((rc = emit_actor(mv, emit, ctx, err)) != 0)
                     return rc > 0 ? 0 : rc;
         }
-        if ((rc = emit_movie(mv, emit, ctx, err)) != 0)
+        if ((rc = emit_movie(mv, emit, ctx, err)) != 0 ||
+            (rc = emit(ctx, NULL, NULL, err)) != 0) /* end of a collection */
             return rc > 0 ? 0 : rc;
     }
 }

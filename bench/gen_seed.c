@@ -19,6 +19,7 @@ typedef struct seeder {
     ddb_sink **sinks; /* one per entity of the mapping */
     uint64_t *rows;
     uint64_t left;
+    int whole; /* go on to the end of the collection in progress */
     ddb_arena *arena;
     ddb_buf line, cell;
 } seeder;
@@ -30,6 +31,8 @@ static int on_record(void *ctx, const ddb_entity *e, const ddb_map *rec, ddb_err
     ddb_item item;
     int rc;
 
+    if (e == NULL)
+        return s->whole && s->left == 0 ? 1 : 0;
     /* Only records the mapping accepts go into a seed file. */
     ddb_arena_reset(s->arena);
     if ((rc = gen_encode(&item, s->m, e, rec, s->arena, err)) != 0)
@@ -52,20 +55,22 @@ static int on_record(void *ctx, const ddb_entity *e, const ddb_map *rec, ddb_err
     if ((rc = ddb_sink_write(s->sinks[ei], s->line.ptr, s->line.len, err)) != 0)
         return rc;
     s->rows[ei]++;
-    return --s->left == 0 ? 1 : 0;
+    if (s->left > 0)
+        s->left--;
+    return s->left == 0 && !s->whole ? 1 : 0;
 }
 
 static const char *const seed_usage =
-    "ddbpipe-gen seed-csv --mapping M [--design D] --records N --out DIR [--seed S]";
+    "ddbpipe-gen seed-csv --mapping M [--design D] --records N --out DIR [--seed S]\n"
+    "       [--whole-collections]";
 
 int gen_cmd_seed_csv(int argc, char **argv)
 {
-    const char *mapping = NULL, *design = NULL, *records = NULL, *out = NULL, *seed = "1";
-    const gen_opt opts[] = {{"--mapping", &mapping},
-                            {"--design", &design},
-                            {"--records", &records},
-                            {"--out", &out},
-                            {"--seed", &seed}};
+    const char *mapping = NULL, *design = NULL, *records = NULL, *out = NULL, *seed = "1",
+               *whole = NULL;
+    const gen_opt opts[] = {{"--mapping", &mapping, 0}, {"--design", &design, 0},
+                            {"--records", &records, 0}, {"--out", &out, 0},
+                            {"--seed", &seed, 0},       {"--whole-collections", &whole, 1}};
     seeder s;
     ddb_mapping *m = NULL;
     gen_design *d = NULL;
@@ -95,6 +100,7 @@ int gen_cmd_seed_csv(int argc, char **argv)
         goto done;
     s.m = m;
     s.left = n;
+    s.whole = whole != NULL;
     s.sinks = calloc(m->n_entities, sizeof(*s.sinks));
     s.rows = calloc(m->n_entities, sizeof(*s.rows));
     if (s.sinks == NULL || s.rows == NULL || ddb_arena_new(&s.arena, 0) != 0) {

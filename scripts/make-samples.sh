@@ -33,7 +33,8 @@ for t in "${targets[@]}"; do
 done
 gen="$build/ddbpipe-gen"
 
-# design  mapping                     items files unmatched invalid seed-records
+# design  mapping  items files unmatched invalid seed-records (items and records are minimums:
+# --whole-collections ends both at the end of a collection, e.g. a facility's 7 weekdays)
 samples=(
 	"favorites         formats/favorites.json          300 4 10 10 100"
 	"movies            formats/movies.json             300 3 10 10 150"
@@ -47,10 +48,10 @@ generate() {
 		read -r design mapping items files unm inv records <<<"$line"
 		rm -rf "$out/$design/export" "$out/$design/seed"
 		"$gen" export --mapping "$root/$mapping" --design "$design" --items "$items" \
-			--files "$files" --unmatched "$unm" --invalid "$inv" --seed 1 \
+			--files "$files" --unmatched "$unm" --invalid "$inv" --seed 1 --whole-collections \
 			--out "$out/$design/export" >/dev/null
 		"$gen" seed-csv --mapping "$root/$mapping" --design "$design" --records "$records" \
-			--seed 1 --out "$out/$design/seed" >/dev/null
+			--seed 1 --whole-collections --out "$out/$design/seed" >/dev/null
 	done
 }
 

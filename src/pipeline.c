@@ -156,7 +156,11 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
     int rc, idx, is_del = rec->kind == DDB_REC_DELETE;
 
     ddb_error_clear(&perr);
-    if (!is_del && ddb_item_validate(&rec->item, NULL, NULL, &perr) != 0) {
+    /* With a mapping, items must also fit the table's key schema (an empty sort
+     * key is invalid in DynamoDB, not merely unmatched). */
+    if (!is_del &&
+        ddb_item_validate(&rec->item, o->mapping ? &o->mapping->table.schema : NULL, NULL,
+                          &perr) != 0) {
         count_read(r, -1);
         return reject(r, rec, -1, perr.message, err);
     }

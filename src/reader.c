@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "ddbpipe/json.h"
@@ -146,6 +148,47 @@ static ddb_input_format detect(const unsigned char *p, size_t n, const char *pat
     return DDB_IN_NDJSON;
 }
 
+/*
+ * A folder that holds exactly one export somewhere below it in the layout AWS
+ * writes (<prefix>/AWSDynamoDB/<exportId>/manifest-summary.json), given as the
+ * prefix or as the AWSDynamoDB folder. Returns a malloc'd path to that export
+ * folder, or NULL (with *count = how many were found).
+ */
+static char *find_single_export(const char *dir, int *count)
+{
+    const char *subs[2] = {"/AWSDynamoDB", ""};
+    char *found = NULL;
+    *count = 0;
+    for (int s = 0; s < 2 && *count == 0; s++) {
+        char base[4096];
+        DIR *d;
+        struct dirent *de;
+        snprintf(base, sizeof(base), "%s%s", dir, subs[s]);
+        if ((d = opendir(base)) == NULL)
+            continue;
+        while ((de = readdir(d)) != NULL) {
+            char probe[4096 + 300];
+            struct stat st;
+            if (de->d_name[0] == '.')
+                continue;
+            snprintf(probe, sizeof(probe), "%s/%s/manifest-summary.json", base, de->d_name);
+            if (stat(probe, &st) == 0 && S_ISREG(st.st_mode)) {
+                (*count)++;
+                free(found);
+                found = malloc(strlen(base) + strlen(de->d_name) + 2);
+                if (found)
+                    sprintf(found, "%s/%s", base, de->d_name);
+            }
+        }
+        closedir(d);
+    }
+    if (*count != 1) {
+        free(found);
+        return NULL;
+    }
+    return found;
+}
+
 static int is_export_path(const char *path, int *is_dir)
 {
     struct stat st;
@@ -175,13 +218,30 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
         memset(&defaults, 0, sizeof(defaults));
         opts = &defaults;
     }
+    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        char probe[4096];
+        int count;
+        char *inner;
+        snprintf(probe, sizeof(probe), "%s/manifest-summary.json", path);
+        if (stat(probe, &st) == 0)
+            return ddb_reader_new_export(out, path, opts, err);
+        if ((inner = find_single_export(path, &count)) != NULL) {
+            rc = ddb_reader_new_export(out, inner, opts, err);
+            free(inner);
+            return rc;
+        }
+        if (count > 1)
+            return ddb_error_set(err, DDB_EUSAGE,
+                                 "%s holds %d exports; give the folder of the one to read (the "
+                                 "one with manifest-summary.json)",
+                                 path, count);
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s is a folder without manifest-summary.json; only an Export to "
+                             "S3 folder can be read as a folder",
+                             path);
+    }
     if (opts->format == DDB_IN_EXPORT || (opts->format == DDB_IN_AUTO && is_export_path(path, &is_dir)))
         return ddb_reader_new_export(out, path, opts, err);
-    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return ddb_error_set(err, DDB_EUSAGE,
-                             "%s is a folder; only an Export to S3 folder (with "
-                             "manifest-summary.json) can be read as a folder",
-                             path);
 
     if ((rc = ddb_source_open_auto(&src, path, NULL, err)) != 0)
         return rc;

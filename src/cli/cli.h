@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ddbpipe/awsconfig.h"
+#include "ddbpipe/client.h"
 #include "ddbpipe/error.h"
 #include "ddbpipe/pipeline.h"
 
@@ -65,6 +67,38 @@ int cli_parse_types(const char *spec, ddb_type_hint **out, size_t *n);
 /* A --delimiter value: "," "tab" "\t" ";" "|". Returns 0 or EXIT_USAGE. */
 int cli_parse_delimiter(const char *s, char *out);
 
+/* Options every command that talks to DynamoDB accepts. */
+typedef struct cli_aws_args {
+    const char *endpoint_url;
+    const char *region;
+    const char *profile;
+    uint64_t concurrency;
+    uint64_t max_attempts;
+    int verbose;
+} cli_aws_args;
+
+#define CLI_AWS_OPTS(a)                                                                            \
+    {"endpoint-url", OPT_STRING, &(a).endpoint_url, "URL",                                         \
+     "DynamoDB endpoint (default: AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL, the region's)"},    \
+        {"region", OPT_STRING, &(a).region, "REGION", "AWS region (default: AWS_REGION, profile)"}, \
+        {"profile", OPT_STRING, &(a).profile, "NAME", "profile in ~/.aws/config and credentials"},  \
+        {"concurrency", OPT_UINT, &(a).concurrency, "N", "requests in flight (default 16)"},       \
+        {"max-attempts", OPT_UINT, &(a).max_attempts, "N",                                         \
+         "attempts per request before giving up (default 10)"},                                    \
+        {"verbose", OPT_FLAG, &(a).verbose, NULL, "log each request (never credentials)"}
+
+typedef struct cli_conn {
+    ddb_aws_config *config;
+    ddb_client *client;
+} cli_conn;
+
+/* Resolves credentials, region and endpoint and creates the client. Prints
+ * the problem and returns an exit code on failure. */
+int cli_connect(cli_conn *conn, const cli_aws_args *a);
+void cli_disconnect(cli_conn *conn);
+
+int cmd_create_table(int argc, char **argv);
+int cmd_describe(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_encode(int argc, char **argv);

@@ -34,6 +34,15 @@ const cli_command cli_commands[] = {
      "change if encoded again. Record files named after an entity are checked by\n"
      "encoding them. Exit status as for the other commands.",
      cmd_validate},
+    {"create-table", "create-table --mapping FILE [--table NAME] [--if-not-exists]",
+     "create a table and all its indexes from a mapping",
+     "Creates the mapping's table (or --table NAME) with its key schema and every GSI and\n"
+     "LSI, on-demand billing, and waits until it and its indexes are ACTIVE.",
+     cmd_create_table},
+    {"describe", "describe --table NAME", "show a table's keys, indexes and size",
+     "Prints the table's status, billing mode, approximate item count and size, its key\n"
+     "schema and each index's keys, as DescribeTable reports them.",
+     cmd_describe},
 };
 const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
 

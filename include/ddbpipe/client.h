@@ -1,0 +1,124 @@
+/*
+ * client.h — DynamoDB over HTTP: the JSON 1.0 protocol, SigV4, many requests
+ * in flight on reused keep-alive connections from one thread (libcurl multi),
+ * and retries with exponential backoff and full jitter.
+ *
+ * The client is an event loop the caller drives: submit calls, then run the
+ * loop until a condition holds. A Scan reader and a BatchWriteItem writer can
+ * share one client, so a table-to-table migration interleaves both on the same
+ * connections without threads.
+ */
+#ifndef DDBPIPE_CLIENT_H
+#define DDBPIPE_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddbpipe/awsconfig.h"
+#include "ddbpipe/buf.h"
+#include "ddbpipe/error.h"
+
+typedef struct ddb_client ddb_client;
+
+typedef struct ddb_client_opts {
+    const char *endpoint;                 /* https://dynamodb.<region>.amazonaws.com or a local URL */
+    const char *region;
+    const ddb_aws_credentials *credentials; /* borrowed; must outlive the client */
+    int concurrency;                      /* requests in flight (default 16) */
+    int max_attempts;                     /* per request, incl. the first (default 10) */
+    uint32_t backoff_base_ms;             /* default 50 */
+    uint32_t backoff_cap_ms;              /* default 20000 */
+    long connect_timeout_ms;              /* default 5000 */
+    long request_timeout_ms;              /* whole request, default 60000 */
+    const char *user_agent;               /* default "ddbpipe/<version>" */
+    uint64_t random_seed;                 /* 0 = from the clock; fixed in tests */
+    int verbose;                          /* log requests (never credentials) to stderr */
+} ddb_client_opts;
+
+/* The outcome of one call, after any retries. */
+typedef struct ddb_response {
+    int ok;              /* HTTP 200 with a verified body */
+    long http_status;    /* 0 when no response arrived */
+    char *body;          /* response body (NUL-terminated), owned by the client until the
+                            callback returns; ddb_client_call hands it to the caller */
+    size_t body_len;
+    char error_type[128];  /* "ProvisionedThroughputExceededException", "ValidationException" */
+    char message[512];     /* the service's message, or the transport error */
+    int attempts;          /* how many times it was sent */
+    int retryable;         /* the last failure was retryable (so attempts ran out) */
+    uint64_t throttles;    /* throttling answers seen across the attempts */
+} ddb_response;
+
+typedef void (*ddb_call_done_fn)(void *ctx, ddb_response *resp);
+
+/* Statistics for progress and summaries. */
+typedef struct ddb_client_stats {
+    uint64_t requests;     /* HTTP requests sent, retries included */
+    uint64_t retries;
+    uint64_t throttles;
+    uint64_t errors;       /* calls that failed for good */
+    uint64_t bytes_sent;
+    uint64_t bytes_received;
+    int in_flight;
+    int queued;
+} ddb_client_stats;
+
+/*
+ * Creates a client. The endpoint must be http:// or https://; TLS peers are
+ * always verified. *out owned by the caller (ddb_client_free). Returns 0,
+ * DDB_EUSAGE (bad endpoint), DDB_ENOMEM, DDB_ENET (libcurl init).
+ */
+int ddb_client_new(ddb_client **out, const ddb_client_opts *opts, ddb_error *err);
+
+/*
+ * Queues a call of operation ("Scan", "BatchWriteItem", ...) with the JSON
+ * body (copied). Throttling errors, HTTP 5xx, connection failures, timeouts
+ * and CRC mismatches are retried with full-jitter backoff up to max_attempts;
+ * other errors (e.g. ValidationException) are not. done is called exactly
+ * once, from inside ddb_client_run, with the final response. Returns 0 or
+ * DDB_ENOMEM.
+ */
+int ddb_client_submit(ddb_client *c, const char *operation, const char *body, size_t len,
+                      ddb_call_done_fn done, void *ctx, ddb_error *err);
+
+/*
+ * Drives the loop until until(ctx) returns non-zero (checked after every
+ * event), or until no call is queued or in flight when until is NULL.
+ * Returns 0, or DDB_ENET for a libcurl failure of the loop itself, or
+ * DDB_EINTR when ddb_client_interrupt was called.
+ */
+int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error *err);
+
+/* One call, synchronously: submit + run until done. On return *resp owns its
+ * body (free with ddb_response_dispose). Returns 0 when a response was
+ * obtained (check resp->ok), else a loop error. */
+int ddb_client_call(ddb_client *c, const char *operation, const char *body, size_t len,
+                    ddb_response *resp, ddb_error *err);
+
+void ddb_response_dispose(ddb_response *resp);
+
+/* Changes how many requests may be in flight (adaptive throttling). */
+void ddb_client_set_concurrency(ddb_client *c, int n);
+int ddb_client_concurrency(const ddb_client *c);
+
+/* Makes the next ddb_client_run return DDB_EINTR (safe from a signal handler). */
+void ddb_client_interrupt(ddb_client *c);
+
+void ddb_client_stats_get(const ddb_client *c, ddb_client_stats *out);
+
+/* Full-jitter backoff for attempt n (1-based): a random delay in
+ * [0, min(cap, base * 2^n)) milliseconds. Exposed for tests. */
+uint32_t ddb_backoff_ms(uint64_t *rng_state, int attempt, uint32_t base_ms, uint32_t cap_ms);
+
+/* Is an error type (the part after '#') retryable throttling? */
+int ddb_error_is_throttling(const char *error_type);
+
+/* Parses a DynamoDB error body ({"__type":"...#Type","message":"..."} or
+ * "Message") into type and message; header_type is X-Amzn-Errortype when sent
+ * (it wins, up to its first ':'). */
+void ddb_parse_error_body(const char *body, size_t len, const char *header_type, char *type,
+                          size_t type_cap, char *message, size_t message_cap);
+
+void ddb_client_free(ddb_client *c);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * table.h — control-plane operations on a DynamoDB table: describe it (its
+ * real key schema and index key types, which writes are validated against),
+ * and create it with every index from a mapping.
+ */
+#ifndef DDBPIPE_TABLE_H
+#define DDBPIPE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddbpipe/buf.h"
+#include "ddbpipe/client.h"
+#include "ddbpipe/item.h"
+#include "ddbpipe/mapping.h"
+
+typedef struct ddb_index_info {
+    char *name;
+    int global;
+    char *status; /* GSIs: ACTIVE, CREATING...; LSIs: NULL */
+    ddb_key_attr pk;
+    ddb_key_attr sk; /* name NULL without a sort key */
+} ddb_index_info;
+
+typedef struct ddb_table_info {
+    char *name;
+    char *status;       /* ACTIVE, CREATING, ... */
+    char *billing_mode; /* PAY_PER_REQUEST or PROVISIONED */
+    uint64_t item_count;
+    uint64_t size_bytes;
+    uint64_t read_capacity;  /* provisioned only */
+    uint64_t write_capacity;
+    ddb_index_info *indexes;
+    size_t n_indexes;
+    ddb_key_schema schema; /* the table key plus every index key, for validation */
+    /* storage behind schema */
+    ddb_key_attr pk, sk;
+    ddb_key_attr *index_pk, *index_sk;
+} ddb_table_info;
+
+/* DescribeTable. *out owned by the caller (ddb_table_info_free). Returns 0,
+ * DDB_ENOTFOUND (ResourceNotFoundException: the message names the table and
+ * the endpoint's region), DDB_ENET for other failures. */
+int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, ddb_error *err);
+
+void ddb_table_info_free(ddb_table_info *t);
+
+/* The CreateTable request for mapping m under name table (default: the
+ * mapping's table name): key schema, attribute definitions, every GSI and LSI
+ * with its projection, on-demand billing. Appended to out. */
+int ddb_table_create_request(ddb_buf *out, const ddb_mapping *m, const char *table,
+                             ddb_error *err);
+
+/* CreateTable, then waits (polling DescribeTable) until the table and all its
+ * indexes are ACTIVE or timeout_s passes. An existing table is an error
+ * (DDB_EUSAGE) unless exists_ok. Returns 0, DDB_EUSAGE, DDB_ENET. */
+int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int exists_ok,
+                     int timeout_s, ddb_error *err);
+
+/* A human description (the describe command). */
+void ddb_table_info_format(ddb_buf *out, const ddb_table_info *t);
+
+#endif

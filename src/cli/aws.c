@@ -1,0 +1,53 @@
+/* Connecting to DynamoDB from command-line options, as the AWS CLI resolves them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *real_getenv(void *ctx, const char *name)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+int cli_connect(cli_conn *conn, const cli_aws_args *a)
+{
+    ddb_aws_options o;
+    ddb_client_opts co;
+    ddb_error err;
+
+    memset(conn, 0, sizeof(*conn));
+    memset(&o, 0, sizeof(o));
+    o.profile = a->profile;
+    o.region = a->region;
+    o.endpoint_url = a->endpoint_url;
+    o.getenv = real_getenv;
+    if (ddb_aws_config_resolve(&conn->config, &o, &err) != 0) {
+        cli_error("set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile; and --region "
+                  "(for a local server: --endpoint-url http://127.0.0.1:PORT)",
+                  "%s", err.message);
+        return err.code == DDB_ENOTFOUND || err.code == DDB_EUSAGE ? EXIT_USAGE : EXIT_SERVICE;
+    }
+    memset(&co, 0, sizeof(co));
+    co.endpoint = conn->config->endpoint_url;
+    co.region = conn->config->region;
+    co.credentials = conn->config->credentials;
+    co.concurrency = (int)(a->concurrency ? a->concurrency : 16);
+    co.max_attempts = (int)a->max_attempts;
+    co.verbose = a->verbose;
+    if (ddb_client_new(&conn->client, &co, &err) != 0) {
+        cli_error("check --endpoint-url", "%s", err.message);
+        ddb_aws_config_free(conn->config);
+        conn->config = NULL;
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+void cli_disconnect(cli_conn *conn)
+{
+    ddb_client_free(conn->client);
+    ddb_aws_config_free(conn->config);
+    memset(conn, 0, sizeof(*conn));
+}

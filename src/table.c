@@ -1,0 +1,358 @@
+/*
+ * Control plane: DescribeTable and CreateTable. These bodies are small and
+ * carry no item data, so json-c is fine for them.
+ */
+#include "ddbpipe/table.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ddbpipe/json.h"
+
+static const char *jstr(json_object *o, const char *key)
+{
+    json_object *v;
+    if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+        return json_object_get_string(v);
+    return NULL;
+}
+
+static uint64_t juint(json_object *o, const char *key)
+{
+    json_object *v;
+    if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int)) {
+        int64_t n = json_object_get_int64(v);
+        return n < 0 ? 0 : (uint64_t)n;
+    }
+    return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* The type of attribute name in AttributeDefinitions. */
+static ddb_type attr_type(json_object *defs, const char *name)
+{
+    size_t n = defs ? json_object_array_length(defs) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *d = json_object_array_get_idx(defs, i);
+        const char *an = jstr(d, "AttributeName"), *at = jstr(d, "AttributeType");
+        ddb_type t;
+        if (an && at && strcmp(an, name) == 0 && ddb_type_parse(&t, at, strlen(at)) == 0)
+            return t;
+    }
+    return DDB_TYPE_S;
+}
+
+/* KeySchema [{AttributeName, KeyType: HASH|RANGE}] -> pk, sk. */
+static void key_schema(json_object *ks, json_object *defs, ddb_key_attr *pk, ddb_key_attr *sk)
+{
+    size_t n = ks ? json_object_array_length(ks) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *k = json_object_array_get_idx(ks, i);
+        const char *an = jstr(k, "AttributeName"), *kt = jstr(k, "KeyType");
+        ddb_key_attr *dst = kt && strcmp(kt, "RANGE") == 0 ? sk : pk;
+        if (an == NULL)
+            continue;
+        dst->name = strdup(an);
+        dst->type = attr_type(defs, an);
+    }
+}
+
+int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, ddb_error *err)
+{
+    ddb_buf body = DDB_BUF_INIT;
+    ddb_response resp;
+    json_object *root = NULL, *t, *defs = NULL, *ks = NULL, *v;
+    ddb_table_info *ti = NULL;
+    size_t npk = 0, nsk = 0;
+    int rc;
+
+    *out = NULL;
+    memset(&resp, 0, sizeof(resp));
+    ddb_buf_puts(&body, "{\"TableName\":");
+    ddb_json_put_string(&body, table, strlen(table));
+    ddb_buf_putc(&body, '}');
+    if ((rc = ddb_client_call(c, "DescribeTable", body.ptr, body.len, &resp, err)) != 0)
+        goto done;
+    if (!resp.ok) {
+        if (strcmp(resp.error_type, "ResourceNotFoundException") == 0)
+            rc = ddb_error_set(err, DDB_ENOTFOUND, "table %s does not exist (%s)", table,
+                               resp.message);
+        else
+            rc = ddb_error_set(err, DDB_ENET, "DescribeTable %s failed: %s%s%s", table,
+                               resp.error_type, resp.error_type[0] ? ": " : "", resp.message);
+        goto done;
+    }
+    root = json_tokener_parse(resp.body);
+    if (root == NULL || !json_object_object_get_ex(root, "Table", &t)) {
+        rc = ddb_error_set(err, DDB_ENET, "DescribeTable %s: unexpected response", table);
+        goto done;
+    }
+    if ((ti = calloc(1, sizeof(*ti))) == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    ti->name = strdup(table);
+    ti->status = dup_or_null(jstr(t, "TableStatus"));
+    ti->item_count = juint(t, "ItemCount");
+    ti->size_bytes = juint(t, "TableSizeBytes");
+    if (json_object_object_get_ex(t, "BillingModeSummary", &v))
+        ti->billing_mode = dup_or_null(jstr(v, "BillingMode"));
+    if (json_object_object_get_ex(t, "ProvisionedThroughput", &v)) {
+        ti->read_capacity = juint(v, "ReadCapacityUnits");
+        ti->write_capacity = juint(v, "WriteCapacityUnits");
+    }
+    if (ti->billing_mode == NULL)
+        ti->billing_mode = strdup(ti->write_capacity ? "PROVISIONED" : "PAY_PER_REQUEST");
+    json_object_object_get_ex(t, "AttributeDefinitions", &defs);
+    json_object_object_get_ex(t, "KeySchema", &ks);
+    key_schema(ks, defs, &ti->pk, &ti->sk);
+    for (int g = 0; g < 2; g++) {
+        json_object *list;
+        if (!json_object_object_get_ex(t, g ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes",
+                                       &list))
+            continue;
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+            json_object *ix = json_object_array_get_idx(list, i), *iks = NULL;
+            ddb_index_info *n = realloc(ti->indexes, (ti->n_indexes + 1) * sizeof(*n));
+            if (n == NULL) {
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                goto done;
+            }
+            ti->indexes = n;
+            n = &ti->indexes[ti->n_indexes++];
+            memset(n, 0, sizeof(*n));
+            n->name = dup_or_null(jstr(ix, "IndexName"));
+            n->global = g;
+            n->status = g ? dup_or_null(jstr(ix, "IndexStatus")) : NULL;
+            json_object_object_get_ex(ix, "KeySchema", &iks);
+            key_schema(iks, defs, &n->pk, &n->sk);
+        }
+    }
+    ti->index_pk = calloc(ti->n_indexes + 1, sizeof(ddb_key_attr));
+    ti->index_sk = calloc(ti->n_indexes + 1, sizeof(ddb_key_attr));
+    if (ti->index_pk == NULL || ti->index_sk == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < ti->n_indexes; i++) {
+        if (ti->indexes[i].global && ti->indexes[i].pk.name)
+            ti->index_pk[npk++] = ti->indexes[i].pk;
+        if (ti->indexes[i].sk.name)
+            ti->index_sk[nsk++] = ti->indexes[i].sk;
+    }
+    ti->schema.partition = ti->pk;
+    ti->schema.sort = ti->sk;
+    ti->schema.index_pk = ti->index_pk;
+    ti->schema.n_index_pk = npk;
+    ti->schema.index_sk = ti->index_sk;
+    ti->schema.n_index_sk = nsk;
+    *out = ti;
+    ti = NULL;
+done:
+    if (root)
+        json_object_put(root);
+    ddb_table_info_free(ti);
+    ddb_response_dispose(&resp);
+    ddb_buf_dispose(&body);
+    return rc;
+}
+
+void ddb_table_info_free(ddb_table_info *t)
+{
+    if (t == NULL)
+        return;
+    for (size_t i = 0; i < t->n_indexes; i++) {
+        free(t->indexes[i].name);
+        free(t->indexes[i].status);
+        free((char *)t->indexes[i].pk.name);
+        free((char *)t->indexes[i].sk.name);
+    }
+    free(t->indexes);
+    free(t->index_pk);
+    free(t->index_sk);
+    free((char *)t->pk.name);
+    free((char *)t->sk.name);
+    free(t->name);
+    free(t->status);
+    free(t->billing_mode);
+    free(t);
+}
+
+/* Adds an attribute definition once. */
+static void add_def(ddb_buf *b, const char **seen, size_t *n, const ddb_key_attr *k)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(seen[i], k->name) == 0)
+            return;
+    seen[(*n)++] = k->name;
+    ddb_buf_puts(b, *n > 1 ? ",{\"AttributeName\":" : "{\"AttributeName\":");
+    ddb_json_put_string(b, k->name, strlen(k->name));
+    ddb_buf_printf(b, ",\"AttributeType\":\"%s\"}", ddb_type_name(k->type));
+}
+
+static void put_key_schema(ddb_buf *b, const ddb_key_attr *pk, const ddb_key_attr *sk)
+{
+    ddb_buf_puts(b, "\"KeySchema\":[{\"AttributeName\":");
+    ddb_json_put_string(b, pk->name, strlen(pk->name));
+    ddb_buf_puts(b, ",\"KeyType\":\"HASH\"}");
+    if (sk->name) {
+        ddb_buf_puts(b, ",{\"AttributeName\":");
+        ddb_json_put_string(b, sk->name, strlen(sk->name));
+        ddb_buf_puts(b, ",\"KeyType\":\"RANGE\"}");
+    }
+    ddb_buf_putc(b, ']');
+}
+
+static void put_projection(ddb_buf *b, const ddb_index_def *ix)
+{
+    ddb_buf_printf(b, ",\"Projection\":{\"ProjectionType\":\"%s\"", ix->projection);
+    if (strcmp(ix->projection, "INCLUDE") == 0) {
+        ddb_buf_puts(b, ",\"NonKeyAttributes\":[");
+        for (size_t i = 0; i < ix->n_non_key; i++) {
+            if (i)
+                ddb_buf_putc(b, ',');
+            ddb_json_put_string(b, ix->non_key[i], strlen(ix->non_key[i]));
+        }
+        ddb_buf_putc(b, ']');
+    }
+    ddb_buf_putc(b, '}');
+}
+
+int ddb_table_create_request(ddb_buf *b, const ddb_mapping *m, const char *table, ddb_error *err)
+{
+    const ddb_table_def *t = &m->table;
+    const char **seen = calloc(2 + 2 * t->n_indexes, sizeof(char *));
+    size_t nseen = 0;
+    int any;
+
+    if (seen == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    ddb_buf_puts(b, "{\"TableName\":");
+    ddb_json_put_string(b, table ? table : t->name, strlen(table ? table : t->name));
+    ddb_buf_puts(b, ",\"BillingMode\":\"PAY_PER_REQUEST\",\"AttributeDefinitions\":[");
+    add_def(b, seen, &nseen, &t->pk);
+    if (t->sk.name)
+        add_def(b, seen, &nseen, &t->sk);
+    for (size_t i = 0; i < t->n_indexes; i++) {
+        add_def(b, seen, &nseen, &t->indexes[i].pk);
+        if (t->indexes[i].sk.name)
+            add_def(b, seen, &nseen, &t->indexes[i].sk);
+    }
+    ddb_buf_puts(b, "],");
+    put_key_schema(b, &t->pk, &t->sk);
+    for (int g = 0; g < 2; g++) {
+        any = 0;
+        for (size_t i = 0; i < t->n_indexes; i++) {
+            const ddb_index_def *ix = &t->indexes[i];
+            if (ix->global != g)
+                continue;
+            ddb_buf_puts(b, any ? ",{" : (g ? ",\"GlobalSecondaryIndexes\":[{"
+                                              : ",\"LocalSecondaryIndexes\":[{"));
+            any = 1;
+            ddb_buf_puts(b, "\"IndexName\":");
+            ddb_json_put_string(b, ix->name, strlen(ix->name));
+            ddb_buf_putc(b, ',');
+            put_key_schema(b, &ix->pk, &ix->sk);
+            put_projection(b, ix);
+            ddb_buf_putc(b, '}');
+        }
+        if (any)
+            ddb_buf_putc(b, ']');
+    }
+    ddb_buf_putc(b, '}');
+    free(seen);
+    return b->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
+}
+
+static int all_active(const ddb_table_info *t)
+{
+    if (t->status == NULL || strcmp(t->status, "ACTIVE") != 0)
+        return 0;
+    for (size_t i = 0; i < t->n_indexes; i++)
+        if (t->indexes[i].global && t->indexes[i].status &&
+            strcmp(t->indexes[i].status, "ACTIVE") != 0)
+            return 0;
+    return 1;
+}
+
+int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int exists_ok,
+                     int timeout_s, ddb_error *err)
+{
+    ddb_buf body = DDB_BUF_INIT;
+    ddb_response resp;
+    const char *name = table ? table : m->table.name;
+    time_t deadline = time(NULL) + (timeout_s > 0 ? timeout_s : 600);
+    int rc;
+
+    memset(&resp, 0, sizeof(resp));
+    if ((rc = ddb_table_create_request(&body, m, name, err)) != 0 ||
+        (rc = ddb_client_call(c, "CreateTable", body.ptr, body.len, &resp, err)) != 0)
+        goto done;
+    if (!resp.ok) {
+        if (strcmp(resp.error_type, "ResourceInUseException") == 0 && exists_ok) {
+            rc = 0;
+        } else {
+            rc = ddb_error_set(err, strcmp(resp.error_type, "ResourceInUseException") == 0
+                                        ? DDB_EUSAGE
+                                        : DDB_ENET,
+                               "CreateTable %s failed: %s%s%s", name, resp.error_type,
+                               resp.error_type[0] ? ": " : "", resp.message);
+            goto done;
+        }
+    }
+    for (;;) {
+        ddb_table_info *ti = NULL;
+        int active;
+        if ((rc = ddb_table_describe(&ti, c, name, err)) != 0)
+            goto done;
+        active = all_active(ti);
+        ddb_table_info_free(ti);
+        if (active)
+            break;
+        if (time(NULL) > deadline) {
+            rc = ddb_error_set(err, DDB_ENET, "table %s is not ACTIVE after %d s", name,
+                               timeout_s > 0 ? timeout_s : 600);
+            goto done;
+        }
+        {
+            struct timespec ts = {0, 500 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+done:
+    ddb_response_dispose(&resp);
+    ddb_buf_dispose(&body);
+    return rc;
+}
+
+static void key_text(ddb_buf *out, const ddb_key_attr *pk, const ddb_key_attr *sk)
+{
+    ddb_buf_printf(out, "%s (%s)", pk->name, ddb_type_name(pk->type));
+    if (sk->name)
+        ddb_buf_printf(out, ", %s (%s)", sk->name, ddb_type_name(sk->type));
+}
+
+void ddb_table_info_format(ddb_buf *out, const ddb_table_info *t)
+{
+    ddb_buf_printf(out, "table %s: %s, %s", t->name, t->status ? t->status : "?", t->billing_mode);
+    if (t->write_capacity)
+        ddb_buf_printf(out, " (%llu RCU, %llu WCU)", (unsigned long long)t->read_capacity,
+                       (unsigned long long)t->write_capacity);
+    ddb_buf_printf(out, "\n  items: %llu (approximate), size: %llu bytes\n  key: ",
+                   (unsigned long long)t->item_count, (unsigned long long)t->size_bytes);
+    key_text(out, &t->pk, &t->sk);
+    ddb_buf_putc(out, '\n');
+    for (size_t i = 0; i < t->n_indexes; i++) {
+        ddb_buf_printf(out, "  %s %s%s%s: ", t->indexes[i].global ? "GSI" : "LSI",
+                       t->indexes[i].name, t->indexes[i].status ? " " : "",
+                       t->indexes[i].status ? t->indexes[i].status : "");
+        key_text(out, &t->indexes[i].pk, &t->indexes[i].sk);
+        ddb_buf_putc(out, '\n');
+    }
+}
