@@ -581,6 +581,25 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
     }
 }
 
+int ddb_client_step(ddb_client *c, ddb_error *err)
+{
+    int running = 0;
+    promote_delayed(c, now_ms());
+    start_ready(c);
+    if (c->in_flight == 0)
+        return 0;
+    if (curl_multi_perform(c->multi, &running) != CURLM_OK)
+        return ddb_error_set(err, DDB_ENET, "libcurl multi loop failed");
+    drain_messages(c);
+    start_ready(c);
+    return 0;
+}
+
+int ddb_client_pending(const ddb_client *c)
+{
+    return c->in_flight + c->queued;
+}
+
 typedef struct sync_call {
     ddb_response *resp;
     int done;

@@ -96,8 +96,9 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
 }
 
 static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map *rec,
-                  size_t n_declared, ddb_error *err)
+                  size_t n_declared, const ddb_record *origin, ddb_error *err)
 {
+    (void)origin;
     file_output *fo = (file_output *)o;
     size_t i = index < 0 || fo->opts.mapping == NULL ? 0 : (size_t)index;
     file_slot *slot = kind == DDB_REC_DELETE ? &fo->dels[i] : &fo->puts[i];

@@ -121,6 +121,29 @@ static int apply_types(run *r, ddb_map *item, ddb_error *err)
     return 0;
 }
 
+/* An output refused a record it had queued: count it and keep it. */
+static void on_late_reject(void *ctx, int entity_index, const ddb_reject_info *info)
+{
+    run *r = ctx;
+    ddb_entity_stats *st = row(r, entity_index);
+    const char *ename = entity_index >= 0 && r->o->mapping ? st->name : NULL;
+    ddb_error err;
+    st->rejected++;
+    r->s->total.rejected++;
+    if (info->line)
+        report(r, DDB_REPORT_ERROR, "%s:%llu: %s%s%s", info->source,
+               (unsigned long long)info->line, ename ? ename : "", ename ? ": " : "",
+               info->reason);
+    else
+        report(r, DDB_REPORT_ERROR, "%s@%llu: %s%s%s", info->source,
+               (unsigned long long)info->offset, ename ? ename : "", ename ? ": " : "",
+               info->reason);
+    if (r->o->rejects != NULL && ddb_rejects_write_info(r->o->rejects, info, ename, &err) != 0) {
+        report(r, DDB_REPORT_ERROR, "%s", err.message);
+        r->s->output_failed = 1;
+    }
+}
+
 static int entity_index_of(const ddb_mapping *m, const ddb_entity *e)
 {
     return e == NULL ? -1 : (int)(e - m->entities);
@@ -164,11 +187,11 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
         count_read(r, -1);
         return reject(r, rec, -1, perr.message, err);
     }
-    if (o->mapping == NULL) {
+    if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT) {
         count_read(r, -1);
         if (o->output == NULL)
             return on_ack(r, -1, rec->kind, 1), 0;
-        return o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, err);
+        return o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, rec, err);
     }
     rc = is_del ? ddb_mapping_decode_key(&d, o->mapping, &rec->item, r->arena, &perr)
                 : ddb_mapping_decode(&d, o->mapping, &rec->item, r->arena, &perr);
@@ -182,7 +205,7 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
         return reject(r, rec, idx, perr.message, err);
 
     if (o->mode == DDB_MODE_EXPORT)
-        return o->output->vt->put(o->output, idx, rec->kind, &d.record, d.n_declared, err);
+        return o->output->vt->put(o->output, idx, rec->kind, &d.record, d.n_declared, rec, err);
 
     if (o->mode == DDB_MODE_VALIDATE) {
         ddb_item again;
@@ -215,7 +238,7 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
         if (rc != 0)
             return reject(r, rec, idx, perr.message, err);
         (void)tidx; /* entity order is the source mapping's: stats stay in its rows */
-        return o->output->vt->put(o->output, idx, rec->kind, &item, 0, err);
+        return o->output->vt->put(o->output, idx, rec->kind, &item, 0, rec, err);
     }
 }
 
@@ -242,7 +265,7 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
         on_ack(r, idx, kind, 1);
         return 0;
     }
-    return o->output->vt->put(o->output, idx, kind, &item, 0, err);
+    return o->output->vt->put(o->output, idx, kind, &item, 0, rec, err);
 }
 
 /* Which entity a record file belongs to (encode; validate of record files). */
@@ -264,41 +287,23 @@ static const ddb_entity *file_entity(const ddb_pipeline_opts *o, const ddb_reade
     return e;
 }
 
-/* Reader warnings (e.g. a manifest checksum that no longer matches) are
- * reported and counted, never fatal. */
-static void on_reader_warning(void *ctx, const char *msg)
-{
-    run *r = ctx;
-    r->s->warnings++;
-    report(r, DDB_REPORT_WARNING, "%s", msg);
-}
-
-static int run_input(run *r, const char *path, ddb_error *err)
+/* Reads every record of rd through the transformer into the output. */
+static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
 {
     const ddb_pipeline_opts *o = r->o;
-    ddb_reader_opts ropts = o->reader;
-    ddb_reader *rd = NULL;
     const ddb_entity *fe = NULL;
     ddb_error rerr;
     int rc, is_delete = 0, records_mode;
 
-    ddb_error_clear(&rerr);
-    ropts.warn = on_reader_warning;
-    ropts.warn_ctx = r;
-    if ((rc = ddb_reader_open(&rd, path, &ropts, &rerr)) != 0) {
-        r->s->input_errors++;
-        report(r, DDB_REPORT_ERROR, "%s", rerr.message);
-        return rc == DDB_ENOMEM ? ddb_error_set(err, rc, "%s", rerr.message) : 0;
-    }
-    fe = file_entity(o, rd, path, &is_delete);
-    records_mode = o->mode == DDB_MODE_ENCODE || (o->mode == DDB_MODE_VALIDATE && fe != NULL);
+    fe = path ? file_entity(o, rd, path, &is_delete) : NULL;
+    records_mode = o->mode == DDB_MODE_ENCODE ||
+                   ((o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) && fe != NULL);
     if (o->mode == DDB_MODE_ENCODE && fe == NULL) {
         r->s->input_errors++;
         report(r, DDB_REPORT_ERROR,
                "%s: cannot tell which entity its records are: name the file <Entity>.csv (or "
                ".ndjson, .json) after an entity of %s, or pass --entity",
-               path, o->mapping->path);
-        ddb_reader_free(rd);
+               rd->name, o->mapping->path);
         return 0;
     }
     for (;;) {
@@ -315,14 +320,14 @@ static int run_input(run *r, const char *path, ddb_error *err)
         if (rc != 0) {
             r->s->input_errors++;
             report(r, DDB_REPORT_ERROR, "%s", rerr.message);
-            if (rc == DDB_ENOMEM) {
-                rc = ddb_error_set(err, rc, "%s", rerr.message);
-                goto done;
-            }
+            if (rc == DDB_ENOMEM || rc == DDB_EINTR)
+                return ddb_error_set(err, rc, "%s", rerr.message);
             break; /* this input cannot go on; the others can */
         }
         ddb_arena_reset(r->arena);
         r->s->changes[rec->change & 3]++;
+        if (o->delete_all && rec->kind == DDB_REC_PUT)
+            rec->kind = DDB_REC_DELETE;
         if (rec->kind == DDB_REC_BAD) {
             count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
             rc = reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1, rec->reason,
@@ -332,21 +337,53 @@ static int run_input(run *r, const char *path, ddb_error *err)
             rc = reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1,
                         rerr.message, err);
         } else if (records_mode) {
-            rc = process_record(r, rec, fe, is_delete, err);
+            rc = process_record(r, rec, fe, is_delete || o->delete_all, err);
         } else {
             rc = process_item(r, rec, err);
         }
         if (rc != 0) {
-            r->s->output_failed = 1;
-            goto done;
+            if (rc != DDB_EINTR)
+                r->s->output_failed = 1;
+            return rc;
         }
     }
-    rc = 0;
-done:
-    if (rd != NULL && rd->raw_bytes != NULL)
+    return 0;
+}
+
+static void count_bytes(run *r, const ddb_reader *rd)
+{
+    if (rd->raw_bytes != NULL)
         r->s->bytes_in += rd->raw_bytes(rd);
-    if (rd != NULL && rd->decoded_bytes != NULL)
+    if (rd->decoded_bytes != NULL)
         r->s->bytes_decoded += rd->decoded_bytes(rd);
+}
+
+/* Reader warnings (e.g. a manifest checksum that no longer matches) are
+ * reported and counted, never fatal. */
+static void on_reader_warning(void *ctx, const char *msg)
+{
+    run *r = ctx;
+    r->s->warnings++;
+    report(r, DDB_REPORT_WARNING, "%s", msg);
+}
+
+static int run_input(run *r, const char *path, ddb_error *err)
+{
+    ddb_reader_opts ropts = r->o->reader;
+    ddb_reader *rd = NULL;
+    ddb_error rerr;
+    int rc;
+
+    ddb_error_clear(&rerr);
+    ropts.warn = on_reader_warning;
+    ropts.warn_ctx = r;
+    if ((rc = ddb_reader_open(&rd, path, &ropts, &rerr)) != 0) {
+        r->s->input_errors++;
+        report(r, DDB_REPORT_ERROR, "%s", rerr.message);
+        return rc == DDB_ENOMEM ? ddb_error_set(err, rc, "%s", rerr.message) : 0;
+    }
+    rc = run_reader(r, rd, path, err);
+    count_bytes(r, rd);
     ddb_reader_free(rd);
     return rc;
 }
@@ -382,10 +419,17 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
     s->total.name = "total";
     if (o->output != NULL) {
         o->output->ack = on_ack;
+        o->output->reject = on_late_reject;
         o->output->ack_ctx = &r;
     }
     for (size_t i = 0; i < o->n_inputs; i++) {
         if ((rc = run_input(&r, o->inputs[i], err)) != 0)
+            goto done;
+    }
+    for (size_t i = 0; i < o->n_readers; i++) {
+        rc = run_reader(&r, o->readers[i], NULL, err);
+        count_bytes(&r, o->readers[i]);
+        if (rc != 0)
             goto done;
     }
     if (o->output != NULL && s->input_errors == 0) {
@@ -408,6 +452,7 @@ done:
     }
     if (o->output != NULL) {
         o->output->ack = NULL;
+        o->output->reject = NULL;
         o->output->ack_ctx = NULL;
     }
     s->seconds = now_seconds() - t0;

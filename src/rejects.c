@@ -74,6 +74,43 @@ int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
     return 0;
 }
 
+int ddb_rejects_write_info(ddb_rejects *r, const ddb_reject_info *info, const char *entity,
+                           ddb_error *err)
+{
+    ddb_buf *b = &r->line;
+    int rc;
+
+    if (r->sink == NULL && (rc = ddb_sink_open_file(&r->sink, r->path, 1, err)) != 0)
+        return rc;
+    ddb_buf_clear(b);
+    ddb_buf_puts(b, "{\"source\":");
+    ddb_json_put_string(b, info->source ? info->source : "-",
+                        strlen(info->source ? info->source : "-"));
+    if (info->line) {
+        ddb_buf_puts(b, ",\"line\":");
+        ddb_buf_put_u64(b, info->line);
+    }
+    ddb_buf_puts(b, ",\"offset\":");
+    ddb_buf_put_u64(b, info->offset);
+    if (entity != NULL) {
+        ddb_buf_puts(b, ",\"entity\":");
+        ddb_json_put_string(b, entity, strlen(entity));
+    }
+    ddb_buf_puts(b, ",\"reason\":");
+    ddb_json_put_string(b, info->reason, strlen(info->reason));
+    if (info->item_json != NULL) {
+        ddb_buf_puts(b, info->is_delete ? ",\"keys\":" : ",\"item\":");
+        ddb_buf_append(b, info->item_json, info->item_len);
+    }
+    ddb_buf_puts(b, "}\n");
+    if (b->oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if ((rc = ddb_sink_write(r->sink, b->ptr, b->len, err)) != 0)
+        return rc;
+    r->count++;
+    return 0;
+}
+
 uint64_t ddb_rejects_count(const ddb_rejects *r)
 {
     return r->count;

@@ -89,6 +89,14 @@ int ddb_client_submit(ddb_client *c, const char *operation, const char *body, si
  */
 int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error *err);
 
+/* One turn of the loop without waiting: starts what may start, moves data,
+ * completes what is done (callbacks run). Lets a producer overlap its own
+ * work with the requests in flight. Returns 0 or DDB_ENET. */
+int ddb_client_step(ddb_client *c, ddb_error *err);
+
+/* Calls queued, waiting out a backoff, or in flight. */
+int ddb_client_pending(const ddb_client *c);
+
 /* One call, synchronously: submit + run until done. On return *resp owns its
  * body (free with ddb_response_dispose). Returns 0 when a response was
  * obtained (check resp->ok), else a loop error. */

@@ -25,11 +25,26 @@ typedef struct ddb_output ddb_output;
  * destination took (a table writer confirms asynchronously). */
 typedef void (*ddb_output_ack_fn)(void *ctx, int entity_index, ddb_record_kind kind, uint64_t n);
 
+/* A record the destination refused after put() accepted it into its queue
+ * (e.g. DynamoDB kept returning it as unprocessed): where it came from, why,
+ * and the item as DynamoDB JSON. */
+typedef struct ddb_reject_info {
+    const char *source;
+    uint64_t line;
+    uint64_t offset;
+    const char *reason;
+    const char *item_json; /* {"attr":{"S":..},...} */
+    size_t item_len;
+    int is_delete;
+} ddb_reject_info;
+
+typedef void (*ddb_output_reject_fn)(void *ctx, int entity_index, const ddb_reject_info *info);
+
 typedef struct ddb_output_vtable {
     /* A record (or item) of entity_index (-1 = none) to store. rec->attrs
      * [0..n_declared) are declared fields when the output writes records. */
     int (*put)(ddb_output *o, int entity_index, ddb_record_kind kind, const ddb_map *rec,
-               size_t n_declared, ddb_error *err);
+               size_t n_declared, const ddb_record *origin, ddb_error *err);
     /* An item no entity matched (kept verbatim). */
     int (*unmatched)(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err);
     /* Commits everything; after success all acks have been delivered. */
@@ -41,7 +56,8 @@ typedef struct ddb_output_vtable {
 struct ddb_output {
     const ddb_output_vtable *vt;
     ddb_output_ack_fn ack;
-    void *ack_ctx;
+    ddb_output_reject_fn reject;
+    void *ack_ctx; /* for ack and reject */
     uint64_t bytes_out;
 };
 
@@ -80,6 +96,11 @@ int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err);
 
 int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
                       const char *reason, ddb_error *err);
+
+/* The same for a record refused by an output after the fact (no original
+ * text any more: the item is written as "item"/"keys" in DynamoDB JSON). */
+int ddb_rejects_write_info(ddb_rejects *r, const ddb_reject_info *info, const char *entity,
+                           ddb_error *err);
 
 /* Number of lines written so far. */
 uint64_t ddb_rejects_count(const ddb_rejects *r);

@@ -17,7 +17,8 @@ typedef enum ddb_mode {
     DDB_MODE_EXPORT = 0, /* items -> per-entity records (decode) or items (no mapping) */
     DDB_MODE_CONVERT,    /* items -> decode with mapping -> encode with to_mapping -> items */
     DDB_MODE_ENCODE,     /* per-entity records -> items */
-    DDB_MODE_VALIDATE    /* everything but the writes; every problem reported */
+    DDB_MODE_VALIDATE,   /* everything but the writes; every problem reported */
+    DDB_MODE_IMPORT      /* record files (with an entity) are encoded, items pass as they are */
 } ddb_mode;
 
 typedef struct ddb_entity_stats {
@@ -62,6 +63,9 @@ typedef struct ddb_pipeline_opts {
     const char *command;              /* for the summary ("export", ...) */
     const char *const *inputs;
     size_t n_inputs;
+    ddb_reader *const *readers;       /* already open (e.g. a table scan), read after inputs;
+                                         still owned by the caller */
+    size_t n_readers;
     ddb_reader_opts reader;
     const ddb_mapping *mapping;       /* decode (export/convert/validate) or encode (encode) */
     const ddb_mapping *to_mapping;    /* convert: encode with this one */
@@ -69,6 +73,7 @@ typedef struct ddb_pipeline_opts {
     size_t n_types;
     ddb_output *output;               /* NULL in validate mode */
     ddb_rejects *rejects;             /* NULL: rejects are only reported */
+    int delete_all;                   /* --delete: every record is a deletion of its key */
     uint64_t report_limit;            /* problems passed to report (0 = all) */
     ddb_report_fn report;
     void *report_ctx;

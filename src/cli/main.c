@@ -5,14 +5,18 @@
 #include "cli.h"
 
 const cli_command cli_commands[] = {
-    {"export", "export INPUT... --out DIR [--mapping FILE] [--format ndjson|csv|ddb-json] [--gzip]",
+    {"export",
+     "export (INPUT... | --table NAME) --out DIR [--mapping FILE] [--format ndjson|csv|ddb-json]",
      "DynamoDB items -> per-entity record files",
      "Reads DynamoDB items (an Export to S3 folder, DynamoDB JSON lines, AWS CLI scan\n"
      "output, NDJSON or CSV; gzip or not; - for stdin) and writes them out. With a\n"
      "mapping, each item is decoded into a record of its entity with readable field\n"
      "names and types, one file per entity: OUT/<Entity>.<ext>. Items no entity\n"
      "matches go to OUT/_unmatched.ndjson. Without a mapping, all items go to one\n"
-     "file OUT/items.<ext>. Incremental exports' deletes go to OUT/<Entity>.deletes.<ext>.",
+     "file OUT/items.<ext>. Incremental exports' deletes go to OUT/<Entity>.deletes.<ext>.\n"
+     "With --table, the live table is read with a parallel Scan (--segments N); without a\n"
+     "mapping that gives DynamoDB JSON lines in the Import from S3 form with --format\n"
+     "ddb-json: a full backup you can import again.",
      cmd_export},
     {"convert", "convert INPUT... --out DIR --mapping A --to-mapping B",
      "re-key items from one design into another",
@@ -34,6 +38,24 @@ const cli_command cli_commands[] = {
      "change if encoded again. Record files named after an entity are checked by\n"
      "encoding them. Exit status as for the other commands.",
      cmd_validate},
+    {"import", "import INPUT... --table NAME [--mapping FILE] [--create-table] [--dry-run]",
+     "write files into a table (BatchWriteItem)",
+     "Writes items into a table with BatchWriteItem: DynamoDB JSON, an Export to S3\n"
+     "folder (its deletes become DeleteRequests), scan output, NDJSON or CSV items; or,\n"
+     "with a mapping, per-entity record files (Tag.csv, ...) encoded into items first.\n"
+     "Each item is checked against the table's real key schema (DescribeTable) before it\n"
+     "is sent; it counts as written only once DynamoDB has accepted it. UnprocessedItems\n"
+     "are retried with backoff; items that exhaust their attempts go to the rejects file.\n"
+     "--create-table creates the table and all its indexes from the mapping first.\n"
+     "--delete deletes the items whose keys the input holds.",
+     cmd_import},
+    {"migrate",
+     "migrate (--table SRC | INPUT...) --mapping A --to-table DST --to-mapping B [--dry-run]",
+     "re-key a table (or files) into another table",
+     "Scans SRC (or reads files), decodes each item with mapping A, encodes the record\n"
+     "with mapping B and writes it to DST. --dry-run does everything but the writes and\n"
+     "reports what would be written and the write capacity it would take.",
+     cmd_migrate},
     {"create-table", "create-table --mapping FILE [--table NAME] [--if-not-exists]",
      "create a table and all its indexes from a mapping",
      "Creates the mapping's table (or --table NAME) with its key schema and every GSI and\n"

@@ -1,0 +1,528 @@
+/*
+ * The pipeline commands: export, convert, encode, validate, import, migrate.
+ * One option table serves them all; each command accepts the option groups it
+ * has a use for. What differs is the pipeline mode, where records come from
+ * (files or a table scan) and where they go (files, a table, or nowhere in a
+ * dry run).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ddbpipe/mapping.h"
+#include "ddbpipe/output.h"
+#include "ddbpipe/output_null.h"
+#include "ddbpipe/output_table.h"
+#include "ddbpipe/pipeline.h"
+#include "ddbpipe/reader_table.h"
+#include "ddbpipe/table.h"
+
+enum {
+    G_OUT = 1 << 0,     /* file outputs */
+    G_MAP = 1 << 1,     /* --mapping */
+    G_TOMAP = 1 << 2,   /* --to-mapping */
+    G_ENTITY = 1 << 3,  /* --entity */
+    G_IN = 1 << 4,      /* file input options */
+    G_SCAN = 1 << 5,    /* a table as the source: --table + scan options */
+    G_IMPORT = 1 << 6,  /* a table as the target of import: --table, --create-table, --delete */
+    G_MIGRATE = 1 << 7, /* migrate's --to-table, --create-table */
+    G_AWS = 1 << 8,
+    G_DRY = 1 << 9,
+    G_COMMON = 1 << 10  /* rejects, summary, quiet */
+};
+
+typedef struct run_args {
+    const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
+    const char *types, *table, *to_table, *segment_range;
+    char delimiter, out_delimiter;
+    uint64_t max_rejects, max_line, segments, page_size;
+    int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run;
+    cli_aws_args aws;
+} run_args;
+
+typedef struct run_spec {
+    const char *name;
+    ddb_mode mode;
+    unsigned groups;
+} run_spec;
+
+typedef struct grouped_opt {
+    unsigned groups;
+    cli_opt opt;
+} grouped_opt;
+
+static size_t build_opts(cli_opt *out, const grouped_opt *all, size_t n, unsigned groups)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (all[i].groups & groups)
+            out[k++] = all[i].opt;
+    memset(&out[k], 0, sizeof(out[k]));
+    return k;
+}
+
+static int load_mapping(const char *path, const char *opt, ddb_mapping **out)
+{
+    ddb_error err;
+    if (ddb_mapping_load(out, path, &err) != 0) {
+        char hint[128];
+        snprintf(hint, sizeof(hint), "check the file given to --%s (see formats/README.md)", opt);
+        cli_error(hint, "%s", err.message);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int write_summary_file(const char *path, const ddb_summary *s, int code)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    ddb_sink *sink = NULL;
+    ddb_error err;
+    int rc;
+    ddb_summary_json(&b, s, code);
+    rc = ddb_sink_open_file(&sink, path, 1, &err);
+    if (rc == 0)
+        rc = ddb_sink_write(sink, b.ptr, b.len, &err);
+    if (rc == 0)
+        rc = ddb_sink_finish(sink, &err);
+    ddb_sink_free(sink);
+    ddb_buf_dispose(&b);
+    if (rc != 0) {
+        cli_error(NULL, "cannot write the summary: %s", err.message);
+        return EXIT_OUTPUT;
+    }
+    return 0;
+}
+
+/* Exit status from what happened, in order of severity. */
+static int exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_io)
+{
+    if (rc == DDB_EINTR)
+        return EXIT_INTERRUPTED;
+    if (rc == DDB_ENET)
+        return EXIT_SERVICE;
+    if (s->output_failed || rc != 0)
+        return table_io && rc != DDB_ENOMEM && rc != DDB_EIO ? EXIT_SERVICE : EXIT_OUTPUT;
+    if (s->input_errors > 0)
+        return table_io == 2 ? EXIT_SERVICE : EXIT_INPUT;
+    if (s->total.rejected > max_rejects)
+        return EXIT_REJECTS;
+    return EXIT_OK;
+}
+
+static void print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
+                          const char *extra)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    int validating = strcmp(cmd, "validate") == 0;
+    ddb_buf_printf(&b, "ddbpipe %s: %llu read, %llu %s, %llu rejected, %llu unmatched\n", cmd,
+                   (unsigned long long)s->total.read, (unsigned long long)s->total.written,
+                   validating ? "valid" : "written", (unsigned long long)s->total.rejected,
+                   (unsigned long long)s->total.unmatched);
+    ddb_summary_format(&b, s);
+    if (extra && *extra)
+        ddb_buf_puts(&b, extra);
+    for (size_t i = 0; i < s->n_outputs; i++)
+        ddb_buf_printf(&b, "  wrote %s\n", s->outputs[i]);
+    if (s->rejects_path)
+        ddb_buf_printf(&b, "  rejects: %s\n", s->rejects_path);
+    if (s->input_errors)
+        ddb_buf_printf(&b, "  %llu input error%s: file outputs were NOT written\n",
+                       (unsigned long long)s->input_errors, s->input_errors == 1 ? "" : "s");
+    if (code == EXIT_REJECTS)
+        ddb_buf_printf(&b, "  exit %d: %llu rejected, more than --max-rejects %llu\n", code,
+                       (unsigned long long)s->total.rejected, (unsigned long long)max_rejects);
+    fputs(b.ptr, stderr);
+    ddb_buf_dispose(&b);
+}
+
+static int parse_range(const char *s, int *first, int *last)
+{
+    char *end;
+    long a = strtol(s, &end, 10), b;
+    if (end == s || *end != '-' || a < 0)
+        return -1;
+    b = strtol(end + 1, &end, 10);
+    if (*end != '\0' || b < a)
+        return -1;
+    *first = (int)a;
+    *last = (int)b;
+    return 0;
+}
+
+static int run_command(const run_spec *spec, int argc, char **argv)
+{
+    const cli_command *cmd = NULL;
+    run_args a;
+    const char **inputs = NULL;
+    size_t n_inputs = 0;
+    int help = 0, code = EXIT_OK, rc, table_io = 0;
+    ddb_mapping *mapping = NULL, *to_mapping = NULL;
+    ddb_output *output = NULL;
+    ddb_rejects *rejects = NULL;
+    ddb_reader *scan = NULL;
+    ddb_type_hint *types = NULL;
+    size_t n_types = 0;
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    ddb_error err;
+    cli_conn conn;
+    ddb_table_info *target = NULL, *source_info = NULL;
+    char *rejects_default = NULL;
+    const char *target_table = NULL;
+    ddb_buf extra = DDB_BUF_INIT;
+    cli_opt opts[64];
+
+    memset(&a, 0, sizeof(a));
+    memset(&s, 0, sizeof(s));
+    memset(&conn, 0, sizeof(conn));
+    const grouped_opt all[] = {
+        {G_OUT, {"out", OPT_STRING, &a.out, "DIR", "folder for the output files (created if missing)"}},
+        {G_MAP, {"mapping", OPT_STRING, &a.mapping, "FILE", "the table's mapping (formats/*.json)"}},
+        {G_TOMAP, {"to-mapping", OPT_STRING, &a.to_mapping, "FILE", "the mapping to re-key into"}},
+        {G_OUT, {"format", OPT_STRING, &a.format, "FMT", "output format: ndjson, csv, ddb-json"}},
+        {G_OUT, {"gzip", OPT_FLAG, &a.gzip, NULL, "gzip the output files"}},
+        {G_OUT, {"out-delimiter", OPT_CHAR, &a.out_delimiter, "C", "CSV output delimiter (default ,)"}},
+        {G_ENTITY, {"entity", OPT_STRING, &a.entity, "NAME",
+                    "the entity of the input records (default: from the file name)"}},
+        {G_SCAN, {"table", OPT_STRING, &a.table, "NAME", "read this table (parallel Scan)"}},
+        {G_IMPORT, {"table", OPT_STRING, &a.table, "NAME", "the table to write"}},
+        {G_MIGRATE, {"to-table", OPT_STRING, &a.to_table, "NAME", "the table to write"}},
+        {G_IMPORT | G_MIGRATE, {"create-table", OPT_FLAG, &a.create_table, NULL,
+                                "create the target table with all its indexes from the mapping "
+                                "if it does not exist"}},
+        {G_IMPORT, {"delete", OPT_FLAG, &a.delete_all, NULL,
+                    "delete the items whose keys the input holds, instead of writing them"}},
+        {G_SCAN, {"segments", OPT_UINT, &a.segments, "N", "parallel Scan segments (default 4)"}},
+        {G_SCAN, {"segment-range", OPT_STRING, &a.segment_range, "A-B",
+                  "scan only segments A..B of --segments (to share a table across hosts)"}},
+        {G_SCAN, {"consistent-read", OPT_FLAG, &a.consistent_read, NULL, "strongly consistent Scan"}},
+        {G_SCAN, {"page-size", OPT_UINT, &a.page_size, "N", "items per Scan request (default: 1 MB pages)"}},
+        {G_DRY, {"dry-run", OPT_FLAG, &a.dry_run, NULL,
+                 "do everything but the writes; report what would be written"}},
+        {G_IN, {"input-format", OPT_STRING, &a.input_format, "FMT",
+                "force the input format: ddb-json, scan, ndjson, csv, export (default: by content)"}},
+        {G_IN, {"delimiter", OPT_CHAR, &a.delimiter, "C", "CSV input delimiter: , tab ; | (default ,)"}},
+        {G_IN, {"types", OPT_STRING, &a.types, "NAME=T,...",
+                "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
+        {G_IN, {"no-verify", OPT_FLAG, &a.no_verify, NULL, "do not check export checksums and item counts"}},
+        {G_IN, {"max-line", OPT_UINT, &a.max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
+        {G_COMMON, {"rejects", OPT_STRING, &a.rejects, "FILE",
+                    "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
+        {G_COMMON, {"max-rejects", OPT_UINT, &a.max_rejects, "N",
+                    "exit 0 when at most N records were rejected (default 0)"}},
+        {G_COMMON, {"summary", OPT_STRING, &a.summary, "FILE", "also write the summary as JSON to FILE"}},
+        {G_COMMON, {"quiet", OPT_FLAG, &a.quiet, NULL, "print only errors and the summary"}},
+    };
+    const cli_opt aws_opts[] = {CLI_AWS_OPTS(a.aws)};
+    size_t nopts;
+
+    for (size_t i = 0; i < cli_n_commands; i++)
+        if (strcmp(cli_commands[i].name, spec->name) == 0)
+            cmd = &cli_commands[i];
+    nopts = build_opts(opts, all, sizeof(all) / sizeof(all[0]), spec->groups);
+    if (spec->groups & G_AWS) {
+        for (size_t i = 0; i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
+            opts[nopts++] = aws_opts[i];
+        memset(&opts[nopts], 0, sizeof(opts[nopts]));
+    }
+    if ((code = cli_parse(argc, argv, cmd, opts, &inputs, &n_inputs, &help)) != 0)
+        goto done;
+    if (help) {
+        cli_print_help(cmd, opts);
+        goto done;
+    }
+    code = EXIT_USAGE;
+    {
+        int scanning = (spec->groups & G_SCAN) && a.table != NULL;
+        char hint[256];
+        snprintf(hint, sizeof(hint), "ddbpipe %s", cmd->usage);
+        if (n_inputs == 0 && !scanning) {
+            cli_error(hint, (spec->groups & G_SCAN)
+                                ? "no input given (files, an export folder, - for stdin, or --table)"
+                                : "no input given (a file, an export folder, or - for stdin)");
+            goto done;
+        }
+        if (n_inputs > 0 && scanning) {
+            cli_error(hint, "give either input files or --table, not both");
+            goto done;
+        }
+        if ((spec->groups & G_OUT) && a.out == NULL) {
+            cli_error(hint, "--out DIR is required");
+            goto done;
+        }
+        if ((spec->groups & G_IMPORT) && a.table == NULL) {
+            cli_error(hint, "--table is required");
+            goto done;
+        }
+        if ((spec->groups & G_MIGRATE) && a.to_table == NULL) {
+            cli_error(hint, "--to-table is required");
+            goto done;
+        }
+        if ((spec->mode == DDB_MODE_CONVERT || spec->mode == DDB_MODE_ENCODE) && a.mapping == NULL) {
+            cli_error("pass the table's mapping, e.g. --mapping formats/favorites.json",
+                      "%s needs --mapping", spec->name);
+            goto done;
+        }
+        if (spec->mode == DDB_MODE_CONVERT && a.to_mapping == NULL) {
+            cli_error("e.g. --to-mapping formats/favorites-v2.json", "%s needs --to-mapping",
+                      spec->name);
+            goto done;
+        }
+        if (a.create_table && (spec->groups & G_IMPORT) && a.mapping == NULL) {
+            cli_error("the mapping describes the table's keys and indexes",
+                      "--create-table needs --mapping");
+            goto done;
+        }
+        if (a.segment_range && a.segments == 0) {
+            cli_error("e.g. --segments 8 --segment-range 0-3", "--segment-range needs --segments");
+            goto done;
+        }
+    }
+    if (a.mapping && load_mapping(a.mapping, "mapping", &mapping) != 0)
+        goto done;
+    if (a.to_mapping && load_mapping(a.to_mapping, "to-mapping", &to_mapping) != 0)
+        goto done;
+    if (a.entity && mapping && ddb_mapping_entity(mapping, a.entity) == NULL) {
+        cli_error("the entity names are the \"name\" of each entity in the mapping",
+                  "entity \"%s\" is not in %s", a.entity, a.mapping);
+        goto done;
+    }
+    if (a.types && cli_parse_types(a.types, &types, &n_types) != 0)
+        goto done;
+
+    memset(&po, 0, sizeof(po));
+    po.mode = spec->mode;
+    po.command = spec->name;
+    po.inputs = inputs;
+    po.n_inputs = n_inputs;
+    po.mapping = mapping;
+    po.to_mapping = to_mapping;
+    po.types = types;
+    po.n_types = n_types;
+    po.delete_all = a.delete_all;
+    po.reader.delimiter = a.delimiter;
+    po.reader.max_line = a.max_line;
+    po.reader.no_verify = a.no_verify;
+    po.reader.entity = a.entity;
+    if (a.input_format && ddb_input_format_parse(&po.reader.format, a.input_format) != 0) {
+        cli_error("use ddb-json, scan, ndjson, csv or export", "unknown --input-format \"%s\"",
+                  a.input_format);
+        goto done;
+    }
+
+    /* DynamoDB: a table to scan and/or a table to write. */
+    target_table = (spec->groups & G_IMPORT) ? a.table : a.to_table;
+    if (((spec->groups & G_SCAN) && a.table) || target_table) {
+        if ((code = cli_connect(&conn, &a.aws)) != 0)
+            goto done;
+        code = EXIT_USAGE;
+        table_io = 1;
+    }
+    if ((spec->groups & G_SCAN) && a.table) {
+        ddb_table_reader_opts to;
+        memset(&to, 0, sizeof(to));
+        table_io = 2;
+        if (ddb_table_describe(&source_info, conn.client, a.table, &err) != 0) {
+            cli_error(NULL, "%s", err.message);
+            code = err.code == DDB_ENOTFOUND ? EXIT_INPUT : EXIT_SERVICE;
+            goto done;
+        }
+        to.client = conn.client;
+        to.table = a.table;
+        to.total_segments = (int)(a.segments ? a.segments : 4);
+        to.consistent_read = a.consistent_read;
+        to.page_size = a.page_size;
+        if (a.segment_range) {
+            to.has_range = 1;
+            if (parse_range(a.segment_range, &to.segment_first, &to.segment_last) != 0) {
+                cli_error("write it A-B, e.g. 0-3", "bad --segment-range \"%s\"", a.segment_range);
+                goto done;
+            }
+        }
+        if (ddb_reader_new_table(&scan, &to, &err) != 0) {
+            cli_error("see --help for --segments and --segment-range", "%s", err.message);
+            goto done;
+        }
+        scan->expected_items = source_info->item_count;
+        po.readers = &scan;
+        po.n_readers = 1;
+    }
+    if (target_table) {
+        const ddb_mapping *tm = spec->mode == DDB_MODE_CONVERT ? to_mapping : mapping;
+        if (a.create_table && !a.dry_run &&
+            ddb_table_create(conn.client, tm, target_table, 1, 600, &err) != 0) {
+            cli_error(NULL, "%s", err.message);
+            code = EXIT_SERVICE;
+            goto done;
+        }
+        rc = ddb_table_describe(&target, conn.client, target_table, &err);
+        if (rc != 0 && !(a.dry_run && rc == DDB_ENOTFOUND)) {
+            cli_error(rc == DDB_ENOTFOUND ? "create it first, or add --create-table" : NULL, "%s",
+                      err.message);
+            code = rc == DDB_ENOTFOUND ? EXIT_USAGE : EXIT_SERVICE;
+            goto done;
+        }
+        if (a.dry_run) {
+            rc = ddb_null_output_new(&output, target ? &target->schema
+                                              : tm ? &tm->table.schema : NULL, &err);
+        } else {
+            ddb_table_output_opts tw;
+            memset(&tw, 0, sizeof(tw));
+            tw.client = conn.client;
+            tw.table = target_table;
+            tw.info = target;
+            tw.max_attempts = (int)a.aws.max_attempts;
+            rc = ddb_table_output_new(&output, &tw, &err);
+        }
+        if (rc != 0) {
+            cli_error(NULL, "%s", err.message);
+            goto done;
+        }
+    } else if (spec->groups & G_OUT) {
+        ddb_file_output_opts fo;
+        memset(&fo, 0, sizeof(fo));
+        fo.dir = a.out;
+        fo.gzip = a.gzip;
+        fo.delimiter = a.out_delimiter;
+        fo.mapping = mapping;
+        fo.records = spec->mode == DDB_MODE_EXPORT;
+        fo.single_name = "items";
+        fo.format = spec->mode == DDB_MODE_EXPORT ? DDB_OUT_NDJSON : DDB_OUT_DDBJSON;
+        if (a.format && ddb_out_format_parse(&fo.format, a.format) != 0) {
+            cli_error("use ndjson, csv or ddb-json", "unknown --format \"%s\"", a.format);
+            goto done;
+        }
+        if (spec->mode != DDB_MODE_EXPORT && fo.format != DDB_OUT_DDBJSON) {
+            cli_error("items are written as DynamoDB JSON (the Import from S3 form)",
+                      "--format %s is not available for %s", a.format, spec->name);
+            goto done;
+        }
+        if ((rc = ddb_file_output_new(&output, &fo, &err)) != 0) {
+            cli_error("check that the folder is writable", "%s", err.message);
+            code = EXIT_OUTPUT;
+            goto done;
+        }
+        if (a.rejects == NULL) {
+            size_t n = strlen(a.out) + 32;
+            rejects_default = malloc(n);
+            snprintf(rejects_default, n, "%s/_rejects.ndjson", a.out);
+        }
+    }
+    if (a.rejects == NULL && rejects_default == NULL && target_table)
+        rejects_default = strdup("ddbpipe-rejects.ndjson");
+    if ((a.rejects || rejects_default) &&
+        ddb_rejects_new(&rejects, a.rejects ? a.rejects : rejects_default, &err) != 0) {
+        cli_error(NULL, "%s", err.message);
+        goto done;
+    }
+    po.output = output;
+    po.rejects = rejects;
+    po.report = cli_report;
+    po.report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a.quiet ? 5 : 20);
+
+    rc = ddb_pipeline_run(&s, &po, &err);
+    if (rc != 0)
+        cli_error(NULL, "%s", err.message);
+    if (output != NULL && s.committed && !target_table) {
+        const char *const *paths;
+        size_t n = ddb_file_output_paths(output, &paths);
+        s.outputs = calloc(n ? n : 1, sizeof(char *));
+        for (size_t i = 0; s.outputs && i < n; i++)
+            s.outputs[s.n_outputs++] = strdup(paths[i]);
+    }
+    if (scan) {
+        ddb_scan_stats ss;
+        ddb_table_reader_stats(scan, &ss);
+        ddb_buf_printf(&extra, "  scan of %s: %llu pages, %llu items scanned, %.1f RCU, %llu throttled\n",
+                       a.table, (unsigned long long)ss.requests, (unsigned long long)ss.scanned,
+                       ss.capacity_units, (unsigned long long)ss.throttles);
+    }
+    if (output && target_table && a.dry_run) {
+        ddb_dry_run_stats ds;
+        ddb_null_output_stats(output, &ds);
+        ddb_buf_printf(&extra,
+                       "  dry run: nothing written to %s; would put %llu items (%llu bytes) and "
+                       "delete %llu, about %llu WCU\n",
+                       target_table, (unsigned long long)ds.puts, (unsigned long long)ds.bytes,
+                       (unsigned long long)ds.deletes, (unsigned long long)ds.wcu);
+    } else if (output && target_table) {
+        ddb_table_write_stats ws;
+        ddb_table_output_stats(output, &ws);
+        ddb_buf_printf(&extra,
+                       "  %s: %llu batches, %llu items retried as unprocessed, %llu throttled, "
+                       "%llu waited for an earlier write of their key, %.1f WCU\n",
+                       target_table, (unsigned long long)ws.batches,
+                       (unsigned long long)ws.unprocessed, (unsigned long long)ws.throttles,
+                       (unsigned long long)ws.blocked, ws.capacity_units);
+    }
+    code = exit_code(&s, a.max_rejects, rc, table_io);
+    print_summary(spec->name, &s, code, a.max_rejects, extra.ptr);
+    if (a.summary && write_summary_file(a.summary, &s, code) != 0 && code == EXIT_OK)
+        code = EXIT_OUTPUT;
+done:
+    ddb_buf_dispose(&extra);
+    ddb_summary_dispose(&s);
+    ddb_output_free(output);
+    ddb_reader_free(scan);
+    ddb_rejects_free(rejects);
+    ddb_table_info_free(target);
+    ddb_table_info_free(source_info);
+    cli_disconnect(&conn);
+    ddb_mapping_free(mapping);
+    ddb_mapping_free(to_mapping);
+    for (size_t i = 0; i < n_types; i++)
+        free((char *)types[i].name);
+    free(types);
+    free(rejects_default);
+    free(inputs);
+    return code;
+}
+
+static const run_spec specs[] = {
+    {"export", DDB_MODE_EXPORT, G_OUT | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON},
+    {"convert", DDB_MODE_CONVERT, G_OUT | G_MAP | G_TOMAP | G_IN | G_COMMON},
+    {"encode", DDB_MODE_ENCODE, G_OUT | G_MAP | G_ENTITY | G_IN | G_COMMON},
+    {"validate", DDB_MODE_VALIDATE, G_MAP | G_ENTITY | G_IN | G_SCAN | G_AWS | G_COMMON},
+    {"import", DDB_MODE_IMPORT, G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON},
+    {"migrate", DDB_MODE_CONVERT, G_MAP | G_TOMAP | G_IN | G_SCAN | G_MIGRATE | G_AWS | G_DRY | G_COMMON},
+};
+
+static int run_named(const char *name, int argc, char **argv)
+{
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+        if (strcmp(specs[i].name, name) == 0)
+            return run_command(&specs[i], argc, argv);
+    return EXIT_USAGE;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    return run_named("export", argc, argv);
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    return run_named("convert", argc, argv);
+}
+
+int cmd_encode(int argc, char **argv)
+{
+    return run_named("encode", argc, argv);
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    return run_named("validate", argc, argv);
+}
+
+int cmd_import(int argc, char **argv)
+{
+    return run_named("import", argc, argv);
+}
+
+int cmd_migrate(int argc, char **argv)
+{
+    return run_named("migrate", argc, argv);
+}

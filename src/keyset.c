@@ -1,0 +1,118 @@
+/* Open addressing with linear probing and tombstones; FNV-1a hashes. */
+#include "keyset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/error.h"
+
+#define TOMB ((char *)1)
+
+struct ddb_keyset_slot {
+    char *key; /* NULL empty, TOMB removed */
+    size_t len;
+    uint64_t hash;
+};
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+int ddb_keyset_init(ddb_keyset *s, size_t initial)
+{
+    size_t cap = 16;
+    while (cap < initial * 2)
+        cap *= 2;
+    s->slots = calloc(cap, sizeof(*s->slots));
+    s->cap = cap;
+    s->count = s->tombs = 0;
+    return s->slots ? 0 : DDB_ENOMEM;
+}
+
+static struct ddb_keyset_slot *find(const ddb_keyset *s, const char *key, size_t len, uint64_t h)
+{
+    size_t i = h & (s->cap - 1);
+    for (;;) {
+        struct ddb_keyset_slot *sl = &s->slots[i];
+        if (sl->key == NULL)
+            return NULL;
+        if (sl->key != TOMB && sl->hash == h && sl->len == len && memcmp(sl->key, key, len) == 0)
+            return sl;
+        i = (i + 1) & (s->cap - 1);
+    }
+}
+
+static int grow(ddb_keyset *s)
+{
+    ddb_keyset n;
+    if (ddb_keyset_init(&n, s->count * 2 + 16) != 0)
+        return DDB_ENOMEM;
+    for (size_t i = 0; i < s->cap; i++) {
+        struct ddb_keyset_slot *sl = &s->slots[i];
+        size_t j;
+        if (sl->key == NULL || sl->key == TOMB)
+            continue;
+        j = sl->hash & (n.cap - 1);
+        while (n.slots[j].key != NULL)
+            j = (j + 1) & (n.cap - 1);
+        n.slots[j] = *sl;
+        n.count++;
+    }
+    free(s->slots);
+    *s = n;
+    return 0;
+}
+
+int ddb_keyset_add(ddb_keyset *s, const char *key, size_t len)
+{
+    uint64_t h = fnv1a(key, len);
+    size_t i;
+    if (find(s, key, len, h) != NULL)
+        return 0;
+    if ((s->count + s->tombs + 1) * 2 > s->cap && grow(s) != 0)
+        return DDB_ENOMEM;
+    i = h & (s->cap - 1);
+    while (s->slots[i].key != NULL && s->slots[i].key != TOMB)
+        i = (i + 1) & (s->cap - 1);
+    if (s->slots[i].key == TOMB)
+        s->tombs--;
+    if ((s->slots[i].key = malloc(len ? len : 1)) == NULL)
+        return DDB_ENOMEM;
+    memcpy(s->slots[i].key, key, len);
+    s->slots[i].len = len;
+    s->slots[i].hash = h;
+    s->count++;
+    return 0;
+}
+
+int ddb_keyset_contains(const ddb_keyset *s, const char *key, size_t len)
+{
+    return find(s, key, len, fnv1a(key, len)) != NULL;
+}
+
+void ddb_keyset_remove(ddb_keyset *s, const char *key, size_t len)
+{
+    struct ddb_keyset_slot *sl = find(s, key, len, fnv1a(key, len));
+    if (sl == NULL)
+        return;
+    free(sl->key);
+    sl->key = TOMB;
+    s->count--;
+    s->tombs++;
+}
+
+void ddb_keyset_dispose(ddb_keyset *s)
+{
+    for (size_t i = 0; s->slots && i < s->cap; i++)
+        if (s->slots[i].key != NULL && s->slots[i].key != TOMB)
+            free(s->slots[i].key);
+    free(s->slots);
+    s->slots = NULL;
+    s->cap = s->count = s->tombs = 0;
+}

@@ -1,0 +1,660 @@
+/*
+ * The BatchWriteItem writer: an output that sends items to a table.
+ *
+ * Every item becomes an entry holding its serialized request and a canonical
+ * key signature. A key is "busy" from the moment its entry is queued until
+ * DynamoDB has accepted or finally refused it; a later write of a busy key
+ * waits in a blocked list, so a batch never holds two requests for one key and
+ * the last write of a key is the last one DynamoDB sees. An item counts as
+ * written only when a response says so; UnprocessedItems go back into the
+ * queue with backoff; a batch refused with a ValidationException is split in
+ * halves until the bad item stands alone and is rejected.
+ */
+#include "ddbpipe/output_table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ddbpipe/json.h"
+#include "ddbpipe/number.h"
+#include "keyset.h"
+
+#define BATCH_MAX_ITEMS 25
+#define BATCH_MAX_BYTES (16u * 1024u * 1024u - 64u * 1024u)
+
+typedef struct entry {
+    struct entry *next;
+    char *req; /* {"PutRequest":{"Item":..}} or {"DeleteRequest":{"Key":..}} */
+    size_t req_len;
+    size_t item_off, item_len; /* the item/key JSON inside req, for rejects */
+    char *key; /* canonical key signature */
+    size_t key_len;
+    int entity;
+    int is_delete;
+    int attempts;
+    uint64_t wake_ms;
+    const char *source; /* interned */
+    uint64_t line, offset;
+} entry;
+
+typedef struct entry_list {
+    entry *head, *tail;
+    size_t n;
+} entry_list;
+
+typedef struct batch {
+    struct table_output *to;
+    entry **entries;
+    size_t n;
+} batch;
+
+typedef struct table_output {
+    ddb_output base;
+    ddb_client *client;
+    char *table;
+    const ddb_table_info *info;
+    int max_attempts;
+    uint32_t base_ms, cap_ms;
+    uint64_t rng;
+    ddb_buf scratch;
+    entry_list pending; /* ready to send */
+    entry_list retry;   /* waiting out a backoff (sorted by wake_ms) */
+    entry_list blocked; /* their key is busy */
+    ddb_keyset busy;
+    size_t queued;      /* entries not yet accepted or refused */
+    size_t max_queued;
+    int batches_in_flight;
+    int fatal;          /* a non-retryable error of the table itself */
+    char fatal_msg[512];
+    char **sources;     /* interned source names */
+    size_t n_sources;
+    ddb_table_write_stats stats;
+} table_output;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void list_push(entry_list *l, entry *e)
+{
+    e->next = NULL;
+    if (l->tail)
+        l->tail->next = e;
+    else
+        l->head = e;
+    l->tail = e;
+    l->n++;
+}
+
+static entry *list_pop(entry_list *l)
+{
+    entry *e = l->head;
+    if (e) {
+        l->head = e->next;
+        if (l->head == NULL)
+            l->tail = NULL;
+        l->n--;
+    }
+    return e;
+}
+
+static void retry_insert(entry_list *l, entry *e)
+{
+    entry **p = &l->head;
+    while (*p && (*p)->wake_ms <= e->wake_ms)
+        p = &(*p)->next;
+    e->next = *p;
+    *p = e;
+    if (e->next == NULL)
+        l->tail = e;
+    l->n++;
+}
+
+static void entry_free(entry *e)
+{
+    free(e->req);
+    free(e->key);
+    free(e);
+}
+
+static const char *intern(table_output *to, const char *s)
+{
+    char **n;
+    if (s == NULL)
+        return "-";
+    for (size_t i = to->n_sources; i > 0; i--)
+        if (strcmp(to->sources[i - 1], s) == 0)
+            return to->sources[i - 1];
+    n = realloc(to->sources, (to->n_sources + 1) * sizeof(char *));
+    if (n == NULL)
+        return "-";
+    to->sources = n;
+    to->sources[to->n_sources] = strdup(s);
+    return to->sources[to->n_sources] ? to->sources[to->n_sources++] : "-";
+}
+
+/* Canonical key signature: key attributes in schema order, numbers in
+ * canonical form, so an echo of the key in UnprocessedItems matches even if
+ * the service rewrote the number's text. */
+static int key_signature(ddb_buf *out, const ddb_key_schema *ks, const ddb_map *item)
+{
+    const ddb_key_attr *k[2] = {&ks->partition, &ks->sort};
+    ddb_buf_clear(out);
+    for (int i = 0; i < 2; i++) {
+        const ddb_value *v;
+        if (k[i]->name == NULL)
+            continue;
+        v = ddb_map_getz(item, k[i]->name);
+        if (v == NULL)
+            return DDB_EINVAL;
+        ddb_buf_putc(out, i ? '|' : '{');
+        if (v->type == DDB_TYPE_N) {
+            ddb_number n;
+            if (ddb_number_parse(&n, v->u.s.ptr, v->u.s.len, NULL) != 0)
+                return DDB_EINVAL;
+            ddb_buf_puts(out, "N:");
+            ddb_number_format(out, &n);
+        } else {
+            ddb_json_put_typed_value(out, v);
+        }
+    }
+    return out->oom ? DDB_ENOMEM : 0;
+}
+
+static void late_reject(table_output *to, entry *e, const char *reason)
+{
+    ddb_reject_info info;
+    info.source = e->source;
+    info.line = e->line;
+    info.offset = e->offset;
+    info.reason = reason;
+    info.item_json = e->req + e->item_off;
+    info.item_len = e->item_len;
+    info.is_delete = e->is_delete;
+    to->stats.rejected++;
+    if (to->base.reject)
+        to->base.reject(to->base.ack_ctx, e->entity, &info);
+}
+
+/* An entry is done (accepted or refused): free its key and let a blocked
+ * write of the same key go. */
+static void entry_done(table_output *to, entry *e)
+{
+    ddb_keyset_remove(&to->busy, e->key, e->key_len);
+    to->queued--;
+    entry_free(e);
+    if (to->blocked.n == 0)
+        return;
+    {
+        entry **p = &to->blocked.head, *prev = NULL;
+        while (*p) {
+            entry *b = *p;
+            if (!ddb_keyset_contains(&to->busy, b->key, b->key_len)) {
+                *p = b->next;
+                if (to->blocked.tail == b)
+                    to->blocked.tail = prev;
+                to->blocked.n--;
+                ddb_keyset_add(&to->busy, b->key, b->key_len);
+                list_push(&to->pending, b);
+                continue;
+            }
+            prev = b;
+            p = &b->next;
+        }
+    }
+}
+
+static void acked(table_output *to, entry *e)
+{
+    to->stats.written++;
+    if (to->base.ack)
+        to->base.ack(to->base.ack_ctx, e->entity, e->is_delete ? DDB_REC_DELETE : DDB_REC_PUT, 1);
+    entry_done(to, e);
+}
+
+static void refused(table_output *to, entry *e, const char *reason)
+{
+    late_reject(to, e, reason);
+    entry_done(to, e);
+}
+
+static void requeue(table_output *to, entry *e, const char *why)
+{
+    e->attempts++;
+    if (e->attempts >= to->max_attempts) {
+        char reason[400];
+        snprintf(reason, sizeof(reason), "not written after %d attempts: %s", e->attempts, why);
+        refused(to, e, reason);
+        return;
+    }
+    e->wake_ms = now_ms() + ddb_backoff_ms(&to->rng, e->attempts, to->base_ms, to->cap_ms);
+    retry_insert(&to->retry, e);
+}
+
+static int send_batch(table_output *to, entry **entries, size_t n, ddb_error *err);
+
+/* Parses the UnprocessedItems of a response and returns which entries they
+ * are (flags[i] = 1). Returns 0, or -1 when the answer cannot be matched to
+ * the batch (then everything is sent again: puts are idempotent). */
+static int find_unprocessed(table_output *to, batch *b, const ddb_response *resp, char *flags,
+                            double *capacity)
+{
+    ddb_json_parser *p = NULL;
+    ddb_arena *a = NULL;
+    ddb_value root, conv;
+    const ddb_value *un, *list, *cc;
+    ddb_buf sig = DDB_BUF_INIT;
+    int rc = 0;
+
+    if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0 ||
+        ddb_json_parse_plain(p, &root, resp->body, resp->body_len, a, NULL) != 0 ||
+        root.type != DDB_TYPE_M) {
+        rc = -1;
+        goto done;
+    }
+    if ((cc = ddb_map_getz(&root.u.m, "ConsumedCapacity")) != NULL && cc->type == DDB_TYPE_L) {
+        for (size_t i = 0; i < cc->u.l.count; i++) {
+            const ddb_value *cu;
+            if (cc->u.l.items[i].type == DDB_TYPE_M &&
+                (cu = ddb_map_getz(&cc->u.l.items[i].u.m, "CapacityUnits")) != NULL &&
+                cu->type == DDB_TYPE_N)
+                *capacity += strtod(cu->u.s.ptr, NULL); /* a gauge, not data: double is fine */
+        }
+    }
+    un = ddb_map_getz(&root.u.m, "UnprocessedItems");
+    if (un == NULL || un->type != DDB_TYPE_M || un->u.m.count == 0)
+        goto done;
+    list = ddb_map_getz(&un->u.m, to->table);
+    if (list == NULL || list->type != DDB_TYPE_L || un->u.m.count != 1) {
+        rc = -1;
+        goto done;
+    }
+    for (size_t i = 0; i < list->u.l.count; i++) {
+        const ddb_value *req = &list->u.l.items[i], *inner, *item;
+        int is_del;
+        size_t j;
+        if (req->type != DDB_TYPE_M || req->u.m.count != 1) {
+            rc = -1;
+            goto done;
+        }
+        is_del = req->u.m.attrs[0].name.len == 13 &&
+                 memcmp(req->u.m.attrs[0].name.ptr, "DeleteRequest", 13) == 0;
+        inner = &req->u.m.attrs[0].value;
+        item = inner->type == DDB_TYPE_M ? ddb_map_getz(&inner->u.m, is_del ? "Key" : "Item")
+                                         : NULL;
+        if (item == NULL) {
+            rc = -1;
+            goto done;
+        }
+        /* {"attr":{"S":..}} parsed as plain JSON: read it as the typed map it spells */
+        {
+            ddb_value wrapped;
+            ddb_attr wa;
+            wa.name.ptr = "M";
+            wa.name.len = 1;
+            wa.value = *item;
+            wrapped.type = DDB_TYPE_M;
+            wrapped.u.m.attrs = &wa;
+            wrapped.u.m.count = 1;
+            if (ddb_value_from_typed_json(&conv, &wrapped, a, NULL) != 0 ||
+                key_signature(&sig, &to->info->schema, &conv.u.m) != 0) {
+                rc = -1;
+                goto done;
+            }
+        }
+        for (j = 0; j < b->n; j++) {
+            if (!flags[j] && b->entries[j]->key_len == sig.len &&
+                memcmp(b->entries[j]->key, sig.ptr, sig.len) == 0) {
+                flags[j] = 1;
+                break;
+            }
+        }
+        if (j == b->n) {
+            rc = -1;
+            goto done;
+        }
+    }
+done:
+    ddb_buf_dispose(&sig);
+    ddb_arena_free(a);
+    ddb_json_parser_free(p);
+    return rc;
+}
+
+static void batch_done(void *ctx, ddb_response *resp)
+{
+    batch *b = ctx;
+    table_output *to = b->to;
+    char why[700];
+
+    to->batches_in_flight--;
+    to->stats.throttles += resp->throttles;
+    if (resp->ok) {
+        char *flags = calloc(b->n ? b->n : 1, 1);
+        double cu = 0;
+        int matched = flags ? find_unprocessed(to, b, resp, flags, &cu) : -1;
+        to->stats.capacity_units += cu;
+        for (size_t i = 0; i < b->n; i++) {
+            if (matched < 0 || flags[i]) {
+                to->stats.unprocessed++;
+                requeue(to, b->entries[i], "DynamoDB kept returning it in UnprocessedItems");
+            } else {
+                acked(to, b->entries[i]);
+            }
+        }
+        free(flags);
+    } else if (strcmp(resp->error_type, "ValidationException") == 0 && b->n > 1) {
+        /* One bad item refuses the whole batch: halve until it stands alone. */
+        size_t half = b->n / 2;
+        ddb_error err;
+        to->stats.splits++;
+        if (send_batch(to, b->entries, half, &err) != 0 ||
+            send_batch(to, b->entries + half, b->n - half, &err) != 0) {
+            to->fatal = 1;
+            snprintf(to->fatal_msg, sizeof(to->fatal_msg), "%.500s", err.message);
+        }
+    } else {
+        snprintf(why, sizeof(why), "%s%s%s", resp->error_type, resp->error_type[0] ? ": " : "",
+                 resp->message);
+        if (!resp->retryable && strcmp(resp->error_type, "ValidationException") != 0 &&
+            !to->fatal) {
+            /* The table itself is the problem (missing, no permission...). */
+            to->fatal = 1;
+            snprintf(to->fatal_msg, sizeof(to->fatal_msg), "BatchWriteItem to %.100s failed: %.380s",
+                     to->table, why);
+        }
+        for (size_t i = 0; i < b->n; i++) {
+            if (resp->retryable) {
+                char reason[800];
+                snprintf(reason, sizeof(reason), "gave up after %d attempts: %s", resp->attempts,
+                         why);
+                refused(to, b->entries[i], reason);
+            } else {
+                refused(to, b->entries[i], why);
+            }
+        }
+    }
+    free(b->entries);
+    free(b);
+}
+
+static int send_batch(table_output *to, entry **entries, size_t n, ddb_error *err)
+{
+    batch *b = calloc(1, sizeof(*b));
+    ddb_buf *body = &to->scratch;
+    int rc;
+
+    if (b == NULL || (b->entries = malloc(n * sizeof(entry *))) == NULL) {
+        free(b);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    memcpy(b->entries, entries, n * sizeof(entry *));
+    b->n = n;
+    b->to = to;
+    ddb_buf_clear(body);
+    ddb_buf_puts(body, "{\"RequestItems\":{");
+    ddb_json_put_string(body, to->table, strlen(to->table));
+    ddb_buf_puts(body, ":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            ddb_buf_putc(body, ',');
+        ddb_buf_append(body, entries[i]->req, entries[i]->req_len);
+    }
+    ddb_buf_puts(body, "]},\"ReturnConsumedCapacity\":\"TOTAL\"}");
+    if (body->oom) {
+        free(b->entries);
+        free(b);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    if ((rc = ddb_client_submit(to->client, "BatchWriteItem", body->ptr, body->len, batch_done, b,
+                                err)) != 0) {
+        free(b->entries);
+        free(b);
+        return rc;
+    }
+    to->batches_in_flight++;
+    to->stats.batches++;
+    return 0;
+}
+
+/* Sends what can go: due retries first, then pending entries, in batches of
+ * up to 25 and 16 MB. Partial batches only when force is set (the producer
+ * is waiting, or the input has ended). */
+static int pump(table_output *to, int force, ddb_error *err)
+{
+    uint64_t now = now_ms();
+    int limit = ddb_client_concurrency(to->client) * 2;
+    while (to->batches_in_flight < limit) {
+        entry *picked[BATCH_MAX_ITEMS];
+        size_t n = 0, bytes = 0;
+        size_t due = 0;
+        int rc;
+        for (entry *e = to->retry.head; e && e->wake_ms <= now; e = e->next)
+            due++;
+        if (!force && due + to->pending.n < BATCH_MAX_ITEMS)
+            return 0;
+        while (n < BATCH_MAX_ITEMS && to->retry.head && to->retry.head->wake_ms <= now &&
+               bytes + to->retry.head->req_len <= BATCH_MAX_BYTES) {
+            bytes += to->retry.head->req_len;
+            picked[n++] = list_pop(&to->retry);
+        }
+        while (n < BATCH_MAX_ITEMS && to->pending.head &&
+               bytes + to->pending.head->req_len <= BATCH_MAX_BYTES) {
+            bytes += to->pending.head->req_len;
+            picked[n++] = list_pop(&to->pending);
+        }
+        if (n == 0)
+            return 0;
+        if ((rc = send_batch(to, picked, n, err)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int below_high_water(void *ctx)
+{
+    table_output *to = ctx;
+    return to->fatal || to->queued < to->max_queued * 3 / 4;
+}
+
+static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map *rec,
+                  size_t n_declared, const ddb_record *origin, ddb_error *err)
+{
+    table_output *to = (table_output *)o;
+    const ddb_key_schema *ks = &to->info->schema;
+    int is_del = kind == DDB_REC_DELETE, rc;
+    ddb_error verr;
+    entry *e;
+    ddb_buf *b = &to->scratch;
+    ddb_map keymap;
+    ddb_attr keyattrs[2];
+
+    (void)n_declared;
+    if (to->fatal)
+        return ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg);
+    /* Checked against the table's real key schema before it can spoil a batch. */
+    rc = is_del ? ddb_item_validate_key(rec, ks, &verr) : ddb_item_validate(rec, ks, NULL, &verr);
+    if (rc != 0) {
+        ddb_reject_info info;
+        ddb_buf_clear(b);
+        ddb_json_put_typed_map(b, rec);
+        info.source = origin ? origin->source : "-";
+        info.line = origin ? origin->line : 0;
+        info.offset = origin ? origin->offset : 0;
+        info.reason = verr.message;
+        info.item_json = b->ptr;
+        info.item_len = b->len;
+        info.is_delete = is_del;
+        to->stats.rejected++;
+        if (o->reject)
+            o->reject(o->ack_ctx, entity, &info);
+        return 0;
+    }
+    if ((e = calloc(1, sizeof(*e))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    e->entity = entity;
+    e->is_delete = is_del;
+    e->source = intern(to, origin ? origin->source : NULL);
+    e->line = origin ? origin->line : 0;
+    e->offset = origin ? origin->offset : 0;
+    if (key_signature(b, ks, rec) != 0 || (e->key = ddb_buf_detach(b, &e->key_len)) == NULL) {
+        entry_free(e);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    if (is_del) {
+        /* A DeleteRequest carries exactly the key attributes. */
+        size_t nk = 0;
+        keyattrs[nk].name.ptr = ks->partition.name;
+        keyattrs[nk].name.len = strlen(ks->partition.name);
+        keyattrs[nk++].value = *ddb_map_getz(rec, ks->partition.name);
+        if (ks->sort.name) {
+            keyattrs[nk].name.ptr = ks->sort.name;
+            keyattrs[nk].name.len = strlen(ks->sort.name);
+            keyattrs[nk++].value = *ddb_map_getz(rec, ks->sort.name);
+        }
+        keymap.attrs = keyattrs;
+        keymap.count = nk;
+        rec = &keymap;
+    }
+    ddb_buf_clear(b);
+    ddb_buf_puts(b, is_del ? "{\"DeleteRequest\":{\"Key\":" : "{\"PutRequest\":{\"Item\":");
+    e->item_off = b->len;
+    ddb_json_put_typed_map(b, rec);
+    e->item_len = b->len - e->item_off;
+    ddb_buf_puts(b, "}}");
+    if (b->oom || (e->req = ddb_buf_detach(b, &e->req_len)) == NULL) {
+        entry_free(e);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    to->queued++;
+    if (ddb_keyset_contains(&to->busy, e->key, e->key_len)) {
+        to->stats.blocked++;
+        list_push(&to->blocked, e);
+    } else {
+        if (ddb_keyset_add(&to->busy, e->key, e->key_len) != 0)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        list_push(&to->pending, e);
+    }
+    if ((rc = pump(to, 0, err)) != 0 || (rc = ddb_client_step(to->client, err)) != 0)
+        return rc;
+    if (to->queued >= to->max_queued) {
+        /* Bounded memory: wait for DynamoDB to catch up. */
+        while (!below_high_water(to)) {
+            if ((rc = pump(to, 1, err)) != 0 ||
+                (rc = ddb_client_run(to->client, below_high_water, to, err)) != 0)
+                return rc;
+            if (ddb_client_pending(to->client) == 0 && !below_high_water(to) &&
+                to->retry.head == NULL && to->pending.head == NULL)
+                break;
+        }
+    }
+    return to->fatal ? ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg) : 0;
+}
+
+static int next_retry_due(void *ctx)
+{
+    table_output *to = ctx;
+    return to->queued == 0 || (to->retry.head && to->retry.head->wake_ms <= now_ms()) ||
+           to->pending.head != NULL;
+}
+
+static int tw_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
+{
+    (void)o;
+    (void)kind;
+    (void)item;
+    (void)err;
+    return 0; /* the pipeline counts them; nothing to write to a table */
+}
+
+static int tw_finish(ddb_output *o, ddb_error *err)
+{
+    table_output *to = (table_output *)o;
+    int rc;
+    while (to->queued > 0) {
+        if ((rc = pump(to, 1, err)) != 0)
+            return rc;
+        if (ddb_client_pending(to->client) > 0) {
+            if ((rc = ddb_client_run(to->client, next_retry_due, to, err)) != 0)
+                return rc;
+        } else if (to->retry.head) {
+            uint64_t now = now_ms(), wake = to->retry.head->wake_ms;
+            if (wake > now) {
+                struct timespec ts = {(time_t)((wake - now) / 1000),
+                                      (long)((wake - now) % 1000) * 1000000L};
+                nanosleep(&ts, NULL);
+            }
+        } else if (to->pending.head == NULL) {
+            break; /* cannot happen: queued entries are pending, retrying or in flight */
+        }
+    }
+    if (to->fatal)
+        return ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg);
+    return 0;
+}
+
+static void free_list(entry_list *l)
+{
+    entry *e = l->head;
+    while (e) {
+        entry *n = e->next;
+        entry_free(e);
+        e = n;
+    }
+    l->head = l->tail = NULL;
+    l->n = 0;
+}
+
+static void tw_free(ddb_output *o)
+{
+    table_output *to = (table_output *)o;
+    free_list(&to->pending);
+    free_list(&to->retry);
+    free_list(&to->blocked);
+    ddb_keyset_dispose(&to->busy);
+    ddb_buf_dispose(&to->scratch);
+    for (size_t i = 0; i < to->n_sources; i++)
+        free(to->sources[i]);
+    free(to->sources);
+    free(to->table);
+}
+
+static const ddb_output_vtable table_vt = {tw_put, tw_unmatched, tw_finish, tw_free};
+
+int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err)
+{
+    table_output *to = calloc(1, sizeof(*to));
+    *out = NULL;
+    if (to == NULL || (to->table = strdup(opts->table)) == NULL) {
+        free(to);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    to->base.vt = &table_vt;
+    to->client = opts->client;
+    to->info = opts->info;
+    to->max_attempts = opts->max_attempts > 0 ? opts->max_attempts : 10;
+    to->base_ms = opts->backoff_base_ms ? opts->backoff_base_ms : 50;
+    to->cap_ms = opts->backoff_cap_ms ? opts->backoff_cap_ms : 20000;
+    to->rng = opts->random_seed ? opts->random_seed : (uint64_t)time(NULL) * 2654435761u;
+    to->max_queued = (size_t)(ddb_client_concurrency(opts->client) > 0
+                                  ? ddb_client_concurrency(opts->client)
+                                  : 16) *
+                     BATCH_MAX_ITEMS * 4;
+    if (ddb_keyset_init(&to->busy, 1024) != 0) {
+        tw_free(&to->base);
+        free(to);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    *out = &to->base;
+    return 0;
+}
+
+void ddb_table_output_stats(const ddb_output *o, ddb_table_write_stats *out)
+{
+    *out = ((const table_output *)o)->stats;
+}

@@ -1,0 +1,352 @@
+/*
+ * The Scan reader: a live table as an input. Each of the segments this run
+ * owns keeps one Scan request in flight (Segment/TotalSegments, paginated with
+ * LastEvaluatedKey -> ExclusiveStartKey); pages that arrive wait in a bounded
+ * FIFO and are handed out item by item. A segment asks for its next page as
+ * soon as the previous one arrived, as long as the FIFO has room, so reading
+ * overlaps the network.
+ */
+#include "ddbpipe/reader_table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/json.h"
+#include "ddbpipe/mapping.h"
+
+typedef struct page {
+    struct page *next;
+    int segment;
+    char *body;      /* the response; values point into it */
+    ddb_arena *arena;
+    ddb_map *items;
+    size_t n_items;
+    size_t cursor;
+} page;
+
+typedef struct segment {
+    int number;
+    int in_flight;
+    int done;
+    char *start_key; /* ExclusiveStartKey for the next request (typed JSON) */
+    uint64_t pages;
+    uint64_t items;
+} segment;
+
+typedef struct table_reader {
+    ddb_reader base;
+    ddb_client *client;
+    char *table;
+    int total_segments;
+    segment *segs;
+    int n_segs;
+    int consistent;
+    uint64_t page_size;
+    page *head, *tail; /* pages waiting to be read */
+    int n_pages;
+    int max_pages;
+    page *current;     /* page being handed out (freed on the next call) */
+    int failed;
+    ddb_error failure;
+    ddb_record rec;
+    char *source;
+    uint64_t count;
+    uint64_t bytes;
+    ddb_scan_stats stats;
+    ddb_buf body;
+} table_reader;
+
+typedef struct scan_ctx {
+    table_reader *tr;
+    segment *seg;
+} scan_ctx;
+
+static void page_free(page *p)
+{
+    if (p == NULL)
+        return;
+    ddb_arena_free(p->arena);
+    free(p->body);
+    free(p);
+}
+
+/* A Scan response -> typed items and the next start key. */
+static int parse_page(table_reader *tr, segment *seg, page *pg, ddb_error *err)
+{
+    ddb_json_parser *p = NULL;
+    ddb_value root;
+    const ddb_value *items, *lek, *v;
+    int rc = 0;
+
+    if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&pg->arena, 0) != 0) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (ddb_json_parse_plain(p, &root, pg->body, strlen(pg->body), pg->arena, err) != 0 ||
+        root.type != DDB_TYPE_M) {
+        rc = ddb_error_prefix(err, "Scan of %s: unreadable response: ", tr->table);
+        goto done;
+    }
+    items = ddb_map_getz(&root.u.m, "Items");
+    if (items != NULL && items->type == DDB_TYPE_L && items->u.l.count > 0) {
+        pg->items = ddb_arena_alloc(pg->arena, items->u.l.count * sizeof(ddb_map));
+        if (pg->items == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < items->u.l.count; i++) {
+            ddb_value wrapped, typed;
+            ddb_attr wa = {{"M", 1}, items->u.l.items[i]};
+            wrapped.type = DDB_TYPE_M;
+            wrapped.u.m.attrs = &wa;
+            wrapped.u.m.count = 1;
+            if ((rc = ddb_value_from_typed_json(&typed, &wrapped, pg->arena, err)) != 0) {
+                ddb_error_prefix(err, "Scan of %s: item %zu: ", tr->table, i);
+                goto done;
+            }
+            pg->items[pg->n_items++] = typed.u.m;
+        }
+    }
+    if ((v = ddb_map_getz(&root.u.m, "ScannedCount")) != NULL && v->type == DDB_TYPE_N)
+        tr->stats.scanned += strtoull(v->u.s.ptr, NULL, 10);
+    if ((v = ddb_map_getz(&root.u.m, "ConsumedCapacity")) != NULL && v->type == DDB_TYPE_M &&
+        (v = ddb_map_getz(&v->u.m, "CapacityUnits")) != NULL && v->type == DDB_TYPE_N)
+        tr->stats.capacity_units += strtod(v->u.s.ptr, NULL); /* a gauge, not data */
+    free(seg->start_key);
+    seg->start_key = NULL;
+    lek = ddb_map_getz(&root.u.m, "LastEvaluatedKey");
+    if (lek != NULL && lek->type == DDB_TYPE_M && lek->u.m.count > 0) {
+        ddb_value wrapped, typed;
+        ddb_attr wa = {{"M", 1}, *lek};
+        ddb_buf kb = DDB_BUF_INIT;
+        wrapped.type = DDB_TYPE_M;
+        wrapped.u.m.attrs = &wa;
+        wrapped.u.m.count = 1;
+        if ((rc = ddb_value_from_typed_json(&typed, &wrapped, pg->arena, err)) != 0)
+            goto done;
+        ddb_json_put_typed_map(&kb, &typed.u.m);
+        seg->start_key = ddb_buf_detach(&kb, NULL);
+    } else {
+        seg->done = 1;
+    }
+done:
+    ddb_json_parser_free(p);
+    return rc;
+}
+
+static int request_page(table_reader *tr, segment *seg, ddb_error *err);
+
+static void scan_done(void *ctx, ddb_response *resp)
+{
+    scan_ctx *sc = ctx;
+    table_reader *tr = sc->tr;
+    segment *seg = sc->seg;
+    page *pg;
+    ddb_error err;
+
+    free(sc);
+    seg->in_flight = 0;
+    tr->stats.requests++;
+    tr->stats.throttles += resp->throttles;
+    if (!resp->ok) {
+        if (!tr->failed) {
+            tr->failed = 1;
+            ddb_error_set(&tr->failure, DDB_ENET, "Scan of %s segment %d failed after %d attempt%s: %s%s%s",
+                          tr->table, seg->number, resp->attempts, resp->attempts == 1 ? "" : "s",
+                          resp->error_type, resp->error_type[0] ? ": " : "", resp->message);
+        }
+        return;
+    }
+    if ((pg = calloc(1, sizeof(*pg))) == NULL) {
+        tr->failed = 1;
+        ddb_error_set(&tr->failure, DDB_ENOMEM, "out of memory");
+        return;
+    }
+    pg->segment = seg->number;
+    pg->body = resp->body; /* take the body: items point into it */
+    resp->body = NULL;
+    tr->bytes += resp->body_len;
+    if (parse_page(tr, seg, pg, &err) != 0) {
+        page_free(pg);
+        tr->failed = 1;
+        tr->failure = err;
+        return;
+    }
+    seg->pages++;
+    seg->items += pg->n_items;
+    if (tr->tail)
+        tr->tail->next = pg;
+    else
+        tr->head = pg;
+    tr->tail = pg;
+    tr->n_pages++;
+    /* Ask for the next page at once if there is room for it. */
+    if (!seg->done && tr->n_pages < tr->max_pages && request_page(tr, seg, &err) != 0) {
+        tr->failed = 1;
+        tr->failure = err;
+    }
+}
+
+static int request_page(table_reader *tr, segment *seg, ddb_error *err)
+{
+    ddb_buf *b = &tr->body;
+    scan_ctx *sc;
+    int rc;
+
+    ddb_buf_clear(b);
+    ddb_buf_puts(b, "{\"TableName\":");
+    ddb_json_put_string(b, tr->table, strlen(tr->table));
+    if (tr->total_segments > 1)
+        ddb_buf_printf(b, ",\"Segment\":%d,\"TotalSegments\":%d", seg->number, tr->total_segments);
+    if (tr->page_size)
+        ddb_buf_printf(b, ",\"Limit\":%llu", (unsigned long long)tr->page_size);
+    if (tr->consistent)
+        ddb_buf_puts(b, ",\"ConsistentRead\":true");
+    if (seg->start_key) {
+        ddb_buf_puts(b, ",\"ExclusiveStartKey\":");
+        ddb_buf_puts(b, seg->start_key);
+    }
+    ddb_buf_puts(b, ",\"ReturnConsumedCapacity\":\"TOTAL\"}");
+    if (b->oom || (sc = malloc(sizeof(*sc))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    sc->tr = tr;
+    sc->seg = seg;
+    if ((rc = ddb_client_submit(tr->client, "Scan", b->ptr, b->len, scan_done, sc, err)) != 0) {
+        free(sc);
+        return rc;
+    }
+    seg->in_flight = 1;
+    return 0;
+}
+
+static int page_ready(void *ctx)
+{
+    table_reader *tr = ctx;
+    return tr->head != NULL || tr->failed;
+}
+
+static int all_done(const table_reader *tr)
+{
+    for (int i = 0; i < tr->n_segs; i++)
+        if (!tr->segs[i].done || tr->segs[i].in_flight)
+            return 0;
+    return 1;
+}
+
+static int tr_next(ddb_reader *r, ddb_record **out, ddb_error *err)
+{
+    table_reader *tr = (table_reader *)r;
+    int rc;
+
+    for (;;) {
+        if (tr->current && tr->current->cursor < tr->current->n_items) {
+            tr->rec.item = tr->current->items[tr->current->cursor++];
+            tr->rec.offset = tr->count++;
+            *out = &tr->rec;
+            return 0;
+        }
+        page_free(tr->current);
+        tr->current = NULL;
+        if (tr->failed) {
+            if (err)
+                *err = tr->failure;
+            return tr->failure.code ? tr->failure.code : DDB_ENET;
+        }
+        /* Segments idle for lack of room in the page FIFO may ask again now. */
+        for (int i = 0; i < tr->n_segs; i++) {
+            segment *s = &tr->segs[i];
+            if (!s->done && !s->in_flight && tr->n_pages < tr->max_pages &&
+                (rc = request_page(tr, s, err)) != 0)
+                return rc;
+        }
+        if (tr->head != NULL) {
+            tr->current = tr->head;
+            tr->head = tr->head->next;
+            if (tr->head == NULL)
+                tr->tail = NULL;
+            tr->n_pages--;
+            continue;
+        }
+        if (all_done(tr))
+            return DDB_ITEROVER;
+        if ((rc = ddb_client_run(tr->client, page_ready, tr, err)) != 0)
+            return rc;
+    }
+}
+
+static void tr_free(ddb_reader *r)
+{
+    table_reader *tr = (table_reader *)r;
+    page_free(tr->current);
+    while (tr->head) {
+        page *n = tr->head->next;
+        page_free(tr->head);
+        tr->head = n;
+    }
+    for (int i = 0; tr->segs && i < tr->n_segs; i++)
+        free(tr->segs[i].start_key);
+    free(tr->segs);
+    free(tr->table);
+    free(tr->source);
+    ddb_buf_dispose(&tr->body);
+}
+
+static uint64_t tr_bytes(const ddb_reader *r)
+{
+    return ((const table_reader *)r)->bytes;
+}
+
+static const ddb_reader_vtable table_vt = {tr_next, tr_free};
+
+int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_error *err)
+{
+    table_reader *tr = calloc(1, sizeof(*tr));
+    int total = o->total_segments > 0 ? o->total_segments : 1;
+    int first = o->has_range ? o->segment_first : 0;
+    int last = o->has_range ? o->segment_last : total - 1;
+    char name[600];
+
+    *out = NULL;
+    if (tr == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (first < 0 || first > last || last >= total) {
+        free(tr);
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "segment range %d-%d does not fit %d segment%s (numbered 0-%d)",
+                             first, last, total, total == 1 ? "" : "s", total - 1);
+    }
+    snprintf(name, sizeof(name), "table %s", o->table);
+    tr->base.vt = &table_vt;
+    tr->base.name = strdup(name);
+    tr->base.format = DDB_IN_AUTO;
+    tr->base.raw_bytes = tr_bytes;
+    tr->base.decoded_bytes = tr_bytes;
+    tr->client = o->client;
+    tr->table = strdup(o->table);
+    tr->source = strdup(name);
+    tr->total_segments = total;
+    tr->n_segs = last - first + 1;
+    tr->segs = calloc((size_t)tr->n_segs, sizeof(segment));
+    tr->consistent = o->consistent_read;
+    tr->page_size = o->page_size;
+    tr->max_pages = tr->n_segs * 2 < 4 ? 4 : tr->n_segs * 2;
+    if (tr->base.name == NULL || tr->table == NULL || tr->source == NULL || tr->segs == NULL) {
+        tr_free(&tr->base);
+        free(tr->base.name);
+        free(tr);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < tr->n_segs; i++)
+        tr->segs[i].number = first + i;
+    tr->rec.kind = DDB_REC_PUT;
+    tr->rec.typed = 1;
+    tr->rec.source = tr->source;
+    *out = &tr->base;
+    return 0;
+}
+
+void ddb_table_reader_stats(const ddb_reader *r, ddb_scan_stats *out)
+{
+    *out = ((const table_reader *)r)->stats;
+}
