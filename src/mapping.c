@@ -421,9 +421,17 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
         if (f->store < 0)
             f->store = !f->in_table_key;
         for (size_t k = 0; k < e->n_keys; k++) {
-            if (strcmp(e->keys[k].attr, f->attribute) == 0)
-                return bad(ld, path, "field \"%s\" is stored in \"%s\", which is a computed key",
-                           f->name, f->attribute);
+            const ddb_template *kt = &e->keys[k];
+            if (strcmp(kt->attr, f->attribute) != 0)
+                continue;
+            /* "name": "{name}" — the key attribute is the field itself: it is
+             * stored once, as the key. */
+            if (kt->n_segs == 1 && kt->segs[0].field == (int)i) {
+                f->store = 0;
+                continue;
+            }
+            return bad(ld, path, "field \"%s\" is stored in \"%s\", which is a computed key",
+                       f->name, f->attribute);
         }
         if (t->type_attr && strcmp(t->type_attr, f->attribute) == 0)
             return bad(ld, path, "field \"%s\" is stored in the entity-type attribute \"%s\"",

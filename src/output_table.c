@@ -66,6 +66,7 @@ typedef struct table_output {
     size_t queued;      /* entries not yet accepted or refused */
     size_t max_queued;
     int batches_in_flight;
+    int force;          /* send partial batches: the producer waits, or the input ended */
     int fatal;          /* a non-retryable error of the table itself */
     char fatal_msg[512];
     char **sources;     /* interned source names */
@@ -237,6 +238,7 @@ static void requeue(table_output *to, entry *e, const char *why)
 }
 
 static int send_batch(table_output *to, entry **entries, size_t n, ddb_error *err);
+static void tick(table_output *to);
 
 /* Parses the UnprocessedItems of a response and returns which entries they
  * are (flags[i] = 1). Returns 0, or -1 when the answer cannot be matched to
@@ -381,6 +383,7 @@ static void batch_done(void *ctx, ddb_response *resp)
     }
     free(b->entries);
     free(b);
+    tick(to);
 }
 
 static int send_batch(table_output *to, entry **entries, size_t n, ddb_error *err)
@@ -456,10 +459,57 @@ static int pump(table_output *to, int force, ddb_error *err)
     return 0;
 }
 
+/* Runs inside the client loop (as its stop condition): keeps the batch
+ * slots full as batches complete and retries come due. */
+static void tick(table_output *to)
+{
+    ddb_error err;
+    if (!to->fatal && pump(to, to->force, &err) != 0) {
+        to->fatal = 1;
+        snprintf(to->fatal_msg, sizeof(to->fatal_msg), "%.500s", err.message);
+    }
+}
+
 static int below_high_water(void *ctx)
 {
     table_output *to = ctx;
+    tick(to);
     return to->fatal || to->queued < to->max_queued * 3 / 4;
+}
+
+static int all_settled(void *ctx)
+{
+    table_output *to = ctx;
+    tick(to);
+    return to->fatal || to->queued == 0;
+}
+
+/* Drives the loop until cond holds; when nothing is in flight, sleeps until
+ * the next retry is due (entries waiting out a backoff are the writer's, not
+ * the client's). */
+static int wait_for(table_output *to, int (*cond)(void *), ddb_error *err)
+{
+    int rc = 0;
+    to->force = 1;
+    while (!cond(to)) {
+        if ((rc = ddb_client_run(to->client, cond, to, err)) != 0)
+            break;
+        if (cond(to))
+            break;
+        if (ddb_client_pending(to->client) == 0 && to->retry.head) {
+            uint64_t now = now_ms(), wake = to->retry.head->wake_ms;
+            if (wake > now) {
+                struct timespec ts = {(time_t)((wake - now) / 1000),
+                                      (long)((wake - now) % 1000) * 1000000L};
+                nanosleep(&ts, NULL);
+            }
+        } else if (ddb_client_pending(to->client) == 0 && to->pending.head == NULL &&
+                   to->retry.head == NULL) {
+            break; /* nothing can change any more */
+        }
+    }
+    to->force = 0;
+    return rc;
 }
 
 static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map *rec,
@@ -542,25 +592,10 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     }
     if ((rc = pump(to, 0, err)) != 0 || (rc = ddb_client_step(to->client, err)) != 0)
         return rc;
-    if (to->queued >= to->max_queued) {
-        /* Bounded memory: wait for DynamoDB to catch up. */
-        while (!below_high_water(to)) {
-            if ((rc = pump(to, 1, err)) != 0 ||
-                (rc = ddb_client_run(to->client, below_high_water, to, err)) != 0)
-                return rc;
-            if (ddb_client_pending(to->client) == 0 && !below_high_water(to) &&
-                to->retry.head == NULL && to->pending.head == NULL)
-                break;
-        }
-    }
+    /* Bounded memory: past the high-water mark, wait for DynamoDB to catch up. */
+    if (to->queued >= to->max_queued && (rc = wait_for(to, below_high_water, err)) != 0)
+        return rc;
     return to->fatal ? ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg) : 0;
-}
-
-static int next_retry_due(void *ctx)
-{
-    table_output *to = ctx;
-    return to->queued == 0 || (to->retry.head && to->retry.head->wake_ms <= now_ms()) ||
-           to->pending.head != NULL;
 }
 
 static int tw_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
@@ -575,24 +610,9 @@ static int tw_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item
 static int tw_finish(ddb_output *o, ddb_error *err)
 {
     table_output *to = (table_output *)o;
-    int rc;
-    while (to->queued > 0) {
-        if ((rc = pump(to, 1, err)) != 0)
-            return rc;
-        if (ddb_client_pending(to->client) > 0) {
-            if ((rc = ddb_client_run(to->client, next_retry_due, to, err)) != 0)
-                return rc;
-        } else if (to->retry.head) {
-            uint64_t now = now_ms(), wake = to->retry.head->wake_ms;
-            if (wake > now) {
-                struct timespec ts = {(time_t)((wake - now) / 1000),
-                                      (long)((wake - now) % 1000) * 1000000L};
-                nanosleep(&ts, NULL);
-            }
-        } else if (to->pending.head == NULL) {
-            break; /* cannot happen: queued entries are pending, retrying or in flight */
-        }
-    }
+    int rc = wait_for(to, all_settled, err);
+    if (rc != 0)
+        return rc;
     if (to->fatal)
         return ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg);
     return 0;

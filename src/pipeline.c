@@ -287,6 +287,17 @@ static const ddb_entity *file_entity(const ddb_pipeline_opts *o, const ddb_reade
     return e;
 }
 
+/*
+ * <Entity>.json may hold records (export --format ddb-json) or items (encode,
+ * convert): an item carries the table's partition key attribute, which a
+ * record does not (unless a field has that very name, when both read alike).
+ */
+static int looks_like_item(const ddb_mapping *m, const ddb_entity *e, const ddb_map *item)
+{
+    const char *pk = m->table.pk.name;
+    return ddb_entity_field_index(e, pk, strlen(pk)) < 0 && ddb_map_getz(item, pk) != NULL;
+}
+
 /* Reads every record of rd through the transformer into the output. */
 static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
 {
@@ -336,7 +347,8 @@ static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
             count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
             rc = reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1,
                         rerr.message, err);
-        } else if (records_mode) {
+        } else if (records_mode && !(rec->typed && o->mode != DDB_MODE_ENCODE &&
+                                     looks_like_item(o->mapping, fe, &rec->item))) {
             rc = process_record(r, rec, fe, is_delete || o->delete_all, err);
         } else {
             rc = process_item(r, rec, err);

@@ -111,40 +111,63 @@ static size_t skip_ws(const unsigned char *p, size_t i, size_t n)
     return i;
 }
 
-/* Decides the format from the first bytes of the (decompressed) input. */
+/* The first key of the JSON object at p[i] ('{'), or NULL/0 when it cannot be read. */
+static const unsigned char *first_key(const unsigned char *p, size_t i, size_t n, size_t *len)
+{
+    size_t k = skip_ws(p, i + 1, n), e;
+    if (k >= n || p[k] != '"')
+        return NULL;
+    for (e = k + 1; e < n && p[e] != '"' && p[e] != '\\'; e++)
+        ;
+    if (e >= n || p[e] != '"')
+        return NULL;
+    *len = e - k - 1;
+    return p + k + 1;
+}
+
+static int key_in(const unsigned char *k, size_t len, const char *const *names)
+{
+    for (; *names; names++)
+        if (strlen(*names) == len && memcmp(k, *names, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* Decides the format from the first bytes of the (decompressed) input. The
+ * first key decides, not a full parse of the first line, so one bad first
+ * record cannot turn a whole file of DynamoDB JSON into plain NDJSON. */
 static ddb_input_format detect(const unsigned char *p, size_t n, const char *path)
 {
-    size_t i = 0, eol;
+    static const char *const scan_keys[] = {"Items", "Count", "ScannedCount", "ConsumedCapacity",
+                                            "LastEvaluatedKey", "NextToken", NULL};
+    static const char *const line_keys[] = {"Item", "Keys", "Metadata", "NewImage", "OldImage",
+                                            NULL};
+    size_t i = 0, eol, klen = 0;
+    const unsigned char *key;
     ddb_json_line_kind kind;
 
     if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF)
-        i = 3; /* a BOM only ever starts CSV from spreadsheet tools, but skip it anyway */
+        i = 3; /* a byte-order mark; the readers skip it too */
     i = skip_ws(p, i, n);
     if (i == n)
         return has_suffix(path, ".csv") || has_suffix(path, ".csv.gz") ? DDB_IN_CSV : DDB_IN_DDBJSON;
     if (p[i] != '{')
         return DDB_IN_CSV;
-    {
-        size_t k = skip_ws(p, i + 1, n);
-        if (n - k >= 7 && memcmp(p + k, "\"Items\"", 7) == 0)
-            return DDB_IN_SCAN;
+    key = first_key(p, i, n, &klen);
+    if (key != NULL && key_in(key, klen, scan_keys)) {
+        /* {"Count": ...} on one line could be a plain record that happens to
+         * have such a key: a scan document has an "Items" array somewhere. */
+        for (size_t k = i; k + 8 <= n; k++)
+            if (p[k] == '"' && memcmp(p + k, "\"Items\"", 7) == 0)
+                return DDB_IN_SCAN;
     }
+    if (key != NULL && key_in(key, klen, line_keys))
+        return DDB_IN_DDBJSON;
     for (eol = i; eol < n && p[eol] != '\n'; eol++)
         ;
-    if (eol < n || n < SNIFF_BYTES) {
-        if (ddb_json_sniff_line(&kind, (const char *)p + i, eol - i))
-            return DDB_IN_DDBJSON;
-        return DDB_IN_NDJSON;
-    }
-    /* A first line longer than the sniff window: judge by its first key. */
-    {
-        static const char *const typed_keys[] = {"\"Item\"", "\"Keys\"", "\"Metadata\"",
-                                                 "\"NewImage\"", "\"OldImage\"", NULL};
-        size_t k = skip_ws(p, i + 1, n);
-        for (const char *const *t = typed_keys; *t; t++)
-            if (n - k >= strlen(*t) && memcmp(p + k, *t, strlen(*t)) == 0)
-                return DDB_IN_DDBJSON;
-    }
+    if ((eol < n || n < SNIFF_BYTES) &&
+        ddb_json_sniff_line(&kind, (const char *)p + i, eol - i))
+        return DDB_IN_DDBJSON;
     return DDB_IN_NDJSON;
 }
 

@@ -140,6 +140,10 @@ static int lines_next(ddb_reader *r, ddb_record **out, ddb_error *err)
         }
         if (rc != 0)
             return rc;
+        if (lr->rec.offset == 0 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+            line += 3; /* a UTF-8 byte-order mark is not part of the first record */
+            len -= 3;
+        }
         if (blank(line, len))
             continue;
         break;

@@ -185,6 +185,10 @@ static int scan_next(ddb_reader *r, ddb_record **out, ddb_error *err)
     for (;;) {
         switch (sr->st) {
         case SS_START:
+            if ((rc = next_byte(sr, err)) < 0)
+                return rc;
+            if (rc == 1 && sr->len - sr->pos >= 3 && memcmp(sr->buf + sr->pos, "\xEF\xBB\xBF", 3) == 0)
+                sr->pos += 3; /* byte-order mark */
             if ((rc = expect(sr, '{', "'{'", err)) != 0)
                 return rc;
             sr->st = SS_KEY;

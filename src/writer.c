@@ -87,9 +87,9 @@ static void put_cell(rec_writer *w, const ddb_value *v)
 {
     ddb_buf_clear(&w->cell);
     ddb_csv_cell_text(&w->cell, v);
-    /* An empty string is quoted so it does not read back as "absent". */
+    /* An empty value (string or binary) is quoted so it does not read back as "absent". */
     ddb_csv_put_field(&w->line, w->cell.ptr ? w->cell.ptr : "", w->cell.len, w->delim,
-                      v->type == DDB_TYPE_S && v->u.s.len == 0);
+                      w->cell.len == 0);
 }
 
 static int name_is(const ddb_str *n, const char *s, size_t len)

@@ -371,9 +371,20 @@ Test(detect, empty_csv_file_is_usage_error)
     cr_assert_not_null(strstr(err.message, "Empty.csv"), "%s", err.message);
 }
 
-/* BUG: a folder without manifest-summary.json is documented as DDB_EUSAGE
- * (reader.c even has that branch), but in auto mode every folder is handed to
- * the export reader first, whose manifest loader answers DDB_ENOTFOUND. */
+Test(detect, folder_with_forced_format_is_usage_error)
+{
+    ddb_reader *r = (ddb_reader *)1;
+    ddb_reader_opts o = {.format = DDB_IN_CSV};
+    ddb_error err;
+    char sub[300];
+    snprintf(sub, sizeof(sub), "%s/rows", tdir);
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    cr_assert_eq(ddb_reader_open(&r, sub, &o, &err), DDB_EUSAGE);
+    cr_assert_null(r);
+    cr_assert_not_null(strstr(err.message, "rows"), "%s", err.message);
+}
+
+/* A folder is read only as an Export to S3 folder. */
 Test(detect, folder_without_manifest_is_usage_error)
 {
     ddb_reader *r = (ddb_reader *)1;
@@ -386,6 +397,30 @@ Test(detect, folder_without_manifest_is_usage_error)
     cr_assert_null(r);
     cr_assert_not_null(strstr(err.message, "somedir"), "%s", err.message);
     cr_assert_eq(rc, DDB_EUSAGE, "rc %d (%s): %s", rc, ddb_error_code_name(rc), err.message);
+}
+
+Test(detect, folder_with_two_exports_is_usage_error)
+{
+    ddb_reader *r = (ddb_reader *)1;
+    ddb_error err;
+    char sub[300];
+    const char *ids[] = {"01700000000000-aaaaaaaa", "01700000000000-bbbbbbbb"};
+    snprintf(sub, sizeof(sub), "%s/exports", tdir);
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    for (int i = 0; i < 2; i++) {
+        char d[400], f[500];
+        FILE *fp;
+        snprintf(d, sizeof(d), "%s/%s", sub, ids[i]);
+        cr_assert_eq(mkdir(d, 0755), 0);
+        snprintf(f, sizeof(f), "%s/manifest-summary.json", d);
+        fp = fopen(f, "w");
+        cr_assert_not_null(fp);
+        fclose(fp);
+    }
+    ddb_error_clear(&err);
+    cr_assert_eq(ddb_reader_open(&r, sub, NULL, &err), DDB_EUSAGE, "%s", err.message);
+    cr_assert_null(r);
+    cr_assert_not_null(strstr(err.message, "exports"), "%s", err.message);
 }
 
 /* BUG: scan output whose first key is not "Items" (Count/ScannedCount first,
@@ -415,16 +450,60 @@ Test(detect, scan_output_counts_before_items)
     ddb_reader_free(r);
 }
 
+/* BUG: same cause, single-line form: the first line is valid JSON but not a
+ * typed item, so it is taken for plain NDJSON (one record holding "Items"). */
 Test(detect, scan_output_compact_count_first)
 {
-    /* One line, Count first: also scan output. */
-    const char *path =
-        put_file("scan3.json", "{\"Count\":1,\"ScannedCount\":1,\"Items\":[{\"id\":{\"S\":\"z\"}}]}\n");
+    const char *path = put_file(
+        "scan3.json", "{\"Count\":1,\"ScannedCount\":1,\"Items\":[{\"id\":{\"S\":\"z\"}}]}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
     cr_assert_eq(r->format, DDB_IN_SCAN, "format %s", ddb_input_format_name(r->format));
     rec = next_ok(r);
     expect_s(&rec->item, "id", "z");
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+/* BUG: one malformed first line decides the format of the whole file: the
+ * sniff of `{"Item":{"id":{"X":"1"}}}` fails, detect() answers NDJSON, and
+ * every following valid {"Item":..} line is read as an untyped plain object
+ * {"Item": {...}} instead of an item. Expected: DynamoDB JSON (judged by the
+ * first key "Item", as detect() already does for over-long first lines), the
+ * first line BAD and the others items. */
+Test(detect, bad_first_line_does_not_flip_the_format)
+{
+    const char *path = put_file("dump2.json", "{\"Item\":{\"id\":{\"X\":\"1\"}}}\n"
+                                              "{\"Item\":{\"id\":{\"S\":\"2\"}}}\n");
+    ddb_reader *r = open_ok(path, NULL);
+    ddb_record *rec;
+    cr_assert_eq(r->format, DDB_IN_DDBJSON, "format %s", ddb_input_format_name(r->format));
+    rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(rec->typed, 1);
+    expect_s(&rec->item, "id", "2");
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+/* BUG: detect() skips a UTF-8 byte-order mark to pick the format, but the
+ * lines reader does not: the first line of a DynamoDB JSON / NDJSON file
+ * saved with a BOM (PowerShell's Out-File -Encoding utf8 does) is rejected
+ * as bad JSON. Expected: the BOM skipped, as the CSV reader does. */
+Test(detect, byte_order_mark_before_json_lines)
+{
+    const char *path = put_file("bom.json", "\xEF\xBB\xBF{\"Item\":{\"id\":{\"S\":\"a\"}}}\n"
+                                            "{\"Item\":{\"id\":{\"S\":\"b\"}}}\n");
+    ddb_reader *r = open_ok(path, NULL);
+    ddb_record *rec;
+    cr_assert_eq(r->format, DDB_IN_DDBJSON, "format %s", ddb_input_format_name(r->format));
+    rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT, "%s", rec->reason ? rec->reason : "");
+    expect_s(&rec->item, "id", "a");
+    rec = next_ok(r);
+    expect_s(&rec->item, "id", "b");
     expect_end(r);
     ddb_reader_free(r);
 }

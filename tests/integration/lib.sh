@@ -1,0 +1,79 @@
+# Shared setup for the integration tests (sourced): a dynalite server in memory on a free
+# loopback port, fake credentials (dynalite does not check signatures), helpers.
+set -u
+bin=$1
+root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+tools=${DDB_TOOLS:-$(dirname "$bin")}
+canon="$tools/ddbpipe-canon"
+shared="$root/../shared/testdata"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ddbpipe-it.XXXXXX")
+failures=0
+export AWS_ACCESS_KEY_ID=AKIDEXAMPLETESTONLY AWS_SECRET_ACCESS_KEY=test-secret-not-real
+export AWS_REGION=us-east-1
+unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_ENDPOINT_URL_DYNAMODB
+export AWS_CONFIG_FILE="$tmp/no-config" AWS_SHARED_CREDENTIALS_FILE="$tmp/no-credentials"
+
+cleanup() {
+    [ -n "${fault_pid:-}" ] && kill "$fault_pid" 2>/dev/null
+    "$root/scripts/dynalite.sh" stop "$tmp/dynalite" >/dev/null 2>&1
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ ! -d "$root/node_modules/dynalite" ]; then
+    echo "dynalite is not installed: run npm ci (scripts/install-deps.sh does)" >&2
+    exit 1
+fi
+DYNALITE_OWNER_PID=$$ endpoint=$("$root/scripts/dynalite.sh" start "$tmp/dynalite") || {
+    echo "cannot start dynalite" >&2
+    exit 1
+}
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# run NAME EXPECTED_EXIT COMMAND... : runs, keeps stderr in $tmp/NAME.err
+run() {
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    local got=$?
+    if [ "$got" != "$want" ]; then
+        fail "$name: exit $got, expected $want"
+        sed 's/^/    /' "$tmp/$name.err" | tail -30 >&2
+        return 1
+    fi
+}
+
+# summary_total FILE FIELD: a number from the total row of a --summary JSON file
+summary_total() {
+    sed -n 's/.*"total":{[^}]*"'"$2"'":\([0-9]*\).*/\1/p' "$1"
+}
+
+# same_items NAME A... -- B...: the two sets of DynamoDB JSON files hold the same items
+same_items() {
+    local name=$1
+    shift
+    local left=() right=() side=left
+    for f in "$@"; do
+        if [ "$f" = -- ]; then side=right; continue; fi
+        if [ $side = left ]; then left+=("$f"); else right+=("$f"); fi
+    done
+    "$canon" "${left[@]}" | LC_ALL=C sort >"$tmp/$name.a"
+    "$canon" "${right[@]}" | LC_ALL=C sort >"$tmp/$name.b"
+    if ! cmp -s "$tmp/$name.a" "$tmp/$name.b"; then
+        fail "$name: item sets differ ($(wc -l <"$tmp/$name.a") vs $(wc -l <"$tmp/$name.b") items)"
+        diff "$tmp/$name.a" "$tmp/$name.b" | head -6 | cut -c1-300 >&2
+        return 1
+    fi
+}
+
+finish() {
+    if [ "$failures" -gt 0 ]; then
+        echo "$(basename "$0"): $failures failure(s)" >&2
+        exit 1
+    fi
+    echo "$(basename "$0"): ok"
+}

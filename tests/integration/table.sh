@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Files -> table -> files against dynalite: every attribute, type, 38-digit number and binary
+# comes back; parallel segments and segment ranges; migrate to the v2 layout and back; the
+# real AWS export (full, then incremental) imported and counted with a Scan.
+. "$(dirname "$0")/lib.sh"
+E=(--endpoint-url "$endpoint")
+
+# -- movies: sets, maps, lists, binary, 38-digit numbers ---------------------------------------
+run create 0 "$bin" create-table --mapping "$root/formats/movies.json" --table movies "${E[@]}"
+run import-seed 0 "$bin" import "$root"/samples/movies/seed/*.csv --table movies \
+    --mapping "$root/formats/movies.json" "${E[@]}" --summary "$tmp/s1.json"
+n_seed=$(summary_total "$tmp/s1.json" read)
+[ "$(summary_total "$tmp/s1.json" written)" = "$n_seed" ] || fail "import-seed: not all written"
+run encode-seed 0 "$bin" encode "$root"/samples/movies/seed/*.csv --mapping "$root/formats/movies.json" \
+    --out "$tmp/expected"
+run export-4 0 "$bin" export --table movies --segments 4 --format ddb-json --out "$tmp/dump" "${E[@]}"
+same_items movies-backup "$tmp"/expected/*.json -- "$tmp/dump/items.json"
+grep -q '"budget":{"N":"[0-9]\{38\}"}' "$tmp/dump/items.json" || fail "no 38-digit budget came back"
+grep -q '"poster":{"B":' "$tmp/dump/items.json" || fail "no binary came back"
+grep -q '"signature":{"BS":' "$tmp/dump/items.json" || fail "no binary set came back"
+
+# the same through per-entity CSV records and back
+run export-csv 0 "$bin" export --table movies --segments 3 --mapping "$root/formats/movies.json" \
+    --format csv --out "$tmp/csv" "${E[@]}"
+run encode-csv 0 "$bin" encode "$tmp"/csv/*.csv --mapping "$root/formats/movies.json" --out "$tmp/fromcsv"
+same_items movies-csv-roundtrip "$tmp"/expected/*.json -- "$tmp"/fromcsv/*.json
+
+# segment ranges: two hosts sharing 4 segments read every item exactly once
+run range-a 0 "$bin" export --table movies --segments 4 --segment-range 0-1 --format ddb-json \
+    --out "$tmp/ra" "${E[@]}"
+run range-b 0 "$bin" export --table movies --segments 4 --segment-range 2-3 --format ddb-json \
+    --out "$tmp/rb" "${E[@]}" --consistent-read --page-size 7
+same_items movies-ranges "$tmp/dump/items.json" -- "$tmp/ra/items.json" "$tmp/rb/items.json"
+run bad-range 2 "$bin" export --table movies --segments 4 --segment-range 3-5 --out "$tmp/rc" "${E[@]}"
+
+# a backup without a mapping can be imported again
+run restore 0 "$bin" import "$tmp/dump/items.json" --table movies-copy --create-table \
+    --mapping "$root/formats/movies.json" "${E[@]}"
+run export-copy 0 "$bin" export --table movies-copy --format ddb-json --out "$tmp/copy" "${E[@]}"
+same_items movies-restore "$tmp/dump/items.json" -- "$tmp/copy/items.json"
+
+# -- favorites: migrate to v2 and back ---------------------------------------------------------
+run fav-import 0 "$bin" import "$root"/samples/favorites/seed/*.csv --table fav --create-table \
+    --mapping "$root/formats/favorites.json" "${E[@]}"
+run fav-dry 0 "$bin" migrate --table fav --mapping "$root/formats/favorites.json" --to-table fav2 \
+    --to-mapping "$root/formats/favorites-v2.json" --dry-run "${E[@]}"
+grep -q "dry run: nothing written to fav2; would put 100 items" "$tmp/fav-dry.err" || fail "dry run report"
+run fav-to-v2 0 "$bin" migrate --table fav --mapping "$root/formats/favorites.json" --to-table fav2 \
+    --to-mapping "$root/formats/favorites-v2.json" --create-table "${E[@]}"
+run fav2-dump 0 "$bin" export --table fav2 --format ddb-json --out "$tmp/fav2" "${E[@]}"
+grep -q '"_et":{"S":"DATATAG"}' "$tmp/fav2/items.json" || fail "v2 items lack the entity type"
+run fav-back 0 "$bin" migrate --table fav2 --mapping "$root/formats/favorites-v2.json" \
+    --to-table fav3 --to-mapping "$root/formats/favorites.json" --create-table "${E[@]}"
+run fav-dump 0 "$bin" export --table fav --format ddb-json --out "$tmp/fav1" "${E[@]}"
+run fav3-dump 0 "$bin" export --table fav3 --format ddb-json --out "$tmp/fav3" "${E[@]}"
+same_items favorites-migrate-roundtrip "$tmp/fav1/items.json" -- "$tmp/fav3/items.json"
+
+# -- the real AWS export: 133199 items in, 133199 counted by a Scan ---------------------------
+if [ -d "$shared/aws-export" ]; then
+    cat >"$tmp/unicorn.json" <<'JSON'
+{"table":{"name":"unicorn_activities","partitionKey":{"name":"name","type":"S"}},
+ "entities":[{"name":"Unicorn","keys":{"name":"{name}"},
+   "fields":[{"name":"name"},{"name":"activities","type":"L"}]}]}
+JSON
+    run aws-import 0 "$bin" import "$shared/aws-export/01716790307109-5f9d6aaa" --table unicorn \
+        --mapping "$tmp/unicorn.json" --create-table --concurrency 32 "${E[@]}" --summary "$tmp/s2.json"
+    [ "$(summary_total "$tmp/s2.json" written)" = 133199 ] || fail "aws-import: 133199 written expected"
+    run aws-count 0 "$bin" export --table unicorn --segments 8 --out "$tmp/unicorn" "${E[@]}" \
+        --summary "$tmp/s3.json"
+    [ "$(summary_total "$tmp/s3.json" read)" = 133199 ] || fail "aws-count: Scan found $(summary_total "$tmp/s3.json" read)"
+    # the incremental export: 1 insert, 8 updates, 6 deletes applied to the table
+    run aws-incr 0 "$bin" import "$shared/aws-export/01716791487000-6ddcf8cf" --table unicorn "${E[@]}" \
+        --summary "$tmp/s4.json"
+    grep -q '"changes":{"inserted":1,"modified":8,"removed":6}' "$tmp/s4.json" || fail "incremental changes"
+    [ "$(summary_total "$tmp/s4.json" deleted)" = 6 ] || fail "aws-incr: 6 deletes expected"
+    run aws-count2 0 "$bin" export --table unicorn --segments 8 --format ddb-json --out "$tmp/unicorn2" \
+        "${E[@]}" --summary "$tmp/s5.json"
+    [ "$(summary_total "$tmp/s5.json" read)" = 133194 ] || fail "after incremental: 133194 expected, got $(summary_total "$tmp/s5.json" read)"
+    grep -q '"name":{"S":"Olwen4734"}' "$tmp/unicorn2/items.json" || fail "inserted item missing"
+    grep -q '"name":{"S":"Chant3756"}' "$tmp/unicorn2/items.json" && fail "deleted item still there"
+fi
+
+# -- errors ------------------------------------------------------------------------------------
+run missing-table 2 "$bin" import "$root"/samples/favorites/seed/Tag.csv --table nope \
+    --mapping "$root/formats/favorites.json" "${E[@]}"
+grep -q "add --create-table" "$tmp/missing-table.err" || fail "missing table hint"
+run describe 0 "$bin" describe --table fav "${E[@]}"
+grep -q "GSI gsiTwo" "$tmp/describe.out" || fail "describe lists the GSIs"
+run no-credentials 2 env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$bin" describe --table fav "${E[@]}"
+grep -q "AWS_ACCESS_KEY_ID" "$tmp/no-credentials.err" || fail "missing credentials message"
+grep -q "test-secret-not-real" "$tmp"/*.err && fail "a secret appeared in output"
+
+finish

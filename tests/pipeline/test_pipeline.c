@@ -1,0 +1,657 @@
+/*
+ * test_pipeline.c — readers -> transformer -> file output: the accounting
+ * invariant (read = written + rejected + unmatched), input errors, convert,
+ * encode, validate, --types and problem reports.
+ */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ddbpipe/json.h"
+#include "ddbpipe/pipeline.h"
+#include "support/testutil.h"
+
+static char tdir[64];
+static char odir[128];
+static ddb_mapping *fav, *fav2;
+static ddb_arena *a;
+
+static void setup(void)
+{
+    strcpy(tdir, "/tmp/ddb-pipeline-XXXXXX");
+    cr_assert_not_null(mkdtemp(tdir));
+    snprintf(odir, sizeof(odir), "%s/out", tdir);
+    fav = tu_load_format("favorites.json");
+    fav2 = tu_load_format("favorites-v2.json");
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    ddb_mapping_free(fav);
+    ddb_mapping_free(fav2);
+    ddb_arena_free(a);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(pipeline, .init = setup, .fini = teardown);
+
+/* ------------------------------------------------------------ helpers */
+
+static const char *tpath(const char *name)
+{
+    static char p[8][256];
+    static int i;
+    i = (i + 1) % 8;
+    snprintf(p[i], sizeof(p[i]), "%s/%s", tdir, name);
+    return p[i];
+}
+
+static const char *opath(const char *name)
+{
+    static char p[4][256];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(p[i], sizeof(p[i]), "%s/%s", odir, name);
+    return p[i];
+}
+
+static const char *put_file(const char *name, const char *text)
+{
+    const char *path = tpath(name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+    cr_assert_eq(fclose(f), 0);
+    return path;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = ddb_arena_alloc(a, (size_t)n + 1);
+    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static size_t count_lines(const char *text)
+{
+    size_t n = 0;
+    for (; *text; text++)
+        if (*text == '\n')
+            n++;
+    return n;
+}
+
+/* The items of a DynamoDB JSON ({"Item":..}) file, in the test arena. */
+static size_t file_items(const char *path, ddb_map *out, size_t max)
+{
+    char *text = slurp(path);
+    ddb_json_parser *p = NULL;
+    ddb_error err;
+    size_t n = 0;
+    cr_assert_eq(ddb_json_parser_new(&p), 0);
+    for (char *line = text; *line;) {
+        char *nl = strchr(line, '\n');
+        cr_assert_not_null(nl, "%s: unterminated line", path);
+        cr_assert_lt(n, max);
+        cr_assert_eq(ddb_json_parse_line(p, DDB_JSON_LINE_ITEM, &out[n], NULL, line,
+                                         (size_t)(nl - line), a, &err),
+                     0, "%s: %s", path, err.message);
+        n++;
+        line = nl + 1;
+    }
+    ddb_json_parser_free(p);
+    return n;
+}
+
+/* Files under the output folder (temporary ones included). */
+static int out_entries(void)
+{
+    DIR *d = opendir(odir);
+    struct dirent *e;
+    int n = 0;
+    if (d == NULL)
+        return 0;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+typedef struct reports {
+    int n[3];
+    int total;
+    char msgs[64][600];
+} reports;
+
+static void on_report(void *ctx, int severity, const char *msg)
+{
+    reports *r = ctx;
+    cr_assert(severity >= 0 && severity <= 2);
+    r->n[severity]++;
+    if (r->total < 64)
+        snprintf(r->msgs[r->total], sizeof(r->msgs[0]), "%s", msg);
+    r->total++;
+}
+
+static int reported(const reports *r, const char *needle)
+{
+    for (int i = 0; i < r->total && i < 64; i++)
+        if (strstr(r->msgs[i], needle) != NULL)
+            return 1;
+    return 0;
+}
+
+static ddb_output *file_output(const ddb_mapping *m, ddb_out_format fmt, int records)
+{
+    ddb_file_output_opts fo;
+    ddb_output *o = NULL;
+    ddb_error err;
+    memset(&fo, 0, sizeof(fo));
+    fo.dir = odir;
+    fo.format = fmt;
+    fo.mapping = m;
+    fo.records = records;
+    fo.single_name = "items";
+    cr_assert_eq(ddb_file_output_new(&o, &fo, &err), 0, "%s", err.message);
+    return o;
+}
+
+static void base_opts(ddb_pipeline_opts *po, ddb_mode mode, const char *const *inputs, size_t n,
+                      reports *rep)
+{
+    memset(po, 0, sizeof(*po));
+    memset(rep, 0, sizeof(*rep));
+    po->mode = mode;
+    po->command = mode == DDB_MODE_VALIDATE ? "validate" : "test";
+    po->inputs = inputs;
+    po->n_inputs = n;
+    po->report = on_report;
+    po->report_ctx = rep;
+}
+
+static void expect_row(const ddb_entity_stats *st, uint64_t read, uint64_t written,
+                       uint64_t rejected, uint64_t unmatched)
+{
+    cr_assert_eq(st->read, st->written + st->rejected + st->unmatched,
+                 "%s: read %llu != written %llu + rejected %llu + unmatched %llu", st->name,
+                 (unsigned long long)st->read, (unsigned long long)st->written,
+                 (unsigned long long)st->rejected, (unsigned long long)st->unmatched);
+    cr_assert_eq(st->read, read, "%s read %llu", st->name, (unsigned long long)st->read);
+    cr_assert_eq(st->written, written, "%s written %llu", st->name,
+                 (unsigned long long)st->written);
+    cr_assert_eq(st->rejected, rejected, "%s rejected %llu", st->name,
+                 (unsigned long long)st->rejected);
+    cr_assert_eq(st->unmatched, unmatched, "%s unmatched %llu", st->name,
+                 (unsigned long long)st->unmatched);
+}
+
+/* ------------------------------------------------------------ items */
+
+#define TAG_ITEM                                                                                   \
+    "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t9\"},\"lsiOneSk\":{\"S\":\"travel\"},"            \
+    "\"lsiTwoSk\":{\"S\":\"00000001600000000000\"},\"lsiThreeSk\":{\"S\":"                         \
+    "\"00000001600000500000\"},"                                                                   \
+    "\"tagName\":{\"S\":\"travel\"},\"crateTime\":{\"N\":\"1600000000000\"},"                      \
+    "\"lastAccessTime\":{\"N\":\"1600000500000\"}}"
+
+#define TAG_ITEM_U2                                                                                \
+    "{\"pk\":{\"S\":\"Tag#u2\"},\"sk\":{\"S\":\"t1\"},\"lsiOneSk\":{\"S\":\"food\"},"              \
+    "\"tagName\":{\"S\":\"food\"}}"
+
+/* lsiOneSk disagrees with tagName: the item belongs to Tag but is rejected */
+#define TAG_ITEM_CONFLICT                                                                          \
+    "{\"pk\":{\"S\":\"Tag#u3\"},\"sk\":{\"S\":\"t1\"},\"lsiOneSk\":{\"S\":\"a\"},"                 \
+    "\"tagName\":{\"S\":\"b\"}}"
+
+#define DATA_ITEM                                                                                  \
+    "{\"pk\":{\"S\":\"FavoriteData#u1\"},\"sk\":{\"S\":\"d1\"},"                                   \
+    "\"gsiOnePk\":{\"S\":\"FavoriteData#u1#image\"},"                                              \
+    "\"gsiOneSk\":{\"S\":\"00000001600000000000#d1\"},\"creatorId\":{\"S\":\"c1\"},"               \
+    "\"title\":{\"S\":\"T\"},\"dataType\":{\"S\":\"image\"},\"clipTime\":{\"N\":"                  \
+    "\"1600000000000\"}}"
+
+#define DATATAG_ITEM                                                                               \
+    "{\"pk\":{\"S\":\"FavoriteDataTag#u1#d1\"},\"sk\":{\"S\":\"t9\"},"                             \
+    "\"gsiOnePk\":{\"S\":\"u1#t9\"},\"gsiOneSk\":{\"S\":\"00000001600000000000#d1\"},"             \
+    "\"gsiTwoPk\":{\"S\":\"u1#t9#image\"},\"gsiTwoSk\":{\"S\":\"00000001600000000000#d1\"},"       \
+    "\"dataType\":{\"S\":\"image\"},\"clipTime\":{\"N\":\"1600000000000\"}}"
+
+#define OTHER_ITEM "{\"pk\":{\"S\":\"Other#1\"},\"sk\":{\"S\":\"x\"},\"v\":{\"N\":\"1\"}}"
+
+/* not a valid DynamoDB item: a number that is not a number */
+#define INVALID_ITEM "{\"pk\":{\"S\":\"Tag#u9\"},\"sk\":{\"S\":\"t\"},\"n\":{\"N\":\"abc\"}}"
+
+static const char *dump_text(void)
+{
+    return "{\"Item\":" TAG_ITEM "}\n"
+           "{\"Item\":" DATA_ITEM "}\n"
+           "{\"Item\":" DATATAG_ITEM "}\n"
+           "{\"Item\":" OTHER_ITEM "}\n"
+           "{\"Item\":{\"pk\":\n"
+           "{\"Item\":" INVALID_ITEM "}\n"
+           "{\"Item\":" TAG_ITEM_CONFLICT "}\n"
+           "{\"Item\":" TAG_ITEM_U2 "}\n";
+}
+
+/* ------------------------------------------------------------ tests */
+
+Test(pipeline, accounting_invariant_mixed_input)
+{
+    const char *dump = put_file("dump.json", dump_text());
+    const char *incr = put_file(
+        "incr.json",
+        "{\"Metadata\":{\"WriteTimestampMicros\":{\"N\":\"1\"}},\"Keys\":{\"pk\":{\"S\":\"Tag#u4\"}"
+        ","
+        "\"sk\":{\"S\":\"t4\"}},\"NewImage\":{\"pk\":{\"S\":\"Tag#u4\"},\"sk\":{\"S\":\"t4\"}}}\n"
+        "{\"Metadata\":{\"WriteTimestampMicros\":{\"N\":\"2\"}},\"Keys\":{\"pk\":{\"S\":\"Tag#u1\"}"
+        ","
+        "\"sk\":{\"S\":\"t9\"}}}\n"
+        "{\"Metadata\":{\"WriteTimestampMicros\":{\"N\":\"3\"}},\"Keys\":{\"pk\":{\"S\":\"Other#"
+        "2\"},"
+        "\"sk\":{\"S\":\"y\"}}}\n");
+    const char *inputs[] = {dump, incr};
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_rejects *rj = NULL;
+    ddb_error err;
+    char *text;
+    uint64_t sum_read = 0;
+
+    base_opts(&po, DDB_MODE_EXPORT, inputs, 2, &rep);
+    po.mapping = fav;
+    po.output = file_output(fav, DDB_OUT_CSV, 1);
+    cr_assert_eq(ddb_rejects_new(&rj, opath("_rejects.ndjson"), &err), 0);
+    po.rejects = rj;
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+
+    cr_assert_eq(s.n_entities, 4);
+    cr_assert_str_eq(s.entities[0].name, "Tag");
+    cr_assert_str_eq(s.entities[3].name, "(none)");
+    /* Tag: 3 from the dump (one rejected) + insert + remove */
+    expect_row(&s.entities[0], 5, 4, 1, 0);
+    cr_assert_eq(s.entities[0].deleted, 1);
+    expect_row(&s.entities[1], 1, 1, 0, 0);
+    expect_row(&s.entities[2], 1, 1, 0, 0);
+    /* (none): unmatched item, bad JSON, invalid item, unmatched remove */
+    expect_row(&s.entities[3], 4, 0, 2, 2);
+    expect_row(&s.total, 11, 6, 3, 2);
+    for (size_t i = 0; i < s.n_entities; i++)
+        sum_read += s.entities[i].read;
+    cr_assert_eq(sum_read, s.total.read);
+    cr_assert_eq(s.total.deleted, 1);
+    cr_assert_eq(s.changes[DDB_CHANGE_INSERT], 1);
+    cr_assert_eq(s.changes[DDB_CHANGE_REMOVE], 2);
+    cr_assert_eq(s.input_errors, 0);
+    cr_assert_eq(s.committed, 1);
+    cr_assert_eq(s.output_failed, 0);
+    cr_assert_gt(s.bytes_in, 0);
+    cr_assert_gt(s.bytes_out, 0);
+    cr_assert_not_null(s.rejects_path);
+    cr_assert_str_eq(s.rejects_path, opath("_rejects.ndjson"));
+    cr_assert_eq(rep.n[DDB_REPORT_ERROR], 3);
+    cr_assert(reported(&rep, "dump.json:5"), "bad JSON reported with its line");
+
+    text = slurp(opath("Tag.csv"));
+    cr_assert_eq(count_lines(text), 1 + 3, "%s", text);
+    cr_assert_not_null(strstr(text, "\nu1,t9,travel,1600000000000,1600000500000,\n"), "%s", text);
+    cr_assert_not_null(strstr(text, "\nu4,t4,,,,\n"), "%s", text);
+    text = slurp(opath("Tag.deletes.csv"));
+    cr_assert_not_null(strstr(text, "\nu1,t9,,,,\n"), "%s", text);
+    text = slurp(opath("FavoriteData.csv"));
+    cr_assert_not_null(strstr(text, "\nu1,d1,c1,T,,,image,1600000000000,\n"), "%s", text);
+    text = slurp(opath("_unmatched.ndjson"));
+    cr_assert_str_eq(text, "{\"Item\":" OTHER_ITEM "}\n"
+                           "{\"Keys\":{\"pk\":{\"S\":\"Other#2\"},\"sk\":{\"S\":\"y\"}}}\n");
+    text = slurp(opath("_rejects.ndjson"));
+    cr_assert_eq(count_lines(text), 3, "%s", text);
+    cr_assert_not_null(strstr(text, "\"entity\":\"Tag\""), "%s", text);
+
+    ddb_summary_dispose(&s);
+    ddb_output_free(po.output);
+    ddb_rejects_free(rj);
+}
+
+Test(pipeline, missing_input_counts_and_run_goes_on)
+{
+    const char *good = put_file("dump.json", "{\"Item\":" TAG_ITEM "}\n{\"Item\":{\"pk\":\n");
+    const char *inputs[] = {tpath("missing.json"), good};
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_rejects *rj = NULL;
+    ddb_error err;
+
+    base_opts(&po, DDB_MODE_EXPORT, inputs, 2, &rep);
+    po.mapping = fav;
+    po.output = file_output(fav, DDB_OUT_NDJSON, 1);
+    cr_assert_eq(ddb_rejects_new(&rj, tpath("rejects.ndjson"), &err), 0);
+    po.rejects = rj;
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+    cr_assert_eq(s.input_errors, 1);
+    cr_assert(reported(&rep, "missing.json"), "the missing input is named");
+    /* the next input was still read */
+    expect_row(&s.total, 2, 1, 1, 0);
+    cr_assert_eq(s.committed, 0, "an input failed: nothing is committed");
+    cr_assert_eq(s.n_outputs, 0);
+    cr_assert(!exists(opath("Tag.ndjson")));
+    /* the rejects file is committed in any case */
+    cr_assert(exists(tpath("rejects.ndjson")));
+    cr_assert_not_null(s.rejects_path);
+    ddb_summary_dispose(&s);
+    ddb_output_free(po.output);
+    cr_assert_eq(out_entries(), 0, "no file (not even a temporary one) is left");
+    ddb_rejects_free(rj);
+}
+
+Test(pipeline, truncated_scan_input_is_an_input_error)
+{
+    const char *scan =
+        put_file("scan.json", "{\"Items\":[{\"pk\":{\"S\":\"Other#1\"},\"sk\":{\"S\":"
+                              "\"a\"}},{\"pk\":{\"S\":");
+    const char *good = put_file("dump.json", "{\"Item\":" TAG_ITEM "}\n");
+    const char *inputs[] = {scan, good};
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_error err;
+
+    base_opts(&po, DDB_MODE_EXPORT, inputs, 2, &rep);
+    po.mapping = fav;
+    po.output = file_output(fav, DDB_OUT_CSV, 1);
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+    cr_assert_eq(s.input_errors, 1);
+    cr_assert(reported(&rep, "scan.json"));
+    expect_row(&s.total, 2, 1, 0, 1);
+    cr_assert_eq(s.committed, 0);
+    ddb_summary_dispose(&s);
+    ddb_output_free(po.output);
+    cr_assert_eq(out_entries(), 0);
+}
+
+Test(pipeline, convert_favorites_to_v2)
+{
+    const char *dump = put_file("dump.json", "{\"Item\":" TAG_ITEM "}\n");
+    const char *inputs[] = {dump};
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_error err;
+    ddb_map items[4];
+    ddb_map want =
+        tu_item(a, "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"TAG#t9\"},"
+                   "\"LSI1SK\":{\"S\":\"TAGNAME#travel\"},"
+                   "\"LSI2SK\":{\"S\":\"CREATED#00000001600000000000\"},\"_et\":{\"S\":\"TAG\"},"
+                   "\"tn\":{\"S\":\"travel\"},\"ct\":{\"N\":\"1600000000000\"},"
+                   "\"la\":{\"N\":\"1600000500000\"}}");
+
+    base_opts(&po, DDB_MODE_CONVERT, inputs, 1, &rep);
+    po.mapping = fav;
+    po.to_mapping = fav2;
+    po.output = file_output(fav, DDB_OUT_DDBJSON, 0);
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+    expect_row(&s.entities[0], 1, 1, 0, 0);
+    cr_assert_eq(s.committed, 1);
+    cr_assert_eq(file_items(opath("Tag.json"), items, 4), 1);
+    cr_assert(ddb_map_equal(&items[0], &want), "got %s", tu_typed(&items[0]));
+    ddb_summary_dispose(&s);
+    ddb_output_free(po.output);
+}
+
+Test(pipeline, encode_entity_from_file_name)
+{
+    const char *tag = put_file("Tag.csv", "userId,tagId,tagName,createTime,lastAccessTime,_extra\n"
+                                          "u1,t9,travel,1600000000000,1600000500000,\n"
+                                          "u2,,x,1,2,\n");
+    const char *del = put_file("Tag.deletes.csv", "userId,tagId\nu1,t8\n");
+    const char *nope = put_file("Nope.csv", "userId\nu1\n");
+    const char *inputs[] = {tag, del, nope};
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_error err;
+    ddb_map items[4];
+    ddb_map want = tu_item(a, TAG_ITEM);
+    ddb_map want_del = tu_item(a, "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t8\"}}");
+
+    base_opts(&po, DDB_MODE_ENCODE, inputs, 2, &rep);
+    po.mapping = fav;
+    po.output = file_output(fav, DDB_OUT_DDBJSON, 0);
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+    /* u2 has no tagId: the sort key cannot be computed */
+    expect_row(&s.entities[0], 3, 2, 1, 0);
+    cr_assert_eq(s.entities[0].deleted, 1);
+    cr_assert(reported(&rep, "Tag.csv:3"), "%s", rep.msgs[0]);
+    cr_assert_eq(s.committed, 1);
+    cr_assert_eq(file_items(opath("Tag.json"), items, 4), 1);
+    cr_assert(ddb_map_equal(&items[0], &want), "got %s", tu_typed(&items[0]));
+    cr_assert_eq(file_items(opath("Tag.deletes.json"), items, 4), 1);
+    cr_assert(ddb_map_equal(&items[0], &want_del), "got %s", tu_typed(&items[0]));
+    ddb_summary_dispose(&s);
+    ddb_output_free(po.output);
+
+    /* a file named after no entity: an input error, nothing committed */
+    {
+        const char *inputs2[] = {nope};
+        char cmd[300];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", odir);
+        cr_assert_eq(system(cmd), 0);
+        base_opts(&po, DDB_MODE_ENCODE, inputs2, 1, &rep);
+        po.mapping = fav;
+        po.output = file_output(fav, DDB_OUT_DDBJSON, 0);
+        cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0);
+        cr_assert_eq(s.input_errors, 1);
+        cr_assert(reported(&rep, "Nope.csv"));
+        cr_assert_eq(s.total.read, 0);
+        cr_assert_eq(s.committed, 0);
+        ddb_summary_dispose(&s);
+        ddb_output_free(po.output);
+    }
+}
+
+Test(pipeline, encode_entity_option_overrides_name)
+{
+    const char *rows =
+        put_file("rows.ndjson", "{\"userId\":\"u1\",\"tagId\":\"t9\",\"tagName\":\"travel\","
+                                "\"createTime\":1600000000000,\"lastAccessTime\":1600000500000}\n");
+    const char *inputs[] = {rows};
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_error err;
+    ddb_map items[4];
+    ddb_map want = tu_item(a, TAG_ITEM);
+
+    base_opts(&po, DDB_MODE_ENCODE, inputs, 1, &rep);
+    po.mapping = fav;
+    po.reader.entity = "Tag";
+    po.output = file_output(fav, DDB_OUT_DDBJSON, 0);
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+    expect_row(&s.entities[0], 1, 1, 0, 0);
+    cr_assert_eq(file_items(opath("Tag.json"), items, 4), 1);
+    cr_assert(ddb_map_equal(&items[0], &want), "got %s", tu_typed(&items[0]));
+    ddb_summary_dispose(&s);
+    ddb_output_free(po.output);
+}
+
+Test(pipeline, validate_reports_reencoding_changes)
+{
+    /* TAG_ITEM without lsiOneSk: re-encoding would add it */
+    const char *dump = put_file(
+        "dump.json",
+        "{\"Item\":" TAG_ITEM "}\n"
+        "{\"Item\":{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t2\"},\"tagName\":{\"S\":\"x\"}}}\n"
+        "{\"Item\":" OTHER_ITEM "}\n");
+    const char *inputs[] = {dump};
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_error err;
+    DIR *d;
+    struct dirent *e;
+    int n = 0;
+
+    base_opts(&po, DDB_MODE_VALIDATE, inputs, 1, &rep);
+    po.mapping = fav;
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+    expect_row(&s.entities[0], 2, 1, 1, 0);
+    expect_row(&s.entities[3], 1, 0, 0, 1);
+    cr_assert(reported(&rep, "re-encoding would add attribute 'lsiOneSk'"), "%s", rep.msgs[0]);
+    cr_assert(reported(&rep, "dump.json:2"));
+    cr_assert(reported(&rep, "unmatched"), "validate reports unmatched items");
+    cr_assert_eq(s.committed, 0);
+    cr_assert_null(s.rejects_path);
+    /* nothing was written: the folder holds only the input */
+    d = opendir(tdir);
+    cr_assert_not_null(d);
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    cr_assert_eq(n, 1);
+    ddb_summary_dispose(&s);
+}
+
+Test(pipeline, validate_record_file)
+{
+    const char *tag = put_file("Tag.csv", "userId,tagId,tagName\n"
+                                          "u1,t1,x\n"
+                                          "u2,,y\n");
+    const char *inputs[] = {tag};
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_error err;
+
+    base_opts(&po, DDB_MODE_VALIDATE, inputs, 1, &rep);
+    po.mapping = fav;
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+    expect_row(&s.entities[0], 2, 1, 1, 0);
+    expect_row(&s.total, 2, 1, 1, 0);
+    cr_assert(reported(&rep, "Tag.csv:3"));
+    cr_assert_eq(s.committed, 0);
+    ddb_summary_dispose(&s);
+}
+
+Test(pipeline, types_convert_untyped_csv)
+{
+    const char *csv = put_file("people.csv", "id,n,flag,tags\n"
+                                             "a,5.50,true,\"[\"\"x\"\",\"\"y\"\"]\"\n"
+                                             "b,notanumber,false,\n"
+                                             "c,,,\n");
+    const char *inputs[] = {csv};
+    const ddb_type_hint types[] = {
+        {"n", DDB_TYPE_N}, {"flag", DDB_TYPE_BOOL}, {"tags", DDB_TYPE_SS}};
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_error err;
+    ddb_map items[4];
+    ddb_map want0 = tu_item(a, "{\"id\":{\"S\":\"a\"},\"n\":{\"N\":\"5.50\"},"
+                               "\"flag\":{\"BOOL\":true},\"tags\":{\"SS\":[\"x\",\"y\"]}}");
+    ddb_map want1 = tu_item(a, "{\"id\":{\"S\":\"c\"}}");
+
+    base_opts(&po, DDB_MODE_EXPORT, inputs, 1, &rep);
+    po.types = types;
+    po.n_types = 3;
+    po.output = file_output(NULL, DDB_OUT_DDBJSON, 0);
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+    cr_assert_eq(s.n_entities, 1);
+    expect_row(&s.total, 3, 2, 1, 0);
+    cr_assert(reported(&rep, "people.csv:3"));
+    cr_assert(reported(&rep, "n"));
+    cr_assert_eq(file_items(opath("items.json"), items, 4), 2);
+    cr_assert(ddb_map_equal(&items[0], &want0), "got %s", tu_typed(&items[0]));
+    cr_assert(ddb_map_equal(&items[1], &want1), "got %s", tu_typed(&items[1]));
+    ddb_summary_dispose(&s);
+    ddb_output_free(po.output);
+}
+
+Test(pipeline, report_limit)
+{
+    const char *bad = put_file("bad.json", "{\"Item\":" OTHER_ITEM "}\n"
+                                           "{x\n{y\n{z\n{w\n{v\n");
+    const char *inputs[] = {bad};
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_error err;
+
+    base_opts(&po, DDB_MODE_EXPORT, inputs, 1, &rep);
+    po.output = file_output(NULL, DDB_OUT_DDBJSON, 0);
+    po.report_limit = 2;
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+    expect_row(&s.total, 6, 1, 5, 0);
+    cr_assert_eq(rep.n[DDB_REPORT_ERROR], 2);
+    cr_assert_eq(rep.n[DDB_REPORT_INFO], 1, "one note that more problems were not shown");
+    cr_assert(reported(&rep, "bad.json:2"));
+    cr_assert(reported(&rep, "bad.json:3"));
+    cr_assert(!reported(&rep, "bad.json:4"));
+    ddb_summary_dispose(&s);
+    ddb_output_free(po.output);
+
+    /* 0 = every problem */
+    {
+        char cmd[300];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", odir);
+        cr_assert_eq(system(cmd), 0);
+    }
+    base_opts(&po, DDB_MODE_EXPORT, inputs, 1, &rep);
+    po.output = file_output(NULL, DDB_OUT_DDBJSON, 0);
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+    cr_assert_eq(rep.n[DDB_REPORT_ERROR], 5);
+    cr_assert_eq(rep.n[DDB_REPORT_INFO], 0);
+    ddb_summary_dispose(&s);
+    ddb_output_free(po.output);
+}
+
+Test(pipeline, no_mapping_export_writes_items)
+{
+    const char *dump = put_file("dump.json", "{\"Item\":" OTHER_ITEM "}\n"
+                                             "{\"Item\":" TAG_ITEM "}\n");
+    const char *inputs[] = {dump};
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_error err;
+    ddb_map items[4];
+    const char *const *paths;
+
+    base_opts(&po, DDB_MODE_EXPORT, inputs, 1, &rep);
+    po.output = file_output(NULL, DDB_OUT_DDBJSON, 0);
+    cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
+    cr_assert_eq(s.n_entities, 1);
+    cr_assert_str_eq(s.entities[0].name, "(none)");
+    expect_row(&s.total, 2, 2, 0, 0);
+    cr_assert_eq(file_items(opath("items.json"), items, 4), 2);
+    {
+        ddb_map want = tu_item(a, TAG_ITEM);
+        cr_assert(ddb_map_equal(&items[1], &want), "got %s", tu_typed(&items[1]));
+    }
+    cr_assert_eq(ddb_file_output_paths(po.output, &paths), 1);
+    ddb_summary_dispose(&s);
+    ddb_output_free(po.output);
+}

@@ -1,0 +1,387 @@
+/*
+ * test_csv_reader.c — the CSV record reader: the header, absent vs empty
+ * cells, bad rows, entity hints from file names, delimiters.
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "ddbpipe/reader.h"
+#include "support/testutil.h"
+
+static char tdir[64];
+
+static void setup(void)
+{
+    strcpy(tdir, "/tmp/ddb-reader-csv-XXXXXX");
+    cr_assert_not_null(mkdtemp(tdir));
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(csvreader, .init = setup, .fini = teardown);
+
+static const char *tpath(const char *name)
+{
+    static char p[4][256];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(p[i], sizeof(p[i]), "%s/%s", tdir, name);
+    return p[i];
+}
+
+static const char *put_file(const char *name, const char *text)
+{
+    const char *path = tpath(name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+    cr_assert_eq(fclose(f), 0);
+    return path;
+}
+
+static const char *put_gzip(const char *name, const char *text)
+{
+    const char *path = tpath(name);
+    gzFile g = gzopen(path, "wb");
+    cr_assert_not_null(g);
+    cr_assert_eq(gzwrite(g, text, (unsigned)strlen(text)), (int)strlen(text));
+    cr_assert_eq(gzclose(g), Z_OK);
+    return path;
+}
+
+static int csv_open(ddb_reader **r, const char *text, const char *name, const ddb_reader_opts *opts,
+                    ddb_error *err)
+{
+    ddb_source *src = NULL;
+    cr_assert_eq(ddb_source_new_memory(&src, text, strlen(text), name, err), 0);
+    return ddb_reader_new_csv(r, src, name, opts, err);
+}
+
+static ddb_reader *csv_over(const char *text, const char *name, const ddb_reader_opts *opts)
+{
+    ddb_reader *r = NULL;
+    ddb_error err;
+    cr_assert_eq(csv_open(&r, text, name, opts, &err), 0, "%s", err.message);
+    cr_assert_eq(r->format, DDB_IN_CSV);
+    return r;
+}
+
+static ddb_record *next_ok(ddb_reader *r)
+{
+    ddb_record *rec = NULL;
+    ddb_error err;
+    ddb_error_clear(&err);
+    int rc = ddb_reader_next(r, &rec, &err);
+    cr_assert_eq(rc, 0, "next: %d %s", rc, err.message);
+    return rec;
+}
+
+static void expect_end(ddb_reader *r)
+{
+    ddb_record *rec = NULL;
+    ddb_error err;
+    ddb_error_clear(&err);
+    cr_assert_eq(ddb_reader_next(r, &rec, &err), DDB_ITEROVER, "%s", err.message);
+}
+
+static void expect_s(const ddb_map *m, const char *name, const char *want)
+{
+    const ddb_value *v = ddb_map_getz(m, name);
+    cr_assert_not_null(v, "attribute %s missing", name);
+    cr_assert_eq(v->type, DDB_TYPE_S);
+    cr_assert_eq(v->u.s.len, strlen(want), "%s: %.*s", name, (int)v->u.s.len, v->u.s.ptr);
+    cr_assert_eq(memcmp(v->u.s.ptr, want, v->u.s.len), 0);
+}
+
+static void expect_header_error(const char *text, const char *needle)
+{
+    ddb_reader *r = (ddb_reader *)1;
+    ddb_error err;
+    ddb_error_clear(&err);
+    cr_assert_eq(csv_open(&r, text, "Tag.csv", NULL, &err), DDB_EUSAGE, "%s", text);
+    cr_assert_null(r);
+    cr_assert_not_null(strstr(err.message, "Tag.csv"), "%s", err.message);
+    cr_assert_not_null(strstr(err.message, needle), "%s", err.message);
+}
+
+Test(csvreader, header_duplicate_column)
+{
+    expect_header_error("userId,tagId,userId\nu1,t1,u2\n", "userId");
+}
+
+Test(csvreader, header_empty_column_name)
+{
+    expect_header_error("userId,,tagId\nu1,x,t1\n", "column 2");
+    expect_header_error("\"\",tagId\nu1,t1\n", "column 1");
+}
+
+Test(csvreader, empty_file)
+{
+    expect_header_error("", "empty");
+}
+
+Test(csvreader, header_only_has_no_records)
+{
+    ddb_reader *r = csv_over("a,b\n", "x.csv", NULL);
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, absent_vs_empty_cells)
+{
+    ddb_reader *r = csv_over("a,b,c,d\n1,,\"\",\" \"\n", "x.csv", NULL);
+    ddb_record *rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(rec->typed, 0);
+    cr_assert_eq(rec->item.count, 3, "b is absent");
+    expect_s(&rec->item, "a", "1");
+    cr_assert_null(ddb_map_getz(&rec->item, "b"));
+    expect_s(&rec->item, "c", "");
+    expect_s(&rec->item, "d", " ");
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, all_cells_empty_gives_empty_record)
+{
+    ddb_reader *r = csv_over("a,b\n,\nx,y\n", "x.csv", NULL);
+    ddb_record *rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(rec->item.count, 0);
+    cr_assert_eq(rec->line, 2);
+    rec = next_ok(r);
+    expect_s(&rec->item, "a", "x");
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, wrong_field_count_is_bad)
+{
+    const char *text = "a,b,c\n1,2\n1,2,3,4\n5,6,7\n";
+    ddb_reader *r = csv_over(text, "x.csv", NULL);
+    ddb_record *rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_eq(rec->line, 2);
+    cr_assert_eq(rec->offset, 6);
+    cr_assert_str_eq(rec->reason, "row has 2 fields, the header has 3");
+    cr_assert_eq(rec->item.count, 0);
+    cr_assert_not_null(rec->raw);
+    cr_assert_eq(rec->raw_len >= 3, 1);
+    cr_assert_eq(memcmp(rec->raw, "1,2", 3), 0);
+    rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_eq(rec->line, 3);
+    cr_assert_str_eq(rec->reason, "row has 4 fields, the header has 3");
+    rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(rec->line, 4);
+    cr_assert_null(rec->reason);
+    expect_s(&rec->item, "c", "7");
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, one_field_row_against_wider_header)
+{
+    ddb_reader *r = csv_over("a,b\nonly\n", "x.csv", NULL);
+    ddb_record *rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_str_eq(rec->reason, "row has 1 field, the header has 2");
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, malformed_row_is_bad_and_reading_goes_on)
+{
+    ddb_reader *r = csv_over("a,b\nx\"y,z\nok,1\n", "x.csv", NULL);
+    ddb_record *rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_eq(rec->line, 2);
+    cr_assert_not_null(rec->reason);
+    cr_assert_not_null(strstr(rec->reason, "line 2"), "%s", rec->reason);
+    rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(rec->line, 3);
+    expect_s(&rec->item, "a", "ok");
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, quoted_newline_positions)
+{
+    const char *text = "a,b\n\"multi\nline\",1\nnext,2\n";
+    ddb_reader *r = csv_over(text, "x.csv", NULL);
+    ddb_record *rec = next_ok(r);
+    expect_s(&rec->item, "a", "multi\nline");
+    cr_assert_eq(rec->line, 2);
+    cr_assert_eq(rec->offset, 4);
+    rec = next_ok(r);
+    expect_s(&rec->item, "a", "next");
+    cr_assert_eq(rec->line, 4);
+    cr_assert_eq(rec->offset, (uint64_t)(strstr(text, "next") - text));
+    cr_assert_eq(rec->raw_len, 6);
+    cr_assert_eq(memcmp(rec->raw, "next,2", 6), 0);
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, entity_hint_from_gzip_file_name)
+{
+    const char *path = put_gzip("Tag.csv.gz", "userId,tagId\nu1,t1\n");
+    ddb_reader *r = NULL;
+    ddb_error err;
+    ddb_record *rec;
+    cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), 0, "%s", err.message);
+    cr_assert_eq(r->format, DDB_IN_CSV);
+    rec = next_ok(r);
+    cr_assert_str_eq(rec->entity_hint, "Tag");
+    expect_s(&rec->item, "userId", "u1");
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, deletes_file_name)
+{
+    const char *path = put_file("Tag.deletes.csv", "userId,tagId\nu1,t1\n");
+    ddb_reader *r = NULL;
+    ddb_error err;
+    ddb_record *rec;
+    int is_delete = 0;
+    char *e;
+    cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), 0, "%s", err.message);
+    rec = next_ok(r);
+    cr_assert_str_eq(rec->entity_hint, "Tag");
+    ddb_reader_free(r);
+    e = ddb_entity_from_filename(path, &is_delete);
+    cr_assert_str_eq(e, "Tag");
+    cr_assert_eq(is_delete, 1);
+    free(e);
+}
+
+Test(csvreader, entity_option_overrides_file_name)
+{
+    ddb_reader_opts o;
+    ddb_reader *r;
+    ddb_record *rec;
+    memset(&o, 0, sizeof(o));
+    o.entity = "FavoriteData";
+    r = csv_over("userId\nu1\n", "dir/Tag.csv", &o);
+    rec = next_ok(r);
+    cr_assert_str_eq(rec->entity_hint, "FavoriteData");
+    ddb_reader_free(r);
+}
+
+Test(csvreader, no_hint_for_underscore_names)
+{
+    ddb_reader *r = csv_over("a\n1\n", "_something.csv", NULL);
+    ddb_record *rec = next_ok(r);
+    cr_assert_null(rec->entity_hint);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, tsv_default_delimiter)
+{
+    ddb_reader *r = csv_over("a\tb\nx,y\tz\n", "dir/Tag.tsv", NULL);
+    ddb_record *rec = next_ok(r);
+    cr_assert_eq(rec->item.count, 2);
+    expect_s(&rec->item, "a", "x,y");
+    expect_s(&rec->item, "b", "z");
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, tsv_gz_default_delimiter_via_open)
+{
+    const char *path = put_gzip("Tag.tsv.gz", "a\tb\n1,2\t3\n");
+    ddb_reader *r = NULL;
+    ddb_reader_opts o;
+    ddb_error err;
+    ddb_record *rec;
+    memset(&o, 0, sizeof(o));
+    o.format = DDB_IN_CSV;
+    cr_assert_eq(ddb_reader_open(&r, path, &o, &err), 0, "%s", err.message);
+    rec = next_ok(r);
+    expect_s(&rec->item, "a", "1,2");
+    expect_s(&rec->item, "b", "3");
+    cr_assert_str_eq(rec->entity_hint, "Tag");
+    ddb_reader_free(r);
+}
+
+Test(csvreader, explicit_delimiter_wins)
+{
+    ddb_reader_opts o;
+    ddb_reader *r;
+    ddb_record *rec;
+    memset(&o, 0, sizeof(o));
+    o.delimiter = ';';
+    r = csv_over("a;b\n1,5;2\n", "x.tsv", &o);
+    rec = next_ok(r);
+    expect_s(&rec->item, "a", "1,5");
+    expect_s(&rec->item, "b", "2");
+    ddb_reader_free(r);
+}
+
+Test(csvreader, over_long_row_is_bad)
+{
+    ddb_reader_opts o;
+    char text[512];
+    char longcell[200];
+    ddb_reader *r;
+    ddb_record *rec;
+    memset(longcell, 'q', sizeof(longcell) - 1);
+    longcell[sizeof(longcell) - 1] = '\0';
+    snprintf(text, sizeof(text), "a,b\n1,2\n%s,x\n3,4\n", longcell);
+    memset(&o, 0, sizeof(o));
+    o.max_line = 64;
+    r = csv_over(text, "x.csv", &o);
+    rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_eq(rec->line, 3);
+    rec = next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    expect_s(&rec->item, "a", "3");
+    cr_assert_eq(rec->line, 4);
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, crlf_rows)
+{
+    ddb_reader *r = csv_over("a,b\r\n1,2\r\n\"x\r\ny\",3\r\n", "x.csv", NULL);
+    ddb_record *rec = next_ok(r);
+    expect_s(&rec->item, "a", "1");
+    expect_s(&rec->item, "b", "2");
+    cr_assert_eq(rec->raw_len, 3);
+    rec = next_ok(r);
+    expect_s(&rec->item, "a", "x\r\ny");
+    expect_s(&rec->item, "b", "3");
+    cr_assert_eq(rec->line, 3);
+    expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, byte_order_mark_is_not_part_of_the_first_column)
+{
+    const char *path = put_file("Bom.csv", "\xEF\xBB\xBFid,n\nx,1\n");
+    ddb_reader *r = NULL;
+    ddb_error err;
+    ddb_record *rec;
+    cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), 0, "%s", err.message);
+    cr_assert_eq(r->format, DDB_IN_CSV);
+    rec = next_ok(r);
+    expect_s(&rec->item, "id", "x");
+    expect_s(&rec->item, "n", "1");
+    expect_end(r);
+    ddb_reader_free(r);
+}

@@ -1,0 +1,270 @@
+/*
+ * test_rejects.c — the rejects file: one JSON line per rejected input with
+ * source, line, offset, entity, reason and the original text (base64 when it
+ * is not UTF-8), written atomically and only when something was rejected.
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ddbpipe/codec.h"
+#include "ddbpipe/output.h"
+#include "support/testutil.h"
+
+static char tdir[64];
+static char rpath[128];
+static ddb_arena *a;
+
+static void setup(void)
+{
+    strcpy(tdir, "/tmp/ddb-rejects-XXXXXX");
+    cr_assert_not_null(mkdtemp(tdir));
+    snprintf(rpath, sizeof(rpath), "%s/_rejects.ndjson", tdir);
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    ddb_arena_free(a);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(rejects, .init = setup, .fini = teardown);
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* The lines of the rejects file (arena copies), as plain-JSON maps. */
+static size_t read_lines(ddb_map *out, size_t max)
+{
+    FILE *f = fopen(rpath, "rb");
+    char line[8192];
+    size_t n = 0;
+    cr_assert_not_null(f, "%s", rpath);
+    while (fgets(line, sizeof(line), f) != NULL) {
+        size_t len = strlen(line);
+        cr_assert_gt(len, 0);
+        cr_assert_eq(line[len - 1], '\n', "every line ends with a newline");
+        line[len - 1] = '\0';
+        cr_assert_lt(n, max);
+        out[n++] = tu_plain(a, line);
+    }
+    fclose(f);
+    return n;
+}
+
+static void expect_str(const ddb_map *m, const char *key, const char *want, size_t want_len)
+{
+    const ddb_value *v = ddb_map_getz(m, key);
+    cr_assert_not_null(v, "no \"%s\"", key);
+    cr_assert_eq(v->type, DDB_TYPE_S, "%s", key);
+    cr_assert_eq(v->u.s.len, want_len, "%s: %.*s", key, (int)v->u.s.len, v->u.s.ptr);
+    cr_assert_eq(memcmp(v->u.s.ptr, want, want_len), 0, "%s: %.*s", key, (int)v->u.s.len,
+                 v->u.s.ptr);
+}
+
+static void expect_num(const ddb_map *m, const char *key, const char *want)
+{
+    const ddb_value *v = ddb_map_getz(m, key);
+    cr_assert_not_null(v, "no \"%s\"", key);
+    cr_assert_eq(v->type, DDB_TYPE_N, "%s", key);
+    cr_assert_eq(v->u.s.len, strlen(want));
+    cr_assert_eq(memcmp(v->u.s.ptr, want, v->u.s.len), 0, "%s", key);
+}
+
+static ddb_record bad_record(const char *raw, size_t raw_len)
+{
+    ddb_record rec;
+    memset(&rec, 0, sizeof(rec));
+    rec.kind = DDB_REC_BAD;
+    rec.source = "in/dump.json";
+    rec.line = 7;
+    rec.offset = 1234;
+    rec.raw = raw;
+    rec.raw_len = raw_len;
+    rec.reason = "byte 9: unexpected '}'";
+    return rec;
+}
+
+Test(rejects, line_has_every_field)
+{
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    const char *raw = "{\"pk\": }\t\"quoted\" \\ é";
+    ddb_record rec = bad_record(raw, strlen(raw));
+    ddb_map lines[4];
+
+    cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0);
+    cr_assert_str_eq(ddb_rejects_path(r), rpath);
+    cr_assert_eq(ddb_rejects_write(r, &rec, "Tag", rec.reason, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_rejects_count(r), 1);
+    cr_assert(!exists(rpath), "written atomically: nothing before finish");
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0, "%s", err.message);
+    cr_assert(exists(rpath));
+    ddb_rejects_free(r);
+
+    cr_assert_eq(read_lines(lines, 4), 1);
+    expect_str(&lines[0], "source", "in/dump.json", 12);
+    expect_num(&lines[0], "line", "7");
+    expect_num(&lines[0], "offset", "1234");
+    expect_str(&lines[0], "entity", "Tag", 3);
+    expect_str(&lines[0], "reason", "byte 9: unexpected '}'", 22);
+    expect_str(&lines[0], "text", raw, strlen(raw));
+    cr_assert_null(ddb_map_getz(&lines[0], "text_base64"));
+}
+
+Test(rejects, non_utf8_text_as_base64)
+{
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    static const char raw[] = {'\xff', '\xfe', 'a', 'b', '\0', 'c', '\xc3'};
+    ddb_record rec = bad_record(raw, sizeof(raw));
+    ddb_map lines[4];
+    const ddb_value *b64;
+    unsigned char decoded[64];
+    size_t dlen = 0, bad_at = 0;
+
+    cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0);
+    cr_assert_eq(ddb_rejects_write(r, &rec, NULL, "not UTF-8", &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0);
+    ddb_rejects_free(r);
+
+    cr_assert_eq(read_lines(lines, 4), 1);
+    cr_assert_null(ddb_map_getz(&lines[0], "text"));
+    cr_assert_null(ddb_map_getz(&lines[0], "entity"), "no entity was given");
+    b64 = ddb_map_getz(&lines[0], "text_base64");
+    cr_assert_not_null(b64);
+    cr_assert_eq(b64->type, DDB_TYPE_S);
+    cr_assert_eq(ddb_base64_decode(decoded, &dlen, b64->u.s.ptr, b64->u.s.len, &bad_at), 0);
+    cr_assert_eq(dlen, sizeof(raw));
+    cr_assert_eq(memcmp(decoded, raw, sizeof(raw)), 0);
+}
+
+Test(rejects, several_lines_and_count)
+{
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    ddb_record rec = bad_record("x", 1);
+    ddb_map lines[8];
+    cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0);
+    for (int i = 0; i < 3; i++) {
+        rec.line = (uint64_t)i + 1;
+        cr_assert_eq(ddb_rejects_write(r, &rec, "Tag", "why", &err), 0);
+    }
+    cr_assert_eq(ddb_rejects_count(r), 3);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0);
+    ddb_rejects_free(r);
+    cr_assert_eq(read_lines(lines, 8), 3);
+    expect_num(&lines[2], "line", "3");
+}
+
+Test(rejects, item_without_text)
+{
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    ddb_record rec;
+    ddb_map lines[4];
+    const ddb_value *item;
+    memset(&rec, 0, sizeof(rec));
+    rec.kind = DDB_REC_PUT;
+    rec.source = NULL; /* no name: "-" */
+    rec.line = 0;      /* unknown: no "line" */
+    rec.offset = 99;
+    rec.item = tu_item(a, "{\"pk\":{\"S\":\"Tag#u1\"},\"n\":{\"N\":\"1\"}}");
+    cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0);
+    cr_assert_eq(ddb_rejects_write(r, &rec, "Tag", "bad key", &err), 0);
+    rec.kind = DDB_REC_DELETE;
+    rec.item = tu_item(a, "{\"pk\":{\"S\":\"Tag#u2\"}}");
+    cr_assert_eq(ddb_rejects_write(r, &rec, NULL, "bad key", &err), 0);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0);
+    ddb_rejects_free(r);
+
+    cr_assert_eq(read_lines(lines, 4), 2);
+    expect_str(&lines[0], "source", "-", 1);
+    cr_assert_null(ddb_map_getz(&lines[0], "line"));
+    expect_num(&lines[0], "offset", "99");
+    item = ddb_map_getz(&lines[0], "item");
+    cr_assert_not_null(item);
+    cr_assert_eq(item->type, DDB_TYPE_M);
+    {
+        /* the item in DynamoDB JSON: {"pk":{"S":"Tag#u1"},...} */
+        const ddb_value *pk = ddb_map_getz(&item->u.m, "pk");
+        cr_assert_not_null(pk);
+        cr_assert_eq(pk->type, DDB_TYPE_M);
+        expect_str(&pk->u.m, "S", "Tag#u1", 6);
+    }
+    cr_assert_not_null(ddb_map_getz(&lines[1], "keys"));
+    cr_assert_null(ddb_map_getz(&lines[1], "item"));
+}
+
+Test(rejects, nothing_rejected_nothing_created)
+{
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0);
+    cr_assert_eq(ddb_rejects_count(r), 0);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0);
+    ddb_rejects_free(r);
+    cr_assert(!exists(rpath));
+    {
+        /* and the folder holds no temporary file either */
+        char cmd[200];
+        snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s')\"", tdir);
+        cr_assert_eq(system(cmd), 0);
+    }
+}
+
+Test(rejects, free_without_finish_removes_the_file)
+{
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    ddb_record rec = bad_record("x", 1);
+    char cmd[200];
+    cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0);
+    cr_assert_eq(ddb_rejects_write(r, &rec, NULL, "why", &err), 0);
+    ddb_rejects_free(r);
+    cr_assert(!exists(rpath));
+    snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s')\"", tdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(rejects, late_reject_info)
+{
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    ddb_reject_info info;
+    ddb_map lines[4];
+    const ddb_value *keys;
+    const char *json = "{\"pk\":{\"S\":\"Tag#u1\"}}";
+    memset(&info, 0, sizeof(info));
+    info.source = "Tag.csv";
+    info.line = 12;
+    info.offset = 345;
+    info.reason = "unprocessed after 10 attempts";
+    info.item_json = json;
+    info.item_len = strlen(json);
+    info.is_delete = 1;
+    cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0);
+    cr_assert_eq(ddb_rejects_write_info(r, &info, "Tag", &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_rejects_count(r), 1);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0);
+    ddb_rejects_free(r);
+    cr_assert_eq(read_lines(lines, 4), 1);
+    expect_str(&lines[0], "source", "Tag.csv", 7);
+    expect_num(&lines[0], "line", "12");
+    expect_num(&lines[0], "offset", "345");
+    expect_str(&lines[0], "entity", "Tag", 3);
+    expect_str(&lines[0], "reason", info.reason, strlen(info.reason));
+    keys = ddb_map_getz(&lines[0], "keys");
+    cr_assert_not_null(keys);
+    cr_assert_eq(keys->type, DDB_TYPE_M);
+    cr_assert_not_null(ddb_map_getz(&keys->u.m, "pk"));
+}

@@ -1,0 +1,307 @@
+/*
+ * test_writer.c — the record writers (NDJSON, CSV, DynamoDB JSON) over a
+ * memory sink: declared fields, "_extra", field order, quoting, cell text.
+ */
+#include <criterion/criterion.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/writer.h"
+#include "support/testutil.h"
+
+static ddb_mapping *fav, *mov;
+static ddb_arena *a;
+
+static void setup(void)
+{
+    fav = tu_load_format("favorites.json");
+    mov = tu_load_format("movies.json");
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+}
+
+static void teardown(void)
+{
+    ddb_mapping_free(fav);
+    ddb_mapping_free(mov);
+    ddb_arena_free(a);
+}
+
+TestSuite(writer, .init = setup, .fini = teardown);
+
+static const ddb_entity *entity(const ddb_mapping *m, const char *name)
+{
+    const ddb_entity *e = ddb_mapping_entity(m, name);
+    cr_assert_not_null(e, "no entity %s", name);
+    return e;
+}
+
+static ddb_writer *mem_writer(ddb_out_format fmt, const ddb_entity *e, const ddb_writer_opts *o)
+{
+    ddb_sink *sink = NULL;
+    ddb_writer *w = NULL;
+    ddb_error err;
+    cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
+    cr_assert_eq(ddb_writer_new(&w, fmt, sink, e, o, &err), 0, "%s", err.message);
+    return w;
+}
+
+static void put(ddb_writer *w, const char *typed, size_t n_declared)
+{
+    ddb_map rec = tu_item(a, typed);
+    ddb_error err;
+    cr_assert_eq(ddb_writer_write(w, &rec, n_declared, &err), 0, "%s", err.message);
+}
+
+/* Everything the writer produced so far (after finishing it). */
+static void expect_output(ddb_writer *w, const char *want)
+{
+    ddb_error err;
+    size_t len = 0;
+    const char *data;
+    cr_assert_eq(ddb_writer_finish(w, &err), 0, "%s", err.message);
+    data = ddb_sink_memory_data(w->sink, &len);
+    if (len == 0)
+        data = "";
+    cr_assert_eq(len, strlen(want), "output:\n%.*s\nwant:\n%s", (int)len, data, want);
+    cr_assert_eq(memcmp(data, want, len), 0, "output:\n%.*s\nwant:\n%s", (int)len, data, want);
+}
+
+/* ---------------------------------------------------------------- NDJSON */
+
+Test(writer, ndjson_entity_declared_plain_undeclared_typed)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_NDJSON, entity(fav, "Tag"), NULL);
+    put(w,
+        "{\"userId\":{\"S\":\"u1\"},\"tagId\":{\"S\":\"t1\"},\"createTime\":{\"N\":"
+        "\"1600000000000\"},"
+        "\"legacy\":{\"NS\":[\"1\",\"2\"]},\"note\":{\"NULL\":true}}",
+        3);
+    put(w, "{\"userId\":{\"S\":\"u2\"},\"tagId\":{\"S\":\"t2\"}}", 2);
+    expect_output(w, "{\"userId\":\"u1\",\"tagId\":\"t1\",\"createTime\":1600000000000,"
+                     "\"_extra\":{\"legacy\":{\"NS\":[\"1\",\"2\"]},\"note\":{\"NULL\":true}}}\n"
+                     "{\"userId\":\"u2\",\"tagId\":\"t2\"}\n");
+    cr_assert_eq(w->records, 2);
+    ddb_writer_free(w);
+}
+
+Test(writer, ndjson_entity_declared_types_as_plain_json)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_NDJSON, entity(mov, "Movie"), NULL);
+    put(w,
+        "{\"movieId\":{\"S\":\"m1\"},\"budget\":{\"N\":\"12345678901234567890123456789012345678\"},"
+        "\"genres\":{\"SS\":[\"a\",\"b\"]},\"ratings\":{\"M\":{\"imdb\":{\"N\":\"8.1\"}}},"
+        "\"poster\":{\"B\":\"AAH/\"},\"released\":{\"NULL\":true}}",
+        6);
+    expect_output(w, "{\"movieId\":\"m1\",\"budget\":12345678901234567890123456789012345678,"
+                     "\"genres\":[\"a\",\"b\"],\"ratings\":{\"imdb\":8.1},\"poster\":\"AAH/\","
+                     "\"released\":null}\n");
+    ddb_writer_free(w);
+}
+
+Test(writer, ndjson_only_undeclared)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_NDJSON, entity(fav, "Tag"), NULL);
+    put(w, "{\"x\":{\"S\":\"1\"}}", 0);
+    expect_output(w, "{\"_extra\":{\"x\":{\"S\":\"1\"}}}\n");
+    ddb_writer_free(w);
+}
+
+Test(writer, ndjson_without_entity_is_plain)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_NDJSON, NULL, NULL);
+    put(w,
+        "{\"a\":{\"S\":\"x\"},\"n\":{\"N\":\"1.0\"},\"m\":{\"M\":{\"l\":{\"L\":[{\"BOOL\":true},"
+        "{\"NULL\":true}]}}},\"b\":{\"B\":\"AAH/\"},\"ss\":{\"SS\":[\"q\"]}}",
+        0);
+    expect_output(w, "{\"a\":\"x\",\"n\":1.0,\"m\":{\"l\":[true,null]},\"b\":\"AAH/\","
+                     "\"ss\":[\"q\"]}\n");
+    ddb_writer_free(w);
+}
+
+/* ------------------------------------------------------------------- CSV */
+
+#define TAG_HEADER "userId,tagId,tagName,createTime,lastAccessTime,_extra\n"
+
+Test(writer, csv_entity_header_without_records)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
+    expect_output(w, TAG_HEADER);
+    cr_assert_eq(w->records, 0, "the header is not a record");
+    ddb_writer_free(w);
+}
+
+Test(writer, csv_entity_sparse_record_follows_field_order)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
+    put(w, "{\"userId\":{\"S\":\"u1\"},\"createTime\":{\"N\":\"5\"}}", 2);
+    put(w, "{\"tagId\":{\"S\":\"t2\"},\"lastAccessTime\":{\"N\":\"7\"},\"zz\":{\"S\":\"q\"}}", 2);
+    put(w,
+        "{\"userId\":{\"S\":\"u3\"},\"tagId\":{\"S\":\"t3\"},\"tagName\":{\"S\":\"n\"},"
+        "\"createTime\":{\"N\":\"1\"},\"lastAccessTime\":{\"N\":\"2\"}}",
+        5);
+    expect_output(w, TAG_HEADER "u1,,,5,,\n"
+                                ",t2,,,7,\"{\"\"zz\"\":{\"\"S\"\":\"\"q\"\"}}\"\n"
+                                "u3,t3,n,1,2,\n");
+    cr_assert_eq(w->records, 3);
+    ddb_writer_free(w);
+}
+
+Test(writer, csv_entity_null_goes_to_extra)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
+    put(w, "{\"userId\":{\"S\":\"u1\"},\"tagName\":{\"NULL\":true}}", 2);
+    expect_output(w, TAG_HEADER "u1,,,,,\"{\"\"tagName\"\":{\"\"NULL\"\":true}}\"\n");
+    ddb_writer_free(w);
+}
+
+Test(writer, csv_entity_empty_string_is_quoted)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
+    put(w, "{\"userId\":{\"S\":\"u1\"},\"tagName\":{\"S\":\"\"}}", 2);
+    expect_output(w, TAG_HEADER "u1,,\"\",,,\n");
+    ddb_writer_free(w);
+}
+
+Test(writer, csv_entity_quoting)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
+    put(w,
+        "{\"userId\":{\"S\":\"u,1\"},\"tagId\":{\"S\":\"say \\\"hi\\\"\"},"
+        "\"tagName\":{\"S\":\"two\\nlines\"}}",
+        3);
+    expect_output(w, TAG_HEADER "\"u,1\",\"say \"\"hi\"\"\",\"two\nlines\",,,\n");
+    ddb_writer_free(w);
+}
+
+Test(writer, csv_entity_collections_as_json_and_binary_as_base64)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(mov, "Movie"), NULL);
+    put(w,
+        "{\"movieId\":{\"S\":\"m1\"},\"title\":{\"S\":\"T\"},"
+        "\"budget\":{\"N\":\"12345678901234567890123456789012345678\"},"
+        "\"genres\":{\"SS\":[\"a\",\"b\"]},\"ratings\":{\"M\":{\"imdb\":{\"N\":\"8.1\"}}},"
+        "\"poster\":{\"B\":\"AAH/\"},\"released\":{\"BOOL\":false}}",
+        7);
+    expect_output(w, "movieId,title,releaseYear,runtimeMinutes,budget,genres,ratings,poster,"
+                     "released,_extra\n"
+                     "m1,T,,,12345678901234567890123456789012345678,\"[\"\"a\"\",\"\"b\"\"]\","
+                     "\"{\"\"imdb\"\":8.1}\",AAH/,false,\n");
+    ddb_writer_free(w);
+}
+
+Test(writer, csv_entity_number_and_binary_sets)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(mov, "Actor"), NULL);
+    put(w,
+        "{\"actorId\":{\"S\":\"a1\"},\"name\":{\"S\":\"N\"},"
+        "\"awardYears\":{\"NS\":[\"1999\",\"2004\"]},"
+        "\"aliases\":{\"L\":[{\"S\":\"x\"},{\"N\":\"2\"},{\"M\":{}}]},"
+        "\"signature\":{\"BS\":[\"AAH/\",\"AQ==\"]}}",
+        5);
+    expect_output(
+        w, "actorId,name,birthDate,birthCountry,birthRegion,birthCity,awardYears,"
+           "aliases,signature,_extra\n"
+           "a1,N,,,,,\"[1999,2004]\",\"[\"\"x\"\",2,{}]\",\"[\"\"AAH/\"\",\"\"AQ==\"\"]\",\n");
+    ddb_writer_free(w);
+}
+
+Test(writer, csv_entity_custom_delimiter)
+{
+    ddb_writer_opts o = {';', NULL, 0};
+    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), &o);
+    put(w, "{\"userId\":{\"S\":\"a,b\"},\"tagId\":{\"S\":\"c;d\"}}", 2);
+    expect_output(w, "userId;tagId;tagName;createTime;lastAccessTime;_extra\n"
+                     "a,b;\"c;d\";;;;\n");
+    ddb_writer_free(w);
+}
+
+Test(writer, csv_without_entity_columns_from_first_record)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_CSV, NULL, NULL);
+    put(w, "{\"a\":{\"S\":\"1\"},\"b\":{\"S\":\"x\"}}", 0);
+    put(w, "{\"b\":{\"S\":\"y\"},\"c\":{\"N\":\"3\"},\"a\":{\"S\":\"2\"}}", 0);
+    put(w, "{\"a\":{\"NULL\":true},\"b\":{\"S\":\"\"}}", 0);
+    put(w, "{\"d\":{\"BOOL\":true}}", 0);
+    expect_output(w, "a,b,_extra\n"
+                     "1,x,\n"
+                     "2,y,\"{\"\"c\"\":{\"\"N\"\":\"\"3\"\"}}\"\n"
+                     ",\"\",\"{\"\"a\"\":{\"\"NULL\"\":true}}\"\n"
+                     ",,\"{\"\"d\"\":{\"\"BOOL\"\":true}}\"\n");
+    cr_assert_eq(w->records, 4);
+    ddb_writer_free(w);
+}
+
+Test(writer, csv_without_entity_given_columns)
+{
+    const char *cols[] = {"x", "y"};
+    ddb_writer_opts o = {0, cols, 2};
+    ddb_writer *w = mem_writer(DDB_OUT_CSV, NULL, &o);
+    put(w, "{\"y\":{\"S\":\"2\"},\"z\":{\"S\":\"3\"}}", 0);
+    expect_output(w, "x,y,_extra\n"
+                     ",2,\"{\"\"z\"\":{\"\"S\"\":\"\"3\"\"}}\"\n");
+    ddb_writer_free(w);
+}
+
+Test(writer, csv_without_entity_no_records_no_header)
+{
+    /* the columns come from the first record: nothing to write without one */
+    ddb_writer *w = mem_writer(DDB_OUT_CSV, NULL, NULL);
+    expect_output(w, "");
+    ddb_writer_free(w);
+}
+
+/* --------------------------------------------------------- DynamoDB JSON */
+
+Test(writer, ddbjson_is_item_envelope)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_DDBJSON, NULL, NULL);
+    put(w, "{\"a\":{\"S\":\"x\"},\"n\":{\"N\":\"1\"},\"b\":{\"B\":\"AQ==\"}}", 0);
+    put(w, "{\"l\":{\"L\":[{\"NULL\":true},{\"SS\":[\"p\"]}]}}", 0);
+    expect_output(w, "{\"Item\":{\"a\":{\"S\":\"x\"},\"n\":{\"N\":\"1\"},\"b\":{\"B\":\"AQ==\"}}}\n"
+                     "{\"Item\":{\"l\":{\"L\":[{\"NULL\":true},{\"SS\":[\"p\"]}]}}}\n");
+    cr_assert_eq(w->records, 2);
+    ddb_writer_free(w);
+}
+
+Test(writer, ddbjson_with_entity_still_writes_the_item)
+{
+    ddb_writer *w = mem_writer(DDB_OUT_DDBJSON, entity(fav, "Tag"), NULL);
+    put(w, "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t1\"}}", 0);
+    expect_output(w, "{\"Item\":{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t1\"}}}\n");
+    ddb_writer_free(w);
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+Test(writer, csv_cell_text)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    ddb_map m =
+        tu_item(a, "{\"s\":{\"S\":\"a,\\\"b\"},\"n\":{\"N\":\"-1.50\"},\"b\":{\"B\":\"AAH/\"},"
+                   "\"t\":{\"BOOL\":true},\"ns\":{\"NS\":[\"1\",\"2.5\"]},"
+                   "\"m\":{\"M\":{\"k\":{\"L\":[{\"S\":\"v\"}]}}}}");
+    const char *want[] = {"a,\"b", "-1.50", "AAH/", "true", "[1,2.5]", "{\"k\":[\"v\"]}"};
+    for (size_t i = 0; i < m.count; i++) {
+        ddb_buf_clear(&b);
+        cr_assert_eq(ddb_csv_cell_text(&b, &m.attrs[i].value), 0);
+        cr_assert_eq(b.len, strlen(want[i]), "%zu: %s", i, b.ptr ? b.ptr : "");
+        cr_assert_eq(memcmp(b.ptr, want[i], b.len), 0, "%zu: %s", i, b.ptr);
+    }
+    ddb_buf_dispose(&b);
+}
+
+Test(writer, out_format_names)
+{
+    ddb_out_format f;
+    cr_assert_str_eq(ddb_out_format_name(DDB_OUT_CSV), "csv");
+    cr_assert_str_eq(ddb_out_format_ext(DDB_OUT_DDBJSON), "json");
+    cr_assert_str_eq(ddb_out_format_ext(DDB_OUT_NDJSON), "ndjson");
+    cr_assert_eq(ddb_out_format_parse(&f, "ddb-json"), 0);
+    cr_assert_eq(f, DDB_OUT_DDBJSON);
+    cr_assert_eq(ddb_out_format_parse(&f, "dynamodb-json"), 0);
+    cr_assert_eq(f, DDB_OUT_DDBJSON);
+    cr_assert_eq(ddb_out_format_parse(&f, "ndjson"), 0);
+    cr_assert_eq(f, DDB_OUT_NDJSON);
+    cr_assert_eq(ddb_out_format_parse(&f, "parquet"), DDB_EUSAGE);
+}
