@@ -36,6 +36,7 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
     co.concurrency = (int)(a->concurrency ? a->concurrency : 16);
     co.max_attempts = (int)a->max_attempts;
     co.verbose = a->verbose;
+    co.request_timeout_ms = (long)a->request_timeout_ms;
     if (ddb_client_new(&conn->client, &co, &err) != 0) {
         cli_error("check --endpoint-url", "%s", err.message);
         ddb_aws_config_free(conn->config);

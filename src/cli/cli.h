@@ -74,6 +74,7 @@ typedef struct cli_aws_args {
     const char *profile;
     uint64_t concurrency;
     uint64_t max_attempts;
+    uint64_t request_timeout_ms;
     int verbose;
 } cli_aws_args;
 
@@ -85,6 +86,8 @@ typedef struct cli_aws_args {
         {"concurrency", OPT_UINT, &(a).concurrency, "N", "requests in flight (default 16)"},       \
         {"max-attempts", OPT_UINT, &(a).max_attempts, "N",                                         \
          "attempts per request before giving up (default 10)"},                                    \
+        {"request-timeout", OPT_UINT, &(a).request_timeout_ms, "MS",                               \
+         "give up on one HTTP attempt after MS milliseconds and retry (default 60000)"},           \
         {"verbose", OPT_FLAG, &(a).verbose, NULL, "log each request (never credentials)"}
 
 typedef struct cli_conn {

@@ -452,10 +452,12 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         ddb_table_output_stats(output, &ws);
         ddb_buf_printf(&extra,
                        "  %s: %llu batches, %llu items retried as unprocessed, %llu throttled, "
-                       "%llu waited for an earlier write of their key, %.1f WCU\n",
+                       "%llu batches split, %llu waited for an earlier write of their key, "
+                       "%.1f WCU\n",
                        target_table, (unsigned long long)ws.batches,
                        (unsigned long long)ws.unprocessed, (unsigned long long)ws.throttles,
-                       (unsigned long long)ws.blocked, ws.capacity_units);
+                       (unsigned long long)ws.splits, (unsigned long long)ws.blocked,
+                       ws.capacity_units);
     }
     code = exit_code(&s, a.max_rejects, rc, table_io);
     print_summary(spec->name, &s, code, a.max_rejects, extra.ptr);
