@@ -4,7 +4,7 @@
 # answers, bad CRCs and validation errors. Every run must end with every item written exactly
 # once (puts are idempotent, so a write that happened before a dropped response is fine) and
 # the counts right; what cannot be written is rejected with the last error, never lost.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 gen="$tools/ddbpipe-gen"
 fav="$root/formats/favorites.json"
 

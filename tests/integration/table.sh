@@ -2,7 +2,7 @@
 # Files -> table -> files against dynalite: every attribute, type, 38-digit number and binary
 # comes back; parallel segments and segment ranges; migrate to the v2 layout and back; the
 # real AWS export (full, then incremental) imported and counted with a Scan.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 E=(--endpoint-url "$endpoint")
 
 # -- movies: sets, maps, lists, binary, 38-digit numbers ---------------------------------------
