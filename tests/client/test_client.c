@@ -1,0 +1,155 @@
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "ddbpipe/client.h"
+#include "ddbpipe/table.h"
+#include "support/testutil.h"
+
+Test(client, backoff_is_full_jitter_under_the_capped_exponential)
+{
+    uint64_t rng = 12345;
+    /* attempt n draws from [0, min(cap, base * 2^n)) */
+    for (int attempt = 1; attempt <= 12; attempt++) {
+        uint32_t ceiling = 50u << attempt;
+        uint32_t lo = UINT32_MAX, hi = 0;
+        if (ceiling > 20000)
+            ceiling = 20000;
+        for (int i = 0; i < 2000; i++) {
+            uint32_t d = ddb_backoff_ms(&rng, attempt, 50, 20000);
+            cr_assert_lt(d, ceiling, "attempt %d drew %u >= %u", attempt, d, ceiling);
+            lo = d < lo ? d : lo;
+            hi = d > hi ? d : hi;
+        }
+        /* full jitter: the whole range is used, not just the top */
+        cr_assert_lt(lo, ceiling / 10, "attempt %d: lowest %u", attempt, lo);
+        cr_assert_gt(hi, ceiling * 9 / 10, "attempt %d: highest %u", attempt, hi);
+    }
+}
+
+Test(client, backoff_is_deterministic_for_a_seed)
+{
+    uint64_t a = 99, b = 99;
+    for (int i = 1; i < 20; i++)
+        cr_assert_eq(ddb_backoff_ms(&a, i, 25, 5000), ddb_backoff_ms(&b, i, 25, 5000));
+}
+
+Test(client, throttling_errors_are_recognised)
+{
+    cr_assert(ddb_error_is_throttling("ProvisionedThroughputExceededException"));
+    cr_assert(ddb_error_is_throttling("ThrottlingException"));
+    cr_assert(ddb_error_is_throttling("RequestLimitExceeded"));
+    cr_assert_not(ddb_error_is_throttling("ValidationException"));
+    cr_assert_not(ddb_error_is_throttling("ResourceNotFoundException"));
+}
+
+Test(client, error_body_type_after_hash_and_message_either_case)
+{
+    char type[128], msg[256];
+    const char *b1 = "{\"__type\":\"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException\","
+                     "\"message\":\"Requested resource not found\"}";
+    const char *b2 = "{\"__type\":\"com.amazon.coral.validate#ValidationException\","
+                     "\"Message\":\"One or more \\\"parameter\\\" values were invalid\"}";
+    ddb_parse_error_body(b1, strlen(b1), NULL, type, sizeof(type), msg, sizeof(msg));
+    cr_assert_str_eq(type, "ResourceNotFoundException");
+    cr_assert_str_eq(msg, "Requested resource not found");
+    ddb_parse_error_body(b2, strlen(b2), NULL, type, sizeof(type), msg, sizeof(msg));
+    cr_assert_str_eq(type, "ValidationException");
+    cr_assert_str_eq(msg, "One or more \"parameter\" values were invalid");
+}
+
+Test(client, errortype_header_wins_up_to_its_colon)
+{
+    char type[128], msg[256];
+    const char *b = "{\"__type\":\"x#Other\",\"message\":\"m\"}";
+    ddb_parse_error_body(b, strlen(b), "ThrottlingException:http://internal.amazon.com/coral/",
+                         type, sizeof(type), msg, sizeof(msg));
+    cr_assert_str_eq(type, "ThrottlingException");
+    cr_assert_str_eq(msg, "m");
+}
+
+Test(client, empty_or_garbage_bodies_give_empty_fields)
+{
+    char type[128], msg[256];
+    ddb_parse_error_body("", 0, NULL, type, sizeof(type), msg, sizeof(msg));
+    cr_assert_str_eq(type, "");
+    cr_assert_str_eq(msg, "");
+    ddb_parse_error_body("<html>502</html>", 16, NULL, type, sizeof(type), msg, sizeof(msg));
+    cr_assert_str_eq(type, "");
+}
+
+Test(client, rejects_endpoints_that_are_not_http)
+{
+    ddb_client *c = NULL;
+    ddb_client_opts o;
+    ddb_error err;
+    memset(&o, 0, sizeof(o));
+    o.region = "us-east-1";
+    o.endpoint = "ftp://example.com";
+    cr_assert_eq(ddb_client_new(&c, &o, &err), DDB_EUSAGE);
+    cr_assert(strstr(err.message, "ftp://example.com") != NULL);
+    o.endpoint = "not a url";
+    cr_assert_eq(ddb_client_new(&c, &o, &err), DDB_EUSAGE);
+    o.endpoint = "http://127.0.0.1:9";
+    cr_assert_eq(ddb_client_new(&c, &o, &err), 0, "%s", err.message);
+    ddb_client_free(c);
+}
+
+Test(client, connection_refused_is_retried_then_reported)
+{
+    /* Port 9 (discard) on loopback is closed here: every attempt is refused. */
+    ddb_client *c = NULL;
+    ddb_client_opts o;
+    ddb_response resp;
+    ddb_error err;
+    memset(&o, 0, sizeof(o));
+    o.region = "us-east-1";
+    o.endpoint = "http://127.0.0.1:9";
+    o.max_attempts = 3;
+    o.backoff_base_ms = 1;
+    o.backoff_cap_ms = 5;
+    o.random_seed = 1;
+    cr_assert_eq(ddb_client_new(&c, &o, &err), 0);
+    cr_assert_eq(ddb_client_call(c, "ListTables", "{}", 2, &resp, &err), 0, "%s", err.message);
+    cr_assert_not(resp.ok);
+    cr_assert_eq(resp.attempts, 3);
+    cr_assert(resp.retryable);
+    cr_assert_str_eq(resp.error_type, "ConnectionError");
+    ddb_response_dispose(&resp);
+    ddb_client_free(c);
+}
+
+Test(table, create_request_has_every_index_and_attribute_once)
+{
+    ddb_mapping *m = tu_load_format("favorites.json");
+    ddb_buf b = DDB_BUF_INIT;
+    ddb_error err;
+    cr_assert_eq(ddb_table_create_request(&b, m, "T1", &err), 0);
+    cr_assert(strstr(b.ptr, "\"TableName\":\"T1\"") != NULL);
+    cr_assert(strstr(b.ptr, "\"BillingMode\":\"PAY_PER_REQUEST\"") != NULL);
+    /* pk, sk, 3 LSI sort keys, 2 GSIs x 2 keys: 9 definitions, pk and sk not repeated */
+    {
+        size_t n = 0;
+        for (const char *p = b.ptr; (p = strstr(p, "\"AttributeType\"")) != NULL; p++)
+            n++;
+        cr_assert_eq(n, 9, "%s", b.ptr);
+    }
+    cr_assert(strstr(b.ptr, "\"LocalSecondaryIndexes\":[{\"IndexName\":\"lsiOne\"") != NULL);
+    cr_assert(strstr(b.ptr, "\"IndexName\":\"gsiTwo\",\"KeySchema\":[{\"AttributeName\":\"gsiTwoPk\","
+                            "\"KeyType\":\"HASH\"},{\"AttributeName\":\"gsiTwoSk\",\"KeyType\":\"RANGE\"}]") != NULL,
+              "%s", b.ptr);
+    ddb_buf_dispose(&b);
+    ddb_mapping_free(m);
+}
+
+Test(table, create_request_projects_include_attributes)
+{
+    ddb_mapping *m = tu_load_format("movies.json");
+    ddb_buf b = DDB_BUF_INIT;
+    ddb_error err;
+    cr_assert_eq(ddb_table_create_request(&b, m, NULL, &err), 0);
+    cr_assert(strstr(b.ptr, "\"TableName\":\"Movies\"") != NULL);
+    cr_assert(strstr(b.ptr, "\"Projection\":{\"ProjectionType\":\"INCLUDE\",\"NonKeyAttributes\":[\"name\"]}") != NULL);
+    cr_assert(strstr(b.ptr, "\"ProjectionType\":\"KEYS_ONLY\"") != NULL);
+    ddb_buf_dispose(&b);
+    ddb_mapping_free(m);
+}
