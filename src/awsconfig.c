@@ -5,79 +5,31 @@
 #include <poll.h>
 #include <pwd.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 #include <openssl/crypto.h>
 
+#include "awsini.h"
+
 extern char **environ;
 
-#define INI_MAX_BYTES (1u << 20)
 #define PROCESS_MAX_STDOUT (64u << 10)
 #define PROCESS_MAX_STDERR 4096u
-
-typedef struct ini_section {
-    char *name;
-    unsigned line;
-} ini_section;
-
-typedef struct ini_entry {
-    size_t section;
-    char *key; /* lower-cased; "parent.sub" for a sub-key */
-    char *value;
-    unsigned line;
-} ini_entry;
-
-typedef struct ini_file {
-    char *path; /* NULL when it could not be located (no HOME) */
-    int present;
-    ini_section *sec;
-    size_t nsec;
-    ini_entry *e;
-    size_t n;
-} ini_file;
 
 typedef struct resolver {
     const ddb_aws_options *opts;
     const char *profile;
     int explicit_profile; /* --profile: skip the environment's keys */
-    ini_file config, creds;
+    ddb_ini_file config, creds;
 } resolver;
 
 static const ddb_aws_options default_options;
-
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *xprintf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
-        return NULL;
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-static void free_secret(char *s)
-{
-    if (s) {
-        OPENSSL_cleanse(s, strlen(s));
-        free(s);
-    }
-}
 
 static const char *env(const resolver *r, const char *name)
 {
@@ -85,230 +37,15 @@ static const char *env(const resolver *r, const char *name)
     return v && *v ? v : NULL;
 }
 
-static int is_ws(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static char *trim(char *s, char *end)
-{
-    while (s < end && is_ws(*s))
-        s++;
-    while (end > s && is_ws(end[-1]))
-        end--;
-    *end = '\0';
-    return s;
-}
-
-/* ---- INI files (self-contained; could move to its own file) ---------- */
-
-static void ini_dispose(ini_file *f)
-{
-    for (size_t i = 0; i < f->n; i++) {
-        free(f->e[i].key);
-        free_secret(f->e[i].value);
-    }
-    for (size_t i = 0; i < f->nsec; i++)
-        free(f->sec[i].name);
-    free(f->e);
-    free(f->sec);
-    free(f->path);
-}
-
-static int ini_add(ini_file *f, size_t sec, char *key, const char *value, unsigned line)
-{
-    ini_entry *e = realloc(f->e, (f->n + 1) * sizeof(*e));
-    if (e == NULL)
-        return free(key), DDB_ENOMEM;
-    f->e = e;
-    e[f->n] = (ini_entry){sec, key, strdup(value), line};
-    for (char *p = key; *p; p++)
-        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
-    f->n++;
-    return e[f->n - 1].value ? 0 : DDB_ENOMEM;
-}
-
-/* Parses text (modified in place) into f; see awsconfig.h for the syntax. */
-static int ini_parse(ini_file *f, char *text, ddb_error *err)
-{
-    long cur = -1, last = -1;
-    int nested = 0;
-    unsigned line = 0;
-    char *p = text;
-
-    if (strncmp(p, "\xEF\xBB\xBF", 3) == 0)
-        p += 3;
-    while (*p) {
-        char *eol = strchr(p, '\n'), *raw = p, *t, *d, *close;
-        line++;
-        p = eol ? eol + 1 : raw + strlen(raw);
-        t = trim(raw, eol ? eol : p);
-        if (*t == '\0' || *t == '#' || *t == ';')
-            continue;
-        if (t != raw && last >= 0) { /* indented: continues the last key */
-            ini_entry *pe = &f->e[last];
-            if (nested) {
-                if ((d = strchr(t, '=')) == NULL)
-                    goto syntax;
-                char *sub = trim(t, d), *val = trim(d + 1, d + 1 + strlen(d + 1));
-                char *key = xprintf("%s.%s", pe->key, sub);
-                if (key == NULL || ini_add(f, (size_t)cur, key, val, line) != 0)
-                    return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            } else {
-                char *v = xprintf("%s %s", pe->value, t);
-                if (v == NULL)
-                    return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-                free_secret(pe->value);
-                pe->value = v;
-            }
-            continue;
-        }
-        if (*t == '[') {
-            ini_section *s;
-            if ((close = strrchr(t, ']')) == NULL)
-                return ddb_error_set(err, DDB_EINVAL, "%s:%u: '[' without a closing ']'", f->path,
-                                     line);
-            t = trim(t + 1, close);
-            for (size_t i = 0; i < f->nsec; i++)
-                if (strcmp(f->sec[i].name, t) == 0)
-                    return ddb_error_set(err, DDB_EINVAL,
-                                         "%s:%u: duplicate section [%s] (first at line %u)",
-                                         f->path, line, t, f->sec[i].line);
-            if (*t == '\0')
-                return ddb_error_set(err, DDB_EINVAL, "%s:%u: empty section name", f->path, line);
-            if ((s = realloc(f->sec, (f->nsec + 1) * sizeof(*s))) == NULL)
-                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            f->sec = s;
-            s[f->nsec] = (ini_section){strdup(t), line};
-            if (s[f->nsec].name == NULL)
-                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            cur = (long)f->nsec++;
-            last = -1;
-            continue;
-        }
-        if (cur < 0)
-            return ddb_error_set(err, DDB_EINVAL, "%s:%u: '%.40s' is outside any [section]",
-                                 f->path, line, t);
-        d = t + strcspn(t, "=:");
-        if (*d == '\0' || d == t)
-            goto syntax;
-        char *val = trim(d + 1, d + 1 + strlen(d + 1)), *key = trim(t, d);
-        for (size_t i = 0; i < f->n; i++)
-            if (f->e[i].section == (size_t)cur && strcasecmp(f->e[i].key, key) == 0)
-                return ddb_error_set(err, DDB_EINVAL,
-                                     "%s:%u: duplicate key '%s' in [%s] (first at line %u)",
-                                     f->path, line, key, f->sec[cur].name, f->e[i].line);
-        if ((key = strdup(key)) == NULL || ini_add(f, (size_t)cur, key, val, line) != 0)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        last = (long)f->n - 1;
-        nested = *val == '\0';
-    }
-    return 0;
-syntax:
-    return ddb_error_set(err, DDB_EINVAL, "%s:%u: expected 'key = value' or '[section]'", f->path,
-                         line);
-}
-
-static int ini_load(ini_file *f, ddb_error *err)
-{
-    ddb_buf b = DDB_BUF_INIT;
-    int fd, rc = 0;
-    ssize_t got;
-    struct stat st;
-
-    if (f->path == NULL)
-        return 0;
-    if ((fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            return 0;
-        return ddb_error_set(err, DDB_EIO, "%s: %s", f->path, strerror(errno));
-    }
-    /* One allocation, so no realloc leaves a copy of the keys behind. */
-    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size <= INI_MAX_BYTES &&
-        ddb_buf_reserve(&b, (size_t)st.st_size + 4096) != 0)
-        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    while (rc == 0) {
-        if (ddb_buf_reserve(&b, 4096) != 0) {
-            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        } else if ((got = read(fd, b.ptr + b.len, 4096)) < 0) {
-            if (errno != EINTR)
-                rc = ddb_error_set(err, DDB_EIO, "%s: %s", f->path, strerror(errno));
-        } else if (got == 0) {
-            break;
-        } else if ((b.len += (size_t)got) > INI_MAX_BYTES) {
-            rc =
-                ddb_error_set(err, DDB_ETOOBIG, "%s: larger than %u bytes", f->path, INI_MAX_BYTES);
-        }
-    }
-    close(fd);
-    if (rc == 0) {
-        b.ptr[b.len] = '\0';
-        if (memchr(b.ptr, '\0', b.len) != NULL)
-            rc = ddb_error_set(err, DDB_EINVAL, "%s: contains a NUL byte", f->path);
-        else if ((rc = ini_parse(f, b.ptr, err)) == 0)
-            f->present = 1;
-    }
-    if (b.ptr)
-        OPENSSL_cleanse(b.ptr, b.cap);
-    ddb_buf_dispose(&b);
-    return rc;
-}
-
-/* Config files name profiles [default] and [profile NAME] (services:
- * [services NAME]); credentials files name them [NAME]. */
-static int section_is(const ini_file *f, size_t i, int config, const char *kind, const char *name)
-{
-    const char *s = f->sec[i].name;
-    size_t k = strlen(kind), n = strlen(name);
-    if (!config)
-        return strcmp(s, name) == 0;
-    if (strcmp(kind, "profile") == 0 && strcmp(s, "default") == 0)
-        return strcmp(name, "default") == 0;
-    if (strncmp(s, kind, k) != 0 || !is_ws(s[k]))
-        return 0;
-    for (s += k; is_ws(*s); s++)
-        ;
-    if (*s == '"' && strlen(s) == n + 2 && s[n + 1] == '"')
-        s++;
-    return strncmp(s, name, n) == 0 && (s[n] == '\0' || s[n] == '"');
-}
-
-static int ini_has(const ini_file *f, int config, const char *kind, const char *name)
-{
-    for (size_t i = 0; i < f->nsec; i++)
-        if (section_is(f, i, config, kind, name))
-            return 1;
-    return 0;
-}
-
-static const char *ini_get_at(const ini_file *f, int config, const char *kind, const char *name,
-                              const char *key, unsigned *line)
-{
-    const char *v = NULL;
-    for (size_t i = 0; i < f->n; i++)
-        if (strcmp(f->e[i].key, key) == 0 && section_is(f, f->e[i].section, config, kind, name)) {
-            v = f->e[i].value;
-            *line = f->e[i].line;
-        }
-    return v;
-}
-
-static const char *ini_get(const ini_file *f, int config, const char *kind, const char *name,
-                           const char *key)
-{
-    unsigned line;
-    return ini_get_at(f, config, kind, name, key, &line);
-}
-
 /* ---- profile, file locations ------------------------------------------ */
 
 /* A profile setting: the credentials file wins over the config file. */
-static const char *profile_get(const resolver *r, const char *key, const ini_file **from)
+static const char *profile_get(const resolver *r, const char *key, const ddb_ini_file **from)
 {
-    const char *v = ini_get(&r->creds, 0, "profile", r->profile, key);
+    const char *v = ddb_ini_get(&r->creds, 0, "profile", r->profile, key);
     *from = &r->creds;
     if (v == NULL) {
-        v = ini_get(&r->config, 1, "profile", r->profile, key);
+        v = ddb_ini_get(&r->config, 1, "profile", r->profile, key);
         *from = &r->config;
     }
     return v;
@@ -327,7 +64,7 @@ static int locate(char **out, const resolver *r, const char *var, const char *le
     if (v && !(v[0] == '~' && (v[1] == '/' || v[1] == '\0')))
         *out = strdup(v);
     else if (home)
-        *out = v ? xprintf("%s%s", home, v + 1) : xprintf("%s/.aws/%s", home, leaf);
+        *out = v ? ddb_aws_xprintf("%s%s", home, v + 1) : ddb_aws_xprintf("%s/.aws/%s", home, leaf);
     else
         return 0;
     return *out ? 0 : DDB_ENOMEM;
@@ -343,12 +80,12 @@ static int resolver_init(resolver *r, const ddb_aws_options *opts, ddb_error *er
     if (locate(&r->config.path, r, "AWS_CONFIG_FILE", "config") != 0 ||
         locate(&r->creds.path, r, "AWS_SHARED_CREDENTIALS_FILE", "credentials") != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if ((rc = ini_load(&r->config, err)) != 0 || (rc = ini_load(&r->creds, err)) != 0)
+    if ((rc = ddb_ini_load(&r->config, err)) != 0 || (rc = ddb_ini_load(&r->creds, err)) != 0)
         return rc;
     if (r->profile == NULL)
         r->profile = "default";
-    else if (!ini_has(&r->config, 1, "profile", r->profile) &&
-             !ini_has(&r->creds, 0, "profile", r->profile))
+    else if (!ddb_ini_has(&r->config, 1, "profile", r->profile) &&
+             !ddb_ini_has(&r->creds, 0, "profile", r->profile))
         return ddb_error_set(err, DDB_EUSAGE,
                              "AWS profile '%s' (from %s) not found: no [%s%s] in config file %s "
                              "and no [%s] in credentials file %s",
@@ -361,8 +98,8 @@ static int resolver_init(resolver *r, const ddb_aws_options *opts, ddb_error *er
 
 static void resolver_dispose(resolver *r)
 {
-    ini_dispose(&r->config);
-    ini_dispose(&r->creds);
+    ddb_ini_dispose(&r->config);
+    ddb_ini_dispose(&r->creds);
 }
 
 static int make_creds(ddb_aws_credentials **out, const char *id, const char *secret,
@@ -382,13 +119,13 @@ static int make_creds(ddb_aws_credentials **out, const char *id, const char *sec
     return 0;
 }
 
-static int from_file(ddb_aws_credentials **out, const resolver *r, const ini_file *f, int config,
-                     ddb_error *err)
+static int from_file(ddb_aws_credentials **out, const resolver *r, const ddb_ini_file *f,
+                     int config, ddb_error *err)
 {
     unsigned line = 0;
-    const char *id = ini_get_at(f, config, "profile", r->profile, "aws_access_key_id", &line);
-    const char *secret = ini_get(f, config, "profile", r->profile, "aws_secret_access_key");
-    const char *token = ini_get(f, config, "profile", r->profile, "aws_security_token");
+    const char *id = ddb_ini_get_at(f, config, "profile", r->profile, "aws_access_key_id", &line);
+    const char *secret = ddb_ini_get(f, config, "profile", r->profile, "aws_secret_access_key");
+    const char *token = ddb_ini_get(f, config, "profile", r->profile, "aws_security_token");
 
     if (id == NULL)
         return 0;
@@ -398,12 +135,12 @@ static int from_file(ddb_aws_credentials **out, const resolver *r, const ini_fil
                              *id == '\0' ? "an empty aws_access_key_id"
                                          : "aws_access_key_id but no aws_secret_access_key");
     if (token == NULL)
-        token = ini_get(f, config, "profile", r->profile, "aws_session_token");
-    return make_creds(out, id, secret, token, 0,
-                      xprintf("%s file %s [%s%s]", config ? "config" : "credentials", f->path,
-                              config && strcmp(r->profile, "default") ? "profile " : "",
-                              r->profile),
-                      err);
+        token = ddb_ini_get(f, config, "profile", r->profile, "aws_session_token");
+    return make_creds(
+        out, id, secret, token, 0,
+        ddb_aws_xprintf("%s file %s [%s%s]", config ? "config" : "credentials", f->path,
+                        config && strcmp(r->profile, "default") ? "profile " : "", r->profile),
+        err);
 }
 
 /* ---- credential_process ------------------------------------------------ */
@@ -512,7 +249,7 @@ done:
 }
 
 static int from_process(ddb_aws_credentials **out, const resolver *r, const char *cmd,
-                        const ini_file *from, ddb_error *err)
+                        const ddb_ini_file *from, ddb_error *err)
 {
     ddb_buf o = DDB_BUF_INIT, e = DDB_BUF_INIT;
     json_object *root = NULL, *v[5] = {NULL};
@@ -573,10 +310,10 @@ static int from_process(ddb_aws_credentials **out, const resolver *r, const char
                       json_object_get_string(v[4]));
         goto done;
     }
-    rc =
-        make_creds(out, json_object_get_string(v[1]), json_object_get_string(v[2]),
-                   v[3] ? json_object_get_string(v[3]) : NULL, expiration,
-                   xprintf("credential_process of profile '%s' (%s)", r->profile, from->path), err);
+    rc = make_creds(
+        out, json_object_get_string(v[1]), json_object_get_string(v[2]),
+        v[3] ? json_object_get_string(v[3]) : NULL, expiration,
+        ddb_aws_xprintf("credential_process of profile '%s' (%s)", r->profile, from->path), err);
 done:
     for (int i = 2; i < 4; i++) /* json-c frees without wiping */
         if (json_object_is_type(v[i], json_type_string))
@@ -591,7 +328,7 @@ done:
 
 /* ---- resolution -------------------------------------------------------- */
 
-static void describe_file(ddb_buf *b, const resolver *r, const ini_file *f, int config)
+static void describe_file(ddb_buf *b, const resolver *r, const ddb_ini_file *f, int config)
 {
     const char *pfx = config && strcmp(r->profile, "default") ? "profile " : "";
     ddb_buf_printf(b, "%s file %s ", config ? "config" : "credentials",
@@ -600,7 +337,7 @@ static void describe_file(ddb_buf *b, const resolver *r, const ini_file *f, int 
         return;
     if (!f->present)
         ddb_buf_puts(b, "(not found)");
-    else if (!ini_has(f, config, "profile", r->profile))
+    else if (!ddb_ini_has(f, config, "profile", r->profile))
         ddb_buf_printf(b, "(no [%s%s] section)", pfx, r->profile);
     else
         ddb_buf_printf(b, "([%s%s] has no aws_access_key_id)", pfx, r->profile);
@@ -611,7 +348,7 @@ static int resolve_credentials(ddb_aws_credentials **out, const resolver *r, ddb
     static const char *const unsupported[] = {"role_arn", "web_identity_token_file", "sso_session",
                                               "sso_start_url"};
     const char *id = r->explicit_profile ? NULL : env(r, "AWS_ACCESS_KEY_ID"), *v;
-    const ini_file *from;
+    const ddb_ini_file *from;
     ddb_buf msg = DDB_BUF_INIT;
     int rc;
 
@@ -684,15 +421,15 @@ static int pick(ddb_aws_config *cfg, int endpoint, const char *value, char *sour
     return 0;
 }
 
-static char *profile_source(const resolver *r, const char *key, const ini_file *from)
+static char *profile_source(const resolver *r, const char *key, const ddb_ini_file *from)
 {
-    return xprintf("'%s' in profile '%s' of %s", key, r->profile, from->path);
+    return ddb_aws_xprintf("'%s' in profile '%s' of %s", key, r->profile, from->path);
 }
 
 static int resolve_region(ddb_aws_config *cfg, const resolver *r, ddb_error *err)
 {
     static const char *const vars[] = {"AWS_REGION", "AWS_DEFAULT_REGION"};
-    const ini_file *from;
+    const ddb_ini_file *from;
     const char *v;
 
     if (r->opts->region && *r->opts->region)
@@ -712,7 +449,7 @@ static int resolve_region(ddb_aws_config *cfg, const resolver *r, ddb_error *err
 
 static int resolve_endpoint(ddb_aws_config *cfg, const resolver *r, ddb_error *err)
 {
-    const ini_file *from;
+    const ddb_ini_file *from;
     const char *v, *ignore = env(r, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
     char url[128];
 
@@ -724,8 +461,9 @@ static int resolve_endpoint(ddb_aws_config *cfg, const resolver *r, ddb_error *e
         if ((v = env(r, "AWS_ENDPOINT_URL_DYNAMODB")) != NULL)
             return pick(cfg, 1, v, strdup("AWS_ENDPOINT_URL_DYNAMODB"), err);
         if ((v = profile_get(r, "services", &from)) != NULL &&
-            (v = ini_get(&r->config, 1, "services", v, "dynamodb.endpoint_url")) != NULL)
-            return pick(cfg, 1, v, xprintf("[services] section of %s", r->config.path), err);
+            (v = ddb_ini_get(&r->config, 1, "services", v, "dynamodb.endpoint_url")) != NULL)
+            return pick(cfg, 1, v, ddb_aws_xprintf("[services] section of %s", r->config.path),
+                        err);
         if ((v = env(r, "AWS_ENDPOINT_URL")) != NULL)
             return pick(cfg, 1, v, strdup("AWS_ENDPOINT_URL"), err);
         if ((v = profile_get(r, "endpoint_url", &from)) != NULL && *v)
@@ -782,9 +520,9 @@ void ddb_aws_credentials_free(ddb_aws_credentials *c)
 {
     if (c == NULL)
         return;
-    free_secret(c->access_key_id);
-    free_secret(c->secret_access_key);
-    free_secret(c->session_token);
+    ddb_aws_free_secret(c->access_key_id);
+    ddb_aws_free_secret(c->secret_access_key);
+    ddb_aws_free_secret(c->session_token);
     free(c->source);
     OPENSSL_cleanse(c, sizeof(*c));
     free(c);

@@ -45,7 +45,11 @@ struct ddb_client {
     char *region;
     char *user_agent;
     const ddb_aws_credentials *creds;
-    int concurrency;
+    int concurrency;     /* current limit of requests in flight (adaptive) */
+    int max_concurrency; /* what the user asked for */
+    int adaptive;
+    int successes;       /* since the last change */
+    uint64_t last_decrease_ms;
     int max_attempts;
     uint32_t base_ms, cap_ms;
     long connect_timeout_ms, request_timeout_ms;
@@ -59,6 +63,10 @@ struct ddb_client {
     CURL **idle;   /* easy handles kept for reuse */
     int n_idle, cap_idle;
     volatile sig_atomic_t interrupted;
+    volatile sig_atomic_t *stop;
+    void (*on_idle)(void *ctx);
+    void *idle_ctx;
+    uint64_t last_idle_ms;
     ddb_client_stats stats;
 };
 
@@ -238,6 +246,8 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     c->concurrency = o->concurrency > 0 ? o->concurrency : 16;
     if (c->concurrency > MAX_CONCURRENCY)
         c->concurrency = MAX_CONCURRENCY;
+    c->max_concurrency = c->concurrency;
+    c->adaptive = !o->fixed_concurrency;
     c->max_attempts = o->max_attempts > 0 ? o->max_attempts : 10;
     c->base_ms = o->backoff_base_ms ? o->backoff_base_ms : 50;
     c->cap_ms = o->backoff_cap_ms ? o->backoff_cap_ms : 20000;
@@ -460,6 +470,12 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
             }
         }
         cl->resp.ok = 1;
+        /* Additive increase: one more request in flight per window of successes. */
+        if (c->adaptive && c->concurrency < c->max_concurrency &&
+            ++c->successes >= c->concurrency) {
+            c->concurrency++;
+            c->successes = 0;
+        }
         if (c->verbose)
             fprintf(stderr, "ddbpipe: %s attempt %d: 200 (%zu bytes)\n", cl->op, cl->attempts,
                     cl->resp_body.len);
@@ -474,8 +490,16 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
     retryable = status >= 500 || ddb_error_is_throttling(cl->resp.error_type) ||
                 error_is_server_side(cl->resp.error_type);
     if (ddb_error_is_throttling(cl->resp.error_type)) {
+        uint64_t now = now_ms();
         cl->throttles++;
         c->stats.throttles++;
+        /* Multiplicative decrease, at most once a second so one burst of
+         * throttled answers does not collapse it to 1. */
+        if (c->adaptive && now - c->last_decrease_ms >= 1000) {
+            c->last_decrease_ms = now;
+            c->concurrency = c->concurrency / 2 > 0 ? c->concurrency / 2 : 1;
+            c->successes = 0;
+        }
     }
     if (c->verbose)
         fprintf(stderr, "ddbpipe: %s attempt %d: HTTP %ld %s\n", cl->op, cl->attempts, status,
@@ -545,9 +569,13 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
 
         if (until && until(ctx))
             return 0;
-        if (c->interrupted)
+        if (c->interrupted || (c->stop && *c->stop))
             return ddb_error_set(err, DDB_EINTR, "interrupted");
         now = now_ms();
+        if (c->on_idle && now - c->last_idle_ms >= 100) {
+            c->last_idle_ms = now;
+            c->on_idle(c->idle_ctx);
+        }
         promote_delayed(c, now);
         start_ready(c);
         if (c->in_flight == 0 && c->ready_head == NULL && c->delayed == NULL)
@@ -645,6 +673,7 @@ void ddb_response_dispose(ddb_response *resp)
 void ddb_client_set_concurrency(ddb_client *c, int n)
 {
     c->concurrency = n < 1 ? 1 : n > MAX_CONCURRENCY ? MAX_CONCURRENCY : n;
+    c->max_concurrency = c->concurrency;
 }
 
 int ddb_client_concurrency(const ddb_client *c)
@@ -655,6 +684,17 @@ int ddb_client_concurrency(const ddb_client *c)
 void ddb_client_interrupt(ddb_client *c)
 {
     c->interrupted = 1;
+}
+
+void ddb_client_set_stop_flag(ddb_client *c, volatile sig_atomic_t *flag)
+{
+    c->stop = flag;
+}
+
+void ddb_client_set_idle(ddb_client *c, void (*idle)(void *ctx), void *ctx)
+{
+    c->on_idle = idle;
+    c->idle_ctx = ctx;
 }
 
 void ddb_client_stats_get(const ddb_client *c, ddb_client_stats *out)

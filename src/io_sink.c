@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -47,6 +48,7 @@ typedef struct file_sink {
     int finished;
     int failed; /* a write failed: the file is incomplete, refuse to finish */
     char *tmp;  /* atomic mode: temporary path until renamed, else NULL */
+    int keep;   /* partial mode: free() leaves tmp in place for a resumed run */
     unsigned char *buf;
     size_t len;
 } file_sink;
@@ -196,13 +198,28 @@ static void file_free(ddb_sink *s)
     if (f->owns_fd && f->fd >= 0)
         close(f->fd);
     if (f->tmp != NULL) {
-        unlink(f->tmp);
+        if (!f->keep)
+            unlink(f->tmp);
         free(f->tmp);
     }
     free(f->buf);
 }
 
-static const ddb_sink_vtable file_vtable = {file_write, file_flush, file_finish, file_free};
+static int file_checkpoint(ddb_sink *s, ddb_error *err)
+{
+    file_sink *f = (file_sink *)s;
+    int rc;
+    if (f->finished)
+        return 0;
+    if ((rc = file_flush(s, err)) != 0)
+        return rc;
+    if (f->owns_fd && fsync(f->fd) != 0)
+        return file_error(f, err, "fsync", errno);
+    return 0;
+}
+
+static const ddb_sink_vtable file_vtable = {file_write, file_flush, file_finish, file_free,
+                                            file_checkpoint};
 
 /* Creates ".<base>.tmp-<pid>-<n>" beside path with O_EXCL; n counts up on
  * collisions, so two sinks on one path in one process still get their own. */
@@ -277,6 +294,55 @@ done:
     return 0;
 }
 
+int ddb_sink_open_partial(ddb_sink **out, const char *final_path, const char *partial_path,
+                          int resume, uint64_t keep_len, ddb_error *err)
+{
+    file_sink *f;
+    int rc = 0;
+    struct stat st;
+
+    *out = NULL;
+    f = (file_sink *)sink_alloc(sizeof(*f), &file_vtable, final_path);
+    if (f == NULL || (f->buf = malloc(FILE_BUF)) == NULL ||
+        (f->tmp = strdup(partial_path)) == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory opening %s", final_path);
+        goto done;
+    }
+    f->fd = -1;
+    f->keep = 1;
+    do {
+        f->fd = open(partial_path, O_WRONLY | O_CREAT | O_CLOEXEC | (resume ? 0 : O_TRUNC), 0644);
+    } while (f->fd < 0 && errno == EINTR);
+    if (f->fd < 0) {
+        rc = ddb_error_set(err, DDB_EIO, "cannot open %s: %s", partial_path, strerror(errno));
+        goto done;
+    }
+    f->owns_fd = 1;
+    if (resume) {
+        if (fstat(f->fd, &st) != 0 || (uint64_t)st.st_size < keep_len) {
+            rc = ddb_error_set(err, DDB_EIO,
+                               "cannot resume %s: it holds %lld bytes, the checkpoint says %llu",
+                               partial_path, (long long)st.st_size, (unsigned long long)keep_len);
+            goto done;
+        }
+        /* Whatever was written after the checkpoint is written again. */
+        if (ftruncate(f->fd, (off_t)keep_len) != 0 || lseek(f->fd, 0, SEEK_END) < 0) {
+            rc = ddb_error_set(err, DDB_EIO, "cannot resume %s: %s", partial_path, strerror(errno));
+            goto done;
+        }
+        f->base.bytes_out = keep_len;
+    }
+done:
+    if (rc != 0) {
+        if (f)
+            f->keep = 1; /* never delete what a resume would need */
+        ddb_sink_free(f ? &f->base : NULL);
+        return rc;
+    }
+    *out = &f->base;
+    return 0;
+}
+
 /* ---------------------------------------------------------------- memory */
 
 typedef struct mem_sink {
@@ -303,7 +369,7 @@ static void mem_free(ddb_sink *s)
     ddb_buf_dispose(&((mem_sink *)s)->b);
 }
 
-static const ddb_sink_vtable mem_vtable = {mem_write, mem_nop, mem_nop, mem_free};
+static const ddb_sink_vtable mem_vtable = {mem_write, mem_nop, mem_nop, mem_free, mem_nop};
 
 int ddb_sink_new_memory(ddb_sink **out, ddb_error *err)
 {
@@ -339,6 +405,7 @@ typedef struct gz_sink {
     z_stream zs;
     int zs_ready;
     int finished;
+    int dirty; /* data went into the current member */
     unsigned char *out;
     size_t out_len;
 } gz_sink;
@@ -378,6 +445,7 @@ static int gz_write(ddb_sink *s, const void *data, size_t len, ddb_error *err)
         size_t n = len > UINT_MAX ? UINT_MAX : len;
         g->zs.next_in = (unsigned char *)p;
         g->zs.avail_in = (uInt)n;
+        g->dirty = 1;
         if ((rc = gz_run(g, Z_NO_FLUSH, err)) != 0)
             return rc;
         p += n;
@@ -421,7 +489,26 @@ static void gz_free(ddb_sink *s)
     free(g->out);
 }
 
-static const ddb_sink_vtable gz_vtable = {gz_write, gz_flush, gz_finish, gz_free};
+/* Ends the member (header + data + trailer are complete) and starts a new
+ * one for what follows: concatenated members are one valid gzip file, and
+ * the file can be cut at a member boundary and appended to. */
+static int gz_checkpoint(ddb_sink *s, ddb_error *err)
+{
+    gz_sink *g = (gz_sink *)s;
+    int rc;
+    if (g->finished || !g->dirty)
+        return 0;
+    g->zs.next_in = NULL;
+    g->zs.avail_in = 0;
+    if ((rc = gz_run(g, Z_FINISH, err)) != 0)
+        return rc;
+    if (deflateReset(&g->zs) != Z_OK)
+        return ddb_error_set(err, DDB_ERROR, "gzip reset failed for %s", s->name);
+    g->dirty = 0;
+    return 0;
+}
+
+static const ddb_sink_vtable gz_vtable = {gz_write, gz_flush, gz_finish, gz_free, gz_checkpoint};
 
 int ddb_sink_new_gzip(ddb_sink **out, ddb_sink *upstream, int level, ddb_error *err)
 {
@@ -493,6 +580,23 @@ int ddb_sink_finish(ddb_sink *s, ddb_error *err)
         if ((rc = s->vt->finish(s, err)) != 0)
             return rc;
     return 0;
+}
+
+int ddb_sink_checkpoint(ddb_sink *s, ddb_error *err)
+{
+    for (; s != NULL; s = s->upstream) {
+        int rc = s->vt->checkpoint ? s->vt->checkpoint(s, err) : 0;
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+uint64_t ddb_sink_file_length(const ddb_sink *s)
+{
+    while (s->upstream != NULL)
+        s = s->upstream;
+    return s->bytes_out;
 }
 
 void ddb_sink_free(ddb_sink *s)

@@ -28,7 +28,40 @@ typedef struct file_output {
     ddb_buf line;
     char **committed;
     size_t n_committed;
+    /* resuming: the files of the interrupted run and their checkpointed lengths */
+    char **resume_paths;
+    uint64_t *resume_bytes;
+    size_t n_resume;
 } file_output;
+
+/* Opens path for a writer: an atomic temporary file, or in resumable mode the
+ * deterministic DIR/.<name>.partial, continued when the state names it. */
+static int open_file_sink(ddb_sink **out, const file_output *fo, const char *path, int *appending,
+                          ddb_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    char *partial;
+    uint64_t keep = 0;
+    int resume = 0, rc;
+
+    *appending = 0;
+    if (!fo->opts.resumable)
+        return ddb_sink_open_file(out, path, 1, err);
+    for (size_t i = 0; i < fo->n_resume; i++) {
+        if (strcmp(fo->resume_paths[i], path) == 0) {
+            resume = 1;
+            keep = fo->resume_bytes[i];
+        }
+    }
+    if ((partial = malloc(strlen(path) + 16)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    sprintf(partial, "%.*s.%s.partial", (int)dirlen, path, path + dirlen);
+    rc = ddb_sink_open_partial(out, path, partial, resume, keep, err);
+    free(partial);
+    *appending = resume && keep > 0;
+    return rc;
+}
 
 /* mkdir -p */
 static int make_dir(const char *dir, ddb_error *err)
@@ -63,9 +96,10 @@ static char *make_path(const file_output *fo, const char *base, const char *mid,
     return path;
 }
 
-static int open_sink(ddb_sink **out, const file_output *fo, const char *path, ddb_error *err)
+static int open_sink(ddb_sink **out, const file_output *fo, const char *path, int *appending,
+                     ddb_error *err)
 {
-    int rc = ddb_sink_open_file(out, path, 1, err);
+    int rc = open_file_sink(out, fo, path, appending, err);
     if (rc == 0 && fo->opts.gzip)
         rc = ddb_sink_new_gzip(out, *out, 0, err);
     return rc;
@@ -75,7 +109,7 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
 {
     const ddb_entity *e = NULL;
     const char *base = fo->opts.single_name ? fo->opts.single_name : "items";
-    ddb_writer_opts wo = {fo->opts.delimiter, NULL, 0};
+    ddb_writer_opts wo = {fo->opts.delimiter, NULL, 0, 0};
     ddb_sink *sink = NULL;
     int rc;
 
@@ -89,7 +123,7 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
                            ddb_out_format_ext(fo->opts.format));
     if (slot->path == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if ((rc = open_sink(&sink, fo, slot->path, err)) != 0)
+    if ((rc = open_sink(&sink, fo, slot->path, &wo.appending, err)) != 0)
         return rc;
     /* Items (convert, encode) are written whole; records follow their entity. */
     return ddb_writer_new(&slot->w, fo->opts.format, sink, fo->opts.records ? e : NULL, &wo, err);
@@ -110,7 +144,7 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
     if ((rc = ddb_writer_write(slot->w, rec, fo->opts.records ? n_declared : 0, err)) != 0)
         return rc;
     if (o->ack)
-        o->ack(o->ack_ctx, index, kind, 1);
+        o->ack(o->ack_ctx, index, kind, origin ? origin->seq : 0);
     return 0;
 }
 
@@ -122,7 +156,8 @@ static int fo_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item
         fo->unmatched.path = make_path(fo, "_unmatched", "", "ndjson");
         if (fo->unmatched.path == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        if ((rc = open_sink(&fo->unmatched_sink, fo, fo->unmatched.path, err)) != 0)
+        int appending;
+        if ((rc = open_sink(&fo->unmatched_sink, fo, fo->unmatched.path, &appending, err)) != 0)
             return rc;
     }
     ddb_buf_clear(&fo->line);
@@ -177,9 +212,83 @@ static int fo_finish(ddb_output *o, ddb_error *err)
     return 0;
 }
 
+static void put_state(ddb_buf *b, int *first, ddb_sink *sink, const char *path)
+{
+    ddb_buf_puts(b, *first ? "{\"path\":" : ",{\"path\":");
+    *first = 0;
+    ddb_json_put_string(b, path, strlen(path));
+    ddb_buf_printf(b, ",\"bytes\":%llu}", (unsigned long long)ddb_sink_file_length(sink));
+}
+
+static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
+{
+    file_output *fo = (file_output *)o;
+    int first = 1, rc;
+    ddb_buf_putc(state, '[');
+    for (size_t k = 0; k < 2; k++) {
+        file_slot *slots = k == 0 ? fo->puts : fo->dels;
+        for (size_t i = 0; i < fo->n; i++) {
+            if (slots[i].w == NULL)
+                continue;
+            if ((rc = ddb_sink_checkpoint(slots[i].w->sink, err)) != 0)
+                return rc;
+            put_state(state, &first, slots[i].w->sink, slots[i].path);
+        }
+    }
+    if (fo->unmatched_sink != NULL) {
+        if ((rc = ddb_sink_checkpoint(fo->unmatched_sink, err)) != 0)
+            return rc;
+        put_state(state, &first, fo->unmatched_sink, fo->unmatched.path);
+    }
+    ddb_buf_putc(state, ']');
+    return state->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
+}
+
+/* Reads the [{"path":..,"bytes":..}] a checkpoint saved. */
+static int load_resume(file_output *fo, const char *json, ddb_error *err)
+{
+    ddb_json_parser *p = NULL;
+    ddb_arena *a = NULL;
+    ddb_value root;
+    int rc = 0;
+    if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (ddb_json_parse_plain(p, &root, json, strlen(json), a, err) != 0 || root.type != DDB_TYPE_L) {
+        rc = ddb_error_set(err, DDB_EUSAGE, "the saved output state is unreadable");
+        goto done;
+    }
+    fo->resume_paths = calloc(root.u.l.count + 1, sizeof(char *));
+    fo->resume_bytes = calloc(root.u.l.count + 1, sizeof(uint64_t));
+    if (fo->resume_paths == NULL || fo->resume_bytes == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < root.u.l.count; i++) {
+        const ddb_value *e = &root.u.l.items[i], *pv, *bv;
+        if (e->type != DDB_TYPE_M || (pv = ddb_map_getz(&e->u.m, "path")) == NULL ||
+            pv->type != DDB_TYPE_S || (bv = ddb_map_getz(&e->u.m, "bytes")) == NULL ||
+            bv->type != DDB_TYPE_N) {
+            rc = ddb_error_set(err, DDB_EUSAGE, "the saved output state is unreadable");
+            goto done;
+        }
+        fo->resume_paths[fo->n_resume] = strndup(pv->u.s.ptr, pv->u.s.len);
+        fo->resume_bytes[fo->n_resume++] = strtoull(bv->u.s.ptr, NULL, 10);
+    }
+done:
+    ddb_arena_free(a);
+    ddb_json_parser_free(p);
+    return rc;
+}
+
 static void fo_free(ddb_output *o)
 {
     file_output *fo = (file_output *)o;
+    for (size_t i = 0; i < fo->n_resume; i++)
+        free(fo->resume_paths[i]);
+    free(fo->resume_paths);
+    free(fo->resume_bytes);
     for (size_t k = 0; k < 2; k++) {
         file_slot *slots = k == 0 ? fo->puts : fo->dels;
         for (size_t i = 0; slots && i < fo->n; i++) {
@@ -198,7 +307,8 @@ static void fo_free(ddb_output *o)
     free(fo->dir);
 }
 
-static const ddb_output_vtable file_vt = {fo_put, fo_unmatched, fo_finish, fo_free};
+static const ddb_output_vtable file_vt = {fo_put, fo_unmatched, fo_finish, fo_free,
+                                          fo_checkpoint};
 
 int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err)
 {
@@ -220,6 +330,24 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
     }
     if ((rc = make_dir(fo->dir, err)) != 0)
         goto done;
+    if (opts->resume_state != NULL && (rc = load_resume(fo, opts->resume_state, err)) != 0)
+        goto done;
+    /* The unmatched file of a resumed run is continued too. */
+    if (opts->resume_state != NULL) {
+        char *um = make_path(fo, "_unmatched", "", "ndjson");
+        for (size_t i = 0; um && i < fo->n_resume; i++) {
+            if (strcmp(fo->resume_paths[i], um) == 0) {
+                int appending;
+                fo->unmatched.path = um;
+                um = NULL;
+                if ((rc = open_sink(&fo->unmatched_sink, fo, fo->unmatched.path, &appending,
+                                    err)) != 0)
+                    goto done;
+                break;
+            }
+        }
+        free(um);
+    }
     if (opts->mapping != NULL && opts->records) {
         for (size_t i = 0; i < fo->n; i++)
             if ((rc = open_slot(fo, &fo->puts[i], (int)i, 0, err)) != 0)

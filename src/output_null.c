@@ -28,6 +28,7 @@ static int no_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         ddb_reject_info info;
         ddb_buf_clear(&no->scratch);
         ddb_json_put_typed_map(&no->scratch, rec);
+        info.seq = origin ? origin->seq : 0;
         info.source = origin ? origin->source : "-";
         info.line = origin ? origin->line : 0;
         info.offset = origin ? origin->offset : 0;
@@ -49,7 +50,7 @@ static int no_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         no->stats.wcu += size == 0 ? 1 : (size + 1023) / 1024;
     }
     if (o->ack)
-        o->ack(o->ack_ctx, entity, kind, 1);
+        o->ack(o->ack_ctx, entity, kind, origin ? origin->seq : 0);
     return 0;
 }
 
@@ -74,7 +75,16 @@ static void no_free(ddb_output *o)
     ddb_buf_dispose(&((null_output *)o)->scratch);
 }
 
-static const ddb_output_vtable null_vt = {no_put, no_unmatched, no_finish, no_free};
+static int no_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
+{
+    (void)o;
+    (void)err;
+    /* Acks already mean written: nothing more to make durable. */
+    return ddb_buf_puts(state, "[]");
+}
+
+static const ddb_output_vtable null_vt = {no_put, no_unmatched, no_finish, no_free,
+                                          no_checkpoint};
 
 int ddb_null_output_new(ddb_output **out, const ddb_key_schema *ks, ddb_error *err)
 {

@@ -19,6 +19,7 @@
 
 #include "ddbpipe/json.h"
 #include "ddbpipe/number.h"
+#include "ddbpipe/rate.h"
 #include "keyset.h"
 
 #define BATCH_MAX_ITEMS 25
@@ -37,6 +38,8 @@ typedef struct entry {
     uint64_t wake_ms;
     const char *source; /* interned */
     uint64_t line, offset;
+    uint64_t seq;       /* the record's number, for acks */
+    double wcu;         /* estimated write units: 1 per started KB (1 for a delete) */
 } entry;
 
 typedef struct entry_list {
@@ -48,6 +51,7 @@ typedef struct batch {
     struct table_output *to;
     entry **entries;
     size_t n;
+    double taken; /* capacity units taken from the rate limiter */
 } batch;
 
 typedef struct table_output {
@@ -71,8 +75,17 @@ typedef struct table_output {
     char fatal_msg[512];
     char **sources;     /* interned source names */
     size_t n_sources;
+    ddb_rate rate;      /* --max-wcu, adaptive */
+    uint32_t rate_wait_ms; /* set when the limiter held a batch back */
     ddb_table_write_stats stats;
 } table_output;
+
+static double now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static uint64_t now_ms(void)
 {
@@ -170,6 +183,7 @@ static int key_signature(ddb_buf *out, const ddb_key_schema *ks, const ddb_map *
 static void late_reject(table_output *to, entry *e, const char *reason)
 {
     ddb_reject_info info;
+    info.seq = e->seq;
     info.source = e->source;
     info.line = e->line;
     info.offset = e->offset;
@@ -214,7 +228,8 @@ static void acked(table_output *to, entry *e)
 {
     to->stats.written++;
     if (to->base.ack)
-        to->base.ack(to->base.ack_ctx, e->entity, e->is_delete ? DDB_REC_DELETE : DDB_REC_PUT, 1);
+        to->base.ack(to->base.ack_ctx, e->entity, e->is_delete ? DDB_REC_DELETE : DDB_REC_PUT,
+                     e->seq);
     entry_done(to, e);
 }
 
@@ -237,7 +252,7 @@ static void requeue(table_output *to, entry *e, const char *why)
     retry_insert(&to->retry, e);
 }
 
-static int send_batch(table_output *to, entry **entries, size_t n, ddb_error *err);
+static int send_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err);
 static void tick(table_output *to);
 
 /* Parses the UnprocessedItems of a response and returns which entries they
@@ -336,11 +351,15 @@ static void batch_done(void *ctx, ddb_response *resp)
 
     to->batches_in_flight--;
     to->stats.throttles += resp->throttles;
+    if (resp->throttles > 0)
+        ddb_rate_throttled(&to->rate, now_sec());
     if (resp->ok) {
         char *flags = calloc(b->n ? b->n : 1, 1);
         double cu = 0;
         int matched = flags ? find_unprocessed(to, b, resp, flags, &cu) : -1;
         to->stats.capacity_units += cu;
+        ddb_rate_settle(&to->rate, b->taken, cu);
+        b->taken = 0;
         for (size_t i = 0; i < b->n; i++) {
             if (matched < 0 || flags[i]) {
                 to->stats.unprocessed++;
@@ -355,8 +374,8 @@ static void batch_done(void *ctx, ddb_response *resp)
         size_t half = b->n / 2;
         ddb_error err;
         to->stats.splits++;
-        if (send_batch(to, b->entries, half, &err) != 0 ||
-            send_batch(to, b->entries + half, b->n - half, &err) != 0) {
+        if (send_batch(to, b->entries, half, 0, &err) != 0 ||
+            send_batch(to, b->entries + half, b->n - half, 0, &err) != 0) {
             to->fatal = 1;
             snprintf(to->fatal_msg, sizeof(to->fatal_msg), "%.500s", err.message);
         }
@@ -381,12 +400,14 @@ static void batch_done(void *ctx, ddb_response *resp)
             }
         }
     }
+    if (b->taken > 0)
+        ddb_rate_settle(&to->rate, b->taken, 0); /* refused: nothing was consumed */
     free(b->entries);
     free(b);
     tick(to);
 }
 
-static int send_batch(table_output *to, entry **entries, size_t n, ddb_error *err)
+static int send_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err)
 {
     batch *b = calloc(1, sizeof(*b));
     ddb_buf *body = &to->scratch;
@@ -399,6 +420,7 @@ static int send_batch(table_output *to, entry **entries, size_t n, ddb_error *er
     memcpy(b->entries, entries, n * sizeof(entry *));
     b->n = n;
     b->to = to;
+    b->taken = taken;
     ddb_buf_clear(body);
     ddb_buf_puts(body, "{\"RequestItems\":{");
     ddb_json_put_string(body, to->table, strlen(to->table));
@@ -432,15 +454,26 @@ static int pump(table_output *to, int force, ddb_error *err)
 {
     uint64_t now = now_ms();
     int limit = ddb_client_concurrency(to->client) * 2;
+    to->rate_wait_ms = 0;
+    ddb_rate_tick(&to->rate, now_sec());
     while (to->batches_in_flight < limit) {
         entry *picked[BATCH_MAX_ITEMS];
         size_t n = 0, bytes = 0;
         size_t due = 0;
+        double cost = 0;
+        uint32_t wait;
         int rc;
         for (entry *e = to->retry.head; e && e->wake_ms <= now; e = e->next)
             due++;
         if (!force && due + to->pending.n < BATCH_MAX_ITEMS)
             return 0;
+        if (due + to->pending.n == 0)
+            return 0;
+        /* Capacity first: a batch waits whole rather than going out in part. */
+        if ((wait = ddb_rate_take(&to->rate, 0, now_sec())) != 0) {
+            to->rate_wait_ms = wait;
+            return 0;
+        }
         while (n < BATCH_MAX_ITEMS && to->retry.head && to->retry.head->wake_ms <= now &&
                bytes + to->retry.head->req_len <= BATCH_MAX_BYTES) {
             bytes += to->retry.head->req_len;
@@ -453,7 +486,11 @@ static int pump(table_output *to, int force, ddb_error *err)
         }
         if (n == 0)
             return 0;
-        if ((rc = send_batch(to, picked, n, err)) != 0)
+        for (size_t i = 0; i < n; i++)
+            cost += picked[i]->wcu;
+        cost = ddb_rate_cost(&to->rate, cost);
+        ddb_rate_take(&to->rate, cost, now_sec());
+        if ((rc = send_batch(to, picked, n, cost, err)) != 0)
             return rc;
     }
     return 0;
@@ -496,11 +533,14 @@ static int wait_for(table_output *to, int (*cond)(void *), ddb_error *err)
             break;
         if (cond(to))
             break;
-        if (ddb_client_pending(to->client) == 0 && to->retry.head) {
-            uint64_t now = now_ms(), wake = to->retry.head->wake_ms;
-            if (wake > now) {
-                struct timespec ts = {(time_t)((wake - now) / 1000),
-                                      (long)((wake - now) % 1000) * 1000000L};
+        if (ddb_client_pending(to->client) == 0 && (to->retry.head || to->rate_wait_ms)) {
+            /* Only time can help: a backoff or the capacity limit. */
+            uint64_t now = now_ms(), ms = to->rate_wait_ms ? to->rate_wait_ms : 0;
+            if (to->retry.head && to->retry.head->wake_ms > now &&
+                (ms == 0 || to->retry.head->wake_ms - now < ms))
+                ms = to->retry.head->wake_ms - now;
+            if (ms > 0) {
+                struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
                 nanosleep(&ts, NULL);
             }
         } else if (ddb_client_pending(to->client) == 0 && to->pending.head == NULL &&
@@ -528,11 +568,14 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     if (to->fatal)
         return ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg);
     /* Checked against the table's real key schema before it can spoil a batch. */
-    rc = is_del ? ddb_item_validate_key(rec, ks, &verr) : ddb_item_validate(rec, ks, NULL, &verr);
+    size_t item_size = 0;
+    rc = is_del ? ddb_item_validate_key(rec, ks, &verr)
+                : ddb_item_validate(rec, ks, &item_size, &verr);
     if (rc != 0) {
         ddb_reject_info info;
         ddb_buf_clear(b);
         ddb_json_put_typed_map(b, rec);
+        info.seq = origin ? origin->seq : 0;
         info.source = origin ? origin->source : "-";
         info.line = origin ? origin->line : 0;
         info.offset = origin ? origin->offset : 0;
@@ -552,6 +595,8 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     e->source = intern(to, origin ? origin->source : NULL);
     e->line = origin ? origin->line : 0;
     e->offset = origin ? origin->offset : 0;
+    e->seq = origin ? origin->seq : 0;
+    e->wcu = is_del || item_size == 0 ? 1.0 : (double)((item_size + 1023) / 1024);
     if (key_signature(b, ks, rec) != 0 || (e->key = ddb_buf_detach(b, &e->key_len)) == NULL) {
         entry_free(e);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -644,7 +689,16 @@ static void tw_free(ddb_output *o)
     free(to->table);
 }
 
-static const ddb_output_vtable table_vt = {tw_put, tw_unmatched, tw_finish, tw_free};
+static int tw_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
+{
+    (void)o;
+    (void)err;
+    /* Acks already mean written: nothing more to make durable. */
+    return ddb_buf_puts(state, "[]");
+}
+
+static const ddb_output_vtable table_vt = {tw_put, tw_unmatched, tw_finish, tw_free,
+                                           tw_checkpoint};
 
 int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err)
 {
@@ -661,6 +715,7 @@ int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, dd
     to->base_ms = opts->backoff_base_ms ? opts->backoff_base_ms : 50;
     to->cap_ms = opts->backoff_cap_ms ? opts->backoff_cap_ms : 20000;
     to->rng = opts->random_seed ? opts->random_seed : (uint64_t)time(NULL) * 2654435761u;
+    ddb_rate_init(&to->rate, opts->max_wcu, now_sec());
     to->max_queued = (size_t)(ddb_client_concurrency(opts->client) > 0
                                   ? ddb_client_concurrency(opts->client)
                                   : 16) *
@@ -676,5 +731,7 @@ int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, dd
 
 void ddb_table_output_stats(const ddb_output *o, ddb_table_write_stats *out)
 {
-    *out = ((const table_output *)o)->stats;
+    const table_output *to = (const table_output *)o;
+    *out = to->stats;
+    out->rate = to->rate.limit > 0 ? to->rate.rate : 0;
 }

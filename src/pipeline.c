@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ddbpipe/checkpoint.h"
 #include "ddbpipe/item.h"
 #include "ddbpipe/json.h"
 
@@ -19,7 +20,16 @@ typedef struct run {
     ddb_arena *arena; /* per-record scratch for decode/encode */
     uint64_t reported;
     ddb_buf msg;
+    ddb_tracker *tracker; /* settles records in read order: exact checkpoints */
+    ddb_reader *reading;  /* the input being read */
+    int input;            /* its index: inputs first, then open readers */
+    double last_checkpoint;
+    double last_progress;
+    int write_failed;     /* the rejects file could not be written */
+    uint64_t skip_below;  /* resuming: records of the current input below this are committed */
 } run;
+
+static double now_seconds(void);
 
 static ddb_entity_stats *row(run *r, int entity_index)
 {
@@ -28,15 +38,48 @@ static ddb_entity_stats *row(run *r, int entity_index)
     return &r->s->entities[entity_index];
 }
 
-static void on_ack(void *ctx, int entity_index, ddb_record_kind kind, uint64_t n)
+/* The row index the tracker keeps (the last row is "(none)"). */
+static int row_index(run *r, int entity_index)
+{
+    return (int)(row(r, entity_index) - r->s->entities);
+}
+
+static void settle(run *r, uint64_t seq, int entity_index, ddb_outcome outcome, const char *line,
+                   size_t len)
+{
+    if (ddb_tracker_settle(r->tracker, seq, row_index(r, entity_index), outcome, line, len) != 0)
+        r->write_failed = 1;
+}
+
+static void on_ack(void *ctx, int entity_index, ddb_record_kind kind, uint64_t seq)
 {
     run *r = ctx;
     ddb_entity_stats *st = row(r, entity_index);
-    st->written += n;
-    r->s->total.written += n;
+    st->written++;
+    r->s->total.written++;
     if (kind == DDB_REC_DELETE) {
-        st->deleted += n;
-        r->s->total.deleted += n;
+        st->deleted++;
+        r->s->total.deleted++;
+    }
+    settle(r, seq, entity_index, kind == DDB_REC_DELETE ? DDB_OUTCOME_DELETED : DDB_OUTCOME_WRITTEN,
+           NULL, 0);
+}
+
+/* The tracker commits rejects lines with their records, so the rejects file
+ * never runs ahead of a checkpoint. */
+static void on_commit(void *ctx, const char *lines, size_t len)
+{
+    run *r = ctx;
+    ddb_error err;
+    uint64_t n = 0;
+    if (r->o->rejects == NULL)
+        return;
+    for (size_t i = 0; i < len; i++)
+        n += lines[i] == '\n';
+    if (ddb_rejects_append(r->o->rejects, lines, len, n, &err) != 0 && !r->write_failed) {
+        r->write_failed = 1;
+        if (r->o->report)
+            r->o->report(r->o->report_ctx, DDB_REPORT_ERROR, err.message);
     }
 }
 
@@ -68,7 +111,7 @@ static void where(char *out, size_t cap, const ddb_record *rec)
         snprintf(out, cap, "%s@%llu", rec->source, (unsigned long long)rec->offset);
 }
 
-/* Rejects a record: counted, reported, written to the rejects file. */
+/* Rejects a record: counted, reported, and kept for the rejects file. */
 static int reject(run *r, const ddb_record *rec, int entity_index, const char *reason,
                   ddb_error *err)
 {
@@ -79,8 +122,12 @@ static int reject(run *r, const ddb_record *rec, int entity_index, const char *r
     r->s->total.rejected++;
     where(at, sizeof(at), rec);
     report(r, DDB_REPORT_ERROR, "%s: %s%s%s", at, ename ? ename : "", ename ? ": " : "", reason);
+    ddb_buf_clear(&r->msg);
     if (r->o->rejects != NULL)
-        return ddb_rejects_write(r->o->rejects, rec, ename, reason, err);
+        ddb_rejects_format(&r->msg, rec, ename, reason);
+    if (r->msg.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    settle(r, rec->seq, entity_index, DDB_OUTCOME_REJECTED, r->msg.ptr, r->msg.len);
     return 0;
 }
 
@@ -96,6 +143,7 @@ static int unmatched(run *r, const ddb_record *rec, const char *why, ddb_error *
     char at[600];
     st->unmatched++;
     r->s->total.unmatched++;
+    settle(r, rec->seq, -1, DDB_OUTCOME_UNMATCHED, NULL, 0);
     if (r->o->mode == DDB_MODE_VALIDATE) {
         where(at, sizeof(at), rec);
         report(r, DDB_REPORT_WARNING, "%s: unmatched: %s", at, why);
@@ -127,7 +175,7 @@ static void on_late_reject(void *ctx, int entity_index, const ddb_reject_info *i
     run *r = ctx;
     ddb_entity_stats *st = row(r, entity_index);
     const char *ename = entity_index >= 0 && r->o->mapping ? st->name : NULL;
-    ddb_error err;
+    ddb_buf line = DDB_BUF_INIT;
     st->rejected++;
     r->s->total.rejected++;
     if (info->line)
@@ -138,10 +186,10 @@ static void on_late_reject(void *ctx, int entity_index, const ddb_reject_info *i
         report(r, DDB_REPORT_ERROR, "%s@%llu: %s%s%s", info->source,
                (unsigned long long)info->offset, ename ? ename : "", ename ? ": " : "",
                info->reason);
-    if (r->o->rejects != NULL && ddb_rejects_write_info(r->o->rejects, info, ename, &err) != 0) {
-        report(r, DDB_REPORT_ERROR, "%s", err.message);
-        r->s->output_failed = 1;
-    }
+    if (r->o->rejects != NULL)
+        ddb_rejects_format_info(&line, info, ename);
+    settle(r, info->seq, entity_index, DDB_OUTCOME_REJECTED, line.ptr, line.len);
+    ddb_buf_dispose(&line);
 }
 
 static int entity_index_of(const ddb_mapping *m, const ddb_entity *e)
@@ -190,7 +238,7 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
     if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT) {
         count_read(r, -1);
         if (o->output == NULL)
-            return on_ack(r, -1, rec->kind, 1), 0;
+            return on_ack(r, -1, rec->kind, rec->seq), 0;
         return o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, rec, err);
     }
     rc = is_del ? ddb_mapping_decode_key(&d, o->mapping, &rec->item, r->arena, &perr)
@@ -218,7 +266,7 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
             return reject(r, rec, idx, perr.message, err);
         if (describe_change(why, sizeof(why), &rec->item, &again))
             return reject(r, rec, idx, why, err);
-        on_ack(r, idx, rec->kind, 1);
+        on_ack(r, idx, rec->kind, rec->seq);
         return 0;
     }
 
@@ -262,7 +310,7 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
     if (rc != 0)
         return reject(r, rec, idx, perr.message, err);
     if (o->output == NULL) {
-        on_ack(r, idx, kind, 1);
+        on_ack(r, idx, kind, rec->seq);
         return 0;
     }
     return o->output->vt->put(o->output, idx, kind, &item, 0, rec, err);
@@ -298,6 +346,57 @@ static int looks_like_item(const ddb_mapping *m, const ddb_entity *e, const ddb_
     return ddb_entity_field_index(e, pk, strlen(pk)) < 0 && ddb_map_getz(item, pk) != NULL;
 }
 
+/* Saves the committed prefix (see checkpoint.h); complete at the very end. */
+static int save_checkpoint(run *r, int complete, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    const ddb_checkpoint *c = ddb_tracker_committed(r->tracker);
+    ddb_state st;
+    ddb_buf outputs = DDB_BUF_INIT, reader = DDB_BUF_INIT;
+    int rc = 0;
+
+    memset(&st, 0, sizeof(st));
+    if (o->state_path == NULL)
+        return 0;
+    /* Outputs first: their durable length must cover every committed record. */
+    if (o->output != NULL && (rc = o->output->vt->checkpoint(o->output, &outputs, err)) != 0)
+        goto done;
+    if (o->rejects != NULL && (rc = ddb_rejects_checkpoint(o->rejects, &st.rejects_bytes, err)) != 0)
+        goto done;
+    if (r->reading != NULL && c->input == r->input && r->reading->save_state != NULL &&
+        (rc = r->reading->save_state(r->reading, &reader)) != 0) {
+        rc = ddb_error_set(err, rc, "cannot save the reader's position");
+        goto done;
+    }
+    st.fingerprint = (char *)o->fingerprint;
+    st.ck = *c;
+    st.reader_state = reader.ptr;
+    st.outputs = outputs.ptr ? outputs.ptr : "[]";
+    st.complete = complete;
+    if ((rc = ddb_state_save(o->state_path, &st, err)) != 0)
+        goto done;
+    r->s->checkpoints++;
+    r->last_checkpoint = now_seconds();
+done:
+    ddb_buf_dispose(&outputs);
+    ddb_buf_dispose(&reader);
+    return rc;
+}
+
+/* Every few hundred records: progress and, when due, a checkpoint. */
+static int tick(run *r, ddb_error *err)
+{
+    double now = now_seconds();
+    if (r->o->progress != NULL && now - r->last_progress >= 0.1) {
+        r->last_progress = now;
+        r->o->progress(r->o->progress_ctx, r->s, r->reading);
+    }
+    if (r->o->state_path != NULL &&
+        now - r->last_checkpoint >= (r->o->checkpoint_seconds > 0 ? r->o->checkpoint_seconds : 10))
+        return save_checkpoint(r, 0, err);
+    return 0;
+}
+
 /* Reads every record of rd through the transformer into the output. */
 static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
 {
@@ -317,8 +416,12 @@ static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
                rd->name, o->mapping->path);
         return 0;
     }
-    for (;;) {
+    for (uint64_t n = 0;; n++) {
         ddb_record *rec;
+        if ((n & 255) == 0 && (rc = tick(r, err)) != 0)
+            return rc;
+        if (o->stop && *o->stop)
+            return ddb_error_set(err, DDB_EINTR, "interrupted");
         ddb_error_clear(&rerr);
         rc = ddb_reader_next(rd, &rec, &rerr);
         if (rc == DDB_ITEROVER)
@@ -335,7 +438,12 @@ static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
                 return ddb_error_set(err, rc, "%s", rerr.message);
             break; /* this input cannot go on; the others can */
         }
+        if (rec->pos < r->skip_below)
+            continue; /* resuming: committed by the interrupted run */
         ddb_arena_reset(r->arena);
+        if ((rec->seq = ddb_tracker_begin(r->tracker, r->input, rec->pos, (int)rec->change,
+                                          rd->settled ? rd : NULL)) == 0)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
         r->s->changes[rec->change & 3]++;
         if (o->delete_all && rec->kind == DDB_REC_PUT)
             rec->kind = DDB_REC_DELETE;
@@ -379,6 +487,38 @@ static void on_reader_warning(void *ctx, const char *msg)
     report(r, DDB_REPORT_WARNING, "%s", msg);
 }
 
+/* Positions rd where a resumed run continues, when it is the input the
+ * checkpoint stopped in. */
+static int resume_position(run *r, ddb_reader *rd, ddb_error *err)
+{
+    const ddb_state *st = r->o->resume;
+    r->skip_below = 0;
+    if (st == NULL || st->ck.input != r->input)
+        return 0;
+    if (rd->load_state != NULL && st->reader_state != NULL)
+        return rd->load_state(rd, st->reader_state, strlen(st->reader_state), err);
+    if (st->ck.pos == 0)
+        return 0;
+    if (rd->skip_to != NULL)
+        return rd->skip_to(rd, st->ck.pos, err);
+    r->skip_below = st->ck.pos;
+    return 0;
+}
+
+/* Reads one input to its end and marks the end for the tracker. */
+static int read_input(run *r, ddb_reader *rd, const char *path, ddb_error *err)
+{
+    int rc;
+    r->reading = rd;
+    if ((rc = resume_position(r, rd, err)) != 0)
+        return rc;
+    rc = run_reader(r, rd, path, err);
+    count_bytes(r, rd);
+    if (rc == 0 && ddb_tracker_end_input(r->tracker, r->input) != 0)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    return rc;
+}
+
 static int run_input(run *r, const char *path, ddb_error *err)
 {
     ddb_reader_opts ropts = r->o->reader;
@@ -394,8 +534,12 @@ static int run_input(run *r, const char *path, ddb_error *err)
         report(r, DDB_REPORT_ERROR, "%s", rerr.message);
         return rc == DDB_ENOMEM ? ddb_error_set(err, rc, "%s", rerr.message) : 0;
     }
-    rc = run_reader(r, rd, path, err);
-    count_bytes(r, rd);
+    rc = read_input(r, rd, path, err);
+    r->reading = NULL;
+    /* Progress hooks (also called from the client's idle callback) must not
+     * keep a reader that is about to be freed. */
+    if (r->o->progress != NULL)
+        r->o->progress(r->o->progress_ctx, r->s, NULL);
     ddb_reader_free(rd);
     return rc;
 }
@@ -405,6 +549,19 @@ static double now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The summary a resumed run starts from: the committed counts. */
+static void restore_counts(ddb_summary *s, const ddb_checkpoint *c)
+{
+    for (size_t i = 0; i < s->n_entities && i < c->n_rows; i++) {
+        const char *name = s->entities[i].name;
+        s->entities[i] = c->rows[i];
+        s->entities[i].name = name;
+    }
+    s->total = c->total;
+    s->total.name = "total";
+    memcpy(s->changes, c->changes, sizeof(s->changes));
 }
 
 int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
@@ -418,10 +575,12 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
     memset(&r, 0, sizeof(r));
     r.o = o;
     r.s = s;
+    r.last_checkpoint = t0;
     s->command = o->command;
     s->n_entities = (m ? m->n_entities : 0) + 1;
     s->entities = calloc(s->n_entities, sizeof(*s->entities));
-    if (s->entities == NULL || ddb_arena_new(&r.arena, 0) != 0) {
+    if (s->entities == NULL || ddb_arena_new(&r.arena, 0) != 0 ||
+        ddb_tracker_new(&r.tracker, s->n_entities, on_commit, &r) != 0) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
@@ -429,31 +588,58 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
         s->entities[i].name = m->entities[i].name;
     s->entities[s->n_entities - 1].name = "(none)";
     s->total.name = "total";
+    if (o->resume != NULL) {
+        if (o->resume->ck.n_rows != s->n_entities) {
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "cannot resume: the checkpoint counts %zu entity rows, this run %zu",
+                               o->resume->ck.n_rows, s->n_entities);
+            goto done;
+        }
+        ddb_tracker_restore(r.tracker, &o->resume->ck);
+        restore_counts(s, &o->resume->ck);
+        s->resumed = 1;
+    }
     if (o->output != NULL) {
         o->output->ack = on_ack;
         o->output->reject = on_late_reject;
         o->output->ack_ctx = &r;
     }
-    for (size_t i = 0; i < o->n_inputs; i++) {
-        if ((rc = run_input(&r, o->inputs[i], err)) != 0)
-            goto done;
-    }
-    for (size_t i = 0; i < o->n_readers; i++) {
-        rc = run_reader(&r, o->readers[i], NULL, err);
-        count_bytes(&r, o->readers[i]);
+    for (size_t i = 0; i < o->n_inputs + o->n_readers; i++) {
+        r.input = (int)i;
+        if (o->resume != NULL && (int)i < o->resume->ck.input)
+            continue; /* committed by the interrupted run */
+        if (i < o->n_inputs)
+            rc = run_input(&r, o->inputs[i], err);
+        else
+            rc = read_input(&r, o->readers[i - o->n_inputs], NULL, err);
+        r.reading = i < o->n_inputs ? NULL : r.reading;
         if (rc != 0)
             goto done;
     }
     if (o->output != NULL && s->input_errors == 0) {
         if ((rc = o->output->vt->finish(o->output, err)) != 0) {
-            s->output_failed = 1;
+            if (rc != DDB_EINTR)
+                s->output_failed = 1;
             goto done;
         }
         s->committed = 1;
         s->bytes_out = o->output->bytes_out;
     }
 done:
-    if (o->rejects != NULL) {
+    if (rc == DDB_EINTR)
+        s->interrupted = 1;
+    /* What is reported is what is committed: for a complete run the same as
+     * what was counted live; for an interrupted one, what a resume will not redo. */
+    if (r.tracker != NULL && (rc == 0 || rc == DDB_EINTR) && s->entities != NULL) {
+        ddb_error cerr;
+        restore_counts(s, ddb_tracker_committed(r.tracker));
+        if (o->state_path != NULL && !s->output_failed &&
+            save_checkpoint(&r, rc == 0 && s->input_errors == 0, &cerr) != 0) {
+            report(&r, DDB_REPORT_ERROR, "cannot save the checkpoint: %s", cerr.message);
+            s->output_failed = 1;
+        }
+    }
+    if (o->rejects != NULL && (rc == 0 || o->state_path == NULL)) {
         ddb_error rerr;
         if (ddb_rejects_finish(o->rejects, &rerr) != 0) {
             report(&r, DDB_REPORT_ERROR, "%s", rerr.message);
@@ -462,12 +648,15 @@ done:
             s->rejects_path = strdup(ddb_rejects_path(o->rejects));
         }
     }
+    if (r.write_failed)
+        s->output_failed = 1;
     if (o->output != NULL) {
         o->output->ack = NULL;
         o->output->reject = NULL;
         o->output->ack_ctx = NULL;
     }
     s->seconds = now_seconds() - t0;
+    ddb_tracker_free(r.tracker);
     ddb_arena_free(r.arena);
     ddb_buf_dispose(&r.msg);
     return rc;

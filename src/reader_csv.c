@@ -22,6 +22,7 @@ typedef struct csv_reader {
     size_t ncols;
     ddb_record rec;
     char *hint;
+    uint64_t skip_below;
     char reason[DDB_ERROR_MAX];
 } csv_reader;
 
@@ -33,12 +34,15 @@ static int csv_next(ddb_reader *r, ddb_record **out, ddb_error *err)
     size_t n = 0;
     int rc;
 
-    rc = ddb_csv_next(cr->csv, &row, err);
+    do {
+        rc = ddb_csv_next(cr->csv, &row, err);
+    } while ((rc == 0 || rc == DDB_EINVAL || rc == DDB_ETOOBIG) && row.offset < cr->skip_below);
     if (rc == DDB_ITEROVER)
         return rc;
     ddb_arena_reset(cr->arena);
     cr->rec.line = row.line;
     cr->rec.offset = row.offset;
+    cr->rec.pos = row.offset;
     cr->rec.raw = row.raw;
     cr->rec.raw_len = row.raw_len;
     cr->rec.item.attrs = NULL;
@@ -97,6 +101,13 @@ static uint64_t csv_raw_bytes(const ddb_reader *r)
 static uint64_t csv_decoded_bytes(const ddb_reader *r)
 {
     return ((const csv_reader *)r)->src->bytes_in;
+}
+
+static int csv_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
+{
+    (void)err;
+    ((csv_reader *)r)->skip_below = pos;
+    return 0;
 }
 
 static const ddb_reader_vtable csv_vtable = {csv_next, csv_free};
@@ -172,6 +183,7 @@ int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
         goto fail;
     cr->base.raw_bytes = csv_raw_bytes;
     cr->base.decoded_bytes = csv_decoded_bytes;
+    cr->base.skip_to = csv_skip_to;
     cr->rec.typed = 0;
     cr->rec.source = cr->base.name;
     cr->rec.entity_hint = cr->hint;

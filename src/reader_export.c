@@ -13,6 +13,11 @@
 #include "ddbpipe/reader.h"
 #include "reader_internal.h"
 
+/* A record's position: the data file's index in the manifest, then the
+ * byte offset of its line in that file (files are far below 2^40 bytes). */
+#define DDB_EXPORT_POS_SHIFT 40
+#define DDB_EXPORT_POS(file, off) (((uint64_t)(file) << DDB_EXPORT_POS_SHIFT) | (off))
+
 typedef struct export_reader {
     ddb_reader base;
     ddb_manifest *m;
@@ -27,6 +32,10 @@ typedef struct export_reader {
     uint64_t done_bytes; /* raw bytes of the files already closed */
     uint64_t done_decoded; /* decoded bytes of the finished files */
     int ended;           /* the final count check is done */
+    size_t resume_file;  /* skip_to: files before this one are not read again */
+    uint64_t resume_off; /* ... and this one starts at this offset */
+    int resuming;
+    int partial;         /* the current file was entered mid-way: its count cannot be checked */
     int fatal;           /* sticky code after a fatal error */
     ddb_record rec;
 } export_reader;
@@ -121,7 +130,11 @@ static int close_data_file(export_reader *er, int read_rc, ddb_error *err)
         return ddb_error_set(err, read_rc, "%s", cause);
     }
     if (have_digest)
-        rc = check_data_file(f, digest, er->file_records, err);
+        rc = check_data_file(f, digest, er->partial ? f->item_count : er->file_records, err);
+    if (er->partial) {
+        er->total_records += f->item_count - er->file_records;
+        er->partial = 0;
+    }
     return rc;
 }
 
@@ -147,9 +160,22 @@ static int export_next(ddb_reader *r, ddb_record **out, ddb_error *err)
                                      er->m->summary_path, (unsigned long long)er->total_records,
                                      (unsigned long long)er->m->item_count);
             }
+            if (er->resuming && er->idx < er->resume_file) {
+                /* Accounted for by the run being resumed: not read again. */
+                er->total_records += er->m->files[er->idx].item_count;
+                er->done_bytes += er->m->files[er->idx].size;
+                er->idx++;
+                continue;
+            }
             if ((rc = open_data_file(er, err)) != 0) {
                 er->fatal = rc;
                 return rc;
+            }
+            if (er->resuming && er->idx == er->resume_file) {
+                er->resuming = 0;
+                er->partial = er->resume_off > 0;
+                if ((rc = er->inner->skip_to(er->inner, er->resume_off, err)) != 0)
+                    return rc;
             }
         }
         rc = ddb_reader_next(er->inner, &rec, err);
@@ -159,6 +185,7 @@ static int export_next(ddb_reader *r, ddb_record **out, ddb_error *err)
             er->rec = *rec;
             er->rec.source = er->m->files[er->idx].path;
             er->rec.entity_hint = er->hint;
+            er->rec.pos = DDB_EXPORT_POS(er->idx, rec->pos);
             *out = &er->rec;
             return 0;
         }
@@ -187,6 +214,16 @@ static uint64_t export_raw_bytes(const ddb_reader *r)
     return er->done_bytes + (er->inner ? er->inner->raw_bytes(er->inner) : 0);
 }
 
+static int export_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
+{
+    export_reader *er = (export_reader *)r;
+    (void)err;
+    er->resuming = 1;
+    er->resume_file = (size_t)(pos >> DDB_EXPORT_POS_SHIFT);
+    er->resume_off = pos & ((1ull << DDB_EXPORT_POS_SHIFT) - 1);
+    return 0;
+}
+
 static const ddb_reader_vtable export_vtable = {export_next, export_free};
 
 int ddb_reader_new_export(ddb_reader **out, const char *dir, const ddb_reader_opts *opts,
@@ -213,6 +250,7 @@ int ddb_reader_new_export(ddb_reader **out, const char *dir, const ddb_reader_op
     er->opts.format = DDB_IN_DDBJSON;
     er->base.raw_bytes = export_raw_bytes;
     er->base.decoded_bytes = export_decoded_bytes;
+    er->base.skip_to = export_skip_to;
     if (!er->verify)
         flags |= DDB_MANIFEST_NO_VERIFY;
     if ((rc = ddb_manifest_load(&er->m, dir, flags, er->opts.warn, er->opts.warn_ctx, err)) != 0)

@@ -22,6 +22,7 @@ typedef struct lines_reader {
     ddb_json_line_kind shape;
     ddb_record rec;
     char *hint;
+    uint64_t skip_below; /* lines starting before this offset are skipped unparsed */
     char reason[DDB_ERROR_MAX];
 } lines_reader;
 
@@ -129,6 +130,11 @@ static int lines_next(ddb_reader *r, ddb_record **out, ddb_error *err)
         lr->rec.change = DDB_CHANGE_NONE;
         lr->rec.line = ddb_lines_lineno(lr->lines);
         lr->rec.offset = ddb_lines_offset(lr->lines);
+        lr->rec.pos = lr->rec.offset;
+        if (lr->rec.offset < lr->skip_below) {
+            ddb_error_clear(err);
+            continue; /* resuming: already accounted for */
+        }
         if (rc == DDB_ETOOBIG) {
             /* Skipped by the splitter: report it as a bad record, then go on. */
             lr->rec.raw = NULL;
@@ -180,6 +186,13 @@ static uint64_t lines_decoded_bytes(const ddb_reader *r)
     return ddb_lines_source(lr->lines)->bytes_in;
 }
 
+static int lines_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
+{
+    (void)err;
+    ((lines_reader *)r)->skip_below = pos;
+    return 0;
+}
+
 static const ddb_reader_vtable lines_vtable = {lines_next, lines_free};
 
 int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kind,
@@ -207,6 +220,7 @@ int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kin
     lr->kind = kind;
     lr->base.raw_bytes = lines_raw_bytes;
     lr->base.decoded_bytes = lines_decoded_bytes;
+    lr->base.skip_to = lines_skip_to;
     lr->rec.typed = kind != DDB_IN_NDJSON;
     lr->rec.source = lr->base.name;
     lr->rec.entity_hint = lr->hint;

@@ -31,6 +31,7 @@ typedef struct scan_reader {
     size_t max;
     enum scan_state st;
     int seen_items;
+    uint64_t skip_below;
     ddb_record rec;
     char *hint;
     char reason[DDB_ERROR_MAX];
@@ -248,9 +249,14 @@ static int scan_next(ddb_reader *r, ddb_record **out, ddb_error *err)
             }
             if ((rc = take_value(sr, &end, err)) != 0)
                 return rc;
+            if (sr->base_off + sr->pos < sr->skip_below) {
+                advance(sr, end); /* resuming: already accounted for */
+                break;
+            }
             ddb_arena_reset(sr->arena);
             sr->rec.line = sr->line;
             sr->rec.offset = sr->base_off + sr->pos;
+            sr->rec.pos = sr->rec.offset;
             sr->rec.raw = sr->buf + sr->pos;
             sr->rec.raw_len = end - sr->pos;
             if (ddb_json_parse_typed_map(sr->parser, &sr->rec.item, sr->rec.raw, sr->rec.raw_len,
@@ -305,6 +311,13 @@ static uint64_t scan_decoded_bytes(const ddb_reader *r)
     return ((const scan_reader *)r)->src->bytes_in;
 }
 
+static int scan_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
+{
+    (void)err;
+    ((scan_reader *)r)->skip_below = pos;
+    return 0;
+}
+
 static const ddb_reader_vtable scan_vtable = {scan_next, scan_free};
 
 int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
@@ -331,6 +344,7 @@ int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
     }
     sr->base.raw_bytes = scan_raw_bytes;
     sr->base.decoded_bytes = scan_decoded_bytes;
+    sr->base.skip_to = scan_skip_to;
     sr->rec.typed = 1;
     sr->rec.source = sr->base.name;
     sr->rec.entity_hint = sr->hint;

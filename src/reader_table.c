@@ -11,13 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ddbpipe/json.h"
 #include "ddbpipe/mapping.h"
+#include "ddbpipe/rate.h"
 
 typedef struct page {
     struct page *next;
     int segment;
+    char *next_key;  /* the segment's LastEvaluatedKey after this page; NULL: it was the last */
     char *body;      /* the response; values point into it */
     ddb_arena *arena;
     ddb_map *items;
@@ -32,7 +35,18 @@ typedef struct segment {
     char *start_key; /* ExclusiveStartKey for the next request (typed JSON) */
     uint64_t pages;
     uint64_t items;
+    /* checkpoint: where to start again so nothing settled is read twice */
+    char *ckpt_key;  /* NULL with ckpt_done = 0: from the beginning */
+    int ckpt_done;
 } segment;
+
+/* A page handed out whose items are not all settled yet (FIFO, read order). */
+typedef struct consumed {
+    struct consumed *next;
+    int seg;           /* index in segs */
+    char *next_key;
+    uint64_t remaining;
+} consumed;
 
 typedef struct table_reader {
     ddb_reader base;
@@ -55,17 +69,30 @@ typedef struct table_reader {
     uint64_t bytes;
     ddb_scan_stats stats;
     ddb_buf body;
+    consumed *c_head, *c_tail;
+    ddb_rate rate;      /* --max-rcu */
+    double page_cost;   /* capacity of the last page: the estimate for the next */
+    uint32_t rate_wait_ms;
 } table_reader;
+
+static double now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 typedef struct scan_ctx {
     table_reader *tr;
     segment *seg;
+    double taken;
 } scan_ctx;
 
 static void page_free(page *p)
 {
     if (p == NULL)
         return;
+    free(p->next_key);
     ddb_arena_free(p->arena);
     free(p->body);
     free(p);
@@ -127,6 +154,7 @@ static int parse_page(table_reader *tr, segment *seg, page *pg, ddb_error *err)
             goto done;
         ddb_json_put_typed_map(&kb, &typed.u.m);
         seg->start_key = ddb_buf_detach(&kb, NULL);
+        pg->next_key = seg->start_key ? strdup(seg->start_key) : NULL;
     } else {
         seg->done = 1;
     }
@@ -145,11 +173,15 @@ static void scan_done(void *ctx, ddb_response *resp)
     page *pg;
     ddb_error err;
 
+    double taken = sc->taken, before = tr->stats.capacity_units;
     free(sc);
     seg->in_flight = 0;
     tr->stats.requests++;
     tr->stats.throttles += resp->throttles;
+    if (resp->throttles > 0)
+        ddb_rate_throttled(&tr->rate, now_sec());
     if (!resp->ok) {
+        ddb_rate_settle(&tr->rate, taken, 0);
         if (!tr->failed) {
             tr->failed = 1;
             ddb_error_set(&tr->failure, DDB_ENET, "Scan of %s segment %d failed after %d attempt%s: %s%s%s",
@@ -175,6 +207,9 @@ static void scan_done(void *ctx, ddb_response *resp)
     }
     seg->pages++;
     seg->items += pg->n_items;
+    tr->page_cost = tr->stats.capacity_units - before;
+    ddb_rate_settle(&tr->rate, taken, tr->page_cost);
+    taken = 0;
     if (tr->tail)
         tr->tail->next = pg;
     else
@@ -192,7 +227,15 @@ static int request_page(table_reader *tr, segment *seg, ddb_error *err)
 {
     ddb_buf *b = &tr->body;
     scan_ctx *sc;
+    double cost = ddb_rate_cost(&tr->rate, tr->page_cost);
+    uint32_t wait;
     int rc;
+
+    ddb_rate_tick(&tr->rate, now_sec());
+    if ((wait = ddb_rate_take(&tr->rate, cost, now_sec())) != 0) {
+        tr->rate_wait_ms = wait; /* --max-rcu: ask again later */
+        return 0;
+    }
 
     ddb_buf_clear(b);
     ddb_buf_puts(b, "{\"TableName\":");
@@ -212,12 +255,131 @@ static int request_page(table_reader *tr, segment *seg, ddb_error *err)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     sc->tr = tr;
     sc->seg = seg;
+    sc->taken = cost;
     if ((rc = ddb_client_submit(tr->client, "Scan", b->ptr, b->len, scan_done, sc, err)) != 0) {
         free(sc);
         return rc;
     }
     seg->in_flight = 1;
     return 0;
+}
+
+/* Settled pages at the front of the FIFO move their segment's checkpoint on. */
+static int pop_settled(table_reader *tr)
+{
+    int popped = 0;
+    while (tr->c_head && tr->c_head->remaining == 0) {
+        consumed *c = tr->c_head;
+        segment *s = &tr->segs[c->seg];
+        free(s->ckpt_key);
+        s->ckpt_key = c->next_key;
+        s->ckpt_done = c->next_key == NULL;
+        tr->c_head = c->next;
+        if (tr->c_head == NULL)
+            tr->c_tail = NULL;
+        free(c);
+        popped = 1;
+    }
+    return popped;
+}
+
+static int track_page(table_reader *tr, page *pg)
+{
+    consumed *c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return DDB_ENOMEM;
+    c->seg = pg->segment - tr->segs[0].number;
+    c->next_key = pg->next_key;
+    pg->next_key = NULL;
+    c->remaining = pg->n_items;
+    if (tr->c_tail)
+        tr->c_tail->next = c;
+    else
+        tr->c_head = c;
+    tr->c_tail = c;
+    pop_settled(tr); /* an empty page may already be settled */
+    return 0;
+}
+
+static int tr_settled(ddb_reader *r, uint64_t pos)
+{
+    table_reader *tr = (table_reader *)r;
+    (void)pos;
+    if (tr->c_head == NULL)
+        return 1;
+    if (tr->c_head->remaining > 0)
+        tr->c_head->remaining--;
+    return pop_settled(tr) && (tr->c_head == NULL || tr->c_head->remaining > 0);
+}
+
+static int tr_save_state(const ddb_reader *r, ddb_buf *out)
+{
+    const table_reader *tr = (const table_reader *)r;
+    ddb_buf_printf(out, "{\"total_segments\":%d,\"segments\":[", tr->total_segments);
+    for (int i = 0; i < tr->n_segs; i++) {
+        const segment *s = &tr->segs[i];
+        ddb_buf_printf(out, "%s{\"n\":%d,\"done\":%s,\"key\":", i ? "," : "", s->number,
+                       s->ckpt_done ? "true" : "false");
+        if (s->ckpt_key)
+            ddb_json_put_string(out, s->ckpt_key, strlen(s->ckpt_key));
+        else
+            ddb_buf_puts(out, "null");
+        ddb_buf_putc(out, '}');
+    }
+    ddb_buf_puts(out, "]}");
+    return out->oom ? DDB_ENOMEM : 0;
+}
+
+static int tr_load_state(ddb_reader *r, const char *json, size_t len, ddb_error *err)
+{
+    table_reader *tr = (table_reader *)r;
+    ddb_json_parser *p = NULL;
+    ddb_arena *a = NULL;
+    ddb_value root;
+    const ddb_value *ts, *segs;
+    int rc = 0;
+
+    if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (ddb_json_parse_plain(p, &root, json, len, a, err) != 0 || root.type != DDB_TYPE_M ||
+        (ts = ddb_map_getz(&root.u.m, "total_segments")) == NULL || ts->type != DDB_TYPE_N ||
+        (segs = ddb_map_getz(&root.u.m, "segments")) == NULL || segs->type != DDB_TYPE_L) {
+        rc = ddb_error_set(err, DDB_EUSAGE, "the saved scan state is unreadable");
+        goto done;
+    }
+    if (strtol(ts->u.s.ptr, NULL, 10) != tr->total_segments || (int)segs->u.l.count != tr->n_segs) {
+        rc = ddb_error_set(err, DDB_EUSAGE,
+                           "the saved scan used %.*s segments (or another --segment-range); "
+                           "resume with the same options",
+                           (int)ts->u.s.len, ts->u.s.ptr);
+        goto done;
+    }
+    for (int i = 0; i < tr->n_segs; i++) {
+        const ddb_value *e = &segs->u.l.items[i], *done_v, *key_v, *n_v;
+        segment *s = &tr->segs[i];
+        if (e->type != DDB_TYPE_M || (n_v = ddb_map_getz(&e->u.m, "n")) == NULL ||
+            n_v->type != DDB_TYPE_N || strtol(n_v->u.s.ptr, NULL, 10) != s->number ||
+            (done_v = ddb_map_getz(&e->u.m, "done")) == NULL || done_v->type != DDB_TYPE_BOOL ||
+            (key_v = ddb_map_getz(&e->u.m, "key")) == NULL) {
+            rc = ddb_error_set(err, DDB_EUSAGE, "the saved scan state does not fit segment %d",
+                               s->number);
+            goto done;
+        }
+        s->done = s->ckpt_done = done_v->u.boolean;
+        free(s->start_key);
+        free(s->ckpt_key);
+        s->start_key = s->ckpt_key = NULL;
+        if (key_v->type == DDB_TYPE_S) {
+            s->start_key = strndup(key_v->u.s.ptr, key_v->u.s.len);
+            s->ckpt_key = strndup(key_v->u.s.ptr, key_v->u.s.len);
+        }
+    }
+done:
+    ddb_arena_free(a);
+    ddb_json_parser_free(p);
+    return rc;
 }
 
 static int page_ready(void *ctx)
@@ -243,6 +405,7 @@ static int tr_next(ddb_reader *r, ddb_record **out, ddb_error *err)
         if (tr->current && tr->current->cursor < tr->current->n_items) {
             tr->rec.item = tr->current->items[tr->current->cursor++];
             tr->rec.offset = tr->count++;
+            tr->rec.pos = tr->rec.offset;
             *out = &tr->rec;
             return 0;
         }
@@ -254,6 +417,7 @@ static int tr_next(ddb_reader *r, ddb_record **out, ddb_error *err)
             return tr->failure.code ? tr->failure.code : DDB_ENET;
         }
         /* Segments idle for lack of room in the page FIFO may ask again now. */
+        tr->rate_wait_ms = 0;
         for (int i = 0; i < tr->n_segs; i++) {
             segment *s = &tr->segs[i];
             if (!s->done && !s->in_flight && tr->n_pages < tr->max_pages &&
@@ -266,10 +430,19 @@ static int tr_next(ddb_reader *r, ddb_record **out, ddb_error *err)
             if (tr->head == NULL)
                 tr->tail = NULL;
             tr->n_pages--;
+            if (track_page(tr, tr->current) != 0)
+                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
             continue;
         }
         if (all_done(tr))
             return DDB_ITEROVER;
+        if (tr->rate_wait_ms && ddb_client_pending(tr->client) == 0) {
+            /* Only time helps: the read capacity limit. */
+            struct timespec ts = {(time_t)(tr->rate_wait_ms / 1000),
+                                  (long)(tr->rate_wait_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+            continue;
+        }
         if ((rc = ddb_client_run(tr->client, page_ready, tr, err)) != 0)
             return rc;
     }
@@ -284,8 +457,16 @@ static void tr_free(ddb_reader *r)
         page_free(tr->head);
         tr->head = n;
     }
-    for (int i = 0; tr->segs && i < tr->n_segs; i++)
+    for (int i = 0; tr->segs && i < tr->n_segs; i++) {
         free(tr->segs[i].start_key);
+        free(tr->segs[i].ckpt_key);
+    }
+    while (tr->c_head) {
+        consumed *c = tr->c_head;
+        tr->c_head = c->next;
+        free(c->next_key);
+        free(c);
+    }
     free(tr->segs);
     free(tr->table);
     free(tr->source);
@@ -322,6 +503,9 @@ int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_e
     tr->base.format = DDB_IN_AUTO;
     tr->base.raw_bytes = tr_bytes;
     tr->base.decoded_bytes = tr_bytes;
+    tr->base.settled = tr_settled;
+    tr->base.save_state = tr_save_state;
+    tr->base.load_state = tr_load_state;
     tr->client = o->client;
     tr->table = strdup(o->table);
     tr->source = strdup(name);
@@ -339,6 +523,7 @@ int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_e
     }
     for (int i = 0; i < tr->n_segs; i++)
         tr->segs[i].number = first + i;
+    ddb_rate_init(&tr->rate, o->max_rcu, now_sec());
     tr->rec.kind = DDB_REC_PUT;
     tr->rec.typed = 1;
     tr->rec.source = tr->source;

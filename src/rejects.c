@@ -2,6 +2,7 @@
  * The rejects file: one JSON line per rejected input with enough to find and
  * fix it (source, line, byte offset, entity, reason) and the record itself.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,54 @@ struct ddb_rejects {
     ddb_sink *sink; /* opened on the first reject */
     ddb_buf line;
     uint64_t count;
+    int resumable;
+    int resume;
+    uint64_t keep_len;
 };
+
+/* Opens the file on the first reject (or at once when resuming one). */
+static int open_sink(ddb_rejects *r, ddb_error *err)
+{
+    char *partial;
+    int rc;
+    if (!r->resumable)
+        return ddb_sink_open_file(&r->sink, r->path, 1, err);
+    if ((partial = malloc(strlen(r->path) + 16)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    sprintf(partial, "%s.partial", r->path);
+    rc = ddb_sink_open_partial(&r->sink, r->path, partial, r->resume, r->keep_len, err);
+    free(partial);
+    return rc;
+}
+
+int ddb_rejects_new_resumable(ddb_rejects **out, const char *path, int resume, uint64_t keep_len,
+                              uint64_t count, ddb_error *err)
+{
+    int rc = ddb_rejects_new(out, path, err);
+    if (rc != 0)
+        return rc;
+    (*out)->resumable = 1;
+    (*out)->resume = resume && keep_len > 0;
+    (*out)->keep_len = keep_len;
+    (*out)->count = count;
+    if ((*out)->resume && (rc = open_sink(*out, err)) != 0) {
+        ddb_rejects_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int ddb_rejects_checkpoint(ddb_rejects *r, uint64_t *len, ddb_error *err)
+{
+    int rc;
+    *len = 0;
+    if (r->sink == NULL)
+        return 0;
+    if ((rc = ddb_sink_checkpoint(r->sink, err)) != 0)
+        return rc;
+    *len = ddb_sink_file_length(r->sink);
+    return 0;
+}
 
 int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err)
 {
@@ -27,17 +75,11 @@ int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err)
     return 0;
 }
 
-int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
-                      const char *reason, ddb_error *err)
+void ddb_rejects_format(ddb_buf *b, const ddb_record *rec, const char *entity, const char *reason)
 {
-    ddb_buf *b = &r->line;
-    int rc;
-
-    if (r->sink == NULL && (rc = ddb_sink_open_file(&r->sink, r->path, 1, err)) != 0)
-        return rc;
-    ddb_buf_clear(b);
+    const char *src = rec->source ? rec->source : "-";
     ddb_buf_puts(b, "{\"source\":");
-    ddb_json_put_string(b, rec->source ? rec->source : "-", strlen(rec->source ? rec->source : "-"));
+    ddb_json_put_string(b, src, strlen(src));
     if (rec->line) {
         ddb_buf_puts(b, ",\"line\":");
         ddb_buf_put_u64(b, rec->line);
@@ -66,26 +108,13 @@ int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
         ddb_json_put_typed_map(b, &rec->item);
     }
     ddb_buf_puts(b, "}\n");
-    if (b->oom)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if ((rc = ddb_sink_write(r->sink, b->ptr, b->len, err)) != 0)
-        return rc;
-    r->count++;
-    return 0;
 }
 
-int ddb_rejects_write_info(ddb_rejects *r, const ddb_reject_info *info, const char *entity,
-                           ddb_error *err)
+void ddb_rejects_format_info(ddb_buf *b, const ddb_reject_info *info, const char *entity)
 {
-    ddb_buf *b = &r->line;
-    int rc;
-
-    if (r->sink == NULL && (rc = ddb_sink_open_file(&r->sink, r->path, 1, err)) != 0)
-        return rc;
-    ddb_buf_clear(b);
+    const char *src = info->source ? info->source : "-";
     ddb_buf_puts(b, "{\"source\":");
-    ddb_json_put_string(b, info->source ? info->source : "-",
-                        strlen(info->source ? info->source : "-"));
+    ddb_json_put_string(b, src, strlen(src));
     if (info->line) {
         ddb_buf_puts(b, ",\"line\":");
         ddb_buf_put_u64(b, info->line);
@@ -103,12 +132,38 @@ int ddb_rejects_write_info(ddb_rejects *r, const ddb_reject_info *info, const ch
         ddb_buf_append(b, info->item_json, info->item_len);
     }
     ddb_buf_puts(b, "}\n");
-    if (b->oom)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if ((rc = ddb_sink_write(r->sink, b->ptr, b->len, err)) != 0)
+}
+
+int ddb_rejects_append(ddb_rejects *r, const char *lines, size_t len, uint64_t count,
+                       ddb_error *err)
+{
+    int rc;
+    if (r->sink == NULL && (rc = open_sink(r, err)) != 0)
         return rc;
-    r->count++;
+    if ((rc = ddb_sink_write(r->sink, lines, len, err)) != 0)
+        return rc;
+    r->count += count;
     return 0;
+}
+
+int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
+                      const char *reason, ddb_error *err)
+{
+    ddb_buf_clear(&r->line);
+    ddb_rejects_format(&r->line, rec, entity, reason);
+    if (r->line.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    return ddb_rejects_append(r, r->line.ptr, r->line.len, 1, err);
+}
+
+int ddb_rejects_write_info(ddb_rejects *r, const ddb_reject_info *info, const char *entity,
+                           ddb_error *err)
+{
+    ddb_buf_clear(&r->line);
+    ddb_rejects_format_info(&r->line, info, entity);
+    if (r->line.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    return ddb_rejects_append(r, r->line.ptr, r->line.len, 1, err);
 }
 
 uint64_t ddb_rejects_count(const ddb_rejects *r)

@@ -324,7 +324,9 @@ int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const d
         }
         /* The header goes out at once when the columns are known, so even an
          * entity without records gets a well-formed file. */
-        if ((e != NULL || w->columns != NULL) && (rc = write_csv_header(w, err)) != 0)
+        if (opts && opts->appending)
+            w->header_done = 1;
+        else if ((e != NULL || w->columns != NULL) && (rc = write_csv_header(w, err)) != 0)
             goto done;
     }
 done:

@@ -11,6 +11,7 @@
 #ifndef DDBPIPE_CLIENT_H
 #define DDBPIPE_CLIENT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,9 @@ typedef struct ddb_client_opts {
     const char *user_agent;               /* default "ddbpipe/<version>" */
     uint64_t random_seed;                 /* 0 = from the clock; fixed in tests */
     int verbose;                          /* log requests (never credentials) to stderr */
+    int fixed_concurrency;                /* do not adapt: by default throttling halves the
+                                             requests in flight (at most once a second) and
+                                             they grow back by one per window of successes */
 } ddb_client_opts;
 
 /* The outcome of one call, after any retries. */
@@ -111,6 +115,14 @@ int ddb_client_concurrency(const ddb_client *c);
 
 /* Makes the next ddb_client_run return DDB_EINTR (safe from a signal handler). */
 void ddb_client_interrupt(ddb_client *c);
+
+/* ddb_client_run also returns DDB_EINTR once *flag is non-zero (a flag a
+ * signal handler sets). */
+void ddb_client_set_stop_flag(ddb_client *c, volatile sig_atomic_t *flag);
+
+/* Called from inside ddb_client_run about ten times a second (progress
+ * reports while a writer waits). */
+void ddb_client_set_idle(ddb_client *c, void (*idle)(void *ctx), void *ctx);
 
 void ddb_client_stats_get(const ddb_client *c, ddb_client_stats *out);
 

@@ -125,6 +125,11 @@ typedef struct ddb_sink_vtable {
     int (*finish)(ddb_sink *s, ddb_error *err);
     /* Frees this stream's state. An unfinished atomic file is removed. */
     void (*free)(ddb_sink *s);
+    /* Makes everything written so far durable and self-contained, so the file
+     * can be cut at its current length and appended to later: gzip ends its
+     * member (a resumed run appends new members), a file flushes and fsyncs.
+     * Handles only this stream; ddb_sink_checkpoint walks the chain. */
+    int (*checkpoint)(ddb_sink *s, ddb_error *err);
 } ddb_sink_vtable;
 
 struct ddb_sink {
@@ -139,6 +144,22 @@ struct ddb_sink {
  * renamed onto path by finish(); until then path is untouched, and free()
  * without finish() removes the temporary file. */
 int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic, ddb_error *err);
+
+/*
+ * A file written under partial_path and renamed onto final_path by finish(),
+ * like an atomic file, except that free() without finish() KEEPS the partial
+ * file: an interrupted run can be resumed. With resume, the existing partial
+ * file is cut to keep_len bytes and appended to (DDB_EIO if it is shorter);
+ * otherwise it is created empty. bytes_out counts from keep_len.
+ */
+int ddb_sink_open_partial(ddb_sink **out, const char *final_path, const char *partial_path,
+                          int resume, uint64_t keep_len, ddb_error *err);
+
+/* Checkpoints the whole chain (filters first): see the vtable's checkpoint. */
+int ddb_sink_checkpoint(ddb_sink *s, ddb_error *err);
+
+/* Bytes in the file at the bottom of the chain (for a partial file: from its start). */
+uint64_t ddb_sink_file_length(const ddb_sink *s);
 
 /* A sink into a growable memory buffer (for tests). The data is returned by
  * ddb_sink_memory_data() and stays owned by the sink. */

@@ -23,12 +23,13 @@ typedef struct ddb_output ddb_output;
 
 /* Told when records are durably accepted, so "written" counts only what the
  * destination took (a table writer confirms asynchronously). */
-typedef void (*ddb_output_ack_fn)(void *ctx, int entity_index, ddb_record_kind kind, uint64_t n);
+typedef void (*ddb_output_ack_fn)(void *ctx, int entity_index, ddb_record_kind kind, uint64_t seq);
 
 /* A record the destination refused after put() accepted it into its queue
  * (e.g. DynamoDB kept returning it as unprocessed): where it came from, why,
  * and the item as DynamoDB JSON. */
 typedef struct ddb_reject_info {
+    uint64_t seq;        /* the record's sequence number (ddb_record.seq) */
     const char *source;
     uint64_t line;
     uint64_t offset;
@@ -49,8 +50,12 @@ typedef struct ddb_output_vtable {
     int (*unmatched)(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err);
     /* Commits everything; after success all acks have been delivered. */
     int (*finish)(ddb_output *o, ddb_error *err);
-    /* Frees; uncommitted files are removed. */
+    /* Frees; uncommitted files are removed (kept in resumable mode). */
     void (*free)(ddb_output *o);
+    /* Makes everything accepted so far durable and appends, as a JSON array,
+     * what a resumed run needs to continue the outputs ([{"path":..,"bytes":..}]
+     * for files; [] when acks already mean durable, as for a table). */
+    int (*checkpoint)(ddb_output *o, ddb_buf *state, ddb_error *err);
 } ddb_output_vtable;
 
 struct ddb_output {
@@ -69,6 +74,8 @@ typedef struct ddb_file_output_opts {
     const ddb_mapping *mapping;  /* entity layout; NULL = one file */
     int records;                 /* 1: entity records (export); 0: items (convert/encode) */
     const char *single_name;     /* file base name without a mapping ("items") */
+    int resumable;               /* write DIR/.<name>.partial, kept when the run stops early */
+    const char *resume_state;    /* JSON array saved by checkpoint(): continue those files */
 } ddb_file_output_opts;
 
 /*
@@ -94,8 +101,24 @@ typedef struct ddb_rejects ddb_rejects;
  * atomically like the outputs; nothing is created when nothing is rejected. */
 int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err);
 
+/* A resumable rejects file (PATH.partial until finished). With resume, the
+ * partial file is cut to keep_len bytes holding count lines and continued. */
+int ddb_rejects_new_resumable(ddb_rejects **out, const char *path, int resume, uint64_t keep_len,
+                              uint64_t count, ddb_error *err);
+
+/* Makes the rejects durable; *len receives the file's length. */
+int ddb_rejects_checkpoint(ddb_rejects *r, uint64_t *len, ddb_error *err);
+
 int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
                       const char *reason, ddb_error *err);
+
+/* The line ddb_rejects_write would write, appended to out (for writing later). */
+void ddb_rejects_format(ddb_buf *out, const ddb_record *rec, const char *entity, const char *reason);
+void ddb_rejects_format_info(ddb_buf *out, const ddb_reject_info *info, const char *entity);
+
+/* Appends preformatted lines (count of them) to the file. */
+int ddb_rejects_append(ddb_rejects *r, const char *lines, size_t len, uint64_t count,
+                       ddb_error *err);
 
 /* The same for a record refused by an output after the fact (no original
  * text any more: the item is written as "item"/"keys" in DynamoDB JSON). */

@@ -19,6 +19,7 @@ typedef struct ddb_table_output_opts {
     uint32_t backoff_base_ms;    /* default 50 */
     uint32_t backoff_cap_ms;     /* default 20000 */
     uint64_t random_seed;        /* 0 = from the clock */
+    double max_wcu;              /* write capacity units per second at most (0 = no limit) */
 } ddb_table_output_opts;
 
 typedef struct ddb_table_write_stats {
@@ -30,6 +31,7 @@ typedef struct ddb_table_write_stats {
     uint64_t splits;       /* batches halved to isolate a ValidationException */
     uint64_t blocked;      /* writes that waited for an earlier write of the same key */
     double capacity_units; /* ConsumedCapacity reported by DynamoDB */
+    double rate;           /* current WCU/s ceiling (adaptive; 0 = none) */
 } ddb_table_write_stats;
 
 /*

@@ -5,6 +5,7 @@
 #ifndef DDBPIPE_PIPELINE_H
 #define DDBPIPE_PIPELINE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,9 @@ typedef struct ddb_summary {
     uint64_t input_errors;     /* inputs that failed (unreadable, corrupt, checksum) */
     uint64_t warnings;
     int output_failed;         /* the output could not be written or committed */
+    int interrupted;           /* stopped by a signal; a checkpoint was written if asked */
+    int resumed;               /* continued from a checkpoint */
+    uint64_t checkpoints;      /* state files written */
     int committed;             /* the outputs were committed */
     char **outputs;            /* committed files */
     size_t n_outputs;
@@ -77,6 +81,18 @@ typedef struct ddb_pipeline_opts {
     uint64_t report_limit;            /* problems passed to report (0 = all) */
     ddb_report_fn report;
     void *report_ctx;
+    /* Checkpoints: with state_path, the committed position, counts and
+     * outputs are saved every checkpoint_seconds and when the run ends, so
+     * that resume (a state loaded from it) can continue where it stopped. */
+    const char *state_path;
+    const char *fingerprint;          /* JSON object describing the run (see checkpoint.h) */
+    const struct ddb_state *resume;   /* continue from this state; NULL: from the start */
+    double checkpoint_seconds;        /* default 10 */
+    volatile sig_atomic_t *stop;      /* set by a signal handler: stop reading, checkpoint, end */
+    /* Called about ten times a second with the live counts (and from the
+     * table writer's waits, through the client's idle hook). */
+    void (*progress)(void *ctx, const ddb_summary *live, const ddb_reader *reading);
+    void *progress_ctx;
 } ddb_pipeline_opts;
 
 /*

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ddbpipe/arena.h"
+#include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
 #include "ddbpipe/io.h"
 #include "ddbpipe/value.h"
@@ -46,6 +47,9 @@ typedef struct ddb_record {
     const char *reason;      /* DDB_REC_BAD: why (includes the position) */
     ddb_str write_time;      /* incremental exports: Metadata.WriteTimestampMicros */
     const char *entity_hint; /* from the file name (<Entity>.csv) or --entity; may be NULL */
+    uint64_t pos;            /* grows with every record of the input: resuming at pos reads
+                                this record again and skips everything before it */
+    uint64_t seq;            /* set by the pipeline: the record's number in the run */
 } ddb_record;
 
 typedef enum ddb_input_format {
@@ -92,6 +96,22 @@ struct ddb_reader {
     uint64_t (*raw_bytes)(const ddb_reader *r);
     /* decoded (decompressed) bytes parsed so far, for throughput; may be NULL */
     uint64_t (*decoded_bytes)(const ddb_reader *r);
+    /* Makes the following next() calls start at the record with position pos,
+     * skipping what comes before it as cheaply as the format allows (lines are
+     * not parsed, whole export data files are not opened). May be NULL: the
+     * caller then reads and drops records below pos. Returns 0 or an error. */
+    int (*skip_to)(ddb_reader *r, uint64_t pos, ddb_error *err);
+    /* Readers whose position is more than pos (a table scan: per-segment keys)
+     * take part in checkpoints through these three; NULL otherwise.
+     * settled: the record at pos is written or rejected, told in the order the
+     * records were read; returns 1 when everything read up to it is settled
+     * as a resumable unit (a Scan page), else 0. */
+    int (*settled)(ddb_reader *r, uint64_t pos);
+    /* The state to resume from, as of the last settled unit (JSON, appended). */
+    int (*save_state)(const ddb_reader *r, ddb_buf *out);
+    /* Restores a saved state before the first next(). DDB_EUSAGE if it does
+     * not fit this reader (e.g. another number of segments). */
+    int (*load_state)(ddb_reader *r, const char *json, size_t len, ddb_error *err);
 };
 
 /*

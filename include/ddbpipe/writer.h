@@ -45,6 +45,7 @@ typedef struct ddb_writer_opts {
     char delimiter;        /* CSV; 0 = ',' */
     const char **columns;  /* CSV without an entity: the columns (NULL = first record's) */
     size_t n_columns;
+    int appending;         /* the file already holds a header (a resumed run) */
 } ddb_writer_opts;
 
 /*

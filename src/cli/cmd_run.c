@@ -9,7 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
 #include "cli.h"
+#include "ddbpipe/checkpoint.h"
+#include "ddbpipe/json.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/output_null.h"
@@ -17,6 +26,28 @@
 #include "ddbpipe/pipeline.h"
 #include "ddbpipe/reader_table.h"
 #include "ddbpipe/table.h"
+#include "progress.h"
+
+/* Set by SIGINT/SIGTERM; the engine polls it through the pipeline and the
+ * client. The only mutable global: a signal handler can reach nothing else. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    stop_requested = 1;
+    /* A second signal ends the process at once, the default way. */
+    signal(sig, SIG_DFL);
+}
+
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 
 enum {
     G_OUT = 1 << 0,     /* file outputs */
@@ -29,7 +60,8 @@ enum {
     G_MIGRATE = 1 << 7, /* migrate's --to-table, --create-table */
     G_AWS = 1 << 8,
     G_DRY = 1 << 9,
-    G_COMMON = 1 << 10  /* rejects, summary, quiet */
+    G_COMMON = 1 << 10, /* rejects, summary, quiet, progress */
+    G_STATE = 1 << 11   /* --state, --resume */
 };
 
 typedef struct run_args {
@@ -37,7 +69,9 @@ typedef struct run_args {
     const char *types, *table, *to_table, *segment_range;
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;
-    int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run;
+    int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
+    const char *state, *progress;
+    uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu;
     cli_aws_args aws;
 } run_args;
 
@@ -151,6 +185,79 @@ static int parse_range(const char *s, int *first, int *last)
     return 0;
 }
 
+/* SHA-256 (hex) of a file's bytes, so a resumed run can tell its mapping changed. */
+static int file_sha256(const char *path, char out[65])
+{
+    FILE *f = fopen(path, "rb");
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    unsigned char buf[65536], md[32];
+    unsigned int mdlen = 0;
+    size_t n;
+    int rc = -1;
+    if (f == NULL || ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+        goto done;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        EVP_DigestUpdate(ctx, buf, n);
+    if (!ferror(f) && EVP_DigestFinal_ex(ctx, md, &mdlen) == 1) {
+        for (unsigned int i = 0; i < mdlen; i++)
+            sprintf(out + 2 * i, "%02x", md[i]);
+        rc = 0;
+    }
+done:
+    if (f)
+        fclose(f);
+    EVP_MD_CTX_free(ctx);
+    return rc;
+}
+
+static void fp_field(ddb_buf *b, const char *key, const char *value)
+{
+    ddb_buf_puts(b, b->len > 1 ? ",\"" : "\"");
+    ddb_buf_puts(b, key);
+    ddb_buf_puts(b, "\":");
+    ddb_json_put_string(b, value ? value : "", strlen(value ? value : ""));
+}
+
+/* What a run is, for --resume to check: the inputs (with sizes and times),
+ * the mappings' contents and every option that changes what is written. */
+static int build_fingerprint(ddb_buf *b, const run_spec *spec, const run_args *a,
+                             const char *const *inputs, size_t n_inputs)
+{
+    ddb_buf in = DDB_BUF_INIT, opts = DDB_BUF_INIT;
+    char sha[65];
+    ddb_buf_putc(b, '{');
+    fp_field(b, "command", spec->name);
+    for (size_t i = 0; i < n_inputs; i++) {
+        struct stat st;
+        memset(&st, 0, sizeof(st));
+        stat(inputs[i], &st);
+        ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", inputs[i],
+                       (long long)st.st_size, (long long)st.st_mtime);
+    }
+    fp_field(b, "inputs", in.ptr);
+    if (a->mapping && file_sha256(a->mapping, sha) == 0)
+        fp_field(b, "mapping", sha);
+    if (a->to_mapping && file_sha256(a->to_mapping, sha) == 0)
+        fp_field(b, "to-mapping", sha);
+    fp_field(b, "table", a->table);
+    fp_field(b, "to-table", a->to_table);
+    fp_field(b, "out", a->out);
+    ddb_buf_printf(&opts, "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
+                          "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%llu "
+                          "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s",
+                   a->format ? a->format : "", a->gzip, a->out_delimiter,
+                   a->input_format ? a->input_format : "", a->delimiter, a->types ? a->types : "",
+                   a->entity ? a->entity : "", a->delete_all, a->no_verify,
+                   (unsigned long long)a->max_line, (unsigned long long)a->segments,
+                   a->segment_range ? a->segment_range : "", a->consistent_read,
+                   (unsigned long long)a->page_size, a->dry_run, a->rejects ? a->rejects : "");
+    fp_field(b, "options", opts.ptr);
+    ddb_buf_putc(b, '}');
+    ddb_buf_dispose(&in);
+    ddb_buf_dispose(&opts);
+    return b->oom ? -1 : 0;
+}
+
 static int run_command(const run_spec *spec, int argc, char **argv)
 {
     const cli_command *cmd = NULL;
@@ -171,7 +278,9 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     ddb_table_info *target = NULL, *source_info = NULL;
     char *rejects_default = NULL;
     const char *target_table = NULL;
-    ddb_buf extra = DDB_BUF_INIT;
+    ddb_buf extra = DDB_BUF_INIT, fingerprint = DDB_BUF_INIT;
+    ddb_state *state = NULL;
+    cli_progress progress;
     cli_opt opts[64];
 
     memset(&a, 0, sizeof(a));
@@ -199,6 +308,11 @@ static int run_command(const run_spec *spec, int argc, char **argv)
                   "scan only segments A..B of --segments (to share a table across hosts)"}},
         {G_SCAN, {"consistent-read", OPT_FLAG, &a.consistent_read, NULL, "strongly consistent Scan"}},
         {G_SCAN, {"page-size", OPT_UINT, &a.page_size, "N", "items per Scan request (default: 1 MB pages)"}},
+        {G_SCAN, {"max-rcu", OPT_UINT, &a.max_rcu, "N",
+                  "read at most N capacity units per second (as DynamoDB reports them)"}},
+        {G_IMPORT | G_MIGRATE, {"max-wcu", OPT_UINT, &a.max_wcu, "N",
+                                "write at most N capacity units per second (as DynamoDB reports "
+                                "them; also sizes the --dry-run estimate)"}},
         {G_DRY, {"dry-run", OPT_FLAG, &a.dry_run, NULL,
                  "do everything but the writes; report what would be written"}},
         {G_IN, {"input-format", OPT_STRING, &a.input_format, "FMT",
@@ -214,6 +328,17 @@ static int run_command(const run_spec *spec, int argc, char **argv)
                     "exit 0 when at most N records were rejected (default 0)"}},
         {G_COMMON, {"summary", OPT_STRING, &a.summary, "FILE", "also write the summary as JSON to FILE"}},
         {G_COMMON, {"quiet", OPT_FLAG, &a.quiet, NULL, "print only errors and the summary"}},
+        {G_COMMON, {"progress", OPT_STRING, &a.progress, "MODE",
+                    "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
+        {G_COMMON, {"progress-interval", OPT_UINT, &a.progress_interval, "SECONDS",
+                    "seconds between progress lines when not on a terminal (default 10)"}},
+        {G_STATE, {"state", OPT_STRING, &a.state, "FILE",
+                   "record progress in FILE (atomically, at intervals and at exit) so the run "
+                   "can be resumed"}},
+        {G_STATE, {"resume", OPT_FLAG, &a.resume, NULL,
+                   "continue the run recorded in --state FILE (same inputs, mapping, options)"}},
+        {G_STATE, {"checkpoint-interval", OPT_UINT, &a.checkpoint_interval, "SECONDS",
+                   "seconds between checkpoints (default 10)"}},
     };
     const cli_opt aws_opts[] = {CLI_AWS_OPTS(a.aws)};
     size_t nopts;
@@ -279,6 +404,56 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             cli_error("e.g. --segments 8 --segment-range 0-3", "--segment-range needs --segments");
             goto done;
         }
+        if (a.resume && a.state == NULL) {
+            cli_error("e.g. --state run.state --resume", "--resume needs --state FILE");
+            goto done;
+        }
+        for (size_t i = 0; a.state && i < n_inputs; i++) {
+            if (strcmp(inputs[i], "-") == 0) {
+                cli_error("save standard input to a file first", "--state cannot resume a run "
+                                                                  "reading standard input");
+                goto done;
+            }
+        }
+    }
+    if (a.progress) {
+        int mode;
+        if (cli_progress_parse(a.progress, &mode) != 0) {
+            cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a.progress);
+            goto done;
+        }
+    }
+    if (a.state) {
+        ddb_error serr;
+        if (build_fingerprint(&fingerprint, spec, &a, inputs, n_inputs) != 0)
+            goto done;
+        rc = ddb_state_load(&state, a.state, &serr);
+        if (a.resume) {
+            if (rc != 0) {
+                cli_error("run without --resume to start", "%s", serr.message);
+                goto done;
+            }
+            if (state->complete) {
+                fprintf(stderr, "ddbpipe: the run recorded in %s is complete; nothing to resume\n",
+                        a.state);
+                code = EXIT_OK;
+                goto done;
+            }
+            if (ddb_state_check_fingerprint(state->fingerprint, fingerprint.ptr, &serr) != 0) {
+                cli_error("resume with exactly the command that was interrupted, or remove the "
+                          "state file to start over",
+                          "%s", serr.message);
+                goto done;
+            }
+        } else {
+            if (rc == 0 && !state->complete) {
+                cli_error("add --resume to continue it, or remove the file to start over",
+                          "%s records an unfinished run", a.state);
+                goto done;
+            }
+            ddb_state_free(state);
+            state = NULL;
+        }
     }
     if (a.mapping && load_mapping(a.mapping, "mapping", &mapping) != 0)
         goto done;
@@ -334,6 +509,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         to.total_segments = (int)(a.segments ? a.segments : 4);
         to.consistent_read = a.consistent_read;
         to.page_size = a.page_size;
+        to.max_rcu = (double)a.max_rcu;
         if (a.segment_range) {
             to.has_range = 1;
             if (parse_range(a.segment_range, &to.segment_first, &to.segment_last) != 0) {
@@ -374,6 +550,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             tw.table = target_table;
             tw.info = target;
             tw.max_attempts = (int)a.aws.max_attempts;
+            tw.max_wcu = (double)a.max_wcu;
             rc = ddb_table_output_new(&output, &tw, &err);
         }
         if (rc != 0) {
@@ -389,6 +566,8 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         fo.mapping = mapping;
         fo.records = spec->mode == DDB_MODE_EXPORT;
         fo.single_name = "items";
+        fo.resumable = a.state != NULL;
+        fo.resume_state = state ? state->outputs : NULL;
         fo.format = spec->mode == DDB_MODE_EXPORT ? DDB_OUT_NDJSON : DDB_OUT_DDBJSON;
         if (a.format && ddb_out_format_parse(&fo.format, a.format) != 0) {
             cli_error("use ndjson, csv or ddb-json", "unknown --format \"%s\"", a.format);
@@ -412,18 +591,53 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     }
     if (a.rejects == NULL && rejects_default == NULL && target_table)
         rejects_default = strdup("ddbpipe-rejects.ndjson");
-    if ((a.rejects || rejects_default) &&
-        ddb_rejects_new(&rejects, a.rejects ? a.rejects : rejects_default, &err) != 0) {
-        cli_error(NULL, "%s", err.message);
-        goto done;
+    if (a.rejects || rejects_default) {
+        const char *rp = a.rejects ? a.rejects : rejects_default;
+        rc = a.state ? ddb_rejects_new_resumable(&rejects, rp, state != NULL,
+                                                  state ? state->rejects_bytes : 0,
+                                                  state ? state->ck.rejects : 0, &err)
+                     : ddb_rejects_new(&rejects, rp, &err);
+        if (rc != 0) {
+            cli_error(NULL, "%s", err.message);
+            code = EXIT_OUTPUT;
+            goto done;
+        }
     }
     po.output = output;
     po.rejects = rejects;
     po.report = cli_report;
     po.report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a.quiet ? 5 : 20);
+    po.state_path = a.state;
+    po.fingerprint = fingerprint.ptr;
+    po.resume = state;
+    po.checkpoint_seconds = (double)a.checkpoint_interval;
+    po.stop = &stop_requested;
 
+    {
+        int mode = CLI_PROGRESS_AUTO;
+        cli_progress_parse(a.progress, &mode);
+        cli_progress_init(&progress, mode, (double)a.progress_interval, a.quiet);
+        progress.client = conn.client;
+        progress.table_output = target_table && !a.dry_run ? output : NULL;
+        progress.scan = scan;
+        if (scan)
+            progress.total_items = scan->expected_items;
+        for (size_t i = 0; i < n_inputs; i++) {
+            struct stat st;
+            if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st) == 0 && S_ISREG(st.st_mode))
+                progress.total_bytes += (uint64_t)st.st_size;
+        }
+        po.progress = cli_progress_update;
+        po.progress_ctx = &progress;
+        if (conn.client) {
+            ddb_client_set_idle(conn.client, cli_progress_idle, &progress);
+            ddb_client_set_stop_flag(conn.client, &stop_requested);
+        }
+    }
+    catch_stop_signals();
     rc = ddb_pipeline_run(&s, &po, &err);
-    if (rc != 0)
+    cli_progress_end(&progress);
+    if (rc != 0 && rc != DDB_EINTR)
         cli_error(NULL, "%s", err.message);
     if (output != NULL && s.committed && !target_table) {
         const char *const *paths;
@@ -447,24 +661,45 @@ static int run_command(const run_spec *spec, int argc, char **argv)
                        "delete %llu, about %llu WCU\n",
                        target_table, (unsigned long long)ds.puts, (unsigned long long)ds.bytes,
                        (unsigned long long)ds.deletes, (unsigned long long)ds.wcu);
+        if (target && target->n_indexes > 0)
+            ddb_buf_printf(&extra,
+                           "  (each index an item is written to costs as much again: %zu "
+                           "indexes on %s)\n",
+                           target->n_indexes, target_table);
+        if (a.max_wcu > 0) {
+            double secs = (double)ds.wcu / (double)a.max_wcu;
+            ddb_buf_printf(&extra, "  at --max-wcu %llu that takes about %.0f s (%.1f min) of "
+                                   "writing\n",
+                           (unsigned long long)a.max_wcu, secs, secs / 60.0);
+        }
     } else if (output && target_table) {
         ddb_table_write_stats ws;
         ddb_table_output_stats(output, &ws);
         ddb_buf_printf(&extra,
                        "  %s: %llu batches, %llu items retried as unprocessed, %llu throttled, "
                        "%llu batches split, %llu waited for an earlier write of their key, "
-                       "%.1f WCU\n",
+                       "%.1f WCU (%.1f WCU/s)\n",
                        target_table, (unsigned long long)ws.batches,
                        (unsigned long long)ws.unprocessed, (unsigned long long)ws.throttles,
                        (unsigned long long)ws.splits, (unsigned long long)ws.blocked,
-                       ws.capacity_units);
+                       ws.capacity_units, s.seconds > 0 ? ws.capacity_units / s.seconds : 0);
     }
     code = exit_code(&s, a.max_rejects, rc, table_io);
+    if (s.interrupted && a.state)
+        ddb_buf_printf(&extra, "  interrupted: checkpoint saved in %s; continue with the same "
+                               "command and --resume\n",
+                       a.state);
+    else if (s.interrupted)
+        ddb_buf_puts(&extra, "  interrupted (run with --state FILE to be able to resume)\n");
+    else if (s.resumed)
+        ddb_buf_printf(&extra, "  resumed from %s\n", a.state);
     print_summary(spec->name, &s, code, a.max_rejects, extra.ptr);
     if (a.summary && write_summary_file(a.summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
 done:
     ddb_buf_dispose(&extra);
+    ddb_buf_dispose(&fingerprint);
+    ddb_state_free(state);
     ddb_summary_dispose(&s);
     ddb_output_free(output);
     ddb_reader_free(scan);
@@ -483,12 +718,14 @@ done:
 }
 
 static const run_spec specs[] = {
-    {"export", DDB_MODE_EXPORT, G_OUT | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON},
-    {"convert", DDB_MODE_CONVERT, G_OUT | G_MAP | G_TOMAP | G_IN | G_COMMON},
-    {"encode", DDB_MODE_ENCODE, G_OUT | G_MAP | G_ENTITY | G_IN | G_COMMON},
+    {"export", DDB_MODE_EXPORT, G_OUT | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_STATE},
+    {"convert", DDB_MODE_CONVERT, G_OUT | G_MAP | G_TOMAP | G_IN | G_COMMON | G_STATE},
+    {"encode", DDB_MODE_ENCODE, G_OUT | G_MAP | G_ENTITY | G_IN | G_COMMON | G_STATE},
     {"validate", DDB_MODE_VALIDATE, G_MAP | G_ENTITY | G_IN | G_SCAN | G_AWS | G_COMMON},
-    {"import", DDB_MODE_IMPORT, G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON},
-    {"migrate", DDB_MODE_CONVERT, G_MAP | G_TOMAP | G_IN | G_SCAN | G_MIGRATE | G_AWS | G_DRY | G_COMMON},
+    {"import", DDB_MODE_IMPORT,
+     G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_STATE},
+    {"migrate", DDB_MODE_CONVERT,
+     G_MAP | G_TOMAP | G_IN | G_SCAN | G_MIGRATE | G_AWS | G_DRY | G_COMMON | G_STATE},
 };
 
 static int run_named(const char *name, int argc, char **argv)

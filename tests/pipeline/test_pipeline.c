@@ -9,10 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "ddbpipe/json.h"
 #include "ddbpipe/pipeline.h"
+#include "support/files.h"
+#include "support/outputs.h"
 #include "support/testutil.h"
 
 static char tdir[64];
@@ -22,8 +23,7 @@ static ddb_arena *a;
 
 static void setup(void)
 {
-    strcpy(tdir, "/tmp/ddb-pipeline-XXXXXX");
-    cr_assert_not_null(mkdtemp(tdir));
+    tu_mkdtemp(tdir, sizeof(tdir), "/tmp/ddb-pipeline-XXXXXX");
     snprintf(odir, sizeof(odir), "%s/out", tdir);
     fav = tu_load_format("favorites.json");
     fav2 = tu_load_format("favorites-v2.json");
@@ -32,67 +32,15 @@ static void setup(void)
 
 static void teardown(void)
 {
-    char cmd[128];
     ddb_mapping_free(fav);
     ddb_mapping_free(fav2);
     ddb_arena_free(a);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tdir);
-    cr_assert_eq(system(cmd), 0);
+    tu_rmtree(tdir);
 }
 
 TestSuite(pipeline, .init = setup, .fini = teardown);
 
 /* ------------------------------------------------------------ helpers */
-
-static const char *tpath(const char *name)
-{
-    static char p[8][256];
-    static int i;
-    i = (i + 1) % 8;
-    snprintf(p[i], sizeof(p[i]), "%s/%s", tdir, name);
-    return p[i];
-}
-
-static const char *opath(const char *name)
-{
-    static char p[4][256];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(p[i], sizeof(p[i]), "%s/%s", odir, name);
-    return p[i];
-}
-
-static const char *put_file(const char *name, const char *text)
-{
-    const char *path = tpath(name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fwrite(text, 1, strlen(text), f), strlen(text));
-    cr_assert_eq(fclose(f), 0);
-    return path;
-}
-
-static int exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    cr_assert_not_null(f, "%s", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = ddb_arena_alloc(a, (size_t)n + 1);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 static size_t count_lines(const char *text)
 {
@@ -106,7 +54,7 @@ static size_t count_lines(const char *text)
 /* The items of a DynamoDB JSON ({"Item":..}) file, in the test arena. */
 static size_t file_items(const char *path, ddb_map *out, size_t max)
 {
-    char *text = slurp(path);
+    char *text = tu_slurp_in(a, path);
     ddb_json_parser *p = NULL;
     ddb_error err;
     size_t n = 0;
@@ -162,21 +110,6 @@ static int reported(const reports *r, const char *needle)
         if (strstr(r->msgs[i], needle) != NULL)
             return 1;
     return 0;
-}
-
-static ddb_output *file_output(const ddb_mapping *m, ddb_out_format fmt, int records)
-{
-    ddb_file_output_opts fo;
-    ddb_output *o = NULL;
-    ddb_error err;
-    memset(&fo, 0, sizeof(fo));
-    fo.dir = odir;
-    fo.format = fmt;
-    fo.mapping = m;
-    fo.records = records;
-    fo.single_name = "items";
-    cr_assert_eq(ddb_file_output_new(&o, &fo, &err), 0, "%s", err.message);
-    return o;
 }
 
 static void base_opts(ddb_pipeline_opts *po, ddb_mode mode, const char *const *inputs, size_t n,
@@ -260,9 +193,9 @@ static const char *dump_text(void)
 
 Test(pipeline, accounting_invariant_mixed_input)
 {
-    const char *dump = put_file("dump.json", dump_text());
-    const char *incr = put_file(
-        "incr.json",
+    const char *dump = tu_put_file(tdir, "dump.json", dump_text());
+    const char *incr = tu_put_file(
+        tdir, "incr.json",
         "{\"Metadata\":{\"WriteTimestampMicros\":{\"N\":\"1\"}},\"Keys\":{\"pk\":{\"S\":\"Tag#u4\"}"
         ","
         "\"sk\":{\"S\":\"t4\"}},\"NewImage\":{\"pk\":{\"S\":\"Tag#u4\"},\"sk\":{\"S\":\"t4\"}}}\n"
@@ -283,8 +216,8 @@ Test(pipeline, accounting_invariant_mixed_input)
 
     base_opts(&po, DDB_MODE_EXPORT, inputs, 2, &rep);
     po.mapping = fav;
-    po.output = file_output(fav, DDB_OUT_CSV, 1);
-    cr_assert_eq(ddb_rejects_new(&rj, opath("_rejects.ndjson"), &err), 0);
+    po.output = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 0);
+    cr_assert_eq(ddb_rejects_new(&rj, tu_path(odir, "_rejects.ndjson"), &err), 0);
     po.rejects = rj;
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
 
@@ -311,22 +244,22 @@ Test(pipeline, accounting_invariant_mixed_input)
     cr_assert_gt(s.bytes_in, 0);
     cr_assert_gt(s.bytes_out, 0);
     cr_assert_not_null(s.rejects_path);
-    cr_assert_str_eq(s.rejects_path, opath("_rejects.ndjson"));
+    cr_assert_str_eq(s.rejects_path, tu_path(odir, "_rejects.ndjson"));
     cr_assert_eq(rep.n[DDB_REPORT_ERROR], 3);
     cr_assert(reported(&rep, "dump.json:5"), "bad JSON reported with its line");
 
-    text = slurp(opath("Tag.csv"));
+    text = tu_slurp_in(a, tu_path(odir, "Tag.csv"));
     cr_assert_eq(count_lines(text), 1 + 3, "%s", text);
     cr_assert_not_null(strstr(text, "\nu1,t9,travel,1600000000000,1600000500000,\n"), "%s", text);
     cr_assert_not_null(strstr(text, "\nu4,t4,,,,\n"), "%s", text);
-    text = slurp(opath("Tag.deletes.csv"));
+    text = tu_slurp_in(a, tu_path(odir, "Tag.deletes.csv"));
     cr_assert_not_null(strstr(text, "\nu1,t9,,,,\n"), "%s", text);
-    text = slurp(opath("FavoriteData.csv"));
+    text = tu_slurp_in(a, tu_path(odir, "FavoriteData.csv"));
     cr_assert_not_null(strstr(text, "\nu1,d1,c1,T,,,image,1600000000000,\n"), "%s", text);
-    text = slurp(opath("_unmatched.ndjson"));
+    text = tu_slurp_in(a, tu_path(odir, "_unmatched.ndjson"));
     cr_assert_str_eq(text, "{\"Item\":" OTHER_ITEM "}\n"
                            "{\"Keys\":{\"pk\":{\"S\":\"Other#2\"},\"sk\":{\"S\":\"y\"}}}\n");
-    text = slurp(opath("_rejects.ndjson"));
+    text = tu_slurp_in(a, tu_path(odir, "_rejects.ndjson"));
     cr_assert_eq(count_lines(text), 3, "%s", text);
     cr_assert_not_null(strstr(text, "\"entity\":\"Tag\""), "%s", text);
 
@@ -337,8 +270,9 @@ Test(pipeline, accounting_invariant_mixed_input)
 
 Test(pipeline, missing_input_counts_and_run_goes_on)
 {
-    const char *good = put_file("dump.json", "{\"Item\":" TAG_ITEM "}\n{\"Item\":{\"pk\":\n");
-    const char *inputs[] = {tpath("missing.json"), good};
+    const char *good =
+        tu_put_file(tdir, "dump.json", "{\"Item\":" TAG_ITEM "}\n{\"Item\":{\"pk\":\n");
+    const char *inputs[] = {tu_path(tdir, "missing.json"), good};
     ddb_pipeline_opts po;
     ddb_summary s;
     reports rep;
@@ -347,8 +281,8 @@ Test(pipeline, missing_input_counts_and_run_goes_on)
 
     base_opts(&po, DDB_MODE_EXPORT, inputs, 2, &rep);
     po.mapping = fav;
-    po.output = file_output(fav, DDB_OUT_NDJSON, 1);
-    cr_assert_eq(ddb_rejects_new(&rj, tpath("rejects.ndjson"), &err), 0);
+    po.output = tu_file_output(odir, DDB_OUT_NDJSON, fav, 1, 0);
+    cr_assert_eq(ddb_rejects_new(&rj, tu_path(tdir, "rejects.ndjson"), &err), 0);
     po.rejects = rj;
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
     cr_assert_eq(s.input_errors, 1);
@@ -357,9 +291,9 @@ Test(pipeline, missing_input_counts_and_run_goes_on)
     expect_row(&s.total, 2, 1, 1, 0);
     cr_assert_eq(s.committed, 0, "an input failed: nothing is committed");
     cr_assert_eq(s.n_outputs, 0);
-    cr_assert(!exists(opath("Tag.ndjson")));
+    cr_assert(!tu_exists(tu_path(odir, "Tag.ndjson")));
     /* the rejects file is committed in any case */
-    cr_assert(exists(tpath("rejects.ndjson")));
+    cr_assert(tu_exists(tu_path(tdir, "rejects.ndjson")));
     cr_assert_not_null(s.rejects_path);
     ddb_summary_dispose(&s);
     ddb_output_free(po.output);
@@ -369,10 +303,10 @@ Test(pipeline, missing_input_counts_and_run_goes_on)
 
 Test(pipeline, truncated_scan_input_is_an_input_error)
 {
-    const char *scan =
-        put_file("scan.json", "{\"Items\":[{\"pk\":{\"S\":\"Other#1\"},\"sk\":{\"S\":"
-                              "\"a\"}},{\"pk\":{\"S\":");
-    const char *good = put_file("dump.json", "{\"Item\":" TAG_ITEM "}\n");
+    const char *scan = tu_put_file(tdir, "scan.json",
+                                   "{\"Items\":[{\"pk\":{\"S\":\"Other#1\"},\"sk\":{\"S\":"
+                                   "\"a\"}},{\"pk\":{\"S\":");
+    const char *good = tu_put_file(tdir, "dump.json", "{\"Item\":" TAG_ITEM "}\n");
     const char *inputs[] = {scan, good};
     ddb_pipeline_opts po;
     ddb_summary s;
@@ -381,7 +315,7 @@ Test(pipeline, truncated_scan_input_is_an_input_error)
 
     base_opts(&po, DDB_MODE_EXPORT, inputs, 2, &rep);
     po.mapping = fav;
-    po.output = file_output(fav, DDB_OUT_CSV, 1);
+    po.output = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 0);
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
     cr_assert_eq(s.input_errors, 1);
     cr_assert(reported(&rep, "scan.json"));
@@ -394,7 +328,7 @@ Test(pipeline, truncated_scan_input_is_an_input_error)
 
 Test(pipeline, convert_favorites_to_v2)
 {
-    const char *dump = put_file("dump.json", "{\"Item\":" TAG_ITEM "}\n");
+    const char *dump = tu_put_file(tdir, "dump.json", "{\"Item\":" TAG_ITEM "}\n");
     const char *inputs[] = {dump};
     ddb_pipeline_opts po;
     ddb_summary s;
@@ -411,11 +345,11 @@ Test(pipeline, convert_favorites_to_v2)
     base_opts(&po, DDB_MODE_CONVERT, inputs, 1, &rep);
     po.mapping = fav;
     po.to_mapping = fav2;
-    po.output = file_output(fav, DDB_OUT_DDBJSON, 0);
+    po.output = tu_file_output(odir, DDB_OUT_DDBJSON, fav, 0, 0);
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
     expect_row(&s.entities[0], 1, 1, 0, 0);
     cr_assert_eq(s.committed, 1);
-    cr_assert_eq(file_items(opath("Tag.json"), items, 4), 1);
+    cr_assert_eq(file_items(tu_path(odir, "Tag.json"), items, 4), 1);
     cr_assert(ddb_map_equal(&items[0], &want), "got %s", tu_typed(&items[0]));
     ddb_summary_dispose(&s);
     ddb_output_free(po.output);
@@ -423,11 +357,12 @@ Test(pipeline, convert_favorites_to_v2)
 
 Test(pipeline, encode_entity_from_file_name)
 {
-    const char *tag = put_file("Tag.csv", "userId,tagId,tagName,createTime,lastAccessTime,_extra\n"
-                                          "u1,t9,travel,1600000000000,1600000500000,\n"
-                                          "u2,,x,1,2,\n");
-    const char *del = put_file("Tag.deletes.csv", "userId,tagId\nu1,t8\n");
-    const char *nope = put_file("Nope.csv", "userId\nu1\n");
+    const char *tag = tu_put_file(tdir, "Tag.csv",
+                                  "userId,tagId,tagName,createTime,lastAccessTime,_extra\n"
+                                  "u1,t9,travel,1600000000000,1600000500000,\n"
+                                  "u2,,x,1,2,\n");
+    const char *del = tu_put_file(tdir, "Tag.deletes.csv", "userId,tagId\nu1,t8\n");
+    const char *nope = tu_put_file(tdir, "Nope.csv", "userId\nu1\n");
     const char *inputs[] = {tag, del, nope};
     ddb_pipeline_opts po;
     ddb_summary s;
@@ -439,16 +374,16 @@ Test(pipeline, encode_entity_from_file_name)
 
     base_opts(&po, DDB_MODE_ENCODE, inputs, 2, &rep);
     po.mapping = fav;
-    po.output = file_output(fav, DDB_OUT_DDBJSON, 0);
+    po.output = tu_file_output(odir, DDB_OUT_DDBJSON, fav, 0, 0);
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
     /* u2 has no tagId: the sort key cannot be computed */
     expect_row(&s.entities[0], 3, 2, 1, 0);
     cr_assert_eq(s.entities[0].deleted, 1);
     cr_assert(reported(&rep, "Tag.csv:3"), "%s", rep.msgs[0]);
     cr_assert_eq(s.committed, 1);
-    cr_assert_eq(file_items(opath("Tag.json"), items, 4), 1);
+    cr_assert_eq(file_items(tu_path(odir, "Tag.json"), items, 4), 1);
     cr_assert(ddb_map_equal(&items[0], &want), "got %s", tu_typed(&items[0]));
-    cr_assert_eq(file_items(opath("Tag.deletes.json"), items, 4), 1);
+    cr_assert_eq(file_items(tu_path(odir, "Tag.deletes.json"), items, 4), 1);
     cr_assert(ddb_map_equal(&items[0], &want_del), "got %s", tu_typed(&items[0]));
     ddb_summary_dispose(&s);
     ddb_output_free(po.output);
@@ -461,7 +396,7 @@ Test(pipeline, encode_entity_from_file_name)
         cr_assert_eq(system(cmd), 0);
         base_opts(&po, DDB_MODE_ENCODE, inputs2, 1, &rep);
         po.mapping = fav;
-        po.output = file_output(fav, DDB_OUT_DDBJSON, 0);
+        po.output = tu_file_output(odir, DDB_OUT_DDBJSON, fav, 0, 0);
         cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0);
         cr_assert_eq(s.input_errors, 1);
         cr_assert(reported(&rep, "Nope.csv"));
@@ -475,8 +410,9 @@ Test(pipeline, encode_entity_from_file_name)
 Test(pipeline, encode_entity_option_overrides_name)
 {
     const char *rows =
-        put_file("rows.ndjson", "{\"userId\":\"u1\",\"tagId\":\"t9\",\"tagName\":\"travel\","
-                                "\"createTime\":1600000000000,\"lastAccessTime\":1600000500000}\n");
+        tu_put_file(tdir, "rows.ndjson",
+                    "{\"userId\":\"u1\",\"tagId\":\"t9\",\"tagName\":\"travel\","
+                    "\"createTime\":1600000000000,\"lastAccessTime\":1600000500000}\n");
     const char *inputs[] = {rows};
     ddb_pipeline_opts po;
     ddb_summary s;
@@ -488,10 +424,10 @@ Test(pipeline, encode_entity_option_overrides_name)
     base_opts(&po, DDB_MODE_ENCODE, inputs, 1, &rep);
     po.mapping = fav;
     po.reader.entity = "Tag";
-    po.output = file_output(fav, DDB_OUT_DDBJSON, 0);
+    po.output = tu_file_output(odir, DDB_OUT_DDBJSON, fav, 0, 0);
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
     expect_row(&s.entities[0], 1, 1, 0, 0);
-    cr_assert_eq(file_items(opath("Tag.json"), items, 4), 1);
+    cr_assert_eq(file_items(tu_path(odir, "Tag.json"), items, 4), 1);
     cr_assert(ddb_map_equal(&items[0], &want), "got %s", tu_typed(&items[0]));
     ddb_summary_dispose(&s);
     ddb_output_free(po.output);
@@ -500,8 +436,8 @@ Test(pipeline, encode_entity_option_overrides_name)
 Test(pipeline, validate_reports_reencoding_changes)
 {
     /* TAG_ITEM without lsiOneSk: re-encoding would add it */
-    const char *dump = put_file(
-        "dump.json",
+    const char *dump = tu_put_file(
+        tdir, "dump.json",
         "{\"Item\":" TAG_ITEM "}\n"
         "{\"Item\":{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t2\"},\"tagName\":{\"S\":\"x\"}}}\n"
         "{\"Item\":" OTHER_ITEM "}\n");
@@ -537,9 +473,10 @@ Test(pipeline, validate_reports_reencoding_changes)
 
 Test(pipeline, validate_record_file)
 {
-    const char *tag = put_file("Tag.csv", "userId,tagId,tagName\n"
-                                          "u1,t1,x\n"
-                                          "u2,,y\n");
+    const char *tag = tu_put_file(tdir, "Tag.csv",
+                                  "userId,tagId,tagName\n"
+                                  "u1,t1,x\n"
+                                  "u2,,y\n");
     const char *inputs[] = {tag};
     ddb_pipeline_opts po;
     ddb_summary s;
@@ -558,10 +495,11 @@ Test(pipeline, validate_record_file)
 
 Test(pipeline, types_convert_untyped_csv)
 {
-    const char *csv = put_file("people.csv", "id,n,flag,tags\n"
-                                             "a,5.50,true,\"[\"\"x\"\",\"\"y\"\"]\"\n"
-                                             "b,notanumber,false,\n"
-                                             "c,,,\n");
+    const char *csv = tu_put_file(tdir, "people.csv",
+                                  "id,n,flag,tags\n"
+                                  "a,5.50,true,\"[\"\"x\"\",\"\"y\"\"]\"\n"
+                                  "b,notanumber,false,\n"
+                                  "c,,,\n");
     const char *inputs[] = {csv};
     const ddb_type_hint types[] = {
         {"n", DDB_TYPE_N}, {"flag", DDB_TYPE_BOOL}, {"tags", DDB_TYPE_SS}};
@@ -577,13 +515,13 @@ Test(pipeline, types_convert_untyped_csv)
     base_opts(&po, DDB_MODE_EXPORT, inputs, 1, &rep);
     po.types = types;
     po.n_types = 3;
-    po.output = file_output(NULL, DDB_OUT_DDBJSON, 0);
+    po.output = tu_file_output(odir, DDB_OUT_DDBJSON, NULL, 0, 0);
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
     cr_assert_eq(s.n_entities, 1);
     expect_row(&s.total, 3, 2, 1, 0);
     cr_assert(reported(&rep, "people.csv:3"));
     cr_assert(reported(&rep, "n"));
-    cr_assert_eq(file_items(opath("items.json"), items, 4), 2);
+    cr_assert_eq(file_items(tu_path(odir, "items.json"), items, 4), 2);
     cr_assert(ddb_map_equal(&items[0], &want0), "got %s", tu_typed(&items[0]));
     cr_assert(ddb_map_equal(&items[1], &want1), "got %s", tu_typed(&items[1]));
     ddb_summary_dispose(&s);
@@ -592,8 +530,9 @@ Test(pipeline, types_convert_untyped_csv)
 
 Test(pipeline, report_limit)
 {
-    const char *bad = put_file("bad.json", "{\"Item\":" OTHER_ITEM "}\n"
-                                           "{x\n{y\n{z\n{w\n{v\n");
+    const char *bad = tu_put_file(tdir, "bad.json",
+                                  "{\"Item\":" OTHER_ITEM "}\n"
+                                  "{x\n{y\n{z\n{w\n{v\n");
     const char *inputs[] = {bad};
     ddb_pipeline_opts po;
     ddb_summary s;
@@ -601,7 +540,7 @@ Test(pipeline, report_limit)
     ddb_error err;
 
     base_opts(&po, DDB_MODE_EXPORT, inputs, 1, &rep);
-    po.output = file_output(NULL, DDB_OUT_DDBJSON, 0);
+    po.output = tu_file_output(odir, DDB_OUT_DDBJSON, NULL, 0, 0);
     po.report_limit = 2;
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
     expect_row(&s.total, 6, 1, 5, 0);
@@ -620,7 +559,7 @@ Test(pipeline, report_limit)
         cr_assert_eq(system(cmd), 0);
     }
     base_opts(&po, DDB_MODE_EXPORT, inputs, 1, &rep);
-    po.output = file_output(NULL, DDB_OUT_DDBJSON, 0);
+    po.output = tu_file_output(odir, DDB_OUT_DDBJSON, NULL, 0, 0);
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
     cr_assert_eq(rep.n[DDB_REPORT_ERROR], 5);
     cr_assert_eq(rep.n[DDB_REPORT_INFO], 0);
@@ -630,8 +569,9 @@ Test(pipeline, report_limit)
 
 Test(pipeline, no_mapping_export_writes_items)
 {
-    const char *dump = put_file("dump.json", "{\"Item\":" OTHER_ITEM "}\n"
-                                             "{\"Item\":" TAG_ITEM "}\n");
+    const char *dump = tu_put_file(tdir, "dump.json",
+                                   "{\"Item\":" OTHER_ITEM "}\n"
+                                   "{\"Item\":" TAG_ITEM "}\n");
     const char *inputs[] = {dump};
     ddb_pipeline_opts po;
     ddb_summary s;
@@ -641,12 +581,12 @@ Test(pipeline, no_mapping_export_writes_items)
     const char *const *paths;
 
     base_opts(&po, DDB_MODE_EXPORT, inputs, 1, &rep);
-    po.output = file_output(NULL, DDB_OUT_DDBJSON, 0);
+    po.output = tu_file_output(odir, DDB_OUT_DDBJSON, NULL, 0, 0);
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
     cr_assert_eq(s.n_entities, 1);
     cr_assert_str_eq(s.entities[0].name, "(none)");
     expect_row(&s.total, 2, 2, 0, 0);
-    cr_assert_eq(file_items(opath("items.json"), items, 4), 2);
+    cr_assert_eq(file_items(tu_path(odir, "items.json"), items, 4), 2);
     {
         ddb_map want = tu_item(a, TAG_ITEM);
         cr_assert(ddb_map_equal(&items[1], &want), "got %s", tu_typed(&items[1]));

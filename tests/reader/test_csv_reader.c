@@ -10,60 +10,28 @@
 #include <zlib.h>
 
 #include "ddbpipe/reader.h"
+#include "support/files.h"
+#include "support/readers.h"
 #include "support/testutil.h"
 
 static char tdir[64];
 
 static void setup(void)
 {
-    strcpy(tdir, "/tmp/ddb-reader-csv-XXXXXX");
-    cr_assert_not_null(mkdtemp(tdir));
+    tu_mkdtemp(tdir, sizeof(tdir), "/tmp/ddb-reader-csv-XXXXXX");
 }
 
 static void teardown(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tdir);
-    cr_assert_eq(system(cmd), 0);
+    tu_rmtree(tdir);
 }
 
 TestSuite(csvreader, .init = setup, .fini = teardown);
 
-static const char *tpath(const char *name)
-{
-    static char p[4][256];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(p[i], sizeof(p[i]), "%s/%s", tdir, name);
-    return p[i];
-}
-
-static const char *put_file(const char *name, const char *text)
-{
-    const char *path = tpath(name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fwrite(text, 1, strlen(text), f), strlen(text));
-    cr_assert_eq(fclose(f), 0);
-    return path;
-}
-
-static const char *put_gzip(const char *name, const char *text)
-{
-    const char *path = tpath(name);
-    gzFile g = gzopen(path, "wb");
-    cr_assert_not_null(g);
-    cr_assert_eq(gzwrite(g, text, (unsigned)strlen(text)), (int)strlen(text));
-    cr_assert_eq(gzclose(g), Z_OK);
-    return path;
-}
-
 static int csv_open(ddb_reader **r, const char *text, const char *name, const ddb_reader_opts *opts,
                     ddb_error *err)
 {
-    ddb_source *src = NULL;
-    cr_assert_eq(ddb_source_new_memory(&src, text, strlen(text), name, err), 0);
-    return ddb_reader_new_csv(r, src, name, opts, err);
+    return ddb_reader_new_csv(r, tu_memory_source(text, strlen(text), name), name, opts, err);
 }
 
 static ddb_reader *csv_over(const char *text, const char *name, const ddb_reader_opts *opts)
@@ -73,33 +41,6 @@ static ddb_reader *csv_over(const char *text, const char *name, const ddb_reader
     cr_assert_eq(csv_open(&r, text, name, opts, &err), 0, "%s", err.message);
     cr_assert_eq(r->format, DDB_IN_CSV);
     return r;
-}
-
-static ddb_record *next_ok(ddb_reader *r)
-{
-    ddb_record *rec = NULL;
-    ddb_error err;
-    ddb_error_clear(&err);
-    int rc = ddb_reader_next(r, &rec, &err);
-    cr_assert_eq(rc, 0, "next: %d %s", rc, err.message);
-    return rec;
-}
-
-static void expect_end(ddb_reader *r)
-{
-    ddb_record *rec = NULL;
-    ddb_error err;
-    ddb_error_clear(&err);
-    cr_assert_eq(ddb_reader_next(r, &rec, &err), DDB_ITEROVER, "%s", err.message);
-}
-
-static void expect_s(const ddb_map *m, const char *name, const char *want)
-{
-    const ddb_value *v = ddb_map_getz(m, name);
-    cr_assert_not_null(v, "attribute %s missing", name);
-    cr_assert_eq(v->type, DDB_TYPE_S);
-    cr_assert_eq(v->u.s.len, strlen(want), "%s: %.*s", name, (int)v->u.s.len, v->u.s.ptr);
-    cr_assert_eq(memcmp(v->u.s.ptr, want, v->u.s.len), 0);
 }
 
 static void expect_header_error(const char *text, const char *needle)
@@ -132,35 +73,35 @@ Test(csvreader, empty_file)
 Test(csvreader, header_only_has_no_records)
 {
     ddb_reader *r = csv_over("a,b\n", "x.csv", NULL);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(csvreader, absent_vs_empty_cells)
 {
     ddb_reader *r = csv_over("a,b,c,d\n1,,\"\",\" \"\n", "x.csv", NULL);
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->typed, 0);
     cr_assert_eq(rec->item.count, 3, "b is absent");
-    expect_s(&rec->item, "a", "1");
+    tu_expect_s(&rec->item, "a", "1");
     cr_assert_null(ddb_map_getz(&rec->item, "b"));
-    expect_s(&rec->item, "c", "");
-    expect_s(&rec->item, "d", " ");
-    expect_end(r);
+    tu_expect_s(&rec->item, "c", "");
+    tu_expect_s(&rec->item, "d", " ");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(csvreader, all_cells_empty_gives_empty_record)
 {
     ddb_reader *r = csv_over("a,b\n,\nx,y\n", "x.csv", NULL);
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->item.count, 0);
     cr_assert_eq(rec->line, 2);
-    rec = next_ok(r);
-    expect_s(&rec->item, "a", "x");
-    expect_end(r);
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a", "x");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -168,7 +109,7 @@ Test(csvreader, wrong_field_count_is_bad)
 {
     const char *text = "a,b,c\n1,2\n1,2,3,4\n5,6,7\n";
     ddb_reader *r = csv_over(text, "x.csv", NULL);
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_eq(rec->line, 2);
     cr_assert_eq(rec->offset, 6);
@@ -177,42 +118,42 @@ Test(csvreader, wrong_field_count_is_bad)
     cr_assert_not_null(rec->raw);
     cr_assert_eq(rec->raw_len >= 3, 1);
     cr_assert_eq(memcmp(rec->raw, "1,2", 3), 0);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_eq(rec->line, 3);
     cr_assert_str_eq(rec->reason, "row has 4 fields, the header has 3");
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->line, 4);
     cr_assert_null(rec->reason);
-    expect_s(&rec->item, "c", "7");
-    expect_end(r);
+    tu_expect_s(&rec->item, "c", "7");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(csvreader, one_field_row_against_wider_header)
 {
     ddb_reader *r = csv_over("a,b\nonly\n", "x.csv", NULL);
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_str_eq(rec->reason, "row has 1 field, the header has 2");
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(csvreader, malformed_row_is_bad_and_reading_goes_on)
 {
     ddb_reader *r = csv_over("a,b\nx\"y,z\nok,1\n", "x.csv", NULL);
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_eq(rec->line, 2);
     cr_assert_not_null(rec->reason);
     cr_assert_not_null(strstr(rec->reason, "line 2"), "%s", rec->reason);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->line, 3);
-    expect_s(&rec->item, "a", "ok");
-    expect_end(r);
+    tu_expect_s(&rec->item, "a", "ok");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -220,45 +161,45 @@ Test(csvreader, quoted_newline_positions)
 {
     const char *text = "a,b\n\"multi\nline\",1\nnext,2\n";
     ddb_reader *r = csv_over(text, "x.csv", NULL);
-    ddb_record *rec = next_ok(r);
-    expect_s(&rec->item, "a", "multi\nline");
+    ddb_record *rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a", "multi\nline");
     cr_assert_eq(rec->line, 2);
     cr_assert_eq(rec->offset, 4);
-    rec = next_ok(r);
-    expect_s(&rec->item, "a", "next");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a", "next");
     cr_assert_eq(rec->line, 4);
     cr_assert_eq(rec->offset, (uint64_t)(strstr(text, "next") - text));
     cr_assert_eq(rec->raw_len, 6);
     cr_assert_eq(memcmp(rec->raw, "next,2", 6), 0);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(csvreader, entity_hint_from_gzip_file_name)
 {
-    const char *path = put_gzip("Tag.csv.gz", "userId,tagId\nu1,t1\n");
+    const char *path = tu_put_gzip(tdir, "Tag.csv.gz", "userId,tagId\nu1,t1\n");
     ddb_reader *r = NULL;
     ddb_error err;
     ddb_record *rec;
     cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), 0, "%s", err.message);
     cr_assert_eq(r->format, DDB_IN_CSV);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_str_eq(rec->entity_hint, "Tag");
-    expect_s(&rec->item, "userId", "u1");
-    expect_end(r);
+    tu_expect_s(&rec->item, "userId", "u1");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(csvreader, deletes_file_name)
 {
-    const char *path = put_file("Tag.deletes.csv", "userId,tagId\nu1,t1\n");
+    const char *path = tu_put_file(tdir, "Tag.deletes.csv", "userId,tagId\nu1,t1\n");
     ddb_reader *r = NULL;
     ddb_error err;
     ddb_record *rec;
     int is_delete = 0;
     char *e;
     cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), 0, "%s", err.message);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_str_eq(rec->entity_hint, "Tag");
     ddb_reader_free(r);
     e = ddb_entity_from_filename(path, &is_delete);
@@ -275,7 +216,7 @@ Test(csvreader, entity_option_overrides_file_name)
     memset(&o, 0, sizeof(o));
     o.entity = "FavoriteData";
     r = csv_over("userId\nu1\n", "dir/Tag.csv", &o);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_str_eq(rec->entity_hint, "FavoriteData");
     ddb_reader_free(r);
 }
@@ -283,7 +224,7 @@ Test(csvreader, entity_option_overrides_file_name)
 Test(csvreader, no_hint_for_underscore_names)
 {
     ddb_reader *r = csv_over("a\n1\n", "_something.csv", NULL);
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     cr_assert_null(rec->entity_hint);
     ddb_reader_free(r);
 }
@@ -291,17 +232,17 @@ Test(csvreader, no_hint_for_underscore_names)
 Test(csvreader, tsv_default_delimiter)
 {
     ddb_reader *r = csv_over("a\tb\nx,y\tz\n", "dir/Tag.tsv", NULL);
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     cr_assert_eq(rec->item.count, 2);
-    expect_s(&rec->item, "a", "x,y");
-    expect_s(&rec->item, "b", "z");
-    expect_end(r);
+    tu_expect_s(&rec->item, "a", "x,y");
+    tu_expect_s(&rec->item, "b", "z");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(csvreader, tsv_gz_default_delimiter_via_open)
 {
-    const char *path = put_gzip("Tag.tsv.gz", "a\tb\n1,2\t3\n");
+    const char *path = tu_put_gzip(tdir, "Tag.tsv.gz", "a\tb\n1,2\t3\n");
     ddb_reader *r = NULL;
     ddb_reader_opts o;
     ddb_error err;
@@ -309,9 +250,9 @@ Test(csvreader, tsv_gz_default_delimiter_via_open)
     memset(&o, 0, sizeof(o));
     o.format = DDB_IN_CSV;
     cr_assert_eq(ddb_reader_open(&r, path, &o, &err), 0, "%s", err.message);
-    rec = next_ok(r);
-    expect_s(&rec->item, "a", "1,2");
-    expect_s(&rec->item, "b", "3");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a", "1,2");
+    tu_expect_s(&rec->item, "b", "3");
     cr_assert_str_eq(rec->entity_hint, "Tag");
     ddb_reader_free(r);
 }
@@ -324,9 +265,9 @@ Test(csvreader, explicit_delimiter_wins)
     memset(&o, 0, sizeof(o));
     o.delimiter = ';';
     r = csv_over("a;b\n1,5;2\n", "x.tsv", &o);
-    rec = next_ok(r);
-    expect_s(&rec->item, "a", "1,5");
-    expect_s(&rec->item, "b", "2");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a", "1,5");
+    tu_expect_s(&rec->item, "b", "2");
     ddb_reader_free(r);
 }
 
@@ -343,45 +284,45 @@ Test(csvreader, over_long_row_is_bad)
     memset(&o, 0, sizeof(o));
     o.max_line = 64;
     r = csv_over(text, "x.csv", &o);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_eq(rec->line, 3);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
-    expect_s(&rec->item, "a", "3");
+    tu_expect_s(&rec->item, "a", "3");
     cr_assert_eq(rec->line, 4);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(csvreader, crlf_rows)
 {
     ddb_reader *r = csv_over("a,b\r\n1,2\r\n\"x\r\ny\",3\r\n", "x.csv", NULL);
-    ddb_record *rec = next_ok(r);
-    expect_s(&rec->item, "a", "1");
-    expect_s(&rec->item, "b", "2");
+    ddb_record *rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a", "1");
+    tu_expect_s(&rec->item, "b", "2");
     cr_assert_eq(rec->raw_len, 3);
-    rec = next_ok(r);
-    expect_s(&rec->item, "a", "x\r\ny");
-    expect_s(&rec->item, "b", "3");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a", "x\r\ny");
+    tu_expect_s(&rec->item, "b", "3");
     cr_assert_eq(rec->line, 3);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(csvreader, byte_order_mark_is_not_part_of_the_first_column)
 {
-    const char *path = put_file("Bom.csv", "\xEF\xBB\xBFid,n\nx,1\n");
+    const char *path = tu_put_file(tdir, "Bom.csv", "\xEF\xBB\xBFid,n\nx,1\n");
     ddb_reader *r = NULL;
     ddb_error err;
     ddb_record *rec;
     cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), 0, "%s", err.message);
     cr_assert_eq(r->format, DDB_IN_CSV);
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "x");
-    expect_s(&rec->item, "n", "1");
-    expect_end(r);
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "x");
+    tu_expect_s(&rec->item, "n", "1");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }

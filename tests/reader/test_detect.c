@@ -13,53 +13,23 @@
 #include <zlib.h>
 
 #include "ddbpipe/reader.h"
+#include "support/files.h"
+#include "support/readers.h"
 #include "support/testutil.h"
 
 static char tdir[64];
 
 static void setup(void)
 {
-    strcpy(tdir, "/tmp/ddb-reader-detect-XXXXXX");
-    cr_assert_not_null(mkdtemp(tdir));
+    tu_mkdtemp(tdir, sizeof(tdir), "/tmp/ddb-reader-detect-XXXXXX");
 }
 
 static void teardown(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tdir);
-    cr_assert_eq(system(cmd), 0);
+    tu_rmtree(tdir);
 }
 
 TestSuite(detect, .init = setup, .fini = teardown);
-
-static const char *tpath(const char *name)
-{
-    static char p[4][256];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(p[i], sizeof(p[i]), "%s/%s", tdir, name);
-    return p[i];
-}
-
-static const char *put_file(const char *name, const char *text)
-{
-    const char *path = tpath(name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fwrite(text, 1, strlen(text), f), strlen(text));
-    cr_assert_eq(fclose(f), 0);
-    return path;
-}
-
-static const char *put_gzip(const char *name, const char *text)
-{
-    const char *path = tpath(name);
-    gzFile g = gzopen(path, "wb");
-    cr_assert_not_null(g);
-    cr_assert_eq(gzwrite(g, text, (unsigned)strlen(text)), (int)strlen(text));
-    cr_assert_eq(gzclose(g), Z_OK);
-    return path;
-}
 
 static ddb_reader *open_ok(const char *path, const ddb_reader_opts *opts)
 {
@@ -71,65 +41,27 @@ static ddb_reader *open_ok(const char *path, const ddb_reader_opts *opts)
     return r;
 }
 
-static ddb_record *next_ok(ddb_reader *r)
-{
-    ddb_record *rec = NULL;
-    ddb_error err;
-    ddb_error_clear(&err);
-    int rc = ddb_reader_next(r, &rec, &err);
-    cr_assert_eq(rc, 0, "next: %d %s", rc, err.message);
-    cr_assert_not_null(rec);
-    return rec;
-}
-
-static void expect_end(ddb_reader *r)
-{
-    ddb_record *rec = NULL;
-    ddb_error err;
-    ddb_error_clear(&err);
-    cr_assert_eq(ddb_reader_next(r, &rec, &err), DDB_ITEROVER, "%s", err.message);
-}
-
-static void expect_s(const ddb_map *m, const char *name, const char *want)
-{
-    const ddb_value *v = ddb_map_getz(m, name);
-    cr_assert_not_null(v, "attribute %s missing", name);
-    cr_assert_eq(v->type, DDB_TYPE_S, "attribute %s: type %s", name, ddb_type_name(v->type));
-    cr_assert_eq(v->u.s.len, strlen(want));
-    cr_assert_eq(memcmp(v->u.s.ptr, want, v->u.s.len), 0, "%s: %.*s", name, (int)v->u.s.len,
-                 v->u.s.ptr);
-}
-
-static void expect_n(const ddb_map *m, const char *name, const char *want)
-{
-    const ddb_value *v = ddb_map_getz(m, name);
-    cr_assert_not_null(v, "attribute %s missing", name);
-    cr_assert_eq(v->type, DDB_TYPE_N, "attribute %s: type %s", name, ddb_type_name(v->type));
-    cr_assert_eq(v->u.s.len, strlen(want));
-    cr_assert_eq(memcmp(v->u.s.ptr, want, v->u.s.len), 0);
-}
-
 Test(detect, gzip_by_magic_not_by_extension)
 {
     const char *text = "{\"Item\":{\"id\":{\"S\":\"a\"},\"n\":{\"N\":\"1.50\"}}}\n"
                        "{\"Item\":{\"id\":{\"S\":\"b\"}}}\n";
-    const char *path = put_gzip("data.csv", text);
+    const char *path = tu_put_gzip(tdir, "data.csv", text);
     struct stat st;
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
 
     cr_assert_eq(r->format, DDB_IN_DDBJSON, "format %s", ddb_input_format_name(r->format));
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->typed, 1);
     cr_assert_eq(rec->item.count, 2);
-    expect_s(&rec->item, "id", "a");
-    expect_n(&rec->item, "n", "1.50");
+    tu_expect_s(&rec->item, "id", "a");
+    tu_expect_n(&rec->item, "n", "1.50");
     cr_assert_eq(rec->line, 1);
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "b");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "b");
     cr_assert_eq(rec->line, 2);
-    expect_end(r);
+    tu_expect_end(r);
     cr_assert_eq(stat(path, &st), 0);
     cr_assert_eq(r->total_bytes, (uint64_t)st.st_size);
     cr_assert_eq(r->raw_bytes(r), (uint64_t)st.st_size);
@@ -140,45 +72,46 @@ Test(detect, gzip_by_magic_not_by_extension)
 
 Test(detect, item_lines)
 {
-    const char *path =
-        put_file("dump.json", "{\"Item\":{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t1\"}}}\n");
+    const char *path = tu_put_file(
+        tdir, "dump.json", "{\"Item\":{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t1\"}}}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
     cr_assert_eq(r->format, DDB_IN_DDBJSON);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->change, DDB_CHANGE_NONE);
     cr_assert_eq(rec->item.count, 2);
-    expect_s(&rec->item, "pk", "Tag#u1");
-    expect_s(&rec->item, "sk", "t1");
+    tu_expect_s(&rec->item, "pk", "Tag#u1");
+    tu_expect_s(&rec->item, "sk", "t1");
     cr_assert_str_eq(rec->source, path);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(detect, bare_typed_lines)
 {
-    const char *path = put_file("bare.ndjson", "{\"id\":{\"S\":\"x\"},\"v\":{\"N\":\"2\"}}\n"
-                                               "{\"id\":{\"S\":\"y\"},\"v\":{\"BOOL\":true}}\n");
+    const char *path = tu_put_file(tdir, "bare.ndjson",
+                                   "{\"id\":{\"S\":\"x\"},\"v\":{\"N\":\"2\"}}\n"
+                                   "{\"id\":{\"S\":\"y\"},\"v\":{\"BOOL\":true}}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
     cr_assert_eq(r->format, DDB_IN_DDBJSON, "format %s", ddb_input_format_name(r->format));
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->typed, 1);
-    expect_s(&rec->item, "id", "x");
-    expect_n(&rec->item, "v", "2");
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "y");
+    tu_expect_s(&rec->item, "id", "x");
+    tu_expect_n(&rec->item, "v", "2");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "y");
     cr_assert_eq(ddb_map_getz(&rec->item, "v")->type, DDB_TYPE_BOOL);
     cr_assert_eq(ddb_map_getz(&rec->item, "v")->u.boolean, 1);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(detect, incremental_change_lines)
 {
-    const char *path = put_file(
-        "incr.json",
+    const char *path = tu_put_file(
+        tdir, "incr.json",
         /* INSERT: NewImage only */
         "{\"Metadata\":{\"WriteTimestampMicros\":{\"N\":\"1680000000000001\"}},"
         "\"Keys\":{\"id\":{\"S\":\"a\"}},\"NewImage\":{\"id\":{\"S\":\"a\"},\"v\":{\"N\":\"1\"}}}\n"
@@ -194,130 +127,133 @@ Test(detect, incremental_change_lines)
     ddb_record *rec;
 
     cr_assert_eq(r->format, DDB_IN_DDBJSON);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->change, DDB_CHANGE_INSERT);
     cr_assert_eq(rec->item.count, 2);
-    expect_n(&rec->item, "v", "1");
+    tu_expect_n(&rec->item, "v", "1");
     cr_assert_eq(rec->write_time.len, 16);
     cr_assert_eq(memcmp(rec->write_time.ptr, "1680000000000001", 16), 0);
 
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->change, DDB_CHANGE_MODIFY);
-    expect_n(&rec->item, "v", "2");
+    tu_expect_n(&rec->item, "v", "2");
     cr_assert_eq(memcmp(rec->write_time.ptr, "1680000000000002", 16), 0);
 
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_DELETE);
     cr_assert_eq(rec->change, DDB_CHANGE_REMOVE);
     cr_assert_eq(rec->item.count, 1, "a delete carries the keys only");
-    expect_s(&rec->item, "id", "a");
+    tu_expect_s(&rec->item, "id", "a");
     cr_assert_eq(memcmp(rec->write_time.ptr, "1680000000000003", 16), 0);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(detect, plain_ndjson)
 {
-    const char *path = put_file("people.ndjson", "{\"id\":\"a\",\"n\":1.50,\"tags\":[\"x\"]}\n"
-                                                 "{\"id\":\"b\",\"n\":2}\n");
+    const char *path = tu_put_file(tdir, "people.ndjson",
+                                   "{\"id\":\"a\",\"n\":1.50,\"tags\":[\"x\"]}\n"
+                                   "{\"id\":\"b\",\"n\":2}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
     cr_assert_eq(r->format, DDB_IN_NDJSON, "format %s", ddb_input_format_name(r->format));
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->typed, 0);
-    expect_s(&rec->item, "id", "a");
-    expect_n(&rec->item, "n", "1.50");
+    tu_expect_s(&rec->item, "id", "a");
+    tu_expect_n(&rec->item, "n", "1.50");
     cr_assert_eq(ddb_map_getz(&rec->item, "tags")->type, DDB_TYPE_L);
     cr_assert_str_eq(rec->entity_hint, "people");
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "b");
-    expect_end(r);
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "b");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(detect, csv)
 {
-    const char *path = put_file("Tag.csv", "userId,tagId\nu1,t1\n");
+    const char *path = tu_put_file(tdir, "Tag.csv", "userId,tagId\nu1,t1\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
     cr_assert_eq(r->format, DDB_IN_CSV, "format %s", ddb_input_format_name(r->format));
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->typed, 0);
     cr_assert_eq(rec->line, 2);
-    expect_s(&rec->item, "userId", "u1");
-    expect_s(&rec->item, "tagId", "t1");
+    tu_expect_s(&rec->item, "userId", "u1");
+    tu_expect_s(&rec->item, "tagId", "t1");
     cr_assert_str_eq(rec->entity_hint, "Tag");
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 /* What `aws dynamodb scan` prints: "Items" first, the counters after. */
 Test(detect, scan_output_items_first)
 {
-    const char *path = put_file("scan.json", "{\n"
-                                             "    \"Items\": [\n"
-                                             "        {\n"
-                                             "            \"id\": {\n"
-                                             "                \"S\": \"a\"\n"
-                                             "            }\n"
-                                             "        }\n"
-                                             "    ],\n"
-                                             "    \"Count\": 1,\n"
-                                             "    \"ScannedCount\": 1,\n"
-                                             "    \"ConsumedCapacity\": null,\n"
-                                             "    \"LastEvaluatedKey\": {\"id\": {\"S\": \"a\"}}\n"
-                                             "}\n");
+    const char *path = tu_put_file(tdir, "scan.json",
+                                   "{\n"
+                                   "    \"Items\": [\n"
+                                   "        {\n"
+                                   "            \"id\": {\n"
+                                   "                \"S\": \"a\"\n"
+                                   "            }\n"
+                                   "        }\n"
+                                   "    ],\n"
+                                   "    \"Count\": 1,\n"
+                                   "    \"ScannedCount\": 1,\n"
+                                   "    \"ConsumedCapacity\": null,\n"
+                                   "    \"LastEvaluatedKey\": {\"id\": {\"S\": \"a\"}}\n"
+                                   "}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
     cr_assert_eq(r->format, DDB_IN_SCAN, "format %s", ddb_input_format_name(r->format));
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->typed, 1);
     cr_assert_eq(rec->line, 3);
-    expect_s(&rec->item, "id", "a");
-    expect_end(r);
+    tu_expect_s(&rec->item, "id", "a");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(detect, forced_format_ndjson_over_typed_text)
 {
-    const char *path = put_file("typed.json", "{\"id\":{\"S\":\"x\"}}\n");
+    const char *path = tu_put_file(tdir, "typed.json", "{\"id\":{\"S\":\"x\"}}\n");
     ddb_reader_opts o = {.format = DDB_IN_NDJSON};
     ddb_reader *r = open_ok(path, &o);
     ddb_record *rec;
     const ddb_value *v;
     cr_assert_eq(r->format, DDB_IN_NDJSON);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->typed, 0);
     v = ddb_map_getz(&rec->item, "id");
     cr_assert_not_null(v);
     cr_assert_eq(v->type, DDB_TYPE_M, "plain JSON: the typed wrapper is just an object");
-    expect_s(&v->u.m, "S", "x");
-    expect_end(r);
+    tu_expect_s(&v->u.m, "S", "x");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(detect, forced_format_csv_and_scan)
 {
-    const char *csv = put_file("rows.json", "a,b\n1,2\n");
-    const char *scan = put_file("rows.txt", "{\"Count\":1,\"Items\":[{\"id\":{\"S\":\"q\"}}]}");
+    const char *csv = tu_put_file(tdir, "rows.json", "a,b\n1,2\n");
+    const char *scan =
+        tu_put_file(tdir, "rows.txt", "{\"Count\":1,\"Items\":[{\"id\":{\"S\":\"q\"}}]}");
     ddb_reader_opts oc = {.format = DDB_IN_CSV};
     ddb_reader_opts os = {.format = DDB_IN_SCAN};
     ddb_reader *r = open_ok(csv, &oc);
     ddb_record *rec;
     cr_assert_eq(r->format, DDB_IN_CSV);
-    rec = next_ok(r);
-    expect_s(&rec->item, "a", "1");
-    expect_s(&rec->item, "b", "2");
-    expect_end(r);
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a", "1");
+    tu_expect_s(&rec->item, "b", "2");
+    tu_expect_end(r);
     ddb_reader_free(r);
 
     r = open_ok(scan, &os);
     cr_assert_eq(r->format, DDB_IN_SCAN);
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "q");
-    expect_end(r);
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "q");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -339,7 +275,7 @@ Test(detect, missing_file)
 {
     ddb_reader *r = (ddb_reader *)1;
     ddb_error err;
-    const char *path = tpath("nope.json");
+    const char *path = tu_path(tdir, "nope.json");
     cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), DDB_ENOTFOUND);
     cr_assert_null(r);
     cr_assert_not_null(strstr(err.message, "nope.json"), "%s", err.message);
@@ -347,17 +283,17 @@ Test(detect, missing_file)
 
 Test(detect, empty_json_file_has_no_records)
 {
-    const char *path = put_file("empty.json", "");
+    const char *path = tu_put_file(tdir, "empty.json", "");
     ddb_reader *r = open_ok(path, NULL);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(detect, whitespace_only_file_has_no_records)
 {
-    const char *path = put_file("blank.ndjson", "\n   \n\n");
+    const char *path = tu_put_file(tdir, "blank.ndjson", "\n   \n\n");
     ddb_reader *r = open_ok(path, NULL);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -365,7 +301,7 @@ Test(detect, empty_csv_file_is_usage_error)
 {
     ddb_reader *r = (ddb_reader *)1;
     ddb_error err;
-    const char *path = put_file("Empty.csv", "");
+    const char *path = tu_put_file(tdir, "Empty.csv", "");
     cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), DDB_EUSAGE);
     cr_assert_null(r);
     cr_assert_not_null(strstr(err.message, "Empty.csv"), "%s", err.message);
@@ -427,26 +363,27 @@ Test(detect, folder_with_two_exports_is_usage_error)
  * as other tools and `--query` print it) is detected as plain NDJSON. */
 Test(detect, scan_output_counts_before_items)
 {
-    const char *path = put_file("scan2.json", "{\n"
-                                              "  \"Count\": 2,\n"
-                                              "  \"ScannedCount\": 2,\n"
-                                              "  \"ConsumedCapacity\": {\"TableName\": \"T\", "
-                                              "\"CapacityUnits\": 0.5},\n"
-                                              "  \"Items\": [\n"
-                                              "    {\"id\": {\"S\": \"a\"}},\n"
-                                              "    {\"id\": {\"S\": \"b\"}}\n"
-                                              "  ],\n"
-                                              "  \"LastEvaluatedKey\": {\"id\": {\"S\": \"b\"}}\n"
-                                              "}\n");
+    const char *path = tu_put_file(tdir, "scan2.json",
+                                   "{\n"
+                                   "  \"Count\": 2,\n"
+                                   "  \"ScannedCount\": 2,\n"
+                                   "  \"ConsumedCapacity\": {\"TableName\": \"T\", "
+                                   "\"CapacityUnits\": 0.5},\n"
+                                   "  \"Items\": [\n"
+                                   "    {\"id\": {\"S\": \"a\"}},\n"
+                                   "    {\"id\": {\"S\": \"b\"}}\n"
+                                   "  ],\n"
+                                   "  \"LastEvaluatedKey\": {\"id\": {\"S\": \"b\"}}\n"
+                                   "}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
     cr_assert_eq(r->format, DDB_IN_SCAN, "format %s", ddb_input_format_name(r->format));
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "a");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "a");
     cr_assert_eq(rec->line, 6);
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "b");
-    expect_end(r);
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "b");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -454,14 +391,15 @@ Test(detect, scan_output_counts_before_items)
  * typed item, so it is taken for plain NDJSON (one record holding "Items"). */
 Test(detect, scan_output_compact_count_first)
 {
-    const char *path = put_file(
-        "scan3.json", "{\"Count\":1,\"ScannedCount\":1,\"Items\":[{\"id\":{\"S\":\"z\"}}]}\n");
+    const char *path =
+        tu_put_file(tdir, "scan3.json",
+                    "{\"Count\":1,\"ScannedCount\":1,\"Items\":[{\"id\":{\"S\":\"z\"}}]}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
     cr_assert_eq(r->format, DDB_IN_SCAN, "format %s", ddb_input_format_name(r->format));
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "z");
-    expect_end(r);
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "z");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -473,18 +411,19 @@ Test(detect, scan_output_compact_count_first)
  * first line BAD and the others items. */
 Test(detect, bad_first_line_does_not_flip_the_format)
 {
-    const char *path = put_file("dump2.json", "{\"Item\":{\"id\":{\"X\":\"1\"}}}\n"
-                                              "{\"Item\":{\"id\":{\"S\":\"2\"}}}\n");
+    const char *path = tu_put_file(tdir, "dump2.json",
+                                   "{\"Item\":{\"id\":{\"X\":\"1\"}}}\n"
+                                   "{\"Item\":{\"id\":{\"S\":\"2\"}}}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
     cr_assert_eq(r->format, DDB_IN_DDBJSON, "format %s", ddb_input_format_name(r->format));
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->typed, 1);
-    expect_s(&rec->item, "id", "2");
-    expect_end(r);
+    tu_expect_s(&rec->item, "id", "2");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -494,16 +433,17 @@ Test(detect, bad_first_line_does_not_flip_the_format)
  * as bad JSON. Expected: the BOM skipped, as the CSV reader does. */
 Test(detect, byte_order_mark_before_json_lines)
 {
-    const char *path = put_file("bom.json", "\xEF\xBB\xBF{\"Item\":{\"id\":{\"S\":\"a\"}}}\n"
-                                            "{\"Item\":{\"id\":{\"S\":\"b\"}}}\n");
+    const char *path = tu_put_file(tdir, "bom.json",
+                                   "\xEF\xBB\xBF{\"Item\":{\"id\":{\"S\":\"a\"}}}\n"
+                                   "{\"Item\":{\"id\":{\"S\":\"b\"}}}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
     cr_assert_eq(r->format, DDB_IN_DDBJSON, "format %s", ddb_input_format_name(r->format));
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT, "%s", rec->reason ? rec->reason : "");
-    expect_s(&rec->item, "id", "a");
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "b");
-    expect_end(r);
+    tu_expect_s(&rec->item, "id", "a");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "b");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }

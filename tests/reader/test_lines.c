@@ -8,37 +8,19 @@
 #include <string.h>
 
 #include "ddbpipe/reader.h"
+#include "support/readers.h"
 #include "support/testutil.h"
 
 static ddb_reader *lines_over(const char *text, ddb_input_format kind, size_t max_line)
 {
-    ddb_source *src = NULL;
+    ddb_source *src = tu_memory_source(text, strlen(text), "mem.json");
     ddb_reader *r = NULL;
     ddb_reader_opts o;
     ddb_error err;
     memset(&o, 0, sizeof(o));
     o.max_line = max_line;
-    cr_assert_eq(ddb_source_new_memory(&src, text, strlen(text), "mem.json", &err), 0);
     cr_assert_eq(ddb_reader_new_lines(&r, src, kind, "mem.json", &o, &err), 0, "%s", err.message);
     return r;
-}
-
-static ddb_record *next_ok(ddb_reader *r)
-{
-    ddb_record *rec = NULL;
-    ddb_error err;
-    ddb_error_clear(&err);
-    int rc = ddb_reader_next(r, &rec, &err);
-    cr_assert_eq(rc, 0, "next: %d %s", rc, err.message);
-    return rec;
-}
-
-static void expect_end(ddb_reader *r)
-{
-    ddb_record *rec = NULL;
-    ddb_error err;
-    ddb_error_clear(&err);
-    cr_assert_eq(ddb_reader_next(r, &rec, &err), DDB_ITEROVER, "%s", err.message);
 }
 
 static void expect_raw(const ddb_record *rec, const char *want)
@@ -46,15 +28,6 @@ static void expect_raw(const ddb_record *rec, const char *want)
     cr_assert_not_null(rec->raw);
     cr_assert_eq(rec->raw_len, strlen(want), "raw %.*s", (int)rec->raw_len, rec->raw);
     cr_assert_eq(memcmp(rec->raw, want, rec->raw_len), 0, "raw %.*s", (int)rec->raw_len, rec->raw);
-}
-
-static void expect_s(const ddb_map *m, const char *name, const char *want)
-{
-    const ddb_value *v = ddb_map_getz(m, name);
-    cr_assert_not_null(v, "attribute %s missing", name);
-    cr_assert_eq(v->type, DDB_TYPE_S);
-    cr_assert_eq(v->u.s.len, strlen(want));
-    cr_assert_eq(memcmp(v->u.s.ptr, want, v->u.s.len), 0);
 }
 
 #define L1 "{\"Item\":{\"a\":{\"S\":\"1\"}}}"
@@ -71,26 +44,26 @@ Test(lines, positions_and_blank_lines)
     ddb_reader *r = lines_over(text, DDB_IN_DDBJSON, 0);
     ddb_record *rec;
 
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->line, 1);
     cr_assert_eq(rec->offset, 0);
     expect_raw(rec, L1);
-    expect_s(&rec->item, "a", "1");
+    tu_expect_s(&rec->item, "a", "1");
     cr_assert_str_eq(rec->source, "mem.json");
 
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->line, 4);
     cr_assert_eq(rec->offset, strlen(L1) + 1 + 1 + 5);
     expect_raw(rec, L4);
-    expect_s(&rec->item, "a", "2");
+    tu_expect_s(&rec->item, "a", "2");
 
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->line, 5);
     cr_assert_eq(rec->offset, strlen(L1) + 1 + 1 + 5 + strlen(L4) + 2);
     expect_raw(rec, L5);
-    expect_s(&rec->item, "a", "3");
-    expect_end(r);
+    tu_expect_s(&rec->item, "a", "3");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -103,9 +76,9 @@ Test(lines, bad_line_then_good)
     snprintf(text, sizeof(text), "%s\n%s\n%s\n", L1, bad, L4);
     r = lines_over(text, DDB_IN_DDBJSON, 0);
 
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_eq(rec->line, 2);
     cr_assert_eq(rec->offset, strlen(L1) + 1);
@@ -113,26 +86,26 @@ Test(lines, bad_line_then_good)
     cr_assert_gt(strlen(rec->reason), 0);
     cr_assert_eq(rec->item.count, 0);
     expect_raw(rec, bad);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->line, 3);
     cr_assert_null(rec->reason);
-    expect_s(&rec->item, "a", "2");
-    expect_end(r);
+    tu_expect_s(&rec->item, "a", "2");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(lines, not_json_at_all)
 {
     ddb_reader *r = lines_over("hello world\n" L1 "\n", DDB_IN_DDBJSON, 0);
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_eq(rec->line, 1);
     expect_raw(rec, "hello world");
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
-    expect_s(&rec->item, "a", "1");
-    expect_end(r);
+    tu_expect_s(&rec->item, "a", "1");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -143,18 +116,18 @@ Test(lines, mixed_shapes_bare_after_item)
     ddb_reader *r = lines_over(text, DDB_IN_DDBJSON, 0);
     ddb_record *rec;
 
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
-    expect_s(&rec->item, "a", "1");
-    rec = next_ok(r);
+    tu_expect_s(&rec->item, "a", "1");
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT, "reason: %s", rec->reason ? rec->reason : "");
     cr_assert_eq(rec->item.count, 2);
-    expect_s(&rec->item, "a", "bare");
-    rec = next_ok(r);
+    tu_expect_s(&rec->item, "a", "bare");
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT, "reason: %s", rec->reason ? rec->reason : "");
     cr_assert_eq(rec->item.count, 1);
-    expect_s(&rec->item, "a", "2");
-    expect_end(r);
+    tu_expect_s(&rec->item, "a", "2");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -164,14 +137,14 @@ Test(lines, mixed_shapes_change_after_item)
                           "{\"Keys\":{\"a\":{\"S\":\"k\"}},\"OldImage\":{\"a\":{\"S\":\"k\"}}}\n";
     ddb_reader *r = lines_over(text, DDB_IN_DDBJSON, 0);
     ddb_record *rec;
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->change, DDB_CHANGE_NONE);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_DELETE);
     cr_assert_eq(rec->change, DDB_CHANGE_REMOVE);
-    expect_s(&rec->item, "a", "k");
-    expect_end(r);
+    tu_expect_s(&rec->item, "a", "k");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -180,14 +153,14 @@ Test(lines, item_envelope_with_unknown_key_is_bad)
     /* never half-read: an Item line with an extra envelope key is rejected */
     ddb_reader *r = lines_over(L1 "\n{\"Item\":{\"a\":{\"S\":\"x\"}},\"Extra\":1}\n" L4 "\n",
                                DDB_IN_DDBJSON, 0);
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_eq(rec->line, 2);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -203,22 +176,22 @@ Test(lines, over_long_line_is_bad_and_reading_goes_on)
     snprintf(text, sizeof(text), "%s\n%s\n%s\n", L1, longline, L4);
     r = lines_over(text, DDB_IN_DDBJSON, 64);
 
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->line, 1);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_eq(rec->line, 2);
     cr_assert_not_null(rec->reason);
     cr_assert_not_null(strstr(rec->reason, "64"), "reason: %s", rec->reason);
     cr_assert_eq(rec->offset, strlen(L1) + 1);
     cr_assert_eq(rec->item.count, 0);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->line, 3);
     cr_assert_eq(rec->offset, strlen(L1) + 1 + strlen(longline) + 1);
-    expect_s(&rec->item, "a", "2");
-    expect_end(r);
+    tu_expect_s(&rec->item, "a", "2");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -234,7 +207,7 @@ Test(lines, ndjson_values_and_non_objects)
     const ddb_value *v;
 
     cr_assert_eq(r->format, DDB_IN_NDJSON);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->typed, 0);
     v = ddb_map_getz(&rec->item, "n");
@@ -246,33 +219,33 @@ Test(lines, ndjson_values_and_non_objects)
     cr_assert_eq(ddb_map_getz(&rec->item, "z")->type, DDB_TYPE_NULL);
     cr_assert_eq(ddb_map_getz(&rec->item, "l")->u.l.count, 2);
 
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_eq(rec->line, 2);
     expect_raw(rec, "[1,2]");
     cr_assert_not_null(strstr(rec->reason, "object"), "%s", rec->reason);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_eq(rec->line, 3);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_eq(rec->line, 4);
-    expect_s(&rec->item, "ok", "yes");
-    expect_end(r);
+    tu_expect_s(&rec->item, "ok", "yes");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(lines, ndjson_bad_json_reason_and_text)
 {
     ddb_reader *r = lines_over("{\"a\":\"x\"\n{\"a\":\"y\"}\n", DDB_IN_NDJSON, 0);
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     expect_raw(rec, "{\"a\":\"x\"");
     cr_assert_not_null(rec->reason);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
-    expect_s(&rec->item, "a", "y");
-    expect_end(r);
+    tu_expect_s(&rec->item, "a", "y");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -285,18 +258,18 @@ Test(lines, change_fields_reset_between_records)
         "{\"Metadata\":{\"WriteTimestampMicros\":{\"N\":\"6\"}},\"Keys\":{\"a\":{\"S\":\"2\"}},"
         "\"NewImage\":{\"a\":{\"S\":\"2\"}},\"OldImage\":{\"a\":{\"S\":\"1\"}}}\n" L1 "\n";
     ddb_reader *r = lines_over(text, DDB_IN_DDBJSON, 0);
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     cr_assert_eq(rec->change, DDB_CHANGE_INSERT);
     cr_assert_eq(rec->write_time.len, 1);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->change, DDB_CHANGE_MODIFY);
-    expect_s(&rec->item, "a", "2");
-    rec = next_ok(r);
+    tu_expect_s(&rec->item, "a", "2");
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT, "%s", rec->reason ? rec->reason : "");
     cr_assert_eq(rec->change, DDB_CHANGE_NONE);
     cr_assert_eq(rec->write_time.len, 0);
-    expect_s(&rec->item, "a", "1");
-    expect_end(r);
+    tu_expect_s(&rec->item, "a", "1");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -310,7 +283,7 @@ Test(lines, entity_hint_from_name_and_option)
     memset(&o, 0, sizeof(o));
     cr_assert_eq(ddb_source_new_memory(&src, L1 "\n", strlen(L1) + 1, NULL, &err), 0);
     cr_assert_eq(ddb_reader_new_lines(&r, src, DDB_IN_DDBJSON, "x/Tag.json.gz", &o, &err), 0);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_str_eq(rec->entity_hint, "Tag");
     cr_assert_str_eq(rec->source, "x/Tag.json.gz");
     ddb_reader_free(r);
@@ -318,7 +291,7 @@ Test(lines, entity_hint_from_name_and_option)
     o.entity = "FavoriteData";
     cr_assert_eq(ddb_source_new_memory(&src, L1 "\n", strlen(L1) + 1, NULL, &err), 0);
     cr_assert_eq(ddb_reader_new_lines(&r, src, DDB_IN_DDBJSON, "x/Tag.json.gz", &o, &err), 0);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_str_eq(rec->entity_hint, "FavoriteData");
     ddb_reader_free(r);
 }

@@ -11,35 +11,17 @@
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/reader.h"
+#include "support/readers.h"
 #include "support/testutil.h"
 
 static ddb_reader *scan_over(const char *text, size_t len)
 {
-    ddb_source *src = NULL;
+    ddb_source *src = tu_memory_source(text, len, "scan.json");
     ddb_reader *r = NULL;
     ddb_error err;
-    cr_assert_eq(ddb_source_new_memory(&src, text, len, "scan.json", &err), 0);
     cr_assert_eq(ddb_reader_new_scan(&r, src, "scan.json", NULL, &err), 0, "%s", err.message);
     cr_assert_eq(r->format, DDB_IN_SCAN);
     return r;
-}
-
-static ddb_record *next_ok(ddb_reader *r)
-{
-    ddb_record *rec = NULL;
-    ddb_error err;
-    ddb_error_clear(&err);
-    int rc = ddb_reader_next(r, &rec, &err);
-    cr_assert_eq(rc, 0, "next: %d %s", rc, err.message);
-    return rec;
-}
-
-static void expect_end(ddb_reader *r)
-{
-    ddb_record *rec = NULL;
-    ddb_error err;
-    ddb_error_clear(&err);
-    cr_assert_eq(ddb_reader_next(r, &rec, &err), DDB_ITEROVER, "%s", err.message);
 }
 
 /* The next call fails (not a record, not the end); returns the message. */
@@ -55,16 +37,6 @@ static const char *expect_fail(ddb_reader *r, int *rc_out)
     if (rc_out)
         *rc_out = rc;
     return err.message;
-}
-
-static void expect_s(const ddb_map *m, const char *name, const char *want)
-{
-    const ddb_value *v = ddb_map_getz(m, name);
-    cr_assert_not_null(v, "attribute %s missing", name);
-    cr_assert_eq(v->type, DDB_TYPE_S);
-    cr_assert_eq(v->u.s.len, strlen(want), "%s: %.*s", name, (int)v->u.s.len, v->u.s.ptr);
-    cr_assert_eq(memcmp(v->u.s.ptr, want, v->u.s.len), 0, "%s: %.*s", name, (int)v->u.s.len,
-                 v->u.s.ptr);
 }
 
 static uint64_t line_at(const char *doc, size_t off)
@@ -115,12 +87,12 @@ Test(scan, items_across_buffer_refills, .timeout = 60)
     r = scan_over(doc.ptr, doc.len);
     for (int i = 0; i < N_BIG; i++) {
         char want[32];
-        ddb_record *rec = next_ok(r);
+        ddb_record *rec = tu_next_ok(r);
         cr_assert_eq(rec->kind, DDB_REC_PUT, "item %d: %s", i, rec->reason ? rec->reason : "");
         snprintf(want, sizeof(want), "item-%05d", i);
-        expect_s(&rec->item, "id", want);
-        expect_s(&rec->item, "q", "say \"hi\" ]}");
-        expect_s(&rec->item, "pad", pad);
+        tu_expect_s(&rec->item, "id", want);
+        tu_expect_s(&rec->item, "q", "say \"hi\" ]}");
+        tu_expect_s(&rec->item, "pad", pad);
         cr_assert_eq(rec->item.count, 3);
         cr_assert_eq(rec->offset, off[i], "item %d offset %llu", i,
                      (unsigned long long)rec->offset);
@@ -129,7 +101,7 @@ Test(scan, items_across_buffer_refills, .timeout = 60)
         cr_assert_eq(rec->raw_len, len[i], "item %d", i);
         cr_assert_eq(memcmp(rec->raw, doc.ptr + off[i], len[i]), 0, "item %d raw", i);
     }
-    expect_end(r);
+    tu_expect_end(r);
     cr_assert_eq(r->decoded_bytes(r), doc.len);
     ddb_reader_free(r);
     ddb_buf_dispose(&doc);
@@ -152,17 +124,17 @@ Test(scan, one_item_larger_than_the_buffer, .timeout = 60)
     ddb_buf_puts(&doc, s);
     ddb_buf_puts(&doc, "\"}},{\"id\":{\"S\":\"after\"}}],\"Count\":3}");
     r = scan_over(doc.ptr, doc.len);
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "small");
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "small");
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
-    expect_s(&rec->item, "id", "big");
+    tu_expect_s(&rec->item, "id", "big");
     v = ddb_map_getz(&rec->item, "v");
     cr_assert_not_null(v);
     cr_assert_eq(v->u.s.len, big);
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "after");
-    expect_end(r);
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "after");
+    tu_expect_end(r);
     ddb_reader_free(r);
     ddb_buf_dispose(&doc);
     free(s);
@@ -175,19 +147,19 @@ Test(scan, strings_with_brackets_braces_and_quotes)
         "{\"t\":{\"S\":\"}\"},\"u\":{\"L\":[{\"S\":\"[\"},{\"M\":{\"k\":{\"S\":\"{\"}}}]}}"
         "],\"Count\":2}";
     ddb_reader *r = scan_over(doc, strlen(doc));
-    ddb_record *rec = next_ok(r);
+    ddb_record *rec = tu_next_ok(r);
     const ddb_value *u;
     cr_assert_eq(rec->kind, DDB_REC_PUT, "%s", rec->reason ? rec->reason : "");
-    expect_s(&rec->item, "s", "a]}{[\"q\" \\");
+    tu_expect_s(&rec->item, "s", "a]}{[\"q\" \\");
     cr_assert_eq(rec->raw_len, strlen("{\"s\":{\"S\":\"a]}{[\\\"q\\\" \\\\\"}}"));
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT, "%s", rec->reason ? rec->reason : "");
-    expect_s(&rec->item, "t", "}");
+    tu_expect_s(&rec->item, "t", "}");
     u = ddb_map_getz(&rec->item, "u");
     cr_assert_not_null(u);
     cr_assert_eq(u->type, DDB_TYPE_L);
     cr_assert_eq(u->u.l.count, 2);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -204,13 +176,13 @@ Test(scan, malformed_element_is_bad_with_its_line)
                       "}\n";
     ddb_reader *r = scan_over(doc, strlen(doc));
     ddb_record *rec;
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "a");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "a");
     cr_assert_eq(rec->line, 3);
-    rec = next_ok(r);
-    expect_s(&rec->item, "id", "b");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "id", "b");
     cr_assert_eq(rec->line, 4);
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_BAD);
     cr_assert_eq(rec->line, 5);
     cr_assert_eq(rec->item.count, 0);
@@ -219,11 +191,11 @@ Test(scan, malformed_element_is_bad_with_its_line)
     cr_assert_eq(rec->raw_len, strlen("{\"id\": {\"X\": \"c\"}}"));
     cr_assert_eq(memcmp(rec->raw, "{\"id\": {\"X\": \"c\"}}", rec->raw_len), 0);
     cr_assert_eq(rec->offset, (uint64_t)(strstr(doc, "{\"id\": {\"X\"") - doc));
-    rec = next_ok(r);
+    rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
-    expect_s(&rec->item, "id", "d");
+    tu_expect_s(&rec->item, "id", "d");
     cr_assert_eq(rec->line, 6);
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -231,8 +203,8 @@ Test(scan, truncated_inside_an_item_is_an_error)
 {
     const char *doc = "{\"Items\":[{\"a\":{\"S\":\"1\"}},{\"a\":{\"S\":";
     ddb_reader *r = scan_over(doc, strlen(doc));
-    ddb_record *rec = next_ok(r);
-    expect_s(&rec->item, "a", "1");
+    ddb_record *rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a", "1");
     expect_fail(r, NULL);
     ddb_reader_free(r);
 }
@@ -241,8 +213,8 @@ Test(scan, truncated_after_items_is_an_error)
 {
     const char *doc = "{\"Items\":[{\"a\":{\"S\":\"1\"}}]";
     ddb_reader *r = scan_over(doc, strlen(doc));
-    ddb_record *rec = next_ok(r);
-    expect_s(&rec->item, "a", "1");
+    ddb_record *rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a", "1");
     expect_fail(r, NULL);
     ddb_reader_free(r);
 }
@@ -253,7 +225,7 @@ Test(scan, unclosed_items_array_is_an_error)
     ddb_reader *r = scan_over(doc, strlen(doc));
     int rc;
     const char *msg;
-    next_ok(r);
+    tu_next_ok(r);
     msg = expect_fail(r, &rc);
     cr_assert_not_null(strstr(msg, "scan.json"), "%s", msg);
     ddb_reader_free(r);
@@ -280,7 +252,7 @@ Test(scan, text_after_the_document_is_an_error)
 {
     const char *doc = "{\"Items\":[{\"a\":{\"S\":\"1\"}}],\"Count\":1}\n{\"Items\":[]}";
     ddb_reader *r = scan_over(doc, strlen(doc));
-    next_ok(r);
+    tu_next_ok(r);
     expect_fail(r, NULL);
     ddb_reader_free(r);
 }
@@ -289,7 +261,7 @@ Test(scan, empty_items)
 {
     const char *doc = "{\"Items\": [], \"Count\": 0, \"ScannedCount\": 10}\n";
     ddb_reader *r = scan_over(doc, strlen(doc));
-    expect_end(r);
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
@@ -301,8 +273,8 @@ Test(scan, keys_after_items_with_nested_values)
                       "\"Table\":{\"CapacityUnits\":0.5}},"
                       "\"LastEvaluatedKey\":{\"a\":{\"S\":\"}]\\\"\"}},\"NextToken\":\"abc\"}";
     ddb_reader *r = scan_over(doc, strlen(doc));
-    ddb_record *rec = next_ok(r);
-    expect_s(&rec->item, "a", "1");
-    expect_end(r);
+    ddb_record *rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a", "1");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }

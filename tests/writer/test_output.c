@@ -13,6 +13,8 @@
 #include <zlib.h>
 
 #include "ddbpipe/output.h"
+#include "support/files.h"
+#include "support/outputs.h"
 #include "support/testutil.h"
 
 static char tdir[64];
@@ -22,8 +24,7 @@ static ddb_arena *a;
 
 static void setup(void)
 {
-    strcpy(tdir, "/tmp/ddb-output-XXXXXX");
-    cr_assert_not_null(mkdtemp(tdir));
+    tu_mkdtemp(tdir, sizeof(tdir), "/tmp/ddb-output-XXXXXX");
     snprintf(odir, sizeof(odir), "%s/out/sub", tdir); /* created by the output */
     fav = tu_load_format("favorites.json");
     cr_assert_eq(ddb_arena_new(&a, 0), 0);
@@ -31,29 +32,12 @@ static void setup(void)
 
 static void teardown(void)
 {
-    char cmd[128];
     ddb_mapping_free(fav);
     ddb_arena_free(a);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tdir);
-    cr_assert_eq(system(cmd), 0);
+    tu_rmtree(tdir);
 }
 
 TestSuite(output, .init = setup, .fini = teardown);
-
-static const char *opath(const char *name)
-{
-    static char p[4][256];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(p[i], sizeof(p[i]), "%s/%s", odir, name);
-    return p[i];
-}
-
-static int exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
 
 /* Entries of the output folder; counts temporary files separately. */
 static int list_dir(int *n_tmp, char names[][128], int max)
@@ -76,46 +60,13 @@ static int list_dir(int *n_tmp, char names[][128], int max)
     return n;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    cr_assert_not_null(f, "%s", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static void expect_file(const char *path, const char *want)
 {
     size_t len;
-    char *got = slurp(path, &len);
+    char *got = tu_slurp(path, &len);
     cr_assert_eq(len, strlen(want), "%s:\n%s\nwant:\n%s", path, got, want);
     cr_assert_str_eq(got, want, "%s", path);
     free(got);
-}
-
-static ddb_output *new_output(ddb_out_format fmt, const ddb_mapping *m, int records, int gzip)
-{
-    ddb_file_output_opts fo;
-    ddb_output *o = NULL;
-    ddb_error err;
-    memset(&fo, 0, sizeof(fo));
-    fo.dir = odir;
-    fo.format = fmt;
-    fo.gzip = gzip;
-    fo.mapping = m;
-    fo.records = records;
-    fo.single_name = "items";
-    cr_assert_eq(ddb_file_output_new(&o, &fo, &err), 0, "%s", err.message);
-    return o;
 }
 
 static void put(ddb_output *o, int idx, ddb_record_kind kind, const char *typed, size_t n_decl)
@@ -137,18 +88,18 @@ static void finish(ddb_output *o)
 
 Test(output, entity_files_exist_after_finish_without_records)
 {
-    ddb_output *o = new_output(DDB_OUT_CSV, fav, 1, 0);
+    ddb_output *o = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 0);
     const char *const *paths;
     size_t n;
     finish(o);
-    expect_file(opath("Tag.csv"), TAG_HEADER);
-    expect_file(opath("FavoriteData.csv"), FD_HEADER);
-    expect_file(opath("FavoriteDataTag.csv"), FDT_HEADER);
+    expect_file(tu_path(odir, "Tag.csv"), TAG_HEADER);
+    expect_file(tu_path(odir, "FavoriteData.csv"), FD_HEADER);
+    expect_file(tu_path(odir, "FavoriteDataTag.csv"), FDT_HEADER);
     n = ddb_file_output_paths(o, &paths);
     cr_assert_eq(n, 3);
-    cr_assert_str_eq(paths[0], opath("Tag.csv"));
-    cr_assert_str_eq(paths[1], opath("FavoriteData.csv"));
-    cr_assert_str_eq(paths[2], opath("FavoriteDataTag.csv"));
+    cr_assert_str_eq(paths[0], tu_path(odir, "Tag.csv"));
+    cr_assert_str_eq(paths[1], tu_path(odir, "FavoriteData.csv"));
+    cr_assert_str_eq(paths[2], tu_path(odir, "FavoriteDataTag.csv"));
     {
         int n_tmp;
         char names[8][128];
@@ -157,12 +108,12 @@ Test(output, entity_files_exist_after_finish_without_records)
     }
     ddb_output_free(o);
     /* committed files stay */
-    cr_assert(exists(opath("Tag.csv")));
+    cr_assert(tu_exists(tu_path(odir, "Tag.csv")));
 }
 
 Test(output, nothing_under_final_names_before_finish)
 {
-    ddb_output *o = new_output(DDB_OUT_CSV, fav, 1, 0);
+    ddb_output *o = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 0);
     ddb_error err;
     ddb_map item = tu_item(a, "{\"pk\":{\"S\":\"x\"}}");
     int n_tmp, n;
@@ -173,21 +124,21 @@ Test(output, nothing_under_final_names_before_finish)
     n = list_dir(&n_tmp, names, 8);
     cr_assert_eq(n, 5, "3 entity files, deletes, unmatched");
     cr_assert_eq(n_tmp, 5, "only temporary files before finish");
-    cr_assert(!exists(opath("Tag.csv")));
-    cr_assert(!exists(opath("Tag.deletes.csv")));
-    cr_assert(!exists(opath("_unmatched.ndjson")));
+    cr_assert(!tu_exists(tu_path(odir, "Tag.csv")));
+    cr_assert(!tu_exists(tu_path(odir, "Tag.deletes.csv")));
+    cr_assert(!tu_exists(tu_path(odir, "_unmatched.ndjson")));
     finish(o);
     n = list_dir(&n_tmp, names, 8);
     cr_assert_eq(n, 5);
     cr_assert_eq(n_tmp, 0);
-    expect_file(opath("Tag.csv"), TAG_HEADER "u1,t1,,,,\n");
-    expect_file(opath("Tag.deletes.csv"), TAG_HEADER "u1,t2,,,,\n");
+    expect_file(tu_path(odir, "Tag.csv"), TAG_HEADER "u1,t1,,,,\n");
+    expect_file(tu_path(odir, "Tag.deletes.csv"), TAG_HEADER "u1,t2,,,,\n");
     ddb_output_free(o);
 }
 
 Test(output, free_without_finish_leaves_nothing)
 {
-    ddb_output *o = new_output(DDB_OUT_NDJSON, fav, 1, 1);
+    ddb_output *o = tu_file_output(odir, DDB_OUT_NDJSON, fav, 1, 1);
     ddb_error err;
     ddb_map item = tu_item(a, "{\"pk\":{\"S\":\"x\"}}");
     int n_tmp;
@@ -201,7 +152,7 @@ Test(output, free_without_finish_leaves_nothing)
 
 Test(output, gzip_output_is_valid_gzip)
 {
-    ddb_output *o = new_output(DDB_OUT_NDJSON, fav, 1, 1);
+    ddb_output *o = tu_file_output(odir, DDB_OUT_NDJSON, fav, 1, 1);
     char buf[4096];
     size_t len;
     char *raw;
@@ -212,13 +163,13 @@ Test(output, gzip_output_is_valid_gzip)
         "\"odd\":{\"BOOL\":true}}",
         3);
     finish(o);
-    cr_assert(!exists(opath("Tag.ndjson")));
-    raw = slurp(opath("Tag.ndjson.gz"), &len);
+    cr_assert(!tu_exists(tu_path(odir, "Tag.ndjson")));
+    raw = tu_slurp(tu_path(odir, "Tag.ndjson.gz"), &len);
     cr_assert_geq(len, 18);
     cr_assert_eq((unsigned char)raw[0], 0x1f);
     cr_assert_eq((unsigned char)raw[1], 0x8b);
     free(raw);
-    g = gzopen(opath("Tag.ndjson.gz"), "rb");
+    g = gzopen(tu_path(odir, "Tag.ndjson.gz"), "rb");
     cr_assert_not_null(g);
     n = gzread(g, buf, sizeof(buf) - 1);
     cr_assert_geq(n, 0);
@@ -227,7 +178,7 @@ Test(output, gzip_output_is_valid_gzip)
     cr_assert_str_eq(buf, "{\"userId\":\"u1\",\"tagId\":\"t1\",\"createTime\":5,"
                           "\"_extra\":{\"odd\":{\"BOOL\":true}}}\n");
     /* an entity without records: a valid, empty gzip file */
-    g = gzopen(opath("FavoriteData.ndjson.gz"), "rb");
+    g = gzopen(tu_path(odir, "FavoriteData.ndjson.gz"), "rb");
     cr_assert_not_null(g);
     cr_assert_eq(gzread(g, buf, sizeof(buf)), 0);
     cr_assert_eq(gzclose(g), Z_OK);
@@ -236,7 +187,7 @@ Test(output, gzip_output_is_valid_gzip)
 
 Test(output, unmatched_items_and_keys)
 {
-    ddb_output *o = new_output(DDB_OUT_CSV, fav, 1, 0);
+    ddb_output *o = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 0);
     ddb_error err;
     ddb_map item =
         tu_item(a, "{\"pk\":{\"S\":\"Other#1\"},\"sk\":{\"S\":\"z\"},\"v\":{\"N\":\"1\"}}");
@@ -246,62 +197,62 @@ Test(output, unmatched_items_and_keys)
     cr_assert_eq(o->vt->unmatched(o, DDB_REC_PUT, &item, &err), 0);
     cr_assert_eq(o->vt->unmatched(o, DDB_REC_DELETE, &keys, &err), 0);
     finish(o);
-    expect_file(opath("_unmatched.ndjson"),
+    expect_file(tu_path(odir, "_unmatched.ndjson"),
                 "{\"Item\":{\"pk\":{\"S\":\"Other#1\"},\"sk\":{\"S\":\"z\"},\"v\":{\"N\":\"1\"}}}\n"
                 "{\"Keys\":{\"pk\":{\"S\":\"Other#2\"},\"sk\":{\"S\":\"y\"}}}\n");
     n = ddb_file_output_paths(o, &paths);
     cr_assert_eq(n, 4);
-    cr_assert_str_eq(paths[3], opath("_unmatched.ndjson"));
+    cr_assert_str_eq(paths[3], tu_path(odir, "_unmatched.ndjson"));
     ddb_output_free(o);
 }
 
 Test(output, unmatched_gzip_name)
 {
-    ddb_output *o = new_output(DDB_OUT_CSV, fav, 1, 1);
+    ddb_output *o = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 1);
     ddb_error err;
     ddb_map item = tu_item(a, "{\"pk\":{\"S\":\"Other#1\"}}");
     cr_assert_eq(o->vt->unmatched(o, DDB_REC_PUT, &item, &err), 0);
     finish(o);
-    cr_assert(exists(opath("_unmatched.ndjson.gz")));
-    cr_assert(exists(opath("Tag.csv.gz")));
+    cr_assert(tu_exists(tu_path(odir, "_unmatched.ndjson.gz")));
+    cr_assert(tu_exists(tu_path(odir, "Tag.csv.gz")));
     ddb_output_free(o);
 }
 
 Test(output, items_per_entity_without_up_front_files)
 {
     /* records = 0 (convert/encode): files appear only for entities with items */
-    ddb_output *o = new_output(DDB_OUT_DDBJSON, fav, 0, 0);
+    ddb_output *o = tu_file_output(odir, DDB_OUT_DDBJSON, fav, 0, 0);
     const char *const *paths;
     put(o, 2, DDB_REC_PUT, "{\"pk\":{\"S\":\"FavoriteDataTag#u1#d1\"},\"sk\":{\"S\":\"t1\"}}", 0);
     put(o, 2, DDB_REC_DELETE, "{\"pk\":{\"S\":\"FavoriteDataTag#u1#d1\"},\"sk\":{\"S\":\"t2\"}}",
         0);
     finish(o);
     cr_assert_eq(ddb_file_output_paths(o, &paths), 2);
-    expect_file(opath("FavoriteDataTag.json"),
+    expect_file(tu_path(odir, "FavoriteDataTag.json"),
                 "{\"Item\":{\"pk\":{\"S\":\"FavoriteDataTag#u1#d1\"},\"sk\":{\"S\":\"t1\"}}}\n");
-    expect_file(opath("FavoriteDataTag.deletes.json"),
+    expect_file(tu_path(odir, "FavoriteDataTag.deletes.json"),
                 "{\"Item\":{\"pk\":{\"S\":\"FavoriteDataTag#u1#d1\"},\"sk\":{\"S\":\"t2\"}}}\n");
-    cr_assert(!exists(opath("Tag.json")));
+    cr_assert(!tu_exists(tu_path(odir, "Tag.json")));
     ddb_output_free(o);
 }
 
 Test(output, single_file_without_mapping)
 {
-    ddb_output *o = new_output(DDB_OUT_DDBJSON, NULL, 0, 0);
+    ddb_output *o = tu_file_output(odir, DDB_OUT_DDBJSON, NULL, 0, 0);
     const char *const *paths;
     put(o, -1, DDB_REC_PUT, "{\"a\":{\"S\":\"1\"}}", 0);
     put(o, -1, DDB_REC_PUT, "{\"a\":{\"S\":\"2\"}}", 0);
     finish(o);
     cr_assert_eq(ddb_file_output_paths(o, &paths), 1);
-    cr_assert_str_eq(paths[0], opath("items.json"));
-    expect_file(opath("items.json"), "{\"Item\":{\"a\":{\"S\":\"1\"}}}\n"
-                                     "{\"Item\":{\"a\":{\"S\":\"2\"}}}\n");
+    cr_assert_str_eq(paths[0], tu_path(odir, "items.json"));
+    expect_file(tu_path(odir, "items.json"), "{\"Item\":{\"a\":{\"S\":\"1\"}}}\n"
+                                             "{\"Item\":{\"a\":{\"S\":\"2\"}}}\n");
     ddb_output_free(o);
 }
 
 Test(output, no_mapping_nothing_written_no_file)
 {
-    ddb_output *o = new_output(DDB_OUT_NDJSON, NULL, 1, 0);
+    ddb_output *o = tu_file_output(odir, DDB_OUT_NDJSON, NULL, 1, 0);
     const char *const *paths;
     int n_tmp;
     char names[4][128];
@@ -329,7 +280,7 @@ static void on_ack(void *ctx, int idx, ddb_record_kind kind, uint64_t n)
 
 Test(output, acks_and_bytes_out)
 {
-    ddb_output *o = new_output(DDB_OUT_CSV, fav, 1, 0);
+    ddb_output *o = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 0);
     acks k = {0, -5, DDB_REC_BAD, 0};
     struct stat st;
     uint64_t sum = 0;
@@ -346,7 +297,7 @@ Test(output, acks_and_bytes_out)
     cr_assert_eq(k.total, 2);
     finish(o);
     for (size_t i = 0; i < 4; i++) {
-        cr_assert_eq(stat(opath(names[i]), &st), 0, "%s", names[i]);
+        cr_assert_eq(stat(tu_path(odir, names[i]), &st), 0, "%s", names[i]);
         sum += (uint64_t)st.st_size;
     }
     cr_assert_eq(o->bytes_out, sum);

@@ -8,10 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "ddbpipe/codec.h"
 #include "ddbpipe/output.h"
+#include "support/files.h"
+#include "support/readers.h"
 #include "support/testutil.h"
 
 static char tdir[64];
@@ -20,27 +21,18 @@ static ddb_arena *a;
 
 static void setup(void)
 {
-    strcpy(tdir, "/tmp/ddb-rejects-XXXXXX");
-    cr_assert_not_null(mkdtemp(tdir));
+    tu_mkdtemp(tdir, sizeof(tdir), "/tmp/ddb-rejects-XXXXXX");
     snprintf(rpath, sizeof(rpath), "%s/_rejects.ndjson", tdir);
     cr_assert_eq(ddb_arena_new(&a, 0), 0);
 }
 
 static void teardown(void)
 {
-    char cmd[128];
     ddb_arena_free(a);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tdir);
-    cr_assert_eq(system(cmd), 0);
+    tu_rmtree(tdir);
 }
 
 TestSuite(rejects, .init = setup, .fini = teardown);
-
-static int exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
 
 /* The lines of the rejects file (arena copies), as plain-JSON maps. */
 static size_t read_lines(ddb_map *out, size_t max)
@@ -59,25 +51,6 @@ static size_t read_lines(ddb_map *out, size_t max)
     }
     fclose(f);
     return n;
-}
-
-static void expect_str(const ddb_map *m, const char *key, const char *want, size_t want_len)
-{
-    const ddb_value *v = ddb_map_getz(m, key);
-    cr_assert_not_null(v, "no \"%s\"", key);
-    cr_assert_eq(v->type, DDB_TYPE_S, "%s", key);
-    cr_assert_eq(v->u.s.len, want_len, "%s: %.*s", key, (int)v->u.s.len, v->u.s.ptr);
-    cr_assert_eq(memcmp(v->u.s.ptr, want, want_len), 0, "%s: %.*s", key, (int)v->u.s.len,
-                 v->u.s.ptr);
-}
-
-static void expect_num(const ddb_map *m, const char *key, const char *want)
-{
-    const ddb_value *v = ddb_map_getz(m, key);
-    cr_assert_not_null(v, "no \"%s\"", key);
-    cr_assert_eq(v->type, DDB_TYPE_N, "%s", key);
-    cr_assert_eq(v->u.s.len, strlen(want));
-    cr_assert_eq(memcmp(v->u.s.ptr, want, v->u.s.len), 0, "%s", key);
 }
 
 static ddb_record bad_record(const char *raw, size_t raw_len)
@@ -106,18 +79,18 @@ Test(rejects, line_has_every_field)
     cr_assert_str_eq(ddb_rejects_path(r), rpath);
     cr_assert_eq(ddb_rejects_write(r, &rec, "Tag", rec.reason, &err), 0, "%s", err.message);
     cr_assert_eq(ddb_rejects_count(r), 1);
-    cr_assert(!exists(rpath), "written atomically: nothing before finish");
+    cr_assert(!tu_exists(rpath), "written atomically: nothing before finish");
     cr_assert_eq(ddb_rejects_finish(r, &err), 0, "%s", err.message);
-    cr_assert(exists(rpath));
+    cr_assert(tu_exists(rpath));
     ddb_rejects_free(r);
 
     cr_assert_eq(read_lines(lines, 4), 1);
-    expect_str(&lines[0], "source", "in/dump.json", 12);
-    expect_num(&lines[0], "line", "7");
-    expect_num(&lines[0], "offset", "1234");
-    expect_str(&lines[0], "entity", "Tag", 3);
-    expect_str(&lines[0], "reason", "byte 9: unexpected '}'", 22);
-    expect_str(&lines[0], "text", raw, strlen(raw));
+    tu_expect_bytes(&lines[0], "source", DDB_TYPE_S, "in/dump.json", 12);
+    tu_expect_n(&lines[0], "line", "7");
+    tu_expect_n(&lines[0], "offset", "1234");
+    tu_expect_bytes(&lines[0], "entity", DDB_TYPE_S, "Tag", 3);
+    tu_expect_bytes(&lines[0], "reason", DDB_TYPE_S, "byte 9: unexpected '}'", 22);
+    tu_expect_bytes(&lines[0], "text", DDB_TYPE_S, raw, strlen(raw));
     cr_assert_null(ddb_map_getz(&lines[0], "text_base64"));
 }
 
@@ -163,7 +136,7 @@ Test(rejects, several_lines_and_count)
     cr_assert_eq(ddb_rejects_finish(r, &err), 0);
     ddb_rejects_free(r);
     cr_assert_eq(read_lines(lines, 8), 3);
-    expect_num(&lines[2], "line", "3");
+    tu_expect_n(&lines[2], "line", "3");
 }
 
 Test(rejects, item_without_text)
@@ -188,9 +161,9 @@ Test(rejects, item_without_text)
     ddb_rejects_free(r);
 
     cr_assert_eq(read_lines(lines, 4), 2);
-    expect_str(&lines[0], "source", "-", 1);
+    tu_expect_bytes(&lines[0], "source", DDB_TYPE_S, "-", 1);
     cr_assert_null(ddb_map_getz(&lines[0], "line"));
-    expect_num(&lines[0], "offset", "99");
+    tu_expect_n(&lines[0], "offset", "99");
     item = ddb_map_getz(&lines[0], "item");
     cr_assert_not_null(item);
     cr_assert_eq(item->type, DDB_TYPE_M);
@@ -199,7 +172,7 @@ Test(rejects, item_without_text)
         const ddb_value *pk = ddb_map_getz(&item->u.m, "pk");
         cr_assert_not_null(pk);
         cr_assert_eq(pk->type, DDB_TYPE_M);
-        expect_str(&pk->u.m, "S", "Tag#u1", 6);
+        tu_expect_bytes(&pk->u.m, "S", DDB_TYPE_S, "Tag#u1", 6);
     }
     cr_assert_not_null(ddb_map_getz(&lines[1], "keys"));
     cr_assert_null(ddb_map_getz(&lines[1], "item"));
@@ -213,7 +186,7 @@ Test(rejects, nothing_rejected_nothing_created)
     cr_assert_eq(ddb_rejects_count(r), 0);
     cr_assert_eq(ddb_rejects_finish(r, &err), 0);
     ddb_rejects_free(r);
-    cr_assert(!exists(rpath));
+    cr_assert(!tu_exists(rpath));
     {
         /* and the folder holds no temporary file either */
         char cmd[200];
@@ -231,7 +204,7 @@ Test(rejects, free_without_finish_removes_the_file)
     cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0);
     cr_assert_eq(ddb_rejects_write(r, &rec, NULL, "why", &err), 0);
     ddb_rejects_free(r);
-    cr_assert(!exists(rpath));
+    cr_assert(!tu_exists(rpath));
     snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s')\"", tdir);
     cr_assert_eq(system(cmd), 0);
 }
@@ -258,11 +231,11 @@ Test(rejects, late_reject_info)
     cr_assert_eq(ddb_rejects_finish(r, &err), 0);
     ddb_rejects_free(r);
     cr_assert_eq(read_lines(lines, 4), 1);
-    expect_str(&lines[0], "source", "Tag.csv", 7);
-    expect_num(&lines[0], "line", "12");
-    expect_num(&lines[0], "offset", "345");
-    expect_str(&lines[0], "entity", "Tag", 3);
-    expect_str(&lines[0], "reason", info.reason, strlen(info.reason));
+    tu_expect_bytes(&lines[0], "source", DDB_TYPE_S, "Tag.csv", 7);
+    tu_expect_n(&lines[0], "line", "12");
+    tu_expect_n(&lines[0], "offset", "345");
+    tu_expect_bytes(&lines[0], "entity", DDB_TYPE_S, "Tag", 3);
+    tu_expect_bytes(&lines[0], "reason", DDB_TYPE_S, info.reason, strlen(info.reason));
     keys = ddb_map_getz(&lines[0], "keys");
     cr_assert_not_null(keys);
     cr_assert_eq(keys->type, DDB_TYPE_M);

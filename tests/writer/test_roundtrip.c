@@ -10,6 +10,8 @@
 
 #include "ddbpipe/reader.h"
 #include "ddbpipe/writer.h"
+#include "support/outputs.h"
+#include "support/readers.h"
 #include "support/testutil.h"
 
 static ddb_mapping *mov, *fav2;
@@ -86,10 +88,9 @@ TestSuite(roundtrip, .init = setup, .fini = teardown);
 
 static ddb_reader *reader_over(ddb_out_format fmt, const char *data, size_t len, const char *name)
 {
-    ddb_source *src = NULL;
+    ddb_source *src = tu_memory_source(data, len, name);
     ddb_reader *r = NULL;
     ddb_error err;
-    cr_assert_eq(ddb_source_new_memory(&src, data, len, name, &err), 0);
     if (fmt == DDB_OUT_CSV)
         cr_assert_eq(ddb_reader_new_csv(&r, src, name, NULL, &err), 0, "%s\n%.*s", err.message,
                      (int)len, data);
@@ -104,8 +105,7 @@ static void roundtrip(const ddb_mapping *m, const char *ename, const char *const
 {
     const ddb_entity *e = ddb_mapping_entity(m, ename);
     ddb_item *direct = calloc(n, sizeof(*direct));
-    ddb_sink *sink = NULL;
-    ddb_writer *w = NULL;
+    ddb_writer *w;
     ddb_reader *r;
     ddb_error err;
     const char *data;
@@ -113,8 +113,7 @@ static void roundtrip(const ddb_mapping *m, const char *ename, const char *const
 
     cr_assert_not_null(e);
     cr_assert_not_null(direct);
-    cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
-    cr_assert_eq(ddb_writer_new(&w, fmt, sink, e, NULL, &err), 0);
+    w = tu_memory_writer(fmt, e, NULL);
     for (size_t i = 0; i < n; i++) {
         ddb_item orig = tu_item(a, items[i]);
         ddb_decoded d;

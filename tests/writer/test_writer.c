@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ddbpipe/writer.h"
+#include "support/outputs.h"
 #include "support/testutil.h"
 
 static ddb_mapping *fav, *mov;
@@ -36,16 +37,6 @@ static const ddb_entity *entity(const ddb_mapping *m, const char *name)
     return e;
 }
 
-static ddb_writer *mem_writer(ddb_out_format fmt, const ddb_entity *e, const ddb_writer_opts *o)
-{
-    ddb_sink *sink = NULL;
-    ddb_writer *w = NULL;
-    ddb_error err;
-    cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
-    cr_assert_eq(ddb_writer_new(&w, fmt, sink, e, o, &err), 0, "%s", err.message);
-    return w;
-}
-
 static void put(ddb_writer *w, const char *typed, size_t n_declared)
 {
     ddb_map rec = tu_item(a, typed);
@@ -71,7 +62,7 @@ static void expect_output(ddb_writer *w, const char *want)
 
 Test(writer, ndjson_entity_declared_plain_undeclared_typed)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_NDJSON, entity(fav, "Tag"), NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_NDJSON, entity(fav, "Tag"), NULL);
     put(w,
         "{\"userId\":{\"S\":\"u1\"},\"tagId\":{\"S\":\"t1\"},\"createTime\":{\"N\":"
         "\"1600000000000\"},"
@@ -87,7 +78,7 @@ Test(writer, ndjson_entity_declared_plain_undeclared_typed)
 
 Test(writer, ndjson_entity_declared_types_as_plain_json)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_NDJSON, entity(mov, "Movie"), NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_NDJSON, entity(mov, "Movie"), NULL);
     put(w,
         "{\"movieId\":{\"S\":\"m1\"},\"budget\":{\"N\":\"12345678901234567890123456789012345678\"},"
         "\"genres\":{\"SS\":[\"a\",\"b\"]},\"ratings\":{\"M\":{\"imdb\":{\"N\":\"8.1\"}}},"
@@ -101,7 +92,7 @@ Test(writer, ndjson_entity_declared_types_as_plain_json)
 
 Test(writer, ndjson_only_undeclared)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_NDJSON, entity(fav, "Tag"), NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_NDJSON, entity(fav, "Tag"), NULL);
     put(w, "{\"x\":{\"S\":\"1\"}}", 0);
     expect_output(w, "{\"_extra\":{\"x\":{\"S\":\"1\"}}}\n");
     ddb_writer_free(w);
@@ -109,7 +100,7 @@ Test(writer, ndjson_only_undeclared)
 
 Test(writer, ndjson_without_entity_is_plain)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_NDJSON, NULL, NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_NDJSON, NULL, NULL);
     put(w,
         "{\"a\":{\"S\":\"x\"},\"n\":{\"N\":\"1.0\"},\"m\":{\"M\":{\"l\":{\"L\":[{\"BOOL\":true},"
         "{\"NULL\":true}]}}},\"b\":{\"B\":\"AAH/\"},\"ss\":{\"SS\":[\"q\"]}}",
@@ -125,7 +116,7 @@ Test(writer, ndjson_without_entity_is_plain)
 
 Test(writer, csv_entity_header_without_records)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
     expect_output(w, TAG_HEADER);
     cr_assert_eq(w->records, 0, "the header is not a record");
     ddb_writer_free(w);
@@ -133,7 +124,7 @@ Test(writer, csv_entity_header_without_records)
 
 Test(writer, csv_entity_sparse_record_follows_field_order)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
     put(w, "{\"userId\":{\"S\":\"u1\"},\"createTime\":{\"N\":\"5\"}}", 2);
     put(w, "{\"tagId\":{\"S\":\"t2\"},\"lastAccessTime\":{\"N\":\"7\"},\"zz\":{\"S\":\"q\"}}", 2);
     put(w,
@@ -149,7 +140,7 @@ Test(writer, csv_entity_sparse_record_follows_field_order)
 
 Test(writer, csv_entity_null_goes_to_extra)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
     put(w, "{\"userId\":{\"S\":\"u1\"},\"tagName\":{\"NULL\":true}}", 2);
     expect_output(w, TAG_HEADER "u1,,,,,\"{\"\"tagName\"\":{\"\"NULL\"\":true}}\"\n");
     ddb_writer_free(w);
@@ -157,7 +148,7 @@ Test(writer, csv_entity_null_goes_to_extra)
 
 Test(writer, csv_entity_empty_string_is_quoted)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
     put(w, "{\"userId\":{\"S\":\"u1\"},\"tagName\":{\"S\":\"\"}}", 2);
     expect_output(w, TAG_HEADER "u1,,\"\",,,\n");
     ddb_writer_free(w);
@@ -165,7 +156,7 @@ Test(writer, csv_entity_empty_string_is_quoted)
 
 Test(writer, csv_entity_quoting)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, entity(fav, "Tag"), NULL);
     put(w,
         "{\"userId\":{\"S\":\"u,1\"},\"tagId\":{\"S\":\"say \\\"hi\\\"\"},"
         "\"tagName\":{\"S\":\"two\\nlines\"}}",
@@ -176,7 +167,7 @@ Test(writer, csv_entity_quoting)
 
 Test(writer, csv_entity_collections_as_json_and_binary_as_base64)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(mov, "Movie"), NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, entity(mov, "Movie"), NULL);
     put(w,
         "{\"movieId\":{\"S\":\"m1\"},\"title\":{\"S\":\"T\"},"
         "\"budget\":{\"N\":\"12345678901234567890123456789012345678\"},"
@@ -192,7 +183,7 @@ Test(writer, csv_entity_collections_as_json_and_binary_as_base64)
 
 Test(writer, csv_entity_number_and_binary_sets)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(mov, "Actor"), NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, entity(mov, "Actor"), NULL);
     put(w,
         "{\"actorId\":{\"S\":\"a1\"},\"name\":{\"S\":\"N\"},"
         "\"awardYears\":{\"NS\":[\"1999\",\"2004\"]},"
@@ -209,7 +200,7 @@ Test(writer, csv_entity_number_and_binary_sets)
 Test(writer, csv_entity_custom_delimiter)
 {
     ddb_writer_opts o = {';', NULL, 0};
-    ddb_writer *w = mem_writer(DDB_OUT_CSV, entity(fav, "Tag"), &o);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, entity(fav, "Tag"), &o);
     put(w, "{\"userId\":{\"S\":\"a,b\"},\"tagId\":{\"S\":\"c;d\"}}", 2);
     expect_output(w, "userId;tagId;tagName;createTime;lastAccessTime;_extra\n"
                      "a,b;\"c;d\";;;;\n");
@@ -218,7 +209,7 @@ Test(writer, csv_entity_custom_delimiter)
 
 Test(writer, csv_without_entity_columns_from_first_record)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_CSV, NULL, NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, NULL, NULL);
     put(w, "{\"a\":{\"S\":\"1\"},\"b\":{\"S\":\"x\"}}", 0);
     put(w, "{\"b\":{\"S\":\"y\"},\"c\":{\"N\":\"3\"},\"a\":{\"S\":\"2\"}}", 0);
     put(w, "{\"a\":{\"NULL\":true},\"b\":{\"S\":\"\"}}", 0);
@@ -236,7 +227,7 @@ Test(writer, csv_without_entity_given_columns)
 {
     const char *cols[] = {"x", "y"};
     ddb_writer_opts o = {0, cols, 2};
-    ddb_writer *w = mem_writer(DDB_OUT_CSV, NULL, &o);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, NULL, &o);
     put(w, "{\"y\":{\"S\":\"2\"},\"z\":{\"S\":\"3\"}}", 0);
     expect_output(w, "x,y,_extra\n"
                      ",2,\"{\"\"z\"\":{\"\"S\"\":\"\"3\"\"}}\"\n");
@@ -246,7 +237,7 @@ Test(writer, csv_without_entity_given_columns)
 Test(writer, csv_without_entity_no_records_no_header)
 {
     /* the columns come from the first record: nothing to write without one */
-    ddb_writer *w = mem_writer(DDB_OUT_CSV, NULL, NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, NULL, NULL);
     expect_output(w, "");
     ddb_writer_free(w);
 }
@@ -255,7 +246,7 @@ Test(writer, csv_without_entity_no_records_no_header)
 
 Test(writer, ddbjson_is_item_envelope)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_DDBJSON, NULL, NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_DDBJSON, NULL, NULL);
     put(w, "{\"a\":{\"S\":\"x\"},\"n\":{\"N\":\"1\"},\"b\":{\"B\":\"AQ==\"}}", 0);
     put(w, "{\"l\":{\"L\":[{\"NULL\":true},{\"SS\":[\"p\"]}]}}", 0);
     expect_output(w, "{\"Item\":{\"a\":{\"S\":\"x\"},\"n\":{\"N\":\"1\"},\"b\":{\"B\":\"AQ==\"}}}\n"
@@ -266,7 +257,7 @@ Test(writer, ddbjson_is_item_envelope)
 
 Test(writer, ddbjson_with_entity_still_writes_the_item)
 {
-    ddb_writer *w = mem_writer(DDB_OUT_DDBJSON, entity(fav, "Tag"), NULL);
+    ddb_writer *w = tu_memory_writer(DDB_OUT_DDBJSON, entity(fav, "Tag"), NULL);
     put(w, "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t1\"}}", 0);
     expect_output(w, "{\"Item\":{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t1\"}}}\n");
     ddb_writer_free(w);

@@ -1,0 +1,460 @@
+/*
+ * The tracker (records settled in read order) and the state file.
+ */
+#include "ddbpipe/checkpoint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/io.h"
+#include "ddbpipe/json.h"
+
+typedef struct slot {
+    uint64_t pos;
+    ddb_reader *rd;
+    char *line; /* rejects-file line of a rejected record */
+    size_t line_len;
+    int input;
+    int row;
+    unsigned char outcome;
+    unsigned char change;
+} slot;
+
+struct ddb_tracker {
+    slot *ring;
+    size_t cap, head, count;
+    uint64_t head_seq; /* sequence number of ring[head] */
+    uint64_t next_seq;
+    ddb_checkpoint committed;
+    /* the unit being committed (a Scan page): counts and lines wait for its end */
+    ddb_entity_stats *acc;
+    ddb_entity_stats acc_total;
+    uint64_t acc_changes[4];
+    uint64_t acc_rejects;
+    ddb_buf acc_lines;
+    ddb_commit_fn on_commit;
+    void *ctx;
+};
+
+int ddb_tracker_new(ddb_tracker **out, size_t rows, ddb_commit_fn on_commit, void *ctx)
+{
+    ddb_tracker *t = calloc(1, sizeof(*t));
+    if (t == NULL)
+        return DDB_ENOMEM;
+    t->cap = 1024;
+    t->ring = calloc(t->cap, sizeof(slot));
+    t->committed.rows = calloc(rows ? rows : 1, sizeof(ddb_entity_stats));
+    t->acc = calloc(rows ? rows : 1, sizeof(ddb_entity_stats));
+    if (t->ring == NULL || t->committed.rows == NULL || t->acc == NULL) {
+        ddb_tracker_free(t);
+        return DDB_ENOMEM;
+    }
+    t->committed.n_rows = rows;
+    t->head_seq = t->next_seq = 1;
+    t->on_commit = on_commit;
+    t->ctx = ctx;
+    *out = t;
+    return 0;
+}
+
+void ddb_tracker_free(ddb_tracker *t)
+{
+    if (t == NULL)
+        return;
+    for (size_t i = 0; i < t->count; i++)
+        free(t->ring[(t->head + i) % t->cap].line);
+    free(t->ring);
+    free(t->committed.rows);
+    free(t->acc);
+    ddb_buf_dispose(&t->acc_lines);
+    free(t);
+}
+
+static int grow(ddb_tracker *t)
+{
+    size_t ncap = t->cap * 2;
+    slot *n = malloc(ncap * sizeof(slot));
+    if (n == NULL)
+        return DDB_ENOMEM;
+    for (size_t i = 0; i < t->count; i++)
+        n[i] = t->ring[(t->head + i) % t->cap];
+    free(t->ring);
+    t->ring = n;
+    t->cap = ncap;
+    t->head = 0;
+    return 0;
+}
+
+static slot *push(ddb_tracker *t)
+{
+    slot *s;
+    if (t->count == t->cap && grow(t) != 0)
+        return NULL;
+    s = &t->ring[(t->head + t->count) % t->cap];
+    memset(s, 0, sizeof(*s));
+    t->count++;
+    t->next_seq++;
+    return s;
+}
+
+static void count_into(ddb_entity_stats *st, ddb_outcome o)
+{
+    st->read++;
+    if (o == DDB_OUTCOME_WRITTEN || o == DDB_OUTCOME_DELETED)
+        st->written++;
+    if (o == DDB_OUTCOME_DELETED)
+        st->deleted++;
+    if (o == DDB_OUTCOME_REJECTED)
+        st->rejected++;
+    if (o == DDB_OUTCOME_UNMATCHED)
+        st->unmatched++;
+}
+
+static void add_stats(ddb_entity_stats *dst, const ddb_entity_stats *src)
+{
+    dst->read += src->read;
+    dst->written += src->written;
+    dst->deleted += src->deleted;
+    dst->rejected += src->rejected;
+    dst->unmatched += src->unmatched;
+}
+
+static void fold(ddb_tracker *t)
+{
+    ddb_checkpoint *c = &t->committed;
+    for (size_t i = 0; i < c->n_rows; i++) {
+        add_stats(&c->rows[i], &t->acc[i]);
+        memset(&t->acc[i], 0, sizeof(t->acc[i]));
+    }
+    add_stats(&c->total, &t->acc_total);
+    memset(&t->acc_total, 0, sizeof(t->acc_total));
+    for (int i = 0; i < 4; i++) {
+        c->changes[i] += t->acc_changes[i];
+        t->acc_changes[i] = 0;
+    }
+    c->rejects += t->acc_rejects;
+    t->acc_rejects = 0;
+    if (t->acc_lines.len > 0 && t->on_commit)
+        t->on_commit(t->ctx, t->acc_lines.ptr, t->acc_lines.len);
+    ddb_buf_clear(&t->acc_lines);
+}
+
+/* Commits settled records at the head, in read order. */
+static void advance(ddb_tracker *t)
+{
+    while (t->count > 0 && t->ring[t->head].outcome != DDB_OUTCOME_PENDING) {
+        slot *s = &t->ring[t->head];
+        int unit_done, input;
+        uint64_t pos;
+        if (s->outcome == DDB_OUTCOME_MARK) {
+            unit_done = 1;
+            input = s->input + 1;
+            pos = 0;
+        } else {
+            size_t row = s->row < 0 || (size_t)s->row >= t->committed.n_rows
+                             ? t->committed.n_rows - 1
+                             : (size_t)s->row;
+            count_into(&t->acc[row], (ddb_outcome)s->outcome);
+            count_into(&t->acc_total, (ddb_outcome)s->outcome);
+            t->acc_changes[s->change & 3]++;
+            if (s->outcome == DDB_OUTCOME_REJECTED) {
+                t->acc_rejects++;
+                if (s->line)
+                    ddb_buf_append(&t->acc_lines, s->line, s->line_len);
+            }
+            unit_done = s->rd && s->rd->settled ? s->rd->settled(s->rd, s->pos) : 1;
+            input = s->input;
+            pos = s->pos + 1;
+        }
+        free(s->line);
+        s->line = NULL;
+        t->head = (t->head + 1) % t->cap;
+        t->count--;
+        t->head_seq++;
+        if (unit_done) {
+            fold(t);
+            t->committed.input = input;
+            t->committed.pos = pos;
+        }
+    }
+}
+
+uint64_t ddb_tracker_begin(ddb_tracker *t, int input, uint64_t pos, int change, ddb_reader *rd)
+{
+    uint64_t seq = t->next_seq;
+    slot *s = push(t);
+    if (s == NULL)
+        return 0;
+    s->pos = pos;
+    s->rd = rd;
+    s->input = input;
+    s->change = (unsigned char)change;
+    s->outcome = DDB_OUTCOME_PENDING;
+    return seq;
+}
+
+int ddb_tracker_settle(ddb_tracker *t, uint64_t seq, int row, ddb_outcome outcome,
+                       const char *reject_line, size_t len)
+{
+    slot *s;
+    if (seq < t->head_seq || seq >= t->head_seq + t->count)
+        return 0; /* not tracked (already committed): nothing to do */
+    s = &t->ring[(t->head + (seq - t->head_seq)) % t->cap];
+    s->row = row;
+    if (reject_line != NULL && len > 0) {
+        if ((s->line = malloc(len)) == NULL)
+            return DDB_ENOMEM;
+        memcpy(s->line, reject_line, len);
+        s->line_len = len;
+    }
+    s->outcome = (unsigned char)outcome;
+    advance(t);
+    return 0;
+}
+
+int ddb_tracker_end_input(ddb_tracker *t, int input)
+{
+    slot *s = push(t);
+    if (s == NULL)
+        return DDB_ENOMEM;
+    s->input = input;
+    s->outcome = DDB_OUTCOME_MARK;
+    advance(t);
+    return 0;
+}
+
+uint64_t ddb_tracker_pending(const ddb_tracker *t)
+{
+    return t->count;
+}
+
+const ddb_checkpoint *ddb_tracker_committed(const ddb_tracker *t)
+{
+    return &t->committed;
+}
+
+int ddb_tracker_restore(ddb_tracker *t, const ddb_checkpoint *c)
+{
+    size_t n = c->n_rows < t->committed.n_rows ? c->n_rows : t->committed.n_rows;
+    memcpy(t->committed.rows, c->rows, n * sizeof(ddb_entity_stats));
+    t->committed.total = c->total;
+    memcpy(t->committed.changes, c->changes, sizeof(c->changes));
+    t->committed.rejects = c->rejects;
+    t->committed.input = c->input;
+    t->committed.pos = c->pos;
+    return 0;
+}
+
+/* ------------------------------------------------------------- state file */
+
+static void put_stats(ddb_buf *b, const ddb_entity_stats *e)
+{
+    ddb_buf_printf(b, "[%llu,%llu,%llu,%llu,%llu]", (unsigned long long)e->read,
+                   (unsigned long long)e->written, (unsigned long long)e->deleted,
+                   (unsigned long long)e->rejected, (unsigned long long)e->unmatched);
+}
+
+int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    ddb_sink *sink = NULL;
+    const ddb_checkpoint *c = &s->ck;
+    int rc;
+
+    ddb_buf_printf(&b, "{\"ddbpipe_state\":1,\"complete\":%s,\"fingerprint\":",
+                   s->complete ? "true" : "false");
+    ddb_buf_puts(&b, s->fingerprint ? s->fingerprint : "{}");
+    ddb_buf_printf(&b, ",\"input\":%d,\"pos\":%llu,\"counts\":{\"rows\":[", c->input,
+                   (unsigned long long)c->pos);
+    for (size_t i = 0; i < c->n_rows; i++) {
+        if (i)
+            ddb_buf_putc(&b, ',');
+        put_stats(&b, &c->rows[i]);
+    }
+    ddb_buf_puts(&b, "],\"total\":");
+    put_stats(&b, &c->total);
+    ddb_buf_printf(&b, ",\"changes\":[%llu,%llu,%llu,%llu],\"rejects\":%llu},\"reader\":",
+                   (unsigned long long)c->changes[0], (unsigned long long)c->changes[1],
+                   (unsigned long long)c->changes[2], (unsigned long long)c->changes[3],
+                   (unsigned long long)c->rejects);
+    ddb_buf_puts(&b, s->reader_state ? s->reader_state : "null");
+    ddb_buf_puts(&b, ",\"outputs\":");
+    ddb_buf_puts(&b, s->outputs ? s->outputs : "[]");
+    ddb_buf_printf(&b, ",\"rejects_bytes\":%llu}\n", (unsigned long long)s->rejects_bytes);
+    if (b.oom) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = ddb_sink_open_file(&sink, path, 1, err)) != 0 ||
+        (rc = ddb_sink_write(sink, b.ptr, b.len, err)) != 0 ||
+        (rc = ddb_sink_finish(sink, err)) != 0)
+        goto done;
+done:
+    ddb_sink_free(sink);
+    ddb_buf_dispose(&b);
+    return rc;
+}
+
+static int get_u64(const ddb_map *m, const char *key, uint64_t *out)
+{
+    const ddb_value *v = ddb_map_getz(m, key);
+    if (v == NULL || v->type != DDB_TYPE_N)
+        return -1;
+    *out = strtoull(v->u.s.ptr, NULL, 10);
+    return 0;
+}
+
+static int get_stats(const ddb_value *v, ddb_entity_stats *e)
+{
+    uint64_t f[5];
+    if (v == NULL || v->type != DDB_TYPE_L || v->u.l.count != 5)
+        return -1;
+    for (int i = 0; i < 5; i++) {
+        if (v->u.l.items[i].type != DDB_TYPE_N)
+            return -1;
+        f[i] = strtoull(v->u.l.items[i].u.s.ptr, NULL, 10);
+    }
+    e->read = f[0];
+    e->written = f[1];
+    e->deleted = f[2];
+    e->rejected = f[3];
+    e->unmatched = f[4];
+    return 0;
+}
+
+static char *to_text(const ddb_value *v)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    if (v == NULL || v->type == DDB_TYPE_NULL)
+        return NULL;
+    ddb_json_put_plain_value(&b, v);
+    return ddb_buf_detach(&b, NULL);
+}
+
+int ddb_state_load(ddb_state **out, const char *path, ddb_error *err)
+{
+    ddb_source *src = NULL;
+    ddb_buf text = DDB_BUF_INIT;
+    ddb_json_parser *p = NULL;
+    ddb_arena *a = NULL;
+    ddb_value root;
+    const ddb_value *counts, *rows, *v;
+    ddb_state *s = NULL;
+    uint64_t tmp;
+    char chunk[65536];
+    ssize_t n;
+    int rc = 0;
+
+    *out = NULL;
+    if ((rc = ddb_source_open_file(&src, path, err)) != 0)
+        goto done;
+    while ((n = ddb_source_read(src, chunk, sizeof(chunk), err)) > 0)
+        ddb_buf_append(&text, chunk, (size_t)n);
+    if (n < 0) {
+        rc = (int)n;
+        goto done;
+    }
+    if ((s = calloc(1, sizeof(*s))) == NULL || ddb_json_parser_new(&p) != 0 ||
+        ddb_arena_new(&a, 0) != 0) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (ddb_json_parse_plain(p, &root, text.ptr ? text.ptr : "", text.len, a, err) != 0 ||
+        root.type != DDB_TYPE_M || ddb_map_getz(&root.u.m, "ddbpipe_state") == NULL ||
+        (counts = ddb_map_getz(&root.u.m, "counts")) == NULL || counts->type != DDB_TYPE_M ||
+        (rows = ddb_map_getz(&counts->u.m, "rows")) == NULL || rows->type != DDB_TYPE_L ||
+        get_u64(&root.u.m, "pos", &s->ck.pos) != 0 || get_u64(&root.u.m, "input", &tmp) != 0) {
+        rc = ddb_error_set(err, DDB_EUSAGE, "%s is not a ddbpipe state file (or it is damaged)",
+                           path);
+        goto done;
+    }
+    s->ck.input = (int)tmp;
+    s->ck.n_rows = rows->u.l.count;
+    s->ck.rows = calloc(s->ck.n_rows ? s->ck.n_rows : 1, sizeof(ddb_entity_stats));
+    if (s->ck.rows == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < s->ck.n_rows; i++) {
+        if (get_stats(&rows->u.l.items[i], &s->ck.rows[i]) != 0) {
+            rc = ddb_error_set(err, DDB_EUSAGE, "%s: damaged counts", path);
+            goto done;
+        }
+    }
+    if (get_stats(ddb_map_getz(&counts->u.m, "total"), &s->ck.total) != 0 ||
+        get_u64(&counts->u.m, "rejects", &s->ck.rejects) != 0 ||
+        (v = ddb_map_getz(&counts->u.m, "changes")) == NULL || v->type != DDB_TYPE_L ||
+        v->u.l.count != 4) {
+        rc = ddb_error_set(err, DDB_EUSAGE, "%s: damaged counts", path);
+        goto done;
+    }
+    for (int i = 0; i < 4; i++)
+        s->ck.changes[i] = strtoull(v->u.l.items[i].u.s.ptr, NULL, 10);
+    get_u64(&root.u.m, "rejects_bytes", &s->rejects_bytes);
+    v = ddb_map_getz(&root.u.m, "complete");
+    s->complete = v && v->type == DDB_TYPE_BOOL && v->u.boolean;
+    s->fingerprint = to_text(ddb_map_getz(&root.u.m, "fingerprint"));
+    s->reader_state = to_text(ddb_map_getz(&root.u.m, "reader"));
+    s->outputs = to_text(ddb_map_getz(&root.u.m, "outputs"));
+    *out = s;
+    s = NULL;
+done:
+    ddb_state_free(s);
+    ddb_arena_free(a);
+    ddb_json_parser_free(p);
+    ddb_buf_dispose(&text);
+    ddb_source_free(src);
+    return rc;
+}
+
+void ddb_state_free(ddb_state *s)
+{
+    if (s == NULL)
+        return;
+    free(s->fingerprint);
+    free(s->reader_state);
+    free(s->outputs);
+    free(s->ck.rows);
+    free(s);
+}
+
+int ddb_state_check_fingerprint(const char *saved, const char *now, ddb_error *err)
+{
+    ddb_json_parser *p = NULL;
+    ddb_arena *a = NULL;
+    ddb_value vs, vn;
+    int rc = 0;
+
+    if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (saved == NULL || ddb_json_parse_plain(p, &vs, saved, strlen(saved), a, NULL) != 0 ||
+        ddb_json_parse_plain(p, &vn, now, strlen(now), a, NULL) != 0 || vs.type != DDB_TYPE_M ||
+        vn.type != DDB_TYPE_M) {
+        rc = ddb_error_set(err, DDB_EUSAGE, "the state file does not describe a comparable run");
+        goto done;
+    }
+    for (size_t i = 0; i < vn.u.m.count; i++) {
+        const ddb_attr *at = &vn.u.m.attrs[i];
+        const ddb_value *old = ddb_map_get(&vs.u.m, at->name.ptr, at->name.len);
+        if (old == NULL || !ddb_value_equal(old, &at->value)) {
+            const ddb_str *was = old && old->type == DDB_TYPE_S ? &old->u.s : NULL;
+            const ddb_str *is = at->value.type == DDB_TYPE_S ? &at->value.u.s : NULL;
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "cannot resume: %.*s differ%s from the checkpointed run "
+                               "(was \"%.*s\", now \"%.*s\")",
+                               (int)at->name.len, at->name.ptr,
+                               at->name.len && at->name.ptr[at->name.len - 1] == 's' ? "" : "s",
+                               was ? (int)(was->len > 200 ? 200 : was->len) : 0,
+                               was ? was->ptr : "", is ? (int)(is->len > 200 ? 200 : is->len) : 0,
+                               is ? is->ptr : "");
+            goto done;
+        }
+    }
+done:
+    ddb_arena_free(a);
+    ddb_json_parser_free(p);
+    return rc;
+}

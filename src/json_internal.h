@@ -1,0 +1,135 @@
+/*
+ * json_internal.h (internal) — the lexer under the JSON parser: the parse
+ * context, error messages naming the attribute path and column, whitespace,
+ * strings (escapes, UTF-8), numbers and literals. json_lex.c implements it;
+ * json_parse.c builds values on top of it.
+ *
+ * The helpers called for every token are static inline here so the parser's
+ * hot loops do not pay a call across files for them.
+ */
+#ifndef DDBPIPE_JSON_INTERNAL_H
+#define DDBPIPE_JSON_INTERNAL_H
+
+#include <string.h>
+
+#include "ddbpipe/json.h"
+
+/* JSON nesting allowed by the parser itself. DynamoDB's own limit (32 levels)
+ * is enforced by item validation with a precise message; this bound only
+ * protects the C stack from hostile input. */
+#define JSON_MAX_NESTING 128
+#define JSON_PATH_MAX_DEPTH 40
+
+typedef struct json_path_elem {
+    const char *name; /* NULL for a list index */
+    size_t len;
+    size_t index;
+} json_path_elem;
+
+struct ddb_json_parser {
+    ddb_stack stack;
+    json_path_elem path[JSON_PATH_MAX_DEPTH];
+    int path_depth;
+};
+
+typedef struct json_ctx {
+    ddb_json_parser *p;
+    const char *start;
+    const char *s;
+    const char *end;
+    ddb_arena *a;
+    ddb_error *err;
+    int nesting;
+} json_ctx;
+
+/* Starts parsing text[0, len) with p's scratch stack and path, allocating
+ * into a; messages go to err (may be NULL). */
+void ddb_json_lex_init(json_ctx *c, ddb_json_parser *p, const char *text, size_t len, ddb_arena *a,
+                       ddb_error *err);
+
+/* Sets a DDB_EINVAL error at the current position ("attribute 'a.b[2]'
+ * (column N): reason") and returns DDB_EINVAL. */
+__attribute__((format(printf, 2, 3))) int ddb_json_lex_fail(json_ctx *c, const char *fmt, ...);
+
+/* Sets and returns DDB_ENOMEM. */
+int ddb_json_lex_oom(json_ctx *c);
+
+/* Describes the current byte for "expected X, found Y" messages; tmp has room
+ * for 8 bytes. */
+const char *ddb_json_lex_found(json_ctx *c, char *tmp);
+
+/* Parses a string literal at c->s (which must be '"'). Zero-copy when the body
+ * has no escapes, else decoded into the arena. Validates UTF-8 and rejects raw
+ * control characters. Returns 0 or fails with the position of the problem. */
+int ddb_json_lex_string(json_ctx *c, ddb_str *out);
+
+/* Length of the RFC 8259 number at s (0 when there is none). */
+size_t ddb_json_lex_number(const char *s, const char *end);
+
+/* Fails unless only whitespace follows the top-level value. */
+int ddb_json_lex_finish(json_ctx *c);
+
+static inline void json_skip_ws(json_ctx *c)
+{
+    while (c->s < c->end && (*c->s == ' ' || *c->s == '\t' || *c->s == '\n' || *c->s == '\r'))
+        c->s++;
+}
+
+/* Skips whitespace and consumes ch, or fails "expected <what>, found ...". */
+static inline int json_expect(json_ctx *c, char ch, const char *what)
+{
+    char tmp[8];
+    json_skip_ws(c);
+    if (c->s < c->end && *c->s == ch) {
+        c->s++;
+        return 0;
+    }
+    return ddb_json_lex_fail(c, "expected %s, found %s", what, ddb_json_lex_found(c, tmp));
+}
+
+/* Consumes the literal lit (n bytes) when it is next; returns 1 if it was. */
+static inline int json_match(json_ctx *c, const char *lit, size_t n)
+{
+    if ((size_t)(c->end - c->s) >= n && memcmp(c->s, lit, n) == 0) {
+        c->s += n;
+        return 1;
+    }
+    return 0;
+}
+
+/* One more level of containers; the caller decrements c->nesting on leaving. */
+static inline int json_enter(json_ctx *c)
+{
+    if (++c->nesting > JSON_MAX_NESTING)
+        return ddb_json_lex_fail(c, "JSON nested deeper than %d levels", JSON_MAX_NESTING);
+    return 0;
+}
+
+/* The attribute path for messages: pushed around each member and element.
+ * Levels past JSON_PATH_MAX_DEPTH are counted but not recorded. */
+static inline void json_path_push_name(json_ctx *c, const char *name, size_t len)
+{
+    ddb_json_parser *p = c->p;
+    if (p->path_depth < JSON_PATH_MAX_DEPTH) {
+        p->path[p->path_depth].name = name;
+        p->path[p->path_depth].len = len;
+    }
+    p->path_depth++;
+}
+
+static inline void json_path_push_index(json_ctx *c, size_t index)
+{
+    ddb_json_parser *p = c->p;
+    if (p->path_depth < JSON_PATH_MAX_DEPTH) {
+        p->path[p->path_depth].name = NULL;
+        p->path[p->path_depth].index = index;
+    }
+    p->path_depth++;
+}
+
+static inline void json_path_pop(json_ctx *c)
+{
+    c->p->path_depth--;
+}
+
+#endif
