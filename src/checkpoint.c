@@ -229,6 +229,11 @@ uint64_t ddb_tracker_pending(const ddb_tracker *t)
     return t->count;
 }
 
+int ddb_tracker_mid_unit(const ddb_tracker *t)
+{
+    return t->acc_total.read > 0;
+}
+
 const ddb_checkpoint *ddb_tracker_committed(const ddb_tracker *t)
 {
     return &t->committed;

@@ -247,6 +247,7 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     if (c->concurrency > MAX_CONCURRENCY)
         c->concurrency = MAX_CONCURRENCY;
     c->max_concurrency = c->concurrency;
+    c->stats.min_concurrency = c->concurrency;
     c->adaptive = !o->fixed_concurrency;
     c->max_attempts = o->max_attempts > 0 ? o->max_attempts : 10;
     c->base_ms = o->backoff_base_ms ? o->backoff_base_ms : 50;
@@ -499,6 +500,9 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
             c->last_decrease_ms = now;
             c->concurrency = c->concurrency / 2 > 0 ? c->concurrency / 2 : 1;
             c->successes = 0;
+            c->stats.decreases++;
+            if (c->concurrency < c->stats.min_concurrency)
+                c->stats.min_concurrency = c->concurrency;
         }
     }
     if (c->verbose)

@@ -319,6 +319,7 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
     if (fo == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     fo->base.vt = &file_vt;
+    fo->base.writes_at_once = 1;
     fo->opts = *opts;
     fo->dir = strdup(opts->dir);
     fo->n = opts->mapping ? opts->mapping->n_entities : 1;

@@ -48,6 +48,7 @@ typedef struct entry_list {
 } entry_list;
 
 typedef struct batch {
+    struct batch *prev, *next; /* the writer's list of batches in flight */
     struct table_output *to;
     entry **entries;
     size_t n;
@@ -70,6 +71,7 @@ typedef struct table_output {
     size_t queued;      /* entries not yet accepted or refused */
     size_t max_queued;
     int batches_in_flight;
+    batch *flying;      /* freed here if the run stops with batches in flight */
     int force;          /* send partial batches: the producer waits, or the input ended */
     int fatal;          /* a non-retryable error of the table itself */
     char fatal_msg[512];
@@ -343,12 +345,23 @@ done:
     return rc;
 }
 
+static void unlink_batch(table_output *to, batch *b)
+{
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        to->flying = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+}
+
 static void batch_done(void *ctx, ddb_response *resp)
 {
     batch *b = ctx;
     table_output *to = b->to;
     char why[700];
 
+    unlink_batch(to, b);
     to->batches_in_flight--;
     to->stats.throttles += resp->throttles;
     if (resp->throttles > 0)
@@ -444,6 +457,10 @@ static int send_batch(table_output *to, entry **entries, size_t n, double taken,
     }
     to->batches_in_flight++;
     to->stats.batches++;
+    b->next = to->flying;
+    if (to->flying)
+        to->flying->prev = b;
+    to->flying = b;
     return 0;
 }
 
@@ -678,6 +695,16 @@ static void free_list(entry_list *l)
 static void tw_free(ddb_output *o)
 {
     table_output *to = (table_output *)o;
+    /* Batches still in flight (an interrupted run): their entries were never
+     * acknowledged, a resumed run sends them again. */
+    while (to->flying) {
+        batch *b = to->flying;
+        to->flying = b->next;
+        for (size_t i = 0; i < b->n; i++)
+            entry_free(b->entries[i]);
+        free(b->entries);
+        free(b);
+    }
     free_list(&to->pending);
     free_list(&to->retry);
     free_list(&to->blocked);

@@ -27,6 +27,7 @@ typedef struct run {
     double last_progress;
     int write_failed;     /* the rejects file could not be written */
     uint64_t skip_below;  /* resuming: records of the current input below this are committed */
+    int checkpoint_due;   /* waiting for a unit boundary to save it */
 } run;
 
 static double now_seconds(void);
@@ -383,6 +384,14 @@ done:
     return rc;
 }
 
+/* Outputs that write as they go can only be checkpointed where the committed
+ * prefix ends: not in the middle of a Scan page. */
+static int at_boundary(const run *r)
+{
+    return r->o->output == NULL || !r->o->output->writes_at_once ||
+           !ddb_tracker_mid_unit(r->tracker);
+}
+
 /* Every few hundred records: progress and, when due, a checkpoint. */
 static int tick(run *r, ddb_error *err)
 {
@@ -393,7 +402,11 @@ static int tick(run *r, ddb_error *err)
     }
     if (r->o->state_path != NULL &&
         now - r->last_checkpoint >= (r->o->checkpoint_seconds > 0 ? r->o->checkpoint_seconds : 10))
+        r->checkpoint_due = 1;
+    if (r->checkpoint_due && at_boundary(r)) {
+        r->checkpoint_due = 0;
         return save_checkpoint(r, 0, err);
+    }
     return 0;
 }
 
@@ -418,9 +431,11 @@ static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
     }
     for (uint64_t n = 0;; n++) {
         ddb_record *rec;
-        if ((n & 255) == 0 && (rc = tick(r, err)) != 0)
+        if (((n & 255) == 0 || r->checkpoint_due) && (rc = tick(r, err)) != 0)
             return rc;
-        if (o->stop && *o->stop)
+        /* A stop waits for the end of the unit being read (a Scan page already
+         * in memory) so the outputs end where the checkpoint does. */
+        if (o->stop && *o->stop && at_boundary(r))
             return ddb_error_set(err, DDB_EINTR, "interrupted");
         ddb_error_clear(&rerr);
         rc = ddb_reader_next(rd, &rec, &rerr);

@@ -73,6 +73,7 @@ typedef struct table_reader {
     ddb_rate rate;      /* --max-rcu */
     double page_cost;   /* capacity of the last page: the estimate for the next */
     uint32_t rate_wait_ms;
+    struct scan_ctx *flying;
 } table_reader;
 
 static double now_sec(void)
@@ -83,6 +84,7 @@ static double now_sec(void)
 }
 
 typedef struct scan_ctx {
+    struct scan_ctx *prev, *next; /* the reader's requests in flight */
     table_reader *tr;
     segment *seg;
     double taken;
@@ -174,6 +176,12 @@ static void scan_done(void *ctx, ddb_response *resp)
     ddb_error err;
 
     double taken = sc->taken, before = tr->stats.capacity_units;
+    if (sc->prev)
+        sc->prev->next = sc->next;
+    else
+        tr->flying = sc->next;
+    if (sc->next)
+        sc->next->prev = sc->prev;
     free(sc);
     seg->in_flight = 0;
     tr->stats.requests++;
@@ -253,6 +261,7 @@ static int request_page(table_reader *tr, segment *seg, ddb_error *err)
     ddb_buf_puts(b, ",\"ReturnConsumedCapacity\":\"TOTAL\"}");
     if (b->oom || (sc = malloc(sizeof(*sc))) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    memset(sc, 0, sizeof(*sc));
     sc->tr = tr;
     sc->seg = seg;
     sc->taken = cost;
@@ -260,6 +269,10 @@ static int request_page(table_reader *tr, segment *seg, ddb_error *err)
         free(sc);
         return rc;
     }
+    sc->next = tr->flying;
+    if (tr->flying)
+        tr->flying->prev = sc;
+    tr->flying = sc;
     seg->in_flight = 1;
     return 0;
 }
@@ -451,6 +464,11 @@ static int tr_next(ddb_reader *r, ddb_record **out, ddb_error *err)
 static void tr_free(ddb_reader *r)
 {
     table_reader *tr = (table_reader *)r;
+    while (tr->flying) { /* requests abandoned by an interrupted run */
+        struct scan_ctx *sc = tr->flying;
+        tr->flying = sc->next;
+        free(sc);
+    }
     page_free(tr->current);
     while (tr->head) {
         page *n = tr->head->next;

@@ -70,6 +70,10 @@ int ddb_tracker_end_input(ddb_tracker *t, int input);
 /* Records read and not yet settled. */
 uint64_t ddb_tracker_pending(const ddb_tracker *t);
 
+/* Part of a unit (a Scan page) is settled but not the whole of it: outputs
+ * that write as they go hold records the committed prefix does not. */
+int ddb_tracker_mid_unit(const ddb_tracker *t);
+
 /* The committed prefix (valid until the next call on t). */
 const ddb_checkpoint *ddb_tracker_committed(const ddb_tracker *t);
 

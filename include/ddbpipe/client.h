@@ -65,6 +65,8 @@ typedef struct ddb_client_stats {
     uint64_t bytes_received;
     int in_flight;
     int queued;
+    int min_concurrency;  /* the lowest in-flight limit throttling brought it to */
+    uint64_t decreases;   /* times throttling halved the limit */
 } ddb_client_stats;
 
 /*

@@ -60,6 +60,8 @@ typedef struct ddb_output_vtable {
 
 struct ddb_output {
     const ddb_output_vtable *vt;
+    int writes_at_once; /* put() writes before it returns (files): a checkpoint must fall
+                           where the committed prefix ends, not in the middle of a unit */
     ddb_output_ack_fn ack;
     ddb_output_reject_fn reject;
     void *ack_ctx; /* for ack and reject */

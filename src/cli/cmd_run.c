@@ -286,6 +286,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     memset(&a, 0, sizeof(a));
     memset(&s, 0, sizeof(s));
     memset(&conn, 0, sizeof(conn));
+    a.checkpoint_interval = UINT64_MAX; /* not given: 10 s */
     const grouped_opt all[] = {
         {G_OUT, {"out", OPT_STRING, &a.out, "DIR", "folder for the output files (created if missing)"}},
         {G_MAP, {"mapping", OPT_STRING, &a.mapping, "FILE", "the table's mapping (formats/*.json)"}},
@@ -338,7 +339,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         {G_STATE, {"resume", OPT_FLAG, &a.resume, NULL,
                    "continue the run recorded in --state FILE (same inputs, mapping, options)"}},
         {G_STATE, {"checkpoint-interval", OPT_UINT, &a.checkpoint_interval, "SECONDS",
-                   "seconds between checkpoints (default 10)"}},
+                   "seconds between checkpoints (default 10; 0: several a second)"}},
     };
     const cli_opt aws_opts[] = {CLI_AWS_OPTS(a.aws)};
     size_t nopts;
@@ -610,7 +611,9 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     po.state_path = a.state;
     po.fingerprint = fingerprint.ptr;
     po.resume = state;
-    po.checkpoint_seconds = (double)a.checkpoint_interval;
+    po.checkpoint_seconds = a.checkpoint_interval == UINT64_MAX ? 10.0
+                            : a.checkpoint_interval == 0     ? 0.2 /* as often as it is worth */
+                                                             : (double)a.checkpoint_interval;
     po.stop = &stop_requested;
 
     {
@@ -683,6 +686,18 @@ static int run_command(const run_spec *spec, int argc, char **argv)
                        (unsigned long long)ws.unprocessed, (unsigned long long)ws.throttles,
                        (unsigned long long)ws.splits, (unsigned long long)ws.blocked,
                        ws.capacity_units, s.seconds > 0 ? ws.capacity_units / s.seconds : 0);
+    }
+    if (conn.client) {
+        ddb_client_stats cs;
+        ddb_client_stats_get(conn.client, &cs);
+        if (cs.decreases > 0)
+            ddb_buf_printf(&extra,
+                           "  throttled: requests in flight cut %llu time%s, down to %d (of %llu); "
+                           "%llu retries in all\n",
+                           (unsigned long long)cs.decreases, cs.decreases == 1 ? "" : "s",
+                           cs.min_concurrency,
+                           (unsigned long long)(a.aws.concurrency ? a.aws.concurrency : 16),
+                           (unsigned long long)cs.retries);
     }
     code = exit_code(&s, a.max_rejects, rc, table_io);
     if (s.interrupted && a.state)

@@ -14,6 +14,7 @@ unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_ENDPOINT_URL_DYNAMODB
 export AWS_CONFIG_FILE="$tmp/no-config" AWS_SHARED_CREDENTIALS_FILE="$tmp/no-credentials"
 
 cleanup() {
+    [ -n "${KEEP_TMP:-}" ] && { echo "kept $tmp" >&2; return; }
     [ -n "${fault_pid:-}" ] && kill "$fault_pid" 2>/dev/null
     "$root/scripts/dynalite.sh" stop "$tmp/dynalite" >/dev/null 2>&1
     rm -rf "$tmp"

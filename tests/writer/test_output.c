@@ -269,13 +269,24 @@ typedef struct acks {
     uint64_t total;
 } acks;
 
-static void on_ack(void *ctx, int idx, ddb_record_kind kind, uint64_t n)
+/* An ack names the record it confirms by its sequence number. */
+static void on_ack(void *ctx, int idx, ddb_record_kind kind, uint64_t seq)
 {
     acks *k = ctx;
     k->calls++;
     k->last_index = idx;
     k->last_kind = kind;
-    k->total += n;
+    k->total += seq;
+}
+
+static void put_seq(ddb_output *o, int idx, ddb_record_kind kind, const char *typed, uint64_t seq)
+{
+    ddb_map rec = tu_item(a, typed);
+    ddb_record origin;
+    ddb_error err;
+    memset(&origin, 0, sizeof(origin));
+    origin.seq = seq;
+    cr_assert_eq(o->vt->put(o, idx, kind, &rec, 1, &origin, &err), 0, "%s", err.message);
 }
 
 Test(output, acks_and_bytes_out)
@@ -287,14 +298,15 @@ Test(output, acks_and_bytes_out)
     const char *names[] = {"Tag.csv", "FavoriteData.csv", "FavoriteDataTag.csv", "Tag.deletes.csv"};
     o->ack = on_ack;
     o->ack_ctx = &k;
-    put(o, 0, DDB_REC_PUT, "{\"userId\":{\"S\":\"u1\"}}", 1);
+    put_seq(o, 0, DDB_REC_PUT, "{\"userId\":{\"S\":\"u1\"}}", 7);
     cr_assert_eq(k.calls, 1);
     cr_assert_eq(k.last_index, 0);
     cr_assert_eq(k.last_kind, DDB_REC_PUT);
-    put(o, 0, DDB_REC_DELETE, "{\"userId\":{\"S\":\"u1\"}}", 1);
+    cr_assert_eq(k.total, 7);
+    put_seq(o, 0, DDB_REC_DELETE, "{\"userId\":{\"S\":\"u1\"}}", 8);
     cr_assert_eq(k.calls, 2);
     cr_assert_eq(k.last_kind, DDB_REC_DELETE);
-    cr_assert_eq(k.total, 2);
+    cr_assert_eq(k.total, 15);
     finish(o);
     for (size_t i = 0; i < 4; i++) {
         cr_assert_eq(stat(tu_path(odir, names[i]), &st), 0, "%s", names[i]);

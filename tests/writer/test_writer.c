@@ -199,7 +199,7 @@ Test(writer, csv_entity_number_and_binary_sets)
 
 Test(writer, csv_entity_custom_delimiter)
 {
-    ddb_writer_opts o = {';', NULL, 0};
+    ddb_writer_opts o = {';', NULL, 0, 0};
     ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, entity(fav, "Tag"), &o);
     put(w, "{\"userId\":{\"S\":\"a,b\"},\"tagId\":{\"S\":\"c;d\"}}", 2);
     expect_output(w, "userId;tagId;tagName;createTime;lastAccessTime;_extra\n"
@@ -226,7 +226,7 @@ Test(writer, csv_without_entity_columns_from_first_record)
 Test(writer, csv_without_entity_given_columns)
 {
     const char *cols[] = {"x", "y"};
-    ddb_writer_opts o = {0, cols, 2};
+    ddb_writer_opts o = {0, cols, 2, 0};
     ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, NULL, &o);
     put(w, "{\"y\":{\"S\":\"2\"},\"z\":{\"S\":\"3\"}}", 0);
     expect_output(w, "x,y,_extra\n"
