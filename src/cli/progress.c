@@ -132,6 +132,12 @@ static void take(cli_progress *p, snapshot *s)
         s->percent = 100.0 * (double)s->read / (double)p->total_items;
     } else if (p->total_bytes > 0) {
         s->percent = 100.0 * (double)bytes / (double)p->total_bytes;
+    } else if (p->reading && p->reading->expected_items > 0) {
+        /* an export folder: its manifest's itemCount */
+        s->percent = 100.0 * (double)s->read / (double)p->reading->expected_items;
+    } else if (p->reading && p->reading->total_bytes > 0 && p->reading->raw_bytes) {
+        s->percent = 100.0 * (double)p->reading->raw_bytes(p->reading) /
+                     (double)p->reading->total_bytes;
     }
     if (s->percent > 100)
         s->percent = 100;
