@@ -14,6 +14,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "client_internal.h"
 #include "ddbpipe/sigv4.h"
 
 #define MAX_CONCURRENCY 1024
@@ -48,7 +49,7 @@ struct ddb_client {
     int concurrency;     /* current limit of requests in flight (adaptive) */
     int max_concurrency; /* what the user asked for */
     int adaptive;
-    int successes;       /* since the last change */
+    int successes; /* since the last change */
     uint64_t last_decrease_ms;
     int max_attempts;
     uint32_t base_ms, cap_ms;
@@ -60,7 +61,7 @@ struct ddb_client {
     call *flying;  /* in flight (linked through next) */
     int in_flight;
     int queued;
-    CURL **idle;   /* easy handles kept for reuse */
+    CURL **idle; /* easy handles kept for reuse */
     int n_idle, cap_idle;
     volatile sig_atomic_t interrupted;
     volatile sig_atomic_t *stop;
@@ -75,86 +76,6 @@ static uint64_t now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* xorshift64*: deterministic jitter in tests, no global rand() state. */
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ull;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1Dull;
-}
-
-uint32_t ddb_backoff_ms(uint64_t *rng_state, int attempt, uint32_t base_ms, uint32_t cap_ms)
-{
-    uint64_t ceiling = base_ms;
-    for (int i = 0; i < attempt && ceiling < cap_ms; i++)
-        ceiling *= 2;
-    if (ceiling > cap_ms)
-        ceiling = cap_ms;
-    if (ceiling == 0)
-        return 0;
-    return (uint32_t)(next_random(rng_state) % ceiling);
-}
-
-int ddb_error_is_throttling(const char *t)
-{
-    return strcmp(t, "ProvisionedThroughputExceededException") == 0 ||
-           strcmp(t, "ThrottlingException") == 0 || strcmp(t, "RequestLimitExceeded") == 0 ||
-           strcmp(t, "Throttling") == 0 || strcmp(t, "TooManyRequestsException") == 0;
-}
-
-static int error_is_server_side(const char *t)
-{
-    return strcmp(t, "InternalServerError") == 0 || strcmp(t, "ServiceUnavailable") == 0 ||
-           strcmp(t, "InternalFailure") == 0;
-}
-
-/* Copies the value of "key":"..." from a small JSON error body (no nesting). */
-static int json_string_field(const char *body, size_t len, const char *key, char *out, size_t cap)
-{
-    size_t klen = strlen(key);
-    for (size_t i = 0; i + klen + 2 < len; i++) {
-        size_t j;
-        if (body[i] != '"' || memcmp(body + i + 1, key, klen) != 0 || body[i + 1 + klen] != '"')
-            continue;
-        j = i + klen + 2;
-        while (j < len && (body[j] == ' ' || body[j] == ':'))
-            j++;
-        if (j >= len || body[j] != '"')
-            continue;
-        j++;
-        {
-            size_t n = 0;
-            while (j < len && body[j] != '"' && n + 1 < cap) {
-                if (body[j] == '\\' && j + 1 < len)
-                    j++;
-                out[n++] = body[j++];
-            }
-            out[n] = '\0';
-        }
-        return 1;
-    }
-    return 0;
-}
-
-void ddb_parse_error_body(const char *body, size_t len, const char *header_type, char *type,
-                          size_t type_cap, char *message, size_t message_cap)
-{
-    char raw[256];
-    type[0] = message[0] = '\0';
-    if (header_type && header_type[0]) {
-        size_t n = strcspn(header_type, ":");
-        snprintf(type, type_cap, "%.*s", (int)n, header_type);
-    } else if (body && json_string_field(body, len, "__type", raw, sizeof(raw))) {
-        const char *hash = strrchr(raw, '#');
-        snprintf(type, type_cap, "%s", hash ? hash + 1 : raw);
-    }
-    if (body && !json_string_field(body, len, "message", message, message_cap))
-        json_string_field(body, len, "Message", message, message_cap);
 }
 
 static size_t on_body(char *data, size_t size, size_t n, void *ud)
@@ -452,16 +373,16 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
         snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "%s",
                  result == CURLE_OPERATION_TIMEDOUT ? "Timeout" : "ConnectionError");
         if (c->verbose)
-            fprintf(stderr, "ddbpipe: %s attempt %d: %s\n", cl->op, cl->attempts,
-                    cl->resp.message);
+            fprintf(stderr, "ddbpipe: %s attempt %d: %s\n", cl->op, cl->attempts, cl->resp.message);
         attempt_failed(c, cl, 1);
         return;
     }
     if (status == 200) {
         if (cl->crc[0]) {
             unsigned long want = strtoul(cl->crc, NULL, 10);
-            unsigned long got = crc32(0L, (const Bytef *)(cl->resp_body.ptr ? cl->resp_body.ptr : ""),
-                                      (uInt)cl->resp_body.len);
+            unsigned long got =
+                crc32(0L, (const Bytef *)(cl->resp_body.ptr ? cl->resp_body.ptr : ""),
+                      (uInt)cl->resp_body.len);
             if (want != got) {
                 snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "CRC32Mismatch");
                 snprintf(cl->resp.message, sizeof(cl->resp.message),
@@ -484,12 +405,11 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
         return;
     }
     ddb_parse_error_body(cl->resp_body.ptr, cl->resp_body.len, cl->errtype, cl->resp.error_type,
-                         sizeof(cl->resp.error_type), cl->resp.message,
-                         sizeof(cl->resp.message));
+                         sizeof(cl->resp.error_type), cl->resp.message, sizeof(cl->resp.message));
     if (cl->resp.message[0] == '\0')
         snprintf(cl->resp.message, sizeof(cl->resp.message), "HTTP %ld", status);
     retryable = status >= 500 || ddb_error_is_throttling(cl->resp.error_type) ||
-                error_is_server_side(cl->resp.error_type);
+                ddb_client_error_is_server_side(cl->resp.error_type);
     if (ddb_error_is_throttling(cl->resp.error_type)) {
         uint64_t now = now_ms();
         cl->throttles++;

@@ -121,7 +121,8 @@ int ddb_json_put_typed_value(ddb_buf *b, const ddb_value *v)
     return b->oom ? DDB_ENOMEM : 0;
 }
 
-int ddb_json_put_typed_map(ddb_buf *b, const ddb_map *m)
+/* {"name":<value>,...} with each value written by put. */
+static int put_map(ddb_buf *b, const ddb_map *m, int (*put)(ddb_buf *, const ddb_value *))
 {
     ddb_buf_putc(b, '{');
     for (size_t i = 0; i < m->count; i++) {
@@ -129,10 +130,15 @@ int ddb_json_put_typed_map(ddb_buf *b, const ddb_map *m)
             ddb_buf_putc(b, ',');
         ddb_json_put_string(b, m->attrs[i].name.ptr, m->attrs[i].name.len);
         ddb_buf_putc(b, ':');
-        ddb_json_put_typed_value(b, &m->attrs[i].value);
+        put(b, &m->attrs[i].value);
     }
     ddb_buf_putc(b, '}');
     return b->oom ? DDB_ENOMEM : 0;
+}
+
+int ddb_json_put_typed_map(ddb_buf *b, const ddb_map *m)
+{
+    return put_map(b, m, ddb_json_put_typed_value);
 }
 
 static void put_plain_number(ddb_buf *b, const ddb_str *text)
@@ -186,14 +192,5 @@ int ddb_json_put_plain_value(ddb_buf *b, const ddb_value *v)
 
 int ddb_json_put_plain_map(ddb_buf *b, const ddb_map *m)
 {
-    ddb_buf_putc(b, '{');
-    for (size_t i = 0; i < m->count; i++) {
-        if (i)
-            ddb_buf_putc(b, ',');
-        ddb_json_put_string(b, m->attrs[i].name.ptr, m->attrs[i].name.len);
-        ddb_buf_putc(b, ':');
-        ddb_json_put_plain_value(b, &m->attrs[i].value);
-    }
-    ddb_buf_putc(b, '}');
-    return b->oom ? DDB_ENOMEM : 0;
+    return put_map(b, m, ddb_json_put_plain_value);
 }

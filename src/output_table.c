@@ -18,69 +18,12 @@
 #include <time.h>
 
 #include "ddbpipe/json.h"
-#include "ddbpipe/number.h"
 #include "ddbpipe/rate.h"
 #include "keyset.h"
+#include "output_table_internal.h"
 
 #define BATCH_MAX_ITEMS 25
 #define BATCH_MAX_BYTES (16u * 1024u * 1024u - 64u * 1024u)
-
-typedef struct entry {
-    struct entry *next;
-    char *req; /* {"PutRequest":{"Item":..}} or {"DeleteRequest":{"Key":..}} */
-    size_t req_len;
-    size_t item_off, item_len; /* the item/key JSON inside req, for rejects */
-    char *key; /* canonical key signature */
-    size_t key_len;
-    int entity;
-    int is_delete;
-    int attempts;
-    uint64_t wake_ms;
-    const char *source; /* interned */
-    uint64_t line, offset;
-    uint64_t seq;       /* the record's number, for acks */
-    double wcu;         /* estimated write units: 1 per started KB (1 for a delete) */
-} entry;
-
-typedef struct entry_list {
-    entry *head, *tail;
-    size_t n;
-} entry_list;
-
-typedef struct batch {
-    struct batch *prev, *next; /* the writer's list of batches in flight */
-    struct table_output *to;
-    entry **entries;
-    size_t n;
-    double taken; /* capacity units taken from the rate limiter */
-} batch;
-
-typedef struct table_output {
-    ddb_output base;
-    ddb_client *client;
-    char *table;
-    const ddb_table_info *info;
-    int max_attempts;
-    uint32_t base_ms, cap_ms;
-    uint64_t rng;
-    ddb_buf scratch;
-    entry_list pending; /* ready to send */
-    entry_list retry;   /* waiting out a backoff (sorted by wake_ms) */
-    entry_list blocked; /* their key is busy */
-    ddb_keyset busy;
-    size_t queued;      /* entries not yet accepted or refused */
-    size_t max_queued;
-    int batches_in_flight;
-    batch *flying;      /* freed here if the run stops with batches in flight */
-    int force;          /* send partial batches: the producer waits, or the input ended */
-    int fatal;          /* a non-retryable error of the table itself */
-    char fatal_msg[512];
-    char **sources;     /* interned source names */
-    size_t n_sources;
-    ddb_rate rate;      /* --max-wcu, adaptive */
-    uint32_t rate_wait_ms; /* set when the limiter held a batch back */
-    ddb_table_write_stats stats;
-} table_output;
 
 static double now_sec(void)
 {
@@ -152,34 +95,6 @@ static const char *intern(table_output *to, const char *s)
     to->sources = n;
     to->sources[to->n_sources] = strdup(s);
     return to->sources[to->n_sources] ? to->sources[to->n_sources++] : "-";
-}
-
-/* Canonical key signature: key attributes in schema order, numbers in
- * canonical form, so an echo of the key in UnprocessedItems matches even if
- * the service rewrote the number's text. */
-static int key_signature(ddb_buf *out, const ddb_key_schema *ks, const ddb_map *item)
-{
-    const ddb_key_attr *k[2] = {&ks->partition, &ks->sort};
-    ddb_buf_clear(out);
-    for (int i = 0; i < 2; i++) {
-        const ddb_value *v;
-        if (k[i]->name == NULL)
-            continue;
-        v = ddb_map_getz(item, k[i]->name);
-        if (v == NULL)
-            return DDB_EINVAL;
-        ddb_buf_putc(out, i ? '|' : '{');
-        if (v->type == DDB_TYPE_N) {
-            ddb_number n;
-            if (ddb_number_parse(&n, v->u.s.ptr, v->u.s.len, NULL) != 0)
-                return DDB_EINVAL;
-            ddb_buf_puts(out, "N:");
-            ddb_number_format(out, &n);
-        } else {
-            ddb_json_put_typed_value(out, v);
-        }
-    }
-    return out->oom ? DDB_ENOMEM : 0;
 }
 
 static void late_reject(table_output *to, entry *e, const char *reason)
@@ -257,94 +172,6 @@ static void requeue(table_output *to, entry *e, const char *why)
 static int send_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err);
 static void tick(table_output *to);
 
-/* Parses the UnprocessedItems of a response and returns which entries they
- * are (flags[i] = 1). Returns 0, or -1 when the answer cannot be matched to
- * the batch (then everything is sent again: puts are idempotent). */
-static int find_unprocessed(table_output *to, batch *b, const ddb_response *resp, char *flags,
-                            double *capacity)
-{
-    ddb_json_parser *p = NULL;
-    ddb_arena *a = NULL;
-    ddb_value root, conv;
-    const ddb_value *un, *list, *cc;
-    ddb_buf sig = DDB_BUF_INIT;
-    int rc = 0;
-
-    if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0 ||
-        ddb_json_parse_plain(p, &root, resp->body, resp->body_len, a, NULL) != 0 ||
-        root.type != DDB_TYPE_M) {
-        rc = -1;
-        goto done;
-    }
-    if ((cc = ddb_map_getz(&root.u.m, "ConsumedCapacity")) != NULL && cc->type == DDB_TYPE_L) {
-        for (size_t i = 0; i < cc->u.l.count; i++) {
-            const ddb_value *cu;
-            if (cc->u.l.items[i].type == DDB_TYPE_M &&
-                (cu = ddb_map_getz(&cc->u.l.items[i].u.m, "CapacityUnits")) != NULL &&
-                cu->type == DDB_TYPE_N)
-                *capacity += strtod(cu->u.s.ptr, NULL); /* a gauge, not data: double is fine */
-        }
-    }
-    un = ddb_map_getz(&root.u.m, "UnprocessedItems");
-    if (un == NULL || un->type != DDB_TYPE_M || un->u.m.count == 0)
-        goto done;
-    list = ddb_map_getz(&un->u.m, to->table);
-    if (list == NULL || list->type != DDB_TYPE_L || un->u.m.count != 1) {
-        rc = -1;
-        goto done;
-    }
-    for (size_t i = 0; i < list->u.l.count; i++) {
-        const ddb_value *req = &list->u.l.items[i], *inner, *item;
-        int is_del;
-        size_t j;
-        if (req->type != DDB_TYPE_M || req->u.m.count != 1) {
-            rc = -1;
-            goto done;
-        }
-        is_del = req->u.m.attrs[0].name.len == 13 &&
-                 memcmp(req->u.m.attrs[0].name.ptr, "DeleteRequest", 13) == 0;
-        inner = &req->u.m.attrs[0].value;
-        item = inner->type == DDB_TYPE_M ? ddb_map_getz(&inner->u.m, is_del ? "Key" : "Item")
-                                         : NULL;
-        if (item == NULL) {
-            rc = -1;
-            goto done;
-        }
-        /* {"attr":{"S":..}} parsed as plain JSON: read it as the typed map it spells */
-        {
-            ddb_value wrapped;
-            ddb_attr wa;
-            wa.name.ptr = "M";
-            wa.name.len = 1;
-            wa.value = *item;
-            wrapped.type = DDB_TYPE_M;
-            wrapped.u.m.attrs = &wa;
-            wrapped.u.m.count = 1;
-            if (ddb_value_from_typed_json(&conv, &wrapped, a, NULL) != 0 ||
-                key_signature(&sig, &to->info->schema, &conv.u.m) != 0) {
-                rc = -1;
-                goto done;
-            }
-        }
-        for (j = 0; j < b->n; j++) {
-            if (!flags[j] && b->entries[j]->key_len == sig.len &&
-                memcmp(b->entries[j]->key, sig.ptr, sig.len) == 0) {
-                flags[j] = 1;
-                break;
-            }
-        }
-        if (j == b->n) {
-            rc = -1;
-            goto done;
-        }
-    }
-done:
-    ddb_buf_dispose(&sig);
-    ddb_arena_free(a);
-    ddb_json_parser_free(p);
-    return rc;
-}
-
 static void unlink_batch(table_output *to, batch *b)
 {
     if (b->prev)
@@ -369,7 +196,7 @@ static void batch_done(void *ctx, ddb_response *resp)
     if (resp->ok) {
         char *flags = calloc(b->n ? b->n : 1, 1);
         double cu = 0;
-        int matched = flags ? find_unprocessed(to, b, resp, flags, &cu) : -1;
+        int matched = flags ? ddb_table_output_find_unprocessed(to, b, resp, flags, &cu) : -1;
         to->stats.capacity_units += cu;
         ddb_rate_settle(&to->rate, b->taken, cu);
         b->taken = 0;
@@ -399,8 +226,8 @@ static void batch_done(void *ctx, ddb_response *resp)
             !to->fatal) {
             /* The table itself is the problem (missing, no permission...). */
             to->fatal = 1;
-            snprintf(to->fatal_msg, sizeof(to->fatal_msg), "BatchWriteItem to %.100s failed: %.380s",
-                     to->table, why);
+            snprintf(to->fatal_msg, sizeof(to->fatal_msg),
+                     "BatchWriteItem to %.100s failed: %.380s", to->table, why);
         }
         for (size_t i = 0; i < b->n; i++) {
             if (resp->retryable) {
@@ -614,7 +441,8 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     e->offset = origin ? origin->offset : 0;
     e->seq = origin ? origin->seq : 0;
     e->wcu = is_del || item_size == 0 ? 1.0 : (double)((item_size + 1023) / 1024);
-    if (key_signature(b, ks, rec) != 0 || (e->key = ddb_buf_detach(b, &e->key_len)) == NULL) {
+    if (ddb_table_output_key_signature(b, ks, rec) != 0 ||
+        (e->key = ddb_buf_detach(b, &e->key_len)) == NULL) {
         entry_free(e);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
@@ -724,8 +552,7 @@ static int tw_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return ddb_buf_puts(state, "[]");
 }
 
-static const ddb_output_vtable table_vt = {tw_put, tw_unmatched, tw_finish, tw_free,
-                                           tw_checkpoint};
+static const ddb_output_vtable table_vt = {tw_put, tw_unmatched, tw_finish, tw_free, tw_checkpoint};
 
 int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err)
 {
@@ -743,10 +570,10 @@ int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, dd
     to->cap_ms = opts->backoff_cap_ms ? opts->backoff_cap_ms : 20000;
     to->rng = opts->random_seed ? opts->random_seed : (uint64_t)time(NULL) * 2654435761u;
     ddb_rate_init(&to->rate, opts->max_wcu, now_sec());
-    to->max_queued = (size_t)(ddb_client_concurrency(opts->client) > 0
-                                  ? ddb_client_concurrency(opts->client)
-                                  : 16) *
-                     BATCH_MAX_ITEMS * 4;
+    to->max_queued =
+        (size_t)(ddb_client_concurrency(opts->client) > 0 ? ddb_client_concurrency(opts->client)
+                                                          : 16) *
+        BATCH_MAX_ITEMS * 4;
     if (ddb_keyset_init(&to->busy, 1024) != 0) {
         tw_free(&to->base);
         free(to);

@@ -51,8 +51,12 @@ static int check_constraints(const ddb_field *f, const ddb_value *v, ddb_error *
 
 static int values_agree(const ddb_value *a, const ddb_value *b)
 {
-    if (a->type == DDB_TYPE_N && b->type == DDB_TYPE_N)
+    if (a->type == DDB_TYPE_N && b->type == DDB_TYPE_N) {
+        /* The same text is the common case (a key and its stored copy): no parse. */
+        if (a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0)
+            return 1;
         return ddb_number_compare_text(a->u.s.ptr, a->u.s.len, b->u.s.ptr, b->u.s.len, NULL) == 0;
+    }
     return ddb_value_equal(a, b);
 }
 

@@ -20,7 +20,7 @@
  *     explicit --profile ignores these variables (AWS_PROFILE does not).
  *  2. Assume-role, web identity and SSO profiles (role_arn,
  *     web_identity_token_file, sso_session, sso_start_url; or AWS_ROLE_ARN +
- *     AWS_WEB_IDENTITY_TOKEN_FILE) are not implemented: they fail with a hint
+ *     AWS_WEB_IDENTITY_TOKEN_FILE) are outside ddbpipe: they fail with a hint
  *     to use `aws configure export-credentials` through credential_process.
  *  3. aws_access_key_id / aws_secret_access_key (/ aws_session_token) in the
  *     profile's section of the credentials file.

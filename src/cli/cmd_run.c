@@ -10,15 +10,11 @@
 #include <string.h>
 
 #include <errno.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "cli.h"
 #include "ddbpipe/checkpoint.h"
-#include "ddbpipe/json.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/output_null.h"
@@ -27,27 +23,7 @@
 #include "ddbpipe/reader_table.h"
 #include "ddbpipe/table.h"
 #include "progress.h"
-
-/* Set by SIGINT/SIGTERM; the engine polls it through the pipeline and the
- * client. The only mutable global: a signal handler can reach nothing else. */
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-    stop_requested = 1;
-    /* A second signal ends the process at once, the default way. */
-    signal(sig, SIG_DFL);
-}
-
-static void catch_stop_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
+#include "run_support.h"
 
 enum {
     G_OUT = 1 << 0,     /* file outputs */
@@ -63,23 +39,6 @@ enum {
     G_COMMON = 1 << 10, /* rejects, summary, quiet, progress */
     G_STATE = 1 << 11   /* --state, --resume */
 };
-
-typedef struct run_args {
-    const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
-    const char *types, *table, *to_table, *segment_range;
-    char delimiter, out_delimiter;
-    uint64_t max_rejects, max_line, segments, page_size;
-    int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
-    const char *state, *progress;
-    uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu;
-    cli_aws_args aws;
-} run_args;
-
-typedef struct run_spec {
-    const char *name;
-    ddb_mode mode;
-    unsigned groups;
-} run_spec;
 
 typedef struct grouped_opt {
     unsigned groups;
@@ -106,156 +65,6 @@ static int load_mapping(const char *path, const char *opt, ddb_mapping **out)
         return EXIT_USAGE;
     }
     return 0;
-}
-
-static int write_summary_file(const char *path, const ddb_summary *s, int code)
-{
-    ddb_buf b = DDB_BUF_INIT;
-    ddb_sink *sink = NULL;
-    ddb_error err;
-    int rc;
-    ddb_summary_json(&b, s, code);
-    rc = ddb_sink_open_file(&sink, path, 1, &err);
-    if (rc == 0)
-        rc = ddb_sink_write(sink, b.ptr, b.len, &err);
-    if (rc == 0)
-        rc = ddb_sink_finish(sink, &err);
-    ddb_sink_free(sink);
-    ddb_buf_dispose(&b);
-    if (rc != 0) {
-        cli_error(NULL, "cannot write the summary: %s", err.message);
-        return EXIT_OUTPUT;
-    }
-    return 0;
-}
-
-/* Exit status from what happened, in order of severity. */
-static int exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_io)
-{
-    if (rc == DDB_EINTR)
-        return EXIT_INTERRUPTED;
-    if (rc == DDB_ENET)
-        return EXIT_SERVICE;
-    if (s->output_failed || rc != 0)
-        return table_io && rc != DDB_ENOMEM && rc != DDB_EIO ? EXIT_SERVICE : EXIT_OUTPUT;
-    if (s->input_errors > 0)
-        return table_io == 2 ? EXIT_SERVICE : EXIT_INPUT;
-    if (s->total.rejected > max_rejects)
-        return EXIT_REJECTS;
-    return EXIT_OK;
-}
-
-static void print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
-                          const char *extra)
-{
-    ddb_buf b = DDB_BUF_INIT;
-    int validating = strcmp(cmd, "validate") == 0;
-    ddb_buf_printf(&b, "ddbpipe %s: %llu read, %llu %s, %llu rejected, %llu unmatched\n", cmd,
-                   (unsigned long long)s->total.read, (unsigned long long)s->total.written,
-                   validating ? "valid" : "written", (unsigned long long)s->total.rejected,
-                   (unsigned long long)s->total.unmatched);
-    ddb_summary_format(&b, s);
-    if (extra && *extra)
-        ddb_buf_puts(&b, extra);
-    for (size_t i = 0; i < s->n_outputs; i++)
-        ddb_buf_printf(&b, "  wrote %s\n", s->outputs[i]);
-    if (s->rejects_path)
-        ddb_buf_printf(&b, "  rejects: %s\n", s->rejects_path);
-    if (s->input_errors)
-        ddb_buf_printf(&b, "  %llu input error%s: file outputs were NOT written\n",
-                       (unsigned long long)s->input_errors, s->input_errors == 1 ? "" : "s");
-    if (code == EXIT_REJECTS)
-        ddb_buf_printf(&b, "  exit %d: %llu rejected, more than --max-rejects %llu\n", code,
-                       (unsigned long long)s->total.rejected, (unsigned long long)max_rejects);
-    fputs(b.ptr, stderr);
-    ddb_buf_dispose(&b);
-}
-
-static int parse_range(const char *s, int *first, int *last)
-{
-    char *end;
-    long a = strtol(s, &end, 10), b;
-    if (end == s || *end != '-' || a < 0)
-        return -1;
-    b = strtol(end + 1, &end, 10);
-    if (*end != '\0' || b < a)
-        return -1;
-    *first = (int)a;
-    *last = (int)b;
-    return 0;
-}
-
-/* SHA-256 (hex) of a file's bytes, so a resumed run can tell its mapping changed. */
-static int file_sha256(const char *path, char out[65])
-{
-    FILE *f = fopen(path, "rb");
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    unsigned char buf[65536], md[32];
-    unsigned int mdlen = 0;
-    size_t n;
-    int rc = -1;
-    if (f == NULL || ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
-        goto done;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-        EVP_DigestUpdate(ctx, buf, n);
-    if (!ferror(f) && EVP_DigestFinal_ex(ctx, md, &mdlen) == 1) {
-        for (unsigned int i = 0; i < mdlen; i++)
-            sprintf(out + 2 * i, "%02x", md[i]);
-        rc = 0;
-    }
-done:
-    if (f)
-        fclose(f);
-    EVP_MD_CTX_free(ctx);
-    return rc;
-}
-
-static void fp_field(ddb_buf *b, const char *key, const char *value)
-{
-    ddb_buf_puts(b, b->len > 1 ? ",\"" : "\"");
-    ddb_buf_puts(b, key);
-    ddb_buf_puts(b, "\":");
-    ddb_json_put_string(b, value ? value : "", strlen(value ? value : ""));
-}
-
-/* What a run is, for --resume to check: the inputs (with sizes and times),
- * the mappings' contents and every option that changes what is written. */
-static int build_fingerprint(ddb_buf *b, const run_spec *spec, const run_args *a,
-                             const char *const *inputs, size_t n_inputs)
-{
-    ddb_buf in = DDB_BUF_INIT, opts = DDB_BUF_INIT;
-    char sha[65];
-    ddb_buf_putc(b, '{');
-    fp_field(b, "command", spec->name);
-    for (size_t i = 0; i < n_inputs; i++) {
-        struct stat st;
-        memset(&st, 0, sizeof(st));
-        stat(inputs[i], &st);
-        ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", inputs[i],
-                       (long long)st.st_size, (long long)st.st_mtime);
-    }
-    fp_field(b, "inputs", in.ptr);
-    if (a->mapping && file_sha256(a->mapping, sha) == 0)
-        fp_field(b, "mapping", sha);
-    if (a->to_mapping && file_sha256(a->to_mapping, sha) == 0)
-        fp_field(b, "to-mapping", sha);
-    fp_field(b, "table", a->table);
-    fp_field(b, "to-table", a->to_table);
-    fp_field(b, "out", a->out);
-    ddb_buf_printf(&opts, "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
-                          "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%llu "
-                          "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s",
-                   a->format ? a->format : "", a->gzip, a->out_delimiter,
-                   a->input_format ? a->input_format : "", a->delimiter, a->types ? a->types : "",
-                   a->entity ? a->entity : "", a->delete_all, a->no_verify,
-                   (unsigned long long)a->max_line, (unsigned long long)a->segments,
-                   a->segment_range ? a->segment_range : "", a->consistent_read,
-                   (unsigned long long)a->page_size, a->dry_run, a->rejects ? a->rejects : "");
-    fp_field(b, "options", opts.ptr);
-    ddb_buf_putc(b, '}');
-    ddb_buf_dispose(&in);
-    ddb_buf_dispose(&opts);
-    return b->oom ? -1 : 0;
 }
 
 static int run_command(const run_spec *spec, int argc, char **argv)
@@ -288,58 +97,85 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     memset(&conn, 0, sizeof(conn));
     a.checkpoint_interval = UINT64_MAX; /* not given: 10 s */
     const grouped_opt all[] = {
-        {G_OUT, {"out", OPT_STRING, &a.out, "DIR", "folder for the output files (created if missing)"}},
-        {G_MAP, {"mapping", OPT_STRING, &a.mapping, "FILE", "the table's mapping (formats/*.json)"}},
+        {G_OUT,
+         {"out", OPT_STRING, &a.out, "DIR", "folder for the output files (created if missing)"}},
+        {G_MAP,
+         {"mapping", OPT_STRING, &a.mapping, "FILE", "the table's mapping (formats/*.json)"}},
         {G_TOMAP, {"to-mapping", OPT_STRING, &a.to_mapping, "FILE", "the mapping to re-key into"}},
         {G_OUT, {"format", OPT_STRING, &a.format, "FMT", "output format: ndjson, csv, ddb-json"}},
         {G_OUT, {"gzip", OPT_FLAG, &a.gzip, NULL, "gzip the output files"}},
-        {G_OUT, {"out-delimiter", OPT_CHAR, &a.out_delimiter, "C", "CSV output delimiter (default ,)"}},
-        {G_ENTITY, {"entity", OPT_STRING, &a.entity, "NAME",
-                    "the entity of the input records (default: from the file name)"}},
+        {G_OUT,
+         {"out-delimiter", OPT_CHAR, &a.out_delimiter, "C", "CSV output delimiter (default ,)"}},
+        {G_ENTITY,
+         {"entity", OPT_STRING, &a.entity, "NAME",
+          "the entity of the input records (default: from the file name)"}},
         {G_SCAN, {"table", OPT_STRING, &a.table, "NAME", "read this table (parallel Scan)"}},
         {G_IMPORT, {"table", OPT_STRING, &a.table, "NAME", "the table to write"}},
         {G_MIGRATE, {"to-table", OPT_STRING, &a.to_table, "NAME", "the table to write"}},
-        {G_IMPORT | G_MIGRATE, {"create-table", OPT_FLAG, &a.create_table, NULL,
-                                "create the target table with all its indexes from the mapping "
-                                "if it does not exist"}},
-        {G_IMPORT, {"delete", OPT_FLAG, &a.delete_all, NULL,
-                    "delete the items whose keys the input holds, instead of writing them"}},
+        {G_IMPORT | G_MIGRATE,
+         {"create-table", OPT_FLAG, &a.create_table, NULL,
+          "create the target table with all its indexes from the mapping "
+          "if it does not exist"}},
+        {G_IMPORT,
+         {"delete", OPT_FLAG, &a.delete_all, NULL,
+          "delete the items whose keys the input holds, instead of writing them"}},
         {G_SCAN, {"segments", OPT_UINT, &a.segments, "N", "parallel Scan segments (default 4)"}},
-        {G_SCAN, {"segment-range", OPT_STRING, &a.segment_range, "A-B",
-                  "scan only segments A..B of --segments (to share a table across hosts)"}},
-        {G_SCAN, {"consistent-read", OPT_FLAG, &a.consistent_read, NULL, "strongly consistent Scan"}},
-        {G_SCAN, {"page-size", OPT_UINT, &a.page_size, "N", "items per Scan request (default: 1 MB pages)"}},
-        {G_SCAN, {"max-rcu", OPT_UINT, &a.max_rcu, "N",
-                  "read at most N capacity units per second (as DynamoDB reports them)"}},
-        {G_IMPORT | G_MIGRATE, {"max-wcu", OPT_UINT, &a.max_wcu, "N",
-                                "write at most N capacity units per second (as DynamoDB reports "
-                                "them; also sizes the --dry-run estimate)"}},
-        {G_DRY, {"dry-run", OPT_FLAG, &a.dry_run, NULL,
-                 "do everything but the writes; report what would be written"}},
-        {G_IN, {"input-format", OPT_STRING, &a.input_format, "FMT",
-                "force the input format: ddb-json, scan, ndjson, csv, export (default: by content)"}},
-        {G_IN, {"delimiter", OPT_CHAR, &a.delimiter, "C", "CSV input delimiter: , tab ; | (default ,)"}},
-        {G_IN, {"types", OPT_STRING, &a.types, "NAME=T,...",
-                "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
-        {G_IN, {"no-verify", OPT_FLAG, &a.no_verify, NULL, "do not check export checksums and item counts"}},
-        {G_IN, {"max-line", OPT_UINT, &a.max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
-        {G_COMMON, {"rejects", OPT_STRING, &a.rejects, "FILE",
-                    "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
-        {G_COMMON, {"max-rejects", OPT_UINT, &a.max_rejects, "N",
-                    "exit 0 when at most N records were rejected (default 0)"}},
-        {G_COMMON, {"summary", OPT_STRING, &a.summary, "FILE", "also write the summary as JSON to FILE"}},
+        {G_SCAN,
+         {"segment-range", OPT_STRING, &a.segment_range, "A-B",
+          "scan only segments A..B of --segments (to share a table across hosts)"}},
+        {G_SCAN,
+         {"consistent-read", OPT_FLAG, &a.consistent_read, NULL, "strongly consistent Scan"}},
+        {G_SCAN,
+         {"page-size", OPT_UINT, &a.page_size, "N",
+          "items per Scan request (default: 1 MB pages)"}},
+        {G_SCAN,
+         {"max-rcu", OPT_UINT, &a.max_rcu, "N",
+          "read at most N capacity units per second (as DynamoDB reports them)"}},
+        {G_IMPORT | G_MIGRATE,
+         {"max-wcu", OPT_UINT, &a.max_wcu, "N",
+          "write at most N capacity units per second (as DynamoDB reports "
+          "them; also sizes the --dry-run estimate)"}},
+        {G_DRY,
+         {"dry-run", OPT_FLAG, &a.dry_run, NULL,
+          "do everything but the writes; report what would be written"}},
+        {G_IN,
+         {"input-format", OPT_STRING, &a.input_format, "FMT",
+          "force the input format: ddb-json, scan, ndjson, csv, export (default: by content)"}},
+        {G_IN,
+         {"delimiter", OPT_CHAR, &a.delimiter, "C", "CSV input delimiter: , tab ; | (default ,)"}},
+        {G_IN,
+         {"types", OPT_STRING, &a.types, "NAME=T,...",
+          "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
+        {G_IN,
+         {"no-verify", OPT_FLAG, &a.no_verify, NULL,
+          "do not check export checksums and item counts"}},
+        {G_IN,
+         {"max-line", OPT_UINT, &a.max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
+        {G_COMMON,
+         {"rejects", OPT_STRING, &a.rejects, "FILE",
+          "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
+        {G_COMMON,
+         {"max-rejects", OPT_UINT, &a.max_rejects, "N",
+          "exit 0 when at most N records were rejected (default 0)"}},
+        {G_COMMON,
+         {"summary", OPT_STRING, &a.summary, "FILE", "also write the summary as JSON to FILE"}},
         {G_COMMON, {"quiet", OPT_FLAG, &a.quiet, NULL, "print only errors and the summary"}},
-        {G_COMMON, {"progress", OPT_STRING, &a.progress, "MODE",
-                    "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
-        {G_COMMON, {"progress-interval", OPT_UINT, &a.progress_interval, "SECONDS",
-                    "seconds between progress lines when not on a terminal (default 10)"}},
-        {G_STATE, {"state", OPT_STRING, &a.state, "FILE",
-                   "record progress in FILE (atomically, at intervals and at exit) so the run "
-                   "can be resumed"}},
-        {G_STATE, {"resume", OPT_FLAG, &a.resume, NULL,
-                   "continue the run recorded in --state FILE (same inputs, mapping, options)"}},
-        {G_STATE, {"checkpoint-interval", OPT_UINT, &a.checkpoint_interval, "SECONDS",
-                   "seconds between checkpoints (default 10; 0: several a second)"}},
+        {G_COMMON,
+         {"progress", OPT_STRING, &a.progress, "MODE",
+          "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
+        {G_COMMON,
+         {"progress-interval", OPT_UINT, &a.progress_interval, "SECONDS",
+          "seconds between progress lines when not on a terminal (default 10)"}},
+        {G_STATE,
+         {"state", OPT_STRING, &a.state, "FILE",
+          "record progress in FILE (atomically, at intervals and at exit) so the run "
+          "can be resumed"}},
+        {G_STATE,
+         {"resume", OPT_FLAG, &a.resume, NULL,
+          "continue the run recorded in --state FILE (same inputs, mapping, options)"}},
+        {G_STATE,
+         {"checkpoint-interval", OPT_UINT, &a.checkpoint_interval, "SECONDS",
+          "seconds between checkpoints (default 10; 0: several a second)"}},
     };
     const cli_opt aws_opts[] = {CLI_AWS_OPTS(a.aws)};
     size_t nopts;
@@ -365,9 +201,10 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         char hint[256];
         snprintf(hint, sizeof(hint), "ddbpipe %s", cmd->usage);
         if (n_inputs == 0 && !scanning) {
-            cli_error(hint, (spec->groups & G_SCAN)
-                                ? "no input given (files, an export folder, - for stdin, or --table)"
-                                : "no input given (a file, an export folder, or - for stdin)");
+            cli_error(hint,
+                      (spec->groups & G_SCAN)
+                          ? "no input given (files, an export folder, - for stdin, or --table)"
+                          : "no input given (a file, an export folder, or - for stdin)");
             goto done;
         }
         if (n_inputs > 0 && scanning) {
@@ -386,7 +223,8 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             cli_error(hint, "--to-table is required");
             goto done;
         }
-        if ((spec->mode == DDB_MODE_CONVERT || spec->mode == DDB_MODE_ENCODE) && a.mapping == NULL) {
+        if ((spec->mode == DDB_MODE_CONVERT || spec->mode == DDB_MODE_ENCODE) &&
+            a.mapping == NULL) {
             cli_error("pass the table's mapping, e.g. --mapping formats/favorites.json",
                       "%s needs --mapping", spec->name);
             goto done;
@@ -412,7 +250,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         for (size_t i = 0; a.state && i < n_inputs; i++) {
             if (strcmp(inputs[i], "-") == 0) {
                 cli_error("save standard input to a file first", "--state cannot resume a run "
-                                                                  "reading standard input");
+                                                                 "reading standard input");
                 goto done;
             }
         }
@@ -426,7 +264,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     }
     if (a.state) {
         ddb_error serr;
-        if (build_fingerprint(&fingerprint, spec, &a, inputs, n_inputs) != 0)
+        if (cli_build_fingerprint(&fingerprint, spec, &a, inputs, n_inputs) != 0)
             goto done;
         rc = ddb_state_load(&state, a.state, &serr);
         if (a.resume) {
@@ -513,7 +351,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         to.max_rcu = (double)a.max_rcu;
         if (a.segment_range) {
             to.has_range = 1;
-            if (parse_range(a.segment_range, &to.segment_first, &to.segment_last) != 0) {
+            if (cli_parse_range(a.segment_range, &to.segment_first, &to.segment_last) != 0) {
                 cli_error("write it A-B, e.g. 0-3", "bad --segment-range \"%s\"", a.segment_range);
                 goto done;
             }
@@ -542,8 +380,11 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             goto done;
         }
         if (a.dry_run) {
-            rc = ddb_null_output_new(&output, target ? &target->schema
-                                              : tm ? &tm->table.schema : NULL, &err);
+            rc = ddb_null_output_new(&output,
+                                     target ? &target->schema
+                                     : tm   ? &tm->table.schema
+                                            : NULL,
+                                     &err);
         } else {
             ddb_table_output_opts tw;
             memset(&tw, 0, sizeof(tw));
@@ -595,8 +436,8 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     if (a.rejects || rejects_default) {
         const char *rp = a.rejects ? a.rejects : rejects_default;
         rc = a.state ? ddb_rejects_new_resumable(&rejects, rp, state != NULL,
-                                                  state ? state->rejects_bytes : 0,
-                                                  state ? state->ck.rejects : 0, &err)
+                                                 state ? state->rejects_bytes : 0,
+                                                 state ? state->ck.rejects : 0, &err)
                      : ddb_rejects_new(&rejects, rp, &err);
         if (rc != 0) {
             cli_error(NULL, "%s", err.message);
@@ -612,9 +453,9 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     po.fingerprint = fingerprint.ptr;
     po.resume = state;
     po.checkpoint_seconds = a.checkpoint_interval == UINT64_MAX ? 10.0
-                            : a.checkpoint_interval == 0     ? 0.2 /* as often as it is worth */
-                                                             : (double)a.checkpoint_interval;
-    po.stop = &stop_requested;
+                            : a.checkpoint_interval == 0        ? 0.2 /* as often as it is worth */
+                                                                : (double)a.checkpoint_interval;
+    po.stop = cli_stop_flag();
 
     {
         int mode = CLI_PROGRESS_AUTO;
@@ -634,10 +475,10 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         po.progress_ctx = &progress;
         if (conn.client) {
             ddb_client_set_idle(conn.client, cli_progress_idle, &progress);
-            ddb_client_set_stop_flag(conn.client, &stop_requested);
+            ddb_client_set_stop_flag(conn.client, cli_stop_flag());
         }
     }
-    catch_stop_signals();
+    cli_catch_stop_signals();
     rc = ddb_pipeline_run(&s, &po, &err);
     cli_progress_end(&progress);
     if (rc != 0 && rc != DDB_EINTR)
@@ -652,7 +493,8 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     if (scan) {
         ddb_scan_stats ss;
         ddb_table_reader_stats(scan, &ss);
-        ddb_buf_printf(&extra, "  scan of %s: %llu pages, %llu items scanned, %.1f RCU, %llu throttled\n",
+        ddb_buf_printf(&extra,
+                       "  scan of %s: %llu pages, %llu items scanned, %.1f RCU, %llu throttled\n",
                        a.table, (unsigned long long)ss.requests, (unsigned long long)ss.scanned,
                        ss.capacity_units, (unsigned long long)ss.throttles);
     }
@@ -671,8 +513,9 @@ static int run_command(const run_spec *spec, int argc, char **argv)
                            target->n_indexes, target_table);
         if (a.max_wcu > 0) {
             double secs = (double)ds.wcu / (double)a.max_wcu;
-            ddb_buf_printf(&extra, "  at --max-wcu %llu that takes about %.0f s (%.1f min) of "
-                                   "writing\n",
+            ddb_buf_printf(&extra,
+                           "  at --max-wcu %llu that takes about %.0f s (%.1f min) of "
+                           "writing\n",
                            (unsigned long long)a.max_wcu, secs, secs / 60.0);
         }
     } else if (output && target_table) {
@@ -699,17 +542,18 @@ static int run_command(const run_spec *spec, int argc, char **argv)
                            (unsigned long long)(a.aws.concurrency ? a.aws.concurrency : 16),
                            (unsigned long long)cs.retries);
     }
-    code = exit_code(&s, a.max_rejects, rc, table_io);
+    code = cli_exit_code(&s, a.max_rejects, rc, table_io);
     if (s.interrupted && a.state)
-        ddb_buf_printf(&extra, "  interrupted: checkpoint saved in %s; continue with the same "
-                               "command and --resume\n",
+        ddb_buf_printf(&extra,
+                       "  interrupted: checkpoint saved in %s; continue with the same "
+                       "command and --resume\n",
                        a.state);
     else if (s.interrupted)
         ddb_buf_puts(&extra, "  interrupted (run with --state FILE to be able to resume)\n");
     else if (s.resumed)
         ddb_buf_printf(&extra, "  resumed from %s\n", a.state);
-    print_summary(spec->name, &s, code, a.max_rejects, extra.ptr);
-    if (a.summary && write_summary_file(a.summary, &s, code) != 0 && code == EXIT_OK)
+    cli_print_summary(spec->name, &s, code, a.max_rejects, extra.ptr);
+    if (a.summary && cli_write_summary_file(a.summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
 done:
     ddb_buf_dispose(&extra);

@@ -1,0 +1,65 @@
+/*
+ * run_support.h — what the pipeline commands (cmd_run.c) build on: their
+ * options, the fingerprint --resume checks, exit status and summaries, and
+ * the flag SIGINT/SIGTERM set.
+ */
+#ifndef DDBPIPE_RUN_SUPPORT_H
+#define DDBPIPE_RUN_SUPPORT_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "ddbpipe/buf.h"
+#include "ddbpipe/pipeline.h"
+
+typedef struct run_args {
+    const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
+    const char *types, *table, *to_table, *segment_range;
+    char delimiter, out_delimiter;
+    uint64_t max_rejects, max_line, segments, page_size;
+    int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
+    const char *state, *progress;
+    uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu;
+    cli_aws_args aws;
+} run_args;
+
+typedef struct run_spec {
+    const char *name;
+    ddb_mode mode;
+    unsigned groups;
+} run_spec;
+
+/* Appends to b the JSON fingerprint of a run: the inputs (with sizes and
+ * times), the mappings' SHA-256 and every option that changes what is
+ * written. Returns 0, or -1 when b ran out of memory. */
+int cli_build_fingerprint(ddb_buf *b, const run_spec *spec, const run_args *a,
+                          const char *const *inputs, size_t n_inputs);
+
+/* Writes the JSON summary (--summary) to path atomically. Returns 0, or
+ * EXIT_OUTPUT after printing the problem. */
+int cli_write_summary_file(const char *path, const ddb_summary *s, int code);
+
+/* The exit status of a run from its summary, the pipeline's return code rc
+ * and table_io (0 none, 1 a table written, 2 a table scanned). */
+int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_io);
+
+/* Prints the summary of a run to stderr; extra (may be NULL) is appended
+ * before the list of files written. */
+void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
+                       const char *extra);
+
+/* Parses a --segment-range "A-B" (0 <= A <= B). Returns 0, or -1 when it is
+ * malformed (*first and *last untouched). */
+int cli_parse_range(const char *s, int *first, int *last);
+
+/* Installs the SIGINT/SIGTERM handlers that set the stop flag; a second
+ * signal ends the process the default way. */
+void cli_catch_stop_signals(void);
+
+/* The flag the stop signals set, for the pipeline and the client to poll.
+ * Never NULL; lives as long as the process. */
+volatile sig_atomic_t *cli_stop_flag(void);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * output_table_internal.h — the BatchWriteItem writer's state, shared by
+ * output_table.c (batching, retries, the output) and output_table_keys.c
+ * (key signatures, UnprocessedItems).
+ */
+#ifndef DDBPIPE_OUTPUT_TABLE_INTERNAL_H
+#define DDBPIPE_OUTPUT_TABLE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddbpipe/buf.h"
+#include "ddbpipe/client.h"
+#include "ddbpipe/output_table.h"
+#include "ddbpipe/rate.h"
+#include "keyset.h"
+
+typedef struct entry {
+    struct entry *next;
+    char *req; /* {"PutRequest":{"Item":..}} or {"DeleteRequest":{"Key":..}} */
+    size_t req_len;
+    size_t item_off, item_len; /* the item/key JSON inside req, for rejects */
+    char *key;                 /* canonical key signature */
+    size_t key_len;
+    int entity;
+    int is_delete;
+    int attempts;
+    uint64_t wake_ms;
+    const char *source; /* interned */
+    uint64_t line, offset;
+    uint64_t seq; /* the record's number, for acks */
+    double wcu;   /* estimated write units: 1 per started KB (1 for a delete) */
+} entry;
+
+typedef struct entry_list {
+    entry *head, *tail;
+    size_t n;
+} entry_list;
+
+typedef struct batch {
+    struct batch *prev, *next; /* the writer's list of batches in flight */
+    struct table_output *to;
+    entry **entries;
+    size_t n;
+    double taken; /* capacity units taken from the rate limiter */
+} batch;
+
+typedef struct table_output {
+    ddb_output base;
+    ddb_client *client;
+    char *table;
+    const ddb_table_info *info;
+    int max_attempts;
+    uint32_t base_ms, cap_ms;
+    uint64_t rng;
+    ddb_buf scratch;
+    entry_list pending; /* ready to send */
+    entry_list retry;   /* waiting out a backoff (sorted by wake_ms) */
+    entry_list blocked; /* their key is busy */
+    ddb_keyset busy;
+    size_t queued; /* entries not yet accepted or refused */
+    size_t max_queued;
+    int batches_in_flight;
+    batch *flying; /* freed here if the run stops with batches in flight */
+    int force;     /* send partial batches: the producer waits, or the input ended */
+    int fatal;     /* a non-retryable error of the table itself */
+    char fatal_msg[512];
+    char **sources; /* interned source names */
+    size_t n_sources;
+    ddb_rate rate;         /* --max-wcu, adaptive */
+    uint32_t rate_wait_ms; /* set when the limiter held a batch back */
+    ddb_table_write_stats stats;
+} table_output;
+
+/* Writes to out (cleared first) the canonical signature of item's key under
+ * ks. Returns 0, DDB_EINVAL when a key attribute is missing or a number key
+ * does not parse, or DDB_ENOMEM. */
+int ddb_table_output_key_signature(ddb_buf *out, const ddb_key_schema *ks, const ddb_map *item);
+
+/* Reads a successful BatchWriteItem response of batch b: adds its consumed
+ * capacity to *capacity and sets flags[i] = 1 for each entry of b that came
+ * back in UnprocessedItems (flags has b->n zeroed bytes). Returns 0, or -1
+ * when the answer cannot be matched to the batch (then everything is sent
+ * again: puts are idempotent). */
+int ddb_table_output_find_unprocessed(table_output *to, batch *b, const ddb_response *resp,
+                                      char *flags, double *capacity);
+
+#endif
