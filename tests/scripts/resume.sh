@@ -8,34 +8,56 @@ bin=$1
 root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 gen="$(dirname "$bin")/ddbpipe-gen"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 total() { sed -n 's/.*"total":{[^}]*"'"$2"'":\([0-9]*\).*/\1/p' "$1"; }
 M="$root/formats/favorites.json"
 cd "$tmp" || exit 1
 
-"$gen" bench --mapping "$M" --items 150000 --out dump.json.gz >/dev/null || fail generator
+"$gen" bench --mapping "$M" --items 400000 --out dump.json.gz >/dev/null || fail generator
+
+# Waits until the state file records progress beyond $2 (or the run ends), then SIGKILLs it:
+# the kill lands mid-run whatever the machine's speed. Prints the position reached.
+pos_of() { sed -n 's/.*"pos":\([0-9]*\).*/\1/p' "$1" 2>/dev/null; }
+kill_after_progress() { # pid statefile previous-pos signal
+    local pid=$1 st=$2 prev=$3 sig=${4:-KILL} i
+    for i in $(seq 1 600); do
+        kill -0 "$pid" 2>/dev/null || return 1
+        local p
+        p=$(pos_of "$st")
+        if [ -n "$p" ] && [ "$p" != "$prev" ] && ! grep -q '"complete":true' "$st"; then
+            kill -"$sig" "$pid" 2>/dev/null || return 1
+            echo "$p"
+            return 0
+        fi
+        sleep 0.02
+    done
+    return 1
+}
 # a few bad lines and unmatched items in the middle, so rejects and _unmatched are resumed too
-{ gzip -dc dump.json.gz | head -70000; printf 'not json\n{"Item":{"pk":{"S":"Other#1"},"sk":{"S":"x"}}}\n'
-  gzip -dc dump.json.gz | tail -n +70001; } | gzip -1 >input.json.gz
+{ gzip -dc dump.json.gz | head -170000; printf 'not json\n{"Item":{"pk":{"S":"Other#1"},"sk":{"S":"x"}}}\n'
+  gzip -dc dump.json.gz | tail -n +170001; } | gzip -1 >input.json.gz
 
 "$bin" export input.json.gz --mapping "$M" --format csv --gzip --out full --max-rejects 5 \
     --summary full.json --quiet 2>/dev/null || fail "uninterrupted export"
 
-# kill -9 at three points, resume each time, then let it finish
+# kill -9 at three points (each after the run checkpointed new progress), resume each time
 killed=0
-for delay in 0.4 0.9 1.3; do
+last=none
+for round in 1 2 3; do
     resume=""
     [ -f run.state ] && resume=--resume
     "$bin" export input.json.gz --mapping "$M" --format csv --gzip --out part --max-rejects 5 \
         --state run.state --checkpoint-interval 0 $resume --summary part.json --quiet 2>>kill.err &
     pid=$!
-    sleep "$delay"
-    if kill -9 "$pid" 2>/dev/null; then killed=$((killed + 1)); fi
+    if p=$(kill_after_progress "$pid" run.state "$last"); then
+        killed=$((killed + 1))
+        last=$p
+    fi
     wait "$pid" 2>/dev/null
 done
-[ "$killed" -ge 2 ] || fail "the runs ended before they could be killed ($killed kills)"
+[ "$killed" -ge 3 ] || fail "the runs ended before they could be killed ($killed kills)"
 [ -f run.state ] || fail "no state file after the killed runs"
 # unless a run already got to the end, one more resume finishes the job
 if ! grep -q '"complete":true' run.state; then
@@ -66,10 +88,9 @@ grep -q "is complete; nothing to resume" done.err || fail "resuming a complete r
 # SIGINT: clean stop, exit 130, checkpoint; then resume completes
 rm -rf sig sig.state
 "$bin" export input.json.gz --mapping "$M" --format ndjson --out sig --state sig.state \
-    --max-rejects 5 --progress log --progress-interval 1 2>sig.err &
+    --max-rejects 5 --checkpoint-interval 0 --progress log --progress-interval 1 2>sig.err &
 pid=$!
-sleep 0.6
-kill -INT "$pid"
+kill_after_progress "$pid" sig.state none INT >/dev/null
 wait "$pid"
 code=$?
 if [ "$code" = 130 ]; then
@@ -90,14 +111,13 @@ fi
 
 # --resume with different options or inputs is refused, saying what differs
 "$bin" export input.json.gz --mapping "$M" --format csv --gzip --out x --state x.state --quiet \
-    --max-rejects 5 2>/dev/null &
+    --max-rejects 5 --checkpoint-interval 0 2>/dev/null &
 pid=$!
-sleep 0.3
-kill -9 "$pid" 2>/dev/null
+kill_after_progress "$pid" x.state none >/dev/null
 wait "$pid" 2>/dev/null
 if [ -f x.state ] && ! grep -q '"complete":true' x.state; then
     "$bin" export input.json.gz --mapping "$M" --format ndjson --out x --state x.state --resume 2>r1.err
-    [ $? = 2 ] && grep -q "options differs from the checkpointed run" r1.err || fail "changed option accepted"
+    [ $? = 2 ] && grep -q "options differ from the checkpointed run" r1.err || fail "changed option accepted"
     "$bin" export dump.json.gz --mapping "$M" --format csv --gzip --out x --state x.state --resume 2>r2.err
     [ $? = 2 ] && grep -q "inputs differ" r2.err || fail "changed input accepted"
     "$bin" export input.json.gz --mapping "$M" --format csv --gzip --out x --state x.state 2>r3.err
