@@ -78,3 +78,22 @@ finish() {
     fi
     echo "$(basename "$0"): ok"
 }
+
+# kill_after_progress PID STATEFILE PREVIOUS_POS [SIGNAL]: waits until the run's state file
+# records progress beyond PREVIOUS_POS, then signals it, so a kill lands mid-run whatever the
+# machine's speed. Prints the position reached; fails if the run ended first.
+pos_of() { sed -n 's/.*"pos":\([0-9]*\).*/\1/p' "$1" 2>/dev/null; }
+kill_after_progress() {
+    local pid=$1 st=$2 prev=$3 sig=${4:-KILL} i p
+    for i in $(seq 1 1500); do
+        kill -0 "$pid" 2>/dev/null || return 1
+        p=$(pos_of "$st")
+        if [ -n "$p" ] && [ "$p" != "$prev" ] && ! grep -q '"complete":true' "$st"; then
+            kill -"$sig" "$pid" 2>/dev/null || return 1
+            echo "$p"
+            return 0
+        fi
+        sleep 0.02
+    done
+    return 1
+}

@@ -59,14 +59,17 @@ grep -q '[1-9][0-9]* throttled' "$tmp/storm.err" || fail "storm: throttles repor
 run create3 0 "$bin" create-table --mapping "$plain" --table killed "${D[@]}"
 control '{"resetStats":true,"rules":[{"kind":"slow","op":"BatchWriteItem","ms":80}]}'
 kills=0
-for delay in 1.0 1.5 1.2 1.8; do
+last=none
+for round in 1 2 3 4; do
     resume=""
     [ -f "$tmp/k.state" ] && resume=--resume
     "$bin" import "$tmp/items.json" --table killed "${F[@]}" --concurrency 1 --state "$tmp/k.state" \
         --checkpoint-interval 0 $resume --quiet --summary "$tmp/k.json" 2>>"$tmp/k.err" &
     pid=$!
-    sleep "$delay"
-    kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
+    if p=$(kill_after_progress "$pid" "$tmp/k.state" "$last"); then
+        kills=$((kills + 1))
+        last=$p
+    fi
     wait "$pid" 2>/dev/null
 done
 [ "$kills" -ge 3 ] || fail "kill: runs ended before being killed ($kills kills)"
@@ -82,10 +85,9 @@ same_items killed-then-resumed "$tmp/items.json" -- "$tmp/kdump/items.json"
 # -- SIGINT: finishes cleanly with 130; the resume completes --------------------------------------
 run create4 0 "$bin" create-table --mapping "$plain" --table sigint "${D[@]}"
 "$bin" import "$tmp/items.json" --table sigint "${F[@]}" --concurrency 2 --state "$tmp/i.state" \
-    2>"$tmp/int.err" &
+    --checkpoint-interval 0 2>"$tmp/int.err" &
 pid=$!
-sleep 1.5
-kill -INT "$pid"
+kill_after_progress "$pid" "$tmp/i.state" none INT >/dev/null
 wait "$pid"
 code=$?
 [ "$code" = 130 ] || fail "SIGINT: exit $code, want 130"
@@ -99,14 +101,17 @@ control '{"resetStats":true,"rules":[{"kind":"slow","op":"Scan","ms":60}]}'
 run scan-full 0 "$bin" export --table killed --segments 1 --page-size 100 --format ddb-json \
     --out "$tmp/scan-full" "${F[@]}"
 killed_scan=0
-for delay in 1.0 1.0; do
+last=none
+for round in 1 2; do
     resume=""
     [ -f "$tmp/s.state" ] && resume=--resume
     "$bin" export --table killed --segments 1 --page-size 100 --format ddb-json --out "$tmp/scan-part" \
         "${F[@]}" --state "$tmp/s.state" --checkpoint-interval 0 $resume --quiet 2>>"$tmp/s.err" &
     pid=$!
-    sleep "$delay"
-    kill -9 "$pid" 2>/dev/null && killed_scan=$((killed_scan + 1))
+    if p=$(kill_after_progress "$pid" "$tmp/s.state" "$last"); then
+        killed_scan=$((killed_scan + 1))
+        last=$p
+    fi
     wait "$pid" 2>/dev/null
 done
 [ "$killed_scan" -ge 1 ] || fail "scan: never killed"
@@ -121,8 +126,7 @@ control '{"resetStats":true,"rules":[{"kind":"slow","op":"Scan","ms":30}]}'
 "$bin" export --table killed --segments 4 --page-size 100 --format ddb-json --out "$tmp/scan4" \
     "${F[@]}" --state "$tmp/s4.state" --checkpoint-interval 0 --quiet 2>/dev/null &
 pid=$!
-sleep 1.0
-kill -9 "$pid" 2>/dev/null
+kill_after_progress "$pid" "$tmp/s4.state" none >/dev/null
 wait "$pid" 2>/dev/null
 grep -q '"complete":true' "$tmp/s4.state" ||
     run scan4-resume 0 "$bin" export --table killed --segments 4 --page-size 100 --format ddb-json \
