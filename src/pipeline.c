@@ -25,9 +25,9 @@ typedef struct run {
     int input;            /* its index: inputs first, then open readers */
     double last_checkpoint;
     double last_progress;
-    int write_failed;     /* the rejects file could not be written */
-    uint64_t skip_below;  /* resuming: records of the current input below this are committed */
-    int checkpoint_due;   /* waiting for a unit boundary to save it */
+    int write_failed;    /* the rejects file could not be written */
+    uint64_t skip_below; /* resuming: records of the current input below this are committed */
+    int checkpoint_due;  /* waiting for a unit boundary to save it */
 } run;
 
 static double now_seconds(void);
@@ -84,15 +84,13 @@ static void on_commit(void *ctx, const char *lines, size_t len)
     }
 }
 
-__attribute__((format(printf, 3, 4))) static void report(run *r, int severity, const char *fmt,
-                                                        ...)
+__attribute__((format(printf, 3, 4))) static void report(run *r, int severity, const char *fmt, ...)
 {
     char text[2048];
     va_list ap;
     if (r->o->report == NULL)
         return;
-    if (severity == DDB_REPORT_ERROR && r->o->report_limit &&
-        r->reported++ >= r->o->report_limit) {
+    if (severity == DDB_REPORT_ERROR && r->o->report_limit && r->reported++ >= r->o->report_limit) {
         if (r->reported == r->o->report_limit + 1)
             r->o->report(r->o->report_ctx, DDB_REPORT_INFO,
                          "(more problems are not shown; every one is in the rejects file)");
@@ -104,25 +102,26 @@ __attribute__((format(printf, 3, 4))) static void report(run *r, int severity, c
     r->o->report(r->o->report_ctx, severity, text);
 }
 
-static void where(char *out, size_t cap, const ddb_record *rec)
+/* Counts a rejection and reports it as "file:line: Entity: reason" (or
+ * "file@offset" without a line); returns the entity name for the rejects file. */
+static const char *count_reject(run *r, int entity_index, const char *source, uint64_t line,
+                                uint64_t offset, const char *reason)
 {
-    if (rec->line)
-        snprintf(out, cap, "%s:%llu", rec->source, (unsigned long long)rec->line);
-    else
-        snprintf(out, cap, "%s@%llu", rec->source, (unsigned long long)rec->offset);
+    ddb_entity_stats *st = row(r, entity_index);
+    const char *ename = entity_index >= 0 && r->o->mapping ? st->name : NULL;
+    st->rejected++;
+    r->s->total.rejected++;
+    report(r, DDB_REPORT_ERROR, "%s%c%llu: %s%s%s", source, line ? ':' : '@',
+           (unsigned long long)(line ? line : offset), ename ? ename : "", ename ? ": " : "",
+           reason);
+    return ename;
 }
 
 /* Rejects a record: counted, reported, and kept for the rejects file. */
 static int reject(run *r, const ddb_record *rec, int entity_index, const char *reason,
                   ddb_error *err)
 {
-    ddb_entity_stats *st = row(r, entity_index);
-    const char *ename = entity_index >= 0 && r->o->mapping ? st->name : NULL;
-    char at[600];
-    st->rejected++;
-    r->s->total.rejected++;
-    where(at, sizeof(at), rec);
-    report(r, DDB_REPORT_ERROR, "%s: %s%s%s", at, ename ? ename : "", ename ? ": " : "", reason);
+    const char *ename = count_reject(r, entity_index, rec->source, rec->line, rec->offset, reason);
     ddb_buf_clear(&r->msg);
     if (r->o->rejects != NULL)
         ddb_rejects_format(&r->msg, rec, ename, reason);
@@ -141,14 +140,12 @@ static void count_read(run *r, int entity_index)
 static int unmatched(run *r, const ddb_record *rec, const char *why, ddb_error *err)
 {
     ddb_entity_stats *st = row(r, -1);
-    char at[600];
     st->unmatched++;
     r->s->total.unmatched++;
     settle(r, rec->seq, -1, DDB_OUTCOME_UNMATCHED, NULL, 0);
-    if (r->o->mode == DDB_MODE_VALIDATE) {
-        where(at, sizeof(at), rec);
-        report(r, DDB_REPORT_WARNING, "%s: unmatched: %s", at, why);
-    }
+    if (r->o->mode == DDB_MODE_VALIDATE)
+        report(r, DDB_REPORT_WARNING, "%s%c%llu: unmatched: %s", rec->source, rec->line ? ':' : '@',
+               (unsigned long long)(rec->line ? rec->line : rec->offset), why);
     if (r->o->output == NULL)
         return 0;
     return r->o->output->vt->unmatched(r->o->output, rec->kind, &rec->item, err);
@@ -174,19 +171,9 @@ static int apply_types(run *r, ddb_map *item, ddb_error *err)
 static void on_late_reject(void *ctx, int entity_index, const ddb_reject_info *info)
 {
     run *r = ctx;
-    ddb_entity_stats *st = row(r, entity_index);
-    const char *ename = entity_index >= 0 && r->o->mapping ? st->name : NULL;
+    const char *ename =
+        count_reject(r, entity_index, info->source, info->line, info->offset, info->reason);
     ddb_buf line = DDB_BUF_INIT;
-    st->rejected++;
-    r->s->total.rejected++;
-    if (info->line)
-        report(r, DDB_REPORT_ERROR, "%s:%llu: %s%s%s", info->source,
-               (unsigned long long)info->line, ename ? ename : "", ename ? ": " : "",
-               info->reason);
-    else
-        report(r, DDB_REPORT_ERROR, "%s@%llu: %s%s%s", info->source,
-               (unsigned long long)info->offset, ename ? ename : "", ename ? ": " : "",
-               info->reason);
     if (r->o->rejects != NULL)
         ddb_rejects_format_info(&line, info, ename);
     settle(r, info->seq, entity_index, DDB_OUTCOME_REJECTED, line.ptr, line.len);
@@ -230,9 +217,8 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
     ddb_error_clear(&perr);
     /* With a mapping, items must also fit the table's key schema (an empty sort
      * key is invalid in DynamoDB, not merely unmatched). */
-    if (!is_del &&
-        ddb_item_validate(&rec->item, o->mapping ? &o->mapping->table.schema : NULL, NULL,
-                          &perr) != 0) {
+    if (!is_del && ddb_item_validate(&rec->item, o->mapping ? &o->mapping->table.schema : NULL,
+                                     NULL, &perr) != 0) {
         count_read(r, -1);
         return reject(r, rec, -1, perr.message, err);
     }
@@ -259,10 +245,10 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
     if (o->mode == DDB_MODE_VALIDATE) {
         ddb_item again;
         char why[600];
-        rc = is_del ? ddb_mapping_encode_key(&again, o->mapping, d.entity, &d.record, 1, r->arena,
-                                             &perr)
-                    : ddb_mapping_encode(&again, o->mapping, d.entity, &d.record, 1, r->arena,
-                                         &perr);
+        rc = is_del
+                 ? ddb_mapping_encode_key(&again, o->mapping, d.entity, &d.record, 1, r->arena,
+                                          &perr)
+                 : ddb_mapping_encode(&again, o->mapping, d.entity, &d.record, 1, r->arena, &perr);
         if (rc != 0)
             return reject(r, rec, idx, perr.message, err);
         if (describe_change(why, sizeof(why), &rec->item, &again))
@@ -275,18 +261,17 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
     {
         const ddb_entity *te = ddb_mapping_entity(o->to_mapping, d.entity->name);
         ddb_item item;
-        int tidx;
         if (te == NULL) {
             char why[300];
             snprintf(why, sizeof(why), "entity %s is not in the target mapping", d.entity->name);
             return reject(r, rec, idx, why, err);
         }
-        tidx = entity_index_of(o->to_mapping, te);
-        rc = is_del ? ddb_mapping_encode_key(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr)
-                    : ddb_mapping_encode(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr);
+        rc = is_del
+                 ? ddb_mapping_encode_key(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr)
+                 : ddb_mapping_encode(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr);
         if (rc != 0)
             return reject(r, rec, idx, perr.message, err);
-        (void)tidx; /* entity order is the source mapping's: stats stay in its rows */
+        /* stats stay in the source mapping's rows: the entity names are the same */
         return o->output->vt->put(o->output, idx, rec->kind, &item, 0, rec, err);
     }
 }
@@ -318,8 +303,7 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
 }
 
 /* Which entity a record file belongs to (encode; validate of record files). */
-static const ddb_entity *file_entity(const ddb_pipeline_opts *o, const ddb_reader *rd,
-                                     const char *path, int *is_delete)
+static const ddb_entity *file_entity(const ddb_pipeline_opts *o, const char *path, int *is_delete)
 {
     char *hint;
     const ddb_entity *e = NULL;
@@ -328,7 +312,6 @@ static const ddb_entity *file_entity(const ddb_pipeline_opts *o, const ddb_reade
         return NULL;
     if (o->reader.entity != NULL)
         return ddb_mapping_entity(o->mapping, o->reader.entity);
-    (void)rd;
     hint = ddb_entity_from_filename(path, is_delete);
     if (hint != NULL)
         e = ddb_mapping_entity(o->mapping, hint);
@@ -362,7 +345,8 @@ static int save_checkpoint(run *r, int complete, ddb_error *err)
     /* Outputs first: their durable length must cover every committed record. */
     if (o->output != NULL && (rc = o->output->vt->checkpoint(o->output, &outputs, err)) != 0)
         goto done;
-    if (o->rejects != NULL && (rc = ddb_rejects_checkpoint(o->rejects, &st.rejects_bytes, err)) != 0)
+    if (o->rejects != NULL &&
+        (rc = ddb_rejects_checkpoint(o->rejects, &st.rejects_bytes, err)) != 0)
         goto done;
     if (r->reading != NULL && c->input == r->input && r->reading->save_state != NULL &&
         (rc = r->reading->save_state(r->reading, &reader)) != 0) {
@@ -418,7 +402,7 @@ static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
     ddb_error rerr;
     int rc, is_delete = 0, records_mode;
 
-    fe = path ? file_entity(o, rd, path, &is_delete) : NULL;
+    fe = path ? file_entity(o, path, &is_delete) : NULL;
     records_mode = o->mode == DDB_MODE_ENCODE ||
                    ((o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) && fe != NULL);
     if (o->mode == DDB_MODE_ENCODE && fe == NULL) {
@@ -468,8 +452,8 @@ static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
                         err);
         } else if (!rec->typed && o->n_types && apply_types(r, &rec->item, &rerr) != 0) {
             count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
-            rc = reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1,
-                        rerr.message, err);
+            rc = reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1, rerr.message,
+                        err);
         } else if (records_mode && !(rec->typed && o->mode != DDB_MODE_ENCODE &&
                                      looks_like_item(o->mapping, fe, &rec->item))) {
             rc = process_record(r, rec, fe, is_delete || o->delete_all, err);

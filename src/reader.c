@@ -138,10 +138,11 @@ static int key_in(const unsigned char *k, size_t len, const char *const *names)
  * record cannot turn a whole file of DynamoDB JSON into plain NDJSON. */
 static ddb_input_format detect(const unsigned char *p, size_t n, const char *path)
 {
-    static const char *const scan_keys[] = {"Items", "Count", "ScannedCount", "ConsumedCapacity",
-                                            "LastEvaluatedKey", "NextToken", NULL};
-    static const char *const line_keys[] = {"Item", "Keys", "Metadata", "NewImage", "OldImage",
-                                            NULL};
+    static const char *const scan_keys[] = {
+        "Items",     "Count", "ScannedCount", "ConsumedCapacity", "LastEvaluatedKey",
+        "NextToken", NULL};
+    static const char *const line_keys[] = {"Item",     "Keys",     "Metadata",
+                                            "NewImage", "OldImage", NULL};
     size_t i = 0, eol, klen = 0;
     const unsigned char *key;
     ddb_json_line_kind kind;
@@ -150,7 +151,8 @@ static ddb_input_format detect(const unsigned char *p, size_t n, const char *pat
         i = 3; /* a byte-order mark; the readers skip it too */
     i = skip_ws(p, i, n);
     if (i == n)
-        return has_suffix(path, ".csv") || has_suffix(path, ".csv.gz") ? DDB_IN_CSV : DDB_IN_DDBJSON;
+        return has_suffix(path, ".csv") || has_suffix(path, ".csv.gz") ? DDB_IN_CSV
+                                                                       : DDB_IN_DDBJSON;
     if (p[i] != '{')
         return DDB_IN_CSV;
     key = first_key(p, i, n, &klen);
@@ -165,8 +167,7 @@ static ddb_input_format detect(const unsigned char *p, size_t n, const char *pat
         return DDB_IN_DDBJSON;
     for (eol = i; eol < n && p[eol] != '\n'; eol++)
         ;
-    if ((eol < n || n < SNIFF_BYTES) &&
-        ddb_json_sniff_line(&kind, (const char *)p + i, eol - i))
+    if ((eol < n || n < SNIFF_BYTES) && ddb_json_sniff_line(&kind, (const char *)p + i, eol - i))
         return DDB_IN_DDBJSON;
     return DDB_IN_NDJSON;
 }
@@ -212,21 +213,14 @@ static char *find_single_export(const char *dir, int *count)
     return found;
 }
 
-static int is_export_path(const char *path, int *is_dir)
+/* The manifest-summary.json of an export names the export (folders are
+ * handled before this is asked). */
+static int is_export_path(const char *path)
 {
-    struct stat st;
-    *is_dir = 0;
-    if (strcmp(path, "-") == 0 || stat(path, &st) != 0)
-        return 0;
-    if (S_ISDIR(st.st_mode)) {
-        *is_dir = 1;
-        return 1;
-    }
     return strcmp(base_name(path), "manifest-summary.json") == 0;
 }
 
-int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts,
-                    ddb_error *err)
+int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts, ddb_error *err)
 {
     ddb_reader_opts defaults;
     ddb_source *src = NULL;
@@ -234,7 +228,7 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
     size_t peek_len;
     ddb_input_format fmt;
     struct stat st;
-    int rc, is_dir;
+    int rc;
 
     *out = NULL;
     if (opts == NULL) {
@@ -263,7 +257,7 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
                              "S3 folder can be read as a folder",
                              path);
     }
-    if (opts->format == DDB_IN_EXPORT || (opts->format == DDB_IN_AUTO && is_export_path(path, &is_dir)))
+    if (opts->format == DDB_IN_EXPORT || (opts->format == DDB_IN_AUTO && is_export_path(path)))
         return ddb_reader_new_export(out, path, opts, err);
 
     if ((rc = ddb_source_open_auto(&src, path, NULL, err)) != 0)
