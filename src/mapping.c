@@ -18,8 +18,8 @@ typedef struct loader {
     ddb_error *err;
 } loader;
 
-__attribute__((format(printf, 3, 4))) static int bad(loader *ld, const char *path,
-                                                     const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int bad(loader *ld, const char *path, const char *fmt,
+                                                     ...)
 {
     char reason[700];
     va_list ap;
@@ -51,8 +51,8 @@ static int check_props(loader *ld, const char *path, json_object *obj, const cha
     return 0;
 }
 
-static int get_string(loader *ld, const char *path, json_object *obj, const char *key,
-                      int required, const char **out)
+static int get_string(loader *ld, const char *path, json_object *obj, const char *key, int required,
+                      const char **out)
 {
     json_object *v;
     *out = NULL;
@@ -130,8 +130,9 @@ static int parse_key_attr(loader *ld, const char *path, json_object *obj, ddb_ke
 static int parse_index(loader *ld, const char *path, json_object *obj, const ddb_table_def *t,
                        ddb_index_def *out)
 {
-    static const char *const props[] = {"name",       "type",       "partitionKey", "sortKey",
-                                        "projection", "nonKeyAttributes", "description", NULL};
+    static const char *const props[] = {"name",        "type",       "partitionKey",
+                                        "sortKey",     "projection", "nonKeyAttributes",
+                                        "description", NULL};
     char sub[256];
     const char *name, *kind, *proj;
     json_object *v;
@@ -149,7 +150,8 @@ static int parse_index(loader *ld, const char *path, json_object *obj, const ddb
         return bad(ld, path, "\"type\" must be \"GSI\" or \"LSI\", not \"%s\"", kind);
     if (json_object_object_get_ex(obj, "partitionKey", &v)) {
         if (!out->global)
-            return bad(ld, path, "an LSI shares the table's partition key; remove \"partitionKey\"");
+            return bad(ld, path,
+                       "an LSI shares the table's partition key; remove \"partitionKey\"");
         snprintf(sub, sizeof(sub), "%s.partitionKey", path);
         if ((rc = parse_key_attr(ld, sub, v, &out->pk)) != 0)
             return rc;
@@ -201,8 +203,8 @@ static ddb_type table_attr_type(const ddb_table_def *t, const char *attr, ddb_ke
 
 static int parse_table(loader *ld, json_object *obj, ddb_table_def *t)
 {
-    static const char *const props[] = {"name",    "partitionKey",        "sortKey",
-                                        "indexes", "entityTypeAttribute", "description", NULL};
+    static const char *const props[] = {
+        "name", "partitionKey", "sortKey", "indexes", "entityTypeAttribute", "description", NULL};
     json_object *v;
     const char *name, *type_attr;
     int rc;
@@ -261,10 +263,47 @@ static int parse_format(loader *ld, const char *path, const char *s, ddb_field_f
     return 0;
 }
 
+/* "enum": ["a", "b"] lists the allowed values; "enum": {"IMAGE": "image"} also
+ * says how each value is spelt inside key templates, for designs that store one
+ * spelling and key by another (Java's DynamoDBMapper stores an enum's name()
+ * while key getters often use a getValue()). */
+static int parse_enum(loader *ld, const char *path, json_object *obj, ddb_field *f)
+{
+    json_object *v;
+    size_t n, i = 0;
+
+    if (!json_object_object_get_ex(obj, "enum", &v) || !json_object_is_type(v, json_type_object))
+        return get_string_array(ld, path, obj, "enum", &f->enum_values, &f->n_enum);
+    n = (size_t)json_object_object_length(v);
+    if (n == 0)
+        return bad(ld, path, "\"enum\" must not be empty");
+    f->enum_values = calloc(n, sizeof(char *));
+    f->enum_keys = calloc(n, sizeof(char *));
+    if (f->enum_values == NULL || f->enum_keys == NULL)
+        return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+    json_object_object_foreach(v, value, spelling)
+    {
+        if (!json_object_is_type(spelling, json_type_string) ||
+            json_object_get_string_len(spelling) == 0)
+            return bad(ld, path, "\"enum\".%s must be a non-empty string (its spelling in keys)",
+                       value);
+        f->enum_values[i] = strdup(value);
+        f->enum_keys[i] = strdup(json_object_get_string(spelling));
+        f->n_enum = ++i;
+        if (f->enum_values[i - 1] == NULL || f->enum_keys[i - 1] == NULL)
+            return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+        for (size_t j = 0; j + 1 < i; j++)
+            if (strcmp(f->enum_keys[j], f->enum_keys[i - 1]) == 0)
+                return bad(ld, path, "\"enum\": %s and %s have the same key spelling \"%s\"",
+                           f->enum_values[j], value, f->enum_keys[j]);
+    }
+    return 0;
+}
+
 static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field *f)
 {
-    static const char *const props[] = {"name",    "type",   "attribute", "aliases",
-                                        "pad",     "store",  "required",  "enum",
+    static const char *const props[] = {"name",    "type",   "attribute",   "aliases",
+                                        "pad",     "store",  "required",    "enum",
                                         "pattern", "format", "description", NULL};
     const char *name, *type, *attr, *pattern, *format;
     json_object *v;
@@ -290,8 +329,10 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
     if ((rc = get_bool(ld, path, obj, "store", &f->store)) != 0 ||
         (rc = get_bool(ld, path, obj, "required", &f->required)) != 0 ||
         (rc = get_string_array(ld, path, obj, "aliases", &f->aliases, &f->n_aliases)) != 0 ||
-        (rc = get_string_array(ld, path, obj, "enum", &f->enum_values, &f->n_enum)) != 0)
+        (rc = parse_enum(ld, path, obj, f)) != 0)
         return rc;
+    if (f->enum_keys != NULL && f->type != DDB_TYPE_S)
+        return bad(ld, path, "an \"enum\" with key spellings applies to S fields only");
     if (json_object_object_get_ex(obj, "pad", &v)) {
         if (!json_object_is_type(v, json_type_int) || json_object_get_int(v) < 1 ||
             json_object_get_int(v) > 64)
@@ -320,7 +361,7 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
 static int parse_entity(loader *ld, const char *path, json_object *obj, const ddb_table_def *t,
                         ddb_entity *e)
 {
-    static const char *const props[] = {"name",       "typeValue", "keys", "fields",
+    static const char *const props[] = {"name",       "typeValue",   "keys", "fields",
                                         "undeclared", "description", NULL};
     char sub[300];
     const char *name, *type_value, *undeclared;
@@ -336,8 +377,9 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
         (rc = get_string(ld, path, obj, "undeclared", 0, &undeclared)) != 0)
         return rc;
     if (strchr(name, '/') || name[0] == '.' || name[0] == '_')
-        return bad(ld, path, "entity name \"%s\" must not start with '.' or '_' or contain '/'"
-                             " (it names output files)",
+        return bad(ld, path,
+                   "entity name \"%s\" must not start with '.' or '_' or contain '/'"
+                   " (it names output files)",
                    name);
     e->name = strdup(name);
     e->type_value = strdup(type_value ? type_value : name);
@@ -396,15 +438,14 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
                 tp->attr = strdup(attr);
                 tp->attr_type = atype;
                 tp->role = role;
-                if ((rc = ddb_template_compile(tp, json_object_get_string(tv), e, sub,
-                                               ld->err)) != 0)
+                if ((rc = ddb_template_compile(tp, json_object_get_string(tv), e, sub, ld->err)) !=
+                    0)
                     return ddb_error_prefix(ld->err, "mapping %s: ", ld->name);
             }
         }
     }
     if (e->n_keys == 0 || e->keys[0].role != DDB_ROLE_PK)
-        return bad(ld, path, "\"keys\" needs a template for the partition key \"%s\"",
-                   t->pk.name);
+        return bad(ld, path, "\"keys\" needs a template for the partition key \"%s\"", t->pk.name);
     if (t->sk.name != NULL && (e->n_keys < 2 || e->keys[1].role != DDB_ROLE_SK))
         return bad(ld, path, "\"keys\" needs a template for the sort key \"%s\"", t->sk.name);
 
@@ -606,6 +647,7 @@ void ddb_mapping_free(ddb_mapping *m)
             free(f->attribute);
             free_strv(f->aliases, f->n_aliases);
             free_strv(f->enum_values, f->n_enum);
+            free_strv(f->enum_keys, f->enum_keys ? f->n_enum : 0);
             if (f->has_pattern)
                 regfree(&f->pattern);
             free(f->pattern_text);

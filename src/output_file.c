@@ -109,7 +109,7 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
 {
     const ddb_entity *e = NULL;
     const char *base = fo->opts.single_name ? fo->opts.single_name : "items";
-    ddb_writer_opts wo = {fo->opts.delimiter, NULL, 0, 0};
+    ddb_writer_opts wo = {fo->opts.delimiter, NULL, 0, 0, fo->opts.extra_plain};
     ddb_sink *sink = NULL;
     int rc;
 

@@ -99,6 +99,14 @@ static int capture_value(tctx *c, const ddb_field *f, const ddb_str *cap, ddb_va
         ddb_value s = ddb_value_str(DDB_TYPE_S, cap->ptr, cap->len);
         return ddb_value_convert(out, &s, DDB_TYPE_B, c->a, c->err);
     }
+    if (f->enum_keys != NULL) {
+        /* The key spells the value differently: the record holds the value. */
+        int ei = ddb_field_enum_index(f, cap->ptr, cap->len, 1);
+        if (ei >= 0) {
+            *out = ddb_value_str(DDB_TYPE_S, f->enum_values[ei], strlen(f->enum_values[ei]));
+            return 0;
+        }
+    }
     *out = ddb_value_str(DDB_TYPE_S, cap->ptr, cap->len);
     return 0;
 }

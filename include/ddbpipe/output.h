@@ -73,6 +73,7 @@ typedef struct ddb_file_output_opts {
     ddb_out_format format;
     int gzip;
     char delimiter;              /* CSV */
+    int extra_plain;             /* records: undeclared attributes as plain JSON (writer.h) */
     const ddb_mapping *mapping;  /* entity layout; NULL = one file */
     int records;                 /* 1: entity records (export); 0: items (convert/encode) */
     const char *single_name;     /* file base name without a mapping ("items") */

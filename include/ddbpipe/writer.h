@@ -46,6 +46,9 @@ typedef struct ddb_writer_opts {
     const char **columns;  /* CSV without an entity: the columns (NULL = first record's) */
     size_t n_columns;
     int appending;         /* the file already holds a header (a resumed run) */
+    int extra_plain;       /* NDJSON/CSV records: undeclared attributes as plain JSON values
+                              (for analytics tools) instead of typed DynamoDB JSON; their types
+                              (B, sets) do not survive a read back */
 } ddb_writer_opts;
 
 /*

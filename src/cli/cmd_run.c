@@ -106,6 +106,10 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         {G_OUT, {"gzip", OPT_FLAG, &a.gzip, NULL, "gzip the output files"}},
         {G_OUT,
          {"out-delimiter", OPT_CHAR, &a.out_delimiter, "C", "CSV output delimiter (default ,)"}},
+        {G_OUT,
+         {"extra", OPT_STRING, &a.extra, "typed|plain",
+          "records: undeclared attributes under _extra as DynamoDB JSON (typed, the default, "
+          "reads back exactly) or as plain JSON values (for analytics tools)"}},
         {G_ENTITY,
          {"entity", OPT_STRING, &a.entity, "NAME",
           "the entity of the input records (default: from the file name)"}},
@@ -405,6 +409,14 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         fo.dir = a.out;
         fo.gzip = a.gzip;
         fo.delimiter = a.out_delimiter;
+        if (a.extra != NULL && strcmp(a.extra, "typed") != 0) {
+            if (strcmp(a.extra, "plain") != 0) {
+                cli_error("use typed or plain", "unknown --extra \"%s\"", a.extra);
+                code = EXIT_USAGE;
+                goto done;
+            }
+            fo.extra_plain = 1;
+        }
         fo.mapping = mapping;
         fo.records = spec->mode == DDB_MODE_EXPORT;
         fo.single_name = "items";

@@ -143,7 +143,7 @@ Test(table, create_request_has_every_index_and_attribute_once)
 
 Test(table, create_request_projects_include_attributes)
 {
-    ddb_mapping *m = tu_load_format("movies.json");
+    ddb_mapping *m = tu_load_fixture("movies-gsi3.json");
     ddb_buf b = DDB_BUF_INIT;
     ddb_error err;
     cr_assert_eq(ddb_table_create_request(&b, m, NULL, &err), 0);

@@ -145,9 +145,8 @@ static void expect_row(const ddb_entity_stats *st, uint64_t read, uint64_t writt
 
 #define TAG_ITEM                                                                                   \
     "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t9\"},\"lsiOneSk\":{\"S\":\"travel\"},"            \
-    "\"lsiTwoSk\":{\"S\":\"00000001600000000000\"},\"lsiThreeSk\":{\"S\":"                         \
-    "\"00000001600000500000\"},"                                                                   \
-    "\"tagName\":{\"S\":\"travel\"},\"crateTime\":{\"N\":\"1600000000000\"},"                      \
+    "\"lsiTwoSk\":{\"S\":\"1600000000000\"},\"lsiThreeSk\":{\"S\":\"1600000500000\"},"             \
+    "\"tagName\":{\"S\":\"travel\"},\"createTime\":{\"N\":\"1600000000000\"},"                     \
     "\"lastAccessTime\":{\"N\":\"1600000500000\"}}"
 
 #define TAG_ITEM_U2                                                                                \
@@ -162,15 +161,16 @@ static void expect_row(const ddb_entity_stats *st, uint64_t read, uint64_t writt
 #define DATA_ITEM                                                                                  \
     "{\"pk\":{\"S\":\"FavoriteData#u1\"},\"sk\":{\"S\":\"d1\"},"                                   \
     "\"gsiOnePk\":{\"S\":\"FavoriteData#u1#image\"},"                                              \
-    "\"gsiOneSk\":{\"S\":\"00000001600000000000#d1\"},\"creatorId\":{\"S\":\"c1\"},"               \
-    "\"title\":{\"S\":\"T\"},\"dataType\":{\"S\":\"image\"},\"clipTime\":{\"N\":"                  \
+    "\"gsiOneSk\":{\"S\":\"1600000000000#d1\"},\"creatorId\":{\"S\":\"c1\"},"                      \
+    "\"title\":{\"S\":\"T\"},\"dataType\":{\"S\":\"IMAGE\"},\"clipTime\":{\"S\":"                  \
     "\"1600000000000\"}}"
 
 #define DATATAG_ITEM                                                                               \
     "{\"pk\":{\"S\":\"FavoriteDataTag#u1#d1\"},\"sk\":{\"S\":\"t9\"},"                             \
-    "\"gsiOnePk\":{\"S\":\"u1#t9\"},\"gsiOneSk\":{\"S\":\"00000001600000000000#d1\"},"             \
-    "\"gsiTwoPk\":{\"S\":\"u1#t9#image\"},\"gsiTwoSk\":{\"S\":\"00000001600000000000#d1\"},"       \
-    "\"dataType\":{\"S\":\"image\"},\"clipTime\":{\"N\":\"1600000000000\"}}"
+    "\"gsiOnePk\":{\"S\":\"FavoriteDataTag#u1#t9\"},\"gsiOneSk\":{\"S\":\"1600000000000#d1\"},"    \
+    "\"gsiTwoPk\":{\"S\":\"FavoriteDataTag#u1#t9#image\"},\"gsiTwoSk\":{\"S\":\"1600000000000#"    \
+    "d1\"},"                                                                                       \
+    "\"dataType\":{\"S\":\"IMAGE\"},\"clipTime\":{\"S\":\"1600000000000\"}}"
 
 #define OTHER_ITEM "{\"pk\":{\"S\":\"Other#1\"},\"sk\":{\"S\":\"x\"},\"v\":{\"N\":\"1\"}}"
 
@@ -255,7 +255,7 @@ Test(pipeline, accounting_invariant_mixed_input)
     text = tu_slurp_in(a, tu_path(odir, "Tag.deletes.csv"));
     cr_assert_not_null(strstr(text, "\nu1,t9,,,,\n"), "%s", text);
     text = tu_slurp_in(a, tu_path(odir, "FavoriteData.csv"));
-    cr_assert_not_null(strstr(text, "\nu1,d1,c1,T,,,image,1600000000000,\n"), "%s", text);
+    cr_assert_not_null(strstr(text, "\nu1,d1,c1,T,,,IMAGE,1600000000000,\n"), "%s", text);
     text = tu_slurp_in(a, tu_path(odir, "_unmatched.ndjson"));
     cr_assert_str_eq(text, "{\"Item\":" OTHER_ITEM "}\n"
                            "{\"Keys\":{\"pk\":{\"S\":\"Other#2\"},\"sk\":{\"S\":\"y\"}}}\n");

@@ -26,7 +26,7 @@ static void setup(void)
 {
     tu_mkdtemp(tdir, sizeof(tdir), "/tmp/ddb-output-XXXXXX");
     snprintf(odir, sizeof(odir), "%s/out/sub", tdir); /* created by the output */
-    fav = tu_load_format("favorites.json");
+    fav = tu_load_fixture("favorites-padded.json");
     cr_assert_eq(ddb_arena_new(&a, 0), 0);
 }
 

@@ -19,7 +19,7 @@ static ddb_arena *a;
 
 static void setup(void)
 {
-    mov = tu_load_format("movies.json");
+    mov = tu_load_fixture("movies-gsi3.json");
     fav2 = tu_load_format("favorites-v2.json");
     cr_assert_eq(ddb_arena_new(&a, 0), 0);
 }
@@ -83,7 +83,7 @@ TestSuite(roundtrip, .init = setup, .fini = teardown);
     "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"DATA#d1\"},"                                      \
     "\"GSI1PK\":{\"S\":\"USER#u1#TYPE#image\"},"                                                   \
     "\"GSI1SK\":{\"S\":\"CLIP#00000001600000000000#DATA#d1\"},\"_et\":{\"S\":\"DATA\"},"           \
-    "\"cr\":{\"S\":\"c1\"},\"ti\":{\"NULL\":true},\"dt\":{\"S\":\"image\"},"                       \
+    "\"cr\":{\"S\":\"c1\"},\"ti\":{\"NULL\":true},\"dt\":{\"S\":\"IMAGE\"},"                       \
     "\"cl\":{\"N\":\"1600000000000\"},\"x\":{\"S\":\"extra\"}}"
 
 static ddb_reader *reader_over(ddb_out_format fmt, const char *data, size_t len, const char *name)
