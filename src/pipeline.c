@@ -550,6 +550,46 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * The numbers a run reports once it is over, so that every record read is in
+ * exactly one column: read is what was read; written is what the output holds
+ * for good (for a table, what DynamoDB confirmed, even beyond the committed
+ * prefix; for files, what the kept files hold, none when they were discarded);
+ * rejected and unmatched are what their files hold (the committed ones); the
+ * rest is not done.
+ */
+static void final_row(ddb_entity_stats *out, const ddb_entity_stats *live,
+                      const ddb_entity_stats *committed, int confirmed_live, int discarded)
+{
+    ddb_entity_stats f = *committed;
+    uint64_t settled;
+    f.name = live->name;
+    f.read = live->read;
+    if (confirmed_live) {
+        f.written = live->written;
+        f.deleted = live->deleted;
+    }
+    if (discarded)
+        f.written = f.deleted = f.unmatched = 0;
+    settled = f.written + f.rejected + f.unmatched;
+    f.not_done = f.read > settled ? f.read - settled : 0;
+    *out = f;
+}
+
+static void final_counts(run *r)
+{
+    const ddb_pipeline_opts *o = r->o;
+    ddb_summary *s = r->s;
+    const ddb_checkpoint *c = ddb_tracker_committed(r->tracker);
+    int table = o->output != NULL && !o->output->writes_at_once;
+    int discarded = o->output != NULL && o->output->writes_at_once && !s->committed &&
+                    o->state_path == NULL;
+    for (size_t i = 0; i < s->n_entities && i < c->n_rows; i++)
+        final_row(&s->entities[i], &s->entities[i], &c->rows[i], table, discarded);
+    final_row(&s->total, &s->total, &c->total, table, discarded);
+    s->total.name = "total";
+}
+
 /* The summary a resumed run starts from: the committed counts. */
 static void restore_counts(ddb_summary *s, const ddb_checkpoint *c)
 {
@@ -627,11 +667,11 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
 done:
     if (rc == DDB_EINTR)
         s->interrupted = 1;
-    /* What is reported is what is committed: for a complete run the same as
-     * what was counted live; for an interrupted one, what a resume will not redo. */
+    /* Every record read lands in one column, also when the run stopped early. */
+    if (r.tracker != NULL && s->entities != NULL)
+        final_counts(&r);
     if (r.tracker != NULL && (rc == 0 || rc == DDB_EINTR) && s->entities != NULL) {
         ddb_error cerr;
-        restore_counts(s, ddb_tracker_committed(r.tracker));
         if (o->state_path != NULL && !s->output_failed &&
             save_checkpoint(&r, rc == 0 && s->input_errors == 0, &cerr) != 0) {
             report(&r, DDB_REPORT_ERROR, "cannot save the checkpoint: %s", cerr.message);

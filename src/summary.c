@@ -10,11 +10,13 @@ static int has_deletes(const ddb_summary *s)
     return s->total.deleted > 0;
 }
 
-static void row_line(ddb_buf *out, const ddb_entity_stats *e, int deletes)
+static void row_line(ddb_buf *out, const ddb_entity_stats *e, int deletes, int not_done)
 {
     ddb_buf_printf(out, "  %-24s %12llu %12llu %10llu %10llu", e->name,
                    (unsigned long long)e->read, (unsigned long long)e->written,
                    (unsigned long long)e->rejected, (unsigned long long)e->unmatched);
+    if (not_done)
+        ddb_buf_printf(out, " %10llu", (unsigned long long)e->not_done);
     if (deletes)
         ddb_buf_printf(out, " %10llu", (unsigned long long)e->deleted);
     ddb_buf_putc(out, '\n');
@@ -39,18 +41,24 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
 
     /* validate writes nothing: what it counts are the records that would be written */
     int validating = s->command && strcmp(s->command, "validate") == 0;
-    ddb_buf_printf(out, "  %-24s %12s %12s %10s %10s%s\n", "entity", "read",
+    int not_done = s->total.not_done > 0;
+    ddb_buf_printf(out, "  %-24s %12s %12s %10s %10s%s%s\n", "entity", "read",
                    validating ? "valid" : "written", "rejected", "unmatched",
-                   deletes ? "    deleted" : "");
+                   not_done ? "   not done" : "", deletes ? "    deleted" : "");
     for (size_t i = 0; i < s->n_entities; i++) {
         const ddb_entity_stats *e = &s->entities[i];
         /* The "(none)" row only when something landed in it. */
         if (i == s->n_entities - 1 && e->read == 0 && s->n_entities > 1)
             continue;
-        row_line(out, e, deletes);
+        row_line(out, e, deletes, not_done);
     }
     if (s->n_entities > 2)
-        row_line(out, &s->total, deletes);
+        row_line(out, &s->total, deletes, not_done);
+    if (not_done)
+        ddb_buf_printf(out,
+                       "  not done: %llu record%s read but not written, rejected or unmatched when "
+                       "the run stopped (in flight, queued, or in outputs that were discarded)\n",
+                       (unsigned long long)s->total.not_done, s->total.not_done == 1 ? " was" : "s were");
     if (s->changes[DDB_CHANGE_INSERT] + s->changes[DDB_CHANGE_MODIFY] + s->changes[DDB_CHANGE_REMOVE])
         ddb_buf_printf(out, "  changes: %llu inserted, %llu modified, %llu removed\n",
                        (unsigned long long)s->changes[DDB_CHANGE_INSERT],
@@ -73,10 +81,10 @@ static void stats_json(ddb_buf *out, const ddb_entity_stats *e)
     ddb_json_put_string(out, e->name, strlen(e->name));
     ddb_buf_printf(out,
                    ",\"read\":%llu,\"written\":%llu,\"deleted\":%llu,\"rejected\":%llu,"
-                   "\"unmatched\":%llu}",
+                   "\"unmatched\":%llu,\"not_done\":%llu}",
                    (unsigned long long)e->read, (unsigned long long)e->written,
                    (unsigned long long)e->deleted, (unsigned long long)e->rejected,
-                   (unsigned long long)e->unmatched);
+                   (unsigned long long)e->unmatched, (unsigned long long)e->not_done);
 }
 
 void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
@@ -111,5 +119,10 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
         ddb_json_put_string(out, s->rejects_path, strlen(s->rejects_path));
     else
         ddb_buf_puts(out, "null");
-    ddb_buf_printf(out, ",\"exit_code\":%d}\n", exit_code);
+    ddb_buf_printf(out, ",\"complete\":%s,\"exit_code\":%d}\n",
+                   s->total.not_done == 0 && !s->interrupted && !s->output_failed &&
+                           s->input_errors == 0
+                       ? "true"
+                       : "false",
+                   exit_code);
 }

@@ -75,6 +75,9 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
         return table_io && rc != DDB_ENOMEM && rc != DDB_EIO ? EXIT_SERVICE : EXIT_OUTPUT;
     if (s->input_errors > 0)
         return table_io == 2 ? EXIT_SERVICE : EXIT_INPUT;
+    /* A record in no column means the run did not finish, whatever else happened. */
+    if (s->total.not_done > 0)
+        return EXIT_OUTPUT;
     if (s->total.rejected > max_rejects)
         return EXIT_REJECTS;
     return EXIT_OK;
@@ -85,10 +88,13 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
 {
     ddb_buf b = DDB_BUF_INIT;
     int validating = strcmp(cmd, "validate") == 0;
-    ddb_buf_printf(&b, "ddbpipe %s: %llu read, %llu %s, %llu rejected, %llu unmatched\n", cmd,
+    ddb_buf_printf(&b, "ddbpipe %s: %llu read, %llu %s, %llu rejected, %llu unmatched", cmd,
                    (unsigned long long)s->total.read, (unsigned long long)s->total.written,
                    validating ? "valid" : "written", (unsigned long long)s->total.rejected,
                    (unsigned long long)s->total.unmatched);
+    if (s->total.not_done > 0)
+        ddb_buf_printf(&b, ", %llu not done", (unsigned long long)s->total.not_done);
+    ddb_buf_putc(&b, '\n');
     ddb_summary_format(&b, s);
     if (extra && *extra)
         ddb_buf_puts(&b, extra);
@@ -99,6 +105,9 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
     if (s->input_errors)
         ddb_buf_printf(&b, "  %llu input error%s: file outputs were NOT written\n",
                        (unsigned long long)s->input_errors, s->input_errors == 1 ? "" : "s");
+    if (s->total.not_done > 0)
+        ddb_buf_printf(&b, "  exit %d: the run is incomplete: %llu record%s not done\n", code,
+                       (unsigned long long)s->total.not_done, s->total.not_done == 1 ? "" : "s");
     if (code == EXIT_REJECTS)
         ddb_buf_printf(&b, "  exit %d: %llu rejected, more than --max-rejects %llu\n", code,
                        (unsigned long long)s->total.rejected, (unsigned long long)max_rejects);

@@ -108,7 +108,7 @@ Test(tracker, a_reader_with_units_commits_whole_units_only)
 Test(state, saves_and_loads_everything_atomically)
 {
     char dir[] = "/tmp/ddbstate.XXXXXX", path[256];
-    ddb_entity_stats rows[2] = {{NULL, 10, 8, 1, 1, 1}, {NULL, 5, 0, 0, 2, 3}};
+    ddb_entity_stats rows[2] = {{NULL, 10, 8, 1, 1, 1, 0}, {NULL, 5, 0, 0, 2, 3, 0}};
     ddb_state st, *back = NULL;
     ddb_error err;
     cr_assert_not_null(mkdtemp(dir));
@@ -119,7 +119,7 @@ Test(state, saves_and_loads_everything_atomically)
     st.ck.pos = 123456789012ull;
     st.ck.rows = rows;
     st.ck.n_rows = 2;
-    st.ck.total = (ddb_entity_stats){NULL, 15, 8, 1, 3, 4};
+    st.ck.total = (ddb_entity_stats){NULL, 15, 8, 1, 3, 4, 0};
     st.ck.changes[1] = 7;
     st.ck.rejects = 3;
     st.reader_state = "{\"total_segments\":4,\"segments\":[]}";
