@@ -600,6 +600,11 @@ void ddb_client_set_concurrency(ddb_client *c, int n)
     c->max_concurrency = c->concurrency;
 }
 
+void ddb_client_describe_target(const ddb_client *c, char *out, size_t cap)
+{
+    snprintf(out, cap, "region %s, endpoint %s", c->region, c->url);
+}
+
 int ddb_client_concurrency(const ddb_client *c)
 {
     return c->concurrency;

@@ -156,6 +156,13 @@ static void refused(table_output *to, entry *e, const char *reason)
     entry_done(to, e);
 }
 
+/* The run is stopping: the entry is neither written nor refused (not done). */
+static void abandoned(table_output *to, entry *e)
+{
+    to->stats.abandoned++;
+    entry_done(to, e);
+}
+
 static void requeue(table_output *to, entry *e, const char *why)
 {
     e->attempts++;
@@ -219,16 +226,28 @@ static void batch_done(void *ctx, ddb_response *resp)
             to->fatal = 1;
             snprintf(to->fatal_msg, sizeof(to->fatal_msg), "%.500s", err.message);
         }
+    } else if (!resp->retryable && strcmp(resp->error_type, "ValidationException") != 0) {
+        /* The table itself is the problem (deleted, wrong region, no permission): the run
+         * stops, and its items are not done, not rejected; they are fine where the table is. */
+        if (!to->fatal) {
+            char where[300];
+            ddb_client_describe_target(to->client, where, sizeof(where));
+            to->fatal = 1;
+            if (strcmp(resp->error_type, "ResourceNotFoundException") == 0)
+                snprintf(to->fatal_msg, sizeof(to->fatal_msg),
+                         "table %.100s does not exist in %.200s (it was deleted during the run, "
+                         "or this is the wrong region or endpoint): %.150s",
+                         to->table, where, resp->message);
+            else
+                snprintf(to->fatal_msg, sizeof(to->fatal_msg),
+                         "BatchWriteItem to %.100s failed (%.200s): %.60s%s%.200s", to->table,
+                         where, resp->error_type, resp->error_type[0] ? ": " : "", resp->message);
+        }
+        for (size_t i = 0; i < b->n; i++)
+            abandoned(to, b->entries[i]);
     } else {
         snprintf(why, sizeof(why), "%s%s%s", resp->error_type, resp->error_type[0] ? ": " : "",
                  resp->message);
-        if (!resp->retryable && strcmp(resp->error_type, "ValidationException") != 0 &&
-            !to->fatal) {
-            /* The table itself is the problem (missing, no permission...). */
-            to->fatal = 1;
-            snprintf(to->fatal_msg, sizeof(to->fatal_msg),
-                     "BatchWriteItem to %.100s failed: %.380s", to->table, why);
-        }
         for (size_t i = 0; i < b->n; i++) {
             if (resp->retryable) {
                 char reason[800];

@@ -28,7 +28,12 @@ typedef struct run {
     int write_failed;    /* the rejects file could not be written */
     uint64_t skip_below; /* resuming: records of the current input below this are committed */
     int checkpoint_due;  /* waiting for a unit boundary to save it */
+    uint64_t ck_records; /* records committed at the last checkpoint */
 } run;
+
+/* A checkpoint also comes after this much committed work (but at most once a
+ * second), so a fast run killed between timed checkpoints redoes little. */
+#define CHECKPOINT_RECORDS 1000
 
 static double now_seconds(void);
 
@@ -353,6 +358,7 @@ static int save_checkpoint(run *r, int complete, ddb_error *err)
         rc = ddb_error_set(err, rc, "cannot save the reader's position");
         goto done;
     }
+    r->ck_records = c->total.read;
     st.fingerprint = (char *)o->fingerprint;
     st.ck = *c;
     st.reader_state = reader.ptr;
@@ -384,9 +390,13 @@ static int tick(run *r, ddb_error *err)
         r->last_progress = now;
         r->o->progress(r->o->progress_ctx, r->s, r->reading);
     }
-    if (r->o->state_path != NULL &&
-        now - r->last_checkpoint >= (r->o->checkpoint_seconds > 0 ? r->o->checkpoint_seconds : 10))
-        r->checkpoint_due = 1;
+    if (r->o->state_path != NULL) {
+        double since = now - r->last_checkpoint;
+        uint64_t done = ddb_tracker_committed(r->tracker)->total.read - r->ck_records;
+        if (since >= (r->o->checkpoint_seconds > 0 ? r->o->checkpoint_seconds : 10) ||
+            (since >= 1.0 && done >= CHECKPOINT_RECORDS))
+            r->checkpoint_due = 1;
+    }
     if (r->checkpoint_due && at_boundary(r)) {
         r->checkpoint_due = 0;
         return save_checkpoint(r, 0, err);
@@ -642,6 +652,12 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
         o->output->ack = on_ack;
         o->output->reject = on_late_reject;
         o->output->ack_ctx = &r;
+    }
+    /* The state exists before the first write, so a run killed in its first
+     * second can be resumed too (from the beginning). */
+    if (o->state_path != NULL && o->resume == NULL && (rc = save_checkpoint(&r, 0, err)) != 0) {
+        s->output_failed = 1;
+        goto done;
     }
     for (size_t i = 0; i < o->n_inputs + o->n_readers; i++) {
         r.input = (int)i;

@@ -191,10 +191,20 @@ static void scan_done(void *ctx, ddb_response *resp)
     if (!resp->ok) {
         ddb_rate_settle(&tr->rate, taken, 0);
         if (!tr->failed) {
+            char where[300];
+            ddb_client_describe_target(tr->client, where, sizeof(where));
             tr->failed = 1;
-            ddb_error_set(&tr->failure, DDB_ENET, "Scan of %s segment %d failed after %d attempt%s: %s%s%s",
-                          tr->table, seg->number, resp->attempts, resp->attempts == 1 ? "" : "s",
-                          resp->error_type, resp->error_type[0] ? ": " : "", resp->message);
+            if (strcmp(resp->error_type, "ResourceNotFoundException") == 0)
+                ddb_error_set(&tr->failure, DDB_ENET,
+                              "table %s does not exist in %s (it was deleted during the run, or "
+                              "this is the wrong region or endpoint): %s",
+                              tr->table, where, resp->message);
+            else
+                ddb_error_set(&tr->failure, DDB_ENET,
+                              "Scan of %s segment %d failed after %d attempt%s (%s): %s%s%s",
+                              tr->table, seg->number, resp->attempts,
+                              resp->attempts == 1 ? "" : "s", where, resp->error_type,
+                              resp->error_type[0] ? ": " : "", resp->message);
         }
         return;
     }

@@ -80,10 +80,12 @@ int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, d
     if ((rc = ddb_client_call(c, "DescribeTable", body.ptr, body.len, &resp, err)) != 0)
         goto done;
     if (!resp.ok) {
-        if (strcmp(resp.error_type, "ResourceNotFoundException") == 0)
-            rc = ddb_error_set(err, DDB_ENOTFOUND, "table %s does not exist (%s)", table,
-                               resp.message);
-        else
+        if (strcmp(resp.error_type, "ResourceNotFoundException") == 0) {
+            char where[300];
+            ddb_client_describe_target(c, where, sizeof(where));
+            rc = ddb_error_set(err, DDB_ENOTFOUND, "table %s does not exist in %s (%s)", table,
+                               where, resp.message);
+        } else
             rc = ddb_error_set(err, DDB_ENET, "DescribeTable %s failed: %s%s%s", table,
                                resp.error_type, resp.error_type[0] ? ": " : "", resp.message);
         goto done;
@@ -270,24 +272,92 @@ int ddb_table_create_request(ddb_buf *b, const ddb_mapping *m, const char *table
     return b->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
 }
 
-static int all_active(const ddb_table_info *t)
+static int busy_status(const char *st)
 {
-    if (t->status == NULL || strcmp(t->status, "ACTIVE") != 0)
+    return st != NULL && (strcmp(st, "CREATING") == 0 || strcmp(st, "UPDATING") == 0);
+}
+
+/* 1: ready; 0: still being created or updated; -1: unusable (DELETING...). */
+static int readiness(const ddb_table_info *t, int gsis)
+{
+    if (t->status != NULL && strcmp(t->status, "ACTIVE") != 0 && !busy_status(t->status))
+        return -1;
+    if (busy_status(t->status))
         return 0;
-    for (size_t i = 0; i < t->n_indexes; i++)
-        if (t->indexes[i].global && t->indexes[i].status &&
-            strcmp(t->indexes[i].status, "ACTIVE") != 0)
+    for (size_t i = 0; gsis && i < t->n_indexes; i++)
+        if (t->indexes[i].global && busy_status(t->indexes[i].status))
             return 0;
     return 1;
 }
 
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleeps up to seconds, waking early when *stop is set. */
+static void nap(double seconds, volatile sig_atomic_t *stop)
+{
+    for (double left = seconds; left > 0 && !(stop && *stop); left -= 0.1) {
+        struct timespec ts = {0, 100 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+int ddb_table_wait_ready(ddb_table_info **out, ddb_client *c, const char *table, int gsis,
+                         int timeout_s, volatile sig_atomic_t *stop, ddb_table_wait_fn on_wait,
+                         void *ctx, ddb_error *err)
+{
+    ddb_table_info *ti = NULL;
+    double t0 = mono_now(), pause = 1.0;
+    int rc, ready;
+
+    *out = NULL;
+    for (;;) {
+        if ((rc = ddb_table_describe(&ti, c, table, err)) != 0)
+            goto done;
+        if ((ready = readiness(ti, gsis)) != 0)
+            break;
+        if (mono_now() - t0 >= timeout_s) {
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "table %s is still %s after %d s of waiting for it to become ACTIVE",
+                               table, busy_status(ti->status) ? ti->status : "creating an index",
+                               timeout_s);
+            goto done;
+        }
+        if (on_wait != NULL)
+            on_wait(ctx, ti, mono_now() - t0);
+        ddb_table_info_free(ti);
+        ti = NULL;
+        nap(pause, stop);
+        if (stop && *stop) {
+            rc = ddb_error_set(err, DDB_EINTR, "interrupted while waiting for table %s", table);
+            goto done;
+        }
+        pause = pause < 5.0 ? pause * 1.5 : 5.0;
+    }
+    if (ready < 0) {
+        rc = ddb_error_set(err, DDB_EUSAGE, "table %s is %s and cannot be used", table,
+                           ti->status);
+        goto done;
+    }
+    *out = ti;
+    ti = NULL;
+done:
+    ddb_table_info_free(ti);
+    return rc;
+}
+
 int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int exists_ok,
-                     int timeout_s, ddb_error *err)
+                     int timeout_s, volatile sig_atomic_t *stop, ddb_table_wait_fn on_wait,
+                     void *ctx, ddb_error *err)
 {
     ddb_buf body = DDB_BUF_INIT;
     ddb_response resp;
+    ddb_table_info *ti = NULL;
     const char *name = table ? table : m->table.name;
-    time_t deadline = time(NULL) + (timeout_s > 0 ? timeout_s : 600);
     int rc;
 
     memset(&resp, 0, sizeof(resp));
@@ -306,26 +376,10 @@ int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int
             goto done;
         }
     }
-    for (;;) {
-        ddb_table_info *ti = NULL;
-        int active;
-        if ((rc = ddb_table_describe(&ti, c, name, err)) != 0)
-            goto done;
-        active = all_active(ti);
-        ddb_table_info_free(ti);
-        if (active)
-            break;
-        if (time(NULL) > deadline) {
-            rc = ddb_error_set(err, DDB_ENET, "table %s is not ACTIVE after %d s", name,
-                               timeout_s > 0 ? timeout_s : 600);
-            goto done;
-        }
-        {
-            struct timespec ts = {0, 500 * 1000000L};
-            nanosleep(&ts, NULL);
-        }
-    }
+    rc = ddb_table_wait_ready(&ti, c, name, 1, timeout_s > 0 ? timeout_s : 600, stop, on_wait,
+                              ctx, err);
 done:
+    ddb_table_info_free(ti);
     ddb_response_dispose(&resp);
     ddb_buf_dispose(&body);
     return rc;

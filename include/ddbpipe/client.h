@@ -115,6 +115,10 @@ void ddb_response_dispose(ddb_response *resp);
 void ddb_client_set_concurrency(ddb_client *c, int n);
 int ddb_client_concurrency(const ddb_client *c);
 
+/* "region R, endpoint URL" for messages about a table that cannot be found
+ * or reached: the two things a user gets wrong at 3 a.m. Appended to out. */
+void ddb_client_describe_target(const ddb_client *c, char *out, size_t cap);
+
 /* Makes the next ddb_client_run return DDB_EINTR (safe from a signal handler). */
 void ddb_client_interrupt(ddb_client *c);
 

@@ -25,6 +25,7 @@ typedef struct ddb_table_output_opts {
 typedef struct ddb_table_write_stats {
     uint64_t written;      /* accepted by DynamoDB */
     uint64_t rejected;     /* refused: invalid for the table, or attempts exhausted */
+    uint64_t abandoned;    /* dropped because the table itself failed (not done, not refused) */
     uint64_t unprocessed;  /* times an item came back in UnprocessedItems */
     uint64_t throttles;    /* throttling answers to whole requests */
     uint64_t batches;      /* BatchWriteItem calls (before the client's retries) */
@@ -42,7 +43,9 @@ typedef struct ddb_table_write_stats {
  * stays bounded. Acks arrive as DynamoDB accepts items. finish() sends the
  * rest and waits until every item is written or rejected. A non-retryable
  * error of the table itself (missing table, no permission) makes put/finish
- * fail with DDB_ENET. Returns 0 or DDB_ENOMEM.
+ * fail with DDB_ENET naming the table, region and endpoint; the items then
+ * in hand are neither acked nor rejected (the run reports them as not done).
+ * Returns 0 or DDB_ENOMEM.
  */
 int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err);
 

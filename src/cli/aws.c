@@ -52,3 +52,22 @@ void cli_disconnect(cli_conn *conn)
     ddb_aws_config_free(conn->config);
     memset(conn, 0, sizeof(*conn));
 }
+
+void cli_table_waiting(void *ctx, const ddb_table_info *t, double waited_s)
+{
+    cli_table_wait *w = ctx;
+    char idx[300] = "";
+    size_t n = 0;
+    if (w->quiet || (w->last_said >= 0 && waited_s - w->last_said < 10))
+        return;
+    w->last_said = waited_s;
+    for (size_t i = 0; i < t->n_indexes && n < sizeof(idx); i++)
+        if (t->indexes[i].global && t->indexes[i].status &&
+            strcmp(t->indexes[i].status, "ACTIVE") != 0)
+            n += (size_t)snprintf(idx + n, sizeof(idx) - n, "%s index %s %s", n ? "," : ";",
+                                  t->indexes[i].name, t->indexes[i].status);
+    fprintf(stderr,
+            "ddbpipe: table %s is %s%s; waiting for it to become ACTIVE (%.0f s so far, at most "
+            "%d s: --wait-active)\n",
+            t->name, t->status ? t->status : "?", idx, waited_s, w->limit_s);
+}

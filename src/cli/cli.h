@@ -12,6 +12,7 @@
 #include "ddbpipe/client.h"
 #include "ddbpipe/error.h"
 #include "ddbpipe/pipeline.h"
+#include "ddbpipe/table.h"
 
 /* Exit codes (documented in README.md). */
 enum {
@@ -98,6 +99,15 @@ typedef struct cli_conn {
 /* Resolves credentials, region and endpoint and creates the client. Prints
  * the problem and returns an exit code on failure. */
 int cli_connect(cli_conn *conn, const cli_aws_args *a);
+
+/* Progress while a table is being created or updated (ddb_table_wait_fn):
+ * one line at once, then every 10 s. ctx is a cli_table_wait. */
+typedef struct cli_table_wait {
+    int quiet;
+    int limit_s;
+    double last_said; /* seconds waited when we last said something; < 0 = never */
+} cli_table_wait;
+void cli_table_waiting(void *ctx, const ddb_table_info *t, double waited_s);
 void cli_disconnect(cli_conn *conn);
 
 int cmd_create_table(int argc, char **argv);

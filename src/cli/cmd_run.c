@@ -90,12 +90,14 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     ddb_buf extra = DDB_BUF_INIT, fingerprint = DDB_BUF_INIT;
     ddb_state *state = NULL;
     cli_progress progress;
+    cli_table_wait waiting;
     cli_opt opts[64];
 
     memset(&a, 0, sizeof(a));
     memset(&s, 0, sizeof(s));
     memset(&conn, 0, sizeof(conn));
     a.checkpoint_interval = UINT64_MAX; /* not given: 10 s */
+    a.wait_active = 600;
     const grouped_opt all[] = {
         {G_OUT,
          {"out", OPT_STRING, &a.out, "DIR", "folder for the output files (created if missing)"}},
@@ -123,6 +125,10 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         {G_IMPORT,
          {"delete", OPT_FLAG, &a.delete_all, NULL,
           "delete the items whose keys the input holds, instead of writing them"}},
+        {G_SCAN | G_IMPORT | G_MIGRATE,
+         {"wait-active", OPT_UINT, &a.wait_active, "SECONDS",
+          "wait up to SECONDS for a table that is still being created or updated to become "
+          "ACTIVE (default 600; 0: do not wait)"}},
         {G_SCAN, {"segments", OPT_UINT, &a.segments, "N", "parallel Scan segments (default 4)"}},
         {G_SCAN,
          {"segment-range", OPT_STRING, &a.segment_range, "A-B",
@@ -271,7 +277,13 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         if (cli_build_fingerprint(&fingerprint, spec, &a, inputs, n_inputs) != 0)
             goto done;
         rc = ddb_state_load(&state, a.state, &serr);
-        if (a.resume) {
+        if (a.resume && rc == DDB_ENOTFOUND) {
+            /* Killed before it could write anything: there is nothing to skip. */
+            fprintf(stderr,
+                    "ddbpipe: note: %s does not exist yet (the run stopped before its first "
+                    "checkpoint): starting from the beginning\n",
+                    a.state);
+        } else if (a.resume) {
             if (rc != 0) {
                 cli_error("run without --resume to start", "%s", serr.message);
                 goto done;
@@ -330,6 +342,11 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         goto done;
     }
 
+    /* A signal while waiting for a table, or later, stops the run cleanly. */
+    cli_catch_stop_signals();
+    waiting.quiet = a.quiet;
+    waiting.limit_s = (int)a.wait_active;
+    waiting.last_said = -1;
     /* DynamoDB: a table to scan and/or a table to write. */
     target_table = (spec->groups & G_IMPORT) ? a.table : a.to_table;
     if (((spec->groups & G_SCAN) && a.table) || target_table) {
@@ -342,9 +359,12 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         ddb_table_reader_opts to;
         memset(&to, 0, sizeof(to));
         table_io = 2;
-        if (ddb_table_describe(&source_info, conn.client, a.table, &err) != 0) {
+        if (ddb_table_wait_ready(&source_info, conn.client, a.table, 0, (int)a.wait_active,
+                                 cli_stop_flag(), cli_table_waiting, &waiting, &err) != 0) {
             cli_error(NULL, "%s", err.message);
-            code = err.code == DDB_ENOTFOUND ? EXIT_INPUT : EXIT_SERVICE;
+            code = err.code == DDB_EINTR      ? EXIT_INTERRUPTED
+                   : err.code == DDB_ENOTFOUND ? EXIT_INPUT
+                                               : EXIT_SERVICE;
             goto done;
         }
         to.client = conn.client;
@@ -371,16 +391,23 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     if (target_table) {
         const ddb_mapping *tm = spec->mode == DDB_MODE_CONVERT ? to_mapping : mapping;
         if (a.create_table && !a.dry_run &&
-            ddb_table_create(conn.client, tm, target_table, 1, 600, &err) != 0) {
+            ddb_table_create(conn.client, tm, target_table, 1,
+                             a.wait_active ? (int)a.wait_active : 600, cli_stop_flag(),
+                             cli_table_waiting, &waiting, &err) != 0) {
             cli_error(NULL, "%s", err.message);
-            code = EXIT_SERVICE;
+            code = err.code == DDB_EINTR ? EXIT_INTERRUPTED : EXIT_SERVICE;
             goto done;
         }
-        rc = ddb_table_describe(&target, conn.client, target_table, &err);
+        rc = ddb_table_wait_ready(&target, conn.client, target_table, 1, (int)a.wait_active,
+                                  cli_stop_flag(), cli_table_waiting, &waiting, &err);
         if (rc != 0 && !(a.dry_run && rc == DDB_ENOTFOUND)) {
-            cli_error(rc == DDB_ENOTFOUND ? "create it first, or add --create-table" : NULL, "%s",
-                      err.message);
-            code = rc == DDB_ENOTFOUND ? EXIT_USAGE : EXIT_SERVICE;
+            cli_error(rc == DDB_ENOTFOUND ? "create it first, or add --create-table"
+                      : rc == DDB_EUSAGE  ? "raise --wait-active, or check the table"
+                                          : NULL,
+                      "%s", err.message);
+            code = rc == DDB_EINTR       ? EXIT_INTERRUPTED
+                   : rc == DDB_ENOTFOUND ? EXIT_USAGE
+                                         : EXIT_SERVICE;
             goto done;
         }
         if (a.dry_run) {
@@ -490,7 +517,6 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             ddb_client_set_stop_flag(conn.client, cli_stop_flag());
         }
     }
-    cli_catch_stop_signals();
     rc = ddb_pipeline_run(&s, &po, &err);
     cli_progress_end(&progress);
     if (rc != 0 && rc != DDB_EINTR)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_support.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/table.h"
 
@@ -19,6 +20,7 @@ int cmd_create_table(int argc, char **argv)
 {
     const cli_command *cmd = find_command("create-table");
     cli_aws_args aws;
+    cli_table_wait waiting;
     const char *mapping_path = NULL, *table = NULL, **pos = NULL;
     size_t npos = 0;
     int help = 0, exists_ok = 0, code;
@@ -33,6 +35,7 @@ int cmd_create_table(int argc, char **argv)
         {"table", OPT_STRING, &table, "NAME", "table name (default: the mapping's)"},
         {"if-not-exists", OPT_FLAG, &exists_ok, NULL, "an existing table is not an error"},
         {"wait", OPT_UINT, &timeout, "SECONDS", "how long to wait for ACTIVE (default 600)"},
+        {"wait-active", OPT_UINT, &timeout, "SECONDS", "the same as --wait"},
         CLI_AWS_OPTS(aws),
         {NULL, OPT_FLAG, NULL, NULL, NULL},
     };
@@ -58,10 +61,17 @@ int cmd_create_table(int argc, char **argv)
     }
     if ((code = cli_connect(&conn, &aws)) != 0)
         goto done;
-    if (ddb_table_create(conn.client, m, table, exists_ok, (int)timeout, &err) != 0) {
+    waiting.quiet = 0;
+    waiting.limit_s = (int)(timeout ? timeout : 600);
+    waiting.last_said = -1;
+    cli_catch_stop_signals();
+    if (ddb_table_create(conn.client, m, table, exists_ok, (int)timeout, cli_stop_flag(),
+                         cli_table_waiting, &waiting, &err) != 0) {
         cli_error(err.code == DDB_EUSAGE ? "add --if-not-exists to accept an existing table" : NULL,
                   "%s", err.message);
-        code = err.code == DDB_EUSAGE ? EXIT_USAGE : EXIT_SERVICE;
+        code = err.code == DDB_EUSAGE  ? EXIT_USAGE
+               : err.code == DDB_EINTR ? EXIT_INTERRUPTED
+                                       : EXIT_SERVICE;
         goto done;
     }
     fprintf(stderr, "ddbpipe: table %s is ACTIVE with %zu index%s\n", table ? table : m->table.name,

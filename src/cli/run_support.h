@@ -21,7 +21,7 @@ typedef struct run_args {
     uint64_t max_rejects, max_line, segments, page_size;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
     const char *state, *progress;
-    uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu;
+    uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu, wait_active;
     cli_aws_args aws;
 } run_args;
 

@@ -25,6 +25,9 @@ if [ ! -d "$root/node_modules/dynalite" ]; then
     echo "dynalite is not installed: run npm ci (scripts/install-deps.sh does)" >&2
     exit 1
 fi
+# Tables take time to become ACTIVE, as real ones do (a scripted create-table then import must
+# wait for it): dynalite creates, updates and deletes tables in DYNALITE_TABLE_MS.
+export DYNALITE_TABLE_MS=${DYNALITE_TABLE_MS:-500}
 DYNALITE_OWNER_PID=$$ endpoint=$("$root/scripts/dynalite.sh" start "$tmp/dynalite") || {
     echo "cannot start dynalite" >&2
     exit 1
@@ -96,4 +99,18 @@ kill_after_progress() {
         sleep 0.02
     done
     return 1
+}
+
+# ddb_call OPERATION JSON: one raw DynamoDB request to dynalite, the way another client (a
+# script running `aws dynamodb create-table`) would send it; prints the response body.
+ddb_call() {
+    curl -s --max-time 10 -H 'Content-Type: application/x-amz-json-1.0' \
+        -H "X-Amz-Target: DynamoDB_20120810.$1" -H 'X-Amz-Date: 20240101T000000Z' \
+        -H 'Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLETESTONLY/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=0000' \
+        --data "$2" "$endpoint/"
+}
+
+# table_status TABLE: its TableStatus as DescribeTable says it
+table_status() {
+    ddb_call DescribeTable "{\"TableName\":\"$1\"}" | sed -n 's/.*"TableStatus":"\([A-Z_]*\)".*/\1/p'
 }
