@@ -5,7 +5,7 @@
  * Everything is derived from one seed through a private PRNG: no clock, no
  * rand(), no environment, so a seed always gives the same bytes. Records are
  * built from the design's field names and turned into items by
- * ddb_mapping_encode(), so generated items are exactly what the mapping
+ * ddb_transform_encode(), so generated items are exactly what the mapping
  * describes.
  */
 #ifndef DDBPIPE_GEN_H
@@ -18,6 +18,7 @@
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
 #include "ddbpipe/mapping.h"
+#include "ddbpipe/transform.h"
 #include "ddbpipe/value.h"
 
 /* ------------------------------------------------------------------ PRNG */

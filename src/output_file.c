@@ -10,6 +10,7 @@
 
 #include "ddbpipe/json.h"
 #include "ddbpipe/output.h"
+#include "ddbpipe/output_file.h"
 
 typedef struct file_slot {
     ddb_writer *w;

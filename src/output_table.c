@@ -20,6 +20,7 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/rate.h"
 #include "keyset.h"
+#include "client_internal.h"
 #include "output_table_internal.h"
 
 #define BATCH_MAX_ITEMS 25

@@ -4,6 +4,7 @@
  * counted as written, rejected or unmatched under some entity row.
  */
 #include "ddbpipe/pipeline.h"
+#include "ddbpipe/transform.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,8 +234,8 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
             return on_ack(r, -1, rec->kind, rec->seq), 0;
         return o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, rec, err);
     }
-    rc = is_del ? ddb_mapping_decode_key(&d, o->mapping, &rec->item, r->arena, &perr)
-                : ddb_mapping_decode(&d, o->mapping, &rec->item, r->arena, &perr);
+    rc = is_del ? ddb_transform_decode_key(&d, o->mapping, &rec->item, r->arena, &perr)
+                : ddb_transform_decode(&d, o->mapping, &rec->item, r->arena, &perr);
     idx = entity_index_of(o->mapping, d.entity);
     count_read(r, idx);
     if (rc == DDB_ENOMATCH)
@@ -250,10 +251,10 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
     if (o->mode == DDB_MODE_VALIDATE) {
         ddb_item again;
         char why[600];
-        rc = is_del
-                 ? ddb_mapping_encode_key(&again, o->mapping, d.entity, &d.record, 1, r->arena,
-                                          &perr)
-                 : ddb_mapping_encode(&again, o->mapping, d.entity, &d.record, 1, r->arena, &perr);
+        rc = is_del ? ddb_transform_encode_key(&again, o->mapping, d.entity, &d.record, 1, r->arena,
+                                               &perr)
+                    : ddb_transform_encode(&again, o->mapping, d.entity, &d.record, 1, r->arena,
+                                           &perr);
         if (rc != 0)
             return reject(r, rec, idx, perr.message, err);
         if (describe_change(why, sizeof(why), &rec->item, &again))
@@ -272,8 +273,8 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
             return reject(r, rec, idx, why, err);
         }
         rc = is_del
-                 ? ddb_mapping_encode_key(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr)
-                 : ddb_mapping_encode(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr);
+                 ? ddb_transform_encode_key(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr)
+                 : ddb_transform_encode(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr);
         if (rc != 0)
             return reject(r, rec, idx, perr.message, err);
         /* stats stay in the source mapping's rows: the entity names are the same */
@@ -294,8 +295,9 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
     count_read(r, idx);
     ddb_error_clear(&perr);
     rc = kind == DDB_REC_DELETE
-             ? ddb_mapping_encode_key(&item, o->mapping, e, &rec->item, rec->typed, r->arena, &perr)
-             : ddb_mapping_encode(&item, o->mapping, e, &rec->item, rec->typed, r->arena, &perr);
+             ? ddb_transform_encode_key(&item, o->mapping, e, &rec->item, rec->typed, r->arena,
+                                        &perr)
+             : ddb_transform_encode(&item, o->mapping, e, &rec->item, rec->typed, r->arena, &perr);
     if (rc == DDB_ENOMEM)
         return ddb_error_set(err, rc, "%s", perr.message);
     if (rc != 0)
@@ -592,8 +594,8 @@ static void final_counts(run *r)
     ddb_summary *s = r->s;
     const ddb_checkpoint *c = ddb_tracker_committed(r->tracker);
     int table = o->output != NULL && !o->output->writes_at_once;
-    int discarded = o->output != NULL && o->output->writes_at_once && !s->committed &&
-                    o->state_path == NULL;
+    int discarded =
+        o->output != NULL && o->output->writes_at_once && !s->committed && o->state_path == NULL;
     for (size_t i = 0; i < s->n_entities && i < c->n_rows; i++)
         final_row(&s->entities[i], &s->entities[i], &c->rows[i], table, discarded);
     final_row(&s->total, &s->total, &c->total, table, discarded);
@@ -715,16 +717,4 @@ done:
     ddb_arena_free(r.arena);
     ddb_buf_dispose(&r.msg);
     return rc;
-}
-
-void ddb_summary_dispose(ddb_summary *s)
-{
-    if (s == NULL)
-        return;
-    free(s->entities);
-    for (size_t i = 0; i < s->n_outputs; i++)
-        free(s->outputs[i]);
-    free(s->outputs);
-    free(s->rejects_path);
-    memset(s, 0, sizeof(*s));
 }

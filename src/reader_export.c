@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/checksum.h"
 #include "ddbpipe/manifest.h"
 #include "ddbpipe/reader.h"
 #include "reader_internal.h"

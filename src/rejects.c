@@ -8,7 +8,7 @@
 
 #include "ddbpipe/codec.h"
 #include "ddbpipe/json.h"
-#include "ddbpipe/output.h"
+#include "ddbpipe/rejects.h"
 
 struct ddb_rejects {
     char *path;

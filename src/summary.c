@@ -1,9 +1,12 @@
 /* The end-of-run summary: a table for people, a JSON document for machines. */
+#include "ddbpipe/summary.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ddbpipe/json.h"
-#include "ddbpipe/pipeline.h"
+#include "ddbpipe/reader.h"
 
 static int has_deletes(const ddb_summary *s)
 {
@@ -12,9 +15,9 @@ static int has_deletes(const ddb_summary *s)
 
 static void row_line(ddb_buf *out, const ddb_entity_stats *e, int deletes, int not_done)
 {
-    ddb_buf_printf(out, "  %-24s %12llu %12llu %10llu %10llu", e->name,
-                   (unsigned long long)e->read, (unsigned long long)e->written,
-                   (unsigned long long)e->rejected, (unsigned long long)e->unmatched);
+    ddb_buf_printf(out, "  %-24s %12llu %12llu %10llu %10llu", e->name, (unsigned long long)e->read,
+                   (unsigned long long)e->written, (unsigned long long)e->rejected,
+                   (unsigned long long)e->unmatched);
     if (not_done)
         ddb_buf_printf(out, " %10llu", (unsigned long long)e->not_done);
     if (deletes)
@@ -58,8 +61,10 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
         ddb_buf_printf(out,
                        "  not done: %llu record%s read but not written, rejected or unmatched when "
                        "the run stopped (in flight, queued, or in outputs that were discarded)\n",
-                       (unsigned long long)s->total.not_done, s->total.not_done == 1 ? " was" : "s were");
-    if (s->changes[DDB_CHANGE_INSERT] + s->changes[DDB_CHANGE_MODIFY] + s->changes[DDB_CHANGE_REMOVE])
+                       (unsigned long long)s->total.not_done,
+                       s->total.not_done == 1 ? " was" : "s were");
+    if (s->changes[DDB_CHANGE_INSERT] + s->changes[DDB_CHANGE_MODIFY] +
+        s->changes[DDB_CHANGE_REMOVE])
         ddb_buf_printf(out, "  changes: %llu inserted, %llu modified, %llu removed\n",
                        (unsigned long long)s->changes[DDB_CHANGE_INSERT],
                        (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
@@ -68,10 +73,10 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
     human_bytes(outb, sizeof(outb), s->bytes_out);
     ddb_buf_printf(out, "  %s in, %s out, %.2f s", in, outb, s->seconds);
     if (s->seconds > 0 && s->total.read > 0)
-        ddb_buf_printf(out, " (%.0f records/s, %.1f MB/s of %sinput)",
-                       (double)s->total.read / s->seconds,
-                       (double)(s->bytes_decoded ? s->bytes_decoded : s->bytes_in) / 1e6 / s->seconds,
-                       s->bytes_decoded > s->bytes_in ? "uncompressed " : "");
+        ddb_buf_printf(
+            out, " (%.0f records/s, %.1f MB/s of %sinput)", (double)s->total.read / s->seconds,
+            (double)(s->bytes_decoded ? s->bytes_decoded : s->bytes_in) / 1e6 / s->seconds,
+            s->bytes_decoded > s->bytes_in ? "uncompressed " : "");
     ddb_buf_putc(out, '\n');
 }
 
@@ -99,16 +104,17 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
             ddb_buf_putc(out, ',');
         stats_json(out, &s->entities[i]);
     }
-    ddb_buf_printf(out,
-                   "],\"bytes_in\":%llu,\"bytes_decoded\":%llu,\"bytes_out\":%llu,\"seconds\":%.3f,\"input_errors\":%llu,"
-                   "\"warnings\":%llu,\"changes\":{\"inserted\":%llu,\"modified\":%llu,"
-                   "\"removed\":%llu},\"committed\":%s,\"outputs\":[",
-                   (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_decoded,
-                   (unsigned long long)s->bytes_out, s->seconds,
-                   (unsigned long long)s->input_errors, (unsigned long long)s->warnings,
-                   (unsigned long long)s->changes[DDB_CHANGE_INSERT],
-                   (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
-                   (unsigned long long)s->changes[DDB_CHANGE_REMOVE], s->committed ? "true" : "false");
+    ddb_buf_printf(
+        out,
+        "],\"bytes_in\":%llu,\"bytes_decoded\":%llu,\"bytes_out\":%llu,\"seconds\":%.3f,\"input_"
+        "errors\":%llu,"
+        "\"warnings\":%llu,\"changes\":{\"inserted\":%llu,\"modified\":%llu,"
+        "\"removed\":%llu},\"committed\":%s,\"outputs\":[",
+        (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_decoded,
+        (unsigned long long)s->bytes_out, s->seconds, (unsigned long long)s->input_errors,
+        (unsigned long long)s->warnings, (unsigned long long)s->changes[DDB_CHANGE_INSERT],
+        (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
+        (unsigned long long)s->changes[DDB_CHANGE_REMOVE], s->committed ? "true" : "false");
     for (size_t i = 0; i < s->n_outputs; i++) {
         if (i)
             ddb_buf_putc(out, ',');
@@ -125,4 +131,16 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
                        ? "true"
                        : "false",
                    exit_code);
+}
+
+void ddb_summary_dispose(ddb_summary *s)
+{
+    if (s == NULL)
+        return;
+    free(s->entities);
+    for (size_t i = 0; i < s->n_outputs; i++)
+        free(s->outputs[i]);
+    free(s->outputs);
+    free(s->rejects_path);
+    memset(s, 0, sizeof(*s));
 }

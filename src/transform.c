@@ -6,13 +6,13 @@
  * re-renders each key from the result: an item decodes only if encoding the
  * record would give its keys back byte for byte. Encode is the inverse.
  */
+#include "ddbpipe/transform.h"
+
 #include <stdio.h>
 #include <string.h>
 
 #include "ddbpipe/json.h"
-#include "ddbpipe/mapping.h"
 #include "ddbpipe/number.h"
-#include "convert.h"
 #include "template.h"
 
 typedef struct slot {
@@ -394,14 +394,14 @@ done:
     return rc;
 }
 
-int ddb_mapping_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
-                       ddb_error *err)
+int ddb_transform_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
+                         ddb_error *err)
 {
     return decode(out, m, item, a, err, 0);
 }
 
-int ddb_mapping_decode_key(ddb_decoded *out, const ddb_mapping *m, const ddb_item *key,
-                           ddb_arena *a, ddb_error *err)
+int ddb_transform_decode_key(ddb_decoded *out, const ddb_mapping *m, const ddb_item *key,
+                             ddb_arena *a, ddb_error *err)
 {
     return decode(out, m, key, a, err, 1);
 }
@@ -607,14 +607,14 @@ done:
     return rc;
 }
 
-int ddb_mapping_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
-                       const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
+int ddb_transform_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
+                         const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
 {
     return encode(out, m, e, record, typed, a, err, 0);
 }
 
-int ddb_mapping_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
-                           const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
+int ddb_transform_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
+                             const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
 {
     return encode(out, m, e, record, typed, a, err, 1);
 }

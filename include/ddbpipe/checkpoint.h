@@ -21,7 +21,7 @@
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
-#include "ddbpipe/pipeline.h"
+#include "ddbpipe/summary.h"
 #include "ddbpipe/reader.h"
 
 typedef enum ddb_outcome {
@@ -35,13 +35,13 @@ typedef enum ddb_outcome {
 
 /* The committed prefix: where to resume and what it counted. */
 typedef struct ddb_checkpoint {
-    int input;                /* resume with this input (inputs, then open readers) */
-    uint64_t pos;             /* ... at this position (ddb_reader skip_to) */
-    ddb_entity_stats *rows;   /* per entity row, as in the summary */
+    int input;              /* resume with this input (inputs, then open readers) */
+    uint64_t pos;           /* ... at this position (ddb_reader skip_to) */
+    ddb_entity_stats *rows; /* per entity row, as in the summary */
     size_t n_rows;
     ddb_entity_stats total;
     uint64_t changes[4];
-    uint64_t rejects;         /* lines in the rejects file */
+    uint64_t rejects; /* lines in the rejects file */
 } ddb_checkpoint;
 
 typedef struct ddb_tracker ddb_tracker;
@@ -83,12 +83,12 @@ int ddb_tracker_restore(ddb_tracker *t, const ddb_checkpoint *c);
 /* ------------------------------------------------------------- state file */
 
 typedef struct ddb_state {
-    char *fingerprint;   /* JSON object */
+    char *fingerprint; /* JSON object */
     ddb_checkpoint ck;
-    char *reader_state;  /* JSON from the resumed input's reader, or NULL */
-    char *outputs;       /* JSON array from the output's checkpoint */
+    char *reader_state; /* JSON from the resumed input's reader, or NULL */
+    char *outputs;      /* JSON array from the output's checkpoint */
     uint64_t rejects_bytes;
-    int complete;        /* the run finished: nothing to resume */
+    int complete; /* the run finished: nothing to resume */
 } ddb_state;
 
 /* Writes the state atomically: a temporary file, fsync, rename, fsync of

@@ -16,15 +16,15 @@ typedef struct ddb_csv ddb_csv;
 typedef struct ddb_csv_field {
     const char *ptr; /* unescaped bytes ("" turned into "); valid until the next row */
     size_t len;
-    int quoted;      /* the field was written in quotes (so "" is an empty string, not absent) */
+    int quoted; /* the field was written in quotes (so "" is an empty string, not absent) */
 } ddb_csv_field;
 
 typedef struct ddb_csv_row {
     const ddb_csv_field *fields;
     size_t count;
-    uint64_t line;      /* 1-based physical line where the row starts */
-    uint64_t offset;    /* byte offset of the row start in the decoded stream */
-    const char *raw;    /* the row's original text, terminator excluded */
+    uint64_t line;   /* 1-based physical line where the row starts */
+    uint64_t offset; /* byte offset of the row start in the decoded stream */
+    const char *raw; /* the row's original text, terminator excluded */
     size_t raw_len;
 } ddb_csv_row;
 

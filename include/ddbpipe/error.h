@@ -14,10 +14,10 @@
 
 typedef enum ddb_error_code {
     DDB_OK = 0,
-    DDB_ERROR = -1,    /* unclassified failure */
-    DDB_ENOMEM = -2,   /* allocation failed */
-    DDB_EINVAL = -3,   /* invalid data: the record or value breaks a rule */
-    DDB_EIO = -4,      /* reading or writing a file or stream failed */
+    DDB_ERROR = -1,  /* unclassified failure */
+    DDB_ENOMEM = -2, /* allocation failed */
+    DDB_EINVAL = -3, /* invalid data: the record or value breaks a rule */
+    DDB_EIO = -4,    /* reading or writing a file or stream failed */
     DDB_ENOTFOUND = -5,
     DDB_EVERIFY = -6,  /* checksum or count mismatch */
     DDB_EUSAGE = -7,   /* bad option or mapping: the user must change the command */

@@ -69,8 +69,7 @@ int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want, const unsig
  * md5_out, when not NULL, receives an MD5 filter placed on the raw file bytes
  * (before decompression) whose digest the caller can read at the end; it is
  * owned by the returned chain. */
-int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out,
-                         ddb_error *err);
+int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out, ddb_error *err);
 
 /* Reads through src->vt and counts the bytes in src->bytes_in. Returns > 0,
  * 0 at end of stream (also when len is 0), or a negative code with err set. */

@@ -44,18 +44,19 @@ int ddb_json_parse_typed_value(ddb_json_parser *p, ddb_value *out, const char *t
 
 /* The shapes a DynamoDB JSON line can take. */
 typedef enum ddb_json_line_kind {
-    DDB_JSON_LINE_ITEM,   /* {"Item":{...}} (Export to S3 / Import from S3) */
-    DDB_JSON_LINE_BARE,   /* {"attr":{"S":..},...} */
-    DDB_JSON_LINE_CHANGE  /* incremental export: {"Metadata":..,"Keys":..,"NewImage":..,"OldImage":..} */
+    DDB_JSON_LINE_ITEM,  /* {"Item":{...}} (Export to S3 / Import from S3) */
+    DDB_JSON_LINE_BARE,  /* {"attr":{"S":..},...} */
+    DDB_JSON_LINE_CHANGE /* incremental export:
+                            {"Metadata":..,"Keys":..,"NewImage":..,"OldImage":..} */
 } ddb_json_line_kind;
 
 typedef struct ddb_json_change {
-    ddb_map keys;        /* Keys */
-    ddb_map new_image;   /* NewImage (has_new_image says if present) */
-    ddb_map old_image;   /* OldImage */
+    ddb_map keys;      /* Keys */
+    ddb_map new_image; /* NewImage (has_new_image says if present) */
+    ddb_map old_image; /* OldImage */
     int has_new_image;
     int has_old_image;
-    ddb_str write_time;  /* Metadata.WriteTimestampMicros N text, len 0 if absent */
+    ddb_str write_time; /* Metadata.WriteTimestampMicros N text, len 0 if absent */
 } ddb_json_change;
 
 /*

@@ -1,7 +1,7 @@
 /*
- * mapping.h — a declarative description of one single-table design, and the
- * transformer that decodes its items into per-entity records and encodes
- * records back into items.
+ * mapping.h — a declarative description of one single-table design: its
+ * table, keys and indexes, and its entities with their key templates and
+ * fields. The transformer that uses it is in transform.h.
  *
  * The language is documented in formats/README.md. A loaded mapping is
  * immutable and may be shared; decode/encode only allocate in the arena they
@@ -142,62 +142,5 @@ const ddb_entity *ddb_mapping_entity(const ddb_mapping *m, const char *name);
 
 /* Field index by record field name, or -1. */
 int ddb_entity_field_index(const ddb_entity *e, const char *name, size_t len);
-
-/* A decoded item: the entity and its record. */
-typedef struct ddb_decoded {
-    const ddb_entity *entity;
-    ddb_map record;    /* declared fields present (declared order), then undeclared attributes */
-    size_t n_declared; /* record.attrs[0..n_declared) are declared fields */
-} ddb_decoded;
-
-/*
- * Decodes an item. Returns 0 with *out filled; DDB_ENOMATCH when no entity
- * matches (err says why; out->entity NULL); DDB_EINVAL when the item belongs
- * to an entity (out->entity set) but cannot be decoded faithfully: a key that
- * does not fit its template, a field captured twice with different values, a
- * value that does not convert to its declared type, an undeclared attribute
- * under the "reject" policy. Record values may point into the item's memory.
- */
-int ddb_mapping_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
-                       ddb_error *err);
-
-/*
- * Decodes only the key attributes of an item (a delete in an incremental
- * export carries just the keys). Same returns as ddb_mapping_decode.
- */
-int ddb_mapping_decode_key(ddb_decoded *out, const ddb_mapping *m, const ddb_item *key,
-                           ddb_arena *a, ddb_error *err);
-
-/*
- * Encodes a record of entity e into an item with every key and index
- * attribute computed. typed = 0 means values come from CSV/plain JSON and are
- * converted to the declared types; typed = 1 means they are DynamoDB values
- * (converted only when the declared type differs). An `_extra` field holds
- * undeclared attributes (DynamoDB JSON text, or a map in that shape). An index
- * template whose fields are missing is left out (sparse index); a missing
- * table-key field, a value that cannot be converted, a value containing the
- * separator that follows it in a template, or an item breaking DynamoDB's
- * rules is DDB_EINVAL with the reason. The item is validated against the
- * table's key schema.
- */
-int ddb_mapping_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
-                       const ddb_map *record, int typed, ddb_arena *a, ddb_error *err);
-
-/* Encodes only the table key attributes of a (key-only) record. */
-int ddb_mapping_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
-                           const ddb_map *record, int typed, ddb_arena *a, ddb_error *err);
-
-/*
- * Converts v to type want, as decode and encode do: S<->N (validated), S ->
- * B (base64), S -> BOOL (true/false), S/L -> sets, S (JSON text) -> M/L, and
- * plain-JSON shapes to DynamoDB shapes. A NULL stays NULL whatever the
- * declared type. Returns 0 or DDB_EINVAL with the reason.
- */
-int ddb_value_convert(ddb_value *out, const ddb_value *v, ddb_type want, ddb_arena *a,
-                      ddb_error *err);
-
-/* Interprets a plain-JSON tree in DynamoDB JSON shape ({"S":"x"} parsed as a
- * map) as the typed value it spells. Used for `_extra`. */
-int ddb_value_from_typed_json(ddb_value *out, const ddb_value *plain, ddb_arena *a, ddb_error *err);
 
 #endif

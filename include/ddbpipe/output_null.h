@@ -14,8 +14,8 @@
 typedef struct ddb_dry_run_stats {
     uint64_t puts;
     uint64_t deletes;
-    uint64_t bytes;      /* item sizes as DynamoDB counts them */
-    uint64_t wcu;        /* write units: 1 per started KB of each put; deletes count 1 */
+    uint64_t bytes; /* item sizes as DynamoDB counts them */
+    uint64_t wcu;   /* write units: 1 per started KB of each put; deletes count 1 */
 } ddb_dry_run_stats;
 
 /* ks (may be NULL): the key schema items are checked against, as the table

@@ -12,14 +12,14 @@
 #include "ddbpipe/table.h"
 
 typedef struct ddb_table_output_opts {
-    ddb_client *client;          /* borrowed */
+    ddb_client *client; /* borrowed */
     const char *table;
-    const ddb_table_info *info;  /* borrowed: the key schema items are checked against */
-    int max_attempts;            /* per item, for UnprocessedItems (default 10) */
-    uint32_t backoff_base_ms;    /* default 50 */
-    uint32_t backoff_cap_ms;     /* default 20000 */
-    uint64_t random_seed;        /* 0 = from the clock */
-    double max_wcu;              /* write capacity units per second at most (0 = no limit) */
+    const ddb_table_info *info; /* borrowed: the key schema items are checked against */
+    int max_attempts;           /* per item, for UnprocessedItems (default 10) */
+    uint32_t backoff_base_ms;   /* default 50 */
+    uint32_t backoff_cap_ms;    /* default 20000 */
+    uint64_t random_seed;       /* 0 = from the clock */
+    double max_wcu;             /* write capacity units per second at most (0 = no limit) */
 } ddb_table_output_opts;
 
 typedef struct ddb_table_write_stats {

@@ -36,13 +36,13 @@ typedef enum ddb_change_kind {
 
 typedef struct ddb_record {
     ddb_record_kind kind;
-    ddb_change_kind change;  /* incremental exports only */
-    ddb_map item;            /* the attributes (valid until the next call to next) */
-    int typed;               /* 1: DynamoDB-typed values; 0: CSV/plain JSON (types to infer) */
-    const char *source;      /* input file, as the user named it (or "stdin") */
-    uint64_t line;           /* 1-based line of the record start; 0 when unknown */
-    uint64_t offset;         /* byte offset of the record in the decoded input */
-    const char *raw;         /* original text of the record (may be NULL) */
+    ddb_change_kind change; /* incremental exports only */
+    ddb_map item;           /* the attributes (valid until the next call to next) */
+    int typed;              /* 1: DynamoDB-typed values; 0: CSV/plain JSON (types to infer) */
+    const char *source;     /* input file, as the user named it (or "stdin") */
+    uint64_t line;          /* 1-based line of the record start; 0 when unknown */
+    uint64_t offset;        /* byte offset of the record in the decoded input */
+    const char *raw;        /* original text of the record (may be NULL) */
     size_t raw_len;
     const char *reason;      /* DDB_REC_BAD: why (includes the position) */
     ddb_str write_time;      /* incremental exports: Metadata.WriteTimestampMicros */
@@ -147,8 +147,8 @@ char *ddb_entity_from_filename(const char *path, int *is_delete);
 /* DynamoDB JSON lines or plain NDJSON over src (owned from now on). kind is
  * DDB_IN_DDBJSON or DDB_IN_NDJSON; for DDBJSON the line shape is sniffed from
  * the first non-empty line. */
-int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kind,
-                         const char *name, const ddb_reader_opts *opts, ddb_error *err);
+int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kind, const char *name,
+                         const ddb_reader_opts *opts, ddb_error *err);
 
 /* AWS CLI scan output over src (owned). */
 int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,

@@ -29,7 +29,7 @@ typedef struct ddb_table_info {
     char *billing_mode; /* PAY_PER_REQUEST or PROVISIONED */
     uint64_t item_count;
     uint64_t size_bytes;
-    uint64_t read_capacity;  /* provisioned only */
+    uint64_t read_capacity; /* provisioned only */
     uint64_t write_capacity;
     ddb_index_info *indexes;
     size_t n_indexes;
@@ -50,12 +50,10 @@ void ddb_table_info_free(ddb_table_info *t);
  * waited so far (for a progress message). */
 typedef void (*ddb_table_wait_fn)(void *ctx, const ddb_table_info *t, double waited_s);
 
-
 /* The CreateTable request for mapping m under name table (default: the
  * mapping's table name): key schema, attribute definitions, every GSI and LSI
  * with its projection, on-demand billing. Appended to out. */
-int ddb_table_create_request(ddb_buf *out, const ddb_mapping *m, const char *table,
-                             ddb_error *err);
+int ddb_table_create_request(ddb_buf *out, const ddb_mapping *m, const char *table, ddb_error *err);
 
 /* CreateTable, then waits (ddb_table_wait_ready) until the table and all its
  * indexes are ACTIVE or timeout_s passes. An existing table is an error

@@ -37,18 +37,18 @@ typedef struct ddb_writer_vtable {
 
 struct ddb_writer {
     const ddb_writer_vtable *vt;
-    ddb_sink *sink;     /* owned */
+    ddb_sink *sink; /* owned */
     uint64_t records;
 };
 
 typedef struct ddb_writer_opts {
-    char delimiter;        /* CSV; 0 = ',' */
-    const char **columns;  /* CSV without an entity: the columns (NULL = first record's) */
+    char delimiter;       /* CSV; 0 = ',' */
+    const char **columns; /* CSV without an entity: the columns (NULL = first record's) */
     size_t n_columns;
-    int appending;         /* the file already holds a header (a resumed run) */
-    int extra_plain;       /* NDJSON/CSV records: undeclared attributes as plain JSON values
-                              (for analytics tools) instead of typed DynamoDB JSON; their types
-                              (B, sets) do not survive a read back */
+    int appending;   /* the file already holds a header (a resumed run) */
+    int extra_plain; /* NDJSON/CSV records: undeclared attributes as plain JSON values
+                        (for analytics tools) instead of typed DynamoDB JSON; their types
+                        (B, sets) do not survive a read back */
 } ddb_writer_opts;
 
 /*

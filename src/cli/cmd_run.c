@@ -17,6 +17,7 @@
 #include "ddbpipe/checkpoint.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/output.h"
+#include "ddbpipe/output_file.h"
 #include "ddbpipe/output_null.h"
 #include "ddbpipe/output_table.h"
 #include "ddbpipe/pipeline.h"

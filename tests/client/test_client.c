@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "ddbpipe/client.h"
+#include "client_internal.h"
 #include "ddbpipe/table.h"
 #include "support/testutil.h"
 

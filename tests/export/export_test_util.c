@@ -8,6 +8,7 @@
 
 #include "ddbpipe/codec.h"
 #include "ddbpipe/io.h"
+#include "ddbpipe/checksum.h"
 #include "ddbpipe/manifest.h"
 
 void xu_warn(void *ctx, const char *msg)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ddbpipe/codec.h"
+#include "ddbpipe/checksum.h"
 #include "ddbpipe/manifest.h"
 #include "ddbpipe/reader.h"
 #include "export/export_test_util.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ddbpipe/mapping.h"
+#include "ddbpipe/transform.h"
 #include "support/testutil.h"
 
 static ddb_mapping *fav, *fac, *mov;
@@ -39,10 +40,10 @@ static void round_trip(ddb_mapping *m, const char *item_text, const char *entity
     ddb_map item = tu_item(a, item_text);
     ddb_decoded d;
     ddb_item back;
-    cr_assert_eq(ddb_mapping_decode(&d, m, &item, a, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_transform_decode(&d, m, &item, a, &err), 0, "%s", err.message);
     cr_assert_str_eq(d.entity->name, entity);
     cr_assert_str_eq(tu_plain_text(&d.record), record);
-    cr_assert_eq(ddb_mapping_encode(&back, m, d.entity, &d.record, 1, a, &err), 0, "%s",
+    cr_assert_eq(ddb_transform_encode(&back, m, d.entity, &d.record, 1, a, &err), 0, "%s",
                  err.message);
     cr_assert(ddb_map_equal(&item, &back), "encoded differently:\n%s", tu_typed(&back));
 }
@@ -51,7 +52,7 @@ static int decode_rc(ddb_mapping *m, const char *item_text, ddb_decoded *d)
 {
     ddb_map item = tu_item(a, item_text);
     ddb_error_clear(&err);
-    return ddb_mapping_decode(d, m, &item, a, &err);
+    return ddb_transform_decode(d, m, &item, a, &err);
 }
 
 /* TagDto: createTime/lastAccessTime are longs (N), the LSI keys String.valueOf them */
@@ -134,7 +135,7 @@ Test(seeds, favorites_encode_writes_the_key_spelling)
     ddb_item item;
     const ddb_value *v;
     cr_assert_eq(
-        ddb_mapping_encode(&item, fav, ddb_mapping_entity(fav, "FavoriteData"), &rec, 0, a, &err),
+        ddb_transform_encode(&item, fav, ddb_mapping_entity(fav, "FavoriteData"), &rec, 0, a, &err),
         0, "%s", err.message);
     v = ddb_map_getz(&item, "gsiOnePk");
     cr_assert_not_null(v);
@@ -146,7 +147,7 @@ Test(seeds, favorites_encode_writes_the_key_spelling)
     /* a value outside the enum is refused, whatever its spelling */
     rec = tu_plain(a, "{\"userId\":\"u1\",\"dataId\":\"d1\",\"dataType\":\"file\"}");
     cr_assert_eq(
-        ddb_mapping_encode(&item, fav, ddb_mapping_entity(fav, "FavoriteData"), &rec, 0, a, &err),
+        ddb_transform_encode(&item, fav, ddb_mapping_entity(fav, "FavoriteData"), &rec, 0, a, &err),
         DDB_EINVAL);
 }
 

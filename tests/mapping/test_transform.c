@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "ddbpipe/mapping.h"
+#include "ddbpipe/transform.h"
 #include "support/testutil.h"
 
 static ddb_mapping *fav, *fav2, *fac, *mov;
@@ -39,7 +40,7 @@ static ddb_decoded decode_ok(ddb_mapping *m, const char *item_text)
 {
     ddb_map item = tu_item(a, item_text);
     ddb_decoded d;
-    int rc = ddb_mapping_decode(&d, m, &item, a, &err);
+    int rc = ddb_transform_decode(&d, m, &item, a, &err);
     cr_assert_eq(rc, 0, "decode failed (%d): %s", rc, err.message);
     return d;
 }
@@ -48,7 +49,7 @@ static int decode_rc(ddb_mapping *m, const char *item_text, ddb_decoded *d)
 {
     ddb_map item = tu_item(a, item_text);
     ddb_error_clear(&err);
-    return ddb_mapping_decode(d, m, &item, a, &err);
+    return ddb_transform_decode(d, m, &item, a, &err);
 }
 
 Test(transform, decodes_tag_with_rename_and_padding_undone)
@@ -78,8 +79,8 @@ Test(transform, encode_after_decode_gives_the_item_back)
         ddb_map item = tu_item(a, texts[i]);
         ddb_decoded d;
         ddb_item back;
-        cr_assert_eq(ddb_mapping_decode(&d, fav, &item, a, &err), 0, "%s", err.message);
-        cr_assert_eq(ddb_mapping_encode(&back, fav, d.entity, &d.record, 1, a, &err), 0, "%s",
+        cr_assert_eq(ddb_transform_decode(&d, fav, &item, a, &err), 0, "%s", err.message);
+        cr_assert_eq(ddb_transform_encode(&back, fav, d.entity, &d.record, 1, a, &err), 0, "%s",
                      err.message);
         cr_assert(ddb_map_equal(&item, &back), "item %zu:\n%s\n", i, tu_typed(&back));
     }
@@ -161,7 +162,7 @@ Test(transform, enum_constraint_rejects_on_decode_and_encode)
     cr_assert_eq(rc, DDB_EINVAL);
     cr_assert(strstr(err.message, "not one of image, link"), "%s", err.message);
     rec = tu_plain(a, "{\"userId\":\"u1\",\"dataId\":\"d1\",\"dataType\":\"hologram\"}");
-    rc = ddb_mapping_encode(&item, fav, ddb_mapping_entity(fav, "FavoriteData"), &rec, 0, a, &err);
+    rc = ddb_transform_encode(&item, fav, ddb_mapping_entity(fav, "FavoriteData"), &rec, 0, a, &err);
     cr_assert_eq(rc, DDB_EINVAL);
 }
 
@@ -186,7 +187,7 @@ Test(transform, mixed_type_sort_key_encodes_the_same_strings)
 {
     ddb_map rec = tu_plain(a, "{\"facilityId\":\"f1\",\"weekday\":\"Sat\",\"capacity\":\"80\"}");
     ddb_item item;
-    cr_assert_eq(ddb_mapping_encode(&item, fac, ddb_mapping_entity(fac, "WeekdayCapacity"), &rec, 0,
+    cr_assert_eq(ddb_transform_encode(&item, fac, ddb_mapping_entity(fac, "WeekdayCapacity"), &rec, 0,
                                     a, &err),
                  0, "%s", err.message);
     cr_assert_str_eq(tu_typed(&item), "{\"pk\":{\"S\":\"FACILITY#f1\"},\"sk\":{\"S\":\"Sat\"},"
@@ -203,7 +204,7 @@ Test(transform, hierarchical_sort_key_round_trips)
     ddb_decoded d = decode_ok(fac, text);
     ddb_item back;
     cr_assert_str_eq(d.entity->name, "Facility");
-    cr_assert_eq(ddb_mapping_encode(&back, fac, d.entity, &d.record, 1, a, &err), 0, "%s",
+    cr_assert_eq(ddb_transform_encode(&back, fac, d.entity, &d.record, 1, a, &err), 0, "%s",
                  err.message);
     cr_assert(ddb_map_equal(&item, &back), "%s", tu_typed(&back));
 }
@@ -213,11 +214,11 @@ Test(transform, encode_leaves_sparse_index_out_and_needs_table_key_fields)
     const ddb_entity *fd = ddb_mapping_entity(fav, "FavoriteData");
     ddb_map rec = tu_plain(a, "{\"userId\":\"u1\",\"dataId\":\"d1\",\"title\":\"x\"}");
     ddb_item item;
-    cr_assert_eq(ddb_mapping_encode(&item, fav, fd, &rec, 0, a, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_transform_encode(&item, fav, fd, &rec, 0, a, &err), 0, "%s", err.message);
     cr_assert_str_eq(tu_typed(&item), "{\"pk\":{\"S\":\"FavoriteData#u1\"},\"sk\":{\"S\":\"d1\"},"
                                       "\"title\":{\"S\":\"x\"}}");
     rec = tu_plain(a, "{\"dataId\":\"d1\"}");
-    cr_assert_eq(ddb_mapping_encode(&item, fav, fd, &rec, 0, a, &err), DDB_EINVAL);
+    cr_assert_eq(ddb_transform_encode(&item, fav, fd, &rec, 0, a, &err), DDB_EINVAL);
     cr_assert(strstr(err.message, "cannot compute pk \"FavoriteData#{userId}\": field userId is missing"),
               "%s", err.message);
 }
@@ -227,7 +228,7 @@ Test(transform, encode_rejects_values_holding_the_separator)
     const ddb_entity *fdt = ddb_mapping_entity(fav, "FavoriteDataTag");
     ddb_map rec = tu_plain(a, "{\"userId\":\"u#1\",\"dataId\":\"d1\",\"tagId\":\"t\"}");
     ddb_item item;
-    cr_assert_eq(ddb_mapping_encode(&item, fav, fdt, &rec, 0, a, &err), DDB_EINVAL);
+    cr_assert_eq(ddb_transform_encode(&item, fav, fdt, &rec, 0, a, &err), DDB_EINVAL);
     cr_assert(strstr(err.message, "contains '#'"), "%s", err.message);
 }
 
@@ -236,17 +237,17 @@ Test(transform, encode_pads_and_rejects_unpaddable_numbers)
     const ddb_entity *tag = ddb_mapping_entity(fav, "Tag");
     ddb_map rec = tu_plain(a, "{\"userId\":\"u\",\"tagId\":\"t\",\"createTime\":\"7\"}");
     ddb_item item;
-    cr_assert_eq(ddb_mapping_encode(&item, fav, tag, &rec, 0, a, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_transform_encode(&item, fav, tag, &rec, 0, a, &err), 0, "%s", err.message);
     cr_assert_str_eq(tu_typed(&item), "{\"pk\":{\"S\":\"Tag#u\"},\"sk\":{\"S\":\"t\"},"
                                       "\"lsiTwoSk\":{\"S\":\"00000000000000000007\"},"
                                       "\"crateTime\":{\"N\":\"7\"}}");
     rec = tu_plain(a, "{\"userId\":\"u\",\"tagId\":\"t\",\"createTime\":-7}");
-    cr_assert_eq(ddb_mapping_encode(&item, fav, tag, &rec, 0, a, &err), DDB_EINVAL);
+    cr_assert_eq(ddb_transform_encode(&item, fav, tag, &rec, 0, a, &err), DDB_EINVAL);
     cr_assert(strstr(err.message, "negative"), "%s", err.message);
     rec = tu_plain(a, "{\"userId\":\"u\",\"tagId\":\"t\",\"createTime\":123456789012345678901}");
-    cr_assert_eq(ddb_mapping_encode(&item, fav, tag, &rec, 0, a, &err), DDB_EINVAL);
+    cr_assert_eq(ddb_transform_encode(&item, fav, tag, &rec, 0, a, &err), DDB_EINVAL);
     rec = tu_plain(a, "{\"userId\":\"u\",\"tagId\":\"t\",\"createTime\":\"soon\"}");
-    cr_assert_eq(ddb_mapping_encode(&item, fav, tag, &rec, 0, a, &err), DDB_EINVAL);
+    cr_assert_eq(ddb_transform_encode(&item, fav, tag, &rec, 0, a, &err), DDB_EINVAL);
     cr_assert(strstr(err.message, "field createTime"), "%s", err.message);
 }
 
@@ -257,7 +258,7 @@ Test(transform, rekeying_decodes_with_one_mapping_and_encodes_with_another)
     ddb_item item2;
     ddb_decoded back;
     cr_assert_not_null(e2);
-    cr_assert_eq(ddb_mapping_encode(&item2, fav2, e2, &d.record, 1, a, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_transform_encode(&item2, fav2, e2, &d.record, 1, a, &err), 0, "%s", err.message);
     cr_assert_str_eq(tu_typed(&item2),
                      "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"TAG#t9\"},"
                      "\"LSI1SK\":{\"S\":\"TAGNAME#travel\"},"
@@ -265,10 +266,10 @@ Test(transform, rekeying_decodes_with_one_mapping_and_encodes_with_another)
                      "\"tn\":{\"S\":\"travel\"},\"ct\":{\"N\":\"1600000000000\"},"
                      "\"la\":{\"N\":\"1600000500000\"}}");
     /* and back: v2 decode, v1 encode gives the original item */
-    cr_assert_eq(ddb_mapping_decode(&back, fav2, &item2, a, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_transform_decode(&back, fav2, &item2, a, &err), 0, "%s", err.message);
     {
         ddb_item orig = tu_item(a, TAG_ITEM), again;
-        cr_assert_eq(ddb_mapping_encode(&again, fav, ddb_mapping_entity(fav, "Tag"), &back.record,
+        cr_assert_eq(ddb_transform_encode(&again, fav, ddb_mapping_entity(fav, "Tag"), &back.record,
                                         1, a, &err),
                      0, "%s", err.message);
         cr_assert(ddb_map_equal(&orig, &again), "%s", tu_typed(&again));
@@ -314,9 +315,9 @@ Test(transform, inverted_index_and_sparse_gsi_in_movies)
         ddb_map item = tu_item(a, all[i]);
         ddb_decoded d;
         ddb_item back;
-        cr_assert_eq(ddb_mapping_decode(&d, mov, &item, a, &err), 0, "%s", err.message);
+        cr_assert_eq(ddb_transform_decode(&d, mov, &item, a, &err), 0, "%s", err.message);
         cr_assert_str_eq(d.entity->name, names[i]);
-        cr_assert_eq(ddb_mapping_encode(&back, mov, d.entity, &d.record, 1, a, &err), 0, "%s",
+        cr_assert_eq(ddb_transform_encode(&back, mov, d.entity, &d.record, 1, a, &err), 0, "%s",
                      err.message);
         cr_assert(ddb_map_equal(&item, &back), "%s", tu_typed(&back));
     }
@@ -346,7 +347,7 @@ Test(transform, csv_cells_convert_to_declared_types)
            "\"ratings\":\"{\\\"imdb\\\":8.5}\",\"poster\":\"AAEC\",\"released\":\"TRUE\","
            "\"_extra\":\"{\\\"legacy\\\":{\\\"NS\\\":[\\\"1\\\",\\\"2\\\"]}}\"}");
     ddb_item item;
-    cr_assert_eq(ddb_mapping_encode(&item, mov, movie, &rec, 0, a, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_transform_encode(&item, mov, movie, &rec, 0, a, &err), 0, "%s", err.message);
     cr_assert_str_eq(tu_typed(&item),
                      "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"mov#m1\"},\"gsi1pk\":{\"S\":\"mov#m1\"},"
                      "\"gsi1sk\":{\"S\":\"mov#m1\"},\"title\":{\"S\":\"T\"},"
@@ -361,7 +362,7 @@ Test(transform, ndjson_extra_in_typed_shape_is_understood)
     ddb_map rec = tu_plain(a, "{\"movieId\":\"m1\",\"actorId\":\"a1\","
                               "\"_extra\":{\"blob\":{\"B\":\"AQ==\"},\"n\":{\"NULL\":true}}}");
     ddb_item item;
-    cr_assert_eq(ddb_mapping_encode(&item, mov, cm, &rec, 0, a, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_transform_encode(&item, mov, cm, &rec, 0, a, &err), 0, "%s", err.message);
     cr_assert(strstr(tu_typed(&item), "\"blob\":{\"B\":\"AQ==\"},\"n\":{\"NULL\":true}"), "%s",
               tu_typed(&item));
 }
@@ -371,7 +372,7 @@ Test(transform, extra_cannot_overwrite_computed_keys)
     const ddb_entity *cm = ddb_mapping_entity(mov, "CastMember");
     ddb_map rec = tu_plain(a, "{\"movieId\":\"m1\",\"actorId\":\"a1\",\"_extra\":{\"pk\":{\"S\":\"x\"}}}");
     ddb_item item;
-    cr_assert_eq(ddb_mapping_encode(&item, mov, cm, &rec, 0, a, &err), DDB_EINVAL);
+    cr_assert_eq(ddb_transform_encode(&item, mov, cm, &rec, 0, a, &err), DDB_EINVAL);
     cr_assert(strstr(err.message, "'pk' would overwrite"), "%s", err.message);
 }
 
@@ -379,7 +380,7 @@ Test(transform, required_field_missing_is_rejected)
 {
     ddb_map rec = tu_plain(a, "{\"facilityId\":\"f\",\"weekday\":\"Mon\"}");
     ddb_item item;
-    cr_assert_eq(ddb_mapping_encode(&item, fac, ddb_mapping_entity(fac, "WeekdayCapacity"), &rec, 0,
+    cr_assert_eq(ddb_transform_encode(&item, fac, ddb_mapping_entity(fac, "WeekdayCapacity"), &rec, 0,
                                     a, &err),
                  DDB_EINVAL);
     cr_assert(strstr(err.message, "required field capacity"), "%s", err.message);
@@ -392,7 +393,7 @@ Test(transform, null_values_survive_both_ways)
     ddb_map item = tu_item(a, text);
     ddb_decoded d = decode_ok(mov, text);
     ddb_item back;
-    cr_assert_eq(ddb_mapping_encode(&back, mov, d.entity, &d.record, 1, a, &err), 0, "%s",
+    cr_assert_eq(ddb_transform_encode(&back, mov, d.entity, &d.record, 1, a, &err), 0, "%s",
                  err.message);
     cr_assert(ddb_map_equal(&item, &back), "%s", tu_typed(&back));
 }
@@ -402,8 +403,8 @@ Test(transform, delete_keys_decode_and_encode)
     ddb_map key = tu_item(a, "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t9\"}}");
     ddb_decoded d;
     ddb_item k2;
-    cr_assert_eq(ddb_mapping_decode_key(&d, fav, &key, a, &err), 0, "%s", err.message);
-    cr_assert_eq(ddb_mapping_encode_key(&k2, fav2, ddb_mapping_entity(fav2, "Tag"), &d.record, 1, a,
+    cr_assert_eq(ddb_transform_decode_key(&d, fav, &key, a, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_transform_encode_key(&k2, fav2, ddb_mapping_entity(fav2, "Tag"), &d.record, 1, a,
                                         &err),
                  0, "%s", err.message);
     cr_assert_str_eq(tu_typed(&k2), "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"TAG#t9\"}}");

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "ddbpipe/output.h"
+#include "ddbpipe/output_file.h"
 #include "support/files.h"
 #include "support/outputs.h"
 #include "support/testutil.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ddbpipe/codec.h"
-#include "ddbpipe/output.h"
+#include "ddbpipe/rejects.h"
 #include "support/files.h"
 #include "support/readers.h"
 #include "support/testutil.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ddbpipe/reader.h"
+#include "ddbpipe/transform.h"
 #include "ddbpipe/writer.h"
 #include "support/outputs.h"
 #include "support/readers.h"
@@ -117,9 +118,9 @@ static void roundtrip(const ddb_mapping *m, const char *ename, const char *const
     for (size_t i = 0; i < n; i++) {
         ddb_item orig = tu_item(a, items[i]);
         ddb_decoded d;
-        cr_assert_eq(ddb_mapping_decode(&d, m, &orig, a, &err), 0, "%s: %s", items[i], err.message);
+        cr_assert_eq(ddb_transform_decode(&d, m, &orig, a, &err), 0, "%s: %s", items[i], err.message);
         cr_assert_eq(d.entity, e, "%s decoded as %s", items[i], d.entity->name);
-        cr_assert_eq(ddb_mapping_encode(&direct[i], m, e, &d.record, 1, a, &err), 0, "%s",
+        cr_assert_eq(ddb_transform_encode(&direct[i], m, e, &d.record, 1, a, &err), 0, "%s",
                      err.message);
         cr_assert(ddb_map_equal(&direct[i], &orig), "direct encode differs: %s",
                   tu_typed(&direct[i]));
@@ -136,7 +137,7 @@ static void roundtrip(const ddb_mapping *m, const char *ename, const char *const
         cr_assert_eq(rec->kind, DDB_REC_PUT, "record %zu: %s\n%.*s", i,
                      rec->reason ? rec->reason : "", (int)len, data);
         cr_assert_eq(rec->typed, 0);
-        cr_assert_eq(ddb_mapping_encode(&back, m, e, &rec->item, rec->typed, a, &err), 0,
+        cr_assert_eq(ddb_transform_encode(&back, m, e, &rec->item, rec->typed, a, &err), 0,
                      "record %zu: %s\n%.*s", i, err.message, (int)len, data);
         cr_assert(ddb_map_equal(&back, &direct[i]), "record %zu (%s) gives\n%s\nfile:\n%.*s", i,
                   ddb_out_format_name(fmt), tu_typed(&back), (int)len, data);

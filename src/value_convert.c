@@ -3,7 +3,6 @@
  * JSON, DynamoDB JSON) and the types a mapping declares. Used by the
  * transformer for every field, and directly for `_extra` and --types.
  */
-#include "convert.h"
 
 #include <stdio.h>
 #include <string.h>
