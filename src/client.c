@@ -5,6 +5,7 @@
  * dates go stale) and every 200 response is checked against x-amz-crc32.
  */
 #include "ddbpipe/client.h"
+#include "ddbpipe/clock.h"
 
 #include <curl/curl.h>
 #include <signal.h>
@@ -63,20 +64,12 @@ struct ddb_client {
     int queued;
     CURL **idle; /* easy handles kept for reuse */
     int n_idle, cap_idle;
-    volatile sig_atomic_t interrupted;
     volatile sig_atomic_t *stop;
     void (*on_idle)(void *ctx);
     void *idle_ctx;
     uint64_t last_idle_ms;
     ddb_client_stats stats;
 };
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static size_t on_body(char *data, size_t size, size_t n, void *ud)
 {
@@ -335,8 +328,8 @@ static void attempt_failed(ddb_client *c, call *cl, int retryable)
 {
     cl->resp.ok = 0;
     cl->resp.retryable = retryable;
-    if (retryable && cl->attempts < c->max_attempts && !c->interrupted) {
-        cl->wake_ms = now_ms() + ddb_backoff_ms(&c->rng, cl->attempts, c->base_ms, c->cap_ms);
+    if (retryable && cl->attempts < c->max_attempts && !(c->stop && *c->stop)) {
+        cl->wake_ms = ddb_clock_ms() + ddb_backoff_ms(&c->rng, cl->attempts, c->base_ms, c->cap_ms);
         c->queued++;
         enqueue_delayed(c, cl);
         return;
@@ -411,7 +404,7 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
     retryable = status >= 500 || ddb_error_is_throttling(cl->resp.error_type) ||
                 ddb_client_error_is_server_side(cl->resp.error_type);
     if (ddb_error_is_throttling(cl->resp.error_type)) {
-        uint64_t now = now_ms();
+        uint64_t now = ddb_clock_ms();
         cl->throttles++;
         c->stats.throttles++;
         /* Multiplicative decrease, at most once a second so one burst of
@@ -493,9 +486,9 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
 
         if (until && until(ctx))
             return 0;
-        if (c->interrupted || (c->stop && *c->stop))
+        if (c->stop && *c->stop)
             return ddb_error_set(err, DDB_EINTR, "interrupted");
-        now = now_ms();
+        now = ddb_clock_ms();
         if (c->on_idle && now - c->last_idle_ms >= 100) {
             c->last_idle_ms = now;
             c->on_idle(c->idle_ctx);
@@ -517,7 +510,7 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
         timeout = curl_timeout < 0 || curl_timeout > 200 ? 200 : (int)curl_timeout;
         if (c->delayed) {
             uint64_t wake = c->delayed->wake_ms;
-            now = now_ms();
+            now = ddb_clock_ms();
             if (wake <= now)
                 timeout = 0;
             else if (wake - now < (uint64_t)timeout)
@@ -536,7 +529,7 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
 int ddb_client_step(ddb_client *c, ddb_error *err)
 {
     int running = 0;
-    promote_delayed(c, now_ms());
+    promote_delayed(c, ddb_clock_ms());
     start_ready(c);
     if (c->in_flight == 0)
         return 0;
@@ -594,12 +587,6 @@ void ddb_response_dispose(ddb_response *resp)
     resp->body_len = 0;
 }
 
-void ddb_client_set_concurrency(ddb_client *c, int n)
-{
-    c->concurrency = n < 1 ? 1 : n > MAX_CONCURRENCY ? MAX_CONCURRENCY : n;
-    c->max_concurrency = c->concurrency;
-}
-
 void ddb_client_describe_target(const ddb_client *c, char *out, size_t cap)
 {
     snprintf(out, cap, "region %s, endpoint %s", c->region, c->url);
@@ -608,11 +595,6 @@ void ddb_client_describe_target(const ddb_client *c, char *out, size_t cap)
 int ddb_client_concurrency(const ddb_client *c)
 {
     return c->concurrency;
-}
-
-void ddb_client_interrupt(ddb_client *c)
-{
-    c->interrupted = 1;
 }
 
 void ddb_client_set_stop_flag(ddb_client *c, volatile sig_atomic_t *flag)

@@ -552,3 +552,9 @@ void ddb_source_free(ddb_source *src)
         src = up;
     }
 }
+
+const char *ddb_path_base(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}

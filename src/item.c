@@ -21,8 +21,6 @@
  * big stack buffers are noinline so walk()'s recursive frames stay small. */
 #define STACK_SLOTS 1024
 
-#define QUOTE_MAX 60
-
 /*
  * The path to the value being checked, as a chain of stack frames: nothing is
  * formatted or allocated unless a check fails, so the happy path pays one
@@ -37,32 +35,6 @@ typedef struct frame {
     size_t len;
     size_t index; /* FRAME_INDEX */
 } frame;
-
-/* Copies at most QUOTE_MAX bytes of s for a message, "..." when cut, control
- * bytes as '?'. Returns the bytes written (excluding NUL). */
-static size_t quote_text(char *dst, size_t cap, const char *s, size_t len)
-{
-    size_t n = len, o = 0;
-    int cut = 0;
-
-    if (cap == 0)
-        return 0;
-    if (n > QUOTE_MAX) {
-        n = QUOTE_MAX;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-        cut = 1;
-    }
-    for (size_t i = 0; i < n && o + 1 < cap; i++) {
-        unsigned char c = (unsigned char)s[i];
-        dst[o++] = (c < 0x20 || c == 0x7F) ? '?' : (char)c;
-    }
-    if (cut)
-        for (int k = 0; k < 3 && o + 1 < cap; k++)
-            dst[o++] = '.';
-    dst[o] = '\0';
-    return o;
-}
 
 static void format_path(char *dst, size_t cap, const frame *f)
 {
@@ -82,7 +54,7 @@ static void format_path(char *dst, size_t cap, const frame *f)
         } else {
             if (o > 0)
                 dst[o++] = '.';
-            o += quote_text(dst + o, cap - o, c->name, c->len);
+            o += ddb_error_quote(dst + o, cap - o, c->name, c->len);
         }
     }
 }
@@ -249,7 +221,7 @@ __attribute__((noinline)) static int find_duplicate(const void *base_, size_t st
 __attribute__((noinline)) static int check_names(const ddb_map *m, const frame *f, int top,
                                                  ddb_error *err)
 {
-    char q[QUOTE_MAX * 2 + 8];
+    char q[DDB_QUOTE_MAX * 2 + 8];
     size_t a, b;
     int rc;
 
@@ -261,12 +233,12 @@ __attribute__((noinline)) static int check_names(const ddb_map *m, const frame *
         if (nm->len == 0 && top)
             return ddb_error_set(err, DDB_EINVAL, "attribute %zu has an empty name", i);
         if (nm->len > NAME_MAX_BYTES) {
-            quote_text(q, sizeof(q), nm->ptr, nm->len);
+            ddb_error_quote(q, sizeof(q), nm->ptr, nm->len);
             return fail(err, DDB_EINVAL, f, "%s '%s' is %zu bytes (max %u)", what, q, nm->len,
                         NAME_MAX_BYTES);
         }
         if (!utf8_ok(nm->ptr, nm->len, &bad)) {
-            quote_text(q, sizeof(q), nm->ptr, nm->len);
+            ddb_error_quote(q, sizeof(q), nm->ptr, nm->len);
             return fail(err, DDB_EINVAL, f, "%s '%s' is not valid UTF-8 (byte %zu)", what, q, bad);
         }
     }
@@ -275,7 +247,7 @@ __attribute__((noinline)) static int check_names(const ddb_map *m, const frame *
         return 0;
     if (rc < 0)
         return fail(err, rc, f, "out of memory checking %ss", what);
-    quote_text(q, sizeof(q), m->attrs[b].name.ptr, m->attrs[b].name.len);
+    ddb_error_quote(q, sizeof(q), m->attrs[b].name.ptr, m->attrs[b].name.len);
     return fail(err, DDB_EINVAL, f, "%sduplicate attribute name '%s'", top ? "" : "map has ", q);
 }
 
@@ -325,7 +297,7 @@ static void quote_member(char *dst, size_t cap, ddb_type set_type, const ddb_str
         snprintf(dst, cap, "%.*s%s", (int)w, b64, m->len > n ? "..." : "");
         return;
     }
-    quote_text(dst, cap, m->ptr, m->len);
+    ddb_error_quote(dst, cap, m->ptr, m->len);
 }
 
 __attribute__((noinline)) static int check_set(const ddb_value *v, const frame *f, size_t *size,
@@ -336,7 +308,7 @@ __attribute__((noinline)) static int check_set(const ddb_value *v, const frame *
     size_t n = v->u.l.count, a = 0, b = 0, total = 0;
     ns_key stack_keys[NS_STACK_KEYS];
     ns_key *keys = NULL;
-    char q1[QUOTE_MAX * 2 + 8], q2[QUOTE_MAX * 2 + 8];
+    char q1[DDB_QUOTE_MAX * 2 + 8], q2[DDB_QUOTE_MAX * 2 + 8];
     int rc = 0;
 
     if (n == 0)

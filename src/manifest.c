@@ -17,6 +17,7 @@
 
 #include "ddbpipe/checksum.h"
 #include "ddbpipe/codec.h"
+#include "ddbpipe/io.h"
 
 #define SUMMARY_MAX (1024u * 1024u)
 #define FILES_MAX (256u * 1024u * 1024u) /* ~1M data files: far beyond any real export */
@@ -62,12 +63,6 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 static void strip_slashes(char *p)
 {
     size_t n = strlen(p);
@@ -99,7 +94,7 @@ static char *dir_name(const char *path)
  * be cut textually, so those go through realpath. */
 static char *parent_dir(const char *dir)
 {
-    const char *b = base_name(dir);
+    const char *b = ddb_path_base(dir);
     if (strcmp(b, ".") == 0 || strcmp(b, "..") == 0) {
         char *abs = realpath(dir, NULL), *p;
         if (abs == NULL)
@@ -228,7 +223,8 @@ static int check_manifest(loader *ld, const char *json_path, const char *data, s
     }
     if (rc == 0 && !checked)
         warnf(ld, "%s: no usable %.*s.md5 or .checksum beside it; not verified", json_path,
-              (int)(stem - (size_t)(base_name(json_path) - json_path)), base_name(json_path));
+              (int)(stem - (size_t)(ddb_path_base(json_path) - json_path)),
+              ddb_path_base(json_path));
     free(text);
     return rc;
 }
@@ -396,7 +392,7 @@ static int parse_files(loader *ld, const char *text, size_t len)
 
 static int locate(loader *ld, ddb_manifest_file *f, const char *parent)
 {
-    const char *rel = after_marker(f->key), *base = base_name(f->key);
+    const char *rel = after_marker(f->key), *base = ddb_path_base(f->key);
     char *cand[3] = {NULL, NULL, NULL}, *data_base = join("data", base), tried[800] = "";
     size_t nc = 0, used = 0;
     int rc = DDB_ENOTFOUND;

@@ -19,26 +19,13 @@
 
 #include "ddbpipe/json.h"
 #include "ddbpipe/rate.h"
+#include "ddbpipe/clock.h"
 #include "keyset.h"
 #include "client_internal.h"
 #include "output_table_internal.h"
 
 #define BATCH_MAX_ITEMS 25
 #define BATCH_MAX_BYTES (16u * 1024u * 1024u - 64u * 1024u)
-
-static double now_sec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static void list_push(entry_list *l, entry *e)
 {
@@ -173,7 +160,7 @@ static void requeue(table_output *to, entry *e, const char *why)
         refused(to, e, reason);
         return;
     }
-    e->wake_ms = now_ms() + ddb_backoff_ms(&to->rng, e->attempts, to->base_ms, to->cap_ms);
+    e->wake_ms = ddb_clock_ms() + ddb_backoff_ms(&to->rng, e->attempts, to->base_ms, to->cap_ms);
     retry_insert(&to->retry, e);
 }
 
@@ -200,7 +187,7 @@ static void batch_done(void *ctx, ddb_response *resp)
     to->batches_in_flight--;
     to->stats.throttles += resp->throttles;
     if (resp->throttles > 0)
-        ddb_rate_throttled(&to->rate, now_sec());
+        ddb_rate_throttled(&to->rate, ddb_clock_seconds());
     if (resp->ok) {
         char *flags = calloc(b->n ? b->n : 1, 1);
         double cu = 0;
@@ -316,10 +303,10 @@ static int send_batch(table_output *to, entry **entries, size_t n, double taken,
  * is waiting, or the input has ended). */
 static int pump(table_output *to, int force, ddb_error *err)
 {
-    uint64_t now = now_ms();
+    uint64_t now = ddb_clock_ms();
     int limit = ddb_client_concurrency(to->client) * 2;
     to->rate_wait_ms = 0;
-    ddb_rate_tick(&to->rate, now_sec());
+    ddb_rate_tick(&to->rate, ddb_clock_seconds());
     while (to->batches_in_flight < limit) {
         entry *picked[BATCH_MAX_ITEMS];
         size_t n = 0, bytes = 0;
@@ -334,7 +321,7 @@ static int pump(table_output *to, int force, ddb_error *err)
         if (due + to->pending.n == 0)
             return 0;
         /* Capacity first: a batch waits whole rather than going out in part. */
-        if ((wait = ddb_rate_take(&to->rate, 0, now_sec())) != 0) {
+        if ((wait = ddb_rate_take(&to->rate, 0, ddb_clock_seconds())) != 0) {
             to->rate_wait_ms = wait;
             return 0;
         }
@@ -353,7 +340,7 @@ static int pump(table_output *to, int force, ddb_error *err)
         for (size_t i = 0; i < n; i++)
             cost += picked[i]->wcu;
         cost = ddb_rate_cost(&to->rate, cost);
-        ddb_rate_take(&to->rate, cost, now_sec());
+        ddb_rate_take(&to->rate, cost, ddb_clock_seconds());
         if ((rc = send_batch(to, picked, n, cost, err)) != 0)
             return rc;
     }
@@ -399,7 +386,7 @@ static int wait_for(table_output *to, int (*cond)(void *), ddb_error *err)
             break;
         if (ddb_client_pending(to->client) == 0 && (to->retry.head || to->rate_wait_ms)) {
             /* Only time can help: a backoff or the capacity limit. */
-            uint64_t now = now_ms(), ms = to->rate_wait_ms ? to->rate_wait_ms : 0;
+            uint64_t now = ddb_clock_ms(), ms = to->rate_wait_ms ? to->rate_wait_ms : 0;
             if (to->retry.head && to->retry.head->wake_ms > now &&
                 (ms == 0 || to->retry.head->wake_ms - now < ms))
                 ms = to->retry.head->wake_ms - now;
@@ -589,7 +576,7 @@ int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, dd
     to->base_ms = opts->backoff_base_ms ? opts->backoff_base_ms : 50;
     to->cap_ms = opts->backoff_cap_ms ? opts->backoff_cap_ms : 20000;
     to->rng = opts->random_seed ? opts->random_seed : (uint64_t)time(NULL) * 2654435761u;
-    ddb_rate_init(&to->rate, opts->max_wcu, now_sec());
+    ddb_rate_init(&to->rate, opts->max_wcu, ddb_clock_seconds());
     to->max_queued =
         (size_t)(ddb_client_concurrency(opts->client) > 0 ? ddb_client_concurrency(opts->client)
                                                           : 16) *

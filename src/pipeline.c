@@ -14,6 +14,7 @@
 #include "ddbpipe/checkpoint.h"
 #include "ddbpipe/item.h"
 #include "ddbpipe/json.h"
+#include "ddbpipe/clock.h"
 
 typedef struct run {
     const ddb_pipeline_opts *o;
@@ -35,8 +36,6 @@ typedef struct run {
 /* A checkpoint also comes after this much committed work (but at most once a
  * second), so a fast run killed between timed checkpoints redoes little. */
 #define CHECKPOINT_RECORDS 1000
-
-static double now_seconds(void);
 
 static ddb_entity_stats *row(run *r, int entity_index)
 {
@@ -369,7 +368,7 @@ static int save_checkpoint(run *r, int complete, ddb_error *err)
     if ((rc = ddb_state_save(o->state_path, &st, err)) != 0)
         goto done;
     r->s->checkpoints++;
-    r->last_checkpoint = now_seconds();
+    r->last_checkpoint = ddb_clock_seconds();
 done:
     ddb_buf_dispose(&outputs);
     ddb_buf_dispose(&reader);
@@ -387,7 +386,7 @@ static int at_boundary(const run *r)
 /* Every few hundred records: progress and, when due, a checkpoint. */
 static int tick(run *r, ddb_error *err)
 {
-    double now = now_seconds();
+    double now = ddb_clock_seconds();
     if (r->o->progress != NULL && now - r->last_progress >= 0.1) {
         r->last_progress = now;
         r->o->progress(r->o->progress_ctx, r->s, r->reading);
@@ -555,13 +554,6 @@ static int run_input(run *r, const char *path, ddb_error *err)
     return rc;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /*
  * The numbers a run reports once it is over, so that every record read is in
  * exactly one column: read is what was read; written is what the output holds
@@ -619,7 +611,7 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
 {
     run r;
     const ddb_mapping *m = o->mapping;
-    double t0 = now_seconds();
+    double t0 = ddb_clock_seconds();
     int rc = 0;
 
     memset(s, 0, sizeof(*s));
@@ -712,7 +704,7 @@ done:
         o->output->reject = NULL;
         o->output->ack_ctx = NULL;
     }
-    s->seconds = now_seconds() - t0;
+    s->seconds = ddb_clock_seconds() - t0;
     ddb_tracker_free(r.tracker);
     ddb_arena_free(r.arena);
     ddb_buf_dispose(&r.msg);

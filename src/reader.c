@@ -41,12 +41,6 @@ int ddb_input_format_parse(ddb_input_format *out, const char *s)
     return DDB_EUSAGE;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 static int strip_suffix(char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -66,7 +60,7 @@ char *ddb_entity_from_filename(const char *path, int *is_delete)
         *is_delete = 0;
     if (strcmp(path, "-") == 0)
         return NULL;
-    name = strdup(base_name(path));
+    name = strdup(ddb_path_base(path));
     if (name == NULL)
         return NULL;
     strip_suffix(name, ".gz");
@@ -217,7 +211,7 @@ static char *find_single_export(const char *dir, int *count)
  * handled before this is asked). */
 static int is_export_path(const char *path)
 {
-    return strcmp(base_name(path), "manifest-summary.json") == 0;
+    return strcmp(ddb_path_base(path), "manifest-summary.json") == 0;
 }
 
 int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts, ddb_error *err)

@@ -16,12 +16,13 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/rate.h"
+#include "ddbpipe/clock.h"
 
 typedef struct page {
     struct page *next;
     int segment;
-    char *next_key;  /* the segment's LastEvaluatedKey after this page; NULL: it was the last */
-    char *body;      /* the response; values point into it */
+    char *next_key; /* the segment's LastEvaluatedKey after this page; NULL: it was the last */
+    char *body;     /* the response; values point into it */
     ddb_arena *arena;
     ddb_map *items;
     size_t n_items;
@@ -36,14 +37,14 @@ typedef struct segment {
     uint64_t pages;
     uint64_t items;
     /* checkpoint: where to start again so nothing settled is read twice */
-    char *ckpt_key;  /* NULL with ckpt_done = 0: from the beginning */
+    char *ckpt_key; /* NULL with ckpt_done = 0: from the beginning */
     int ckpt_done;
 } segment;
 
 /* A page handed out whose items are not all settled yet (FIFO, read order). */
 typedef struct consumed {
     struct consumed *next;
-    int seg;           /* index in segs */
+    int seg; /* index in segs */
     char *next_key;
     uint64_t remaining;
 } consumed;
@@ -60,7 +61,7 @@ typedef struct table_reader {
     page *head, *tail; /* pages waiting to be read */
     int n_pages;
     int max_pages;
-    page *current;     /* page being handed out (freed on the next call) */
+    page *current; /* page being handed out (freed on the next call) */
     int failed;
     ddb_error failure;
     ddb_record rec;
@@ -70,18 +71,11 @@ typedef struct table_reader {
     ddb_scan_stats stats;
     ddb_buf body;
     consumed *c_head, *c_tail;
-    ddb_rate rate;      /* --max-rcu */
-    double page_cost;   /* capacity of the last page: the estimate for the next */
+    ddb_rate rate;    /* --max-rcu */
+    double page_cost; /* capacity of the last page: the estimate for the next */
     uint32_t rate_wait_ms;
     struct scan_ctx *flying;
 } table_reader;
-
-static double now_sec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 typedef struct scan_ctx {
     struct scan_ctx *prev, *next; /* the reader's requests in flight */
@@ -187,7 +181,7 @@ static void scan_done(void *ctx, ddb_response *resp)
     tr->stats.requests++;
     tr->stats.throttles += resp->throttles;
     if (resp->throttles > 0)
-        ddb_rate_throttled(&tr->rate, now_sec());
+        ddb_rate_throttled(&tr->rate, ddb_clock_seconds());
     if (!resp->ok) {
         ddb_rate_settle(&tr->rate, taken, 0);
         if (!tr->failed) {
@@ -249,8 +243,8 @@ static int request_page(table_reader *tr, segment *seg, ddb_error *err)
     uint32_t wait;
     int rc;
 
-    ddb_rate_tick(&tr->rate, now_sec());
-    if ((wait = ddb_rate_take(&tr->rate, cost, now_sec())) != 0) {
+    ddb_rate_tick(&tr->rate, ddb_clock_seconds());
+    if ((wait = ddb_rate_take(&tr->rate, cost, ddb_clock_seconds())) != 0) {
         tr->rate_wait_ms = wait; /* --max-rcu: ask again later */
         return 0;
     }
@@ -522,8 +516,8 @@ int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_e
     if (first < 0 || first > last || last >= total) {
         free(tr);
         return ddb_error_set(err, DDB_EUSAGE,
-                             "segment range %d-%d does not fit %d segment%s (numbered 0-%d)",
-                             first, last, total, total == 1 ? "" : "s", total - 1);
+                             "segment range %d-%d does not fit %d segment%s (numbered 0-%d)", first,
+                             last, total, total == 1 ? "" : "s", total - 1);
     }
     snprintf(name, sizeof(name), "table %s", o->table);
     tr->base.vt = &table_vt;
@@ -551,7 +545,7 @@ int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_e
     }
     for (int i = 0; i < tr->n_segs; i++)
         tr->segs[i].number = first + i;
-    ddb_rate_init(&tr->rate, o->max_rcu, now_sec());
+    ddb_rate_init(&tr->rate, o->max_rcu, ddb_clock_seconds());
     tr->rec.kind = DDB_REC_PUT;
     tr->rec.typed = 1;
     tr->rec.source = tr->source;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "ddbpipe/json.h"
+#include "ddbpipe/clock.h"
 
 static const char *jstr(json_object *o, const char *key)
 {
@@ -254,8 +255,9 @@ int ddb_table_create_request(ddb_buf *b, const ddb_mapping *m, const char *table
             const ddb_index_def *ix = &t->indexes[i];
             if (ix->global != g)
                 continue;
-            ddb_buf_puts(b, any ? ",{" : (g ? ",\"GlobalSecondaryIndexes\":[{"
-                                              : ",\"LocalSecondaryIndexes\":[{"));
+            ddb_buf_puts(
+                b, any ? ",{"
+                       : (g ? ",\"GlobalSecondaryIndexes\":[{" : ",\"LocalSecondaryIndexes\":[{"));
             any = 1;
             ddb_buf_puts(b, "\"IndexName\":");
             ddb_json_put_string(b, ix->name, strlen(ix->name));
@@ -290,13 +292,6 @@ static int readiness(const ddb_table_info *t, int gsis)
     return 1;
 }
 
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Sleeps up to seconds, waking early when *stop is set. */
 static void nap(double seconds, volatile sig_atomic_t *stop)
 {
@@ -311,7 +306,7 @@ int ddb_table_wait_ready(ddb_table_info **out, ddb_client *c, const char *table,
                          void *ctx, ddb_error *err)
 {
     ddb_table_info *ti = NULL;
-    double t0 = mono_now(), pause = 1.0;
+    double t0 = ddb_clock_seconds(), pause = 1.0;
     int rc, ready;
 
     *out = NULL;
@@ -320,7 +315,7 @@ int ddb_table_wait_ready(ddb_table_info **out, ddb_client *c, const char *table,
             goto done;
         if ((ready = readiness(ti, gsis)) != 0)
             break;
-        if (mono_now() - t0 >= timeout_s) {
+        if (ddb_clock_seconds() - t0 >= timeout_s) {
             rc = ddb_error_set(err, DDB_EUSAGE,
                                "table %s is still %s after %d s of waiting for it to become ACTIVE",
                                table, busy_status(ti->status) ? ti->status : "creating an index",
@@ -328,7 +323,7 @@ int ddb_table_wait_ready(ddb_table_info **out, ddb_client *c, const char *table,
             goto done;
         }
         if (on_wait != NULL)
-            on_wait(ctx, ti, mono_now() - t0);
+            on_wait(ctx, ti, ddb_clock_seconds() - t0);
         ddb_table_info_free(ti);
         ti = NULL;
         nap(pause, stop);
@@ -339,8 +334,7 @@ int ddb_table_wait_ready(ddb_table_info **out, ddb_client *c, const char *table,
         pause = pause < 5.0 ? pause * 1.5 : 5.0;
     }
     if (ready < 0) {
-        rc = ddb_error_set(err, DDB_EUSAGE, "table %s is %s and cannot be used", table,
-                           ti->status);
+        rc = ddb_error_set(err, DDB_EUSAGE, "table %s is %s and cannot be used", table, ti->status);
         goto done;
     }
     *out = ti;
@@ -368,16 +362,15 @@ int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int
         if (strcmp(resp.error_type, "ResourceInUseException") == 0 && exists_ok) {
             rc = 0;
         } else {
-            rc = ddb_error_set(err, strcmp(resp.error_type, "ResourceInUseException") == 0
-                                        ? DDB_EUSAGE
-                                        : DDB_ENET,
-                               "CreateTable %s failed: %s%s%s", name, resp.error_type,
-                               resp.error_type[0] ? ": " : "", resp.message);
+            rc = ddb_error_set(
+                err, strcmp(resp.error_type, "ResourceInUseException") == 0 ? DDB_EUSAGE : DDB_ENET,
+                "CreateTable %s failed: %s%s%s", name, resp.error_type,
+                resp.error_type[0] ? ": " : "", resp.message);
             goto done;
         }
     }
-    rc = ddb_table_wait_ready(&ti, c, name, 1, timeout_s > 0 ? timeout_s : 600, stop, on_wait,
-                              ctx, err);
+    rc = ddb_table_wait_ready(&ti, c, name, 1, timeout_s > 0 ? timeout_s : 600, stop, on_wait, ctx,
+                              err);
 done:
     ddb_table_info_free(ti);
     ddb_response_dispose(&resp);

@@ -35,9 +35,6 @@ void *ddb_arena_grow(ddb_arena *a, void *p, size_t old_size, size_t new_size);
  * few MiB of others) for reuse so a steady stream of records allocates nothing. */
 void ddb_arena_reset(ddb_arena *a);
 
-/* Bytes currently handed out (for tests and memory accounting). */
-size_t ddb_arena_used(const ddb_arena *a);
-
 /* Frees the arena and all its chunks. Accepts NULL. */
 void ddb_arena_free(ddb_arena *a);
 

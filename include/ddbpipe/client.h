@@ -111,16 +111,11 @@ int ddb_client_call(ddb_client *c, const char *operation, const char *body, size
 
 void ddb_response_dispose(ddb_response *resp);
 
-/* Changes how many requests may be in flight (adaptive throttling). */
-void ddb_client_set_concurrency(ddb_client *c, int n);
 int ddb_client_concurrency(const ddb_client *c);
 
 /* "region R, endpoint URL" for messages about a table that cannot be found
  * or reached: the two things a user gets wrong at 3 a.m. Appended to out. */
 void ddb_client_describe_target(const ddb_client *c, char *out, size_t cap);
-
-/* Makes the next ddb_client_run return DDB_EINTR (safe from a signal handler). */
-void ddb_client_interrupt(ddb_client *c);
 
 /* ddb_client_run also returns DDB_EINTR once *flag is non-zero (a flag a
  * signal handler sets). */

@@ -48,6 +48,15 @@ int ddb_error_prefix(ddb_error *err, const char *fmt, ...) __attribute__((format
 /* Resets err to DDB_OK with an empty message. */
 void ddb_error_clear(ddb_error *err);
 
+/* How many bytes of a value a message quotes before cutting it with "...". */
+#define DDB_QUOTE_MAX 60
+
+/* Copies at most DDB_QUOTE_MAX bytes of s into dst (cap bytes, NUL-terminated)
+ * for an error message: "..." appended when cut (never inside a UTF-8
+ * sequence), control bytes turned into '?' so a message stays one line.
+ * Returns the length written. dst needs DDB_QUOTE_MAX + 4 bytes for a full quote. */
+size_t ddb_error_quote(char *dst, size_t cap, const char *s, size_t len);
+
 /* Static, human name of a code ("invalid data", "I/O error"...). */
 const char *ddb_error_code_name(int code);
 

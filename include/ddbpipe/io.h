@@ -78,6 +78,9 @@ ssize_t ddb_source_read(ddb_source *src, void *buf, size_t len, ddb_error *err);
 /* Bytes read from the bottom of the chain (the file itself): for progress. */
 uint64_t ddb_source_raw_bytes(const ddb_source *src);
 
+/* The last component of a path ("a/b/c.json" -> "c.json"), pointing into path. */
+const char *ddb_path_base(const char *path);
+
 /* Frees src and everything upstream of it. Accepts NULL. */
 void ddb_source_free(ddb_source *src);
 

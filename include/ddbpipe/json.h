@@ -38,10 +38,6 @@ int ddb_json_parse_plain(ddb_json_parser *p, ddb_value *out, const char *text, s
 int ddb_json_parse_typed_map(ddb_json_parser *p, ddb_map *out, const char *text, size_t len,
                              ddb_arena *a, ddb_error *err);
 
-/* One typed attribute value: {"S":"x"} / {"L":[...]} / ... */
-int ddb_json_parse_typed_value(ddb_json_parser *p, ddb_value *out, const char *text, size_t len,
-                               ddb_arena *a, ddb_error *err);
-
 /* The shapes a DynamoDB JSON line can take. */
 typedef enum ddb_json_line_kind {
     DDB_JSON_LINE_ITEM,  /* {"Item":{...}} (Export to S3 / Import from S3) */

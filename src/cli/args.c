@@ -18,16 +18,6 @@ void cli_error(const char *hint, const char *fmt, ...)
         fprintf(stderr, "hint: %s\n", hint);
 }
 
-void cli_warn(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("ddbpipe: warning: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
 /* Edit distance, for "did you mean --mapping?". */
 static size_t distance(const char *a, const char *b)
 {
@@ -70,17 +60,16 @@ static int set_value(const cli_command *cmd, const cli_opt *o, const char *v)
     default:
         return 0;
     }
-bad:
-    {
-        char hint[128];
-        snprintf(hint, sizeof(hint), "see ddbpipe %s --help", cmd->name);
-        cli_error(hint, "--%s needs a non-negative whole number, not \"%s\"", o->name, v);
-    }
+bad : {
+    char hint[128];
+    snprintf(hint, sizeof(hint), "see ddbpipe %s --help", cmd->name);
+    cli_error(hint, "--%s needs a non-negative whole number, not \"%s\"", o->name, v);
+}
     return EXIT_USAGE;
 }
 
-int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts,
-              const char ***pos, size_t *npos, int *help)
+int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts, const char ***pos,
+              size_t *npos, int *help)
 {
     const char **p = calloc((size_t)argc + 1, sizeof(char *));
     size_t n = 0;
@@ -228,27 +217,6 @@ int cli_parse_types(const char *spec, ddb_type_hint **out, size_t *n)
     free(copy);
     *out = h;
     return 0;
-}
-
-int cli_exit_for(int code)
-{
-    switch (code) {
-    case DDB_OK:
-        return EXIT_OK;
-    case DDB_EUSAGE:
-        return EXIT_USAGE;
-    case DDB_ENOTFOUND:
-    case DDB_EVERIFY:
-        return EXIT_INPUT;
-    case DDB_EIO:
-        return EXIT_OUTPUT;
-    case DDB_ENET:
-        return EXIT_SERVICE;
-    case DDB_EINTR:
-        return EXIT_INTERRUPTED;
-    default:
-        return EXIT_INPUT;
-    }
 }
 
 void cli_report(void *ctx, int severity, const char *msg)

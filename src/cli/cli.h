@@ -51,13 +51,9 @@ int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts
 
 /* Prints "ddbpipe: error: <msg>" and, when hint is not NULL, "hint: <hint>". */
 void cli_error(const char *hint, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Prints the help of a command: usage, description, options. */
 void cli_print_help(const cli_command *cmd, const cli_opt *opts);
-
-/* Maps an engine error code to an exit code. */
-int cli_exit_for(int code);
 
 /* Problem reporter for the pipeline: prints to stderr. */
 void cli_report(void *ctx, int severity, const char *msg);

@@ -202,10 +202,8 @@ Test(roundtrip, ndjson_empty_binary)
     roundtrip(mov, "Movie", empty_poster, 1, DDB_OUT_NDJSON);
 }
 
-/* BUG: writer.c put_cell() forces quotes only for an empty S; an empty B
- * (base64 text "") is written as an empty unquoted cell, which the CSV reader
- * reads as "attribute absent": the item comes back without "poster". Expected
- * the cell `""` (as for an empty string), so export -> encode keeps poster = B "". */
+/* An empty B is written as the cell `""` (as an empty string is), not as an
+ * empty cell, which reads back as "attribute absent". */
 Test(roundtrip, csv_empty_binary)
 {
     roundtrip(mov, "Movie", empty_poster, 1, DDB_OUT_CSV);
