@@ -163,7 +163,7 @@ static void advance(ddb_tracker *t)
                 if (s->line)
                     ddb_buf_append(&t->acc_lines, s->line, s->line_len);
             }
-            unit_done = s->rd && s->rd->settled ? s->rd->settled(s->rd, s->pos) : 1;
+            unit_done = s->rd && s->rd->vt->settled ? s->rd->vt->settled(s->rd, s->pos) : 1;
             input = s->input;
             pos = s->pos + 1;
         }
@@ -447,14 +447,14 @@ int ddb_state_check_fingerprint(const char *saved, const char *now, ddb_error *e
         if (old == NULL || !ddb_value_equal(old, &at->value)) {
             const ddb_str *was = old && old->type == DDB_TYPE_S ? &old->u.s : NULL;
             const ddb_str *is = at->value.type == DDB_TYPE_S ? &at->value.u.s : NULL;
-            rc = ddb_error_set(err, DDB_EUSAGE,
-                               "cannot resume: %.*s differ%s from the checkpointed run "
-                               "(was \"%.*s\", now \"%.*s\")",
-                               (int)at->name.len, at->name.ptr,
-                               at->name.len && at->name.ptr[at->name.len - 1] == 's' ? "" : "s",
-                               was ? (int)(was->len > 200 ? 200 : was->len) : 0,
-                               was ? was->ptr : "", is ? (int)(is->len > 200 ? 200 : is->len) : 0,
-                               is ? is->ptr : "");
+            rc =
+                ddb_error_set(err, DDB_EUSAGE,
+                              "cannot resume: %.*s differ%s from the checkpointed run "
+                              "(was \"%.*s\", now \"%.*s\")",
+                              (int)at->name.len, at->name.ptr,
+                              at->name.len && at->name.ptr[at->name.len - 1] == 's' ? "" : "s",
+                              was ? (int)(was->len > 200 ? 200 : was->len) : 0, was ? was->ptr : "",
+                              is ? (int)(is->len > 200 ? 200 : is->len) : 0, is ? is->ptr : "");
             goto done;
         }
     }

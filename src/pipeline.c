@@ -308,21 +308,13 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
     return o->output->vt->put(o->output, idx, kind, &item, 0, rec, err);
 }
 
-/* Which entity a record file belongs to (encode; validate of record files). */
-static const ddb_entity *file_entity(const ddb_pipeline_opts *o, const char *path, int *is_delete)
+/* Which entity a reader's records are (encode; validate and import of record
+ * files): the reader's hint, from --entity or its file name. */
+static const ddb_entity *reader_entity(const ddb_pipeline_opts *o, const ddb_reader *rd)
 {
-    char *hint;
-    const ddb_entity *e = NULL;
-    *is_delete = 0;
-    if (o->mapping == NULL)
+    if (o->mapping == NULL || rd->entity_hint == NULL)
         return NULL;
-    if (o->reader.entity != NULL)
-        return ddb_mapping_entity(o->mapping, o->reader.entity);
-    hint = ddb_entity_from_filename(path, is_delete);
-    if (hint != NULL)
-        e = ddb_mapping_entity(o->mapping, hint);
-    free(hint);
-    return e;
+    return ddb_mapping_entity(o->mapping, rd->entity_hint);
 }
 
 /*
@@ -354,8 +346,8 @@ static int save_checkpoint(run *r, int complete, ddb_error *err)
     if (o->rejects != NULL &&
         (rc = ddb_rejects_checkpoint(o->rejects, &st.rejects_bytes, err)) != 0)
         goto done;
-    if (r->reading != NULL && c->input == r->input && r->reading->save_state != NULL &&
-        (rc = r->reading->save_state(r->reading, &reader)) != 0) {
+    if (r->reading != NULL && c->input == r->input && r->reading->vt->save_state != NULL &&
+        (rc = r->reading->vt->save_state(r->reading, &reader)) != 0) {
         rc = ddb_error_set(err, rc, "cannot save the reader's position");
         goto done;
     }
@@ -406,21 +398,20 @@ static int tick(run *r, ddb_error *err)
 }
 
 /* Reads every record of rd through the transformer into the output. */
-static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
+static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
 {
     const ddb_pipeline_opts *o = r->o;
-    const ddb_entity *fe = NULL;
+    const ddb_entity *fe = reader_entity(o, rd);
+    int is_delete = fe != NULL && rd->deletes, rc, records_mode;
     ddb_error rerr;
-    int rc, is_delete = 0, records_mode;
 
-    fe = path ? file_entity(o, path, &is_delete) : NULL;
     records_mode = o->mode == DDB_MODE_ENCODE ||
                    ((o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) && fe != NULL);
     if (o->mode == DDB_MODE_ENCODE && fe == NULL) {
         r->s->input_errors++;
         report(r, DDB_REPORT_ERROR,
                "%s: cannot tell which entity its records are: name the file <Entity>.csv (or "
-               ".ndjson, .json) after an entity of %s, or pass --entity",
+               ".ndjson, .json) after an entity of %s, or name its entity for the run",
                rd->name, o->mapping->path);
         return 0;
     }
@@ -452,7 +443,7 @@ static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
             continue; /* resuming: committed by the interrupted run */
         ddb_arena_reset(r->arena);
         if ((rec->seq = ddb_tracker_begin(r->tracker, r->input, rec->pos, (int)rec->change,
-                                          rd->settled ? rd : NULL)) == 0)
+                                          rd->vt->settled ? rd : NULL)) == 0)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
         r->s->changes[rec->change & 3]++;
         if (o->delete_all && rec->kind == DDB_REC_PUT)
@@ -482,10 +473,8 @@ static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
 
 static void count_bytes(run *r, const ddb_reader *rd)
 {
-    if (rd->raw_bytes != NULL)
-        r->s->bytes_in += rd->raw_bytes(rd);
-    if (rd->decoded_bytes != NULL)
-        r->s->bytes_decoded += rd->decoded_bytes(rd);
+    r->s->bytes_in += ddb_reader_raw_bytes(rd);
+    r->s->bytes_decoded += ddb_reader_decoded_bytes(rd);
 }
 
 /* Reader warnings (e.g. a manifest checksum that no longer matches) are
@@ -505,12 +494,12 @@ static int resume_position(run *r, ddb_reader *rd, ddb_error *err)
     r->skip_below = 0;
     if (st == NULL || st->ck.input != r->input)
         return 0;
-    if (rd->load_state != NULL && st->reader_state != NULL)
-        return rd->load_state(rd, st->reader_state, strlen(st->reader_state), err);
+    if (rd->vt->load_state != NULL && st->reader_state != NULL)
+        return rd->vt->load_state(rd, st->reader_state, strlen(st->reader_state), err);
     if (st->ck.pos == 0)
         return 0;
-    if (rd->skip_to != NULL)
-        return rd->skip_to(rd, st->ck.pos, err);
+    if (rd->vt->skip_to != NULL)
+        return rd->vt->skip_to(rd, st->ck.pos, err);
     r->skip_below = st->ck.pos;
     return 0;
 }
@@ -522,7 +511,7 @@ static int read_input(run *r, ddb_reader *rd, const char *path, ddb_error *err)
     r->reading = rd;
     if ((rc = resume_position(r, rd, err)) != 0)
         return rc;
-    rc = run_reader(r, rd, path, err);
+    rc = run_reader(r, rd, err);
     count_bytes(r, rd);
     if (rc == 0 && ddb_tracker_end_input(r->tracker, r->input) != 0)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");

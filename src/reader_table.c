@@ -368,7 +368,7 @@ static int tr_load_state(ddb_reader *r, const char *json, size_t len, ddb_error 
     }
     if (strtol(ts->u.s.ptr, NULL, 10) != tr->total_segments || (int)segs->u.l.count != tr->n_segs) {
         rc = ddb_error_set(err, DDB_EUSAGE,
-                           "the saved scan used %.*s segments (or another --segment-range); "
+                           "the saved scan used %.*s segments (or another range of them); "
                            "resume with the same options",
                            (int)ts->u.s.len, ts->u.s.ptr);
         goto done;
@@ -500,7 +500,9 @@ static uint64_t tr_bytes(const ddb_reader *r)
     return ((const table_reader *)r)->bytes;
 }
 
-static const ddb_reader_vtable table_vt = {tr_next, tr_free};
+static const ddb_reader_vtable table_vt = {"table scan", tr_next,       tr_free,
+                                           tr_bytes,     tr_bytes,      NULL,
+                                           tr_settled,   tr_save_state, tr_load_state};
 
 int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_error *err)
 {
@@ -523,11 +525,6 @@ int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_e
     tr->base.vt = &table_vt;
     tr->base.name = strdup(name);
     tr->base.format = DDB_IN_AUTO;
-    tr->base.raw_bytes = tr_bytes;
-    tr->base.decoded_bytes = tr_bytes;
-    tr->base.settled = tr_settled;
-    tr->base.save_state = tr_save_state;
-    tr->base.load_state = tr_load_state;
     tr->client = o->client;
     tr->table = strdup(o->table);
     tr->source = strdup(name);

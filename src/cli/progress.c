@@ -79,8 +79,8 @@ static void take(cli_progress *p, snapshot *s)
     uint64_t bytes = live ? live->bytes_in : 0;
     memset(s, 0, sizeof(*s));
     s->percent = s->eta = -1;
-    if (p->reading && p->reading->raw_bytes)
-        bytes += p->reading->raw_bytes(p->reading);
+    if (p->reading)
+        bytes += ddb_reader_raw_bytes(p->reading);
     if (live) {
         s->read = live->total.read;
         s->written = live->total.written;
@@ -129,9 +129,9 @@ static void take(cli_progress *p, snapshot *s)
     } else if (p->reading && p->reading->expected_items > 0) {
         /* an export folder: its manifest's itemCount */
         s->percent = 100.0 * (double)s->read / (double)p->reading->expected_items;
-    } else if (p->reading && p->reading->total_bytes > 0 && p->reading->raw_bytes) {
+    } else if (p->reading && p->reading->total_bytes > 0) {
         s->percent =
-            100.0 * (double)p->reading->raw_bytes(p->reading) / (double)p->reading->total_bytes;
+            100.0 * (double)ddb_reader_raw_bytes(p->reading) / (double)p->reading->total_bytes;
     }
     if (s->percent > 100)
         s->percent = 100;

@@ -84,13 +84,16 @@ static int page_settled(ddb_reader *r, uint64_t pos)
     return pos % 3 == 2;
 }
 
+static const ddb_reader_vtable paged_vt = {"pages", NULL,         NULL, NULL, NULL,
+                                           NULL,    page_settled, NULL, NULL};
+
 Test(tracker, a_reader_with_units_commits_whole_units_only)
 {
     ddb_tracker *t = make(1);
     ddb_reader rd;
     uint64_t s[5];
     memset(&rd, 0, sizeof(rd));
-    rd.settled = page_settled;
+    rd.vt = &paged_vt;
     for (int i = 0; i < 5; i++)
         s[i] = ddb_tracker_begin(t, 0, (uint64_t)i, 0, &rd);
     ddb_tracker_settle(t, s[0], 0, DDB_OUTCOME_WRITTEN, NULL, 0);

@@ -102,7 +102,7 @@ Test(scan, items_across_buffer_refills, .timeout = 60)
         cr_assert_eq(memcmp(rec->raw, doc.ptr + off[i], len[i]), 0, "item %d raw", i);
     }
     tu_expect_end(r);
-    cr_assert_eq(r->decoded_bytes(r), doc.len);
+    cr_assert_eq(ddb_reader_decoded_bytes(r), doc.len);
     ddb_reader_free(r);
     ddb_buf_dispose(&doc);
 }
