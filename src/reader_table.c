@@ -525,6 +525,7 @@ int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_e
     tr->base.vt = &table_vt;
     tr->base.name = strdup(name);
     tr->base.format = DDB_IN_AUTO;
+    tr->base.expected_items = o->item_count;
     tr->client = o->client;
     tr->table = strdup(o->table);
     tr->source = strdup(name);

@@ -18,8 +18,9 @@ typedef struct ddb_table_reader_opts {
     int segment_first;
     int segment_last;
     int consistent_read;
-    uint64_t page_size; /* Limit per request; 0 = DynamoDB's 1 MB pages */
-    double max_rcu;     /* read capacity units per second at most (0 = no limit) */
+    uint64_t page_size;  /* Limit per request; 0 = DynamoDB's 1 MB pages */
+    double max_rcu;      /* read capacity units per second at most (0 = no limit) */
+    uint64_t item_count; /* the table's ItemCount (DescribeTable), for progress; 0 = unknown */
 } ddb_table_reader_opts;
 
 typedef struct ddb_scan_stats {

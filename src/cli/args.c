@@ -186,39 +186,6 @@ int cli_parse_delimiter(const char *s, char *out)
     return 0;
 }
 
-int cli_parse_types(const char *spec, ddb_type_hint **out, size_t *n)
-{
-    size_t cap = 1;
-    ddb_type_hint *h;
-    char *copy = strdup(spec), *save = NULL, *tok;
-
-    for (const char *c = spec; *c; c++)
-        cap += *c == ',';
-    h = calloc(cap, sizeof(*h));
-    *n = 0;
-    if (h == NULL || copy == NULL) {
-        free(h);
-        free(copy);
-        return EXIT_USAGE;
-    }
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(tok, '=');
-        if (eq == NULL || eq == tok || ddb_type_parse(&h[*n].type, eq + 1, strlen(eq + 1)) != 0) {
-            cli_error("write --types name=N,other=BOOL (types: S N B BOOL NULL M L SS NS BS)",
-                      "bad --types entry \"%s\"", tok);
-            free(h);
-            free(copy);
-            return EXIT_USAGE;
-        }
-        *eq = '\0';
-        h[*n].name = strdup(tok);
-        (*n)++;
-    }
-    free(copy);
-    *out = h;
-    return 0;
-}
-
 void cli_report(void *ctx, int severity, const char *msg)
 {
     (void)ctx;

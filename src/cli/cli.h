@@ -17,18 +17,18 @@
 /* Exit codes (documented in README.md). */
 enum {
     EXIT_OK = 0,
-    EXIT_REJECTS = 1,   /* records were rejected (more than --max-rejects) */
-    EXIT_USAGE = 2,     /* bad command line or mapping */
-    EXIT_INPUT = 3,     /* an input could not be read or failed verification */
-    EXIT_OUTPUT = 4,    /* an output could not be written */
-    EXIT_SERVICE = 5,   /* DynamoDB or the network failed */
+    EXIT_REJECTS = 1, /* records were rejected (more than --max-rejects) */
+    EXIT_USAGE = 2,   /* bad command line or mapping */
+    EXIT_INPUT = 3,   /* an input could not be read or failed verification */
+    EXIT_OUTPUT = 4,  /* an output could not be written */
+    EXIT_SERVICE = 5, /* DynamoDB or the network failed */
     EXIT_INTERRUPTED = 130
 };
 
 typedef enum cli_opt_kind { OPT_FLAG, OPT_STRING, OPT_UINT, OPT_CHAR } cli_opt_kind;
 
 typedef struct cli_opt {
-    const char *name;    /* without the leading "--" */
+    const char *name; /* without the leading "--" */
     cli_opt_kind kind;
     void *target;        /* int*, const char**, uint64_t*, char* */
     const char *metavar; /* NULL for flags */
@@ -46,8 +46,8 @@ typedef struct cli_command {
 /* Parses argv[1..] (argv[0] is the command name) against opts; positional
  * arguments go to *pos (malloc'd array, caller frees). "--help" sets *help.
  * Returns 0 or EXIT_USAGE after printing the problem and a hint. */
-int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts,
-              const char ***pos, size_t *npos, int *help);
+int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts, const char ***pos,
+              size_t *npos, int *help);
 
 /* Prints "ddbpipe: error: <msg>" and, when hint is not NULL, "hint: <hint>". */
 void cli_error(const char *hint, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -57,9 +57,6 @@ void cli_print_help(const cli_command *cmd, const cli_opt *opts);
 
 /* Problem reporter for the pipeline: prints to stderr. */
 void cli_report(void *ctx, int severity, const char *msg);
-
-/* The "name=N,other=SS" of --types. Returns 0 or EXIT_USAGE. *out malloc'd. */
-int cli_parse_types(const char *spec, ddb_type_hint **out, size_t *n);
 
 /* A --delimiter value: "," "tab" "\t" ";" "|". Returns 0 or EXIT_USAGE. */
 int cli_parse_delimiter(const char *s, char *out);
@@ -78,14 +75,17 @@ typedef struct cli_aws_args {
 #define CLI_AWS_OPTS(a)                                                                            \
     {"endpoint-url", OPT_STRING, &(a).endpoint_url, "URL",                                         \
      "DynamoDB endpoint (default: AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL, the region's)"},    \
-        {"region", OPT_STRING, &(a).region, "REGION", "AWS region (default: AWS_REGION, profile)"}, \
-        {"profile", OPT_STRING, &(a).profile, "NAME", "profile in ~/.aws/config and credentials"},  \
+        {"region", OPT_STRING, &(a).region, "REGION",                                              \
+         "AWS region (default: AWS_REGION, profile)"},                                             \
+        {"profile", OPT_STRING, &(a).profile, "NAME", "profile in ~/.aws/config and credentials"}, \
         {"concurrency", OPT_UINT, &(a).concurrency, "N", "requests in flight (default 16)"},       \
         {"max-attempts", OPT_UINT, &(a).max_attempts, "N",                                         \
          "attempts per request before giving up (default 10)"},                                    \
         {"request-timeout", OPT_UINT, &(a).request_timeout_ms, "MS",                               \
          "give up on one HTTP attempt after MS milliseconds and retry (default 60000)"},           \
-        {"verbose", OPT_FLAG, &(a).verbose, NULL, "log each request (never credentials)"}
+    {                                                                                              \
+        "verbose", OPT_FLAG, &(a).verbose, NULL, "log each request (never credentials)"            \
+    }
 
 typedef struct cli_conn {
     ddb_aws_config *config;

@@ -1,28 +1,16 @@
 /*
  * The pipeline commands: export, convert, encode, validate, import, migrate.
  * One option table serves them all; each command accepts the option groups it
- * has a use for. What differs is the pipeline mode, where records come from
- * (files or a table scan) and where they go (files, a table, or nowhere in a
- * dry run).
+ * has a use for. This file parses the options into a ddb_run_options, lets
+ * the engine plan and run (run.h), and prints: the flag behind a problem, the
+ * progress, the summary and the exit status.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <errno.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "cli.h"
-#include "ddbpipe/checkpoint.h"
-#include "ddbpipe/mapping.h"
-#include "ddbpipe/output.h"
-#include "ddbpipe/output_file.h"
-#include "ddbpipe/output_null.h"
-#include "ddbpipe/output_table.h"
-#include "ddbpipe/pipeline.h"
-#include "ddbpipe/reader_table.h"
-#include "ddbpipe/table.h"
+#include "ddbpipe/run.h"
 #include "progress.h"
 #include "run_support.h"
 
@@ -46,160 +34,411 @@ typedef struct grouped_opt {
     cli_opt opt;
 } grouped_opt;
 
-static size_t build_opts(cli_opt *out, const grouped_opt *all, size_t n, unsigned groups)
+/* The options of a command (its groups) into out, ending with a zeroed entry. */
+static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
 {
+    const grouped_opt all[] = {
+        {G_OUT,
+         {"out", OPT_STRING, &ap->out, "DIR", "folder for the output files (created if missing)"}},
+        {G_MAP,
+         {"mapping", OPT_STRING, &ap->mapping, "FILE", "the table's mapping (formats/*.json)"}},
+        {G_TOMAP,
+         {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE", "the mapping to re-key into"}},
+        {G_OUT, {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+        {G_OUT, {"gzip", OPT_FLAG, &ap->gzip, NULL, "gzip the output files"}},
+        {G_OUT,
+         {"out-delimiter", OPT_CHAR, &ap->out_delimiter, "C", "CSV output delimiter (default ,)"}},
+        {G_OUT,
+         {"extra", OPT_STRING, &ap->extra, "typed|plain",
+          "records: undeclared attributes under _extra as DynamoDB JSON (typed, the default, "
+          "reads back exactly) or as plain JSON values (for analytics tools)"}},
+        {G_ENTITY,
+         {"entity", OPT_STRING, &ap->entity, "NAME",
+          "the entity of the input records (default: from the file name)"}},
+        {G_SCAN, {"table", OPT_STRING, &ap->table, "NAME", "read this table (parallel Scan)"}},
+        {G_IMPORT, {"table", OPT_STRING, &ap->table, "NAME", "the table to write"}},
+        {G_MIGRATE, {"to-table", OPT_STRING, &ap->to_table, "NAME", "the table to write"}},
+        {G_IMPORT | G_MIGRATE,
+         {"create-table", OPT_FLAG, &ap->create_table, NULL,
+          "create the target table with all its indexes from the mapping "
+          "if it does not exist"}},
+        {G_IMPORT,
+         {"delete", OPT_FLAG, &ap->delete_all, NULL,
+          "delete the items whose keys the input holds, instead of writing them"}},
+        {G_SCAN | G_IMPORT | G_MIGRATE,
+         {"wait-active", OPT_UINT, &ap->wait_active, "SECONDS",
+          "wait up to SECONDS for a table that is still being created or updated to become "
+          "ACTIVE (default 600; 0: do not wait)"}},
+        {G_SCAN, {"segments", OPT_UINT, &ap->segments, "N", "parallel Scan segments (default 4)"}},
+        {G_SCAN,
+         {"segment-range", OPT_STRING, &ap->segment_range, "A-B",
+          "scan only segments A..B of --segments (to share a table across hosts)"}},
+        {G_SCAN,
+         {"consistent-read", OPT_FLAG, &ap->consistent_read, NULL, "strongly consistent Scan"}},
+        {G_SCAN,
+         {"page-size", OPT_UINT, &ap->page_size, "N",
+          "items per Scan request (default: 1 MB pages)"}},
+        {G_SCAN,
+         {"max-rcu", OPT_UINT, &ap->max_rcu, "N",
+          "read at most N capacity units per second (as DynamoDB reports them)"}},
+        {G_IMPORT | G_MIGRATE,
+         {"max-wcu", OPT_UINT, &ap->max_wcu, "N",
+          "write at most N capacity units per second (as DynamoDB reports "
+          "them; also sizes the --dry-run estimate)"}},
+        {G_DRY,
+         {"dry-run", OPT_FLAG, &ap->dry_run, NULL,
+          "do everything but the writes; report what would be written"}},
+        {G_IN,
+         {"input-format", OPT_STRING, &ap->input_format, "FMT",
+          "force the input format: ddb-json, scan, ndjson, csv, export (default: by content)"}},
+        {G_IN,
+         {"delimiter", OPT_CHAR, &ap->delimiter, "C",
+          "CSV input delimiter: , tab ; | (default ,)"}},
+        {G_IN,
+         {"types", OPT_STRING, &ap->types, "NAME=T,...",
+          "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
+        {G_IN,
+         {"no-verify", OPT_FLAG, &ap->no_verify, NULL,
+          "do not check export checksums and item counts"}},
+        {G_IN,
+         {"max-line", OPT_UINT, &ap->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
+        {G_COMMON,
+         {"rejects", OPT_STRING, &ap->rejects, "FILE",
+          "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
+        {G_COMMON,
+         {"max-rejects", OPT_UINT, &ap->max_rejects, "N",
+          "exit 0 when at most N records were rejected (default 0)"}},
+        {G_COMMON,
+         {"summary", OPT_STRING, &ap->summary, "FILE", "also write the summary as JSON to FILE"}},
+        {G_COMMON, {"quiet", OPT_FLAG, &ap->quiet, NULL, "print only errors and the summary"}},
+        {G_COMMON,
+         {"progress", OPT_STRING, &ap->progress, "MODE",
+          "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
+        {G_COMMON,
+         {"progress-interval", OPT_UINT, &ap->progress_interval, "SECONDS",
+          "seconds between progress lines when not on a terminal (default 10)"}},
+        {G_STATE,
+         {"state", OPT_STRING, &ap->state, "FILE",
+          "record progress in FILE (atomically, at intervals and at exit) so the run "
+          "can be resumed"}},
+        {G_STATE,
+         {"resume", OPT_FLAG, &ap->resume, NULL,
+          "continue the run recorded in --state FILE (same inputs, mapping, options)"}},
+        {G_STATE,
+         {"checkpoint-interval", OPT_UINT, &ap->checkpoint_interval, "SECONDS",
+          "seconds between checkpoints (default 10; 0: several a second)"}},
+    };
+    const cli_opt aws_opts[] = {CLI_AWS_OPTS(ap->aws)};
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (all[i].groups & groups)
             out[k++] = all[i].opt;
+    for (size_t i = 0; (groups & G_AWS) && i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
+        out[k++] = aws_opts[i];
     memset(&out[k], 0, sizeof(out[k]));
-    return k;
 }
 
-static int load_mapping(const char *path, const char *opt, ddb_mapping **out)
+/* The flag behind a planning problem, and what to do about it. */
+static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
+                            const run_args *a, char *buf, size_t cap)
 {
-    ddb_error err;
-    if (ddb_mapping_load(out, path, &err) != 0) {
-        char hint[128];
-        snprintf(hint, sizeof(hint), "check the file given to --%s (see formats/README.md)", opt);
-        cli_error(hint, "%s", err.message);
+    switch (f) {
+    case DDB_RUN_F_INPUTS:
+        snprintf(buf, cap, "ddbpipe %s", cmd->usage);
+        return buf;
+    case DDB_RUN_F_OUT:
+        return "--out DIR is required: the folder for the output files";
+    case DDB_RUN_F_FORMAT:
+        return "items are written as DynamoDB JSON (--format ddb-json, or leave --format out)";
+    case DDB_RUN_F_MAPPING:
+        return a->mapping ? "check the file given to --mapping (see formats/README.md)"
+                          : "pass the table's mapping, e.g. --mapping formats/favorites.json";
+    case DDB_RUN_F_TO_MAPPING:
+        return a->to_mapping ? "check the file given to --to-mapping (see formats/README.md)"
+                             : "e.g. --to-mapping formats/favorites-v2.json";
+    case DDB_RUN_F_ENTITY:
+        return "--entity NAME: the \"name\" of an entity in the mapping";
+    case DDB_RUN_F_TYPES:
+        return "--types name=N,other=BOOL (types: S N B BOOL NULL M L SS NS BS)";
+    case DDB_RUN_F_SEGMENTS:
+        return "see --segments and --segment-range (A-B, e.g. --segments 8 --segment-range 0-3)";
+    case DDB_RUN_F_TARGET_TABLE:
+        return spec->groups & G_MIGRATE ? "--to-table NAME; create it first, or add --create-table"
+                                        : "--table NAME; create it first, or add --create-table";
+    case DDB_RUN_F_CREATE_TABLE:
+        return "--create-table builds the table from --mapping";
+    case DDB_RUN_F_WAIT:
+        return "raise --wait-active, or check the table";
+    case DDB_RUN_F_STATE:
+        return "--state FILE: add --resume to continue the run it records, or remove the file "
+               "to start over";
+    case DDB_RUN_F_RESUME:
+        return "--resume with --state FILE and exactly the command that was interrupted, or "
+               "remove the state file to start over";
+    case DDB_RUN_F_REJECTS:
+        return "--rejects FILE: check that its folder is writable";
+    default:
+        return NULL;
+    }
+}
+
+/* The options the engine knows nothing of (flags, strings to parse) into o.
+ * Returns 0 or EXIT_USAGE after saying what is wrong. */
+static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
+                            const char **inputs, size_t n_inputs)
+{
+    memset(o, 0, sizeof(*o));
+    o->command = spec->name;
+    o->mode = spec->mode;
+    o->inputs = inputs;
+    o->n_inputs = n_inputs;
+    o->scan_allowed = (spec->groups & G_SCAN) != 0;
+    o->mapping_path = a->mapping;
+    o->to_mapping_path = a->to_mapping;
+    o->reader.delimiter = a->delimiter;
+    o->reader.max_line = a->max_line;
+    o->reader.no_verify = a->no_verify;
+    o->reader.entity = a->entity;
+    if (a->input_format && ddb_input_format_parse(&o->reader.format, a->input_format) != 0) {
+        cli_error("use ddb-json, scan, ndjson, csv or export", "unknown --input-format \"%s\"",
+                  a->input_format);
         return EXIT_USAGE;
     }
+    o->types = a->types;
+    o->scan_table = (spec->groups & G_SCAN) ? a->table : NULL;
+    o->segments = (int)a->segments;
+    if (a->segment_range) {
+        o->has_range = 1;
+        if (cli_parse_range(a->segment_range, &o->segment_first, &o->segment_last) != 0) {
+            cli_error("write it A-B, e.g. 0-3", "bad --segment-range \"%s\"", a->segment_range);
+            return EXIT_USAGE;
+        }
+    }
+    o->consistent_read = a->consistent_read;
+    o->page_size = a->page_size;
+    o->max_rcu = (double)a->max_rcu;
+    o->out_dir = a->out;
+    if (a->format) {
+        o->format_set = 1;
+        if (ddb_out_format_parse(&o->format, a->format) != 0) {
+            cli_error("use ndjson, csv or ddb-json", "unknown --format \"%s\"", a->format);
+            return EXIT_USAGE;
+        }
+    }
+    o->gzip = a->gzip;
+    o->out_delimiter = a->out_delimiter;
+    if (a->extra != NULL && strcmp(a->extra, "typed") != 0) {
+        if (strcmp(a->extra, "plain") != 0) {
+            cli_error("use typed or plain", "unknown --extra \"%s\"", a->extra);
+            return EXIT_USAGE;
+        }
+        o->extra_plain = 1;
+    }
+    o->target_table = (spec->groups & G_IMPORT) ? a->table : a->to_table;
+    o->create_table = a->create_table;
+    o->delete_all = a->delete_all;
+    o->dry_run = a->dry_run;
+    o->max_wcu = (double)a->max_wcu;
+    o->max_attempts = (int)a->aws.max_attempts;
+    o->wait_active_s = (int)a->wait_active;
+    o->rejects_path = a->rejects;
+    o->report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a->quiet ? 5 : 20);
+    o->state_path = a->state;
+    o->resume = a->resume;
+    o->checkpoint_seconds = a->checkpoint_interval == UINT64_MAX ? 10.0
+                            : a->checkpoint_interval == 0        ? 0.2 /* as often as worth it */
+                                                                 : (double)a->checkpoint_interval;
+    o->report = cli_report;
+    o->stop = cli_stop_flag();
     return 0;
+}
+
+static void print_note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "ddbpipe: %s\n", msg);
+}
+
+/* The lines of the summary that are not counts: the tables, the dry run,
+ * throttling, interruption and resume. */
+static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summary *s,
+                           const run_args *a, ddb_client *client)
+{
+    if (rr->scan_table)
+        ddb_buf_printf(b,
+                       "  scan of %s: %llu pages, %llu items scanned, %.1f RCU, %llu throttled\n",
+                       rr->scan_table, (unsigned long long)rr->scan.requests,
+                       (unsigned long long)rr->scan.scanned, rr->scan.capacity_units,
+                       (unsigned long long)rr->scan.throttles);
+    if (rr->target_table && rr->dry_run) {
+        ddb_buf_printf(b,
+                       "  dry run: nothing written to %s; would put %llu items (%llu bytes) and "
+                       "delete %llu, about %llu WCU\n",
+                       rr->target_table, (unsigned long long)rr->dry.puts,
+                       (unsigned long long)rr->dry.bytes, (unsigned long long)rr->dry.deletes,
+                       (unsigned long long)rr->dry.wcu);
+        if (rr->target_indexes > 0)
+            ddb_buf_printf(b,
+                           "  (each index an item is written to costs as much again: %zu "
+                           "indexes on %s)\n",
+                           rr->target_indexes, rr->target_table);
+        if (a->max_wcu > 0) {
+            double secs = (double)rr->dry.wcu / (double)a->max_wcu;
+            ddb_buf_printf(b, "  at --max-wcu %llu that takes about %.0f s (%.1f min) of writing\n",
+                           (unsigned long long)a->max_wcu, secs, secs / 60.0);
+        }
+    } else if (rr->target_table) {
+        const ddb_table_write_stats *ws = &rr->writes;
+        ddb_buf_printf(b,
+                       "  %s: %llu batches, %llu items retried as unprocessed, %llu throttled, "
+                       "%llu batches split, %llu waited for an earlier write of their key, "
+                       "%.1f WCU (%.1f WCU/s)\n",
+                       rr->target_table, (unsigned long long)ws->batches,
+                       (unsigned long long)ws->unprocessed, (unsigned long long)ws->throttles,
+                       (unsigned long long)ws->splits, (unsigned long long)ws->blocked,
+                       ws->capacity_units, s->seconds > 0 ? ws->capacity_units / s->seconds : 0);
+    }
+    if (client) {
+        ddb_client_stats cs;
+        ddb_client_stats_get(client, &cs);
+        if (cs.decreases > 0)
+            ddb_buf_printf(b,
+                           "  throttled: requests in flight cut %llu time%s, down to %d (of %llu); "
+                           "%llu retries in all\n",
+                           (unsigned long long)cs.decreases, cs.decreases == 1 ? "" : "s",
+                           cs.min_concurrency,
+                           (unsigned long long)(a->aws.concurrency ? a->aws.concurrency : 16),
+                           (unsigned long long)cs.retries);
+    }
+    if (s->interrupted && a->state)
+        ddb_buf_printf(b,
+                       "  interrupted: checkpoint saved in %s; continue with the same command and "
+                       "--resume\n",
+                       a->state);
+    else if (s->interrupted)
+        ddb_buf_puts(b, "  interrupted (run with --state FILE to be able to resume)\n");
+    else if (s->resumed)
+        ddb_buf_printf(b, "  resumed from %s\n", a->state);
+}
+
+/* Exit status for a failure to attach the plan's tables. */
+static int attach_exit(int rc, ddb_run_field f)
+{
+    if (rc == DDB_EINTR)
+        return EXIT_INTERRUPTED;
+    if (f == DDB_RUN_F_SEGMENTS)
+        return EXIT_USAGE;
+    if (rc == DDB_ENOTFOUND)
+        return f == DDB_RUN_F_SCAN_TABLE ? EXIT_INPUT : EXIT_USAGE;
+    return EXIT_SERVICE;
+}
+
+/* Live progress from the plan's parts (the plan calls cli_progress_update). */
+static void start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *plan,
+                           ddb_client *client)
+{
+    int mode = CLI_PROGRESS_AUTO;
+    const ddb_reader *scan = ddb_run_plan_scan(plan);
+    cli_progress_parse(a->progress, &mode);
+    cli_progress_init(pr, mode, (double)a->progress_interval, a->quiet);
+    pr->client = client;
+    pr->table_output = ddb_run_plan_table_output(plan);
+    pr->scan = scan;
+    pr->total_items = scan ? scan->expected_items : 0;
+    pr->total_bytes = ddb_run_plan_input_bytes(plan);
+    if (client) {
+        ddb_client_set_idle(client, cli_progress_idle, pr);
+        ddb_client_set_stop_flag(client, cli_stop_flag());
+    }
+}
+
+/* Plans, connects, opens and runs; prints the summary. Returns the exit status. */
+static int run_planned(const run_spec *spec, const cli_command *cmd, const run_args *a,
+                       ddb_run_options *ro)
+{
+    ddb_run_plan *plan = NULL;
+    ddb_run_field field = DDB_RUN_F_NONE;
+    ddb_run_report rr;
+    ddb_summary s;
+    ddb_error err;
+    cli_conn conn;
+    cli_table_wait waiting;
+    cli_progress progress;
+    ddb_buf extra = DDB_BUF_INIT;
+    char hint[512];
+    int code = EXIT_USAGE, rc;
+
+    memset(&s, 0, sizeof(s));
+    memset(&conn, 0, sizeof(conn));
+    waiting.quiet = a->quiet;
+    waiting.limit_s = (int)a->wait_active;
+    waiting.last_said = -1;
+    ro->note = print_note;
+    ro->on_wait = cli_table_waiting;
+    ro->wait_ctx = &waiting;
+    ro->progress = cli_progress_update; /* set up by start_progress before it is called */
+    ro->progress_ctx = &progress;
+    if ((rc = ddb_run_plan_new(&plan, ro, &field, &err)) != 0) {
+        cli_error(hint_for(field, spec, cmd, a, hint, sizeof(hint)), "%s", err.message);
+        code = rc == DDB_ENOMEM ? EXIT_OUTPUT : EXIT_USAGE;
+        goto done;
+    }
+    if (ddb_run_plan_done(plan)) {
+        code = EXIT_OK;
+        goto done;
+    }
+    if (ddb_run_plan_needs_client(plan) && (code = cli_connect(&conn, &a->aws)) != 0)
+        goto done;
+    /* A signal while waiting for a table, or later, stops the run cleanly. */
+    cli_catch_stop_signals();
+    if (conn.client && (rc = ddb_run_plan_attach(plan, conn.client, &field, &err)) != 0) {
+        cli_error(hint_for(field, spec, cmd, a, hint, sizeof(hint)), "%s", err.message);
+        code = attach_exit(rc, field);
+        goto done;
+    }
+    if ((rc = ddb_run_plan_open(plan, &field, &err)) != 0) {
+        cli_error(field == DDB_RUN_F_OUT ? "check that the folder is writable"
+                                         : hint_for(field, spec, cmd, a, hint, sizeof(hint)),
+                  "%s", err.message);
+        code = rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;
+        goto done;
+    }
+    start_progress(&progress, a, plan, conn.client);
+    rc = ddb_run_plan_execute(plan, &s, &err);
+    cli_progress_end(&progress);
+    if (rc != 0 && rc != DDB_EINTR)
+        cli_error(NULL, "%s", err.message);
+    ddb_run_plan_report(plan, &rr);
+    summary_extras(&extra, &rr, &s, a, conn.client);
+    code = cli_exit_code(&s, a->max_rejects, rc, rr.table_io);
+    cli_print_summary(spec->name, &s, code, a->max_rejects, extra.ptr);
+    if (a->summary && cli_write_summary_file(a->summary, &s, code) != 0 && code == EXIT_OK)
+        code = EXIT_OUTPUT;
+done:
+    ddb_buf_dispose(&extra);
+    ddb_summary_dispose(&s);
+    ddb_run_plan_free(plan);
+    cli_disconnect(&conn);
+    return code;
 }
 
 static int run_command(const run_spec *spec, int argc, char **argv)
 {
     const cli_command *cmd = NULL;
     run_args a;
+    ddb_run_options ro;
     const char **inputs = NULL;
     size_t n_inputs = 0;
-    int help = 0, code = EXIT_OK, rc, table_io = 0;
-    ddb_mapping *mapping = NULL, *to_mapping = NULL;
-    ddb_output *output = NULL;
-    ddb_rejects *rejects = NULL;
-    ddb_reader *scan = NULL;
-    ddb_type_hint *types = NULL;
-    size_t n_types = 0;
-    ddb_pipeline_opts po;
-    ddb_summary s;
-    ddb_error err;
-    cli_conn conn;
-    ddb_table_info *target = NULL, *source_info = NULL;
-    char *rejects_default = NULL;
-    const char *target_table = NULL;
-    ddb_buf extra = DDB_BUF_INIT, fingerprint = DDB_BUF_INIT;
-    ddb_state *state = NULL;
-    cli_progress progress;
-    cli_table_wait waiting;
+    int help = 0, code, mode;
     cli_opt opts[64];
 
     memset(&a, 0, sizeof(a));
-    memset(&s, 0, sizeof(s));
-    memset(&conn, 0, sizeof(conn));
     a.checkpoint_interval = UINT64_MAX; /* not given: 10 s */
     a.wait_active = 600;
-    const grouped_opt all[] = {
-        {G_OUT,
-         {"out", OPT_STRING, &a.out, "DIR", "folder for the output files (created if missing)"}},
-        {G_MAP,
-         {"mapping", OPT_STRING, &a.mapping, "FILE", "the table's mapping (formats/*.json)"}},
-        {G_TOMAP, {"to-mapping", OPT_STRING, &a.to_mapping, "FILE", "the mapping to re-key into"}},
-        {G_OUT, {"format", OPT_STRING, &a.format, "FMT", "output format: ndjson, csv, ddb-json"}},
-        {G_OUT, {"gzip", OPT_FLAG, &a.gzip, NULL, "gzip the output files"}},
-        {G_OUT,
-         {"out-delimiter", OPT_CHAR, &a.out_delimiter, "C", "CSV output delimiter (default ,)"}},
-        {G_OUT,
-         {"extra", OPT_STRING, &a.extra, "typed|plain",
-          "records: undeclared attributes under _extra as DynamoDB JSON (typed, the default, "
-          "reads back exactly) or as plain JSON values (for analytics tools)"}},
-        {G_ENTITY,
-         {"entity", OPT_STRING, &a.entity, "NAME",
-          "the entity of the input records (default: from the file name)"}},
-        {G_SCAN, {"table", OPT_STRING, &a.table, "NAME", "read this table (parallel Scan)"}},
-        {G_IMPORT, {"table", OPT_STRING, &a.table, "NAME", "the table to write"}},
-        {G_MIGRATE, {"to-table", OPT_STRING, &a.to_table, "NAME", "the table to write"}},
-        {G_IMPORT | G_MIGRATE,
-         {"create-table", OPT_FLAG, &a.create_table, NULL,
-          "create the target table with all its indexes from the mapping "
-          "if it does not exist"}},
-        {G_IMPORT,
-         {"delete", OPT_FLAG, &a.delete_all, NULL,
-          "delete the items whose keys the input holds, instead of writing them"}},
-        {G_SCAN | G_IMPORT | G_MIGRATE,
-         {"wait-active", OPT_UINT, &a.wait_active, "SECONDS",
-          "wait up to SECONDS for a table that is still being created or updated to become "
-          "ACTIVE (default 600; 0: do not wait)"}},
-        {G_SCAN, {"segments", OPT_UINT, &a.segments, "N", "parallel Scan segments (default 4)"}},
-        {G_SCAN,
-         {"segment-range", OPT_STRING, &a.segment_range, "A-B",
-          "scan only segments A..B of --segments (to share a table across hosts)"}},
-        {G_SCAN,
-         {"consistent-read", OPT_FLAG, &a.consistent_read, NULL, "strongly consistent Scan"}},
-        {G_SCAN,
-         {"page-size", OPT_UINT, &a.page_size, "N",
-          "items per Scan request (default: 1 MB pages)"}},
-        {G_SCAN,
-         {"max-rcu", OPT_UINT, &a.max_rcu, "N",
-          "read at most N capacity units per second (as DynamoDB reports them)"}},
-        {G_IMPORT | G_MIGRATE,
-         {"max-wcu", OPT_UINT, &a.max_wcu, "N",
-          "write at most N capacity units per second (as DynamoDB reports "
-          "them; also sizes the --dry-run estimate)"}},
-        {G_DRY,
-         {"dry-run", OPT_FLAG, &a.dry_run, NULL,
-          "do everything but the writes; report what would be written"}},
-        {G_IN,
-         {"input-format", OPT_STRING, &a.input_format, "FMT",
-          "force the input format: ddb-json, scan, ndjson, csv, export (default: by content)"}},
-        {G_IN,
-         {"delimiter", OPT_CHAR, &a.delimiter, "C", "CSV input delimiter: , tab ; | (default ,)"}},
-        {G_IN,
-         {"types", OPT_STRING, &a.types, "NAME=T,...",
-          "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
-        {G_IN,
-         {"no-verify", OPT_FLAG, &a.no_verify, NULL,
-          "do not check export checksums and item counts"}},
-        {G_IN,
-         {"max-line", OPT_UINT, &a.max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
-        {G_COMMON,
-         {"rejects", OPT_STRING, &a.rejects, "FILE",
-          "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
-        {G_COMMON,
-         {"max-rejects", OPT_UINT, &a.max_rejects, "N",
-          "exit 0 when at most N records were rejected (default 0)"}},
-        {G_COMMON,
-         {"summary", OPT_STRING, &a.summary, "FILE", "also write the summary as JSON to FILE"}},
-        {G_COMMON, {"quiet", OPT_FLAG, &a.quiet, NULL, "print only errors and the summary"}},
-        {G_COMMON,
-         {"progress", OPT_STRING, &a.progress, "MODE",
-          "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
-        {G_COMMON,
-         {"progress-interval", OPT_UINT, &a.progress_interval, "SECONDS",
-          "seconds between progress lines when not on a terminal (default 10)"}},
-        {G_STATE,
-         {"state", OPT_STRING, &a.state, "FILE",
-          "record progress in FILE (atomically, at intervals and at exit) so the run "
-          "can be resumed"}},
-        {G_STATE,
-         {"resume", OPT_FLAG, &a.resume, NULL,
-          "continue the run recorded in --state FILE (same inputs, mapping, options)"}},
-        {G_STATE,
-         {"checkpoint-interval", OPT_UINT, &a.checkpoint_interval, "SECONDS",
-          "seconds between checkpoints (default 10; 0: several a second)"}},
-    };
-    const cli_opt aws_opts[] = {CLI_AWS_OPTS(a.aws)};
-    size_t nopts;
-
     for (size_t i = 0; i < cli_n_commands; i++)
         if (strcmp(cli_commands[i].name, spec->name) == 0)
             cmd = &cli_commands[i];
-    nopts = build_opts(opts, all, sizeof(all) / sizeof(all[0]), spec->groups);
-    if (spec->groups & G_AWS) {
-        for (size_t i = 0; i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
-            opts[nopts++] = aws_opts[i];
-        memset(&opts[nopts], 0, sizeof(opts[nopts]));
-    }
+    declare_options(opts, &a, spec->groups);
     if ((code = cli_parse(argc, argv, cmd, opts, &inputs, &n_inputs, &help)) != 0)
         goto done;
     if (help) {
@@ -207,410 +446,14 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         goto done;
     }
     code = EXIT_USAGE;
-    {
-        int scanning = (spec->groups & G_SCAN) && a.table != NULL;
-        char hint[256];
-        snprintf(hint, sizeof(hint), "ddbpipe %s", cmd->usage);
-        if (n_inputs == 0 && !scanning) {
-            cli_error(hint,
-                      (spec->groups & G_SCAN)
-                          ? "no input given (files, an export folder, - for stdin, or --table)"
-                          : "no input given (a file, an export folder, or - for stdin)");
-            goto done;
-        }
-        if (n_inputs > 0 && scanning) {
-            cli_error(hint, "give either input files or --table, not both");
-            goto done;
-        }
-        if ((spec->groups & G_OUT) && a.out == NULL) {
-            cli_error(hint, "--out DIR is required");
-            goto done;
-        }
-        if ((spec->groups & G_IMPORT) && a.table == NULL) {
-            cli_error(hint, "--table is required");
-            goto done;
-        }
-        if ((spec->groups & G_MIGRATE) && a.to_table == NULL) {
-            cli_error(hint, "--to-table is required");
-            goto done;
-        }
-        if ((spec->mode == DDB_MODE_CONVERT || spec->mode == DDB_MODE_ENCODE) &&
-            a.mapping == NULL) {
-            cli_error("pass the table's mapping, e.g. --mapping formats/favorites.json",
-                      "%s needs --mapping", spec->name);
-            goto done;
-        }
-        if (spec->mode == DDB_MODE_CONVERT && a.to_mapping == NULL) {
-            cli_error("e.g. --to-mapping formats/favorites-v2.json", "%s needs --to-mapping",
-                      spec->name);
-            goto done;
-        }
-        if (a.create_table && (spec->groups & G_IMPORT) && a.mapping == NULL) {
-            cli_error("the mapping describes the table's keys and indexes",
-                      "--create-table needs --mapping");
-            goto done;
-        }
-        if (a.segment_range && a.segments == 0) {
-            cli_error("e.g. --segments 8 --segment-range 0-3", "--segment-range needs --segments");
-            goto done;
-        }
-        if (a.resume && a.state == NULL) {
-            cli_error("e.g. --state run.state --resume", "--resume needs --state FILE");
-            goto done;
-        }
-        for (size_t i = 0; a.state && i < n_inputs; i++) {
-            if (strcmp(inputs[i], "-") == 0) {
-                cli_error("save standard input to a file first", "--state cannot resume a run "
-                                                                 "reading standard input");
-                goto done;
-            }
-        }
-    }
-    if (a.progress) {
-        int mode;
-        if (cli_progress_parse(a.progress, &mode) != 0) {
-            cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a.progress);
-            goto done;
-        }
-    }
-    if (a.state) {
-        ddb_error serr;
-        if (cli_build_fingerprint(&fingerprint, spec, &a, inputs, n_inputs) != 0)
-            goto done;
-        rc = ddb_state_load(&state, a.state, &serr);
-        if (a.resume && rc == DDB_ENOTFOUND) {
-            /* Killed before it could write anything: there is nothing to skip. */
-            fprintf(stderr,
-                    "ddbpipe: note: %s does not exist yet (the run stopped before its first "
-                    "checkpoint): starting from the beginning\n",
-                    a.state);
-        } else if (a.resume) {
-            if (rc != 0) {
-                cli_error("run without --resume to start", "%s", serr.message);
-                goto done;
-            }
-            if (state->complete) {
-                fprintf(stderr, "ddbpipe: the run recorded in %s is complete; nothing to resume\n",
-                        a.state);
-                code = EXIT_OK;
-                goto done;
-            }
-            if (ddb_state_check_fingerprint(state->fingerprint, fingerprint.ptr, &serr) != 0) {
-                cli_error("resume with exactly the command that was interrupted, or remove the "
-                          "state file to start over",
-                          "%s", serr.message);
-                goto done;
-            }
-        } else {
-            if (rc == 0 && !state->complete) {
-                cli_error("add --resume to continue it, or remove the file to start over",
-                          "%s records an unfinished run", a.state);
-                goto done;
-            }
-            ddb_state_free(state);
-            state = NULL;
-        }
-    }
-    if (a.mapping && load_mapping(a.mapping, "mapping", &mapping) != 0)
-        goto done;
-    if (a.to_mapping && load_mapping(a.to_mapping, "to-mapping", &to_mapping) != 0)
-        goto done;
-    if (a.entity && mapping && ddb_mapping_entity(mapping, a.entity) == NULL) {
-        cli_error("the entity names are the \"name\" of each entity in the mapping",
-                  "entity \"%s\" is not in %s", a.entity, a.mapping);
+    if (a.progress && cli_progress_parse(a.progress, &mode) != 0) {
+        cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a.progress);
         goto done;
     }
-    if (a.types && cli_parse_types(a.types, &types, &n_types) != 0)
+    if ((code = fill_run_options(&ro, spec, &a, inputs, n_inputs)) != 0)
         goto done;
-
-    memset(&po, 0, sizeof(po));
-    po.mode = spec->mode;
-    po.command = spec->name;
-    po.inputs = inputs;
-    po.n_inputs = n_inputs;
-    po.mapping = mapping;
-    po.to_mapping = to_mapping;
-    po.types = types;
-    po.n_types = n_types;
-    po.delete_all = a.delete_all;
-    po.reader.delimiter = a.delimiter;
-    po.reader.max_line = a.max_line;
-    po.reader.no_verify = a.no_verify;
-    po.reader.entity = a.entity;
-    if (a.input_format && ddb_input_format_parse(&po.reader.format, a.input_format) != 0) {
-        cli_error("use ddb-json, scan, ndjson, csv or export", "unknown --input-format \"%s\"",
-                  a.input_format);
-        goto done;
-    }
-
-    /* A signal while waiting for a table, or later, stops the run cleanly. */
-    cli_catch_stop_signals();
-    waiting.quiet = a.quiet;
-    waiting.limit_s = (int)a.wait_active;
-    waiting.last_said = -1;
-    /* DynamoDB: a table to scan and/or a table to write. */
-    target_table = (spec->groups & G_IMPORT) ? a.table : a.to_table;
-    if (((spec->groups & G_SCAN) && a.table) || target_table) {
-        if ((code = cli_connect(&conn, &a.aws)) != 0)
-            goto done;
-        code = EXIT_USAGE;
-        table_io = 1;
-    }
-    if ((spec->groups & G_SCAN) && a.table) {
-        ddb_table_reader_opts to;
-        memset(&to, 0, sizeof(to));
-        table_io = 2;
-        if (ddb_table_wait_ready(&source_info, conn.client, a.table, 0, (int)a.wait_active,
-                                 cli_stop_flag(), cli_table_waiting, &waiting, &err) != 0) {
-            cli_error(NULL, "%s", err.message);
-            code = err.code == DDB_EINTR      ? EXIT_INTERRUPTED
-                   : err.code == DDB_ENOTFOUND ? EXIT_INPUT
-                                               : EXIT_SERVICE;
-            goto done;
-        }
-        to.client = conn.client;
-        to.table = a.table;
-        to.total_segments = (int)(a.segments ? a.segments : 4);
-        to.consistent_read = a.consistent_read;
-        to.page_size = a.page_size;
-        to.max_rcu = (double)a.max_rcu;
-        if (a.segment_range) {
-            to.has_range = 1;
-            if (cli_parse_range(a.segment_range, &to.segment_first, &to.segment_last) != 0) {
-                cli_error("write it A-B, e.g. 0-3", "bad --segment-range \"%s\"", a.segment_range);
-                goto done;
-            }
-        }
-        if (ddb_reader_new_table(&scan, &to, &err) != 0) {
-            cli_error("see --help for --segments and --segment-range", "%s", err.message);
-            goto done;
-        }
-        scan->expected_items = source_info->item_count;
-        po.readers = &scan;
-        po.n_readers = 1;
-    }
-    if (target_table) {
-        const ddb_mapping *tm = spec->mode == DDB_MODE_CONVERT ? to_mapping : mapping;
-        if (a.create_table && !a.dry_run &&
-            ddb_table_create(conn.client, tm, target_table, 1,
-                             a.wait_active ? (int)a.wait_active : 600, cli_stop_flag(),
-                             cli_table_waiting, &waiting, &err) != 0) {
-            cli_error(NULL, "%s", err.message);
-            code = err.code == DDB_EINTR ? EXIT_INTERRUPTED : EXIT_SERVICE;
-            goto done;
-        }
-        rc = ddb_table_wait_ready(&target, conn.client, target_table, 1, (int)a.wait_active,
-                                  cli_stop_flag(), cli_table_waiting, &waiting, &err);
-        if (rc != 0 && !(a.dry_run && rc == DDB_ENOTFOUND)) {
-            cli_error(rc == DDB_ENOTFOUND ? "create it first, or add --create-table"
-                      : rc == DDB_EUSAGE  ? "raise --wait-active, or check the table"
-                                          : NULL,
-                      "%s", err.message);
-            code = rc == DDB_EINTR       ? EXIT_INTERRUPTED
-                   : rc == DDB_ENOTFOUND ? EXIT_USAGE
-                                         : EXIT_SERVICE;
-            goto done;
-        }
-        if (a.dry_run) {
-            rc = ddb_null_output_new(&output,
-                                     target ? &target->schema
-                                     : tm   ? &tm->table.schema
-                                            : NULL,
-                                     &err);
-        } else {
-            ddb_table_output_opts tw;
-            memset(&tw, 0, sizeof(tw));
-            tw.client = conn.client;
-            tw.table = target_table;
-            tw.info = target;
-            tw.max_attempts = (int)a.aws.max_attempts;
-            tw.max_wcu = (double)a.max_wcu;
-            rc = ddb_table_output_new(&output, &tw, &err);
-        }
-        if (rc != 0) {
-            cli_error(NULL, "%s", err.message);
-            goto done;
-        }
-    } else if (spec->groups & G_OUT) {
-        ddb_file_output_opts fo;
-        memset(&fo, 0, sizeof(fo));
-        fo.dir = a.out;
-        fo.gzip = a.gzip;
-        fo.delimiter = a.out_delimiter;
-        if (a.extra != NULL && strcmp(a.extra, "typed") != 0) {
-            if (strcmp(a.extra, "plain") != 0) {
-                cli_error("use typed or plain", "unknown --extra \"%s\"", a.extra);
-                code = EXIT_USAGE;
-                goto done;
-            }
-            fo.extra_plain = 1;
-        }
-        fo.mapping = mapping;
-        fo.records = spec->mode == DDB_MODE_EXPORT;
-        fo.single_name = "items";
-        fo.resumable = a.state != NULL;
-        fo.resume_state = state ? state->outputs : NULL;
-        fo.format = spec->mode == DDB_MODE_EXPORT ? DDB_OUT_NDJSON : DDB_OUT_DDBJSON;
-        if (a.format && ddb_out_format_parse(&fo.format, a.format) != 0) {
-            cli_error("use ndjson, csv or ddb-json", "unknown --format \"%s\"", a.format);
-            goto done;
-        }
-        if (spec->mode != DDB_MODE_EXPORT && fo.format != DDB_OUT_DDBJSON) {
-            cli_error("items are written as DynamoDB JSON (the Import from S3 form)",
-                      "--format %s is not available for %s", a.format, spec->name);
-            goto done;
-        }
-        if ((rc = ddb_file_output_new(&output, &fo, &err)) != 0) {
-            cli_error("check that the folder is writable", "%s", err.message);
-            code = EXIT_OUTPUT;
-            goto done;
-        }
-        if (a.rejects == NULL) {
-            size_t n = strlen(a.out) + 32;
-            rejects_default = malloc(n);
-            snprintf(rejects_default, n, "%s/_rejects.ndjson", a.out);
-        }
-    }
-    if (a.rejects == NULL && rejects_default == NULL && target_table)
-        rejects_default = strdup("ddbpipe-rejects.ndjson");
-    if (a.rejects || rejects_default) {
-        const char *rp = a.rejects ? a.rejects : rejects_default;
-        rc = a.state ? ddb_rejects_new_resumable(&rejects, rp, state != NULL,
-                                                 state ? state->rejects_bytes : 0,
-                                                 state ? state->ck.rejects : 0, &err)
-                     : ddb_rejects_new(&rejects, rp, &err);
-        if (rc != 0) {
-            cli_error(NULL, "%s", err.message);
-            code = EXIT_OUTPUT;
-            goto done;
-        }
-    }
-    po.output = output;
-    po.rejects = rejects;
-    po.report = cli_report;
-    po.report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a.quiet ? 5 : 20);
-    po.state_path = a.state;
-    po.fingerprint = fingerprint.ptr;
-    po.resume = state;
-    po.checkpoint_seconds = a.checkpoint_interval == UINT64_MAX ? 10.0
-                            : a.checkpoint_interval == 0        ? 0.2 /* as often as it is worth */
-                                                                : (double)a.checkpoint_interval;
-    po.stop = cli_stop_flag();
-
-    {
-        int mode = CLI_PROGRESS_AUTO;
-        cli_progress_parse(a.progress, &mode);
-        cli_progress_init(&progress, mode, (double)a.progress_interval, a.quiet);
-        progress.client = conn.client;
-        progress.table_output = target_table && !a.dry_run ? output : NULL;
-        progress.scan = scan;
-        if (scan)
-            progress.total_items = scan->expected_items;
-        for (size_t i = 0; i < n_inputs; i++) {
-            struct stat st;
-            if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st) == 0 && S_ISREG(st.st_mode))
-                progress.total_bytes += (uint64_t)st.st_size;
-        }
-        po.progress = cli_progress_update;
-        po.progress_ctx = &progress;
-        if (conn.client) {
-            ddb_client_set_idle(conn.client, cli_progress_idle, &progress);
-            ddb_client_set_stop_flag(conn.client, cli_stop_flag());
-        }
-    }
-    rc = ddb_pipeline_run(&s, &po, &err);
-    cli_progress_end(&progress);
-    if (rc != 0 && rc != DDB_EINTR)
-        cli_error(NULL, "%s", err.message);
-    if (output != NULL && s.committed && !target_table) {
-        const char *const *paths;
-        size_t n = ddb_file_output_paths(output, &paths);
-        s.outputs = calloc(n ? n : 1, sizeof(char *));
-        for (size_t i = 0; s.outputs && i < n; i++)
-            s.outputs[s.n_outputs++] = strdup(paths[i]);
-    }
-    if (scan) {
-        ddb_scan_stats ss;
-        ddb_table_reader_stats(scan, &ss);
-        ddb_buf_printf(&extra,
-                       "  scan of %s: %llu pages, %llu items scanned, %.1f RCU, %llu throttled\n",
-                       a.table, (unsigned long long)ss.requests, (unsigned long long)ss.scanned,
-                       ss.capacity_units, (unsigned long long)ss.throttles);
-    }
-    if (output && target_table && a.dry_run) {
-        ddb_dry_run_stats ds;
-        ddb_null_output_stats(output, &ds);
-        ddb_buf_printf(&extra,
-                       "  dry run: nothing written to %s; would put %llu items (%llu bytes) and "
-                       "delete %llu, about %llu WCU\n",
-                       target_table, (unsigned long long)ds.puts, (unsigned long long)ds.bytes,
-                       (unsigned long long)ds.deletes, (unsigned long long)ds.wcu);
-        if (target && target->n_indexes > 0)
-            ddb_buf_printf(&extra,
-                           "  (each index an item is written to costs as much again: %zu "
-                           "indexes on %s)\n",
-                           target->n_indexes, target_table);
-        if (a.max_wcu > 0) {
-            double secs = (double)ds.wcu / (double)a.max_wcu;
-            ddb_buf_printf(&extra,
-                           "  at --max-wcu %llu that takes about %.0f s (%.1f min) of "
-                           "writing\n",
-                           (unsigned long long)a.max_wcu, secs, secs / 60.0);
-        }
-    } else if (output && target_table) {
-        ddb_table_write_stats ws;
-        ddb_table_output_stats(output, &ws);
-        ddb_buf_printf(&extra,
-                       "  %s: %llu batches, %llu items retried as unprocessed, %llu throttled, "
-                       "%llu batches split, %llu waited for an earlier write of their key, "
-                       "%.1f WCU (%.1f WCU/s)\n",
-                       target_table, (unsigned long long)ws.batches,
-                       (unsigned long long)ws.unprocessed, (unsigned long long)ws.throttles,
-                       (unsigned long long)ws.splits, (unsigned long long)ws.blocked,
-                       ws.capacity_units, s.seconds > 0 ? ws.capacity_units / s.seconds : 0);
-    }
-    if (conn.client) {
-        ddb_client_stats cs;
-        ddb_client_stats_get(conn.client, &cs);
-        if (cs.decreases > 0)
-            ddb_buf_printf(&extra,
-                           "  throttled: requests in flight cut %llu time%s, down to %d (of %llu); "
-                           "%llu retries in all\n",
-                           (unsigned long long)cs.decreases, cs.decreases == 1 ? "" : "s",
-                           cs.min_concurrency,
-                           (unsigned long long)(a.aws.concurrency ? a.aws.concurrency : 16),
-                           (unsigned long long)cs.retries);
-    }
-    code = cli_exit_code(&s, a.max_rejects, rc, table_io);
-    if (s.interrupted && a.state)
-        ddb_buf_printf(&extra,
-                       "  interrupted: checkpoint saved in %s; continue with the same "
-                       "command and --resume\n",
-                       a.state);
-    else if (s.interrupted)
-        ddb_buf_puts(&extra, "  interrupted (run with --state FILE to be able to resume)\n");
-    else if (s.resumed)
-        ddb_buf_printf(&extra, "  resumed from %s\n", a.state);
-    cli_print_summary(spec->name, &s, code, a.max_rejects, extra.ptr);
-    if (a.summary && cli_write_summary_file(a.summary, &s, code) != 0 && code == EXIT_OK)
-        code = EXIT_OUTPUT;
+    code = run_planned(spec, cmd, &a, &ro);
 done:
-    ddb_buf_dispose(&extra);
-    ddb_buf_dispose(&fingerprint);
-    ddb_state_free(state);
-    ddb_summary_dispose(&s);
-    ddb_output_free(output);
-    ddb_reader_free(scan);
-    ddb_rejects_free(rejects);
-    ddb_table_info_free(target);
-    ddb_table_info_free(source_info);
-    cli_disconnect(&conn);
-    ddb_mapping_free(mapping);
-    ddb_mapping_free(to_mapping);
-    for (size_t i = 0; i < n_types; i++)
-        free((char *)types[i].name);
-    free(types);
-    free(rejects_default);
     free(inputs);
     return code;
 }

@@ -1,15 +1,12 @@
 /*
- * Support for the pipeline commands: the fingerprint a resumed run is checked
- * against, exit status, summaries, --segment-range, and the stop signals.
+ * Support for the pipeline commands: exit status, summaries, --segment-range,
+ * and the stop signals.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <signal.h>
-#include <sys/stat.h>
-
-#include <openssl/evp.h>
 
 #include "cli.h"
 #include "ddbpipe/io.h"
@@ -127,79 +124,4 @@ int cli_parse_range(const char *s, int *first, int *last)
     *first = (int)a;
     *last = (int)b;
     return 0;
-}
-
-/* SHA-256 (hex) of a file's bytes, so a resumed run can tell its mapping changed. */
-static int file_sha256(const char *path, char out[65])
-{
-    FILE *f = fopen(path, "rb");
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    unsigned char buf[65536], md[32];
-    unsigned int mdlen = 0;
-    size_t n;
-    int rc = -1;
-    if (f == NULL || ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
-        goto done;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-        EVP_DigestUpdate(ctx, buf, n);
-    if (!ferror(f) && EVP_DigestFinal_ex(ctx, md, &mdlen) == 1) {
-        for (unsigned int i = 0; i < mdlen; i++)
-            sprintf(out + 2 * i, "%02x", md[i]);
-        rc = 0;
-    }
-done:
-    if (f)
-        fclose(f);
-    EVP_MD_CTX_free(ctx);
-    return rc;
-}
-
-static void fp_field(ddb_buf *b, const char *key, const char *value)
-{
-    ddb_buf_puts(b, b->len > 1 ? ",\"" : "\"");
-    ddb_buf_puts(b, key);
-    ddb_buf_puts(b, "\":");
-    ddb_json_put_string(b, value ? value : "", strlen(value ? value : ""));
-}
-
-/* What a run is, for --resume to check: the inputs (with sizes and times),
- * the mappings' contents and every option that changes what is written. */
-int cli_build_fingerprint(ddb_buf *b, const run_spec *spec, const run_args *a,
-                          const char *const *inputs, size_t n_inputs)
-{
-    ddb_buf in = DDB_BUF_INIT, opts = DDB_BUF_INIT;
-    char sha[65];
-    ddb_buf_putc(b, '{');
-    fp_field(b, "command", spec->name);
-    for (size_t i = 0; i < n_inputs; i++) {
-        struct stat st;
-        memset(&st, 0, sizeof(st));
-        stat(inputs[i], &st);
-        ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", inputs[i],
-                       (long long)st.st_size, (long long)st.st_mtime);
-    }
-    fp_field(b, "inputs", in.ptr);
-    if (a->mapping && file_sha256(a->mapping, sha) == 0)
-        fp_field(b, "mapping", sha);
-    if (a->to_mapping && file_sha256(a->to_mapping, sha) == 0)
-        fp_field(b, "to-mapping", sha);
-    fp_field(b, "table", a->table);
-    fp_field(b, "to-table", a->to_table);
-    fp_field(b, "out", a->out);
-    ddb_buf_printf(&opts,
-                   "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
-                   "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%llu "
-                   "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s extra=%s",
-                   a->format ? a->format : "", a->gzip, a->out_delimiter,
-                   a->input_format ? a->input_format : "", a->delimiter, a->types ? a->types : "",
-                   a->entity ? a->entity : "", a->delete_all, a->no_verify,
-                   (unsigned long long)a->max_line, (unsigned long long)a->segments,
-                   a->segment_range ? a->segment_range : "", a->consistent_read,
-                   (unsigned long long)a->page_size, a->dry_run, a->rejects ? a->rejects : "",
-                   a->extra ? a->extra : "");
-    fp_field(b, "options", opts.ptr);
-    ddb_buf_putc(b, '}');
-    ddb_buf_dispose(&in);
-    ddb_buf_dispose(&opts);
-    return b->oom ? -1 : 0;
 }

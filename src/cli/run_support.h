@@ -1,7 +1,6 @@
 /*
  * run_support.h — what the pipeline commands (cmd_run.c) build on: their
- * options, the fingerprint --resume checks, exit status and summaries, and
- * the flag SIGINT/SIGTERM set.
+ * options, exit status and summaries, and the flag SIGINT/SIGTERM set.
  */
 #ifndef DDBPIPE_RUN_SUPPORT_H
 #define DDBPIPE_RUN_SUPPORT_H
@@ -30,12 +29,6 @@ typedef struct run_spec {
     ddb_mode mode;
     unsigned groups;
 } run_spec;
-
-/* Appends to b the JSON fingerprint of a run: the inputs (with sizes and
- * times), the mappings' SHA-256 and every option that changes what is
- * written. Returns 0, or -1 when b ran out of memory. */
-int cli_build_fingerprint(ddb_buf *b, const run_spec *spec, const run_args *a,
-                          const char *const *inputs, size_t n_inputs);
 
 /* Writes the JSON summary (--summary) to path atomically. Returns 0, or
  * EXIT_OUTPUT after printing the problem. */
