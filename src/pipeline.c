@@ -31,7 +31,22 @@ typedef struct run {
     uint64_t skip_below; /* resuming: records of the current input below this are committed */
     int checkpoint_due;  /* waiting for a unit boundary to save it */
     uint64_t ck_records; /* records committed at the last checkpoint */
+    /* Outputs tell what became of records (acks, late rejects) from wherever
+     * they are: a table writer from inside the client's loop, which may run in
+     * a scan reader's next(). They only queue it here; drain() settles the
+     * queue in the pipeline's own loop, between records. */
+    struct completion *done;
+    size_t n_done, cap_done;
+    ddb_buf done_text; /* rejects lines and report messages of queued late rejects */
 } run;
+
+typedef struct completion {
+    uint64_t seq;
+    int entity_index;
+    ddb_outcome outcome;
+    size_t line_off, line_len; /* rejects line in done_text (late rejects) */
+    size_t msg_off, msg_len;   /* its report message */
+} completion;
 
 /* A checkpoint also comes after this much committed work (but at most once a
  * second), so a fast run killed between timed checkpoints redoes little. */
@@ -57,9 +72,10 @@ static void settle(run *r, uint64_t seq, int entity_index, ddb_outcome outcome, 
         r->write_failed = 1;
 }
 
-static void on_ack(void *ctx, int entity_index, ddb_record_kind kind, uint64_t seq)
+/* A record the output holds for good: counted and settled now (the pipeline's
+ * own calls) or from the queue (drain). */
+static void acknowledge(run *r, int entity_index, ddb_record_kind kind, uint64_t seq)
 {
-    run *r = ctx;
     ddb_entity_stats *st = row(r, entity_index);
     st->written++;
     r->s->total.written++;
@@ -172,17 +188,78 @@ static int apply_types(run *r, ddb_map *item, ddb_error *err)
     return 0;
 }
 
-/* An output refused a record it had queued: count it and keep it. */
+static completion *queue_completion(run *r, uint64_t seq, int entity_index, ddb_outcome outcome)
+{
+    completion *c;
+    if (r->n_done == r->cap_done) {
+        size_t cap = r->cap_done ? r->cap_done * 2 : 64;
+        completion *n = realloc(r->done, cap * sizeof(*n));
+        if (n == NULL) {
+            r->write_failed = 1; /* the accounting cannot be kept: the run fails */
+            return NULL;
+        }
+        r->done = n;
+        r->cap_done = cap;
+    }
+    c = &r->done[r->n_done++];
+    memset(c, 0, sizeof(*c));
+    c->seq = seq;
+    c->entity_index = entity_index;
+    c->outcome = outcome;
+    return c;
+}
+
+/* Output callback: a record was written (queued; see run.done). */
+static void on_ack(void *ctx, int entity_index, ddb_record_kind kind, uint64_t seq)
+{
+    queue_completion(ctx, seq, entity_index,
+                     kind == DDB_REC_DELETE ? DDB_OUTCOME_DELETED : DDB_OUTCOME_WRITTEN);
+}
+
+/* Output callback: a record the output had queued was refused. What info
+ * points at lives only during the call, so the rejects line and the message
+ * are formatted now and kept with the completion. */
 static void on_late_reject(void *ctx, int entity_index, const ddb_reject_info *info)
 {
     run *r = ctx;
-    const char *ename =
-        count_reject(r, entity_index, info->source, info->line, info->offset, info->reason);
-    ddb_buf line = DDB_BUF_INIT;
+    const char *ename = entity_index >= 0 && r->o->mapping ? row(r, entity_index)->name : NULL;
+    completion *c = queue_completion(r, info->seq, entity_index, DDB_OUTCOME_REJECTED);
+    ddb_buf *t = &r->done_text;
+    if (c == NULL)
+        return;
+    c->line_off = t->len;
     if (r->o->rejects != NULL)
-        ddb_rejects_format_info(&line, info, ename);
-    settle(r, info->seq, entity_index, DDB_OUTCOME_REJECTED, line.ptr, line.len);
-    ddb_buf_dispose(&line);
+        ddb_rejects_format_info(t, info, ename);
+    c->line_len = t->len - c->line_off;
+    c->msg_off = t->len;
+    ddb_buf_printf(t, "%s%c%llu: %s%s%s", info->source, info->line ? ':' : '@',
+                   (unsigned long long)(info->line ? info->line : info->offset),
+                   ename ? ename : "", ename ? ": " : "", info->reason);
+    c->msg_len = t->len - c->msg_off;
+    if (t->oom)
+        r->write_failed = 1;
+}
+
+/* Settles the queued completions, in the order the outputs told them. */
+static void drain(run *r)
+{
+    for (size_t i = 0; i < r->n_done; i++) {
+        const completion *c = &r->done[i];
+        ddb_entity_stats *st;
+        if (c->outcome != DDB_OUTCOME_REJECTED) {
+            acknowledge(r, c->entity_index,
+                        c->outcome == DDB_OUTCOME_DELETED ? DDB_REC_DELETE : DDB_REC_PUT, c->seq);
+            continue;
+        }
+        st = row(r, c->entity_index);
+        st->rejected++;
+        r->s->total.rejected++;
+        report(r, DDB_REPORT_ERROR, "%.*s", (int)c->msg_len, r->done_text.ptr + c->msg_off);
+        settle(r, c->seq, c->entity_index, DDB_OUTCOME_REJECTED,
+               c->line_len ? r->done_text.ptr + c->line_off : NULL, c->line_len);
+    }
+    r->n_done = 0;
+    ddb_buf_clear(&r->done_text);
 }
 
 static int entity_index_of(const ddb_mapping *m, const ddb_entity *e)
@@ -230,7 +307,7 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
     if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT) {
         count_read(r, -1);
         if (o->output == NULL)
-            return on_ack(r, -1, rec->kind, rec->seq), 0;
+            return acknowledge(r, -1, rec->kind, rec->seq), 0;
         return o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, rec, err);
     }
     rc = is_del ? ddb_transform_decode_key(&d, o->mapping, &rec->item, r->arena, &perr)
@@ -258,7 +335,7 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
             return reject(r, rec, idx, perr.message, err);
         if (describe_change(why, sizeof(why), &rec->item, &again))
             return reject(r, rec, idx, why, err);
-        on_ack(r, idx, rec->kind, rec->seq);
+        acknowledge(r, idx, rec->kind, rec->seq);
         return 0;
     }
 
@@ -302,7 +379,7 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
     if (rc != 0)
         return reject(r, rec, idx, perr.message, err);
     if (o->output == NULL) {
-        on_ack(r, idx, kind, rec->seq);
+        acknowledge(r, idx, kind, rec->seq);
         return 0;
     }
     return o->output->vt->put(o->output, idx, kind, &item, 0, rec, err);
@@ -417,6 +494,7 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
     }
     for (uint64_t n = 0;; n++) {
         ddb_record *rec;
+        drain(r);
         if (((n & 255) == 0 || r->checkpoint_due) && (rc = tick(r, err)) != 0)
             return rc;
         /* A stop waits for the end of the unit being read (a Scan page already
@@ -512,6 +590,7 @@ static int read_input(run *r, ddb_reader *rd, const char *path, ddb_error *err)
     if ((rc = resume_position(r, rd, err)) != 0)
         return rc;
     rc = run_reader(r, rd, err);
+    drain(r);
     count_bytes(r, rd);
     if (rc == 0 && ddb_tracker_end_input(r->tracker, r->input) != 0)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -655,7 +734,9 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
             goto done;
     }
     if (o->output != NULL && s->input_errors == 0) {
-        if ((rc = o->output->vt->finish(o->output, err)) != 0) {
+        rc = o->output->vt->finish(o->output, err);
+        drain(&r);
+        if (rc != 0) {
             if (rc != DDB_EINTR)
                 s->output_failed = 1;
             goto done;
@@ -667,6 +748,8 @@ done:
     if (rc == DDB_EINTR)
         s->interrupted = 1;
     /* Every record read lands in one column, also when the run stopped early. */
+    if (r.tracker != NULL && s->entities != NULL)
+        drain(&r);
     if (r.tracker != NULL && s->entities != NULL)
         final_counts(&r);
     if (r.tracker != NULL && (rc == 0 || rc == DDB_EINTR) && s->entities != NULL) {
@@ -697,5 +780,7 @@ done:
     ddb_tracker_free(r.tracker);
     ddb_arena_free(r.arena);
     ddb_buf_dispose(&r.msg);
+    free(r.done);
+    ddb_buf_dispose(&r.done_text);
     return rc;
 }

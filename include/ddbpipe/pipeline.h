@@ -1,6 +1,31 @@
 /*
  * pipeline.h — readers -> transformer -> output, with the accounting that
- * makes every record read show up as written, rejected or unmatched.
+ * makes every record read show up as written, rejected, unmatched or not
+ * done.
+ *
+ * The stages and what connects them (one thread):
+ *
+ *   ddb_pipeline_run
+ *     for each input: ddb_reader_open (reader.h: a bidder picks the reader)
+ *       ddb_reader_next ............ one ddb_record
+ *       ddb_tracker_begin .......... the record gets its place in read order (checkpoint.h)
+ *       ddb_transform_decode/encode  item <-> record (transform.h, under mapping.h)
+ *       output->vt->put ............ files (output_file.h), a table (output_table.h),
+ *                                    a dry run (output_null.h)
+ *     output->vt->finish
+ *
+ *   What became of each record comes back from the output through two
+ *   callbacks, ack and reject (output.h). A file output calls them inside put;
+ *   the table writer calls them when DynamoDB answers, inside ddb_client_run,
+ *   which runs from the writer's put and finish and also from a table scan's
+ *   next (the scan and the writer share one client loop). So the callbacks
+ *   only queue the completion; the pipeline drains the queue between records,
+ *   counting each and settling it with the tracker, which commits records in
+ *   read order and hands the rejects lines of committed records to the
+ *   rejects file (rejects.h). Checkpoints (the committed prefix, the outputs'
+ *   lengths, the reader's position) are saved between records too, at unit
+ *   boundaries. Nothing reaches the rejects file, the counts or the report
+ *   callback from inside a reader or an output.
  */
 #ifndef DDBPIPE_PIPELINE_H
 #define DDBPIPE_PIPELINE_H
