@@ -461,8 +461,9 @@ int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want, const unsig
     *peek_len = 0;
     r = (replay_source *)source_alloc(sizeof(*r), &replay_vtable, src->name);
     if (r == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory sniffing %s", src->name);
         ddb_source_free(src);
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory sniffing %s", src->name);
+        return rc;
     }
     r->base.upstream = src;
     r->head = malloc(want ? want : 1);

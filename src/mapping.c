@@ -29,9 +29,18 @@ __attribute__((format(printf, 3, 4))) static int bad(loader *ld, const char *pat
     return ddb_error_set(ld->err, DDB_EUSAGE, "mapping %s: %s: %s", ld->name, path, reason);
 }
 
-static char *xstrdup(const char *s)
+static int nomem(loader *ld)
 {
-    return s ? strdup(s) : NULL;
+    return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory loading mapping %s", ld->name);
+}
+
+/* *dst = a copy of s (NULL stays NULL). Returns 0 or DDB_ENOMEM. */
+static int dup_into(loader *ld, char **dst, const char *s)
+{
+    *dst = NULL;
+    if (s != NULL && (*dst = strdup(s)) == NULL)
+        return nomem(ld);
+    return 0;
 }
 
 /* Rejects properties the language does not define, so a typo is an error and
@@ -95,12 +104,13 @@ static int get_string_array(loader *ld, const char *path, json_object *obj, cons
     if (n == 0)
         return 0;
     if ((*out = calloc(n, sizeof(char *))) == NULL)
-        return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+        return nomem(ld);
     for (size_t i = 0; i < n; i++) {
         json_object *e = json_object_array_get_idx(v, i);
         if (!json_object_is_type(e, json_type_string))
             return bad(ld, path, "\"%s\"[%zu] must be a string", key, i);
-        (*out)[i] = strdup(json_object_get_string(e));
+        if (dup_into(ld, &(*out)[i], json_object_get_string(e)) != 0)
+            return nomem(ld);
         (*n_out)++;
     }
     return 0;
@@ -122,9 +132,8 @@ static int parse_key_attr(loader *ld, const char *path, json_object *obj, ddb_ke
     if (type != NULL && (ddb_type_parse(&t, type, strlen(type)) != 0 ||
                          (t != DDB_TYPE_S && t != DDB_TYPE_N && t != DDB_TYPE_B)))
         return bad(ld, path, "key type must be S, N or B, not \"%s\"", type);
-    out->name = strdup(name);
     out->type = t;
-    return 0;
+    return (out->name = strdup(name)) == NULL ? nomem(ld) : 0;
 }
 
 static int parse_index(loader *ld, const char *path, json_object *obj, const ddb_table_def *t,
@@ -143,7 +152,8 @@ static int parse_index(loader *ld, const char *path, json_object *obj, const ddb
         (rc = get_string(ld, path, obj, "type", 1, &kind)) != 0 ||
         (rc = get_string(ld, path, obj, "projection", 0, &proj)) != 0)
         return rc;
-    out->name = strdup(name);
+    if (dup_into(ld, &out->name, name) != 0)
+        return nomem(ld);
     if (strcmp(kind, "GSI") == 0)
         out->global = 1;
     else if (strcmp(kind, "LSI") != 0)
@@ -158,7 +168,8 @@ static int parse_index(loader *ld, const char *path, json_object *obj, const ddb
     } else if (out->global) {
         return bad(ld, path, "a GSI needs a \"partitionKey\"");
     } else {
-        out->pk.name = strdup(t->pk.name);
+        if ((out->pk.name = strdup(t->pk.name)) == NULL)
+            return nomem(ld);
         out->pk.type = t->pk.type;
     }
     if (json_object_object_get_ex(obj, "sortKey", &v)) {
@@ -171,7 +182,8 @@ static int parse_index(loader *ld, const char *path, json_object *obj, const ddb
     if (proj != NULL && strcmp(proj, "ALL") != 0 && strcmp(proj, "KEYS_ONLY") != 0 &&
         strcmp(proj, "INCLUDE") != 0)
         return bad(ld, path, "\"projection\" must be ALL, KEYS_ONLY or INCLUDE");
-    out->projection = strdup(proj ? proj : "ALL");
+    if (dup_into(ld, &out->projection, proj ? proj : "ALL") != 0)
+        return nomem(ld);
     return get_string_array(ld, path, obj, "nonKeyAttributes", &out->non_key, &out->n_non_key);
 }
 
@@ -215,8 +227,8 @@ static int parse_table(loader *ld, json_object *obj, ddb_table_def *t)
         (rc = get_string(ld, "table", obj, "name", 1, &name)) != 0 ||
         (rc = get_string(ld, "table", obj, "entityTypeAttribute", 0, &type_attr)) != 0)
         return rc;
-    t->name = strdup(name);
-    t->type_attr = xstrdup(type_attr);
+    if (dup_into(ld, &t->name, name) != 0 || dup_into(ld, &t->type_attr, type_attr) != 0)
+        return nomem(ld);
     if (!json_object_object_get_ex(obj, "partitionKey", &v))
         return bad(ld, "table", "missing \"partitionKey\"");
     if ((rc = parse_key_attr(ld, "table.partitionKey", v, &t->pk)) != 0)
@@ -230,7 +242,7 @@ static int parse_table(loader *ld, json_object *obj, ddb_table_def *t)
             return bad(ld, "table.indexes", "must be an array");
         n = json_object_array_length(v);
         if (n && (t->indexes = calloc(n, sizeof(*t->indexes))) == NULL)
-            return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+            return nomem(ld);
         for (size_t i = 0; i < n; i++) {
             char path[64];
             json_object *ix = json_object_array_get_idx(v, i);
@@ -280,18 +292,17 @@ static int parse_enum(loader *ld, const char *path, json_object *obj, ddb_field 
     f->enum_values = calloc(n, sizeof(char *));
     f->enum_keys = calloc(n, sizeof(char *));
     if (f->enum_values == NULL || f->enum_keys == NULL)
-        return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+        return nomem(ld);
     json_object_object_foreach(v, value, spelling)
     {
         if (!json_object_is_type(spelling, json_type_string) ||
             json_object_get_string_len(spelling) == 0)
             return bad(ld, path, "\"enum\".%s must be a non-empty string (its spelling in keys)",
                        value);
-        f->enum_values[i] = strdup(value);
-        f->enum_keys[i] = strdup(json_object_get_string(spelling));
         f->n_enum = ++i;
-        if (f->enum_values[i - 1] == NULL || f->enum_keys[i - 1] == NULL)
-            return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+        if (dup_into(ld, &f->enum_values[i - 1], value) != 0 ||
+            dup_into(ld, &f->enum_keys[i - 1], json_object_get_string(spelling)) != 0)
+            return nomem(ld);
         for (size_t j = 0; j + 1 < i; j++)
             if (strcmp(f->enum_keys[j], f->enum_keys[i - 1]) == 0)
                 return bad(ld, path, "\"enum\": %s and %s have the same key spelling \"%s\"",
@@ -320,11 +331,13 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
         return rc;
     if (strcmp(name, DDB_EXTRA_FIELD) == 0)
         return bad(ld, path, "\"%s\" is reserved for undeclared attributes", DDB_EXTRA_FIELD);
-    f->name = strdup(name);
+    if (dup_into(ld, &f->name, name) != 0)
+        return nomem(ld);
     f->type = DDB_TYPE_S;
     if (type != NULL && ddb_type_parse(&f->type, type, strlen(type)) != 0)
         return bad(ld, path, "unknown type \"%s\" (S, N, B, BOOL, NULL, M, L, SS, NS or BS)", type);
-    f->attribute = strdup(attr ? attr : name);
+    if (dup_into(ld, &f->attribute, attr ? attr : name) != 0)
+        return nomem(ld);
     f->store = -1; /* decided once the templates are known */
     if ((rc = get_bool(ld, path, obj, "store", &f->store)) != 0 ||
         (rc = get_bool(ld, path, obj, "required", &f->required)) != 0 ||
@@ -344,14 +357,15 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
     if (pattern != NULL) {
         char *anchored = malloc(strlen(pattern) + 5);
         if (anchored == NULL)
-            return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+            return nomem(ld);
         sprintf(anchored, "^(%s)$", pattern);
         rc = regcomp(&f->pattern, anchored, REG_EXTENDED | REG_NOSUB);
         free(anchored);
         if (rc != 0)
             return bad(ld, path, "\"pattern\" is not a valid POSIX extended regular expression");
         f->has_pattern = 1;
-        f->pattern_text = strdup(pattern);
+        if (dup_into(ld, &f->pattern_text, pattern) != 0)
+            return nomem(ld);
     }
     if (format != NULL && (rc = parse_format(ld, path, format, &f->format)) != 0)
         return rc;
@@ -381,8 +395,9 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
                    "entity name \"%s\" must not start with '.' or '_' or contain '/'"
                    " (it names output files)",
                    name);
-    e->name = strdup(name);
-    e->type_value = strdup(type_value ? type_value : name);
+    if (dup_into(ld, &e->name, name) != 0 ||
+        dup_into(ld, &e->type_value, type_value ? type_value : name) != 0)
+        return nomem(ld);
     if (undeclared == NULL || strcmp(undeclared, "keep") == 0)
         e->undeclared = DDB_UNDECLARED_KEEP;
     else if (strcmp(undeclared, "drop") == 0)
@@ -397,7 +412,7 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
         return bad(ld, path, "\"fields\" must be an array of field declarations");
     n = json_object_array_length(fields);
     if (n && (e->fields = calloc(n, sizeof(*e->fields))) == NULL)
-        return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+        return nomem(ld);
     for (size_t i = 0; i < n; i++) {
         snprintf(sub, sizeof(sub), "%s.fields[%zu]", path, i);
         e->n_fields++;
@@ -417,7 +432,7 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
         return bad(ld, path, "\"keys\" must be an object of attribute -> template");
     n = (size_t)json_object_object_length(keys);
     if ((e->keys = calloc(n ? n : 1, sizeof(*e->keys))) == NULL)
-        return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+        return nomem(ld);
     {
         /* Table keys first, so matching and encoding see pk and sk before indexes. */
         const char *order[2] = {t->pk.name, t->sk.name};
@@ -435,7 +450,8 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
                 if (!json_object_is_type(tv, json_type_string))
                     return bad(ld, sub, "a key template must be a string like \"Tag#{userId}\"");
                 tp = &e->keys[e->n_keys++];
-                tp->attr = strdup(attr);
+                if (dup_into(ld, &tp->attr, attr) != 0)
+                    return nomem(ld);
                 tp->attr_type = atype;
                 tp->role = role;
                 if ((rc = ddb_template_compile(tp, json_object_get_string(tv), e, sub, ld->err)) !=
@@ -521,7 +537,10 @@ int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len, const cha
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    m->path = strdup(ld.name);
+    if (dup_into(&ld, &m->path, ld.name) != 0) {
+        rc = DDB_ENOMEM;
+        goto done;
+    }
     root = json_tokener_parse_ex(tok, text, (int)len);
     if (root == NULL || json_tokener_get_error(tok) != json_tokener_success) {
         rc = ddb_error_set(err, DDB_EUSAGE, "mapping %s: not valid JSON: %s (near byte %zu)",

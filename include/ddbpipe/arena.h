@@ -11,11 +11,13 @@
 
 #include <stddef.h>
 
+#include "ddbpipe/error.h"
+
 typedef struct ddb_arena ddb_arena;
 
 /* Creates an arena whose chunks are at least chunk_size bytes (0 = 64 KiB).
  * *out is owned by the caller; free with ddb_arena_free(). Returns 0 or DDB_ENOMEM. */
-int ddb_arena_new(ddb_arena **out, size_t chunk_size);
+DDB_MUST_USE int ddb_arena_new(ddb_arena **out, size_t chunk_size);
 
 /* Returns size bytes aligned for any scalar type, or NULL when out of memory.
  * The memory stays valid until the next ddb_arena_reset() or ddb_arena_free(). */

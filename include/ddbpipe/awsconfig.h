@@ -107,7 +107,8 @@ typedef struct ddb_aws_config {
  * credential kind; DDB_EINVAL for a malformed file (path:line), partial keys,
  * a bad region or endpoint URL; DDB_EIO when a file cannot be read; DDB_ERROR
  * when credential_process fails; DDB_ENOMEM. On failure *out is NULL. */
-int ddb_aws_config_resolve(ddb_aws_config **out, const ddb_aws_options *opts, ddb_error *err);
+DDB_MUST_USE int ddb_aws_config_resolve(ddb_aws_config **out, const ddb_aws_options *opts,
+                                        ddb_error *err);
 
 /* Resolves credentials only, e.g. to refresh them when
  * (*out)->expiration is near. Same ownership and errors as above. */

@@ -51,7 +51,8 @@ typedef struct ddb_tracker ddb_tracker;
 typedef void (*ddb_commit_fn)(void *ctx, const char *reject_lines, size_t len);
 
 /* rows: entity rows (entities + 1). Returns 0 or DDB_ENOMEM. */
-int ddb_tracker_new(ddb_tracker **out, size_t rows, ddb_commit_fn on_commit, void *ctx);
+DDB_MUST_USE int ddb_tracker_new(ddb_tracker **out, size_t rows, ddb_commit_fn on_commit,
+                                 void *ctx);
 void ddb_tracker_free(ddb_tracker *t);
 
 /* Starts a record read from input at pos; a reader with settled() (a scan)
@@ -93,11 +94,11 @@ typedef struct ddb_state {
 
 /* Writes the state atomically: a temporary file, fsync, rename, fsync of
  * the folder; a crash at any moment leaves the previous state or this one. */
-int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err);
+DDB_MUST_USE int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err);
 
 /* Reads a state file. DDB_ENOTFOUND when it does not exist, DDB_EUSAGE when
  * it is not a ddbpipe state. *out owned by the caller (ddb_state_free). */
-int ddb_state_load(ddb_state **out, const char *path, ddb_error *err);
+DDB_MUST_USE int ddb_state_load(ddb_state **out, const char *path, ddb_error *err);
 void ddb_state_free(ddb_state *s);
 
 /* Compares a saved fingerprint with this run's: 0 when they match, else

@@ -74,7 +74,7 @@ typedef struct ddb_client_stats {
  * always verified. *out owned by the caller (ddb_client_free). Returns 0,
  * DDB_EUSAGE (bad endpoint), DDB_ENOMEM, DDB_ENET (libcurl init).
  */
-int ddb_client_new(ddb_client **out, const ddb_client_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_client_new(ddb_client **out, const ddb_client_opts *opts, ddb_error *err);
 
 /*
  * Queues a call of operation ("Scan", "BatchWriteItem", ...) with the JSON
@@ -84,8 +84,8 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *opts, ddb_error *err
  * once, from inside ddb_client_run, with the final response. Returns 0 or
  * DDB_ENOMEM.
  */
-int ddb_client_submit(ddb_client *c, const char *operation, const char *body, size_t len,
-                      ddb_call_done_fn done, void *ctx, ddb_error *err);
+DDB_MUST_USE int ddb_client_submit(ddb_client *c, const char *operation, const char *body,
+                                   size_t len, ddb_call_done_fn done, void *ctx, ddb_error *err);
 
 /*
  * Drives the loop until until(ctx) returns non-zero (checked after every
@@ -106,8 +106,8 @@ int ddb_client_pending(const ddb_client *c);
 /* One call, synchronously: submit + run until done. On return *resp owns its
  * body (free with ddb_response_dispose). Returns 0 when a response was
  * obtained (check resp->ok), else a loop error. */
-int ddb_client_call(ddb_client *c, const char *operation, const char *body, size_t len,
-                    ddb_response *resp, ddb_error *err);
+DDB_MUST_USE int ddb_client_call(ddb_client *c, const char *operation, const char *body, size_t len,
+                                 ddb_response *resp, ddb_error *err);
 
 void ddb_response_dispose(ddb_response *resp);
 

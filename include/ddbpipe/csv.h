@@ -39,7 +39,8 @@ typedef struct ddb_csv_row {
  * (0 = 64 MiB). The input is read in blocks of 1 MiB, growing only for a
  * longer row. Returns DDB_EUSAGE for another delimiter, DDB_ENOMEM.
  */
-int ddb_csv_new(ddb_csv **out, ddb_source *src, char delimiter, size_t max_row, ddb_error *err);
+DDB_MUST_USE int ddb_csv_new(ddb_csv **out, ddb_source *src, char delimiter, size_t max_row,
+                             ddb_error *err);
 
 /*
  * Next row. Returns 0 with *row filled (valid until the next call),

@@ -30,6 +30,10 @@ typedef enum ddb_error_code {
 
 #define DDB_ERROR_MAX 1024
 
+/* On functions whose failure must be handled: ignoring the result is a
+ * compile error (-Werror). */
+#define DDB_MUST_USE __attribute__((warn_unused_result))
+
 typedef struct ddb_error {
     int code;
     char message[DDB_ERROR_MAX];

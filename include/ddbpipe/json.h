@@ -21,7 +21,7 @@ typedef struct ddb_json_parser ddb_json_parser;
 
 /* A reusable parser (its scratch space grows to the largest record and stays).
  * Free with ddb_json_parser_free(). Returns 0 or DDB_ENOMEM. */
-int ddb_json_parser_new(ddb_json_parser **out);
+DDB_MUST_USE int ddb_json_parser_new(ddb_json_parser **out);
 void ddb_json_parser_free(ddb_json_parser *p);
 
 /*

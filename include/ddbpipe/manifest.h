@@ -69,8 +69,8 @@ typedef struct ddb_manifest {
  * field), DDB_EUSAGE (outputFormat ION or anything but DYNAMODB_JSON),
  * DDB_EVERIFY, DDB_ENOMEM.
  */
-int ddb_manifest_load(ddb_manifest **out, const char *path, unsigned flags, ddb_warn_fn warn,
-                      void *warn_ctx, ddb_error *err);
+DDB_MUST_USE int ddb_manifest_load(ddb_manifest **out, const char *path, unsigned flags,
+                                   ddb_warn_fn warn, void *warn_ctx, ddb_error *err);
 
 /* Frees m and everything it holds. Accepts NULL. */
 void ddb_manifest_free(ddb_manifest *m);

@@ -129,11 +129,11 @@ typedef struct ddb_mapping {
  * caller (ddb_mapping_free). Returns 0, DDB_ENOTFOUND/DDB_EIO for the file,
  * DDB_EUSAGE for a bad mapping.
  */
-int ddb_mapping_load(ddb_mapping **out, const char *path, ddb_error *err);
+DDB_MUST_USE int ddb_mapping_load(ddb_mapping **out, const char *path, ddb_error *err);
 
 /* Same from text in memory; name is used in messages. */
-int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len, const char *name,
-                      ddb_error *err);
+DDB_MUST_USE int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len,
+                                   const char *name, ddb_error *err);
 
 void ddb_mapping_free(ddb_mapping *m);
 

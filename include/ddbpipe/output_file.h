@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "ddbpipe/error.h"
+
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/writer.h"
@@ -33,7 +35,8 @@ typedef struct ddb_file_output_opts {
  * file with its CSV header). Returns 0, DDB_EIO (directory cannot be made),
  * DDB_ENOMEM.
  */
-int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts,
+                                     ddb_error *err);
 
 /* Paths of the files committed by finish (valid until free), for the summary. */
 size_t ddb_file_output_paths(const ddb_output *o, const char *const **paths);

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "ddbpipe/error.h"
+
 #include "ddbpipe/item.h"
 #include "ddbpipe/output.h"
 
@@ -20,7 +22,7 @@ typedef struct ddb_dry_run_stats {
 
 /* ks (may be NULL): the key schema items are checked against, as the table
  * writer would. Invalid items are rejected through the reject callback. */
-int ddb_null_output_new(ddb_output **out, const ddb_key_schema *ks, ddb_error *err);
+DDB_MUST_USE int ddb_null_output_new(ddb_output **out, const ddb_key_schema *ks, ddb_error *err);
 
 void ddb_null_output_stats(const ddb_output *o, ddb_dry_run_stats *out);
 

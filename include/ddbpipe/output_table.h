@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "ddbpipe/error.h"
+
 #include "ddbpipe/client.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/table.h"
@@ -47,7 +49,8 @@ typedef struct ddb_table_write_stats {
  * in hand are neither acked nor rejected (the run reports them as not done).
  * Returns 0 or DDB_ENOMEM.
  */
-int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts,
+                                      ddb_error *err);
 
 void ddb_table_output_stats(const ddb_output *o, ddb_table_write_stats *out);
 

@@ -34,6 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ddbpipe/error.h"
+
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/rejects.h"
@@ -101,6 +103,7 @@ typedef struct ddb_pipeline_opts {
  * an output that cannot be written: summary->output_failed). The summary is
  * filled in every case; release it with ddb_summary_dispose().
  */
-int ddb_pipeline_run(ddb_summary *summary, const ddb_pipeline_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_pipeline_run(ddb_summary *summary, const ddb_pipeline_opts *opts,
+                                  ddb_error *err);
 
 #endif

@@ -132,8 +132,8 @@ struct ddb_reader {
  * (ddb_reader_free). Errors: DDB_ENOTFOUND, DDB_EIO, DDB_EUSAGE (cannot tell
  * the format / bad header), DDB_EVERIFY (manifest checksum).
  */
-int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts,
-                    ddb_error *err);
+DDB_MUST_USE int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts,
+                                 ddb_error *err);
 
 static inline int ddb_reader_next(ddb_reader *r, ddb_record **out, ddb_error *err)
 {
@@ -169,19 +169,20 @@ char *ddb_entity_from_filename(const char *path, int *is_delete);
 /* DynamoDB JSON lines or plain NDJSON over src (owned from now on). kind is
  * DDB_IN_DDBJSON or DDB_IN_NDJSON; for DDBJSON the line shape is sniffed from
  * the first non-empty line. */
-int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kind, const char *name,
-                         const ddb_reader_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kind,
+                                      const char *name, const ddb_reader_opts *opts,
+                                      ddb_error *err);
 
 /* AWS CLI scan output over src (owned). */
-int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
-                        const ddb_reader_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
+                                     const ddb_reader_opts *opts, ddb_error *err);
 
 /* CSV with a header row over src (owned). */
-int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
-                       const ddb_reader_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
+                                    const ddb_reader_opts *opts, ddb_error *err);
 
 /* An Export to S3 folder (the one holding manifest-summary.json). */
-int ddb_reader_new_export(ddb_reader **out, const char *dir, const ddb_reader_opts *opts,
-                          ddb_error *err);
+DDB_MUST_USE int ddb_reader_new_export(ddb_reader **out, const char *dir,
+                                       const ddb_reader_opts *opts, ddb_error *err);
 
 #endif

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "ddbpipe/error.h"
+
 #include "ddbpipe/client.h"
 #include "ddbpipe/reader.h"
 
@@ -37,7 +39,8 @@ typedef struct ddb_scan_stats {
  * message names the segment). Returns 0, DDB_EUSAGE (bad segment range),
  * DDB_ENOMEM.
  */
-int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *opts,
+                                      ddb_error *err);
 
 void ddb_table_reader_stats(const ddb_reader *r, ddb_scan_stats *out);
 

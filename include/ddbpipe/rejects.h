@@ -20,18 +20,18 @@ typedef struct ddb_rejects ddb_rejects;
  * entity, reason and the original text (or base64 of it when it is not
  * UTF-8, or the item in DynamoDB JSON when there is no text). Written
  * atomically like the outputs; nothing is created when nothing is rejected. */
-int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err);
+DDB_MUST_USE int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err);
 
 /* A resumable rejects file (PATH.partial until finished). With resume, the
  * partial file is cut to keep_len bytes holding count lines and continued. */
-int ddb_rejects_new_resumable(ddb_rejects **out, const char *path, int resume, uint64_t keep_len,
-                              uint64_t count, ddb_error *err);
+DDB_MUST_USE int ddb_rejects_new_resumable(ddb_rejects **out, const char *path, int resume,
+                                           uint64_t keep_len, uint64_t count, ddb_error *err);
 
 /* Makes the rejects durable; *len receives the file's length. */
-int ddb_rejects_checkpoint(ddb_rejects *r, uint64_t *len, ddb_error *err);
+DDB_MUST_USE int ddb_rejects_checkpoint(ddb_rejects *r, uint64_t *len, ddb_error *err);
 
-int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity, const char *reason,
-                      ddb_error *err);
+DDB_MUST_USE int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
+                                   const char *reason, ddb_error *err);
 
 /* The line ddb_rejects_write would write, appended to out (for writing later). */
 void ddb_rejects_format(ddb_buf *out, const ddb_record *rec, const char *entity,
@@ -39,8 +39,8 @@ void ddb_rejects_format(ddb_buf *out, const ddb_record *rec, const char *entity,
 void ddb_rejects_format_info(ddb_buf *out, const ddb_reject_info *info, const char *entity);
 
 /* Appends preformatted lines (count of them) to the file. */
-int ddb_rejects_append(ddb_rejects *r, const char *lines, size_t len, uint64_t count,
-                       ddb_error *err);
+DDB_MUST_USE int ddb_rejects_append(ddb_rejects *r, const char *lines, size_t len, uint64_t count,
+                                    ddb_error *err);
 
 /* The same for a record refused by an output after the fact (no original
  * text any more: the item is written as "item"/"keys" in DynamoDB JSON). */
@@ -52,7 +52,7 @@ uint64_t ddb_rejects_count(const ddb_rejects *r);
 const char *ddb_rejects_path(const ddb_rejects *r);
 
 /* Commits the file (if anything was written). */
-int ddb_rejects_finish(ddb_rejects *r, ddb_error *err);
+DDB_MUST_USE int ddb_rejects_finish(ddb_rejects *r, ddb_error *err);
 void ddb_rejects_free(ddb_rejects *r);
 
 #endif

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ddbpipe/error.h"
+
 #include "ddbpipe/client.h"
 #include "ddbpipe/output_null.h"
 #include "ddbpipe/output_table.h"
@@ -123,8 +125,8 @@ typedef struct ddb_run_plan ddb_run_plan;
  * DDB_EUSAGE, DDB_ENOMEM. A state file that records a finished run gives a
  * plan with nothing to do (ddb_run_plan_done).
  */
-int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field *field,
-                     ddb_error *err);
+DDB_MUST_USE int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o,
+                                  ddb_run_field *field, ddb_error *err);
 
 /* The plan reads or writes a table, so it needs a client. */
 int ddb_run_plan_needs_client(const ddb_run_plan *p);
@@ -139,15 +141,16 @@ int ddb_run_plan_done(const ddb_run_plan *p);
  * DDB_ENOTFOUND (a table does not exist), DDB_EUSAGE, DDB_EINTR, DDB_ENET,
  * DDB_ENOMEM; *field says which table.
  */
-int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, ddb_error *err);
+DDB_MUST_USE int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field,
+                                     ddb_error *err);
 
 /* Creates the file outputs and the rejects file. Returns 0, DDB_EIO (a folder
  * or file cannot be made), DDB_EUSAGE, DDB_ENOMEM; *field says which. */
-int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
+DDB_MUST_USE int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
 
 /* Runs the pipeline; fills *s (release with ddb_summary_dispose), its outputs
  * included. Returns what ddb_pipeline_run returns. */
-int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err);
+DDB_MUST_USE int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err);
 
 /* What the run did besides the counts, for the summary a person reads. */
 typedef struct ddb_run_report {

@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "ddbpipe/error.h"
+
 #include "ddbpipe/buf.h"
 #include "ddbpipe/client.h"
 #include "ddbpipe/item.h"
@@ -42,7 +44,8 @@ typedef struct ddb_table_info {
 /* DescribeTable. *out owned by the caller (ddb_table_info_free). Returns 0,
  * DDB_ENOTFOUND (ResourceNotFoundException: the message names the table and
  * the endpoint's region), DDB_ENET for other failures. */
-int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, ddb_error *err);
+DDB_MUST_USE int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table,
+                                    ddb_error *err);
 
 void ddb_table_info_free(ddb_table_info *t);
 
@@ -58,9 +61,9 @@ int ddb_table_create_request(ddb_buf *out, const ddb_mapping *m, const char *tab
 /* CreateTable, then waits (ddb_table_wait_ready) until the table and all its
  * indexes are ACTIVE or timeout_s passes. An existing table is an error
  * (DDB_EUSAGE) unless exists_ok. Returns 0, DDB_EUSAGE, DDB_EINTR, DDB_ENET. */
-int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int exists_ok,
-                     int timeout_s, volatile sig_atomic_t *stop, ddb_table_wait_fn on_wait,
-                     void *ctx, ddb_error *err);
+DDB_MUST_USE int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table,
+                                  int exists_ok, int timeout_s, volatile sig_atomic_t *stop,
+                                  ddb_table_wait_fn on_wait, void *ctx, ddb_error *err);
 
 /*
  * DescribeTable, then, while the table is CREATING or UPDATING (or, with
@@ -73,9 +76,9 @@ int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int
  * DDB_EUSAGE when the table is DELETING, ARCHIVED or otherwise unusable, or
  * still not ready after timeout_s (0 = do not wait); DDB_EINTR; DDB_ENET.
  */
-int ddb_table_wait_ready(ddb_table_info **out, ddb_client *c, const char *table, int gsis,
-                         int timeout_s, volatile sig_atomic_t *stop, ddb_table_wait_fn on_wait,
-                         void *ctx, ddb_error *err);
+DDB_MUST_USE int ddb_table_wait_ready(ddb_table_info **out, ddb_client *c, const char *table,
+                                      int gsis, int timeout_s, volatile sig_atomic_t *stop,
+                                      ddb_table_wait_fn on_wait, void *ctx, ddb_error *err);
 
 /* A human description (the describe command). */
 void ddb_table_info_format(ddb_buf *out, const ddb_table_info *t);

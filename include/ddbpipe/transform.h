@@ -30,15 +30,15 @@ typedef struct ddb_decoded {
  * value that does not convert to its declared type, an undeclared attribute
  * under the "reject" policy. Record values may point into the item's memory.
  */
-int ddb_transform_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
-                         ddb_error *err);
+DDB_MUST_USE int ddb_transform_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item,
+                                      ddb_arena *a, ddb_error *err);
 
 /*
  * Decodes only the key attributes of an item (a delete in an incremental
  * export carries just the keys). Same returns as ddb_transform_decode.
  */
-int ddb_transform_decode_key(ddb_decoded *out, const ddb_mapping *m, const ddb_item *key,
-                             ddb_arena *a, ddb_error *err);
+DDB_MUST_USE int ddb_transform_decode_key(ddb_decoded *out, const ddb_mapping *m,
+                                          const ddb_item *key, ddb_arena *a, ddb_error *err);
 
 /*
  * Encodes a record of entity e into an item with every key and index
@@ -52,11 +52,13 @@ int ddb_transform_decode_key(ddb_decoded *out, const ddb_mapping *m, const ddb_i
  * rules is DDB_EINVAL with the reason. The item is validated against the
  * table's key schema.
  */
-int ddb_transform_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
-                         const ddb_map *record, int typed, ddb_arena *a, ddb_error *err);
+DDB_MUST_USE int ddb_transform_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
+                                      const ddb_map *record, int typed, ddb_arena *a,
+                                      ddb_error *err);
 
 /* Encodes only the table key attributes of a (key-only) record. */
-int ddb_transform_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
-                             const ddb_map *record, int typed, ddb_arena *a, ddb_error *err);
+DDB_MUST_USE int ddb_transform_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
+                                          const ddb_map *record, int typed, ddb_arena *a,
+                                          ddb_error *err);
 
 #endif

@@ -58,8 +58,8 @@ typedef struct ddb_writer_opts {
  * columns from opts->columns or the first record, and DynamoDB JSON is the
  * item itself. Returns 0 or DDB_ENOMEM.
  */
-int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const ddb_entity *e,
-                   const ddb_writer_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink,
+                                const ddb_entity *e, const ddb_writer_opts *opts, ddb_error *err);
 
 static inline int ddb_writer_write(ddb_writer *w, const ddb_map *rec, size_t n_declared,
                                    ddb_error *err)
@@ -68,7 +68,7 @@ static inline int ddb_writer_write(ddb_writer *w, const ddb_map *rec, size_t n_d
 }
 
 /* Finishes the writer's sink chain (trailers, rename into place). */
-int ddb_writer_finish(ddb_writer *w, ddb_error *err);
+DDB_MUST_USE int ddb_writer_finish(ddb_writer *w, ddb_error *err);
 
 /* Frees the writer and its sink (an unfinished atomic file is removed). */
 void ddb_writer_free(ddb_writer *w);
