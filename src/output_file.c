@@ -21,7 +21,7 @@ typedef struct file_output {
     ddb_output base;
     ddb_file_output_opts opts;
     char *dir;
-    size_t n;          /* slots per kind: entities, or 1 without a mapping */
+    size_t n; /* slots per kind: entities, or 1 without a mapping */
     file_slot *puts;
     file_slot *dels;
     file_slot unmatched;
@@ -180,7 +180,9 @@ static int commit(file_output *fo, ddb_sink *sink, const char *path, ddb_error *
     if (nc == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     fo->committed = nc;
-    fo->committed[fo->n_committed++] = strdup(path);
+    if ((fo->committed[fo->n_committed] = strdup(path)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    fo->n_committed++;
     return 0;
 }
 
@@ -256,7 +258,8 @@ static int load_resume(file_output *fo, const char *json, ddb_error *err)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if (ddb_json_parse_plain(p, &root, json, strlen(json), a, err) != 0 || root.type != DDB_TYPE_L) {
+    if (ddb_json_parse_plain(p, &root, json, strlen(json), a, err) != 0 ||
+        root.type != DDB_TYPE_L) {
         rc = ddb_error_set(err, DDB_EUSAGE, "the saved output state is unreadable");
         goto done;
     }
@@ -274,7 +277,10 @@ static int load_resume(file_output *fo, const char *json, ddb_error *err)
             rc = ddb_error_set(err, DDB_EUSAGE, "the saved output state is unreadable");
             goto done;
         }
-        fo->resume_paths[fo->n_resume] = strndup(pv->u.s.ptr, pv->u.s.len);
+        if ((fo->resume_paths[fo->n_resume] = strndup(pv->u.s.ptr, pv->u.s.len)) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
         fo->resume_bytes[fo->n_resume++] = strtoull(bv->u.s.ptr, NULL, 10);
     }
 done:
@@ -308,8 +314,7 @@ static void fo_free(ddb_output *o)
     free(fo->dir);
 }
 
-static const ddb_output_vtable file_vt = {fo_put, fo_unmatched, fo_finish, fo_free,
-                                          fo_checkpoint};
+static const ddb_output_vtable file_vt = {fo_put, fo_unmatched, fo_finish, fo_free, fo_checkpoint};
 
 int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err)
 {

@@ -233,8 +233,8 @@ static void on_late_reject(void *ctx, int entity_index, const ddb_reject_info *i
     c->line_len = t->len - c->line_off;
     c->msg_off = t->len;
     ddb_buf_printf(t, "%s%c%llu: %s%s%s", info->source, info->line ? ':' : '@',
-                   (unsigned long long)(info->line ? info->line : info->offset),
-                   ename ? ename : "", ename ? ": " : "", info->reason);
+                   (unsigned long long)(info->line ? info->line : info->offset), ename ? ename : "",
+                   ename ? ": " : "", info->reason);
     c->msg_len = t->len - c->msg_off;
     if (t->oom)
         r->write_failed = 1;
@@ -765,8 +765,9 @@ done:
         if (ddb_rejects_finish(o->rejects, &rerr) != 0) {
             report(&r, DDB_REPORT_ERROR, "%s", rerr.message);
             s->output_failed = 1;
-        } else if (ddb_rejects_count(o->rejects) > 0) {
-            s->rejects_path = strdup(ddb_rejects_path(o->rejects));
+        } else if (ddb_rejects_count(o->rejects) > 0 &&
+                   (s->rejects_path = strdup(ddb_rejects_path(o->rejects))) == NULL) {
+            s->output_failed = 1; /* the summary could not say where they are */
         }
     }
     if (r.write_failed)

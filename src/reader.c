@@ -276,8 +276,12 @@ static char *find_single_export(const char *dir, int *count)
                 (*count)++;
                 free(found);
                 found = malloc(strlen(base) + strlen(de->d_name) + 2);
-                if (found)
-                    sprintf(found, "%s/%s", base, de->d_name);
+                if (found == NULL) {
+                    closedir(d);
+                    *count = 0;
+                    return NULL;
+                }
+                sprintf(found, "%s/%s", base, de->d_name);
             }
         }
         closedir(d);

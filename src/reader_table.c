@@ -388,9 +388,11 @@ static int tr_load_state(ddb_reader *r, const char *json, size_t len, ddb_error 
         free(s->start_key);
         free(s->ckpt_key);
         s->start_key = s->ckpt_key = NULL;
-        if (key_v->type == DDB_TYPE_S) {
-            s->start_key = strndup(key_v->u.s.ptr, key_v->u.s.len);
-            s->ckpt_key = strndup(key_v->u.s.ptr, key_v->u.s.len);
+        if (key_v->type == DDB_TYPE_S &&
+            ((s->start_key = strndup(key_v->u.s.ptr, key_v->u.s.len)) == NULL ||
+             (s->ckpt_key = strndup(key_v->u.s.ptr, key_v->u.s.len)) == NULL)) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
         }
     }
 done:

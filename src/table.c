@@ -30,9 +30,13 @@ static uint64_t juint(json_object *o, const char *key)
     return 0;
 }
 
-static char *dup_or_null(const char *s)
+/* A copy of s (NULL stays NULL); a failed copy sets *oom. */
+static char *dup_or_null(const char *s, int *oom)
 {
-    return s ? strdup(s) : NULL;
+    char *d = s ? strdup(s) : NULL;
+    if (s != NULL && d == NULL)
+        *oom = 1;
+    return d;
 }
 
 /* The type of attribute name in AttributeDefinitions. */
@@ -50,7 +54,8 @@ static ddb_type attr_type(json_object *defs, const char *name)
 }
 
 /* KeySchema [{AttributeName, KeyType: HASH|RANGE}] -> pk, sk. */
-static void key_schema(json_object *ks, json_object *defs, ddb_key_attr *pk, ddb_key_attr *sk)
+static void key_schema(json_object *ks, json_object *defs, ddb_key_attr *pk, ddb_key_attr *sk,
+                       int *oom)
 {
     size_t n = ks ? json_object_array_length(ks) : 0;
     for (size_t i = 0; i < n; i++) {
@@ -59,7 +64,7 @@ static void key_schema(json_object *ks, json_object *defs, ddb_key_attr *pk, ddb
         ddb_key_attr *dst = kt && strcmp(kt, "RANGE") == 0 ? sk : pk;
         if (an == NULL)
             continue;
-        dst->name = strdup(an);
+        dst->name = dup_or_null(an, oom);
         dst->type = attr_type(defs, an);
     }
 }
@@ -71,7 +76,7 @@ int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, d
     json_object *root = NULL, *t, *defs = NULL, *ks = NULL, *v;
     ddb_table_info *ti = NULL;
     size_t npk = 0, nsk = 0;
-    int rc;
+    int rc, oom = 0;
 
     *out = NULL;
     memset(&resp, 0, sizeof(resp));
@@ -100,21 +105,22 @@ int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, d
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    ti->name = strdup(table);
-    ti->status = dup_or_null(jstr(t, "TableStatus"));
+    ti->name = dup_or_null(table, &oom);
+    ti->status = dup_or_null(jstr(t, "TableStatus"), &oom);
     ti->item_count = juint(t, "ItemCount");
     ti->size_bytes = juint(t, "TableSizeBytes");
     if (json_object_object_get_ex(t, "BillingModeSummary", &v))
-        ti->billing_mode = dup_or_null(jstr(v, "BillingMode"));
+        ti->billing_mode = dup_or_null(jstr(v, "BillingMode"), &oom);
     if (json_object_object_get_ex(t, "ProvisionedThroughput", &v)) {
         ti->read_capacity = juint(v, "ReadCapacityUnits");
         ti->write_capacity = juint(v, "WriteCapacityUnits");
     }
     if (ti->billing_mode == NULL)
-        ti->billing_mode = strdup(ti->write_capacity ? "PROVISIONED" : "PAY_PER_REQUEST");
+        ti->billing_mode =
+            dup_or_null(ti->write_capacity ? "PROVISIONED" : "PAY_PER_REQUEST", &oom);
     json_object_object_get_ex(t, "AttributeDefinitions", &defs);
     json_object_object_get_ex(t, "KeySchema", &ks);
-    key_schema(ks, defs, &ti->pk, &ti->sk);
+    key_schema(ks, defs, &ti->pk, &ti->sk, &oom);
     for (int g = 0; g < 2; g++) {
         json_object *list;
         if (!json_object_object_get_ex(t, g ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes",
@@ -130,16 +136,16 @@ int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, d
             ti->indexes = n;
             n = &ti->indexes[ti->n_indexes++];
             memset(n, 0, sizeof(*n));
-            n->name = dup_or_null(jstr(ix, "IndexName"));
+            n->name = dup_or_null(jstr(ix, "IndexName"), &oom);
             n->global = g;
-            n->status = g ? dup_or_null(jstr(ix, "IndexStatus")) : NULL;
+            n->status = g ? dup_or_null(jstr(ix, "IndexStatus"), &oom) : NULL;
             json_object_object_get_ex(ix, "KeySchema", &iks);
-            key_schema(iks, defs, &n->pk, &n->sk);
+            key_schema(iks, defs, &n->pk, &n->sk, &oom);
         }
     }
     ti->index_pk = calloc(ti->n_indexes + 1, sizeof(ddb_key_attr));
     ti->index_sk = calloc(ti->n_indexes + 1, sizeof(ddb_key_attr));
-    if (ti->index_pk == NULL || ti->index_sk == NULL) {
+    if (oom || ti->index_pk == NULL || ti->index_sk == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
