@@ -41,6 +41,8 @@ fx_env *fx_new(void)
     snprintf(aws, sizeof(aws), "%s/.aws", fx->dir);
     cr_assert_eq(mkdir(aws, 0700), 0);
     fx_set(fx, "HOME", fx->dir);
+    /* Never probe 169.254.169.254: tests only touch 127.0.0.1. */
+    fx_set(fx, "AWS_EC2_METADATA_DISABLED", "true");
     return fx;
 }
 
@@ -93,6 +95,10 @@ ddb_aws_options fx_options(fx_env *fx)
     memset(&o, 0, sizeof(o));
     o.getenv = fx_getenv;
     o.getenv_ctx = fx;
+    /* As the command line names them. */
+    o.profile_origin = "--profile";
+    o.region_origin = "--region";
+    o.endpoint_origin = "--endpoint-url";
     return o;
 }
 
