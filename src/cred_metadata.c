@@ -34,7 +34,7 @@ static void quote_message(char *out, size_t cap, const ddb_http_resp *resp,
     for (char *c = out; *c; c++)
         if ((unsigned char)*c < 0x20)
             *c = ' ';
-    ddb_cred_redact(out, secrets);
+    ddb_cred_redact(out, secrets, 2);
 }
 
 int ddb_container_url_allowed(const char *url)

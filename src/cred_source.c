@@ -187,12 +187,12 @@ void ddb_cred_format_time(char *out, size_t cap, time_t t)
         snprintf(out, cap, "?");
 }
 
-void ddb_cred_redact(char *buf, const char *const *secrets)
+void ddb_cred_redact(char *buf, const char *const *secrets, size_t count)
 {
-    for (size_t i = 0; buf && secrets && secrets[i]; i++) {
-        size_t n = strlen(secrets[i]);
+    for (size_t i = 0; buf && i < count; i++) {
+        size_t n = secrets[i] ? strlen(secrets[i]) : 0;
         char *p;
-        if (n < 4) /* too short to be a secret; redacting it would garble the text */
+        if (n < 4) /* absent, or too short to be a secret: redacting it would garble the text */
             continue;
         while ((p = strstr(buf, secrets[i])) != NULL) {
             memcpy(p, "****", 4);

@@ -107,10 +107,10 @@ int ddb_cred_parse_time(time_t *out, const char *s);
 /* Formats t as "2024-05-27T10:00:00Z" (at least 21 bytes). */
 void ddb_cred_format_time(char *out, size_t cap, time_t t);
 
-/* Replaces every occurrence in buf (NUL-terminated) of each secret (NULL-
- * terminated list, NULL and short entries ignored) with "****", so a
- * service's error message can be quoted even if it echoes what was sent. */
-void ddb_cred_redact(char *buf, const char *const *secrets);
+/* Replaces every occurrence in buf (NUL-terminated) of each of the count
+ * secrets (NULL and short entries ignored) with "****", so a service's error
+ * message can be quoted even if it echoes what was sent. */
+void ddb_cred_redact(char *buf, const char *const *secrets, size_t count);
 
 /* Reads a small text file (a token) into a malloc'd string with trailing
  * whitespace removed. Returns 0, DDB_EIO (message names the path and the

@@ -142,7 +142,7 @@ int ddb_sso_fetch(ddb_aws_credentials **out, const ddb_cred_source *s, const ddb
         for (char *c = message; *c; c++)
             if ((unsigned char)*c < 0x20)
                 *c = ' ';
-        ddb_cred_redact(message, secrets);
+        ddb_cred_redact(message, secrets, sizeof(secrets) / sizeof(secrets[0]));
         if (resp.status == 401 || strcmp(resp.error_type, "UnauthorizedException") == 0)
             rc = ddb_error_set(err, DDB_EUSAGE,
                                "%s: the SSO portal refused the cached login (HTTP %ld %s%s); run "

@@ -325,7 +325,7 @@ static int sts_call(ddb_aws_credentials **out, const ddb_cred_source *s, const c
     if (resp.status != 200) {
         ddb_sts_parse_error(resp.body.ptr, resp.body.len, code, sizeof(code), message,
                             sizeof(message));
-        ddb_cred_redact(message, secrets);
+        ddb_cred_redact(message, secrets, sizeof(secrets) / sizeof(secrets[0]));
         rc = ddb_error_set(err, resp.status >= 500 || code[0] == '\0' ? DDB_ENET : DDB_ERROR,
                            "%s: STS %s answered HTTP %ld %s%s%.400s (%d attempt%s)", s->label,
                            action, resp.status, code[0] ? code : "(no error code)",

@@ -22,55 +22,54 @@
 typedef struct ddb_client ddb_client;
 
 typedef struct ddb_client_opts {
-    const char *endpoint; /* https://dynamodb.<region>.amazonaws.com or a local URL */
+    const char *endpoint;                 /* https://dynamodb.<region>.amazonaws.com or a local URL */
     const char *region;
     const ddb_aws_credentials *credentials; /* borrowed; must outlive the client */
-    struct ddb_credprov *provider;          /* borrowed; when set, requests are signed with
-                                               its current credentials instead, and a request
-                                               refused for its credentials is sent again with
-                                               newer ones (credprov.h) */
-    int concurrency;                        /* requests in flight (default 16) */
-    int max_attempts;                       /* per request, incl. the first (default 10) */
-    uint32_t backoff_base_ms;               /* default 50 */
-    uint32_t backoff_cap_ms;                /* default 20000 */
-    long connect_timeout_ms;                /* default 5000 */
-    long request_timeout_ms;                /* whole request, default 60000 */
-    const char *user_agent;                 /* default "ddbpipe/<version>" */
-    uint64_t random_seed;                   /* 0 = from the clock; fixed in tests */
-    int verbose;                            /* log requests (never credentials) to stderr */
-    int fixed_concurrency;                  /* do not adapt: by default throttling halves the
-                                               requests in flight (at most once a second) and
-                                               they grow back by one per window of successes */
+    struct ddb_credprov *provider;        /* borrowed; when set, requests are signed with its
+                                             current credentials instead, and a request refused
+                                             for its credentials goes again with newer ones */
+    int concurrency;                      /* requests in flight (default 16) */
+    int max_attempts;                     /* per request, incl. the first (default 10) */
+    uint32_t backoff_base_ms;             /* default 50 */
+    uint32_t backoff_cap_ms;              /* default 20000 */
+    long connect_timeout_ms;              /* default 5000 */
+    long request_timeout_ms;              /* whole request, default 60000 */
+    const char *user_agent;               /* default "ddbpipe/<version>" */
+    uint64_t random_seed;                 /* 0 = from the clock; fixed in tests */
+    int verbose;                          /* log requests (never credentials) to stderr */
+    int fixed_concurrency;                /* do not adapt: by default throttling halves the
+                                             requests in flight (at most once a second) and
+                                             they grow back by one per window of successes */
 } ddb_client_opts;
 
 /* The outcome of one call, after any retries. */
 typedef struct ddb_response {
-    int ok;           /* HTTP 200 with a verified body */
-    long http_status; /* 0 when no response arrived */
-    char *body;       /* response body (NUL-terminated), owned by the client until the
-                         callback returns; ddb_client_call hands it to the caller */
+    int ok;              /* HTTP 200 with a verified body */
+    long http_status;    /* 0 when no response arrived */
+    char *body;          /* response body (NUL-terminated), owned by the client until the
+                            callback returns; ddb_client_call hands it to the caller */
     size_t body_len;
-    char error_type[128]; /* "ProvisionedThroughputExceededException", "ValidationException" */
-    char message[512];    /* the service's message, or the transport error */
-    int attempts;         /* how many times it was sent */
-    int retryable;        /* the last failure was retryable (so attempts ran out) */
-    uint64_t throttles;   /* throttling answers seen across the attempts */
+    char error_type[128];  /* "ProvisionedThroughputExceededException", "ValidationException" */
+    char message[512];     /* the service's message, or the transport error */
+    int attempts;          /* how many times it was sent */
+    int retryable;         /* the last failure was retryable (so attempts ran out) */
+    uint64_t throttles;    /* throttling answers seen across the attempts */
 } ddb_response;
 
 typedef void (*ddb_call_done_fn)(void *ctx, ddb_response *resp);
 
 /* Statistics for progress and summaries. */
 typedef struct ddb_client_stats {
-    uint64_t requests; /* HTTP requests sent, retries included */
+    uint64_t requests;     /* HTTP requests sent, retries included */
     uint64_t retries;
     uint64_t throttles;
-    uint64_t errors; /* calls that failed for good */
+    uint64_t errors;       /* calls that failed for good */
     uint64_t bytes_sent;
     uint64_t bytes_received;
     int in_flight;
     int queued;
-    int min_concurrency; /* the lowest in-flight limit throttling brought it to */
-    uint64_t decreases;  /* times throttling halved the limit */
+    int min_concurrency;  /* the lowest in-flight limit throttling brought it to */
+    uint64_t decreases;   /* times throttling halved the limit */
 } ddb_client_stats;
 
 /*
