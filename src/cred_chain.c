@@ -112,11 +112,38 @@ static int from_file(ddb_cred_source **out, const chain *c, const char *profile,
 
 /* ---- STS-backed sources -------------------------------------------------- */
 
+/* A service's configured endpoint, else dflt (taken over). *out malloc'd. */
+static int service_url(char **out, const chain *c, const char *env_id, const char *service,
+                       const char *what, char *dflt, ddb_error *err)
+{
+    char *url = NULL, *src = NULL;
+    int rc = ddb_aws_service_endpoint(&url, &src, c->r, env_id, service);
+    *out = NULL;
+    if (rc == DDB_EINVAL)
+        rc = ddb_error_set(err, rc,
+                           "%s endpoint URL '%.200s' (from %s) must start with http:// or "
+                           "https://",
+                           what, url, src);
+    else if (rc != 0 || (url == NULL && dflt == NULL))
+        rc = oom(err);
+    free(src);
+    if (rc != 0 || url) {
+        free(dflt);
+        if (rc == 0)
+            *out = url;
+        else
+            free(url);
+        return rc;
+    }
+    *out = dflt;
+    return 0;
+}
+
 /* A source that calls STS, with the endpoint and network settings. */
 static int sts_source(ddb_cred_source **out, const chain *c, ddb_cred_kind kind, char *label,
                       const char *role_arn, const char *session_name, ddb_error *err)
 {
-    char *url = NULL, *src = NULL;
+    const char *region = c->r->region;
     ddb_cred_source *s = label ? ddb_cred_source_new(kind, label) : NULL;
     int rc;
 
@@ -124,31 +151,19 @@ static int sts_source(ddb_cred_source **out, const chain *c, ddb_cred_kind kind,
     *out = NULL;
     if (s == NULL)
         return oom(err);
-    rc = ddb_aws_service_endpoint(&url, &src, c->r, "STS", "sts");
-    if (rc == DDB_EINVAL)
-        rc = ddb_error_set(err, rc,
-                           "STS endpoint URL '%.200s' (from %s) must start with http:// "
-                           "or https://",
-                           url, src);
-    else if (rc != 0)
-        rc = oom(err);
-    free(src);
+    rc = service_url(&s->sts_url, c, "STS", "sts", "STS",
+                     region ? ddb_aws_xprintf("https://sts.%s.amazonaws.com%s", region,
+                                              strncmp(region, "cn-", 3) == 0 ? ".cn" : "")
+                            : strdup("https://sts.amazonaws.com"),
+                     err);
     if (rc == 0) {
-        if (url == NULL && c->r->region)
-            url = ddb_aws_xprintf("https://sts.%s.amazonaws.com%s", c->r->region,
-                                  strncmp(c->r->region, "cn-", 3) == 0 ? ".cn" : "");
-        else if (url == NULL)
-            url = strdup("https://sts.amazonaws.com");
-        s->sts_url = url;
-        url = NULL;
-        s->sts_region = strdup(c->r->region ? c->r->region : "us-east-1");
+        s->sts_region = strdup(region ? region : "us-east-1");
         s->role_arn = strdup(role_arn);
         s->session_name = strdup(session_name ? session_name : c->session_name);
         s->net = ddb_aws_net(c->r);
-        if (!s->sts_url || !s->sts_region || !s->role_arn || !s->session_name)
+        if (!s->sts_region || !s->role_arn || !s->session_name)
             rc = oom(err);
     }
-    free(url);
     if (rc != 0) {
         ddb_cred_source_free(s);
         return rc;
@@ -209,7 +224,6 @@ static int from_sso(ddb_cred_source **out, chain *c, const char *profile, ddb_er
     const char *session = get(c, profile, "sso_session");
     const char *start = get(c, profile, "sso_start_url"), *region = get(c, profile, "sso_region");
     ddb_buf missing = DDB_BUF_INIT;
-    char *url = NULL, *src = NULL;
     ddb_cred_source *s;
     int rc = 0;
 
@@ -269,19 +283,10 @@ static int from_sso(ddb_cred_source **out, chain *c, const char *profile, ddb_er
     s->sso_account = strdup(account);
     s->sso_role = strdup(role);
     s->net = ddb_aws_net(c->r);
-    rc = ddb_aws_service_endpoint(&url, &src, c->r, "SSO", "sso");
-    if (rc == DDB_EINVAL)
-        rc = ddb_error_set(err, rc,
-                           "SSO endpoint URL '%.200s' (from %s) must start with http:// "
-                           "or https://",
-                           url, src);
-    else if (rc != 0)
-        rc = oom(err);
-    if (rc == 0 && url == NULL)
-        url = ddb_aws_xprintf("https://portal.sso.%s.amazonaws.com%s", region,
-                              strncmp(region, "cn-", 3) == 0 ? ".cn" : "");
-    s->sso_url = url;
-    free(src);
+    rc = service_url(&s->sso_url, c, "SSO", "sso", "SSO",
+                     ddb_aws_xprintf("https://portal.sso.%s.amazonaws.com%s", region,
+                                     strncmp(region, "cn-", 3) == 0 ? ".cn" : ""),
+                     err);
     if (rc == 0 && ddb_sso_cache_path(&s->sso_cache_file, c->r->home, session ? session : start))
         rc = oom(err);
     if (rc == 0 &&

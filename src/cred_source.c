@@ -149,6 +149,21 @@ int ddb_cred_make(ddb_aws_credentials **out, const char *id, const char *secret,
     return 0;
 }
 
+int ddb_cred_percent_encode(ddb_buf *b, const char *value)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+            *p == '-' || *p == '_' || *p == '.' || *p == '~') {
+            ddb_buf_putc(b, (char)*p);
+        } else {
+            char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+            ddb_buf_append(b, e, 3);
+        }
+    }
+    return b->oom ? DDB_ENOMEM : 0;
+}
+
 int ddb_cred_parse_time(time_t *out, const char *s)
 {
     struct tm tm;

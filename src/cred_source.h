@@ -100,6 +100,10 @@ int64_t ddb_cred_now_ms(void);
 int ddb_cred_make(ddb_aws_credentials **out, const char *id, const char *secret, const char *token,
                   time_t expiration, char *source, ddb_error *err);
 
+/* Appends value percent-encoded but for A-Z a-z 0-9 - _ . ~ (a form field or
+ * a query value, as AWS signs them). Returns 0 or DDB_ENOMEM. */
+int ddb_cred_percent_encode(ddb_buf *b, const char *value);
+
 /* "2024-05-27T10:00:00Z", with optional fraction, "+hh:mm"/"-hh:mm" offset
  * or "UTC" suffix. Returns 0 or -1. */
 int ddb_cred_parse_time(time_t *out, const char *s);

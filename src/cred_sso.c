@@ -77,20 +77,6 @@ done:
     return rc;
 }
 
-static void put_query(ddb_buf *b, const char *v)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-            *p == '-' || *p == '_' || *p == '.' || *p == '~') {
-            ddb_buf_putc(b, (char)*p);
-        } else {
-            char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
-            ddb_buf_append(b, e, 3);
-        }
-    }
-}
-
 int ddb_sso_fetch(ddb_aws_credentials **out, const ddb_cred_source *s, const ddb_cred_call *call,
                   ddb_error *err)
 {
@@ -112,9 +98,9 @@ int ddb_sso_fetch(ddb_aws_credentials **out, const ddb_cred_source *s, const ddb
     secrets[0] = token;
     ddb_buf_printf(&url, "%.*s/federation/credentials?account_id=",
                    (int)(n && s->sso_url[n - 1] == '/' ? n - 1 : n), s->sso_url);
-    put_query(&url, s->sso_account);
+    ddb_cred_percent_encode(&url, s->sso_account);
     ddb_buf_puts(&url, "&role_name=");
-    put_query(&url, s->sso_role);
+    ddb_cred_percent_encode(&url, s->sso_role);
     lines[0] = strdup("Accept: application/json");
     lines[1] = ddb_aws_xprintf("x-amz-sso_bearer_token: %s", token);
     if (url.oom || lines[0] == NULL || lines[1] == NULL) {

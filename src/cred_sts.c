@@ -22,21 +22,11 @@ static const char *const sts_retry_codes[] = {"IDPCommunicationError", NULL};
 
 static int form_put(ddb_buf *b, const char *key, const char *value)
 {
-    static const char hex[] = "0123456789ABCDEF";
     if (b->len)
         ddb_buf_putc(b, '&');
     ddb_buf_puts(b, key);
     ddb_buf_putc(b, '=');
-    for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
-        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-            *p == '-' || *p == '_' || *p == '.' || *p == '~') {
-            ddb_buf_putc(b, (char)*p);
-        } else {
-            char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
-            ddb_buf_append(b, e, 3);
-        }
-    }
-    return b->oom ? DDB_ENOMEM : 0;
+    return ddb_cred_percent_encode(b, value);
 }
 
 int ddb_sts_form(ddb_buf *body, const char *action, const ddb_cred_source *s, const char *web_token)

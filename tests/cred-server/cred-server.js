@@ -15,6 +15,7 @@ const http = require('http')
 const fs = require('fs')
 const crypto = require('crypto')
 const sigv4 = require('./sigv4')
+const { serveOnLoopback } = require('../fault-server/loopback')
 
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
 const randomId = (prefix) => prefix + Array.from(crypto.randomBytes(16), (b) => B32[b & 31]).join('')
@@ -364,25 +365,7 @@ function main () {
     })
   })
   server.keepAliveTimeout = 5000
-  server.on('error', (err) => {
-    process.stderr.write(`cred-server: ${err.message}\n`)
-    process.exit(1)
-  })
-  server.listen(opts.port, '127.0.0.1', () => {
-    const port = server.address().port
-    if (opts.portFile) {
-      fs.writeFileSync(opts.portFile + '.tmp', `${port}\n`)
-      fs.renameSync(opts.portFile + '.tmp', opts.portFile)
-    }
-    process.stdout.write(`PORT ${port}\n`)
-    log(`listening on 127.0.0.1:${port}`)
-  })
-  for (const sig of [ 'SIGTERM', 'SIGINT', 'SIGHUP' ]) process.on(sig, () => process.exit(0))
-  if (opts.ownerPid > 0) {
-    setInterval(() => {
-      try { process.kill(opts.ownerPid, 0) } catch (e) { if (e.code === 'ESRCH') process.exit(0) }
-    }, 1000).unref()
-  }
+  serveOnLoopback(server, opts, 'cred-server')
 }
 
 if (require.main === module) main()

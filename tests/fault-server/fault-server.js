@@ -14,6 +14,7 @@ const fs = require('fs')
 const crypto = require('crypto')
 const path = require('path')
 const sigv4 = require(path.join(__dirname, '..', 'cred-server', 'sigv4.js'))
+const { serveOnLoopback } = require('./loopback')
 
 // ---------------------------------------------------------------------------------------------
 // CRC32 (IEEE 802.3, reflected, poly 0xEDB88320) as DynamoDB puts in x-amz-crc32.
@@ -620,32 +621,8 @@ function main () {
   server.keepAliveTimeout = opts.keepAliveMs
   server.headersTimeout = opts.keepAliveMs + 5000
   server.requestTimeout = 0
-  server.on('error', (err) => {
-    process.stderr.write(`fault-server: ${err.message}\n`)
-    process.exit(1)
-  })
-  server.listen(opts.port, '127.0.0.1', () => {
-    const port = server.address().port
-    if (opts.portFile) {
-      fs.writeFileSync(opts.portFile + '.tmp', `${port}\n`)
-      fs.renameSync(opts.portFile + '.tmp', opts.portFile)
-    }
-    process.stdout.write(`PORT ${port}\n`)
-    log(`listening on 127.0.0.1:${port}, upstream ${upstream.href}, ${rules.length} rule(s), seed ${seed}`)
-  })
-
-  for (const sig of [ 'SIGTERM', 'SIGINT', 'SIGHUP' ]) process.on(sig, () => process.exit(0))
-  if (opts.ownerPid > 0) {
-    // A dead owner may linger as a zombie until reaped; treat that as gone too.
-    const ownerGone = () => {
-      try { process.kill(opts.ownerPid, 0) } catch (e) { return e.code === 'ESRCH' }
-      try {
-        const st = fs.readFileSync(`/proc/${opts.ownerPid}/stat`, 'utf8')
-        return st.slice(st.lastIndexOf(')') + 2).startsWith('Z')
-      } catch { return false }
-    }
-    setInterval(() => { if (ownerGone()) process.exit(0) }, 1000).unref()
-  }
+  serveOnLoopback(server, opts, 'fault-server',
+    () => `upstream ${upstream.href}, ${rules.length} rule(s), seed ${seed}`)
 }
 
 if (require.main === module) main()
