@@ -179,8 +179,7 @@ int ddb_aws_imds_endpoint(char **out, const ddb_aws_resolver *r)
     return *out ? 0 : DDB_ENOMEM;
 }
 
-/* Where instance metadata is, and how long to wait for it. */
-static ddb_cred_net imds_net(const ddb_aws_resolver *r)
+ddb_cred_net ddb_aws_imds_net(const ddb_aws_resolver *r)
 {
     ddb_cred_net n = {1, 1000, 1000};
     const char *t = ddb_aws_env(r, "AWS_METADATA_SERVICE_TIMEOUT");
@@ -222,7 +221,7 @@ static int resolve_region(ddb_aws_config *cfg, const ddb_aws_resolver *r, int us
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if (imds_url) {
         ddb_error ierr = {0};
-        net = imds_net(r);
+        net = ddb_aws_imds_net(r);
         rc = ddb_imds_region(&region, imds_url, &net, &ierr);
         if (rc == 0) {
             rc = pick(cfg, 0, region, ddb_aws_xprintf("EC2 instance metadata %s", imds_url), err);

@@ -67,4 +67,15 @@ int ddb_cred_chain_not_found(ddb_aws_resolver *r, const char *imds_why, ddb_erro
  * (AWS_EC2_METADATA_DISABLED=true). *out malloc'd. Returns 0 or DDB_ENOMEM. */
 int ddb_aws_imds_endpoint(char **out, const ddb_aws_resolver *r);
 
+/* How long to wait for instance metadata, and how many tries: 1 s and 1 by
+ * default (so a laptop does not wait), AWS_METADATA_SERVICE_TIMEOUT and
+ * AWS_METADATA_SERVICE_NUM_ATTEMPTS or the profile's metadata_service_*. */
+ddb_cred_net ddb_aws_imds_net(const ddb_aws_resolver *r);
+
+/* The container and instance metadata providers (cred_machine.c): *out NULL
+ * (and 0) when their variables are not set / metadata is disabled. A refused
+ * AWS_CONTAINER_CREDENTIALS_FULL_URI is DDB_EUSAGE. */
+int ddb_cred_container_source(ddb_cred_source **out, const ddb_aws_resolver *r, ddb_error *err);
+int ddb_cred_imds_source(ddb_cred_source **out, const ddb_aws_resolver *r, ddb_error *err);
+
 #endif

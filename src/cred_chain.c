@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include "awsconfig_internal.h"
-#include "cred_metadata.h"
 #include "cred_sso.h"
 
 #define MAX_CHAIN 16
@@ -332,92 +331,6 @@ static int profile_providers(ddb_cred_source **out, chain *c, const char *profil
     return from_file(out, c, profile, &c->r->config, 1, err);
 }
 
-/* ---- machine credentials (steps 8 and 9, and credential_source) ----------- */
-
-static int from_container(ddb_cred_source **out, const chain *c, ddb_error *err)
-{
-    const char *rel = ddb_aws_env(c->r, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
-    const char *full = ddb_aws_env(c->r, "AWS_CONTAINER_CREDENTIALS_FULL_URI");
-    const char *tok = ddb_aws_env(c->r, "AWS_CONTAINER_AUTHORIZATION_TOKEN");
-    const char *tok_file = ddb_aws_env(c->r, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
-    ddb_cred_source *s;
-    char *url;
-
-    *out = NULL;
-    if (rel == NULL && full == NULL)
-        return 0;
-    url = rel ? ddb_aws_xprintf("http://169.254.170.2%s%s", rel[0] == '/' ? "" : "/", rel)
-              : strdup(full);
-    if (url == NULL)
-        return oom(err);
-    if (!rel && !ddb_container_url_allowed(url)) {
-        int rc = ddb_error_set(err, DDB_EUSAGE,
-                               "AWS_CONTAINER_CREDENTIALS_FULL_URI '%.200s' is refused: it must "
-                               "be https, or http to a loopback address, 169.254.170.2, "
-                               "169.254.170.23 or [fd00:ec2::23]",
-                               url);
-        free(url);
-        return rc;
-    }
-    s = ddb_cred_source_new(DDB_CRED_CONTAINER, "");
-    if (s == NULL) {
-        free(url);
-        return oom(err);
-    }
-    free(s->label);
-    s->label = ddb_aws_xprintf("container credentials endpoint %s", url);
-    s->url = url;
-    /* botocore's container fetcher: 3 attempts of 2 s. */
-    s->net.max_attempts = 3;
-    s->net.connect_timeout_ms = s->net.timeout_ms = 2000;
-    if (tok_file)
-        s->auth_token_file = strdup(tok_file);
-    else if (tok)
-        s->auth_token = strdup(tok);
-    if (!s->label || (tok_file && !s->auth_token_file) || (!tok_file && tok && !s->auth_token)) {
-        ddb_cred_source_free(s);
-        return oom(err);
-    }
-    *out = s;
-    return 0;
-}
-
-static int from_imds(ddb_cred_source **out, const chain *c, ddb_error *err)
-{
-    char *url = NULL;
-    ddb_cred_source *s;
-    const char *t, *a;
-
-    *out = NULL;
-    if (ddb_aws_imds_endpoint(&url, c->r) != 0)
-        return oom(err);
-    if (url == NULL)
-        return 0;
-    if ((s = ddb_cred_source_new(DDB_CRED_IMDS, "")) == NULL) {
-        free(url);
-        return oom(err);
-    }
-    free(s->label);
-    s->label = ddb_aws_xprintf("EC2 instance metadata %s", url);
-    s->url = url;
-    s->net.max_attempts = 1;
-    s->net.connect_timeout_ms = s->net.timeout_ms = 1000;
-    if ((t = ddb_aws_env(c->r, "AWS_METADATA_SERVICE_TIMEOUT")) != NULL ||
-        (t = get(c, c->r->profile, "metadata_service_timeout")) != NULL)
-        if (atof(t) > 0)
-            s->net.connect_timeout_ms = s->net.timeout_ms = (long)(atof(t) * 1000);
-    if ((a = ddb_aws_env(c->r, "AWS_METADATA_SERVICE_NUM_ATTEMPTS")) != NULL ||
-        (a = get(c, c->r->profile, "metadata_service_num_attempts")) != NULL)
-        if (atoi(a) > 0)
-            s->net.max_attempts = atoi(a);
-    if (s->label == NULL) {
-        ddb_cred_source_free(s);
-        return oom(err);
-    }
-    *out = s;
-    return 0;
-}
-
 /* ---- assume role (step 2) ------------------------------------------------- */
 
 static int assume_role(ddb_cred_source **out, chain *c, const char *profile, ddb_error *err);
@@ -467,9 +380,9 @@ static int role_credential_source(ddb_cred_source **src, chain *c, const char *p
     if (strcasecmp(name, "Environment") == 0)
         rc = from_environment(src, c, err);
     else if (strcasecmp(name, "EcsContainer") == 0)
-        rc = from_container(src, c, err);
+        rc = ddb_cred_container_source(src, c->r, err);
     else if (strcasecmp(name, "Ec2InstanceMetadata") == 0)
-        rc = from_imds(src, c, err);
+        rc = ddb_cred_imds_source(src, c->r, err);
     else
         return ddb_error_set(err, DDB_EINVAL,
                              "profile '%s': credential_source '%s' is not one of Environment, "
@@ -598,9 +511,9 @@ int ddb_cred_chain_build(ddb_cred_source **out, ddb_aws_resolver *r, ddb_error *
         return assume_role(out, &c, r->profile, err);
     if ((rc = profile_providers(out, &c, r->profile, r->explicit_profile, err)) != 0 || *out)
         return rc;
-    if ((rc = from_container(out, &c, err)) != 0 || *out)
+    if ((rc = ddb_cred_container_source(out, r, err)) != 0 || *out)
         return rc;
-    if ((rc = from_imds(out, &c, err)) != 0 || *out)
+    if ((rc = ddb_cred_imds_source(out, r, err)) != 0 || *out)
         return rc;
     return ddb_cred_chain_not_found(r, "disabled by AWS_EC2_METADATA_DISABLED", err);
 }
