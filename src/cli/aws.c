@@ -40,8 +40,12 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
     o.request_timeout_ms = (long)a->request_timeout_ms;
     o.getenv = real_getenv;
     if (ddb_aws_config_resolve(&conn->config, &o, &err) != 0) {
-        cli_error("set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile; and --region "
-                  "(for a local server: --endpoint-url http://127.0.0.1:PORT)",
+        /* Only a missing credential or region needs the general hint; the
+         * other messages say what to fix (run aws sso login, a profile...). */
+        cli_error(err.code == DDB_ENOTFOUND
+                      ? "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile; and "
+                        "--region (for a local server: --endpoint-url http://127.0.0.1:PORT)"
+                      : NULL,
                   "%s", err.message);
         return err.code == DDB_ENOTFOUND || err.code == DDB_EUSAGE || err.code == DDB_EINVAL
                    ? EXIT_USAGE

@@ -38,9 +38,9 @@ start_node cred "$root/tests/cred-server/cred-server.js" --script "$tmp/cred.jso
 cs="http://127.0.0.1:$(cat "$tmp/cred.port")"
 start_node fault "$root/tests/fault-server/fault-server.js" --upstream "$endpoint" --auth "$cs"
 fs="http://127.0.0.1:$(cat "$tmp/fault.port")"
-# The same, with a clock 5 s ahead: keys look expired to it before the client refreshes them.
+# The same, with a clock 6 s ahead: keys look expired to it before the client refreshes them.
 start_node skew "$root/tests/fault-server/fault-server.js" --upstream "$endpoint" --auth "$cs" \
-    --auth-skew-ms 5000
+    --auth-skew-ms 6000
 ss="http://127.0.0.1:$(cat "$tmp/skew.port")"
 trap 'kill $cred_pid $fault_pid $skew_pid 2>/dev/null; cleanup' EXIT
 
