@@ -16,9 +16,12 @@
 #include <zlib.h>
 
 #include "client_internal.h"
+#include "ddbpipe/credprov.h"
 #include "ddbpipe/sigv4.h"
 
 #define MAX_CONCURRENCY 1024
+#define MAX_CREDENTIAL_RETRIES 5
+#define CREDENTIAL_HOLD_MS 120000 /* longest wait for a refresh before sending anyway */
 
 typedef struct call {
     struct call *next;
@@ -30,6 +33,9 @@ typedef struct call {
     int attempts;
     uint64_t throttles;
     uint64_t wake_ms;
+    uint64_t cred_gen;     /* generation of the credentials the attempt was signed with */
+    int cred_retries;      /* sent again because of its credentials */
+    uint64_t cred_hold_ms; /* waiting for a refresh since (0: not waiting) */
     /* per attempt */
     CURL *easy;
     struct curl_slist *headers;
@@ -47,6 +53,7 @@ struct ddb_client {
     char *region;
     char *user_agent;
     const ddb_aws_credentials *creds;
+    struct ddb_credprov *prov;
     int concurrency;     /* current limit of requests in flight (adaptive) */
     int max_concurrency; /* what the user asked for */
     int adaptive;
@@ -157,6 +164,7 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     }
     sprintf(c->host, port ? "%s:%s" : "%s", host, port);
     c->creds = o->credentials;
+    c->prov = o->provider;
     c->concurrency = o->concurrency > 0 ? o->concurrency : 16;
     if (c->concurrency > MAX_CONCURRENCY)
         c->concurrency = MAX_CONCURRENCY;
@@ -209,6 +217,47 @@ static void put_easy(ddb_client *c, CURL *e)
 
 static void attempt_failed(ddb_client *c, call *cl, int retryable);
 
+/* A call sent again for newer credentials waits while the refresh it asked
+ * for runs, without using up an attempt. */
+static int hold_for_credentials(ddb_client *c, call *cl)
+{
+    uint64_t now;
+    if (cl->cred_hold_ms == 0 || c->prov == NULL)
+        return 0;
+    now = ddb_clock_ms();
+    if (!ddb_credprov_refreshing(c->prov) || now - cl->cred_hold_ms >= CREDENTIAL_HOLD_MS) {
+        cl->cred_hold_ms = 0;
+        return 0;
+    }
+    cl->wake_ms = now + 50;
+    c->queued++;
+    enqueue_delayed(c, cl);
+    return 1;
+}
+
+/* A call refused for its credentials (expired, unknown) goes again with newer
+ * ones instead of failing: returns 1 when it was queued for that. */
+static int retry_with_new_credentials(ddb_client *c, call *cl)
+{
+    ddb_cred_verdict v;
+    if (c->prov == NULL || cl->cred_retries >= MAX_CREDENTIAL_RETRIES)
+        return 0;
+    v = ddb_credprov_rejected(c->prov, cl->cred_gen, cl->resp.error_type);
+    if (v == DDB_CRED_NOT_MINE)
+        return 0;
+    cl->cred_retries++;
+    cl->attempts--; /* the credentials failed, not the request */
+    cl->cred_hold_ms = v == DDB_CRED_WAIT ? ddb_clock_ms() : 0;
+    if (c->verbose)
+        fprintf(stderr, "ddbpipe: %s: %s with credentials of generation %llu; sending again %s\n",
+                cl->op, cl->resp.error_type, (unsigned long long)cl->cred_gen,
+                v == DDB_CRED_WAIT ? "after the refresh" : "with newer ones");
+    cl->wake_ms = ddb_clock_ms();
+    c->queued++;
+    enqueue_delayed(c, cl);
+    return 1;
+}
+
 /* Signs and starts one attempt. */
 static void start(ddb_client *c, call *cl)
 {
@@ -216,9 +265,13 @@ static void start(ddb_client *c, call *cl)
     ddb_sigv4_header hdrs[3];
     ddb_sigv4_request req;
     ddb_sigv4_result *sig = NULL;
+    const ddb_aws_credentials *creds;
     ddb_error err;
     struct curl_slist *h = NULL;
+    int rc;
 
+    if (hold_for_credentials(c, cl))
+        return;
     cl->attempts++;
     cl->crc[0] = cl->errtype[0] = cl->curl_err[0] = '\0';
     ddb_buf_clear(&cl->resp_body);
@@ -237,13 +290,17 @@ static void start(ddb_client *c, call *cl)
     req.header_count = 3;
     req.payload = cl->body;
     req.payload_len = cl->len;
-    req.access_key_id = c->creds ? c->creds->access_key_id : "anonymous";
-    req.secret_access_key = c->creds ? c->creds->secret_access_key : "anonymous";
-    req.session_token = c->creds ? c->creds->session_token : NULL;
+    creds = c->prov ? ddb_credprov_acquire(c->prov, &cl->cred_gen) : c->creds;
+    req.access_key_id = creds ? creds->access_key_id : "anonymous";
+    req.secret_access_key = creds ? creds->secret_access_key : "anonymous";
+    req.session_token = creds ? creds->session_token : NULL;
     req.region = c->region;
     req.service = "dynamodb";
     req.flags = DDB_SIGV4_FLAGS_DYNAMODB;
-    if (ddb_sigv4_sign(&sig, &req, &err) != 0) {
+    rc = ddb_sigv4_sign(&sig, &req, &err);
+    if (c->prov)
+        ddb_credprov_release(c->prov, creds);
+    if (rc != 0) {
         snprintf(cl->resp.message, sizeof(cl->resp.message), "signing failed: %.400s", err.message);
         attempt_failed(c, cl, 0);
         return;
@@ -401,6 +458,8 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
                          sizeof(cl->resp.error_type), cl->resp.message, sizeof(cl->resp.message));
     if (cl->resp.message[0] == '\0')
         snprintf(cl->resp.message, sizeof(cl->resp.message), "HTTP %ld", status);
+    if (retry_with_new_credentials(c, cl))
+        return;
     retryable = status >= 500 || ddb_error_is_throttling(cl->resp.error_type) ||
                 ddb_client_error_is_server_side(cl->resp.error_type);
     if (ddb_error_is_throttling(cl->resp.error_type)) {

@@ -4,11 +4,22 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ddbpipe/credprov.h"
 
 static const char *real_getenv(void *ctx, const char *name)
 {
     (void)ctx;
     return getenv(name);
+}
+
+/* Refresh reports from the credential refresher's thread: successes with
+ * --verbose, failures always (one fprintf, so lines do not interleave). */
+static void log_refresh(void *ctx, int level, const char *msg)
+{
+    if (level == DDB_CREDPROV_WARNING)
+        fprintf(stderr, "ddbpipe: warning: %s\n", msg);
+    else if (ctx != NULL) /* --verbose */
+        fprintf(stderr, "ddbpipe: %s\n", msg);
 }
 
 int cli_connect(cli_conn *conn, const cli_aws_args *a)
@@ -22,17 +33,45 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
     o.profile = a->profile;
     o.region = a->region;
     o.endpoint_url = a->endpoint_url;
+    o.profile_origin = "--profile";
+    o.region_origin = "--region";
+    o.endpoint_origin = "--endpoint-url";
+    o.max_attempts = (int)a->max_attempts;
+    o.request_timeout_ms = (long)a->request_timeout_ms;
     o.getenv = real_getenv;
     if (ddb_aws_config_resolve(&conn->config, &o, &err) != 0) {
-        cli_error("set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile; and --region "
-                  "(for a local server: --endpoint-url http://127.0.0.1:PORT)",
+        /* Only a missing credential or region needs the general hint; the
+         * other messages say what to fix (run aws sso login, a profile...). */
+        cli_error(err.code == DDB_ENOTFOUND
+                      ? "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile; and "
+                        "--region (for a local server: --endpoint-url http://127.0.0.1:PORT)"
+                      : NULL,
                   "%s", err.message);
-        return err.code == DDB_ENOTFOUND || err.code == DDB_EUSAGE ? EXIT_USAGE : EXIT_SERVICE;
+        return err.code == DDB_ENOTFOUND || err.code == DDB_EUSAGE || err.code == DDB_EINVAL
+                   ? EXIT_USAGE
+                   : EXIT_SERVICE;
+    }
+    if (a->verbose) {
+        ddb_buf line = DDB_BUF_INIT;
+        ddb_credprov_describe(&line, conn->config->provider);
+        fprintf(stderr, "ddbpipe: credentials: %s\n", line.ptr ? line.ptr : "?");
+        fprintf(stderr, "ddbpipe: region %s (from %s), endpoint %s (from %s)\n",
+                conn->config->region, conn->config->region_source, conn->config->endpoint_url,
+                conn->config->endpoint_source);
+        ddb_buf_dispose(&line);
+    }
+    if (ddb_credprov_start(conn->config->provider, log_refresh, a->verbose ? (void *)conn : NULL,
+                           &err) != 0) {
+        cli_error(NULL, "%s", err.message);
+        ddb_aws_config_free(conn->config);
+        conn->config = NULL;
+        return EXIT_SERVICE;
     }
     memset(&co, 0, sizeof(co));
     co.endpoint = conn->config->endpoint_url;
     co.region = conn->config->region;
     co.credentials = conn->config->credentials;
+    co.provider = conn->config->provider;
     co.concurrency = (int)(a->concurrency ? a->concurrency : 16);
     co.max_attempts = (int)a->max_attempts;
     co.verbose = a->verbose;

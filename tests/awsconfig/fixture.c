@@ -1,4 +1,8 @@
-/* The awsconfig tests' fake environment: see fixture.h. */
+/*
+ * Fixture for the awsconfig tests: a fake environment (never the process's)
+ * whose HOME is a fresh mkdtemp() directory, so no test can see the real
+ * ~/.aws, plus helpers to write files there (fixture.h).
+ */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -30,6 +34,8 @@ fx_env *fx_new(void)
     snprintf(aws, sizeof(aws), "%s/.aws", fx->dir);
     cr_assert_eq(mkdir(aws, 0700), 0);
     fx_set(fx, "HOME", fx->dir);
+    /* Never probe 169.254.169.254: tests only touch 127.0.0.1. */
+    fx_set(fx, "AWS_EC2_METADATA_DISABLED", "true");
     return fx;
 }
 
@@ -52,7 +58,6 @@ void fx_set(fx_env *fx, const char *name, const char *value)
     fx->n++;
 }
 
-/* Writes HOME-relative file rel; returns its full path (owned by the caller). */
 char *fx_write(fx_env *fx, const char *rel, const char *content, int executable)
 {
     char *path = malloc(strlen(fx->dir) + strlen(rel) + 2);
@@ -82,6 +87,10 @@ ddb_aws_options fx_options(fx_env *fx)
     memset(&o, 0, sizeof(o));
     o.getenv = fx_getenv;
     o.getenv_ctx = fx;
+    /* As the command line names them. */
+    o.profile_origin = "--profile";
+    o.region_origin = "--region";
+    o.endpoint_origin = "--endpoint-url";
     return o;
 }
 

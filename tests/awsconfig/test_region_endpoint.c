@@ -93,9 +93,10 @@ Test(awsconfig_region, missing_and_invalid_region)
     cr_assert_eq(ddb_aws_config_resolve(&cfg, &o, &err), DDB_ENOTFOUND, "%s", err.message);
     cr_expect_null(cfg);
     snprintf(want, sizeof(want),
-             "no AWS region: tried --region, AWS_REGION, AWS_DEFAULT_REGION and 'region' in "
+             "no AWS region: tried --region, AWS_REGION, AWS_DEFAULT_REGION, 'region' in "
              "profile 'default' (config file %s/.aws/config, credentials file "
-             "%s/.aws/credentials); pass --region or set AWS_REGION",
+             "%s/.aws/credentials) and EC2 instance metadata (disabled by "
+             "AWS_EC2_METADATA_DISABLED); give a region or set AWS_REGION",
              fx_dir(fx), fx_dir(fx));
     cr_expect_str_eq(err.message, want);
 

@@ -12,6 +12,10 @@ export AWS_ACCESS_KEY_ID=AKIDEXAMPLETESTONLY AWS_SECRET_ACCESS_KEY=test-secret-n
 export AWS_REGION=us-east-1
 unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_ENDPOINT_URL_DYNAMODB
 export AWS_CONFIG_FILE="$tmp/no-config" AWS_SHARED_CREDENTIALS_FILE="$tmp/no-credentials"
+# Never probe the real instance metadata address: tests only touch 127.0.0.1.
+export AWS_EC2_METADATA_DISABLED=true
+unset AWS_WEB_IDENTITY_TOKEN_FILE AWS_ROLE_ARN AWS_CONTAINER_CREDENTIALS_RELATIVE_URI \
+    AWS_CONTAINER_CREDENTIALS_FULL_URI
 
 cleanup() {
     [ -n "${KEEP_TMP:-}" ] && { echo "kept $tmp" >&2; return; }
