@@ -495,6 +495,12 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
     for (uint64_t n = 0;; n++) {
         ddb_record *rec;
         drain(r);
+        if (o->limit_rejects && r->s->total.rejected > o->max_rejects)
+            return ddb_error_set(err, DDB_ELIMIT,
+                                 "stopped: %llu records were rejected, more than the %llu "
+                                 "allowed",
+                                 (unsigned long long)r->s->total.rejected,
+                                 (unsigned long long)o->max_rejects);
         if (((n & 255) == 0 || r->checkpoint_due) && (rc = tick(r, err)) != 0)
             return rc;
         /* A stop waits for the end of the unit being read (a Scan page already

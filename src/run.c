@@ -80,8 +80,10 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     if (p->writes_files && o->out_dir == NULL)
         return fail(field, DDB_RUN_F_OUT, err, "%s writes files: it needs an output folder",
                     o->command);
-    if (o->mode == DDB_MODE_IMPORT && o->target_table == NULL)
-        return fail(field, DDB_RUN_F_TARGET_TABLE, err, "no table to write to given");
+    if (o->writes_table && o->target_table == NULL &&
+        (o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path) == NULL)
+        return fail(field, DDB_RUN_F_TARGET_TABLE, err,
+                    "no table to write to given (nor a mapping naming one)");
     if ((o->mode == DDB_MODE_CONVERT || o->mode == DDB_MODE_ENCODE) && o->mapping_path == NULL)
         return fail(field, DDB_RUN_F_MAPPING, err, "%s needs the table's mapping", o->command);
     if (o->mode == DDB_MODE_CONVERT && o->to_mapping_path == NULL)
@@ -306,11 +308,15 @@ int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field
     if (p == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     p->o = *o;
-    p->writes_files =
-        o->target_table == NULL && o->mode != DDB_MODE_VALIDATE && o->mode != DDB_MODE_IMPORT;
+    p->writes_files = !o->writes_table && o->mode != DDB_MODE_VALIDATE;
     if ((rc = check_shape(p, field, err)) != 0 || (rc = pick_format(p, field, err)) != 0 ||
-        (rc = load_state(p, field, err)) != 0 || (rc = load_mappings(p, field, err)) != 0 ||
-        (rc = parse_types(p, field, err)) != 0)
+        (rc = load_mappings(p, field, err)) != 0 || (rc = parse_types(p, field, err)) != 0)
+        goto done;
+    /* Without a table named, the mapping that encodes for it names it. */
+    if (o->writes_table && o->target_table == NULL)
+        p->o.target_table =
+            (o->mode == DDB_MODE_CONVERT ? p->to_mapping : p->mapping)->table.name;
+    if ((rc = load_state(p, field, err)) != 0)
         goto done;
     for (size_t i = 0; i < o->n_inputs; i++) {
         struct stat st;
@@ -336,6 +342,29 @@ int ddb_run_plan_done(const ddb_run_plan *p)
 
 /* -------------------------------------------------------------- tables */
 
+/* A mapping that does not describe its table reads nothing or writes junk:
+ * stop before the first request, unless told to go on. */
+static int check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_mapping *m,
+                        const char *path, ddb_error *err)
+{
+    ddb_buf why = DDB_BUF_INIT;
+    int rc = 0;
+    if (m == NULL || ddb_table_check_mapping(t, m, &why) == 0)
+        goto done;
+    if (why.oom) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    } else if (p->o.ignore_schema_mismatch) {
+        note(p, "warning: table %s does not match %s, going on as asked: %s", t->name, path,
+             why.ptr);
+    } else {
+        rc = ddb_error_set(err, DDB_EUSAGE, "table %s does not match %s: %s", t->name, path,
+                           why.ptr);
+    }
+done:
+    ddb_buf_dispose(&why);
+    return rc;
+}
+
 static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
     const ddb_run_options *o = &p->o;
@@ -356,6 +385,8 @@ static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     to.consistent_read = o->consistent_read;
     to.page_size = o->page_size;
     to.max_rcu = o->max_rcu;
+    if ((rc = check_schema(p, p->source, p->mapping, o->mapping_path, err)) != 0)
+        return rc;
     to.item_count = p->source->item_count;
     if ((rc = ddb_reader_new_table(&p->scan, &to, err)) != 0) {
         *field = DDB_RUN_F_SEGMENTS;
@@ -384,7 +415,19 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
                               o->on_wait, o->wait_ctx, err);
     if (rc == DDB_EUSAGE)
         *field = DDB_RUN_F_WAIT;
-    if (rc != 0 && !(o->dry_run && rc == DDB_ENOTFOUND))
+    /* A dry run fails as the real run would, but for a table it would create. */
+    if (rc == DDB_ENOTFOUND && o->dry_run && o->create_table) {
+        note(p, "dry run: table %s does not exist yet; the run would create it from %s",
+             o->target_table,
+             o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path);
+        rc = 0;
+    }
+    if (rc != 0)
+        return rc;
+    if (tm != NULL && p->target != NULL &&
+        (rc = check_schema(p, p->target, tm,
+                           o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path,
+                           err)) != 0)
         return rc;
     if (o->dry_run) {
         rc = ddb_null_output_new(&p->output,
@@ -491,6 +534,8 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     po.rejects = p->rejects;
     po.delete_all = o->delete_all;
     po.report_limit = o->report_limit;
+    po.limit_rejects = o->limit_rejects && o->mode != DDB_MODE_VALIDATE;
+    po.max_rejects = o->max_rejects;
     po.report = o->report;
     po.report_ctx = o->report_ctx;
     po.state_path = o->state_path;

@@ -76,6 +76,9 @@ typedef struct ddb_pipeline_opts {
     ddb_rejects *rejects;  /* NULL: rejects are only reported */
     int delete_all;        /* --delete: every record is a deletion of its key */
     uint64_t report_limit; /* problems passed to report (0 = all) */
+    int limit_rejects;     /* stop reading once more than max_rejects records are rejected
+                              (DDB_ELIMIT; the outputs are not committed) */
+    uint64_t max_rejects;
     ddb_report_fn report;
     void *report_ctx;
     /* Checkpoints: with state_path, the committed position, counts and

@@ -59,8 +59,8 @@ typedef struct ddb_run_options {
     ddb_mode mode;
     const char *const *inputs; /* files, "-" or export folders; borrowed */
     size_t n_inputs;
-    int files_allowed; /* the command may read input files */
-    int scan_allowed;  /* the command may read a table instead */
+    int scan_allowed; /* the command may read a table instead of files */
+    int writes_table; /* the command writes a table (import, migrate), not files */
 
     /* mappings and input records */
     const char *mapping_path;
@@ -85,7 +85,7 @@ typedef struct ddb_run_options {
     char out_delimiter;
     int extra_plain; /* undeclared attributes as plain JSON, not typed */
 
-    /* a table to write */
+    /* a table to write; NULL: the one its mapping names */
     const char *target_table;
     int create_table;
     int delete_all;
@@ -93,10 +93,14 @@ typedef struct ddb_run_options {
     double max_wcu;
     int max_attempts;
     int wait_active_s; /* how long to wait for a table still being created */
+    int ignore_schema_mismatch; /* a mapping that does not describe its table is only a
+                                   warning, not an error */
 
     /* accounting and checkpoints */
     const char *rejects_path; /* NULL: OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson */
     uint64_t report_limit;
+    int limit_rejects; /* stop once more than max_rejects records were rejected */
+    uint64_t max_rejects;
     const char *state_path;
     int resume;
     double checkpoint_seconds;

@@ -22,6 +22,7 @@ enum {
     EXIT_INPUT = 3,   /* an input could not be read or failed verification */
     EXIT_OUTPUT = 4,  /* an output could not be written */
     EXIT_SERVICE = 5, /* DynamoDB or the network failed */
+    EXIT_UNMATCHED = 6, /* not one record matched an entity of the mapping */
     EXIT_INTERRUPTED = 130
 };
 

@@ -56,8 +56,12 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"entity", OPT_STRING, &ap->entity, "NAME",
           "the entity of the input records (default: from the file name)"}},
         {G_SCAN, {"table", OPT_STRING, &ap->table, "NAME", "read this table (parallel Scan)"}},
-        {G_IMPORT, {"table", OPT_STRING, &ap->table, "NAME", "the table to write"}},
-        {G_MIGRATE, {"to-table", OPT_STRING, &ap->to_table, "NAME", "the table to write"}},
+        {G_IMPORT,
+         {"table", OPT_STRING, &ap->table, "NAME",
+          "the table to write (default: the one --mapping names)"}},
+        {G_MIGRATE,
+         {"to-table", OPT_STRING, &ap->to_table, "NAME",
+          "the table to write (default: the one --to-mapping names)"}},
         {G_IMPORT | G_MIGRATE,
          {"create-table", OPT_FLAG, &ap->create_table, NULL,
           "create the target table with all its indexes from the mapping "
@@ -69,6 +73,10 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"wait-active", OPT_UINT, &ap->wait_active, "SECONDS",
           "wait up to SECONDS for a table that is still being created or updated to become "
           "ACTIVE (default 600; 0: do not wait)"}},
+        {G_SCAN | G_IMPORT | G_MIGRATE,
+         {"ignore-schema-mismatch", OPT_FLAG, &ap->ignore_schema_mismatch, NULL,
+          "go on when the table's keys and indexes are not what the mapping describes (a "
+          "warning instead of an error)"}},
         {G_SCAN, {"segments", OPT_UINT, &ap->segments, "N", "parallel Scan segments (default 4)"}},
         {G_SCAN,
          {"segment-range", OPT_STRING, &ap->segment_range, "A-B",
@@ -107,7 +115,8 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
           "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
         {G_COMMON,
          {"max-rejects", OPT_UINT, &ap->max_rejects, "N",
-          "exit 0 when at most N records were rejected (default 0)"}},
+          "allow at most N rejected records: past N the run stops at once, its files are not "
+          "written, and it exits 1 (default: read everything, exit 1 if any was rejected)"}},
         {G_COMMON,
          {"summary", OPT_STRING, &ap->summary, "FILE", "also write the summary as JSON to FILE"}},
         {G_COMMON, {"quiet", OPT_FLAG, &ap->quiet, NULL, "print only errors and the summary"}},
@@ -193,6 +202,8 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->inputs = inputs;
     o->n_inputs = n_inputs;
     o->scan_allowed = (spec->groups & G_SCAN) != 0;
+    o->writes_table = (spec->groups & (G_IMPORT | G_MIGRATE)) != 0;
+    o->ignore_schema_mismatch = a->ignore_schema_mismatch;
     o->mapping_path = a->mapping;
     o->to_mapping_path = a->to_mapping;
     o->reader.delimiter = a->delimiter;
@@ -243,6 +254,8 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->wait_active_s = (int)a->wait_active;
     o->rejects_path = a->rejects;
     o->report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a->quiet ? 5 : 20);
+    o->limit_rejects = a->max_rejects != UINT64_MAX;
+    o->max_rejects = o->limit_rejects ? a->max_rejects : 0;
     o->state_path = a->state;
     o->resume = a->resume;
     o->checkpoint_seconds = a->checkpoint_interval == UINT64_MAX ? 10.0
@@ -328,8 +341,10 @@ static int attach_exit(int rc, ddb_run_field f)
         return EXIT_INTERRUPTED;
     if (f == DDB_RUN_F_SEGMENTS)
         return EXIT_USAGE;
-    if (rc == DDB_ENOTFOUND)
-        return f == DDB_RUN_F_SCAN_TABLE ? EXIT_INPUT : EXIT_USAGE;
+    if (f == DDB_RUN_F_WAIT)
+        return EXIT_SERVICE; /* still not ACTIVE */
+    if (rc == DDB_ENOTFOUND || rc == DDB_EUSAGE)
+        return EXIT_USAGE; /* a table that is not there, or not the mapping's */
     return EXIT_SERVICE;
 }
 
@@ -359,6 +374,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     ddb_run_plan *plan = NULL;
     ddb_run_field field = DDB_RUN_F_NONE;
     ddb_run_report rr;
+    uint64_t max_rejects = a->max_rejects == UINT64_MAX ? 0 : a->max_rejects;
     ddb_summary s;
     ddb_error err;
     cli_conn conn;
@@ -410,8 +426,8 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
         cli_error(NULL, "%s", err.message);
     ddb_run_plan_report(plan, &rr);
     summary_extras(&extra, &rr, &s, a, conn.client);
-    code = cli_exit_code(&s, a->max_rejects, rc, rr.table_io);
-    cli_print_summary(spec->name, &s, code, a->max_rejects, extra.ptr);
+    code = cli_exit_code(&s, max_rejects, rc, rr.table_io);
+    cli_print_summary(spec->name, &s, code, max_rejects, extra.ptr);
     if (a->summary && cli_write_summary_file(a->summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
 done:
@@ -435,6 +451,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     memset(&a, 0, sizeof(a));
     a.checkpoint_interval = UINT64_MAX; /* not given: 10 s */
     a.wait_active = 600;
+    a.max_rejects = UINT64_MAX; /* not given: 0, and the run reads everything */
     for (size_t i = 0; i < cli_n_commands; i++)
         if (strcmp(cli_commands[i].name, spec->name) == 0)
             cmd = &cli_commands[i];

@@ -117,7 +117,7 @@ int cmd_describe(int argc, char **argv)
         goto done;
     if (ddb_table_describe(&ti, conn.client, table, &err) != 0) {
         cli_error(NULL, "%s", err.message);
-        code = err.code == DDB_ENOTFOUND ? EXIT_INPUT : EXIT_SERVICE;
+        code = err.code == DDB_ENOTFOUND ? EXIT_USAGE : EXIT_SERVICE;
         goto done;
     }
     ddb_table_info_format(&out, ti);

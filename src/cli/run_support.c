@@ -66,6 +66,8 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
 {
     if (rc == DDB_EINTR)
         return EXIT_INTERRUPTED;
+    if (rc == DDB_ELIMIT)
+        return EXIT_REJECTS;
     if (rc == DDB_ENET)
         return EXIT_SERVICE;
     if (s->output_failed || rc != 0)
@@ -75,6 +77,9 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
     /* A record in no column means the run did not finish, whatever else happened. */
     if (s->total.not_done > 0)
         return EXIT_OUTPUT;
+    /* Every record unmatched: the mapping is not the table's (or the input is not). */
+    if (s->total.read > 0 && s->total.unmatched == s->total.read)
+        return EXIT_UNMATCHED;
     if (s->total.rejected > max_rejects)
         return EXIT_REJECTS;
     return EXIT_OK;
@@ -102,12 +107,24 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
     if (s->input_errors)
         ddb_buf_printf(&b, "  %llu input error%s: file outputs were NOT written\n",
                        (unsigned long long)s->input_errors, s->input_errors == 1 ? "" : "s");
-    if (s->total.not_done > 0)
+    if (code == EXIT_REJECTS && s->total.not_done > 0)
+        ddb_buf_printf(&b,
+                       "  exit %d: %llu rejected, more than --max-rejects %llu: the run stopped "
+                       "there, %llu record%s not done\n",
+                       code, (unsigned long long)s->total.rejected,
+                       (unsigned long long)max_rejects, (unsigned long long)s->total.not_done,
+                       s->total.not_done == 1 ? "" : "s");
+    else if (s->total.not_done > 0)
         ddb_buf_printf(&b, "  exit %d: the run is incomplete: %llu record%s not done\n", code,
                        (unsigned long long)s->total.not_done, s->total.not_done == 1 ? "" : "s");
-    if (code == EXIT_REJECTS)
+    else if (code == EXIT_REJECTS)
         ddb_buf_printf(&b, "  exit %d: %llu rejected, more than --max-rejects %llu\n", code,
                        (unsigned long long)s->total.rejected, (unsigned long long)max_rejects);
+    if (code == EXIT_UNMATCHED)
+        ddb_buf_printf(&b,
+                       "  exit %d: not one of the %llu records matched an entity of the mapping: "
+                       "is it the mapping of this table?\n",
+                       code, (unsigned long long)s->total.read);
     fputs(b.ptr, stderr);
     ddb_buf_dispose(&b);
 }
