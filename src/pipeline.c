@@ -14,6 +14,7 @@
 #include "ddbpipe/checkpoint.h"
 #include "ddbpipe/item.h"
 #include "ddbpipe/json.h"
+#include "ddbpipe/text.h"
 #include "ddbpipe/clock.h"
 
 typedef struct run {
@@ -385,6 +386,72 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
     return o->output->vt->put(o->output, idx, kind, &item, 0, rec, err);
 }
 
+/* A record file's header against its entity's fields, once per input, so a
+ * misspelt column is one clear error rather than a silent new attribute (or
+ * an error per row). Returns 1 when the input must not be read. */
+static int check_columns(run *r, const ddb_reader *rd, const ddb_entity *e, int deletes)
+{
+    const char **names = calloc(e->n_fields ? e->n_fields : 1, sizeof(char *));
+    ddb_buf unknown = DDB_BUF_INIT, missing = DDB_BUF_INIT, absent = DDB_BUF_INIT;
+    int skip = 0;
+
+    if (names == NULL) {
+        r->write_failed = 1;
+        return 1;
+    }
+    for (size_t i = 0; i < e->n_fields; i++)
+        names[i] = e->fields[i].name;
+    for (size_t c = 0; c < rd->n_columns; c++) {
+        const char *col = rd->columns[c], *near;
+        if (strcmp(col, DDB_EXTRA_FIELD) == 0 || ddb_entity_field_index(e, col, strlen(col)) >= 0)
+            continue;
+        ddb_buf_printf(&unknown, "%s'%s'", unknown.len ? ", " : "", col);
+        if ((near = ddb_text_nearest(col, names, e->n_fields, 2)) != NULL)
+            ddb_buf_printf(&unknown, " (did you mean '%s'?)", near);
+    }
+    for (size_t i = 0; i < e->n_fields; i++) {
+        const ddb_field *f = &e->fields[i];
+        size_t c;
+        for (c = 0; c < rd->n_columns && strcmp(rd->columns[c], f->name) != 0; c++)
+            ;
+        if (c < rd->n_columns)
+            continue;
+        if (f->in_table_key || (f->required && !deletes))
+            ddb_buf_printf(&missing, "%s%s", missing.len ? ", " : "", f->name);
+        else if (!deletes)
+            ddb_buf_printf(&absent, "%s%s", absent.len ? ", " : "", f->name);
+    }
+    if (unknown.len && !r->o->allow_extra_columns) {
+        report(r, DDB_REPORT_ERROR,
+               "%s: column%s %s %s not a field of %s; not read (extra columns can be allowed, "
+               "then they are stored as undeclared attributes)",
+               rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
+               strchr(unknown.ptr, ',') ? "are" : "is", e->name);
+        skip = 1;
+    } else if (unknown.len) {
+        report(r, DDB_REPORT_WARNING, "%s: column%s %s stored as undeclared attribute%s of %s",
+               rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
+               strchr(unknown.ptr, ',') ? "s" : "", e->name);
+    }
+    if (missing.len) {
+        report(r, DDB_REPORT_ERROR, "%s: no column for %s, which %s needs; not read", rd->name,
+               missing.ptr, e->name);
+        skip = 1;
+    }
+    if (absent.len && !skip)
+        report(r, DDB_REPORT_WARNING, "%s: no column for %s (its records will not have %s)",
+               rd->name, absent.ptr, strchr(absent.ptr, ',') ? "them" : "it");
+    if (unknown.oom || missing.oom || absent.oom)
+        r->write_failed = 1;
+    if (skip)
+        r->s->input_errors++;
+    ddb_buf_dispose(&unknown);
+    ddb_buf_dispose(&missing);
+    ddb_buf_dispose(&absent);
+    free(names);
+    return skip;
+}
+
 /* Which entity a reader's records are (encode; validate and import of record
  * files): the reader's hint, from --entity or its file name. */
 static const ddb_entity *reader_entity(const ddb_pipeline_opts *o, const ddb_reader *rd)
@@ -484,6 +551,9 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
 
     records_mode = o->mode == DDB_MODE_ENCODE ||
                    ((o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) && fe != NULL);
+    if (records_mode && fe != NULL && rd->columns != NULL &&
+        check_columns(r, rd, fe, is_delete || o->delete_all))
+        return 0;
     if (o->mode == DDB_MODE_ENCODE && fe == NULL) {
         r->s->input_errors++;
         report(r, DDB_REPORT_ERROR,

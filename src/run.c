@@ -314,8 +314,7 @@ int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field
         goto done;
     /* Without a table named, the mapping that encodes for it names it. */
     if (o->writes_table && o->target_table == NULL)
-        p->o.target_table =
-            (o->mode == DDB_MODE_CONVERT ? p->to_mapping : p->mapping)->table.name;
+        p->o.target_table = (o->mode == DDB_MODE_CONVERT ? p->to_mapping : p->mapping)->table.name;
     if ((rc = load_state(p, field, err)) != 0)
         goto done;
     for (size_t i = 0; i < o->n_inputs; i++) {
@@ -418,8 +417,7 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     /* A dry run fails as the real run would, but for a table it would create. */
     if (rc == DDB_ENOTFOUND && o->dry_run && o->create_table) {
         note(p, "dry run: table %s does not exist yet; the run would create it from %s",
-             o->target_table,
-             o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path);
+             o->target_table, o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path);
         rc = 0;
     }
     if (rc != 0)
@@ -534,6 +532,7 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     po.rejects = p->rejects;
     po.delete_all = o->delete_all;
     po.report_limit = o->report_limit;
+    po.allow_extra_columns = o->allow_extra_columns;
     po.limit_rejects = o->limit_rejects && o->mode != DDB_MODE_VALIDATE;
     po.max_rejects = o->max_rejects;
     po.report = o->report;

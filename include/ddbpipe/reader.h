@@ -115,13 +115,16 @@ typedef struct ddb_reader_vtable {
 
 struct ddb_reader {
     const ddb_reader_vtable *vt;
-    char *name;              /* the input as named by the user */
-    ddb_input_format format; /* the format that was detected or forced */
-    uint64_t total_bytes;    /* input size when known (for progress), else 0 */
-    uint64_t expected_items; /* from a manifest, else 0 */
-    char *entity_hint;       /* the entity its records are (--entity, else the file name:
-                                Tag.csv), or NULL; the pipeline encodes records with it */
-    int deletes;             /* the file name says it holds deletions (Tag.deletes.csv) */
+    char *name;                 /* the input as named by the user */
+    ddb_input_format format;    /* the format that was detected or forced */
+    uint64_t total_bytes;       /* input size when known (for progress), else 0 */
+    uint64_t expected_items;    /* from a manifest, else 0 */
+    char *entity_hint;          /* the entity its records are (--entity, else the file name:
+                                   Tag.csv), or NULL; the pipeline encodes records with it */
+    int deletes;                /* the file name says it holds deletions (Tag.deletes.csv) */
+    const char *const *columns; /* the names a header row gave (CSV), in order; NULL for
+                                   formats without one */
+    size_t n_columns;
 };
 
 /*

@@ -92,14 +92,15 @@ typedef struct ddb_run_options {
     int dry_run;
     double max_wcu;
     int max_attempts;
-    int wait_active_s; /* how long to wait for a table still being created */
+    int wait_active_s;          /* how long to wait for a table still being created */
     int ignore_schema_mismatch; /* a mapping that does not describe its table is only a
                                    warning, not an error */
 
     /* accounting and checkpoints */
     const char *rejects_path; /* NULL: OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson */
     uint64_t report_limit;
-    int limit_rejects; /* stop once more than max_rejects records were rejected */
+    int allow_extra_columns; /* CSV columns no field has become undeclared attributes */
+    int limit_rejects;       /* stop once more than max_rejects records were rejected */
     uint64_t max_rejects;
     const char *state_path;
     int resume;

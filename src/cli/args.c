@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ddbpipe/text.h"
 
 void cli_error(const char *hint, const char *fmt, ...)
 {
@@ -16,26 +17,6 @@ void cli_error(const char *hint, const char *fmt, ...)
     fputc('\n', stderr);
     if (hint != NULL)
         fprintf(stderr, "hint: %s\n", hint);
-}
-
-/* Edit distance, for "did you mean --mapping?". */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
-    if (la >= 63 || lb >= 63)
-        return 99;
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, (lb + 1) * sizeof(size_t));
-    }
-    return prev[lb];
 }
 
 static int set_value(const cli_command *cmd, const cli_opt *o, const char *v)
@@ -114,7 +95,7 @@ int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts
             char name[64];
             snprintf(name, sizeof(name), "%.*s", (int)(nlen < 63 ? nlen : 63), a);
             for (const cli_opt *c = opts; c->name != NULL; c++) {
-                size_t d = distance(name, c->name);
+                size_t d = ddb_text_distance(name, c->name);
                 if (d < bd) {
                     bd = d;
                     best = c;

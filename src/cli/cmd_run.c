@@ -105,6 +105,10 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_IN,
          {"types", OPT_STRING, &ap->types, "NAME=T,...",
           "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
+        {G_ENTITY | G_IMPORT,
+         {"allow-extra-columns", OPT_FLAG, &ap->allow_extra_columns, NULL,
+          "record files: keep CSV columns that are no field of the entity, as undeclared "
+          "attributes (by default such a file is an error)"}},
         {G_IN,
          {"no-verify", OPT_FLAG, &ap->no_verify, NULL,
           "do not check export checksums and item counts"}},
@@ -254,6 +258,7 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->wait_active_s = (int)a->wait_active;
     o->rejects_path = a->rejects;
     o->report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a->quiet ? 5 : 20);
+    o->allow_extra_columns = a->allow_extra_columns;
     o->limit_rejects = a->max_rejects != UINT64_MAX;
     o->max_rejects = o->limit_rejects ? a->max_rejects : 0;
     o->state_path = a->state;

@@ -19,7 +19,7 @@ typedef struct run_args {
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
-    int ignore_schema_mismatch;
+    int ignore_schema_mismatch, allow_extra_columns;
     const char *state, *progress;
     uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu, wait_active;
     cli_aws_args aws;
