@@ -63,6 +63,9 @@ struct ddb_client {
     uint32_t base_ms, cap_ms;
     long connect_timeout_ms, request_timeout_ms;
     int verbose;
+    void (*notice)(void *ctx, const char *msg);
+    void *notice_ctx;
+    int told_unreachable;
     uint64_t rng;
     call *ready_head, *ready_tail;
     call *delayed; /* sorted by wake_ms */
@@ -177,6 +180,8 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 5000;
     c->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 60000;
     c->verbose = o->verbose;
+    c->notice = o->notice;
+    c->notice_ctx = o->notice_ctx;
     c->rng = o->random_seed ? o->random_seed : (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)c;
     curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)c->concurrency * 2);
     *out = c;
@@ -424,6 +429,17 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
                  result == CURLE_OPERATION_TIMEDOUT ? "Timeout" : "ConnectionError");
         if (c->verbose)
             fprintf(stderr, "ddbpipe: %s attempt %d: %s\n", cl->op, cl->attempts, cl->resp.message);
+        if (!c->told_unreachable && c->notice != NULL &&
+            (result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST ||
+             result == CURLE_OPERATION_TIMEDOUT)) {
+            char msg[700];
+            c->told_unreachable = 1;
+            snprintf(msg, sizeof(msg),
+                     "cannot reach %s (%s); retrying up to %d attempts with backoff. Is the "
+                     "endpoint right?",
+                     c->url, cl->resp.message, c->max_attempts);
+            c->notice(c->notice_ctx, msg);
+        }
         attempt_failed(c, cl, 1);
         return;
     }

@@ -80,6 +80,11 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     if (p->writes_files && o->out_dir == NULL)
         return fail(field, DDB_RUN_F_OUT, err, "%s writes files: it needs an output folder",
                     o->command);
+    if (p->writes_files && strcmp(o->out_dir, "-") == 0)
+        return fail(field, DDB_RUN_F_OUT, err,
+                    "%s writes a folder of files (one per entity, with the rejects), which "
+                    "standard output cannot hold: give a folder",
+                    o->command);
     if (o->writes_table && o->target_table == NULL &&
         (o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path) == NULL)
         return fail(field, DDB_RUN_F_TARGET_TABLE, err,

@@ -436,9 +436,11 @@ static int take_field(tctx *c, int fi, const ddb_value *v, const char *source)
     const ddb_field *f = &c->e->fields[fi];
     ddb_value conv;
     int rc;
-    if ((rc = ddb_value_convert(&conv, v, f->type, c->a, c->err)) != 0 ||
-        (rc = check_constraints(f, &conv, c->err)) != 0)
+    if ((rc = ddb_value_convert(&conv, v, f->type, c->a, c->err)) != 0)
         return ddb_error_prefix(c->err, "field %s: ", f->name);
+    /* the constraint messages name the field themselves */
+    if ((rc = check_constraints(f, &conv, c->err)) != 0)
+        return rc;
     return set_slot(c, fi, &conv, source);
 }
 

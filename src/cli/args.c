@@ -19,6 +19,23 @@ void cli_error(const char *hint, const char *fmt, ...)
         fprintf(stderr, "hint: %s\n", hint);
 }
 
+/* The AWS CLI's spellings of our options, for "did you mean". */
+static const char *aws_cli_spelling(const char *a, size_t n)
+{
+    static const char *const pairs[][2] = {{"table-name", "table"},
+                                           {"endpoint", "endpoint-url"},
+                                           {"output", "format"},
+                                           {"max-items", "page-size"},
+                                           {"total-segments", "segments"},
+                                           {"segment", "segment-range"},
+                                           {"consistent", "consistent-read"},
+                                           {"cli-read-timeout", "request-timeout"}};
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+        if (strlen(pairs[i][0]) == n && strncmp(pairs[i][0], a, n) == 0)
+            return pairs[i][1];
+    return NULL;
+}
+
 static int set_value(const cli_command *cmd, const cli_opt *o, const char *v)
 {
     char *end;
@@ -93,9 +110,10 @@ int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts
             const cli_opt *best = NULL;
             size_t bd = 99;
             char name[64];
+            const char *aws = aws_cli_spelling(a, nlen);
             snprintf(name, sizeof(name), "%.*s", (int)(nlen < 63 ? nlen : 63), a);
             for (const cli_opt *c = opts; c->name != NULL; c++) {
-                size_t d = ddb_text_distance(name, c->name);
+                size_t d = aws && strcmp(aws, c->name) == 0 ? 0 : ddb_text_distance(name, c->name);
                 if (d < bd) {
                     bd = d;
                     best = c;

@@ -25,8 +25,10 @@ enum {
     G_MIGRATE = 1 << 7, /* migrate's --to-table, --create-table */
     G_AWS = 1 << 8,
     G_DRY = 1 << 9,
-    G_COMMON = 1 << 10, /* rejects, summary, quiet, progress */
-    G_STATE = 1 << 11   /* --state, --resume */
+    G_COMMON = 1 << 10,  /* rejects, summary, quiet, progress */
+    G_STATE = 1 << 11,   /* --state, --resume */
+    G_RECORDS = 1 << 12, /* writes records (export): any output format */
+    G_ITEMS = 1 << 13    /* writes items to files (convert, encode): DynamoDB JSON */
 };
 
 typedef struct grouped_opt {
@@ -44,11 +46,15 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"mapping", OPT_STRING, &ap->mapping, "FILE", "the table's mapping (formats/*.json)"}},
         {G_TOMAP,
          {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE", "the mapping to re-key into"}},
-        {G_OUT, {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+        {G_RECORDS,
+         {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+        {G_ITEMS,
+         {"format", OPT_STRING, &ap->format, "FMT",
+          "ddb-json, the only form items are written in (the Import from S3 form)"}},
         {G_OUT, {"gzip", OPT_FLAG, &ap->gzip, NULL, "gzip the output files"}},
-        {G_OUT,
+        {G_RECORDS,
          {"out-delimiter", OPT_CHAR, &ap->out_delimiter, "C", "CSV output delimiter (default ,)"}},
-        {G_OUT,
+        {G_RECORDS,
          {"extra", OPT_STRING, &ap->extra, "typed|plain",
           "records: undeclared attributes under _extra as DynamoDB JSON (typed, the default, "
           "reads back exactly) or as plain JSON values (for analytics tools)"}},
@@ -160,7 +166,8 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
         snprintf(buf, cap, "ddbpipe %s", cmd->usage);
         return buf;
     case DDB_RUN_F_OUT:
-        return "--out DIR is required: the folder for the output files";
+        return a->out ? "--out DIR: a folder for the output files"
+                      : "--out DIR is required: the folder for the output files";
     case DDB_RUN_F_FORMAT:
         return "items are written as DynamoDB JSON (--format ddb-json, or leave --format out)";
     case DDB_RUN_F_MAPPING:
@@ -432,7 +439,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     ddb_run_plan_report(plan, &rr);
     summary_extras(&extra, &rr, &s, a, conn.client);
     code = cli_exit_code(&s, max_rejects, rc, rr.table_io);
-    cli_print_summary(spec->name, &s, code, max_rejects, extra.ptr);
+    cli_print_summary(spec->name, &s, code, max_rejects, extra.ptr, a->quiet);
     if (a->summary && cli_write_summary_file(a->summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
 done:
@@ -481,9 +488,10 @@ done:
 }
 
 static const run_spec specs[] = {
-    {"export", DDB_MODE_EXPORT, G_OUT | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_STATE},
-    {"convert", DDB_MODE_CONVERT, G_OUT | G_MAP | G_TOMAP | G_IN | G_COMMON | G_STATE},
-    {"encode", DDB_MODE_ENCODE, G_OUT | G_MAP | G_ENTITY | G_IN | G_COMMON | G_STATE},
+    {"export", DDB_MODE_EXPORT,
+     G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_STATE},
+    {"convert", DDB_MODE_CONVERT, G_OUT | G_ITEMS | G_MAP | G_TOMAP | G_IN | G_COMMON | G_STATE},
+    {"encode", DDB_MODE_ENCODE, G_OUT | G_ITEMS | G_MAP | G_ENTITY | G_IN | G_COMMON | G_STATE},
     {"validate", DDB_MODE_VALIDATE, G_MAP | G_ENTITY | G_IN | G_SCAN | G_AWS | G_COMMON},
     {"import", DDB_MODE_IMPORT,
      G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_STATE},

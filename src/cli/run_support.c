@@ -86,7 +86,7 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
 }
 
 void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
-                       const char *extra)
+                       const char *extra, int quiet)
 {
     ddb_buf b = DDB_BUF_INIT;
     int validating = strcmp(cmd, "validate") == 0;
@@ -97,11 +97,13 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
     if (s->total.not_done > 0)
         ddb_buf_printf(&b, ", %llu not done", (unsigned long long)s->total.not_done);
     ddb_buf_putc(&b, '\n');
-    ddb_summary_format(&b, s);
-    if (extra && *extra)
-        ddb_buf_puts(&b, extra);
-    for (size_t i = 0; i < s->n_outputs; i++)
-        ddb_buf_printf(&b, "  wrote %s\n", s->outputs[i]);
+    if (!quiet) { /* --quiet: the line above, and why the exit status is not 0 */
+        ddb_summary_format(&b, s);
+        if (extra && *extra)
+            ddb_buf_puts(&b, extra);
+        for (size_t i = 0; i < s->n_outputs; i++)
+            ddb_buf_printf(&b, "  wrote %s\n", s->outputs[i]);
+    }
     if (s->rejects_path)
         ddb_buf_printf(&b, "  rejects: %s\n", s->rejects_path);
     if (s->input_errors)
@@ -111,9 +113,8 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
         ddb_buf_printf(&b,
                        "  exit %d: %llu rejected, more than --max-rejects %llu: the run stopped "
                        "there, %llu record%s not done\n",
-                       code, (unsigned long long)s->total.rejected,
-                       (unsigned long long)max_rejects, (unsigned long long)s->total.not_done,
-                       s->total.not_done == 1 ? "" : "s");
+                       code, (unsigned long long)s->total.rejected, (unsigned long long)max_rejects,
+                       (unsigned long long)s->total.not_done, s->total.not_done == 1 ? "" : "s");
     else if (s->total.not_done > 0)
         ddb_buf_printf(&b, "  exit %d: the run is incomplete: %llu record%s not done\n", code,
                        (unsigned long long)s->total.not_done, s->total.not_done == 1 ? "" : "s");

@@ -42,7 +42,7 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
 /* Prints the summary of a run to stderr; extra (may be NULL) is appended
  * before the list of files written. */
 void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
-                       const char *extra);
+                       const char *extra, int quiet);
 
 /* Parses a --segment-range "A-B" (0 <= A <= B). Returns 0, or -1 when it is
  * malformed (*first and *last untouched). */
