@@ -300,6 +300,80 @@ static int is_export_path(const char *path)
     return strcmp(ddb_path_base(path), "manifest-summary.json") == 0;
 }
 
+static int is_export_dir(const char *path)
+{
+    char probe[4096];
+    struct stat st;
+    int count;
+    char *inner;
+    snprintf(probe, sizeof(probe), "%s/manifest-summary.json", path);
+    if (stat(probe, &st) == 0)
+        return 1;
+    inner = find_single_export(path, &count);
+    free(inner);
+    return count > 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *err)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *de;
+    char **list = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+        is_export_dir(path))
+        return 0;
+    if ((d = opendir(path)) == NULL)
+        return ddb_error_set(err, DDB_EIO, "cannot read folder %s: %s", path, strerror(errno));
+    while ((de = readdir(d)) != NULL) {
+        char *full;
+        /* _rejects, _unmatched, _ddbpipe/...: what a run says about itself */
+        if (de->d_name[0] == '.' || de->d_name[0] == '_')
+            continue;
+        if ((full = malloc(strlen(path) + strlen(de->d_name) + 2)) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            break;
+        }
+        sprintf(full, "%s/%s", path, de->d_name);
+        if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(full);
+            continue;
+        }
+        if (cnt == cap) {
+            char **nl = realloc(list, (cap = cap ? cap * 2 : 16) * sizeof(char *));
+            if (nl == NULL) {
+                free(full);
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            list = nl;
+        }
+        list[cnt++] = full;
+    }
+    closedir(d);
+    if (rc != 0) {
+        for (size_t i = 0; i < cnt; i++)
+            free(list[i]);
+        free(list);
+        return rc;
+    }
+    if (cnt > 1)
+        qsort(list, cnt, sizeof(char *), cmp_str);
+    *out = list;
+    *n = cnt;
+    return 0;
+}
+
 int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts, ddb_error *err)
 {
     ddb_reader_opts defaults;
@@ -333,8 +407,8 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
                                  "one with manifest-summary.json)",
                                  path, count);
         return ddb_error_set(err, DDB_EUSAGE,
-                             "%s is a folder without manifest-summary.json; only an Export to "
-                             "S3 folder can be read as a folder",
+                             "%s is a folder holding neither an Export to S3 "
+                             "(manifest-summary.json) nor files to read",
                              path);
     }
     if (opts->format == DDB_IN_EXPORT || (opts->format == DDB_IN_AUTO && is_export_path(path)))

@@ -34,6 +34,8 @@ struct ddb_run_plan {
     ddb_output *output;
     ddb_rejects *rejects;
     char *rejects_path;
+    char **inputs; /* the inputs with folders of files expanded; owned */
+    size_t n_inputs;
 };
 
 __attribute__((format(printf, 4, 5))) static int fail(ddb_run_field *field, ddb_run_field which,
@@ -179,6 +181,48 @@ static int parse_types(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     return rc;
 }
 
+/* The inputs as read: a folder of files (one that ddbpipe wrote, say) becomes
+ * its files, so what convert or export wrote can be imported as it is. */
+static int expand_inputs(ddb_run_plan *p, ddb_error *err)
+{
+    const ddb_run_options *o = &p->o;
+    size_t cap = o->n_inputs ? o->n_inputs : 1;
+    int rc = 0;
+
+    if ((p->inputs = calloc(cap, sizeof(char *))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < o->n_inputs && rc == 0; i++) {
+        char **files = NULL;
+        size_t n = 0;
+        if ((rc = ddb_reader_list_folder(&files, &n, o->inputs[i], err)) != 0)
+            break;
+        if (n == 0) {
+            files = malloc(sizeof(char *));
+            if (files == NULL || (files[0] = strdup(o->inputs[i])) == NULL) {
+                free(files);
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            n = 1;
+        }
+        if (p->n_inputs + n > cap) {
+            char **nl = realloc(p->inputs, (cap = p->n_inputs + n + cap) * sizeof(char *));
+            if (nl == NULL) {
+                for (size_t k = 0; k < n; k++)
+                    free(files[k]);
+                free(files);
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            p->inputs = nl;
+        }
+        memcpy(p->inputs + p->n_inputs, files, n * sizeof(char *));
+        p->n_inputs += n;
+        free(files);
+    }
+    return rc;
+}
+
 /* ----------------------------------------------------------- fingerprint */
 
 /* SHA-256 (hex) of a file's bytes, so a resumed run can tell its mapping changed. */
@@ -225,11 +269,11 @@ static int build_fingerprint(ddb_run_plan *p)
 
     ddb_buf_putc(b, '{');
     fp_field(b, "command", o->command);
-    for (size_t i = 0; i < o->n_inputs; i++) {
+    for (size_t i = 0; i < p->n_inputs; i++) {
         struct stat st;
         memset(&st, 0, sizeof(st));
-        stat(o->inputs[i], &st);
-        ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", o->inputs[i],
+        stat(p->inputs[i], &st);
+        ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", p->inputs[i],
                        (long long)st.st_size, (long long)st.st_mtime);
     }
     fp_field(b, "inputs", in.ptr);
@@ -317,14 +361,18 @@ int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field
     if ((rc = check_shape(p, field, err)) != 0 || (rc = pick_format(p, field, err)) != 0 ||
         (rc = load_mappings(p, field, err)) != 0 || (rc = parse_types(p, field, err)) != 0)
         goto done;
+    if ((rc = expand_inputs(p, err)) != 0) {
+        *field = DDB_RUN_F_INPUTS;
+        goto done;
+    }
     /* Without a table named, the mapping that encodes for it names it. */
     if (o->writes_table && o->target_table == NULL)
         p->o.target_table = (o->mode == DDB_MODE_CONVERT ? p->to_mapping : p->mapping)->table.name;
     if ((rc = load_state(p, field, err)) != 0)
         goto done;
-    for (size_t i = 0; i < o->n_inputs; i++) {
+    for (size_t i = 0; i < p->n_inputs; i++) {
         struct stat st;
-        if (strcmp(o->inputs[i], "-") != 0 && stat(o->inputs[i], &st) == 0 && S_ISREG(st.st_mode))
+        if (strcmp(p->inputs[i], "-") != 0 && stat(p->inputs[i], &st) == 0 && S_ISREG(st.st_mode))
             p->input_bytes += (uint64_t)st.st_size;
     }
     *out = p;
@@ -524,8 +572,8 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     memset(&po, 0, sizeof(po));
     po.mode = o->mode;
     po.command = o->command;
-    po.inputs = o->inputs;
-    po.n_inputs = o->n_inputs;
+    po.inputs = (const char *const *)p->inputs;
+    po.n_inputs = p->n_inputs;
     po.readers = p->scan ? &p->scan : NULL;
     po.n_readers = p->scan ? 1 : 0;
     po.reader = o->reader;
@@ -616,6 +664,9 @@ void ddb_run_plan_free(ddb_run_plan *p)
         free((char *)p->types[i].name);
     free(p->types);
     free(p->rejects_path);
+    for (size_t i = 0; i < p->n_inputs; i++)
+        free(p->inputs[i]);
+    free(p->inputs);
     ddb_buf_dispose(&p->fingerprint);
     free(p);
 }

@@ -157,6 +157,16 @@ static inline uint64_t ddb_reader_decoded_bytes(const ddb_reader *r)
 
 void ddb_reader_free(ddb_reader *r);
 
+/*
+ * The files to read in a folder that is not an Export to S3 folder, such as
+ * one a run of ddbpipe wrote (one file per entity): its regular files, sorted
+ * bytewise, without those whose names start with '_' (the run's rejects,
+ * unmatched items and own records) or '.'. *out (paths, malloc'd) and *n are
+ * 0 when path is not such a folder (a file, an export, stdin). Returns 0,
+ * DDB_EIO, DDB_ENOMEM.
+ */
+DDB_MUST_USE int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *err);
+
 /* "ddb-json", "scan", "ndjson", "csv", "export". */
 const char *ddb_input_format_name(ddb_input_format f);
 

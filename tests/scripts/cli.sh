@@ -96,6 +96,25 @@ if [ -d "$shared/aws-export" ]; then
     check aws-corrupt-noverify 3 "$bin" export "$tmp/copy/01716790307109-5f9d6aaa" --out "$tmp/o9" --no-verify
 fi
 
+# what convert wrote reads back as a folder: its per-entity files, not its _ files
+root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+check convert-folder 0 "$bin" convert "$root/samples/favorites/export" --mapping "$root/formats/favorites.json" \
+    --to-mapping "$root/formats/favorites-v2.json" --out "$tmp/cv" --max-rejects 100
+check validate-folder 0 "$bin" validate "$tmp/cv" --mapping "$root/formats/favorites-v2.json"
+expect_in "$tmp/stderr" "309 read, 309 valid, 0 rejected, 0 unmatched"
+
+# the messages that help: an endpoint without a scheme, an unreachable one, the AWS CLI's spellings
+check no-scheme 2 env AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=y AWS_REGION=us-east-1 \
+    "$bin" describe --table t --endpoint-url 127.0.0.1:8211
+expect_in "$tmp/stderr" "must start with http:// or https://"
+check unreachable 5 env AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=y AWS_REGION=us-east-1 \
+    "$bin" describe --table t --endpoint-url http://127.0.0.1:9 --max-attempts 2
+expect_in "$tmp/stderr" "cannot reach http://127.0.0.1:9"
+check aws-spelling 2 "$bin" describe --table-name t
+expect_in "$tmp/stderr" "did you mean --table?"
+check out-dash 2 "$bin" export "$root/samples/favorites/seed/Tag.csv" --out -
+expect_in "$tmp/stderr" "standard output cannot hold"
+
 if [ "$failures" -gt 0 ]; then
     echo "cli.sh: $failures failure(s)" >&2
     exit 1
