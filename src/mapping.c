@@ -313,10 +313,10 @@ static int parse_enum(loader *ld, const char *path, json_object *obj, ddb_field 
 
 static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field *f)
 {
-    static const char *const props[] = {"name",    "type",   "attribute",   "aliases",
-                                        "pad",     "store",  "required",    "enum",
-                                        "pattern", "format", "description", NULL};
-    const char *name, *type, *attr, *pattern, *format;
+    static const char *const props[] = {"name",        "type",     "attribute", "aliases", "pad",
+                                        "store",       "required", "enum",      "pattern", "format",
+                                        "description", "spelling", NULL};
+    const char *name, *type, *attr, *pattern, *format, *spelling;
     json_object *v;
     int rc;
 
@@ -369,6 +369,23 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
     }
     if (format != NULL && (rc = parse_format(ld, path, format, &f->format)) != 0)
         return rc;
+    if ((rc = get_string(ld, path, obj, "spelling", 0, &spelling)) != 0)
+        return rc;
+    if (spelling != NULL) {
+        static const char *const forms[] = {"Monday", "MONDAY", "monday", "Mon", "MON", "mon"};
+        size_t i;
+        if (f->format != DDB_FMT_WEEKDAY)
+            return bad(ld, path, "\"spelling\" applies to \"format\": \"weekday\" only");
+        for (i = 0; i < 6 && strcmp(forms[i], spelling) != 0; i++)
+            ;
+        if (i == 6)
+            return bad(ld, path,
+                       "\"spelling\" is how a day is written: Monday, MONDAY, monday, Mon, MON "
+                       "or mon, not \"%s\"",
+                       spelling);
+        if (dup_into(ld, &f->spelling, spelling) != 0)
+            return nomem(ld);
+    }
     return 0;
 }
 
@@ -667,6 +684,7 @@ void ddb_mapping_free(ddb_mapping *m)
             free_strv(f->aliases, f->n_aliases);
             free_strv(f->enum_values, f->n_enum);
             free_strv(f->enum_keys, f->enum_keys ? f->n_enum : 0);
+            free(f->spelling);
             if (f->has_pattern)
                 regfree(&f->pattern);
             free(f->pattern_text);
