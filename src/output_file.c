@@ -266,15 +266,17 @@ static int load_resume(file_output *fo, const char *json, ddb_error *err)
         goto done;
     }
     for (size_t i = 0; i < root.u.l.count; i++) {
-        const ddb_value *e = &root.u.l.items[i], *pv, *bv;
+        const ddb_value *e = &root.u.l.items[i], *pv;
         if (e->type != DDB_TYPE_M || (pv = ddb_map_getz(&e->u.m, "path")) == NULL ||
-            pv->type != DDB_TYPE_S || (bv = ddb_map_getz(&e->u.m, "bytes")) == NULL ||
-            bv->type != DDB_TYPE_N) {
-            rc = ddb_error_set(err, DDB_EUSAGE, "the saved output state is unreadable");
+            pv->type != DDB_TYPE_S ||
+            ddb_value_u64(ddb_map_getz(&e->u.m, "bytes"), &fo->resume_bytes[fo->n_resume]) != 0) {
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "the saved output state is unreadable (\"outputs\"[%zu] must be "
+                               "{\"path\": text, \"bytes\": count})",
+                               i);
             goto done;
         }
-        fo->resume_paths[fo->n_resume] = strndup(pv->u.s.ptr, pv->u.s.len);
-        fo->resume_bytes[fo->n_resume++] = strtoull(bv->u.s.ptr, NULL, 10);
+        fo->resume_paths[fo->n_resume++] = strndup(pv->u.s.ptr, pv->u.s.len);
     }
 done:
     ddb_arena_free(a);

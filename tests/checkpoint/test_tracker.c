@@ -227,3 +227,80 @@ Test(rate, unlimited_always_allows)
     for (int i = 0; i < 1000; i++)
         cr_assert_eq(ddb_rate_take(&r, 1e9, 0), 0);
 }
+
+/* A state file whose members have the wrong JSON types (hand-edited, or
+ * damaged) is a usage error naming the member, never a crash. */
+Test(state, damaged_members_are_named_not_crashed_on)
+{
+    static const struct {
+        const char *from, *to, *member;
+    } cases[] = {
+        {"\"changes\":[0,7,0,0]", "\"changes\":[{},{},{},{}]", "counts.changes[0]"},
+        {"\"changes\":[0,7,0,0]", "\"changes\":[\"0\",7,0,0]", "counts.changes[0]"},
+        {"\"changes\":[0,7,0,0]", "\"changes\":[0,7,0]", "counts.changes"},
+        {"\"changes\":[0,7,0,0]", "\"changes\":{}", "counts.changes"},
+        {"\"rows\":[[10,8,1,1,1]", "\"rows\":[[10,8,[],1,1]", "counts.rows[0][2]"},
+        {"\"rows\":[[10,8,1,1,1]", "\"rows\":[[10,8,1,1]", "counts.rows[0]"},
+        {"\"total\":[15,8,1,3,4]", "\"total\":[15,8,1,3,-4]", "counts.total[4]"},
+        {"\"total\":[15,8,1,3,4]", "\"total\":null", "counts.total"},
+        {"\"rejects\":3}", "\"rejects\":\"3\"}", "counts.rejects"},
+        {"\"input\":2", "\"input\":\"2\"", "input"},
+        {"\"input\":2", "\"input\":99999999999", "input"},
+        {"\"pos\":123456789012", "\"pos\":1.5", "pos"},
+        {"\"pos\":123456789012", "\"pos\":99999999999999999999999", "pos"},
+        {"\"complete\":false", "\"complete\":\"no\"", "complete"},
+        {"\"rejects_bytes\":999", "\"rejects_bytes\":[999]", "rejects_bytes"},
+        {"\"outputs\":[", "\"outputs\":7,\"x\":[", "outputs"},
+        {"\"reader\":{", "\"reader\":\"s\",\"x\":{", "reader"},
+        {"\"fingerprint\":{", "\"fingerprint\":[],\"x\":{", "fingerprint"},
+        {"\"counts\":{", "\"counts\":[],\"x\":{", "counts"},
+    };
+    char dir[] = "/tmp/ddbstate.XXXXXX", path[256], text[4096];
+    ddb_entity_stats rows[2] = {{NULL, 10, 8, 1, 1, 1}, {NULL, 5, 0, 0, 2, 3}};
+    ddb_state st, *back = NULL;
+    ddb_error err;
+    FILE *f;
+    size_t len;
+
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/s.json", dir);
+    memset(&st, 0, sizeof(st));
+    st.fingerprint = "{\"command\":\"import\"}";
+    st.ck.input = 2;
+    st.ck.pos = 123456789012ull;
+    st.ck.rows = rows;
+    st.ck.n_rows = 2;
+    st.ck.total = (ddb_entity_stats){NULL, 15, 8, 1, 3, 4};
+    st.ck.changes[1] = 7;
+    st.ck.rejects = 3;
+    st.reader_state = "{\"segments\":[]}";
+    st.outputs = "[]";
+    st.rejects_bytes = 999;
+    cr_assert_eq(ddb_state_save(path, &st, &err), 0, "%s", err.message);
+    f = fopen(path, "r");
+    len = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char bad[4096];
+        const char *at = strstr(text, cases[i].from);
+        cr_assert_not_null(at, "%s not in %s", cases[i].from, text);
+        snprintf(bad, sizeof(bad), "%.*s%s%s", (int)(at - text), text, cases[i].to,
+                 at + strlen(cases[i].from));
+        f = fopen(path, "w");
+        fputs(bad, f);
+        fclose(f);
+        ddb_error_clear(&err);
+        cr_assert_eq(ddb_state_load(&back, path, &err), DDB_EUSAGE, "accepted: %s", bad);
+        cr_assert_null(back);
+        cr_assert(strstr(err.message, path) != NULL, "%s", err.message);
+        {
+            char want[64];
+            snprintf(want, sizeof(want), "\"%s\"", cases[i].member);
+            cr_assert(strstr(err.message, want) != NULL, "case %zu: '%s' does not name %s", i,
+                      err.message, want);
+        }
+    }
+    unlink(path);
+    rmdir(dir);
+}

@@ -12,9 +12,8 @@ static int load_text(const char *text, ddb_mapping **out)
     return ddb_mapping_parse(out, text, strlen(text), "t.json", &err);
 }
 
-#define TABLE                                                                                      \
-    "\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"                 \
-    "\"sortKey\":{\"name\":\"sk\",\"type\":\"S\"}}"
+#define TABLE "\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"}," \
+              "\"sortKey\":{\"name\":\"sk\",\"type\":\"S\"}}"
 
 static void expect_error(const char *text, const char *fragment)
 {
@@ -57,24 +56,21 @@ Test(mapping, table_keys_come_first_and_fields_know_their_roles)
 
 Test(mapping, rejects_unknown_properties)
 {
-    expect_error("{" TABLE
-                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"id\",\"typ\":\"S\"}]}]}",
                  "unknown property \"typ\"");
 }
 
 Test(mapping, rejects_templates_naming_undeclared_fields)
 {
-    expect_error("{" TABLE
-                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{userid}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{userid}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"userId\"}]}]}",
                  "\"userid\", which is not a declared field");
 }
 
 Test(mapping, rejects_adjacent_fields_without_separator)
 {
-    expect_error("{" TABLE
-                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"{a}{b}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"{a}{b}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"a\"},{\"name\":\"b\"}]}]}",
                  "two fields next to each other");
 }
@@ -88,20 +84,16 @@ Test(mapping, requires_table_key_templates)
 
 Test(mapping, rejects_bad_types_pad_and_patterns)
 {
-    expect_error("{" TABLE
-                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"id\",\"type\":\"STRING\"}]}]}",
                  "unknown type \"STRING\"");
-    expect_error("{" TABLE
-                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"id\",\"pad\":10}]}]}",
                  "\"pad\" applies to N fields only");
-    expect_error("{" TABLE
-                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"id\",\"pattern\":\"([a-z\"}]}]}",
                  "not a valid POSIX");
-    expect_error("{" TABLE
-                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{m}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{m}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"m\",\"type\":\"M\"}]}]}",
                  "only S, N and B fields can be part of a key");
 }
@@ -116,11 +108,10 @@ Test(mapping, number_key_attribute_needs_a_single_number_field)
 
 Test(mapping, rejects_duplicate_entities_and_bad_json)
 {
-    expect_error(
-        "{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
-        "\"fields\":[{\"name\":\"id\"}]},{\"name\":\"A\",\"keys\":{\"pk\":\"b#{id}\",\"sk\":\"x\"},"
-        "\"fields\":[{\"name\":\"id\"}]}]}",
-        "declared twice");
+    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]},{\"name\":\"A\",\"keys\":{\"pk\":\"b#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "declared twice");
     expect_error("{\"table\": ", "not valid JSON");
 }
 
