@@ -105,27 +105,35 @@ Test(tracker, a_reader_with_units_commits_whole_units_only)
     ddb_tracker_free(t);
 }
 
+static ddb_entity_stats sample_rows[2] = {{NULL, 10, 8, 1, 1, 1}, {NULL, 5, 0, 0, 2, 3}};
+
+/* A state with something in every member, saved to DIR/s.json (path). */
+static void save_sample_state(ddb_state *st, char *dir, char *path, size_t cap)
+{
+    ddb_error err;
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, cap, "%s/s.json", dir);
+    memset(st, 0, sizeof(*st));
+    st->fingerprint = "{\"command\":\"import\",\"options\":\"x\"}";
+    st->ck.input = 2;
+    st->ck.pos = 123456789012ull;
+    st->ck.rows = sample_rows;
+    st->ck.n_rows = 2;
+    st->ck.total = (ddb_entity_stats){NULL, 15, 8, 1, 3, 4};
+    st->ck.changes[1] = 7;
+    st->ck.rejects = 3;
+    st->reader_state = "{\"total_segments\":4,\"segments\":[]}";
+    st->outputs = "[{\"path\":\"o/Tag.csv\",\"bytes\":42}]";
+    st->rejects_bytes = 999;
+    cr_assert_eq(ddb_state_save(path, st, &err), 0, "%s", err.message);
+}
+
 Test(state, saves_and_loads_everything_atomically)
 {
     char dir[] = "/tmp/ddbstate.XXXXXX", path[256];
-    ddb_entity_stats rows[2] = {{NULL, 10, 8, 1, 1, 1}, {NULL, 5, 0, 0, 2, 3}};
     ddb_state st, *back = NULL;
     ddb_error err;
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof(path), "%s/s.json", dir);
-    memset(&st, 0, sizeof(st));
-    st.fingerprint = "{\"command\":\"import\",\"options\":\"x\"}";
-    st.ck.input = 2;
-    st.ck.pos = 123456789012ull;
-    st.ck.rows = rows;
-    st.ck.n_rows = 2;
-    st.ck.total = (ddb_entity_stats){NULL, 15, 8, 1, 3, 4};
-    st.ck.changes[1] = 7;
-    st.ck.rejects = 3;
-    st.reader_state = "{\"total_segments\":4,\"segments\":[]}";
-    st.outputs = "[{\"path\":\"o/Tag.csv\",\"bytes\":42}]";
-    st.rejects_bytes = 999;
-    cr_assert_eq(ddb_state_save(path, &st, &err), 0, "%s", err.message);
+    save_sample_state(&st, dir, path, sizeof(path));
     cr_assert_eq(ddb_state_load(&back, path, &err), 0, "%s", err.message);
     cr_assert_eq(back->ck.input, 2);
     cr_assert_eq(back->ck.pos, 123456789012ull);
@@ -256,27 +264,12 @@ Test(state, damaged_members_are_named_not_crashed_on)
         {"\"counts\":{", "\"counts\":[],\"x\":{", "counts"},
     };
     char dir[] = "/tmp/ddbstate.XXXXXX", path[256], text[4096];
-    ddb_entity_stats rows[2] = {{NULL, 10, 8, 1, 1, 1}, {NULL, 5, 0, 0, 2, 3}};
     ddb_state st, *back = NULL;
     ddb_error err;
     FILE *f;
     size_t len;
 
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof(path), "%s/s.json", dir);
-    memset(&st, 0, sizeof(st));
-    st.fingerprint = "{\"command\":\"import\"}";
-    st.ck.input = 2;
-    st.ck.pos = 123456789012ull;
-    st.ck.rows = rows;
-    st.ck.n_rows = 2;
-    st.ck.total = (ddb_entity_stats){NULL, 15, 8, 1, 3, 4};
-    st.ck.changes[1] = 7;
-    st.ck.rejects = 3;
-    st.reader_state = "{\"segments\":[]}";
-    st.outputs = "[]";
-    st.rejects_bytes = 999;
-    cr_assert_eq(ddb_state_save(path, &st, &err), 0, "%s", err.message);
+    save_sample_state(&st, dir, path, sizeof(path));
     f = fopen(path, "r");
     len = fread(text, 1, sizeof(text) - 1, f);
     fclose(f);
