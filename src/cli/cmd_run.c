@@ -243,6 +243,9 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             cli_error("e.g. --segments 8 --segment-range 0-3", "--segment-range needs --segments");
             goto done;
         }
+        if (cli_refuse_url("out", a.out) || cli_refuse_url("rejects", a.rejects) ||
+            cli_refuse_url("summary", a.summary) || cli_refuse_url("state", a.state))
+            goto done;
         if (a.resume && a.state == NULL) {
             cli_error("e.g. --state run.state --resume", "--resume needs --state FILE");
             goto done;

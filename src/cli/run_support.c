@@ -106,6 +106,27 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
     ddb_buf_dispose(&b);
 }
 
+/* "scheme://..." (RFC 3986: a letter, then letters, digits, + - .). */
+static int is_url(const char *s)
+{
+    size_t i = 0;
+    if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+        return 0;
+    while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+           (s[i] >= '0' && s[i] <= '9') || s[i] == '+' || s[i] == '-' || s[i] == '.')
+        i++;
+    return strncmp(s + i, "://", 3) == 0;
+}
+
+int cli_refuse_url(const char *opt, const char *value)
+{
+    if (value == NULL || !is_url(value))
+        return 0;
+    cli_error("give a local path (write locally, then copy, e.g. with aws s3 cp)",
+              "--%s %s: a URL, not a local path; ddbpipe writes only local files", opt, value);
+    return EXIT_USAGE;
+}
+
 int cli_parse_range(const char *s, int *first, int *last)
 {
     char *end;
