@@ -14,12 +14,13 @@
 typedef struct slot {
     uint64_t pos;
     ddb_reader *rd;
-    char *line; /* rejects-file line of a rejected record */
+    char *line; /* rejects- or unmatched-file line of the record */
     size_t line_len;
     int input;
     int row;
     unsigned char outcome;
     unsigned char change;
+    unsigned char borrowed; /* line is the caller's (settled at the head): not freed */
 } slot;
 
 struct ddb_tracker {
@@ -33,7 +34,8 @@ struct ddb_tracker {
     ddb_entity_stats acc_total;
     uint64_t acc_changes[4];
     uint64_t acc_rejects;
-    ddb_buf acc_lines;
+    ddb_buf acc_lines[2]; /* rejects-file lines, unmatched-file lines */
+    uint64_t acc_counts[2];
     ddb_commit_fn on_commit;
     void *ctx;
 };
@@ -64,11 +66,13 @@ void ddb_tracker_free(ddb_tracker *t)
     if (t == NULL)
         return;
     for (size_t i = 0; i < t->count; i++)
-        free(t->ring[(t->head + i) % t->cap].line);
+        if (!t->ring[(t->head + i) % t->cap].borrowed)
+            free(t->ring[(t->head + i) % t->cap].line);
     free(t->ring);
     free(t->committed.rows);
     free(t->acc);
-    ddb_buf_dispose(&t->acc_lines);
+    ddb_buf_dispose(&t->acc_lines[0]);
+    ddb_buf_dispose(&t->acc_lines[1]);
     free(t);
 }
 
@@ -136,9 +140,28 @@ static void fold(ddb_tracker *t)
     }
     c->rejects += t->acc_rejects;
     t->acc_rejects = 0;
-    if (t->acc_lines.len > 0 && t->on_commit)
-        t->on_commit(t->ctx, t->acc_lines.ptr, t->acc_lines.len);
-    ddb_buf_clear(&t->acc_lines);
+    for (int k = 0; k < 2; k++) {
+        if (t->acc_lines[k].len > 0 && t->on_commit)
+            t->on_commit(t->ctx, k ? DDB_OUTCOME_UNMATCHED : DDB_OUTCOME_REJECTED,
+                         t->acc_lines[k].ptr, t->acc_lines[k].len, t->acc_counts[k]);
+        ddb_buf_clear(&t->acc_lines[k]);
+        t->acc_counts[k] = 0;
+    }
+}
+
+/* A settled record's line: straight to on_commit when it commits on its own
+ * (the common case: a file reader's record that nothing before it waits
+ * for), else kept with its unit until the unit commits. */
+static void take_line(ddb_tracker *t, const slot *s, int unit_done)
+{
+    int k = s->outcome == DDB_OUTCOME_UNMATCHED;
+    if (unit_done && t->acc_lines[0].len == 0 && t->acc_lines[1].len == 0) {
+        if (t->on_commit)
+            t->on_commit(t->ctx, (ddb_outcome)s->outcome, s->line, s->line_len, 1);
+        return;
+    }
+    ddb_buf_append(&t->acc_lines[k], s->line, s->line_len);
+    t->acc_counts[k]++;
 }
 
 /* Commits settled records at the head, in read order. */
@@ -159,17 +182,18 @@ static void advance(ddb_tracker *t)
             count_into(&t->acc[row], (ddb_outcome)s->outcome);
             count_into(&t->acc_total, (ddb_outcome)s->outcome);
             t->acc_changes[s->change & 3]++;
-            if (s->outcome == DDB_OUTCOME_REJECTED) {
+            if (s->outcome == DDB_OUTCOME_REJECTED)
                 t->acc_rejects++;
-                if (s->line)
-                    ddb_buf_append(&t->acc_lines, s->line, s->line_len);
-            }
             unit_done = s->rd && s->rd->settled ? s->rd->settled(s->rd, s->pos) : 1;
+            if (s->line)
+                take_line(t, s, unit_done);
             input = s->input;
             pos = s->pos + 1;
         }
-        free(s->line);
+        if (!s->borrowed)
+            free(s->line);
         s->line = NULL;
+        s->borrowed = 0;
         t->head = (t->head + 1) % t->cap;
         t->count--;
         t->head_seq++;
@@ -195,18 +219,24 @@ uint64_t ddb_tracker_begin(ddb_tracker *t, int input, uint64_t pos, int change, 
     return seq;
 }
 
-int ddb_tracker_settle(ddb_tracker *t, uint64_t seq, int row, ddb_outcome outcome,
-                       const char *reject_line, size_t len)
+int ddb_tracker_settle(ddb_tracker *t, uint64_t seq, int row, ddb_outcome outcome, const char *line,
+                       size_t len)
 {
     slot *s;
     if (seq < t->head_seq || seq >= t->head_seq + t->count)
         return 0; /* not tracked (already committed): nothing to do */
     s = &t->ring[(t->head + (seq - t->head_seq)) % t->cap];
     s->row = row;
-    if (reject_line != NULL && len > 0) {
-        if ((s->line = malloc(len)) == NULL)
+    if (line != NULL && len > 0) {
+        /* At the head, advance() below takes the line before this returns. */
+        if (seq == t->head_seq) {
+            s->line = (char *)line;
+            s->borrowed = 1;
+        } else if ((s->line = malloc(len)) != NULL) {
+            memcpy(s->line, line, len);
+        } else {
             return DDB_ENOMEM;
-        memcpy(s->line, reject_line, len);
+        }
         s->line_len = len;
     }
     s->outcome = (unsigned char)outcome;
@@ -287,7 +317,8 @@ int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err)
     ddb_buf_puts(&b, s->reader_state ? s->reader_state : "null");
     ddb_buf_puts(&b, ",\"outputs\":");
     ddb_buf_puts(&b, s->outputs ? s->outputs : "[]");
-    ddb_buf_printf(&b, ",\"rejects_bytes\":%llu}\n", (unsigned long long)s->rejects_bytes);
+    ddb_buf_printf(&b, ",\"rejects_bytes\":%llu,\"unmatched_bytes\":%llu}\n",
+                   (unsigned long long)s->rejects_bytes, (unsigned long long)s->unmatched_bytes);
     if (b.oom) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
@@ -406,6 +437,10 @@ static int state_from_json(ddb_state *s, const ddb_map *root, const char *path, 
     }
     if (ddb_map_getz(root, "rejects_bytes") != NULL &&
         (rc = get_u64(root, "rejects_bytes", path, "rejects_bytes", &s->rejects_bytes, err)) != 0)
+        return rc;
+    if (ddb_map_getz(root, "unmatched_bytes") != NULL &&
+        (rc = get_u64(root, "unmatched_bytes", path, "unmatched_bytes", &s->unmatched_bytes,
+                      err)) != 0)
         return rc;
     if ((v = ddb_map_getz(root, "complete")) != NULL && v->type != DDB_TYPE_BOOL)
         return damaged(err, path, "complete", "true or false");

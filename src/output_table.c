@@ -488,15 +488,6 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     return to->fatal ? ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg) : 0;
 }
 
-static int tw_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
-{
-    (void)o;
-    (void)kind;
-    (void)item;
-    (void)err;
-    return 0; /* the pipeline counts them; nothing to write to a table */
-}
-
 static int tw_finish(ddb_output *o, ddb_error *err)
 {
     table_output *to = (table_output *)o;
@@ -552,7 +543,7 @@ static int tw_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return ddb_buf_puts(state, "[]");
 }
 
-static const ddb_output_vtable table_vt = {tw_put, tw_unmatched, tw_finish, tw_free, tw_checkpoint};
+static const ddb_output_vtable table_vt = {tw_put, tw_finish, tw_free, tw_checkpoint};
 
 int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err)
 {

@@ -79,6 +79,16 @@ static void stats_json(ddb_buf *out, const ddb_entity_stats *e)
                    (unsigned long long)e->unmatched);
 }
 
+/* ,"key":"path" or ,"key":null */
+static void put_path(ddb_buf *out, const char *key, const char *path)
+{
+    ddb_buf_printf(out, ",\"%s\":", key);
+    if (path)
+        ddb_json_put_string(out, path, strlen(path));
+    else
+        ddb_buf_puts(out, "null");
+}
+
 void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
 {
     ddb_buf_puts(out, "{\"command\":");
@@ -106,10 +116,8 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
             ddb_buf_putc(out, ',');
         ddb_json_put_string(out, s->outputs[i], strlen(s->outputs[i]));
     }
-    ddb_buf_puts(out, "],\"rejects_file\":");
-    if (s->rejects_path)
-        ddb_json_put_string(out, s->rejects_path, strlen(s->rejects_path));
-    else
-        ddb_buf_puts(out, "null");
+    ddb_buf_putc(out, ']');
+    put_path(out, "rejects_file", s->rejects_path);
+    put_path(out, "unmatched_file", s->unmatched_path);
     ddb_buf_printf(out, ",\"exit_code\":%d}\n", exit_code);
 }

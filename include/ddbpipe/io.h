@@ -145,6 +145,10 @@ struct ddb_sink {
  * without finish() removes the temporary file. */
 int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic, ddb_error *err);
 
+/* mkdir -p: creates dir and the folders above it that are missing. Returns 0,
+ * DDB_EIO naming the folder that cannot be made, or DDB_ENOMEM. */
+int ddb_make_dirs(const char *dir, ddb_error *err);
+
 /*
  * A file written under partial_path and renamed onto final_path by finish(),
  * like an atomic file, except that free() without finish() KEEPS the partial

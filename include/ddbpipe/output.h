@@ -4,9 +4,9 @@
  * writer) plug into the same pipeline.
  *
  * Files: DIR/<Entity>.<ext>[.gz] per entity (deletes in
- * DIR/<Entity>.deletes.<ext>), DIR/_unmatched.ndjson for items no entity
- * matches (DynamoDB JSON, re-importable), or one DIR/items.<ext> without a
- * mapping. Every file is written under a temporary name and renamed into
+ * DIR/<Entity>.deletes.<ext>), or one DIR/items.<ext> without a mapping.
+ * (Items no entity matches go to the unmatched file, a ddb_rejects of the
+ * pipeline, whatever the output.) Every file is written under a temporary name and renamed into
  * place by finish(), so files appear complete or not at all.
  */
 #ifndef DDBPIPE_OUTPUT_H
@@ -46,8 +46,6 @@ typedef struct ddb_output_vtable {
      * [0..n_declared) are declared fields when the output writes records. */
     int (*put)(ddb_output *o, int entity_index, ddb_record_kind kind, const ddb_map *rec,
                size_t n_declared, const ddb_record *origin, ddb_error *err);
-    /* An item no entity matched (kept verbatim). */
-    int (*unmatched)(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err);
     /* Commits everything; after success all acks have been delivered. */
     int (*finish)(ddb_output *o, ddb_error *err);
     /* Frees; uncommitted files are removed (kept in resumable mode). */
@@ -100,7 +98,10 @@ typedef struct ddb_rejects ddb_rejects;
 /* A JSON-lines file with one line per rejected input: source, line, offset,
  * entity, reason and the original text (or base64 of it when it is not
  * UTF-8, or the item in DynamoDB JSON when there is no text). Written
- * atomically like the outputs; nothing is created when nothing is rejected. */
+ * atomically like the outputs; nothing is created when nothing is rejected.
+ * The unmatched file ({"Item":..} lines) is the same kind of file. A path
+ * ending in .gz is gzip-compressed. Its folder is created at once (DDB_EIO
+ * when it cannot be). */
 int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err);
 
 /* A resumable rejects file (PATH.partial until finished). With resume, the

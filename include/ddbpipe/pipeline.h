@@ -51,6 +51,7 @@ typedef struct ddb_summary {
     char **outputs;            /* committed files */
     size_t n_outputs;
     char *rejects_path;        /* NULL when nothing was rejected */
+    char *unmatched_path;      /* NULL when no item was kept as unmatched */
 } ddb_summary;
 
 /* Severity of a reported problem. */
@@ -77,6 +78,8 @@ typedef struct ddb_pipeline_opts {
     size_t n_types;
     ddb_output *output;               /* NULL in validate mode */
     ddb_rejects *rejects;             /* NULL: rejects are only reported */
+    ddb_rejects *unmatched;           /* items no entity matches ({"Item":..} lines, like
+                                         the rejects file); NULL: only counted */
     int delete_all;                   /* --delete: every record is a deletion of its key */
     uint64_t report_limit;            /* problems passed to report (0 = all) */
     ddb_report_fn report;

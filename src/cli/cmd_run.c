@@ -67,6 +67,56 @@ static int load_mapping(const char *path, const char *opt, ddb_mapping **out)
     return 0;
 }
 
+static int open_side_file(ddb_rejects **out, const char *path, const run_args *a,
+                          const ddb_state *state, uint64_t keep, uint64_t lines)
+{
+    ddb_error err;
+    int rc = a->state ? ddb_rejects_new_resumable(out, path, state != NULL, keep, lines, &err)
+                      : ddb_rejects_new(out, path, &err);
+    if (rc != 0) {
+        cli_error(NULL, "%s", err.message);
+        return EXIT_OUTPUT;
+    }
+    return 0;
+}
+
+/*
+ * The rejects file (at rejects_path, NULL for none) and the unmatched file:
+ * --unmatched, else OUT/_unmatched.ndjson[.gz] beside file outputs, else
+ * ddbpipe-unmatched.ndjson beside the rejects file. Returns 0, or the exit
+ * code after printing the problem.
+ */
+static int open_side_files(ddb_rejects **rejects, ddb_rejects **unmatched, const run_args *a,
+                           int file_output, const ddb_state *state, const char *rejects_path)
+{
+    const char *slash = rejects_path ? strrchr(rejects_path, '/') : NULL;
+    const char *base = file_output ? a->out : rejects_path ? rejects_path : NULL;
+    size_t n = base ? strlen(base) + 40 : 0;
+    char *um = a->unmatched ? strdup(a->unmatched) : n ? malloc(n) : NULL;
+    int code = 0;
+
+    if (a->unmatched == NULL && file_output && um)
+        snprintf(um, n, "%s/_unmatched.ndjson%s", a->out, a->gzip ? ".gz" : "");
+    else if (a->unmatched == NULL && um)
+        snprintf(um, n, "%.*sddbpipe-unmatched.ndjson", slash ? (int)(slash - rejects_path + 1) : 0,
+                 rejects_path);
+    if (um && rejects_path && strcmp(um, rejects_path) == 0) {
+        cli_error("give --rejects and --unmatched different files",
+                  "the rejects and the unmatched items would go to the same file %s", um);
+        code = EXIT_USAGE;
+        goto done;
+    }
+    if ((rejects_path &&
+         (code = open_side_file(rejects, rejects_path, a, state, state ? state->rejects_bytes : 0,
+                                state ? state->ck.rejects : 0)) != 0) ||
+        (um && (code = open_side_file(unmatched, um, a, state, state ? state->unmatched_bytes : 0,
+                                      state ? state->ck.total.unmatched : 0)) != 0))
+        goto done;
+done:
+    free(um);
+    return code;
+}
+
 static int run_command(const run_spec *spec, int argc, char **argv)
 {
     const cli_command *cmd = NULL;
@@ -76,7 +126,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     int help = 0, code = EXIT_OK, rc, table_io = 0;
     ddb_mapping *mapping = NULL, *to_mapping = NULL;
     ddb_output *output = NULL;
-    ddb_rejects *rejects = NULL;
+    ddb_rejects *rejects = NULL, *unmatched = NULL;
     ddb_reader *scan = NULL;
     ddb_type_hint *types = NULL;
     size_t n_types = 0;
@@ -154,6 +204,10 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         {G_COMMON,
          {"rejects", OPT_STRING, &a.rejects, "FILE",
           "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
+        {G_COMMON,
+         {"unmatched", OPT_STRING, &a.unmatched, "FILE",
+          "where items no entity matches go, as DynamoDB JSON lines (default "
+          "OUT/_unmatched.ndjson, or ddbpipe-unmatched.ndjson beside the rejects file)"}},
         {G_COMMON,
          {"max-rejects", OPT_UINT, &a.max_rejects, "N",
           "exit 0 when at most N records were rejected (default 0)"}},
@@ -244,7 +298,8 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             goto done;
         }
         if (cli_refuse_url("out", a.out) || cli_refuse_url("rejects", a.rejects) ||
-            cli_refuse_url("summary", a.summary) || cli_refuse_url("state", a.state))
+            cli_refuse_url("unmatched", a.unmatched) || cli_refuse_url("summary", a.summary) ||
+            cli_refuse_url("state", a.state))
             goto done;
         if (a.resume && a.state == NULL) {
             cli_error("e.g. --state run.state --resume", "--resume needs --state FILE");
@@ -436,20 +491,14 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     }
     if (a.rejects == NULL && rejects_default == NULL && target_table)
         rejects_default = strdup("ddbpipe-rejects.ndjson");
-    if (a.rejects || rejects_default) {
-        const char *rp = a.rejects ? a.rejects : rejects_default;
-        rc = a.state ? ddb_rejects_new_resumable(&rejects, rp, state != NULL,
-                                                 state ? state->rejects_bytes : 0,
-                                                 state ? state->ck.rejects : 0, &err)
-                     : ddb_rejects_new(&rejects, rp, &err);
-        if (rc != 0) {
-            cli_error(NULL, "%s", err.message);
-            code = EXIT_OUTPUT;
-            goto done;
-        }
+    if ((rc = open_side_files(&rejects, &unmatched, &a, output && !target_table, state,
+                              a.rejects ? a.rejects : rejects_default)) != 0) {
+        code = rc;
+        goto done;
     }
     po.output = output;
     po.rejects = rejects;
+    po.unmatched = unmatched;
     po.report = cli_report;
     po.report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a.quiet ? 5 : 20);
     po.state_path = a.state;
@@ -566,6 +615,7 @@ done:
     ddb_output_free(output);
     ddb_reader_free(scan);
     ddb_rejects_free(rejects);
+    ddb_rejects_free(unmatched);
     ddb_table_info_free(target);
     ddb_table_info_free(source_info);
     cli_disconnect(&conn);

@@ -96,6 +96,8 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
         ddb_buf_printf(&b, "  wrote %s\n", s->outputs[i]);
     if (s->rejects_path)
         ddb_buf_printf(&b, "  rejects: %s\n", s->rejects_path);
+    if (s->unmatched_path)
+        ddb_buf_printf(&b, "  unmatched: %s\n", s->unmatched_path);
     if (s->input_errors)
         ddb_buf_printf(&b, "  %llu input error%s: file outputs were NOT written\n",
                        (unsigned long long)s->input_errors, s->input_errors == 1 ? "" : "s");
@@ -201,13 +203,15 @@ int cli_build_fingerprint(ddb_buf *b, const run_spec *spec, const run_args *a,
     ddb_buf_printf(&opts,
                    "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
                    "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%llu "
-                   "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s",
+                   "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
+                   "unmatched=%s",
                    a->format ? a->format : "", a->gzip, a->out_delimiter,
                    a->input_format ? a->input_format : "", a->delimiter, a->types ? a->types : "",
                    a->entity ? a->entity : "", a->delete_all, a->no_verify,
                    (unsigned long long)a->max_line, (unsigned long long)a->segments,
                    a->segment_range ? a->segment_range : "", a->consistent_read,
-                   (unsigned long long)a->page_size, a->dry_run, a->rejects ? a->rejects : "");
+                   (unsigned long long)a->page_size, a->dry_run, a->rejects ? a->rejects : "",
+                   a->unmatched ? a->unmatched : "");
     fp_field(b, "options", opts.ptr);
     ddb_buf_putc(b, '}');
     ddb_buf_dispose(&in);

@@ -16,6 +16,7 @@
 
 typedef struct run_args {
     const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
+    const char *unmatched;
     const char *types, *table, *to_table, *segment_range;
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;

@@ -9,10 +9,16 @@
 
 static char committed_lines[4096];
 
-static void on_commit(void *ctx, const char *lines, size_t len)
+static void on_commit(void *ctx, ddb_outcome kind, const char *lines, size_t len, uint64_t count)
 {
     (void)ctx;
+    /* unmatched lines marked U: so the order of both kinds shows */
+    if (kind == DDB_OUTCOME_UNMATCHED)
+        strcat(committed_lines, "U:");
     strncat(committed_lines, lines, len);
+    for (size_t i = 0; i < len; i++)
+        count -= lines[i] == '\n';
+    cr_assert_eq(count, 0, "count agrees with the lines");
 }
 
 static ddb_tracker *make(size_t rows)
@@ -296,4 +302,30 @@ Test(state, damaged_members_are_named_not_crashed_on)
     }
     unlink(path);
     rmdir(dir);
+}
+
+/* Unmatched lines travel like rejects lines: copied while something read
+ * before them is pending, handed over at once (no copy needed) otherwise. */
+Test(tracker, unmatched_lines_commit_in_read_order_with_rejects)
+{
+    ddb_tracker *t = make(2);
+    char buf[8];
+    uint64_t a = ddb_tracker_begin(t, 0, 1, 0, NULL);
+    uint64_t b = ddb_tracker_begin(t, 0, 2, 0, NULL);
+    uint64_t c = ddb_tracker_begin(t, 0, 3, 0, NULL);
+    uint64_t d = ddb_tracker_begin(t, 0, 4, 0, NULL);
+    strcpy(buf, "C\n");
+    cr_assert_eq(ddb_tracker_settle(t, c, 1, DDB_OUTCOME_UNMATCHED, buf, 2), 0);
+    strcpy(buf, "B\n");
+    cr_assert_eq(ddb_tracker_settle(t, b, 1, DDB_OUTCOME_REJECTED, buf, 2), 0);
+    strcpy(buf, "XX");
+    cr_assert_str_eq(committed_lines, "", "a is pending: nothing commits");
+    ddb_tracker_settle(t, a, 0, DDB_OUTCOME_WRITTEN, NULL, 0);
+    cr_assert_str_eq(committed_lines, "B\nU:C\n", "copies, not the reused buffer");
+    strcpy(buf, "D\n");
+    cr_assert_eq(ddb_tracker_settle(t, d, 1, DDB_OUTCOME_UNMATCHED, buf, 2), 0);
+    cr_assert_str_eq(committed_lines, "B\nU:C\nU:D\n", "at the head: at once");
+    cr_assert_eq(ddb_tracker_committed(t)->total.unmatched, 2);
+    cr_assert_eq(ddb_tracker_committed(t)->rejects, 1);
+    ddb_tracker_free(t);
 }

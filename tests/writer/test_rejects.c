@@ -241,3 +241,18 @@ Test(rejects, late_reject_info)
     cr_assert_eq(keys->type, DDB_TYPE_M);
     cr_assert_not_null(ddb_map_getz(&keys->u.m, "pk"));
 }
+
+/* A .gz path (the unmatched file beside gzip outputs) is written compressed. */
+Test(rejects, gz_path_is_compressed)
+{
+    char gz[160], cmd[400];
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    snprintf(gz, sizeof(gz), "%s/_unmatched.ndjson.gz", tdir);
+    cr_assert_eq(ddb_rejects_new(&r, gz, &err), 0);
+    cr_assert_eq(ddb_rejects_append(r, "{\"Item\":{}}\n", 12, 1, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0, "%s", err.message);
+    ddb_rejects_free(r);
+    snprintf(cmd, sizeof(cmd), "test \"$(gzip -dc '%s')\" = '{\"Item\":{}}'", gz);
+    cr_assert_eq(system(cmd), 0, "not the gzip of the line");
+}
