@@ -1,5 +1,7 @@
 #include "ddbpipe/codec.h"
 
+#include <string.h>
+
 static const char b64_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -127,7 +129,13 @@ int ddb_utf8_valid(const char *s, size_t len, size_t *bad_at)
         uint32_t cp;
 
         if (c < 0x80) {
-            i++;
+            /* ASCII, the common case: eight bytes at a time */
+            uint64_t w;
+            for (i++; i + 8 <= len; i += 8) {
+                memcpy(&w, p + i, 8);
+                if (w & 0x8080808080808080ull)
+                    break;
+            }
             continue;
         }
         if (c >= 0xC2 && c <= 0xDF) {
