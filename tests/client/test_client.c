@@ -96,20 +96,25 @@ Test(client, rejects_endpoints_that_are_not_http)
     ddb_client_free(c);
 }
 
+/* Port 9 (discard) on loopback is closed here: every attempt is refused. */
+static void refused_opts(ddb_client_opts *o, int attempts)
+{
+    memset(o, 0, sizeof(*o));
+    o->region = "us-east-1";
+    o->endpoint = "http://127.0.0.1:9";
+    o->max_attempts = attempts;
+    o->backoff_base_ms = 1;
+    o->backoff_cap_ms = 5;
+    o->random_seed = 1;
+}
+
 Test(client, connection_refused_is_retried_then_reported)
 {
-    /* Port 9 (discard) on loopback is closed here: every attempt is refused. */
     ddb_client *c = NULL;
     ddb_client_opts o;
     ddb_response resp;
     ddb_error err;
-    memset(&o, 0, sizeof(o));
-    o.region = "us-east-1";
-    o.endpoint = "http://127.0.0.1:9";
-    o.max_attempts = 3;
-    o.backoff_base_ms = 1;
-    o.backoff_cap_ms = 5;
-    o.random_seed = 1;
+    refused_opts(&o, 3);
     cr_assert_eq(ddb_client_new(&c, &o, &err), 0);
     cr_assert_eq(ddb_client_call(c, "ListTables", "{}", 2, &resp, &err), 0, "%s", err.message);
     cr_assert_not(resp.ok);
@@ -244,14 +249,8 @@ static void refused_call(const ddb_aws_credentials *creds, int attempts)
     ddb_client_opts o;
     ddb_response resp;
     ddb_error err;
-    memset(&o, 0, sizeof(o));
-    o.region = "us-east-1";
-    o.endpoint = "http://127.0.0.1:9";
+    refused_opts(&o, attempts);
     o.credentials = creds;
-    o.max_attempts = attempts;
-    o.backoff_base_ms = 1;
-    o.backoff_cap_ms = 2;
-    o.random_seed = 1;
     cr_assert_eq(ddb_client_new(&c, &o, &err), 0, "%s", err.message);
     cr_assert_eq(ddb_client_call(c, "ListTables", "{}", 2, &resp, &err), 0, "%s", err.message);
     cr_assert_not(resp.ok);
