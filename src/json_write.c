@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "ddbpipe/codec.h"
 #include "ddbpipe/number.h"
 
 /* Bytes that need an escape in a JSON string: control characters, '"' and '\\'. */
@@ -16,14 +17,14 @@ static const unsigned char needs_escape[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
 };
 
-int ddb_json_put_string(ddb_buf *b, const char *s, size_t len)
+/* s escaped for the inside of a JSON string. */
+static int put_escaped(ddb_buf *b, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     size_t i = 0;
 
     if (ddb_buf_reserve(b, len + 2) != 0)
         return DDB_ENOMEM;
-    b->ptr[b->len++] = '"';
     while (i < len) {
         /* An escape is at most 6 bytes: room for a whole chunk once, then no
          * bounds check per byte (rejects lines are mostly escaped quotes). */
@@ -86,6 +87,29 @@ int ddb_json_put_string(ddb_buf *b, const char *s, size_t len)
         }
         b->len = (size_t)(o - b->ptr);
     }
+    b->ptr[b->len] = '\0';
+    return 0;
+}
+
+int ddb_json_put_string(ddb_buf *b, const char *s, size_t len)
+{
+    ddb_buf_putc(b, '"');
+    put_escaped(b, s, len);
+    ddb_buf_putc(b, '"');
+    return b->oom ? DDB_ENOMEM : 0;
+}
+
+int ddb_json_put_text(ddb_buf *b, const char *s, size_t len)
+{
+    size_t bad = 0;
+    ddb_buf_putc(b, '"');
+    while (!ddb_utf8_valid(s, len, &bad)) {
+        put_escaped(b, s, bad);
+        ddb_buf_puts(b, "\\ufffd");
+        s += bad + 1;
+        len -= bad + 1;
+    }
+    put_escaped(b, s, len);
     ddb_buf_putc(b, '"');
     return b->oom ? DDB_ENOMEM : 0;
 }

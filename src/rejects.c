@@ -96,23 +96,31 @@ int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err)
     return 0;
 }
 
-void ddb_rejects_format(ddb_buf *b, const ddb_record *rec, const char *entity, const char *reason)
+/* {"source":..,"line":..,"offset":..,"entity":..,"reason":.. — names and
+ * messages may hold any bytes, and the line must stay JSON. */
+static void put_head(ddb_buf *b, const char *source, uint64_t line, uint64_t offset,
+                     const char *entity, const char *reason)
 {
-    const char *src = rec->source ? rec->source : "-";
+    const char *src = source ? source : "-";
     ddb_buf_puts(b, "{\"source\":");
-    ddb_json_put_string(b, src, strlen(src));
-    if (rec->line) {
+    ddb_json_put_text(b, src, strlen(src));
+    if (line) {
         ddb_buf_puts(b, ",\"line\":");
-        ddb_buf_put_u64(b, rec->line);
+        ddb_buf_put_u64(b, line);
     }
     ddb_buf_puts(b, ",\"offset\":");
-    ddb_buf_put_u64(b, rec->offset);
+    ddb_buf_put_u64(b, offset);
     if (entity != NULL) {
         ddb_buf_puts(b, ",\"entity\":");
-        ddb_json_put_string(b, entity, strlen(entity));
+        ddb_json_put_text(b, entity, strlen(entity));
     }
     ddb_buf_puts(b, ",\"reason\":");
-    ddb_json_put_string(b, reason, strlen(reason));
+    ddb_json_put_text(b, reason, strlen(reason));
+}
+
+void ddb_rejects_format(ddb_buf *b, const ddb_record *rec, const char *entity, const char *reason)
+{
+    put_head(b, rec->source, rec->line, rec->offset, entity, reason);
     if (rec->raw != NULL) {
         /* The text may be why it was rejected: keep it exact, as base64 when
          * it is not valid UTF-8 and so cannot be a JSON string. */
@@ -133,21 +141,7 @@ void ddb_rejects_format(ddb_buf *b, const ddb_record *rec, const char *entity, c
 
 void ddb_rejects_format_info(ddb_buf *b, const ddb_reject_info *info, const char *entity)
 {
-    const char *src = info->source ? info->source : "-";
-    ddb_buf_puts(b, "{\"source\":");
-    ddb_json_put_string(b, src, strlen(src));
-    if (info->line) {
-        ddb_buf_puts(b, ",\"line\":");
-        ddb_buf_put_u64(b, info->line);
-    }
-    ddb_buf_puts(b, ",\"offset\":");
-    ddb_buf_put_u64(b, info->offset);
-    if (entity != NULL) {
-        ddb_buf_puts(b, ",\"entity\":");
-        ddb_json_put_string(b, entity, strlen(entity));
-    }
-    ddb_buf_puts(b, ",\"reason\":");
-    ddb_json_put_string(b, info->reason, strlen(info->reason));
+    put_head(b, info->source, info->line, info->offset, entity, info->reason);
     if (info->item_json != NULL) {
         ddb_buf_puts(b, info->is_delete ? ",\"keys\":" : ",\"item\":");
         ddb_buf_append(b, info->item_json, info->item_len);

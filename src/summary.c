@@ -70,7 +70,7 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
 static void stats_json(ddb_buf *out, const ddb_entity_stats *e)
 {
     ddb_buf_puts(out, "{\"name\":");
-    ddb_json_put_string(out, e->name, strlen(e->name));
+    ddb_json_put_text(out, e->name, strlen(e->name));
     ddb_buf_printf(out,
                    ",\"read\":%llu,\"written\":%llu,\"deleted\":%llu,\"rejected\":%llu,"
                    "\"unmatched\":%llu}",
@@ -84,7 +84,7 @@ static void put_path(ddb_buf *out, const char *key, const char *path)
 {
     ddb_buf_printf(out, ",\"%s\":", key);
     if (path)
-        ddb_json_put_string(out, path, strlen(path));
+        ddb_json_put_text(out, path, strlen(path));
     else
         ddb_buf_puts(out, "null");
 }
@@ -114,7 +114,7 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
     for (size_t i = 0; i < s->n_outputs; i++) {
         if (i)
             ddb_buf_putc(out, ',');
-        ddb_json_put_string(out, s->outputs[i], strlen(s->outputs[i]));
+        ddb_json_put_text(out, s->outputs[i], strlen(s->outputs[i]));
     }
     ddb_buf_putc(out, ']');
     put_path(out, "rejects_file", s->rejects_path);

@@ -173,7 +173,7 @@ static void fp_field(ddb_buf *b, const char *key, const char *value)
     ddb_buf_puts(b, b->len > 1 ? ",\"" : "\"");
     ddb_buf_puts(b, key);
     ddb_buf_puts(b, "\":");
-    ddb_json_put_string(b, value ? value : "", strlen(value ? value : ""));
+    ddb_json_put_text(b, value ? value : "", strlen(value ? value : ""));
 }
 
 /* What a run is, for --resume to check: the inputs (with sizes and times),
