@@ -76,13 +76,16 @@ static inline void fuzz_read_records(ddb_input_format fmt, char delimiter, const
         rc = ddb_reader_new_lines(&rd, src, fmt, "fuzz.json", &o, &err);
     if (rc != 0)
         goto done;
-    for (int n = 0; n < 100000; n++) {
+    for (size_t n = 0;; n++) {
         ddb_record *rec;
         rc = ddb_reader_next(rd, &rec, &err);
         if (rc == DDB_EVERIFY)
             continue;
         if (rc != 0)
             break;
+        /* Every record uses up input: more records than bytes is a reader
+         * that does not move on. */
+        FUZZ_CHECK(n <= size, "record %zu from %zu bytes", n, size);
         ddb_arena_reset(a);
         fuzz_check_record(rec, p, a, &b);
     }
