@@ -9,7 +9,9 @@
 # build-fuzz/corpus/<name>/; the committed corpus is only read). A crash leaves its input in
 # build-fuzz/findings/<name>/ and makes the script fail: fix the bug, then add the input to
 # tests/fuzz/corpus/<name>/ as crash-<what> so the suite (label fuzz) keeps checking it.
-# JOBS=N runs N harnesses at once (default: the number of CPUs).
+# JOBS=N runs N harnesses at once (default: the number of CPUs). MERGE=1 then adds to the
+# committed corpora, as cov-<sha1>, the inputs that reach code the corpora do not (libFuzzer
+# -merge=1): review and commit them to widen the regression test.
 #
 # Needs clang and its libFuzzer runtime (Debian: apt-get install clang libclang-rt-14-dev).
 set -euo pipefail
@@ -77,6 +79,24 @@ for h in "${harnesses[@]}"; do
     printf '%-10s %10s runs  %s  %s\n' "$h" "${runs:-?}" "${cov:-}" \
         "$(ls "$build/findings/$h" 2>/dev/null | head -3 | tr '\n' ' ')"
 done
+if [ "${MERGE:-0}" = 1 ]; then
+    for h in "${harnesses[@]}"; do
+        committed="$root/tests/fuzz/corpus/$h"
+        merged="$build/merge/$h"
+        rm -rf "$merged"
+        mkdir -p "$merged"
+        cp "$committed"/* "$merged/"
+        "$build/fuzz_$h" -merge=1 "$merged" "$build/corpus/$h" >"$build/merge_$h.log" 2>&1
+        added=0
+        for f in "$merged"/*; do
+            name=$(basename "$f")
+            [ -e "$committed/$name" ] && continue
+            cp "$f" "$committed/cov-$name"
+            added=$((added + 1))
+        done
+        echo "merged $h: $added new inputs in tests/fuzz/corpus/$h/"
+    done
+fi
 if [ ${#failed[@]} -gt 0 ]; then
     echo "FINDINGS in: ${failed[*]} (logs: ${build#"$root"/}/fuzz_<name>.log, inputs:" \
         "${build#"$root"/}/findings/<name>/)" >&2

@@ -4,8 +4,9 @@
 #   tests/fuzz/seed.sh BUILD_DIR      (a build with ddbpipe, for real state files)
 #
 # Seeds are named seed-*; inputs the fuzzers found are named crash-* (a bug; keep them:
-# they are the regression tests for the fixes) or found-* (worth keeping) and are never
-# touched here. Every file stays small so the corpus runs in seconds.
+# they are the regression tests for the fixes) or found-* (worth keeping), and cov-* are
+# inputs a fuzzing run added for coverage (MERGE=1 scripts/fuzz.sh). Only seed-* are touched
+# here. Every file stays small so the corpus runs in seconds.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build=${1:?usage: tests/fuzz/seed.sh BUILD_DIR}
