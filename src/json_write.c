@@ -23,8 +23,6 @@ static int put_escaped(ddb_buf *b, const char *s, size_t len)
     static const char hex[] = "0123456789abcdef";
     size_t i = 0;
 
-    if (ddb_buf_reserve(b, len + 2) != 0)
-        return DDB_ENOMEM;
     while (i < len) {
         /* An escape is at most 6 bytes: room for a whole chunk once, then no
          * bounds check per byte (rejects lines are mostly escaped quotes). */
@@ -87,16 +85,17 @@ static int put_escaped(ddb_buf *b, const char *s, size_t len)
         }
         b->len = (size_t)(o - b->ptr);
     }
-    b->ptr[b->len] = '\0';
     return 0;
 }
 
 int ddb_json_put_string(ddb_buf *b, const char *s, size_t len)
 {
-    ddb_buf_putc(b, '"');
-    put_escaped(b, s, len);
-    ddb_buf_putc(b, '"');
-    return b->oom ? DDB_ENOMEM : 0;
+    if (ddb_buf_reserve(b, len + 2) != 0)
+        return DDB_ENOMEM;
+    b->ptr[b->len++] = '"';
+    if (put_escaped(b, s, len) != 0)
+        return DDB_ENOMEM;
+    return ddb_buf_putc(b, '"');
 }
 
 int ddb_json_put_text(ddb_buf *b, const char *s, size_t len)
