@@ -190,6 +190,20 @@ static int put(ddb_output *o, const char *pk, uint64_t seq, ddb_error *err)
     return o->vt->put(o, 0, DDB_REC_PUT, &item, 0, &origin, err);
 }
 
+/* finish() ends a run that had to stop: every item acknowledged or refused
+ * (the refused ones for want of memory), the queue empty; frees o. */
+static void expect_stopped(ddb_output *o, int acks, int rejects)
+{
+    table_output *to = (table_output *)o;
+    ddb_error err;
+    cr_assert_neq(o->vt->finish(o, &err), 0, "the run must stop");
+    cr_assert_eq(fk.acks, acks, "%d acknowledged, %d expected", fk.acks, acks);
+    cr_assert_eq(fk.rejects, rejects, "%d refused, %d expected", fk.rejects, rejects);
+    cr_assert(strstr(fk.last_reason, "out of memory") != NULL, "%s", fk.last_reason);
+    cr_assert_eq(to->queued, 0);
+    ddb_output_free(o);
+}
+
 /* The key cannot join the busy set: the put fails, and the writer neither
  * counts the item as queued nor keeps it. */
 Test(table_writer, busy_set_failure_keeps_nothing_queued)
@@ -219,12 +233,7 @@ Test(table_writer, blocked_write_that_cannot_be_promoted_is_refused)
     cr_assert_eq(put(o, "a", 2, &err), 0);
     cr_assert_eq(to->stats.blocked, 1);
     fk.fail_keyset_add_at = fk.keyset_adds + 1;
-    cr_assert_neq(o->vt->finish(o, &err), 0, "the run must stop");
-    cr_assert_eq(fk.acks, 1);
-    cr_assert_eq(fk.rejects, 1);
-    cr_assert(strstr(fk.last_reason, "out of memory") != NULL, "%s", fk.last_reason);
-    cr_assert_eq(to->queued, 0);
-    ddb_output_free(o);
+    expect_stopped(o, 1, 1);
 }
 
 /* A batch refused with a ValidationException is split in halves; a half
@@ -232,7 +241,6 @@ Test(table_writer, blocked_write_that_cannot_be_promoted_is_refused)
 Test(table_writer, split_half_that_cannot_be_sent_is_refused)
 {
     ddb_output *o = writer();
-    table_output *to = (table_output *)o;
     ddb_error err;
     for (uint64_t i = 1; i <= 4; i++) {
         char pk[8];
@@ -241,26 +249,17 @@ Test(table_writer, split_half_that_cannot_be_sent_is_refused)
     }
     fk.validation_answers = 1;
     fk.fail_submit_at = 2; /* the first half of the split */
-    cr_assert_neq(o->vt->finish(o, &err), 0, "the run must stop");
-    cr_assert_eq(to->stats.splits, 1);
-    cr_assert_eq(fk.acks + fk.rejects, 4, "%d acked + %d refused of 4", fk.acks, fk.rejects);
-    cr_assert_eq(fk.rejects, 2);
-    cr_assert(strstr(fk.last_reason, "out of memory") != NULL, "%s", fk.last_reason);
-    cr_assert_eq(to->queued, 0);
-    ddb_output_free(o);
+    expect_stopped(o, 2, 2);
+    cr_assert_eq(fk.submits, 3, "the other half is still sent");
 }
 
 /* The same when a full batch cannot be sent at all. */
 Test(table_writer, batch_that_cannot_be_sent_is_refused)
 {
     ddb_output *o = writer();
-    table_output *to = (table_output *)o;
     ddb_error err;
     cr_assert_eq(put(o, "a", 1, &err), 0);
     cr_assert_eq(put(o, "b", 2, &err), 0);
     fk.fail_submit_at = 1;
-    cr_assert_neq(o->vt->finish(o, &err), 0, "the run must stop");
-    cr_assert_eq(fk.rejects, 2);
-    cr_assert_eq(to->queued, 0);
-    ddb_output_free(o);
+    expect_stopped(o, 0, 2);
 }
