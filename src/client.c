@@ -8,6 +8,7 @@
 #include "ddbpipe/clock.h"
 
 #include <curl/curl.h>
+#include <openssl/crypto.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,6 +264,35 @@ static int retry_with_new_credentials(ddb_client *c, call *cl)
     return 1;
 }
 
+/* Frees a header list, wiping every line first: one holds the session token. */
+static void free_headers(struct curl_slist *h)
+{
+    for (struct curl_slist *p = h; p != NULL; p = p->next)
+        OPENSSL_cleanse(p->data, strlen(p->data));
+    curl_slist_free_all(h);
+}
+
+/* Appends a copy of line; on failure the list is left as it was. */
+static int add_header(struct curl_slist **h, const char *line)
+{
+    struct curl_slist *n = curl_slist_append(*h, line);
+    if (n == NULL)
+        return -1;
+    *h = n;
+    return 0;
+}
+
+/* Gives back what one attempt holds: its easy handle (kept for reuse; it must
+ * be out of the multi handle) and its header lines. */
+static void release_attempt(ddb_client *c, call *cl)
+{
+    if (cl->easy != NULL)
+        put_easy(c, cl->easy);
+    cl->easy = NULL;
+    free_headers(cl->headers);
+    cl->headers = NULL;
+}
+
 /* Signs and starts one attempt. */
 static void start(ddb_client *c, call *cl)
 {
@@ -272,8 +302,7 @@ static void start(ddb_client *c, call *cl)
     ddb_sigv4_result *sig = NULL;
     const ddb_aws_credentials *creds;
     ddb_error err;
-    struct curl_slist *h = NULL;
-    int rc;
+    int rc, bad = 0;
 
     if (hold_for_credentials(c, cl))
         return;
@@ -313,19 +342,17 @@ static void start(ddb_client *c, call *cl)
     {
         char line[2048];
         snprintf(line, sizeof(line), "X-Amz-Target: %s", target);
-        h = curl_slist_append(h, "Content-Type: application/x-amz-json-1.0");
-        h = curl_slist_append(h, line);
-        h = curl_slist_append(h, "Expect:");
-        for (size_t i = 0; i < sig->add_count; i++) {
+        bad = add_header(&cl->headers, "Content-Type: application/x-amz-json-1.0") ||
+              add_header(&cl->headers, line) || add_header(&cl->headers, "Expect:");
+        for (size_t i = 0; i < sig->add_count && !bad; i++) {
             snprintf(line, sizeof(line), "%s: %s", sig->add[i].name, sig->add[i].value);
-            h = curl_slist_append(h, line);
+            bad = add_header(&cl->headers, line);
         }
-        memset(line, 0, sizeof(line)); /* held the session token */
+        OPENSSL_cleanse(line, sizeof(line)); /* held the session token */
     }
     ddb_sigv4_result_free(sig);
-    cl->headers = h;
     cl->easy = get_easy(c);
-    if (cl->easy == NULL || h == NULL) {
+    if (cl->easy == NULL || bad) {
         snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
         attempt_failed(c, cl, 0);
         return;
@@ -365,6 +392,7 @@ static void start(ddb_client *c, call *cl)
 
 static void finish_call(ddb_client *c, call *cl)
 {
+    release_attempt(c, cl);
     cl->resp.attempts = cl->attempts;
     cl->resp.throttles = cl->throttles;
     if (cl->resp.ok) {
@@ -388,6 +416,7 @@ static void finish_call(ddb_client *c, call *cl)
 /* A failed attempt: schedule a retry or finish the call with the failure. */
 static void attempt_failed(ddb_client *c, call *cl, int retryable)
 {
+    release_attempt(c, cl);
     cl->resp.ok = 0;
     cl->resp.retryable = retryable;
     if (retryable && cl->attempts < c->max_attempts && !(c->stop && *c->stop)) {
@@ -412,10 +441,7 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
     }
     curl_multi_remove_handle(c->multi, cl->easy);
     curl_easy_getinfo(cl->easy, CURLINFO_RESPONSE_CODE, &status);
-    put_easy(c, cl->easy);
-    cl->easy = NULL;
-    curl_slist_free_all(cl->headers);
-    cl->headers = NULL;
+    release_attempt(c, cl);
     c->in_flight--;
     c->stats.bytes_received += cl->resp_body.len;
     memset(&cl->resp, 0, sizeof(cl->resp));
@@ -711,7 +737,7 @@ void ddb_client_free(ddb_client *c)
         c->flying = cl->next;
         curl_multi_remove_handle(c->multi, cl->easy);
         curl_easy_cleanup(cl->easy);
-        curl_slist_free_all(cl->headers);
+        free_headers(cl->headers);
         cl->next = NULL;
         free_calls(cl);
     }

@@ -88,18 +88,16 @@ static void acknowledge(run *r, int entity_index, ddb_record_kind kind, uint64_t
            NULL, 0);
 }
 
-/* The tracker commits rejects lines with their records, so the rejects file
- * never runs ahead of a checkpoint. */
-static void on_commit(void *ctx, const char *lines, size_t len)
+/* The tracker commits rejects and unmatched lines with their records, so
+ * neither file ever runs ahead of a checkpoint. */
+static void on_commit(void *ctx, ddb_outcome kind, const char *lines, size_t len, uint64_t count)
 {
     run *r = ctx;
+    ddb_rejects *file = kind == DDB_OUTCOME_UNMATCHED ? r->o->unmatched : r->o->rejects;
     ddb_error err;
-    uint64_t n = 0;
-    if (r->o->rejects == NULL)
+    if (file == NULL)
         return;
-    for (size_t i = 0; i < len; i++)
-        n += lines[i] == '\n';
-    if (ddb_rejects_append(r->o->rejects, lines, len, n, &err) != 0 && !r->write_failed) {
+    if (ddb_rejects_append(file, lines, len, count, &err) != 0 && !r->write_failed) {
         r->write_failed = 1;
         if (r->o->report)
             r->o->report(r->o->report_ctx, DDB_REPORT_ERROR, err.message);
@@ -159,18 +157,26 @@ static void count_read(run *r, int entity_index)
     r->s->total.read++;
 }
 
+/* An item no entity matches: counted, and kept verbatim in the unmatched
+ * file (DynamoDB JSON, ready to import again) whatever the destination. */
 static int unmatched(run *r, const ddb_record *rec, const char *why, ddb_error *err)
 {
     ddb_entity_stats *st = row(r, -1);
     st->unmatched++;
     r->s->total.unmatched++;
-    settle(r, rec->seq, -1, DDB_OUTCOME_UNMATCHED, NULL, 0);
     if (r->o->mode == DDB_MODE_VALIDATE)
         report(r, DDB_REPORT_WARNING, "%s%c%llu: unmatched: %s", rec->source, rec->line ? ':' : '@',
                (unsigned long long)(rec->line ? rec->line : rec->offset), why);
-    if (r->o->output == NULL)
-        return 0;
-    return r->o->output->vt->unmatched(r->o->output, rec->kind, &rec->item, err);
+    ddb_buf_clear(&r->msg);
+    if (r->o->unmatched != NULL) {
+        ddb_buf_puts(&r->msg, rec->kind == DDB_REC_DELETE ? "{\"Keys\":" : "{\"Item\":");
+        ddb_json_put_typed_map(&r->msg, &rec->item);
+        ddb_buf_puts(&r->msg, "}\n");
+    }
+    if (r->msg.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    settle(r, rec->seq, -1, DDB_OUTCOME_UNMATCHED, r->msg.ptr, r->msg.len);
+    return 0;
 }
 
 /* --types for untyped inputs: converts the named attributes in place. */
@@ -490,6 +496,9 @@ static int save_checkpoint(run *r, int complete, ddb_error *err)
     if (o->rejects != NULL &&
         (rc = ddb_rejects_checkpoint(o->rejects, &st.rejects_bytes, err)) != 0)
         goto done;
+    if (o->unmatched != NULL &&
+        (rc = ddb_rejects_checkpoint(o->unmatched, &st.unmatched_bytes, err)) != 0)
+        goto done;
     if (r->reading != NULL && c->input == r->input && r->reading->vt->save_state != NULL &&
         (rc = r->reading->vt->save_state(r->reading, &reader)) != 0) {
         rc = ddb_error_set(err, rc, "cannot save the reader's position");
@@ -738,6 +747,20 @@ static void final_counts(run *r)
     s->total.name = "total";
 }
 
+/* Commits the rejects or unmatched file; *path names it when it holds lines. */
+static void finish_side_file(run *r, ddb_rejects *file, char **path)
+{
+    ddb_error err;
+    if (file == NULL)
+        return;
+    if (ddb_rejects_finish(file, &err) != 0) {
+        report(r, DDB_REPORT_ERROR, "%s", err.message);
+        r->s->output_failed = 1;
+    } else if (ddb_rejects_count(file) > 0 && (*path = strdup(ddb_rejects_path(file))) == NULL) {
+        r->s->output_failed = 1; /* the summary could not say where they are */
+    }
+}
+
 /* The summary a resumed run starts from: the committed counts. */
 static void restore_counts(ddb_summary *s, const ddb_checkpoint *c)
 {
@@ -836,15 +859,9 @@ done:
             s->output_failed = 1;
         }
     }
-    if (o->rejects != NULL && (rc == 0 || o->state_path == NULL)) {
-        ddb_error rerr;
-        if (ddb_rejects_finish(o->rejects, &rerr) != 0) {
-            report(&r, DDB_REPORT_ERROR, "%s", rerr.message);
-            s->output_failed = 1;
-        } else if (ddb_rejects_count(o->rejects) > 0 &&
-                   (s->rejects_path = strdup(ddb_rejects_path(o->rejects))) == NULL) {
-            s->output_failed = 1; /* the summary could not say where they are */
-        }
+    if (rc == 0 || o->state_path == NULL) {
+        finish_side_file(&r, o->rejects, &s->rejects_path);
+        finish_side_file(&r, o->unmatched, &s->unmatched_path);
     }
     if (r.write_failed)
         s->output_failed = 1;

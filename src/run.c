@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "ddbpipe/checkpoint.h"
+#include "ddbpipe/io.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/output_file.h"
 #include "ddbpipe/rejects.h"
@@ -32,8 +33,8 @@ struct ddb_run_plan {
     ddb_table_info *source, *target;
     ddb_reader *scan;
     ddb_output *output;
-    ddb_rejects *rejects;
-    char *rejects_path;
+    ddb_rejects *rejects, *unmatched;
+    char *rejects_path, *unmatched_path;
     char **inputs; /* the inputs with folders of files expanded; owned */
     size_t n_inputs;
 };
@@ -255,7 +256,7 @@ static void fp_field(ddb_buf *b, const char *key, const char *value)
     ddb_buf_puts(b, b->len > 1 ? ",\"" : "\"");
     ddb_buf_puts(b, key);
     ddb_buf_puts(b, "\":");
-    ddb_json_put_string(b, value ? value : "", strlen(value ? value : ""));
+    ddb_json_put_text(b, value ? value : "", strlen(value ? value : ""));
 }
 
 /* What the run is, for a resume to check: the inputs (with sizes and times),
@@ -291,14 +292,15 @@ static int build_fingerprint(ddb_run_plan *p)
                    "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
                    "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
                    "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
-                   "extra=%s",
+                   "extra=%s unmatched=%s",
                    o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
                    o->reader.format ? ddb_input_format_name(o->reader.format) : "",
                    o->reader.delimiter, o->types ? o->types : "",
                    o->reader.entity ? o->reader.entity : "", o->delete_all, o->reader.no_verify,
                    (unsigned long long)o->reader.max_line, o->segments, range, o->consistent_read,
                    (unsigned long long)o->page_size, o->dry_run,
-                   o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "");
+                   o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
+                   o->unmatched_path ? o->unmatched_path : "");
     fp_field(b, "options", opts.ptr);
     ddb_buf_putc(b, '}');
     oom = b->oom || in.oom || opts.oom;
@@ -515,6 +517,38 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
 
 /* --------------------------------------------------------------- files */
 
+static int open_side_file(ddb_run_plan *p, ddb_rejects **out, const char *path, uint64_t keep,
+                          uint64_t lines, ddb_error *err)
+{
+    if (p->o.state_path == NULL)
+        return ddb_rejects_new(out, path, err);
+    return ddb_rejects_new_resumable(out, path, p->state != NULL, keep, lines, err);
+}
+
+/* Unmatched items are kept in every mode that decodes: --unmatched, else
+ * beside the file outputs, else beside the rejects file. */
+static int unmatched_default(ddb_run_plan *p, const char *rejects_path, ddb_error *err)
+{
+    const ddb_run_options *o = &p->o;
+    char name[64];
+    snprintf(name, sizeof(name), "_unmatched.ndjson%s", o->gzip ? ".gz" : "");
+    if (o->unmatched_path != NULL)
+        p->unmatched_path = strdup(o->unmatched_path);
+    else if (p->writes_files && o->out_dir != NULL)
+        p->unmatched_path = ddb_path_join(o->out_dir, name);
+    else if (rejects_path != NULL)
+        p->unmatched_path = ddb_path_sibling(rejects_path, "ddbpipe-unmatched.ndjson");
+    else
+        return 0;
+    if (p->unmatched_path == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (rejects_path != NULL && strcmp(p->unmatched_path, rejects_path) == 0)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "the rejects and the unmatched items would go to the same file %s",
+                             rejects_path);
+    return 0;
+}
+
 int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
     const ddb_run_options *o = &p->o;
@@ -542,22 +576,25 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     }
     /* Rejects go beside the outputs, or to the working folder for a table. */
     if (rp == NULL && o->out_dir != NULL && p->writes_files) {
-        size_t n = strlen(o->out_dir) + 32;
-        if ((p->rejects_path = malloc(n)) == NULL)
+        if ((p->rejects_path = ddb_path_join(o->out_dir, "_rejects.ndjson")) == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        snprintf(p->rejects_path, n, "%s/_rejects.ndjson", o->out_dir);
         rp = p->rejects_path;
     } else if (rp == NULL && o->target_table != NULL) {
         rp = "ddbpipe-rejects.ndjson";
     }
-    if (rp == NULL)
-        return 0;
-    rc = o->state_path ? ddb_rejects_new_resumable(&p->rejects, rp, p->state != NULL,
-                                                   p->state ? p->state->rejects_bytes : 0,
-                                                   p->state ? p->state->ck.rejects : 0, err)
-                       : ddb_rejects_new(&p->rejects, rp, err);
-    if (rc != 0)
+    if ((rc = unmatched_default(p, rp, err)) != 0)
+        return rc;
+    if (rp != NULL &&
+        (rc = open_side_file(p, &p->rejects, rp, p->state ? p->state->rejects_bytes : 0,
+                             p->state ? p->state->ck.rejects : 0, err)) != 0) {
         *field = DDB_RUN_F_REJECTS;
+        return rc;
+    }
+    if (p->unmatched_path != NULL &&
+        (rc = open_side_file(p, &p->unmatched, p->unmatched_path,
+                             p->state ? p->state->unmatched_bytes : 0,
+                             p->state ? p->state->ck.total.unmatched : 0, err)) != 0)
+        *field = DDB_RUN_F_UNMATCHED;
     return rc;
 }
 
@@ -583,6 +620,7 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     po.n_types = p->n_types;
     po.output = p->output;
     po.rejects = p->rejects;
+    po.unmatched = p->unmatched;
     po.delete_all = o->delete_all;
     po.report_limit = o->report_limit;
     po.allow_extra_columns = o->allow_extra_columns;
@@ -655,6 +693,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
     ddb_output_free(p->output);
     ddb_reader_free(p->scan);
     ddb_rejects_free(p->rejects);
+    ddb_rejects_free(p->unmatched);
     ddb_table_info_free(p->target);
     ddb_table_info_free(p->source);
     ddb_mapping_free(p->mapping);
@@ -664,6 +703,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
         free((char *)p->types[i].name);
     free(p->types);
     free(p->rejects_path);
+    free(p->unmatched_path);
     for (size_t i = 0; i < p->n_inputs; i++)
         free(p->inputs[i]);
     free(p->inputs);

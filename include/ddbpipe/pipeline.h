@@ -74,6 +74,8 @@ typedef struct ddb_pipeline_opts {
     size_t n_types;
     ddb_output *output;      /* NULL in validate mode */
     ddb_rejects *rejects;    /* NULL: rejects are only reported */
+    ddb_rejects *unmatched;  /* items no entity matches ({"Item":..} lines, like the
+                                rejects file); NULL: only counted */
     int delete_all;          /* --delete: every record is a deletion of its key */
     uint64_t report_limit;   /* problems passed to report (0 = all) */
     int allow_extra_columns; /* a CSV column no field of the entity has is stored as an

@@ -19,7 +19,10 @@ typedef struct ddb_rejects ddb_rejects;
 /* A JSON-lines file with one line per rejected input: source, line, offset,
  * entity, reason and the original text (or base64 of it when it is not
  * UTF-8, or the item in DynamoDB JSON when there is no text). Written
- * atomically like the outputs; nothing is created when nothing is rejected. */
+ * atomically like the outputs; nothing is created when nothing is rejected.
+ * The unmatched file ({"Item":..} lines) is the same kind of file. A path
+ * ending in .gz is gzip-compressed. Its folder is created at once (DDB_EIO
+ * when it cannot be). */
 DDB_MUST_USE int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err);
 
 /* A resumable rejects file (PATH.partial until finished). With resume, the

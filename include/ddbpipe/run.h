@@ -51,7 +51,8 @@ typedef enum ddb_run_field {
     DDB_RUN_F_WAIT,         /* waiting for a table to become ACTIVE */
     DDB_RUN_F_STATE,        /* the state file */
     DDB_RUN_F_RESUME,       /* resuming from it */
-    DDB_RUN_F_REJECTS       /* the rejects file */
+    DDB_RUN_F_REJECTS,      /* the rejects file */
+    DDB_RUN_F_UNMATCHED     /* the unmatched file */
 } ddb_run_field;
 
 typedef struct ddb_run_options {
@@ -97,7 +98,9 @@ typedef struct ddb_run_options {
                                    warning, not an error */
 
     /* accounting and checkpoints */
-    const char *rejects_path; /* NULL: OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson */
+    const char *rejects_path;   /* NULL: OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson */
+    const char *unmatched_path; /* NULL: OUT/_unmatched.ndjson[.gz], or
+                                   ddbpipe-unmatched.ndjson beside the rejects file */
     uint64_t report_limit;
     int allow_extra_columns; /* CSV columns no field has become undeclared attributes */
     int limit_rejects;       /* stop once more than max_rejects records were rejected */
@@ -149,7 +152,7 @@ int ddb_run_plan_done(const ddb_run_plan *p);
 DDB_MUST_USE int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field,
                                      ddb_error *err);
 
-/* Creates the file outputs and the rejects file. Returns 0, DDB_EIO (a folder
+/* Creates the file outputs, the rejects file and the unmatched file. Returns 0, DDB_EIO (a folder
  * or file cannot be made), DDB_EUSAGE, DDB_ENOMEM; *field says which. */
 DDB_MUST_USE int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
 

@@ -124,6 +124,10 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"rejects", OPT_STRING, &ap->rejects, "FILE",
           "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
         {G_COMMON,
+         {"unmatched", OPT_STRING, &ap->unmatched, "FILE",
+          "where items no entity matches go, as DynamoDB JSON lines (default "
+          "OUT/_unmatched.ndjson, or ddbpipe-unmatched.ndjson beside the rejects file)"}},
+        {G_COMMON,
          {"max-rejects", OPT_UINT, &ap->max_rejects, "N",
           "allow at most N rejected records: past N the run stops at once, its files are not "
           "written, and it exits 1 (default: read everything, exit 1 if any was rejected)"}},
@@ -197,6 +201,9 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
                "remove the state file to start over";
     case DDB_RUN_F_REJECTS:
         return "--rejects FILE: check that its folder is writable";
+    case DDB_RUN_F_UNMATCHED:
+        return "--unmatched FILE: check that its folder is writable, and that it is not the "
+               "rejects file";
     default:
         return NULL;
     }
@@ -264,6 +271,7 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->max_attempts = (int)a->aws.max_attempts;
     o->wait_active_s = (int)a->wait_active;
     o->rejects_path = a->rejects;
+    o->unmatched_path = a->unmatched;
     o->report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a->quiet ? 5 : 20);
     o->allow_extra_columns = a->allow_extra_columns;
     o->limit_rejects = a->max_rejects != UINT64_MAX;
@@ -479,6 +487,10 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a.progress);
         goto done;
     }
+    if (cli_refuse_url("out", a.out) || cli_refuse_url("rejects", a.rejects) ||
+        cli_refuse_url("unmatched", a.unmatched) || cli_refuse_url("summary", a.summary) ||
+        cli_refuse_url("state", a.state))
+        goto done;
     if ((code = fill_run_options(&ro, spec, &a, inputs, n_inputs)) != 0)
         goto done;
     code = run_planned(spec, cmd, &a, &ro);

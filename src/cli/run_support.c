@@ -106,6 +106,8 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
     }
     if (s->rejects_path)
         ddb_buf_printf(&b, "  rejects: %s\n", s->rejects_path);
+    if (s->unmatched_path)
+        ddb_buf_printf(&b, "  unmatched: %s\n", s->unmatched_path);
     if (s->input_errors)
         ddb_buf_printf(&b, "  %llu input error%s: file outputs were NOT written\n",
                        (unsigned long long)s->input_errors, s->input_errors == 1 ? "" : "s");
@@ -128,6 +130,27 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
                        code, (unsigned long long)s->total.read);
     fputs(b.ptr, stderr);
     ddb_buf_dispose(&b);
+}
+
+/* "scheme://..." (RFC 3986: a letter, then letters, digits, + - .). */
+static int is_url(const char *s)
+{
+    size_t i = 0;
+    if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+        return 0;
+    while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+           (s[i] >= '0' && s[i] <= '9') || s[i] == '+' || s[i] == '-' || s[i] == '.')
+        i++;
+    return strncmp(s + i, "://", 3) == 0;
+}
+
+int cli_refuse_url(const char *opt, const char *value)
+{
+    if (value == NULL || !is_url(value))
+        return 0;
+    cli_error("give a local path (write locally, then copy, e.g. with aws s3 cp)",
+              "--%s %s: a URL, not a local path; ddbpipe writes only local files", opt, value);
+    return EXIT_USAGE;
 }
 
 int cli_parse_range(const char *s, int *first, int *last)

@@ -15,6 +15,7 @@
 
 typedef struct run_args {
     const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
+    const char *unmatched;
     const char *types, *table, *to_table, *segment_range, *extra;
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;
@@ -43,6 +44,11 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
  * before the list of files written. */
 void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
                        const char *extra, int quiet);
+
+/* A URL (s3://bucket/x, any scheme://) given where a local path belongs is
+ * refused, so it never becomes a folder named "s3:". Returns 0, or EXIT_USAGE
+ * after printing the problem. */
+int cli_refuse_url(const char *opt, const char *value);
 
 /* Parses a --segment-range "A-B" (0 <= A <= B). Returns 0, or -1 when it is
  * malformed (*first and *last untouched). */

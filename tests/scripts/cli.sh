@@ -45,6 +45,28 @@ check bad-delimiter 2 "$bin" export x --out "$tmp/o" --delimiter ':'
 check bad-types 2 "$bin" export x --out "$tmp/o" --types age=INT
 check unknown-entity 2 "$bin" encode x.csv --out "$tmp/o" --mapping "$root/formats/favorites.json" --entity Nope
 
+# a URL where a local path belongs is refused before anything is written (no ./s3:/bucket/...)
+printf '{"Item":{"pk":{"S":"x"}}}\n' >"$tmp/url-in.json"
+mkdir -p "$tmp/cwd"
+for opt in out rejects unmatched summary state; do
+    for url in s3://bucket/prefix HTTPS://host/x file:///tmp/x; do
+        args=(export "$tmp/url-in.json" --out "$tmp/o-url")
+        [ "$opt" = out ] && args=(export "$tmp/url-in.json")
+        check "url-$opt-$url" 2 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "$bin" "${args[@]}" \
+            "--$opt" "$url" && expect_in "$tmp/stderr" "--$opt $url: a URL"
+    done
+done
+[ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: a URL became a local path: $(ls -A "$tmp/cwd")" >&2; failures=$((failures + 1)); }
+[ ! -e "$tmp/o-url" ] || { echo "FAIL: output written despite a refused URL" >&2; failures=$((failures + 1)); }
+check url-like-local-path 0 "$bin" export "$tmp/url-in.json" --out "$tmp/o-url2/a:b"
+
+# a damaged state file: a usage error naming the member, never a crash
+check state-start 0 "$bin" export "$tmp/url-in.json" --out "$tmp/o-st" --state "$tmp/st.json"
+sed -e 's/"complete":true/"complete":false/' -e 's/"changes":\[[0-9,]*\]/"changes":[{},{},{},{}]/' \
+    "$tmp/st.json" >"$tmp/st2.json"
+check state-damaged 2 "$bin" export "$tmp/url-in.json" --out "$tmp/o-st" --state "$tmp/st2.json" --resume &&
+    expect_in "$tmp/stderr" '"counts.changes[0]" must be a non-negative integer'
+
 # an input that does not exist: exit 3, nothing committed
 check missing-input 3 "$bin" export "$tmp/nope.json" --out "$tmp/o1"
 expect_in "$tmp/stderr" "nope.json"
