@@ -294,7 +294,6 @@ static void put_stats(ddb_buf *b, const ddb_entity_stats *e)
 int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err)
 {
     ddb_buf b = DDB_BUF_INIT;
-    ddb_sink *sink = NULL;
     const ddb_checkpoint *c = &s->ck;
     int rc;
 
@@ -323,12 +322,8 @@ int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if ((rc = ddb_sink_open_file(&sink, path, 1, err)) != 0 ||
-        (rc = ddb_sink_write(sink, b.ptr, b.len, err)) != 0 ||
-        (rc = ddb_sink_finish(sink, err)) != 0)
-        goto done;
+    rc = ddb_file_write_atomic(path, b.ptr, b.len, err);
 done:
-    ddb_sink_free(sink);
     ddb_buf_dispose(&b);
     return rc;
 }

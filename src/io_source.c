@@ -582,3 +582,29 @@ char *ddb_path_sibling(const char *path, const char *name)
     }
     return p;
 }
+
+int ddb_file_read_small(char **out, size_t *len, const char *path, size_t max, ddb_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    int rc = 0;
+
+    *out = NULL;
+    if (f == NULL)
+        return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "%s: %s", path,
+                             strerror(errno));
+    if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size > max)
+        rc = ddb_error_set(err, DDB_ETOOBIG, "%s: larger than %zu bytes", path, max);
+    else if ((*out = malloc((size_t)st.st_size + 1)) == NULL)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    else if ((*len = fread(*out, 1, (size_t)st.st_size, f)) != (size_t)st.st_size)
+        rc = ddb_error_set(err, DDB_EIO, "%s: read error", path);
+    else
+        (*out)[*len] = '\0';
+    if (rc != 0) {
+        free(*out);
+        *out = NULL;
+    }
+    fclose(f);
+    return rc;
+}

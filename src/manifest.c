@@ -127,34 +127,6 @@ static const char *after_marker(const char *key)
     return found;
 }
 
-/* Reads a whole (small) file; manifests are regular files, so stat tells the size. */
-static int read_all(char **out, size_t *len, const char *path, size_t max, ddb_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    int rc = 0;
-
-    *out = NULL;
-    if (f == NULL)
-        return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "%s: %s", path,
-                             strerror(errno));
-    if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size > max)
-        rc =
-            ddb_error_set(err, DDB_ETOOBIG, "%s: larger than %zu bytes; not a manifest", path, max);
-    else if ((*out = malloc((size_t)st.st_size + 1)) == NULL)
-        rc = nomem(err);
-    else if ((*len = fread(*out, 1, (size_t)st.st_size, f)) != (size_t)st.st_size)
-        rc = ddb_error_set(err, DDB_EIO, "%s: read error", path);
-    else
-        (*out)[*len] = '\0';
-    if (rc != 0) {
-        free(*out);
-        *out = NULL;
-    }
-    fclose(f);
-    return rc;
-}
-
 /*
  * Checks a manifest against <name>.md5 and <name>.checksum beside it. strict:
  * a mismatch is DDB_EVERIFY; otherwise only a warning. A checksum file that is
@@ -182,7 +154,7 @@ static int check_manifest(loader *ld, const char *json_path, const char *data, s
         snprintf(path, sizeof(path), "%.*s%s", (int)stem, json_path, exts[i]);
         if (!is_file(path, NULL))
             continue;
-        if (read_all(&text, &tlen, path, CHECKSUM_FILE_MAX, &e) != 0 ||
+        if (ddb_file_read_small(&text, &tlen, path, CHECKSUM_FILE_MAX, &e) != 0 ||
             ddb_checksum_parse(&want, text, tlen, &e) != 0) {
             warnf(ld, "%s: could not check %s: %s", path, json_path, e.message);
             continue;
@@ -484,7 +456,7 @@ int ddb_manifest_load(ddb_manifest **out, const char *path, unsigned flags, ddb_
     if (m == NULL)
         return nomem(err);
     if ((rc = set_paths(m, path, err)) != 0 ||
-        (rc = read_all(&text, &len, m->summary_path, SUMMARY_MAX, err)) != 0 ||
+        (rc = ddb_file_read_small(&text, &len, m->summary_path, SUMMARY_MAX, err)) != 0 ||
         (rc = parse_summary(&ld, text, len)) != 0)
         goto done;
     if (verify && (rc = check_manifest(&ld, m->summary_path, text, len, 0)) != 0)
@@ -498,7 +470,7 @@ int ddb_manifest_load(ddb_manifest **out, const char *path, unsigned flags, ddb_
     free(text);
     text = NULL;
     if ((rc = find_files_manifest(&ld, parent)) != 0 ||
-        (rc = read_all(&text, &len, m->files_path, FILES_MAX, err)) != 0)
+        (rc = ddb_file_read_small(&text, &len, m->files_path, FILES_MAX, err)) != 0)
         goto done;
     /* Checked before parsing: a damaged manifest should say so, not fail on syntax. */
     if (verify && (rc = check_manifest(&ld, m->files_path, text, len, 1)) != 0)

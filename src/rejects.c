@@ -3,11 +3,14 @@
  * fix it (source, line, byte offset, entity, reason) and the record itself.
  * The pipeline keeps unmatched items in a file of the same kind.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ddbpipe/codec.h"
+#include "ddbpipe/io.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/rejects.h"
 
@@ -26,9 +29,16 @@ struct ddb_rejects {
 static int open_sink(ddb_rejects *r, ddb_error *err)
 {
     size_t n = strlen(r->path);
-    char *partial;
-    int rc;
-    if (!r->resumable) {
+    char *partial, *slash = strrchr(r->path, '/');
+    int rc = 0;
+    if (slash != NULL && slash != r->path) {
+        *slash = '\0';
+        rc = ddb_make_dirs(r->path, err);
+        *slash = '/';
+    }
+    if (rc != 0) {
+        return rc;
+    } else if (!r->resumable) {
         rc = ddb_sink_open_file(&r->sink, r->path, 1, err);
     } else if ((partial = malloc(n + 16)) == NULL) {
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -81,11 +91,12 @@ int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err)
         free(r);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
-    /* Its folder now: a path that cannot be written fails before the run, not
-     * at the first line hours into it. */
+    /* A path that cannot be written fails before the run, not at the first
+     * line hours into it; its folder is made with that line, so a clean run
+     * leaves none behind. */
     if ((slash = strrchr(r->path, '/')) != NULL && slash != r->path) {
         *slash = '\0';
-        rc = ddb_make_dirs(r->path, err);
+        rc = ddb_check_dir_writable(r->path, err);
         *slash = '/';
     }
     if (rc != 0) {
@@ -161,8 +172,8 @@ int ddb_rejects_append(ddb_rejects *r, const char *lines, size_t len, uint64_t c
     return 0;
 }
 
-int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
-                      const char *reason, ddb_error *err)
+int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity, const char *reason,
+                      ddb_error *err)
 {
     ddb_buf_clear(&r->line);
     ddb_rejects_format(&r->line, rec, entity, reason);
@@ -193,9 +204,15 @@ const char *ddb_rejects_path(const ddb_rejects *r)
 
 int ddb_rejects_finish(ddb_rejects *r, ddb_error *err)
 {
-    if (r->sink == NULL)
+    /* Nothing rejected: no file, and none left from an earlier run to be
+     * taken for this one's. */
+    if (r->sink == NULL && r->count == 0) {
+        if (unlink(r->path) != 0 && errno != ENOENT && errno != ENOTDIR)
+            return ddb_error_set(err, DDB_EIO, "cannot remove %s, left by an earlier run: %s",
+                                 r->path, strerror(errno));
         return 0;
-    return ddb_sink_finish(r->sink, err);
+    }
+    return r->sink ? ddb_sink_finish(r->sink, err) : 0;
 }
 
 void ddb_rejects_free(ddb_rejects *r)

@@ -3,6 +3,7 @@
  * (see run.h). The command line parses and prints; this decides.
  */
 #include "ddbpipe/run.h"
+#include "run_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,29 +19,7 @@
 #include "ddbpipe/output_file.h"
 #include "ddbpipe/rejects.h"
 
-struct ddb_run_plan {
-    ddb_run_options o;
-    ddb_mapping *mapping, *to_mapping;
-    ddb_type_hint *types;
-    size_t n_types;
-    ddb_state *state; /* resuming from it */
-    int done;         /* the state records a finished run */
-    ddb_buf fingerprint;
-    ddb_out_format format;
-    int writes_files;
-    uint64_t input_bytes;
-    ddb_client *client;
-    ddb_table_info *source, *target;
-    ddb_reader *scan;
-    ddb_output *output;
-    ddb_rejects *rejects, *unmatched;
-    char *rejects_path, *unmatched_path;
-    char **inputs; /* the inputs with folders of files expanded; owned */
-    size_t n_inputs;
-};
-
-__attribute__((format(printf, 4, 5))) static int fail(ddb_run_field *field, ddb_run_field which,
-                                                      ddb_error *err, const char *fmt, ...)
+int ddb_run_fail(ddb_run_field *field, ddb_run_field which, ddb_error *err, const char *fmt, ...)
 {
     va_list ap;
     *field = which;
@@ -50,8 +29,7 @@ __attribute__((format(printf, 4, 5))) static int fail(ddb_run_field *field, ddb_
     return DDB_EUSAGE;
 }
 
-static void note(const ddb_run_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(const ddb_run_plan *p, const char *fmt, ...)
+void ddb_run_note(const ddb_run_plan *p, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -72,44 +50,48 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     int scanning = o->scan_allowed && o->scan_table != NULL;
 
     if (o->n_inputs == 0 && !scanning)
-        return fail(field, DDB_RUN_F_INPUTS, err,
-                    "no input given (files, an export folder, - for "
-                    "standard input%s)",
-                    o->scan_allowed ? ", or a table to read" : "");
+        return ddb_run_fail(field, DDB_RUN_F_INPUTS, err,
+                            "no input given (files, an export folder, - for "
+                            "standard input%s)",
+                            o->scan_allowed ? ", or a table to read" : "");
     if (o->n_inputs > 0 && scanning)
-        return fail(field, DDB_RUN_F_INPUTS, err,
-                    "give either input files or a table to read, "
-                    "not both");
+        return ddb_run_fail(field, DDB_RUN_F_INPUTS, err,
+                            "give either input files or a table to read, "
+                            "not both");
     if (p->writes_files && o->out_dir == NULL)
-        return fail(field, DDB_RUN_F_OUT, err, "%s writes files: it needs an output folder",
-                    o->command);
+        return ddb_run_fail(field, DDB_RUN_F_OUT, err, "%s writes files: it needs an output folder",
+                            o->command);
     if (p->writes_files && strcmp(o->out_dir, "-") == 0)
-        return fail(field, DDB_RUN_F_OUT, err,
-                    "%s writes a folder of files (one per entity, with the rejects), which "
-                    "standard output cannot hold: give a folder",
-                    o->command);
+        return ddb_run_fail(field, DDB_RUN_F_OUT, err,
+                            "%s writes a folder of files (one per entity, with the rejects), which "
+                            "standard output cannot hold: give a folder",
+                            o->command);
     if (o->writes_table && o->target_table == NULL &&
         (o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path) == NULL)
-        return fail(field, DDB_RUN_F_TARGET_TABLE, err,
-                    "no table to write to given (nor a mapping naming one)");
+        return ddb_run_fail(field, DDB_RUN_F_TARGET_TABLE, err,
+                            "no table to write to given (nor a mapping naming one)");
     if ((o->mode == DDB_MODE_CONVERT || o->mode == DDB_MODE_ENCODE) && o->mapping_path == NULL)
-        return fail(field, DDB_RUN_F_MAPPING, err, "%s needs the table's mapping", o->command);
+        return ddb_run_fail(field, DDB_RUN_F_MAPPING, err, "%s needs the table's mapping",
+                            o->command);
     if (o->mode == DDB_MODE_CONVERT && o->to_mapping_path == NULL)
-        return fail(field, DDB_RUN_F_TO_MAPPING, err, "%s needs the mapping to re-key into",
-                    o->command);
+        return ddb_run_fail(field, DDB_RUN_F_TO_MAPPING, err, "%s needs the mapping to re-key into",
+                            o->command);
     if (o->create_table && o->mode == DDB_MODE_IMPORT && o->mapping_path == NULL)
-        return fail(field, DDB_RUN_F_CREATE_TABLE, err,
-                    "creating the table needs a mapping: it describes the keys and indexes");
+        return ddb_run_fail(
+            field, DDB_RUN_F_CREATE_TABLE, err,
+            "creating the table needs a mapping: it describes the keys and indexes");
     if (o->has_range && o->segments == 0)
-        return fail(field, DDB_RUN_F_SEGMENTS, err,
-                    "a range of segments needs the number of segments it is a range of");
+        return ddb_run_fail(field, DDB_RUN_F_SEGMENTS, err,
+                            "a range of segments needs the number of segments it is a range of");
     if (o->resume && o->state_path == NULL)
-        return fail(field, DDB_RUN_F_RESUME, err, "resuming needs the state file of the run");
+        return ddb_run_fail(field, DDB_RUN_F_RESUME, err,
+                            "resuming needs the state file of the run");
     for (size_t i = 0; o->state_path && i < o->n_inputs; i++)
         if (strcmp(o->inputs[i], "-") == 0)
-            return fail(field, DDB_RUN_F_STATE, err,
-                        "a run reading standard input cannot be resumed: save the input to a "
-                        "file first");
+            return ddb_run_fail(
+                field, DDB_RUN_F_STATE, err,
+                "a run reading standard input cannot be resumed: save the input to a "
+                "file first");
     return 0;
 }
 
@@ -121,10 +103,11 @@ static int pick_format(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     if (o->format_set)
         p->format = o->format;
     if (o->mode != DDB_MODE_EXPORT && p->format != DDB_OUT_DDBJSON)
-        return fail(field, DDB_RUN_F_FORMAT, err,
-                    "%s writes items, and items are written as DynamoDB JSON (the Import from "
-                    "S3 form), not %s",
-                    o->command, ddb_out_format_name(p->format));
+        return ddb_run_fail(
+            field, DDB_RUN_F_FORMAT, err,
+            "%s writes items, and items are written as DynamoDB JSON (the Import from "
+            "S3 form), not %s",
+            o->command, ddb_out_format_name(p->format));
     return 0;
 }
 
@@ -140,8 +123,8 @@ static int load_mappings(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         return err->code;
     }
     if (o->reader.entity && p->mapping && ddb_mapping_entity(p->mapping, o->reader.entity) == NULL)
-        return fail(field, DDB_RUN_F_ENTITY, err, "entity \"%s\" is not in %s", o->reader.entity,
-                    o->mapping_path);
+        return ddb_run_fail(field, DDB_RUN_F_ENTITY, err, "entity \"%s\" is not in %s",
+                            o->reader.entity, o->mapping_path);
     return 0;
 }
 
@@ -167,8 +150,9 @@ static int parse_types(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         char *eq = strchr(tok, '=');
         ddb_type_hint *h = &p->types[p->n_types];
         if (eq == NULL || eq == tok || ddb_type_parse(&h->type, eq + 1, strlen(eq + 1)) != 0) {
-            rc = fail(field, DDB_RUN_F_TYPES, err,
-                      "bad type entry \"%s\": write name=TYPE (S N B BOOL NULL M L SS NS BS)", tok);
+            rc = ddb_run_fail(
+                field, DDB_RUN_F_TYPES, err,
+                "bad type entry \"%s\": write name=TYPE (S N B BOOL NULL M L SS NS BS)", tok);
             break;
         }
         *eq = '\0';
@@ -323,26 +307,27 @@ static int load_state(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     rc = ddb_state_load(&p->state, o->state_path, &serr);
     if (o->resume && rc == DDB_ENOTFOUND) {
         /* Killed before it could write anything: there is nothing to skip. */
-        note(p,
-             "note: %s does not exist yet (the run stopped before its first checkpoint): "
-             "starting from the beginning",
-             o->state_path);
+        ddb_run_note(p,
+                     "note: %s does not exist yet (the run stopped before its first checkpoint): "
+                     "starting from the beginning",
+                     o->state_path);
         return 0;
     }
     if (o->resume) {
         if (rc != 0)
-            return fail(field, DDB_RUN_F_STATE, err, "%s", serr.message);
+            return ddb_run_fail(field, DDB_RUN_F_STATE, err, "%s", serr.message);
         if (p->state->complete) {
-            note(p, "the run recorded in %s is complete; nothing to resume", o->state_path);
+            ddb_run_note(p, "the run recorded in %s is complete; nothing to resume", o->state_path);
             p->done = 1;
             return 0;
         }
         if (ddb_state_check_fingerprint(p->state->fingerprint, p->fingerprint.ptr, &serr) != 0)
-            return fail(field, DDB_RUN_F_RESUME, err, "%s", serr.message);
+            return ddb_run_fail(field, DDB_RUN_F_RESUME, err, "%s", serr.message);
         return 0;
     }
     if (rc == 0 && !p->state->complete)
-        return fail(field, DDB_RUN_F_STATE, err, "%s records an unfinished run", o->state_path);
+        return ddb_run_fail(field, DDB_RUN_F_STATE, err, "%s records an unfinished run",
+                            o->state_path);
     ddb_state_free(p->state);
     p->state = NULL;
     return 0;
@@ -370,7 +355,7 @@ int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field
     /* Without a table named, the mapping that encodes for it names it. */
     if (o->writes_table && o->target_table == NULL)
         p->o.target_table = (o->mode == DDB_MODE_CONVERT ? p->to_mapping : p->mapping)->table.name;
-    if ((rc = load_state(p, field, err)) != 0)
+    if ((rc = load_state(p, field, err)) != 0 || (rc = ddb_run_check_out(p, field, err)) != 0)
         goto done;
     for (size_t i = 0; i < p->n_inputs; i++) {
         struct stat st;
@@ -408,8 +393,8 @@ static int check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_mapp
     if (why.oom) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
     } else if (p->o.ignore_schema_mismatch) {
-        note(p, "warning: table %s does not match %s, going on as asked: %s", t->name, path,
-             why.ptr);
+        ddb_run_note(p, "warning: table %s does not match %s, going on as asked: %s", t->name, path,
+                     why.ptr);
     } else {
         rc = ddb_error_set(err, DDB_EUSAGE, "table %s does not match %s: %s", t->name, path,
                            why.ptr);
@@ -471,8 +456,9 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         *field = DDB_RUN_F_WAIT;
     /* A dry run fails as the real run would, but for a table it would create. */
     if (rc == DDB_ENOTFOUND && o->dry_run && o->create_table) {
-        note(p, "dry run: table %s does not exist yet; the run would create it from %s",
-             o->target_table, o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path);
+        ddb_run_note(p, "dry run: table %s does not exist yet; the run would create it from %s",
+                     o->target_table,
+                     o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path);
         rc = 0;
     }
     if (rc != 0)
@@ -512,89 +498,6 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
         return rc;
     if (p->o.target_table != NULL)
         rc = attach_target(p, field, err);
-    return rc;
-}
-
-/* --------------------------------------------------------------- files */
-
-static int open_side_file(ddb_run_plan *p, ddb_rejects **out, const char *path, uint64_t keep,
-                          uint64_t lines, ddb_error *err)
-{
-    if (p->o.state_path == NULL)
-        return ddb_rejects_new(out, path, err);
-    return ddb_rejects_new_resumable(out, path, p->state != NULL, keep, lines, err);
-}
-
-/* Unmatched items are kept in every mode that decodes: --unmatched, else
- * beside the file outputs, else beside the rejects file. */
-static int unmatched_default(ddb_run_plan *p, const char *rejects_path, ddb_error *err)
-{
-    const ddb_run_options *o = &p->o;
-    char name[64];
-    snprintf(name, sizeof(name), "_unmatched.ndjson%s", o->gzip ? ".gz" : "");
-    if (o->unmatched_path != NULL)
-        p->unmatched_path = strdup(o->unmatched_path);
-    else if (p->writes_files && o->out_dir != NULL)
-        p->unmatched_path = ddb_path_join(o->out_dir, name);
-    else if (rejects_path != NULL)
-        p->unmatched_path = ddb_path_sibling(rejects_path, "ddbpipe-unmatched.ndjson");
-    else
-        return 0;
-    if (p->unmatched_path == NULL)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if (rejects_path != NULL && strcmp(p->unmatched_path, rejects_path) == 0)
-        return ddb_error_set(err, DDB_EUSAGE,
-                             "the rejects and the unmatched items would go to the same file %s",
-                             rejects_path);
-    return 0;
-}
-
-int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
-{
-    const ddb_run_options *o = &p->o;
-    const char *rp = o->rejects_path;
-    int rc;
-
-    *field = DDB_RUN_F_NONE;
-    if (p->writes_files) {
-        ddb_file_output_opts fo;
-        memset(&fo, 0, sizeof(fo));
-        fo.dir = o->out_dir;
-        fo.gzip = o->gzip;
-        fo.delimiter = o->out_delimiter;
-        fo.extra_plain = o->extra_plain;
-        fo.mapping = p->mapping;
-        fo.records = o->mode == DDB_MODE_EXPORT;
-        fo.single_name = "items";
-        fo.resumable = o->state_path != NULL;
-        fo.resume_state = p->state ? p->state->outputs : NULL;
-        fo.format = p->format;
-        if ((rc = ddb_file_output_new(&p->output, &fo, err)) != 0) {
-            *field = DDB_RUN_F_OUT;
-            return rc;
-        }
-    }
-    /* Rejects go beside the outputs, or to the working folder for a table. */
-    if (rp == NULL && o->out_dir != NULL && p->writes_files) {
-        if ((p->rejects_path = ddb_path_join(o->out_dir, "_rejects.ndjson")) == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        rp = p->rejects_path;
-    } else if (rp == NULL && o->target_table != NULL) {
-        rp = "ddbpipe-rejects.ndjson";
-    }
-    if ((rc = unmatched_default(p, rp, err)) != 0)
-        return rc;
-    if (rp != NULL &&
-        (rc = open_side_file(p, &p->rejects, rp, p->state ? p->state->rejects_bytes : 0,
-                             p->state ? p->state->ck.rejects : 0, err)) != 0) {
-        *field = DDB_RUN_F_REJECTS;
-        return rc;
-    }
-    if (p->unmatched_path != NULL &&
-        (rc = open_side_file(p, &p->unmatched, p->unmatched_path,
-                             p->state ? p->state->unmatched_bytes : 0,
-                             p->state ? p->state->ck.total.unmatched : 0, err)) != 0)
-        *field = DDB_RUN_F_UNMATCHED;
     return rc;
 }
 
@@ -643,6 +546,10 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
             for (size_t i = 0; i < n; i++)
                 if ((s->outputs[s->n_outputs] = strdup(paths[i])) != NULL)
                     s->n_outputs++;
+        if (s->n_outputs == n)
+            ddb_run_commit_out(p, s);
+        else
+            s->output_failed = 1; /* cannot tell which files are this run's: remove none */
     }
     return rc;
 }
@@ -704,6 +611,8 @@ void ddb_run_plan_free(ddb_run_plan *p)
     free(p->types);
     free(p->rejects_path);
     free(p->unmatched_path);
+    free(p->run_dir);
+    ddb_outdir_free(p->outdir);
     for (size_t i = 0; i < p->n_inputs; i++)
         free(p->inputs[i]);
     free(p->inputs);

@@ -82,6 +82,12 @@ uint64_t ddb_source_raw_bytes(const ddb_source *src);
 /* The last component of a path ("a/b/c.json" -> "c.json"), pointing into path. */
 const char *ddb_path_base(const char *path);
 
+/* Reads a whole regular file of at most max bytes into *out (malloc'd, with a
+ * '\0' after its *len bytes). Returns 0, DDB_ENOTFOUND, DDB_ETOOBIG, DDB_EIO,
+ * DDB_ENOMEM. */
+DDB_MUST_USE int ddb_file_read_small(char **out, size_t *len, const char *path, size_t max,
+                                     ddb_error *err);
+
 /* dir/name (name alone for dir "."), malloc'd; NULL when out of memory. */
 char *ddb_path_join(const char *dir, const char *name);
 
@@ -158,6 +164,17 @@ DDB_MUST_USE int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic
 /* mkdir -p: creates dir and the folders above it that are missing. Returns 0,
  * DDB_EIO naming the folder that cannot be made, or DDB_ENOMEM. */
 int ddb_make_dirs(const char *dir, ddb_error *err);
+
+/* Writes len bytes to path atomically (a temporary file, fsync, rename): the
+ * file is the old one or the new one, never half of one. Returns 0, DDB_EIO,
+ * DDB_ENOMEM. */
+DDB_MUST_USE int ddb_file_write_atomic(const char *path, const void *data, size_t len,
+                                       ddb_error *err);
+
+/* Whether ddb_make_dirs(dir) and files in it could be made: the nearest part
+ * of dir that exists must be a folder this process may write. Returns 0, or
+ * DDB_EIO naming the part at fault. */
+int ddb_check_dir_writable(const char *dir, ddb_error *err);
 
 /*
  * A file written under partial_path and renamed onto final_path by finish(),

@@ -19,10 +19,11 @@ typedef struct ddb_rejects ddb_rejects;
 /* A JSON-lines file with one line per rejected input: source, line, offset,
  * entity, reason and the original text (or base64 of it when it is not
  * UTF-8, or the item in DynamoDB JSON when there is no text). Written
- * atomically like the outputs; nothing is created when nothing is rejected.
- * The unmatched file ({"Item":..} lines) is the same kind of file. A path
- * ending in .gz is gzip-compressed. Its folder is created at once (DDB_EIO
- * when it cannot be). */
+ * atomically like the outputs; nothing is created when nothing is rejected
+ * (and finish removes a file an earlier run left at the path). The unmatched
+ * file ({"Item":..} lines) is the same kind of file. A path ending in .gz is
+ * gzip-compressed. Its folder is made with the first line; DDB_EIO at once
+ * when it could not be. */
 DDB_MUST_USE int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err);
 
 /* A resumable rejects file (PATH.partial until finished). With resume, the
@@ -54,7 +55,7 @@ int ddb_rejects_write_info(ddb_rejects *r, const ddb_reject_info *info, const ch
 uint64_t ddb_rejects_count(const ddb_rejects *r);
 const char *ddb_rejects_path(const ddb_rejects *r);
 
-/* Commits the file (if anything was written). */
+/* Commits the file, or removes one left at its path when nothing was written. */
 DDB_MUST_USE int ddb_rejects_finish(ddb_rejects *r, ddb_error *err);
 void ddb_rejects_free(ddb_rejects *r);
 

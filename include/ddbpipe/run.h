@@ -52,7 +52,8 @@ typedef enum ddb_run_field {
     DDB_RUN_F_STATE,        /* the state file */
     DDB_RUN_F_RESUME,       /* resuming from it */
     DDB_RUN_F_REJECTS,      /* the rejects file */
-    DDB_RUN_F_UNMATCHED     /* the unmatched file */
+    DDB_RUN_F_UNMATCHED,    /* the unmatched file */
+    DDB_RUN_F_OVERWRITE     /* writing into a folder holding other files */
 } ddb_run_field;
 
 typedef struct ddb_run_options {
@@ -98,9 +99,12 @@ typedef struct ddb_run_options {
                                    warning, not an error */
 
     /* accounting and checkpoints */
-    const char *rejects_path;   /* NULL: OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson */
-    const char *unmatched_path; /* NULL: OUT/_unmatched.ndjson[.gz], or
-                                   ddbpipe-unmatched.ndjson beside the rejects file */
+    /* Side files, NULL for the default: OUT/_ddbpipe/rejects.ndjson and
+     * unmatched.ndjson[.gz] beside file outputs; for a table, STATE.rejects.ndjson
+     * beside the state file, else ddbpipe-runs/<table>-<time>/rejects.ndjson. */
+    const char *rejects_path;
+    const char *unmatched_path;
+    int overwrite; /* write into an output folder holding files ddbpipe did not write */
     uint64_t report_limit;
     int allow_extra_columns; /* CSV columns no field has become undeclared attributes */
     int limit_rejects;       /* stop once more than max_rejects records were rejected */
@@ -155,6 +159,11 @@ DDB_MUST_USE int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_fie
 /* Creates the file outputs, the rejects file and the unmatched file. Returns 0, DDB_EIO (a folder
  * or file cannot be made), DDB_EUSAGE, DDB_ENOMEM; *field says which. */
 DDB_MUST_USE int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
+
+/* Where the summary of a run that wrote its files belongs
+ * (OUT/_ddbpipe/summary.json, describing what the folder holds), malloc'd;
+ * NULL for other runs and for runs whose files were not written. */
+char *ddb_run_plan_summary_path(const ddb_run_plan *p);
 
 /* Runs the pipeline; fills *s (release with ddb_summary_dispose), its outputs
  * included. Returns what ddb_pipeline_run returns. */

@@ -41,7 +41,13 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
 {
     const grouped_opt all[] = {
         {G_OUT,
-         {"out", OPT_STRING, &ap->out, "DIR", "folder for the output files (created if missing)"}},
+         {"out", OPT_STRING, &ap->out, "DIR",
+          "folder for the output files, one per entity (created if missing; ddbpipe's own "
+          "files go to DIR/_ddbpipe/: rejects, unmatched items, summary.json, manifest.json)"}},
+        {G_OUT,
+         {"overwrite", OPT_FLAG, &ap->overwrite, NULL,
+          "write into a folder holding files ddbpipe did not write (a previous run's files "
+          "are replaced without it; the others are left as they are)"}},
         {G_MAP,
          {"mapping", OPT_STRING, &ap->mapping, "FILE", "the table's mapping (formats/*.json)"}},
         {G_TOMAP,
@@ -122,11 +128,13 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"max-line", OPT_UINT, &ap->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
         {G_COMMON,
          {"rejects", OPT_STRING, &ap->rejects, "FILE",
-          "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
+          "where rejected records go (default OUT/_ddbpipe/rejects.ndjson; for a table "
+          "STATE.rejects.ndjson beside --state, else ddbpipe-runs/<table>-<time>/rejects.ndjson);"
+          " made only when something is rejected"}},
         {G_COMMON,
          {"unmatched", OPT_STRING, &ap->unmatched, "FILE",
           "where items no entity matches go, as DynamoDB JSON lines (default "
-          "OUT/_unmatched.ndjson, or ddbpipe-unmatched.ndjson beside the rejects file)"}},
+          "OUT/_ddbpipe/unmatched.ndjson, or beside the rejects as for --rejects)"}},
         {G_COMMON,
          {"max-rejects", OPT_UINT, &ap->max_rejects, "N",
           "allow at most N rejected records: past N the run stops at once, its files are not "
@@ -201,6 +209,8 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
                "remove the state file to start over";
     case DDB_RUN_F_REJECTS:
         return "--rejects FILE: check that its folder is writable";
+    case DDB_RUN_F_OVERWRITE:
+        return "give an empty or new folder, or add --overwrite to write there anyway";
     case DDB_RUN_F_UNMATCHED:
         return "--unmatched FILE: check that its folder is writable, and that it is not the "
                "rejects file";
@@ -272,6 +282,7 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->wait_active_s = (int)a->wait_active;
     o->rejects_path = a->rejects;
     o->unmatched_path = a->unmatched;
+    o->overwrite = a->overwrite;
     o->report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a->quiet ? 5 : 20);
     o->allow_extra_columns = a->allow_extra_columns;
     o->limit_rejects = a->max_rejects != UINT64_MAX;
@@ -401,7 +412,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     cli_table_wait waiting;
     cli_progress progress;
     ddb_buf extra = DDB_BUF_INIT;
-    char hint[512];
+    char hint[512], *own_summary = NULL;
     int code = EXIT_USAGE, rc;
 
     memset(&s, 0, sizeof(s));
@@ -450,8 +461,12 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     cli_print_summary(spec->name, &s, code, max_rejects, extra.ptr, a->quiet);
     if (a->summary && cli_write_summary_file(a->summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
+    if ((own_summary = ddb_run_plan_summary_path(plan)) != NULL &&
+        cli_write_summary_file(own_summary, &s, code) != 0 && code == EXIT_OK)
+        code = EXIT_OUTPUT;
 done:
     ddb_buf_dispose(&extra);
+    free(own_summary);
     ddb_summary_dispose(&s);
     ddb_run_plan_free(plan);
     cli_disconnect(&conn);

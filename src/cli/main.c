@@ -12,7 +12,7 @@ const cli_command cli_commands[] = {
      "output, NDJSON or CSV; gzip or not; - for stdin) and writes them out. With a\n"
      "mapping, each item is decoded into a record of its entity with readable field\n"
      "names and types, one file per entity: OUT/<Entity>.<ext>. Items no entity\n"
-     "matches go to OUT/_unmatched.ndjson (or --unmatched FILE). Without a mapping,\n"
+     "matches go to OUT/_ddbpipe/unmatched.ndjson (or --unmatched FILE). Without a mapping,\n"
      "all items go to one file OUT/items.<ext>. Incremental exports' deletes go to\n"
      "OUT/<Entity>.deletes.<ext>.\n"
      "With --table, the live table is read with a parallel Scan (--segments N); without a\n"
@@ -54,7 +54,8 @@ const cli_command cli_commands[] = {
      "re-key a table (or files) into another table",
      "Scans SRC (or reads files), decodes each item with mapping A, encodes the record\n"
      "with mapping B and writes it to DST. Items no entity of A matches are kept in\n"
-     "ddbpipe-unmatched.ndjson beside the rejects file (or --unmatched FILE). --dry-run\n"
+     "ddbpipe-runs/<DST>-<time>/unmatched.ndjson, or STATE.unmatched.ndjson beside\n"
+     "--state STATE (or --unmatched FILE), with the rejects. --dry-run\n"
      "does everything but the writes and reports what would be written and the write\n"
      "capacity it would take.",
      cmd_migrate},

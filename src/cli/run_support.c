@@ -43,16 +43,18 @@ volatile sig_atomic_t *cli_stop_flag(void)
 int cli_write_summary_file(const char *path, const ddb_summary *s, int code)
 {
     ddb_buf b = DDB_BUF_INIT;
-    ddb_sink *sink = NULL;
     ddb_error err;
-    int rc;
+    char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+    int rc = 0;
     ddb_summary_json(&b, s, code);
-    rc = ddb_sink_open_file(&sink, path, 1, &err);
+    if (slash != NULL && slash != dir) {
+        *slash = '\0';
+        rc = ddb_make_dirs(dir, &err);
+    }
+    free(dir);
     if (rc == 0)
-        rc = ddb_sink_write(sink, b.ptr, b.len, &err);
-    if (rc == 0)
-        rc = ddb_sink_finish(sink, &err);
-    ddb_sink_free(sink);
+        rc = b.oom ? ddb_error_set(&err, DDB_ENOMEM, "out of memory")
+                   : ddb_file_write_atomic(path, b.ptr, b.len, &err);
     ddb_buf_dispose(&b);
     if (rc != 0) {
         cli_error(NULL, "cannot write the summary: %s", err.message);

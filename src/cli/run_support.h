@@ -19,6 +19,7 @@ typedef struct run_args {
     const char *types, *table, *to_table, *segment_range, *extra;
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;
+    int overwrite;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
     int ignore_schema_mismatch, allow_extra_columns;
     const char *state, *progress;

@@ -88,7 +88,7 @@ check stdin 0 sh -c "printf '{\"Item\":{\"pk\":{\"S\":\"y\"}}}\n' | '$bin' expor
 # rejects: exit 1 unless --max-rejects allows them; --rejects elsewhere; --summary JSON
 printf '{"Item":{"pk":{"S":"a"}}}\nnot json\n' >"$tmp/bad.json"
 check rejects-exit 1 "$bin" export "$tmp/bad.json" --out "$tmp/o4"
-expect_in "$tmp/o4/_rejects.ndjson" '"line":2'
+expect_in "$tmp/o4/_ddbpipe/rejects.ndjson" '"line":2'
 check rejects-allowed 0 "$bin" export "$tmp/bad.json" --out "$tmp/o5" --max-rejects 1 \
     --rejects "$tmp/r.ndjson" --summary "$tmp/s.json"
 expect_in "$tmp/r.ndjson" '"reason":"column 1: expected'
@@ -136,6 +136,40 @@ check aws-spelling 2 "$bin" describe --table-name t
 expect_in "$tmp/stderr" "did you mean --table?"
 check out-dash 2 "$bin" export "$root/samples/favorites/seed/Tag.csv" --out -
 expect_in "$tmp/stderr" "standard output cannot hold"
+
+# -- a reused --out: the previous run's files are replaced, stale ones removed; files ddbpipe
+#    did not write are refused unless --overwrite, and then left alone --------------------------
+fav_export="$root/samples/favorites/export"
+fav_map="$root/formats/favorites.json"
+fail_if() { # condition text, message
+    if eval "$1"; then
+        echo "FAIL: $2" >&2
+        failures=$((failures + 1))
+    fi
+}
+check reuse-1 1 "$bin" export "$fav_export" --mapping "$fav_map" --format csv --out "$tmp/re" --quiet
+fail_if '[ ! -f "$tmp/re/Tag.csv" ] || [ ! -f "$tmp/re/_ddbpipe/rejects.ndjson" ]' "reuse-1: files missing"
+fail_if '[ ! -f "$tmp/re/_ddbpipe/summary.json" ] || [ ! -f "$tmp/re/_ddbpipe/manifest.json" ]' \
+    "reuse-1: no summary or manifest in _ddbpipe/"
+check reuse-2 1 "$bin" export "$fav_export" --mapping "$fav_map" --format ndjson --out "$tmp/re" --quiet
+expect_in "$tmp/stderr" "removed 3 files of the previous run"
+fail_if '[ -e "$tmp/re/Tag.csv" ] || [ ! -f "$tmp/re/Tag.ndjson" ]' "reuse-2: the CSV files of the first run stayed"
+# a clean run (the seed files hold no bad record) leaves no rejects file of an earlier run
+check reuse-clean 0 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity Tag \
+    --mapping "$fav_map" --out "$tmp/re" --quiet
+fail_if '[ -e "$tmp/re/_ddbpipe/rejects.ndjson" ] || [ -e "$tmp/re/_ddbpipe/unmatched.ndjson" ]' \
+    "reuse-clean: the previous run's rejects or unmatched file stayed"
+fail_if '[ -e "$tmp/re/FavoriteData.ndjson" ] || [ ! -f "$tmp/re/Tag.json" ]' \
+    "reuse-clean: an entity file of the previous run stayed"
+echo mine >"$tmp/re/notes.txt"
+check foreign 2 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity Tag \
+    --mapping "$fav_map" --out "$tmp/re" --quiet
+expect_in "$tmp/stderr" "holds 1 file ddbpipe did not write (notes.txt)"
+expect_in "$tmp/stderr" "--overwrite"
+check overwrite 0 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity Tag \
+    --mapping "$fav_map" --out "$tmp/re" --overwrite
+expect_in "$tmp/stderr" "beside 1 file ddbpipe did not write"
+fail_if '[ "$(cat "$tmp/re/notes.txt")" != mine ]' "overwrite: a file ddbpipe did not write was touched"
 
 if [ "$failures" -gt 0 ]; then
     echo "cli.sh: $failures failure(s)" >&2

@@ -280,3 +280,42 @@ Test(rejects, gz_path_is_compressed)
     snprintf(cmd, sizeof(cmd), "test \"$(gzip -dc '%s')\" = '{\"Item\":{}}'", gz);
     cr_assert_eq(system(cmd), 0, "not the gzip of the line");
 }
+
+/* A clean run leaves no rejects file, and none from an earlier run at the
+ * path to be taken for its own. */
+Test(rejects, nothing_rejected_removes_an_earlier_file)
+{
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    FILE *f = fopen(rpath, "wb");
+    cr_assert_not_null(f);
+    fputs("{\"reason\":\"from yesterday\"}\n", f);
+    fclose(f);
+    cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0, "%s", err.message);
+    ddb_rejects_free(r);
+    cr_assert_not(tu_exists(rpath));
+}
+
+/* The folder is made with the first line (no empty run folders), but a path
+ * that could never be written fails at once. */
+Test(rejects, folder_made_with_the_first_line)
+{
+    char deep[200], dir[160], blocker[160];
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    snprintf(dir, sizeof(dir), "%s/runs/t-1", tdir);
+    snprintf(deep, sizeof(deep), "%s/rejects.ndjson", dir);
+    cr_assert_eq(ddb_rejects_new(&r, deep, &err), 0, "%s", err.message);
+    cr_assert_not(tu_exists(dir));
+    cr_assert_eq(ddb_rejects_append(r, "{}\n", 3, 1, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0, "%s", err.message);
+    ddb_rejects_free(r);
+    cr_assert(tu_exists(deep));
+
+    snprintf(blocker, sizeof(blocker), "%s/file", tdir);
+    tu_put_file(tdir, "file", "x");
+    snprintf(deep, sizeof(deep), "%s/sub/rejects.ndjson", blocker);
+    cr_assert_eq(ddb_rejects_new(&r, deep, &err), DDB_EIO);
+    cr_assert(strstr(err.message, "is not a folder"), "%s", err.message);
+}
