@@ -67,6 +67,7 @@ struct ddb_client {
     void (*notice)(void *ctx, const char *msg);
     void *notice_ctx;
     int told_unreachable;
+    int settling; /* ddb_client_settle: answers only, no new attempts */
     uint64_t rng;
     call *ready_head, *ready_tail;
     call *delayed; /* sorted by wake_ms */
@@ -419,7 +420,7 @@ static void attempt_failed(ddb_client *c, call *cl, int retryable)
     release_attempt(c, cl);
     cl->resp.ok = 0;
     cl->resp.retryable = retryable;
-    if (retryable && cl->attempts < c->max_attempts && !(c->stop && *c->stop)) {
+    if (retryable && cl->attempts < c->max_attempts && !(c->stop && *c->stop) && !c->settling) {
         cl->wake_ms = ddb_clock_ms() + ddb_backoff_ms(&c->rng, cl->attempts, c->base_ms, c->cap_ms);
         c->queued++;
         enqueue_delayed(c, cl);
@@ -753,4 +754,46 @@ void ddb_client_free(ddb_client *c)
     free(c->region);
     free(c->user_agent);
     free(c);
+}
+
+/* Finishes every call not on the wire as never sent. */
+static void cancel_waiting(ddb_client *c)
+{
+    call *cl;
+    while ((cl = c->ready_head) != NULL || (cl = c->delayed) != NULL) {
+        if (cl == c->ready_head) {
+            if ((c->ready_head = cl->next) == NULL)
+                c->ready_tail = NULL;
+        } else {
+            c->delayed = cl->next;
+        }
+        c->queued--;
+        cl->resp.ok = 0;
+        cl->resp.retryable = 0;
+        snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "Cancelled");
+        snprintf(cl->resp.message, sizeof(cl->resp.message),
+                 "not sent: the run was interrupted first");
+        finish_call(c, cl);
+    }
+}
+
+int ddb_client_settle(ddb_client *c, ddb_error *err)
+{
+    int rc = 0;
+    c->settling = 1;
+    for (;;) {
+        int running = 0;
+        cancel_waiting(c);
+        if (c->in_flight == 0)
+            break;
+        if (curl_multi_perform(c->multi, &running) != CURLM_OK) {
+            rc = ddb_error_set(err, DDB_ENET, "libcurl multi loop failed");
+            break;
+        }
+        drain_messages(c);
+        if (c->in_flight > 0 && c->ready_head == NULL && c->delayed == NULL)
+            curl_multi_poll(c->multi, NULL, 0, 100, NULL);
+    }
+    c->settling = 0;
+    return rc;
 }

@@ -256,7 +256,7 @@ static void fo_free(ddb_output *o)
     free(fo->dir);
 }
 
-static const ddb_output_vtable file_vt = {fo_put, fo_finish, fo_free, fo_checkpoint};
+static const ddb_output_vtable file_vt = {fo_put, fo_finish, fo_free, fo_checkpoint, NULL};
 
 int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err)
 {

@@ -167,6 +167,10 @@ static void abandoned(table_output *to, entry *e)
 
 static void requeue(table_output *to, entry *e, const char *why)
 {
+    if (to->stopping) {
+        abandoned(to, e);
+        return;
+    }
     e->attempts++;
     if (e->attempts >= to->max_attempts) {
         char reason[400];
@@ -200,6 +204,7 @@ static void batch_done(void *ctx, ddb_response *resp)
 
     unlink_batch(to, b);
     to->batches_in_flight--;
+    to->items_in_flight -= b->n;
     to->stats.throttles += resp->throttles;
     if (resp->throttles > 0)
         ddb_rate_throttled(&to->rate, ddb_clock_seconds());
@@ -219,6 +224,12 @@ static void batch_done(void *ctx, ddb_response *resp)
             }
         }
         free(flags);
+    } else if (to->stopping &&
+               !(strcmp(resp->error_type, "ValidationException") == 0 && b->n == 1)) {
+        /* Interrupted: only an answer that refuses this very item is a
+         * rejection; a batch to split, to retry or never sent is not done. */
+        for (size_t i = 0; i < b->n; i++)
+            abandoned(to, b->entries[i]);
     } else if (strcmp(resp->error_type, "ValidationException") == 0 && b->n > 1) {
         /* One bad item refuses the whole batch: halve until it stands alone.
          * A half that cannot be sent is refused (and stops the run); the
@@ -321,6 +332,7 @@ static int post_batch(table_output *to, entry **entries, size_t n, double taken,
         return rc;
     }
     to->batches_in_flight++;
+    to->items_in_flight += n;
     to->stats.batches++;
     b->next = to->flying;
     if (to->flying)
@@ -336,6 +348,8 @@ static int pump(table_output *to, int force, ddb_error *err)
 {
     uint64_t now = ddb_clock_ms();
     int limit = ddb_client_concurrency(to->client) * 2;
+    if (to->stopping)
+        return 0;
     to->rate_wait_ms = 0;
     ddb_rate_tick(&to->rate, ddb_clock_seconds());
     while (to->batches_in_flight < limit) {
@@ -584,7 +598,16 @@ static int tw_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return ddb_buf_puts(state, "[]");
 }
 
-static const ddb_output_vtable table_vt = {tw_put, tw_finish, tw_free, tw_checkpoint};
+/* Interrupted: what DynamoDB answers for is counted (written, or refused when
+ * the answer says so); what it was never sent is not done. */
+static int tw_stop(ddb_output *o, ddb_error *err)
+{
+    table_output *to = (table_output *)o;
+    to->stopping = 1;
+    return ddb_client_settle(to->client, err);
+}
+
+static const ddb_output_vtable table_vt = {tw_put, tw_finish, tw_free, tw_checkpoint, tw_stop};
 
 int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err)
 {
@@ -620,4 +643,5 @@ void ddb_table_output_stats(const ddb_output *o, ddb_table_write_stats *out)
     const table_output *to = (const table_output *)o;
     *out = to->stats;
     out->rate = to->rate.limit > 0 ? to->rate.rate : 0;
+    out->in_flight = to->items_in_flight;
 }

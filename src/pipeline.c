@@ -846,6 +846,18 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
 done:
     if (rc == DDB_EINTR)
         s->interrupted = 1;
+    if (rc == DDB_EINTR && o->output != NULL && o->output->vt->stop != NULL) {
+        /* What was sent may be written already: wait for its answers, so
+         * "written" is what the destination holds, not a guess. */
+        ddb_error serr;
+        report(&r, DDB_REPORT_INFO,
+               "interrupted: waiting for the answers to the writes already sent (interrupt "
+               "again to quit at once)");
+        if (o->output->vt->stop(o->output, &serr) != 0) {
+            report(&r, DDB_REPORT_ERROR, "%s", serr.message);
+            s->output_failed = 1;
+        }
+    }
     /* Every record read lands in one column, also when the run stopped early. */
     if (r.tracker != NULL && s->entities != NULL)
         drain(&r);

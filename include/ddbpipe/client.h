@@ -111,6 +111,16 @@ int ddb_client_step(ddb_client *c, ddb_error *err);
 /* Calls queued, waiting out a backoff, or in flight. */
 int ddb_client_pending(const ddb_client *c);
 
+/*
+ * An interrupted run: the requests already on the wire get their answers
+ * (DynamoDB may have applied them; only the answer tells), their callbacks
+ * run, and nothing new starts: calls waiting to start or to retry, and any
+ * a callback submits, finish at once as not sent (error_type "Cancelled",
+ * not retryable). Ignores the stop flag; a second signal is the caller's way
+ * out. Returns 0 or DDB_ENET.
+ */
+int ddb_client_settle(ddb_client *c, ddb_error *err);
+
 /* One call, synchronously: submit + run until done. On return *resp owns its
  * body (free with ddb_response_dispose). Returns 0 when a response was
  * obtained (check resp->ok), else a loop error. */

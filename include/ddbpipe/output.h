@@ -48,6 +48,10 @@ typedef struct ddb_output_vtable {
      * what a resumed run needs to continue the outputs ([{"path":..,"bytes":..}]
      * for files; [] when acks already mean durable, as for a table). */
     int (*checkpoint)(ddb_output *o, ddb_buf *state, ddb_error *err);
+    /* The run was interrupted: send nothing more, and wait for the answers
+     * to what is already sent so acks match what the destination holds (may
+     * be NULL: nothing is ever in flight). What was never sent is not done. */
+    int (*stop)(ddb_output *o, ddb_error *err);
 } ddb_output_vtable;
 
 struct ddb_output {

@@ -341,6 +341,12 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
                        (unsigned long long)ws->unprocessed, (unsigned long long)ws->throttles,
                        (unsigned long long)ws->splits, (unsigned long long)ws->blocked,
                        ws->capacity_units, s->seconds > 0 ? ws->capacity_units / s->seconds : 0);
+        if (s->interrupted || s->total.not_done > 0)
+            ddb_buf_printf(b,
+                           "  written = confirmed by DynamoDB: %llu items; %llu not done (never "
+                           "sent, or sent without an answer)\n",
+                           (unsigned long long)s->total.written,
+                           (unsigned long long)s->total.not_done);
     }
     if (client) {
         ddb_client_stats cs;
