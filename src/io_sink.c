@@ -7,6 +7,7 @@
  */
 #include "ddbpipe/io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -674,4 +675,23 @@ int ddb_file_write_atomic(const char *path, const void *data, size_t len, ddb_er
 done:
     ddb_sink_free(sink);
     return rc;
+}
+
+void ddb_remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        char *p;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if ((p = ddb_path_join(dir, e->d_name)) != NULL) {
+            unlink(p);
+            free(p);
+        }
+    }
+    closedir(d);
+    rmdir(dir);
 }

@@ -11,6 +11,7 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/output_file.h"
+#include "ddbpipe/schema.h"
 
 typedef struct file_slot {
     ddb_writer *w;
@@ -30,6 +31,7 @@ typedef struct file_output {
     char **resume_paths;
     uint64_t *resume_bytes;
     size_t n_resume;
+    ddb_schema *schema; /* column types of the entity files, when asked for */
 } file_output;
 
 /* Opens path for a writer: an atomic temporary file, or in resumable mode the
@@ -117,6 +119,8 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
         return rc;
     if ((rc = ddb_writer_write(slot->w, rec, fo->opts.records ? n_declared : 0, err)) != 0)
         return rc;
+    if (fo->schema != NULL && kind != DDB_REC_DELETE && index >= 0)
+        ddb_schema_observe(fo->schema, (size_t)index, rec, n_declared);
     if (o->ack)
         o->ack(o->ack_ctx, index, kind, origin ? origin->seq : 0);
     return 0;
@@ -145,6 +149,46 @@ static uint64_t sink_bottom_bytes(const ddb_sink *s)
     return s->bytes_out;
 }
 
+/* The entity files' types, replacing the previous run's as a whole: written
+ * beside, then swapped in, so no entity of an earlier run lingers there. */
+static int write_schema(file_output *fo, ddb_error *err)
+{
+    const char *dir = fo->opts.schema_dir;
+    char *fresh = malloc(strlen(dir) + 16), *old = malloc(strlen(dir) + 16);
+    ddb_schema_file *files = calloc(fo->n ? fo->n : 1, sizeof(*files));
+    size_t n = 0;
+    int rc = 0;
+
+    if (fresh == NULL || old == NULL || files == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    sprintf(fresh, "%s.new", dir);
+    sprintf(old, "%s.old", dir);
+    for (size_t i = 0; i < fo->n; i++) {
+        if (fo->puts[i].w == NULL)
+            continue;
+        files[n].entity = i;
+        files[n++].name = ddb_path_base(fo->puts[i].path);
+    }
+    ddb_remove_dir(fresh);
+    ddb_remove_dir(old);
+    if ((rc = ddb_schema_write(fo->schema, fresh, fo->opts.format, fo->opts.delimiter, files, n,
+                               err)) != 0)
+        goto done;
+    if ((rename(dir, old) != 0 && errno != ENOENT) || rename(fresh, dir) != 0) {
+        rc = ddb_error_set(err, DDB_EIO, "cannot put the column types in place at %s: %s", dir,
+                           strerror(errno));
+        goto done;
+    }
+    ddb_remove_dir(old);
+done:
+    free(files);
+    free(fresh);
+    free(old);
+    return rc;
+}
+
 static int fo_finish(ddb_output *o, ddb_error *err)
 {
     file_output *fo = (file_output *)o;
@@ -159,15 +203,25 @@ static int fo_finish(ddb_output *o, ddb_error *err)
             o->bytes_out += sink_bottom_bytes(slots[i].w->sink);
         }
     }
-    return 0;
+    return fo->schema != NULL ? write_schema(fo, err) : 0;
 }
 
-static void put_state(ddb_buf *b, int *first, ddb_sink *sink, const char *path)
+/* {"path":..,"bytes":..} and, for an entity file, its column types so far. */
+static void put_state(ddb_buf *b, int *first, ddb_sink *sink, const char *path,
+                      const file_output *fo, int entity)
 {
     ddb_buf_puts(b, *first ? "{\"path\":" : ",{\"path\":");
     *first = 0;
     ddb_json_put_string(b, path, strlen(path));
-    ddb_buf_printf(b, ",\"bytes\":%llu}", (unsigned long long)ddb_sink_file_length(sink));
+    ddb_buf_printf(b, ",\"bytes\":%llu", (unsigned long long)ddb_sink_file_length(sink));
+    if (fo->schema != NULL && entity >= 0) {
+        const char *name = fo->opts.mapping->entities[entity].name;
+        ddb_buf_puts(b, ",\"entity\":");
+        ddb_json_put_string(b, name, strlen(name));
+        ddb_buf_puts(b, ",\"schema\":");
+        ddb_schema_save(fo->schema, (size_t)entity, b);
+    }
+    ddb_buf_putc(b, '}');
 }
 
 static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
@@ -182,11 +236,28 @@ static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
                 continue;
             if ((rc = ddb_sink_checkpoint(slots[i].w->sink, err)) != 0)
                 return rc;
-            put_state(state, &first, slots[i].w->sink, slots[i].path);
+            put_state(state, &first, slots[i].w->sink, slots[i].path, fo,
+                      k == 0 && fo->opts.mapping ? (int)i : -1);
         }
     }
     ddb_buf_putc(state, ']');
     return state->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
+}
+
+/* The column types an entity file's checkpoint carries (none: none kept). */
+static int restore_schema(file_output *fo, const ddb_value *saved, ddb_error *err)
+{
+    const ddb_value *ev = ddb_map_getz(&saved->u.m, "entity");
+    const ddb_value *sv = ddb_map_getz(&saved->u.m, "schema");
+    int e;
+    if (ev == NULL && sv == NULL)
+        return 0;
+    if (ev == NULL || ev->type != DDB_TYPE_S || sv == NULL ||
+        (e = ddb_schema_entity(fo->schema, ev->u.s.ptr, ev->u.s.len)) < 0)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "the saved output state is unreadable (an entity file's "
+                             "\"entity\" and \"schema\")");
+    return ddb_schema_restore(fo->schema, (size_t)e, sv, err);
 }
 
 /* Reads the [{"path":..,"bytes":..}] a checkpoint saved. */
@@ -227,6 +298,8 @@ static int load_resume(file_output *fo, const char *json, ddb_error *err)
             goto done;
         }
         fo->n_resume++;
+        if (fo->schema != NULL && (rc = restore_schema(fo, e, err)) != 0)
+            goto done;
     }
 done:
     ddb_arena_free(a);
@@ -254,6 +327,7 @@ static void fo_free(ddb_output *o)
         free(fo->committed[i]);
     free(fo->committed);
     free(fo->dir);
+    ddb_schema_free(fo->schema);
 }
 
 static const ddb_output_vtable file_vt = {fo_put, fo_finish, fo_free, fo_checkpoint, NULL};
@@ -278,6 +352,9 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
         goto done;
     }
     if ((rc = ddb_make_dirs(fo->dir, err)) != 0)
+        goto done;
+    if (opts->schema_dir != NULL && opts->mapping != NULL && opts->records &&
+        (rc = ddb_schema_new(&fo->schema, opts->mapping, err)) != 0)
         goto done;
     if (opts->resume_state != NULL && (rc = load_resume(fo, opts->resume_state, err)) != 0)
         goto done;

@@ -612,6 +612,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
     free(p->rejects_path);
     free(p->unmatched_path);
     free(p->run_dir);
+    free(p->schema_dir);
     ddb_outdir_free(p->outdir);
     for (size_t i = 0; i < p->n_inputs; i++)
         free(p->inputs[i]);

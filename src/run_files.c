@@ -172,6 +172,10 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.resumable = o->state_path != NULL;
         fo.resume_state = p->state ? p->state->outputs : NULL;
         fo.format = p->format;
+        if (p->format != DDB_OUT_DDBJSON && p->mapping != NULL && fo.records &&
+            (p->schema_dir = ddb_outdir_side_path(p->outdir, "schema")) == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        fo.schema_dir = p->schema_dir;
         if ((rc = ddb_file_output_new(&p->output, &fo, err)) != 0) {
             *field = DDB_RUN_F_OUT;
             return rc;

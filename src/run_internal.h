@@ -30,6 +30,7 @@ struct ddb_run_plan {
     ddb_outdir *outdir; /* file outputs: the folder as one unit */
     char *run_dir;      /* a table target's own folder for its side files */
     int out_committed;  /* the folder now holds this run's files */
+    char *schema_dir;   /* OUT/_ddbpipe/schema: the entity files' column types */
     char **inputs;      /* the inputs with folders of files expanded; owned */
     size_t n_inputs;
 };

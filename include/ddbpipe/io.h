@@ -165,6 +165,10 @@ DDB_MUST_USE int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic
  * DDB_EIO naming the folder that cannot be made, or DDB_ENOMEM. */
 int ddb_make_dirs(const char *dir, ddb_error *err);
 
+/* Removes a folder of files (not of folders) ddbpipe made, with its files;
+ * one that does not exist is fine. */
+void ddb_remove_dir(const char *dir);
+
 /* Writes len bytes to path atomically (a temporary file, fsync, rename): the
  * file is the old one or the new one, never half of one. Returns 0, DDB_EIO,
  * DDB_ENOMEM. */

@@ -27,6 +27,8 @@ typedef struct ddb_file_output_opts {
     const char *single_name;    /* file base name without a mapping ("items") */
     int resumable;              /* write DIR/.<name>.partial, kept when the run stops early */
     const char *resume_state;   /* JSON array saved by checkpoint(): continue those files */
+    const char *schema_dir;     /* records with a mapping: the files' column types go there
+                                   (schema.h), replaced as a whole by finish(); NULL = none */
 } ddb_file_output_opts;
 
 /*
