@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ddbpipe/codec.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/rejects.h"
+#include "ddbpipe/s3.h"
 
 struct ddb_rejects {
     char *path;
@@ -18,6 +21,8 @@ struct ddb_rejects {
     int resumable;
     int resume;
     uint64_t keep_len;
+    ddb_s3 *s3;        /* for a path s3://bucket/key */
+    char *spool_final; /* resumable on S3: the local copy uploaded at the end */
 };
 
 /* Opens the file on the first reject (or at once when resuming one). */
@@ -25,6 +30,33 @@ static int open_sink(ddb_rejects *r, ddb_error *err)
 {
     char *partial;
     int rc;
+    if (ddb_s3_is_url(r->path)) {
+        char *bucket = NULL, *key = NULL;
+        if (r->s3 == NULL)
+            return ddb_error_set(err, DDB_EUSAGE, "%s: writing to S3 needs AWS access", r->path);
+        if (r->resumable) {
+            /* Kept locally beside the state until the end, then uploaded
+             * whole: a rejects file is small, and resumes like a local one. */
+            const char *dir = ddb_s3_spool_dir(r->s3);
+            if (dir == NULL)
+                return ddb_error_set(err, DDB_EUSAGE, "%s: no spool folder", r->path);
+            mkdir(dir, 0700);
+            if ((r->spool_final = malloc(strlen(dir) + 32)) == NULL ||
+                (partial = malloc(strlen(dir) + 48)) == NULL)
+                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            sprintf(r->spool_final, "%s/rejects.ndjson", dir);
+            sprintf(partial, "%s.partial", r->spool_final);
+            rc = ddb_sink_open_partial(&r->sink, r->spool_final, partial, r->resume, r->keep_len,
+                                       err);
+            free(partial);
+            return rc;
+        }
+        if ((rc = ddb_s3_parse_url(&bucket, &key, r->path, err)) == 0)
+            rc = ddb_s3_sink_open(&r->sink, r->s3, bucket, key, r->path, 0, NULL, 0, err);
+        free(bucket);
+        free(key);
+        return rc;
+    }
     if (!r->resumable)
         return ddb_sink_open_file(&r->sink, r->path, 1, err);
     if ((partial = malloc(strlen(r->path) + 16)) == NULL)
@@ -146,8 +178,8 @@ int ddb_rejects_append(ddb_rejects *r, const char *lines, size_t len, uint64_t c
     return 0;
 }
 
-int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
-                      const char *reason, ddb_error *err)
+int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity, const char *reason,
+                      ddb_error *err)
 {
     ddb_buf_clear(&r->line);
     ddb_rejects_format(&r->line, rec, entity, reason);
@@ -178,9 +210,14 @@ const char *ddb_rejects_path(const ddb_rejects *r)
 
 int ddb_rejects_finish(ddb_rejects *r, ddb_error *err)
 {
+    int rc;
     if (r->sink == NULL)
         return 0;
-    return ddb_sink_finish(r->sink, err);
+    if ((rc = ddb_sink_finish(r->sink, err)) != 0 || r->spool_final == NULL)
+        return rc;
+    if ((rc = ddb_s3_upload_file(r->s3, r->path, r->spool_final, err)) == 0)
+        unlink(r->spool_final);
+    return rc;
 }
 
 void ddb_rejects_free(ddb_rejects *r)
@@ -188,7 +225,13 @@ void ddb_rejects_free(ddb_rejects *r)
     if (r == NULL)
         return;
     ddb_sink_free(r->sink);
+    free(r->spool_final);
     ddb_buf_dispose(&r->line);
     free(r->path);
     free(r);
+}
+
+void ddb_rejects_set_s3(ddb_rejects *r, struct ddb_s3 *s3)
+{
+    r->s3 = s3;
 }

@@ -16,6 +16,7 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/output_file.h"
 #include "ddbpipe/rejects.h"
+#include "run_s3.h"
 
 struct ddb_run_plan {
     ddb_run_options o;
@@ -34,6 +35,7 @@ struct ddb_run_plan {
     ddb_output *output;
     ddb_rejects *rejects;
     char *rejects_path;
+    ddb_run_s3 s3; /* S3 inputs and outputs (run_s3.c) */
 };
 
 __attribute__((format(printf, 4, 5))) static int fail(ddb_run_field *field, ddb_run_field which,
@@ -100,6 +102,9 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
             return fail(field, DDB_RUN_F_STATE, err,
                         "a run reading standard input cannot be resumed: save the input to a "
                         "file first");
+    if (o->shards > 0 && (o->shard < 1 || o->shard > o->shards))
+        return fail(field, DDB_RUN_F_SHARD, err, "share %u of %u does not exist (1 to %u)",
+                    o->shard, o->shards, o->shards);
     return 0;
 }
 
@@ -240,14 +245,15 @@ static int build_fingerprint(ddb_run_plan *p)
                    "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
                    "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
                    "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
-                   "extra=%s",
+                   "extra=%s shard=%u/%u sse=%s",
                    o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
                    o->reader.format ? ddb_input_format_name(o->reader.format) : "",
                    o->reader.delimiter, o->types ? o->types : "",
                    o->reader.entity ? o->reader.entity : "", o->delete_all, o->reader.no_verify,
                    (unsigned long long)o->reader.max_line, o->segments, range, o->consistent_read,
                    (unsigned long long)o->page_size, o->dry_run,
-                   o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "");
+                   o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "", o->shard,
+                   o->shards, o->sse ? o->sse : "");
     fp_field(b, "options", opts.ptr);
     ddb_buf_putc(b, '}');
     oom = b->oom || in.oom || opts.oom;
@@ -326,7 +332,28 @@ done:
 
 int ddb_run_plan_needs_client(const ddb_run_plan *p)
 {
-    return (p->o.scan_allowed && p->o.scan_table != NULL) || p->o.target_table != NULL;
+    return (p->o.scan_allowed && p->o.scan_table != NULL) || p->o.target_table != NULL ||
+           ddb_run_plan_needs_s3(p);
+}
+
+int ddb_run_plan_needs_s3(const ddb_run_plan *p)
+{
+    return ddb_run_s3_needed(&p->o);
+}
+
+int ddb_run_plan_set_s3(ddb_run_plan *p, const char *endpoint, const char *region)
+{
+    free(p->s3.endpoint);
+    free(p->s3.region);
+    p->s3.endpoint = endpoint ? strdup(endpoint) : NULL;
+    p->s3.region = region ? strdup(region) : NULL;
+    return (endpoint && !p->s3.endpoint) || (region && !p->s3.region) ? DDB_ENOMEM : 0;
+}
+
+int ddb_run_plan_write_file(ddb_run_plan *p, const char *path, const char *data, size_t len,
+                            ddb_error *err)
+{
+    return ddb_run_s3_write_file(&p->s3, path, data, len, err);
 }
 
 int ddb_run_plan_done(const ddb_run_plan *p)
@@ -412,6 +439,12 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
     int rc = 0;
     *field = DDB_RUN_F_NONE;
     p->client = c;
+    if (ddb_run_plan_needs_s3(p) && (rc = ddb_run_s3_connect(&p->s3, &p->o, c, err)) != 0) {
+        *field = DDB_RUN_F_INPUTS;
+        return rc;
+    }
+    if (p->s3.inputs != NULL)
+        p->input_bytes += p->s3.input_bytes;
     if (p->o.scan_allowed && p->o.scan_table != NULL && (rc = attach_scan(p, field, err)) != 0)
         return rc;
     if (p->o.target_table != NULL)
@@ -441,6 +474,7 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.resumable = o->state_path != NULL;
         fo.resume_state = p->state ? p->state->outputs : NULL;
         fo.format = p->format;
+        fo.s3 = p->s3.s3;
         if ((rc = ddb_file_output_new(&p->output, &fo, err)) != 0) {
             *field = DDB_RUN_F_OUT;
             return rc;
@@ -464,6 +498,8 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
                        : ddb_rejects_new(&p->rejects, rp, err);
     if (rc != 0)
         *field = DDB_RUN_F_REJECTS;
+    else
+        ddb_rejects_set_s3(p->rejects, p->s3.s3);
     return rc;
 }
 
@@ -478,11 +514,14 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     memset(&po, 0, sizeof(po));
     po.mode = o->mode;
     po.command = o->command;
-    po.inputs = o->inputs;
-    po.n_inputs = o->n_inputs;
+    po.inputs = p->s3.inputs ? (const char *const *)p->s3.inputs : o->inputs;
+    po.n_inputs = p->s3.inputs ? p->s3.n_inputs : o->n_inputs;
     po.readers = p->scan ? &p->scan : NULL;
     po.n_readers = p->scan ? 1 : 0;
     po.reader = o->reader;
+    po.reader.remote = p->s3.store;
+    po.reader.shard = o->shard;
+    po.reader.shards = o->shards;
     po.mapping = p->mapping;
     po.to_mapping = p->to_mapping;
     po.types = p->types;
@@ -558,6 +597,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
     ddb_output_free(p->output);
     ddb_reader_free(p->scan);
     ddb_rejects_free(p->rejects);
+    ddb_run_s3_dispose(&p->s3);
     ddb_table_info_free(p->target);
     ddb_table_info_free(p->source);
     ddb_mapping_free(p->mapping);

@@ -549,3 +549,35 @@ done:
     *out = &s->base;
     return 0;
 }
+
+int ddb_s3_upload_file(ddb_s3 *s3, const char *url, const char *local, ddb_error *err)
+{
+    ddb_source *src = NULL;
+    ddb_sink *sink = NULL;
+    char *bucket = NULL, *key = NULL, *buf = malloc(1u << 20);
+    ssize_t n = 0;
+    int rc;
+
+    if (buf == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if ((rc = ddb_s3_parse_url(&bucket, &key, url, err)) != 0 ||
+        (rc = ddb_source_open_file(&src, local, err)) != 0 ||
+        (rc = ddb_s3_sink_open(&sink, s3, bucket, key, url, 0, NULL, 0, err)) != 0)
+        goto done;
+    while ((n = ddb_source_read(src, buf, 1u << 20, err)) > 0)
+        if ((rc = ddb_sink_write(sink, buf, (size_t)n, err)) != 0)
+            goto done;
+    rc = n < 0 ? (int)n : ddb_sink_finish(sink, err);
+done:
+    ddb_sink_free(sink);
+    ddb_source_free(src);
+    free(bucket);
+    free(key);
+    free(buf);
+    return rc;
+}
+
+const char *ddb_s3_spool_dir(const ddb_s3 *s3)
+{
+    return s3->spool_dir;
+}

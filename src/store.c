@@ -380,6 +380,16 @@ const char *ddb_store_etag(ddb_store *st, const char *path)
     return o ? o->etag : NULL;
 }
 
+int ddb_store_remember(ddb_store *st, const char *bucket, const ddb_s3_object *objs, size_t n)
+{
+    if (st == NULL || st->vt != &s3_vt)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (remember((s3_store *)st, bucket, &objs[i]) != 0)
+            return DDB_ENOMEM;
+    return 0;
+}
+
 ddb_store *ddb_store_for(ddb_store *remote, const char *path)
 {
     if (ddb_s3_is_url(path))

@@ -16,6 +16,8 @@
 #include "ddbpipe/output.h"
 #include "ddbpipe/writer.h"
 
+struct ddb_s3;
+
 typedef struct ddb_file_output_opts {
     const char *dir; /* created if missing */
     ddb_out_format format;
@@ -27,6 +29,7 @@ typedef struct ddb_file_output_opts {
     const char *single_name;    /* file base name without a mapping ("items") */
     int resumable;              /* write DIR/.<name>.partial, kept when the run stops early */
     const char *resume_state;   /* JSON array saved by checkpoint(): continue those files */
+    struct ddb_s3 *s3;          /* for a dir s3://bucket/prefix: objects, multipart uploads */
 } ddb_file_output_opts;
 
 /*

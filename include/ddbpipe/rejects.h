@@ -51,6 +51,11 @@ int ddb_rejects_write_info(ddb_rejects *r, const ddb_reject_info *info, const ch
 uint64_t ddb_rejects_count(const ddb_rejects *r);
 const char *ddb_rejects_path(const ddb_rejects *r);
 
+struct ddb_s3;
+
+/* A rejects path s3://bucket/key is written through s3 (borrowed). */
+void ddb_rejects_set_s3(ddb_rejects *r, struct ddb_s3 *s3);
+
 /* Commits the file (if anything was written). */
 DDB_MUST_USE int ddb_rejects_finish(ddb_rejects *r, ddb_error *err);
 void ddb_rejects_free(ddb_rejects *r);

@@ -129,6 +129,13 @@ DDB_MUST_USE int ddb_s3_sink_open(ddb_sink **out, ddb_s3 *s3, const char *bucket
  * or nothing when the bottom of s is not an S3 sink. Returns 1 when appended. */
 int ddb_s3_sink_state(const ddb_sink *s, ddb_buf *out);
 
+/* Uploads a local file to url (s3://bucket/key) as an object, streamed
+ * through a multipart sink. Returns 0, DDB_EIO, DDB_ENET... */
+DDB_MUST_USE int ddb_s3_upload_file(ddb_s3 *s3, const char *url, const char *local, ddb_error *err);
+
+/* The folder resumable uploads spool into, or NULL. */
+const char *ddb_s3_spool_dir(const ddb_s3 *s3);
+
 /* The client, for callers that drive the loop. */
 ddb_client *ddb_s3_client(ddb_s3 *s3);
 

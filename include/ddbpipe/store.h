@@ -17,6 +17,7 @@
 
 typedef struct ddb_store ddb_store;
 struct ddb_s3;
+struct ddb_s3_object;
 
 typedef struct ddb_store_vtable {
     /* A file (*is_dir 0, its *size) or a folder (*is_dir 1). Returns 0,
@@ -46,6 +47,11 @@ ddb_store *ddb_store_local(void);
 /* An S3 store over s3 (borrowed). Sizes and ETags of listed objects are
  * remembered, so a folder listed once needs no HEAD per file. */
 DDB_MUST_USE int ddb_store_new_s3(ddb_store **out, struct ddb_s3 *s3, ddb_error *err);
+
+/* Tells an S3 store about objects a listing found (their size and ETag).
+ * Returns 0 or DDB_ENOMEM; a no-op for the local store. */
+int ddb_store_remember(ddb_store *st, const char *bucket, const struct ddb_s3_object *objs,
+                       size_t n);
 
 /* The ETag of an S3 object the store has seen (listing or HEAD), or NULL. */
 const char *ddb_store_etag(ddb_store *st, const char *path);

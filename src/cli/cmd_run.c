@@ -101,6 +101,16 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"no-verify", OPT_FLAG, &ap->no_verify, NULL,
           "do not check export checksums and item counts"}},
         {G_IN,
+         {"shard", OPT_STRING, &ap->shard, "I/N",
+          "read only share I of N of an export's data files (or of an s3:// prefix's "
+          "objects), so N hosts split one export"}},
+        {G_OUT,
+         {"sse", OPT_STRING, &ap->sse, "AES256|aws:kms",
+          "S3 outputs: server-side encryption to ask for"}},
+        {G_OUT,
+         {"sse-kms-key-id", OPT_STRING, &ap->sse_kms_key_id, "KEY",
+          "S3 outputs: the KMS key of --sse aws:kms"}},
+        {G_IN,
          {"max-line", OPT_UINT, &ap->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
         {G_COMMON,
          {"rejects", OPT_STRING, &ap->rejects, "FILE",
@@ -177,6 +187,8 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
                "remove the state file to start over";
     case DDB_RUN_F_REJECTS:
         return "--rejects FILE: check that its folder is writable";
+    case DDB_RUN_F_SHARD:
+        return "--shard I/N with 1 <= I <= N, e.g. --shard 2/3";
     default:
         return NULL;
     }
@@ -205,6 +217,12 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
         return EXIT_USAGE;
     }
     o->types = a->types;
+    if (a->shard && (sscanf(a->shard, "%u/%u", &o->shard, &o->shards) != 2 || o->shards == 0)) {
+        cli_error("write it I/N, e.g. 2/3", "bad --shard \"%s\"", a->shard);
+        return EXIT_USAGE;
+    }
+    o->sse = a->sse;
+    o->sse_kms_key_id = a->sse_kms_key_id;
     o->scan_table = (spec->groups & G_SCAN) ? a->table : NULL;
     o->segments = (int)a->segments;
     if (a->segment_range) {
@@ -328,6 +346,8 @@ static int attach_exit(int rc, ddb_run_field f)
         return EXIT_INTERRUPTED;
     if (f == DDB_RUN_F_SEGMENTS)
         return EXIT_USAGE;
+    if (f == DDB_RUN_F_INPUTS) /* listing S3 inputs */
+        return rc == DDB_ENET ? EXIT_SERVICE : rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_INPUT;
     if (rc == DDB_ENOTFOUND)
         return f == DDB_RUN_F_SCAN_TABLE ? EXIT_INPUT : EXIT_USAGE;
     return EXIT_SERVICE;
@@ -350,6 +370,25 @@ static void start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *pl
         ddb_client_set_idle(client, cli_progress_idle, pr);
         ddb_client_set_stop_flag(client, cli_stop_flag());
     }
+}
+
+/* --summary FILE, on disk or in S3. Returns 0 or EXIT_OUTPUT after saying why. */
+static int write_summary(ddb_run_plan *plan, const char *path, const ddb_summary *s, int code)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    ddb_error err;
+    int rc;
+    if (strncmp(path, "s3://", 5) != 0)
+        return cli_write_summary_file(path, s, code);
+    ddb_summary_json(&b, s, code);
+    rc = b.oom ? ddb_error_set(&err, DDB_ENOMEM, "out of memory")
+               : ddb_run_plan_write_file(plan, path, b.ptr, b.len, &err);
+    ddb_buf_dispose(&b);
+    if (rc != 0) {
+        cli_error(NULL, "cannot write the summary: %s", err.message);
+        return EXIT_OUTPUT;
+    }
+    return 0;
 }
 
 /* Plans, connects, opens and runs; prints the summary. Returns the exit status. */
@@ -389,6 +428,11 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     }
     if (ddb_run_plan_needs_client(plan) && (code = cli_connect(&conn, &a->aws)) != 0)
         goto done;
+    if (conn.config &&
+        ddb_run_plan_set_s3(plan, conn.config->s3_endpoint_url, conn.config->region) != 0) {
+        code = EXIT_OUTPUT;
+        goto done;
+    }
     /* A signal while waiting for a table, or later, stops the run cleanly. */
     cli_catch_stop_signals();
     if (conn.client && (rc = ddb_run_plan_attach(plan, conn.client, &field, &err)) != 0) {
@@ -412,7 +456,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     summary_extras(&extra, &rr, &s, a, conn.client);
     code = cli_exit_code(&s, a->max_rejects, rc, rr.table_io);
     cli_print_summary(spec->name, &s, code, a->max_rejects, extra.ptr);
-    if (a->summary && cli_write_summary_file(a->summary, &s, code) != 0 && code == EXIT_OK)
+    if (a->summary && write_summary(plan, a->summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
 done:
     ddb_buf_dispose(&extra);

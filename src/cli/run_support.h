@@ -16,6 +16,7 @@
 typedef struct run_args {
     const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
     const char *types, *table, *to_table, *segment_range, *extra;
+    const char *shard, *sse, *sse_kms_key_id; /* S3 */
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
