@@ -178,7 +178,10 @@ static void finish_call(ddb_client *c, call *cl)
     cl->resp.throttles = cl->throttles;
     if (!cl->resp.ok)
         c->stats.errors++;
-    cl->resp.body = cl->resp_body.ptr ? cl->resp_body.ptr : cl->resp.ok ? (char *)"" : NULL;
+    /* An empty success (HEAD, 204) still has a body the caller may own and free. */
+    if (cl->resp.ok && cl->resp_body.ptr == NULL && ddb_buf_reserve(&cl->resp_body, 1) == 0)
+        cl->resp_body.ptr[0] = '\0';
+    cl->resp.body = cl->resp_body.ptr;
     cl->resp.body_len = cl->resp_body.len;
     cl->resp.headers = cl->resp_headers.ptr;
     cl->resp.headers_len = cl->resp_headers.len;
