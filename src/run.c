@@ -440,7 +440,7 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
     *field = DDB_RUN_F_NONE;
     p->client = c;
     if (ddb_run_plan_needs_s3(p) && (rc = ddb_run_s3_connect(&p->s3, &p->o, c, err)) != 0) {
-        *field = DDB_RUN_F_INPUTS;
+        *field = DDB_RUN_F_S3;
         return rc;
     }
     if (p->s3.inputs != NULL)
@@ -485,7 +485,10 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         size_t n = strlen(o->out_dir) + 32;
         if ((p->rejects_path = malloc(n)) == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        snprintf(p->rejects_path, n, "%s/_rejects.ndjson", o->out_dir);
+        snprintf(p->rejects_path, n, "%.*s/_rejects.ndjson",
+                 (int)(strlen(o->out_dir) -
+                       (strlen(o->out_dir) > 1 && o->out_dir[strlen(o->out_dir) - 1] == '/')),
+                 o->out_dir);
         rp = p->rejects_path;
     } else if (rp == NULL && o->target_table != NULL) {
         rp = "ddbpipe-rejects.ndjson";

@@ -52,7 +52,8 @@ typedef enum ddb_run_field {
     DDB_RUN_F_STATE,        /* the state file */
     DDB_RUN_F_RESUME,       /* resuming from it */
     DDB_RUN_F_REJECTS,      /* the rejects file */
-    DDB_RUN_F_SHARD         /* the share of the inputs to read */
+    DDB_RUN_F_SHARD,        /* the share of the inputs to read */
+    DDB_RUN_F_S3            /* reaching the s3:// inputs */
 } ddb_run_field;
 
 typedef struct ddb_run_options {

@@ -187,6 +187,8 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
                "remove the state file to start over";
     case DDB_RUN_F_REJECTS:
         return "--rejects FILE: check that its folder is writable";
+    case DDB_RUN_F_S3:
+        return "check the s3:// paths, AWS_ENDPOINT_URL_S3 and the credentials' S3 permissions";
     case DDB_RUN_F_SHARD:
         return "--shard I/N with 1 <= I <= N, e.g. --shard 2/3";
     default:
@@ -346,8 +348,8 @@ static int attach_exit(int rc, ddb_run_field f)
         return EXIT_INTERRUPTED;
     if (f == DDB_RUN_F_SEGMENTS)
         return EXIT_USAGE;
-    if (f == DDB_RUN_F_INPUTS) /* listing S3 inputs */
-        return rc == DDB_ENET ? EXIT_SERVICE : rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_INPUT;
+    if (f == DDB_RUN_F_S3) /* listing S3 inputs: refused, missing */
+        return rc == DDB_ENET ? EXIT_SERVICE : EXIT_INPUT;
     if (rc == DDB_ENOTFOUND)
         return f == DDB_RUN_F_SCAN_TABLE ? EXIT_INPUT : EXIT_USAGE;
     return EXIT_SERVICE;
