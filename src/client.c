@@ -8,6 +8,7 @@
 #include "ddbpipe/clock.h"
 
 #include <curl/curl.h>
+#include <openssl/crypto.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,8 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 5000;
     c->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 60000;
     c->verbose = o->verbose;
+    c->notice = o->notice;
+    c->notice_ctx = o->notice_ctx;
     c->rng = o->random_seed ? o->random_seed : (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)c;
     curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)c->concurrency * 2);
     *out = c;
@@ -172,8 +175,28 @@ static int retry_with_new_credentials(ddb_client *c, call *cl)
     return 1;
 }
 
+/* Frees a header list, wiping every line first: one holds the session token. */
+static void free_headers(struct curl_slist *h)
+{
+    for (struct curl_slist *p = h; p != NULL; p = p->next)
+        OPENSSL_cleanse(p->data, strlen(p->data));
+    curl_slist_free_all(h);
+}
+
+/* Gives back what one attempt holds: its easy handle (kept for reuse; it must
+ * be out of the multi handle) and its header lines. */
+static void release_attempt(ddb_client *c, call *cl)
+{
+    if (cl->easy != NULL)
+        put_easy(c, cl->easy);
+    cl->easy = NULL;
+    free_headers(cl->headers);
+    cl->headers = NULL;
+}
+
 static void finish_call(ddb_client *c, call *cl)
 {
+    release_attempt(c, cl);
     cl->resp.attempts = cl->attempts;
     cl->resp.throttles = cl->throttles;
     if (!cl->resp.ok)
@@ -198,6 +221,7 @@ static void finish_call(ddb_client *c, call *cl)
 /* A failed attempt: schedule a retry or finish the call with the failure. */
 void ddb_client_attempt_failed(ddb_client *c, call *cl, int retryable)
 {
+    release_attempt(c, cl);
     cl->resp.ok = 0;
     cl->resp.retryable = retryable;
     if (retryable && cl->attempts < c->max_attempts && !(c->stop && *c->stop)) {
@@ -280,6 +304,31 @@ static int crc_ok(call *cl)
     return 0;
 }
 
+/* Tells the notice callback once, at the first attempt that could not reach
+ * its endpoint (DynamoDB's, or the S3 host of a generic request). */
+static void tell_unreachable(ddb_client *c, const call *cl, CURLcode result)
+{
+    char msg[700];
+    const char *url = c->url;
+    int url_len = (int)strlen(c->url);
+    if (c->told_unreachable || c->notice == NULL ||
+        (result != CURLE_COULDNT_CONNECT && result != CURLE_COULDNT_RESOLVE_HOST &&
+         result != CURLE_OPERATION_TIMEDOUT))
+        return;
+    if (cl->http != NULL) {
+        /* scheme://host[:port] of the request, not its object key */
+        const char *p = strstr(cl->http->url, "://");
+        url = cl->http->url;
+        url_len = p ? (int)(p - url + 3 + strlen(cl->http->host)) : (int)strlen(url);
+    }
+    c->told_unreachable = 1;
+    snprintf(msg, sizeof(msg),
+             "cannot reach %.*s (%s); retrying up to %d attempts with backoff. Is the "
+             "endpoint right?",
+             url_len, url, cl->resp.message, c->max_attempts);
+    c->notice(c->notice_ctx, msg);
+}
+
 static void completed(ddb_client *c, call *cl, CURLcode result)
 {
     long status = 0;
@@ -294,10 +343,7 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
     }
     curl_multi_remove_handle(c->multi, cl->easy);
     curl_easy_getinfo(cl->easy, CURLINFO_RESPONSE_CODE, &status);
-    put_easy(c, cl->easy);
-    cl->easy = NULL;
-    curl_slist_free_all(cl->headers);
-    cl->headers = NULL;
+    release_attempt(c, cl);
     c->in_flight--;
     c->stats.bytes_received += cl->resp_body.len - kept;
     memset(&cl->resp, 0, sizeof(cl->resp));
@@ -318,6 +364,7 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
                  result == CURLE_OPERATION_TIMEDOUT ? "Timeout" : "ConnectionError");
         if (c->verbose)
             fprintf(stderr, "ddbpipe: %s attempt %d: %s\n", cl->op, cl->attempts, cl->resp.message);
+        tell_unreachable(c, cl, result);
         ddb_client_attempt_failed(c, cl, 1);
         return;
     }
@@ -589,7 +636,7 @@ void ddb_client_free(ddb_client *c)
         c->flying = cl->next;
         curl_multi_remove_handle(c->multi, cl->easy);
         curl_easy_cleanup(cl->easy);
-        curl_slist_free_all(cl->headers);
+        free_headers(cl->headers);
         cl->next = NULL;
         free_calls(cl);
     }

@@ -73,6 +73,9 @@ struct ddb_client {
     uint32_t base_ms, cap_ms;
     long connect_timeout_ms, request_timeout_ms;
     int verbose;
+    void (*notice)(void *ctx, const char *msg);
+    void *notice_ctx;
+    int told_unreachable; /* the notice was given */
     uint64_t rng;
     call *ready_head, *ready_tail;
     call *delayed; /* sorted by wake_ms */

@@ -4,6 +4,7 @@
  * collected for the loop (client.c) to judge.
  */
 #include <curl/curl.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,7 @@ static struct curl_slist *add_header(struct curl_slist *h, int *oom, const char 
     struct curl_slist *n;
     snprintf(line, sizeof(line), "%s: %s", name, value);
     n = curl_slist_append(h, line);
-    memset(line, 0, sizeof(line)); /* may hold the session token */
+    OPENSSL_cleanse(line, sizeof(line)); /* may hold the session token */
     if (n == NULL)
         *oom = 1;
     return n ? n : h;
@@ -252,11 +253,7 @@ void ddb_client_start_attempt(ddb_client *c, call *cl)
     if (rc != 0 || curl_multi_add_handle(c->multi, cl->easy) != CURLM_OK) {
         if (rc == 0)
             snprintf(cl->resp.message, sizeof(cl->resp.message), "libcurl refused the request");
-        curl_easy_cleanup(cl->easy);
-        cl->easy = NULL;
-        curl_slist_free_all(cl->headers);
-        cl->headers = NULL;
-        ddb_client_attempt_failed(c, cl, 0);
+        ddb_client_attempt_failed(c, cl, 0); /* gives back the handle and the lines */
         return;
     }
     cl->next = c->flying;

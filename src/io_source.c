@@ -570,3 +570,26 @@ const char *ddb_path_base(const char *path)
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
 }
+
+char *ddb_path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    char *p;
+    if (strcmp(dir, ".") == 0)
+        return strdup(name);
+    p = malloc(n + strlen(name) + 2);
+    if (p != NULL)
+        sprintf(p, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
+    return p;
+}
+
+char *ddb_path_sibling(const char *path, const char *name)
+{
+    size_t dir = (size_t)(ddb_path_base(path) - path);
+    char *p = malloc(dir + strlen(name) + 1);
+    if (p != NULL) {
+        memcpy(p, path, dir);
+        strcpy(p + dir, name);
+    }
+    return p;
+}

@@ -53,18 +53,6 @@ static int nomem(ddb_error *err)
 
 /* ------------------------------------------------------------- paths */
 
-static char *join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    char *p;
-    if (strcmp(dir, ".") == 0)
-        return strdup(name);
-    p = malloc(n + strlen(name) + 2);
-    if (p != NULL)
-        sprintf(p, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
-    return p;
-}
-
 static void strip_slashes(char *p)
 {
     size_t n = strlen(p);
@@ -100,7 +88,7 @@ static char *parent_dir(const char *dir)
     if (strcmp(b, ".") == 0 || strcmp(b, "..") == 0) {
         char *abs = realpath(dir, NULL), *p;
         if (abs == NULL)
-            return join(dir, "..");
+            return ddb_path_join(dir, "..");
         p = dir_name(abs);
         free(abs);
         return p;
@@ -374,16 +362,17 @@ static int parse_files(loader *ld, const char *text, size_t len)
 static int locate(loader *ld, ddb_manifest_file *f, const char *parent)
 {
     const char *rel = after_marker(f->key), *base = ddb_path_base(f->key);
-    char *cand[3] = {NULL, NULL, NULL}, *data_base = join("data", base), tried[800] = "";
+    char *cand[3] = {NULL, NULL, NULL}, *data_base = ddb_path_join("data", base), tried[800] = "";
     size_t nc = 0, used = 0;
     int rc = DDB_ENOTFOUND;
 
     if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
         rc = ddb_error_set(ld->err, DDB_EINVAL, "%s:%llu: dataFileS3Key \"%s\" names no file",
                            ld->m->files_path, (unsigned long long)f->line, f->key);
-    else if (data_base == NULL || (rel != NULL && (cand[nc++] = join(parent, rel)) == NULL) ||
-             (cand[nc++] = join(ld->m->dir, data_base)) == NULL ||
-             (cand[nc++] = join(parent, data_base)) == NULL)
+    else if (data_base == NULL ||
+             (rel != NULL && (cand[nc++] = ddb_path_join(parent, rel)) == NULL) ||
+             (cand[nc++] = ddb_path_join(ld->m->dir, data_base)) == NULL ||
+             (cand[nc++] = ddb_path_join(parent, data_base)) == NULL)
         rc = nomem(ld->err);
     for (size_t i = 0; i < nc && rc == DDB_ENOTFOUND; i++) {
         int seen = 0;
@@ -415,12 +404,12 @@ static int find_files_manifest(loader *ld, const char *parent)
     const char *rel = m->files_key ? after_marker(m->files_key) : NULL;
     char *alt = NULL;
 
-    if ((m->files_path = join(m->dir, "manifest-files.json")) == NULL)
+    if ((m->files_path = ddb_path_join(m->dir, "manifest-files.json")) == NULL)
         return nomem(ld->err);
     if (is_file(ld, m->files_path, NULL))
         return 0;
     if (rel != NULL) {
-        if ((alt = join(parent, rel)) == NULL)
+        if ((alt = ddb_path_join(parent, rel)) == NULL)
             return nomem(ld->err);
         if (is_file(ld, alt, NULL)) {
             free(m->files_path);
@@ -449,7 +438,7 @@ static int set_paths(loader *ld, const char *path, ddb_error *err)
         if ((m->dir = strdup(path)) == NULL)
             return nomem(err);
         strip_slashes(m->dir);
-        if ((m->summary_path = join(m->dir, "manifest-summary.json")) == NULL)
+        if ((m->summary_path = ddb_path_join(m->dir, "manifest-summary.json")) == NULL)
             return nomem(err);
         if (!is_file(ld, m->summary_path, NULL))
             return ddb_error_set(err, DDB_ENOTFOUND,

@@ -25,9 +25,6 @@ typedef struct file_output {
     size_t n; /* slots per kind: entities, or 1 without a mapping */
     file_slot *puts;
     file_slot *dels;
-    file_slot unmatched;
-    ddb_sink *unmatched_sink;
-    ddb_buf line;
     char **committed;
     size_t n_committed;
     /* resuming: the files of the interrupted run and their checkpointed lengths */
@@ -78,30 +75,6 @@ static int open_file_sink(ddb_sink **out, const file_output *fo, const char *pat
     rc = ddb_sink_open_partial(out, path, partial, resume, keep, err);
     free(partial);
     *appending = resume && keep > 0;
-    return rc;
-}
-
-/* mkdir -p */
-static int make_dir(const char *dir, ddb_error *err)
-{
-    char *p = strdup(dir);
-    int rc = 0;
-    if (p == NULL)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
-            goto done;
-        }
-        *s = '/';
-    }
-    if (mkdir(p, 0777) != 0 && errno != EEXIST)
-        rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
-done:
-    free(p);
     return rc;
 }
 
@@ -166,27 +139,6 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
     return 0;
 }
 
-static int fo_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
-{
-    file_output *fo = (file_output *)o;
-    int rc;
-    if (fo->unmatched_sink == NULL) {
-        fo->unmatched.path = make_path(fo, "_unmatched", "", "ndjson");
-        if (fo->unmatched.path == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        int appending;
-        if ((rc = open_sink(&fo->unmatched_sink, fo, fo->unmatched.path, &appending, err)) != 0)
-            return rc;
-    }
-    ddb_buf_clear(&fo->line);
-    ddb_buf_puts(&fo->line, kind == DDB_REC_DELETE ? "{\"Keys\":" : "{\"Item\":");
-    ddb_json_put_typed_map(&fo->line, item);
-    ddb_buf_puts(&fo->line, "}\n");
-    if (fo->line.oom)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    return ddb_sink_write(fo->unmatched_sink, fo->line.ptr, fo->line.len, err);
-}
-
 static int commit(file_output *fo, ddb_sink *sink, const char *path, ddb_error *err)
 {
     char **nc;
@@ -224,11 +176,6 @@ static int fo_finish(ddb_output *o, ddb_error *err)
             o->bytes_out += sink_bottom_bytes(slots[i].w->sink);
         }
     }
-    if (fo->unmatched_sink != NULL) {
-        if ((rc = commit(fo, fo->unmatched_sink, fo->unmatched.path, err)) != 0)
-            return rc;
-        o->bytes_out += sink_bottom_bytes(fo->unmatched_sink);
-    }
     return 0;
 }
 
@@ -259,11 +206,6 @@ static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
             put_state(state, &first, slots[i].w->sink, slots[i].path);
         }
     }
-    if (fo->unmatched_sink != NULL) {
-        if ((rc = ddb_sink_checkpoint(fo->unmatched_sink, err)) != 0)
-            return rc;
-        put_state(state, &first, fo->unmatched_sink, fo->unmatched.path);
-    }
     ddb_buf_putc(state, ']');
     return state->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
 }
@@ -292,11 +234,14 @@ static int load_resume(file_output *fo, const char *json, ddb_error *err)
         goto done;
     }
     for (size_t i = 0; i < root.u.l.count; i++) {
-        const ddb_value *e = &root.u.l.items[i], *pv, *bv, *sv;
+        const ddb_value *e = &root.u.l.items[i], *pv, *sv;
         if (e->type != DDB_TYPE_M || (pv = ddb_map_getz(&e->u.m, "path")) == NULL ||
-            pv->type != DDB_TYPE_S || (bv = ddb_map_getz(&e->u.m, "bytes")) == NULL ||
-            bv->type != DDB_TYPE_N) {
-            rc = ddb_error_set(err, DDB_EUSAGE, "the saved output state is unreadable");
+            pv->type != DDB_TYPE_S ||
+            ddb_value_u64(ddb_map_getz(&e->u.m, "bytes"), &fo->resume_bytes[fo->n_resume]) != 0) {
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "the saved output state is unreadable (\"outputs\"[%zu] must be "
+                               "{\"path\": text, \"bytes\": count})",
+                               i);
             goto done;
         }
         if ((fo->resume_paths[fo->n_resume] = strndup(pv->u.s.ptr, pv->u.s.len)) == NULL) {
@@ -309,7 +254,7 @@ static int load_resume(file_output *fo, const char *json, ddb_error *err)
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
             goto done;
         }
-        fo->resume_bytes[fo->n_resume++] = strtoull(bv->u.s.ptr, NULL, 10);
+        fo->n_resume++;
     }
 done:
     ddb_arena_free(a);
@@ -336,21 +281,18 @@ static void fo_free(ddb_output *o)
     }
     free(fo->puts);
     free(fo->dels);
-    ddb_sink_free(fo->unmatched_sink);
-    free(fo->unmatched.path);
     for (size_t i = 0; i < fo->n_committed; i++)
         free(fo->committed[i]);
     free(fo->committed);
-    ddb_buf_dispose(&fo->line);
     free(fo->dir);
 }
 
-static const ddb_output_vtable file_vt = {fo_put, fo_unmatched, fo_finish, fo_free, fo_checkpoint};
+static const ddb_output_vtable file_vt = {fo_put, fo_finish, fo_free, fo_checkpoint};
 
 int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err)
 {
     file_output *fo = calloc(1, sizeof(*fo));
-    int rc;
+    int rc = 0;
 
     *out = NULL;
     if (fo == NULL)
@@ -369,26 +311,10 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
     /* A bucket's "folders" are key prefixes: nothing to make. */
     while (ddb_s3_is_url(fo->dir) && strlen(fo->dir) > 5 && fo->dir[strlen(fo->dir) - 1] == '/')
         fo->dir[strlen(fo->dir) - 1] = '\0';
-    if (!ddb_s3_is_url(fo->dir) && (rc = make_dir(fo->dir, err)) != 0)
+    if (!ddb_s3_is_url(fo->dir) && (rc = ddb_make_dirs(fo->dir, err)) != 0)
         goto done;
     if (opts->resume_state != NULL && (rc = load_resume(fo, opts->resume_state, err)) != 0)
         goto done;
-    /* The unmatched file of a resumed run is continued too. */
-    if (opts->resume_state != NULL) {
-        char *um = make_path(fo, "_unmatched", "", "ndjson");
-        for (size_t i = 0; um && i < fo->n_resume; i++) {
-            if (strcmp(fo->resume_paths[i], um) == 0) {
-                int appending;
-                fo->unmatched.path = um;
-                um = NULL;
-                if ((rc = open_sink(&fo->unmatched_sink, fo, fo->unmatched.path, &appending,
-                                    err)) != 0)
-                    goto done;
-                break;
-            }
-        }
-        free(um);
-    }
     if (opts->mapping != NULL && opts->records) {
         for (size_t i = 0; i < fo->n; i++)
             if ((rc = open_slot(fo, &fo->puts[i], (int)i, 0, err)) != 0)

@@ -6,6 +6,7 @@
  */
 #include "ddbpipe/reader.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,9 +323,89 @@ static int open_folder(ddb_reader **out, ddb_store *st, const char *path,
                              "one with manifest-summary.json)",
                              path, count);
     return ddb_error_set(err, DDB_EUSAGE,
-                         "%s is a folder without manifest-summary.json; only an Export to "
-                         "S3 folder can be read as a folder",
+                         "%s is a folder holding neither an Export to S3 "
+                         "(manifest-summary.json) nor files to read",
                          path);
+}
+
+/* A folder read as an export: manifest-summary.json in it, or exports below it. */
+static int is_export_dir(ddb_store *st, const char *path)
+{
+    char probe[4096];
+    int count, is_dir = 0;
+    uint64_t size;
+    char *inner;
+    snprintf(probe, sizeof(probe), "%s/manifest-summary.json", path);
+    if (st->vt->stat(st, probe, &is_dir, &size, NULL) == 0 && !is_dir)
+        return 1;
+    inner = find_single_export(st, path, &count);
+    free(inner);
+    return count > 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int ddb_reader_skips_name(const char *name)
+{
+    /* _rejects, _unmatched, _ddbpipe/...: what a run says about itself */
+    return name[0] == '.' || name[0] == '_';
+}
+
+int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *err)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *de;
+    char **list = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+        is_export_dir(ddb_store_local(), path))
+        return 0;
+    if ((d = opendir(path)) == NULL)
+        return ddb_error_set(err, DDB_EIO, "cannot read folder %s: %s", path, strerror(errno));
+    while ((de = readdir(d)) != NULL) {
+        char *full;
+        if (ddb_reader_skips_name(de->d_name))
+            continue;
+        if ((full = malloc(strlen(path) + strlen(de->d_name) + 2)) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            break;
+        }
+        sprintf(full, "%s/%s", path, de->d_name);
+        if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(full);
+            continue;
+        }
+        if (cnt == cap) {
+            char **nl = realloc(list, (cap = cap ? cap * 2 : 16) * sizeof(char *));
+            if (nl == NULL) {
+                free(full);
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            list = nl;
+        }
+        list[cnt++] = full;
+    }
+    closedir(d);
+    if (rc != 0) {
+        for (size_t i = 0; i < cnt; i++)
+            free(list[i]);
+        free(list);
+        return rc;
+    }
+    if (cnt > 1)
+        qsort(list, cnt, sizeof(char *), cmp_str);
+    *out = list;
+    *n = cnt;
+    return 0;
 }
 
 int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts, ddb_error *err)

@@ -179,6 +179,8 @@ int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
     }
     if ((rc = read_header(cr, err)) != 0)
         goto fail;
+    cr->base.columns = (const char *const *)cr->names;
+    cr->base.n_columns = cr->ncols;
     cr->rec.typed = 0;
     cr->rec.source = cr->base.name;
     *out = &cr->base;

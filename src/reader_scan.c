@@ -114,6 +114,8 @@ static int value_end(const char *b, size_t pos, size_t len, int eof, size_t *end
             i++;
         if (i == len && !eof)
             return 0;
+        if (i == pos)
+            return -1; /* a '}' or ']' where a value belongs: nothing to take, nothing read */
         *end = i;
         return 1;
     }

@@ -1,11 +1,11 @@
 /*
  * The rejects file: one JSON line per rejected input with enough to find and
  * fix it (source, line, byte offset, entity, reason) and the record itself.
+ * The pipeline keeps unmatched items in a file of the same kind.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ddbpipe/codec.h"
@@ -25,56 +25,83 @@ struct ddb_rejects {
     char *spool_final; /* resumable on S3: the local copy uploaded at the end */
 };
 
-/* Opens the file on the first reject (or at once when resuming one). */
-static int open_sink(ddb_rejects *r, ddb_error *err)
+/* The local copy of a resumable s3:// file, beside the state until the end:
+ * named after the whole URL, so the rejects and the unmatched files (or two
+ * runs' files of one name) never share one. */
+static char *spool_path(const ddb_rejects *r, const char *dir)
 {
-    char *partial;
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    const char *base = ddb_path_base(r->path);
+    char *p;
+    for (const char *c = r->path; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    if ((p = malloc(strlen(dir) + strlen(base) + 24)) != NULL)
+        sprintf(p, "%s/%016llx-%s", dir, (unsigned long long)h, base);
+    return p;
+}
+
+/* An s3://bucket/key file: uploaded as it is written, or, resumable, kept
+ * locally and uploaded whole at the end (rejects and unmatched files are
+ * small, and resume like local ones). */
+static int open_s3_sink(ddb_rejects *r, ddb_error *err)
+{
+    char *bucket = NULL, *key = NULL, *partial;
+    const char *dir;
     int rc;
-    if (ddb_s3_is_url(r->path)) {
-        char *bucket = NULL, *key = NULL;
-        if (r->s3 == NULL)
-            return ddb_error_set(err, DDB_EUSAGE, "%s: writing to S3 needs AWS access", r->path);
-        if (r->resumable) {
-            /* Kept locally beside the state until the end, then uploaded
-             * whole: a rejects file is small, and resumes like a local one. */
-            const char *dir = ddb_s3_spool_dir(r->s3);
-            if (dir == NULL)
-                return ddb_error_set(err, DDB_EUSAGE, "%s: no spool folder", r->path);
-            mkdir(dir, 0700);
-            if ((r->spool_final = malloc(strlen(dir) + 32)) == NULL ||
-                (partial = malloc(strlen(dir) + 48)) == NULL)
-                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            sprintf(r->spool_final, "%s/rejects.ndjson", dir);
-            sprintf(partial, "%s.partial", r->spool_final);
-            rc = ddb_sink_open_partial(&r->sink, r->spool_final, partial, r->resume, r->keep_len,
-                                       err);
-            free(partial);
-            return rc;
-        }
+    if (r->s3 == NULL)
+        return ddb_error_set(err, DDB_EUSAGE, "%s: writing to S3 needs AWS access", r->path);
+    if (!r->resumable) {
         if ((rc = ddb_s3_parse_url(&bucket, &key, r->path, err)) == 0)
             rc = ddb_s3_sink_open(&r->sink, r->s3, bucket, key, r->path, 0, NULL, 0, err);
         free(bucket);
         free(key);
         return rc;
     }
-    if (!r->resumable)
-        return ddb_sink_open_file(&r->sink, r->path, 1, err);
-    if ((partial = malloc(strlen(r->path) + 16)) == NULL)
+    if ((dir = ddb_s3_spool_dir(r->s3)) == NULL)
+        return ddb_error_set(err, DDB_EUSAGE, "%s: no spool folder", r->path);
+    if ((rc = ddb_make_dirs(dir, err)) != 0)
+        return rc;
+    if ((r->spool_final = spool_path(r, dir)) == NULL ||
+        (partial = malloc(strlen(r->spool_final) + 16)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    sprintf(partial, "%s.partial", r->path);
-    rc = ddb_sink_open_partial(&r->sink, r->path, partial, r->resume, r->keep_len, err);
+    sprintf(partial, "%s.partial", r->spool_final);
+    rc = ddb_sink_open_partial(&r->sink, r->spool_final, partial, r->resume, r->keep_len, err);
     free(partial);
     return rc;
 }
 
-int ddb_rejects_new_resumable(ddb_rejects **out, const char *path, int resume, uint64_t keep_len,
-                              uint64_t count, ddb_error *err)
+/* Opens the file on the first line (or at once when resuming one); a .gz
+ * path is compressed (a resumed one gets a new gzip member). */
+static int open_sink(ddb_rejects *r, ddb_error *err)
+{
+    size_t n = strlen(r->path);
+    char *partial;
+    int rc;
+    if (ddb_s3_is_url(r->path)) {
+        rc = open_s3_sink(r, err);
+    } else if (!r->resumable) {
+        rc = ddb_sink_open_file(&r->sink, r->path, 1, err);
+    } else if ((partial = malloc(n + 16)) == NULL) {
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    } else {
+        sprintf(partial, "%s.partial", r->path);
+        rc = ddb_sink_open_partial(&r->sink, r->path, partial, r->resume, r->keep_len, err);
+        free(partial);
+    }
+    if (rc == 0 && n > 3 && strcmp(r->path + n - 3, ".gz") == 0)
+        rc = ddb_sink_new_gzip(&r->sink, r->sink, 0, err);
+    return rc;
+}
+
+int ddb_rejects_open(ddb_rejects **out, const char *path, struct ddb_s3 *s3, int resumable,
+                     int resume, uint64_t keep_len, uint64_t count, ddb_error *err)
 {
     int rc = ddb_rejects_new(out, path, err);
     if (rc != 0)
         return rc;
-    (*out)->resumable = 1;
-    (*out)->resume = resume && keep_len > 0;
+    (*out)->s3 = s3;
+    (*out)->resumable = resumable;
+    (*out)->resume = resumable && resume && keep_len > 0;
     (*out)->keep_len = keep_len;
     (*out)->count = count;
     if ((*out)->resume && (rc = open_sink(*out, err)) != 0) {
@@ -82,6 +109,12 @@ int ddb_rejects_new_resumable(ddb_rejects **out, const char *path, int resume, u
         *out = NULL;
     }
     return rc;
+}
+
+int ddb_rejects_new_resumable(ddb_rejects **out, const char *path, int resume, uint64_t keep_len,
+                              uint64_t count, ddb_error *err)
+{
+    return ddb_rejects_open(out, path, NULL, 1, resume, keep_len, count, err);
 }
 
 int ddb_rejects_checkpoint(ddb_rejects *r, uint64_t *len, ddb_error *err)
@@ -99,31 +132,53 @@ int ddb_rejects_checkpoint(ddb_rejects *r, uint64_t *len, ddb_error *err)
 int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err)
 {
     ddb_rejects *r = calloc(1, sizeof(*r));
+    char *slash;
+    int rc = 0;
+    *out = NULL;
     if (r == NULL || (r->path = strdup(path)) == NULL) {
         free(r);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    /* Its folder now: a path that cannot be written fails before the run, not
+     * at the first line hours into it. */
+    if (!ddb_s3_is_url(r->path) && (slash = strrchr(r->path, '/')) != NULL && slash != r->path) {
+        *slash = '\0';
+        rc = ddb_make_dirs(r->path, err);
+        *slash = '/';
+    }
+    if (rc != 0) {
+        ddb_rejects_free(r);
+        return rc;
     }
     *out = r;
     return 0;
 }
 
-void ddb_rejects_format(ddb_buf *b, const ddb_record *rec, const char *entity, const char *reason)
+/* {"source":..,"line":..,"offset":..,"entity":..,"reason":.. — names and
+ * messages may hold any bytes, and the line must stay JSON. */
+static void put_head(ddb_buf *b, const char *source, uint64_t line, uint64_t offset,
+                     const char *entity, const char *reason)
 {
-    const char *src = rec->source ? rec->source : "-";
+    const char *src = source ? source : "-";
     ddb_buf_puts(b, "{\"source\":");
-    ddb_json_put_string(b, src, strlen(src));
-    if (rec->line) {
+    ddb_json_put_text(b, src, strlen(src));
+    if (line) {
         ddb_buf_puts(b, ",\"line\":");
-        ddb_buf_put_u64(b, rec->line);
+        ddb_buf_put_u64(b, line);
     }
     ddb_buf_puts(b, ",\"offset\":");
-    ddb_buf_put_u64(b, rec->offset);
+    ddb_buf_put_u64(b, offset);
     if (entity != NULL) {
         ddb_buf_puts(b, ",\"entity\":");
-        ddb_json_put_string(b, entity, strlen(entity));
+        ddb_json_put_text(b, entity, strlen(entity));
     }
     ddb_buf_puts(b, ",\"reason\":");
-    ddb_json_put_string(b, reason, strlen(reason));
+    ddb_json_put_text(b, reason, strlen(reason));
+}
+
+void ddb_rejects_format(ddb_buf *b, const ddb_record *rec, const char *entity, const char *reason)
+{
+    put_head(b, rec->source, rec->line, rec->offset, entity, reason);
     if (rec->raw != NULL) {
         /* The text may be why it was rejected: keep it exact, as base64 when
          * it is not valid UTF-8 and so cannot be a JSON string. */
@@ -144,21 +199,7 @@ void ddb_rejects_format(ddb_buf *b, const ddb_record *rec, const char *entity, c
 
 void ddb_rejects_format_info(ddb_buf *b, const ddb_reject_info *info, const char *entity)
 {
-    const char *src = info->source ? info->source : "-";
-    ddb_buf_puts(b, "{\"source\":");
-    ddb_json_put_string(b, src, strlen(src));
-    if (info->line) {
-        ddb_buf_puts(b, ",\"line\":");
-        ddb_buf_put_u64(b, info->line);
-    }
-    ddb_buf_puts(b, ",\"offset\":");
-    ddb_buf_put_u64(b, info->offset);
-    if (entity != NULL) {
-        ddb_buf_puts(b, ",\"entity\":");
-        ddb_json_put_string(b, entity, strlen(entity));
-    }
-    ddb_buf_puts(b, ",\"reason\":");
-    ddb_json_put_string(b, info->reason, strlen(info->reason));
+    put_head(b, info->source, info->line, info->offset, entity, info->reason);
     if (info->item_json != NULL) {
         ddb_buf_puts(b, info->is_delete ? ",\"keys\":" : ",\"item\":");
         ddb_buf_append(b, info->item_json, info->item_len);
@@ -229,9 +270,4 @@ void ddb_rejects_free(ddb_rejects *r)
     ddb_buf_dispose(&r->line);
     free(r->path);
     free(r);
-}
-
-void ddb_rejects_set_s3(ddb_rejects *r, struct ddb_s3 *s3)
-{
-    r->s3 = s3;
 }

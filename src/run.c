@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "ddbpipe/checkpoint.h"
+#include "ddbpipe/io.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/output_file.h"
 #include "ddbpipe/rejects.h"
@@ -33,8 +34,10 @@ struct ddb_run_plan {
     ddb_table_info *source, *target;
     ddb_reader *scan;
     ddb_output *output;
-    ddb_rejects *rejects;
-    char *rejects_path;
+    ddb_rejects *rejects, *unmatched;
+    char *rejects_path, *unmatched_path;
+    char **inputs; /* the inputs with folders of files expanded; owned */
+    size_t n_inputs;
     ddb_run_s3 s3; /* S3 inputs and outputs (run_s3.c) */
 };
 
@@ -82,8 +85,15 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     if (p->writes_files && o->out_dir == NULL)
         return fail(field, DDB_RUN_F_OUT, err, "%s writes files: it needs an output folder",
                     o->command);
-    if (o->mode == DDB_MODE_IMPORT && o->target_table == NULL)
-        return fail(field, DDB_RUN_F_TARGET_TABLE, err, "no table to write to given");
+    if (p->writes_files && strcmp(o->out_dir, "-") == 0)
+        return fail(field, DDB_RUN_F_OUT, err,
+                    "%s writes a folder of files (one per entity, with the rejects), which "
+                    "standard output cannot hold: give a folder",
+                    o->command);
+    if (o->writes_table && o->target_table == NULL &&
+        (o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path) == NULL)
+        return fail(field, DDB_RUN_F_TARGET_TABLE, err,
+                    "no table to write to given (nor a mapping naming one)");
     if ((o->mode == DDB_MODE_CONVERT || o->mode == DDB_MODE_ENCODE) && o->mapping_path == NULL)
         return fail(field, DDB_RUN_F_MAPPING, err, "%s needs the table's mapping", o->command);
     if (o->mode == DDB_MODE_CONVERT && o->to_mapping_path == NULL)
@@ -177,6 +187,48 @@ static int parse_types(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     return rc;
 }
 
+/* The inputs as read: a folder of files (one that ddbpipe wrote, say) becomes
+ * its files, so what convert or export wrote can be imported as it is. */
+static int expand_inputs(ddb_run_plan *p, ddb_error *err)
+{
+    const ddb_run_options *o = &p->o;
+    size_t cap = o->n_inputs ? o->n_inputs : 1;
+    int rc = 0;
+
+    if ((p->inputs = calloc(cap, sizeof(char *))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < o->n_inputs && rc == 0; i++) {
+        char **files = NULL;
+        size_t n = 0;
+        if ((rc = ddb_reader_list_folder(&files, &n, o->inputs[i], err)) != 0)
+            break;
+        if (n == 0) {
+            files = malloc(sizeof(char *));
+            if (files == NULL || (files[0] = strdup(o->inputs[i])) == NULL) {
+                free(files);
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            n = 1;
+        }
+        if (p->n_inputs + n > cap) {
+            char **nl = realloc(p->inputs, (cap = p->n_inputs + n + cap) * sizeof(char *));
+            if (nl == NULL) {
+                for (size_t k = 0; k < n; k++)
+                    free(files[k]);
+                free(files);
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            p->inputs = nl;
+        }
+        memcpy(p->inputs + p->n_inputs, files, n * sizeof(char *));
+        p->n_inputs += n;
+        free(files);
+    }
+    return rc;
+}
+
 /* ----------------------------------------------------------- fingerprint */
 
 /* SHA-256 (hex) of a file's bytes, so a resumed run can tell its mapping changed. */
@@ -209,7 +261,7 @@ static void fp_field(ddb_buf *b, const char *key, const char *value)
     ddb_buf_puts(b, b->len > 1 ? ",\"" : "\"");
     ddb_buf_puts(b, key);
     ddb_buf_puts(b, "\":");
-    ddb_json_put_string(b, value ? value : "", strlen(value ? value : ""));
+    ddb_json_put_text(b, value ? value : "", strlen(value ? value : ""));
 }
 
 /* What the run is, for a resume to check: the inputs (with sizes and times),
@@ -223,11 +275,11 @@ static int build_fingerprint(ddb_run_plan *p)
 
     ddb_buf_putc(b, '{');
     fp_field(b, "command", o->command);
-    for (size_t i = 0; i < o->n_inputs; i++) {
+    for (size_t i = 0; i < p->n_inputs; i++) {
         struct stat st;
         memset(&st, 0, sizeof(st));
-        stat(o->inputs[i], &st);
-        ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", o->inputs[i],
+        stat(p->inputs[i], &st);
+        ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", p->inputs[i],
                        (long long)st.st_size, (long long)st.st_mtime);
     }
     fp_field(b, "inputs", in.ptr);
@@ -241,19 +293,19 @@ static int build_fingerprint(ddb_run_plan *p)
     fp_field(b, "out", o->out_dir);
     if (o->has_range)
         snprintf(range, sizeof(range), "%d-%d", o->segment_first, o->segment_last);
-    ddb_buf_printf(&opts,
-                   "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
-                   "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
-                   "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
-                   "extra=%s shard=%u/%u sse=%s",
-                   o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
-                   o->reader.format ? ddb_input_format_name(o->reader.format) : "",
-                   o->reader.delimiter, o->types ? o->types : "",
-                   o->reader.entity ? o->reader.entity : "", o->delete_all, o->reader.no_verify,
-                   (unsigned long long)o->reader.max_line, o->segments, range, o->consistent_read,
-                   (unsigned long long)o->page_size, o->dry_run,
-                   o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "", o->shard,
-                   o->shards, o->sse ? o->sse : "");
+    ddb_buf_printf(
+        &opts,
+        "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
+        "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
+        "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
+        "extra=%s unmatched=%s shard=%u/%u sse=%s",
+        o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
+        o->reader.format ? ddb_input_format_name(o->reader.format) : "", o->reader.delimiter,
+        o->types ? o->types : "", o->reader.entity ? o->reader.entity : "", o->delete_all,
+        o->reader.no_verify, (unsigned long long)o->reader.max_line, o->segments, range,
+        o->consistent_read, (unsigned long long)o->page_size, o->dry_run,
+        o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
+        o->unmatched_path ? o->unmatched_path : "", o->shard, o->shards, o->sse ? o->sse : "");
     fp_field(b, "options", opts.ptr);
     ddb_buf_putc(b, '}');
     oom = b->oom || in.oom || opts.oom;
@@ -312,15 +364,22 @@ int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field
     if (p == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     p->o = *o;
-    p->writes_files =
-        o->target_table == NULL && o->mode != DDB_MODE_VALIDATE && o->mode != DDB_MODE_IMPORT;
+    p->writes_files = !o->writes_table && o->mode != DDB_MODE_VALIDATE;
     if ((rc = check_shape(p, field, err)) != 0 || (rc = pick_format(p, field, err)) != 0 ||
-        (rc = load_state(p, field, err)) != 0 || (rc = load_mappings(p, field, err)) != 0 ||
-        (rc = parse_types(p, field, err)) != 0)
+        (rc = load_mappings(p, field, err)) != 0 || (rc = parse_types(p, field, err)) != 0)
         goto done;
-    for (size_t i = 0; i < o->n_inputs; i++) {
+    if ((rc = expand_inputs(p, err)) != 0) {
+        *field = DDB_RUN_F_INPUTS;
+        goto done;
+    }
+    /* Without a table named, the mapping that encodes for it names it. */
+    if (o->writes_table && o->target_table == NULL)
+        p->o.target_table = (o->mode == DDB_MODE_CONVERT ? p->to_mapping : p->mapping)->table.name;
+    if ((rc = load_state(p, field, err)) != 0)
+        goto done;
+    for (size_t i = 0; i < p->n_inputs; i++) {
         struct stat st;
-        if (strcmp(o->inputs[i], "-") != 0 && stat(o->inputs[i], &st) == 0 && S_ISREG(st.st_mode))
+        if (strcmp(p->inputs[i], "-") != 0 && stat(p->inputs[i], &st) == 0 && S_ISREG(st.st_mode))
             p->input_bytes += (uint64_t)st.st_size;
     }
     *out = p;
@@ -363,6 +422,29 @@ int ddb_run_plan_done(const ddb_run_plan *p)
 
 /* -------------------------------------------------------------- tables */
 
+/* A mapping that does not describe its table reads nothing or writes junk:
+ * stop before the first request, unless told to go on. */
+static int check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_mapping *m,
+                        const char *path, ddb_error *err)
+{
+    ddb_buf why = DDB_BUF_INIT;
+    int rc = 0;
+    if (m == NULL || ddb_table_check_mapping(t, m, &why) == 0)
+        goto done;
+    if (why.oom) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    } else if (p->o.ignore_schema_mismatch) {
+        note(p, "warning: table %s does not match %s, going on as asked: %s", t->name, path,
+             why.ptr);
+    } else {
+        rc = ddb_error_set(err, DDB_EUSAGE, "table %s does not match %s: %s", t->name, path,
+                           why.ptr);
+    }
+done:
+    ddb_buf_dispose(&why);
+    return rc;
+}
+
 static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
     const ddb_run_options *o = &p->o;
@@ -383,6 +465,8 @@ static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     to.consistent_read = o->consistent_read;
     to.page_size = o->page_size;
     to.max_rcu = o->max_rcu;
+    if ((rc = check_schema(p, p->source, p->mapping, o->mapping_path, err)) != 0)
+        return rc;
     to.item_count = p->source->item_count;
     if ((rc = ddb_reader_new_table(&p->scan, &to, err)) != 0) {
         *field = DDB_RUN_F_SEGMENTS;
@@ -411,7 +495,18 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
                               o->on_wait, o->wait_ctx, err);
     if (rc == DDB_EUSAGE)
         *field = DDB_RUN_F_WAIT;
-    if (rc != 0 && !(o->dry_run && rc == DDB_ENOTFOUND))
+    /* A dry run fails as the real run would, but for a table it would create. */
+    if (rc == DDB_ENOTFOUND && o->dry_run && o->create_table) {
+        note(p, "dry run: table %s does not exist yet; the run would create it from %s",
+             o->target_table, o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path);
+        rc = 0;
+    }
+    if (rc != 0)
+        return rc;
+    if (tm != NULL && p->target != NULL &&
+        (rc = check_schema(p, p->target, tm,
+                           o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path,
+                           err)) != 0)
         return rc;
     if (o->dry_run) {
         rc = ddb_null_output_new(&p->output,
@@ -439,12 +534,20 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
     int rc = 0;
     *field = DDB_RUN_F_NONE;
     p->client = c;
-    if (ddb_run_plan_needs_s3(p) && (rc = ddb_run_s3_connect(&p->s3, &p->o, c, err)) != 0) {
-        *field = DDB_RUN_F_S3;
-        return rc;
-    }
-    if (p->s3.inputs != NULL)
+    if (ddb_run_plan_needs_s3(p)) {
+        /* The inputs with s3:// prefixes (folders) expanded into their objects. */
+        char **inputs = NULL;
+        size_t n = 0;
+        if ((rc = ddb_run_s3_connect(&p->s3, &p->o, (const char *const *)p->inputs, p->n_inputs,
+                                     &inputs, &n, c, err)) != 0) {
+            *field = DDB_RUN_F_S3;
+            return rc;
+        }
+        ddb_store_names_free(p->inputs, p->n_inputs);
+        p->inputs = inputs;
+        p->n_inputs = n;
         p->input_bytes += p->s3.input_bytes;
+    }
     if (p->o.scan_allowed && p->o.scan_table != NULL && (rc = attach_scan(p, field, err)) != 0)
         return rc;
     if (p->o.target_table != NULL)
@@ -453,6 +556,37 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
 }
 
 /* --------------------------------------------------------------- files */
+
+static int open_side_file(ddb_run_plan *p, ddb_rejects **out, const char *path, uint64_t keep,
+                          uint64_t lines, ddb_error *err)
+{
+    return ddb_rejects_open(out, path, p->s3.s3, p->o.state_path != NULL, p->state != NULL, keep,
+                            lines, err);
+}
+
+/* Unmatched items are kept in every mode that decodes: --unmatched, else
+ * beside the file outputs, else beside the rejects file. */
+static int unmatched_default(ddb_run_plan *p, const char *rejects_path, ddb_error *err)
+{
+    const ddb_run_options *o = &p->o;
+    char name[64];
+    snprintf(name, sizeof(name), "_unmatched.ndjson%s", o->gzip ? ".gz" : "");
+    if (o->unmatched_path != NULL)
+        p->unmatched_path = strdup(o->unmatched_path);
+    else if (p->writes_files && o->out_dir != NULL)
+        p->unmatched_path = ddb_path_join(o->out_dir, name);
+    else if (rejects_path != NULL)
+        p->unmatched_path = ddb_path_sibling(rejects_path, "ddbpipe-unmatched.ndjson");
+    else
+        return 0;
+    if (p->unmatched_path == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (rejects_path != NULL && strcmp(p->unmatched_path, rejects_path) == 0)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "the rejects and the unmatched items would go to the same file %s",
+                             rejects_path);
+    return 0;
+}
 
 int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
@@ -482,27 +616,25 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     }
     /* Rejects go beside the outputs, or to the working folder for a table. */
     if (rp == NULL && o->out_dir != NULL && p->writes_files) {
-        size_t n = strlen(o->out_dir) + 32;
-        if ((p->rejects_path = malloc(n)) == NULL)
+        if ((p->rejects_path = ddb_path_join(o->out_dir, "_rejects.ndjson")) == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        snprintf(p->rejects_path, n, "%.*s/_rejects.ndjson",
-                 (int)(strlen(o->out_dir) -
-                       (strlen(o->out_dir) > 1 && o->out_dir[strlen(o->out_dir) - 1] == '/')),
-                 o->out_dir);
         rp = p->rejects_path;
     } else if (rp == NULL && o->target_table != NULL) {
         rp = "ddbpipe-rejects.ndjson";
     }
-    if (rp == NULL)
-        return 0;
-    rc = o->state_path ? ddb_rejects_new_resumable(&p->rejects, rp, p->state != NULL,
-                                                   p->state ? p->state->rejects_bytes : 0,
-                                                   p->state ? p->state->ck.rejects : 0, err)
-                       : ddb_rejects_new(&p->rejects, rp, err);
-    if (rc != 0)
+    if ((rc = unmatched_default(p, rp, err)) != 0)
+        return rc;
+    if (rp != NULL &&
+        (rc = open_side_file(p, &p->rejects, rp, p->state ? p->state->rejects_bytes : 0,
+                             p->state ? p->state->ck.rejects : 0, err)) != 0) {
         *field = DDB_RUN_F_REJECTS;
-    else
-        ddb_rejects_set_s3(p->rejects, p->s3.s3);
+        return rc;
+    }
+    if (p->unmatched_path != NULL &&
+        (rc = open_side_file(p, &p->unmatched, p->unmatched_path,
+                             p->state ? p->state->unmatched_bytes : 0,
+                             p->state ? p->state->ck.total.unmatched : 0, err)) != 0)
+        *field = DDB_RUN_F_UNMATCHED;
     return rc;
 }
 
@@ -517,8 +649,8 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     memset(&po, 0, sizeof(po));
     po.mode = o->mode;
     po.command = o->command;
-    po.inputs = p->s3.inputs ? (const char *const *)p->s3.inputs : o->inputs;
-    po.n_inputs = p->s3.inputs ? p->s3.n_inputs : o->n_inputs;
+    po.inputs = (const char *const *)p->inputs;
+    po.n_inputs = p->n_inputs;
     po.readers = p->scan ? &p->scan : NULL;
     po.n_readers = p->scan ? 1 : 0;
     po.reader = o->reader;
@@ -531,8 +663,12 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     po.n_types = p->n_types;
     po.output = p->output;
     po.rejects = p->rejects;
+    po.unmatched = p->unmatched;
     po.delete_all = o->delete_all;
     po.report_limit = o->report_limit;
+    po.allow_extra_columns = o->allow_extra_columns;
+    po.limit_rejects = o->limit_rejects && o->mode != DDB_MODE_VALIDATE;
+    po.max_rejects = o->max_rejects;
     po.report = o->report;
     po.report_ctx = o->report_ctx;
     po.state_path = o->state_path;
@@ -600,6 +736,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
     ddb_output_free(p->output);
     ddb_reader_free(p->scan);
     ddb_rejects_free(p->rejects);
+    ddb_rejects_free(p->unmatched);
     ddb_run_s3_dispose(&p->s3);
     ddb_table_info_free(p->target);
     ddb_table_info_free(p->source);
@@ -610,6 +747,8 @@ void ddb_run_plan_free(ddb_run_plan *p)
         free((char *)p->types[i].name);
     free(p->types);
     free(p->rejects_path);
+    free(p->unmatched_path);
+    ddb_store_names_free(p->inputs, p->n_inputs);
     ddb_buf_dispose(&p->fingerprint);
     free(p);
 }

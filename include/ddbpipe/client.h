@@ -38,9 +38,14 @@ typedef struct ddb_client_opts {
     const char *user_agent;                 /* default "ddbpipe/<version>" */
     uint64_t random_seed;                   /* 0 = from the clock; fixed in tests */
     int verbose;                            /* log requests (never credentials) to stderr */
-    int fixed_concurrency;                  /* do not adapt: by default throttling halves the
-                                               requests in flight (at most once a second) and
-                                               they grow back by one per window of successes */
+    /* Told once, at the first request that cannot reach the endpoint (refused,
+     * no such host, no answer in time): a wrong endpoint otherwise retries
+     * silently for half a minute. May be NULL. */
+    void (*notice)(void *ctx, const char *msg);
+    void *notice_ctx;
+    int fixed_concurrency; /* do not adapt: by default throttling halves the
+                              requests in flight (at most once a second) and
+                              they grow back by one per window of successes */
 } ddb_client_opts;
 
 /* The outcome of one call, after any retries. */

@@ -87,6 +87,13 @@ uint64_t ddb_source_raw_bytes(const ddb_source *src);
 /* The last component of a path ("a/b/c.json" -> "c.json"), pointing into path. */
 const char *ddb_path_base(const char *path);
 
+/* dir/name (name alone for dir "."), malloc'd; NULL when out of memory. */
+char *ddb_path_join(const char *dir, const char *name);
+
+/* name in the folder of path ("a/b.x", "c" -> "a/c"; "b.x", "c" -> "c"),
+ * malloc'd; NULL when out of memory. */
+char *ddb_path_sibling(const char *path, const char *name);
+
 /* Frees src and everything upstream of it. Accepts NULL. */
 void ddb_source_free(ddb_source *src);
 
@@ -152,6 +159,10 @@ struct ddb_sink {
  * renamed onto path by finish(); until then path is untouched, and free()
  * without finish() removes the temporary file. */
 DDB_MUST_USE int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic, ddb_error *err);
+
+/* mkdir -p: creates dir and the folders above it that are missing. Returns 0,
+ * DDB_EIO naming the folder that cannot be made, or DDB_ENOMEM. */
+int ddb_make_dirs(const char *dir, ddb_error *err);
 
 /*
  * A file written under partial_path and renamed onto final_path by finish(),

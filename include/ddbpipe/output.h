@@ -40,8 +40,6 @@ typedef struct ddb_output_vtable {
      * [0..n_declared) are declared fields when the output writes records. */
     int (*put)(ddb_output *o, int entity_index, ddb_record_kind kind, const ddb_map *rec,
                size_t n_declared, const ddb_record *origin, ddb_error *err);
-    /* An item no entity matched (kept verbatim). */
-    int (*unmatched)(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err);
     /* Commits everything; after success all acks have been delivered. */
     int (*finish)(ddb_output *o, ddb_error *err);
     /* Frees; uncommitted files are removed (kept in resumable mode). */

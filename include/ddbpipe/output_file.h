@@ -1,8 +1,8 @@
 /*
  * output_file.h — the file output: DIR/<Entity>.<ext>[.gz] per entity
- * (deletes in DIR/<Entity>.deletes.<ext>), DIR/_unmatched.ndjson for items no
- * entity matches (DynamoDB JSON, re-importable), or one DIR/items.<ext>
- * without a mapping. Every file is written under a temporary name and
+ * (deletes in DIR/<Entity>.deletes.<ext>), or one DIR/items.<ext> without a
+ * mapping. (Items no entity matches go to the pipeline's unmatched file, a
+ * ddb_rejects, whatever the output.) Every file is written under a temporary name and
  * renamed into place by finish(), so files appear complete or not at all.
  */
 #ifndef DDBPIPE_OUTPUT_FILE_H

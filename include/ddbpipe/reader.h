@@ -122,13 +122,16 @@ typedef struct ddb_reader_vtable {
 
 struct ddb_reader {
     const ddb_reader_vtable *vt;
-    char *name;              /* the input as named by the user */
-    ddb_input_format format; /* the format that was detected or forced */
-    uint64_t total_bytes;    /* input size when known (for progress), else 0 */
-    uint64_t expected_items; /* from a manifest, else 0 */
-    char *entity_hint;       /* the entity its records are (--entity, else the file name:
-                                Tag.csv), or NULL; the pipeline encodes records with it */
-    int deletes;             /* the file name says it holds deletions (Tag.deletes.csv) */
+    char *name;                 /* the input as named by the user */
+    ddb_input_format format;    /* the format that was detected or forced */
+    uint64_t total_bytes;       /* input size when known (for progress), else 0 */
+    uint64_t expected_items;    /* from a manifest, else 0 */
+    char *entity_hint;          /* the entity its records are (--entity, else the file name:
+                                   Tag.csv), or NULL; the pipeline encodes records with it */
+    int deletes;                /* the file name says it holds deletions (Tag.deletes.csv) */
+    const char *const *columns; /* the names a header row gave (CSV), in order; NULL for
+                                   formats without one */
+    size_t n_columns;
 };
 
 /*
@@ -160,6 +163,20 @@ static inline uint64_t ddb_reader_decoded_bytes(const ddb_reader *r)
 }
 
 void ddb_reader_free(ddb_reader *r);
+
+/*
+ * The files to read in a folder that is not an Export to S3 folder, such as
+ * one a run of ddbpipe wrote (one file per entity): its regular files, sorted
+ * bytewise, without those whose names start with '_' (the run's rejects,
+ * unmatched items and own records) or '.'. *out (paths, malloc'd) and *n are
+ * 0 when path is not such a folder (a file, an export, stdin). Returns 0,
+ * DDB_EIO, DDB_ENOMEM.
+ */
+DDB_MUST_USE int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *err);
+
+/* Whether reading a folder (or an S3 prefix) leaves out a file or folder of
+ * this name: it starts with '_' (a run's own files) or '.'. */
+int ddb_reader_skips_name(const char *name);
 
 /* "ddb-json", "scan", "ndjson", "csv", "export". */
 const char *ddb_input_format_name(ddb_input_format f);

@@ -52,6 +52,7 @@ typedef enum ddb_run_field {
     DDB_RUN_F_STATE,        /* the state file */
     DDB_RUN_F_RESUME,       /* resuming from it */
     DDB_RUN_F_REJECTS,      /* the rejects file */
+    DDB_RUN_F_UNMATCHED,    /* the unmatched file */
     DDB_RUN_F_SHARD,        /* the share of the inputs to read */
     DDB_RUN_F_S3            /* reaching the s3:// inputs */
 } ddb_run_field;
@@ -61,8 +62,8 @@ typedef struct ddb_run_options {
     ddb_mode mode;
     const char *const *inputs; /* files, "-" or export folders; borrowed */
     size_t n_inputs;
-    int files_allowed; /* the command may read input files */
-    int scan_allowed;  /* the command may read a table instead */
+    int scan_allowed; /* the command may read a table instead of files */
+    int writes_table; /* the command writes a table (import, migrate), not files */
 
     /* mappings and input records */
     const char *mapping_path;
@@ -91,18 +92,27 @@ typedef struct ddb_run_options {
     char out_delimiter;
     int extra_plain; /* undeclared attributes as plain JSON, not typed */
 
-    /* a table to write */
+    /* a table to write; NULL: the one its mapping names */
     const char *target_table;
     int create_table;
     int delete_all;
     int dry_run;
     double max_wcu;
     int max_attempts;
-    int wait_active_s; /* how long to wait for a table still being created */
+    int wait_active_s;          /* how long to wait for a table still being created */
+    int ignore_schema_mismatch; /* a mapping that does not describe its table is only a
+                                   warning, not an error */
 
     /* accounting and checkpoints */
-    const char *rejects_path; /* NULL: OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson */
+    const char *rejects_path;   /* NULL: OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson */
+    const char *unmatched_path; /* NULL: OUT/_unmatched.ndjson[.gz], or
+                                   ddbpipe-unmatched.ndjson beside the rejects file */
+    const char *summary_path;   /* where the caller writes the summary (ddb_run_plan_write_file):
+                                   an s3:// one connects S3 */
     uint64_t report_limit;
+    int allow_extra_columns; /* CSV columns no field has become undeclared attributes */
+    int limit_rejects;       /* stop once more than max_rejects records were rejected */
+    uint64_t max_rejects;
     const char *state_path;
     int resume;
     double checkpoint_seconds;
@@ -163,7 +173,7 @@ int ddb_run_plan_done(const ddb_run_plan *p);
 DDB_MUST_USE int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field,
                                      ddb_error *err);
 
-/* Creates the file outputs and the rejects file. Returns 0, DDB_EIO (a folder
+/* Creates the file outputs, the rejects file and the unmatched file. Returns 0, DDB_EIO (a folder
  * or file cannot be made), DDB_EUSAGE, DDB_ENOMEM; *field says which. */
 DDB_MUST_USE int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
 

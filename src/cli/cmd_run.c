@@ -25,8 +25,10 @@ enum {
     G_MIGRATE = 1 << 7, /* migrate's --to-table, --create-table */
     G_AWS = 1 << 8,
     G_DRY = 1 << 9,
-    G_COMMON = 1 << 10, /* rejects, summary, quiet, progress */
-    G_STATE = 1 << 11   /* --state, --resume */
+    G_COMMON = 1 << 10,  /* rejects, summary, quiet, progress */
+    G_STATE = 1 << 11,   /* --state, --resume */
+    G_RECORDS = 1 << 12, /* writes records (export): any output format */
+    G_ITEMS = 1 << 13    /* writes items to files (convert, encode): DynamoDB JSON */
 };
 
 typedef struct grouped_opt {
@@ -44,11 +46,15 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"mapping", OPT_STRING, &ap->mapping, "FILE", "the table's mapping (formats/*.json)"}},
         {G_TOMAP,
          {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE", "the mapping to re-key into"}},
-        {G_OUT, {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+        {G_RECORDS,
+         {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+        {G_ITEMS,
+         {"format", OPT_STRING, &ap->format, "FMT",
+          "ddb-json, the only form items are written in (the Import from S3 form)"}},
         {G_OUT, {"gzip", OPT_FLAG, &ap->gzip, NULL, "gzip the output files"}},
-        {G_OUT,
+        {G_RECORDS,
          {"out-delimiter", OPT_CHAR, &ap->out_delimiter, "C", "CSV output delimiter (default ,)"}},
-        {G_OUT,
+        {G_RECORDS,
          {"extra", OPT_STRING, &ap->extra, "typed|plain",
           "records: undeclared attributes under _extra as DynamoDB JSON (typed, the default, "
           "reads back exactly) or as plain JSON values (for analytics tools)"}},
@@ -56,8 +62,12 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"entity", OPT_STRING, &ap->entity, "NAME",
           "the entity of the input records (default: from the file name)"}},
         {G_SCAN, {"table", OPT_STRING, &ap->table, "NAME", "read this table (parallel Scan)"}},
-        {G_IMPORT, {"table", OPT_STRING, &ap->table, "NAME", "the table to write"}},
-        {G_MIGRATE, {"to-table", OPT_STRING, &ap->to_table, "NAME", "the table to write"}},
+        {G_IMPORT,
+         {"table", OPT_STRING, &ap->table, "NAME",
+          "the table to write (default: the one --mapping names)"}},
+        {G_MIGRATE,
+         {"to-table", OPT_STRING, &ap->to_table, "NAME",
+          "the table to write (default: the one --to-mapping names)"}},
         {G_IMPORT | G_MIGRATE,
          {"create-table", OPT_FLAG, &ap->create_table, NULL,
           "create the target table with all its indexes from the mapping "
@@ -69,6 +79,10 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"wait-active", OPT_UINT, &ap->wait_active, "SECONDS",
           "wait up to SECONDS for a table that is still being created or updated to become "
           "ACTIVE (default 600; 0: do not wait)"}},
+        {G_SCAN | G_IMPORT | G_MIGRATE,
+         {"ignore-schema-mismatch", OPT_FLAG, &ap->ignore_schema_mismatch, NULL,
+          "go on when the table's keys and indexes are not what the mapping describes (a "
+          "warning instead of an error)"}},
         {G_SCAN, {"segments", OPT_UINT, &ap->segments, "N", "parallel Scan segments (default 4)"}},
         {G_SCAN,
          {"segment-range", OPT_STRING, &ap->segment_range, "A-B",
@@ -97,6 +111,10 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_IN,
          {"types", OPT_STRING, &ap->types, "NAME=T,...",
           "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
+        {G_ENTITY | G_IMPORT,
+         {"allow-extra-columns", OPT_FLAG, &ap->allow_extra_columns, NULL,
+          "record files: keep CSV columns that are no field of the entity, as undeclared "
+          "attributes (by default such a file is an error)"}},
         {G_IN,
          {"no-verify", OPT_FLAG, &ap->no_verify, NULL,
           "do not check export checksums and item counts"}},
@@ -116,8 +134,13 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"rejects", OPT_STRING, &ap->rejects, "FILE",
           "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
         {G_COMMON,
+         {"unmatched", OPT_STRING, &ap->unmatched, "FILE",
+          "where items no entity matches go, as DynamoDB JSON lines (default "
+          "OUT/_unmatched.ndjson, or ddbpipe-unmatched.ndjson beside the rejects file)"}},
+        {G_COMMON,
          {"max-rejects", OPT_UINT, &ap->max_rejects, "N",
-          "exit 0 when at most N records were rejected (default 0)"}},
+          "allow at most N rejected records: past N the run stops at once, its files are not "
+          "written, and it exits 1 (default: read everything, exit 1 if any was rejected)"}},
         {G_COMMON,
          {"summary", OPT_STRING, &ap->summary, "FILE", "also write the summary as JSON to FILE"}},
         {G_COMMON, {"quiet", OPT_FLAG, &ap->quiet, NULL, "print only errors and the summary"}},
@@ -157,7 +180,8 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
         snprintf(buf, cap, "ddbpipe %s", cmd->usage);
         return buf;
     case DDB_RUN_F_OUT:
-        return "--out DIR is required: the folder for the output files";
+        return a->out ? "--out DIR: a folder for the output files"
+                      : "--out DIR is required: the folder for the output files";
     case DDB_RUN_F_FORMAT:
         return "items are written as DynamoDB JSON (--format ddb-json, or leave --format out)";
     case DDB_RUN_F_MAPPING:
@@ -191,6 +215,9 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
         return "check the s3:// paths, AWS_ENDPOINT_URL_S3 and the credentials' S3 permissions";
     case DDB_RUN_F_SHARD:
         return "--shard I/N with 1 <= I <= N, e.g. --shard 2/3";
+    case DDB_RUN_F_UNMATCHED:
+        return "--unmatched FILE: check that its folder is writable, and that it is not the "
+               "rejects file";
     default:
         return NULL;
     }
@@ -207,6 +234,8 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->inputs = inputs;
     o->n_inputs = n_inputs;
     o->scan_allowed = (spec->groups & G_SCAN) != 0;
+    o->writes_table = (spec->groups & (G_IMPORT | G_MIGRATE)) != 0;
+    o->ignore_schema_mismatch = a->ignore_schema_mismatch;
     o->mapping_path = a->mapping;
     o->to_mapping_path = a->to_mapping;
     o->reader.delimiter = a->delimiter;
@@ -262,7 +291,12 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->max_attempts = (int)a->aws.max_attempts;
     o->wait_active_s = (int)a->wait_active;
     o->rejects_path = a->rejects;
+    o->unmatched_path = a->unmatched;
+    o->summary_path = a->summary;
     o->report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a->quiet ? 5 : 20);
+    o->allow_extra_columns = a->allow_extra_columns;
+    o->limit_rejects = a->max_rejects != UINT64_MAX;
+    o->max_rejects = o->limit_rejects ? a->max_rejects : 0;
     o->state_path = a->state;
     o->resume = a->resume;
     o->checkpoint_seconds = a->checkpoint_interval == UINT64_MAX ? 10.0
@@ -350,8 +384,10 @@ static int attach_exit(int rc, ddb_run_field f)
         return EXIT_USAGE;
     if (f == DDB_RUN_F_S3) /* listing S3 inputs: refused, missing */
         return rc == DDB_ENET ? EXIT_SERVICE : EXIT_INPUT;
-    if (rc == DDB_ENOTFOUND)
-        return f == DDB_RUN_F_SCAN_TABLE ? EXIT_INPUT : EXIT_USAGE;
+    if (f == DDB_RUN_F_WAIT)
+        return EXIT_SERVICE; /* still not ACTIVE */
+    if (rc == DDB_ENOTFOUND || rc == DDB_EUSAGE)
+        return EXIT_USAGE; /* a table that is not there, or not the mapping's */
     return EXIT_SERVICE;
 }
 
@@ -400,6 +436,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     ddb_run_plan *plan = NULL;
     ddb_run_field field = DDB_RUN_F_NONE;
     ddb_run_report rr;
+    uint64_t max_rejects = a->max_rejects == UINT64_MAX ? 0 : a->max_rejects;
     ddb_summary s;
     ddb_error err;
     cli_conn conn;
@@ -456,8 +493,8 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
         cli_error(NULL, "%s", err.message);
     ddb_run_plan_report(plan, &rr);
     summary_extras(&extra, &rr, &s, a, conn.client);
-    code = cli_exit_code(&s, a->max_rejects, rc, rr.table_io);
-    cli_print_summary(spec->name, &s, code, a->max_rejects, extra.ptr);
+    code = cli_exit_code(&s, max_rejects, rc, rr.table_io);
+    cli_print_summary(spec->name, &s, code, max_rejects, extra.ptr, a->quiet);
     if (a->summary && write_summary(plan, a->summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
 done:
@@ -481,6 +518,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     memset(&a, 0, sizeof(a));
     a.checkpoint_interval = UINT64_MAX; /* not given: 10 s */
     a.wait_active = 600;
+    a.max_rejects = UINT64_MAX; /* not given: 0, and the run reads everything */
     for (size_t i = 0; i < cli_n_commands; i++)
         if (strcmp(cli_commands[i].name, spec->name) == 0)
             cmd = &cli_commands[i];
@@ -496,6 +534,11 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a.progress);
         goto done;
     }
+    /* The state and the spool of S3 uploads beside it stay on the local disk. */
+    if (cli_refuse_url("out", a.out, 1) || cli_refuse_url("rejects", a.rejects, 1) ||
+        cli_refuse_url("unmatched", a.unmatched, 1) || cli_refuse_url("summary", a.summary, 1) ||
+        cli_refuse_url("state", a.state, 0))
+        goto done;
     if ((code = fill_run_options(&ro, spec, &a, inputs, n_inputs)) != 0)
         goto done;
     code = run_planned(spec, cmd, &a, &ro);
@@ -505,9 +548,10 @@ done:
 }
 
 static const run_spec specs[] = {
-    {"export", DDB_MODE_EXPORT, G_OUT | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_STATE},
-    {"convert", DDB_MODE_CONVERT, G_OUT | G_MAP | G_TOMAP | G_IN | G_COMMON | G_STATE},
-    {"encode", DDB_MODE_ENCODE, G_OUT | G_MAP | G_ENTITY | G_IN | G_COMMON | G_STATE},
+    {"export", DDB_MODE_EXPORT,
+     G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_STATE},
+    {"convert", DDB_MODE_CONVERT, G_OUT | G_ITEMS | G_MAP | G_TOMAP | G_IN | G_COMMON | G_STATE},
+    {"encode", DDB_MODE_ENCODE, G_OUT | G_ITEMS | G_MAP | G_ENTITY | G_IN | G_COMMON | G_STATE},
     {"validate", DDB_MODE_VALIDATE, G_MAP | G_ENTITY | G_IN | G_SCAN | G_AWS | G_COMMON},
     {"import", DDB_MODE_IMPORT,
      G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_STATE},

@@ -12,8 +12,9 @@ const cli_command cli_commands[] = {
      "output, NDJSON or CSV; gzip or not; - for stdin) and writes them out. With a\n"
      "mapping, each item is decoded into a record of its entity with readable field\n"
      "names and types, one file per entity: OUT/<Entity>.<ext>. Items no entity\n"
-     "matches go to OUT/_unmatched.ndjson. Without a mapping, all items go to one\n"
-     "file OUT/items.<ext>. Incremental exports' deletes go to OUT/<Entity>.deletes.<ext>.\n"
+     "matches go to OUT/_unmatched.ndjson (or --unmatched FILE). Without a mapping,\n"
+     "all items go to one file OUT/items.<ext>. Incremental exports' deletes go to\n"
+     "OUT/<Entity>.deletes.<ext>.\n"
      "With --table, the live table is read with a parallel Scan (--segments N); without a\n"
      "mapping that gives DynamoDB JSON lines in the Import from S3 form with --format\n"
      "ddb-json: a full backup you can import again.",
@@ -31,8 +32,7 @@ const cli_command cli_commands[] = {
      "DynamoDB JSON (OUT/<Entity>.json). The entity comes from --entity or the file\n"
      "name: Tag.csv holds Tag records, Tag.deletes.csv holds Tag keys to delete.",
      cmd_encode},
-    {"validate", "validate INPUT... [--mapping FILE]",
-     "check inputs without writing anything",
+    {"validate", "validate INPUT... [--mapping FILE]", "check inputs without writing anything",
      "Reads everything, writes nothing, and reports every problem: unreadable records,\n"
      "item rule violations, items that do not fit their entity, and items that would\n"
      "change if encoded again. Record files named after an entity are checked by\n"
@@ -53,8 +53,10 @@ const cli_command cli_commands[] = {
      "migrate (--table SRC | INPUT...) --mapping A --to-table DST --to-mapping B [--dry-run]",
      "re-key a table (or files) into another table",
      "Scans SRC (or reads files), decodes each item with mapping A, encodes the record\n"
-     "with mapping B and writes it to DST. --dry-run does everything but the writes and\n"
-     "reports what would be written and the write capacity it would take.",
+     "with mapping B and writes it to DST. Items no entity of A matches are kept in\n"
+     "ddbpipe-unmatched.ndjson beside the rejects file (or --unmatched FILE). --dry-run\n"
+     "does everything but the writes and reports what would be written and the write\n"
+     "capacity it would take.",
      cmd_migrate},
     {"create-table", "create-table --mapping FILE [--table NAME] [--if-not-exists]",
      "create a table and all its indexes from a mapping",
@@ -70,8 +72,9 @@ const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
 
 static void usage(FILE *f)
 {
-    fprintf(f, "ddbpipe %s — move data in and out of DynamoDB single-table designs, exactly.\n\n"
-               "Usage: ddbpipe COMMAND [options]\n\nCommands:\n",
+    fprintf(f,
+            "ddbpipe %s — move data in and out of DynamoDB single-table designs, exactly.\n\n"
+            "Usage: ddbpipe COMMAND [options]\n\nCommands:\n",
             DDB_VERSION);
     for (size_t i = 0; i < cli_n_commands; i++)
         fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);

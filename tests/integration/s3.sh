@@ -4,10 +4,12 @@
 # The AWS CLI uploads and downloads as an independent client. Proves: the shared real AWS export
 # read from s3:// equals the local run (both its exports); a prefix of gzip files; a connection
 # dropped mid-object (the fault server between the front and s3rver) resumes exactly; --shard 1..3
-# together equal one run; outputs to s3:// (multipart, gzip, rejects, summary) equal local ones; a
+# together equal one run; outputs to s3:// (multipart, gzip, rejects, unmatched, summary) equal local
+# ones; a folder of them reads back as a local one does (its _ files left out); a
 # CompleteMultipartUpload answered 200 with an error is retried; a run interrupted with SIGINT
 # aborts its uploads (nothing visible, nothing left open); one killed under --state leaves nothing
-# visible and --resume completes it; a bucket in another region is followed (301); wrong keys fail.
+# visible and --resume completes it, the rejects kept before the kill included; a bucket in another
+# region is followed (301); wrong keys fail.
 . "$(dirname "$0")/lib.bash"
 command -v aws >/dev/null || { echo "the AWS CLI is not installed (scripts/install-deps.sh)" >&2; exit 1; }
 [ -d "$root/node_modules/s3rver" ] || { echo "s3rver is not installed: run npm ci" >&2; exit 1; }
@@ -107,6 +109,26 @@ awss3 s3 cp --quiet s3://data/rej/_rejects.ndjson "$tmp/rej.ndjson" || fail "rej
 grep -q '"line":2' "$tmp/rej.ndjson" || fail "rejects in s3: the bad line"
 [ "$(uploads)" = "[]" ] || fail "uploads left open: $(uploads)"
 
+# -- the unmatched file goes beside outputs in s3:// as the rejects file does; such a folder (with
+# or without its final /) reads back as its files, its _ files left out, as a local folder does
+fav="$root/formats/favorites.json"
+sample="$root/samples/favorites/export"
+run um-local 0 "$bin" export "$sample" --mapping "$fav" --out "$tmp/uml" --max-rejects 1000
+run um-s3 0 "$bin" export "$sample" --mapping "$fav" --out s3://data/um --max-rejects 1000
+for f in _unmatched.ndjson _rejects.ndjson; do
+    [ -s "$tmp/uml/$f" ] || fail "unmatched: the sample gives no $f"
+    awss3 s3 cp --quiet "s3://data/um/$f" "$tmp/um$f" || fail "unmatched: no $f in s3"
+    cmp -s "$tmp/um$f" "$tmp/uml/$f" || fail "unmatched: $f in s3 differs"
+done
+run um-back-local 0 "$bin" validate "$tmp/uml" --mapping "$fav" --summary "$tmp/umb-l.json"
+run um-back-s3 0 "$bin" validate s3://data/um --mapping "$fav" --summary "$tmp/umb-s.json"
+run um-back-s3-slash 0 "$bin" validate s3://data/um/ --mapping "$fav" --summary "$tmp/umb-s2.json"
+want=$(summary_total "$tmp/umb-l.json" read)
+[ "$want" -gt 0 ] && [ "$(summary_total "$tmp/umb-s.json" read)" = "$want" ] &&
+    [ "$(summary_total "$tmp/umb-s2.json" read)" = "$want" ] &&
+    [ "$(summary_total "$tmp/umb-s.json" rejected)" = 0 ] ||
+    fail "a folder in s3 reads as the local one: $want read locally"
+
 # -- SIGINT without --state aborts the uploads: nothing visible, nothing left open ------------------
 "$bin" export "$export_dir/$full" --out s3://data/int/ --format ddb-json >"$tmp/int.out" 2>"$tmp/int.err" &
 pid=$!
@@ -120,10 +142,11 @@ wait "$pid"
 [ -z "$(awss3 s3 ls s3://data/int/)" ] || fail "interrupted run: something became visible"
 [ "$(uploads)" = "[]" ] || fail "interrupted run: uploads left open: $(uploads)"
 
-# -- killed under --state: nothing visible, --resume completes it ----------------------------------
+# -- killed under --state: nothing visible, --resume completes it (the rejects kept so far too) ----
 st="$tmp/out.state"
-"$bin" export "$export_dir/$full" --out s3://data/res/ --format ddb-json --state "$st" \
-    --checkpoint-interval 0 >"$tmp/kill.out" 2>"$tmp/kill.err" &
+printf '{"Item":{"pk":{"N":"not a number"}}}\n' >"$tmp/bad-only.json"
+"$bin" export "$tmp/bad-only.json" "$export_dir/$full" --out s3://data/res/ --format ddb-json \
+    --state "$st" --checkpoint-interval 0 >"$tmp/kill.out" 2>"$tmp/kill.err" &
 pid=$!
 for _ in $(seq 1 500); do
     grep -q '"s3":"[^ "]* 1:' "$st" 2>/dev/null && break
@@ -133,10 +156,14 @@ kill -KILL "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 [ -z "$(awss3 s3 ls s3://data/res/)" ] || fail "killed run: something became visible"
 [ "$(uploads)" != "[]" ] || fail "killed run: its upload should stay open for the resume"
-run resume 0 "$bin" export "$export_dir/$full" --out s3://data/res/ --format ddb-json \
-    --state "$st" --checkpoint-interval 0 --resume
+grep -q '"rejects_bytes":[1-9]' "$st" || fail "killed run: the reject was not checkpointed"
+run resume 1 "$bin" export "$tmp/bad-only.json" "$export_dir/$full" --out s3://data/res/ \
+    --format ddb-json --state "$st" --checkpoint-interval 0 --resume
 awss3 s3 cp --quiet s3://data/res/items.json "$tmp/res.json" || fail "resumed output"
 cmp -s "$tmp/res.json" "$tmp/outl/items.json" || fail "resumed multipart output differs"
+awss3 s3 cp --quiet s3://data/res/_rejects.ndjson "$tmp/res-rej.ndjson" || fail "resumed rejects"
+[ "$(grep -c '"line":1,.*not a number' "$tmp/res-rej.ndjson")" = 1 ] ||
+    fail "resumed rejects: the line before the kill, once: $(cat "$tmp/res-rej.ndjson")"
 [ "$(uploads)" = "[]" ] || fail "resumed run: uploads left open: $(uploads)"
 
 # -- a bucket in another region: 301 followed; wrong keys refused -----------------------------------
