@@ -495,9 +495,7 @@ done:
 
 int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out, ddb_error *err)
 {
-    ddb_source *s = NULL, *md5 = NULL;
-    const unsigned char *peek;
-    size_t peek_len;
+    ddb_source *s = NULL;
     int rc;
 
     *out = NULL;
@@ -505,6 +503,19 @@ int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_ou
         *md5_out = NULL;
     if ((rc = ddb_source_open_file(&s, path, err)) != 0)
         return rc;
+    return ddb_source_auto(out, s, md5_out, err);
+}
+
+int ddb_source_auto(ddb_source **out, ddb_source *s, ddb_source **md5_out, ddb_error *err)
+{
+    ddb_source *md5 = NULL;
+    const unsigned char *peek;
+    size_t peek_len;
+    int rc;
+
+    *out = NULL;
+    if (md5_out != NULL)
+        *md5_out = NULL;
     if (md5_out != NULL) {
         if ((rc = ddb_source_new_md5(&md5, s, err)) != 0)
             return rc;

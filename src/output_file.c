@@ -11,6 +11,7 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/output_file.h"
+#include "ddbpipe/s3.h"
 #include "ddbpipe/schema.h"
 
 typedef struct file_slot {
@@ -30,6 +31,7 @@ typedef struct file_output {
     /* resuming: the files of the interrupted run and their checkpointed lengths */
     char **resume_paths;
     uint64_t *resume_bytes;
+    char **resume_s3; /* an S3 object's upload state, or NULL */
     size_t n_resume;
     ddb_schema *schema; /* column types of the entity files, when asked for */
 } file_output;
@@ -45,15 +47,30 @@ static int open_file_sink(ddb_sink **out, const file_output *fo, const char *pat
     uint64_t keep = 0;
     int resume = 0, rc;
 
+    const char *s3_state = NULL;
+
     *appending = 0;
-    if (!fo->opts.resumable)
-        return ddb_sink_open_file(out, path, 1, err);
-    for (size_t i = 0; i < fo->n_resume; i++) {
+    for (size_t i = 0; fo->opts.resumable && i < fo->n_resume; i++) {
         if (strcmp(fo->resume_paths[i], path) == 0) {
             resume = 1;
             keep = fo->resume_bytes[i];
+            s3_state = fo->resume_s3[i];
         }
     }
+    if (ddb_s3_is_url(path)) {
+        char *bucket = NULL, *key = NULL;
+        if (fo->opts.s3 == NULL)
+            return ddb_error_set(err, DDB_EUSAGE, "%s: writing to S3 needs AWS access", path);
+        if ((rc = ddb_s3_parse_url(&bucket, &key, path, err)) == 0)
+            rc = ddb_s3_sink_open(out, fo->opts.s3, bucket, key, path, fo->opts.resumable,
+                                  resume ? s3_state : NULL, keep, err);
+        free(bucket);
+        free(key);
+        *appending = rc == 0 && resume && keep > 0;
+        return rc;
+    }
+    if (!fo->opts.resumable)
+        return ddb_sink_open_file(out, path, 1, err);
     if ((partial = malloc(strlen(path) + 16)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     sprintf(partial, "%.*s.%s.partial", (int)dirlen, path, path + dirlen);
@@ -214,6 +231,9 @@ static void put_state(ddb_buf *b, int *first, ddb_sink *sink, const char *path,
     *first = 0;
     ddb_json_put_string(b, path, strlen(path));
     ddb_buf_printf(b, ",\"bytes\":%llu", (unsigned long long)ddb_sink_file_length(sink));
+    ddb_buf_puts(b, ",\"s3\":");
+    if (!ddb_s3_sink_state(sink, b))
+        b->len -= 6; /* not an S3 object */
     if (fo->schema != NULL && entity >= 0) {
         const char *name = fo->opts.mapping->entities[entity].name;
         ddb_buf_puts(b, ",\"entity\":");
@@ -278,12 +298,13 @@ static int load_resume(file_output *fo, const char *json, ddb_error *err)
     }
     fo->resume_paths = calloc(root.u.l.count + 1, sizeof(char *));
     fo->resume_bytes = calloc(root.u.l.count + 1, sizeof(uint64_t));
-    if (fo->resume_paths == NULL || fo->resume_bytes == NULL) {
+    fo->resume_s3 = calloc(root.u.l.count + 1, sizeof(char *));
+    if (fo->resume_paths == NULL || fo->resume_bytes == NULL || fo->resume_s3 == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < root.u.l.count; i++) {
-        const ddb_value *e = &root.u.l.items[i], *pv;
+        const ddb_value *e = &root.u.l.items[i], *pv, *sv;
         if (e->type != DDB_TYPE_M || (pv = ddb_map_getz(&e->u.m, "path")) == NULL ||
             pv->type != DDB_TYPE_S ||
             ddb_value_u64(ddb_map_getz(&e->u.m, "bytes"), &fo->resume_bytes[fo->n_resume]) != 0) {
@@ -294,6 +315,12 @@ static int load_resume(file_output *fo, const char *json, ddb_error *err)
             goto done;
         }
         if ((fo->resume_paths[fo->n_resume] = strndup(pv->u.s.ptr, pv->u.s.len)) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+        if ((sv = ddb_map_getz(&e->u.m, "s3")) != NULL && sv->type == DDB_TYPE_S &&
+            (fo->resume_s3[fo->n_resume] = strndup(sv->u.s.ptr, sv->u.s.len)) == NULL) {
+            free(fo->resume_paths[fo->n_resume]);
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
             goto done;
         }
@@ -310,9 +337,12 @@ done:
 static void fo_free(ddb_output *o)
 {
     file_output *fo = (file_output *)o;
-    for (size_t i = 0; i < fo->n_resume; i++)
+    for (size_t i = 0; i < fo->n_resume; i++) {
         free(fo->resume_paths[i]);
+        free(fo->resume_s3[i]);
+    }
     free(fo->resume_paths);
+    free(fo->resume_s3);
     free(fo->resume_bytes);
     for (size_t k = 0; k < 2; k++) {
         file_slot *slots = k == 0 ? fo->puts : fo->dels;
@@ -335,7 +365,7 @@ static const ddb_output_vtable file_vt = {fo_put, fo_finish, fo_free, fo_checkpo
 int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err)
 {
     file_output *fo = calloc(1, sizeof(*fo));
-    int rc;
+    int rc = 0;
 
     *out = NULL;
     if (fo == NULL)
@@ -351,7 +381,10 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if ((rc = ddb_make_dirs(fo->dir, err)) != 0)
+    /* A bucket's "folders" are key prefixes: nothing to make. */
+    while (ddb_s3_is_url(fo->dir) && strlen(fo->dir) > 5 && fo->dir[strlen(fo->dir) - 1] == '/')
+        fo->dir[strlen(fo->dir) - 1] = '\0';
+    if (!ddb_s3_is_url(fo->dir) && (rc = ddb_make_dirs(fo->dir, err)) != 0)
         goto done;
     if (opts->schema_dir != NULL && opts->mapping != NULL && opts->records &&
         (rc = ddb_schema_new(&fo->schema, opts->mapping, err)) != 0)

@@ -6,14 +6,16 @@
  */
 #include "ddbpipe/reader.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
 #include "ddbpipe/json.h"
+#include "ddbpipe/s3.h"
+#include "ddbpipe/store.h"
 #include "reader_internal.h"
 
 #define SNIFF_BYTES (1024u * 1024u)
@@ -254,37 +256,36 @@ static const ddb_reader_bidder *pick_bidder(ddb_input_format forced, const unsig
  * prefix or as the AWSDynamoDB folder. Returns a malloc'd path to that export
  * folder, or NULL (with *count = how many were found).
  */
-static char *find_single_export(const char *dir, int *count)
+static char *find_single_export(ddb_store *st, const char *dir, int *count)
 {
     const char *subs[2] = {"/AWSDynamoDB", ""};
     char *found = NULL;
     *count = 0;
     for (int s = 0; s < 2 && *count == 0; s++) {
-        char base[4096];
-        DIR *d;
-        struct dirent *de;
+        char base[4096], **names = NULL;
+        size_t n = 0;
         snprintf(base, sizeof(base), "%s%s", dir, subs[s]);
-        if ((d = opendir(base)) == NULL)
+        if (st->vt->list(st, base, &names, &n, NULL) != 0)
             continue;
-        while ((de = readdir(d)) != NULL) {
+        for (size_t i = 0; i < n; i++) {
             char probe[4096 + 300];
-            struct stat st;
-            if (de->d_name[0] == '.')
+            size_t len = strlen(names[i]);
+            int is_dir = 0;
+            uint64_t size;
+            if (names[i][0] == '.' || len < 2 || names[i][len - 1] != '/')
                 continue;
-            snprintf(probe, sizeof(probe), "%s/%s/manifest-summary.json", base, de->d_name);
-            if (stat(probe, &st) == 0 && S_ISREG(st.st_mode)) {
+            snprintf(probe, sizeof(probe), "%s/%smanifest-summary.json", base, names[i]);
+            if (st->vt->stat(st, probe, &is_dir, &size, NULL) == 0 && !is_dir) {
                 (*count)++;
                 free(found);
-                found = malloc(strlen(base) + strlen(de->d_name) + 2);
-                if (found == NULL) {
-                    closedir(d);
+                if ((found = malloc(strlen(base) + len + 2)) == NULL) {
                     *count = 0;
-                    return NULL;
+                    break;
                 }
-                sprintf(found, "%s/%s", base, de->d_name);
+                sprintf(found, "%s/%.*s", base, (int)(len - 1), names[i]);
             }
         }
-        closedir(d);
+        ddb_store_names_free(names, n);
     }
     if (*count != 1) {
         free(found);
@@ -300,16 +301,44 @@ static int is_export_path(const char *path)
     return strcmp(ddb_path_base(path), "manifest-summary.json") == 0;
 }
 
-static int is_export_dir(const char *path)
+/* A folder given as an input: the export in it (or the single one below it). */
+static int open_folder(ddb_reader **out, ddb_store *st, const char *path,
+                       const ddb_reader_opts *opts, ddb_error *err)
 {
     char probe[4096];
-    struct stat st;
-    int count;
+    int count, is_dir = 0, rc;
+    uint64_t size;
     char *inner;
     snprintf(probe, sizeof(probe), "%s/manifest-summary.json", path);
-    if (stat(probe, &st) == 0)
+    if (st->vt->stat(st, probe, &is_dir, &size, NULL) == 0 && !is_dir)
+        return ddb_reader_new_export(out, path, opts, err);
+    if ((inner = find_single_export(st, path, &count)) != NULL) {
+        rc = ddb_reader_new_export(out, inner, opts, err);
+        free(inner);
+        return rc;
+    }
+    if (count > 1)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s holds %d exports; give the folder of the one to read (the "
+                             "one with manifest-summary.json)",
+                             path, count);
+    return ddb_error_set(err, DDB_EUSAGE,
+                         "%s is a folder holding neither an Export to S3 "
+                         "(manifest-summary.json) nor files to read",
+                         path);
+}
+
+/* A folder read as an export: manifest-summary.json in it, or exports below it. */
+static int is_export_dir(ddb_store *st, const char *path)
+{
+    char probe[4096];
+    int count, is_dir = 0;
+    uint64_t size;
+    char *inner;
+    snprintf(probe, sizeof(probe), "%s/manifest-summary.json", path);
+    if (st->vt->stat(st, probe, &is_dir, &size, NULL) == 0 && !is_dir)
         return 1;
-    inner = find_single_export(path, &count);
+    inner = find_single_export(st, path, &count);
     free(inner);
     return count > 0;
 }
@@ -317,6 +346,12 @@ static int is_export_dir(const char *path)
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int ddb_reader_skips_name(const char *name)
+{
+    /* _rejects, _unmatched, _ddbpipe/...: what a run says about itself */
+    return name[0] == '.' || name[0] == '_';
 }
 
 int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *err)
@@ -331,14 +366,13 @@ int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *
     *out = NULL;
     *n = 0;
     if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
-        is_export_dir(path))
+        is_export_dir(ddb_store_local(), path))
         return 0;
     if ((d = opendir(path)) == NULL)
         return ddb_error_set(err, DDB_EIO, "cannot read folder %s: %s", path, strerror(errno));
     while ((de = readdir(d)) != NULL) {
         char *full;
-        /* _rejects, _unmatched, _ddbpipe/...: what a run says about itself */
-        if (de->d_name[0] == '.' || de->d_name[0] == '_')
+        if (ddb_reader_skips_name(de->d_name))
             continue;
         if ((full = malloc(strlen(path) + strlen(de->d_name) + 2)) == NULL) {
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -381,50 +415,53 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
     const unsigned char *peek;
     size_t peek_len;
     const ddb_reader_bidder *bidder;
-    struct stat st;
-    int rc;
+    ddb_store *st;
+    char *trimmed = NULL;
+    int is_dir = 0, rc;
+    uint64_t size = 0;
 
     *out = NULL;
     if (opts == NULL) {
         memset(&defaults, 0, sizeof(defaults));
         opts = &defaults;
     }
-    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        char probe[4096];
-        int count;
-        char *inner;
-        snprintf(probe, sizeof(probe), "%s/manifest-summary.json", path);
-        if (stat(probe, &st) == 0)
-            return ddb_reader_new_export(out, path, opts, err);
-        if ((inner = find_single_export(path, &count)) != NULL) {
-            rc = ddb_reader_new_export(out, inner, opts, err);
-            free(inner);
-            return rc;
-        }
-        if (count > 1)
-            return ddb_error_set(err, DDB_EUSAGE,
-                                 "%s holds %d exports; give the folder of the one to read (the "
-                                 "one with manifest-summary.json)",
-                                 path, count);
-        return ddb_error_set(err, DDB_EUSAGE,
-                             "%s is a folder holding neither an Export to S3 "
-                             "(manifest-summary.json) nor files to read",
-                             path);
+    if ((st = ddb_store_for(opts->remote, path)) == NULL)
+        return ddb_error_set(err, DDB_EUSAGE, "%s: reading from S3 needs AWS access", path);
+    if (ddb_s3_is_url(path) && strlen(path) > 5 && path[strlen(path) - 1] == '/') {
+        /* s3://b/prefix/ is the folder s3://b/prefix */
+        if ((trimmed = strdup(path)) == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        while (strlen(trimmed) > 5 && trimmed[strlen(trimmed) - 1] == '/')
+            trimmed[strlen(trimmed) - 1] = '\0';
+        path = trimmed;
     }
-    if (opts->format == DDB_IN_EXPORT || (opts->format == DDB_IN_AUTO && is_export_path(path)))
-        return ddb_reader_new_export(out, path, opts, err);
-
-    if ((rc = ddb_source_open_auto(&src, path, NULL, err)) != 0)
-        return rc;
-    if ((rc = ddb_source_sniff(&src, src, SNIFF_BYTES, &peek, &peek_len, err)) != 0)
-        return rc;
+    rc = strcmp(path, "-") != 0 ? st->vt->stat(st, path, &is_dir, &size, err) : 0;
+    if (rc == 0 && is_dir) {
+        rc = open_folder(out, st, path, opts, err);
+        goto done;
+    }
+    if (rc != 0 && st != ddb_store_local())
+        goto done; /* a local path that cannot be stat'ed says why when opened */
+    if (opts->format == DDB_IN_EXPORT || (opts->format == DDB_IN_AUTO && is_export_path(path))) {
+        rc = ddb_reader_new_export(out, path, opts, err);
+        goto done;
+    }
+    if (st == ddb_store_local())
+        rc = ddb_source_open_auto(&src, path, NULL, err);
+    else if ((rc = st->vt->open(st, path, &src, err)) == 0)
+        rc = ddb_source_auto(&src, src, NULL, err);
+    if (rc != 0 || (rc = ddb_source_sniff(&src, src, SNIFF_BYTES, &peek, &peek_len, err)) != 0)
+        goto done;
     if ((bidder = pick_bidder(opts->format, peek, peek_len, path)) == NULL) {
         ddb_source_free(src);
-        return ddb_error_set(err, DDB_EUSAGE, "%s: cannot tell the format of its content", path);
+        rc = ddb_error_set(err, DDB_EUSAGE, "%s: cannot tell the format of its content", path);
+        goto done;
     }
     rc = bidder->open(out, src, path, opts, err);
-    if (rc == 0 && strcmp(path, "-") != 0 && stat(path, &st) == 0)
-        (*out)->total_bytes = (uint64_t)st.st_size;
+    if (rc == 0 && strcmp(path, "-") != 0)
+        (*out)->total_bytes = size;
+done:
+    free(trimmed);
     return rc;
 }
 

@@ -13,6 +13,7 @@
 #include "ddbpipe/io.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/rejects.h"
+#include "ddbpipe/s3.h"
 
 struct ddb_rejects {
     char *path;
@@ -22,21 +23,78 @@ struct ddb_rejects {
     int resumable;
     int resume;
     uint64_t keep_len;
+    ddb_s3 *s3;        /* for a path s3://bucket/key */
+    char *spool_final; /* resumable on S3: the local copy uploaded at the end */
 };
+
+/* The local copy of a resumable s3:// file, beside the state until the end:
+ * named after the whole URL, so the rejects and the unmatched files (or two
+ * runs' files of one name) never share one. */
+static char *spool_path(const ddb_rejects *r, const char *dir)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    const char *base = ddb_path_base(r->path);
+    char *p;
+    for (const char *c = r->path; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    if ((p = malloc(strlen(dir) + strlen(base) + 24)) != NULL)
+        sprintf(p, "%s/%016llx-%s", dir, (unsigned long long)h, base);
+    return p;
+}
+
+/* An s3://bucket/key file: uploaded as it is written, or, resumable, kept
+ * locally and uploaded whole at the end (rejects and unmatched files are
+ * small, and resume like local ones). */
+static int open_s3_sink(ddb_rejects *r, ddb_error *err)
+{
+    char *bucket = NULL, *key = NULL, *partial;
+    const char *dir;
+    int rc;
+    if (r->s3 == NULL)
+        return ddb_error_set(err, DDB_EUSAGE, "%s: writing to S3 needs AWS access", r->path);
+    if (!r->resumable) {
+        if ((rc = ddb_s3_parse_url(&bucket, &key, r->path, err)) == 0)
+            rc = ddb_s3_sink_open(&r->sink, r->s3, bucket, key, r->path, 0, NULL, 0, err);
+        free(bucket);
+        free(key);
+        return rc;
+    }
+    if ((dir = ddb_s3_spool_dir(r->s3)) == NULL)
+        return ddb_error_set(err, DDB_EUSAGE, "%s: no spool folder", r->path);
+    if ((rc = ddb_make_dirs(dir, err)) != 0)
+        return rc;
+    if ((r->spool_final = spool_path(r, dir)) == NULL ||
+        (partial = malloc(strlen(r->spool_final) + 16)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    sprintf(partial, "%s.partial", r->spool_final);
+    rc = ddb_sink_open_partial(&r->sink, r->spool_final, partial, r->resume, r->keep_len, err);
+    free(partial);
+    return rc;
+}
 
 /* Opens the file on the first line (or at once when resuming one); a .gz
  * path is compressed (a resumed one gets a new gzip member). */
-static int open_sink(ddb_rejects *r, ddb_error *err)
+/* The local file's folder, made with the first line. */
+static int make_parent(ddb_rejects *r, ddb_error *err)
 {
-    size_t n = strlen(r->path);
-    char *partial, *slash = strrchr(r->path, '/');
+    char *slash = strrchr(r->path, '/');
     int rc = 0;
     if (slash != NULL && slash != r->path) {
         *slash = '\0';
         rc = ddb_make_dirs(r->path, err);
         *slash = '/';
     }
-    if (rc != 0) {
+    return rc;
+}
+
+static int open_sink(ddb_rejects *r, ddb_error *err)
+{
+    size_t n = strlen(r->path);
+    char *partial;
+    int rc = 0;
+    if (ddb_s3_is_url(r->path)) {
+        rc = open_s3_sink(r, err);
+    } else if ((rc = make_parent(r, err)) != 0) {
         return rc;
     } else if (!r->resumable) {
         rc = ddb_sink_open_file(&r->sink, r->path, 1, err);
@@ -52,14 +110,15 @@ static int open_sink(ddb_rejects *r, ddb_error *err)
     return rc;
 }
 
-int ddb_rejects_new_resumable(ddb_rejects **out, const char *path, int resume, uint64_t keep_len,
-                              uint64_t count, ddb_error *err)
+int ddb_rejects_open(ddb_rejects **out, const char *path, struct ddb_s3 *s3, int resumable,
+                     int resume, uint64_t keep_len, uint64_t count, ddb_error *err)
 {
     int rc = ddb_rejects_new(out, path, err);
     if (rc != 0)
         return rc;
-    (*out)->resumable = 1;
-    (*out)->resume = resume && keep_len > 0;
+    (*out)->s3 = s3;
+    (*out)->resumable = resumable;
+    (*out)->resume = resumable && resume && keep_len > 0;
     (*out)->keep_len = keep_len;
     (*out)->count = count;
     if ((*out)->resume && (rc = open_sink(*out, err)) != 0) {
@@ -67,6 +126,12 @@ int ddb_rejects_new_resumable(ddb_rejects **out, const char *path, int resume, u
         *out = NULL;
     }
     return rc;
+}
+
+int ddb_rejects_new_resumable(ddb_rejects **out, const char *path, int resume, uint64_t keep_len,
+                              uint64_t count, ddb_error *err)
+{
+    return ddb_rejects_open(out, path, NULL, 1, resume, keep_len, count, err);
 }
 
 int ddb_rejects_checkpoint(ddb_rejects *r, uint64_t *len, ddb_error *err)
@@ -94,7 +159,7 @@ int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err)
     /* A path that cannot be written fails before the run, not at the first
      * line hours into it; its folder is made with that line, so a clean run
      * leaves none behind. */
-    if ((slash = strrchr(r->path, '/')) != NULL && slash != r->path) {
+    if (!ddb_s3_is_url(r->path) && (slash = strrchr(r->path, '/')) != NULL && slash != r->path) {
         *slash = '\0';
         rc = ddb_check_dir_writable(r->path, err);
         *slash = '/';
@@ -204,15 +269,22 @@ const char *ddb_rejects_path(const ddb_rejects *r)
 
 int ddb_rejects_finish(ddb_rejects *r, ddb_error *err)
 {
+    int rc;
     /* Nothing rejected: no file, and none left from an earlier run to be
      * taken for this one's. */
-    if (r->sink == NULL && r->count == 0) {
+    if (r->sink == NULL && r->count == 0 && !ddb_s3_is_url(r->path)) {
         if (unlink(r->path) != 0 && errno != ENOENT && errno != ENOTDIR)
             return ddb_error_set(err, DDB_EIO, "cannot remove %s, left by an earlier run: %s",
                                  r->path, strerror(errno));
         return 0;
     }
-    return r->sink ? ddb_sink_finish(r->sink, err) : 0;
+    if (r->sink == NULL)
+        return 0;
+    if ((rc = ddb_sink_finish(r->sink, err)) != 0 || r->spool_final == NULL)
+        return rc;
+    if ((rc = ddb_s3_upload_file(r->s3, r->path, r->spool_final, err)) == 0)
+        unlink(r->spool_final);
+    return rc;
 }
 
 void ddb_rejects_free(ddb_rejects *r)
@@ -220,6 +292,7 @@ void ddb_rejects_free(ddb_rejects *r)
     if (r == NULL)
         return;
     ddb_sink_free(r->sink);
+    free(r->spool_final);
     ddb_buf_dispose(&r->line);
     free(r->path);
     free(r);

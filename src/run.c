@@ -18,6 +18,7 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/output_file.h"
 #include "ddbpipe/rejects.h"
+#include "run_s3.h"
 
 int ddb_run_fail(ddb_run_field *field, ddb_run_field which, ddb_error *err, const char *fmt, ...)
 {
@@ -92,6 +93,9 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
                 field, DDB_RUN_F_STATE, err,
                 "a run reading standard input cannot be resumed: save the input to a "
                 "file first");
+    if (o->shards > 0 && (o->shard < 1 || o->shard > o->shards))
+        return ddb_run_fail(field, DDB_RUN_F_SHARD, err, "share %u of %u does not exist (1 to %u)",
+                            o->shard, o->shards, o->shards);
     return 0;
 }
 
@@ -272,19 +276,19 @@ static int build_fingerprint(ddb_run_plan *p)
     fp_field(b, "out", o->out_dir);
     if (o->has_range)
         snprintf(range, sizeof(range), "%d-%d", o->segment_first, o->segment_last);
-    ddb_buf_printf(&opts,
-                   "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
-                   "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
-                   "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
-                   "extra=%s unmatched=%s",
-                   o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
-                   o->reader.format ? ddb_input_format_name(o->reader.format) : "",
-                   o->reader.delimiter, o->types ? o->types : "",
-                   o->reader.entity ? o->reader.entity : "", o->delete_all, o->reader.no_verify,
-                   (unsigned long long)o->reader.max_line, o->segments, range, o->consistent_read,
-                   (unsigned long long)o->page_size, o->dry_run,
-                   o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
-                   o->unmatched_path ? o->unmatched_path : "");
+    ddb_buf_printf(
+        &opts,
+        "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
+        "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
+        "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
+        "extra=%s unmatched=%s shard=%u/%u sse=%s",
+        o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
+        o->reader.format ? ddb_input_format_name(o->reader.format) : "", o->reader.delimiter,
+        o->types ? o->types : "", o->reader.entity ? o->reader.entity : "", o->delete_all,
+        o->reader.no_verify, (unsigned long long)o->reader.max_line, o->segments, range,
+        o->consistent_read, (unsigned long long)o->page_size, o->dry_run,
+        o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
+        o->unmatched_path ? o->unmatched_path : "", o->shard, o->shards, o->sse ? o->sse : "");
     fp_field(b, "options", opts.ptr);
     ddb_buf_putc(b, '}');
     oom = b->oom || in.oom || opts.oom;
@@ -371,7 +375,28 @@ done:
 
 int ddb_run_plan_needs_client(const ddb_run_plan *p)
 {
-    return (p->o.scan_allowed && p->o.scan_table != NULL) || p->o.target_table != NULL;
+    return (p->o.scan_allowed && p->o.scan_table != NULL) || p->o.target_table != NULL ||
+           ddb_run_plan_needs_s3(p);
+}
+
+int ddb_run_plan_needs_s3(const ddb_run_plan *p)
+{
+    return ddb_run_s3_needed(&p->o);
+}
+
+int ddb_run_plan_set_s3(ddb_run_plan *p, const char *endpoint, const char *region)
+{
+    free(p->s3.endpoint);
+    free(p->s3.region);
+    p->s3.endpoint = endpoint ? strdup(endpoint) : NULL;
+    p->s3.region = region ? strdup(region) : NULL;
+    return (endpoint && !p->s3.endpoint) || (region && !p->s3.region) ? DDB_ENOMEM : 0;
+}
+
+int ddb_run_plan_write_file(ddb_run_plan *p, const char *path, const char *data, size_t len,
+                            ddb_error *err)
+{
+    return ddb_run_s3_write_file(&p->s3, path, data, len, err);
 }
 
 int ddb_run_plan_done(const ddb_run_plan *p)
@@ -494,6 +519,20 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
     int rc = 0;
     *field = DDB_RUN_F_NONE;
     p->client = c;
+    if (ddb_run_plan_needs_s3(p)) {
+        /* The inputs with s3:// prefixes (folders) expanded into their objects. */
+        char **inputs = NULL;
+        size_t n = 0;
+        if ((rc = ddb_run_s3_connect(&p->s3, &p->o, (const char *const *)p->inputs, p->n_inputs,
+                                     &inputs, &n, c, err)) != 0) {
+            *field = DDB_RUN_F_S3;
+            return rc;
+        }
+        ddb_store_names_free(p->inputs, p->n_inputs);
+        p->inputs = inputs;
+        p->n_inputs = n;
+        p->input_bytes += p->s3.input_bytes;
+    }
     if (p->o.scan_allowed && p->o.scan_table != NULL && (rc = attach_scan(p, field, err)) != 0)
         return rc;
     if (p->o.target_table != NULL)
@@ -517,6 +556,9 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     po.readers = p->scan ? &p->scan : NULL;
     po.n_readers = p->scan ? 1 : 0;
     po.reader = o->reader;
+    po.reader.remote = p->s3.store;
+    po.reader.shard = o->shard;
+    po.reader.shards = o->shards;
     po.mapping = p->mapping;
     po.to_mapping = p->to_mapping;
     po.types = p->types;
@@ -601,6 +643,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
     ddb_reader_free(p->scan);
     ddb_rejects_free(p->rejects);
     ddb_rejects_free(p->unmatched);
+    ddb_run_s3_dispose(&p->s3);
     ddb_table_info_free(p->target);
     ddb_table_info_free(p->source);
     ddb_mapping_free(p->mapping);
@@ -614,9 +657,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
     free(p->run_dir);
     free(p->schema_dir);
     ddb_outdir_free(p->outdir);
-    for (size_t i = 0; i < p->n_inputs; i++)
-        free(p->inputs[i]);
-    free(p->inputs);
+    ddb_store_names_free(p->inputs, p->n_inputs);
     ddb_buf_dispose(&p->fingerprint);
     free(p);
 }

@@ -10,14 +10,14 @@
 
 #include "ddbpipe/io.h"
 #include "ddbpipe/output_file.h"
+#include "ddbpipe/s3.h"
 #include "run_internal.h"
 
 static int open_side_file(ddb_run_plan *p, ddb_rejects **out, const char *path, uint64_t keep,
                           uint64_t lines, ddb_error *err)
 {
-    if (p->o.state_path == NULL)
-        return ddb_rejects_new(out, path, err);
-    return ddb_rejects_new_resumable(out, path, p->state != NULL, keep, lines, err);
+    return ddb_rejects_open(out, path, p->s3.s3, p->o.state_path != NULL, p->state != NULL, keep,
+                            lines, err);
 }
 
 /* ddbpipe-runs/<table>-<UTC time>[-n]: a folder of this run's own, so a
@@ -58,6 +58,10 @@ static int side_default(ddb_run_plan *p, char **out, const char *name, ddb_error
     *out = NULL;
     if (p->outdir != NULL) {
         *out = ddb_outdir_side_path(p->outdir, name);
+    } else if (p->writes_files) { /* an s3:// folder: objects below OUT/_ddbpipe/ */
+        char side[300];
+        snprintf(side, sizeof(side), DDB_OUTDIR_SIDE "/%s", name);
+        *out = ddb_path_join(o->out_dir, side);
     } else if (o->target_table == NULL) {
         return 0;
     } else if (o->state_path != NULL) {
@@ -110,7 +114,9 @@ int ddb_run_check_out(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     const char *const *foreign;
     size_t n;
     int rc;
-    if (!p->writes_files)
+    /* A bucket's prefix has no folder to check: its objects are replaced
+     * one by one (and nothing is removed there). */
+    if (!p->writes_files || ddb_s3_is_url(p->o.out_dir))
         return 0;
     if ((rc = ddb_outdir_open(&p->outdir, p->o.out_dir, p->o.overwrite, p->state != NULL, err)) !=
         0) {
@@ -172,7 +178,8 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.resumable = o->state_path != NULL;
         fo.resume_state = p->state ? p->state->outputs : NULL;
         fo.format = p->format;
-        if (p->format != DDB_OUT_DDBJSON && p->mapping != NULL && fo.records &&
+        fo.s3 = p->s3.s3;
+        if (p->format != DDB_OUT_DDBJSON && p->mapping != NULL && fo.records && p->outdir &&
             (p->schema_dir = ddb_outdir_side_path(p->outdir, "schema")) == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
         fo.schema_dir = p->schema_dir;

@@ -9,6 +9,7 @@
 #include "ddbpipe/outdir.h"
 #include "ddbpipe/rejects.h"
 #include "ddbpipe/run.h"
+#include "run_s3.h"
 
 struct ddb_run_plan {
     ddb_run_options o;
@@ -33,6 +34,7 @@ struct ddb_run_plan {
     char *schema_dir;   /* OUT/_ddbpipe/schema: the entity files' column types */
     char **inputs;      /* the inputs with folders of files expanded; owned */
     size_t n_inputs;
+    ddb_run_s3 s3; /* S3 inputs and outputs (run_s3.c) */
 };
 
 /* Sets err (DDB_EUSAGE) and *field = which; returns DDB_EUSAGE. */

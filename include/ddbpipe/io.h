@@ -72,6 +72,11 @@ DDB_MUST_USE int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want
 DDB_MUST_USE int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out,
                                       ddb_error *err);
 
+/* The same over a source already open (raw bytes, e.g. an S3 object). Takes
+ * ownership of raw, even on failure. */
+DDB_MUST_USE int ddb_source_auto(ddb_source **out, ddb_source *raw, ddb_source **md5_out,
+                                 ddb_error *err);
+
 /* Reads through src->vt and counts the bytes in src->bytes_in. Returns > 0,
  * 0 at end of stream (also when len is 0), or a negative code with err set. */
 ssize_t ddb_source_read(ddb_source *src, void *buf, size_t len, ddb_error *err);

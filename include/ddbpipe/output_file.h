@@ -16,6 +16,8 @@
 #include "ddbpipe/output.h"
 #include "ddbpipe/writer.h"
 
+struct ddb_s3;
+
 typedef struct ddb_file_output_opts {
     const char *dir; /* created if missing */
     ddb_out_format format;
@@ -29,6 +31,7 @@ typedef struct ddb_file_output_opts {
     const char *resume_state;   /* JSON array saved by checkpoint(): continue those files */
     const char *schema_dir;     /* records with a mapping: the files' column types go there
                                    (schema.h), replaced as a whole by finish(); NULL = none */
+    struct ddb_s3 *s3;          /* for a dir s3://bucket/prefix: objects, multipart uploads */
 } ddb_file_output_opts;
 
 /*

@@ -60,12 +60,19 @@ typedef enum ddb_input_format {
     DDB_IN_EXPORT   /* an Export to S3 folder (manifest-summary.json) */
 } ddb_input_format;
 
+struct ddb_store;
+
 typedef struct ddb_reader_opts {
     ddb_input_format format; /* DDB_IN_AUTO: by content */
     char delimiter;          /* CSV delimiter; 0 = ',' (or '\t' for .tsv) */
     size_t max_line;         /* bytes per line/row; 0 = 64 MiB */
     int no_verify;           /* exports: skip MD5 and item-count checks */
     const char *entity;      /* --entity: overrides the file-name hint */
+    /* Where s3:// inputs are read from (store.h); NULL: they cannot be. */
+    struct ddb_store *remote;
+    /* Shard I of N (1 <= shard <= shards): an export reads only its data files
+     * i with i % N == I - 1, so N processes split one export. 0: all. */
+    unsigned shard, shards;
     /* Non-fatal findings (e.g. an export manifest whose checksum no longer
      * matches), one message naming the file per call; NULL drops them. May be
      * called from ddb_reader_open and from next. */
@@ -166,6 +173,10 @@ void ddb_reader_free(ddb_reader *r);
  * DDB_EIO, DDB_ENOMEM.
  */
 DDB_MUST_USE int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *err);
+
+/* Whether reading a folder (or an S3 prefix) leaves out a file or folder of
+ * this name: it starts with '_' (a run's own files) or '.'. */
+int ddb_reader_skips_name(const char *name);
 
 /* "ddb-json", "scan", "ndjson", "csv", "export". */
 const char *ddb_input_format_name(ddb_input_format f);

@@ -31,6 +31,16 @@ DDB_MUST_USE int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error 
 DDB_MUST_USE int ddb_rejects_new_resumable(ddb_rejects **out, const char *path, int resume,
                                            uint64_t keep_len, uint64_t count, ddb_error *err);
 
+struct ddb_s3;
+
+/* Either of the above (resumable or not) for a path that may also be
+ * s3://bucket/key, written through s3 (borrowed; must outlive the file; NULL
+ * refuses such a path at the first line). Resumable on S3, the file is kept
+ * in s3's spool folder and uploaded whole by finish. */
+DDB_MUST_USE int ddb_rejects_open(ddb_rejects **out, const char *path, struct ddb_s3 *s3,
+                                  int resumable, int resume, uint64_t keep_len, uint64_t count,
+                                  ddb_error *err);
+
 /* Makes the rejects durable; *len receives the file's length. */
 DDB_MUST_USE int ddb_rejects_checkpoint(ddb_rejects *r, uint64_t *len, ddb_error *err);
 

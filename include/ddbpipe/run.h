@@ -53,7 +53,9 @@ typedef enum ddb_run_field {
     DDB_RUN_F_RESUME,       /* resuming from it */
     DDB_RUN_F_REJECTS,      /* the rejects file */
     DDB_RUN_F_UNMATCHED,    /* the unmatched file */
-    DDB_RUN_F_OVERWRITE     /* writing into a folder holding other files */
+    DDB_RUN_F_OVERWRITE,    /* writing into a folder holding other files */
+    DDB_RUN_F_SHARD,        /* the share of the inputs to read */
+    DDB_RUN_F_S3            /* reaching the s3:// inputs */
 } ddb_run_field;
 
 typedef struct ddb_run_options {
@@ -69,6 +71,10 @@ typedef struct ddb_run_options {
     const char *to_mapping_path;
     ddb_reader_opts reader; /* format, delimiter, max_line, no_verify, entity */
     const char *types;      /* "age=N,tags=SS" for untyped inputs, or NULL */
+    unsigned shard, shards; /* read only share I of N of an export's data files or of an
+                               S3 prefix's objects (0: everything) */
+    const char *sse;        /* S3 outputs: server-side encryption (AES256, aws:kms) */
+    const char *sse_kms_key_id;
 
     /* a table to read */
     const char *scan_table;
@@ -104,7 +110,9 @@ typedef struct ddb_run_options {
      * beside the state file, else ddbpipe-runs/<table>-<time>/rejects.ndjson. */
     const char *rejects_path;
     const char *unmatched_path;
-    int overwrite; /* write into an output folder holding files ddbpipe did not write */
+    int overwrite;            /* write into an output folder holding files ddbpipe did not write */
+    const char *summary_path; /* where the caller writes the summary (ddb_run_plan_write_file):
+                                 an s3:// one connects S3 */
     uint64_t report_limit;
     int allow_extra_columns; /* CSV columns no field has become undeclared attributes */
     int limit_rejects;       /* stop once more than max_rejects records were rejected */
@@ -140,18 +148,31 @@ typedef struct ddb_run_plan ddb_run_plan;
 DDB_MUST_USE int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o,
                                   ddb_run_field *field, ddb_error *err);
 
-/* The plan reads or writes a table, so it needs a client. */
+/* The plan reads or writes a table or S3, so it needs a client. */
 int ddb_run_plan_needs_client(const ddb_run_plan *p);
+
+/* The plan reads or writes s3:// paths. */
+int ddb_run_plan_needs_s3(const ddb_run_plan *p);
+
+/* Where S3 is (endpoint NULL: AWS) and the region of its buckets by default;
+ * before ddb_run_plan_attach. Copied. Returns 0 or DDB_ENOMEM. */
+int ddb_run_plan_set_s3(ddb_run_plan *p, const char *endpoint, const char *region);
+
+/* Writes a small file (the summary) to path, local or s3://, atomically.
+ * Returns 0 or an error naming it. */
+DDB_MUST_USE int ddb_run_plan_write_file(ddb_run_plan *p, const char *path, const char *data,
+                                         size_t len, ddb_error *err);
 
 /* A resume of a run that already finished: nothing to do. */
 int ddb_run_plan_done(const ddb_run_plan *p);
 
 /*
- * For a plan with tables: waits for them to be ready (creating the target
- * first when asked), then opens the scan reader and the table writer (or the
- * dry-run output). c is borrowed and must outlive the plan. Returns 0,
- * DDB_ENOTFOUND (a table does not exist), DDB_EUSAGE, DDB_EINTR, DDB_ENET,
- * DDB_ENOMEM; *field says which table.
+ * For a plan with S3 paths: connects S3 through c and lists the prefixes
+ * given as inputs (s3://bucket/prefix/ is every object under it, in key
+ * order, or the export in it). For a plan with tables: waits for them to be ready (creating the
+ * target first when asked), then opens the scan reader and the table writer (or the dry-run
+ * output). c is borrowed and must outlive the plan. Returns 0, DDB_ENOTFOUND (a table does not
+ * exist), DDB_EUSAGE, DDB_EINTR, DDB_ENET, DDB_ENOMEM; *field says which table.
  */
 DDB_MUST_USE int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field,
                                      ddb_error *err);

@@ -125,6 +125,16 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"no-verify", OPT_FLAG, &ap->no_verify, NULL,
           "do not check export checksums and item counts"}},
         {G_IN,
+         {"shard", OPT_STRING, &ap->shard, "I/N",
+          "read only share I of N of an export's data files (or of an s3:// prefix's "
+          "objects), so N hosts split one export"}},
+        {G_OUT,
+         {"sse", OPT_STRING, &ap->sse, "AES256|aws:kms",
+          "S3 outputs: server-side encryption to ask for"}},
+        {G_OUT,
+         {"sse-kms-key-id", OPT_STRING, &ap->sse_kms_key_id, "KEY",
+          "S3 outputs: the KMS key of --sse aws:kms"}},
+        {G_IN,
          {"max-line", OPT_UINT, &ap->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
         {G_COMMON,
          {"rejects", OPT_STRING, &ap->rejects, "FILE",
@@ -211,6 +221,10 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
         return "--rejects FILE: check that its folder is writable";
     case DDB_RUN_F_OVERWRITE:
         return "give an empty or new folder, or add --overwrite to write there anyway";
+    case DDB_RUN_F_S3:
+        return "check the s3:// paths, AWS_ENDPOINT_URL_S3 and the credentials' S3 permissions";
+    case DDB_RUN_F_SHARD:
+        return "--shard I/N with 1 <= I <= N, e.g. --shard 2/3";
     case DDB_RUN_F_UNMATCHED:
         return "--unmatched FILE: check that its folder is writable, and that it is not the "
                "rejects file";
@@ -244,6 +258,12 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
         return EXIT_USAGE;
     }
     o->types = a->types;
+    if (a->shard && (sscanf(a->shard, "%u/%u", &o->shard, &o->shards) != 2 || o->shards == 0)) {
+        cli_error("write it I/N, e.g. 2/3", "bad --shard \"%s\"", a->shard);
+        return EXIT_USAGE;
+    }
+    o->sse = a->sse;
+    o->sse_kms_key_id = a->sse_kms_key_id;
     o->scan_table = (spec->groups & G_SCAN) ? a->table : NULL;
     o->segments = (int)a->segments;
     if (a->segment_range) {
@@ -283,6 +303,7 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->rejects_path = a->rejects;
     o->unmatched_path = a->unmatched;
     o->overwrite = a->overwrite;
+    o->summary_path = a->summary;
     o->report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a->quiet ? 5 : 20);
     o->allow_extra_columns = a->allow_extra_columns;
     o->limit_rejects = a->max_rejects != UINT64_MAX;
@@ -378,6 +399,8 @@ static int attach_exit(int rc, ddb_run_field f)
         return EXIT_INTERRUPTED;
     if (f == DDB_RUN_F_SEGMENTS)
         return EXIT_USAGE;
+    if (f == DDB_RUN_F_S3) /* listing S3 inputs: refused, missing */
+        return rc == DDB_ENET ? EXIT_SERVICE : EXIT_INPUT;
     if (f == DDB_RUN_F_WAIT)
         return EXIT_SERVICE; /* still not ACTIVE */
     if (rc == DDB_ENOTFOUND || rc == DDB_EUSAGE)
@@ -402,6 +425,25 @@ static void start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *pl
         ddb_client_set_idle(client, cli_progress_idle, pr);
         ddb_client_set_stop_flag(client, cli_stop_flag());
     }
+}
+
+/* --summary FILE, on disk or in S3. Returns 0 or EXIT_OUTPUT after saying why. */
+static int write_summary(ddb_run_plan *plan, const char *path, const ddb_summary *s, int code)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    ddb_error err;
+    int rc;
+    if (strncmp(path, "s3://", 5) != 0)
+        return cli_write_summary_file(path, s, code);
+    ddb_summary_json(&b, s, code);
+    rc = b.oom ? ddb_error_set(&err, DDB_ENOMEM, "out of memory")
+               : ddb_run_plan_write_file(plan, path, b.ptr, b.len, &err);
+    ddb_buf_dispose(&b);
+    if (rc != 0) {
+        cli_error(NULL, "cannot write the summary: %s", err.message);
+        return EXIT_OUTPUT;
+    }
+    return 0;
 }
 
 /* Plans, connects, opens and runs; prints the summary. Returns the exit status. */
@@ -442,6 +484,11 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     }
     if (ddb_run_plan_needs_client(plan) && (code = cli_connect(&conn, &a->aws)) != 0)
         goto done;
+    if (conn.config &&
+        ddb_run_plan_set_s3(plan, conn.config->s3_endpoint_url, conn.config->region) != 0) {
+        code = EXIT_OUTPUT;
+        goto done;
+    }
     /* A signal while waiting for a table, or later, stops the run cleanly. */
     cli_catch_stop_signals();
     if (conn.client && (rc = ddb_run_plan_attach(plan, conn.client, &field, &err)) != 0) {
@@ -465,10 +512,10 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     summary_extras(&extra, &rr, &s, a, conn.client);
     code = cli_exit_code(&s, max_rejects, rc, rr.table_io);
     cli_print_summary(spec->name, &s, code, max_rejects, extra.ptr, a->quiet);
-    if (a->summary && cli_write_summary_file(a->summary, &s, code) != 0 && code == EXIT_OK)
+    if (a->summary && write_summary(plan, a->summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
     if ((own_summary = ddb_run_plan_summary_path(plan)) != NULL &&
-        cli_write_summary_file(own_summary, &s, code) != 0 && code == EXIT_OK)
+        write_summary(plan, own_summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
 done:
     ddb_buf_dispose(&extra);
@@ -508,9 +555,10 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a.progress);
         goto done;
     }
-    if (cli_refuse_url("out", a.out) || cli_refuse_url("rejects", a.rejects) ||
-        cli_refuse_url("unmatched", a.unmatched) || cli_refuse_url("summary", a.summary) ||
-        cli_refuse_url("state", a.state))
+    /* The state and the spool of S3 uploads beside it stay on the local disk. */
+    if (cli_refuse_url("out", a.out, 1) || cli_refuse_url("rejects", a.rejects, 1) ||
+        cli_refuse_url("unmatched", a.unmatched, 1) || cli_refuse_url("summary", a.summary, 1) ||
+        cli_refuse_url("state", a.state, 0))
         goto done;
     if ((code = fill_run_options(&ro, spec, &a, inputs, n_inputs)) != 0)
         goto done;

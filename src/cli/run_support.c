@@ -146,12 +146,19 @@ static int is_url(const char *s)
     return strncmp(s + i, "://", 3) == 0;
 }
 
-int cli_refuse_url(const char *opt, const char *value)
+int cli_refuse_url(const char *opt, const char *value, int s3_ok)
 {
-    if (value == NULL || !is_url(value))
+    if (value == NULL || !is_url(value) || (s3_ok && strncmp(value, "s3://", 5) == 0))
         return 0;
-    cli_error("give a local path (write locally, then copy, e.g. with aws s3 cp)",
-              "--%s %s: a URL, not a local path; ddbpipe writes only local files", opt, value);
+    if (s3_ok)
+        cli_error("give a local path or s3://bucket/key (write locally, then copy elsewhere)",
+                  "--%s %s: a URL ddbpipe cannot write to; it writes local files and s3:// "
+                  "objects",
+                  opt, value);
+    else
+        cli_error("give a local path",
+                  "--%s %s: a URL, not a local path; this file must be on the local disk", opt,
+                  value);
     return EXIT_USAGE;
 }
 

@@ -17,6 +17,7 @@ typedef struct run_args {
     const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
     const char *unmatched;
     const char *types, *table, *to_table, *segment_range, *extra;
+    const char *shard, *sse, *sse_kms_key_id; /* S3 */
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;
     int overwrite;
@@ -46,10 +47,10 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
 void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
                        const char *extra, int quiet);
 
-/* A URL (s3://bucket/x, any scheme://) given where a local path belongs is
- * refused, so it never becomes a folder named "s3:". Returns 0, or EXIT_USAGE
- * after printing the problem. */
-int cli_refuse_url(const char *opt, const char *value);
+/* A URL (any scheme://) given where a local path belongs is refused, so it
+ * never becomes a folder named "s3:"; with s3_ok, s3://bucket/key is a path
+ * ddbpipe writes to. Returns 0, or EXIT_USAGE after printing the problem. */
+int cli_refuse_url(const char *opt, const char *value, int s3_ok);
 
 /* Parses a --segment-range "A-B" (0 <= A <= B). Returns 0, or -1 when it is
  * malformed (*first and *last untouched). */

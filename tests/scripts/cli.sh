@@ -45,17 +45,34 @@ check bad-delimiter 2 "$bin" export x --out "$tmp/o" --delimiter ':'
 check bad-types 2 "$bin" export x --out "$tmp/o" --types age=INT
 check unknown-entity 2 "$bin" encode x.csv --out "$tmp/o" --mapping "$root/formats/favorites.json" --entity Nope
 
-# a URL where a local path belongs is refused before anything is written (no ./s3:/bucket/...)
+# a URL where a local path belongs is refused before anything is written (no ./s3:/bucket/...);
+# s3:// is a place ddbpipe writes to, but for the state (kept on the local disk with its spool)
 printf '{"Item":{"pk":{"S":"x"}}}\n' >"$tmp/url-in.json"
 mkdir -p "$tmp/cwd"
 for opt in out rejects unmatched summary state; do
-    for url in s3://bucket/prefix HTTPS://host/x file:///tmp/x; do
+    urls="HTTPS://host/x file:///tmp/x"
+    [ "$opt" = state ] && urls="s3://bucket/prefix $urls"
+    for url in $urls; do
         args=(export "$tmp/url-in.json" --out "$tmp/o-url")
         [ "$opt" = out ] && args=(export "$tmp/url-in.json")
         check "url-$opt-$url" 2 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "$bin" "${args[@]}" \
             "--$opt" "$url" && expect_in "$tmp/stderr" "--$opt $url: a URL"
     done
 done
+# accepted: the run goes to S3 (here an endpoint that refuses connections), never to a local s3: folder
+s3env=(env AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=y
+    AWS_REGION=us-east-1 AWS_ENDPOINT_URL_S3=http://127.0.0.1:9)
+printf '{"Item":{"pk":{"S":"x"}}}\nnot json\n' >"$tmp/url-bad.json"
+check url-out-s3 5 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
+    "$tmp/url-in.json" --out s3://bucket/prefix --max-attempts 1 && expect_in "$tmp/stderr" "PutObject"
+check url-rejects-s3 4 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
+    "$tmp/url-bad.json" --out "$tmp/o-url3" --rejects s3://bucket/r.ndjson --max-attempts 1 &&
+    expect_in "$tmp/stderr" "s3://bucket/r.ndjson"
+check url-summary-s3 4 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
+    "$tmp/url-in.json" --out "$tmp/o-url4" --summary s3://bucket/s.json --max-attempts 1 &&
+    expect_in "$tmp/stderr" "cannot write the summary: s3://bucket/s.json"
+check url-unmatched-s3 0 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" \
+    export "$tmp/url-in.json" --out "$tmp/o-url5" --unmatched s3://bucket/u.ndjson --max-attempts 1
 [ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: a URL became a local path: $(ls -A "$tmp/cwd")" >&2; failures=$((failures + 1)); }
 [ ! -e "$tmp/o-url" ] || { echo "FAIL: output written despite a refused URL" >&2; failures=$((failures + 1)); }
 check url-like-local-path 0 "$bin" export "$tmp/url-in.json" --out "$tmp/o-url2/a:b"
