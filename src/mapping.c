@@ -19,8 +19,8 @@ typedef struct loader {
     ddb_error *err;
 } loader;
 
-__attribute__((format(printf, 3, 4))) static int bad(loader *ld, const char *path, const char *fmt,
-                                                     ...)
+__attribute__((format(printf, 3, 4))) static int bad(loader *ld, const char *path,
+                                                     const char *fmt, ...)
 {
     char reason[700];
     va_list ap;
@@ -52,8 +52,8 @@ static int check_props(loader *ld, const char *path, json_object *obj, const cha
     return 0;
 }
 
-static int get_string(loader *ld, const char *path, json_object *obj, const char *key, int required,
-                      const char **out)
+static int get_string(loader *ld, const char *path, json_object *obj, const char *key,
+                      int required, const char **out)
 {
     json_object *v;
     *out = NULL;
@@ -131,9 +131,8 @@ static int parse_key_attr(loader *ld, const char *path, json_object *obj, ddb_ke
 static int parse_index(loader *ld, const char *path, json_object *obj, const ddb_table_def *t,
                        ddb_index_def *out)
 {
-    static const char *const props[] = {"name",        "type",       "partitionKey",
-                                        "sortKey",     "projection", "nonKeyAttributes",
-                                        "description", NULL};
+    static const char *const props[] = {"name",       "type",       "partitionKey", "sortKey",
+                                        "projection", "nonKeyAttributes", "description", NULL};
     char sub[256];
     const char *name, *kind, *proj;
     json_object *v;
@@ -151,8 +150,7 @@ static int parse_index(loader *ld, const char *path, json_object *obj, const ddb
         return bad(ld, path, "\"type\" must be \"GSI\" or \"LSI\", not \"%s\"", kind);
     if (json_object_object_get_ex(obj, "partitionKey", &v)) {
         if (!out->global)
-            return bad(ld, path,
-                       "an LSI shares the table's partition key; remove \"partitionKey\"");
+            return bad(ld, path, "an LSI shares the table's partition key; remove \"partitionKey\"");
         snprintf(sub, sizeof(sub), "%s.partitionKey", path);
         if ((rc = parse_key_attr(ld, sub, v, &out->pk)) != 0)
             return rc;
@@ -204,8 +202,8 @@ static ddb_type table_attr_type(const ddb_table_def *t, const char *attr, ddb_ke
 
 static int parse_table(loader *ld, json_object *obj, ddb_table_def *t)
 {
-    static const char *const props[] = {
-        "name", "partitionKey", "sortKey", "indexes", "entityTypeAttribute", "description", NULL};
+    static const char *const props[] = {"name",    "partitionKey",        "sortKey",
+                                        "indexes", "entityTypeAttribute", "description", NULL};
     json_object *v;
     const char *name, *type_attr;
     int rc;
@@ -266,9 +264,9 @@ static int parse_format(loader *ld, const char *path, const char *s, ddb_field_f
 
 static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field *f)
 {
-    static const char *const props[] = {"name",     "type",        "attribute", "aliases", "pad",
-                                        "store",    "required",    "enum",      "pattern", "format",
-                                        "generate", "description", NULL};
+    static const char *const props[] = {"name",    "type",   "attribute", "aliases",
+                                        "pad",     "store",  "required",  "enum",
+                                        "pattern", "format", "generate", "description", NULL};
     const char *name, *type, *attr, *pattern, *format;
     json_object *v;
     int rc;
@@ -325,7 +323,7 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
 static int parse_entity(loader *ld, const char *path, json_object *obj, const ddb_table_def *t,
                         ddb_entity *e)
 {
-    static const char *const props[] = {"name",       "typeValue",   "keys", "fields",
+    static const char *const props[] = {"name",       "typeValue", "keys", "fields",
                                         "undeclared", "description", NULL};
     char sub[300];
     const char *name, *type_value, *undeclared;
@@ -341,9 +339,8 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
         (rc = get_string(ld, path, obj, "undeclared", 0, &undeclared)) != 0)
         return rc;
     if (strchr(name, '/') || name[0] == '.' || name[0] == '_')
-        return bad(ld, path,
-                   "entity name \"%s\" must not start with '.' or '_' or contain '/'"
-                   " (it names output files)",
+        return bad(ld, path, "entity name \"%s\" must not start with '.' or '_' or contain '/'"
+                             " (it names output files)",
                    name);
     e->name = strdup(name);
     e->type_value = strdup(type_value ? type_value : name);
@@ -402,14 +399,15 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
                 tp->attr = strdup(attr);
                 tp->attr_type = atype;
                 tp->role = role;
-                if ((rc = ddb_template_compile(tp, json_object_get_string(tv), e, sub, ld->err)) !=
-                    0)
+                if ((rc = ddb_template_compile(tp, json_object_get_string(tv), e, sub,
+                                               ld->err)) != 0)
                     return ddb_error_prefix(ld->err, "mapping %s: ", ld->name);
             }
         }
     }
     if (e->n_keys == 0 || e->keys[0].role != DDB_ROLE_PK)
-        return bad(ld, path, "\"keys\" needs a template for the partition key \"%s\"", t->pk.name);
+        return bad(ld, path, "\"keys\" needs a template for the partition key \"%s\"",
+                   t->pk.name);
     if (t->sk.name != NULL && (e->n_keys < 2 || e->keys[1].role != DDB_ROLE_SK))
         return bad(ld, path, "\"keys\" needs a template for the sort key \"%s\"", t->sk.name);
 

@@ -37,15 +37,15 @@ typedef enum ddb_undeclared_policy {
 } ddb_undeclared_policy;
 
 typedef struct ddb_field {
-    char *name;      /* record field name */
-    ddb_type type;   /* declared type */
-    char *attribute; /* stored attribute name (default: name) */
-    char **aliases;  /* other stored names accepted on decode */
+    char *name;        /* record field name */
+    ddb_type type;     /* declared type */
+    char *attribute;   /* stored attribute name (default: name) */
+    char **aliases;    /* other stored names accepted on decode */
     size_t n_aliases;
-    int pad;          /* N in key strings: integer part zero-padded to this width */
-    int store;        /* written as its own attribute on encode */
-    int required;     /* encode rejects a record without it */
-    int in_table_key; /* appears in the partition or sort key template */
+    int pad;           /* N in key strings: integer part zero-padded to this width */
+    int store;         /* written as its own attribute on encode */
+    int required;      /* encode rejects a record without it */
+    int in_table_key;  /* appears in the partition or sort key template */
     /* constraints, checked wherever the value appears */
     char **enum_values;
     size_t n_enum;
@@ -53,36 +53,36 @@ typedef struct ddb_field {
     regex_t pattern;
     int has_pattern;
     ddb_field_format format;
-    struct ddb_gen_spec *gen; /* "generate": how `generate` makes values (NULL: from the above) */
+    struct ddb_gen_spec *gen; /* "generate": how values are made up (NULL: from the above) */
 } ddb_field;
 
 typedef enum ddb_key_role {
-    DDB_ROLE_PK = 0,  /* table partition key */
-    DDB_ROLE_SK,      /* table sort key */
-    DDB_ROLE_INDEX,   /* a secondary-index key attribute */
-    DDB_ROLE_COMPUTED /* any other computed attribute */
+    DDB_ROLE_PK = 0,   /* table partition key */
+    DDB_ROLE_SK,       /* table sort key */
+    DDB_ROLE_INDEX,    /* a secondary-index key attribute */
+    DDB_ROLE_COMPUTED  /* any other computed attribute */
 } ddb_key_role;
 
 typedef struct ddb_tpl_seg {
     const char *lit; /* literal text (field < 0) */
     size_t lit_len;
-    int field; /* index into the entity's fields, or -1 for a literal */
+    int field;       /* index into the entity's fields, or -1 for a literal */
 } ddb_tpl_seg;
 
 typedef struct ddb_template {
-    char *attr;         /* attribute the template computes */
-    ddb_type attr_type; /* S, N or B */
+    char *attr;        /* attribute the template computes */
+    ddb_type attr_type;/* S, N or B */
     ddb_key_role role;
-    char *text;      /* the template as written */
-    char *lit_store; /* unescaped literal text the segments point into */
+    char *text;        /* the template as written */
+    char *lit_store;   /* unescaped literal text the segments point into */
     ddb_tpl_seg *segs;
     size_t n_segs;
 } ddb_template;
 
 typedef struct ddb_entity {
     char *name;
-    char *type_value;   /* value of the table's entity-type attribute */
-    ddb_template *keys; /* pk first, then sk, then the rest in declared order */
+    char *type_value;          /* value of the table's entity-type attribute */
+    ddb_template *keys;        /* pk first, then sk, then the rest in declared order */
     size_t n_keys;
     ddb_field *fields;
     size_t n_fields;
@@ -91,26 +91,26 @@ typedef struct ddb_entity {
 
 typedef struct ddb_index_def {
     char *name;
-    int global;       /* GSI (1) or LSI (0) */
-    ddb_key_attr pk;  /* LSI: the table's partition key */
-    ddb_key_attr sk;  /* name NULL when the index has no sort key */
-    char *projection; /* ALL, KEYS_ONLY or INCLUDE */
-    char **non_key;   /* INCLUDE projection attributes */
+    int global;            /* GSI (1) or LSI (0) */
+    ddb_key_attr pk;       /* LSI: the table's partition key */
+    ddb_key_attr sk;       /* name NULL when the index has no sort key */
+    char *projection;      /* ALL, KEYS_ONLY or INCLUDE */
+    char **non_key;        /* INCLUDE projection attributes */
     size_t n_non_key;
 } ddb_index_def;
 
 typedef struct ddb_table_def {
     char *name;
     ddb_key_attr pk;
-    ddb_key_attr sk; /* name NULL without a sort key */
-    char *type_attr; /* entity-type attribute, or NULL */
+    ddb_key_attr sk;         /* name NULL without a sort key */
+    char *type_attr;         /* entity-type attribute, or NULL */
     ddb_index_def *indexes;
     size_t n_indexes;
-    ddb_key_schema schema; /* for item validation */
+    ddb_key_schema schema;   /* for item validation */
 } ddb_table_def;
 
 typedef struct ddb_mapping {
-    char *path; /* file it was loaded from, for messages */
+    char *path;              /* file it was loaded from, for messages */
     ddb_table_def table;
     ddb_entity *entities;
     size_t n_entities;
@@ -156,8 +156,8 @@ typedef struct ddb_decoded {
  * value that does not convert to its declared type, an undeclared attribute
  * under the "reject" policy. Record values may point into the item's memory.
  */
-int ddb_mapping_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
-                       ddb_error *err);
+int ddb_mapping_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item,
+                       ddb_arena *a, ddb_error *err);
 
 /*
  * Decodes only the key attributes of an item (a delete in an incremental
@@ -196,6 +196,7 @@ int ddb_value_convert(ddb_value *out, const ddb_value *v, ddb_type want, ddb_are
 
 /* Interprets a plain-JSON tree in DynamoDB JSON shape ({"S":"x"} parsed as a
  * map) as the typed value it spells. Used for `_extra`. */
-int ddb_value_from_typed_json(ddb_value *out, const ddb_value *plain, ddb_arena *a, ddb_error *err);
+int ddb_value_from_typed_json(ddb_value *out, const ddb_value *plain, ddb_arena *a,
+                              ddb_error *err);
 
 #endif
