@@ -290,8 +290,13 @@ static void put_words(ddb_buf *b, ddb_rng *r, unsigned lo, unsigned hi, int capi
     }
 }
 
+/* A word in lower-case ASCII for a URL or an address; nothing when the
+ * word has other letters (a path of "smrgs" from "smörgås" reads badly). */
 static void put_ascii_lower(ddb_buf *b, const char *s)
 {
+    for (const char *p = s; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            return;
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
@@ -299,6 +304,17 @@ static void put_ascii_lower(ddb_buf *b, const char *s)
         else if (c >= 'A' && c <= 'Z')
             ddb_buf_putc(b, (char)(c - 'A' + 'a'));
     }
+}
+
+/* A list entry that is plain ASCII, lower-cased (a few tries, then fallback). */
+static void put_ascii_pick(ddb_buf *b, ddb_rng *r, const char *const *list, size_t n,
+                           const char *fallback)
+{
+    size_t before = b->len;
+    for (int tries = 0; tries < 4 && b->len == before; tries++)
+        put_ascii_lower(b, PICK(r, list, n));
+    if (b->len == before)
+        ddb_buf_puts(b, fallback);
 }
 
 static void random_text(ddb_buf *b, int kind, ddb_rng *r, uint64_t place)
@@ -311,22 +327,16 @@ static void random_text(ddb_buf *b, int kind, ddb_rng *r, uint64_t place)
         ddb_buf_puts(b, id);
         break;
     case T_EMAIL:
-        put_ascii_lower(b, PICK(r, gen_first_names, gen_n_first_names));
+        put_ascii_pick(b, r, gen_first_names, gen_n_first_names, "user");
         ddb_buf_putc(b, '.');
-        put_ascii_lower(b, PICK(r, gen_last_names, gen_n_last_names));
+        put_ascii_pick(b, r, gen_last_names, gen_n_last_names, "mail");
         ddb_buf_printf(b, "%u@%s", (unsigned)ddb_rng_below(r, 100),
                        PICK(r, gen_domains, gen_n_domains));
         break;
     case T_URL:
         id_text(id, ddb_rng_below(r, ID_SPACE));
         ddb_buf_printf(b, "https://%s/", PICK(r, gen_domains, gen_n_domains));
-        {
-            size_t before = b->len;
-            for (int tries = 0; tries < 4 && b->len == before; tries++)
-                put_ascii_lower(b, PICK(r, gen_words, gen_n_words));
-            if (b->len == before)
-                ddb_buf_puts(b, "page");
-        }
+        put_ascii_pick(b, r, gen_words, gen_n_words, "page");
         ddb_buf_printf(b, "/%s", id);
         break;
     case T_PHONE:

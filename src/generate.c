@@ -17,6 +17,7 @@
 
 #include "ddbpipe/canon.h"
 #include "ddbpipe/generate.h"
+#include "ddbpipe/number.h"
 #include "ddbpipe/rng.h"
 #include "gen_internal.h"
 
@@ -52,8 +53,18 @@ typedef struct gpool {
     int fixed; /* "distinct" on a pool field sets the size */
 } gpool;
 
+/* Which attempt made a record valid, for records made again as parents. */
+#define CACHE_SLOTS 16384
+typedef struct cache_slot {
+    uint64_t index;
+    uint32_t entity; /* + 1; 0 = empty */
+    uint32_t attempt;
+} cache_slot;
+
 struct ddb_generator {
     const ddb_mapping *m;
+    cache_slot *cache; /* written by const functions: the plan never changes, the cache
+                          only saves work */
     uint64_t seed;
     gent *ents;
     size_t n;
@@ -70,10 +81,34 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
     return a > GEN_UNBOUNDED / b ? GEN_UNBOUNDED : a * b;
 }
 
-/* Records of an entity with `count` records and modulus M under owner u. */
+/*
+ * Records are laid out owner by owner: of `count` records over M owners, the
+ * first count % M owners hold count / M + 1 records and the others count / M.
+ * Consecutive records then share their owner, and a child's parents (of the
+ * same owner) are made again from the attempt cache instead of checked anew.
+ */
 static uint64_t owned(uint64_t count, uint64_t modulus, uint64_t u)
 {
-    return u < count && u < modulus ? (count - 1 - u) / modulus + 1 : 0;
+    uint64_t q = count / modulus, r = count % modulus;
+    return u >= modulus ? 0 : u < r ? q + 1 : q;
+}
+
+static void locate(uint64_t count, uint64_t modulus, uint64_t j, uint64_t *u, uint64_t *m)
+{
+    uint64_t q = count / modulus, r = count % modulus, big = r * (q + 1);
+    if (j < big) {
+        *u = j / (q + 1);
+        *m = j % (q + 1);
+    } else {
+        *u = r + (j - big) / q;
+        *m = (j - big) % q;
+    }
+}
+
+static uint64_t index_of(uint64_t count, uint64_t modulus, uint64_t u, uint64_t m)
+{
+    uint64_t q = count / modulus, r = count % modulus;
+    return u < r ? u * (q + 1) + m : r * (q + 1) + (u - r) * q + m;
 }
 
 static uint64_t combinations(const ddb_generator *g, const gent *t, uint64_t u);
@@ -410,7 +445,8 @@ int ddb_generator_new(ddb_generator **out, const ddb_mapping *m, const uint64_t 
     int rc = 0;
 
     *out = NULL;
-    if (g == NULL || (g->ents = calloc(m->n_entities, sizeof(gent))) == NULL) {
+    if (g == NULL || (g->ents = calloc(m->n_entities, sizeof(gent))) == NULL ||
+        (g->cache = calloc(CACHE_SLOTS, sizeof(cache_slot))) == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
@@ -453,6 +489,7 @@ void ddb_generator_free(ddb_generator *g)
     free(g->pools);
     free(g->ents);
     free(g->order);
+    free(g->cache);
     free(g);
 }
 
@@ -490,55 +527,84 @@ static int tuple_nth(const gent *t, const size_t *fields, size_t n, uint64_t k, 
 static int make_record(const ddb_generator *g, size_t e, uint64_t j, int attempt, ddb_map *rec,
                        ddb_arena *a, ddb_error *err);
 
-/* One record that encodes and decodes back to itself; *item gets the item. */
+/* Do two records hold the same values (numbers by value)? */
+static int same_record(const ddb_map *a, const ddb_map *b)
+{
+    if (a->count != b->count)
+        return 0;
+    for (size_t i = 0; i < a->count; i++) {
+        const ddb_value *x = &a->attrs[i].value;
+        const ddb_value *y = ddb_map_get(b, a->attrs[i].name.ptr, a->attrs[i].name.len);
+        if (y == NULL || x->type != y->type)
+            return 0;
+        if (ddb_value_equal(x, y))
+            continue;
+        if (x->type == DDB_TYPE_N
+                ? ddb_number_compare_text(x->u.s.ptr, x->u.s.len, y->u.s.ptr, y->u.s.len, NULL) != 0
+                : ddb_canon_equal(x, y) != 1)
+            return 0;
+    }
+    return 1;
+}
+
+static int mismatch(ddb_error *err, const ddb_map *made, const ddb_map *back)
+{
+    ddb_buf x = DDB_BUF_INIT, y = DDB_BUF_INIT;
+    ddb_canon_map(&x, made);
+    ddb_canon_map(&y, back);
+    ddb_error_set(err, DDB_EINVAL, "the record does not decode back as made: %s became %s",
+                  x.ptr ? x.ptr : "?", y.ptr ? y.ptr : "?");
+    ddb_buf_dispose(&x);
+    ddb_buf_dispose(&y);
+    return DDB_EINVAL;
+}
+
+/* Makes one attempt at record j and checks that it encodes and decodes back
+ * to itself. */
+static int attempt_record(const ddb_generator *g, size_t e, uint64_t j, int attempt, ddb_map *rec,
+                          ddb_item *item, ddb_arena *a, ddb_error *err)
+{
+    const ddb_entity *E = g->ents[e].e;
+    ddb_decoded d;
+    int rc;
+    if ((rc = make_record(g, e, j, attempt, rec, a, err)) != 0 ||
+        (rc = ddb_mapping_encode(item, g->m, E, rec, 1, a, err)) != 0 ||
+        (rc = ddb_mapping_decode(&d, g->m, item, a, err)) != 0)
+        return rc;
+    if (d.entity != E)
+        return ddb_error_set(err, DDB_EINVAL,
+                             "the item decodes as a %s record: the mapping cannot tell %s items "
+                             "from %s items",
+                             d.entity->name, E->name, d.entity->name);
+    return same_record(rec, &d.record) ? 0 : mismatch(err, rec, &d.record);
+}
+
+/* Record j of entity e: the first attempt that round-trips. With item NULL
+ * (a parent made again for a child) an attempt found before is trusted. */
 static int valid_record(const ddb_generator *g, size_t e, uint64_t j, ddb_map *rec, ddb_item *item,
                         ddb_arena *a, ddb_error *err)
 {
-    const ddb_entity *E = g->ents[e].e;
-    ddb_buf x = DDB_BUF_INIT, y = DDB_BUF_INIT;
+    cache_slot *slot = &g->cache[ddb_hash_combine(j, e) & (CACHE_SLOTS - 1)];
+    ddb_item it;
     int rc = 0;
 
+    if (item == NULL && slot->entity == e + 1 && slot->index == j)
+        return make_record(g, e, j, (int)slot->attempt, rec, a, err);
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-        ddb_decoded d;
-        ddb_item it;
-        if ((rc = make_record(g, e, j, attempt, rec, a, err)) != 0)
-            break;
-        rc = ddb_mapping_encode(&it, g->m, E, rec, 1, a, err);
-        if (rc == 0)
-            rc = ddb_mapping_decode(&d, g->m, &it, a, err);
-        if (rc == 0 && d.entity != E)
-            rc = ddb_error_set(err, DDB_EINVAL,
-                               "the item decodes as a %s record: the mapping "
-                               "cannot tell %s items from %s items",
-                               d.entity->name, E->name, d.entity->name);
+        rc = attempt_record(g, e, j, attempt, rec, &it, a, err);
         if (rc == 0) {
-            ddb_buf_clear(&x);
-            ddb_buf_clear(&y);
-            ddb_canon_map(&x, rec);
-            ddb_canon_map(&y, &d.record);
-            if (x.oom || y.oom) {
-                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-                break;
-            }
-            if (x.len != y.len || memcmp(x.ptr, y.ptr, x.len) != 0)
-                rc = ddb_error_set(err, DDB_EINVAL,
-                                   "the record does not decode back as made: "
-                                   "%s became %s",
-                                   x.ptr, y.ptr);
-        }
-        if (rc == 0) {
+            slot->entity = (uint32_t)e + 1;
+            slot->index = j;
+            slot->attempt = (uint32_t)attempt;
             if (item)
                 *item = it;
-            break;
+            return 0;
         }
         if (rc == DDB_ENOMEM)
-            break;
+            return rc;
     }
-    ddb_buf_dispose(&x);
-    ddb_buf_dispose(&y);
-    if (rc != 0 && rc != DDB_ENOMEM)
-        ddb_error_prefix(err, "cannot make %s record %llu: ", E->name, (unsigned long long)j);
-    return rc;
+    return ddb_error_prefix(err, "cannot make %s record %llu: ", g->ents[e].e->name,
+                            (unsigned long long)j);
 }
 
 /* The parent records of child record (u, g) of t, in parent order. */
@@ -554,7 +620,7 @@ static int parent_records(const ddb_generator *g, const gent *t, uint64_t u, uin
                                  P->e->name);
         d = combo % c;
         combo /= c;
-        idx = t->aligned[p] ? u + P->modulus * d : d;
+        idx = t->aligned[p] ? index_of(P->count, P->modulus, u, d) : d;
         if ((rc = valid_record(g, (size_t)t->parents[p], idx, &recs[p], NULL, a, err)) != 0)
             return rc;
     }
@@ -576,11 +642,13 @@ static int key_values(const ddb_generator *g, const gent *t, uint64_t j, ddb_val
                       unsigned char *have, ddb_arena *a, ddb_error *err)
 {
     const ddb_entity *E = t->e;
-    uint64_t u = j % t->modulus, m = j / t->modulus, combos = combinations(g, t, u), group;
+    uint64_t u, m, combos, group;
     ddb_map prec[MAX_PARENTS];
     ddb_value rest[64];
     int rc;
 
+    locate(t->count, t->modulus, j, &u, &m);
+    combos = combinations(g, t, u);
     if (combos == 0)
         return ddb_error_set(err, DDB_EINVAL, "%s has no parent records to refer to", E->name);
     /* A permutation of the combinations, so neighbouring records do not share

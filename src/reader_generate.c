@@ -69,12 +69,11 @@ static int gen_skip_to(ddb_reader *base, uint64_t pos, ddb_error *err)
     return 0;
 }
 
+/* Frees what is the generator reader's own; ddb_reader_free frees the name
+ * and the struct. */
 static void gen_free(ddb_reader *base)
 {
-    gen_reader *r = (gen_reader *)base;
-    ddb_arena_free(r->arena);
-    free(r->base.name);
-    free(r);
+    ddb_arena_free(((gen_reader *)base)->arena);
 }
 
 static const ddb_reader_vtable gen_vt = {gen_next, gen_free};

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "ddbpipe/checkpoint.h"
+#include "ddbpipe/generate.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/output_null.h"
@@ -37,7 +38,8 @@ enum {
     G_AWS = 1 << 8,
     G_DRY = 1 << 9,
     G_COMMON = 1 << 10, /* rejects, summary, quiet, progress */
-    G_STATE = 1 << 11   /* --state, --resume */
+    G_STATE = 1 << 11,  /* --state, --resume */
+    G_GEN = 1 << 12     /* generate: --count, --seed, records made up instead of inputs */
 };
 
 typedef struct grouped_opt {
@@ -77,7 +79,8 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     ddb_mapping *mapping = NULL, *to_mapping = NULL;
     ddb_output *output = NULL;
     ddb_rejects *rejects = NULL;
-    ddb_reader *scan = NULL;
+    ddb_reader *scan = NULL, *gen_reader = NULL;
+    ddb_generator *gen = NULL;
     ddb_type_hint *types = NULL;
     size_t n_types = 0;
     ddb_pipeline_opts po;
@@ -111,8 +114,17 @@ static int run_command(const run_spec *spec, int argc, char **argv)
           "the entity of the input records (default: from the file name)"}},
         {G_SCAN, {"table", OPT_STRING, &a.table, "NAME", "read this table (parallel Scan)"}},
         {G_IMPORT, {"table", OPT_STRING, &a.table, "NAME", "the table to write"}},
+        {G_GEN,
+         {"count", OPT_STRING, &a.count, "ENTITY=N,...",
+          "records to make per entity (k, M, G allowed); a bare N: for every entity not named"}},
+        {G_GEN,
+         {"seed", OPT_UINT, &a.seed, "N",
+          "seed of the made-up values (default 0): the same "
+          "seed, mapping and counts give the same bytes"}},
+        {G_GEN,
+         {"table", OPT_STRING, &a.table, "NAME", "write the items into this table, not files"}},
         {G_MIGRATE, {"to-table", OPT_STRING, &a.to_table, "NAME", "the table to write"}},
-        {G_IMPORT | G_MIGRATE,
+        {G_IMPORT | G_MIGRATE | G_GEN,
          {"create-table", OPT_FLAG, &a.create_table, NULL,
           "create the target table with all its indexes from the mapping "
           "if it does not exist"}},
@@ -131,7 +143,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         {G_SCAN,
          {"max-rcu", OPT_UINT, &a.max_rcu, "N",
           "read at most N capacity units per second (as DynamoDB reports them)"}},
-        {G_IMPORT | G_MIGRATE,
+        {G_IMPORT | G_MIGRATE | G_GEN,
          {"max-wcu", OPT_UINT, &a.max_wcu, "N",
           "write at most N capacity units per second (as DynamoDB reports "
           "them; also sizes the --dry-run estimate)"}},
@@ -200,7 +212,20 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         int scanning = (spec->groups & G_SCAN) && a.table != NULL;
         char hint[256];
         snprintf(hint, sizeof(hint), "ddbpipe %s", cmd->usage);
-        if (n_inputs == 0 && !scanning) {
+        if ((spec->groups & G_GEN) && n_inputs > 0) {
+            cli_error(hint, "generate reads no input; it makes records from the mapping");
+            goto done;
+        }
+        if ((spec->groups & G_GEN) && (a.mapping == NULL || a.count == NULL)) {
+            cli_error("e.g. --mapping formats/favorites.json --count Tag=100,FavoriteData=1k",
+                      "generate needs --mapping and --count");
+            goto done;
+        }
+        if ((spec->groups & G_GEN) && a.table && a.out) {
+            cli_error(hint, "give either --out DIR or --table, not both");
+            goto done;
+        }
+        if (n_inputs == 0 && !scanning && !(spec->groups & G_GEN)) {
             cli_error(hint,
                       (spec->groups & G_SCAN)
                           ? "no input given (files, an export folder, - for stdin, or --table)"
@@ -211,7 +236,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             cli_error(hint, "give either input files or --table, not both");
             goto done;
         }
-        if ((spec->groups & G_OUT) && a.out == NULL) {
+        if ((spec->groups & G_OUT) && a.out == NULL && !((spec->groups & G_GEN) && a.table)) {
             cli_error(hint, "--out DIR is required");
             goto done;
         }
@@ -320,6 +345,19 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     po.reader.max_line = a.max_line;
     po.reader.no_verify = a.no_verify;
     po.reader.entity = a.entity;
+    if (spec->groups & G_GEN) {
+        /* Records come from the generator; items for a table or ddb-json files
+         * are decoded and encoded again, so every entity is counted by name. */
+        if ((code = cli_generator_open(&gen, &gen_reader, mapping, &a)) != 0)
+            goto done;
+        code = EXIT_USAGE;
+        po.readers = &gen_reader;
+        po.n_readers = 1;
+        if (a.table || (a.format && strcmp(a.format, "ddb-json") == 0)) {
+            po.mode = DDB_MODE_CONVERT;
+            po.to_mapping = mapping;
+        }
+    }
     if (a.input_format && ddb_input_format_parse(&po.reader.format, a.input_format) != 0) {
         cli_error("use ddb-json, scan, ndjson, csv or export", "unknown --input-format \"%s\"",
                   a.input_format);
@@ -327,7 +365,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     }
 
     /* DynamoDB: a table to scan and/or a table to write. */
-    target_table = (spec->groups & G_IMPORT) ? a.table : a.to_table;
+    target_table = (spec->groups & (G_IMPORT | G_GEN)) ? a.table : a.to_table;
     if (((spec->groups & G_SCAN) && a.table) || target_table) {
         if ((code = cli_connect(&conn, &a.aws)) != 0)
             goto done;
@@ -406,16 +444,16 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         fo.gzip = a.gzip;
         fo.delimiter = a.out_delimiter;
         fo.mapping = mapping;
-        fo.records = spec->mode == DDB_MODE_EXPORT;
+        fo.records = po.mode == DDB_MODE_EXPORT;
         fo.single_name = "items";
         fo.resumable = a.state != NULL;
         fo.resume_state = state ? state->outputs : NULL;
-        fo.format = spec->mode == DDB_MODE_EXPORT ? DDB_OUT_NDJSON : DDB_OUT_DDBJSON;
+        fo.format = po.mode == DDB_MODE_EXPORT ? DDB_OUT_NDJSON : DDB_OUT_DDBJSON;
         if (a.format && ddb_out_format_parse(&fo.format, a.format) != 0) {
             cli_error("use ndjson, csv or ddb-json", "unknown --format \"%s\"", a.format);
             goto done;
         }
-        if (spec->mode != DDB_MODE_EXPORT && fo.format != DDB_OUT_DDBJSON) {
+        if (po.mode != DDB_MODE_EXPORT && fo.format != DDB_OUT_DDBJSON) {
             cli_error("items are written as DynamoDB JSON (the Import from S3 form)",
                       "--format %s is not available for %s", a.format, spec->name);
             goto done;
@@ -466,6 +504,8 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         progress.scan = scan;
         if (scan)
             progress.total_items = scan->expected_items;
+        if (gen)
+            progress.total_items = ddb_generator_total(gen);
         for (size_t i = 0; i < n_inputs; i++) {
             struct stat st;
             if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st) == 0 && S_ISREG(st.st_mode))
@@ -562,6 +602,8 @@ done:
     ddb_summary_dispose(&s);
     ddb_output_free(output);
     ddb_reader_free(scan);
+    ddb_reader_free(gen_reader);
+    ddb_generator_free(gen);
     ddb_rejects_free(rejects);
     ddb_table_info_free(target);
     ddb_table_info_free(source_info);
@@ -585,6 +627,7 @@ static const run_spec specs[] = {
      G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_STATE},
     {"migrate", DDB_MODE_CONVERT,
      G_MAP | G_TOMAP | G_IN | G_SCAN | G_MIGRATE | G_AWS | G_DRY | G_COMMON | G_STATE},
+    {"generate", DDB_MODE_EXPORT, G_OUT | G_MAP | G_GEN | G_AWS | G_DRY | G_COMMON | G_STATE},
 };
 
 static int run_named(const char *name, int argc, char **argv)
@@ -623,4 +666,9 @@ int cmd_import(int argc, char **argv)
 int cmd_migrate(int argc, char **argv)
 {
     return run_named("migrate", argc, argv);
+}
+
+int cmd_generate(int argc, char **argv)
+{
+    return run_named("generate", argc, argv);
 }

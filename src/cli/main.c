@@ -31,8 +31,7 @@ const cli_command cli_commands[] = {
      "DynamoDB JSON (OUT/<Entity>.json). The entity comes from --entity or the file\n"
      "name: Tag.csv holds Tag records, Tag.deletes.csv holds Tag keys to delete.",
      cmd_encode},
-    {"validate", "validate INPUT... [--mapping FILE]",
-     "check inputs without writing anything",
+    {"validate", "validate INPUT... [--mapping FILE]", "check inputs without writing anything",
      "Reads everything, writes nothing, and reports every problem: unreadable records,\n"
      "item rule violations, items that do not fit their entity, and items that would\n"
      "change if encoded again. Record files named after an entity are checked by\n"
@@ -56,6 +55,22 @@ const cli_command cli_commands[] = {
      "with mapping B and writes it to DST. --dry-run does everything but the writes and\n"
      "reports what would be written and the write capacity it would take.",
      cmd_migrate},
+    {"generate",
+     "generate --mapping FILE --count ENTITY=N,... (--out DIR [--format ndjson|csv|ddb-json] | "
+     "--table NAME) [--seed N]",
+     "make up realistic records for every entity of a mapping",
+     "Makes records for the entities of a mapping from nothing: each field's type, enum,\n"
+     "format, pattern and pad are honoured, and a field's \"generate\" property in the\n"
+     "mapping can ask for a range, a list of values with weights, a distribution, a\n"
+     "number of distinct values or a share of absent ones (formats/README.md).\n"
+     "Records are consistent across entities: an entity whose fields hold every key\n"
+     "field of another (FavoriteDataTag: userId, dataId, tagId) refers to existing records\n"
+     "of it, of the same user. Every record is encoded and decoded back before it is\n"
+     "written. The same --seed, mapping and counts give the same bytes.\n"
+     "--format ndjson or csv writes records (OUT/<Entity>.<ext>); ddb-json writes items\n"
+     "(OUT/<Entity>.json) that export --mapping decodes with no reject; --table writes\n"
+     "the items into a table with BatchWriteItem (--create-table creates it first).",
+     cmd_generate},
     {"create-table", "create-table --mapping FILE [--table NAME] [--if-not-exists]",
      "create a table and all its indexes from a mapping",
      "Creates the mapping's table (or --table NAME) with its key schema and every GSI and\n"

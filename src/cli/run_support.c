@@ -180,13 +180,15 @@ int cli_build_fingerprint(ddb_buf *b, const run_spec *spec, const run_args *a,
     ddb_buf_printf(&opts,
                    "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
                    "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%llu "
-                   "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s",
+                   "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
+                   "count=%s seed=%llu",
                    a->format ? a->format : "", a->gzip, a->out_delimiter,
                    a->input_format ? a->input_format : "", a->delimiter, a->types ? a->types : "",
                    a->entity ? a->entity : "", a->delete_all, a->no_verify,
                    (unsigned long long)a->max_line, (unsigned long long)a->segments,
                    a->segment_range ? a->segment_range : "", a->consistent_read,
-                   (unsigned long long)a->page_size, a->dry_run, a->rejects ? a->rejects : "");
+                   (unsigned long long)a->page_size, a->dry_run, a->rejects ? a->rejects : "",
+                   a->count ? a->count : "", (unsigned long long)a->seed);
     fp_field(b, "options", opts.ptr);
     ddb_buf_putc(b, '}');
     ddb_buf_dispose(&in);

@@ -23,6 +23,8 @@ typedef struct run_args {
     const char *state, *progress;
     uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu;
     cli_aws_args aws;
+    const char *count; /* generate */
+    uint64_t seed;
 } run_args;
 
 typedef struct run_spec {
@@ -49,6 +51,13 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
  * before the list of files written. */
 void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
                        const char *extra);
+
+/* generate: the generator of --count and --seed over mapping m, and the
+ * reader over it (the plan is printed unless --quiet). Returns 0 or an exit
+ * code after printing the problem. */
+struct ddb_generator;
+int cli_generator_open(struct ddb_generator **gen, ddb_reader **reader, const ddb_mapping *m,
+                       const run_args *a);
 
 /* Parses a --segment-range "A-B" (0 <= A <= B). Returns 0, or -1 when it is
  * malformed (*first and *last untouched). */
