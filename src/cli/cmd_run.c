@@ -26,22 +26,6 @@
 #include "progress.h"
 #include "run_support.h"
 
-enum {
-    G_OUT = 1 << 0,     /* file outputs */
-    G_MAP = 1 << 1,     /* --mapping */
-    G_TOMAP = 1 << 2,   /* --to-mapping */
-    G_ENTITY = 1 << 3,  /* --entity */
-    G_IN = 1 << 4,      /* file input options */
-    G_SCAN = 1 << 5,    /* a table as the source: --table + scan options */
-    G_IMPORT = 1 << 6,  /* a table as the target of import: --table, --create-table, --delete */
-    G_MIGRATE = 1 << 7, /* migrate's --to-table, --create-table */
-    G_AWS = 1 << 8,
-    G_DRY = 1 << 9,
-    G_COMMON = 1 << 10, /* rejects, summary, quiet, progress */
-    G_STATE = 1 << 11,  /* --state, --resume */
-    G_GEN = 1 << 12     /* generate: --count, --seed, records made up instead of inputs */
-};
-
 typedef struct grouped_opt {
     unsigned groups;
     cli_opt opt;
@@ -57,7 +41,38 @@ static size_t build_opts(cli_opt *out, const grouped_opt *all, size_t n, unsigne
     return k;
 }
 
-static int load_mapping(const char *path, const char *opt, ddb_mapping **out)
+int cli_open_scan(ddb_reader **scan, ddb_table_info **info, ddb_client *client, const char *table,
+                  const run_args *a)
+{
+    ddb_table_reader_opts to;
+    ddb_error err;
+    memset(&to, 0, sizeof(to));
+    if (ddb_table_describe(info, client, table, &err) != 0) {
+        cli_error(NULL, "%s", err.message);
+        return err.code == DDB_ENOTFOUND ? EXIT_INPUT : EXIT_SERVICE;
+    }
+    to.client = client;
+    to.table = table;
+    to.total_segments = (int)(a->segments ? a->segments : 4);
+    to.consistent_read = a->consistent_read;
+    to.page_size = a->page_size;
+    to.max_rcu = (double)a->max_rcu;
+    if (a->segment_range) {
+        to.has_range = 1;
+        if (cli_parse_range(a->segment_range, &to.segment_first, &to.segment_last) != 0) {
+            cli_error("write it A-B, e.g. 0-3", "bad --segment-range \"%s\"", a->segment_range);
+            return EXIT_USAGE;
+        }
+    }
+    if (ddb_reader_new_table(scan, &to, &err) != 0) {
+        cli_error("see --help for --segments and --segment-range", "%s", err.message);
+        return EXIT_USAGE;
+    }
+    (*scan)->expected_items = (*info)->item_count;
+    return 0;
+}
+
+int cli_load_mapping(const char *path, const char *opt, ddb_mapping **out)
 {
     ddb_error err;
     if (ddb_mapping_load(out, path, &err) != 0) {
@@ -67,6 +82,125 @@ static int load_mapping(const char *path, const char *opt, ddb_mapping **out)
         return EXIT_USAGE;
     }
     return 0;
+}
+
+/* The options of the pipeline commands, by group; out needs room for 64. */
+size_t cli_run_options(cli_opt *out, run_args *a, unsigned groups)
+{
+    const grouped_opt all[] = {
+        {G_OUT,
+         {"out", OPT_STRING, &a->out, "DIR", "folder for the output files (created if missing)"}},
+        {G_MAP,
+         {"mapping", OPT_STRING, &a->mapping, "FILE", "the table's mapping (formats/*.json)"}},
+        {G_TOMAP, {"to-mapping", OPT_STRING, &a->to_mapping, "FILE", "the mapping to re-key into"}},
+        {G_OUT, {"format", OPT_STRING, &a->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+        {G_OUT, {"gzip", OPT_FLAG, &a->gzip, NULL, "gzip the output files"}},
+        {G_OUT,
+         {"out-delimiter", OPT_CHAR, &a->out_delimiter, "C", "CSV output delimiter (default ,)"}},
+        {G_ENTITY,
+         {"entity", OPT_STRING, &a->entity, "NAME",
+          "the entity of the input records (default: from the file name)"}},
+        {G_SCAN, {"table", OPT_STRING, &a->table, "NAME", "read this table (parallel Scan)"}},
+        {G_IMPORT, {"table", OPT_STRING, &a->table, "NAME", "the table to write"}},
+        {G_GEN,
+         {"count", OPT_STRING, &a->count, "ENTITY=N,...",
+          "records to make per entity (k, M, G allowed); a bare N: for every entity not named"}},
+        {G_GEN,
+         {"seed", OPT_UINT, &a->seed, "N",
+          "seed of the made-up values (default 0): the same "
+          "seed, mapping and counts give the same bytes"}},
+        {G_GEN,
+         {"table", OPT_STRING, &a->table, "NAME", "write the items into this table, not files"}},
+        {G_MIGRATE, {"to-table", OPT_STRING, &a->to_table, "NAME", "the table to write"}},
+        {G_DIFF, {"table", OPT_STRING, &a->table, "NAME", "side A is this table (parallel Scan)"}},
+        {G_DIFF,
+         {"to-table", OPT_STRING, &a->to_table, "NAME", "side B is this table (parallel Scan)"}},
+        {G_DIFF,
+         {"to-mapping", OPT_STRING, &a->to_mapping, "FILE",
+          "side B's mapping, when it differs from --mapping (e.g. after a re-keying)"}},
+        {G_DIFF,
+         {"key", OPT_STRING, &a->key, "NAME[,NAME]",
+          "without a mapping: the key attributes (default: the table's key schema)"}},
+        {G_DIFF,
+         {"sample", OPT_STRING, &a->sample, "P",
+          "compare only a share of the keys, the same on both sides: 10% or 0.1"}},
+        {G_DIFF,
+         {"max-memory", OPT_UINT, &a->max_memory, "MB",
+          "memory for comparing one pair of buckets (default 256); larger ones are split"}},
+        {G_IMPORT | G_MIGRATE | G_GEN,
+         {"create-table", OPT_FLAG, &a->create_table, NULL,
+          "create the target table with all its indexes from the mapping "
+          "if it does not exist"}},
+        {G_IMPORT,
+         {"delete", OPT_FLAG, &a->delete_all, NULL,
+          "delete the items whose keys the input holds, instead of writing them"}},
+        {G_SCAN | G_DIFF,
+         {"segments", OPT_UINT, &a->segments, "N", "parallel Scan segments (default 4)"}},
+        {G_SCAN | G_DIFF,
+         {"segment-range", OPT_STRING, &a->segment_range, "A-B",
+          "scan only segments A..B of --segments (to share a table across hosts)"}},
+        {G_SCAN | G_DIFF,
+         {"consistent-read", OPT_FLAG, &a->consistent_read, NULL, "strongly consistent Scan"}},
+        {G_SCAN | G_DIFF,
+         {"page-size", OPT_UINT, &a->page_size, "N",
+          "items per Scan request (default: 1 MB pages)"}},
+        {G_SCAN | G_DIFF,
+         {"max-rcu", OPT_UINT, &a->max_rcu, "N",
+          "read at most N capacity units per second (as DynamoDB reports them)"}},
+        {G_IMPORT | G_MIGRATE | G_GEN,
+         {"max-wcu", OPT_UINT, &a->max_wcu, "N",
+          "write at most N capacity units per second (as DynamoDB reports "
+          "them; also sizes the --dry-run estimate)"}},
+        {G_DRY,
+         {"dry-run", OPT_FLAG, &a->dry_run, NULL,
+          "do everything but the writes; report what would be written"}},
+        {G_IN,
+         {"input-format", OPT_STRING, &a->input_format, "FMT",
+          "force the input format: ddb-json, scan, ndjson, csv, export (default: by content)"}},
+        {G_IN,
+         {"delimiter", OPT_CHAR, &a->delimiter, "C", "CSV input delimiter: , tab ; | (default ,)"}},
+        {G_IN,
+         {"types", OPT_STRING, &a->types, "NAME=T,...",
+          "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
+        {G_IN,
+         {"no-verify", OPT_FLAG, &a->no_verify, NULL,
+          "do not check export checksums and item counts"}},
+        {G_IN,
+         {"max-line", OPT_UINT, &a->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
+        {G_COMMON,
+         {"rejects", OPT_STRING, &a->rejects, "FILE",
+          "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
+        {G_COMMON,
+         {"max-rejects", OPT_UINT, &a->max_rejects, "N",
+          "exit 0 when at most N records were rejected (default 0)"}},
+        {G_COMMON,
+         {"summary", OPT_STRING, &a->summary, "FILE", "also write the summary as JSON to FILE"}},
+        {G_COMMON, {"quiet", OPT_FLAG, &a->quiet, NULL, "print only errors and the summary"}},
+        {G_COMMON,
+         {"progress", OPT_STRING, &a->progress, "MODE",
+          "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
+        {G_COMMON,
+         {"progress-interval", OPT_UINT, &a->progress_interval, "SECONDS",
+          "seconds between progress lines when not on a terminal (default 10)"}},
+        {G_STATE,
+         {"state", OPT_STRING, &a->state, "FILE",
+          "record progress in FILE (atomically, at intervals and at exit) so the run "
+          "can be resumed"}},
+        {G_STATE,
+         {"resume", OPT_FLAG, &a->resume, NULL,
+          "continue the run recorded in --state FILE (same inputs, mapping, options)"}},
+        {G_STATE,
+         {"checkpoint-interval", OPT_UINT, &a->checkpoint_interval, "SECONDS",
+          "seconds between checkpoints (default 10; 0: several a second)"}},
+    };
+    const cli_opt aws_opts[] = {CLI_AWS_OPTS(a->aws)};
+    size_t n = build_opts(out, all, sizeof(all) / sizeof(all[0]), groups);
+    if (groups & G_AWS) {
+        for (size_t i = 0; i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
+            out[n++] = aws_opts[i];
+        memset(&out[n], 0, sizeof(out[n]));
+    }
+    return n;
 }
 
 static int run_command(const run_spec *spec, int argc, char **argv)
@@ -99,108 +233,11 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     memset(&s, 0, sizeof(s));
     memset(&conn, 0, sizeof(conn));
     a.checkpoint_interval = UINT64_MAX; /* not given: 10 s */
-    const grouped_opt all[] = {
-        {G_OUT,
-         {"out", OPT_STRING, &a.out, "DIR", "folder for the output files (created if missing)"}},
-        {G_MAP,
-         {"mapping", OPT_STRING, &a.mapping, "FILE", "the table's mapping (formats/*.json)"}},
-        {G_TOMAP, {"to-mapping", OPT_STRING, &a.to_mapping, "FILE", "the mapping to re-key into"}},
-        {G_OUT, {"format", OPT_STRING, &a.format, "FMT", "output format: ndjson, csv, ddb-json"}},
-        {G_OUT, {"gzip", OPT_FLAG, &a.gzip, NULL, "gzip the output files"}},
-        {G_OUT,
-         {"out-delimiter", OPT_CHAR, &a.out_delimiter, "C", "CSV output delimiter (default ,)"}},
-        {G_ENTITY,
-         {"entity", OPT_STRING, &a.entity, "NAME",
-          "the entity of the input records (default: from the file name)"}},
-        {G_SCAN, {"table", OPT_STRING, &a.table, "NAME", "read this table (parallel Scan)"}},
-        {G_IMPORT, {"table", OPT_STRING, &a.table, "NAME", "the table to write"}},
-        {G_GEN,
-         {"count", OPT_STRING, &a.count, "ENTITY=N,...",
-          "records to make per entity (k, M, G allowed); a bare N: for every entity not named"}},
-        {G_GEN,
-         {"seed", OPT_UINT, &a.seed, "N",
-          "seed of the made-up values (default 0): the same "
-          "seed, mapping and counts give the same bytes"}},
-        {G_GEN,
-         {"table", OPT_STRING, &a.table, "NAME", "write the items into this table, not files"}},
-        {G_MIGRATE, {"to-table", OPT_STRING, &a.to_table, "NAME", "the table to write"}},
-        {G_IMPORT | G_MIGRATE | G_GEN,
-         {"create-table", OPT_FLAG, &a.create_table, NULL,
-          "create the target table with all its indexes from the mapping "
-          "if it does not exist"}},
-        {G_IMPORT,
-         {"delete", OPT_FLAG, &a.delete_all, NULL,
-          "delete the items whose keys the input holds, instead of writing them"}},
-        {G_SCAN, {"segments", OPT_UINT, &a.segments, "N", "parallel Scan segments (default 4)"}},
-        {G_SCAN,
-         {"segment-range", OPT_STRING, &a.segment_range, "A-B",
-          "scan only segments A..B of --segments (to share a table across hosts)"}},
-        {G_SCAN,
-         {"consistent-read", OPT_FLAG, &a.consistent_read, NULL, "strongly consistent Scan"}},
-        {G_SCAN,
-         {"page-size", OPT_UINT, &a.page_size, "N",
-          "items per Scan request (default: 1 MB pages)"}},
-        {G_SCAN,
-         {"max-rcu", OPT_UINT, &a.max_rcu, "N",
-          "read at most N capacity units per second (as DynamoDB reports them)"}},
-        {G_IMPORT | G_MIGRATE | G_GEN,
-         {"max-wcu", OPT_UINT, &a.max_wcu, "N",
-          "write at most N capacity units per second (as DynamoDB reports "
-          "them; also sizes the --dry-run estimate)"}},
-        {G_DRY,
-         {"dry-run", OPT_FLAG, &a.dry_run, NULL,
-          "do everything but the writes; report what would be written"}},
-        {G_IN,
-         {"input-format", OPT_STRING, &a.input_format, "FMT",
-          "force the input format: ddb-json, scan, ndjson, csv, export (default: by content)"}},
-        {G_IN,
-         {"delimiter", OPT_CHAR, &a.delimiter, "C", "CSV input delimiter: , tab ; | (default ,)"}},
-        {G_IN,
-         {"types", OPT_STRING, &a.types, "NAME=T,...",
-          "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
-        {G_IN,
-         {"no-verify", OPT_FLAG, &a.no_verify, NULL,
-          "do not check export checksums and item counts"}},
-        {G_IN,
-         {"max-line", OPT_UINT, &a.max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
-        {G_COMMON,
-         {"rejects", OPT_STRING, &a.rejects, "FILE",
-          "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
-        {G_COMMON,
-         {"max-rejects", OPT_UINT, &a.max_rejects, "N",
-          "exit 0 when at most N records were rejected (default 0)"}},
-        {G_COMMON,
-         {"summary", OPT_STRING, &a.summary, "FILE", "also write the summary as JSON to FILE"}},
-        {G_COMMON, {"quiet", OPT_FLAG, &a.quiet, NULL, "print only errors and the summary"}},
-        {G_COMMON,
-         {"progress", OPT_STRING, &a.progress, "MODE",
-          "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
-        {G_COMMON,
-         {"progress-interval", OPT_UINT, &a.progress_interval, "SECONDS",
-          "seconds between progress lines when not on a terminal (default 10)"}},
-        {G_STATE,
-         {"state", OPT_STRING, &a.state, "FILE",
-          "record progress in FILE (atomically, at intervals and at exit) so the run "
-          "can be resumed"}},
-        {G_STATE,
-         {"resume", OPT_FLAG, &a.resume, NULL,
-          "continue the run recorded in --state FILE (same inputs, mapping, options)"}},
-        {G_STATE,
-         {"checkpoint-interval", OPT_UINT, &a.checkpoint_interval, "SECONDS",
-          "seconds between checkpoints (default 10; 0: several a second)"}},
-    };
-    const cli_opt aws_opts[] = {CLI_AWS_OPTS(a.aws)};
-    size_t nopts;
 
     for (size_t i = 0; i < cli_n_commands; i++)
         if (strcmp(cli_commands[i].name, spec->name) == 0)
             cmd = &cli_commands[i];
-    nopts = build_opts(opts, all, sizeof(all) / sizeof(all[0]), spec->groups);
-    if (spec->groups & G_AWS) {
-        for (size_t i = 0; i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
-            opts[nopts++] = aws_opts[i];
-        memset(&opts[nopts], 0, sizeof(opts[nopts]));
-    }
+    cli_run_options(opts, &a, spec->groups);
     if ((code = cli_parse(argc, argv, cmd, opts, &inputs, &n_inputs, &help)) != 0)
         goto done;
     if (help) {
@@ -319,9 +356,9 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             state = NULL;
         }
     }
-    if (a.mapping && load_mapping(a.mapping, "mapping", &mapping) != 0)
+    if (a.mapping && cli_load_mapping(a.mapping, "mapping", &mapping) != 0)
         goto done;
-    if (a.to_mapping && load_mapping(a.to_mapping, "to-mapping", &to_mapping) != 0)
+    if (a.to_mapping && cli_load_mapping(a.to_mapping, "to-mapping", &to_mapping) != 0)
         goto done;
     if (a.entity && mapping && ddb_mapping_entity(mapping, a.entity) == NULL) {
         cli_error("the entity names are the \"name\" of each entity in the mapping",
@@ -373,32 +410,10 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         table_io = 1;
     }
     if ((spec->groups & G_SCAN) && a.table) {
-        ddb_table_reader_opts to;
-        memset(&to, 0, sizeof(to));
         table_io = 2;
-        if (ddb_table_describe(&source_info, conn.client, a.table, &err) != 0) {
-            cli_error(NULL, "%s", err.message);
-            code = err.code == DDB_ENOTFOUND ? EXIT_INPUT : EXIT_SERVICE;
+        if ((code = cli_open_scan(&scan, &source_info, conn.client, a.table, &a)) != 0)
             goto done;
-        }
-        to.client = conn.client;
-        to.table = a.table;
-        to.total_segments = (int)(a.segments ? a.segments : 4);
-        to.consistent_read = a.consistent_read;
-        to.page_size = a.page_size;
-        to.max_rcu = (double)a.max_rcu;
-        if (a.segment_range) {
-            to.has_range = 1;
-            if (cli_parse_range(a.segment_range, &to.segment_first, &to.segment_last) != 0) {
-                cli_error("write it A-B, e.g. 0-3", "bad --segment-range \"%s\"", a.segment_range);
-                goto done;
-            }
-        }
-        if (ddb_reader_new_table(&scan, &to, &err) != 0) {
-            cli_error("see --help for --segments and --segment-range", "%s", err.message);
-            goto done;
-        }
-        scan->expected_items = source_info->item_count;
+        code = EXIT_USAGE;
         po.readers = &scan;
         po.n_readers = 1;
     }

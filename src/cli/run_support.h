@@ -14,6 +14,24 @@
 #include "ddbpipe/buf.h"
 #include "ddbpipe/pipeline.h"
 
+/* Option groups: each command accepts the groups it has a use for. */
+enum {
+    G_OUT = 1 << 0,     /* file outputs */
+    G_MAP = 1 << 1,     /* --mapping */
+    G_TOMAP = 1 << 2,   /* --to-mapping */
+    G_ENTITY = 1 << 3,  /* --entity */
+    G_IN = 1 << 4,      /* file input options */
+    G_SCAN = 1 << 5,    /* a table as the source: --table + scan options */
+    G_IMPORT = 1 << 6,  /* a table as the target of import: --table, --create-table, --delete */
+    G_MIGRATE = 1 << 7, /* migrate's --to-table, --create-table */
+    G_AWS = 1 << 8,
+    G_DRY = 1 << 9,
+    G_COMMON = 1 << 10, /* rejects, summary, quiet, progress */
+    G_STATE = 1 << 11,  /* --state, --resume */
+    G_GEN = 1 << 12,    /* generate: --count, --seed, records made up instead of inputs */
+    G_DIFF = 1 << 13    /* diff: two sides (--table, --to-table, --to-mapping), scan options */
+};
+
 typedef struct run_args {
     const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
     const char *types, *table, *to_table, *segment_range;
@@ -25,6 +43,8 @@ typedef struct run_args {
     cli_aws_args aws;
     const char *count; /* generate */
     uint64_t seed;
+    const char *key, *sample; /* diff */
+    uint64_t max_memory;
 } run_args;
 
 typedef struct run_spec {
@@ -51,6 +71,21 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
  * before the list of files written. */
 void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
                        const char *extra);
+
+/* The options of the groups (cmd_run.c), pointing into *a; out has room
+ * for 64 and ends with an empty entry. Returns how many. */
+size_t cli_run_options(cli_opt *out, run_args *a, unsigned groups);
+
+/* DescribeTable, then a parallel Scan reader over the table with the scan
+ * options of *a (its expected_items from the description). Returns 0 or an
+ * exit code after printing the problem. */
+struct ddb_table_info;
+int cli_open_scan(ddb_reader **scan, struct ddb_table_info **info, ddb_client *client,
+                  const char *table, const run_args *a);
+
+/* Loads a mapping, printing the problem (naming --opt) on failure. Returns
+ * 0 or EXIT_USAGE. */
+int cli_load_mapping(const char *path, const char *opt, ddb_mapping **out);
 
 /* generate: the generator of --count and --seed over mapping m, and the
  * reader over it (the plan is printed unless --quiet). Returns 0 or an exit
