@@ -197,8 +197,6 @@ static int write_summary(const char *path, const ddb_diff *d, const side *sides,
                          const char *differences, int code)
 {
     ddb_buf b = DDB_BUF_INIT;
-    ddb_sink *sink = NULL;
-    ddb_error err;
     int rc;
     ddb_buf_puts(&b, "{\"command\":\"diff\",");
     ddb_diff_stats_json(&b, d);
@@ -207,18 +205,10 @@ static int write_summary(const char *path, const ddb_diff *d, const side *sides,
     ddb_buf_puts(&b, ",\"differences_file\":");
     ddb_json_put_string(&b, differences, strlen(differences));
     ddb_buf_printf(&b, ",\"exit_code\":%d}\n", code);
-    rc = ddb_sink_open_file(&sink, path, 1, &err);
-    if (rc == 0)
-        rc = ddb_sink_write(sink, b.ptr, b.len, &err);
-    if (rc == 0)
-        rc = ddb_sink_finish(sink, &err);
-    ddb_sink_free(sink);
+    rc = b.oom ? (cli_error(NULL, "out of memory"), EXIT_OUTPUT)
+               : cli_write_file(path, b.ptr, b.len, "summary");
     ddb_buf_dispose(&b);
-    if (rc != 0) {
-        cli_error(NULL, "cannot write the summary: %s", err.message);
-        return EXIT_OUTPUT;
-    }
-    return 0;
+    return rc;
 }
 
 static void print_report(const ddb_diff *d, const side *sides, const char *differences, int code)
@@ -348,21 +338,8 @@ int cmd_diff(int argc, char **argv)
         cli_error("e.g. --sample 10% or --sample 0.1", "bad --sample \"%s\"", a.sample);
         goto done;
     }
-    if (a.progress) {
-        int mode;
-        if (cli_progress_parse(a.progress, &mode) != 0) {
-            cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a.progress);
-            goto done;
-        }
-    }
-    if (a.input_format) {
-        ddb_input_format f;
-        if (ddb_input_format_parse(&f, a.input_format) != 0) {
-            cli_error("use ddb-json, scan, ndjson, csv or export", "unknown --input-format \"%s\"",
-                      a.input_format);
-            goto done;
-        }
-    }
+    if (cli_check_run_args(&a) != 0)
+        goto done;
     if ((code = assign_sides(sides, &a, pos, npos)) != 0)
         goto done;
     code = EXIT_USAGE;

@@ -317,13 +317,8 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             }
         }
     }
-    if (a.progress) {
-        int mode;
-        if (cli_progress_parse(a.progress, &mode) != 0) {
-            cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a.progress);
-            goto done;
-        }
-    }
+    if (cli_check_run_args(&a) != 0)
+        goto done;
     if (a.state) {
         ddb_error serr;
         if (cli_build_fingerprint(&fingerprint, spec, &a, inputs, n_inputs) != 0)
@@ -395,11 +390,8 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             po.to_mapping = mapping;
         }
     }
-    if (a.input_format && ddb_input_format_parse(&po.reader.format, a.input_format) != 0) {
-        cli_error("use ddb-json, scan, ndjson, csv or export", "unknown --input-format \"%s\"",
-                  a.input_format);
-        goto done;
-    }
+    if (a.input_format)
+        ddb_input_format_parse(&po.reader.format, a.input_format); /* checked above */
 
     /* DynamoDB: a table to scan and/or a table to write. */
     target_table = (spec->groups & (G_IMPORT | G_GEN)) ? a.table : a.to_table;

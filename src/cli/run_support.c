@@ -15,6 +15,7 @@
 #include "ddbpipe/io.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/pipeline.h"
+#include "progress.h"
 #include "run_support.h"
 
 /* Set by SIGINT/SIGTERM; the engine polls it through the pipeline and the
@@ -43,23 +44,46 @@ volatile sig_atomic_t *cli_stop_flag(void)
     return &stop_requested;
 }
 
-int cli_write_summary_file(const char *path, const ddb_summary *s, int code)
+int cli_write_file(const char *path, const char *text, size_t len, const char *what)
 {
-    ddb_buf b = DDB_BUF_INIT;
     ddb_sink *sink = NULL;
     ddb_error err;
-    int rc;
-    ddb_summary_json(&b, s, code);
-    rc = ddb_sink_open_file(&sink, path, 1, &err);
+    int rc = ddb_sink_open_file(&sink, path, 1, &err);
     if (rc == 0)
-        rc = ddb_sink_write(sink, b.ptr, b.len, &err);
+        rc = ddb_sink_write(sink, text, len, &err);
     if (rc == 0)
         rc = ddb_sink_finish(sink, &err);
     ddb_sink_free(sink);
-    ddb_buf_dispose(&b);
     if (rc != 0) {
-        cli_error(NULL, "cannot write the summary: %s", err.message);
+        cli_error(NULL, "cannot write the %s: %s", what, err.message);
         return EXIT_OUTPUT;
+    }
+    return 0;
+}
+
+int cli_write_summary_file(const char *path, const ddb_summary *s, int code)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    int rc;
+    ddb_summary_json(&b, s, code);
+    rc = b.oom ? (cli_error(NULL, "out of memory"), EXIT_OUTPUT)
+               : cli_write_file(path, b.ptr, b.len, "summary");
+    ddb_buf_dispose(&b);
+    return rc;
+}
+
+int cli_check_run_args(const run_args *a)
+{
+    int mode;
+    ddb_input_format f;
+    if (a->progress && cli_progress_parse(a->progress, &mode) != 0) {
+        cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a->progress);
+        return EXIT_USAGE;
+    }
+    if (a->input_format && ddb_input_format_parse(&f, a->input_format) != 0) {
+        cli_error("use ddb-json, scan, ndjson, csv or export", "unknown --input-format \"%s\"",
+                  a->input_format);
+        return EXIT_USAGE;
     }
     return 0;
 }

@@ -59,6 +59,14 @@ typedef struct run_spec {
 int cli_build_fingerprint(ddb_buf *b, const run_spec *spec, const run_args *a,
                           const char *const *inputs, size_t n_inputs);
 
+/* Writes len bytes of text to path atomically. Returns 0, or EXIT_OUTPUT
+ * after printing "cannot write the <what>: ...". */
+int cli_write_file(const char *path, const char *text, size_t len, const char *what);
+
+/* Checks the values of --progress and --input-format. Returns 0, or
+ * EXIT_USAGE after printing the problem. */
+int cli_check_run_args(const run_args *a);
+
 /* Writes the JSON summary (--summary) to path atomically. Returns 0, or
  * EXIT_OUTPUT after printing the problem. */
 int cli_write_summary_file(const char *path, const ddb_summary *s, int code);

@@ -1,32 +1,7 @@
 #!/usr/bin/env bash
 # Command-line behaviour: help, usage errors with hints, exit codes, atomic outputs, stdin.
-set -u
-bin=$1
-root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/lib.bash"
 shared="$root/../shared/testdata"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-check() { # name, expected exit, command...
-    local name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/stdout" 2>"$tmp/stderr"
-    local got=$?
-    if [ "$got" != "$want" ]; then
-        echo "FAIL $name: exit $got, expected $want" >&2
-        sed 's/^/    /' "$tmp/stderr" >&2
-        failures=$((failures + 1))
-        return 1
-    fi
-    return 0
-}
-expect_in() { # file, text
-    grep -qF -- "$2" "$1" || {
-        echo "FAIL: $1 lacks: $2" >&2
-        sed 's/^/    /' "$1" >&2
-        failures=$((failures + 1))
-    }
-}
 
 check version 0 "$bin" --version && expect_in "$tmp/stdout" "ddbpipe 0."
 check help 0 "$bin" --help && expect_in "$tmp/stdout" "export"
@@ -96,8 +71,4 @@ if [ -d "$shared/aws-export" ]; then
     check aws-corrupt-noverify 3 "$bin" export "$tmp/copy/01716790307109-5f9d6aaa" --out "$tmp/o9" --no-verify
 fi
 
-if [ "$failures" -gt 0 ]; then
-    echo "cli.sh: $failures failure(s)" >&2
-    exit 1
-fi
-echo "cli.sh: ok"
+finish

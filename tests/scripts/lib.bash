@@ -1,0 +1,51 @@
+# Shared by the command-line tests (sourced): the binary, a temporary folder removed at exit,
+# and the checks.
+set -u
+bin=$1
+root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+tools=$(dirname "$bin")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# check NAME EXPECTED_EXIT COMMAND... : runs, keeps stdout and stderr in $tmp/stdout, $tmp/stderr
+check() {
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    local got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL $name: exit $got, expected $want" >&2
+        sed 's/^/    /' "$tmp/stderr" | tail -30 >&2
+        failures=$((failures + 1))
+        return 1
+    fi
+    return 0
+}
+
+# expect_in FILE TEXT: the file holds the text
+expect_in() {
+    grep -qF -- "$2" "$1" || {
+        echo "FAIL: $1 lacks: $2" >&2
+        sed 's/^/    /' "$1" | tail -30 >&2
+        failures=$((failures + 1))
+    }
+}
+
+# json_number FILE KEY: the first "KEY":N in a JSON file
+json_number() {
+    grep -o '"'"$2"'":[0-9]*' "$1" | head -1 | cut -d: -f2
+}
+
+finish() {
+    if [ "$failures" -gt 0 ]; then
+        echo "$(basename "$0"): $failures failure(s)" >&2
+        exit 1
+    fi
+    echo "$(basename "$0"): ok"
+}
