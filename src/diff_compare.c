@@ -280,16 +280,43 @@ static int compare_loaded(cmp *c, const loaded *A, const loaded *B)
 
 static int compare_bucket(cmp *c, const char *prefix, unsigned level, unsigned b);
 
-/* Partitions bucket b of both sides again, with the next level's hash. */
+/* Reads the next entry of a bucket file into *buf (key then value). Returns
+ * 1 with *e set, 0 at the end, or a negative code. */
+static int next_entry(FILE *f, const char *path, ddb_buf *buf, entry *e, ddb_error *err)
+{
+    unsigned char h[DIFF_ENTRY_HEADER];
+    size_t got = fread(h, 1, sizeof(h), f), n;
+    if (got == 0 && feof(f))
+        return 0;
+    if (got != sizeof(h))
+        return ddb_error_set(err, DDB_EIO, "%s is cut short", path);
+    e->row = get_u32(h);
+    e->klen = get_u32(h + 4);
+    e->vlen = get_u32(h + 8);
+    n = (size_t)e->klen + e->vlen;
+    ddb_buf_clear(buf);
+    if (ddb_buf_reserve(buf, n) != 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (fread(buf->ptr, 1, n, f) != n)
+        return ddb_error_set(err, DDB_EIO, "%s is cut short", path);
+    e->key = buf->ptr;
+    e->val = buf->ptr + e->klen;
+    return 1;
+}
+
+/* Partitions bucket b of both sides again with the next level's hash,
+ * streaming: one entry in memory at a time, however large the bucket. */
 static int split(cmp *c, const char *prefix, unsigned level, unsigned b)
 {
     ddb_diff *d = c->d;
     diff_buckets sub[2];
+    ddb_buf buf = DDB_BUF_INIT;
     int rc = 0;
     memset(sub, 0, sizeof(sub));
     for (int s = 0; s < 2 && rc == 0; s++) {
         char *path = diff_bucket_path(prefix, b, s);
-        loaded l;
+        FILE *f = NULL;
+        entry e = {NULL, NULL, 0, 0, 0, 0};
         sub[s].level = level + 1;
         sub[s].prefix = malloc(strlen(prefix) + 24);
         if (path == NULL || sub[s].prefix == NULL) {
@@ -298,21 +325,19 @@ static int split(cmp *c, const char *prefix, unsigned level, unsigned b)
             break;
         }
         sprintf(sub[s].prefix, "%s%u-", prefix, b); /* names stay unique: the path */
-        /* One side at a time: half of the pair is in memory while it is split. */
-        if ((rc = load(&l, path, c->err)) == 0) {
-            for (size_t i = 0; rc == 0 && i < l.n; i++) {
-                const entry *e = &l.e[i];
-                rc = diff_bucket_put(d, &sub[s], s,
-                                     diff_bucket_of(d, level + 1, e->row, e->key, e->klen), e->row,
-                                     e->key, e->klen, e->val, e->vlen, c->err);
-            }
-            if (rc == 0)
-                rc = diff_buckets_finish(d, &sub[s], c->err);
-        }
-        unload(&l);
+        if (file_size(path) > 0 && (f = fopen(path, "rb")) == NULL)
+            rc = ddb_error_set(c->err, DDB_EIO, "cannot open %s", path);
+        while (rc == 0 && f != NULL && (rc = next_entry(f, path, &buf, &e, c->err)) == 1)
+            rc = diff_bucket_put(d, &sub[s], s, diff_bucket_of(d, level + 1, e.row, e.key, e.klen),
+                                 e.row, e.key, e.klen, e.val, e.vlen, c->err);
+        if (rc == 0)
+            rc = diff_buckets_finish(d, &sub[s], c->err);
+        if (f != NULL)
+            fclose(f);
         unlink(path);
         free(path);
     }
+    ddb_buf_dispose(&buf);
     if (level + 2 > d->st.levels)
         d->st.levels = level + 2;
     for (unsigned k = 0; rc == 0 && k < d->o.fanout; k++)

@@ -73,7 +73,8 @@ static int add_path(side *sd, const char *path)
         }
     }
     closedir(dir);
-    qsort(sd->inputs + first, sd->n_inputs - first, sizeof(char *), cmp_names);
+    if (sd->n_inputs > first)
+        qsort(sd->inputs + first, sd->n_inputs - first, sizeof(char *), cmp_names);
     return 0;
 }
 
