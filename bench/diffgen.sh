@@ -43,7 +43,7 @@ for fmt in ddb-json csv; do
 	echo "generate --format $fmt"
 	measure "generate-$fmt" /dev/null "$ddbpipe" generate --mapping "$m1" --count "$(counts "$records")" \
 		--format "$fmt" --out "$out/gen-$fmt" --quiet
-	row "ddbpipe generate --format $fmt" 0 "$records"
+	row "ddbpipe generate --format $fmt *" "$(du -sb "$out/gen-$fmt" | cut -f1)" "$records"
 done
 "$ddbpipe" convert "$out"/gen-ddb-json/*.json --mapping "$m1" --to-mapping "$m2" --out "$out/v2" --quiet \
 	2>/dev/null
@@ -55,12 +55,14 @@ done
 echo "diff v1 against v2"
 measure diff /dev/null "$ddbpipe" diff "$out/gen-ddb-json" "$out/v2" --mapping "$m1" --to-mapping "$m2" \
 	--out "$out/d" --quiet --max-memory 16
-row "ddbpipe diff (2 x records)" 0 "$((2 * records))"
+row "ddbpipe diff (2 x records)" "$(du -scb "$out/gen-ddb-json" "$out/v2" | tail -1 | cut -f1)" \
+	"$((2 * records))"
 rss_big=$m_rss
 echo "diff v1 against v2 (1/10)"
 measure diff-tenth /dev/null "$ddbpipe" diff "$out/small" "$out/small-v2" --mapping "$m1" \
 	--to-mapping "$m2" --out "$out/d-small" --quiet --max-memory 16
-row "ddbpipe diff (2 x records / 10)" 0 "$((2 * tenth))"
+row "ddbpipe diff (2 x records / 10)" "$(du -scb "$out/small" "$out/small-v2" | tail -1 | cut -f1)" \
+	"$((2 * tenth))"
 rss_small=$m_rss
 grep -q "the same" "$out/diff.log" || echo "!! diff did not find the sides the same" >&2
 buckets=$(sed -n 's/.*buckets were split \([0-9]*\) level.*/\1/p' "$out/diff.log")
@@ -70,6 +72,7 @@ echo "== results ($(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /p
 printf "%-34s %9s %10s %12s %10s %4s\n" "run" "wall s" "MB/s in" "records/s" "peak MB" "exit"
 printf "%-34s %9s %10s %12s %10s %4s\n" "---" "------" "-------" "---------" "-------" "----"
 for r in "${rows[@]}"; do echo "$r"; done
+echo "(* MB/s of output written; diff: of the two sides' input)"
 echo
 awk -v a="$rss_big" -v b="$rss_small" -v s="${buckets:-0}" 'BEGIN {
 	printf "memory bound: diff peak RSS %.1f MB for the full input vs %.1f MB for 1/10 of it (ratio %.2f); buckets split %d level(s) deep at --max-memory 16\n",

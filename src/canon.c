@@ -28,11 +28,41 @@ static int cmp_span(const void *a, const void *b)
     return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+/* Is the text already in canonical form (what ddb_number_format writes):
+ * -?(0|[1-9][0-9]*)(.[0-9]*[1-9])?, not "-0", at most 38 digits? Most
+ * numbers are, and need no parsing. */
+static int is_canonical_number(const char *p, size_t n)
+{
+    size_t i = 0, digits = 0, lead = 0;
+    if (n > 0 && p[0] == '-')
+        i++;
+    if (i >= n || p[i] < '0' || p[i] > '9' || (p[i] == '0' && i + 1 < n && p[i + 1] != '.'))
+        return 0;
+    if (p[i] == '0')
+        lead = 1;
+    for (; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+        digits++;
+    if (i < n) {
+        if (p[i] != '.' || i + 1 == n || p[n - 1] == '0')
+            return 0;
+        for (i++; i < n; i++, digits++)
+            if (p[i] < '0' || p[i] > '9')
+                return 0;
+    }
+    if (lead && p[0] == '-' && n == 2)
+        return 0;
+    /* "0.05" counts its leading zeros as digits: then the check is only
+     * stricter than DynamoDB's, and such numbers take the slow path. */
+    return digits <= DDB_NUMBER_MAX_DIGITS;
+}
+
 static int put_number(ddb_buf *b, const ddb_str *s)
 {
     ddb_number n;
     ddb_buf_putc(b, '"');
-    if (ddb_number_parse(&n, s->ptr, s->len, NULL) == 0)
+    if (is_canonical_number(s->ptr, s->len))
+        ddb_buf_append(b, s->ptr, s->len);
+    else if (ddb_number_parse(&n, s->ptr, s->len, NULL) == 0)
         ddb_number_format(b, &n);
     else
         ddb_buf_append(b, s->ptr, s->len);
@@ -127,7 +157,9 @@ int ddb_canon_map(ddb_buf *out, const ddb_map *m)
 
 int ddb_canon_value(ddb_buf *out, const ddb_value *v)
 {
-    ddb_buf_printf(out, "{\"%s\":", ddb_type_name(v->type));
+    ddb_buf_puts(out, "{\"");
+    ddb_buf_puts(out, ddb_type_name(v->type));
+    ddb_buf_puts(out, "\":");
     switch (v->type) {
     case DDB_TYPE_N:
         put_number(out, &v->u.s);

@@ -19,6 +19,7 @@
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/output_null.h"
+#include "ddbpipe/output_stream.h"
 #include "ddbpipe/output_table.h"
 #include "ddbpipe/pipeline.h"
 #include "ddbpipe/reader_table.h"
@@ -262,6 +263,13 @@ static int run_command(const run_spec *spec, int argc, char **argv)
             cli_error(hint, "give either --out DIR or --table, not both");
             goto done;
         }
+        if ((spec->groups & G_GEN) && a.out && strcmp(a.out, "-") == 0 &&
+            (a.state || a.gzip || (a.format && strcmp(a.format, "ddb-json") != 0))) {
+            cli_error("e.g. ddbpipe generate ... --out - | ddbpipe import - --table T",
+                      "--out - writes items as DynamoDB JSON lines (no --format, --gzip or "
+                      "--state)");
+            goto done;
+        }
         if (n_inputs == 0 && !scanning && !(spec->groups & G_GEN)) {
             cli_error(hint,
                       (spec->groups & G_SCAN)
@@ -385,7 +393,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         code = EXIT_USAGE;
         po.readers = &gen_reader;
         po.n_readers = 1;
-        if (a.table || (a.format && strcmp(a.format, "ddb-json") == 0)) {
+        if (a.table || (a.format && strcmp(a.format, "ddb-json") == 0) || strcmp(a.out, "-") == 0) {
             po.mode = DDB_MODE_CONVERT;
             po.to_mapping = mapping;
         }
@@ -442,6 +450,14 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         }
         if (rc != 0) {
             cli_error(NULL, "%s", err.message);
+            goto done;
+        }
+    } else if ((spec->groups & G_GEN) && strcmp(a.out, "-") == 0) {
+        ddb_sink *sink = NULL;
+        if ((rc = ddb_sink_open_file(&sink, "-", 0, &err)) != 0 ||
+            (rc = ddb_stream_output_new(&output, sink, &err)) != 0) {
+            cli_error(NULL, "%s", err.message);
+            code = EXIT_OUTPUT;
             goto done;
         }
     } else if (spec->groups & G_OUT) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ddbpipe/canon.h"
+#include "ddbpipe/number.h"
 #include "support/testutil.h"
 
 static ddb_arena *a;
@@ -85,4 +86,43 @@ Test(canon, equal_tells_values_apart)
     ddb_map y = tu_item(a, "{\"v\":{\"NS\":[\"2\",\"1.00\"]},\"w\":{\"N\":\"4\"}}");
     cr_assert_eq(ddb_canon_equal(&x.attrs[0].value, &y.attrs[0].value), 1);
     cr_assert_eq(ddb_canon_equal(&x.attrs[1].value, &y.attrs[1].value), 0);
+}
+
+/* Numbers already in canonical text are copied, the rest parsed: both ways
+ * must give what ddb_number_format gives. */
+Test(canon, numbers_are_written_as_ddb_number_format_writes_them)
+{
+    static const char *texts[] = {"0",
+                                  "-0",
+                                  "1",
+                                  "-1",
+                                  "10",
+                                  "0.5",
+                                  "-0.5",
+                                  "0.50",
+                                  "007",
+                                  "1E2",
+                                  "1e-3",
+                                  "12.340",
+                                  "100.0",
+                                  "-00.1",
+                                  "+3",
+                                  ".5",
+                                  "5.",
+                                  "0.000",
+                                  "123456789012345678901234567890123456780000",
+                                  "0.00000000000000000000000000000000000001"};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        ddb_value v = ddb_value_str(DDB_TYPE_N, texts[i], strlen(texts[i]));
+        ddb_number n;
+        ddb_buf got = DDB_BUF_INIT, want = DDB_BUF_INIT;
+        cr_assert_eq(ddb_number_parse(&n, texts[i], strlen(texts[i]), NULL), 0, "%s", texts[i]);
+        ddb_buf_puts(&want, "{\"N\":\"");
+        ddb_number_format(&want, &n);
+        ddb_buf_puts(&want, "\"}");
+        ddb_canon_value(&got, &v);
+        cr_assert_str_eq(got.ptr, want.ptr, "%s", texts[i]);
+        ddb_buf_dispose(&got);
+        ddb_buf_dispose(&want);
+    }
 }

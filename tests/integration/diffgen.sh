@@ -20,6 +20,12 @@ run table-vs-generated 0 "$bin" diff --table fav "$tmp/gen" --mapping "$m1" --ou
     --summary "$tmp/s1.json" "${E[@]}"
 grep -q "\"equal\":$total," "$tmp/s1.json" || fail "table-vs-generated: $total equal expected"
 
+# generate | import: the pipe fills a table with the same records
+"$bin" generate --mapping "$m1" --count 60 --seed 5 --out - --quiet 2>"$tmp/pipe.err" |
+    "$bin" import - --table fav-piped --mapping "$m1" --create-table "${E[@]}" --quiet 2>>"$tmp/pipe.err" ||
+    fail "generate | import: $(tail -3 "$tmp/pipe.err")"
+run piped 0 "$bin" diff --table fav --to-table fav-piped --mapping "$m1" --out "$tmp/d0" "${E[@]}"
+
 # a table against its export: items, and the per-entity record files of an export with the mapping
 run dump 0 "$bin" export --table fav --format ddb-json --out "$tmp/dump" "${E[@]}"
 run table-vs-dump 0 "$bin" diff --table fav "$tmp/dump" --mapping "$m1" --out "$tmp/d2" "${E[@]}"

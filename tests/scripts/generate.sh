@@ -48,6 +48,16 @@ for f in "$tmp"/gz/*.ndjson.gz; do
 done
 [ "$(ls "$tmp"/gz/*.ndjson.gz | wc -l)" -ge 2 ] || fail "gzip: one file per entity expected"
 
+# items on standard output, for a pipe: the same items as in files
+"$bin" generate --mapping "$m" --count 5 --out - --quiet >"$tmp/stdout.json" 2>"$tmp/gen.err" ||
+    fail "stdout: exit $?"
+check stdout-files 0 "$bin" generate --mapping "$m" --count 5 --format ddb-json --out "$tmp/sf" --quiet
+"$tools/ddbpipe-canon" "$tmp/stdout.json" | LC_ALL=C sort >"$tmp/so.canon"
+"$tools/ddbpipe-canon" "$tmp"/sf/*.json | LC_ALL=C sort >"$tmp/sf.canon"
+cmp -s "$tmp/so.canon" "$tmp/sf.canon" || fail "stdout: other items than in files"
+check stdout-csv 2 "$bin" generate --mapping "$m" --count 5 --out - --format csv &&
+    expect_in "$tmp/stderr" "DynamoDB JSON lines"
+
 # usage errors
 check no-count 2 "$bin" generate --mapping "$m" --out "$tmp/x" && expect_in "$tmp/stderr" "--count"
 check no-out 2 "$bin" generate --mapping "$m" --count 5 && expect_in "$tmp/stderr" "--out DIR is required"
