@@ -190,24 +190,6 @@ static int item_key(ddb_buf *out, const char *const *names, size_t n, const ddb_
     return ddb_canon_map(out, &k);
 }
 
-static void refuse(side_out *so, int entity_index, const ddb_record *origin, const ddb_map *item,
-                   const char *reason)
-{
-    ddb_reject_info info;
-    memset(&info, 0, sizeof(info));
-    ddb_buf_clear(&so->json);
-    ddb_json_put_typed_map(&so->json, item);
-    info.seq = origin ? origin->seq : 0;
-    info.source = origin ? origin->source : "?";
-    info.line = origin ? origin->line : 0;
-    info.offset = origin ? origin->offset : 0;
-    info.reason = reason;
-    info.item_json = so->json.ptr;
-    info.item_len = so->json.len;
-    if (so->base.reject)
-        so->base.reject(so->base.ack_ctx, entity_index, &info);
-}
-
 /* Key and value of an item under the side's mapping; *row set. Returns 0, 1
  * (refused: why says why), or a negative code. */
 static int key_value(side_out *so, const ddb_map *item, int *row, char *why, size_t cap)
@@ -258,14 +240,15 @@ static int so_put(ddb_output *o, int entity_index, ddb_record_kind kind, const d
     ddb_buf_clear(&so->key);
     ddb_buf_clear(&so->val);
     if (kind == DDB_REC_DELETE) {
-        refuse(so, entity_index, origin, item,
-               "a deletion (incremental export) cannot be compared: compare full exports or "
-               "tables");
+        ddb_output_refuse(o, entity_index, kind, item, origin,
+                          "a deletion (incremental export) cannot be compared: compare full "
+                          "exports or tables",
+                          &so->json);
         return 0;
     }
     rc = key_value(so, item, &row, why, sizeof(why));
     if (rc == 1) {
-        refuse(so, entity_index, origin, item, why);
+        ddb_output_refuse(o, entity_index, kind, item, origin, why, &so->json);
         return 0;
     }
     if (rc != 0 || so->key.oom || so->val.oom)

@@ -93,6 +93,12 @@ size_t ddb_file_output_paths(const ddb_output *o, const char *const **paths);
 
 void ddb_output_free(ddb_output *o);
 
+/* For outputs: refuses a record given to put() — the item written as
+ * DynamoDB JSON into scratch, its origin (NULL: unknown) and reason handed
+ * to o->reject, when set. */
+void ddb_output_refuse(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map *item,
+                       const ddb_record *origin, const char *reason, ddb_buf *scratch);
+
 /* ---------------------------------------------------------------- rejects */
 
 typedef struct ddb_rejects ddb_rejects;
