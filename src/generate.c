@@ -407,6 +407,11 @@ static int plan_counts(ddb_generator *g, ddb_error *err)
             p->size = smallest > 3 ? ceil_div(smallest, 3) : 1;
         if (p->size < p->lower && !p->fixed)
             p->size = p->lower;
+        if (p->size > p->capacity && p->n_fields == 0)
+            return ddb_error_set(err, DDB_EUSAGE,
+                                 "%s: its key has no fields (a fixed key), so it can have one "
+                                 "record",
+                                 g->ents[p->def].e->name);
         if (p->size > p->capacity)
             return ddb_error_set(err, DDB_EUSAGE,
                                  "the partition fields %s have only %llu distinct values, and "
@@ -438,6 +443,32 @@ static int plan_counts(ddb_generator *g, ddb_error *err)
     }
 }
 
+/* A mapping whose records cannot be made (two entities the mapping cannot
+ * tell apart, a pattern whose strings contain a template separator) is
+ * refused before anything is written: the first record of each entity is
+ * made once. */
+static int try_first_records(const ddb_generator *g, ddb_error *err)
+{
+    ddb_arena *a;
+    int rc = 0;
+    if (ddb_arena_new(&a, 0) != 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t e = 0; e < g->n && rc == 0; e++) {
+        ddb_map rec;
+        if (g->ents[e].count == 0)
+            continue;
+        ddb_arena_reset(a);
+        rc = ddb_generator_record(g, e, 0, &rec, NULL, a, err);
+        if (rc != 0 && rc != DDB_ENOMEM) {
+            rc = DDB_EUSAGE; /* the mapping cannot be generated for: a usage error */
+            if (err)
+                err->code = rc;
+        }
+    }
+    ddb_arena_free(a);
+    return rc;
+}
+
 int ddb_generator_new(ddb_generator **out, const ddb_mapping *m, const uint64_t *counts,
                       uint64_t seed, ddb_error *err)
 {
@@ -461,7 +492,7 @@ int ddb_generator_new(ddb_generator **out, const ddb_mapping *m, const uint64_t 
             goto done;
     }
     if ((rc = plan_parents(g, err)) != 0 || (rc = plan_relations(g, err)) != 0 ||
-        (rc = plan_counts(g, err)) != 0)
+        (rc = plan_counts(g, err)) != 0 || (rc = try_first_records(g, err)) != 0)
         goto done;
     *out = g;
     g = NULL;

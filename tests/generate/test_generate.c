@@ -483,3 +483,22 @@ Test(generate, mistakes_in_the_generate_property_are_mapping_errors)
     load_fails("{\"name\":\"x\",\"generate\":{\"pattern\":\"(a\"}}", "not a valid");
     load_fails("{\"name\":\"x\",\"generate\":{\"range\":[1,2],\"oneOf\":[\"1\"]}}", "one of");
 }
+
+/* Two entities whose keys look alike and no constraint tells apart: the
+ * generator says so when planning, before any record is handed out. */
+Test(generate, entities_the_mapping_cannot_tell_apart_are_refused_at_the_start)
+{
+    ddb_mapping *m =
+        parse("{\"table\":{\"name\":\"t\",\"partitionKey\":{\"name\":\"pk\"}},\"entities\":["
+              "{\"name\":\"A\",\"keys\":{\"pk\":\"{x}\"},\"fields\":[{\"name\":\"x\"}]},"
+              "{\"name\":\"B\",\"keys\":{\"pk\":\"{y}\"},\"fields\":[{\"name\":\"y\"}]}]}");
+    ddb_generator *g = NULL;
+    ddb_error err;
+    uint64_t counts[2] = {3, 3}, only_a[2] = {3, 0};
+    cr_assert_eq(ddb_generator_new(&g, m, counts, 1, &err), DDB_EUSAGE);
+    cr_assert_null(g);
+    cr_assert_not_null(strstr(err.message, "cannot tell B items from A items"), "%s", err.message);
+    cr_assert_eq(ddb_generator_new(&g, m, only_a, 1, &err), 0, "%s", err.message);
+    ddb_generator_free(g);
+    ddb_mapping_free(m);
+}
