@@ -546,7 +546,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     cli_progress_end(&progress);
     if (rc != 0 && rc != DDB_EINTR)
         cli_error(NULL, "%s", err.message);
-    if (output != NULL && s.committed && !target_table) {
+    if (output != NULL && s.committed && !target_table && !(a.out && strcmp(a.out, "-") == 0)) {
         const char *const *paths;
         size_t n = ddb_file_output_paths(output, &paths);
         s.outputs = calloc(n ? n : 1, sizeof(char *));
