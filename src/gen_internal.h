@@ -82,4 +82,51 @@ int gen_field_nth(const gen_field *g, uint64_t k, uint64_t key, ddb_value *out, 
  */
 int gen_field_random(const gen_field *g, ddb_rng *r, uint64_t place, ddb_value *out, ddb_arena *a);
 
+/* ---------------------------------------------------- text (gen_text.c) */
+
+/* What a field's name says its text is. */
+enum {
+    GEN_T_ID,
+    GEN_T_EMAIL,
+    GEN_T_URL,
+    GEN_T_PHONE,
+    GEN_T_PERSON,
+    GEN_T_LABEL,
+    GEN_T_TITLE,
+    GEN_T_SENTENCE,
+    GEN_T_COUNTRY,
+    GEN_T_REGION,
+    GEN_T_CITY,
+    GEN_T_TZ,
+    GEN_T_WORD,
+    GEN_T_GENERIC
+};
+
+#define GEN_ID_LEN 10
+#define GEN_ID_SPACE 3656158440062976ull /* 36^10: identifiers of 10 base-36 digits */
+
+int gen_text_kind(const char *name);
+
+/* Does the name hold the (lower-case) word, in any letter case? */
+int gen_name_has(const char *name, const char *word);
+
+/* The range (lo..hi in units of 10^-scale) a number field's name suggests. */
+void gen_number_range(const char *name, int64_t *lo, int64_t *hi, int *scale);
+
+int64_t gen_pow10(int n);
+
+/* Text forms: v / 10^scale without trailing zeros; "YYYY-MM-DDTHH:MM:SSZ"
+ * (out >= 24); "YYYY-MM" of months since year 0 (out >= 8); 10 base-36
+ * digits (out >= 11); a UUID (out >= 37) in which distinct x stay distinct
+ * (fill gives the other bits). */
+void gen_number_text(char *out, size_t cap, int64_t v, int scale);
+void gen_datetime_text(char *out, int64_t secs);
+void gen_month_text(char *out, int64_t months);
+void gen_id_text(char *out, uint64_t v);
+void gen_uuid_text(char *out, uint64_t x, uint64_t fill);
+
+/* Random text of a kind (GEN_T_*); place picks the place for GEN_T_COUNTRY,
+ * REGION, CITY and TZ, so one record's are consistent. Appended to b. */
+void gen_random_text(ddb_buf *b, int kind, ddb_rng *r, uint64_t place);
+
 #endif

@@ -8,6 +8,9 @@
 
 #include <stddef.h>
 
+/* One entry of a list, uniformly. */
+#define PICK(r, list, n) ((list)[ddb_rng_below((r), (n))])
+
 typedef struct gen_place {
     const char *country, *region, *city, *timezone;
 } gen_place;
