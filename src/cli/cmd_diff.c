@@ -312,15 +312,6 @@ int cmd_diff(int argc, char **argv)
         if (opts[i].name == NULL)
             break;
     }
-    {
-        cli_opt out_opt = {"out", OPT_STRING, &a.out, "DIR",
-                           "where differences.ndjson and the rejects go (default: .)"};
-        size_t n = 0;
-        while (opts[n].name)
-            n++;
-        opts[n] = out_opt;
-        memset(&opts[n + 1], 0, sizeof(opts[n + 1]));
-    }
     if ((code = cli_parse(argc, argv, cmd, opts, &pos, &npos, &help)) != 0)
         goto done;
     if (help) {

@@ -91,6 +91,9 @@ size_t cli_run_options(cli_opt *out, run_args *a, unsigned groups)
     const grouped_opt all[] = {
         {G_OUT,
          {"out", OPT_STRING, &a->out, "DIR", "folder for the output files (created if missing)"}},
+        {G_DIFF,
+         {"out", OPT_STRING, &a->out, "DIR",
+          "where differences.ndjson and each side's rejects go (default: .)"}},
         {G_MAP,
          {"mapping", OPT_STRING, &a->mapping, "FILE", "the table's mapping (formats/*.json)"}},
         {G_TOMAP, {"to-mapping", OPT_STRING, &a->to_mapping, "FILE", "the mapping to re-key into"}},
