@@ -33,6 +33,7 @@ ddbpipe="$build/ddbpipe"
 rm -rf "$out"
 mkdir -p "$out"
 . "$root/bench/lib.bash"
+cpu=()
 
 # counts in the proportions of a favorites table: 10% tags, 40% favorites, 50% links
 counts() { echo "Tag=$(($1 / 10)),FavoriteData=$(($1 * 4 / 10)),FavoriteDataTag=$(($1 / 2))"; }
@@ -44,6 +45,7 @@ for fmt in ddb-json csv; do
 	measure "generate-$fmt" /dev/null "$ddbpipe" generate --mapping "$m1" --count "$(counts "$records")" \
 		--format "$fmt" --out "$out/gen-$fmt" --quiet
 	row "ddbpipe generate --format $fmt *" "$(du -sb "$out/gen-$fmt" | cut -f1)" "$records"
+	cpu+=("generate --format $fmt: ${m_cpu:-?} s of CPU")
 done
 "$ddbpipe" convert "$out"/gen-ddb-json/*.json --mapping "$m1" --to-mapping "$m2" --out "$out/v2" --quiet \
 	2>/dev/null
@@ -57,6 +59,7 @@ measure diff /dev/null "$ddbpipe" diff "$out/gen-ddb-json" "$out/v2" --mapping "
 	--out "$out/d" --quiet --max-memory 16
 row "ddbpipe diff (2 x records)" "$(du -scb "$out/gen-ddb-json" "$out/v2" | tail -1 | cut -f1)" \
 	"$((2 * records))"
+cpu+=("diff: ${m_cpu:-?} s of CPU")
 rss_big=$m_rss
 echo "diff v1 against v2 (1/10)"
 measure diff-tenth /dev/null "$ddbpipe" diff "$out/small" "$out/small-v2" --mapping "$m1" \
@@ -73,6 +76,8 @@ printf "%-34s %9s %10s %12s %10s %4s\n" "run" "wall s" "MB/s in" "records/s" "pe
 printf "%-34s %9s %10s %12s %10s %4s\n" "---" "------" "-------" "---------" "-------" "----"
 for r in "${rows[@]}"; do echo "$r"; done
 echo "(* MB/s of output written; diff: of the two sides' input)"
+echo "CPU seconds (user + system; on a shared machine wall time exceeds them):"
+printf '  %s\n' "${cpu[@]}"
 echo
 awk -v a="$rss_big" -v b="$rss_small" -v s="${buckets:-0}" 'BEGIN {
 	printf "memory bound: diff peak RSS %.1f MB for the full input vs %.1f MB for 1/10 of it (ratio %.2f); buckets split %d level(s) deep at --max-memory 16\n",

@@ -1,6 +1,7 @@
 # Shared by the benchmark scripts (sourced; needs $out): timing with peak memory, and result rows.
 
-# measure LABEL STDOUT CMD...: sets m_wall (s), m_rss (KiB), m_rc. Peak RSS comes from GNU
+# measure LABEL STDOUT CMD...: sets m_wall (s), m_rss (KiB), m_rc, and m_cpu (user + system
+# seconds; empty without /usr/bin/time). Peak RSS comes from GNU
 # time's %M (the same figure as -v "Maximum resident set size"); without /usr/bin/time it
 # is polled from VmHWM in /proc/PID/status.
 measure() {
@@ -10,10 +11,11 @@ measure() {
 	t0=$(date +%s%N)
 	if [ -x /usr/bin/time ]; then
 		set +e
-		/usr/bin/time -f "%M" -o "$tf" "$@" >"$stdout" 2>"$out/$label.log"
+		/usr/bin/time -f "%M %U %S" -o "$tf" "$@" >"$stdout" 2>"$out/$label.log"
 		m_rc=$?
 		set -e
-		m_rss=$(tail -n 1 "$tf")
+		m_rss=$(tail -n 1 "$tf" | cut -d' ' -f1)
+		m_cpu=$(tail -n 1 "$tf" | awk '{printf "%.2f", $2 + $3}')
 	else
 		"$@" >"$stdout" 2>"$out/$label.log" &
 		pid=$!
@@ -28,6 +30,7 @@ measure() {
 		m_rc=$?
 		set -e
 		m_rss=$peak
+		m_cpu=
 	fi
 	t1=$(date +%s%N)
 	rm -f "$tf"
