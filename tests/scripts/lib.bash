@@ -5,7 +5,7 @@ bin=$1
 root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 tools=$(dirname "$bin")
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 failures=0
 
 fail() {
@@ -40,6 +40,25 @@ expect_in() {
 # json_number FILE KEY: the first "KEY":N in a JSON file
 json_number() {
     grep -o '"'"$2"'":[0-9]*' "$1" | head -1 | cut -d: -f2
+}
+
+# kill_after_progress PID STATEFILE PREVIOUS_POS [SIGNAL]: waits until the run's state file
+# records progress beyond PREVIOUS_POS, then signals it (SIGKILL by default), so the kill lands
+# mid-run whatever the machine's speed. Prints the position reached; fails if the run ended first.
+pos_of() { sed -n 's/.*"pos":\([0-9]*\).*/\1/p' "$1" 2>/dev/null; }
+kill_after_progress() {
+    local pid=$1 st=$2 prev=$3 sig=${4:-KILL} i p
+    for i in $(seq 1 600); do
+        kill -0 "$pid" 2>/dev/null || return 1
+        p=$(pos_of "$st")
+        if [ -n "$p" ] && [ "$p" != "$prev" ] && ! grep -q '"complete":true' "$st"; then
+            kill -"$sig" "$pid" 2>/dev/null || return 1
+            echo "$p"
+            return 0
+        fi
+        sleep 0.02
+    done
+    return 1
 }
 
 finish() {
