@@ -24,15 +24,11 @@ if ! [[ $records =~ ^[0-9]+$ ]] || [ "$records" -lt 1000 ]; then
 	echo "bench/diffgen.sh: RECORDS must be a number >= 1000" >&2
 	exit 2
 fi
-echo "== build (Release) in ${build#"$root"/}"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDDB_TESTS=OFF >/dev/null
-fi
-cmake --build "$build" -j"$(nproc)" --target ddbpipe >/dev/null
+. "$root/bench/lib.bash"
+build_release ddbpipe
 ddbpipe="$build/ddbpipe"
 rm -rf "$out"
 mkdir -p "$out"
-. "$root/bench/lib.bash"
 cpu=()
 
 # counts in the proportions of a favorites table: 10% tags, 40% favorites, 50% links

@@ -5,7 +5,7 @@
  * Everything is derived from one seed through a private PRNG: no clock, no
  * rand(), no environment, so a seed always gives the same bytes. Records are
  * built from the design's field names and turned into items by
- * ddb_mapping_encode(), so generated items are exactly what the mapping
+ * ddb_transform_encode(), so generated items are exactly what the mapping
  * describes.
  */
 #ifndef DDBPIPE_GEN_H
@@ -20,6 +20,7 @@
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/generate.h"
 #include "ddbpipe/rng.h"
+#include "ddbpipe/transform.h"
 #include "ddbpipe/value.h"
 
 /* ------------------------------------------------------------------ PRNG */

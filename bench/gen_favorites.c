@@ -1,18 +1,21 @@
 /*
  * The favorites design (formats/favorites.json and favorites-v2.json): one
  * collection per user with Tag, FavoriteData and FavoriteDataTag records;
- * every FavoriteDataTag links a tag and a favorite emitted before it.
+ * every FavoriteDataTag links a tag and a favorite emitted before it. The
+ * records are shaped as the seed's Java DTOs hold them: createTime and
+ * lastAccessTime are longs (always present, 0 when never accessed), clipTime
+ * a String, dataType the FavoriteDataType name; no other attributes.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gen.h"
 
 typedef struct fav_design {
     gen_design base;
     const ddb_entity *tag, *data, *datatag;
-    unsigned extra_kind; /* cycles, so every kind of undeclared attribute appears */
 } fav_design;
 
 #define T_START 1546300800000LL /* 2019-01-01T00:00:00Z */
@@ -82,8 +85,7 @@ static const char *const titles[] = {
     "WeChat Pay receipt ¥128.00",
 };
 
-static const char *const data_types[] = {"image", "link",  "file",  "position",
-                                         "text",  "video", "audio", "note"};
+static const char *const data_types[] = {"IMAGE", "LINK", "FILE", "POSITION"};
 
 static const char *const b62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 static const char *const lower36 = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -122,70 +124,25 @@ static void add_url(gen_rec *rec, gen_rng *r, const char *field, const char *typ
     gen_id_chars(id, 22, r, b62);
     if (thumb)
         v = gen_fmt(rec->a, DDB_TYPE_S, "https://mmbiz.qpic.cn/mmbiz_%s/%s/640?wx_fmt=%s",
-                    strcmp(type, "video") == 0 ? "jpg" : "png", id,
-                    strcmp(type, "video") == 0 ? "jpeg" : "png");
-    else if (strcmp(type, "link") == 0)
+                    strcasecmp(type, "video") == 0 ? "jpg" : "png", id,
+                    strcasecmp(type, "video") == 0 ? "jpeg" : "png");
+    else if (strcasecmp(type, "link") == 0)
         v = gen_fmt(rec->a, DDB_TYPE_S, "https://mp.weixin.qq.com/s/%s", id);
-    else if (strcmp(type, "image") == 0)
+    else if (strcasecmp(type, "image") == 0)
         v = gen_fmt(rec->a, DDB_TYPE_S, "https://mmbiz.qpic.cn/mmbiz_png/%s/0", id);
-    else if (strcmp(type, "file") == 0)
+    else if (strcasecmp(type, "file") == 0)
         v = gen_fmt(rec->a, DDB_TYPE_S, "https://file.wx.qq.com/%s/%s.pdf?name=%s", id, "report",
                     "Q3%20report%2C%20final");
-    else if (strcmp(type, "video") == 0)
+    else if (strcasecmp(type, "video") == 0)
         v = gen_fmt(rec->a, DDB_TYPE_S,
                     "https://finder.video.qq.com/251/20302/stodownload?encfilekey=%s&token=x", id);
-    else if (strcmp(type, "audio") == 0)
+    else if (strcasecmp(type, "audio") == 0)
         v = gen_fmt(rec->a, DDB_TYPE_S, "https://res.wx.qq.com/voice/%s.silk", id);
-    else if (strcmp(type, "position") == 0)
+    else if (strcasecmp(type, "position") == 0)
         v = gen_fmt(rec->a, DDB_TYPE_S, "geo:%d.%04d,%d.%04d?q=上海市 浦东新区",
                     (int)gen_rng_range(r, 18, 53), (int)gen_rng_below(r, 10000),
                     (int)gen_rng_range(r, 73, 134), (int)gen_rng_below(r, 10000));
     gen_rec_put(rec, field, v);
-}
-
-/* Undeclared attributes as found in a table with history: exact big numbers,
- * a binary set, a NULL, a nested map. */
-static void add_extras(gen_rec *rec, gen_rng *r, unsigned kind)
-{
-    ddb_arena *a = rec->a;
-    switch (kind % 5) {
-    case 0:
-        gen_rec_put(rec, "legacyScore", gen_long_number(a, r, 38, 0));
-        break;
-    case 1: {
-        ddb_value m[3];
-        size_t n = 2 + gen_rng_below(r, 2);
-        for (size_t i = 0; i < n; i++) {
-            m[i] = gen_bytes(a, r, 8 + i, "", 0);
-            ((unsigned char *)m[i].u.s.ptr)[0] = (unsigned char)i; /* members distinct */
-        }
-        gen_rec_put(rec, "thumbHashes", gen_list(a, DDB_TYPE_BS, m, n));
-        break;
-    }
-    case 2:
-        gen_rec_put(rec, "deletedAt", ddb_value_null());
-        break;
-    case 3: {
-        ddb_value dev[2] = {ddb_value_str(DDB_TYPE_S, "ios", 3),
-                            ddb_value_str(DDB_TYPE_S, "mac 💻", 8)};
-        ddb_attr at[3];
-        at[0].name = (ddb_str){"v", 1};
-        at[0].value = gen_fmt(a, DDB_TYPE_N, "%d", (int)gen_rng_range(r, 1, 9));
-        at[1].name = (ddb_str){"dirty", 5};
-        at[1].value = ddb_value_bool((int)gen_rng_below(r, 2));
-        at[2].name = (ddb_str){"devices", 7};
-        at[2].value = gen_list(a, DDB_TYPE_L, dev, 2);
-        gen_rec_put(rec, "syncState", gen_map(a, at, 3));
-        break;
-    }
-    default: {
-        ddb_value ss[2] = {ddb_value_str(DDB_TYPE_S, "wxid_friend01", 13),
-                           ddb_value_str(DDB_TYPE_S, "群聊 family", 13)};
-        gen_rec_put(rec, "precise", gen_long_number(a, r, 38, 1));
-        gen_rec_put(rec, "sharedWith", gen_list(a, DDB_TYPE_SS, ss, 2));
-        break;
-    }
-    }
 }
 
 #define EMIT(e)                                                                                    \
@@ -226,9 +183,9 @@ static int fav_user(fav_design *f, gen_emit_fn emit, void *ctx, ddb_error *err)
             gen_rec_n(&rec, "lastAccessTime",
                       created + gen_rng_below(r, span < 200ull * 86400000 ? span + 1
                                                                           : 200ull * 86400000));
+        } else {
+            gen_rec_n(&rec, "lastAccessTime", 0); /* a Java long: never absent */
         }
-        if (d->extras && gen_rng_chance(r, 2))
-            gen_rec_s(&rec, "color", "#ff8800");
         EMIT(f->tag);
     }
     for (size_t i = 0; i < n_data; i++) {
@@ -252,15 +209,12 @@ static int fav_user(fav_design *f, gen_emit_fn emit, void *ctx, ddb_error *err)
             gen_rec_s(&rec, "title", ""); /* empty, not absent */
         else if (k > 1)
             gen_rec_s(&rec, "title", GEN_PICK(r, titles));
-        if (strcmp(fd.type, "text") != 0 && strcmp(fd.type, "note") != 0 &&
-            strcmp(fd.type, "position") != 0 && strcmp(fd.type, "audio") != 0)
+        if (strcmp(fd.type, "POSITION") != 0)
             add_url(&rec, r, "thumbnailUrl", fd.type, 1);
-        if (strcmp(fd.type, "text") != 0 && strcmp(fd.type, "note") != 0)
-            add_url(&rec, r, "contentUrl", fd.type, 0);
+        add_url(&rec, r, "contentUrl", fd.type, 0);
         gen_rec_s(&rec, "dataType", fd.type);
-        gen_rec_n(&rec, "clipTime", fd.clip);
-        if (d->extras && gen_rng_chance(r, 8))
-            add_extras(&rec, r, f->extra_kind++);
+        gen_rec_put(&rec, "clipTime",
+                    gen_fmt(d->scratch, DDB_TYPE_S, "%llu", (unsigned long long)fd.clip));
         EMIT(f->data);
 
         /* Tags on this favorite: distinct tags of the same user. */
@@ -273,8 +227,9 @@ static int fav_user(fav_design *f, gen_emit_fn emit, void *ctx, ddb_error *err)
                 gen_rec_s(&rec, "userId", user);
                 gen_rec_s(&rec, "dataId", fd.id);
                 gen_rec_s(&rec, "tagId", tag_ids[(first + j) % n_tags]);
+                gen_rec_put(&rec, "clipTime",
+                            gen_fmt(d->scratch, DDB_TYPE_S, "%llu", (unsigned long long)fd.clip));
                 gen_rec_s(&rec, "dataType", fd.type);
-                gen_rec_n(&rec, "clipTime", fd.clip);
                 EMIT(f->datatag);
             }
         }

@@ -1,7 +1,7 @@
 /*
  * The movies design (formats/movies.json): actors, then per movie the Movie
- * record, its cast (CastMember linking actors emitted before) and monthly
- * stream totals. Exercises every DynamoDB type: SS, NS, BS, B, M, L, BOOL
+ * record, its cast (CastMember linking actors emitted before), monthly
+ * stream totals and single streams. Exercises every DynamoDB type: SS, NS, BS, B, M, L, BOOL
  * and 38-digit numbers.
  */
 #include <stdio.h>
@@ -14,7 +14,7 @@
 
 typedef struct movies_design {
     gen_design base;
-    const ddb_entity *movie, *actor, *cast, *streams;
+    const ddb_entity *movie, *actor, *cast, *streams, *stream;
     uint64_t n_movies, n_actors;
     char pool[POOL][16]; /* recent actor ids, for casts */
     size_t pool_len;
@@ -121,11 +121,9 @@ static int emit_actor(movies_design *mv, gen_emit_fn emit, void *ctx, ddb_error 
         gen_date_from_days(date, gen_rng_range(r, -14610, 12784)); /* 1930 .. 2004 */
         gen_rec_put(&rec, "birthDate", gen_fmt(a, DDB_TYPE_S, "%s", date));
     }
-    if (gen_rng_chance(r, 85)) { /* all three or none: gsi3 is sparse */
+    if (gen_rng_chance(r, 85)) { /* hierarchical country#region#city */
         const char *const *p = places[gen_rng_below(r, GEN_COUNT(places))];
-        gen_rec_s(&rec, "birthCountry", p[0]);
-        gen_rec_s(&rec, "birthRegion", p[1]);
-        gen_rec_s(&rec, "birthCity", p[2]);
+        gen_rec_put(&rec, "birthPlace", gen_fmt(a, DDB_TYPE_S, "%s#%s#%s", p[0], p[1], p[2]));
     }
     {
         ddb_value years[4];
@@ -283,6 +281,28 @@ static int emit_movie(movies_design *mv, gen_emit_fn emit, void *ctx, ddb_error 
             EMIT(mv->streams);
         }
     }
+    /* A few single streams, by time. */
+    {
+        size_t n = gen_rng_below(r, 4);
+        for (size_t i = 0; i < n; i++) {
+            char day[16];
+            ddb_arena_reset(a);
+            gen_rec_init(&rec, a);
+            gen_date_from_days(day, gen_rng_range(r, 19358, 20088)); /* 2023 .. 2024 */
+            gen_rec_put(&rec, "movieId", gen_fmt(a, DDB_TYPE_S, "%s", id));
+            gen_rec_put(&rec, "streamedAt",
+                        gen_fmt(a, DDB_TYPE_S, "%sT%02d:%02d:%02dZ", day, (int)gen_rng_below(r, 24),
+                                (int)gen_rng_below(r, 60), (int)gen_rng_below(r, 60)));
+            gen_rec_put(
+                &rec, "streamId",
+                gen_fmt(a, DDB_TYPE_S, "st-%06llu", (unsigned long long)gen_rng_below(r, 1000000)));
+            gen_rec_put(
+                &rec, "userId",
+                gen_fmt(a, DDB_TYPE_S, "user-%llu", (unsigned long long)gen_rng_below(r, 100000)));
+            gen_rec_n(&rec, "seconds", (uint64_t)gen_rng_range(r, 1, 12000));
+            EMIT(mv->stream);
+        }
+    }
     return 0;
 }
 
@@ -358,7 +378,8 @@ int gen_movies_new(gen_design **out, const ddb_mapping *m, ddb_error *err)
     if ((rc = gen_entity(&mv->movie, m, "Movie", err)) != 0 ||
         (rc = gen_entity(&mv->actor, m, "Actor", err)) != 0 ||
         (rc = gen_entity(&mv->cast, m, "CastMember", err)) != 0 ||
-        (rc = gen_entity(&mv->streams, m, "MonthlyStreams", err)) != 0) {
+        (rc = gen_entity(&mv->streams, m, "MonthlyStreams", err)) != 0 ||
+        (rc = gen_entity(&mv->stream, m, "Stream", err)) != 0) {
         free(mv);
         return rc;
     }

@@ -240,7 +240,7 @@ int gen_entity(const ddb_entity **out, const ddb_mapping *m, const char *name, d
 int gen_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, const ddb_map *rec,
                ddb_arena *a, ddb_error *err)
 {
-    int rc = ddb_mapping_encode(out, m, e, rec, 1, a, err);
+    int rc = ddb_transform_encode(out, m, e, rec, 1, a, err);
     if (rc != 0)
         ddb_error_prefix(err, "generated %s record does not encode: ", e->name);
     return rc;

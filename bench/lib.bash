@@ -1,4 +1,14 @@
-# Shared by the benchmark scripts (sourced; needs $out): timing with peak memory, and result rows.
+# Shared by the benchmark scripts (sourced; needs $root, $build and $out): the Release build,
+# timing with peak memory, and result rows.
+
+# build_release TARGET...: configures $build once (Release, no tests) and builds the targets.
+build_release() {
+	echo "== build (Release) in ${build#"$root"/}"
+	if [ ! -f "$build/CMakeCache.txt" ]; then
+		cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDDB_TESTS=OFF >/dev/null
+	fi
+	cmake --build "$build" -j"$(nproc)" --target "$@" >/dev/null
+}
 
 # measure LABEL STDOUT CMD...: sets m_wall (s), m_rss (KiB), m_rc, and m_cpu (user + system
 # seconds; empty without /usr/bin/time). Peak RSS comes from GNU

@@ -40,11 +40,8 @@ to_bytes() {
 bytes=$(to_bytes "$size")
 small_bytes=$((bytes / 10))
 
-echo "== build (Release) in ${build#"$root"/}"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDDB_TESTS=OFF >/dev/null
-fi
-cmake --build "$build" -j"$(nproc)" --target ddbpipe ddbpipe-gen >/dev/null
+. "$root/bench/lib.bash"
+build_release ddbpipe ddbpipe-gen
 ddbpipe="$build/ddbpipe"
 gen="$build/ddbpipe-gen"
 mkdir -p "$out"
@@ -71,8 +68,6 @@ small="$out/favorites-$size-tenth.json.gz"
 echo "== dumps"
 make_dump "$big" "$bytes"
 make_dump "$small" "$small_bytes"
-
-. "$root/bench/lib.bash"
 
 big_bytes=$(info "$big" bytes)
 big_items=$(info "$big" items)

@@ -22,8 +22,7 @@ typedef struct chunk {
 struct ddb_arena {
     chunk *head; /* current chunk (most recent first) */
     size_t chunk_size;
-    size_t used_total;
-    void *last;       /* most recent allocation, for ddb_arena_grow */
+    void *last; /* most recent allocation, for ddb_arena_grow */
     size_t last_size;
 };
 
@@ -91,7 +90,6 @@ void *ddb_arena_alloc(ddb_arena *a, size_t size)
     }
     p = chunk_data(c) + c->used;
     c->used += need;
-    a->used_total += need;
     a->last = p;
     a->last_size = need;
     return p;
@@ -127,7 +125,6 @@ void *ddb_arena_grow(ddb_arena *a, void *p, size_t old_size, size_t new_size)
         size_t need = (new_size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
         size_t start = (size_t)((char *)p - chunk_data(c));
         if (need >= new_size && start + need <= c->size) {
-            a->used_total += need - a->last_size;
             c->used = start + need;
             a->last_size = need;
             return p;
@@ -161,14 +158,8 @@ void ddb_arena_reset(ddb_arena *a)
     a->head = keep;
     if (a->head == NULL)
         a->head = chunk_new(a->chunk_size); /* cannot normally happen */
-    a->used_total = 0;
     a->last = NULL;
     a->last_size = 0;
-}
-
-size_t ddb_arena_used(const ddb_arena *a)
-{
-    return a->used_total;
 }
 
 void ddb_arena_free(ddb_arena *a)

@@ -5,8 +5,10 @@
  * dates go stale) and every 200 response is checked against x-amz-crc32.
  */
 #include "ddbpipe/client.h"
+#include "ddbpipe/clock.h"
 
 #include <curl/curl.h>
+#include <openssl/crypto.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +17,12 @@
 #include <zlib.h>
 
 #include "client_internal.h"
+#include "ddbpipe/credprov.h"
 #include "ddbpipe/sigv4.h"
 
 #define MAX_CONCURRENCY 1024
+#define MAX_CREDENTIAL_RETRIES 5
+#define CREDENTIAL_HOLD_MS 120000 /* longest wait for a refresh before sending anyway */
 
 typedef struct call {
     struct call *next;
@@ -29,6 +34,9 @@ typedef struct call {
     int attempts;
     uint64_t throttles;
     uint64_t wake_ms;
+    uint64_t cred_gen;     /* generation of the credentials the attempt was signed with */
+    int cred_retries;      /* sent again because of its credentials */
+    uint64_t cred_hold_ms; /* waiting for a refresh since (0: not waiting) */
     /* per attempt */
     CURL *easy;
     struct curl_slist *headers;
@@ -46,6 +54,7 @@ struct ddb_client {
     char *region;
     char *user_agent;
     const ddb_aws_credentials *creds;
+    struct ddb_credprov *prov;
     int concurrency;     /* current limit of requests in flight (adaptive) */
     int max_concurrency; /* what the user asked for */
     int adaptive;
@@ -55,6 +64,9 @@ struct ddb_client {
     uint32_t base_ms, cap_ms;
     long connect_timeout_ms, request_timeout_ms;
     int verbose;
+    void (*notice)(void *ctx, const char *msg);
+    void *notice_ctx;
+    int told_unreachable;
     uint64_t rng;
     call *ready_head, *ready_tail;
     call *delayed; /* sorted by wake_ms */
@@ -63,20 +75,12 @@ struct ddb_client {
     int queued;
     CURL **idle; /* easy handles kept for reuse */
     int n_idle, cap_idle;
-    volatile sig_atomic_t interrupted;
     volatile sig_atomic_t *stop;
     void (*on_idle)(void *ctx);
     void *idle_ctx;
     uint64_t last_idle_ms;
     ddb_client_stats stats;
 };
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static size_t on_body(char *data, size_t size, size_t n, void *ud)
 {
@@ -164,6 +168,7 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     }
     sprintf(c->host, port ? "%s:%s" : "%s", host, port);
     c->creds = o->credentials;
+    c->prov = o->provider;
     c->concurrency = o->concurrency > 0 ? o->concurrency : 16;
     if (c->concurrency > MAX_CONCURRENCY)
         c->concurrency = MAX_CONCURRENCY;
@@ -176,6 +181,8 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 5000;
     c->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 60000;
     c->verbose = o->verbose;
+    c->notice = o->notice;
+    c->notice_ctx = o->notice_ctx;
     c->rng = o->random_seed ? o->random_seed : (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)c;
     curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)c->concurrency * 2);
     *out = c;
@@ -216,6 +223,76 @@ static void put_easy(ddb_client *c, CURL *e)
 
 static void attempt_failed(ddb_client *c, call *cl, int retryable);
 
+/* A call sent again for newer credentials waits while the refresh it asked
+ * for runs, without using up an attempt. */
+static int hold_for_credentials(ddb_client *c, call *cl)
+{
+    uint64_t now;
+    if (cl->cred_hold_ms == 0 || c->prov == NULL)
+        return 0;
+    now = ddb_clock_ms();
+    if (!ddb_credprov_refreshing(c->prov) || now - cl->cred_hold_ms >= CREDENTIAL_HOLD_MS) {
+        cl->cred_hold_ms = 0;
+        return 0;
+    }
+    cl->wake_ms = now + 50;
+    c->queued++;
+    enqueue_delayed(c, cl);
+    return 1;
+}
+
+/* A call refused for its credentials (expired, unknown) goes again with newer
+ * ones instead of failing: returns 1 when it was queued for that. */
+static int retry_with_new_credentials(ddb_client *c, call *cl)
+{
+    ddb_cred_verdict v;
+    if (c->prov == NULL || cl->cred_retries >= MAX_CREDENTIAL_RETRIES)
+        return 0;
+    v = ddb_credprov_rejected(c->prov, cl->cred_gen, cl->resp.error_type);
+    if (v == DDB_CRED_NOT_MINE)
+        return 0;
+    cl->cred_retries++;
+    cl->attempts--; /* the credentials failed, not the request */
+    cl->cred_hold_ms = v == DDB_CRED_WAIT ? ddb_clock_ms() : 0;
+    if (c->verbose)
+        fprintf(stderr, "ddbpipe: %s: %s with credentials of generation %llu; sending again %s\n",
+                cl->op, cl->resp.error_type, (unsigned long long)cl->cred_gen,
+                v == DDB_CRED_WAIT ? "after the refresh" : "with newer ones");
+    cl->wake_ms = ddb_clock_ms();
+    c->queued++;
+    enqueue_delayed(c, cl);
+    return 1;
+}
+
+/* Frees a header list, wiping every line first: one holds the session token. */
+static void free_headers(struct curl_slist *h)
+{
+    for (struct curl_slist *p = h; p != NULL; p = p->next)
+        OPENSSL_cleanse(p->data, strlen(p->data));
+    curl_slist_free_all(h);
+}
+
+/* Appends a copy of line; on failure the list is left as it was. */
+static int add_header(struct curl_slist **h, const char *line)
+{
+    struct curl_slist *n = curl_slist_append(*h, line);
+    if (n == NULL)
+        return -1;
+    *h = n;
+    return 0;
+}
+
+/* Gives back what one attempt holds: its easy handle (kept for reuse; it must
+ * be out of the multi handle) and its header lines. */
+static void release_attempt(ddb_client *c, call *cl)
+{
+    if (cl->easy != NULL)
+        put_easy(c, cl->easy);
+    cl->easy = NULL;
+    free_headers(cl->headers);
+    cl->headers = NULL;
+}
+
 /* Signs and starts one attempt. */
 static void start(ddb_client *c, call *cl)
 {
@@ -223,9 +300,12 @@ static void start(ddb_client *c, call *cl)
     ddb_sigv4_header hdrs[3];
     ddb_sigv4_request req;
     ddb_sigv4_result *sig = NULL;
+    const ddb_aws_credentials *creds;
     ddb_error err;
-    struct curl_slist *h = NULL;
+    int rc, bad = 0;
 
+    if (hold_for_credentials(c, cl))
+        return;
     cl->attempts++;
     cl->crc[0] = cl->errtype[0] = cl->curl_err[0] = '\0';
     ddb_buf_clear(&cl->resp_body);
@@ -244,13 +324,17 @@ static void start(ddb_client *c, call *cl)
     req.header_count = 3;
     req.payload = cl->body;
     req.payload_len = cl->len;
-    req.access_key_id = c->creds ? c->creds->access_key_id : "anonymous";
-    req.secret_access_key = c->creds ? c->creds->secret_access_key : "anonymous";
-    req.session_token = c->creds ? c->creds->session_token : NULL;
+    creds = c->prov ? ddb_credprov_acquire(c->prov, &cl->cred_gen) : c->creds;
+    req.access_key_id = creds ? creds->access_key_id : "anonymous";
+    req.secret_access_key = creds ? creds->secret_access_key : "anonymous";
+    req.session_token = creds ? creds->session_token : NULL;
     req.region = c->region;
     req.service = "dynamodb";
     req.flags = DDB_SIGV4_FLAGS_DYNAMODB;
-    if (ddb_sigv4_sign(&sig, &req, &err) != 0) {
+    rc = ddb_sigv4_sign(&sig, &req, &err);
+    if (c->prov)
+        ddb_credprov_release(c->prov, creds);
+    if (rc != 0) {
         snprintf(cl->resp.message, sizeof(cl->resp.message), "signing failed: %.400s", err.message);
         attempt_failed(c, cl, 0);
         return;
@@ -258,19 +342,17 @@ static void start(ddb_client *c, call *cl)
     {
         char line[2048];
         snprintf(line, sizeof(line), "X-Amz-Target: %s", target);
-        h = curl_slist_append(h, "Content-Type: application/x-amz-json-1.0");
-        h = curl_slist_append(h, line);
-        h = curl_slist_append(h, "Expect:");
-        for (size_t i = 0; i < sig->add_count; i++) {
+        bad = add_header(&cl->headers, "Content-Type: application/x-amz-json-1.0") ||
+              add_header(&cl->headers, line) || add_header(&cl->headers, "Expect:");
+        for (size_t i = 0; i < sig->add_count && !bad; i++) {
             snprintf(line, sizeof(line), "%s: %s", sig->add[i].name, sig->add[i].value);
-            h = curl_slist_append(h, line);
+            bad = add_header(&cl->headers, line);
         }
-        memset(line, 0, sizeof(line)); /* held the session token */
+        OPENSSL_cleanse(line, sizeof(line)); /* held the session token */
     }
     ddb_sigv4_result_free(sig);
-    cl->headers = h;
     cl->easy = get_easy(c);
-    if (cl->easy == NULL || h == NULL) {
+    if (cl->easy == NULL || bad) {
         snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
         attempt_failed(c, cl, 0);
         return;
@@ -310,6 +392,7 @@ static void start(ddb_client *c, call *cl)
 
 static void finish_call(ddb_client *c, call *cl)
 {
+    release_attempt(c, cl);
     cl->resp.attempts = cl->attempts;
     cl->resp.throttles = cl->throttles;
     if (cl->resp.ok) {
@@ -333,10 +416,11 @@ static void finish_call(ddb_client *c, call *cl)
 /* A failed attempt: schedule a retry or finish the call with the failure. */
 static void attempt_failed(ddb_client *c, call *cl, int retryable)
 {
+    release_attempt(c, cl);
     cl->resp.ok = 0;
     cl->resp.retryable = retryable;
-    if (retryable && cl->attempts < c->max_attempts && !c->interrupted) {
-        cl->wake_ms = now_ms() + ddb_backoff_ms(&c->rng, cl->attempts, c->base_ms, c->cap_ms);
+    if (retryable && cl->attempts < c->max_attempts && !(c->stop && *c->stop)) {
+        cl->wake_ms = ddb_clock_ms() + ddb_backoff_ms(&c->rng, cl->attempts, c->base_ms, c->cap_ms);
         c->queued++;
         enqueue_delayed(c, cl);
         return;
@@ -357,10 +441,7 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
     }
     curl_multi_remove_handle(c->multi, cl->easy);
     curl_easy_getinfo(cl->easy, CURLINFO_RESPONSE_CODE, &status);
-    put_easy(c, cl->easy);
-    cl->easy = NULL;
-    curl_slist_free_all(cl->headers);
-    cl->headers = NULL;
+    release_attempt(c, cl);
     c->in_flight--;
     c->stats.bytes_received += cl->resp_body.len;
     memset(&cl->resp, 0, sizeof(cl->resp));
@@ -374,6 +455,17 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
                  result == CURLE_OPERATION_TIMEDOUT ? "Timeout" : "ConnectionError");
         if (c->verbose)
             fprintf(stderr, "ddbpipe: %s attempt %d: %s\n", cl->op, cl->attempts, cl->resp.message);
+        if (!c->told_unreachable && c->notice != NULL &&
+            (result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST ||
+             result == CURLE_OPERATION_TIMEDOUT)) {
+            char msg[700];
+            c->told_unreachable = 1;
+            snprintf(msg, sizeof(msg),
+                     "cannot reach %s (%s); retrying up to %d attempts with backoff. Is the "
+                     "endpoint right?",
+                     c->url, cl->resp.message, c->max_attempts);
+            c->notice(c->notice_ctx, msg);
+        }
         attempt_failed(c, cl, 1);
         return;
     }
@@ -408,10 +500,12 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
                          sizeof(cl->resp.error_type), cl->resp.message, sizeof(cl->resp.message));
     if (cl->resp.message[0] == '\0')
         snprintf(cl->resp.message, sizeof(cl->resp.message), "HTTP %ld", status);
+    if (retry_with_new_credentials(c, cl))
+        return;
     retryable = status >= 500 || ddb_error_is_throttling(cl->resp.error_type) ||
                 ddb_client_error_is_server_side(cl->resp.error_type);
     if (ddb_error_is_throttling(cl->resp.error_type)) {
-        uint64_t now = now_ms();
+        uint64_t now = ddb_clock_ms();
         cl->throttles++;
         c->stats.throttles++;
         /* Multiplicative decrease, at most once a second so one burst of
@@ -493,9 +587,9 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
 
         if (until && until(ctx))
             return 0;
-        if (c->interrupted || (c->stop && *c->stop))
+        if (c->stop && *c->stop)
             return ddb_error_set(err, DDB_EINTR, "interrupted");
-        now = now_ms();
+        now = ddb_clock_ms();
         if (c->on_idle && now - c->last_idle_ms >= 100) {
             c->last_idle_ms = now;
             c->on_idle(c->idle_ctx);
@@ -517,7 +611,7 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
         timeout = curl_timeout < 0 || curl_timeout > 200 ? 200 : (int)curl_timeout;
         if (c->delayed) {
             uint64_t wake = c->delayed->wake_ms;
-            now = now_ms();
+            now = ddb_clock_ms();
             if (wake <= now)
                 timeout = 0;
             else if (wake - now < (uint64_t)timeout)
@@ -536,7 +630,7 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
 int ddb_client_step(ddb_client *c, ddb_error *err)
 {
     int running = 0;
-    promote_delayed(c, now_ms());
+    promote_delayed(c, ddb_clock_ms());
     start_ready(c);
     if (c->in_flight == 0)
         return 0;
@@ -594,20 +688,14 @@ void ddb_response_dispose(ddb_response *resp)
     resp->body_len = 0;
 }
 
-void ddb_client_set_concurrency(ddb_client *c, int n)
+void ddb_client_describe_target(const ddb_client *c, char *out, size_t cap)
 {
-    c->concurrency = n < 1 ? 1 : n > MAX_CONCURRENCY ? MAX_CONCURRENCY : n;
-    c->max_concurrency = c->concurrency;
+    snprintf(out, cap, "region %s, endpoint %s", c->region, c->url);
 }
 
 int ddb_client_concurrency(const ddb_client *c)
 {
     return c->concurrency;
-}
-
-void ddb_client_interrupt(ddb_client *c)
-{
-    c->interrupted = 1;
 }
 
 void ddb_client_set_stop_flag(ddb_client *c, volatile sig_atomic_t *flag)
@@ -649,7 +737,7 @@ void ddb_client_free(ddb_client *c)
         c->flying = cl->next;
         curl_multi_remove_handle(c->multi, cl->easy);
         curl_easy_cleanup(cl->easy);
-        curl_slist_free_all(cl->headers);
+        free_headers(cl->headers);
         cl->next = NULL;
         free_calls(cl);
     }

@@ -1,9 +1,28 @@
-/* client_internal.h — what client.c needs from client_errors.c beyond the public API. */
+/*
+ * client_internal.h — the client's pieces that other engine modules (the
+ * table writer's retries) and the unit tests use, beyond the public API.
+ */
 #ifndef DDBPIPE_CLIENT_INTERNAL_H
 #define DDBPIPE_CLIENT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 /* Is an error type (the part after '#') a retryable failure on the
  * service's side (InternalServerError, ServiceUnavailable, InternalFailure)? */
 int ddb_client_error_is_server_side(const char *error_type);
+
+/* Full-jitter backoff for attempt n (1-based): a random delay in
+ * [0, min(cap, base * 2^n)) milliseconds. */
+uint32_t ddb_backoff_ms(uint64_t *rng_state, int attempt, uint32_t base_ms, uint32_t cap_ms);
+
+/* Is an error type (the part after '#') retryable throttling? */
+int ddb_error_is_throttling(const char *error_type);
+
+/* Parses a DynamoDB error body ({"__type":"...#Type","message":"..."} or
+ * "Message") into type and message; header_type is X-Amzn-Errortype when sent
+ * (it wins, up to its first ':'). */
+void ddb_parse_error_body(const char *body, size_t len, const char *header_type, char *type,
+                          size_t type_cap, char *message, size_t message_cap);
 
 #endif

@@ -13,13 +13,17 @@
 #include "ddbpipe/canon.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/rng.h"
+#include "ddbpipe/transform.h"
 #include "diff_internal.h"
 
 typedef struct side_out {
     ddb_output base;
     ddb_diff *d;
     int side;
-    int *row_of; /* entity index of the side's mapping -> row */
+    size_t n_entities; /* of the side's mapping */
+    int *row_of;       /* entity index of the side's mapping -> row */
+    ddb_type **retype; /* side B, per entity: the type side A declares for each field
+                          where it differs (DDB_TYPE_NONE: the same); NULL: none differs */
     ddb_arena *arena;
     ddb_buf key, val, json;
 } side_out;
@@ -190,6 +194,22 @@ static int item_key(ddb_buf *out, const char *const *names, size_t n, const ddb_
     return ddb_canon_map(out, &k);
 }
 
+/* Fields side B's mapping declares with another type than side A's (a
+ * layout that re-types clipTime from S to N) are compared as A's type, the
+ * conversion convert makes; a value that does not convert stays as it is,
+ * and differs. */
+static void as_side_a(const ddb_type *retype, ddb_decoded *dec, ddb_arena *a)
+{
+    for (size_t j = 0; j < dec->n_declared; j++) {
+        ddb_attr *at = &dec->record.attrs[j];
+        int fi = ddb_entity_field_index(dec->entity, at->name.ptr, at->name.len);
+        ddb_value v;
+        if (fi >= 0 && retype[fi] != DDB_TYPE_NONE &&
+            ddb_value_convert(&v, &at->value, retype[fi], a, NULL) == 0)
+            at->value = v;
+    }
+}
+
 /* Key and value of an item under the side's mapping; *row set. Returns 0, 1
  * (refused: why says why), or a negative code. */
 static int key_value(side_out *so, const ddb_map *item, int *row, char *why, size_t cap)
@@ -209,7 +229,7 @@ static int key_value(side_out *so, const ddb_map *item, int *row, char *why, siz
                                                                                : d->key_attrs[0]);
         return rc != 0 ? rc : ddb_canon_map(&so->val, item);
     }
-    rc = ddb_mapping_decode(&dec, m, item, so->arena, &derr);
+    rc = ddb_transform_decode(&dec, m, item, so->arena, &derr);
     if (rc == DDB_ENOMATCH) {
         const char *names[2] = {m->table.pk.name, m->table.sk.name};
         *row = d->unmatched_row;
@@ -222,6 +242,8 @@ static int key_value(side_out *so, const ddb_map *item, int *row, char *why, siz
         return rc == DDB_ENOMEM ? rc : 1;
     }
     *row = so->row_of[dec.entity - m->entities];
+    if (so->retype && so->retype[dec.entity - m->entities])
+        as_side_a(so->retype[dec.entity - m->entities], &dec, so->arena);
     if ((rc = record_key(&so->key, &d->defs[*row], &dec.record, so->arena)) != 0)
         return rc;
     return ddb_canon_map(&so->val, &dec.record);
@@ -269,11 +291,6 @@ static int so_put(ddb_output *o, int entity_index, ddb_record_kind kind, const d
     return 0;
 }
 
-static int so_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
-{
-    return so_put(o, -1, kind, item, 0, NULL, err);
-}
-
 static int so_finish(ddb_output *o, ddb_error *err)
 {
     side_out *so = (side_out *)o;
@@ -297,7 +314,7 @@ static void so_free(ddb_output *o)
     (void)o;
 }
 
-static const ddb_output_vtable side_vt = {so_put, so_unmatched, so_finish, so_free, so_checkpoint};
+static const ddb_output_vtable side_vt = {so_put, so_finish, so_free, so_checkpoint};
 
 static void side_free(side_out *so)
 {
@@ -307,8 +324,36 @@ static void side_free(side_out *so)
     ddb_buf_dispose(&so->key);
     ddb_buf_dispose(&so->val);
     ddb_buf_dispose(&so->json);
+    for (size_t i = 0; so->retype && i < so->n_entities; i++)
+        free(so->retype[i]);
+    free(so->retype);
     free(so->row_of);
     free(so);
+}
+
+/* Where side B's mapping b declares a field with another type than a. */
+static int retypes(side_out *so, const ddb_mapping *b, const ddb_mapping *a)
+{
+    for (size_t i = 0; a && b && a != b && i < b->n_entities; i++) {
+        const ddb_entity *eb = &b->entities[i], *ea = ddb_mapping_entity(a, eb->name);
+        for (size_t f = 0; ea && f < eb->n_fields; f++) {
+            const ddb_field *fb = &eb->fields[f];
+            int fa = ddb_entity_field_index(ea, fb->name, strlen(fb->name));
+            if (fa < 0 || ea->fields[fa].type == fb->type)
+                continue;
+            if (so->retype == NULL &&
+                (so->retype = calloc(b->n_entities, sizeof(ddb_type *))) == NULL)
+                return DDB_ENOMEM;
+            if (so->retype[i] == NULL) {
+                if ((so->retype[i] = malloc(eb->n_fields * sizeof(ddb_type))) == NULL)
+                    return DDB_ENOMEM;
+                for (size_t k = 0; k < eb->n_fields; k++)
+                    so->retype[i][k] = DDB_TYPE_NONE;
+            }
+            so->retype[i][f] = ea->fields[fa].type;
+        }
+    }
+    return 0;
 }
 
 int ddb_diff_side(ddb_diff *d, int side, ddb_output **out, ddb_error *err)
@@ -328,7 +373,10 @@ int ddb_diff_side(ddb_diff *d, int side, ddb_output **out, ddb_error *err)
         so->side = side;
         for (size_t i = 0; m && i < m->n_entities; i++)
             so->row_of[i] = find_row(d, m->entities[i].name);
+        so->n_entities = m ? m->n_entities : 0;
         d->sides[side] = so;
+        if (side == 1 && retypes(so, m, d->map[0]) != 0)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     *out = &so->base;
     return 0;

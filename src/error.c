@@ -78,9 +78,36 @@ const char *ddb_error_code_name(int code)
         return "network error";
     case DDB_EINTR:
         return "interrupted";
+    case DDB_ELIMIT:
+        return "limit reached";
     case DDB_ITEROVER:
         return "end of iteration";
     default:
         return "error";
     }
+}
+
+size_t ddb_error_quote(char *dst, size_t cap, const char *s, size_t len)
+{
+    size_t n = len, o = 0;
+    int cut = 0;
+
+    if (cap == 0)
+        return 0;
+    if (n > DDB_QUOTE_MAX) {
+        n = DDB_QUOTE_MAX;
+        /* do not split a UTF-8 sequence */
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+        cut = 1;
+    }
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        dst[o++] = (c < 0x20 || c == 0x7F) ? '?' : (char)c;
+    }
+    if (cut)
+        for (int k = 0; k < 3 && o + 1 < cap; k++)
+            dst[o++] = '.';
+    dst[o] = '\0';
+    return o;
 }

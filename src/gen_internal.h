@@ -110,6 +110,9 @@ int gen_text_kind(const char *name);
 /* Does the name hold the (lower-case) word, in any letter case? */
 int gen_name_has(const char *name, const char *word);
 
+/* The name is a point in time's (createTime, updatedAt, ts...). */
+int gen_name_is_time(const char *name);
+
 /* The range (lo..hi in units of 10^-scale) a number field's name suggests. */
 void gen_number_range(const char *name, int64_t *lo, int64_t *hi, int *scale);
 

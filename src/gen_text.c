@@ -71,15 +71,22 @@ int gen_text_kind(const char *name)
     return GEN_T_GENERIC;
 }
 
+int gen_name_is_time(const char *name)
+{
+    char l[128];
+    lower_name(l, sizeof(l), name);
+    return ends_with(l, "time") || ends_with(name, "At") || ends_with(l, "_at") ||
+           ends_with(l, "timestamp") || strcmp(l, "ts") == 0 || contains(l, "epoch") ||
+           contains(l, "millis");
+}
+
 /* Integer ranges by name, as (lo, hi, scale). */
 void gen_number_range(const char *name, int64_t *lo, int64_t *hi, int *scale)
 {
     char l[128];
     lower_name(l, sizeof(l), name);
     *scale = 0;
-    if (ends_with(l, "time") || ends_with(name, "At") || ends_with(l, "_at") ||
-        ends_with(l, "timestamp") || strcmp(l, "ts") == 0 || contains(l, "epoch") ||
-        contains(l, "millis") || ends_with(name, "Date")) {
+    if (gen_name_is_time(name) || ends_with(name, "Date")) {
         *lo = 1546300800000LL; /* 2019-01-01T00:00:00Z, epoch milliseconds */
         *hi = 1767225599999LL; /* 2025-12-31T23:59:59.999Z */
     } else if (contains(l, "year")) {

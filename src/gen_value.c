@@ -48,12 +48,29 @@ struct gen_field {
     ddb_gen_dist dist;
     gen_pattern *pat;
     int text;          /* GK_TEXT kind; also preferred for patterned fields */
+    int weekday;       /* GK_LIST of a weekday field: days written in its spelling */
     int prefer_text;   /* GK_PATTERN: try the name-based text first when it matches */
     gen_field *member; /* GK_SET, GK_LIST_OF */
     uint64_t distinct;
     double absent;
     uint64_t name_key; /* orders the values of "distinct" */
 };
+
+static int text_value(const gen_field *g, const char *s, size_t n, ddb_value *out, ddb_arena *a);
+
+/* Value i of a list; a day in the field's spelling, the one encode writes
+ * (so the record comes back as it was made). */
+static int list_value(const gen_field *g, size_t i, ddb_value *out, ddb_arena *a)
+{
+    const char *s = g->list[i];
+    size_t n = strlen(s), spelt;
+    char day[16];
+    if (g->weekday && (spelt = ddb_weekday_spell(g->f, s, n, day)) > 0) {
+        s = day;
+        n = spelt;
+    }
+    return text_value(g, s, n, out, a);
+}
 
 /* The text made into a value of the field's type. */
 static int text_value(const gen_field *g, const char *s, size_t n, ddb_value *out, ddb_arena *a)
@@ -243,6 +260,7 @@ static int plan_kind(gen_field *g, const ddb_gen_spec *s, ddb_error *err, const 
     int64_t lo, hi;
 
     g->text = gen_text_kind(f->name);
+    g->weekday = f->format == DDB_FMT_WEEKDAY;
     if (member != DDB_TYPE_NONE)
         return g->kind = GK_SET, plan_members(g, s, member, err, who);
     if (g->type == DDB_TYPE_L && !(s && s->n_one_of))
@@ -288,6 +306,15 @@ static int plan_kind(gen_field *g, const ddb_gen_spec *s, ddb_error *err, const 
         return g->kind = GK_UUID, g->size = GEN_UNBOUNDED, 0;
     if (g->type == DDB_TYPE_S && months_fit(g))
         return 0;
+    if (g->type == DDB_TYPE_S && !f->has_pattern && gen_name_is_time(f->name)) {
+        /* A time kept as text (Java's String clipTime): epoch milliseconds,
+         * which a later layout can re-type to a number. */
+        g->kind = GK_NUM;
+        gen_number_range(f->name, &lo, &hi, &g->scale);
+        g->lo = lo;
+        g->hi = hi;
+        return 0;
+    }
     if (f->has_pattern && (g->type == DDB_TYPE_S || g->type == DDB_TYPE_N)) {
         int rc = plan_pattern(g, f->pattern_text, err, who);
         g->prefer_text = g->text != GEN_T_GENERIC && g->type == DDB_TYPE_S;
@@ -383,7 +410,7 @@ int gen_field_nth(const gen_field *g, uint64_t k, uint64_t key, ddb_value *out, 
     switch (g->kind) {
     case GK_LIST:
         x = ddb_permute(k, g->n_list, key);
-        return text_value(g, g->list[x], strlen(g->list[x]), out, a);
+        return list_value(g, (size_t)x, out, a);
     case GK_NUM:
         gen_number_text(text, sizeof(text), g->lo + (int64_t)ddb_permute(k, g->size, key),
                         g->scale);
@@ -544,7 +571,7 @@ int gen_field_random(const gen_field *g, ddb_rng *r, uint64_t place, ddb_value *
     switch (g->kind) {
     case GK_LIST: {
         size_t i = g->cum ? pick_weighted(g, r) : ddb_rng_below(r, g->n_list);
-        return text_value(g, g->list[i], strlen(g->list[i]), out, a);
+        return list_value(g, i, out, a);
     }
     case GK_NUM:
         gen_number_text(text, sizeof(text), g->lo + (int64_t)draw_offset(g, r), g->scale);

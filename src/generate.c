@@ -19,6 +19,7 @@
 #include "ddbpipe/generate.h"
 #include "ddbpipe/number.h"
 #include "ddbpipe/rng.h"
+#include "ddbpipe/transform.h"
 #include "gen_plan.h"
 
 /* A mapping whose records cannot be made (two entities the mapping cannot
@@ -74,6 +75,28 @@ int ddb_generator_new(ddb_generator **out, const ddb_mapping *m, const uint64_t 
 done:
     ddb_generator_free(g);
     return rc;
+}
+
+int ddb_generator_counts(uint64_t *counts, const ddb_mapping *m, const ddb_gen_count *list,
+                         size_t n, ddb_error *err)
+{
+    uint64_t others = 0;
+    for (size_t i = 0; i < n; i++)
+        if (list[i].entity == NULL)
+            others = list[i].n;
+    for (size_t i = 0; i < m->n_entities; i++)
+        counts[i] = others;
+    for (size_t i = 0; i < n; i++) {
+        const ddb_entity *e;
+        if (list[i].entity == NULL)
+            continue;
+        if ((e = ddb_mapping_entity(m, list[i].entity)) == NULL)
+            return ddb_error_set(err, DDB_EUSAGE,
+                                 "records of \"%s\" asked for, which is not an entity of %s",
+                                 list[i].entity, m->path);
+        counts[e - m->entities] = list[i].n;
+    }
+    return 0;
 }
 
 void ddb_generator_free(ddb_generator *g)
@@ -174,8 +197,8 @@ static int attempt_record(const ddb_generator *g, size_t e, uint64_t j, int atte
     ddb_decoded d;
     int rc;
     if ((rc = make_record(g, e, j, attempt, rec, a, err)) != 0 ||
-        (rc = ddb_mapping_encode(item, g->m, E, rec, 1, a, err)) != 0 ||
-        (rc = ddb_mapping_decode(&d, g->m, item, a, err)) != 0)
+        (rc = ddb_transform_encode(item, g->m, E, rec, 1, a, err)) != 0 ||
+        (rc = ddb_transform_decode(&d, g->m, item, a, err)) != 0)
         return rc;
     if (d.entity != E)
         return ddb_error_set(err, DDB_EINVAL,

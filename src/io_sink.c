@@ -609,3 +609,26 @@ void ddb_sink_free(ddb_sink *s)
         s = up;
     }
 }
+
+int ddb_make_dirs(const char *dir, ddb_error *err)
+{
+    char *p = strdup(dir);
+    int rc = 0;
+    if (p == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
+            goto done;
+        }
+        *s = '/';
+    }
+    if (mkdir(p, 0777) != 0 && errno != EEXIST)
+        rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
+done:
+    free(p);
+    return rc;
+}

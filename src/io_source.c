@@ -461,8 +461,9 @@ int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want, const unsig
     *peek_len = 0;
     r = (replay_source *)source_alloc(sizeof(*r), &replay_vtable, src->name);
     if (r == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory sniffing %s", src->name);
         ddb_source_free(src);
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory sniffing %s", src->name);
+        return rc;
     }
     r->base.upstream = src;
     r->head = malloc(want ? want : 1);
@@ -551,4 +552,33 @@ void ddb_source_free(ddb_source *src)
         free(src);
         src = up;
     }
+}
+
+const char *ddb_path_base(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+char *ddb_path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    char *p;
+    if (strcmp(dir, ".") == 0)
+        return strdup(name);
+    p = malloc(n + strlen(name) + 2);
+    if (p != NULL)
+        sprintf(p, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
+    return p;
+}
+
+char *ddb_path_sibling(const char *path, const char *name)
+{
+    size_t dir = (size_t)(ddb_path_base(path) - path);
+    char *p = malloc(dir + strlen(name) + 1);
+    if (p != NULL) {
+        memcpy(p, path, dir);
+        strcpy(p + dir, name);
+    }
+    return p;
 }

@@ -21,8 +21,6 @@
  * big stack buffers are noinline so walk()'s recursive frames stay small. */
 #define STACK_SLOTS 1024
 
-#define QUOTE_MAX 60
-
 /*
  * The path to the value being checked, as a chain of stack frames: nothing is
  * formatted or allocated unless a check fails, so the happy path pays one
@@ -37,32 +35,6 @@ typedef struct frame {
     size_t len;
     size_t index; /* FRAME_INDEX */
 } frame;
-
-/* Copies at most QUOTE_MAX bytes of s for a message, "..." when cut, control
- * bytes as '?'. Returns the bytes written (excluding NUL). */
-static size_t quote_text(char *dst, size_t cap, const char *s, size_t len)
-{
-    size_t n = len, o = 0;
-    int cut = 0;
-
-    if (cap == 0)
-        return 0;
-    if (n > QUOTE_MAX) {
-        n = QUOTE_MAX;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-        cut = 1;
-    }
-    for (size_t i = 0; i < n && o + 1 < cap; i++) {
-        unsigned char c = (unsigned char)s[i];
-        dst[o++] = (c < 0x20 || c == 0x7F) ? '?' : (char)c;
-    }
-    if (cut)
-        for (int k = 0; k < 3 && o + 1 < cap; k++)
-            dst[o++] = '.';
-    dst[o] = '\0';
-    return o;
-}
 
 static void format_path(char *dst, size_t cap, const frame *f)
 {
@@ -82,7 +54,7 @@ static void format_path(char *dst, size_t cap, const frame *f)
         } else {
             if (o > 0)
                 dst[o++] = '.';
-            o += quote_text(dst + o, cap - o, c->name, c->len);
+            o += ddb_error_quote(dst + o, cap - o, c->name, c->len);
         }
     }
 }
@@ -121,30 +93,6 @@ __attribute__((noinline)) static int prefix_path(ddb_error *err, int code, const
     else
         ddb_error_prefix(err, "attribute '%s': ", path);
     return code;
-}
-
-/* UTF-8 check with a word-at-a-time pass over the ASCII prefix, which is
- * usually the whole string. */
-static int utf8_ok(const char *s, size_t len, size_t *bad_at)
-{
-    size_t i = 0;
-
-    while (i + 8 <= len) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        if (w & UINT64_C(0x8080808080808080))
-            break;
-        i += 8;
-    }
-    while (i < len && (unsigned char)s[i] < 0x80)
-        i++;
-    if (i == len)
-        return 1;
-    if (ddb_utf8_valid(s + i, len - i, bad_at))
-        return 1;
-    if (bad_at)
-        *bad_at += i;
-    return 0;
 }
 
 static uint64_t hash_bytes(const char *p, size_t n)
@@ -249,7 +197,7 @@ __attribute__((noinline)) static int find_duplicate(const void *base_, size_t st
 __attribute__((noinline)) static int check_names(const ddb_map *m, const frame *f, int top,
                                                  ddb_error *err)
 {
-    char q[QUOTE_MAX * 2 + 8];
+    char q[DDB_QUOTE_MAX * 2 + 8];
     size_t a, b;
     int rc;
 
@@ -261,12 +209,12 @@ __attribute__((noinline)) static int check_names(const ddb_map *m, const frame *
         if (nm->len == 0 && top)
             return ddb_error_set(err, DDB_EINVAL, "attribute %zu has an empty name", i);
         if (nm->len > NAME_MAX_BYTES) {
-            quote_text(q, sizeof(q), nm->ptr, nm->len);
+            ddb_error_quote(q, sizeof(q), nm->ptr, nm->len);
             return fail(err, DDB_EINVAL, f, "%s '%s' is %zu bytes (max %u)", what, q, nm->len,
                         NAME_MAX_BYTES);
         }
-        if (!utf8_ok(nm->ptr, nm->len, &bad)) {
-            quote_text(q, sizeof(q), nm->ptr, nm->len);
+        if (!ddb_utf8_valid(nm->ptr, nm->len, &bad)) {
+            ddb_error_quote(q, sizeof(q), nm->ptr, nm->len);
             return fail(err, DDB_EINVAL, f, "%s '%s' is not valid UTF-8 (byte %zu)", what, q, bad);
         }
     }
@@ -275,7 +223,7 @@ __attribute__((noinline)) static int check_names(const ddb_map *m, const frame *
         return 0;
     if (rc < 0)
         return fail(err, rc, f, "out of memory checking %ss", what);
-    quote_text(q, sizeof(q), m->attrs[b].name.ptr, m->attrs[b].name.len);
+    ddb_error_quote(q, sizeof(q), m->attrs[b].name.ptr, m->attrs[b].name.len);
     return fail(err, DDB_EINVAL, f, "%sduplicate attribute name '%s'", top ? "" : "map has ", q);
 }
 
@@ -325,7 +273,7 @@ static void quote_member(char *dst, size_t cap, ddb_type set_type, const ddb_str
         snprintf(dst, cap, "%.*s%s", (int)w, b64, m->len > n ? "..." : "");
         return;
     }
-    quote_text(dst, cap, m->ptr, m->len);
+    ddb_error_quote(dst, cap, m->ptr, m->len);
 }
 
 __attribute__((noinline)) static int check_set(const ddb_value *v, const frame *f, size_t *size,
@@ -336,7 +284,7 @@ __attribute__((noinline)) static int check_set(const ddb_value *v, const frame *
     size_t n = v->u.l.count, a = 0, b = 0, total = 0;
     ns_key stack_keys[NS_STACK_KEYS];
     ns_key *keys = NULL;
-    char q1[QUOTE_MAX * 2 + 8], q2[QUOTE_MAX * 2 + 8];
+    char q1[DDB_QUOTE_MAX * 2 + 8], q2[DDB_QUOTE_MAX * 2 + 8];
     int rc = 0;
 
     if (n == 0)
@@ -363,7 +311,7 @@ __attribute__((noinline)) static int check_set(const ddb_value *v, const frame *
             make_ns_key(&keys[i], &num);
             total += ddb_number_size(&num);
         } else {
-            if (mt == DDB_TYPE_S && !utf8_ok(m->u.s.ptr, m->u.s.len, &bad)) {
+            if (mt == DDB_TYPE_S && !ddb_utf8_valid(m->u.s.ptr, m->u.s.len, &bad)) {
                 rc = fail(err, DDB_EINVAL, f, "string set member %zu is not valid UTF-8 (byte %zu)",
                           i, bad);
                 goto done;
@@ -412,7 +360,7 @@ static int walk(const ddb_value *v, int depth, const frame *f, size_t *size, ddb
         return fail(err, DDB_EINVAL, f, "nesting deeper than %d levels", DDB_MAX_DEPTH);
     switch (v->type) {
     case DDB_TYPE_S:
-        if (!utf8_ok(v->u.s.ptr, v->u.s.len, &bad))
+        if (!ddb_utf8_valid(v->u.s.ptr, v->u.s.len, &bad))
             return fail(err, DDB_EINVAL, f, "string is not valid UTF-8 (byte %zu)", bad);
         *size += v->u.s.len;
         return 0;
@@ -562,7 +510,7 @@ static int check_key(const ddb_item *item, const ddb_key_attr *ka, const char *r
     } else {
         if (v->u.s.len == 0)
             return ddb_error_set(err, DDB_EINVAL, "%s '%s' is empty", role, ka->name);
-        if (validate && v->type == DDB_TYPE_S && !utf8_ok(v->u.s.ptr, v->u.s.len, &bad))
+        if (validate && v->type == DDB_TYPE_S && !ddb_utf8_valid(v->u.s.ptr, v->u.s.len, &bad))
             return ddb_error_set(err, DDB_EINVAL, "%s '%s' is not valid UTF-8 (byte %zu)", role,
                                  ka->name, bad);
         size = v->u.s.len;

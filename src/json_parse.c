@@ -362,17 +362,6 @@ int ddb_json_parse_typed_map(ddb_json_parser *p, ddb_map *out, const char *text,
     return ddb_json_lex_finish(&c);
 }
 
-int ddb_json_parse_typed_value(ddb_json_parser *p, ddb_value *out, const char *text, size_t len,
-                               ddb_arena *a, ddb_error *err)
-{
-    json_ctx c;
-    int rc;
-    ddb_json_lex_init(&c, p, text, len, a, err);
-    if ((rc = parse_typed(&c, out)) != 0)
-        return rc;
-    return ddb_json_lex_finish(&c);
-}
-
 static int key_is(const ddb_str *k, const char *lit)
 {
     size_t n = strlen(lit);

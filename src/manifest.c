@@ -9,14 +9,15 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ddbpipe/checksum.h"
 #include "ddbpipe/codec.h"
+#include "ddbpipe/io.h"
 
 #define SUMMARY_MAX (1024u * 1024u)
 #define FILES_MAX (256u * 1024u * 1024u) /* ~1M data files: far beyond any real export */
@@ -50,24 +51,6 @@ static int nomem(ddb_error *err)
 
 /* ------------------------------------------------------------- paths */
 
-static char *join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    char *p;
-    if (strcmp(dir, ".") == 0)
-        return strdup(name);
-    p = malloc(n + strlen(name) + 2);
-    if (p != NULL)
-        sprintf(p, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
-    return p;
-}
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 static void strip_slashes(char *p)
 {
     size_t n = strlen(p);
@@ -99,11 +82,11 @@ static char *dir_name(const char *path)
  * be cut textually, so those go through realpath. */
 static char *parent_dir(const char *dir)
 {
-    const char *b = base_name(dir);
+    const char *b = ddb_path_base(dir);
     if (strcmp(b, ".") == 0 || strcmp(b, "..") == 0) {
         char *abs = realpath(dir, NULL), *p;
         if (abs == NULL)
-            return join(dir, "..");
+            return ddb_path_join(dir, "..");
         p = dir_name(abs);
         free(abs);
         return p;
@@ -172,78 +155,6 @@ static int read_all(char **out, size_t *len, const char *path, size_t max, ddb_e
     return rc;
 }
 
-/* --------------------------------------------------------- checksums */
-
-const char *ddb_digest_algo_name(ddb_digest_algo algo)
-{
-    return algo == DDB_DIGEST_SHA256 ? "SHA-256" : "MD5";
-}
-
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = tolower(c);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-int ddb_checksum_parse(ddb_checksum *out, const char *text, size_t len, ddb_error *err)
-{
-    size_t i = 0, n = 0, k;
-    const char *tok;
-    int all_hex = 1;
-
-    memset(out, 0, sizeof(*out));
-    while (i < len && isspace((unsigned char)text[i]))
-        i++;
-    tok = text + i;
-    while (i + n < len && !isspace((unsigned char)tok[n]))
-        n++;
-    if (n == 0)
-        return ddb_error_set(err, DDB_EINVAL, "empty checksum");
-    for (k = 0; k < n; k++)
-        all_hex &= hexval((unsigned char)tok[k]) >= 0;
-    if (all_hex && (n == 32 || n == 64)) {
-        for (k = 0; k < n / 2; k++)
-            out->bytes[k] = (unsigned char)(hexval((unsigned char)tok[2 * k]) * 16 +
-                                            hexval((unsigned char)tok[2 * k + 1]));
-        out->len = n / 2;
-        out->hex = 1;
-    } else {
-        unsigned char buf[48];
-        size_t got, bad;
-        if (n > 44 || n % 4 != 0 || ddb_base64_decode(buf, &got, tok, n, &bad) != 0 ||
-            (got != 16 && got != 32))
-            return ddb_error_set(err, DDB_EINVAL,
-                                 "\"%.*s\" is neither base64 nor hex of an MD5 (16 bytes) or a "
-                                 "SHA-256 (32 bytes)",
-                                 (int)(n > 80 ? 80 : n), tok);
-        memcpy(out->bytes, buf, got);
-        out->len = got;
-    }
-    out->algo = out->len == 16 ? DDB_DIGEST_MD5 : DDB_DIGEST_SHA256;
-    return 0;
-}
-
-int ddb_checksum_compute(unsigned char *digest, ddb_digest_algo algo, const void *data, size_t n)
-{
-    const EVP_MD *md = algo == DDB_DIGEST_SHA256 ? EVP_sha256() : EVP_md5();
-    return EVP_Digest(data, n, digest, NULL, md, NULL) == 1 ? 0 : DDB_ERROR;
-}
-
-void ddb_checksum_format(char out[DDB_CHECKSUM_TEXT_MAX], const ddb_checksum *like,
-                         const unsigned char *digest)
-{
-    size_t n;
-    if (like->hex) {
-        ddb_hex_encode(out, digest, like->len);
-        n = 2 * like->len;
-    } else {
-        n = ddb_base64_encode(out, digest, like->len);
-    }
-    out[n] = '\0';
-}
-
 /*
  * Checks a manifest against <name>.md5 and <name>.checksum beside it. strict:
  * a mismatch is DDB_EVERIFY; otherwise only a warning. A checksum file that is
@@ -300,7 +211,8 @@ static int check_manifest(loader *ld, const char *json_path, const char *data, s
     }
     if (rc == 0 && !checked)
         warnf(ld, "%s: no usable %.*s.md5 or .checksum beside it; not verified", json_path,
-              (int)(stem - (size_t)(base_name(json_path) - json_path)), base_name(json_path));
+              (int)(stem - (size_t)(ddb_path_base(json_path) - json_path)),
+              ddb_path_base(json_path));
     free(text);
     return rc;
 }
@@ -468,17 +380,18 @@ static int parse_files(loader *ld, const char *text, size_t len)
 
 static int locate(loader *ld, ddb_manifest_file *f, const char *parent)
 {
-    const char *rel = after_marker(f->key), *base = base_name(f->key);
-    char *cand[3] = {NULL, NULL, NULL}, *data_base = join("data", base), tried[800] = "";
+    const char *rel = after_marker(f->key), *base = ddb_path_base(f->key);
+    char *cand[3] = {NULL, NULL, NULL}, *data_base = ddb_path_join("data", base), tried[800] = "";
     size_t nc = 0, used = 0;
     int rc = DDB_ENOTFOUND;
 
     if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
         rc = ddb_error_set(ld->err, DDB_EINVAL, "%s:%llu: dataFileS3Key \"%s\" names no file",
                            ld->m->files_path, (unsigned long long)f->line, f->key);
-    else if (data_base == NULL || (rel != NULL && (cand[nc++] = join(parent, rel)) == NULL) ||
-             (cand[nc++] = join(ld->m->dir, data_base)) == NULL ||
-             (cand[nc++] = join(parent, data_base)) == NULL)
+    else if (data_base == NULL ||
+             (rel != NULL && (cand[nc++] = ddb_path_join(parent, rel)) == NULL) ||
+             (cand[nc++] = ddb_path_join(ld->m->dir, data_base)) == NULL ||
+             (cand[nc++] = ddb_path_join(parent, data_base)) == NULL)
         rc = nomem(ld->err);
     for (size_t i = 0; i < nc && rc == DDB_ENOTFOUND; i++) {
         int seen = 0;
@@ -510,12 +423,12 @@ static int find_files_manifest(loader *ld, const char *parent)
     const char *rel = m->files_key ? after_marker(m->files_key) : NULL;
     char *alt = NULL;
 
-    if ((m->files_path = join(m->dir, "manifest-files.json")) == NULL)
+    if ((m->files_path = ddb_path_join(m->dir, "manifest-files.json")) == NULL)
         return nomem(ld->err);
     if (is_file(m->files_path, NULL))
         return 0;
     if (rel != NULL) {
-        if ((alt = join(parent, rel)) == NULL)
+        if ((alt = ddb_path_join(parent, rel)) == NULL)
             return nomem(ld->err);
         if (is_file(alt, NULL)) {
             free(m->files_path);
@@ -542,7 +455,7 @@ static int set_paths(ddb_manifest *m, const char *path, ddb_error *err)
         if ((m->dir = strdup(path)) == NULL)
             return nomem(err);
         strip_slashes(m->dir);
-        if ((m->summary_path = join(m->dir, "manifest-summary.json")) == NULL)
+        if ((m->summary_path = ddb_path_join(m->dir, "manifest-summary.json")) == NULL)
             return nomem(err);
         if (!is_file(m->summary_path, NULL))
             return ddb_error_set(err, DDB_ENOTFOUND,

@@ -19,8 +19,8 @@ typedef struct loader {
     ddb_error *err;
 } loader;
 
-__attribute__((format(printf, 3, 4))) static int bad(loader *ld, const char *path,
-                                                     const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int bad(loader *ld, const char *path, const char *fmt,
+                                                     ...)
 {
     char reason[700];
     va_list ap;
@@ -30,9 +30,18 @@ __attribute__((format(printf, 3, 4))) static int bad(loader *ld, const char *pat
     return ddb_error_set(ld->err, DDB_EUSAGE, "mapping %s: %s: %s", ld->name, path, reason);
 }
 
-static char *xstrdup(const char *s)
+static int nomem(loader *ld)
 {
-    return s ? strdup(s) : NULL;
+    return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory loading mapping %s", ld->name);
+}
+
+/* *dst = a copy of s (NULL stays NULL). Returns 0 or DDB_ENOMEM. */
+static int dup_into(loader *ld, char **dst, const char *s)
+{
+    *dst = NULL;
+    if (s != NULL && (*dst = strdup(s)) == NULL)
+        return nomem(ld);
+    return 0;
 }
 
 /* Rejects properties the language does not define, so a typo is an error and
@@ -52,8 +61,8 @@ static int check_props(loader *ld, const char *path, json_object *obj, const cha
     return 0;
 }
 
-static int get_string(loader *ld, const char *path, json_object *obj, const char *key,
-                      int required, const char **out)
+static int get_string(loader *ld, const char *path, json_object *obj, const char *key, int required,
+                      const char **out)
 {
     json_object *v;
     *out = NULL;
@@ -96,12 +105,13 @@ static int get_string_array(loader *ld, const char *path, json_object *obj, cons
     if (n == 0)
         return 0;
     if ((*out = calloc(n, sizeof(char *))) == NULL)
-        return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+        return nomem(ld);
     for (size_t i = 0; i < n; i++) {
         json_object *e = json_object_array_get_idx(v, i);
         if (!json_object_is_type(e, json_type_string))
             return bad(ld, path, "\"%s\"[%zu] must be a string", key, i);
-        (*out)[i] = strdup(json_object_get_string(e));
+        if (dup_into(ld, &(*out)[i], json_object_get_string(e)) != 0)
+            return nomem(ld);
         (*n_out)++;
     }
     return 0;
@@ -123,16 +133,16 @@ static int parse_key_attr(loader *ld, const char *path, json_object *obj, ddb_ke
     if (type != NULL && (ddb_type_parse(&t, type, strlen(type)) != 0 ||
                          (t != DDB_TYPE_S && t != DDB_TYPE_N && t != DDB_TYPE_B)))
         return bad(ld, path, "key type must be S, N or B, not \"%s\"", type);
-    out->name = strdup(name);
     out->type = t;
-    return 0;
+    return (out->name = strdup(name)) == NULL ? nomem(ld) : 0;
 }
 
 static int parse_index(loader *ld, const char *path, json_object *obj, const ddb_table_def *t,
                        ddb_index_def *out)
 {
-    static const char *const props[] = {"name",       "type",       "partitionKey", "sortKey",
-                                        "projection", "nonKeyAttributes", "description", NULL};
+    static const char *const props[] = {"name",        "type",       "partitionKey",
+                                        "sortKey",     "projection", "nonKeyAttributes",
+                                        "description", NULL};
     char sub[256];
     const char *name, *kind, *proj;
     json_object *v;
@@ -143,21 +153,24 @@ static int parse_index(loader *ld, const char *path, json_object *obj, const ddb
         (rc = get_string(ld, path, obj, "type", 1, &kind)) != 0 ||
         (rc = get_string(ld, path, obj, "projection", 0, &proj)) != 0)
         return rc;
-    out->name = strdup(name);
+    if (dup_into(ld, &out->name, name) != 0)
+        return nomem(ld);
     if (strcmp(kind, "GSI") == 0)
         out->global = 1;
     else if (strcmp(kind, "LSI") != 0)
         return bad(ld, path, "\"type\" must be \"GSI\" or \"LSI\", not \"%s\"", kind);
     if (json_object_object_get_ex(obj, "partitionKey", &v)) {
         if (!out->global)
-            return bad(ld, path, "an LSI shares the table's partition key; remove \"partitionKey\"");
+            return bad(ld, path,
+                       "an LSI shares the table's partition key; remove \"partitionKey\"");
         snprintf(sub, sizeof(sub), "%s.partitionKey", path);
         if ((rc = parse_key_attr(ld, sub, v, &out->pk)) != 0)
             return rc;
     } else if (out->global) {
         return bad(ld, path, "a GSI needs a \"partitionKey\"");
     } else {
-        out->pk.name = strdup(t->pk.name);
+        if ((out->pk.name = strdup(t->pk.name)) == NULL)
+            return nomem(ld);
         out->pk.type = t->pk.type;
     }
     if (json_object_object_get_ex(obj, "sortKey", &v)) {
@@ -170,8 +183,21 @@ static int parse_index(loader *ld, const char *path, json_object *obj, const ddb
     if (proj != NULL && strcmp(proj, "ALL") != 0 && strcmp(proj, "KEYS_ONLY") != 0 &&
         strcmp(proj, "INCLUDE") != 0)
         return bad(ld, path, "\"projection\" must be ALL, KEYS_ONLY or INCLUDE");
-    out->projection = strdup(proj ? proj : "ALL");
+    if (dup_into(ld, &out->projection, proj ? proj : "ALL") != 0)
+        return nomem(ld);
     return get_string_array(ld, path, obj, "nonKeyAttributes", &out->non_key, &out->n_non_key);
+}
+
+/* The JSON path of key slot k as check_key_names numbers them. */
+static void key_path(char *out, size_t cap, const ddb_table_def *t, size_t k)
+{
+    if (k < 2)
+        snprintf(out, cap, "table.%s", k == 0 ? "partitionKey" : "sortKey");
+    else if (k % 2 == 0 && !t->indexes[(k - 2) / 2].global)
+        snprintf(out, cap, "table.partitionKey (shared by table.indexes[%zu])", (k - 2) / 2);
+    else
+        snprintf(out, cap, "table.indexes[%zu].%s", (k - 2) / 2,
+                 k % 2 == 0 ? "partitionKey" : "sortKey");
 }
 
 /* Type of a key attribute as the table declares it (S when it is not a key). */
@@ -200,10 +226,56 @@ static ddb_type table_attr_type(const ddb_table_def *t, const char *attr, ddb_ke
     return DDB_TYPE_S;
 }
 
+/* One attribute name keys one role of an index (DynamoDB refuses a key schema
+ * naming it twice, and the entity templates are laid out one per role), has
+ * one type wherever it keys something (AttributeDefinitions holds one), and is
+ * never the entity-type attribute, which encode writes itself. */
+static int check_key_names(loader *ld, const ddb_table_def *t)
+{
+    char path[96], other[96];
+    size_t n = 2 + 2 * t->n_indexes, k = 0;
+    const ddb_key_attr **keys = calloc(n, sizeof(*keys));
+    int rc = 0;
+
+    if (keys == NULL)
+        return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+    /* slot 2i+2: index i's partition key, 2i+3: its sort key */
+    keys[0] = &t->pk;
+    keys[1] = t->sk.name ? &t->sk : NULL;
+    for (size_t i = 0; i < t->n_indexes; i++) {
+        keys[2 + 2 * i] = &t->indexes[i].pk;
+        keys[3 + 2 * i] = t->indexes[i].sk.name ? &t->indexes[i].sk : NULL;
+    }
+    for (k = 0; k < n && rc == 0; k++) {
+        if (keys[k] == NULL)
+            continue;
+        key_path(path, sizeof(path), t, k);
+        if (k % 2 == 1 && strcmp(keys[k]->name, keys[k - 1]->name) == 0) {
+            rc = bad(ld, path, "\"%s\" is already %s partition key", keys[k]->name,
+                     k == 1 ? "the" : "the index's");
+            break;
+        }
+        for (size_t j = 0; j < k; j++) {
+            if (keys[j] == NULL || strcmp(keys[j]->name, keys[k]->name) != 0 ||
+                keys[j]->type == keys[k]->type)
+                continue;
+            key_path(other, sizeof(other), t, j);
+            rc = bad(ld, path, "\"%s\" is type %s here but %s in %s", keys[k]->name,
+                     ddb_type_name(keys[k]->type), ddb_type_name(keys[j]->type), other);
+            break;
+        }
+        if (rc == 0 && t->type_attr && strcmp(t->type_attr, keys[k]->name) == 0)
+            rc = bad(ld, "table.entityTypeAttribute", "\"%s\" is a key attribute (of %s)",
+                     t->type_attr, path);
+    }
+    free(keys);
+    return rc;
+}
+
 static int parse_table(loader *ld, json_object *obj, ddb_table_def *t)
 {
-    static const char *const props[] = {"name",    "partitionKey",        "sortKey",
-                                        "indexes", "entityTypeAttribute", "description", NULL};
+    static const char *const props[] = {
+        "name", "partitionKey", "sortKey", "indexes", "entityTypeAttribute", "description", NULL};
     json_object *v;
     const char *name, *type_attr;
     int rc;
@@ -214,8 +286,8 @@ static int parse_table(loader *ld, json_object *obj, ddb_table_def *t)
         (rc = get_string(ld, "table", obj, "name", 1, &name)) != 0 ||
         (rc = get_string(ld, "table", obj, "entityTypeAttribute", 0, &type_attr)) != 0)
         return rc;
-    t->name = strdup(name);
-    t->type_attr = xstrdup(type_attr);
+    if (dup_into(ld, &t->name, name) != 0 || dup_into(ld, &t->type_attr, type_attr) != 0)
+        return nomem(ld);
     if (!json_object_object_get_ex(obj, "partitionKey", &v))
         return bad(ld, "table", "missing \"partitionKey\"");
     if ((rc = parse_key_attr(ld, "table.partitionKey", v, &t->pk)) != 0)
@@ -229,7 +301,7 @@ static int parse_table(loader *ld, json_object *obj, ddb_table_def *t)
             return bad(ld, "table.indexes", "must be an array");
         n = json_object_array_length(v);
         if (n && (t->indexes = calloc(n, sizeof(*t->indexes))) == NULL)
-            return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+            return nomem(ld);
         for (size_t i = 0; i < n; i++) {
             char path[64];
             json_object *ix = json_object_array_get_idx(v, i);
@@ -244,7 +316,7 @@ static int parse_table(loader *ld, json_object *obj, ddb_table_def *t)
                     return bad(ld, path, "index name \"%s\" is used twice", t->indexes[i].name);
         }
     }
-    return 0;
+    return check_key_names(ld, t);
 }
 
 static int parse_format(loader *ld, const char *path, const char *s, ddb_field_format *out)
@@ -262,12 +334,48 @@ static int parse_format(loader *ld, const char *path, const char *s, ddb_field_f
     return 0;
 }
 
+/* "enum": ["a", "b"] lists the allowed values; "enum": {"IMAGE": "image"} also
+ * says how each value is spelt inside key templates, for designs that store one
+ * spelling and key by another (Java's DynamoDBMapper stores an enum's name()
+ * while key getters often use a getValue()). */
+static int parse_enum(loader *ld, const char *path, json_object *obj, ddb_field *f)
+{
+    json_object *v;
+    size_t n, i = 0;
+
+    if (!json_object_object_get_ex(obj, "enum", &v) || !json_object_is_type(v, json_type_object))
+        return get_string_array(ld, path, obj, "enum", &f->enum_values, &f->n_enum);
+    n = (size_t)json_object_object_length(v);
+    if (n == 0)
+        return bad(ld, path, "\"enum\" must not be empty");
+    f->enum_values = calloc(n, sizeof(char *));
+    f->enum_keys = calloc(n, sizeof(char *));
+    if (f->enum_values == NULL || f->enum_keys == NULL)
+        return nomem(ld);
+    json_object_object_foreach(v, value, spelling)
+    {
+        if (!json_object_is_type(spelling, json_type_string) ||
+            json_object_get_string_len(spelling) == 0)
+            return bad(ld, path, "\"enum\".%s must be a non-empty string (its spelling in keys)",
+                       value);
+        f->n_enum = ++i;
+        if (dup_into(ld, &f->enum_values[i - 1], value) != 0 ||
+            dup_into(ld, &f->enum_keys[i - 1], json_object_get_string(spelling)) != 0)
+            return nomem(ld);
+        for (size_t j = 0; j + 1 < i; j++)
+            if (strcmp(f->enum_keys[j], f->enum_keys[i - 1]) == 0)
+                return bad(ld, path, "\"enum\": %s and %s have the same key spelling \"%s\"",
+                           f->enum_values[j], value, f->enum_keys[j]);
+    }
+    return 0;
+}
+
 static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field *f)
 {
-    static const char *const props[] = {"name",    "type",   "attribute", "aliases",
-                                        "pad",     "store",  "required",  "enum",
-                                        "pattern", "format", "generate", "description", NULL};
-    const char *name, *type, *attr, *pattern, *format;
+    static const char *const props[] = {"name",     "type",        "attribute", "aliases", "pad",
+                                        "store",    "required",    "enum",      "pattern", "format",
+                                        "generate", "description", "spelling",  NULL};
+    const char *name, *type, *attr, *pattern, *format, *spelling;
     json_object *v;
     int rc;
 
@@ -282,17 +390,21 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
         return rc;
     if (strcmp(name, DDB_EXTRA_FIELD) == 0)
         return bad(ld, path, "\"%s\" is reserved for undeclared attributes", DDB_EXTRA_FIELD);
-    f->name = strdup(name);
+    if (dup_into(ld, &f->name, name) != 0)
+        return nomem(ld);
     f->type = DDB_TYPE_S;
     if (type != NULL && ddb_type_parse(&f->type, type, strlen(type)) != 0)
         return bad(ld, path, "unknown type \"%s\" (S, N, B, BOOL, NULL, M, L, SS, NS or BS)", type);
-    f->attribute = strdup(attr ? attr : name);
+    if (dup_into(ld, &f->attribute, attr ? attr : name) != 0)
+        return nomem(ld);
     f->store = -1; /* decided once the templates are known */
     if ((rc = get_bool(ld, path, obj, "store", &f->store)) != 0 ||
         (rc = get_bool(ld, path, obj, "required", &f->required)) != 0 ||
         (rc = get_string_array(ld, path, obj, "aliases", &f->aliases, &f->n_aliases)) != 0 ||
-        (rc = get_string_array(ld, path, obj, "enum", &f->enum_values, &f->n_enum)) != 0)
+        (rc = parse_enum(ld, path, obj, f)) != 0)
         return rc;
+    if (f->enum_keys != NULL && f->type != DDB_TYPE_S)
+        return bad(ld, path, "an \"enum\" with key spellings applies to S fields only");
     if (json_object_object_get_ex(obj, "pad", &v)) {
         if (!json_object_is_type(v, json_type_int) || json_object_get_int(v) < 1 ||
             json_object_get_int(v) > 64)
@@ -304,17 +416,35 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
     if (pattern != NULL) {
         char *anchored = malloc(strlen(pattern) + 5);
         if (anchored == NULL)
-            return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+            return nomem(ld);
         sprintf(anchored, "^(%s)$", pattern);
         rc = regcomp(&f->pattern, anchored, REG_EXTENDED | REG_NOSUB);
         free(anchored);
         if (rc != 0)
             return bad(ld, path, "\"pattern\" is not a valid POSIX extended regular expression");
         f->has_pattern = 1;
-        f->pattern_text = strdup(pattern);
+        if (dup_into(ld, &f->pattern_text, pattern) != 0)
+            return nomem(ld);
     }
     if (format != NULL && (rc = parse_format(ld, path, format, &f->format)) != 0)
         return rc;
+    if ((rc = get_string(ld, path, obj, "spelling", 0, &spelling)) != 0)
+        return rc;
+    if (spelling != NULL) {
+        static const char *const forms[] = {"Monday", "MONDAY", "monday", "Mon", "MON", "mon"};
+        size_t i;
+        if (f->format != DDB_FMT_WEEKDAY)
+            return bad(ld, path, "\"spelling\" applies to \"format\": \"weekday\" only");
+        for (i = 0; i < 6 && strcmp(forms[i], spelling) != 0; i++)
+            ;
+        if (i == 6)
+            return bad(ld, path,
+                       "\"spelling\" is how a day is written: Monday, MONDAY, monday, Mon, MON "
+                       "or mon, not \"%s\"",
+                       spelling);
+        if (dup_into(ld, &f->spelling, spelling) != 0)
+            return nomem(ld);
+    }
     if (json_object_object_get_ex(obj, "generate", &v))
         return ddb_gen_spec_parse(&f->gen, v, f, ld->name, path, ld->err);
     return 0;
@@ -323,7 +453,7 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
 static int parse_entity(loader *ld, const char *path, json_object *obj, const ddb_table_def *t,
                         ddb_entity *e)
 {
-    static const char *const props[] = {"name",       "typeValue", "keys", "fields",
+    static const char *const props[] = {"name",       "typeValue",   "keys", "fields",
                                         "undeclared", "description", NULL};
     char sub[300];
     const char *name, *type_value, *undeclared;
@@ -339,11 +469,13 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
         (rc = get_string(ld, path, obj, "undeclared", 0, &undeclared)) != 0)
         return rc;
     if (strchr(name, '/') || name[0] == '.' || name[0] == '_')
-        return bad(ld, path, "entity name \"%s\" must not start with '.' or '_' or contain '/'"
-                             " (it names output files)",
+        return bad(ld, path,
+                   "entity name \"%s\" must not start with '.' or '_' or contain '/'"
+                   " (it names output files)",
                    name);
-    e->name = strdup(name);
-    e->type_value = strdup(type_value ? type_value : name);
+    if (dup_into(ld, &e->name, name) != 0 ||
+        dup_into(ld, &e->type_value, type_value ? type_value : name) != 0)
+        return nomem(ld);
     if (undeclared == NULL || strcmp(undeclared, "keep") == 0)
         e->undeclared = DDB_UNDECLARED_KEEP;
     else if (strcmp(undeclared, "drop") == 0)
@@ -358,7 +490,7 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
         return bad(ld, path, "\"fields\" must be an array of field declarations");
     n = json_object_array_length(fields);
     if (n && (e->fields = calloc(n, sizeof(*e->fields))) == NULL)
-        return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+        return nomem(ld);
     for (size_t i = 0; i < n; i++) {
         snprintf(sub, sizeof(sub), "%s.fields[%zu]", path, i);
         e->n_fields++;
@@ -378,7 +510,7 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
         return bad(ld, path, "\"keys\" must be an object of attribute -> template");
     n = (size_t)json_object_object_length(keys);
     if ((e->keys = calloc(n ? n : 1, sizeof(*e->keys))) == NULL)
-        return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+        return nomem(ld);
     {
         /* Table keys first, so matching and encoding see pk and sk before indexes. */
         const char *order[2] = {t->pk.name, t->sk.name};
@@ -393,21 +525,25 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
                 if (pass == 2 && (role == DDB_ROLE_PK || role == DDB_ROLE_SK))
                     continue;
                 snprintf(sub, sizeof(sub), "%s.keys.%s", path, attr);
+                if (t->type_attr && strcmp(attr, t->type_attr) == 0)
+                    return bad(ld, sub,
+                               "the entity-type attribute cannot be computed (it holds "
+                               "the entity's typeValue)");
                 if (!json_object_is_type(tv, json_type_string))
                     return bad(ld, sub, "a key template must be a string like \"Tag#{userId}\"");
                 tp = &e->keys[e->n_keys++];
-                tp->attr = strdup(attr);
+                if (dup_into(ld, &tp->attr, attr) != 0)
+                    return nomem(ld);
                 tp->attr_type = atype;
                 tp->role = role;
-                if ((rc = ddb_template_compile(tp, json_object_get_string(tv), e, sub,
-                                               ld->err)) != 0)
+                if ((rc = ddb_template_compile(tp, json_object_get_string(tv), e, sub, ld->err)) !=
+                    0)
                     return ddb_error_prefix(ld->err, "mapping %s: ", ld->name);
             }
         }
     }
     if (e->n_keys == 0 || e->keys[0].role != DDB_ROLE_PK)
-        return bad(ld, path, "\"keys\" needs a template for the partition key \"%s\"",
-                   t->pk.name);
+        return bad(ld, path, "\"keys\" needs a template for the partition key \"%s\"", t->pk.name);
     if (t->sk.name != NULL && (e->n_keys < 2 || e->keys[1].role != DDB_ROLE_SK))
         return bad(ld, path, "\"keys\" needs a template for the sort key \"%s\"", t->sk.name);
 
@@ -483,13 +619,25 @@ int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len, const cha
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    m->path = strdup(ld.name);
+    if (dup_into(&ld, &m->path, ld.name) != 0) {
+        rc = DDB_ENOMEM;
+        goto done;
+    }
     root = json_tokener_parse_ex(tok, text, (int)len);
     if (root == NULL || json_tokener_get_error(tok) != json_tokener_success) {
         rc = ddb_error_set(err, DDB_EUSAGE, "mapping %s: not valid JSON: %s (near byte %zu)",
                            ld.name, json_tokener_error_desc(json_tokener_get_error(tok)),
                            json_tokener_get_parse_end(tok));
         goto done;
+    }
+    for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r') {
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "mapping %s: text after the JSON document (byte %zu); a mapping "
+                               "is one JSON object",
+                               ld.name, i);
+            goto done;
+        }
     }
     if (!json_object_is_type(root, json_type_object)) {
         rc = bad(&ld, "(top level)", "must be an object with \"table\" and \"entities\"");
@@ -609,6 +757,8 @@ void ddb_mapping_free(ddb_mapping *m)
             free(f->attribute);
             free_strv(f->aliases, f->n_aliases);
             free_strv(f->enum_values, f->n_enum);
+            free_strv(f->enum_keys, f->enum_keys ? f->n_enum : 0);
+            free(f->spelling);
             if (f->has_pattern)
                 regfree(&f->pattern);
             free(f->pattern_text);

@@ -17,32 +17,6 @@
  * is out of range anyway, and the cap keeps every sum below int64 overflow. */
 #define EXP_TEXT_CAP ((int64_t)1000000000000000) /* 1e15 */
 
-#define QUOTE_MAX 60
-
-/* Copies at most QUOTE_MAX bytes of s into dst for an error message, appending
- * "..." when cut; control bytes become '?' so a message stays one line. */
-static void quote_text(char *dst, size_t cap, const char *s, size_t len)
-{
-    size_t n = len, o = 0;
-    int cut = 0;
-
-    if (n > QUOTE_MAX) {
-        n = QUOTE_MAX;
-        /* do not split a UTF-8 sequence */
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-        cut = 1;
-    }
-    for (size_t i = 0; i < n && o + 1 < cap; i++) {
-        unsigned char c = (unsigned char)s[i];
-        dst[o++] = (c < 0x20 || c == 0x7F) ? '?' : (char)c;
-    }
-    if (cut)
-        for (int k = 0; k < 3 && o + 1 < cap; k++)
-            dst[o++] = '.';
-    dst[o] = '\0';
-}
-
 static int is_digit(unsigned char c)
 {
     return c >= '0' && c <= '9';
@@ -50,12 +24,12 @@ static int is_digit(unsigned char c)
 
 static int syntax_error(ddb_error *err, const char *text, size_t len, size_t at)
 {
-    char q[QUOTE_MAX * 2 + 8];
+    char q[DDB_QUOTE_MAX * 2 + 8];
     const unsigned char *p = (const unsigned char *)text;
 
     if (err == NULL)
         return DDB_EINVAL;
-    quote_text(q, sizeof(q), text, len);
+    ddb_error_quote(q, sizeof(q), text, len);
     if (len == 0)
         return ddb_error_set(err, DDB_EINVAL, "not a number: '' (empty text)");
     if (at >= len)
@@ -74,7 +48,7 @@ int ddb_number_parse(ddb_number *out, const char *text, size_t len, ddb_error *e
     size_t first_nz = SIZE_MAX, last_nz = 0, ndigits;
     int negative = 0, exp_negative = 0;
     int64_t exp_text = 0, e;
-    char q[QUOTE_MAX * 2 + 8];
+    char q[DDB_QUOTE_MAX * 2 + 8];
 
     if (text == NULL)
         len = 0;
@@ -141,7 +115,7 @@ int ddb_number_parse(ddb_number *out, const char *text, size_t len, ddb_error *e
     ndigits = last_nz - first_nz + 1;
     if (ndigits > DDB_NUMBER_MAX_DIGITS) {
         if (err) {
-            quote_text(q, sizeof(q), text, len);
+            ddb_error_quote(q, sizeof(q), text, len);
             ddb_error_set(err, DDB_EINVAL, "number '%s' has more than 38 significant digits (%zu)",
                           q, ndigits);
         }
@@ -150,7 +124,7 @@ int ddb_number_parse(ddb_number *out, const char *text, size_t len, ddb_error *e
     e = (int64_t)int_len - (int64_t)first_nz + (exp_negative ? -exp_text : exp_text);
     if (e > EXP_MAX || e < EXP_MIN) {
         if (err) {
-            quote_text(q, sizeof(q), text, len);
+            ddb_error_quote(q, sizeof(q), text, len);
             if (e > EXP_MAX)
                 ddb_error_set(err, DDB_EINVAL,
                               "number '%s' is too large: magnitude above "

@@ -10,6 +10,7 @@
 
 #include "ddbpipe/json.h"
 #include "ddbpipe/output.h"
+#include "ddbpipe/output_file.h"
 
 typedef struct file_slot {
     ddb_writer *w;
@@ -20,12 +21,9 @@ typedef struct file_output {
     ddb_output base;
     ddb_file_output_opts opts;
     char *dir;
-    size_t n;          /* slots per kind: entities, or 1 without a mapping */
+    size_t n; /* slots per kind: entities, or 1 without a mapping */
     file_slot *puts;
     file_slot *dels;
-    file_slot unmatched;
-    ddb_sink *unmatched_sink;
-    ddb_buf line;
     char **committed;
     size_t n_committed;
     /* resuming: the files of the interrupted run and their checkpointed lengths */
@@ -63,30 +61,6 @@ static int open_file_sink(ddb_sink **out, const file_output *fo, const char *pat
     return rc;
 }
 
-/* mkdir -p */
-static int make_dir(const char *dir, ddb_error *err)
-{
-    char *p = strdup(dir);
-    int rc = 0;
-    if (p == NULL)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
-            goto done;
-        }
-        *s = '/';
-    }
-    if (mkdir(p, 0777) != 0 && errno != EEXIST)
-        rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
-done:
-    free(p);
-    return rc;
-}
-
 static char *make_path(const file_output *fo, const char *base, const char *mid, const char *ext)
 {
     size_t n = strlen(fo->dir) + strlen(base) + strlen(mid) + strlen(ext) + 8;
@@ -109,7 +83,7 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
 {
     const ddb_entity *e = NULL;
     const char *base = fo->opts.single_name ? fo->opts.single_name : "items";
-    ddb_writer_opts wo = {fo->opts.delimiter, NULL, 0, 0};
+    ddb_writer_opts wo = {fo->opts.delimiter, NULL, 0, 0, fo->opts.extra_plain};
     ddb_sink *sink = NULL;
     int rc;
 
@@ -148,27 +122,6 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
     return 0;
 }
 
-static int fo_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
-{
-    file_output *fo = (file_output *)o;
-    int rc;
-    if (fo->unmatched_sink == NULL) {
-        fo->unmatched.path = make_path(fo, "_unmatched", "", "ndjson");
-        if (fo->unmatched.path == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        int appending;
-        if ((rc = open_sink(&fo->unmatched_sink, fo, fo->unmatched.path, &appending, err)) != 0)
-            return rc;
-    }
-    ddb_buf_clear(&fo->line);
-    ddb_buf_puts(&fo->line, kind == DDB_REC_DELETE ? "{\"Keys\":" : "{\"Item\":");
-    ddb_json_put_typed_map(&fo->line, item);
-    ddb_buf_puts(&fo->line, "}\n");
-    if (fo->line.oom)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    return ddb_sink_write(fo->unmatched_sink, fo->line.ptr, fo->line.len, err);
-}
-
 static int commit(file_output *fo, ddb_sink *sink, const char *path, ddb_error *err)
 {
     char **nc;
@@ -179,7 +132,9 @@ static int commit(file_output *fo, ddb_sink *sink, const char *path, ddb_error *
     if (nc == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     fo->committed = nc;
-    fo->committed[fo->n_committed++] = strdup(path);
+    if ((fo->committed[fo->n_committed] = strdup(path)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    fo->n_committed++;
     return 0;
 }
 
@@ -203,11 +158,6 @@ static int fo_finish(ddb_output *o, ddb_error *err)
                 return rc;
             o->bytes_out += sink_bottom_bytes(slots[i].w->sink);
         }
-    }
-    if (fo->unmatched_sink != NULL) {
-        if ((rc = commit(fo, fo->unmatched_sink, fo->unmatched.path, err)) != 0)
-            return rc;
-        o->bytes_out += sink_bottom_bytes(fo->unmatched_sink);
     }
     return 0;
 }
@@ -235,11 +185,6 @@ static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
             put_state(state, &first, slots[i].w->sink, slots[i].path);
         }
     }
-    if (fo->unmatched_sink != NULL) {
-        if ((rc = ddb_sink_checkpoint(fo->unmatched_sink, err)) != 0)
-            return rc;
-        put_state(state, &first, fo->unmatched_sink, fo->unmatched.path);
-    }
     ddb_buf_putc(state, ']');
     return state->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
 }
@@ -255,7 +200,8 @@ static int load_resume(file_output *fo, const char *json, ddb_error *err)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if (ddb_json_parse_plain(p, &root, json, strlen(json), a, err) != 0 || root.type != DDB_TYPE_L) {
+    if (ddb_json_parse_plain(p, &root, json, strlen(json), a, err) != 0 ||
+        root.type != DDB_TYPE_L) {
         rc = ddb_error_set(err, DDB_EUSAGE, "the saved output state is unreadable");
         goto done;
     }
@@ -266,15 +212,21 @@ static int load_resume(file_output *fo, const char *json, ddb_error *err)
         goto done;
     }
     for (size_t i = 0; i < root.u.l.count; i++) {
-        const ddb_value *e = &root.u.l.items[i], *pv, *bv;
+        const ddb_value *e = &root.u.l.items[i], *pv;
         if (e->type != DDB_TYPE_M || (pv = ddb_map_getz(&e->u.m, "path")) == NULL ||
-            pv->type != DDB_TYPE_S || (bv = ddb_map_getz(&e->u.m, "bytes")) == NULL ||
-            bv->type != DDB_TYPE_N) {
-            rc = ddb_error_set(err, DDB_EUSAGE, "the saved output state is unreadable");
+            pv->type != DDB_TYPE_S ||
+            ddb_value_u64(ddb_map_getz(&e->u.m, "bytes"), &fo->resume_bytes[fo->n_resume]) != 0) {
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "the saved output state is unreadable (\"outputs\"[%zu] must be "
+                               "{\"path\": text, \"bytes\": count})",
+                               i);
             goto done;
         }
-        fo->resume_paths[fo->n_resume] = strndup(pv->u.s.ptr, pv->u.s.len);
-        fo->resume_bytes[fo->n_resume++] = strtoull(bv->u.s.ptr, NULL, 10);
+        if ((fo->resume_paths[fo->n_resume] = strndup(pv->u.s.ptr, pv->u.s.len)) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+        fo->n_resume++;
     }
 done:
     ddb_arena_free(a);
@@ -298,17 +250,13 @@ static void fo_free(ddb_output *o)
     }
     free(fo->puts);
     free(fo->dels);
-    ddb_sink_free(fo->unmatched_sink);
-    free(fo->unmatched.path);
     for (size_t i = 0; i < fo->n_committed; i++)
         free(fo->committed[i]);
     free(fo->committed);
-    ddb_buf_dispose(&fo->line);
     free(fo->dir);
 }
 
-static const ddb_output_vtable file_vt = {fo_put, fo_unmatched, fo_finish, fo_free,
-                                          fo_checkpoint};
+static const ddb_output_vtable file_vt = {fo_put, fo_finish, fo_free, fo_checkpoint};
 
 int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err)
 {
@@ -329,26 +277,10 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if ((rc = make_dir(fo->dir, err)) != 0)
+    if ((rc = ddb_make_dirs(fo->dir, err)) != 0)
         goto done;
     if (opts->resume_state != NULL && (rc = load_resume(fo, opts->resume_state, err)) != 0)
         goto done;
-    /* The unmatched file of a resumed run is continued too. */
-    if (opts->resume_state != NULL) {
-        char *um = make_path(fo, "_unmatched", "", "ndjson");
-        for (size_t i = 0; um && i < fo->n_resume; i++) {
-            if (strcmp(fo->resume_paths[i], um) == 0) {
-                int appending;
-                fo->unmatched.path = um;
-                um = NULL;
-                if ((rc = open_sink(&fo->unmatched_sink, fo, fo->unmatched.path, &appending,
-                                    err)) != 0)
-                    goto done;
-                break;
-            }
-        }
-        free(um);
-    }
     if (opts->mapping != NULL && opts->records) {
         for (size_t i = 0; i < fo->n; i++)
             if ((rc = open_slot(fo, &fo->puts[i], (int)i, 0, err)) != 0)

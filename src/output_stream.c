@@ -2,6 +2,7 @@
 #include "ddbpipe/output_stream.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "ddbpipe/writer.h"
 
@@ -24,12 +25,6 @@ static int so_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     return 0;
 }
 
-static int so_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
-{
-    (void)kind;
-    return ddb_writer_write(((stream_output *)o)->w, item, 0, err);
-}
-
 static int so_finish(ddb_output *o, ddb_error *err)
 {
     return ddb_writer_finish(((stream_output *)o)->w, err);
@@ -47,15 +42,15 @@ static int so_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return ddb_error_set(err, DDB_EUSAGE, "a stream of items cannot be checkpointed");
 }
 
-static const ddb_output_vtable stream_vt = {so_put, so_unmatched, so_finish, so_free,
-                                            so_checkpoint};
+static const ddb_output_vtable stream_vt = {so_put, so_finish, so_free, so_checkpoint};
 
 int ddb_stream_output_new(ddb_output **out, ddb_sink *sink, ddb_error *err)
 {
     stream_output *so = calloc(1, sizeof(*so));
-    ddb_writer_opts wo = {0, NULL, 0, 0};
+    ddb_writer_opts wo;
     int rc;
     *out = NULL;
+    memset(&wo, 0, sizeof(wo));
     if (so == NULL) {
         ddb_sink_free(sink);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");

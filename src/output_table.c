@@ -19,25 +19,13 @@
 
 #include "ddbpipe/json.h"
 #include "ddbpipe/rate.h"
+#include "ddbpipe/clock.h"
 #include "keyset.h"
+#include "client_internal.h"
 #include "output_table_internal.h"
 
 #define BATCH_MAX_ITEMS 25
 #define BATCH_MAX_BYTES (16u * 1024u * 1024u - 64u * 1024u)
-
-static double now_sec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static void list_push(entry_list *l, entry *e)
 {
@@ -113,32 +101,46 @@ static void late_reject(table_output *to, entry *e, const char *reason)
         to->base.reject(to->base.ack_ctx, e->entity, &info);
 }
 
+static void refused(table_output *to, entry *e, const char *reason);
+
+/* Out of memory where an item cannot wait: it is refused, and the run stops. */
+static void refused_fatal(table_output *to, entry *e, const char *what)
+{
+    if (!to->fatal) {
+        to->fatal = 1;
+        snprintf(to->fatal_msg, sizeof(to->fatal_msg), "%.500s", what);
+    }
+    refused(to, e, what);
+}
+
 /* An entry is done (accepted or refused): free its key and let a blocked
  * write of the same key go. */
 static void entry_done(table_output *to, entry *e)
 {
+    entry_list ready = {NULL, NULL, 0}, lost = {NULL, NULL, 0};
+    entry **p = &to->blocked.head, *prev = NULL, *b;
     ddb_keyset_remove(&to->busy, e->key, e->key_len);
     to->queued--;
     entry_free(e);
-    if (to->blocked.n == 0)
-        return;
-    {
-        entry **p = &to->blocked.head, *prev = NULL;
-        while (*p) {
-            entry *b = *p;
-            if (!ddb_keyset_contains(&to->busy, b->key, b->key_len)) {
-                *p = b->next;
-                if (to->blocked.tail == b)
-                    to->blocked.tail = prev;
-                to->blocked.n--;
-                ddb_keyset_add(&to->busy, b->key, b->key_len);
-                list_push(&to->pending, b);
-                continue;
-            }
+    while (*p) {
+        b = *p;
+        if (ddb_keyset_contains(&to->busy, b->key, b->key_len)) {
             prev = b;
             p = &b->next;
+            continue;
         }
+        *p = b->next;
+        if (to->blocked.tail == b)
+            to->blocked.tail = prev;
+        to->blocked.n--;
+        /* Busy again before it goes: a later write of its key waits for it. */
+        list_push(ddb_keyset_add(&to->busy, b->key, b->key_len) == 0 ? &ready : &lost, b);
     }
+    while ((b = list_pop(&ready)) != NULL)
+        list_push(&to->pending, b);
+    /* Refused only now: refusing re-enters here. */
+    while ((b = list_pop(&lost)) != NULL)
+        refused_fatal(to, b, "out of memory (the set of keys being written cannot grow)");
 }
 
 static void acked(table_output *to, entry *e)
@@ -156,6 +158,13 @@ static void refused(table_output *to, entry *e, const char *reason)
     entry_done(to, e);
 }
 
+/* The run is stopping: the entry is neither written nor refused (not done). */
+static void abandoned(table_output *to, entry *e)
+{
+    to->stats.abandoned++;
+    entry_done(to, e);
+}
+
 static void requeue(table_output *to, entry *e, const char *why)
 {
     e->attempts++;
@@ -165,11 +174,12 @@ static void requeue(table_output *to, entry *e, const char *why)
         refused(to, e, reason);
         return;
     }
-    e->wake_ms = now_ms() + ddb_backoff_ms(&to->rng, e->attempts, to->base_ms, to->cap_ms);
+    e->wake_ms = ddb_clock_ms() + ddb_backoff_ms(&to->rng, e->attempts, to->base_ms, to->cap_ms);
     retry_insert(&to->retry, e);
 }
 
 static int send_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err);
+static int post_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err);
 static void tick(table_output *to);
 
 static void unlink_batch(table_output *to, batch *b)
@@ -192,7 +202,7 @@ static void batch_done(void *ctx, ddb_response *resp)
     to->batches_in_flight--;
     to->stats.throttles += resp->throttles;
     if (resp->throttles > 0)
-        ddb_rate_throttled(&to->rate, now_sec());
+        ddb_rate_throttled(&to->rate, ddb_clock_seconds());
     if (resp->ok) {
         char *flags = calloc(b->n ? b->n : 1, 1);
         double cu = 0;
@@ -210,25 +220,36 @@ static void batch_done(void *ctx, ddb_response *resp)
         }
         free(flags);
     } else if (strcmp(resp->error_type, "ValidationException") == 0 && b->n > 1) {
-        /* One bad item refuses the whole batch: halve until it stands alone. */
+        /* One bad item refuses the whole batch: halve until it stands alone.
+         * A half that cannot be sent is refused (and stops the run); the
+         * other half still goes. */
         size_t half = b->n / 2;
         ddb_error err;
         to->stats.splits++;
-        if (send_batch(to, b->entries, half, 0, &err) != 0 ||
-            send_batch(to, b->entries + half, b->n - half, 0, &err) != 0) {
+        send_batch(to, b->entries, half, 0, &err);
+        send_batch(to, b->entries + half, b->n - half, 0, &err);
+    } else if (!resp->retryable && strcmp(resp->error_type, "ValidationException") != 0) {
+        /* The table itself is the problem (deleted, wrong region, no permission): the run
+         * stops, and its items are not done, not rejected; they are fine where the table is. */
+        if (!to->fatal) {
+            char where[300];
+            ddb_client_describe_target(to->client, where, sizeof(where));
             to->fatal = 1;
-            snprintf(to->fatal_msg, sizeof(to->fatal_msg), "%.500s", err.message);
+            if (strcmp(resp->error_type, "ResourceNotFoundException") == 0)
+                snprintf(to->fatal_msg, sizeof(to->fatal_msg),
+                         "table %.100s does not exist in %.200s (it was deleted during the run, "
+                         "or this is the wrong region or endpoint): %.150s",
+                         to->table, where, resp->message);
+            else
+                snprintf(to->fatal_msg, sizeof(to->fatal_msg),
+                         "BatchWriteItem to %.100s failed (%.200s): %.60s%s%.200s", to->table,
+                         where, resp->error_type, resp->error_type[0] ? ": " : "", resp->message);
         }
+        for (size_t i = 0; i < b->n; i++)
+            abandoned(to, b->entries[i]);
     } else {
         snprintf(why, sizeof(why), "%s%s%s", resp->error_type, resp->error_type[0] ? ": " : "",
                  resp->message);
-        if (!resp->retryable && strcmp(resp->error_type, "ValidationException") != 0 &&
-            !to->fatal) {
-            /* The table itself is the problem (missing, no permission...). */
-            to->fatal = 1;
-            snprintf(to->fatal_msg, sizeof(to->fatal_msg),
-                     "BatchWriteItem to %.100s failed: %.380s", to->table, why);
-        }
         for (size_t i = 0; i < b->n; i++) {
             if (resp->retryable) {
                 char reason[800];
@@ -247,7 +268,24 @@ static void batch_done(void *ctx, ddb_response *resp)
     tick(to);
 }
 
+/* Sends entries as one BatchWriteItem. When it cannot go (out of memory),
+ * its entries are refused with the reason and the run stops: each item is
+ * still accounted for and kept in the rejects file. */
 static int send_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err)
+{
+    int rc = post_batch(to, entries, n, taken, err);
+    if (rc != 0) {
+        char reason[600];
+        snprintf(reason, sizeof(reason), "not sent: %.500s", err->message);
+        if (taken > 0)
+            ddb_rate_settle(&to->rate, taken, 0);
+        for (size_t i = 0; i < n; i++)
+            refused_fatal(to, entries[i], reason);
+    }
+    return rc;
+}
+
+static int post_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err)
 {
     batch *b = calloc(1, sizeof(*b));
     ddb_buf *body = &to->scratch;
@@ -296,10 +334,10 @@ static int send_batch(table_output *to, entry **entries, size_t n, double taken,
  * is waiting, or the input has ended). */
 static int pump(table_output *to, int force, ddb_error *err)
 {
-    uint64_t now = now_ms();
+    uint64_t now = ddb_clock_ms();
     int limit = ddb_client_concurrency(to->client) * 2;
     to->rate_wait_ms = 0;
-    ddb_rate_tick(&to->rate, now_sec());
+    ddb_rate_tick(&to->rate, ddb_clock_seconds());
     while (to->batches_in_flight < limit) {
         entry *picked[BATCH_MAX_ITEMS];
         size_t n = 0, bytes = 0;
@@ -314,7 +352,7 @@ static int pump(table_output *to, int force, ddb_error *err)
         if (due + to->pending.n == 0)
             return 0;
         /* Capacity first: a batch waits whole rather than going out in part. */
-        if ((wait = ddb_rate_take(&to->rate, 0, now_sec())) != 0) {
+        if ((wait = ddb_rate_take(&to->rate, 0, ddb_clock_seconds())) != 0) {
             to->rate_wait_ms = wait;
             return 0;
         }
@@ -333,7 +371,7 @@ static int pump(table_output *to, int force, ddb_error *err)
         for (size_t i = 0; i < n; i++)
             cost += picked[i]->wcu;
         cost = ddb_rate_cost(&to->rate, cost);
-        ddb_rate_take(&to->rate, cost, now_sec());
+        ddb_rate_take(&to->rate, cost, ddb_clock_seconds());
         if ((rc = send_batch(to, picked, n, cost, err)) != 0)
             return rc;
     }
@@ -362,7 +400,9 @@ static int all_settled(void *ctx)
 {
     table_output *to = ctx;
     tick(to);
-    return to->fatal || to->queued == 0;
+    /* After a fatal error nothing more is sent, but what is in flight still
+     * gets its answer: acknowledged or refused, not left unaccounted. */
+    return to->queued == 0 || (to->fatal && to->batches_in_flight == 0);
 }
 
 /* Drives the loop until cond holds; when nothing is in flight, sleeps until
@@ -379,7 +419,7 @@ static int wait_for(table_output *to, int (*cond)(void *), ddb_error *err)
             break;
         if (ddb_client_pending(to->client) == 0 && (to->retry.head || to->rate_wait_ms)) {
             /* Only time can help: a backoff or the capacity limit. */
-            uint64_t now = now_ms(), ms = to->rate_wait_ms ? to->rate_wait_ms : 0;
+            uint64_t now = ddb_clock_ms(), ms = to->rate_wait_ms ? to->rate_wait_ms : 0;
             if (to->retry.head && to->retry.head->wake_ms > now &&
                 (ms == 0 || to->retry.head->wake_ms - now < ms))
                 ms = to->retry.head->wake_ms - now;
@@ -460,30 +500,22 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         entry_free(e);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
-    to->queued++;
     if (ddb_keyset_contains(&to->busy, e->key, e->key_len)) {
         to->stats.blocked++;
         list_push(&to->blocked, e);
-    } else {
-        if (ddb_keyset_add(&to->busy, e->key, e->key_len) != 0)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    } else if (ddb_keyset_add(&to->busy, e->key, e->key_len) == 0) {
         list_push(&to->pending, e);
+    } else {
+        entry_free(e);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
+    to->queued++;
     if ((rc = pump(to, 0, err)) != 0 || (rc = ddb_client_step(to->client, err)) != 0)
         return rc;
     /* Bounded memory: past the high-water mark, wait for DynamoDB to catch up. */
     if (to->queued >= to->max_queued && (rc = wait_for(to, below_high_water, err)) != 0)
         return rc;
     return to->fatal ? ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg) : 0;
-}
-
-static int tw_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
-{
-    (void)o;
-    (void)kind;
-    (void)item;
-    (void)err;
-    return 0; /* the pipeline counts them; nothing to write to a table */
 }
 
 static int tw_finish(ddb_output *o, ddb_error *err)
@@ -541,7 +573,7 @@ static int tw_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return ddb_buf_puts(state, "[]");
 }
 
-static const ddb_output_vtable table_vt = {tw_put, tw_unmatched, tw_finish, tw_free, tw_checkpoint};
+static const ddb_output_vtable table_vt = {tw_put, tw_finish, tw_free, tw_checkpoint};
 
 int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err)
 {
@@ -558,7 +590,7 @@ int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, dd
     to->base_ms = opts->backoff_base_ms ? opts->backoff_base_ms : 50;
     to->cap_ms = opts->backoff_cap_ms ? opts->backoff_cap_ms : 20000;
     to->rng = opts->random_seed ? opts->random_seed : (uint64_t)time(NULL) * 2654435761u;
-    ddb_rate_init(&to->rate, opts->max_wcu, now_sec());
+    ddb_rate_init(&to->rate, opts->max_wcu, ddb_clock_seconds());
     to->max_queued =
         (size_t)(ddb_client_concurrency(opts->client) > 0 ? ddb_client_concurrency(opts->client)
                                                           : 16) *

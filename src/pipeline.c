@@ -4,6 +4,7 @@
  * counted as written, rejected or unmatched under some entity row.
  */
 #include "ddbpipe/pipeline.h"
+#include "ddbpipe/transform.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include "ddbpipe/checkpoint.h"
 #include "ddbpipe/item.h"
 #include "ddbpipe/json.h"
+#include "ddbpipe/text.h"
+#include "ddbpipe/clock.h"
 
 typedef struct run {
     const ddb_pipeline_opts *o;
@@ -28,9 +31,27 @@ typedef struct run {
     int write_failed;    /* the rejects file could not be written */
     uint64_t skip_below; /* resuming: records of the current input below this are committed */
     int checkpoint_due;  /* waiting for a unit boundary to save it */
+    uint64_t ck_records; /* records committed at the last checkpoint */
+    /* Outputs tell what became of records (acks, late rejects) from wherever
+     * they are: a table writer from inside the client's loop, which may run in
+     * a scan reader's next(). They only queue it here; drain() settles the
+     * queue in the pipeline's own loop, between records. */
+    struct completion *done;
+    size_t n_done, cap_done;
+    ddb_buf done_text; /* rejects lines and report messages of queued late rejects */
 } run;
 
-static double now_seconds(void);
+typedef struct completion {
+    uint64_t seq;
+    int entity_index;
+    ddb_outcome outcome;
+    size_t line_off, line_len; /* rejects line in done_text (late rejects) */
+    size_t msg_off, msg_len;   /* its report message */
+} completion;
+
+/* A checkpoint also comes after this much committed work (but at most once a
+ * second), so a fast run killed between timed checkpoints redoes little. */
+#define CHECKPOINT_RECORDS 1000
 
 static ddb_entity_stats *row(run *r, int entity_index)
 {
@@ -52,9 +73,10 @@ static void settle(run *r, uint64_t seq, int entity_index, ddb_outcome outcome, 
         r->write_failed = 1;
 }
 
-static void on_ack(void *ctx, int entity_index, ddb_record_kind kind, uint64_t seq)
+/* A record the output holds for good: counted and settled now (the pipeline's
+ * own calls) or from the queue (drain). */
+static void acknowledge(run *r, int entity_index, ddb_record_kind kind, uint64_t seq)
 {
-    run *r = ctx;
     ddb_entity_stats *st = row(r, entity_index);
     st->written++;
     r->s->total.written++;
@@ -66,18 +88,16 @@ static void on_ack(void *ctx, int entity_index, ddb_record_kind kind, uint64_t s
            NULL, 0);
 }
 
-/* The tracker commits rejects lines with their records, so the rejects file
- * never runs ahead of a checkpoint. */
-static void on_commit(void *ctx, const char *lines, size_t len)
+/* The tracker commits rejects and unmatched lines with their records, so
+ * neither file ever runs ahead of a checkpoint. */
+static void on_commit(void *ctx, ddb_outcome kind, const char *lines, size_t len, uint64_t count)
 {
     run *r = ctx;
+    ddb_rejects *file = kind == DDB_OUTCOME_UNMATCHED ? r->o->unmatched : r->o->rejects;
     ddb_error err;
-    uint64_t n = 0;
-    if (r->o->rejects == NULL)
+    if (file == NULL)
         return;
-    for (size_t i = 0; i < len; i++)
-        n += lines[i] == '\n';
-    if (ddb_rejects_append(r->o->rejects, lines, len, n, &err) != 0 && !r->write_failed) {
+    if (ddb_rejects_append(file, lines, len, count, &err) != 0 && !r->write_failed) {
         r->write_failed = 1;
         if (r->o->report)
             r->o->report(r->o->report_ctx, DDB_REPORT_ERROR, err.message);
@@ -137,18 +157,26 @@ static void count_read(run *r, int entity_index)
     r->s->total.read++;
 }
 
+/* An item no entity matches: counted, and kept verbatim in the unmatched
+ * file (DynamoDB JSON, ready to import again) whatever the destination. */
 static int unmatched(run *r, const ddb_record *rec, const char *why, ddb_error *err)
 {
     ddb_entity_stats *st = row(r, -1);
     st->unmatched++;
     r->s->total.unmatched++;
-    settle(r, rec->seq, -1, DDB_OUTCOME_UNMATCHED, NULL, 0);
     if (r->o->mode == DDB_MODE_VALIDATE)
         report(r, DDB_REPORT_WARNING, "%s%c%llu: unmatched: %s", rec->source, rec->line ? ':' : '@',
                (unsigned long long)(rec->line ? rec->line : rec->offset), why);
-    if (r->o->output == NULL)
-        return 0;
-    return r->o->output->vt->unmatched(r->o->output, rec->kind, &rec->item, err);
+    ddb_buf_clear(&r->msg);
+    if (r->o->unmatched != NULL) {
+        ddb_buf_puts(&r->msg, rec->kind == DDB_REC_DELETE ? "{\"Keys\":" : "{\"Item\":");
+        ddb_json_put_typed_map(&r->msg, &rec->item);
+        ddb_buf_puts(&r->msg, "}\n");
+    }
+    if (r->msg.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    settle(r, rec->seq, -1, DDB_OUTCOME_UNMATCHED, r->msg.ptr, r->msg.len);
+    return 0;
 }
 
 /* --types for untyped inputs: converts the named attributes in place. */
@@ -167,17 +195,78 @@ static int apply_types(run *r, ddb_map *item, ddb_error *err)
     return 0;
 }
 
-/* An output refused a record it had queued: count it and keep it. */
+static completion *queue_completion(run *r, uint64_t seq, int entity_index, ddb_outcome outcome)
+{
+    completion *c;
+    if (r->n_done == r->cap_done) {
+        size_t cap = r->cap_done ? r->cap_done * 2 : 64;
+        completion *n = realloc(r->done, cap * sizeof(*n));
+        if (n == NULL) {
+            r->write_failed = 1; /* the accounting cannot be kept: the run fails */
+            return NULL;
+        }
+        r->done = n;
+        r->cap_done = cap;
+    }
+    c = &r->done[r->n_done++];
+    memset(c, 0, sizeof(*c));
+    c->seq = seq;
+    c->entity_index = entity_index;
+    c->outcome = outcome;
+    return c;
+}
+
+/* Output callback: a record was written (queued; see run.done). */
+static void on_ack(void *ctx, int entity_index, ddb_record_kind kind, uint64_t seq)
+{
+    queue_completion(ctx, seq, entity_index,
+                     kind == DDB_REC_DELETE ? DDB_OUTCOME_DELETED : DDB_OUTCOME_WRITTEN);
+}
+
+/* Output callback: a record the output had queued was refused. What info
+ * points at lives only during the call, so the rejects line and the message
+ * are formatted now and kept with the completion. */
 static void on_late_reject(void *ctx, int entity_index, const ddb_reject_info *info)
 {
     run *r = ctx;
-    const char *ename =
-        count_reject(r, entity_index, info->source, info->line, info->offset, info->reason);
-    ddb_buf line = DDB_BUF_INIT;
+    const char *ename = entity_index >= 0 && r->o->mapping ? row(r, entity_index)->name : NULL;
+    completion *c = queue_completion(r, info->seq, entity_index, DDB_OUTCOME_REJECTED);
+    ddb_buf *t = &r->done_text;
+    if (c == NULL)
+        return;
+    c->line_off = t->len;
     if (r->o->rejects != NULL)
-        ddb_rejects_format_info(&line, info, ename);
-    settle(r, info->seq, entity_index, DDB_OUTCOME_REJECTED, line.ptr, line.len);
-    ddb_buf_dispose(&line);
+        ddb_rejects_format_info(t, info, ename);
+    c->line_len = t->len - c->line_off;
+    c->msg_off = t->len;
+    ddb_buf_printf(t, "%s%c%llu: %s%s%s", info->source, info->line ? ':' : '@',
+                   (unsigned long long)(info->line ? info->line : info->offset), ename ? ename : "",
+                   ename ? ": " : "", info->reason);
+    c->msg_len = t->len - c->msg_off;
+    if (t->oom)
+        r->write_failed = 1;
+}
+
+/* Settles the queued completions, in the order the outputs told them. */
+static void drain(run *r)
+{
+    for (size_t i = 0; i < r->n_done; i++) {
+        const completion *c = &r->done[i];
+        ddb_entity_stats *st;
+        if (c->outcome != DDB_OUTCOME_REJECTED) {
+            acknowledge(r, c->entity_index,
+                        c->outcome == DDB_OUTCOME_DELETED ? DDB_REC_DELETE : DDB_REC_PUT, c->seq);
+            continue;
+        }
+        st = row(r, c->entity_index);
+        st->rejected++;
+        r->s->total.rejected++;
+        report(r, DDB_REPORT_ERROR, "%.*s", (int)c->msg_len, r->done_text.ptr + c->msg_off);
+        settle(r, c->seq, c->entity_index, DDB_OUTCOME_REJECTED,
+               c->line_len ? r->done_text.ptr + c->line_off : NULL, c->line_len);
+    }
+    r->n_done = 0;
+    ddb_buf_clear(&r->done_text);
 }
 
 static int entity_index_of(const ddb_mapping *m, const ddb_entity *e)
@@ -225,11 +314,11 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
     if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT) {
         count_read(r, -1);
         if (o->output == NULL)
-            return on_ack(r, -1, rec->kind, rec->seq), 0;
+            return acknowledge(r, -1, rec->kind, rec->seq), 0;
         return o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, rec, err);
     }
-    rc = is_del ? ddb_mapping_decode_key(&d, o->mapping, &rec->item, r->arena, &perr)
-                : ddb_mapping_decode(&d, o->mapping, &rec->item, r->arena, &perr);
+    rc = is_del ? ddb_transform_decode_key(&d, o->mapping, &rec->item, r->arena, &perr)
+                : ddb_transform_decode(&d, o->mapping, &rec->item, r->arena, &perr);
     idx = entity_index_of(o->mapping, d.entity);
     count_read(r, idx);
     if (rc == DDB_ENOMATCH)
@@ -245,15 +334,15 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
     if (o->mode == DDB_MODE_VALIDATE) {
         ddb_item again;
         char why[600];
-        rc = is_del
-                 ? ddb_mapping_encode_key(&again, o->mapping, d.entity, &d.record, 1, r->arena,
-                                          &perr)
-                 : ddb_mapping_encode(&again, o->mapping, d.entity, &d.record, 1, r->arena, &perr);
+        rc = is_del ? ddb_transform_encode_key(&again, o->mapping, d.entity, &d.record, 1, r->arena,
+                                               &perr)
+                    : ddb_transform_encode(&again, o->mapping, d.entity, &d.record, 1, r->arena,
+                                           &perr);
         if (rc != 0)
             return reject(r, rec, idx, perr.message, err);
         if (describe_change(why, sizeof(why), &rec->item, &again))
             return reject(r, rec, idx, why, err);
-        on_ack(r, idx, rec->kind, rec->seq);
+        acknowledge(r, idx, rec->kind, rec->seq);
         return 0;
     }
 
@@ -267,8 +356,8 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
             return reject(r, rec, idx, why, err);
         }
         rc = is_del
-                 ? ddb_mapping_encode_key(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr)
-                 : ddb_mapping_encode(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr);
+                 ? ddb_transform_encode_key(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr)
+                 : ddb_transform_encode(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr);
         if (rc != 0)
             return reject(r, rec, idx, perr.message, err);
         /* stats stay in the source mapping's rows: the entity names are the same */
@@ -289,34 +378,93 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
     count_read(r, idx);
     ddb_error_clear(&perr);
     rc = kind == DDB_REC_DELETE
-             ? ddb_mapping_encode_key(&item, o->mapping, e, &rec->item, rec->typed, r->arena, &perr)
-             : ddb_mapping_encode(&item, o->mapping, e, &rec->item, rec->typed, r->arena, &perr);
+             ? ddb_transform_encode_key(&item, o->mapping, e, &rec->item, rec->typed, r->arena,
+                                        &perr)
+             : ddb_transform_encode(&item, o->mapping, e, &rec->item, rec->typed, r->arena, &perr);
     if (rc == DDB_ENOMEM)
         return ddb_error_set(err, rc, "%s", perr.message);
     if (rc != 0)
         return reject(r, rec, idx, perr.message, err);
     if (o->output == NULL) {
-        on_ack(r, idx, kind, rec->seq);
+        acknowledge(r, idx, kind, rec->seq);
         return 0;
     }
     return o->output->vt->put(o->output, idx, kind, &item, 0, rec, err);
 }
 
-/* Which entity a record file belongs to (encode; validate of record files). */
-static const ddb_entity *file_entity(const ddb_pipeline_opts *o, const char *path, int *is_delete)
+/* A record file's header against its entity's fields, once per input, so a
+ * misspelt column is one clear error rather than a silent new attribute (or
+ * an error per row). Returns 1 when the input must not be read. */
+static int check_columns(run *r, const ddb_reader *rd, const ddb_entity *e, int deletes)
 {
-    char *hint;
-    const ddb_entity *e = NULL;
-    *is_delete = 0;
-    if (o->mapping == NULL)
+    const char **names = calloc(e->n_fields ? e->n_fields : 1, sizeof(char *));
+    ddb_buf unknown = DDB_BUF_INIT, missing = DDB_BUF_INIT, absent = DDB_BUF_INIT;
+    int skip = 0;
+
+    if (names == NULL) {
+        r->write_failed = 1;
+        return 1;
+    }
+    for (size_t i = 0; i < e->n_fields; i++)
+        names[i] = e->fields[i].name;
+    for (size_t c = 0; c < rd->n_columns; c++) {
+        const char *col = rd->columns[c], *near;
+        if (strcmp(col, DDB_EXTRA_FIELD) == 0 || ddb_entity_field_index(e, col, strlen(col)) >= 0)
+            continue;
+        ddb_buf_printf(&unknown, "%s'%s'", unknown.len ? ", " : "", col);
+        if ((near = ddb_text_nearest(col, names, e->n_fields, 2)) != NULL)
+            ddb_buf_printf(&unknown, " (did you mean '%s'?)", near);
+    }
+    for (size_t i = 0; i < e->n_fields; i++) {
+        const ddb_field *f = &e->fields[i];
+        size_t c;
+        for (c = 0; c < rd->n_columns && strcmp(rd->columns[c], f->name) != 0; c++)
+            ;
+        if (c < rd->n_columns)
+            continue;
+        if (f->in_table_key || (f->required && !deletes))
+            ddb_buf_printf(&missing, "%s%s", missing.len ? ", " : "", f->name);
+        else if (!deletes)
+            ddb_buf_printf(&absent, "%s%s", absent.len ? ", " : "", f->name);
+    }
+    if (unknown.len && !r->o->allow_extra_columns) {
+        report(r, DDB_REPORT_ERROR,
+               "%s: column%s %s %s not a field of %s; not read (extra columns can be allowed, "
+               "then they are stored as undeclared attributes)",
+               rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
+               strchr(unknown.ptr, ',') ? "are" : "is", e->name);
+        skip = 1;
+    } else if (unknown.len) {
+        report(r, DDB_REPORT_WARNING, "%s: column%s %s stored as undeclared attribute%s of %s",
+               rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
+               strchr(unknown.ptr, ',') ? "s" : "", e->name);
+    }
+    if (missing.len) {
+        report(r, DDB_REPORT_ERROR, "%s: no column for %s, which %s needs; not read", rd->name,
+               missing.ptr, e->name);
+        skip = 1;
+    }
+    if (absent.len && !skip)
+        report(r, DDB_REPORT_WARNING, "%s: no column for %s (its records will not have %s)",
+               rd->name, absent.ptr, strchr(absent.ptr, ',') ? "them" : "it");
+    if (unknown.oom || missing.oom || absent.oom)
+        r->write_failed = 1;
+    if (skip)
+        r->s->input_errors++;
+    ddb_buf_dispose(&unknown);
+    ddb_buf_dispose(&missing);
+    ddb_buf_dispose(&absent);
+    free(names);
+    return skip;
+}
+
+/* Which entity a reader's records are (encode; validate and import of record
+ * files): the reader's hint, from --entity or its file name. */
+static const ddb_entity *reader_entity(const ddb_pipeline_opts *o, const ddb_reader *rd)
+{
+    if (o->mapping == NULL || rd->entity_hint == NULL)
         return NULL;
-    if (o->reader.entity != NULL)
-        return ddb_mapping_entity(o->mapping, o->reader.entity);
-    hint = ddb_entity_from_filename(path, is_delete);
-    if (hint != NULL)
-        e = ddb_mapping_entity(o->mapping, hint);
-    free(hint);
-    return e;
+    return ddb_mapping_entity(o->mapping, rd->entity_hint);
 }
 
 /*
@@ -348,11 +496,15 @@ static int save_checkpoint(run *r, int complete, ddb_error *err)
     if (o->rejects != NULL &&
         (rc = ddb_rejects_checkpoint(o->rejects, &st.rejects_bytes, err)) != 0)
         goto done;
-    if (r->reading != NULL && c->input == r->input && r->reading->save_state != NULL &&
-        (rc = r->reading->save_state(r->reading, &reader)) != 0) {
+    if (o->unmatched != NULL &&
+        (rc = ddb_rejects_checkpoint(o->unmatched, &st.unmatched_bytes, err)) != 0)
+        goto done;
+    if (r->reading != NULL && c->input == r->input && r->reading->vt->save_state != NULL &&
+        (rc = r->reading->vt->save_state(r->reading, &reader)) != 0) {
         rc = ddb_error_set(err, rc, "cannot save the reader's position");
         goto done;
     }
+    r->ck_records = c->total.read;
     st.fingerprint = (char *)o->fingerprint;
     st.ck = *c;
     st.reader_state = reader.ptr;
@@ -361,7 +513,7 @@ static int save_checkpoint(run *r, int complete, ddb_error *err)
     if ((rc = ddb_state_save(o->state_path, &st, err)) != 0)
         goto done;
     r->s->checkpoints++;
-    r->last_checkpoint = now_seconds();
+    r->last_checkpoint = ddb_clock_seconds();
 done:
     ddb_buf_dispose(&outputs);
     ddb_buf_dispose(&reader);
@@ -379,14 +531,18 @@ static int at_boundary(const run *r)
 /* Every few hundred records: progress and, when due, a checkpoint. */
 static int tick(run *r, ddb_error *err)
 {
-    double now = now_seconds();
+    double now = ddb_clock_seconds();
     if (r->o->progress != NULL && now - r->last_progress >= 0.1) {
         r->last_progress = now;
         r->o->progress(r->o->progress_ctx, r->s, r->reading);
     }
-    if (r->o->state_path != NULL &&
-        now - r->last_checkpoint >= (r->o->checkpoint_seconds > 0 ? r->o->checkpoint_seconds : 10))
-        r->checkpoint_due = 1;
+    if (r->o->state_path != NULL) {
+        double since = now - r->last_checkpoint;
+        uint64_t done = ddb_tracker_committed(r->tracker)->total.read - r->ck_records;
+        if (since >= (r->o->checkpoint_seconds > 0 ? r->o->checkpoint_seconds : 10) ||
+            (since >= 1.0 && done >= CHECKPOINT_RECORDS))
+            r->checkpoint_due = 1;
+    }
     if (r->checkpoint_due && at_boundary(r)) {
         r->checkpoint_due = 0;
         return save_checkpoint(r, 0, err);
@@ -395,26 +551,35 @@ static int tick(run *r, ddb_error *err)
 }
 
 /* Reads every record of rd through the transformer into the output. */
-static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
+static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
 {
     const ddb_pipeline_opts *o = r->o;
-    const ddb_entity *fe = NULL;
+    const ddb_entity *fe = reader_entity(o, rd);
+    int is_delete = fe != NULL && rd->deletes, rc, records_mode;
     ddb_error rerr;
-    int rc, is_delete = 0, records_mode;
 
-    fe = path ? file_entity(o, path, &is_delete) : NULL;
     records_mode = o->mode == DDB_MODE_ENCODE ||
                    ((o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) && fe != NULL);
+    if (records_mode && fe != NULL && rd->columns != NULL &&
+        check_columns(r, rd, fe, is_delete || o->delete_all))
+        return 0;
     if (o->mode == DDB_MODE_ENCODE && fe == NULL) {
         r->s->input_errors++;
         report(r, DDB_REPORT_ERROR,
                "%s: cannot tell which entity its records are: name the file <Entity>.csv (or "
-               ".ndjson, .json) after an entity of %s, or pass --entity",
+               ".ndjson, .json) after an entity of %s, or name its entity for the run",
                rd->name, o->mapping->path);
         return 0;
     }
     for (uint64_t n = 0;; n++) {
         ddb_record *rec;
+        drain(r);
+        if (o->limit_rejects && r->s->total.rejected > o->max_rejects)
+            return ddb_error_set(err, DDB_ELIMIT,
+                                 "stopped: %llu records were rejected, more than the %llu "
+                                 "allowed",
+                                 (unsigned long long)r->s->total.rejected,
+                                 (unsigned long long)o->max_rejects);
         if (((n & 255) == 0 || r->checkpoint_due) && (rc = tick(r, err)) != 0)
             return rc;
         /* A stop waits for the end of the unit being read (a Scan page already
@@ -441,7 +606,7 @@ static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
             continue; /* resuming: committed by the interrupted run */
         ddb_arena_reset(r->arena);
         if ((rec->seq = ddb_tracker_begin(r->tracker, r->input, rec->pos, (int)rec->change,
-                                          rd->settled ? rd : NULL)) == 0)
+                                          rd->vt->settled ? rd : NULL)) == 0)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
         r->s->changes[rec->change & 3]++;
         if (o->delete_all && rec->kind == DDB_REC_PUT)
@@ -471,10 +636,8 @@ static int run_reader(run *r, ddb_reader *rd, const char *path, ddb_error *err)
 
 static void count_bytes(run *r, const ddb_reader *rd)
 {
-    if (rd->raw_bytes != NULL)
-        r->s->bytes_in += rd->raw_bytes(rd);
-    if (rd->decoded_bytes != NULL)
-        r->s->bytes_decoded += rd->decoded_bytes(rd);
+    r->s->bytes_in += ddb_reader_raw_bytes(rd);
+    r->s->bytes_decoded += ddb_reader_decoded_bytes(rd);
 }
 
 /* Reader warnings (e.g. a manifest checksum that no longer matches) are
@@ -494,12 +657,12 @@ static int resume_position(run *r, ddb_reader *rd, ddb_error *err)
     r->skip_below = 0;
     if (st == NULL || st->ck.input != r->input)
         return 0;
-    if (rd->load_state != NULL && st->reader_state != NULL)
-        return rd->load_state(rd, st->reader_state, strlen(st->reader_state), err);
+    if (rd->vt->load_state != NULL && st->reader_state != NULL)
+        return rd->vt->load_state(rd, st->reader_state, strlen(st->reader_state), err);
     if (st->ck.pos == 0)
         return 0;
-    if (rd->skip_to != NULL)
-        return rd->skip_to(rd, st->ck.pos, err);
+    if (rd->vt->skip_to != NULL)
+        return rd->vt->skip_to(rd, st->ck.pos, err);
     r->skip_below = st->ck.pos;
     return 0;
 }
@@ -511,7 +674,8 @@ static int read_input(run *r, ddb_reader *rd, const char *path, ddb_error *err)
     r->reading = rd;
     if ((rc = resume_position(r, rd, err)) != 0)
         return rc;
-    rc = run_reader(r, rd, path, err);
+    rc = run_reader(r, rd, err);
+    drain(r);
     count_bytes(r, rd);
     if (rc == 0 && ddb_tracker_end_input(r->tracker, r->input) != 0)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -543,11 +707,58 @@ static int run_input(run *r, const char *path, ddb_error *err)
     return rc;
 }
 
-static double now_seconds(void)
+/*
+ * The numbers a run reports once it is over, so that every record read is in
+ * exactly one column: read is what was read; written is what the output holds
+ * for good (for a table, what DynamoDB confirmed, even beyond the committed
+ * prefix; for files, what the kept files hold, none when they were discarded);
+ * rejected and unmatched are what their files hold (the committed ones); the
+ * rest is not done.
+ */
+static void final_row(ddb_entity_stats *out, const ddb_entity_stats *live,
+                      const ddb_entity_stats *committed, int confirmed_live, int discarded)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    ddb_entity_stats f = *committed;
+    uint64_t settled;
+    f.name = live->name;
+    f.read = live->read;
+    if (confirmed_live) {
+        f.written = live->written;
+        f.deleted = live->deleted;
+    }
+    if (discarded)
+        f.written = f.deleted = f.unmatched = 0;
+    settled = f.written + f.rejected + f.unmatched;
+    f.not_done = f.read > settled ? f.read - settled : 0;
+    *out = f;
+}
+
+static void final_counts(run *r)
+{
+    const ddb_pipeline_opts *o = r->o;
+    ddb_summary *s = r->s;
+    const ddb_checkpoint *c = ddb_tracker_committed(r->tracker);
+    int table = o->output != NULL && !o->output->writes_at_once;
+    int discarded =
+        o->output != NULL && o->output->writes_at_once && !s->committed && o->state_path == NULL;
+    for (size_t i = 0; i < s->n_entities && i < c->n_rows; i++)
+        final_row(&s->entities[i], &s->entities[i], &c->rows[i], table, discarded);
+    final_row(&s->total, &s->total, &c->total, table, discarded);
+    s->total.name = "total";
+}
+
+/* Commits the rejects or unmatched file; *path names it when it holds lines. */
+static void finish_side_file(run *r, ddb_rejects *file, char **path)
+{
+    ddb_error err;
+    if (file == NULL)
+        return;
+    if (ddb_rejects_finish(file, &err) != 0) {
+        report(r, DDB_REPORT_ERROR, "%s", err.message);
+        r->s->output_failed = 1;
+    } else if (ddb_rejects_count(file) > 0 && (*path = strdup(ddb_rejects_path(file))) == NULL) {
+        r->s->output_failed = 1; /* the summary could not say where they are */
+    }
 }
 
 /* The summary a resumed run starts from: the committed counts. */
@@ -567,7 +778,7 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
 {
     run r;
     const ddb_mapping *m = o->mapping;
-    double t0 = now_seconds();
+    double t0 = ddb_clock_seconds();
     int rc = 0;
 
     memset(s, 0, sizeof(*s));
@@ -603,6 +814,12 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
         o->output->reject = on_late_reject;
         o->output->ack_ctx = &r;
     }
+    /* The state exists before the first write, so a run killed in its first
+     * second can be resumed too (from the beginning). */
+    if (o->state_path != NULL && o->resume == NULL && (rc = save_checkpoint(&r, 0, err)) != 0) {
+        s->output_failed = 1;
+        goto done;
+    }
     for (size_t i = 0; i < o->n_inputs + o->n_readers; i++) {
         r.input = (int)i;
         if (o->resume != NULL && (int)i < o->resume->ck.input)
@@ -616,7 +833,9 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
             goto done;
     }
     if (o->output != NULL && s->input_errors == 0) {
-        if ((rc = o->output->vt->finish(o->output, err)) != 0) {
+        rc = o->output->vt->finish(o->output, err);
+        drain(&r);
+        if (rc != 0) {
             if (rc != DDB_EINTR)
                 s->output_failed = 1;
             goto done;
@@ -627,25 +846,22 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
 done:
     if (rc == DDB_EINTR)
         s->interrupted = 1;
-    /* What is reported is what is committed: for a complete run the same as
-     * what was counted live; for an interrupted one, what a resume will not redo. */
+    /* Every record read lands in one column, also when the run stopped early. */
+    if (r.tracker != NULL && s->entities != NULL)
+        drain(&r);
+    if (r.tracker != NULL && s->entities != NULL)
+        final_counts(&r);
     if (r.tracker != NULL && (rc == 0 || rc == DDB_EINTR) && s->entities != NULL) {
         ddb_error cerr;
-        restore_counts(s, ddb_tracker_committed(r.tracker));
         if (o->state_path != NULL && !s->output_failed &&
             save_checkpoint(&r, rc == 0 && s->input_errors == 0, &cerr) != 0) {
             report(&r, DDB_REPORT_ERROR, "cannot save the checkpoint: %s", cerr.message);
             s->output_failed = 1;
         }
     }
-    if (o->rejects != NULL && (rc == 0 || o->state_path == NULL)) {
-        ddb_error rerr;
-        if (ddb_rejects_finish(o->rejects, &rerr) != 0) {
-            report(&r, DDB_REPORT_ERROR, "%s", rerr.message);
-            s->output_failed = 1;
-        } else if (ddb_rejects_count(o->rejects) > 0) {
-            s->rejects_path = strdup(ddb_rejects_path(o->rejects));
-        }
+    if (rc == 0 || o->state_path == NULL) {
+        finish_side_file(&r, o->rejects, &s->rejects_path);
+        finish_side_file(&r, o->unmatched, &s->unmatched_path);
     }
     if (r.write_failed)
         s->output_failed = 1;
@@ -654,21 +870,11 @@ done:
         o->output->reject = NULL;
         o->output->ack_ctx = NULL;
     }
-    s->seconds = now_seconds() - t0;
+    s->seconds = ddb_clock_seconds() - t0;
     ddb_tracker_free(r.tracker);
     ddb_arena_free(r.arena);
     ddb_buf_dispose(&r.msg);
+    free(r.done);
+    ddb_buf_dispose(&r.done_text);
     return rc;
-}
-
-void ddb_summary_dispose(ddb_summary *s)
-{
-    if (s == NULL)
-        return;
-    free(s->entities);
-    for (size_t i = 0; i < s->n_outputs; i++)
-        free(s->outputs[i]);
-    free(s->outputs);
-    free(s->rejects_path);
-    memset(s, 0, sizeof(*s));
 }

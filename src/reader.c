@@ -1,7 +1,8 @@
 /*
  * Opening inputs: picks the reader by content. gzip is recognised by its
- * magic bytes (ddb_source_open_auto), then the first bytes decide between an
- * AWS CLI scan document, DynamoDB JSON lines, plain NDJSON and CSV.
+ * magic bytes (ddb_source_open_auto), then each reader's bidder looks at the
+ * first bytes and the highest bid wins: an AWS CLI scan document, DynamoDB
+ * JSON lines, plain NDJSON, CSV.
  */
 #include "ddbpipe/reader.h"
 
@@ -41,12 +42,6 @@ int ddb_input_format_parse(ddb_input_format *out, const char *s)
     return DDB_EUSAGE;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 static int strip_suffix(char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -66,7 +61,7 @@ char *ddb_entity_from_filename(const char *path, int *is_delete)
         *is_delete = 0;
     if (strcmp(path, "-") == 0)
         return NULL;
-    name = strdup(base_name(path));
+    name = strdup(ddb_path_base(path));
     if (name == NULL)
         return NULL;
     strip_suffix(name, ".gz");
@@ -83,18 +78,22 @@ char *ddb_entity_from_filename(const char *path, int *is_delete)
 }
 
 int ddb_reader_base_init(ddb_reader *r, const ddb_reader_vtable *vt, const char *name,
-                         ddb_input_format format, char **hint_out, const ddb_reader_opts *opts)
+                         ddb_input_format format, const ddb_reader_opts *opts)
 {
     r->vt = vt;
     r->format = format;
     r->name = strdup(name ? name : "-");
-    *hint_out = NULL;
     if (r->name == NULL)
         return DDB_ENOMEM;
-    if (opts != NULL && opts->entity != NULL)
-        *hint_out = strdup(opts->entity);
-    else if (name != NULL)
-        *hint_out = ddb_entity_from_filename(name, NULL);
+    if (name != NULL) {
+        r->entity_hint = ddb_entity_from_filename(name, &r->deletes);
+        if (opts != NULL && opts->entity != NULL) {
+            free(r->entity_hint);
+            r->entity_hint = NULL;
+        }
+    }
+    if (opts != NULL && opts->entity != NULL && (r->entity_hint = strdup(opts->entity)) == NULL)
+        return DDB_ENOMEM;
     return 0;
 }
 
@@ -104,17 +103,24 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static size_t skip_ws(const unsigned char *p, size_t i, size_t n)
+size_t ddb_sniff_skip_ws(const unsigned char *p, size_t i, size_t n)
 {
     while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
         i++;
     return i;
 }
 
-/* The first key of the JSON object at p[i] ('{'), or NULL/0 when it cannot be read. */
-static const unsigned char *first_key(const unsigned char *p, size_t i, size_t n, size_t *len)
+size_t ddb_sniff_start(const unsigned char *p, size_t n)
 {
-    size_t k = skip_ws(p, i + 1, n), e;
+    size_t i = 0;
+    if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF)
+        i = 3; /* a byte-order mark; the readers skip it too */
+    return ddb_sniff_skip_ws(p, i, n);
+}
+
+const unsigned char *ddb_sniff_first_key(const unsigned char *p, size_t i, size_t n, size_t *len)
+{
+    size_t k = ddb_sniff_skip_ws(p, i + 1, n), e;
     if (k >= n || p[k] != '"')
         return NULL;
     for (e = k + 1; e < n && p[e] != '"' && p[e] != '\\'; e++)
@@ -125,7 +131,7 @@ static const unsigned char *first_key(const unsigned char *p, size_t i, size_t n
     return p + k + 1;
 }
 
-static int key_in(const unsigned char *k, size_t len, const char *const *names)
+int ddb_sniff_key_in(const unsigned char *k, size_t len, const char *const *names)
 {
     for (; *names; names++)
         if (strlen(*names) == len && memcmp(k, *names, len) == 0)
@@ -133,43 +139,113 @@ static int key_in(const unsigned char *k, size_t len, const char *const *names)
     return 0;
 }
 
-/* Decides the format from the first bytes of the (decompressed) input. The
- * first key decides, not a full parse of the first line, so one bad first
- * record cannot turn a whole file of DynamoDB JSON into plain NDJSON. */
-static ddb_input_format detect(const unsigned char *p, size_t n, const char *path)
+/* ---------------------------------------------------------------- bidders */
+
+/* An empty input: CSV when its name says so (a header-only file may still be
+ * CSV with nothing in it), else DynamoDB JSON lines (nothing either way). */
+static int bid_empty(const char *path, ddb_input_format f)
 {
-    static const char *const scan_keys[] = {
+    int csv = has_suffix(path, ".csv") || has_suffix(path, ".csv.gz");
+    return (f == DDB_IN_CSV) == csv ? 1 : 0;
+}
+
+static int bid_scan(const unsigned char *p, size_t n, const char *path)
+{
+    static const char *const keys[] = {
         "Items",     "Count", "ScannedCount", "ConsumedCapacity", "LastEvaluatedKey",
         "NextToken", NULL};
-    static const char *const line_keys[] = {"Item",     "Keys",     "Metadata",
-                                            "NewImage", "OldImage", NULL};
-    size_t i = 0, eol, klen = 0;
+    size_t i = ddb_sniff_start(p, n), klen = 0;
+    const unsigned char *key;
+    (void)path;
+    if (i == n || p[i] != '{' || (key = ddb_sniff_first_key(p, i, n, &klen)) == NULL ||
+        !ddb_sniff_key_in(key, klen, keys))
+        return 0;
+    /* {"Count": ...} on one line could be a plain record that happens to have
+     * such a key: a scan document has an "Items" array somewhere. */
+    for (size_t k = i; k + 8 <= n; k++)
+        if (p[k] == '"' && memcmp(p + k, "\"Items\"", 7) == 0)
+            return 90;
+    return 0;
+}
+
+/* The first key decides, not a full parse of the first line, so one bad first
+ * record cannot turn a whole file of DynamoDB JSON into plain NDJSON. */
+static int bid_ddbjson(const unsigned char *p, size_t n, const char *path)
+{
+    static const char *const keys[] = {"Item", "Keys", "Metadata", "NewImage", "OldImage", NULL};
+    size_t i = ddb_sniff_start(p, n), eol, klen = 0;
     const unsigned char *key;
     ddb_json_line_kind kind;
-
-    if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF)
-        i = 3; /* a byte-order mark; the readers skip it too */
-    i = skip_ws(p, i, n);
     if (i == n)
-        return has_suffix(path, ".csv") || has_suffix(path, ".csv.gz") ? DDB_IN_CSV
-                                                                       : DDB_IN_DDBJSON;
+        return bid_empty(path, DDB_IN_DDBJSON);
     if (p[i] != '{')
-        return DDB_IN_CSV;
-    key = first_key(p, i, n, &klen);
-    if (key != NULL && key_in(key, klen, scan_keys)) {
-        /* {"Count": ...} on one line could be a plain record that happens to
-         * have such a key: a scan document has an "Items" array somewhere. */
-        for (size_t k = i; k + 8 <= n; k++)
-            if (p[k] == '"' && memcmp(p + k, "\"Items\"", 7) == 0)
-                return DDB_IN_SCAN;
-    }
-    if (key != NULL && key_in(key, klen, line_keys))
-        return DDB_IN_DDBJSON;
+        return 0;
+    key = ddb_sniff_first_key(p, i, n, &klen);
+    if (key != NULL && ddb_sniff_key_in(key, klen, keys))
+        return 80;
     for (eol = i; eol < n && p[eol] != '\n'; eol++)
         ;
     if ((eol < n || n < SNIFF_BYTES) && ddb_json_sniff_line(&kind, (const char *)p + i, eol - i))
-        return DDB_IN_DDBJSON;
-    return DDB_IN_NDJSON;
+        return 70;
+    return 0;
+}
+
+/* Any object per line that is not one of the above: plain records. */
+static int bid_ndjson(const unsigned char *p, size_t n, const char *path)
+{
+    size_t i = ddb_sniff_start(p, n);
+    (void)path;
+    return i < n && p[i] == '{' ? 10 : 0;
+}
+
+static int bid_csv(const unsigned char *p, size_t n, const char *path)
+{
+    size_t i = ddb_sniff_start(p, n);
+    if (i == n)
+        return bid_empty(path, DDB_IN_CSV);
+    return p[i] != '{' ? 5 : 0;
+}
+
+static int open_ddbjson(ddb_reader **out, ddb_source *src, const char *name,
+                        const ddb_reader_opts *opts, ddb_error *err)
+{
+    return ddb_reader_new_lines(out, src, DDB_IN_DDBJSON, name, opts, err);
+}
+
+static int open_ndjson(ddb_reader **out, ddb_source *src, const char *name,
+                       const ddb_reader_opts *opts, ddb_error *err)
+{
+    return ddb_reader_new_lines(out, src, DDB_IN_NDJSON, name, opts, err);
+}
+
+const ddb_reader_bidder ddb_scan_bidder = {DDB_IN_SCAN, bid_scan, ddb_reader_new_scan};
+const ddb_reader_bidder ddb_ddbjson_bidder = {DDB_IN_DDBJSON, bid_ddbjson, open_ddbjson};
+const ddb_reader_bidder ddb_ndjson_bidder = {DDB_IN_NDJSON, bid_ndjson, open_ndjson};
+const ddb_reader_bidder ddb_csv_bidder = {DDB_IN_CSV, bid_csv, ddb_reader_new_csv};
+
+/* Every reader of a file or a stream, by its format. */
+static const ddb_reader_bidder *const bidders[] = {&ddb_scan_bidder, &ddb_ddbjson_bidder,
+                                                   &ddb_ndjson_bidder, &ddb_csv_bidder};
+
+/* The bidder of a forced format, or the highest bid (the first on a tie). */
+static const ddb_reader_bidder *pick_bidder(ddb_input_format forced, const unsigned char *p,
+                                            size_t n, const char *path)
+{
+    const ddb_reader_bidder *best = NULL;
+    int best_bid = 0;
+    for (size_t i = 0; i < sizeof(bidders) / sizeof(bidders[0]); i++) {
+        int bid;
+        if (forced != DDB_IN_AUTO) {
+            if (bidders[i]->format == forced)
+                return bidders[i];
+            continue;
+        }
+        if ((bid = bidders[i]->bid(p, n, path)) > best_bid) {
+            best = bidders[i];
+            best_bid = bid;
+        }
+    }
+    return best;
 }
 
 /*
@@ -200,8 +276,12 @@ static char *find_single_export(const char *dir, int *count)
                 (*count)++;
                 free(found);
                 found = malloc(strlen(base) + strlen(de->d_name) + 2);
-                if (found)
-                    sprintf(found, "%s/%s", base, de->d_name);
+                if (found == NULL) {
+                    closedir(d);
+                    *count = 0;
+                    return NULL;
+                }
+                sprintf(found, "%s/%s", base, de->d_name);
             }
         }
         closedir(d);
@@ -217,7 +297,84 @@ static char *find_single_export(const char *dir, int *count)
  * handled before this is asked). */
 static int is_export_path(const char *path)
 {
-    return strcmp(base_name(path), "manifest-summary.json") == 0;
+    return strcmp(ddb_path_base(path), "manifest-summary.json") == 0;
+}
+
+static int is_export_dir(const char *path)
+{
+    char probe[4096];
+    struct stat st;
+    int count;
+    char *inner;
+    snprintf(probe, sizeof(probe), "%s/manifest-summary.json", path);
+    if (stat(probe, &st) == 0)
+        return 1;
+    inner = find_single_export(path, &count);
+    free(inner);
+    return count > 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int ddb_reader_list_folder(char ***out, size_t *n, const char *path, int unmatched, ddb_error *err)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *de;
+    char **list = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+        is_export_dir(path))
+        return 0;
+    if ((d = opendir(path)) == NULL)
+        return ddb_error_set(err, DDB_EIO, "cannot read folder %s: %s", path, strerror(errno));
+    while ((de = readdir(d)) != NULL) {
+        char *full;
+        /* _rejects, _unmatched, _ddbpipe/...: what a run says about itself */
+        if (de->d_name[0] == '.' ||
+            (de->d_name[0] == '_' && !(unmatched && strncmp(de->d_name, "_unmatched", 10) == 0)))
+            continue;
+        if ((full = malloc(strlen(path) + strlen(de->d_name) + 2)) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            break;
+        }
+        sprintf(full, "%s/%s", path, de->d_name);
+        if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(full);
+            continue;
+        }
+        if (cnt == cap) {
+            char **nl = realloc(list, (cap = cap ? cap * 2 : 16) * sizeof(char *));
+            if (nl == NULL) {
+                free(full);
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            list = nl;
+        }
+        list[cnt++] = full;
+    }
+    closedir(d);
+    if (rc != 0) {
+        for (size_t i = 0; i < cnt; i++)
+            free(list[i]);
+        free(list);
+        return rc;
+    }
+    if (cnt == 0)
+        return ddb_error_set(err, DDB_EUSAGE, "the folder %s holds no files to read", path);
+    if (cnt > 1)
+        qsort(list, cnt, sizeof(char *), cmp_str);
+    *out = list;
+    *n = cnt;
+    return 0;
 }
 
 int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts, ddb_error *err)
@@ -226,7 +383,7 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
     ddb_source *src = NULL;
     const unsigned char *peek;
     size_t peek_len;
-    ddb_input_format fmt;
+    const ddb_reader_bidder *bidder;
     struct stat st;
     int rc;
 
@@ -253,8 +410,8 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
                                  "one with manifest-summary.json)",
                                  path, count);
         return ddb_error_set(err, DDB_EUSAGE,
-                             "%s is a folder without manifest-summary.json; only an Export to "
-                             "S3 folder can be read as a folder",
+                             "%s is a folder holding neither an Export to S3 "
+                             "(manifest-summary.json) nor files to read",
                              path);
     }
     if (opts->format == DDB_IN_EXPORT || (opts->format == DDB_IN_AUTO && is_export_path(path)))
@@ -264,21 +421,11 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
         return rc;
     if ((rc = ddb_source_sniff(&src, src, SNIFF_BYTES, &peek, &peek_len, err)) != 0)
         return rc;
-    fmt = opts->format;
-    if (fmt == DDB_IN_AUTO)
-        fmt = detect(peek, peek_len, path);
-
-    switch (fmt) {
-    case DDB_IN_SCAN:
-        rc = ddb_reader_new_scan(out, src, path, opts, err);
-        break;
-    case DDB_IN_CSV:
-        rc = ddb_reader_new_csv(out, src, path, opts, err);
-        break;
-    default:
-        rc = ddb_reader_new_lines(out, src, fmt, path, opts, err);
-        break;
+    if ((bidder = pick_bidder(opts->format, peek, peek_len, path)) == NULL) {
+        ddb_source_free(src);
+        return ddb_error_set(err, DDB_EUSAGE, "%s: cannot tell the format of its content", path);
     }
+    rc = bidder->open(out, src, path, opts, err);
     if (rc == 0 && strcmp(path, "-") != 0 && stat(path, &st) == 0)
         (*out)->total_bytes = (uint64_t)st.st_size;
     return rc;
@@ -290,5 +437,6 @@ void ddb_reader_free(ddb_reader *r)
         return;
     r->vt->free(r);
     free(r->name);
+    free(r->entity_hint);
     free(r);
 }

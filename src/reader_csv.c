@@ -21,7 +21,6 @@ typedef struct csv_reader {
     size_t *name_lens;
     size_t ncols;
     ddb_record rec;
-    char *hint;
     uint64_t skip_below;
     char reason[DDB_ERROR_MAX];
 } csv_reader;
@@ -90,7 +89,6 @@ static void csv_free(ddb_reader *r)
         free(cr->names[i]);
     free(cr->names);
     free(cr->name_lens);
-    free(cr->hint);
 }
 
 static uint64_t csv_raw_bytes(const ddb_reader *r)
@@ -110,7 +108,8 @@ static int csv_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
     return 0;
 }
 
-static const ddb_reader_vtable csv_vtable = {csv_next, csv_free};
+static const ddb_reader_vtable csv_vtable = {
+    "CSV", csv_next, csv_free, csv_raw_bytes, csv_decoded_bytes, csv_skip_to, NULL, NULL, NULL};
 
 static char pick_delimiter(const char *name, const ddb_reader_opts *opts)
 {
@@ -129,8 +128,7 @@ static int read_header(csv_reader *cr, ddb_error *err)
     ddb_csv_row row;
     int rc = ddb_csv_next(cr->csv, &row, err);
     if (rc == DDB_ITEROVER)
-        return ddb_error_set(err, DDB_EUSAGE, "%s: empty CSV file (no header row)",
-                             cr->base.name);
+        return ddb_error_set(err, DDB_EUSAGE, "%s: empty CSV file (no header row)", cr->base.name);
     if (rc != 0)
         return ddb_error_prefix(err, "%s: header: ", cr->base.name);
     cr->names = calloc(row.count, sizeof(char *));
@@ -175,23 +173,22 @@ int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
         return rc;
     }
     if (ddb_arena_new(&cr->arena, 0) != 0 ||
-        ddb_reader_base_init(&cr->base, &csv_vtable, name, DDB_IN_CSV, &cr->hint, opts) != 0) {
+        ddb_reader_base_init(&cr->base, &csv_vtable, name, DDB_IN_CSV, opts) != 0) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto fail;
     }
     if ((rc = read_header(cr, err)) != 0)
         goto fail;
-    cr->base.raw_bytes = csv_raw_bytes;
-    cr->base.decoded_bytes = csv_decoded_bytes;
-    cr->base.skip_to = csv_skip_to;
+    cr->base.columns = (const char *const *)cr->names;
+    cr->base.n_columns = cr->ncols;
     cr->rec.typed = 0;
     cr->rec.source = cr->base.name;
-    cr->rec.entity_hint = cr->hint;
     *out = &cr->base;
     return 0;
 fail:
     csv_free(&cr->base);
     free(cr->base.name);
+    free(cr->base.entity_hint);
     free(cr);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/checksum.h"
 #include "ddbpipe/manifest.h"
 #include "ddbpipe/reader.h"
 #include "reader_internal.h"
@@ -21,22 +22,21 @@
 typedef struct export_reader {
     ddb_reader base;
     ddb_manifest *m;
-    ddb_reader_opts opts; /* for the inner readers; entity points at hint */
-    char *hint;           /* --entity only: data file names say nothing */
+    ddb_reader_opts opts; /* for the inner readers; entity points at base.entity_hint */
     int verify;
     size_t idx;        /* the file being read, or the next one */
     ddb_reader *inner; /* NULL between files */
     ddb_source *md5;   /* MD5 tap inside inner's chain (verify only) */
     uint64_t file_records;
     uint64_t total_records;
-    uint64_t done_bytes; /* raw bytes of the files already closed */
+    uint64_t done_bytes;   /* raw bytes of the files already closed */
     uint64_t done_decoded; /* decoded bytes of the finished files */
-    int ended;           /* the final count check is done */
-    size_t resume_file;  /* skip_to: files before this one are not read again */
-    uint64_t resume_off; /* ... and this one starts at this offset */
+    int ended;             /* the final count check is done */
+    size_t resume_file;    /* skip_to: files before this one are not read again */
+    uint64_t resume_off;   /* ... and this one starts at this offset */
     int resuming;
-    int partial;         /* the current file was entered mid-way: its count cannot be checked */
-    int fatal;           /* sticky code after a fatal error */
+    int partial; /* the current file was entered mid-way: its count cannot be checked */
+    int fatal;   /* sticky code after a fatal error */
     ddb_record rec;
 } export_reader;
 
@@ -112,8 +112,8 @@ static int close_data_file(export_reader *er, int read_rc, ddb_error *err)
         if (n == 0)
             have_digest = ddb_source_md5_digest(er->md5, digest) == 0;
     }
-    er->done_bytes += er->inner->raw_bytes(er->inner);
-    er->done_decoded += er->inner->decoded_bytes(er->inner);
+    er->done_bytes += ddb_reader_raw_bytes(er->inner);
+    er->done_decoded += ddb_reader_decoded_bytes(er->inner);
     ddb_reader_free(er->inner);
     er->inner = NULL;
     er->md5 = NULL;
@@ -174,7 +174,7 @@ static int export_next(ddb_reader *r, ddb_record **out, ddb_error *err)
             if (er->resuming && er->idx == er->resume_file) {
                 er->resuming = 0;
                 er->partial = er->resume_off > 0;
-                if ((rc = er->inner->skip_to(er->inner, er->resume_off, err)) != 0)
+                if ((rc = er->inner->vt->skip_to(er->inner, er->resume_off, err)) != 0)
                     return rc;
             }
         }
@@ -184,7 +184,6 @@ static int export_next(ddb_reader *r, ddb_record **out, ddb_error *err)
             er->total_records++;
             er->rec = *rec;
             er->rec.source = er->m->files[er->idx].path;
-            er->rec.entity_hint = er->hint;
             er->rec.pos = DDB_EXPORT_POS(er->idx, rec->pos);
             *out = &er->rec;
             return 0;
@@ -199,19 +198,18 @@ static void export_free(ddb_reader *r)
     export_reader *er = (export_reader *)r;
     ddb_reader_free(er->inner);
     ddb_manifest_free(er->m);
-    free(er->hint);
 }
 
 static uint64_t export_decoded_bytes(const ddb_reader *r)
 {
     const export_reader *er = (const export_reader *)r;
-    return er->done_decoded + (er->inner ? er->inner->decoded_bytes(er->inner) : 0);
+    return er->done_decoded + (er->inner ? ddb_reader_decoded_bytes(er->inner) : 0);
 }
 
 static uint64_t export_raw_bytes(const ddb_reader *r)
 {
     const export_reader *er = (const export_reader *)r;
-    return er->done_bytes + (er->inner ? er->inner->raw_bytes(er->inner) : 0);
+    return er->done_bytes + (er->inner ? ddb_reader_raw_bytes(er->inner) : 0);
 }
 
 static int export_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
@@ -224,7 +222,15 @@ static int export_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
     return 0;
 }
 
-static const ddb_reader_vtable export_vtable = {export_next, export_free};
+static const ddb_reader_vtable export_vtable = {"Export to S3 folder",
+                                                export_next,
+                                                export_free,
+                                                export_raw_bytes,
+                                                export_decoded_bytes,
+                                                export_skip_to,
+                                                NULL,
+                                                NULL,
+                                                NULL};
 
 int ddb_reader_new_export(ddb_reader **out, const char *dir, const ddb_reader_opts *opts,
                           ddb_error *err)
@@ -239,18 +245,16 @@ int ddb_reader_new_export(ddb_reader **out, const char *dir, const ddb_reader_op
     if (opts != NULL)
         er->opts = *opts;
     er->verify = !er->opts.no_verify;
-    if (ddb_reader_base_init(&er->base, &export_vtable, dir, DDB_IN_EXPORT, &er->hint, opts) != 0)
+    if (ddb_reader_base_init(&er->base, &export_vtable, dir, DDB_IN_EXPORT, opts) != 0)
         goto oom;
-    /* The folder name is an export id, not an entity. */
-    free(er->hint);
-    er->hint = NULL;
-    if (er->opts.entity != NULL && (er->hint = strdup(er->opts.entity)) == NULL)
-        goto oom;
-    er->opts.entity = er->hint;
+    /* The folder name is an export id, not an entity: only --entity names one. */
+    if (er->opts.entity == NULL) {
+        free(er->base.entity_hint);
+        er->base.entity_hint = NULL;
+        er->base.deletes = 0;
+    }
+    er->opts.entity = er->base.entity_hint;
     er->opts.format = DDB_IN_DDBJSON;
-    er->base.raw_bytes = export_raw_bytes;
-    er->base.decoded_bytes = export_decoded_bytes;
-    er->base.skip_to = export_skip_to;
     if (!er->verify)
         flags |= DDB_MANIFEST_NO_VERIFY;
     if ((rc = ddb_manifest_load(&er->m, dir, flags, er->opts.warn, er->opts.warn_ctx, err)) != 0)

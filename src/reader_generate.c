@@ -45,7 +45,6 @@ static int gen_next(ddb_reader *base, ddb_record **out, ddb_error *err)
     r->rec.source = "generate";
     r->rec.offset = r->pos;
     r->rec.pos = r->pos;
-    r->rec.entity_hint = r->m->entities[r->entity].name;
     ddb_error_clear(&r->err);
     rc = ddb_generator_record(r->g, r->entity, r->index, NULL, &r->rec.item, r->arena, &r->err);
     if (rc == DDB_ENOMEM)
@@ -76,7 +75,8 @@ static void gen_free(ddb_reader *base)
     ddb_arena_free(((gen_reader *)base)->arena);
 }
 
-static const ddb_reader_vtable gen_vt = {gen_next, gen_free};
+static const ddb_reader_vtable gen_vt = {
+    .kind = "generator", .next = gen_next, .free = gen_free, .skip_to = gen_skip_to};
 
 int ddb_reader_new_generator(ddb_reader **out, const ddb_generator *g, ddb_error *err)
 {
@@ -92,7 +92,6 @@ int ddb_reader_new_generator(ddb_reader **out, const ddb_generator *g, ddb_error
     r->base.vt = &gen_vt;
     r->base.format = DDB_IN_DDBJSON;
     r->base.expected_items = ddb_generator_total(g);
-    r->base.skip_to = gen_skip_to;
     r->g = g;
     r->m = ddb_generator_mapping(g);
     *out = &r->base;

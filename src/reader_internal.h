@@ -2,12 +2,41 @@
 #ifndef DDBPIPE_READER_INTERNAL_H
 #define DDBPIPE_READER_INTERNAL_H
 
+#include "ddbpipe/io.h"
 #include "ddbpipe/reader.h"
 
 /* Fills the common part of a reader: vtable, a copy of name, the format, and
- * the entity hint (opts->entity, else from the file name) stored in *hint_out
- * (malloc'd, may be NULL). Returns 0 or DDB_ENOMEM. */
+ * the entity hint (opts->entity, else from the file name) with the deletes
+ * flag. Returns 0 or DDB_ENOMEM. */
 int ddb_reader_base_init(ddb_reader *r, const ddb_reader_vtable *vt, const char *name,
-                         ddb_input_format format, char **hint_out, const ddb_reader_opts *opts);
+                         ddb_input_format format, const ddb_reader_opts *opts);
+
+/*
+ * A bidder looks at the first bytes of an input (decompressed, up to 1 MiB;
+ * fewer at the end of a short input) and says how sure it is that its reader
+ * reads them: 0 not at all, 100 certain. The highest bid opens the input; a
+ * forced --input-format picks the bidder of that format. A new reader plugs
+ * in with a bidder in reader.c's table, without touching detection.
+ */
+typedef struct ddb_reader_bidder {
+    ddb_input_format format;
+    int (*bid)(const unsigned char *p, size_t n, const char *path);
+    /* Opens the reader over src (owned from now on, even on failure). */
+    int (*open)(ddb_reader **out, ddb_source *src, const char *name, const ddb_reader_opts *opts,
+                ddb_error *err);
+} ddb_reader_bidder;
+
+extern const ddb_reader_bidder ddb_scan_bidder;
+extern const ddb_reader_bidder ddb_ddbjson_bidder;
+extern const ddb_reader_bidder ddb_ndjson_bidder;
+extern const ddb_reader_bidder ddb_csv_bidder;
+
+/* Detection helpers the bidders share. */
+size_t ddb_sniff_skip_ws(const unsigned char *p, size_t i, size_t n);
+/* Index of the first byte after a UTF-8 byte-order mark and whitespace. */
+size_t ddb_sniff_start(const unsigned char *p, size_t n);
+/* The first key of the JSON object at p[i] ('{'), or NULL when it cannot be read. */
+const unsigned char *ddb_sniff_first_key(const unsigned char *p, size_t i, size_t n, size_t *len);
+int ddb_sniff_key_in(const unsigned char *k, size_t len, const char *const *names);
 
 #endif

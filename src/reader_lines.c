@@ -21,7 +21,6 @@ typedef struct lines_reader {
     int shape_known;
     ddb_json_line_kind shape;
     ddb_record rec;
-    char *hint;
     uint64_t skip_below; /* lines starting before this offset are skipped unparsed */
     char reason[DDB_ERROR_MAX];
 } lines_reader;
@@ -57,8 +56,8 @@ static void parse_ddbjson(lines_reader *lr, const char *line, size_t len)
         else
             lr->shape_known = 1;
     }
-    rc = ddb_json_parse_line(lr->parser, lr->shape, &lr->rec.item, &ch, line, len, lr->arena,
-                             &perr);
+    rc =
+        ddb_json_parse_line(lr->parser, lr->shape, &lr->rec.item, &ch, line, len, lr->arena, &perr);
     if (rc != 0) {
         /* A file may mix shapes (bare items after {"Item"} lines): try the one
          * this line looks like before calling it bad. */
@@ -171,7 +170,6 @@ static void lines_free(ddb_reader *r)
     ddb_lines_free(lr->lines);
     ddb_arena_free(lr->arena);
     ddb_json_parser_free(lr->parser);
-    free(lr->hint);
 }
 
 static uint64_t lines_raw_bytes(const ddb_reader *r)
@@ -193,10 +191,12 @@ static int lines_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
     return 0;
 }
 
-static const ddb_reader_vtable lines_vtable = {lines_next, lines_free};
+static const ddb_reader_vtable lines_vtable = {
+    "JSON lines", lines_next, lines_free, lines_raw_bytes, lines_decoded_bytes, lines_skip_to,
+    NULL,         NULL,       NULL};
 
-int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kind,
-                         const char *name, const ddb_reader_opts *opts, ddb_error *err)
+int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kind, const char *name,
+                         const ddb_reader_opts *opts, ddb_error *err)
 {
     lines_reader *lr = calloc(1, sizeof(*lr));
     int rc = 0;
@@ -211,19 +211,16 @@ int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kin
         return rc;
     }
     if (ddb_arena_new(&lr->arena, 0) != 0 || ddb_json_parser_new(&lr->parser) != 0 ||
-        ddb_reader_base_init(&lr->base, &lines_vtable, name, kind, &lr->hint, opts) != 0) {
+        ddb_reader_base_init(&lr->base, &lines_vtable, name, kind, opts) != 0) {
         lines_free(&lr->base);
         free(lr->base.name);
+        free(lr->base.entity_hint);
         free(lr);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     lr->kind = kind;
-    lr->base.raw_bytes = lines_raw_bytes;
-    lr->base.decoded_bytes = lines_decoded_bytes;
-    lr->base.skip_to = lines_skip_to;
     lr->rec.typed = kind != DDB_IN_NDJSON;
     lr->rec.source = lr->base.name;
-    lr->rec.entity_hint = lr->hint;
     *out = &lr->base;
     return rc;
 }

@@ -33,7 +33,6 @@ typedef struct scan_reader {
     int seen_items;
     uint64_t skip_below;
     ddb_record rec;
-    char *hint;
     char reason[DDB_ERROR_MAX];
 } scan_reader;
 
@@ -115,6 +114,8 @@ static int value_end(const char *b, size_t pos, size_t len, int eof, size_t *end
             i++;
         if (i == len && !eof)
             return 0;
+        if (i == pos)
+            return -1; /* a '}' or ']' where a value belongs: nothing to take, nothing read */
         *end = i;
         return 1;
     }
@@ -188,7 +189,8 @@ static int scan_next(ddb_reader *r, ddb_record **out, ddb_error *err)
         case SS_START:
             if ((rc = next_byte(sr, err)) < 0)
                 return rc;
-            if (rc == 1 && sr->len - sr->pos >= 3 && memcmp(sr->buf + sr->pos, "\xEF\xBB\xBF", 3) == 0)
+            if (rc == 1 && sr->len - sr->pos >= 3 &&
+                memcmp(sr->buf + sr->pos, "\xEF\xBB\xBF", 3) == 0)
                 sr->pos += 3; /* byte-order mark */
             if ((rc = expect(sr, '{', "'{'", err)) != 0)
                 return rc;
@@ -298,7 +300,6 @@ static void scan_free(ddb_reader *r)
     ddb_arena_free(sr->arena);
     ddb_json_parser_free(sr->parser);
     free(sr->buf);
-    free(sr->hint);
 }
 
 static uint64_t scan_raw_bytes(const ddb_reader *r)
@@ -318,7 +319,9 @@ static int scan_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
     return 0;
 }
 
-static const ddb_reader_vtable scan_vtable = {scan_next, scan_free};
+static const ddb_reader_vtable scan_vtable = {
+    "scan output", scan_next, scan_free, scan_raw_bytes, scan_decoded_bytes, scan_skip_to,
+    NULL,          NULL,      NULL};
 
 int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
                         const ddb_reader_opts *opts, ddb_error *err)
@@ -336,18 +339,15 @@ int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
     sr->line = 1;
     if ((sr->buf = malloc(sr->cap)) == NULL || ddb_arena_new(&sr->arena, 0) != 0 ||
         ddb_json_parser_new(&sr->parser) != 0 ||
-        ddb_reader_base_init(&sr->base, &scan_vtable, name, DDB_IN_SCAN, &sr->hint, opts) != 0) {
+        ddb_reader_base_init(&sr->base, &scan_vtable, name, DDB_IN_SCAN, opts) != 0) {
         scan_free(&sr->base);
         free(sr->base.name);
+        free(sr->base.entity_hint);
         free(sr);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
-    sr->base.raw_bytes = scan_raw_bytes;
-    sr->base.decoded_bytes = scan_decoded_bytes;
-    sr->base.skip_to = scan_skip_to;
     sr->rec.typed = 1;
     sr->rec.source = sr->base.name;
-    sr->rec.entity_hint = sr->hint;
     *out = &sr->base;
     return 0;
 }

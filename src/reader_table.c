@@ -16,12 +16,13 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/rate.h"
+#include "ddbpipe/clock.h"
 
 typedef struct page {
     struct page *next;
     int segment;
-    char *next_key;  /* the segment's LastEvaluatedKey after this page; NULL: it was the last */
-    char *body;      /* the response; values point into it */
+    char *next_key; /* the segment's LastEvaluatedKey after this page; NULL: it was the last */
+    char *body;     /* the response; values point into it */
     ddb_arena *arena;
     ddb_map *items;
     size_t n_items;
@@ -36,14 +37,14 @@ typedef struct segment {
     uint64_t pages;
     uint64_t items;
     /* checkpoint: where to start again so nothing settled is read twice */
-    char *ckpt_key;  /* NULL with ckpt_done = 0: from the beginning */
+    char *ckpt_key; /* NULL with ckpt_done = 0: from the beginning */
     int ckpt_done;
 } segment;
 
 /* A page handed out whose items are not all settled yet (FIFO, read order). */
 typedef struct consumed {
     struct consumed *next;
-    int seg;           /* index in segs */
+    int seg; /* index in segs */
     char *next_key;
     uint64_t remaining;
 } consumed;
@@ -60,7 +61,7 @@ typedef struct table_reader {
     page *head, *tail; /* pages waiting to be read */
     int n_pages;
     int max_pages;
-    page *current;     /* page being handed out (freed on the next call) */
+    page *current; /* page being handed out (freed on the next call) */
     int failed;
     ddb_error failure;
     ddb_record rec;
@@ -70,18 +71,11 @@ typedef struct table_reader {
     ddb_scan_stats stats;
     ddb_buf body;
     consumed *c_head, *c_tail;
-    ddb_rate rate;      /* --max-rcu */
-    double page_cost;   /* capacity of the last page: the estimate for the next */
+    ddb_rate rate;    /* --max-rcu */
+    double page_cost; /* capacity of the last page: the estimate for the next */
     uint32_t rate_wait_ms;
     struct scan_ctx *flying;
 } table_reader;
-
-static double now_sec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 typedef struct scan_ctx {
     struct scan_ctx *prev, *next; /* the reader's requests in flight */
@@ -187,14 +181,24 @@ static void scan_done(void *ctx, ddb_response *resp)
     tr->stats.requests++;
     tr->stats.throttles += resp->throttles;
     if (resp->throttles > 0)
-        ddb_rate_throttled(&tr->rate, now_sec());
+        ddb_rate_throttled(&tr->rate, ddb_clock_seconds());
     if (!resp->ok) {
         ddb_rate_settle(&tr->rate, taken, 0);
         if (!tr->failed) {
+            char where[300];
+            ddb_client_describe_target(tr->client, where, sizeof(where));
             tr->failed = 1;
-            ddb_error_set(&tr->failure, DDB_ENET, "Scan of %s segment %d failed after %d attempt%s: %s%s%s",
-                          tr->table, seg->number, resp->attempts, resp->attempts == 1 ? "" : "s",
-                          resp->error_type, resp->error_type[0] ? ": " : "", resp->message);
+            if (strcmp(resp->error_type, "ResourceNotFoundException") == 0)
+                ddb_error_set(&tr->failure, DDB_ENET,
+                              "table %s does not exist in %s (it was deleted during the run, or "
+                              "this is the wrong region or endpoint): %s",
+                              tr->table, where, resp->message);
+            else
+                ddb_error_set(&tr->failure, DDB_ENET,
+                              "Scan of %s segment %d failed after %d attempt%s (%s): %s%s%s",
+                              tr->table, seg->number, resp->attempts,
+                              resp->attempts == 1 ? "" : "s", where, resp->error_type,
+                              resp->error_type[0] ? ": " : "", resp->message);
         }
         return;
     }
@@ -239,8 +243,8 @@ static int request_page(table_reader *tr, segment *seg, ddb_error *err)
     uint32_t wait;
     int rc;
 
-    ddb_rate_tick(&tr->rate, now_sec());
-    if ((wait = ddb_rate_take(&tr->rate, cost, now_sec())) != 0) {
+    ddb_rate_tick(&tr->rate, ddb_clock_seconds());
+    if ((wait = ddb_rate_take(&tr->rate, cost, ddb_clock_seconds())) != 0) {
         tr->rate_wait_ms = wait; /* --max-rcu: ask again later */
         return 0;
     }
@@ -364,7 +368,7 @@ static int tr_load_state(ddb_reader *r, const char *json, size_t len, ddb_error 
     }
     if (strtol(ts->u.s.ptr, NULL, 10) != tr->total_segments || (int)segs->u.l.count != tr->n_segs) {
         rc = ddb_error_set(err, DDB_EUSAGE,
-                           "the saved scan used %.*s segments (or another --segment-range); "
+                           "the saved scan used %.*s segments (or another range of them); "
                            "resume with the same options",
                            (int)ts->u.s.len, ts->u.s.ptr);
         goto done;
@@ -375,7 +379,8 @@ static int tr_load_state(ddb_reader *r, const char *json, size_t len, ddb_error 
         if (e->type != DDB_TYPE_M || (n_v = ddb_map_getz(&e->u.m, "n")) == NULL ||
             n_v->type != DDB_TYPE_N || strtol(n_v->u.s.ptr, NULL, 10) != s->number ||
             (done_v = ddb_map_getz(&e->u.m, "done")) == NULL || done_v->type != DDB_TYPE_BOOL ||
-            (key_v = ddb_map_getz(&e->u.m, "key")) == NULL) {
+            (key_v = ddb_map_getz(&e->u.m, "key")) == NULL ||
+            (key_v->type != DDB_TYPE_S && key_v->type != DDB_TYPE_NULL)) {
             rc = ddb_error_set(err, DDB_EUSAGE, "the saved scan state does not fit segment %d",
                                s->number);
             goto done;
@@ -384,9 +389,11 @@ static int tr_load_state(ddb_reader *r, const char *json, size_t len, ddb_error 
         free(s->start_key);
         free(s->ckpt_key);
         s->start_key = s->ckpt_key = NULL;
-        if (key_v->type == DDB_TYPE_S) {
-            s->start_key = strndup(key_v->u.s.ptr, key_v->u.s.len);
-            s->ckpt_key = strndup(key_v->u.s.ptr, key_v->u.s.len);
+        if (key_v->type == DDB_TYPE_S &&
+            ((s->start_key = strndup(key_v->u.s.ptr, key_v->u.s.len)) == NULL ||
+             (s->ckpt_key = strndup(key_v->u.s.ptr, key_v->u.s.len)) == NULL)) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
         }
     }
 done:
@@ -496,7 +503,9 @@ static uint64_t tr_bytes(const ddb_reader *r)
     return ((const table_reader *)r)->bytes;
 }
 
-static const ddb_reader_vtable table_vt = {tr_next, tr_free};
+static const ddb_reader_vtable table_vt = {"table scan", tr_next,       tr_free,
+                                           tr_bytes,     tr_bytes,      NULL,
+                                           tr_settled,   tr_save_state, tr_load_state};
 
 int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_error *err)
 {
@@ -512,18 +521,14 @@ int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_e
     if (first < 0 || first > last || last >= total) {
         free(tr);
         return ddb_error_set(err, DDB_EUSAGE,
-                             "segment range %d-%d does not fit %d segment%s (numbered 0-%d)",
-                             first, last, total, total == 1 ? "" : "s", total - 1);
+                             "segment range %d-%d does not fit %d segment%s (numbered 0-%d)", first,
+                             last, total, total == 1 ? "" : "s", total - 1);
     }
     snprintf(name, sizeof(name), "table %s", o->table);
     tr->base.vt = &table_vt;
     tr->base.name = strdup(name);
     tr->base.format = DDB_IN_AUTO;
-    tr->base.raw_bytes = tr_bytes;
-    tr->base.decoded_bytes = tr_bytes;
-    tr->base.settled = tr_settled;
-    tr->base.save_state = tr_save_state;
-    tr->base.load_state = tr_load_state;
+    tr->base.expected_items = o->item_count;
     tr->client = o->client;
     tr->table = strdup(o->table);
     tr->source = strdup(name);
@@ -541,7 +546,7 @@ int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_e
     }
     for (int i = 0; i < tr->n_segs; i++)
         tr->segs[i].number = first + i;
-    ddb_rate_init(&tr->rate, o->max_rcu, now_sec());
+    ddb_rate_init(&tr->rate, o->max_rcu, ddb_clock_seconds());
     tr->rec.kind = DDB_REC_PUT;
     tr->rec.typed = 1;
     tr->rec.source = tr->source;

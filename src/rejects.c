@@ -1,6 +1,7 @@
 /*
  * The rejects file: one JSON line per rejected input with enough to find and
  * fix it (source, line, byte offset, entity, reason) and the record itself.
+ * The pipeline keeps unmatched items in a file of the same kind.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,7 @@
 
 #include "ddbpipe/codec.h"
 #include "ddbpipe/json.h"
-#include "ddbpipe/output.h"
+#include "ddbpipe/rejects.h"
 
 struct ddb_rejects {
     char *path;
@@ -20,18 +21,24 @@ struct ddb_rejects {
     uint64_t keep_len;
 };
 
-/* Opens the file on the first reject (or at once when resuming one). */
+/* Opens the file on the first line (or at once when resuming one); a .gz
+ * path is compressed (a resumed one gets a new gzip member). */
 static int open_sink(ddb_rejects *r, ddb_error *err)
 {
+    size_t n = strlen(r->path);
     char *partial;
     int rc;
-    if (!r->resumable)
-        return ddb_sink_open_file(&r->sink, r->path, 1, err);
-    if ((partial = malloc(strlen(r->path) + 16)) == NULL)
+    if (!r->resumable) {
+        rc = ddb_sink_open_file(&r->sink, r->path, 1, err);
+    } else if ((partial = malloc(n + 16)) == NULL) {
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    sprintf(partial, "%s.partial", r->path);
-    rc = ddb_sink_open_partial(&r->sink, r->path, partial, r->resume, r->keep_len, err);
-    free(partial);
+    } else {
+        sprintf(partial, "%s.partial", r->path);
+        rc = ddb_sink_open_partial(&r->sink, r->path, partial, r->resume, r->keep_len, err);
+        free(partial);
+    }
+    if (rc == 0 && n > 3 && strcmp(r->path + n - 3, ".gz") == 0)
+        rc = ddb_sink_new_gzip(&r->sink, r->sink, 0, err);
     return rc;
 }
 
@@ -67,31 +74,53 @@ int ddb_rejects_checkpoint(ddb_rejects *r, uint64_t *len, ddb_error *err)
 int ddb_rejects_new(ddb_rejects **out, const char *path, ddb_error *err)
 {
     ddb_rejects *r = calloc(1, sizeof(*r));
+    char *slash;
+    int rc = 0;
+    *out = NULL;
     if (r == NULL || (r->path = strdup(path)) == NULL) {
         free(r);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    /* Its folder now: a path that cannot be written fails before the run, not
+     * at the first line hours into it. */
+    if ((slash = strrchr(r->path, '/')) != NULL && slash != r->path) {
+        *slash = '\0';
+        rc = ddb_make_dirs(r->path, err);
+        *slash = '/';
+    }
+    if (rc != 0) {
+        ddb_rejects_free(r);
+        return rc;
     }
     *out = r;
     return 0;
 }
 
-void ddb_rejects_format(ddb_buf *b, const ddb_record *rec, const char *entity, const char *reason)
+/* {"source":..,"line":..,"offset":..,"entity":..,"reason":.. — names and
+ * messages may hold any bytes, and the line must stay JSON. */
+static void put_head(ddb_buf *b, const char *source, uint64_t line, uint64_t offset,
+                     const char *entity, const char *reason)
 {
-    const char *src = rec->source ? rec->source : "-";
+    const char *src = source ? source : "-";
     ddb_buf_puts(b, "{\"source\":");
-    ddb_json_put_string(b, src, strlen(src));
-    if (rec->line) {
+    ddb_json_put_text(b, src, strlen(src));
+    if (line) {
         ddb_buf_puts(b, ",\"line\":");
-        ddb_buf_put_u64(b, rec->line);
+        ddb_buf_put_u64(b, line);
     }
     ddb_buf_puts(b, ",\"offset\":");
-    ddb_buf_put_u64(b, rec->offset);
+    ddb_buf_put_u64(b, offset);
     if (entity != NULL) {
         ddb_buf_puts(b, ",\"entity\":");
-        ddb_json_put_string(b, entity, strlen(entity));
+        ddb_json_put_text(b, entity, strlen(entity));
     }
     ddb_buf_puts(b, ",\"reason\":");
-    ddb_json_put_string(b, reason, strlen(reason));
+    ddb_json_put_text(b, reason, strlen(reason));
+}
+
+void ddb_rejects_format(ddb_buf *b, const ddb_record *rec, const char *entity, const char *reason)
+{
+    put_head(b, rec->source, rec->line, rec->offset, entity, reason);
     if (rec->raw != NULL) {
         /* The text may be why it was rejected: keep it exact, as base64 when
          * it is not valid UTF-8 and so cannot be a JSON string. */
@@ -112,21 +141,7 @@ void ddb_rejects_format(ddb_buf *b, const ddb_record *rec, const char *entity, c
 
 void ddb_rejects_format_info(ddb_buf *b, const ddb_reject_info *info, const char *entity)
 {
-    const char *src = info->source ? info->source : "-";
-    ddb_buf_puts(b, "{\"source\":");
-    ddb_json_put_string(b, src, strlen(src));
-    if (info->line) {
-        ddb_buf_puts(b, ",\"line\":");
-        ddb_buf_put_u64(b, info->line);
-    }
-    ddb_buf_puts(b, ",\"offset\":");
-    ddb_buf_put_u64(b, info->offset);
-    if (entity != NULL) {
-        ddb_buf_puts(b, ",\"entity\":");
-        ddb_json_put_string(b, entity, strlen(entity));
-    }
-    ddb_buf_puts(b, ",\"reason\":");
-    ddb_json_put_string(b, info->reason, strlen(info->reason));
+    put_head(b, info->source, info->line, info->offset, entity, info->reason);
     if (info->item_json != NULL) {
         ddb_buf_puts(b, info->is_delete ? ",\"keys\":" : ",\"item\":");
         ddb_buf_append(b, info->item_json, info->item_len);

@@ -1,20 +1,25 @@
 /* The end-of-run summary: a table for people, a JSON document for machines. */
+#include "ddbpipe/summary.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ddbpipe/json.h"
-#include "ddbpipe/pipeline.h"
+#include "ddbpipe/reader.h"
 
 static int has_deletes(const ddb_summary *s)
 {
     return s->total.deleted > 0;
 }
 
-static void row_line(ddb_buf *out, const ddb_entity_stats *e, int deletes)
+static void row_line(ddb_buf *out, const ddb_entity_stats *e, int deletes, int not_done)
 {
-    ddb_buf_printf(out, "  %-24s %12llu %12llu %10llu %10llu", e->name,
-                   (unsigned long long)e->read, (unsigned long long)e->written,
-                   (unsigned long long)e->rejected, (unsigned long long)e->unmatched);
+    ddb_buf_printf(out, "  %-24s %12llu %12llu %10llu %10llu", e->name, (unsigned long long)e->read,
+                   (unsigned long long)e->written, (unsigned long long)e->rejected,
+                   (unsigned long long)e->unmatched);
+    if (not_done)
+        ddb_buf_printf(out, " %10llu", (unsigned long long)e->not_done);
     if (deletes)
         ddb_buf_printf(out, " %10llu", (unsigned long long)e->deleted);
     ddb_buf_putc(out, '\n');
@@ -39,19 +44,27 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
 
     /* validate writes nothing: what it counts are the records that would be written */
     int validating = s->command && strcmp(s->command, "validate") == 0;
-    ddb_buf_printf(out, "  %-24s %12s %12s %10s %10s%s\n", "entity", "read",
+    int not_done = s->total.not_done > 0;
+    ddb_buf_printf(out, "  %-24s %12s %12s %10s %10s%s%s\n", "entity", "read",
                    validating ? "valid" : "written", "rejected", "unmatched",
-                   deletes ? "    deleted" : "");
+                   not_done ? "   not done" : "", deletes ? "    deleted" : "");
     for (size_t i = 0; i < s->n_entities; i++) {
         const ddb_entity_stats *e = &s->entities[i];
         /* The "(none)" row only when something landed in it. */
         if (i == s->n_entities - 1 && e->read == 0 && s->n_entities > 1)
             continue;
-        row_line(out, e, deletes);
+        row_line(out, e, deletes, not_done);
     }
     if (s->n_entities > 2)
-        row_line(out, &s->total, deletes);
-    if (s->changes[DDB_CHANGE_INSERT] + s->changes[DDB_CHANGE_MODIFY] + s->changes[DDB_CHANGE_REMOVE])
+        row_line(out, &s->total, deletes, not_done);
+    if (not_done)
+        ddb_buf_printf(out,
+                       "  not done: %llu record%s read but not written, rejected or unmatched when "
+                       "the run stopped (in flight, queued, or in outputs that were discarded)\n",
+                       (unsigned long long)s->total.not_done,
+                       s->total.not_done == 1 ? " was" : "s were");
+    if (s->changes[DDB_CHANGE_INSERT] + s->changes[DDB_CHANGE_MODIFY] +
+        s->changes[DDB_CHANGE_REMOVE])
         ddb_buf_printf(out, "  changes: %llu inserted, %llu modified, %llu removed\n",
                        (unsigned long long)s->changes[DDB_CHANGE_INSERT],
                        (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
@@ -60,23 +73,33 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
     human_bytes(outb, sizeof(outb), s->bytes_out);
     ddb_buf_printf(out, "  %s in, %s out, %.2f s", in, outb, s->seconds);
     if (s->seconds > 0 && s->total.read > 0)
-        ddb_buf_printf(out, " (%.0f records/s, %.1f MB/s of %sinput)",
-                       (double)s->total.read / s->seconds,
-                       (double)(s->bytes_decoded ? s->bytes_decoded : s->bytes_in) / 1e6 / s->seconds,
-                       s->bytes_decoded > s->bytes_in ? "uncompressed " : "");
+        ddb_buf_printf(
+            out, " (%.0f records/s, %.1f MB/s of %sinput)", (double)s->total.read / s->seconds,
+            (double)(s->bytes_decoded ? s->bytes_decoded : s->bytes_in) / 1e6 / s->seconds,
+            s->bytes_decoded > s->bytes_in ? "uncompressed " : "");
     ddb_buf_putc(out, '\n');
 }
 
 static void stats_json(ddb_buf *out, const ddb_entity_stats *e)
 {
     ddb_buf_puts(out, "{\"name\":");
-    ddb_json_put_string(out, e->name, strlen(e->name));
+    ddb_json_put_text(out, e->name, strlen(e->name));
     ddb_buf_printf(out,
                    ",\"read\":%llu,\"written\":%llu,\"deleted\":%llu,\"rejected\":%llu,"
-                   "\"unmatched\":%llu}",
+                   "\"unmatched\":%llu,\"not_done\":%llu}",
                    (unsigned long long)e->read, (unsigned long long)e->written,
                    (unsigned long long)e->deleted, (unsigned long long)e->rejected,
-                   (unsigned long long)e->unmatched);
+                   (unsigned long long)e->unmatched, (unsigned long long)e->not_done);
+}
+
+/* ,"key":"path" or ,"key":null */
+static void put_path(ddb_buf *out, const char *key, const char *path)
+{
+    ddb_buf_printf(out, ",\"%s\":", key);
+    if (path)
+        ddb_json_put_text(out, path, strlen(path));
+    else
+        ddb_buf_puts(out, "null");
 }
 
 void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
@@ -91,25 +114,42 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
             ddb_buf_putc(out, ',');
         stats_json(out, &s->entities[i]);
     }
-    ddb_buf_printf(out,
-                   "],\"bytes_in\":%llu,\"bytes_decoded\":%llu,\"bytes_out\":%llu,\"seconds\":%.3f,\"input_errors\":%llu,"
-                   "\"warnings\":%llu,\"changes\":{\"inserted\":%llu,\"modified\":%llu,"
-                   "\"removed\":%llu},\"committed\":%s,\"outputs\":[",
-                   (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_decoded,
-                   (unsigned long long)s->bytes_out, s->seconds,
-                   (unsigned long long)s->input_errors, (unsigned long long)s->warnings,
-                   (unsigned long long)s->changes[DDB_CHANGE_INSERT],
-                   (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
-                   (unsigned long long)s->changes[DDB_CHANGE_REMOVE], s->committed ? "true" : "false");
+    ddb_buf_printf(
+        out,
+        "],\"bytes_in\":%llu,\"bytes_decoded\":%llu,\"bytes_out\":%llu,\"seconds\":%.3f,\"input_"
+        "errors\":%llu,"
+        "\"warnings\":%llu,\"changes\":{\"inserted\":%llu,\"modified\":%llu,"
+        "\"removed\":%llu},\"committed\":%s,\"outputs\":[",
+        (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_decoded,
+        (unsigned long long)s->bytes_out, s->seconds, (unsigned long long)s->input_errors,
+        (unsigned long long)s->warnings, (unsigned long long)s->changes[DDB_CHANGE_INSERT],
+        (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
+        (unsigned long long)s->changes[DDB_CHANGE_REMOVE], s->committed ? "true" : "false");
     for (size_t i = 0; i < s->n_outputs; i++) {
         if (i)
             ddb_buf_putc(out, ',');
-        ddb_json_put_string(out, s->outputs[i], strlen(s->outputs[i]));
+        ddb_json_put_text(out, s->outputs[i], strlen(s->outputs[i]));
     }
-    ddb_buf_puts(out, "],\"rejects_file\":");
-    if (s->rejects_path)
-        ddb_json_put_string(out, s->rejects_path, strlen(s->rejects_path));
-    else
-        ddb_buf_puts(out, "null");
-    ddb_buf_printf(out, ",\"exit_code\":%d}\n", exit_code);
+    ddb_buf_putc(out, ']');
+    put_path(out, "rejects_file", s->rejects_path);
+    put_path(out, "unmatched_file", s->unmatched_path);
+    ddb_buf_printf(out, ",\"complete\":%s,\"exit_code\":%d}\n",
+                   s->total.not_done == 0 && !s->interrupted && !s->output_failed &&
+                           s->input_errors == 0
+                       ? "true"
+                       : "false",
+                   exit_code);
+}
+
+void ddb_summary_dispose(ddb_summary *s)
+{
+    if (s == NULL)
+        return;
+    free(s->entities);
+    for (size_t i = 0; i < s->n_outputs; i++)
+        free(s->outputs[i]);
+    free(s->outputs);
+    free(s->rejects_path);
+    free(s->unmatched_path);
+    memset(s, 0, sizeof(*s));
 }

@@ -5,11 +5,13 @@
 #include "ddbpipe/table.h"
 
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ddbpipe/json.h"
+#include "ddbpipe/clock.h"
 
 static const char *jstr(json_object *o, const char *key)
 {
@@ -29,9 +31,13 @@ static uint64_t juint(json_object *o, const char *key)
     return 0;
 }
 
-static char *dup_or_null(const char *s)
+/* A copy of s (NULL stays NULL); a failed copy sets *oom. */
+static char *dup_or_null(const char *s, int *oom)
 {
-    return s ? strdup(s) : NULL;
+    char *d = s ? strdup(s) : NULL;
+    if (s != NULL && d == NULL)
+        *oom = 1;
+    return d;
 }
 
 /* The type of attribute name in AttributeDefinitions. */
@@ -49,7 +55,8 @@ static ddb_type attr_type(json_object *defs, const char *name)
 }
 
 /* KeySchema [{AttributeName, KeyType: HASH|RANGE}] -> pk, sk. */
-static void key_schema(json_object *ks, json_object *defs, ddb_key_attr *pk, ddb_key_attr *sk)
+static void key_schema(json_object *ks, json_object *defs, ddb_key_attr *pk, ddb_key_attr *sk,
+                       int *oom)
 {
     size_t n = ks ? json_object_array_length(ks) : 0;
     for (size_t i = 0; i < n; i++) {
@@ -58,8 +65,29 @@ static void key_schema(json_object *ks, json_object *defs, ddb_key_attr *pk, ddb
         ddb_key_attr *dst = kt && strcmp(kt, "RANGE") == 0 ? sk : pk;
         if (an == NULL)
             continue;
-        dst->name = strdup(an);
+        dst->name = dup_or_null(an, oom);
         dst->type = attr_type(defs, an);
+    }
+}
+
+/* Projection {ProjectionType, NonKeyAttributes} of an index description. */
+static void projection(json_object *ix, ddb_index_info *n, int *oom)
+{
+    json_object *pr = NULL, *nk = NULL;
+    size_t cnt;
+    json_object_object_get_ex(ix, "Projection", &pr);
+    n->projection = dup_or_null(pr ? jstr(pr, "ProjectionType") : NULL, oom);
+    if (pr == NULL || !json_object_object_get_ex(pr, "NonKeyAttributes", &nk) ||
+        !json_object_is_type(nk, json_type_array) || (cnt = json_object_array_length(nk)) == 0)
+        return;
+    if ((n->non_key = calloc(cnt, sizeof(char *))) == NULL) {
+        *oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < cnt; i++) {
+        const char *a = json_object_get_string(json_object_array_get_idx(nk, i));
+        if (a != NULL && (n->non_key[n->n_non_key] = dup_or_null(a, oom)) != NULL)
+            n->n_non_key++;
     }
 }
 
@@ -70,7 +98,7 @@ int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, d
     json_object *root = NULL, *t, *defs = NULL, *ks = NULL, *v;
     ddb_table_info *ti = NULL;
     size_t npk = 0, nsk = 0;
-    int rc;
+    int rc, oom = 0;
 
     *out = NULL;
     memset(&resp, 0, sizeof(resp));
@@ -80,10 +108,12 @@ int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, d
     if ((rc = ddb_client_call(c, "DescribeTable", body.ptr, body.len, &resp, err)) != 0)
         goto done;
     if (!resp.ok) {
-        if (strcmp(resp.error_type, "ResourceNotFoundException") == 0)
-            rc = ddb_error_set(err, DDB_ENOTFOUND, "table %s does not exist (%s)", table,
-                               resp.message);
-        else
+        if (strcmp(resp.error_type, "ResourceNotFoundException") == 0) {
+            char where[300];
+            ddb_client_describe_target(c, where, sizeof(where));
+            rc = ddb_error_set(err, DDB_ENOTFOUND, "table %s does not exist in %s (%s)", table,
+                               where, resp.message);
+        } else
             rc = ddb_error_set(err, DDB_ENET, "DescribeTable %s failed: %s%s%s", table,
                                resp.error_type, resp.error_type[0] ? ": " : "", resp.message);
         goto done;
@@ -97,21 +127,22 @@ int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, d
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    ti->name = strdup(table);
-    ti->status = dup_or_null(jstr(t, "TableStatus"));
+    ti->name = dup_or_null(table, &oom);
+    ti->status = dup_or_null(jstr(t, "TableStatus"), &oom);
     ti->item_count = juint(t, "ItemCount");
     ti->size_bytes = juint(t, "TableSizeBytes");
     if (json_object_object_get_ex(t, "BillingModeSummary", &v))
-        ti->billing_mode = dup_or_null(jstr(v, "BillingMode"));
+        ti->billing_mode = dup_or_null(jstr(v, "BillingMode"), &oom);
     if (json_object_object_get_ex(t, "ProvisionedThroughput", &v)) {
         ti->read_capacity = juint(v, "ReadCapacityUnits");
         ti->write_capacity = juint(v, "WriteCapacityUnits");
     }
     if (ti->billing_mode == NULL)
-        ti->billing_mode = strdup(ti->write_capacity ? "PROVISIONED" : "PAY_PER_REQUEST");
+        ti->billing_mode =
+            dup_or_null(ti->write_capacity ? "PROVISIONED" : "PAY_PER_REQUEST", &oom);
     json_object_object_get_ex(t, "AttributeDefinitions", &defs);
     json_object_object_get_ex(t, "KeySchema", &ks);
-    key_schema(ks, defs, &ti->pk, &ti->sk);
+    key_schema(ks, defs, &ti->pk, &ti->sk, &oom);
     for (int g = 0; g < 2; g++) {
         json_object *list;
         if (!json_object_object_get_ex(t, g ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes",
@@ -127,16 +158,17 @@ int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, d
             ti->indexes = n;
             n = &ti->indexes[ti->n_indexes++];
             memset(n, 0, sizeof(*n));
-            n->name = dup_or_null(jstr(ix, "IndexName"));
+            n->name = dup_or_null(jstr(ix, "IndexName"), &oom);
             n->global = g;
-            n->status = g ? dup_or_null(jstr(ix, "IndexStatus")) : NULL;
+            n->status = g ? dup_or_null(jstr(ix, "IndexStatus"), &oom) : NULL;
             json_object_object_get_ex(ix, "KeySchema", &iks);
-            key_schema(iks, defs, &n->pk, &n->sk);
+            key_schema(iks, defs, &n->pk, &n->sk, &oom);
+            projection(ix, n, &oom);
         }
     }
     ti->index_pk = calloc(ti->n_indexes + 1, sizeof(ddb_key_attr));
     ti->index_sk = calloc(ti->n_indexes + 1, sizeof(ddb_key_attr));
-    if (ti->index_pk == NULL || ti->index_sk == NULL) {
+    if (oom || ti->index_pk == NULL || ti->index_sk == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
@@ -172,6 +204,10 @@ void ddb_table_info_free(ddb_table_info *t)
         free(t->indexes[i].status);
         free((char *)t->indexes[i].pk.name);
         free((char *)t->indexes[i].sk.name);
+        free(t->indexes[i].projection);
+        for (size_t k = 0; k < t->indexes[i].n_non_key; k++)
+            free(t->indexes[i].non_key[k]);
+        free(t->indexes[i].non_key);
     }
     free(t->indexes);
     free(t->index_pk);
@@ -252,8 +288,9 @@ int ddb_table_create_request(ddb_buf *b, const ddb_mapping *m, const char *table
             const ddb_index_def *ix = &t->indexes[i];
             if (ix->global != g)
                 continue;
-            ddb_buf_puts(b, any ? ",{" : (g ? ",\"GlobalSecondaryIndexes\":[{"
-                                              : ",\"LocalSecondaryIndexes\":[{"));
+            ddb_buf_puts(
+                b, any ? ",{"
+                       : (g ? ",\"GlobalSecondaryIndexes\":[{" : ",\"LocalSecondaryIndexes\":[{"));
             any = 1;
             ddb_buf_puts(b, "\"IndexName\":");
             ddb_json_put_string(b, ix->name, strlen(ix->name));
@@ -270,24 +307,84 @@ int ddb_table_create_request(ddb_buf *b, const ddb_mapping *m, const char *table
     return b->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
 }
 
-static int all_active(const ddb_table_info *t)
+static int busy_status(const char *st)
 {
-    if (t->status == NULL || strcmp(t->status, "ACTIVE") != 0)
+    return st != NULL && (strcmp(st, "CREATING") == 0 || strcmp(st, "UPDATING") == 0);
+}
+
+/* 1: ready; 0: still being created or updated; -1: unusable (DELETING...). */
+static int readiness(const ddb_table_info *t, int gsis)
+{
+    if (t->status != NULL && strcmp(t->status, "ACTIVE") != 0 && !busy_status(t->status))
+        return -1;
+    if (busy_status(t->status))
         return 0;
-    for (size_t i = 0; i < t->n_indexes; i++)
-        if (t->indexes[i].global && t->indexes[i].status &&
-            strcmp(t->indexes[i].status, "ACTIVE") != 0)
+    for (size_t i = 0; gsis && i < t->n_indexes; i++)
+        if (t->indexes[i].global && busy_status(t->indexes[i].status))
             return 0;
     return 1;
 }
 
+/* Sleeps up to seconds, waking early when *stop is set. */
+static void nap(double seconds, volatile sig_atomic_t *stop)
+{
+    for (double left = seconds; left > 0 && !(stop && *stop); left -= 0.1) {
+        struct timespec ts = {0, 100 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+int ddb_table_wait_ready(ddb_table_info **out, ddb_client *c, const char *table, int gsis,
+                         int timeout_s, volatile sig_atomic_t *stop, ddb_table_wait_fn on_wait,
+                         void *ctx, ddb_error *err)
+{
+    ddb_table_info *ti = NULL;
+    double t0 = ddb_clock_seconds(), pause = 1.0;
+    int rc, ready;
+
+    *out = NULL;
+    for (;;) {
+        if ((rc = ddb_table_describe(&ti, c, table, err)) != 0)
+            goto done;
+        if ((ready = readiness(ti, gsis)) != 0)
+            break;
+        if (ddb_clock_seconds() - t0 >= timeout_s) {
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "table %s is still %s after %d s of waiting for it to become ACTIVE",
+                               table, busy_status(ti->status) ? ti->status : "creating an index",
+                               timeout_s);
+            goto done;
+        }
+        if (on_wait != NULL)
+            on_wait(ctx, ti, ddb_clock_seconds() - t0);
+        ddb_table_info_free(ti);
+        ti = NULL;
+        nap(pause, stop);
+        if (stop && *stop) {
+            rc = ddb_error_set(err, DDB_EINTR, "interrupted while waiting for table %s", table);
+            goto done;
+        }
+        pause = pause < 5.0 ? pause * 1.5 : 5.0;
+    }
+    if (ready < 0) {
+        rc = ddb_error_set(err, DDB_EUSAGE, "table %s is %s and cannot be used", table, ti->status);
+        goto done;
+    }
+    *out = ti;
+    ti = NULL;
+done:
+    ddb_table_info_free(ti);
+    return rc;
+}
+
 int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int exists_ok,
-                     int timeout_s, ddb_error *err)
+                     int timeout_s, volatile sig_atomic_t *stop, ddb_table_wait_fn on_wait,
+                     void *ctx, ddb_error *err)
 {
     ddb_buf body = DDB_BUF_INIT;
     ddb_response resp;
+    ddb_table_info *ti = NULL;
     const char *name = table ? table : m->table.name;
-    time_t deadline = time(NULL) + (timeout_s > 0 ? timeout_s : 600);
     int rc;
 
     memset(&resp, 0, sizeof(resp));
@@ -296,36 +393,30 @@ int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int
         goto done;
     if (!resp.ok) {
         if (strcmp(resp.error_type, "ResourceInUseException") == 0 && exists_ok) {
-            rc = 0;
+            /* It exists: fine only if it is the table the mapping describes. */
+            ddb_buf why = DDB_BUF_INIT;
+            if ((rc = ddb_table_describe(&ti, c, name, err)) == 0 &&
+                ddb_table_check_mapping(ti, m, &why) > 0)
+                rc = ddb_error_set(err, DDB_EUSAGE,
+                                   "table %s exists, but not as %s describes it: %s", name,
+                                   m->path, why.ptr);
+            ddb_buf_dispose(&why);
+            ddb_table_info_free(ti);
+            ti = NULL;
+            if (rc != 0)
+                goto done;
         } else {
-            rc = ddb_error_set(err, strcmp(resp.error_type, "ResourceInUseException") == 0
-                                        ? DDB_EUSAGE
-                                        : DDB_ENET,
-                               "CreateTable %s failed: %s%s%s", name, resp.error_type,
-                               resp.error_type[0] ? ": " : "", resp.message);
+            rc = ddb_error_set(
+                err, strcmp(resp.error_type, "ResourceInUseException") == 0 ? DDB_EUSAGE : DDB_ENET,
+                "CreateTable %s failed: %s%s%s", name, resp.error_type,
+                resp.error_type[0] ? ": " : "", resp.message);
             goto done;
         }
     }
-    for (;;) {
-        ddb_table_info *ti = NULL;
-        int active;
-        if ((rc = ddb_table_describe(&ti, c, name, err)) != 0)
-            goto done;
-        active = all_active(ti);
-        ddb_table_info_free(ti);
-        if (active)
-            break;
-        if (time(NULL) > deadline) {
-            rc = ddb_error_set(err, DDB_ENET, "table %s is not ACTIVE after %d s", name,
-                               timeout_s > 0 ? timeout_s : 600);
-            goto done;
-        }
-        {
-            struct timespec ts = {0, 500 * 1000000L};
-            nanosleep(&ts, NULL);
-        }
-    }
+    rc = ddb_table_wait_ready(&ti, c, name, 1, timeout_s > 0 ? timeout_s : 600, stop, on_wait, ctx,
+                              err);
 done:
+    ddb_table_info_free(ti);
     ddb_response_dispose(&resp);
     ddb_buf_dispose(&body);
     return rc;
@@ -353,6 +444,106 @@ void ddb_table_info_format(ddb_buf *out, const ddb_table_info *t)
                        t->indexes[i].name, t->indexes[i].status ? " " : "",
                        t->indexes[i].status ? t->indexes[i].status : "");
         key_text(out, &t->indexes[i].pk, &t->indexes[i].sk);
+        if (t->indexes[i].projection) {
+            ddb_buf_printf(out, "; projection %s", t->indexes[i].projection);
+            for (size_t k = 0; k < t->indexes[i].n_non_key; k++)
+                ddb_buf_printf(out, "%s%s", k ? ", " : " (", t->indexes[i].non_key[k]);
+            if (t->indexes[i].n_non_key)
+                ddb_buf_putc(out, ')');
+        }
         ddb_buf_putc(out, '\n');
     }
+}
+
+static int same_key(const ddb_key_attr *a, const ddb_key_attr *b)
+{
+    if (a->name == NULL || b->name == NULL)
+        return a->name == b->name;
+    return strcmp(a->name, b->name) == 0 && a->type == b->type;
+}
+
+static void key_word(ddb_buf *b, const ddb_key_attr *k)
+{
+    if (k->name == NULL)
+        ddb_buf_puts(b, "none");
+    else
+        ddb_buf_printf(b, "%s (%s)", k->name, ddb_type_name(k->type));
+}
+
+/* "the table's <what> is X, the mapping's Y" */
+static int differs(ddb_buf *why, const char *what, const ddb_key_attr *table,
+                   const ddb_key_attr *mapping)
+{
+    if (same_key(table, mapping))
+        return 0;
+    ddb_buf_printf(why, "%sthe table's %s is ", why->len ? "; " : "", what);
+    key_word(why, table);
+    ddb_buf_puts(why, ", the mapping's ");
+    key_word(why, mapping);
+    return 1;
+}
+
+static int same_projection(const ddb_index_info *ti, const ddb_index_def *mi)
+{
+    const char *tp = ti->projection ? ti->projection : "ALL";
+    if (strcmp(tp, mi->projection) != 0 || ti->n_non_key != mi->n_non_key)
+        return 0;
+    for (size_t i = 0; i < mi->n_non_key; i++) {
+        size_t k;
+        for (k = 0; k < ti->n_non_key && strcmp(ti->non_key[k], mi->non_key[i]) != 0; k++)
+            ;
+        if (k == ti->n_non_key)
+            return 0;
+    }
+    return 1;
+}
+
+int ddb_table_check_mapping(const ddb_table_info *t, const ddb_mapping *m, ddb_buf *why)
+{
+    const ddb_table_def *d = &m->table;
+    int n = 0;
+    char what[200];
+
+    n += differs(why, "partition key", &t->pk, &d->pk);
+    n += differs(why, "sort key", &t->sk, &d->sk);
+    for (size_t i = 0; i < d->n_indexes; i++) {
+        const ddb_index_def *mi = &d->indexes[i];
+        const ddb_index_info *ti = NULL;
+        for (size_t k = 0; k < t->n_indexes; k++)
+            if (t->indexes[k].name && strcmp(t->indexes[k].name, mi->name) == 0)
+                ti = &t->indexes[k];
+        if (ti == NULL) {
+            ddb_buf_printf(why, "%sthe table has no index %s", why->len ? "; " : "", mi->name);
+            n++;
+            continue;
+        }
+        if (ti->global != mi->global) {
+            ddb_buf_printf(why, "%s%s is a%s in the table, a%s in the mapping",
+                           why->len ? "; " : "", mi->name, ti->global ? " GSI" : "n LSI",
+                           mi->global ? " GSI" : "n LSI");
+            n++;
+            continue;
+        }
+        snprintf(what, sizeof(what), "index %s partition key", mi->name);
+        n += differs(why, what, &ti->pk, &mi->pk);
+        snprintf(what, sizeof(what), "index %s sort key", mi->name);
+        n += differs(why, what, &ti->sk, &mi->sk);
+        if (!same_projection(ti, mi)) {
+            ddb_buf_printf(why, "%sindex %s projects %s in the table, %s in the mapping",
+                           why->len ? "; " : "", mi->name, ti->projection ? ti->projection : "?",
+                           mi->projection);
+            n++;
+        }
+    }
+    for (size_t k = 0; k < t->n_indexes; k++) {
+        size_t i;
+        for (i = 0; i < d->n_indexes && strcmp(d->indexes[i].name, t->indexes[k].name) != 0; i++)
+            ;
+        if (i == d->n_indexes) {
+            ddb_buf_printf(why, "%sthe table has an index %s the mapping does not describe",
+                           why->len ? "; " : "", t->indexes[k].name ? t->indexes[k].name : "?");
+            n++;
+        }
+    }
+    return n;
 }

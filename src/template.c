@@ -1,6 +1,7 @@
 #include "template.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,8 +12,8 @@
  * quadratic-or-worse; past the bound the key simply does not match. */
 #define MATCH_STEP_LIMIT 20000
 
-int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e,
-                         const char *path, ddb_error *err)
+int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e, const char *path,
+                         ddb_error *err)
 {
     size_t n = strlen(text), nseg = 0, nlit = 0;
     const char *p = text;
@@ -89,7 +90,8 @@ int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e,
             return ddb_error_set(err, DDB_EUSAGE,
                                  "%s: attribute \"%s\" is of type %s, so its template must be a "
                                  "single {field} of type %s",
-                                 path, t->attr, ddb_type_name(t->attr_type), ddb_type_name(t->attr_type));
+                                 path, t->attr, ddb_type_name(t->attr_type),
+                                 ddb_type_name(t->attr_type));
         if (e->fields[t->segs[0].field].pad)
             return ddb_error_set(err, DDB_EUSAGE,
                                  "%s: a padded field cannot be a number key; pad only in strings",
@@ -181,6 +183,28 @@ static int valid_weekday(const char *s, size_t len)
     return 0;
 }
 
+size_t ddb_weekday_spell(const ddb_field *f, const char *s, size_t len, char *out)
+{
+    static const char *const days[] = {"monday", "tuesday",  "wednesday", "thursday",
+                                       "friday", "saturday", "sunday"};
+    const char *sp = f->spelling ? f->spelling : "Monday";
+    int upper = sp[1] >= 'A' && sp[1] <= 'Z', cap = sp[0] >= 'A' && sp[0] <= 'Z';
+    int abbrev = strlen(sp) == 3;
+    for (int i = 0; i < 7; i++) {
+        size_t full = strlen(days[i]), n;
+        if (!((len == full || len == 3) && strncasecmp(s, days[i], len) == 0))
+            continue;
+        n = abbrev ? 3 : full;
+        for (size_t k = 0; k < n; k++) {
+            char c = days[i][k];
+            out[k] = (char)((upper || (k == 0 && cap)) ? c - 'a' + 'A' : c);
+        }
+        out[n] = '\0';
+        return n;
+    }
+    return 0;
+}
+
 static int valid_uuid(const char *s, size_t len)
 {
     if (len != 36)
@@ -227,16 +251,17 @@ int ddb_field_accepts_text(const ddb_field *f, const char *s, size_t len, ddb_er
             return 0;
         }
     }
-    if (f->n_enum > 0) {
-        size_t i;
-        for (i = 0; i < f->n_enum; i++)
-            if (strlen(f->enum_values[i]) == len && memcmp(f->enum_values[i], s, len) == 0)
-                break;
-        if (i == f->n_enum) {
-            ddb_error_set(err, DDB_EINVAL, "field %s: '%.*s' is not one of the allowed values",
-                          f->name, shown, s);
-            return 0;
+    if (f->n_enum > 0 && ddb_field_enum_index(f, s, len, 0) < 0) {
+        if (err != NULL) {
+            char allowed[200];
+            size_t n = 0;
+            for (size_t i = 0; i < f->n_enum && n < sizeof(allowed); i++)
+                n += (size_t)snprintf(allowed + n, sizeof(allowed) - n, "%s%s", i ? ", " : "",
+                                      f->enum_values[i]);
+            ddb_error_set(err, DDB_EINVAL, "field %s: '%.*s' is not one of %s", f->name, shown, s,
+                          allowed);
         }
+        return 0;
     }
     if (f->format != DDB_FMT_NONE) {
         int ok = f->format == DDB_FMT_DATE       ? valid_date(s, len)
@@ -270,6 +295,15 @@ int ddb_field_accepts_text(const ddb_field *f, const char *s, size_t len, ddb_er
     return 1;
 }
 
+int ddb_field_enum_index(const ddb_field *f, const char *s, size_t len, int keys)
+{
+    char **list = keys && f->enum_keys ? f->enum_keys : f->enum_values;
+    for (size_t i = 0; i < f->n_enum; i++)
+        if (strlen(list[i]) == len && memcmp(list[i], s, len) == 0)
+            return (int)i;
+    return -1;
+}
+
 /* A padded number as it appears in a key: plain digits with an optional
  * fraction, no sign or exponent. */
 static int padded_text_ok(const ddb_field *f, const char *s, size_t len)
@@ -301,6 +335,11 @@ typedef struct match_state {
 static int field_fits(const match_state *ms, int fi, const char *v, size_t n)
 {
     const ddb_field *f = &ms->e->fields[fi];
+    if (n > 0 && f->enum_keys != NULL) {
+        int i = ddb_field_enum_index(f, v, n, 1);
+        return i >= 0 &&
+               ddb_field_accepts_text(f, f->enum_values[i], strlen(f->enum_values[i]), NULL);
+    }
     return n > 0 && padded_text_ok(f, v, n) && ddb_field_accepts_text(f, v, n, NULL);
 }
 
@@ -382,8 +421,8 @@ static int render_padded(ddb_buf *out, const ddb_field *f, const ddb_str *text, 
         return DDB_EINVAL;
     if (n.negative) {
         rc = ddb_error_set(err, DDB_EINVAL,
-                           "field %s: negative number %.*s cannot be zero-padded in a key",
-                           f->name, (int)text->len, text->ptr);
+                           "field %s: negative number %.*s cannot be zero-padded in a key", f->name,
+                           (int)text->len, text->ptr);
         goto done;
     }
     if ((rc = ddb_number_format(&tmp, &n)) != 0)
@@ -432,6 +471,21 @@ int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e
                 return rc;
         } else if (f->type == DDB_TYPE_B) {
             ddb_buf_put_base64(out, (const unsigned char *)v->u.s.ptr, v->u.s.len);
+        } else if (f->format == DDB_FMT_WEEKDAY && f->type == DDB_TYPE_S) {
+            /* one day, one key: the mapping's spelling whatever the value's */
+            char day[16];
+            size_t n = ddb_weekday_spell(f, v->u.s.ptr, v->u.s.len, day);
+            if (n)
+                ddb_buf_append(out, day, n);
+            else
+                ddb_buf_append(out, v->u.s.ptr, v->u.s.len);
+        } else if (f->enum_keys != NULL) {
+            int ei = ddb_field_enum_index(f, v->u.s.ptr, v->u.s.len, 0);
+            if (ei < 0)
+                return ddb_error_set(err, DDB_EINVAL,
+                                     "field %s: '%.*s' is not one of the allowed values", f->name,
+                                     (int)(v->u.s.len > 60 ? 60 : v->u.s.len), v->u.s.ptr);
+            ddb_buf_puts(out, f->enum_keys[ei]);
         } else {
             ddb_buf_append(out, v->u.s.ptr, v->u.s.len);
         }

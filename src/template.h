@@ -16,8 +16,8 @@
  * placeholders with nothing between them, a field type that cannot appear in
  * a key, or an N/B key attribute whose template is not exactly one field of
  * that type. */
-int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e,
-                         const char *path, ddb_error *err);
+int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e, const char *path,
+                         ddb_error *err);
 
 void ddb_template_dispose(ddb_template *t);
 
@@ -44,5 +44,14 @@ int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e
 /* Does the text form of a value satisfy the field's type syntax and
  * constraints? Returns 1 or 0; with err, says why not. */
 int ddb_field_accepts_text(const ddb_field *f, const char *s, size_t len, ddb_error *err);
+
+/* For a field whose enum gives key spellings: the index of the enum value
+ * spelt s in keys (keys = 1) or stored as s (keys = 0), or -1. */
+int ddb_field_enum_index(const ddb_field *f, const char *s, size_t len, int keys);
+
+/* A weekday in any spelling (valid_weekday's) written the field's way
+ * (spelling, default "Monday") into out (>= 10 bytes, NUL-terminated).
+ * Returns its length, or 0 when s is no weekday. */
+size_t ddb_weekday_spell(const ddb_field *f, const char *s, size_t len, char *out);
 
 #endif

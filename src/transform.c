@@ -6,13 +6,13 @@
  * re-renders each key from the result: an item decodes only if encoding the
  * record would give its keys back byte for byte. Encode is the inverse.
  */
+#include "ddbpipe/transform.h"
+
 #include <stdio.h>
 #include <string.h>
 
 #include "ddbpipe/json.h"
-#include "ddbpipe/mapping.h"
 #include "ddbpipe/number.h"
-#include "convert.h"
 #include "template.h"
 
 typedef struct slot {
@@ -98,6 +98,14 @@ static int capture_value(tctx *c, const ddb_field *f, const ddb_str *cap, ddb_va
     if (f->type == DDB_TYPE_B) {
         ddb_value s = ddb_value_str(DDB_TYPE_S, cap->ptr, cap->len);
         return ddb_value_convert(out, &s, DDB_TYPE_B, c->a, c->err);
+    }
+    if (f->enum_keys != NULL) {
+        /* The key spells the value differently: the record holds the value. */
+        int ei = ddb_field_enum_index(f, cap->ptr, cap->len, 1);
+        if (ei >= 0) {
+            *out = ddb_value_str(DDB_TYPE_S, f->enum_values[ei], strlen(f->enum_values[ei]));
+            return 0;
+        }
     }
     *out = ddb_value_str(DDB_TYPE_S, cap->ptr, cap->len);
     return 0;
@@ -386,14 +394,14 @@ done:
     return rc;
 }
 
-int ddb_mapping_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
-                       ddb_error *err)
+int ddb_transform_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
+                         ddb_error *err)
 {
     return decode(out, m, item, a, err, 0);
 }
 
-int ddb_mapping_decode_key(ddb_decoded *out, const ddb_mapping *m, const ddb_item *key,
-                           ddb_arena *a, ddb_error *err)
+int ddb_transform_decode_key(ddb_decoded *out, const ddb_mapping *m, const ddb_item *key,
+                             ddb_arena *a, ddb_error *err)
 {
     return decode(out, m, key, a, err, 1);
 }
@@ -428,9 +436,21 @@ static int take_field(tctx *c, int fi, const ddb_value *v, const char *source)
     const ddb_field *f = &c->e->fields[fi];
     ddb_value conv;
     int rc;
-    if ((rc = ddb_value_convert(&conv, v, f->type, c->a, c->err)) != 0 ||
-        (rc = check_constraints(f, &conv, c->err)) != 0)
+    if ((rc = ddb_value_convert(&conv, v, f->type, c->a, c->err)) != 0)
         return ddb_error_prefix(c->err, "field %s: ", f->name);
+    /* the constraint messages name the field themselves */
+    if ((rc = check_constraints(f, &conv, c->err)) != 0)
+        return rc;
+    if (f->format == DDB_FMT_WEEKDAY && conv.type == DDB_TYPE_S) {
+        /* one day, one key: whatever the record's spelling, the mapping's */
+        char day[16];
+        size_t n = ddb_weekday_spell(f, conv.u.s.ptr, conv.u.s.len, day);
+        char *copy = n ? ddb_arena_memdup(c->a, day, n) : NULL;
+        if (n && copy == NULL)
+            return oom(c->err);
+        if (n)
+            conv = ddb_value_str(DDB_TYPE_S, copy, n);
+    }
     return set_slot(c, fi, &conv, source);
 }
 
@@ -599,14 +619,14 @@ done:
     return rc;
 }
 
-int ddb_mapping_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
-                       const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
+int ddb_transform_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
+                         const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
 {
     return encode(out, m, e, record, typed, a, err, 0);
 }
 
-int ddb_mapping_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
-                           const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
+int ddb_transform_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
+                             const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
 {
     return encode(out, m, e, record, typed, a, err, 1);
 }

@@ -24,6 +24,7 @@ typedef struct rec_writer {
     int header_done;
     unsigned char *used; /* per record attribute: placed in a column */
     size_t used_cap;
+    int extra_plain; /* undeclared attributes as plain JSON values */
 } rec_writer;
 
 static const char *const out_names[] = {"ndjson", "csv", "ddb-json"};
@@ -117,12 +118,16 @@ static int write_ndjson(ddb_writer *base, const ddb_map *rec, size_t n_declared,
             ddb_json_put_plain_value(b, &rec->attrs[i].value);
         }
         if (rec->count > n_declared) {
-            /* Undeclared attributes keep their DynamoDB types so they round-trip. */
+            /* Undeclared attributes keep their DynamoDB types so they round-trip,
+             * unless plain values were asked for (analytics tools). */
             ddb_map extra = {rec->attrs + n_declared, rec->count - n_declared};
             if (!first)
                 ddb_buf_putc(b, ',');
             ddb_buf_puts(b, "\"" DDB_EXTRA_FIELD "\":");
-            ddb_json_put_typed_map(b, &extra);
+            if (w->extra_plain)
+                ddb_json_put_plain_map(b, &extra);
+            else
+                ddb_json_put_typed_map(b, &extra);
         }
         ddb_buf_putc(b, '}');
     }
@@ -158,7 +163,10 @@ static void put_extra_cell(rec_writer *w, const ddb_map *rec)
         any = 1;
         ddb_json_put_string(&w->cell, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
         ddb_buf_putc(&w->cell, ':');
-        ddb_json_put_typed_value(&w->cell, &rec->attrs[i].value);
+        if (w->extra_plain)
+            ddb_json_put_plain_value(&w->cell, &rec->attrs[i].value);
+        else
+            ddb_json_put_typed_value(&w->cell, &rec->attrs[i].value);
     }
     if (any) {
         ddb_buf_putc(&w->cell, '}');
@@ -315,6 +323,7 @@ int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const d
     w->fmt = fmt;
     w->entity = e;
     w->delim = opts && opts->delimiter ? opts->delimiter : ',';
+    w->extra_plain = opts && opts->extra_plain;
     w->base.vt = fmt == DDB_OUT_CSV ? &csv_vt : fmt == DDB_OUT_DDBJSON ? &ddbjson_vt : &ndjson_vt;
     if (fmt == DDB_OUT_CSV) {
         if (e == NULL && opts && opts->columns &&

@@ -11,11 +11,13 @@
 
 #include <stddef.h>
 
+#include "ddbpipe/error.h"
+
 typedef struct ddb_arena ddb_arena;
 
 /* Creates an arena whose chunks are at least chunk_size bytes (0 = 64 KiB).
  * *out is owned by the caller; free with ddb_arena_free(). Returns 0 or DDB_ENOMEM. */
-int ddb_arena_new(ddb_arena **out, size_t chunk_size);
+DDB_MUST_USE int ddb_arena_new(ddb_arena **out, size_t chunk_size);
 
 /* Returns size bytes aligned for any scalar type, or NULL when out of memory.
  * The memory stays valid until the next ddb_arena_reset() or ddb_arena_free(). */
@@ -34,9 +36,6 @@ void *ddb_arena_grow(ddb_arena *a, void *p, size_t old_size, size_t new_size);
 /* Releases everything allocated so far. Keeps the first chunk (and up to a
  * few MiB of others) for reuse so a steady stream of records allocates nothing. */
 void ddb_arena_reset(ddb_arena *a);
-
-/* Bytes currently handed out (for tests and memory accounting). */
-size_t ddb_arena_used(const ddb_arena *a);
 
 /* Frees the arena and all its chunks. Accepts NULL. */
 void ddb_arena_free(ddb_arena *a);

@@ -8,13 +8,16 @@
 #include <stdint.h>
 
 typedef struct ddb_buf {
-    char *ptr;  /* always NUL-terminated when cap > 0 */
+    char *ptr; /* always NUL-terminated when cap > 0 */
     size_t len;
     size_t cap;
-    int oom;    /* set once an allocation failed; later appends are no-ops */
+    int oom; /* set once an allocation failed; later appends are no-ops */
 } ddb_buf;
 
-#define DDB_BUF_INIT {NULL, 0, 0, 0}
+#define DDB_BUF_INIT                                                                               \
+    {                                                                                              \
+        NULL, 0, 0, 0                                                                              \
+    }
 
 /* Ensures room for extra more bytes (+NUL). Returns 0 or DDB_ENOMEM (and sets b->oom). */
 int ddb_buf_reserve(ddb_buf *b, size_t extra);

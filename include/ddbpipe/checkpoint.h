@@ -21,7 +21,7 @@
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
-#include "ddbpipe/pipeline.h"
+#include "ddbpipe/summary.h"
 #include "ddbpipe/reader.h"
 
 typedef enum ddb_outcome {
@@ -35,23 +35,28 @@ typedef enum ddb_outcome {
 
 /* The committed prefix: where to resume and what it counted. */
 typedef struct ddb_checkpoint {
-    int input;                /* resume with this input (inputs, then open readers) */
-    uint64_t pos;             /* ... at this position (ddb_reader skip_to) */
-    ddb_entity_stats *rows;   /* per entity row, as in the summary */
+    int input;              /* resume with this input (inputs, then open readers) */
+    uint64_t pos;           /* ... at this position (ddb_reader skip_to) */
+    ddb_entity_stats *rows; /* per entity row, as in the summary */
     size_t n_rows;
     ddb_entity_stats total;
     uint64_t changes[4];
-    uint64_t rejects;         /* lines in the rejects file */
+    uint64_t rejects; /* lines in the rejects file */
 } ddb_checkpoint;
 
 typedef struct ddb_tracker ddb_tracker;
 
-/* Called when a resumable unit commits, with the rejects-file lines of its
- * rejected records (so the rejects file never runs ahead of the checkpoint). */
-typedef void (*ddb_commit_fn)(void *ctx, const char *reject_lines, size_t len);
+/* Called when a resumable unit commits, once per kind of line its records
+ * carried: the rejects-file lines of its rejected records (kind
+ * DDB_OUTCOME_REJECTED) and the unmatched-file lines of its unmatched items
+ * (DDB_OUTCOME_UNMATCHED); count lines of len bytes. So neither file ever runs
+ * ahead of the checkpoint. */
+typedef void (*ddb_commit_fn)(void *ctx, ddb_outcome kind, const char *lines, size_t len,
+                              uint64_t count);
 
 /* rows: entity rows (entities + 1). Returns 0 or DDB_ENOMEM. */
-int ddb_tracker_new(ddb_tracker **out, size_t rows, ddb_commit_fn on_commit, void *ctx);
+DDB_MUST_USE int ddb_tracker_new(ddb_tracker **out, size_t rows, ddb_commit_fn on_commit,
+                                 void *ctx);
 void ddb_tracker_free(ddb_tracker *t);
 
 /* Starts a record read from input at pos; a reader with settled() (a scan)
@@ -59,10 +64,12 @@ void ddb_tracker_free(ddb_tracker *t);
  * out of memory (sequence numbers start at 1). */
 uint64_t ddb_tracker_begin(ddb_tracker *t, int input, uint64_t pos, int change, ddb_reader *rd);
 
-/* The record's outcome; row is its entity row. A rejected record may carry
- * its rejects-file line (copied), written when it commits. Returns 0 or DDB_ENOMEM. */
-int ddb_tracker_settle(ddb_tracker *t, uint64_t seq, int row, ddb_outcome outcome,
-                       const char *reject_line, size_t len);
+/* The record's outcome; row is its entity row. A rejected or unmatched
+ * record may carry its line for the rejects or unmatched file, handed to
+ * on_commit when the record commits: at once, without a copy, when nothing
+ * read before it is pending; otherwise copied. Returns 0 or DDB_ENOMEM. */
+int ddb_tracker_settle(ddb_tracker *t, uint64_t seq, int row, ddb_outcome outcome, const char *line,
+                       size_t len);
 
 /* The input has been read to its end. Returns 0 or DDB_ENOMEM. */
 int ddb_tracker_end_input(ddb_tracker *t, int input);
@@ -83,21 +90,22 @@ int ddb_tracker_restore(ddb_tracker *t, const ddb_checkpoint *c);
 /* ------------------------------------------------------------- state file */
 
 typedef struct ddb_state {
-    char *fingerprint;   /* JSON object */
+    char *fingerprint; /* JSON object */
     ddb_checkpoint ck;
-    char *reader_state;  /* JSON from the resumed input's reader, or NULL */
-    char *outputs;       /* JSON array from the output's checkpoint */
+    char *reader_state; /* JSON from the resumed input's reader, or NULL */
+    char *outputs;      /* JSON array from the output's checkpoint */
     uint64_t rejects_bytes;
+    uint64_t unmatched_bytes; /* the unmatched file's committed length */
     int complete;        /* the run finished: nothing to resume */
 } ddb_state;
 
 /* Writes the state atomically: a temporary file, fsync, rename, fsync of
  * the folder; a crash at any moment leaves the previous state or this one. */
-int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err);
+DDB_MUST_USE int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err);
 
 /* Reads a state file. DDB_ENOTFOUND when it does not exist, DDB_EUSAGE when
  * it is not a ddbpipe state. *out owned by the caller (ddb_state_free). */
-int ddb_state_load(ddb_state **out, const char *path, ddb_error *err);
+DDB_MUST_USE int ddb_state_load(ddb_state **out, const char *path, ddb_error *err);
 void ddb_state_free(ddb_state *s);
 
 /* Compares a saved fingerprint with this run's: 0 when they match, else

@@ -22,51 +22,59 @@
 typedef struct ddb_client ddb_client;
 
 typedef struct ddb_client_opts {
-    const char *endpoint;                 /* https://dynamodb.<region>.amazonaws.com or a local URL */
+    const char *endpoint; /* https://dynamodb.<region>.amazonaws.com or a local URL */
     const char *region;
     const ddb_aws_credentials *credentials; /* borrowed; must outlive the client */
-    int concurrency;                      /* requests in flight (default 16) */
-    int max_attempts;                     /* per request, incl. the first (default 10) */
-    uint32_t backoff_base_ms;             /* default 50 */
-    uint32_t backoff_cap_ms;              /* default 20000 */
-    long connect_timeout_ms;              /* default 5000 */
-    long request_timeout_ms;              /* whole request, default 60000 */
-    const char *user_agent;               /* default "ddbpipe/<version>" */
-    uint64_t random_seed;                 /* 0 = from the clock; fixed in tests */
-    int verbose;                          /* log requests (never credentials) to stderr */
-    int fixed_concurrency;                /* do not adapt: by default throttling halves the
-                                             requests in flight (at most once a second) and
-                                             they grow back by one per window of successes */
+    struct ddb_credprov *provider;          /* borrowed; when set, requests are signed with its
+                                               current credentials instead, and a request refused
+                                               for its credentials goes again with newer ones */
+    int concurrency;                        /* requests in flight (default 16) */
+    int max_attempts;                       /* per request, incl. the first (default 10) */
+    uint32_t backoff_base_ms;               /* default 50 */
+    uint32_t backoff_cap_ms;                /* default 20000 */
+    long connect_timeout_ms;                /* default 5000 */
+    long request_timeout_ms;                /* whole request, default 60000 */
+    const char *user_agent;                 /* default "ddbpipe/<version>" */
+    uint64_t random_seed;                   /* 0 = from the clock; fixed in tests */
+    int verbose;                            /* log requests (never credentials) to stderr */
+    /* Told once, at the first request that cannot reach the endpoint (refused,
+     * no such host, no answer in time): a wrong endpoint otherwise retries
+     * silently for half a minute. May be NULL. */
+    void (*notice)(void *ctx, const char *msg);
+    void *notice_ctx;
+    int fixed_concurrency; /* do not adapt: by default throttling halves the
+                              requests in flight (at most once a second) and
+                              they grow back by one per window of successes */
 } ddb_client_opts;
 
 /* The outcome of one call, after any retries. */
 typedef struct ddb_response {
-    int ok;              /* HTTP 200 with a verified body */
-    long http_status;    /* 0 when no response arrived */
-    char *body;          /* response body (NUL-terminated), owned by the client until the
-                            callback returns; ddb_client_call hands it to the caller */
+    int ok;           /* HTTP 200 with a verified body */
+    long http_status; /* 0 when no response arrived */
+    char *body;       /* response body (NUL-terminated), owned by the client until the
+                         callback returns; ddb_client_call hands it to the caller */
     size_t body_len;
-    char error_type[128];  /* "ProvisionedThroughputExceededException", "ValidationException" */
-    char message[512];     /* the service's message, or the transport error */
-    int attempts;          /* how many times it was sent */
-    int retryable;         /* the last failure was retryable (so attempts ran out) */
-    uint64_t throttles;    /* throttling answers seen across the attempts */
+    char error_type[128]; /* "ProvisionedThroughputExceededException", "ValidationException" */
+    char message[512];    /* the service's message, or the transport error */
+    int attempts;         /* how many times it was sent */
+    int retryable;        /* the last failure was retryable (so attempts ran out) */
+    uint64_t throttles;   /* throttling answers seen across the attempts */
 } ddb_response;
 
 typedef void (*ddb_call_done_fn)(void *ctx, ddb_response *resp);
 
 /* Statistics for progress and summaries. */
 typedef struct ddb_client_stats {
-    uint64_t requests;     /* HTTP requests sent, retries included */
+    uint64_t requests; /* HTTP requests sent, retries included */
     uint64_t retries;
     uint64_t throttles;
-    uint64_t errors;       /* calls that failed for good */
+    uint64_t errors; /* calls that failed for good */
     uint64_t bytes_sent;
     uint64_t bytes_received;
     int in_flight;
     int queued;
-    int min_concurrency;  /* the lowest in-flight limit throttling brought it to */
-    uint64_t decreases;   /* times throttling halved the limit */
+    int min_concurrency; /* the lowest in-flight limit throttling brought it to */
+    uint64_t decreases;  /* times throttling halved the limit */
 } ddb_client_stats;
 
 /*
@@ -74,7 +82,7 @@ typedef struct ddb_client_stats {
  * always verified. *out owned by the caller (ddb_client_free). Returns 0,
  * DDB_EUSAGE (bad endpoint), DDB_ENOMEM, DDB_ENET (libcurl init).
  */
-int ddb_client_new(ddb_client **out, const ddb_client_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_client_new(ddb_client **out, const ddb_client_opts *opts, ddb_error *err);
 
 /*
  * Queues a call of operation ("Scan", "BatchWriteItem", ...) with the JSON
@@ -84,8 +92,8 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *opts, ddb_error *err
  * once, from inside ddb_client_run, with the final response. Returns 0 or
  * DDB_ENOMEM.
  */
-int ddb_client_submit(ddb_client *c, const char *operation, const char *body, size_t len,
-                      ddb_call_done_fn done, void *ctx, ddb_error *err);
+DDB_MUST_USE int ddb_client_submit(ddb_client *c, const char *operation, const char *body,
+                                   size_t len, ddb_call_done_fn done, void *ctx, ddb_error *err);
 
 /*
  * Drives the loop until until(ctx) returns non-zero (checked after every
@@ -106,17 +114,16 @@ int ddb_client_pending(const ddb_client *c);
 /* One call, synchronously: submit + run until done. On return *resp owns its
  * body (free with ddb_response_dispose). Returns 0 when a response was
  * obtained (check resp->ok), else a loop error. */
-int ddb_client_call(ddb_client *c, const char *operation, const char *body, size_t len,
-                    ddb_response *resp, ddb_error *err);
+DDB_MUST_USE int ddb_client_call(ddb_client *c, const char *operation, const char *body, size_t len,
+                                 ddb_response *resp, ddb_error *err);
 
 void ddb_response_dispose(ddb_response *resp);
 
-/* Changes how many requests may be in flight (adaptive throttling). */
-void ddb_client_set_concurrency(ddb_client *c, int n);
 int ddb_client_concurrency(const ddb_client *c);
 
-/* Makes the next ddb_client_run return DDB_EINTR (safe from a signal handler). */
-void ddb_client_interrupt(ddb_client *c);
+/* "region R, endpoint URL" for messages about a table that cannot be found
+ * or reached: the two things a user gets wrong at 3 a.m. Appended to out. */
+void ddb_client_describe_target(const ddb_client *c, char *out, size_t cap);
 
 /* ddb_client_run also returns DDB_EINTR once *flag is non-zero (a flag a
  * signal handler sets). */
@@ -127,19 +134,6 @@ void ddb_client_set_stop_flag(ddb_client *c, volatile sig_atomic_t *flag);
 void ddb_client_set_idle(ddb_client *c, void (*idle)(void *ctx), void *ctx);
 
 void ddb_client_stats_get(const ddb_client *c, ddb_client_stats *out);
-
-/* Full-jitter backoff for attempt n (1-based): a random delay in
- * [0, min(cap, base * 2^n)) milliseconds. Exposed for tests. */
-uint32_t ddb_backoff_ms(uint64_t *rng_state, int attempt, uint32_t base_ms, uint32_t cap_ms);
-
-/* Is an error type (the part after '#') retryable throttling? */
-int ddb_error_is_throttling(const char *error_type);
-
-/* Parses a DynamoDB error body ({"__type":"...#Type","message":"..."} or
- * "Message") into type and message; header_type is X-Amzn-Errortype when sent
- * (it wins, up to its first ':'). */
-void ddb_parse_error_body(const char *body, size_t len, const char *header_type, char *type,
-                          size_t type_cap, char *message, size_t message_cap);
 
 void ddb_client_free(ddb_client *c);
 

@@ -16,15 +16,15 @@ typedef struct ddb_csv ddb_csv;
 typedef struct ddb_csv_field {
     const char *ptr; /* unescaped bytes ("" turned into "); valid until the next row */
     size_t len;
-    int quoted;      /* the field was written in quotes (so "" is an empty string, not absent) */
+    int quoted; /* the field was written in quotes (so "" is an empty string, not absent) */
 } ddb_csv_field;
 
 typedef struct ddb_csv_row {
     const ddb_csv_field *fields;
     size_t count;
-    uint64_t line;      /* 1-based physical line where the row starts */
-    uint64_t offset;    /* byte offset of the row start in the decoded stream */
-    const char *raw;    /* the row's original text, terminator excluded */
+    uint64_t line;   /* 1-based physical line where the row starts */
+    uint64_t offset; /* byte offset of the row start in the decoded stream */
+    const char *raw; /* the row's original text, terminator excluded */
     size_t raw_len;
 } ddb_csv_row;
 
@@ -39,7 +39,8 @@ typedef struct ddb_csv_row {
  * (0 = 64 MiB). The input is read in blocks of 1 MiB, growing only for a
  * longer row. Returns DDB_EUSAGE for another delimiter, DDB_ENOMEM.
  */
-int ddb_csv_new(ddb_csv **out, ddb_source *src, char delimiter, size_t max_row, ddb_error *err);
+DDB_MUST_USE int ddb_csv_new(ddb_csv **out, ddb_source *src, char delimiter, size_t max_row,
+                             ddb_error *err);
 
 /*
  * Next row. Returns 0 with *row filled (valid until the next call),

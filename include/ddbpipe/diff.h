@@ -67,7 +67,9 @@ typedef struct ddb_diff_stats {
  * A comparison of side A (read with mapping a, or as plain items when a is
  * NULL) and side B (mapping b or plain items). Records of entities with the
  * same name are compared; their key is the table-key fields of mapping a's
- * entity (b's when a has no such entity). Without mappings o->key_attrs
+ * entity (b's when a has no such entity). A field b declares with another
+ * type than a (favorites-v2.json re-types clipTime from S to N) is compared
+ * as a's type, converted as convert would. Without mappings o->key_attrs
  * must name the key. Creates a work folder under o->work_dir. *out owned by
  * the caller (ddb_diff_free). Returns 0, DDB_EUSAGE, DDB_EIO, DDB_ENOMEM.
  */

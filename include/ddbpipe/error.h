@@ -14,10 +14,10 @@
 
 typedef enum ddb_error_code {
     DDB_OK = 0,
-    DDB_ERROR = -1,    /* unclassified failure */
-    DDB_ENOMEM = -2,   /* allocation failed */
-    DDB_EINVAL = -3,   /* invalid data: the record or value breaks a rule */
-    DDB_EIO = -4,      /* reading or writing a file or stream failed */
+    DDB_ERROR = -1,  /* unclassified failure */
+    DDB_ENOMEM = -2, /* allocation failed */
+    DDB_EINVAL = -3, /* invalid data: the record or value breaks a rule */
+    DDB_EIO = -4,    /* reading or writing a file or stream failed */
     DDB_ENOTFOUND = -5,
     DDB_EVERIFY = -6,  /* checksum or count mismatch */
     DDB_EUSAGE = -7,   /* bad option or mapping: the user must change the command */
@@ -25,10 +25,15 @@ typedef enum ddb_error_code {
     DDB_ENOMATCH = -9, /* an item matches no entity of the mapping */
     DDB_ENET = -10,    /* network or protocol failure */
     DDB_EINTR = -11,   /* interrupted by a signal */
+    DDB_ELIMIT = -12,  /* a limit the run was given was reached (too many rejects) */
     DDB_ITEROVER = -31 /* end of iteration; not an error */
 } ddb_error_code;
 
 #define DDB_ERROR_MAX 1024
+
+/* On functions whose failure must be handled: ignoring the result is a
+ * compile error (-Werror). */
+#define DDB_MUST_USE __attribute__((warn_unused_result))
 
 typedef struct ddb_error {
     int code;
@@ -47,6 +52,15 @@ int ddb_error_prefix(ddb_error *err, const char *fmt, ...) __attribute__((format
 
 /* Resets err to DDB_OK with an empty message. */
 void ddb_error_clear(ddb_error *err);
+
+/* How many bytes of a value a message quotes before cutting it with "...". */
+#define DDB_QUOTE_MAX 60
+
+/* Copies at most DDB_QUOTE_MAX bytes of s into dst (cap bytes, NUL-terminated)
+ * for an error message: "..." appended when cut (never inside a UTF-8
+ * sequence), control bytes turned into '?' so a message stays one line.
+ * Returns the length written. dst needs DDB_QUOTE_MAX + 4 bytes for a full quote. */
+size_t ddb_error_quote(char *dst, size_t cap, const char *s, size_t len);
 
 /* Static, human name of a code ("invalid data", "I/O error"...). */
 const char *ddb_error_code_name(int code);

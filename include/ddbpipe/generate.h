@@ -63,6 +63,21 @@ void ddb_gen_spec_free(ddb_gen_spec *s);
 
 typedef struct ddb_generator ddb_generator;
 
+/* How many records of an entity to make, by name; entity NULL: of every
+ * entity not named otherwise. */
+typedef struct ddb_gen_count {
+    const char *entity;
+    uint64_t n;
+} ddb_gen_count;
+
+/*
+ * The counts of m's entities (counts[i] for m->entities[i]; m->n_entities of
+ * them) from a list by name. Returns 0, or DDB_EUSAGE when a name is not an
+ * entity of m.
+ */
+int ddb_generator_counts(uint64_t *counts, const ddb_mapping *m, const ddb_gen_count *list,
+                         size_t n, ddb_error *err);
+
 /*
  * Plans the records: which entities refer to which, the partition pools,
  * and how each field's values are made. counts[i] is the number of records
@@ -102,8 +117,8 @@ void ddb_generator_describe(const ddb_generator *g, ddb_buf *out);
 
 /*
  * A reader over the generated items, entity by entity in mapping order: each
- * record typed, its entity as entity_hint, source "generate", pos its number
- * in the whole run (skip_to jumps there at no cost, so --resume works). A
+ * record typed, source "generate", pos its number in the whole run (skip_to
+ * jumps there at no cost, so --resume works). A
  * record that cannot be made is a DDB_REC_BAD record with the reason. g is
  * borrowed and must outlive the reader.
  */

@@ -36,7 +36,7 @@ struct ddb_source {
 
 /* Opens a file for reading; "-" means standard input. Returns 0, DDB_ENOTFOUND
  * or DDB_EIO (message names the path and errno text). */
-int ddb_source_open_file(ddb_source **out, const char *path, ddb_error *err);
+DDB_MUST_USE int ddb_source_open_file(ddb_source **out, const char *path, ddb_error *err);
 
 /* A source over caller memory (not copied; must outlive the source). For tests
  * and for buffers already in memory. name may be NULL. */
@@ -46,11 +46,11 @@ int ddb_source_new_memory(ddb_source **out, const void *data, size_t len, const 
 /* gzip decompression filter. Handles concatenated gzip members (as `zcat`
  * does) and reports truncated or corrupt data as DDB_EIO naming the source and
  * the compressed byte offset. Takes ownership of upstream, even on failure. */
-int ddb_source_new_gzip(ddb_source **out, ddb_source *upstream, ddb_error *err);
+DDB_MUST_USE int ddb_source_new_gzip(ddb_source **out, ddb_source *upstream, ddb_error *err);
 
 /* Pass-through filter computing the MD5 of every byte read through it. Takes
  * ownership of upstream, even on failure. */
-int ddb_source_new_md5(ddb_source **out, ddb_source *upstream, ddb_error *err);
+DDB_MUST_USE int ddb_source_new_md5(ddb_source **out, ddb_source *upstream, ddb_error *err);
 
 /* The MD5 of all bytes read so far through an MD5 filter (16 bytes). Returns
  * DDB_EINVAL when src is not an MD5 filter. Reading the whole stream first is
@@ -61,16 +61,16 @@ int ddb_source_md5_digest(ddb_source *src, unsigned char digest[16]);
  * sniffed bytes are read again first. *peek points at the bytes (valid while
  * *out lives), *peek_len may be < want at end of stream. Takes ownership of
  * src, even on failure. */
-int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want, const unsigned char **peek,
-                     size_t *peek_len, ddb_error *err);
+DDB_MUST_USE int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want,
+                                  const unsigned char **peek, size_t *peek_len, ddb_error *err);
 
 /* Opens path and, when its first bytes are the gzip magic (1f 8b), inserts a
  * gzip filter: the format is picked by content, never by the extension.
  * md5_out, when not NULL, receives an MD5 filter placed on the raw file bytes
  * (before decompression) whose digest the caller can read at the end; it is
  * owned by the returned chain. */
-int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out,
-                         ddb_error *err);
+DDB_MUST_USE int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out,
+                                      ddb_error *err);
 
 /* Reads through src->vt and counts the bytes in src->bytes_in. Returns > 0,
  * 0 at end of stream (also when len is 0), or a negative code with err set. */
@@ -78,6 +78,16 @@ ssize_t ddb_source_read(ddb_source *src, void *buf, size_t len, ddb_error *err);
 
 /* Bytes read from the bottom of the chain (the file itself): for progress. */
 uint64_t ddb_source_raw_bytes(const ddb_source *src);
+
+/* The last component of a path ("a/b/c.json" -> "c.json"), pointing into path. */
+const char *ddb_path_base(const char *path);
+
+/* dir/name (name alone for dir "."), malloc'd; NULL when out of memory. */
+char *ddb_path_join(const char *dir, const char *name);
+
+/* name in the folder of path ("a/b.x", "c" -> "a/c"; "b.x", "c" -> "c"),
+ * malloc'd; NULL when out of memory. */
+char *ddb_path_sibling(const char *path, const char *name);
 
 /* Frees src and everything upstream of it. Accepts NULL. */
 void ddb_source_free(ddb_source *src);
@@ -89,7 +99,7 @@ typedef struct ddb_lines ddb_lines;
 /* Splits a source into lines (LF or CRLF). Lines longer than max_line bytes
  * (0 = 64 MiB) are reported as DDB_ETOOBIG once and skipped. Takes ownership
  * of src, even on failure. */
-int ddb_lines_new(ddb_lines **out, ddb_source *src, size_t max_line, ddb_error *err);
+DDB_MUST_USE int ddb_lines_new(ddb_lines **out, ddb_source *src, size_t max_line, ddb_error *err);
 
 /*
  * Next line, without its terminator. *line stays valid until the next call.
@@ -143,7 +153,11 @@ struct ddb_sink {
  * With atomic != 0 the data goes to a temporary file beside path that is
  * renamed onto path by finish(); until then path is untouched, and free()
  * without finish() removes the temporary file. */
-int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic, ddb_error *err);
+DDB_MUST_USE int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic, ddb_error *err);
+
+/* mkdir -p: creates dir and the folders above it that are missing. Returns 0,
+ * DDB_EIO naming the folder that cannot be made, or DDB_ENOMEM. */
+int ddb_make_dirs(const char *dir, ddb_error *err);
 
 /*
  * A file written under partial_path and renamed onto final_path by finish(),
@@ -171,14 +185,14 @@ const char *ddb_sink_memory_data(ddb_sink *s, size_t *len);
 int ddb_sink_new_gzip(ddb_sink **out, ddb_sink *upstream, int level, ddb_error *err);
 
 /* Writes all len bytes (0 or a negative code; a failed file sink stays failed). */
-int ddb_sink_write(ddb_sink *s, const void *buf, size_t len, ddb_error *err);
+DDB_MUST_USE int ddb_sink_write(ddb_sink *s, const void *buf, size_t len, ddb_error *err);
 /* Flushes s, then each stream upstream of it, so the bottom file holds all
  * bytes written so far. */
-int ddb_sink_flush(ddb_sink *s, ddb_error *err);
+DDB_MUST_USE int ddb_sink_flush(ddb_sink *s, ddb_error *err);
 /* Finishes the whole chain, filter first, then its upstream. Without it,
  * buffered data is discarded by ddb_sink_free() and an atomic file never
  * appears. Errors (ENOSPC, a failed close or rename) name the path. */
-int ddb_sink_finish(ddb_sink *s, ddb_error *err);
+DDB_MUST_USE int ddb_sink_finish(ddb_sink *s, ddb_error *err);
 
 /* Frees s and everything upstream. Accepts NULL. */
 void ddb_sink_free(ddb_sink *s);

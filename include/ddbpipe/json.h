@@ -21,7 +21,7 @@ typedef struct ddb_json_parser ddb_json_parser;
 
 /* A reusable parser (its scratch space grows to the largest record and stays).
  * Free with ddb_json_parser_free(). Returns 0 or DDB_ENOMEM. */
-int ddb_json_parser_new(ddb_json_parser **out);
+DDB_MUST_USE int ddb_json_parser_new(ddb_json_parser **out);
 void ddb_json_parser_free(ddb_json_parser *p);
 
 /*
@@ -38,24 +38,21 @@ int ddb_json_parse_plain(ddb_json_parser *p, ddb_value *out, const char *text, s
 int ddb_json_parse_typed_map(ddb_json_parser *p, ddb_map *out, const char *text, size_t len,
                              ddb_arena *a, ddb_error *err);
 
-/* One typed attribute value: {"S":"x"} / {"L":[...]} / ... */
-int ddb_json_parse_typed_value(ddb_json_parser *p, ddb_value *out, const char *text, size_t len,
-                               ddb_arena *a, ddb_error *err);
-
 /* The shapes a DynamoDB JSON line can take. */
 typedef enum ddb_json_line_kind {
-    DDB_JSON_LINE_ITEM,   /* {"Item":{...}} (Export to S3 / Import from S3) */
-    DDB_JSON_LINE_BARE,   /* {"attr":{"S":..},...} */
-    DDB_JSON_LINE_CHANGE  /* incremental export: {"Metadata":..,"Keys":..,"NewImage":..,"OldImage":..} */
+    DDB_JSON_LINE_ITEM,  /* {"Item":{...}} (Export to S3 / Import from S3) */
+    DDB_JSON_LINE_BARE,  /* {"attr":{"S":..},...} */
+    DDB_JSON_LINE_CHANGE /* incremental export:
+                            {"Metadata":..,"Keys":..,"NewImage":..,"OldImage":..} */
 } ddb_json_line_kind;
 
 typedef struct ddb_json_change {
-    ddb_map keys;        /* Keys */
-    ddb_map new_image;   /* NewImage (has_new_image says if present) */
-    ddb_map old_image;   /* OldImage */
+    ddb_map keys;      /* Keys */
+    ddb_map new_image; /* NewImage (has_new_image says if present) */
+    ddb_map old_image; /* OldImage */
     int has_new_image;
     int has_old_image;
-    ddb_str write_time;  /* Metadata.WriteTimestampMicros N text, len 0 if absent */
+    ddb_str write_time; /* Metadata.WriteTimestampMicros N text, len 0 if absent */
 } ddb_json_change;
 
 /*
@@ -78,6 +75,11 @@ int ddb_json_sniff_line(ddb_json_line_kind *kind, const char *text, size_t len);
 
 /* Appends s as a JSON string literal ("..." with escapes; UTF-8 passes through). */
 int ddb_json_put_string(ddb_buf *b, const char *s, size_t len);
+
+/* The same for text meant for people (a message, a file name) that may not
+ * be UTF-8: each byte that is not part of a valid character becomes U+FFFD,
+ * so the JSON stays valid. Never for data, which must stay exact. */
+int ddb_json_put_text(ddb_buf *b, const char *s, size_t len);
 
 /* Appends a value in DynamoDB JSON ({"S":"x"}). */
 int ddb_json_put_typed_value(ddb_buf *b, const ddb_value *v);

@@ -1,7 +1,7 @@
 /*
- * mapping.h — a declarative description of one single-table design, and the
- * transformer that decodes its items into per-entity records and encodes
- * records back into items.
+ * mapping.h — a declarative description of one single-table design: its
+ * table, keys and indexes, and its entities with their key templates and
+ * fields. The transformer that uses it is in transform.h.
  *
  * The language is documented in formats/README.md. A loaded mapping is
  * immutable and may be shared; decode/encode only allocate in the arena they
@@ -37,52 +37,58 @@ typedef enum ddb_undeclared_policy {
 } ddb_undeclared_policy;
 
 typedef struct ddb_field {
-    char *name;        /* record field name */
-    ddb_type type;     /* declared type */
-    char *attribute;   /* stored attribute name (default: name) */
-    char **aliases;    /* other stored names accepted on decode */
+    char *name;      /* record field name */
+    ddb_type type;   /* declared type */
+    char *attribute; /* stored attribute name (default: name) */
+    char **aliases;  /* other stored names accepted on decode */
     size_t n_aliases;
-    int pad;           /* N in key strings: integer part zero-padded to this width */
-    int store;         /* written as its own attribute on encode */
-    int required;      /* encode rejects a record without it */
-    int in_table_key;  /* appears in the partition or sort key template */
+    int pad;          /* N in key strings: integer part zero-padded to this width */
+    int store;        /* written as its own attribute on encode */
+    int required;     /* encode rejects a record without it */
+    int in_table_key; /* appears in the partition or sort key template */
     /* constraints, checked wherever the value appears */
     char **enum_values;
+    char **enum_keys; /* enum given as an object: enum_keys[i] is how enum_values[i] is
+                         spelt inside key templates (a Java enum's name() stored, its
+                         getValue() in keys); NULL when keys use the value itself */
     size_t n_enum;
     char *pattern_text;
     regex_t pattern;
     int has_pattern;
     ddb_field_format format;
     struct ddb_gen_spec *gen; /* "generate": how values are made up (NULL: from the above) */
+    char *spelling;           /* weekday format: how encode writes a day, as an example of the
+                                 form ("Monday", "MONDAY", "monday", "Mon", "MON", "mon");
+                                 default "Monday" */
 } ddb_field;
 
 typedef enum ddb_key_role {
-    DDB_ROLE_PK = 0,   /* table partition key */
-    DDB_ROLE_SK,       /* table sort key */
-    DDB_ROLE_INDEX,    /* a secondary-index key attribute */
-    DDB_ROLE_COMPUTED  /* any other computed attribute */
+    DDB_ROLE_PK = 0,  /* table partition key */
+    DDB_ROLE_SK,      /* table sort key */
+    DDB_ROLE_INDEX,   /* a secondary-index key attribute */
+    DDB_ROLE_COMPUTED /* any other computed attribute */
 } ddb_key_role;
 
 typedef struct ddb_tpl_seg {
     const char *lit; /* literal text (field < 0) */
     size_t lit_len;
-    int field;       /* index into the entity's fields, or -1 for a literal */
+    int field; /* index into the entity's fields, or -1 for a literal */
 } ddb_tpl_seg;
 
 typedef struct ddb_template {
-    char *attr;        /* attribute the template computes */
-    ddb_type attr_type;/* S, N or B */
+    char *attr;         /* attribute the template computes */
+    ddb_type attr_type; /* S, N or B */
     ddb_key_role role;
-    char *text;        /* the template as written */
-    char *lit_store;   /* unescaped literal text the segments point into */
+    char *text;      /* the template as written */
+    char *lit_store; /* unescaped literal text the segments point into */
     ddb_tpl_seg *segs;
     size_t n_segs;
 } ddb_template;
 
 typedef struct ddb_entity {
     char *name;
-    char *type_value;          /* value of the table's entity-type attribute */
-    ddb_template *keys;        /* pk first, then sk, then the rest in declared order */
+    char *type_value;   /* value of the table's entity-type attribute */
+    ddb_template *keys; /* pk first, then sk, then the rest in declared order */
     size_t n_keys;
     ddb_field *fields;
     size_t n_fields;
@@ -91,26 +97,26 @@ typedef struct ddb_entity {
 
 typedef struct ddb_index_def {
     char *name;
-    int global;            /* GSI (1) or LSI (0) */
-    ddb_key_attr pk;       /* LSI: the table's partition key */
-    ddb_key_attr sk;       /* name NULL when the index has no sort key */
-    char *projection;      /* ALL, KEYS_ONLY or INCLUDE */
-    char **non_key;        /* INCLUDE projection attributes */
+    int global;       /* GSI (1) or LSI (0) */
+    ddb_key_attr pk;  /* LSI: the table's partition key */
+    ddb_key_attr sk;  /* name NULL when the index has no sort key */
+    char *projection; /* ALL, KEYS_ONLY or INCLUDE */
+    char **non_key;   /* INCLUDE projection attributes */
     size_t n_non_key;
 } ddb_index_def;
 
 typedef struct ddb_table_def {
     char *name;
     ddb_key_attr pk;
-    ddb_key_attr sk;         /* name NULL without a sort key */
-    char *type_attr;         /* entity-type attribute, or NULL */
+    ddb_key_attr sk; /* name NULL without a sort key */
+    char *type_attr; /* entity-type attribute, or NULL */
     ddb_index_def *indexes;
     size_t n_indexes;
-    ddb_key_schema schema;   /* for item validation */
+    ddb_key_schema schema; /* for item validation */
 } ddb_table_def;
 
 typedef struct ddb_mapping {
-    char *path;              /* file it was loaded from, for messages */
+    char *path; /* file it was loaded from, for messages */
     ddb_table_def table;
     ddb_entity *entities;
     size_t n_entities;
@@ -127,11 +133,11 @@ typedef struct ddb_mapping {
  * caller (ddb_mapping_free). Returns 0, DDB_ENOTFOUND/DDB_EIO for the file,
  * DDB_EUSAGE for a bad mapping.
  */
-int ddb_mapping_load(ddb_mapping **out, const char *path, ddb_error *err);
+DDB_MUST_USE int ddb_mapping_load(ddb_mapping **out, const char *path, ddb_error *err);
 
 /* Same from text in memory; name is used in messages. */
-int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len, const char *name,
-                      ddb_error *err);
+DDB_MUST_USE int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len,
+                                   const char *name, ddb_error *err);
 
 void ddb_mapping_free(ddb_mapping *m);
 
@@ -140,63 +146,5 @@ const ddb_entity *ddb_mapping_entity(const ddb_mapping *m, const char *name);
 
 /* Field index by record field name, or -1. */
 int ddb_entity_field_index(const ddb_entity *e, const char *name, size_t len);
-
-/* A decoded item: the entity and its record. */
-typedef struct ddb_decoded {
-    const ddb_entity *entity;
-    ddb_map record;    /* declared fields present (declared order), then undeclared attributes */
-    size_t n_declared; /* record.attrs[0..n_declared) are declared fields */
-} ddb_decoded;
-
-/*
- * Decodes an item. Returns 0 with *out filled; DDB_ENOMATCH when no entity
- * matches (err says why; out->entity NULL); DDB_EINVAL when the item belongs
- * to an entity (out->entity set) but cannot be decoded faithfully: a key that
- * does not fit its template, a field captured twice with different values, a
- * value that does not convert to its declared type, an undeclared attribute
- * under the "reject" policy. Record values may point into the item's memory.
- */
-int ddb_mapping_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item,
-                       ddb_arena *a, ddb_error *err);
-
-/*
- * Decodes only the key attributes of an item (a delete in an incremental
- * export carries just the keys). Same returns as ddb_mapping_decode.
- */
-int ddb_mapping_decode_key(ddb_decoded *out, const ddb_mapping *m, const ddb_item *key,
-                           ddb_arena *a, ddb_error *err);
-
-/*
- * Encodes a record of entity e into an item with every key and index
- * attribute computed. typed = 0 means values come from CSV/plain JSON and are
- * converted to the declared types; typed = 1 means they are DynamoDB values
- * (converted only when the declared type differs). An `_extra` field holds
- * undeclared attributes (DynamoDB JSON text, or a map in that shape). An index
- * template whose fields are missing is left out (sparse index); a missing
- * table-key field, a value that cannot be converted, a value containing the
- * separator that follows it in a template, or an item breaking DynamoDB's
- * rules is DDB_EINVAL with the reason. The item is validated against the
- * table's key schema.
- */
-int ddb_mapping_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
-                       const ddb_map *record, int typed, ddb_arena *a, ddb_error *err);
-
-/* Encodes only the table key attributes of a (key-only) record. */
-int ddb_mapping_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
-                           const ddb_map *record, int typed, ddb_arena *a, ddb_error *err);
-
-/*
- * Converts v to type want, as decode and encode do: S<->N (validated), S ->
- * B (base64), S -> BOOL (true/false), S/L -> sets, S (JSON text) -> M/L, and
- * plain-JSON shapes to DynamoDB shapes. A NULL stays NULL whatever the
- * declared type. Returns 0 or DDB_EINVAL with the reason.
- */
-int ddb_value_convert(ddb_value *out, const ddb_value *v, ddb_type want, ddb_arena *a,
-                      ddb_error *err);
-
-/* Interprets a plain-JSON tree in DynamoDB JSON shape ({"S":"x"} parsed as a
- * map) as the typed value it spells. Used for `_extra`. */
-int ddb_value_from_typed_json(ddb_value *out, const ddb_value *plain, ddb_arena *a,
-                              ddb_error *err);
 
 #endif

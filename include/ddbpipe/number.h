@@ -50,8 +50,7 @@ int ddb_number_compare(const ddb_number *a, const ddb_number *b);
 
 /* Compares two texts numerically; both must be valid. Returns -1, 0, 1, or
  * DDB_EINVAL (with err) when either is invalid. */
-int ddb_number_compare_text(const char *a, size_t alen, const char *b, size_t blen,
-                            ddb_error *err);
+int ddb_number_compare_text(const char *a, size_t alen, const char *b, size_t blen, ddb_error *err);
 
 /* Bytes DynamoDB counts for the value: 1 + ceil(significant digits / 2),
  * following its documented approximation; a zero counts 1 byte. */

@@ -8,19 +8,21 @@
 
 #include <stdint.h>
 
+#include "ddbpipe/error.h"
+
 #include "ddbpipe/item.h"
 #include "ddbpipe/output.h"
 
 typedef struct ddb_dry_run_stats {
     uint64_t puts;
     uint64_t deletes;
-    uint64_t bytes;      /* item sizes as DynamoDB counts them */
-    uint64_t wcu;        /* write units: 1 per started KB of each put; deletes count 1 */
+    uint64_t bytes; /* item sizes as DynamoDB counts them */
+    uint64_t wcu;   /* write units: 1 per started KB of each put; deletes count 1 */
 } ddb_dry_run_stats;
 
 /* ks (may be NULL): the key schema items are checked against, as the table
  * writer would. Invalid items are rejected through the reject callback. */
-int ddb_null_output_new(ddb_output **out, const ddb_key_schema *ks, ddb_error *err);
+DDB_MUST_USE int ddb_null_output_new(ddb_output **out, const ddb_key_schema *ks, ddb_error *err);
 
 void ddb_null_output_stats(const ddb_output *o, ddb_dry_run_stats *out);
 

@@ -10,9 +10,8 @@
 #include "ddbpipe/output.h"
 
 /*
- * An output writing the items it is given (and unmatched items, verbatim)
- * to sink, which it owns from now on, even on failure. finish() finishes the
- * sink. Checkpoints are refused: a stream cannot be cut back and resumed.
+ * An output writing the items it is given to sink, which it owns from now on, even on failure.
+ * finish() finishes the sink. Checkpoints are refused: a stream cannot be cut back and resumed.
  * Returns 0 or DDB_ENOMEM.
  */
 int ddb_stream_output_new(ddb_output **out, ddb_sink *sink, ddb_error *err);

@@ -7,24 +7,27 @@
 
 #include <stdint.h>
 
+#include "ddbpipe/error.h"
+
 #include "ddbpipe/client.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/table.h"
 
 typedef struct ddb_table_output_opts {
-    ddb_client *client;          /* borrowed */
+    ddb_client *client; /* borrowed */
     const char *table;
-    const ddb_table_info *info;  /* borrowed: the key schema items are checked against */
-    int max_attempts;            /* per item, for UnprocessedItems (default 10) */
-    uint32_t backoff_base_ms;    /* default 50 */
-    uint32_t backoff_cap_ms;     /* default 20000 */
-    uint64_t random_seed;        /* 0 = from the clock */
-    double max_wcu;              /* write capacity units per second at most (0 = no limit) */
+    const ddb_table_info *info; /* borrowed: the key schema items are checked against */
+    int max_attempts;           /* per item, for UnprocessedItems (default 10) */
+    uint32_t backoff_base_ms;   /* default 50 */
+    uint32_t backoff_cap_ms;    /* default 20000 */
+    uint64_t random_seed;       /* 0 = from the clock */
+    double max_wcu;             /* write capacity units per second at most (0 = no limit) */
 } ddb_table_output_opts;
 
 typedef struct ddb_table_write_stats {
     uint64_t written;      /* accepted by DynamoDB */
     uint64_t rejected;     /* refused: invalid for the table, or attempts exhausted */
+    uint64_t abandoned;    /* dropped because the table itself failed (not done, not refused) */
     uint64_t unprocessed;  /* times an item came back in UnprocessedItems */
     uint64_t throttles;    /* throttling answers to whole requests */
     uint64_t batches;      /* BatchWriteItem calls (before the client's retries) */
@@ -42,9 +45,12 @@ typedef struct ddb_table_write_stats {
  * stays bounded. Acks arrive as DynamoDB accepts items. finish() sends the
  * rest and waits until every item is written or rejected. A non-retryable
  * error of the table itself (missing table, no permission) makes put/finish
- * fail with DDB_ENET. Returns 0 or DDB_ENOMEM.
+ * fail with DDB_ENET naming the table, region and endpoint; the items then
+ * in hand are neither acked nor rejected (the run reports them as not done).
+ * Returns 0 or DDB_ENOMEM.
  */
-int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts,
+                                      ddb_error *err);
 
 void ddb_table_output_stats(const ddb_output *o, ddb_table_write_stats *out);
 

@@ -16,12 +16,12 @@
 #include <stdint.h>
 
 typedef struct ddb_rate {
-    double limit;   /* the user's ceiling, units/s (0 = unlimited) */
-    double rate;    /* current rate: lowered on throttling, raised back slowly */
-    double tokens;  /* may be negative: debt */
+    double limit;  /* the user's ceiling, units/s (0 = unlimited) */
+    double rate;   /* current rate: lowered on throttling, raised back slowly */
+    double tokens; /* may be negative: debt */
     double burst;
-    double last;    /* seconds of the last refill */
-    double ratio;   /* actual / estimated cost, learned */
+    double last;  /* seconds of the last refill */
+    double ratio; /* actual / estimated cost, learned */
     double last_decrease;
     double last_tick;
     double consumed; /* units reported so far */

@@ -36,20 +36,19 @@ typedef enum ddb_change_kind {
 
 typedef struct ddb_record {
     ddb_record_kind kind;
-    ddb_change_kind change;  /* incremental exports only */
-    ddb_map item;            /* the attributes (valid until the next call to next) */
-    int typed;               /* 1: DynamoDB-typed values; 0: CSV/plain JSON (types to infer) */
-    const char *source;      /* input file, as the user named it (or "stdin") */
-    uint64_t line;           /* 1-based line of the record start; 0 when unknown */
-    uint64_t offset;         /* byte offset of the record in the decoded input */
-    const char *raw;         /* original text of the record (may be NULL) */
+    ddb_change_kind change; /* incremental exports only */
+    ddb_map item;           /* the attributes (valid until the next call to next) */
+    int typed;              /* 1: DynamoDB-typed values; 0: CSV/plain JSON (types to infer) */
+    const char *source;     /* input file, as the user named it (or "stdin") */
+    uint64_t line;          /* 1-based line of the record start; 0 when unknown */
+    uint64_t offset;        /* byte offset of the record in the decoded input */
+    const char *raw;        /* original text of the record (may be NULL) */
     size_t raw_len;
-    const char *reason;      /* DDB_REC_BAD: why (includes the position) */
-    ddb_str write_time;      /* incremental exports: Metadata.WriteTimestampMicros */
-    const char *entity_hint; /* from the file name (<Entity>.csv) or --entity; may be NULL */
-    uint64_t pos;            /* grows with every record of the input: resuming at pos reads
-                                this record again and skips everything before it */
-    uint64_t seq;            /* set by the pipeline: the record's number in the run */
+    const char *reason; /* DDB_REC_BAD: why (includes the position) */
+    ddb_str write_time; /* incremental exports: Metadata.WriteTimestampMicros */
+    uint64_t pos;       /* grows with every record of the input: resuming at pos reads
+                           this record again and skips everything before it */
+    uint64_t seq;       /* set by the pipeline: the record's number in the run */
 } ddb_record;
 
 typedef enum ddb_input_format {
@@ -76,30 +75,30 @@ typedef struct ddb_reader_opts {
 
 typedef struct ddb_reader ddb_reader;
 
+/*
+ * One const vtable per kind of reader (lines, scan output, CSV, export
+ * folder, table scan...). next and free are required; the others may be NULL
+ * when the kind has no use for them.
+ */
 typedef struct ddb_reader_vtable {
+    const char *kind; /* "ddb-json lines", "csv", "table scan"... for messages */
     /* Next record. Returns 0 with *out set (valid until the next call); a
      * DDB_REC_BAD record is a normal return, the reader goes on after it.
      * DDB_ITEROVER at the end. DDB_EVERIFY when a checksum or count does not
      * match (err names the file; calling next again continues with the rest
      * of the input). Any other negative code is fatal for this input. */
     int (*next)(ddb_reader *r, ddb_record **out, ddb_error *err);
+    /* Frees the kind's own state (not the struct, name or entity hint). */
     void (*free)(ddb_reader *r);
-} ddb_reader_vtable;
-
-struct ddb_reader {
-    const ddb_reader_vtable *vt;
-    char *name;              /* the input as named by the user */
-    ddb_input_format format; /* the format that was detected or forced */
-    uint64_t total_bytes;    /* input size when known (for progress), else 0 */
-    uint64_t expected_items; /* from a manifest, else 0 */
-    /* raw bytes consumed so far, for progress and checkpoints */
+    /* Raw bytes consumed so far, for progress and checkpoints. */
     uint64_t (*raw_bytes)(const ddb_reader *r);
-    /* decoded (decompressed) bytes parsed so far, for throughput; may be NULL */
+    /* Decoded (decompressed) bytes parsed so far, for throughput; NULL: the
+     * same as raw_bytes. */
     uint64_t (*decoded_bytes)(const ddb_reader *r);
     /* Makes the following next() calls start at the record with position pos,
      * skipping what comes before it as cheaply as the format allows (lines are
-     * not parsed, whole export data files are not opened). May be NULL: the
-     * caller then reads and drops records below pos. Returns 0 or an error. */
+     * not parsed, whole export data files are not opened). NULL: the caller
+     * reads and drops records below pos. Returns 0 or an error. */
     int (*skip_to)(ddb_reader *r, uint64_t pos, ddb_error *err);
     /* Readers whose position is more than pos (a table scan: per-segment keys)
      * take part in checkpoints through these three; NULL otherwise.
@@ -112,6 +111,20 @@ struct ddb_reader {
     /* Restores a saved state before the first next(). DDB_EUSAGE if it does
      * not fit this reader (e.g. another number of segments). */
     int (*load_state)(ddb_reader *r, const char *json, size_t len, ddb_error *err);
+} ddb_reader_vtable;
+
+struct ddb_reader {
+    const ddb_reader_vtable *vt;
+    char *name;                 /* the input as named by the user */
+    ddb_input_format format;    /* the format that was detected or forced */
+    uint64_t total_bytes;       /* input size when known (for progress), else 0 */
+    uint64_t expected_items;    /* from a manifest, else 0 */
+    char *entity_hint;          /* the entity its records are (--entity, else the file name:
+                                   Tag.csv), or NULL; the pipeline encodes records with it */
+    int deletes;                /* the file name says it holds deletions (Tag.deletes.csv) */
+    const char *const *columns; /* the names a header row gave (CSV), in order; NULL for
+                                   formats without one */
+    size_t n_columns;
 };
 
 /*
@@ -122,15 +135,39 @@ struct ddb_reader {
  * (ddb_reader_free). Errors: DDB_ENOTFOUND, DDB_EIO, DDB_EUSAGE (cannot tell
  * the format / bad header), DDB_EVERIFY (manifest checksum).
  */
-int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts,
-                    ddb_error *err);
+DDB_MUST_USE int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts,
+                                 ddb_error *err);
 
 static inline int ddb_reader_next(ddb_reader *r, ddb_record **out, ddb_error *err)
 {
     return r->vt->next(r, out, err);
 }
 
+/* Raw bytes consumed so far (0 when the kind cannot tell). */
+static inline uint64_t ddb_reader_raw_bytes(const ddb_reader *r)
+{
+    return r->vt->raw_bytes ? r->vt->raw_bytes(r) : 0;
+}
+
+/* Decoded bytes parsed so far (the raw bytes when nothing is decompressed). */
+static inline uint64_t ddb_reader_decoded_bytes(const ddb_reader *r)
+{
+    return r->vt->decoded_bytes ? r->vt->decoded_bytes(r) : ddb_reader_raw_bytes(r);
+}
+
 void ddb_reader_free(ddb_reader *r);
+
+/*
+ * The files to read in a folder that is not an Export to S3 folder, such as
+ * one a run of ddbpipe wrote (one file per entity): its regular files, sorted
+ * bytewise, without those whose names start with '_' (the run's rejects,
+ * unmatched items and own records; with unmatched, its _unmatched files are
+ * listed too) or '.'. *out (paths, malloc'd) and *n are 0 when path is not
+ * such a folder (a file, an export, stdin). Returns 0, DDB_EUSAGE (a folder
+ * with no file to read), DDB_EIO, DDB_ENOMEM.
+ */
+DDB_MUST_USE int ddb_reader_list_folder(char ***out, size_t *n, const char *path, int unmatched,
+                                        ddb_error *err);
 
 /* "ddb-json", "scan", "ndjson", "csv", "export". */
 const char *ddb_input_format_name(ddb_input_format f);
@@ -147,19 +184,20 @@ char *ddb_entity_from_filename(const char *path, int *is_delete);
 /* DynamoDB JSON lines or plain NDJSON over src (owned from now on). kind is
  * DDB_IN_DDBJSON or DDB_IN_NDJSON; for DDBJSON the line shape is sniffed from
  * the first non-empty line. */
-int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kind,
-                         const char *name, const ddb_reader_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kind,
+                                      const char *name, const ddb_reader_opts *opts,
+                                      ddb_error *err);
 
 /* AWS CLI scan output over src (owned). */
-int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
-                        const ddb_reader_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
+                                     const ddb_reader_opts *opts, ddb_error *err);
 
 /* CSV with a header row over src (owned). */
-int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
-                       const ddb_reader_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
+                                    const ddb_reader_opts *opts, ddb_error *err);
 
 /* An Export to S3 folder (the one holding manifest-summary.json). */
-int ddb_reader_new_export(ddb_reader **out, const char *dir, const ddb_reader_opts *opts,
-                          ddb_error *err);
+DDB_MUST_USE int ddb_reader_new_export(ddb_reader **out, const char *dir,
+                                       const ddb_reader_opts *opts, ddb_error *err);
 
 #endif

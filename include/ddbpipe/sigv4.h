@@ -100,7 +100,8 @@ typedef struct ddb_sigv4_result {
  * X-Amz-Date header that differs from the signing time, a bad amz_date,
  * region or service, an empty key), DDB_ENOMEM, or DDB_ERROR when OpenSSL
  * fails. On failure *out is NULL. Secrets are never quoted in err. */
-int ddb_sigv4_sign(ddb_sigv4_result **out, const ddb_sigv4_request *req, ddb_error *err);
+DDB_MUST_USE int ddb_sigv4_sign(ddb_sigv4_result **out, const ddb_sigv4_request *req,
+                                ddb_error *err);
 
 /* Frees a result, cleansing the session token copy. Accepts NULL. */
 void ddb_sigv4_result_free(ddb_sigv4_result *res);

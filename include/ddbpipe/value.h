@@ -86,6 +86,10 @@ const ddb_value *ddb_map_getz(const ddb_map *m, const char *name);
 /* Index of the attribute or -1. */
 ptrdiff_t ddb_map_find(const ddb_map *m, const char *name, size_t len);
 
+/* An N holding a non-negative integer that fits in 64 bits (plain digits, as
+ * ddbpipe writes its counts): 0 with *out set, or -1 for anything else. */
+int ddb_value_u64(const ddb_value *v, uint64_t *out);
+
 /* Exact equality: same type, same bytes (N compared as text), same members
  * in the same order for L; maps compared as unordered sets of attributes;
  * sets compared as unordered collections. */
@@ -109,7 +113,10 @@ typedef struct ddb_stack {
     size_t cap;
 } ddb_stack;
 
-#define DDB_STACK_INIT {NULL, 0, 0}
+#define DDB_STACK_INIT                                                                             \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 /* Pushes one element of size bytes; returns a pointer to it or NULL on OOM.
  * The pointer is valid until the next push (the stack may move). */
@@ -120,5 +127,25 @@ void *ddb_stack_push(ddb_stack *st, size_t size);
 void *ddb_stack_pop_to_arena(ddb_stack *st, size_t bytes, ddb_arena *a);
 
 void ddb_stack_dispose(ddb_stack *st);
+
+/* ---------------------------------------------------- conversions */
+
+/*
+ * Converts v to type want, as decode and encode do: S<->N (validated), S ->
+ * B (base64), S -> BOOL (true/false), S/L -> sets, S (JSON text) -> M/L, and
+ * plain-JSON shapes to DynamoDB shapes. A NULL stays NULL whatever the
+ * declared type. Returns 0 or DDB_EINVAL with the reason.
+ */
+int ddb_value_convert(ddb_value *out, const ddb_value *v, ddb_type want, ddb_arena *a,
+                      ddb_error *err);
+
+/* Interprets a plain-JSON tree in DynamoDB JSON shape ({"S":"x"} parsed as a
+ * map) as the typed value it spells. Used for `_extra`. */
+int ddb_value_from_typed_json(ddb_value *out, const ddb_value *plain, ddb_arena *a, ddb_error *err);
+
+/* Short printable rendering of v for messages, written into out (cap bytes,
+ * always NUL-terminated): quoted text (cut at 60 bytes) for S and N, true or
+ * false for BOOL, "a <type> value" otherwise. */
+void ddb_value_describe(char *out, size_t cap, const ddb_value *v);
 
 #endif

@@ -37,15 +37,18 @@ typedef struct ddb_writer_vtable {
 
 struct ddb_writer {
     const ddb_writer_vtable *vt;
-    ddb_sink *sink;     /* owned */
+    ddb_sink *sink; /* owned */
     uint64_t records;
 };
 
 typedef struct ddb_writer_opts {
-    char delimiter;        /* CSV; 0 = ',' */
-    const char **columns;  /* CSV without an entity: the columns (NULL = first record's) */
+    char delimiter;       /* CSV; 0 = ',' */
+    const char **columns; /* CSV without an entity: the columns (NULL = first record's) */
     size_t n_columns;
-    int appending;         /* the file already holds a header (a resumed run) */
+    int appending;   /* the file already holds a header (a resumed run) */
+    int extra_plain; /* NDJSON/CSV records: undeclared attributes as plain JSON values
+                        (for analytics tools) instead of typed DynamoDB JSON; their types
+                        (B, sets) do not survive a read back */
 } ddb_writer_opts;
 
 /*
@@ -55,8 +58,8 @@ typedef struct ddb_writer_opts {
  * columns from opts->columns or the first record, and DynamoDB JSON is the
  * item itself. Returns 0 or DDB_ENOMEM.
  */
-int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const ddb_entity *e,
-                   const ddb_writer_opts *opts, ddb_error *err);
+DDB_MUST_USE int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink,
+                                const ddb_entity *e, const ddb_writer_opts *opts, ddb_error *err);
 
 static inline int ddb_writer_write(ddb_writer *w, const ddb_map *rec, size_t n_declared,
                                    ddb_error *err)
@@ -65,7 +68,7 @@ static inline int ddb_writer_write(ddb_writer *w, const ddb_map *rec, size_t n_d
 }
 
 /* Finishes the writer's sink chain (trailers, rename into place). */
-int ddb_writer_finish(ddb_writer *w, ddb_error *err);
+DDB_MUST_USE int ddb_writer_finish(ddb_writer *w, ddb_error *err);
 
 /* Frees the writer and its sink (an unfinished atomic file is removed). */
 void ddb_writer_free(ddb_writer *w);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ddbpipe/text.h"
 
 void cli_error(const char *hint, const char *fmt, ...)
 {
@@ -18,34 +19,21 @@ void cli_error(const char *hint, const char *fmt, ...)
         fprintf(stderr, "hint: %s\n", hint);
 }
 
-void cli_warn(const char *fmt, ...)
+/* The AWS CLI's spellings of our options, for "did you mean". */
+static const char *aws_cli_spelling(const char *a, size_t n)
 {
-    va_list ap;
-    fputs("ddbpipe: warning: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-/* Edit distance, for "did you mean --mapping?". */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
-    if (la >= 63 || lb >= 63)
-        return 99;
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, (lb + 1) * sizeof(size_t));
-    }
-    return prev[lb];
+    static const char *const pairs[][2] = {{"table-name", "table"},
+                                           {"endpoint", "endpoint-url"},
+                                           {"output", "format"},
+                                           {"max-items", "page-size"},
+                                           {"total-segments", "segments"},
+                                           {"segment", "segment-range"},
+                                           {"consistent", "consistent-read"},
+                                           {"cli-read-timeout", "request-timeout"}};
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+        if (strlen(pairs[i][0]) == n && strncmp(pairs[i][0], a, n) == 0)
+            return pairs[i][1];
+    return NULL;
 }
 
 static int set_value(const cli_command *cmd, const cli_opt *o, const char *v)
@@ -70,17 +58,16 @@ static int set_value(const cli_command *cmd, const cli_opt *o, const char *v)
     default:
         return 0;
     }
-bad:
-    {
-        char hint[128];
-        snprintf(hint, sizeof(hint), "see ddbpipe %s --help", cmd->name);
-        cli_error(hint, "--%s needs a non-negative whole number, not \"%s\"", o->name, v);
-    }
+bad : {
+    char hint[128];
+    snprintf(hint, sizeof(hint), "see ddbpipe %s --help", cmd->name);
+    cli_error(hint, "--%s needs a non-negative whole number, not \"%s\"", o->name, v);
+}
     return EXIT_USAGE;
 }
 
-int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts,
-              const char ***pos, size_t *npos, int *help)
+int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts, const char ***pos,
+              size_t *npos, int *help)
 {
     const char **p = calloc((size_t)argc + 1, sizeof(char *));
     size_t n = 0;
@@ -123,9 +110,10 @@ int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts
             const cli_opt *best = NULL;
             size_t bd = 99;
             char name[64];
+            const char *aws = aws_cli_spelling(a, nlen);
             snprintf(name, sizeof(name), "%.*s", (int)(nlen < 63 ? nlen : 63), a);
             for (const cli_opt *c = opts; c->name != NULL; c++) {
-                size_t d = distance(name, c->name);
+                size_t d = aws && strcmp(aws, c->name) == 0 ? 0 : ddb_text_distance(name, c->name);
                 if (d < bd) {
                     bd = d;
                     best = c;
@@ -195,60 +183,6 @@ int cli_parse_delimiter(const char *s, char *out)
         return EXIT_USAGE;
     }
     return 0;
-}
-
-int cli_parse_types(const char *spec, ddb_type_hint **out, size_t *n)
-{
-    size_t cap = 1;
-    ddb_type_hint *h;
-    char *copy = strdup(spec), *save = NULL, *tok;
-
-    for (const char *c = spec; *c; c++)
-        cap += *c == ',';
-    h = calloc(cap, sizeof(*h));
-    *n = 0;
-    if (h == NULL || copy == NULL) {
-        free(h);
-        free(copy);
-        return EXIT_USAGE;
-    }
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(tok, '=');
-        if (eq == NULL || eq == tok || ddb_type_parse(&h[*n].type, eq + 1, strlen(eq + 1)) != 0) {
-            cli_error("write --types name=N,other=BOOL (types: S N B BOOL NULL M L SS NS BS)",
-                      "bad --types entry \"%s\"", tok);
-            free(h);
-            free(copy);
-            return EXIT_USAGE;
-        }
-        *eq = '\0';
-        h[*n].name = strdup(tok);
-        (*n)++;
-    }
-    free(copy);
-    *out = h;
-    return 0;
-}
-
-int cli_exit_for(int code)
-{
-    switch (code) {
-    case DDB_OK:
-        return EXIT_OK;
-    case DDB_EUSAGE:
-        return EXIT_USAGE;
-    case DDB_ENOTFOUND:
-    case DDB_EVERIFY:
-        return EXIT_INPUT;
-    case DDB_EIO:
-        return EXIT_OUTPUT;
-    case DDB_ENET:
-        return EXIT_SERVICE;
-    case DDB_EINTR:
-        return EXIT_INTERRUPTED;
-    default:
-        return EXIT_INPUT;
-    }
 }
 
 void cli_report(void *ctx, int severity, const char *msg)

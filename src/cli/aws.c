@@ -4,11 +4,28 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ddbpipe/credprov.h"
 
 static const char *real_getenv(void *ctx, const char *name)
 {
     (void)ctx;
     return getenv(name);
+}
+
+/* Refresh reports from the credential refresher's thread: successes with
+ * --verbose, failures always (one fprintf, so lines do not interleave). */
+static void log_refresh(void *ctx, int level, const char *msg)
+{
+    if (level == DDB_CREDPROV_WARNING)
+        fprintf(stderr, "ddbpipe: warning: %s\n", msg);
+    else if (ctx != NULL) /* --verbose */
+        fprintf(stderr, "ddbpipe: %s\n", msg);
+}
+
+static void print_notice(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "ddbpipe: %s\n", msg);
 }
 
 int cli_connect(cli_conn *conn, const cli_aws_args *a)
@@ -22,20 +39,51 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
     o.profile = a->profile;
     o.region = a->region;
     o.endpoint_url = a->endpoint_url;
+    o.profile_origin = "--profile";
+    o.region_origin = "--region";
+    o.endpoint_origin = "--endpoint-url";
+    o.max_attempts = (int)a->max_attempts;
+    o.request_timeout_ms = (long)a->request_timeout_ms;
     o.getenv = real_getenv;
     if (ddb_aws_config_resolve(&conn->config, &o, &err) != 0) {
-        cli_error("set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile; and --region "
-                  "(for a local server: --endpoint-url http://127.0.0.1:PORT)",
+        /* Only a missing credential or region needs the general hint; the
+         * other messages say what to fix (run aws sso login, a profile...). */
+        cli_error(err.code == DDB_ENOTFOUND
+                      ? "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile; and "
+                        "--region (for a local server: --endpoint-url http://127.0.0.1:PORT)"
+                  : strstr(err.message, "endpoint URL") != NULL
+                      ? "e.g. --endpoint-url http://127.0.0.1:8000"
+                      : NULL,
                   "%s", err.message);
-        return err.code == DDB_ENOTFOUND || err.code == DDB_EUSAGE ? EXIT_USAGE : EXIT_SERVICE;
+        return err.code == DDB_ENOTFOUND || err.code == DDB_EUSAGE || err.code == DDB_EINVAL
+                   ? EXIT_USAGE
+                   : EXIT_SERVICE;
+    }
+    if (a->verbose) {
+        ddb_buf line = DDB_BUF_INIT;
+        ddb_credprov_describe(&line, conn->config->provider);
+        fprintf(stderr, "ddbpipe: credentials: %s\n", line.ptr ? line.ptr : "?");
+        fprintf(stderr, "ddbpipe: region %s (from %s), endpoint %s (from %s)\n",
+                conn->config->region, conn->config->region_source, conn->config->endpoint_url,
+                conn->config->endpoint_source);
+        ddb_buf_dispose(&line);
+    }
+    if (ddb_credprov_start(conn->config->provider, log_refresh, a->verbose ? (void *)conn : NULL,
+                           &err) != 0) {
+        cli_error(NULL, "%s", err.message);
+        ddb_aws_config_free(conn->config);
+        conn->config = NULL;
+        return EXIT_SERVICE;
     }
     memset(&co, 0, sizeof(co));
     co.endpoint = conn->config->endpoint_url;
     co.region = conn->config->region;
     co.credentials = conn->config->credentials;
+    co.provider = conn->config->provider;
     co.concurrency = (int)(a->concurrency ? a->concurrency : 16);
     co.max_attempts = (int)a->max_attempts;
     co.verbose = a->verbose;
+    co.notice = print_notice;
     co.request_timeout_ms = (long)a->request_timeout_ms;
     if (ddb_client_new(&conn->client, &co, &err) != 0) {
         cli_error("check --endpoint-url", "%s", err.message);
@@ -51,4 +99,23 @@ void cli_disconnect(cli_conn *conn)
     ddb_client_free(conn->client);
     ddb_aws_config_free(conn->config);
     memset(conn, 0, sizeof(*conn));
+}
+
+void cli_table_waiting(void *ctx, const ddb_table_info *t, double waited_s)
+{
+    cli_table_wait *w = ctx;
+    char idx[300] = "";
+    size_t n = 0;
+    if (w->quiet || (w->last_said >= 0 && waited_s - w->last_said < 10))
+        return;
+    w->last_said = waited_s;
+    for (size_t i = 0; i < t->n_indexes && n < sizeof(idx); i++)
+        if (t->indexes[i].global && t->indexes[i].status &&
+            strcmp(t->indexes[i].status, "ACTIVE") != 0)
+            n += (size_t)snprintf(idx + n, sizeof(idx) - n, "%s index %s %s", n ? "," : ";",
+                                  t->indexes[i].name, t->indexes[i].status);
+    fprintf(stderr,
+            "ddbpipe: table %s is %s%s; waiting for it to become ACTIVE (%.0f s so far, at most "
+            "%d s: --wait-active)\n",
+            t->name, t->status ? t->status : "?", idx, waited_s, w->limit_s);
 }

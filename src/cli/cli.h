@@ -12,6 +12,7 @@
 #include "ddbpipe/client.h"
 #include "ddbpipe/error.h"
 #include "ddbpipe/pipeline.h"
+#include "ddbpipe/table.h"
 
 /* Exit codes (documented in README.md). */
 enum {
@@ -21,13 +22,14 @@ enum {
     EXIT_INPUT = 3,     /* an input could not be read or failed verification */
     EXIT_OUTPUT = 4,    /* an output could not be written */
     EXIT_SERVICE = 5,   /* DynamoDB or the network failed */
+    EXIT_UNMATCHED = 6, /* not one record matched an entity of the mapping */
     EXIT_INTERRUPTED = 130
 };
 
 typedef enum cli_opt_kind { OPT_FLAG, OPT_STRING, OPT_UINT, OPT_CHAR } cli_opt_kind;
 
 typedef struct cli_opt {
-    const char *name;    /* without the leading "--" */
+    const char *name; /* without the leading "--" */
     cli_opt_kind kind;
     void *target;        /* int*, const char**, uint64_t*, char* */
     const char *metavar; /* NULL for flags */
@@ -45,24 +47,17 @@ typedef struct cli_command {
 /* Parses argv[1..] (argv[0] is the command name) against opts; positional
  * arguments go to *pos (malloc'd array, caller frees). "--help" sets *help.
  * Returns 0 or EXIT_USAGE after printing the problem and a hint. */
-int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts,
-              const char ***pos, size_t *npos, int *help);
+int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts, const char ***pos,
+              size_t *npos, int *help);
 
 /* Prints "ddbpipe: error: <msg>" and, when hint is not NULL, "hint: <hint>". */
 void cli_error(const char *hint, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Prints the help of a command: usage, description, options. */
 void cli_print_help(const cli_command *cmd, const cli_opt *opts);
 
-/* Maps an engine error code to an exit code. */
-int cli_exit_for(int code);
-
 /* Problem reporter for the pipeline: prints to stderr. */
 void cli_report(void *ctx, int severity, const char *msg);
-
-/* The "name=N,other=SS" of --types. Returns 0 or EXIT_USAGE. *out malloc'd. */
-int cli_parse_types(const char *spec, ddb_type_hint **out, size_t *n);
 
 /* A --delimiter value: "," "tab" "\t" ";" "|". Returns 0 or EXIT_USAGE. */
 int cli_parse_delimiter(const char *s, char *out);
@@ -81,14 +76,17 @@ typedef struct cli_aws_args {
 #define CLI_AWS_OPTS(a)                                                                            \
     {"endpoint-url", OPT_STRING, &(a).endpoint_url, "URL",                                         \
      "DynamoDB endpoint (default: AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL, the region's)"},    \
-        {"region", OPT_STRING, &(a).region, "REGION", "AWS region (default: AWS_REGION, profile)"}, \
-        {"profile", OPT_STRING, &(a).profile, "NAME", "profile in ~/.aws/config and credentials"},  \
+        {"region", OPT_STRING, &(a).region, "REGION",                                              \
+         "AWS region (default: AWS_REGION, profile)"},                                             \
+        {"profile", OPT_STRING, &(a).profile, "NAME", "profile in ~/.aws/config and credentials"}, \
         {"concurrency", OPT_UINT, &(a).concurrency, "N", "requests in flight (default 16)"},       \
         {"max-attempts", OPT_UINT, &(a).max_attempts, "N",                                         \
          "attempts per request before giving up (default 10)"},                                    \
         {"request-timeout", OPT_UINT, &(a).request_timeout_ms, "MS",                               \
          "give up on one HTTP attempt after MS milliseconds and retry (default 60000)"},           \
-        {"verbose", OPT_FLAG, &(a).verbose, NULL, "log each request (never credentials)"}
+    {                                                                                              \
+        "verbose", OPT_FLAG, &(a).verbose, NULL, "log each request (never credentials)"            \
+    }
 
 typedef struct cli_conn {
     ddb_aws_config *config;
@@ -98,6 +96,15 @@ typedef struct cli_conn {
 /* Resolves credentials, region and endpoint and creates the client. Prints
  * the problem and returns an exit code on failure. */
 int cli_connect(cli_conn *conn, const cli_aws_args *a);
+
+/* Progress while a table is being created or updated (ddb_table_wait_fn):
+ * one line at once, then every 10 s. ctx is a cli_table_wait. */
+typedef struct cli_table_wait {
+    int quiet;
+    int limit_s;
+    double last_said; /* seconds waited when we last said something; < 0 = never */
+} cli_table_wait;
+void cli_table_waiting(void *ctx, const ddb_table_info *t, double waited_s);
 void cli_disconnect(cli_conn *conn);
 
 int cmd_create_table(int argc, char **argv);
@@ -113,5 +120,8 @@ int cmd_diff(int argc, char **argv);
 
 extern const cli_command cli_commands[];
 extern const size_t cli_n_commands;
+
+/* The command of that name, or NULL. */
+const cli_command *cli_find_command(const char *name);
 
 #endif

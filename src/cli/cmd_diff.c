@@ -1,10 +1,9 @@
 /*
- * diff: two sides (a table, files, an export folder), each read by the
- * pipeline in import mode into the diff's bucket output, then compared. The
- * engine (diff.h) does the work; here are the sides, progress, the report
- * and the exit status: 0 only when the sides hold the same records.
+ * diff: two sides (a table, files, an export folder), each read by a run
+ * plan (run.h) in import mode into the diff's bucket output, then compared.
+ * The engine (diff.h) does the work; here are the sides, the report and the
+ * exit status: 0 only when the sides hold the same records.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,69 +13,24 @@
 #include "cli.h"
 #include "ddbpipe/diff.h"
 #include "ddbpipe/json.h"
-#include "ddbpipe/output.h"
-#include "ddbpipe/pipeline.h"
-#include "ddbpipe/reader_table.h"
-#include "ddbpipe/table.h"
+#include "ddbpipe/run.h"
 #include "progress.h"
 #include "run_support.h"
 
+static const run_spec diff_spec = {"diff", DDB_MODE_IMPORT,
+                                   G_MAP | G_IN | G_DIFF | G_AWS | G_COMMON};
+
 typedef struct side {
-    const char *table; /* or NULL: files */
-    char **inputs;     /* owned strings */
+    const char *table;   /* or NULL: files */
+    const char **inputs; /* into the command line's inputs */
     size_t n_inputs;
-    const ddb_mapping *m;
-    ddb_reader *scan;
-    ddb_table_info *info;
+    ddb_run_options ro;
+    ddb_run_plan *plan;
     ddb_summary s;
     int rc;
     char label[300];
+    char rejects[4096], unmatched[4096];
 } side;
-
-static int add_input(side *sd, const char *path)
-{
-    char **n = realloc(sd->inputs, (sd->n_inputs + 1) * sizeof(char *));
-    if (n == NULL)
-        return -1;
-    sd->inputs = n;
-    return (sd->inputs[sd->n_inputs++] = strdup(path)) ? 0 : -1;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* A folder that is not an Export to S3 stands for its files (the output of
- * an export: OUT/<Entity>.csv, OUT/_unmatched.ndjson), hidden files and
- * rejects left out. */
-static int add_path(side *sd, const char *path)
-{
-    struct stat st;
-    char probe[4096];
-    DIR *dir;
-    struct dirent *de;
-    size_t first = sd->n_inputs;
-    snprintf(probe, sizeof(probe), "%s/manifest-summary.json", path);
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || stat(probe, &st) == 0)
-        return add_input(sd, path);
-    if ((dir = opendir(path)) == NULL)
-        return add_input(sd, path); /* the reader says why it cannot be read */
-    while ((de = readdir(dir)) != NULL) {
-        char full[4096];
-        if (de->d_name[0] == '.' || strncmp(de->d_name, "_rejects", 8) == 0)
-            continue;
-        snprintf(full, sizeof(full), "%s/%s", path, de->d_name);
-        if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && add_input(sd, full) != 0) {
-            closedir(dir);
-            return -1;
-        }
-    }
-    closedir(dir);
-    if (sd->n_inputs > first)
-        qsort(sd->inputs + first, sd->n_inputs - first, sizeof(char *), cmp_names);
-    return 0;
-}
 
 /* "10%" or "0.1" -> 0.1. Returns 0 or -1. */
 static int parse_share(const char *s, double *out)
@@ -96,89 +50,80 @@ static int parse_share(const char *s, double *out)
 }
 
 /* The key attributes of items compared without a mapping: --key, else the
- * key schema of a side that is a table. */
+ * key schema of a side that is a table. Returns 0, or -1 when there are none
+ * (or no memory for them). */
 static int key_attrs(const run_args *a, side *sides, char **names, size_t *n)
 {
     *n = 0;
     if (a->key != NULL) {
         char *copy = strdup(a->key), *save = NULL, *tok;
-        for (tok = strtok_r(copy, ",", &save); tok && *n < 2; tok = strtok_r(NULL, ",", &save))
-            names[(*n)++] = strdup(tok);
+        for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && *n < 2;
+             tok = strtok_r(NULL, ",", &save))
+            if ((names[*n] = strdup(tok)) != NULL)
+                (*n)++;
         free(copy);
         return *n > 0 ? 0 : -1;
     }
     for (int s = 0; s < 2 && *n == 0; s++) {
-        const ddb_table_info *t = sides[s].info;
+        const ddb_table_info *t = ddb_run_plan_scanned_table(sides[s].plan);
         if (t == NULL)
             continue;
-        names[(*n)++] = strdup(t->pk.name);
-        if (t->sk.name)
-            names[(*n)++] = strdup(t->sk.name);
+        if ((names[*n] = strdup(t->pk.name)) != NULL)
+            (*n)++;
+        if (t->sk.name && (names[*n] = strdup(t->sk.name)) != NULL)
+            (*n)++;
     }
     return *n > 0 ? 0 : -1;
 }
 
-static int run_side(side *sd, int index, ddb_diff *d, const run_args *a, ddb_client *client,
-                    ddb_type_hint *types, size_t n_types)
+/* A side's run options: the command's, with its own input (files or a
+ * table), mapping and rejects file, into the diff's output. */
+static int side_options(side *sd, int index, const run_args *a)
 {
-    ddb_pipeline_opts po;
-    ddb_rejects *rejects = NULL;
-    ddb_output *out = NULL;
-    cli_progress progress;
-    ddb_error err;
-    char path[4096];
-    int mode = CLI_PROGRESS_AUTO;
+    ddb_run_options *o = &sd->ro;
+    int code = cli_fill_run_options(o, &diff_spec, a, sd->inputs, sd->n_inputs);
+    if (code != 0)
+        return code;
+    o->scan_allowed = 1;
+    o->scan_table = sd->table;
+    o->own_output = 1;
+    o->folder_unmatched = 1; /* an export's unmatched items are compared too */
+    o->mapping_path = index == 0 || a->to_mapping == NULL ? a->mapping : a->to_mapping;
+    o->to_mapping_path = NULL;
+    /* Import mode passes items as they are (the diff output decodes them), so
+     * nothing reaches the unmatched file; each side still has its own. */
+    snprintf(sd->rejects, sizeof(sd->rejects), "%s/_rejects_%c.ndjson", a->out, index ? 'b' : 'a');
+    snprintf(sd->unmatched, sizeof(sd->unmatched), "%s/_unmatched_%c.ndjson", a->out,
+             index ? 'b' : 'a');
+    o->rejects_path = sd->rejects;
+    o->unmatched_path = sd->unmatched;
+    return 0;
+}
 
-    memset(&po, 0, sizeof(po));
-    snprintf(path, sizeof(path), "%s/_rejects_%c.ndjson", a->out ? a->out : ".", index ? 'b' : 'a');
-    if (ddb_diff_side(d, index, &out, &err) != 0 || ddb_rejects_new(&rejects, path, &err) != 0) {
-        cli_error(NULL, "%s", err.message);
-        return EXIT_OUTPUT;
+/* Reads one side into the diff, with progress (the plan's progress hook
+ * points there). Returns the side's exit status. */
+static int run_side(side *sd, const run_args *a, const cli_command *cmd, ddb_client *client,
+                    cli_progress *progress)
+{
+    ddb_run_field field = DDB_RUN_F_NONE;
+    ddb_run_report rr;
+    ddb_error err;
+    int rc;
+
+    if ((rc = ddb_run_plan_open(sd->plan, &field, &err)) != 0) {
+        cli_open_problem(field, &diff_spec, cmd, a, err.message);
+        return rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;
     }
-    /* Import mode: record files named after an entity are encoded, items
-     * pass as they are; the diff output decodes every item itself. */
-    po.mode = DDB_MODE_IMPORT;
-    po.command = "diff";
-    po.inputs = (const char *const *)sd->inputs;
-    po.n_inputs = sd->n_inputs;
-    po.readers = sd->scan ? &sd->scan : NULL;
-    po.n_readers = sd->scan ? 1 : 0;
-    po.mapping = sd->m;
-    po.types = types;
-    po.n_types = n_types;
-    po.reader.delimiter = a->delimiter;
-    po.reader.max_line = a->max_line;
-    po.reader.no_verify = a->no_verify;
-    if (a->input_format)
-        ddb_input_format_parse(&po.reader.format, a->input_format);
-    po.output = out;
-    po.rejects = rejects;
-    po.report = cli_report;
-    po.report_limit = a->quiet ? 5 : 20;
-    po.stop = cli_stop_flag();
-    cli_progress_parse(a->progress, &mode);
-    cli_progress_init(&progress, mode, (double)a->progress_interval, a->quiet);
-    progress.client = client;
-    progress.scan = sd->scan;
-    if (sd->scan)
-        progress.total_items = sd->scan->expected_items;
-    for (size_t i = 0; i < sd->n_inputs; i++) {
-        struct stat st;
-        if (strcmp(sd->inputs[i], "-") != 0 && stat(sd->inputs[i], &st) == 0 && S_ISREG(st.st_mode))
-            progress.total_bytes += (uint64_t)st.st_size;
-    }
-    po.progress = cli_progress_update;
-    po.progress_ctx = &progress;
-    if (client)
-        ddb_client_set_idle(client, cli_progress_idle, &progress);
-    sd->rc = ddb_pipeline_run(&sd->s, &po, &err);
-    cli_progress_end(&progress);
+    cli_start_progress(progress, a, sd->plan, client);
+    sd->rc = ddb_run_plan_execute(sd->plan, &sd->s, &err);
+    cli_progress_end(progress);
     if (client)
         ddb_client_set_idle(client, NULL, NULL);
     if (sd->rc != 0 && sd->rc != DDB_EINTR)
         cli_error(NULL, "%s", err.message);
-    ddb_rejects_free(rejects);
-    return cli_exit_code(&sd->s, a->max_rejects, sd->rc, sd->table ? 2 : 0);
+    ddb_run_plan_report(sd->plan, &rr);
+    return cli_exit_code(&sd->s, a->max_rejects == UINT64_MAX ? 0 : a->max_rejects, sd->rc,
+                         rr.table_io);
 }
 
 static void side_json(ddb_buf *b, const char *name, const side *sd, const ddb_diff_stats *st,
@@ -259,65 +204,77 @@ static int assign_sides(side *sides, const run_args *a, const char **pos, size_t
         return EXIT_USAGE;
     }
     for (int s = 0; s < 2; s++) {
-        if (sides[s].table) {
-            snprintf(sides[s].label, sizeof(sides[s].label), "table %s", sides[s].table);
+        side *sd = &sides[s];
+        if (sd->table) {
+            snprintf(sd->label, sizeof(sd->label), "table %s", sd->table);
             continue;
         }
-        snprintf(sides[s].label, sizeof(sides[s].label), "%s", pos[k]);
-        for (size_t n = (!a->table && !a->to_table) ? 1 : npos; n > 0 && k < npos; n--)
-            if (add_path(&sides[s], pos[k++]) != 0)
-                return EXIT_USAGE;
-        if (k - 1 > 0 && npos > 2)
-            snprintf(sides[s].label + strlen(sides[s].label),
-                     sizeof(sides[s].label) - strlen(sides[s].label), " (and %zu more)", npos - 1);
-        if (sides[s].n_inputs == 0) {
-            cli_error(hint, "side %c: the folder %s holds no files to compare", s ? 'B' : 'A',
-                      sides[s].label);
-            return EXIT_USAGE;
+        sd->inputs = pos + k;
+        sd->n_inputs = (!a->table && !a->to_table) ? 1 : npos;
+        k += sd->n_inputs;
+        snprintf(sd->label, sizeof(sd->label), "%s", sd->inputs[0]);
+        if (sd->n_inputs > 1)
+            snprintf(sd->label + strlen(sd->label), sizeof(sd->label) - strlen(sd->label),
+                     " (and %zu more)", sd->n_inputs - 1);
+    }
+    return 0;
+}
+
+/* Plans both sides and attaches their tables. Returns 0 or an exit status
+ * after printing the problem. */
+static int plan_sides(side *sides, const run_args *a, const cli_command *cmd, cli_conn *conn,
+                      cli_table_wait *waiting, cli_progress *progress)
+{
+    ddb_run_field field = DDB_RUN_F_NONE;
+    ddb_error err;
+    int rc, code;
+
+    for (int s = 0; s < 2; s++) {
+        if ((code = side_options(&sides[s], s, a)) != 0)
+            return code;
+        cli_run_hooks(&sides[s].ro, a, waiting, progress);
+        if ((rc = ddb_run_plan_new(&sides[s].plan, &sides[s].ro, &field, &err)) != 0) {
+            cli_run_problem(field, &diff_spec, cmd, a, err.message);
+            return rc == DDB_ENOMEM ? EXIT_OUTPUT : EXIT_USAGE;
         }
     }
+    if (!ddb_run_plan_needs_client(sides[0].plan) && !ddb_run_plan_needs_client(sides[1].plan))
+        return 0;
+    if ((code = cli_connect(conn, &a->aws)) != 0)
+        return code;
+    cli_catch_stop_signals();
+    for (int s = 0; s < 2; s++)
+        if (ddb_run_plan_needs_client(sides[s].plan) &&
+            (rc = ddb_run_plan_attach(sides[s].plan, conn->client, &field, &err)) != 0) {
+            cli_run_problem(field, &diff_spec, cmd, a, err.message);
+            return cli_attach_exit(rc, field);
+        }
     return 0;
 }
 
 int cmd_diff(int argc, char **argv)
 {
-    const cli_command *cmd = NULL;
+    const cli_command *cmd = cli_find_command("diff");
     run_args a;
-    cli_opt opts[64];
     const char **pos = NULL;
-    size_t npos = 0, n_keys = 0, n_types = 0;
-    int help = 0, code = EXIT_USAGE;
+    size_t npos = 0, n_keys = 0;
+    int help = 0, code;
     side sides[2];
-    ddb_mapping *ma = NULL, *mb = NULL;
     ddb_diff *d = NULL;
     ddb_diff_opts dopts;
-    ddb_type_hint *types = NULL;
     cli_conn conn;
+    cli_table_wait waiting;
+    cli_progress progress;
     ddb_sink *out = NULL;
     ddb_error err;
     char *keys[2] = {NULL, NULL}, differences[4096];
 
-    memset(&a, 0, sizeof(a));
     memset(sides, 0, sizeof(sides));
     memset(&conn, 0, sizeof(conn));
     memset(&dopts, 0, sizeof(dopts));
-    for (size_t i = 0; i < cli_n_commands; i++)
-        if (strcmp(cli_commands[i].name, "diff") == 0)
-            cmd = &cli_commands[i];
-    cli_run_options(opts, &a, G_MAP | G_IN | G_DIFF | G_AWS | G_COMMON);
-    for (size_t i = 0, k = 0;; i++) {
-        /* each side has its own rejects file: OUT/_rejects_a.ndjson, _b */
-        if (opts[i].name == NULL || strcmp(opts[i].name, "rejects") != 0)
-            opts[k++] = opts[i];
-        if (opts[i].name == NULL)
-            break;
-    }
-    if ((code = cli_parse(argc, argv, cmd, opts, &pos, &npos, &help)) != 0)
+    if ((code = cli_run_parse(cmd, diff_spec.groups, argc, argv, &a, &pos, &npos, &help)) != 0 ||
+        help)
         goto done;
-    if (help) {
-        cli_print_help(cmd, opts);
-        goto done;
-    }
     code = EXIT_USAGE;
     if (a.out == NULL)
         a.out = ".";
@@ -330,30 +287,11 @@ int cmd_diff(int argc, char **argv)
         cli_error("e.g. --sample 10% or --sample 0.1", "bad --sample \"%s\"", a.sample);
         goto done;
     }
-    if (cli_check_run_args(&a) != 0)
-        goto done;
-    if ((code = assign_sides(sides, &a, pos, npos)) != 0)
+    if ((code = assign_sides(sides, &a, pos, npos)) != 0 ||
+        (code = plan_sides(sides, &a, cmd, &conn, &waiting, &progress)) != 0)
         goto done;
     code = EXIT_USAGE;
-    if (a.mapping && cli_load_mapping(a.mapping, "mapping", &ma) != 0)
-        goto done;
-    if (a.to_mapping && cli_load_mapping(a.to_mapping, "to-mapping", &mb) != 0)
-        goto done;
-    sides[0].m = ma;
-    sides[1].m = mb ? mb : ma;
-    if (a.types && cli_parse_types(a.types, &types, &n_types) != 0)
-        goto done;
-    if (a.table || a.to_table) {
-        if ((code = cli_connect(&conn, &a.aws)) != 0)
-            goto done;
-        for (int s = 0; s < 2; s++)
-            if (sides[s].table && (code = cli_open_scan(&sides[s].scan, &sides[s].info, conn.client,
-                                                        sides[s].table, &a)) != 0)
-                goto done;
-        ddb_client_set_stop_flag(conn.client, cli_stop_flag());
-    }
-    code = EXIT_USAGE;
-    if (ma == NULL && key_attrs(&a, sides, keys, &n_keys) != 0) {
+    if (a.mapping == NULL && key_attrs(&a, sides, keys, &n_keys) != 0) {
         cli_error("e.g. --key pk,sk, or --mapping FILE",
                   "without a mapping or a table, diff needs --key: the key attributes");
         goto done;
@@ -367,21 +305,30 @@ int cmd_diff(int argc, char **argv)
         code = EXIT_OUTPUT;
         goto done;
     }
-    if (ddb_diff_new(&d, sides[0].m, sides[1].m, &dopts, &err) != 0) {
+    if (ddb_diff_new(&d, ddb_run_plan_mapping(sides[0].plan), ddb_run_plan_mapping(sides[1].plan),
+                     &dopts, &err) != 0) {
         cli_error(NULL, "%s", err.message);
         code = err.code == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;
         goto done;
     }
-    cli_catch_stop_signals();
+    for (int s = 0; s < 2; s++) {
+        ddb_output *o;
+        if (ddb_diff_side(d, s, &o, &err) != 0) {
+            cli_error(NULL, "%s", err.message);
+            code = EXIT_OUTPUT;
+            goto done;
+        }
+        ddb_run_plan_set_output(sides[s].plan, o);
+    }
     for (int s = 0; s < 2; s++)
-        if ((code = run_side(&sides[s], s, d, &a, conn.client, types, n_types)) != EXIT_OK &&
+        if ((code = run_side(&sides[s], &a, cmd, conn.client, &progress)) != EXIT_OK &&
             code != EXIT_REJECTS)
             goto done;
     snprintf(differences, sizeof(differences), "%s/differences.ndjson", a.out);
     if (ddb_sink_open_file(&out, differences, 1, &err) != 0 ||
         ddb_diff_compare(d, out, &err) != 0 || ddb_sink_finish(out, &err) != 0) {
         cli_error(NULL, "%s", err.message);
-        code = err.code == DDB_ENOMEM ? EXIT_OUTPUT : cli_exit_for(err.code);
+        code = EXIT_OUTPUT;
         goto done;
     }
     {
@@ -394,21 +341,12 @@ int cmd_diff(int argc, char **argv)
         code = EXIT_OUTPUT;
 done:
     ddb_sink_free(out);
-    ddb_diff_free(d);
+    ddb_diff_free(d); /* with the sides' outputs, which the plans only borrow */
     for (int s = 0; s < 2; s++) {
-        for (size_t i = 0; i < sides[s].n_inputs; i++)
-            free(sides[s].inputs[i]);
-        free(sides[s].inputs);
-        ddb_reader_free(sides[s].scan);
-        ddb_table_info_free(sides[s].info);
+        ddb_run_plan_free(sides[s].plan);
         ddb_summary_dispose(&sides[s].s);
     }
     cli_disconnect(&conn);
-    ddb_mapping_free(ma);
-    ddb_mapping_free(mb);
-    for (size_t i = 0; i < n_types; i++)
-        free((char *)types[i].name);
-    free(types);
     free(keys[0]);
     free(keys[1]);
     free(pos);

@@ -1,29 +1,16 @@
 /*
- * The pipeline commands: export, convert, encode, validate, import, migrate.
- * One option table serves them all; each command accepts the option groups it
- * has a use for. What differs is the pipeline mode, where records come from
- * (files or a table scan) and where they go (files, a table, or nowhere in a
- * dry run).
+ * The pipeline commands: export, convert, encode, validate, import, migrate
+ * and generate (diff runs the same plans, cmd_diff.c). One option table
+ * serves them all; each command accepts the option groups it has a use for. This file parses the
+ * options into a ddb_run_options, lets the engine plan and run (run.h), and prints: the flag behind
+ * a problem, the progress, the summary and the exit status.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <errno.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "cli.h"
-#include "ddbpipe/checkpoint.h"
-#include "ddbpipe/generate.h"
-#include "ddbpipe/mapping.h"
-#include "ddbpipe/output.h"
-#include "ddbpipe/output_null.h"
-#include "ddbpipe/output_stream.h"
-#include "ddbpipe/output_table.h"
-#include "ddbpipe/pipeline.h"
-#include "ddbpipe/reader_table.h"
-#include "ddbpipe/table.h"
+#include "ddbpipe/run.h"
 #include "progress.h"
 #include "run_support.h"
 
@@ -32,628 +19,571 @@ typedef struct grouped_opt {
     cli_opt opt;
 } grouped_opt;
 
-static size_t build_opts(cli_opt *out, const grouped_opt *all, size_t n, unsigned groups)
+void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
 {
+    const grouped_opt all[] = {
+        {G_OUT,
+         {"out", OPT_STRING, &ap->out, "DIR", "folder for the output files (created if missing)"}},
+        {G_GEN,
+         {"out", OPT_STRING, &ap->out, "DIR",
+          "folder for the output files (created if missing); - writes the items to standard "
+          "output as DynamoDB JSON lines"}},
+        {G_DIFF,
+         {"out", OPT_STRING, &ap->out, "DIR",
+          "where differences.ndjson and each side's rejects go (default: .)"}},
+        {G_MAP,
+         {"mapping", OPT_STRING, &ap->mapping, "FILE", "the table's mapping (formats/*.json)"}},
+        {G_TOMAP,
+         {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE", "the mapping to re-key into"}},
+        {G_DIFF,
+         {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE",
+          "side B's mapping, when it differs from --mapping (e.g. after a re-keying)"}},
+        {G_RECORDS | G_GEN,
+         {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+        {G_ITEMS,
+         {"format", OPT_STRING, &ap->format, "FMT",
+          "ddb-json, the only form items are written in (the Import from S3 form)"}},
+        {G_OUT | G_GEN, {"gzip", OPT_FLAG, &ap->gzip, NULL, "gzip the output files"}},
+        {G_RECORDS | G_GEN,
+         {"out-delimiter", OPT_CHAR, &ap->out_delimiter, "C", "CSV output delimiter (default ,)"}},
+        {G_RECORDS,
+         {"extra", OPT_STRING, &ap->extra, "typed|plain",
+          "records: undeclared attributes under _extra as DynamoDB JSON (typed, the default, "
+          "reads back exactly) or as plain JSON values (for analytics tools)"}},
+        {G_ENTITY,
+         {"entity", OPT_STRING, &ap->entity, "NAME",
+          "the entity of the input records (default: from the file name)"}},
+        {G_SCAN, {"table", OPT_STRING, &ap->table, "NAME", "read this table (parallel Scan)"}},
+        {G_IMPORT,
+         {"table", OPT_STRING, &ap->table, "NAME",
+          "the table to write (default: the one --mapping names)"}},
+        {G_MIGRATE,
+         {"to-table", OPT_STRING, &ap->to_table, "NAME",
+          "the table to write (default: the one --to-mapping names)"}},
+        {G_GEN,
+         {"count", OPT_STRING, &ap->count, "ENTITY=N,...",
+          "records to make per entity (k, M, G allowed); a bare N: for every entity not named"}},
+        {G_GEN,
+         {"seed", OPT_UINT, &ap->seed, "N",
+          "seed of the made-up values (default 0): the same seed, mapping and counts give "
+          "the same bytes"}},
+        {G_GEN,
+         {"table", OPT_STRING, &ap->table, "NAME", "write the items into this table, not files"}},
+        {G_DIFF, {"table", OPT_STRING, &ap->table, "NAME", "side A is this table (parallel Scan)"}},
+        {G_DIFF,
+         {"to-table", OPT_STRING, &ap->to_table, "NAME", "side B is this table (parallel Scan)"}},
+        {G_DIFF,
+         {"key", OPT_STRING, &ap->key, "NAME[,NAME]",
+          "without a mapping: the key attributes (default: the table's key schema)"}},
+        {G_DIFF,
+         {"sample", OPT_STRING, &ap->sample, "P",
+          "compare only a share of the keys, the same on both sides: 10% or 0.1"}},
+        {G_DIFF,
+         {"max-memory", OPT_UINT, &ap->max_memory, "MB",
+          "memory for comparing one pair of buckets (default 256); larger ones are split"}},
+        {G_IMPORT | G_MIGRATE | G_GEN,
+         {"create-table", OPT_FLAG, &ap->create_table, NULL,
+          "create the target table with all its indexes from the mapping "
+          "if it does not exist"}},
+        {G_IMPORT,
+         {"delete", OPT_FLAG, &ap->delete_all, NULL,
+          "delete the items whose keys the input holds, instead of writing them"}},
+        {G_SCAN | G_IMPORT | G_MIGRATE | G_GEN | G_DIFF,
+         {"wait-active", OPT_UINT, &ap->wait_active, "SECONDS",
+          "wait up to SECONDS for a table that is still being created or updated to become "
+          "ACTIVE (default 600; 0: do not wait)"}},
+        {G_SCAN | G_IMPORT | G_MIGRATE | G_GEN | G_DIFF,
+         {"ignore-schema-mismatch", OPT_FLAG, &ap->ignore_schema_mismatch, NULL,
+          "go on when the table's keys and indexes are not what the mapping describes (a "
+          "warning instead of an error)"}},
+        {G_SCAN | G_DIFF,
+         {"segments", OPT_UINT, &ap->segments, "N", "parallel Scan segments (default 4)"}},
+        {G_SCAN | G_DIFF,
+         {"segment-range", OPT_STRING, &ap->segment_range, "A-B",
+          "scan only segments A..B of --segments (to share a table across hosts)"}},
+        {G_SCAN | G_DIFF,
+         {"consistent-read", OPT_FLAG, &ap->consistent_read, NULL, "strongly consistent Scan"}},
+        {G_SCAN | G_DIFF,
+         {"page-size", OPT_UINT, &ap->page_size, "N",
+          "items per Scan request (default: 1 MB pages)"}},
+        {G_SCAN | G_DIFF,
+         {"max-rcu", OPT_UINT, &ap->max_rcu, "N",
+          "read at most N capacity units per second (as DynamoDB reports them)"}},
+        {G_IMPORT | G_MIGRATE | G_GEN,
+         {"max-wcu", OPT_UINT, &ap->max_wcu, "N",
+          "write at most N capacity units per second (as DynamoDB reports "
+          "them; also sizes the --dry-run estimate)"}},
+        {G_DRY,
+         {"dry-run", OPT_FLAG, &ap->dry_run, NULL,
+          "do everything but the writes; report what would be written"}},
+        {G_IN,
+         {"input-format", OPT_STRING, &ap->input_format, "FMT",
+          "force the input format: ddb-json, scan, ndjson, csv, export (default: by content)"}},
+        {G_IN,
+         {"delimiter", OPT_CHAR, &ap->delimiter, "C",
+          "CSV input delimiter: , tab ; | (default ,)"}},
+        {G_IN,
+         {"types", OPT_STRING, &ap->types, "NAME=T,...",
+          "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
+        {G_ENTITY | G_IMPORT | G_DIFF,
+         {"allow-extra-columns", OPT_FLAG, &ap->allow_extra_columns, NULL,
+          "record files: keep CSV columns that are no field of the entity, as undeclared "
+          "attributes (by default such a file is an error)"}},
+        {G_IN,
+         {"no-verify", OPT_FLAG, &ap->no_verify, NULL,
+          "do not check export checksums and item counts"}},
+        {G_IN,
+         {"max-line", OPT_UINT, &ap->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
+        {G_SIDE,
+         {"rejects", OPT_STRING, &ap->rejects, "FILE",
+          "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
+        {G_SIDE,
+         {"unmatched", OPT_STRING, &ap->unmatched, "FILE",
+          "where items no entity matches go, as DynamoDB JSON lines (default "
+          "OUT/_unmatched.ndjson, or ddbpipe-unmatched.ndjson beside the rejects file)"}},
+        {G_COMMON,
+         {"max-rejects", OPT_UINT, &ap->max_rejects, "N",
+          "allow at most N rejected records: past N the run stops at once, its files are not "
+          "written, and it exits 1 (default: read everything, exit 1 if any was rejected)"}},
+        {G_COMMON,
+         {"summary", OPT_STRING, &ap->summary, "FILE", "also write the summary as JSON to FILE"}},
+        {G_COMMON, {"quiet", OPT_FLAG, &ap->quiet, NULL, "print only errors and the summary"}},
+        {G_COMMON,
+         {"progress", OPT_STRING, &ap->progress, "MODE",
+          "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
+        {G_COMMON,
+         {"progress-interval", OPT_UINT, &ap->progress_interval, "SECONDS",
+          "seconds between progress lines when not on a terminal (default 10)"}},
+        {G_STATE,
+         {"state", OPT_STRING, &ap->state, "FILE",
+          "record progress in FILE (atomically, at intervals and at exit) so the run "
+          "can be resumed"}},
+        {G_STATE,
+         {"resume", OPT_FLAG, &ap->resume, NULL,
+          "continue the run recorded in --state FILE (same inputs, mapping, options)"}},
+        {G_STATE,
+         {"checkpoint-interval", OPT_UINT, &ap->checkpoint_interval, "SECONDS",
+          "seconds between checkpoints (default 10; 0: several a second)"}},
+    };
+    const cli_opt aws_opts[] = {CLI_AWS_OPTS(ap->aws)};
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (all[i].groups & groups)
             out[k++] = all[i].opt;
+    for (size_t i = 0; (groups & G_AWS) && i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
+        out[k++] = aws_opts[i];
     memset(&out[k], 0, sizeof(out[k]));
-    return k;
 }
 
-int cli_open_scan(ddb_reader **scan, ddb_table_info **info, ddb_client *client, const char *table,
-                  const run_args *a)
+/* The flag behind a planning problem, and what to do about it. */
+static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
+                            const run_args *a, char *buf, size_t cap)
 {
-    ddb_table_reader_opts to;
-    ddb_error err;
-    memset(&to, 0, sizeof(to));
-    if (ddb_table_describe(info, client, table, &err) != 0) {
-        cli_error(NULL, "%s", err.message);
-        return err.code == DDB_ENOTFOUND ? EXIT_INPUT : EXIT_SERVICE;
+    switch (f) {
+    case DDB_RUN_F_INPUTS:
+        snprintf(buf, cap, "ddbpipe %s", cmd->usage);
+        return buf;
+    case DDB_RUN_F_OUT:
+        if ((spec->groups & G_GEN) && a->out && strcmp(a->out, "-") == 0)
+            return "e.g. ddbpipe generate ... --out - | ddbpipe import - --table T";
+        if (spec->groups & G_GEN)
+            return a->out ? "--out DIR (or -) for files, or --table NAME for a table"
+                          : "--out DIR is required (or - for standard output, or --table NAME)";
+        return a->out ? "--out DIR: a folder for the output files"
+                      : "--out DIR is required: the folder for the output files";
+    case DDB_RUN_F_FORMAT:
+        return "items are written as DynamoDB JSON (--format ddb-json, or leave --format out)";
+    case DDB_RUN_F_MAPPING:
+        return a->mapping ? "check the file given to --mapping (see formats/README.md)"
+                          : "pass the table's mapping, e.g. --mapping formats/favorites.json";
+    case DDB_RUN_F_TO_MAPPING:
+        return a->to_mapping ? "check the file given to --to-mapping (see formats/README.md)"
+                             : "e.g. --to-mapping formats/favorites-v2.json";
+    case DDB_RUN_F_ENTITY:
+        return "--entity NAME: the \"name\" of an entity in the mapping";
+    case DDB_RUN_F_TYPES:
+        return "--types name=N,other=BOOL (types: S N B BOOL NULL M L SS NS BS)";
+    case DDB_RUN_F_SEGMENTS:
+        return "see --segments and --segment-range (A-B, e.g. --segments 8 --segment-range 0-3)";
+    case DDB_RUN_F_TARGET_TABLE:
+        return spec->groups & G_MIGRATE ? "--to-table NAME; create it first, or add --create-table"
+                                        : "--table NAME; create it first, or add --create-table";
+    case DDB_RUN_F_CREATE_TABLE:
+        return "--create-table builds the table from --mapping";
+    case DDB_RUN_F_WAIT:
+        return "raise --wait-active, or check the table";
+    case DDB_RUN_F_STATE:
+        return "--state FILE: add --resume to continue the run it records, or remove the file "
+               "to start over";
+    case DDB_RUN_F_RESUME:
+        return "--resume with --state FILE and exactly the command that was interrupted, or "
+               "remove the state file to start over";
+    case DDB_RUN_F_REJECTS:
+        return "--rejects FILE: check that its folder is writable";
+    case DDB_RUN_F_UNMATCHED:
+        return "--unmatched FILE: check that its folder is writable, and that it is not the "
+               "rejects file";
+    case DDB_RUN_F_GENERATE:
+        return a->count ? "--count Tag=100,FavoriteData=1k (k, M, G allowed; or --count N for "
+                          "every entity); see formats/README.md for \"generate\""
+                        : "--count Tag=100,FavoriteData=1k, or --count N for every entity";
+    default:
+        return NULL;
     }
-    to.client = client;
-    to.table = table;
-    to.total_segments = (int)(a->segments ? a->segments : 4);
-    to.consistent_read = a->consistent_read;
-    to.page_size = a->page_size;
-    to.max_rcu = (double)a->max_rcu;
+}
+
+void cli_run_problem(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
+                     const run_args *a, const char *message)
+{
+    char hint[512];
+    cli_error(hint_for(f, spec, cmd, a, hint, sizeof(hint)), "%s", message);
+}
+
+int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
+                         const char **inputs, size_t n_inputs)
+{
+    memset(o, 0, sizeof(*o));
+    o->command = spec->name;
+    o->mode = spec->mode;
+    o->inputs = inputs;
+    o->n_inputs = n_inputs;
+    o->scan_allowed = (spec->groups & G_SCAN) != 0;
+    o->writes_table =
+        (spec->groups & (G_IMPORT | G_MIGRATE)) != 0 || ((spec->groups & G_GEN) && a->table);
+    o->ignore_schema_mismatch = a->ignore_schema_mismatch;
+    o->mapping_path = a->mapping;
+    o->to_mapping_path = a->to_mapping;
+    o->reader.delimiter = a->delimiter;
+    o->reader.max_line = a->max_line;
+    o->reader.no_verify = a->no_verify;
+    o->reader.entity = a->entity;
+    if (a->input_format && ddb_input_format_parse(&o->reader.format, a->input_format) != 0) {
+        cli_error("use ddb-json, scan, ndjson, csv or export", "unknown --input-format \"%s\"",
+                  a->input_format);
+        return EXIT_USAGE;
+    }
+    o->types = a->types;
+    o->scan_table = (spec->groups & G_SCAN) ? a->table : NULL;
+    o->segments = (int)a->segments;
     if (a->segment_range) {
-        to.has_range = 1;
-        if (cli_parse_range(a->segment_range, &to.segment_first, &to.segment_last) != 0) {
+        o->has_range = 1;
+        if (cli_parse_range(a->segment_range, &o->segment_first, &o->segment_last) != 0) {
             cli_error("write it A-B, e.g. 0-3", "bad --segment-range \"%s\"", a->segment_range);
             return EXIT_USAGE;
         }
     }
-    if (ddb_reader_new_table(scan, &to, &err) != 0) {
-        cli_error("see --help for --segments and --segment-range", "%s", err.message);
-        return EXIT_USAGE;
-    }
-    (*scan)->expected_items = (*info)->item_count;
-    return 0;
-}
-
-int cli_load_mapping(const char *path, const char *opt, ddb_mapping **out)
-{
-    ddb_error err;
-    if (ddb_mapping_load(out, path, &err) != 0) {
-        char hint[128];
-        snprintf(hint, sizeof(hint), "check the file given to --%s (see formats/README.md)", opt);
-        cli_error(hint, "%s", err.message);
-        return EXIT_USAGE;
-    }
-    return 0;
-}
-
-/* The options of the pipeline commands, by group; out needs room for 64. */
-size_t cli_run_options(cli_opt *out, run_args *a, unsigned groups)
-{
-    const grouped_opt all[] = {
-        {G_OUT,
-         {"out", OPT_STRING, &a->out, "DIR", "folder for the output files (created if missing)"}},
-        {G_DIFF,
-         {"out", OPT_STRING, &a->out, "DIR",
-          "where differences.ndjson and each side's rejects go (default: .)"}},
-        {G_MAP,
-         {"mapping", OPT_STRING, &a->mapping, "FILE", "the table's mapping (formats/*.json)"}},
-        {G_TOMAP, {"to-mapping", OPT_STRING, &a->to_mapping, "FILE", "the mapping to re-key into"}},
-        {G_OUT, {"format", OPT_STRING, &a->format, "FMT", "output format: ndjson, csv, ddb-json"}},
-        {G_OUT, {"gzip", OPT_FLAG, &a->gzip, NULL, "gzip the output files"}},
-        {G_OUT,
-         {"out-delimiter", OPT_CHAR, &a->out_delimiter, "C", "CSV output delimiter (default ,)"}},
-        {G_ENTITY,
-         {"entity", OPT_STRING, &a->entity, "NAME",
-          "the entity of the input records (default: from the file name)"}},
-        {G_SCAN, {"table", OPT_STRING, &a->table, "NAME", "read this table (parallel Scan)"}},
-        {G_IMPORT, {"table", OPT_STRING, &a->table, "NAME", "the table to write"}},
-        {G_GEN,
-         {"count", OPT_STRING, &a->count, "ENTITY=N,...",
-          "records to make per entity (k, M, G allowed); a bare N: for every entity not named"}},
-        {G_GEN,
-         {"seed", OPT_UINT, &a->seed, "N",
-          "seed of the made-up values (default 0): the same "
-          "seed, mapping and counts give the same bytes"}},
-        {G_GEN,
-         {"table", OPT_STRING, &a->table, "NAME", "write the items into this table, not files"}},
-        {G_MIGRATE, {"to-table", OPT_STRING, &a->to_table, "NAME", "the table to write"}},
-        {G_DIFF, {"table", OPT_STRING, &a->table, "NAME", "side A is this table (parallel Scan)"}},
-        {G_DIFF,
-         {"to-table", OPT_STRING, &a->to_table, "NAME", "side B is this table (parallel Scan)"}},
-        {G_DIFF,
-         {"to-mapping", OPT_STRING, &a->to_mapping, "FILE",
-          "side B's mapping, when it differs from --mapping (e.g. after a re-keying)"}},
-        {G_DIFF,
-         {"key", OPT_STRING, &a->key, "NAME[,NAME]",
-          "without a mapping: the key attributes (default: the table's key schema)"}},
-        {G_DIFF,
-         {"sample", OPT_STRING, &a->sample, "P",
-          "compare only a share of the keys, the same on both sides: 10% or 0.1"}},
-        {G_DIFF,
-         {"max-memory", OPT_UINT, &a->max_memory, "MB",
-          "memory for comparing one pair of buckets (default 256); larger ones are split"}},
-        {G_IMPORT | G_MIGRATE | G_GEN,
-         {"create-table", OPT_FLAG, &a->create_table, NULL,
-          "create the target table with all its indexes from the mapping "
-          "if it does not exist"}},
-        {G_IMPORT,
-         {"delete", OPT_FLAG, &a->delete_all, NULL,
-          "delete the items whose keys the input holds, instead of writing them"}},
-        {G_SCAN | G_DIFF,
-         {"segments", OPT_UINT, &a->segments, "N", "parallel Scan segments (default 4)"}},
-        {G_SCAN | G_DIFF,
-         {"segment-range", OPT_STRING, &a->segment_range, "A-B",
-          "scan only segments A..B of --segments (to share a table across hosts)"}},
-        {G_SCAN | G_DIFF,
-         {"consistent-read", OPT_FLAG, &a->consistent_read, NULL, "strongly consistent Scan"}},
-        {G_SCAN | G_DIFF,
-         {"page-size", OPT_UINT, &a->page_size, "N",
-          "items per Scan request (default: 1 MB pages)"}},
-        {G_SCAN | G_DIFF,
-         {"max-rcu", OPT_UINT, &a->max_rcu, "N",
-          "read at most N capacity units per second (as DynamoDB reports them)"}},
-        {G_IMPORT | G_MIGRATE | G_GEN,
-         {"max-wcu", OPT_UINT, &a->max_wcu, "N",
-          "write at most N capacity units per second (as DynamoDB reports "
-          "them; also sizes the --dry-run estimate)"}},
-        {G_DRY,
-         {"dry-run", OPT_FLAG, &a->dry_run, NULL,
-          "do everything but the writes; report what would be written"}},
-        {G_IN,
-         {"input-format", OPT_STRING, &a->input_format, "FMT",
-          "force the input format: ddb-json, scan, ndjson, csv, export (default: by content)"}},
-        {G_IN,
-         {"delimiter", OPT_CHAR, &a->delimiter, "C", "CSV input delimiter: , tab ; | (default ,)"}},
-        {G_IN,
-         {"types", OPT_STRING, &a->types, "NAME=T,...",
-          "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
-        {G_IN,
-         {"no-verify", OPT_FLAG, &a->no_verify, NULL,
-          "do not check export checksums and item counts"}},
-        {G_IN,
-         {"max-line", OPT_UINT, &a->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
-        {G_COMMON,
-         {"rejects", OPT_STRING, &a->rejects, "FILE",
-          "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
-        {G_COMMON,
-         {"max-rejects", OPT_UINT, &a->max_rejects, "N",
-          "exit 0 when at most N records were rejected (default 0)"}},
-        {G_COMMON,
-         {"summary", OPT_STRING, &a->summary, "FILE", "also write the summary as JSON to FILE"}},
-        {G_COMMON, {"quiet", OPT_FLAG, &a->quiet, NULL, "print only errors and the summary"}},
-        {G_COMMON,
-         {"progress", OPT_STRING, &a->progress, "MODE",
-          "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
-        {G_COMMON,
-         {"progress-interval", OPT_UINT, &a->progress_interval, "SECONDS",
-          "seconds between progress lines when not on a terminal (default 10)"}},
-        {G_STATE,
-         {"state", OPT_STRING, &a->state, "FILE",
-          "record progress in FILE (atomically, at intervals and at exit) so the run "
-          "can be resumed"}},
-        {G_STATE,
-         {"resume", OPT_FLAG, &a->resume, NULL,
-          "continue the run recorded in --state FILE (same inputs, mapping, options)"}},
-        {G_STATE,
-         {"checkpoint-interval", OPT_UINT, &a->checkpoint_interval, "SECONDS",
-          "seconds between checkpoints (default 10; 0: several a second)"}},
-    };
-    const cli_opt aws_opts[] = {CLI_AWS_OPTS(a->aws)};
-    size_t n = build_opts(out, all, sizeof(all) / sizeof(all[0]), groups);
-    if (groups & G_AWS) {
-        for (size_t i = 0; i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
-            out[n++] = aws_opts[i];
-        memset(&out[n], 0, sizeof(out[n]));
-    }
-    return n;
-}
-
-static int run_command(const run_spec *spec, int argc, char **argv)
-{
-    const cli_command *cmd = NULL;
-    run_args a;
-    const char **inputs = NULL;
-    size_t n_inputs = 0;
-    int help = 0, code = EXIT_OK, rc, table_io = 0;
-    ddb_mapping *mapping = NULL, *to_mapping = NULL;
-    ddb_output *output = NULL;
-    ddb_rejects *rejects = NULL;
-    ddb_reader *scan = NULL, *gen_reader = NULL;
-    ddb_generator *gen = NULL;
-    ddb_type_hint *types = NULL;
-    size_t n_types = 0;
-    ddb_pipeline_opts po;
-    ddb_summary s;
-    ddb_error err;
-    cli_conn conn;
-    ddb_table_info *target = NULL, *source_info = NULL;
-    char *rejects_default = NULL;
-    const char *target_table = NULL;
-    ddb_buf extra = DDB_BUF_INIT, fingerprint = DDB_BUF_INIT;
-    ddb_state *state = NULL;
-    cli_progress progress;
-    cli_opt opts[64];
-
-    memset(&a, 0, sizeof(a));
-    memset(&s, 0, sizeof(s));
-    memset(&conn, 0, sizeof(conn));
-    a.checkpoint_interval = UINT64_MAX; /* not given: 10 s */
-
-    for (size_t i = 0; i < cli_n_commands; i++)
-        if (strcmp(cli_commands[i].name, spec->name) == 0)
-            cmd = &cli_commands[i];
-    cli_run_options(opts, &a, spec->groups);
-    if ((code = cli_parse(argc, argv, cmd, opts, &inputs, &n_inputs, &help)) != 0)
-        goto done;
-    if (help) {
-        cli_print_help(cmd, opts);
-        goto done;
-    }
-    code = EXIT_USAGE;
-    {
-        int scanning = (spec->groups & G_SCAN) && a.table != NULL;
-        char hint[256];
-        snprintf(hint, sizeof(hint), "ddbpipe %s", cmd->usage);
-        if ((spec->groups & G_GEN) && n_inputs > 0) {
-            cli_error(hint, "generate reads no input; it makes records from the mapping");
-            goto done;
-        }
-        if ((spec->groups & G_GEN) && (a.mapping == NULL || a.count == NULL)) {
-            cli_error("e.g. --mapping formats/favorites.json --count Tag=100,FavoriteData=1k",
-                      "generate needs --mapping and --count");
-            goto done;
-        }
-        if ((spec->groups & G_GEN) && a.table && a.out) {
-            cli_error(hint, "give either --out DIR or --table, not both");
-            goto done;
-        }
-        if ((spec->groups & G_GEN) && a.out && strcmp(a.out, "-") == 0 &&
-            (a.state || a.gzip || (a.format && strcmp(a.format, "ddb-json") != 0))) {
-            cli_error("e.g. ddbpipe generate ... --out - | ddbpipe import - --table T",
-                      "--out - writes items as DynamoDB JSON lines (no --format, --gzip or "
-                      "--state)");
-            goto done;
-        }
-        if (n_inputs == 0 && !scanning && !(spec->groups & G_GEN)) {
-            cli_error(hint,
-                      (spec->groups & G_SCAN)
-                          ? "no input given (files, an export folder, - for stdin, or --table)"
-                          : "no input given (a file, an export folder, or - for stdin)");
-            goto done;
-        }
-        if (n_inputs > 0 && scanning) {
-            cli_error(hint, "give either input files or --table, not both");
-            goto done;
-        }
-        if ((spec->groups & G_OUT) && a.out == NULL && !((spec->groups & G_GEN) && a.table)) {
-            cli_error(hint, "--out DIR is required");
-            goto done;
-        }
-        if ((spec->groups & G_IMPORT) && a.table == NULL) {
-            cli_error(hint, "--table is required");
-            goto done;
-        }
-        if ((spec->groups & G_MIGRATE) && a.to_table == NULL) {
-            cli_error(hint, "--to-table is required");
-            goto done;
-        }
-        if ((spec->mode == DDB_MODE_CONVERT || spec->mode == DDB_MODE_ENCODE) &&
-            a.mapping == NULL) {
-            cli_error("pass the table's mapping, e.g. --mapping formats/favorites.json",
-                      "%s needs --mapping", spec->name);
-            goto done;
-        }
-        if (spec->mode == DDB_MODE_CONVERT && a.to_mapping == NULL) {
-            cli_error("e.g. --to-mapping formats/favorites-v2.json", "%s needs --to-mapping",
-                      spec->name);
-            goto done;
-        }
-        if (a.create_table && (spec->groups & G_IMPORT) && a.mapping == NULL) {
-            cli_error("the mapping describes the table's keys and indexes",
-                      "--create-table needs --mapping");
-            goto done;
-        }
-        if (a.segment_range && a.segments == 0) {
-            cli_error("e.g. --segments 8 --segment-range 0-3", "--segment-range needs --segments");
-            goto done;
-        }
-        if (a.resume && a.state == NULL) {
-            cli_error("e.g. --state run.state --resume", "--resume needs --state FILE");
-            goto done;
-        }
-        for (size_t i = 0; a.state && i < n_inputs; i++) {
-            if (strcmp(inputs[i], "-") == 0) {
-                cli_error("save standard input to a file first", "--state cannot resume a run "
-                                                                 "reading standard input");
-                goto done;
-            }
+    o->consistent_read = a->consistent_read;
+    o->page_size = a->page_size;
+    o->max_rcu = (double)a->max_rcu;
+    o->out_dir = a->out;
+    if (a->format) {
+        o->format_set = 1;
+        if (ddb_out_format_parse(&o->format, a->format) != 0) {
+            cli_error("use ndjson, csv or ddb-json", "unknown --format \"%s\"", a->format);
+            return EXIT_USAGE;
         }
     }
-    if (cli_check_run_args(&a) != 0)
-        goto done;
-    if (a.state) {
-        ddb_error serr;
-        if (cli_build_fingerprint(&fingerprint, spec, &a, inputs, n_inputs) != 0)
-            goto done;
-        rc = ddb_state_load(&state, a.state, &serr);
-        if (a.resume) {
-            if (rc != 0) {
-                cli_error("run without --resume to start", "%s", serr.message);
-                goto done;
-            }
-            if (state->complete) {
-                fprintf(stderr, "ddbpipe: the run recorded in %s is complete; nothing to resume\n",
-                        a.state);
-                code = EXIT_OK;
-                goto done;
-            }
-            if (ddb_state_check_fingerprint(state->fingerprint, fingerprint.ptr, &serr) != 0) {
-                cli_error("resume with exactly the command that was interrupted, or remove the "
-                          "state file to start over",
-                          "%s", serr.message);
-                goto done;
-            }
-        } else {
-            if (rc == 0 && !state->complete) {
-                cli_error("add --resume to continue it, or remove the file to start over",
-                          "%s records an unfinished run", a.state);
-                goto done;
-            }
-            ddb_state_free(state);
-            state = NULL;
+    o->gzip = a->gzip;
+    o->out_delimiter = a->out_delimiter;
+    if (a->extra != NULL && strcmp(a->extra, "typed") != 0) {
+        if (strcmp(a->extra, "plain") != 0) {
+            cli_error("use typed or plain", "unknown --extra \"%s\"", a->extra);
+            return EXIT_USAGE;
         }
+        o->extra_plain = 1;
     }
-    if (a.mapping && cli_load_mapping(a.mapping, "mapping", &mapping) != 0)
-        goto done;
-    if (a.to_mapping && cli_load_mapping(a.to_mapping, "to-mapping", &to_mapping) != 0)
-        goto done;
-    if (a.entity && mapping && ddb_mapping_entity(mapping, a.entity) == NULL) {
-        cli_error("the entity names are the \"name\" of each entity in the mapping",
-                  "entity \"%s\" is not in %s", a.entity, a.mapping);
-        goto done;
-    }
-    if (a.types && cli_parse_types(a.types, &types, &n_types) != 0)
-        goto done;
-
-    memset(&po, 0, sizeof(po));
-    po.mode = spec->mode;
-    po.command = spec->name;
-    po.inputs = inputs;
-    po.n_inputs = n_inputs;
-    po.mapping = mapping;
-    po.to_mapping = to_mapping;
-    po.types = types;
-    po.n_types = n_types;
-    po.delete_all = a.delete_all;
-    po.reader.delimiter = a.delimiter;
-    po.reader.max_line = a.max_line;
-    po.reader.no_verify = a.no_verify;
-    po.reader.entity = a.entity;
+    o->target_table = (spec->groups & (G_IMPORT | G_GEN)) ? a->table
+                      : (spec->groups & G_MIGRATE)        ? a->to_table
+                                                          : NULL;
+    o->create_table = a->create_table;
+    o->delete_all = a->delete_all;
+    o->dry_run = a->dry_run;
+    o->max_wcu = (double)a->max_wcu;
+    o->max_attempts = (int)a->aws.max_attempts;
+    o->wait_active_s = (int)a->wait_active;
+    o->rejects_path = a->rejects;
+    o->unmatched_path = a->unmatched;
+    o->report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a->quiet ? 5 : 20);
+    o->allow_extra_columns = a->allow_extra_columns;
+    o->limit_rejects = a->max_rejects != UINT64_MAX;
+    o->max_rejects = o->limit_rejects ? a->max_rejects : 0;
+    o->state_path = a->state;
+    o->resume = a->resume;
+    o->checkpoint_seconds = a->checkpoint_interval == UINT64_MAX ? 10.0
+                            : a->checkpoint_interval == 0        ? 0.2 /* as often as worth it */
+                                                                 : (double)a->checkpoint_interval;
+    o->report = cli_report;
+    o->stop = cli_stop_flag();
     if (spec->groups & G_GEN) {
-        /* Records come from the generator; items for a table or ddb-json files
-         * are decoded and encoded again, so every entity is counted by name. */
-        if ((code = cli_generator_open(&gen, &gen_reader, mapping, &a)) != 0)
-            goto done;
-        code = EXIT_USAGE;
-        po.readers = &gen_reader;
-        po.n_readers = 1;
-        if (a.table || (a.format && strcmp(a.format, "ddb-json") == 0) || strcmp(a.out, "-") == 0) {
-            po.mode = DDB_MODE_CONVERT;
-            po.to_mapping = mapping;
+        /* Records are written as they are made (export's way); items, for a
+         * table, DynamoDB JSON files or a pipe, are encoded with the mapping
+         * again (convert's way), so every entity is counted by name. */
+        o->generate = 1;
+        o->gen_seed = a->seed;
+        o->out_stream = 1;
+        if (a->table || (a->out && strcmp(a->out, "-") == 0) ||
+            (o->format_set && o->format == DDB_OUT_DDBJSON)) {
+            o->mode = DDB_MODE_CONVERT;
+            o->to_mapping_path = a->mapping;
         }
     }
-    if (a.input_format)
-        ddb_input_format_parse(&po.reader.format, a.input_format); /* checked above */
+    return 0;
+}
 
-    /* DynamoDB: a table to scan and/or a table to write. */
-    target_table = (spec->groups & (G_IMPORT | G_GEN)) ? a.table : a.to_table;
-    if (((spec->groups & G_SCAN) && a.table) || target_table) {
-        if ((code = cli_connect(&conn, &a.aws)) != 0)
-            goto done;
-        code = EXIT_USAGE;
-        table_io = 1;
-    }
-    if ((spec->groups & G_SCAN) && a.table) {
-        table_io = 2;
-        if ((code = cli_open_scan(&scan, &source_info, conn.client, a.table, &a)) != 0)
-            goto done;
-        code = EXIT_USAGE;
-        po.readers = &scan;
-        po.n_readers = 1;
-    }
-    if (target_table) {
-        const ddb_mapping *tm = spec->mode == DDB_MODE_CONVERT ? to_mapping : mapping;
-        if (a.create_table && !a.dry_run &&
-            ddb_table_create(conn.client, tm, target_table, 1, 600, &err) != 0) {
-            cli_error(NULL, "%s", err.message);
-            code = EXIT_SERVICE;
-            goto done;
-        }
-        rc = ddb_table_describe(&target, conn.client, target_table, &err);
-        if (rc != 0 && !(a.dry_run && rc == DDB_ENOTFOUND)) {
-            cli_error(rc == DDB_ENOTFOUND ? "create it first, or add --create-table" : NULL, "%s",
-                      err.message);
-            code = rc == DDB_ENOTFOUND ? EXIT_USAGE : EXIT_SERVICE;
-            goto done;
-        }
-        if (a.dry_run) {
-            rc = ddb_null_output_new(&output,
-                                     target ? &target->schema
-                                     : tm   ? &tm->table.schema
-                                            : NULL,
-                                     &err);
-        } else {
-            ddb_table_output_opts tw;
-            memset(&tw, 0, sizeof(tw));
-            tw.client = conn.client;
-            tw.table = target_table;
-            tw.info = target;
-            tw.max_attempts = (int)a.aws.max_attempts;
-            tw.max_wcu = (double)a.max_wcu;
-            rc = ddb_table_output_new(&output, &tw, &err);
-        }
-        if (rc != 0) {
-            cli_error(NULL, "%s", err.message);
-            goto done;
-        }
-    } else if ((spec->groups & G_GEN) && strcmp(a.out, "-") == 0) {
-        ddb_sink *sink = NULL;
-        if ((rc = ddb_sink_open_file(&sink, "-", 0, &err)) != 0 ||
-            (rc = ddb_stream_output_new(&output, sink, &err)) != 0) {
-            cli_error(NULL, "%s", err.message);
-            code = EXIT_OUTPUT;
-            goto done;
-        }
-    } else if (spec->groups & G_OUT) {
-        ddb_file_output_opts fo;
-        memset(&fo, 0, sizeof(fo));
-        fo.dir = a.out;
-        fo.gzip = a.gzip;
-        fo.delimiter = a.out_delimiter;
-        fo.mapping = mapping;
-        fo.records = po.mode == DDB_MODE_EXPORT;
-        fo.single_name = "items";
-        fo.resumable = a.state != NULL;
-        fo.resume_state = state ? state->outputs : NULL;
-        fo.format = po.mode == DDB_MODE_EXPORT ? DDB_OUT_NDJSON : DDB_OUT_DDBJSON;
-        if (a.format && ddb_out_format_parse(&fo.format, a.format) != 0) {
-            cli_error("use ndjson, csv or ddb-json", "unknown --format \"%s\"", a.format);
-            goto done;
-        }
-        if (po.mode != DDB_MODE_EXPORT && fo.format != DDB_OUT_DDBJSON) {
-            cli_error("items are written as DynamoDB JSON (the Import from S3 form)",
-                      "--format %s is not available for %s", a.format, spec->name);
-            goto done;
-        }
-        if ((rc = ddb_file_output_new(&output, &fo, &err)) != 0) {
-            cli_error("check that the folder is writable", "%s", err.message);
-            code = EXIT_OUTPUT;
-            goto done;
-        }
-        if (a.rejects == NULL) {
-            size_t n = strlen(a.out) + 32;
-            rejects_default = malloc(n);
-            snprintf(rejects_default, n, "%s/_rejects.ndjson", a.out);
-        }
-    }
-    if (a.rejects == NULL && rejects_default == NULL && target_table)
-        rejects_default = strdup("ddbpipe-rejects.ndjson");
-    if (a.rejects || rejects_default) {
-        const char *rp = a.rejects ? a.rejects : rejects_default;
-        rc = a.state ? ddb_rejects_new_resumable(&rejects, rp, state != NULL,
-                                                 state ? state->rejects_bytes : 0,
-                                                 state ? state->ck.rejects : 0, &err)
-                     : ddb_rejects_new(&rejects, rp, &err);
-        if (rc != 0) {
-            cli_error(NULL, "%s", err.message);
-            code = EXIT_OUTPUT;
-            goto done;
-        }
-    }
-    po.output = output;
-    po.rejects = rejects;
-    po.report = cli_report;
-    po.report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a.quiet ? 5 : 20);
-    po.state_path = a.state;
-    po.fingerprint = fingerprint.ptr;
-    po.resume = state;
-    po.checkpoint_seconds = a.checkpoint_interval == UINT64_MAX ? 10.0
-                            : a.checkpoint_interval == 0        ? 0.2 /* as often as it is worth */
-                                                                : (double)a.checkpoint_interval;
-    po.stop = cli_stop_flag();
+static void print_note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "ddbpipe: %s\n", msg);
+}
 
-    {
-        int mode = CLI_PROGRESS_AUTO;
-        cli_progress_parse(a.progress, &mode);
-        cli_progress_init(&progress, mode, (double)a.progress_interval, a.quiet);
-        progress.client = conn.client;
-        progress.table_output = target_table && !a.dry_run ? output : NULL;
-        progress.scan = scan;
-        if (scan)
-            progress.total_items = scan->expected_items;
-        if (gen)
-            progress.total_items = ddb_generator_total(gen);
-        for (size_t i = 0; i < n_inputs; i++) {
-            struct stat st;
-            if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st) == 0 && S_ISREG(st.st_mode))
-                progress.total_bytes += (uint64_t)st.st_size;
-        }
-        po.progress = cli_progress_update;
-        po.progress_ctx = &progress;
-        if (conn.client) {
-            ddb_client_set_idle(conn.client, cli_progress_idle, &progress);
-            ddb_client_set_stop_flag(conn.client, cli_stop_flag());
-        }
-    }
-    cli_catch_stop_signals();
-    rc = ddb_pipeline_run(&s, &po, &err);
-    cli_progress_end(&progress);
-    if (rc != 0 && rc != DDB_EINTR)
-        cli_error(NULL, "%s", err.message);
-    if (output != NULL && s.committed && !target_table && !(a.out && strcmp(a.out, "-") == 0)) {
-        const char *const *paths;
-        size_t n = ddb_file_output_paths(output, &paths);
-        s.outputs = calloc(n ? n : 1, sizeof(char *));
-        for (size_t i = 0; s.outputs && i < n; i++)
-            s.outputs[s.n_outputs++] = strdup(paths[i]);
-    }
-    if (scan) {
-        ddb_scan_stats ss;
-        ddb_table_reader_stats(scan, &ss);
-        ddb_buf_printf(&extra,
+void cli_run_hooks(ddb_run_options *ro, const run_args *a, cli_table_wait *waiting,
+                   cli_progress *progress)
+{
+    waiting->quiet = a->quiet;
+    waiting->limit_s = (int)a->wait_active;
+    waiting->last_said = -1;
+    ro->note = print_note;
+    ro->on_wait = cli_table_waiting;
+    ro->wait_ctx = waiting;
+    ro->progress = cli_progress_update; /* set up by cli_start_progress before it is called */
+    ro->progress_ctx = progress;
+}
+
+/* The lines of the summary that are not counts: the tables, the dry run,
+ * throttling, interruption and resume. */
+static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summary *s,
+                           const run_args *a, ddb_client *client)
+{
+    if (rr->scan_table)
+        ddb_buf_printf(b,
                        "  scan of %s: %llu pages, %llu items scanned, %.1f RCU, %llu throttled\n",
-                       a.table, (unsigned long long)ss.requests, (unsigned long long)ss.scanned,
-                       ss.capacity_units, (unsigned long long)ss.throttles);
-    }
-    if (output && target_table && a.dry_run) {
-        ddb_dry_run_stats ds;
-        ddb_null_output_stats(output, &ds);
-        ddb_buf_printf(&extra,
+                       rr->scan_table, (unsigned long long)rr->scan.requests,
+                       (unsigned long long)rr->scan.scanned, rr->scan.capacity_units,
+                       (unsigned long long)rr->scan.throttles);
+    if (rr->target_table && rr->dry_run) {
+        ddb_buf_printf(b,
                        "  dry run: nothing written to %s; would put %llu items (%llu bytes) and "
                        "delete %llu, about %llu WCU\n",
-                       target_table, (unsigned long long)ds.puts, (unsigned long long)ds.bytes,
-                       (unsigned long long)ds.deletes, (unsigned long long)ds.wcu);
-        if (target && target->n_indexes > 0)
-            ddb_buf_printf(&extra,
+                       rr->target_table, (unsigned long long)rr->dry.puts,
+                       (unsigned long long)rr->dry.bytes, (unsigned long long)rr->dry.deletes,
+                       (unsigned long long)rr->dry.wcu);
+        if (rr->target_indexes > 0)
+            ddb_buf_printf(b,
                            "  (each index an item is written to costs as much again: %zu "
                            "indexes on %s)\n",
-                           target->n_indexes, target_table);
-        if (a.max_wcu > 0) {
-            double secs = (double)ds.wcu / (double)a.max_wcu;
-            ddb_buf_printf(&extra,
-                           "  at --max-wcu %llu that takes about %.0f s (%.1f min) of "
-                           "writing\n",
-                           (unsigned long long)a.max_wcu, secs, secs / 60.0);
+                           rr->target_indexes, rr->target_table);
+        if (a->max_wcu > 0) {
+            double secs = (double)rr->dry.wcu / (double)a->max_wcu;
+            ddb_buf_printf(b, "  at --max-wcu %llu that takes about %.0f s (%.1f min) of writing\n",
+                           (unsigned long long)a->max_wcu, secs, secs / 60.0);
         }
-    } else if (output && target_table) {
-        ddb_table_write_stats ws;
-        ddb_table_output_stats(output, &ws);
-        ddb_buf_printf(&extra,
+    } else if (rr->target_table) {
+        const ddb_table_write_stats *ws = &rr->writes;
+        ddb_buf_printf(b,
                        "  %s: %llu batches, %llu items retried as unprocessed, %llu throttled, "
                        "%llu batches split, %llu waited for an earlier write of their key, "
                        "%.1f WCU (%.1f WCU/s)\n",
-                       target_table, (unsigned long long)ws.batches,
-                       (unsigned long long)ws.unprocessed, (unsigned long long)ws.throttles,
-                       (unsigned long long)ws.splits, (unsigned long long)ws.blocked,
-                       ws.capacity_units, s.seconds > 0 ? ws.capacity_units / s.seconds : 0);
+                       rr->target_table, (unsigned long long)ws->batches,
+                       (unsigned long long)ws->unprocessed, (unsigned long long)ws->throttles,
+                       (unsigned long long)ws->splits, (unsigned long long)ws->blocked,
+                       ws->capacity_units, s->seconds > 0 ? ws->capacity_units / s->seconds : 0);
     }
-    if (conn.client) {
+    if (client) {
         ddb_client_stats cs;
-        ddb_client_stats_get(conn.client, &cs);
+        ddb_client_stats_get(client, &cs);
         if (cs.decreases > 0)
-            ddb_buf_printf(&extra,
+            ddb_buf_printf(b,
                            "  throttled: requests in flight cut %llu time%s, down to %d (of %llu); "
                            "%llu retries in all\n",
                            (unsigned long long)cs.decreases, cs.decreases == 1 ? "" : "s",
                            cs.min_concurrency,
-                           (unsigned long long)(a.aws.concurrency ? a.aws.concurrency : 16),
+                           (unsigned long long)(a->aws.concurrency ? a->aws.concurrency : 16),
                            (unsigned long long)cs.retries);
     }
-    code = cli_exit_code(&s, a.max_rejects, rc, table_io);
-    if (s.interrupted && a.state)
-        ddb_buf_printf(&extra,
-                       "  interrupted: checkpoint saved in %s; continue with the same "
-                       "command and --resume\n",
-                       a.state);
-    else if (s.interrupted)
-        ddb_buf_puts(&extra, "  interrupted (run with --state FILE to be able to resume)\n");
-    else if (s.resumed)
-        ddb_buf_printf(&extra, "  resumed from %s\n", a.state);
-    cli_print_summary(spec->name, &s, code, a.max_rejects, extra.ptr);
-    if (a.summary && cli_write_summary_file(a.summary, &s, code) != 0 && code == EXIT_OK)
+    if (s->interrupted && a->state)
+        ddb_buf_printf(b,
+                       "  interrupted: checkpoint saved in %s; continue with the same command and "
+                       "--resume\n",
+                       a->state);
+    else if (s->interrupted)
+        ddb_buf_puts(b, "  interrupted (run with --state FILE to be able to resume)\n");
+    else if (s->resumed)
+        ddb_buf_printf(b, "  resumed from %s\n", a->state);
+}
+
+int cli_attach_exit(int rc, ddb_run_field f)
+{
+    if (rc == DDB_EINTR)
+        return EXIT_INTERRUPTED;
+    if (f == DDB_RUN_F_SEGMENTS)
+        return EXIT_USAGE;
+    if (f == DDB_RUN_F_WAIT)
+        return EXIT_SERVICE; /* still not ACTIVE */
+    if (rc == DDB_ENOTFOUND || rc == DDB_EUSAGE)
+        return EXIT_USAGE; /* a table that is not there, or not the mapping's */
+    return EXIT_SERVICE;
+}
+
+void cli_start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *plan, ddb_client *client)
+{
+    int mode = CLI_PROGRESS_AUTO;
+    const ddb_reader *scan = ddb_run_plan_scan(plan);
+    const ddb_generator *gen = ddb_run_plan_generator(plan);
+    cli_progress_parse(a->progress, &mode);
+    cli_progress_init(pr, mode, (double)a->progress_interval, a->quiet);
+    pr->client = client;
+    pr->table_output = ddb_run_plan_table_output(plan);
+    pr->scan = scan;
+    pr->total_items = scan ? scan->expected_items : gen ? ddb_generator_total(gen) : 0;
+    pr->total_bytes = ddb_run_plan_input_bytes(plan);
+    if (client) {
+        ddb_client_set_idle(client, cli_progress_idle, pr);
+        ddb_client_set_stop_flag(client, cli_stop_flag());
+    }
+}
+
+/* Plans, connects, opens and runs; prints the summary. Returns the exit status. */
+static int run_planned(const run_spec *spec, const cli_command *cmd, const run_args *a,
+                       ddb_run_options *ro)
+{
+    ddb_run_plan *plan = NULL;
+    ddb_run_field field = DDB_RUN_F_NONE;
+    ddb_run_report rr;
+    uint64_t max_rejects = a->max_rejects == UINT64_MAX ? 0 : a->max_rejects;
+    ddb_summary s;
+    ddb_error err;
+    cli_conn conn;
+    cli_table_wait waiting;
+    cli_progress progress;
+    ddb_buf extra = DDB_BUF_INIT;
+    int code = EXIT_USAGE, rc;
+
+    memset(&s, 0, sizeof(s));
+    memset(&conn, 0, sizeof(conn));
+    cli_run_hooks(ro, a, &waiting, &progress);
+    if ((rc = ddb_run_plan_new(&plan, ro, &field, &err)) != 0) {
+        cli_run_problem(field, spec, cmd, a, err.message);
+        code = rc == DDB_ENOMEM ? EXIT_OUTPUT : EXIT_USAGE;
+        goto done;
+    }
+    if (ddb_run_plan_done(plan)) {
+        code = EXIT_OK;
+        goto done;
+    }
+    if (ddb_run_plan_generator(plan) && !a->quiet)
+        cli_describe_generator(ddb_run_plan_generator(plan), a->seed);
+    if (ddb_run_plan_needs_client(plan) && (code = cli_connect(&conn, &a->aws)) != 0)
+        goto done;
+    /* A signal while waiting for a table, or later, stops the run cleanly. */
+    cli_catch_stop_signals();
+    if (conn.client && (rc = ddb_run_plan_attach(plan, conn.client, &field, &err)) != 0) {
+        cli_run_problem(field, spec, cmd, a, err.message);
+        code = cli_attach_exit(rc, field);
+        goto done;
+    }
+    if ((rc = ddb_run_plan_open(plan, &field, &err)) != 0) {
+        cli_open_problem(field, spec, cmd, a, err.message);
+        code = rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;
+        goto done;
+    }
+    cli_start_progress(&progress, a, plan, conn.client);
+    rc = ddb_run_plan_execute(plan, &s, &err);
+    cli_progress_end(&progress);
+    if (rc != 0 && rc != DDB_EINTR)
+        cli_error(NULL, "%s", err.message);
+    ddb_run_plan_report(plan, &rr);
+    summary_extras(&extra, &rr, &s, a, conn.client);
+    code = cli_exit_code(&s, max_rejects, rc, rr.table_io);
+    cli_print_summary(spec->name, &s, code, max_rejects, extra.ptr, a->quiet);
+    if (a->summary && cli_write_summary_file(a->summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
 done:
     ddb_buf_dispose(&extra);
-    ddb_buf_dispose(&fingerprint);
-    ddb_state_free(state);
     ddb_summary_dispose(&s);
-    ddb_output_free(output);
-    ddb_reader_free(scan);
-    ddb_reader_free(gen_reader);
-    ddb_generator_free(gen);
-    ddb_rejects_free(rejects);
-    ddb_table_info_free(target);
-    ddb_table_info_free(source_info);
+    ddb_run_plan_free(plan);
     cli_disconnect(&conn);
-    ddb_mapping_free(mapping);
-    ddb_mapping_free(to_mapping);
-    for (size_t i = 0; i < n_types; i++)
-        free((char *)types[i].name);
-    free(types);
-    free(rejects_default);
+    return code;
+}
+
+void cli_open_problem(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
+                      const run_args *a, const char *message)
+{
+    if (f == DDB_RUN_F_OUT)
+        cli_error("check that the folder is writable", "%s", message);
+    else
+        cli_run_problem(f, spec, cmd, a, message);
+}
+
+int cli_run_parse(const cli_command *cmd, unsigned groups, int argc, char **argv, run_args *a,
+                  const char ***inputs, size_t *n_inputs, int *help)
+{
+    cli_opt opts[64];
+    int code, mode;
+
+    memset(a, 0, sizeof(*a));
+    a->checkpoint_interval = UINT64_MAX; /* not given: 10 s */
+    a->wait_active = 600;
+    a->max_rejects = UINT64_MAX; /* not given: 0, and the run reads everything */
+    cli_run_declare_options(opts, a, groups);
+    if ((code = cli_parse(argc, argv, cmd, opts, inputs, n_inputs, help)) != 0)
+        return code;
+    if (*help) {
+        cli_print_help(cmd, opts);
+        return EXIT_OK;
+    }
+    if (a->progress && cli_progress_parse(a->progress, &mode) != 0) {
+        cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a->progress);
+        return EXIT_USAGE;
+    }
+    if (cli_refuse_url("out", a->out) || cli_refuse_url("rejects", a->rejects) ||
+        cli_refuse_url("unmatched", a->unmatched) || cli_refuse_url("summary", a->summary) ||
+        cli_refuse_url("state", a->state))
+        return EXIT_USAGE;
+    return EXIT_OK;
+}
+
+static int run_command(const run_spec *spec, int argc, char **argv)
+{
+    const cli_command *cmd = cli_find_command(spec->name);
+    run_args a;
+    ddb_run_options ro;
+    const char **inputs = NULL;
+    size_t n_inputs = 0;
+    ddb_gen_count *counts = NULL;
+    char *count_names = NULL;
+    int help = 0, code;
+
+    if ((code = cli_run_parse(cmd, spec->groups, argc, argv, &a, &inputs, &n_inputs, &help)) != 0 ||
+        help)
+        goto done;
+    if ((code = cli_fill_run_options(&ro, spec, &a, inputs, n_inputs)) != 0)
+        goto done;
+    if (ro.generate && a.count &&
+        (code = cli_parse_counts(a.count, &counts, &ro.n_gen_counts, &count_names)) != 0)
+        goto done;
+    ro.gen_counts = counts;
+    code = run_planned(spec, cmd, &a, &ro);
+done:
+    free(counts);
+    free(count_names);
     free(inputs);
     return code;
 }
 
 static const run_spec specs[] = {
-    {"export", DDB_MODE_EXPORT, G_OUT | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_STATE},
-    {"convert", DDB_MODE_CONVERT, G_OUT | G_MAP | G_TOMAP | G_IN | G_COMMON | G_STATE},
-    {"encode", DDB_MODE_ENCODE, G_OUT | G_MAP | G_ENTITY | G_IN | G_COMMON | G_STATE},
-    {"validate", DDB_MODE_VALIDATE, G_MAP | G_ENTITY | G_IN | G_SCAN | G_AWS | G_COMMON},
+    {"export", DDB_MODE_EXPORT,
+     G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE | G_STATE},
+    {"convert", DDB_MODE_CONVERT,
+     G_OUT | G_ITEMS | G_MAP | G_TOMAP | G_IN | G_COMMON | G_SIDE | G_STATE},
+    {"encode", DDB_MODE_ENCODE,
+     G_OUT | G_ITEMS | G_MAP | G_ENTITY | G_IN | G_COMMON | G_SIDE | G_STATE},
+    {"validate", DDB_MODE_VALIDATE, G_MAP | G_ENTITY | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE},
     {"import", DDB_MODE_IMPORT,
-     G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_STATE},
+     G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE},
     {"migrate", DDB_MODE_CONVERT,
-     G_MAP | G_TOMAP | G_IN | G_SCAN | G_MIGRATE | G_AWS | G_DRY | G_COMMON | G_STATE},
-    {"generate", DDB_MODE_EXPORT, G_OUT | G_MAP | G_GEN | G_AWS | G_DRY | G_COMMON | G_STATE},
+     G_MAP | G_TOMAP | G_IN | G_SCAN | G_MIGRATE | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE},
+    /* export's way for records, convert's for items (cli_fill_run_options) */
+    {"generate", DDB_MODE_EXPORT, G_GEN | G_MAP | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE},
 };
 
 static int run_named(const char *name, int argc, char **argv)

@@ -4,21 +4,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_support.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/table.h"
 
-static const cli_command *find_command(const char *name)
-{
-    for (size_t i = 0; i < cli_n_commands; i++)
-        if (strcmp(cli_commands[i].name, name) == 0)
-            return &cli_commands[i];
-    return NULL;
-}
-
 int cmd_create_table(int argc, char **argv)
 {
-    const cli_command *cmd = find_command("create-table");
+    const cli_command *cmd = cli_find_command("create-table");
     cli_aws_args aws;
+    cli_table_wait waiting;
     const char *mapping_path = NULL, *table = NULL, **pos = NULL;
     size_t npos = 0;
     int help = 0, exists_ok = 0, code;
@@ -29,10 +23,12 @@ int cmd_create_table(int argc, char **argv)
     memset(&aws, 0, sizeof(aws));
     memset(&conn, 0, sizeof(conn));
     cli_opt opts[] = {
-        {"mapping", OPT_STRING, &mapping_path, "FILE", "the mapping whose table and indexes to create"},
+        {"mapping", OPT_STRING, &mapping_path, "FILE",
+         "the mapping whose table and indexes to create"},
         {"table", OPT_STRING, &table, "NAME", "table name (default: the mapping's)"},
         {"if-not-exists", OPT_FLAG, &exists_ok, NULL, "an existing table is not an error"},
         {"wait", OPT_UINT, &timeout, "SECONDS", "how long to wait for ACTIVE (default 600)"},
+        {"wait-active", OPT_UINT, &timeout, "SECONDS", "the same as --wait"},
         CLI_AWS_OPTS(aws),
         {NULL, OPT_FLAG, NULL, NULL, NULL},
     };
@@ -58,10 +54,17 @@ int cmd_create_table(int argc, char **argv)
     }
     if ((code = cli_connect(&conn, &aws)) != 0)
         goto done;
-    if (ddb_table_create(conn.client, m, table, exists_ok, (int)timeout, &err) != 0) {
+    waiting.quiet = 0;
+    waiting.limit_s = (int)(timeout ? timeout : 600);
+    waiting.last_said = -1;
+    cli_catch_stop_signals();
+    if (ddb_table_create(conn.client, m, table, exists_ok, (int)timeout, cli_stop_flag(),
+                         cli_table_waiting, &waiting, &err) != 0) {
         cli_error(err.code == DDB_EUSAGE ? "add --if-not-exists to accept an existing table" : NULL,
                   "%s", err.message);
-        code = err.code == DDB_EUSAGE ? EXIT_USAGE : EXIT_SERVICE;
+        code = err.code == DDB_EUSAGE  ? EXIT_USAGE
+               : err.code == DDB_EINTR ? EXIT_INTERRUPTED
+                                       : EXIT_SERVICE;
         goto done;
     }
     fprintf(stderr, "ddbpipe: table %s is ACTIVE with %zu index%s\n", table ? table : m->table.name,
@@ -76,7 +79,7 @@ done:
 
 int cmd_describe(int argc, char **argv)
 {
-    const cli_command *cmd = find_command("describe");
+    const cli_command *cmd = cli_find_command("describe");
     cli_aws_args aws;
     const char *table = NULL, **pos = NULL;
     size_t npos = 0;
@@ -107,7 +110,7 @@ int cmd_describe(int argc, char **argv)
         goto done;
     if (ddb_table_describe(&ti, conn.client, table, &err) != 0) {
         cli_error(NULL, "%s", err.message);
-        code = err.code == DDB_ENOTFOUND ? EXIT_INPUT : EXIT_SERVICE;
+        code = err.code == DDB_ENOTFOUND ? EXIT_USAGE : EXIT_SERVICE;
         goto done;
     }
     ddb_table_info_format(&out, ti);

@@ -12,8 +12,9 @@ const cli_command cli_commands[] = {
      "output, NDJSON or CSV; gzip or not; - for stdin) and writes them out. With a\n"
      "mapping, each item is decoded into a record of its entity with readable field\n"
      "names and types, one file per entity: OUT/<Entity>.<ext>. Items no entity\n"
-     "matches go to OUT/_unmatched.ndjson. Without a mapping, all items go to one\n"
-     "file OUT/items.<ext>. Incremental exports' deletes go to OUT/<Entity>.deletes.<ext>.\n"
+     "matches go to OUT/_unmatched.ndjson (or --unmatched FILE). Without a mapping,\n"
+     "all items go to one file OUT/items.<ext>. Incremental exports' deletes go to\n"
+     "OUT/<Entity>.deletes.<ext>.\n"
      "With --table, the live table is read with a parallel Scan (--segments N); without a\n"
      "mapping that gives DynamoDB JSON lines in the Import from S3 form with --format\n"
      "ddb-json: a full backup you can import again.",
@@ -52,8 +53,10 @@ const cli_command cli_commands[] = {
      "migrate (--table SRC | INPUT...) --mapping A --to-table DST --to-mapping B [--dry-run]",
      "re-key a table (or files) into another table",
      "Scans SRC (or reads files), decodes each item with mapping A, encodes the record\n"
-     "with mapping B and writes it to DST. --dry-run does everything but the writes and\n"
-     "reports what would be written and the write capacity it would take.",
+     "with mapping B and writes it to DST. Items no entity of A matches are kept in\n"
+     "ddbpipe-unmatched.ndjson beside the rejects file (or --unmatched FILE). --dry-run\n"
+     "does everything but the writes and reports what would be written and the write\n"
+     "capacity it would take.",
      cmd_migrate},
     {"generate",
      "generate --mapping FILE --count ENTITY=N,... (--out DIR [--format ndjson|csv|ddb-json] | "
@@ -100,10 +103,19 @@ const cli_command cli_commands[] = {
 };
 const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
 
+const cli_command *cli_find_command(const char *name)
+{
+    for (size_t i = 0; i < cli_n_commands; i++)
+        if (strcmp(cli_commands[i].name, name) == 0)
+            return &cli_commands[i];
+    return NULL;
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "ddbpipe %s — move data in and out of DynamoDB single-table designs, exactly.\n\n"
-               "Usage: ddbpipe COMMAND [options]\n\nCommands:\n",
+    fprintf(f,
+            "ddbpipe %s — move data in and out of DynamoDB single-table designs, exactly.\n\n"
+            "Usage: ddbpipe COMMAND [options]\n\nCommands:\n",
             DDB_VERSION);
     for (size_t i = 0; i < cli_n_commands; i++)
         fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
@@ -114,6 +126,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    const cli_command *cmd;
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
@@ -127,9 +140,8 @@ int main(int argc, char **argv)
         printf("ddbpipe %s\n", DDB_VERSION);
         return EXIT_OK;
     }
-    for (size_t i = 0; i < cli_n_commands; i++)
-        if (strcmp(argv[1], cli_commands[i].name) == 0)
-            return cli_commands[i].run(argc - 1, argv + 1);
+    if ((cmd = cli_find_command(argv[1])) != NULL)
+        return cmd->run(argc - 1, argv + 1);
     cli_error("run 'ddbpipe --help' for the list of commands", "unknown command \"%s\"", argv[1]);
     return EXIT_USAGE;
 }

@@ -14,13 +14,7 @@
 
 #include "ddbpipe/output_table.h"
 #include "ddbpipe/reader_table.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "ddbpipe/clock.h"
 
 int cli_progress_parse(const char *s, int *mode)
 {
@@ -48,7 +42,7 @@ void cli_progress_init(cli_progress *p, int mode, double interval, int quiet)
         mode = isatty(STDERR_FILENO) ? CLI_PROGRESS_TTY : CLI_PROGRESS_LOG;
     p->mode = mode;
     p->interval = interval > 0 ? interval : 10;
-    p->start = p->prev_t = now_s();
+    p->start = p->prev_t = ddb_clock_seconds();
 }
 
 static void hms(char *out, size_t cap, double s)
@@ -81,12 +75,12 @@ typedef struct snapshot {
 static void take(cli_progress *p, snapshot *s)
 {
     const ddb_summary *live = p->live;
-    double now = now_s(), dt;
+    double now = ddb_clock_seconds(), dt;
     uint64_t bytes = live ? live->bytes_in : 0;
     memset(s, 0, sizeof(*s));
     s->percent = s->eta = -1;
-    if (p->reading && p->reading->raw_bytes)
-        bytes += p->reading->raw_bytes(p->reading);
+    if (p->reading)
+        bytes += ddb_reader_raw_bytes(p->reading);
     if (live) {
         s->read = live->total.read;
         s->written = live->total.written;
@@ -135,9 +129,9 @@ static void take(cli_progress *p, snapshot *s)
     } else if (p->reading && p->reading->expected_items > 0) {
         /* an export folder: its manifest's itemCount */
         s->percent = 100.0 * (double)s->read / (double)p->reading->expected_items;
-    } else if (p->reading && p->reading->total_bytes > 0 && p->reading->raw_bytes) {
-        s->percent = 100.0 * (double)p->reading->raw_bytes(p->reading) /
-                     (double)p->reading->total_bytes;
+    } else if (p->reading && p->reading->total_bytes > 0) {
+        s->percent =
+            100.0 * (double)ddb_reader_raw_bytes(p->reading) / (double)p->reading->total_bytes;
     }
     if (s->percent > 100)
         s->percent = 100;
@@ -154,10 +148,10 @@ static void format_line(char *out, size_t cap, const snapshot *s)
     human(b, sizeof(b), (double)s->bytes, "B");
     human(br, sizeof(br), s->byte_rate, "B/s");
     hms(el, sizeof(el), s->elapsed);
-    n = (size_t)snprintf(out, cap,
-                         "read %llu (%s)  written %llu (%s)  rejected %llu  unmatched %llu  %s (%s)",
-                         (unsigned long long)s->read, rr, (unsigned long long)s->written, wr,
-                         (unsigned long long)s->rejected, (unsigned long long)s->unmatched, b, br);
+    n = (size_t)snprintf(
+        out, cap, "read %llu (%s)  written %llu (%s)  rejected %llu  unmatched %llu  %s (%s)",
+        (unsigned long long)s->read, rr, (unsigned long long)s->written, wr,
+        (unsigned long long)s->rejected, (unsigned long long)s->unmatched, b, br);
     if (n < cap && (s->capacity > 0 || s->retries || s->throttles))
         n += (size_t)snprintf(out + n, cap - n,
                               "  %.0f CU (%.0f/s)  retries %llu  throttles %llu  concurrency %d",
@@ -176,7 +170,7 @@ static void emit(cli_progress *p, int final)
 {
     snapshot s;
     char line[600];
-    double now = now_s();
+    double now = ddb_clock_seconds();
 
     if (p->mode == CLI_PROGRESS_OFF || p->live == NULL)
         return;
@@ -191,16 +185,17 @@ static void emit(cli_progress *p, int final)
     p->last_print = now;
     take(p, &s);
     if (p->mode == CLI_PROGRESS_JSON) {
-        fprintf(stderr,
-                "{\"progress\":{\"elapsed_s\":%.1f,\"read\":%llu,\"written\":%llu,\"rejected\":%llu,"
-                "\"unmatched\":%llu,\"bytes\":%llu,\"read_per_s\":%.1f,\"written_per_s\":%.1f,"
-                "\"bytes_per_s\":%.0f,\"capacity_units\":%.1f,\"capacity_per_s\":%.1f,"
-                "\"retries\":%llu,\"throttles\":%llu,\"concurrency\":%d",
-                s.elapsed, (unsigned long long)s.read, (unsigned long long)s.written,
-                (unsigned long long)s.rejected, (unsigned long long)s.unmatched,
-                (unsigned long long)s.bytes, s.read_rate, s.write_rate, s.byte_rate, s.capacity,
-                s.cu_rate, (unsigned long long)s.retries, (unsigned long long)s.throttles,
-                s.concurrency);
+        fprintf(
+            stderr,
+            "{\"progress\":{\"elapsed_s\":%.1f,\"read\":%llu,\"written\":%llu,\"rejected\":%llu,"
+            "\"unmatched\":%llu,\"bytes\":%llu,\"read_per_s\":%.1f,\"written_per_s\":%.1f,"
+            "\"bytes_per_s\":%.0f,\"capacity_units\":%.1f,\"capacity_per_s\":%.1f,"
+            "\"retries\":%llu,\"throttles\":%llu,\"concurrency\":%d",
+            s.elapsed, (unsigned long long)s.read, (unsigned long long)s.written,
+            (unsigned long long)s.rejected, (unsigned long long)s.unmatched,
+            (unsigned long long)s.bytes, s.read_rate, s.write_rate, s.byte_rate, s.capacity,
+            s.cu_rate, (unsigned long long)s.retries, (unsigned long long)s.throttles,
+            s.concurrency);
         if (s.percent >= 0)
             fprintf(stderr, ",\"percent\":%.2f", s.percent);
         if (s.eta >= 0)

@@ -1,7 +1,7 @@
 /*
- * run_support.h — what the pipeline commands (cmd_run.c) build on: their
- * options, the fingerprint --resume checks, exit status and summaries, and
- * the flag SIGINT/SIGTERM set.
+ * run_support.h — what the pipeline commands (cmd_run.c, and generate and
+ * diff, which run the same plans) build on: their options, exit status and
+ * summaries, and the flag SIGINT/SIGTERM set.
  */
 #ifndef DDBPIPE_RUN_SUPPORT_H
 #define DDBPIPE_RUN_SUPPORT_H
@@ -13,6 +13,8 @@
 #include "cli.h"
 #include "ddbpipe/buf.h"
 #include "ddbpipe/pipeline.h"
+#include "ddbpipe/run.h"
+#include "progress.h"
 
 /* Option groups: each command accepts the groups it has a use for. */
 enum {
@@ -26,20 +28,25 @@ enum {
     G_MIGRATE = 1 << 7, /* migrate's --to-table, --create-table */
     G_AWS = 1 << 8,
     G_DRY = 1 << 9,
-    G_COMMON = 1 << 10, /* rejects, summary, quiet, progress */
-    G_STATE = 1 << 11,  /* --state, --resume */
-    G_GEN = 1 << 12,    /* generate: --count, --seed, records made up instead of inputs */
-    G_DIFF = 1 << 13    /* diff: two sides (--table, --to-table, --to-mapping), scan options */
+    G_COMMON = 1 << 10,  /* max-rejects, summary, quiet, progress */
+    G_STATE = 1 << 11,   /* --state, --resume */
+    G_RECORDS = 1 << 12, /* writes records (export): any output format */
+    G_ITEMS = 1 << 13,   /* writes items to files (convert, encode): DynamoDB JSON */
+    G_SIDE = 1 << 14,    /* --rejects, --unmatched: where records not written go */
+    G_GEN = 1 << 15,     /* generate: --count, --seed, records made up instead of inputs */
+    G_DIFF = 1 << 16     /* diff: two sides (--table, --to-table, --to-mapping), scan options */
 };
 
 typedef struct run_args {
     const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
-    const char *types, *table, *to_table, *segment_range;
+    const char *unmatched;
+    const char *types, *table, *to_table, *segment_range, *extra;
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
+    int ignore_schema_mismatch, allow_extra_columns;
     const char *state, *progress;
-    uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu;
+    uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu, wait_active;
     cli_aws_args aws;
     const char *count; /* generate */
     uint64_t seed;
@@ -53,19 +60,54 @@ typedef struct run_spec {
     unsigned groups;
 } run_spec;
 
-/* Appends to b the JSON fingerprint of a run: the inputs (with sizes and
- * times), the mappings' SHA-256 and every option that changes what is
- * written. Returns 0, or -1 when b ran out of memory. */
-int cli_build_fingerprint(ddb_buf *b, const run_spec *spec, const run_args *a,
-                          const char *const *inputs, size_t n_inputs);
+/* The options of a command (its groups) into out (room for 64), pointing
+ * into *a, ending with a zeroed entry. */
+void cli_run_declare_options(cli_opt *out, run_args *a, unsigned groups);
+
+/* Parses the command line into *a (its defaults set first) and the inputs
+ * (*inputs freed by the caller), prints --help, and refuses a bad --progress
+ * or a URL where a local path belongs. Returns 0 (with *help set when help
+ * was printed) or an exit status. */
+int cli_run_parse(const cli_command *cmd, unsigned groups, int argc, char **argv, run_args *a,
+                  const char ***inputs, size_t *n_inputs, int *help);
+
+/* The options the engine knows nothing of (flags, strings to parse) into o.
+ * Returns 0 or EXIT_USAGE after saying what is wrong. */
+int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
+                         const char **inputs, size_t n_inputs);
+
+/* The plan's hooks into the command line: notes, waiting for tables, live
+ * progress (progress set up by cli_start_progress before the run). */
+void cli_run_hooks(ddb_run_options *ro, const run_args *a, cli_table_wait *waiting,
+                   cli_progress *progress);
+
+/* Prints a planning problem with the flag behind it and what to do. */
+void cli_run_problem(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
+                     const run_args *a, const char *message);
+
+/* The same for a failure to open the plan's files. */
+void cli_open_problem(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
+                      const run_args *a, const char *message);
+
+/* Exit status for a failure to attach the plan's tables. */
+int cli_attach_exit(int rc, ddb_run_field f);
+
+/* Live progress from the plan's parts (the plan calls cli_progress_update). */
+void cli_start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *plan,
+                        ddb_client *client);
+
+/* generate (cmd_generate.c): --count "Tag=100,FavoriteData=1k" or a bare N
+ * (for every entity not named) as a list by name; *names holds the names
+ * the list points into. Both freed by the caller. Returns 0 or EXIT_USAGE
+ * after printing the problem. */
+int cli_parse_counts(const char *spec, ddb_gen_count **list, size_t *n, char **names);
+
+/* Prints what the generator is about to make (unless --quiet). */
+void cli_describe_generator(const ddb_generator *g, uint64_t seed);
 
 /* Writes len bytes of text to path atomically. Returns 0, or EXIT_OUTPUT
  * after printing "cannot write the <what>: ...". */
 int cli_write_file(const char *path, const char *text, size_t len, const char *what);
-
-/* Checks the values of --progress and --input-format. Returns 0, or
- * EXIT_USAGE after printing the problem. */
-int cli_check_run_args(const run_args *a);
 
 /* Writes the JSON summary (--summary) to path atomically. Returns 0, or
  * EXIT_OUTPUT after printing the problem. */
@@ -78,29 +120,12 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
 /* Prints the summary of a run to stderr; extra (may be NULL) is appended
  * before the list of files written. */
 void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
-                       const char *extra);
+                       const char *extra, int quiet);
 
-/* The options of the groups (cmd_run.c), pointing into *a; out has room
- * for 64 and ends with an empty entry. Returns how many. */
-size_t cli_run_options(cli_opt *out, run_args *a, unsigned groups);
-
-/* DescribeTable, then a parallel Scan reader over the table with the scan
- * options of *a (its expected_items from the description). Returns 0 or an
- * exit code after printing the problem. */
-struct ddb_table_info;
-int cli_open_scan(ddb_reader **scan, struct ddb_table_info **info, ddb_client *client,
-                  const char *table, const run_args *a);
-
-/* Loads a mapping, printing the problem (naming --opt) on failure. Returns
- * 0 or EXIT_USAGE. */
-int cli_load_mapping(const char *path, const char *opt, ddb_mapping **out);
-
-/* generate: the generator of --count and --seed over mapping m, and the
- * reader over it (the plan is printed unless --quiet). Returns 0 or an exit
- * code after printing the problem. */
-struct ddb_generator;
-int cli_generator_open(struct ddb_generator **gen, ddb_reader **reader, const ddb_mapping *m,
-                       const run_args *a);
+/* A URL (s3://bucket/x, any scheme://) given where a local path belongs is
+ * refused, so it never becomes a folder named "s3:". Returns 0, or EXIT_USAGE
+ * after printing the problem. */
+int cli_refuse_url(const char *opt, const char *value);
 
 /* Parses a --segment-range "A-B" (0 <= A <= B). Returns 0, or -1 when it is
  * malformed (*first and *last untouched). */

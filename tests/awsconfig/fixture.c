@@ -1,8 +1,7 @@
 /*
  * Fixture for the awsconfig tests: a fake environment (never the process's)
  * whose HOME is a fresh mkdtemp() directory, so no test can see the real
- * ~/.aws, plus helpers to write files there. Prototypes are repeated at the
- * top of each test file (fx_env is opaque there).
+ * ~/.aws, plus helpers to write files there (fixture.h).
  */
 #include <criterion/criterion.h>
 
@@ -14,22 +13,16 @@
 #include <unistd.h>
 
 #include "ddbpipe/awsconfig.h"
+#include "fixture.h"
 
 #define FX_MAX_VARS 32
 
-typedef struct fx_env {
+struct fx_env {
     char dir[64];
     char *names[FX_MAX_VARS];
     char *values[FX_MAX_VARS];
     size_t n;
-} fx_env;
-
-fx_env *fx_new(void);
-const char *fx_dir(const fx_env *fx);
-void fx_set(fx_env *fx, const char *name, const char *value);
-char *fx_write(fx_env *fx, const char *rel, const char *content, int executable);
-ddb_aws_options fx_options(fx_env *fx);
-void fx_free(fx_env *fx);
+};
 
 fx_env *fx_new(void)
 {
@@ -41,6 +34,8 @@ fx_env *fx_new(void)
     snprintf(aws, sizeof(aws), "%s/.aws", fx->dir);
     cr_assert_eq(mkdir(aws, 0700), 0);
     fx_set(fx, "HOME", fx->dir);
+    /* Never probe 169.254.169.254: tests only touch 127.0.0.1. */
+    fx_set(fx, "AWS_EC2_METADATA_DISABLED", "true");
     return fx;
 }
 
@@ -63,7 +58,6 @@ void fx_set(fx_env *fx, const char *name, const char *value)
     fx->n++;
 }
 
-/* Writes HOME-relative file rel; returns its full path (owned by the caller). */
 char *fx_write(fx_env *fx, const char *rel, const char *content, int executable)
 {
     char *path = malloc(strlen(fx->dir) + strlen(rel) + 2);
@@ -93,6 +87,10 @@ ddb_aws_options fx_options(fx_env *fx)
     memset(&o, 0, sizeof(o));
     o.getenv = fx_getenv;
     o.getenv_ctx = fx;
+    /* As the command line names them. */
+    o.profile_origin = "--profile";
+    o.region_origin = "--region";
+    o.endpoint_origin = "--endpoint-url";
     return o;
 }
 

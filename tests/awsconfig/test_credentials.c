@@ -10,14 +10,7 @@
 
 #include "ddbpipe/awsconfig.h"
 
-/* fixture.c */
-typedef struct fx_env fx_env;
-fx_env *fx_new(void);
-const char *fx_dir(const fx_env *fx);
-void fx_set(fx_env *fx, const char *name, const char *value);
-char *fx_write(fx_env *fx, const char *rel, const char *content, int executable);
-ddb_aws_options fx_options(fx_env *fx);
-void fx_free(fx_env *fx);
+#include "fixture.h"
 
 #define ENV_SECRET "envSecretKey0000000000000000000000000000"
 #define CRED_SECRET "credFileSecret000000000000000000000000000"
@@ -199,10 +192,14 @@ Test(awsconfig_credentials, missing_credentials_list_what_was_tried)
     fx_set(fx, "AWS_SECRET_ACCESS_KEY", ENV_SECRET);
     resolve_fails(&o, DDB_ENOTFOUND, &err);
     snprintf(want, sizeof(want),
-             "no AWS credentials for profile 'empty'; tried: environment (skipped: --profile "
-             "given); credentials file %s/.aws/credentials (no [empty] section); "
+             "no AWS credentials for profile 'empty'; tried: environment (skipped: the profile "
+             "came from --profile); assume role (no role_arn in the profile); web identity (no "
+             "web_identity_token_file in the profile); SSO (no sso_account_id or sso_role_name "
+             "in the profile); credentials file %s/.aws/credentials (no [empty] section); "
              "credential_process (not set in the profile); config file %s/.aws/config ([profile "
-             "empty] has no aws_access_key_id).",
+             "empty] has no aws_access_key_id); container (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI "
+             "and _FULL_URI not set); EC2 instance metadata (disabled by "
+             "AWS_EC2_METADATA_DISABLED).",
              fx_dir(fx), fx_dir(fx));
     cr_expect(strncmp(err.message, want, strlen(want)) == 0, "got:  %s\nwant: %s", err.message,
               want);
@@ -214,22 +211,31 @@ Test(awsconfig_credentials, missing_credentials_list_what_was_tried)
     resolve_fails(&o, DDB_ENOTFOUND, &err);
     snprintf(want, sizeof(want),
              "no AWS credentials for profile 'default'; tried: environment (AWS_ACCESS_KEY_ID not "
-             "set); credentials file %s/.aws/credentials (not found); credential_process (not "
-             "set in the profile); config file %s/.aws/config (not found).",
+             "set); assume role (no role_arn in the profile); web identity "
+             "(AWS_WEB_IDENTITY_TOKEN_FILE not set, no web_identity_token_file in the profile); "
+             "SSO (no sso_account_id or sso_role_name in the profile); credentials file "
+             "%s/.aws/credentials (not found); credential_process (not set in the profile); "
+             "config file %s/.aws/config (not found); container "
+             "(AWS_CONTAINER_CREDENTIALS_RELATIVE_URI and _FULL_URI not set); EC2 instance "
+             "metadata (disabled by AWS_EC2_METADATA_DISABLED).",
              fx_dir(fx), fx_dir(fx));
     cr_expect(strncmp(err.message, want, strlen(want)) == 0, "got:  %s\nwant: %s", err.message,
               want);
     cr_expect(strstr(err.message, "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY") != NULL);
 }
 
-Test(awsconfig_credentials, unsupported_kinds_say_so)
+Test(awsconfig_credentials, mfa_serial_is_refused)
 {
     ddb_aws_options o = fx_options(fx);
     ddb_error err = {0};
+    free(fx_write(fx, ".aws/config",
+                  "[profile assumer]\nrole_arn = arn:aws:iam::123456789012:role/x\n"
+                  "source_profile = default\nmfa_serial = arn:aws:iam::123456789012:mfa/me\n",
+                  0));
     o.profile = "assumer";
     resolve_fails(&o, DDB_EUSAGE, &err);
-    cr_expect(strstr(err.message, "profile 'assumer': role_arn is set") != NULL, "%s", err.message);
-    cr_expect(strstr(err.message, "aws configure export-credentials --profile assumer") != NULL,
+    cr_expect(strstr(err.message, "profile 'assumer' sets mfa_serial: assuming its role needs an "
+                                  "MFA code typed in") == err.message,
               "%s", err.message);
 }
 

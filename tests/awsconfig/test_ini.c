@@ -11,14 +11,7 @@
 
 #include "ddbpipe/awsconfig.h"
 
-/* fixture.c */
-typedef struct fx_env fx_env;
-fx_env *fx_new(void);
-const char *fx_dir(const fx_env *fx);
-void fx_set(fx_env *fx, const char *name, const char *value);
-char *fx_write(fx_env *fx, const char *rel, const char *content, int executable);
-ddb_aws_options fx_options(fx_env *fx);
-void fx_free(fx_env *fx);
+#include "fixture.h"
 
 static fx_env *fx;
 

@@ -10,14 +10,7 @@
 
 #include "ddbpipe/awsconfig.h"
 
-/* fixture.c */
-typedef struct fx_env fx_env;
-fx_env *fx_new(void);
-const char *fx_dir(const fx_env *fx);
-void fx_set(fx_env *fx, const char *name, const char *value);
-char *fx_write(fx_env *fx, const char *rel, const char *content, int executable);
-ddb_aws_options fx_options(fx_env *fx);
-void fx_free(fx_env *fx);
+#include "fixture.h"
 
 static fx_env *fx;
 
@@ -100,9 +93,10 @@ Test(awsconfig_region, missing_and_invalid_region)
     cr_assert_eq(ddb_aws_config_resolve(&cfg, &o, &err), DDB_ENOTFOUND, "%s", err.message);
     cr_expect_null(cfg);
     snprintf(want, sizeof(want),
-             "no AWS region: tried --region, AWS_REGION, AWS_DEFAULT_REGION and 'region' in "
+             "no AWS region: tried --region, AWS_REGION, AWS_DEFAULT_REGION, 'region' in "
              "profile 'default' (config file %s/.aws/config, credentials file "
-             "%s/.aws/credentials); pass --region or set AWS_REGION",
+             "%s/.aws/credentials) and EC2 instance metadata (disabled by "
+             "AWS_EC2_METADATA_DISABLED); give a region or set AWS_REGION",
              fx_dir(fx), fx_dir(fx));
     cr_expect_str_eq(err.message, want);
 

@@ -12,6 +12,7 @@
 
 #include "ddbpipe/diff.h"
 #include "ddbpipe/generate.h"
+#include "ddbpipe/transform.h"
 #include "support/files.h"
 #include "support/testutil.h"
 
@@ -268,7 +269,7 @@ Test(diff, a_re_keyed_side_compares_equal_through_its_own_mapping)
             origin.seq = ++seq;
             ddb_arena_reset(a);
             cr_assert_eq(ddb_generator_record(g, e, j, &rec, &i1, a, &err), 0, "%s", err.message);
-            cr_assert_eq(ddb_mapping_encode(&i2, v2, e2, &rec, 1, a, &err), 0, "%s", err.message);
+            cr_assert_eq(ddb_transform_encode(&i2, v2, e2, &rec, 1, a, &err), 0, "%s", err.message);
             cr_assert_eq(oa->vt->put(oa, -1, DDB_REC_PUT, &i1, 0, &origin, &err), 0);
             cr_assert_eq(ob->vt->put(ob, -1, DDB_REC_PUT, &i2, 0, &origin, &err), 0);
         }

@@ -8,6 +8,7 @@
 
 #include "ddbpipe/codec.h"
 #include "ddbpipe/io.h"
+#include "ddbpipe/checksum.h"
 #include "ddbpipe/manifest.h"
 
 void xu_warn(void *ctx, const char *msg)
@@ -54,8 +55,7 @@ void xu_read_all(ddb_reader *r, xu_run *run)
         run->del += rec->kind == DDB_REC_DELETE;
         run->bad += rec->kind == DDB_REC_BAD;
         run->with_time += rec->write_time.len > 0;
-        snprintf(run->hint, sizeof(run->hint), "%s",
-                 rec->entity_hint ? rec->entity_hint : "(null)");
+        snprintf(run->hint, sizeof(run->hint), "%s", r->entity_hint ? r->entity_hint : "(null)");
         cr_assert_not_null(rec->source);
         if (run->nsources == 0 || strcmp(run->sources[run->nsources - 1], rec->source) != 0) {
             cr_assert_lt(run->nsources, XU_MAX);
@@ -79,7 +79,7 @@ int xu_read_export(const char *path, const ddb_reader_opts *opts, xu_run *run, d
     cr_assert_eq(r->format, DDB_IN_EXPORT);
     xu_read_all(r, run);
     /* Everything was consumed. */
-    cr_assert_eq(r->raw_bytes(r), r->total_bytes);
+    cr_assert_eq(ddb_reader_raw_bytes(r), r->total_bytes);
     ddb_reader_free(r);
     return 0;
 }

@@ -55,11 +55,11 @@ Test(export_shared, full_export)
     cr_assert_eq(ddb_reader_new_export(&r, FULL, &opts, &err), 0, "%s", err.message);
     cr_assert_eq(r->expected_items, 133199);
     cr_assert_eq(r->total_bytes, 1090358u + 1101132u + 1102881u + 1102745u);
-    cr_assert_eq(r->raw_bytes(r), 0);
+    cr_assert_eq(ddb_reader_raw_bytes(r), 0);
     cr_assert_str_eq(r->name, FULL);
     xu_read_all(r, &run);
     check_full(&run);
-    cr_assert_eq(r->raw_bytes(r), r->total_bytes);
+    cr_assert_eq(ddb_reader_raw_bytes(r), r->total_bytes);
     cr_assert_str_eq(run.hint, "(null)");
     ddb_reader_free(r);
 
@@ -105,7 +105,7 @@ Test(export_shared, folder_through_reader_open)
     cr_assert(ends_with(rec->source, "/data/bddxj42rqu5ydkvytmo3fljtbu.json.gz"), "%s",
               rec->source);
     cr_assert_not_null(ddb_map_getz(&rec->item, "name"));
-    cr_assert_gt(r->raw_bytes(r), 0);
+    cr_assert_gt(ddb_reader_raw_bytes(r), 0);
     ddb_reader_free(r);
 }
 
@@ -154,7 +154,7 @@ Test(export_shared, incremental_export)
     }
     cr_assert_eq(rc, DDB_ITEROVER, "%s", err.message);
     cr_assert_eq(i, 15);
-    cr_assert_eq(r->raw_bytes(r), r->total_bytes);
+    cr_assert_eq(ddb_reader_raw_bytes(r), r->total_bytes);
     ddb_reader_free(r);
 
     cr_assert_eq(w.n, 1, "%s", w.msg[1]);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ddbpipe/codec.h"
+#include "ddbpipe/checksum.h"
 #include "ddbpipe/manifest.h"
 #include "ddbpipe/reader.h"
 #include "export/export_test_util.h"
@@ -93,7 +94,7 @@ Test(export_synth, intact)
     cr_assert_eq(run.per_source[0], 3);
     cr_assert_eq(run.per_source[1], 4);
     cr_assert_eq(run.per_source[2], 2);
-    cr_assert_eq(r->raw_bytes(r), r->total_bytes);
+    cr_assert_eq(ddb_reader_raw_bytes(r), r->total_bytes);
     ddb_reader_free(r);
     cr_assert_eq(w.n, 0, "%s", w.msg[0]);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ddbpipe/checksum.h"
 #include "ddbpipe/manifest.h"
 #include "ddbpipe/reader.h"
 #include "export/export_test_util.h"

@@ -5,13 +5,16 @@
 //
 // Usage: node fault-server.js --upstream http://127.0.0.1:PORT [--script faults.json]
 //          [--port N] [--port-file FILE] [--seed N] [--keep-alive-ms MS] [--owner-pid PID]
-//          [--quiet]
+//          [--auth http://127.0.0.1:CREDPORT [--auth-region R] [--auth-skew-ms MS]] [--quiet]
 // Prints "PORT <n>" as the first line on stdout once listening.
 'use strict'
 
 const http = require('http')
 const fs = require('fs')
 const crypto = require('crypto')
+const path = require('path')
+const sigv4 = require(path.join(__dirname, '..', 'cred-server', 'sigv4.js'))
+const { serveOnLoopback } = require('./loopback')
 
 // ---------------------------------------------------------------------------------------------
 // CRC32 (IEEE 802.3, reflected, poly 0xEDB88320) as DynamoDB puts in x-amz-crc32.
@@ -214,11 +217,12 @@ function newStats () {
     responsesByStatus: {},
     batchWrite: { requests: 0, itemsRequested: 0, itemsForwarded: 0, itemsUnprocessedInjected: 0, itemsUnprocessedUpstream: 0 },
     connections: { opened: 0, current: 0 },
+    auth: { verified: 0, missing: 0, malformed: 0, unknown: 0, expired: 0, badSignature: 0, skew: 0, scope: 0, keys: {} },
   }
 }
 
 function parseArgs (argv) {
-  const o = { upstream: null, script: null, port: 0, portFile: null, seed: null, keepAliveMs: 30000, ownerPid: 0, quiet: false }
+  const o = { upstream: null, script: null, port: 0, portFile: null, seed: null, keepAliveMs: 30000, ownerPid: 0, quiet: false, auth: null, authRegion: 'us-east-1', authSkewMs: 0 }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -234,6 +238,9 @@ function parseArgs (argv) {
       case '--keep-alive-ms': o.keepAliveMs = Number(next()); break
       case '--owner-pid': o.ownerPid = Number(next()); break
       case '--quiet': o.quiet = true; break
+      case '--auth': o.auth = next(); break
+      case '--auth-region': o.authRegion = next(); break
+      case '--auth-skew-ms': o.authSkewMs = Number(next()); break
       default: throw new Error(`unknown option ${a}`)
     }
   }
@@ -246,6 +253,12 @@ function parseArgs (argv) {
   if (!isNonNegInt(o.port) || o.port > 65535) throw new Error('bad --port')
   if (o.seed != null && !Number.isInteger(o.seed)) throw new Error('bad --seed')
   if (!isNonNegInt(o.keepAliveMs)) throw new Error('bad --keep-alive-ms')
+  if (o.auth) {
+    const a = new URL(o.auth)
+    if (a.protocol !== 'http:' || !/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(a.hostname)) throw new Error('--auth must be a loopback http:// URL')
+    o.authUrl = a
+  }
+  if (!Number.isInteger(o.authSkewMs)) throw new Error('bad --auth-skew-ms')
   return o
 }
 
@@ -395,6 +408,53 @@ function main () {
     return json(404, { error: `unknown control path ${req.method} ${url.pathname}` })
   }
 
+  // ---- signature check (--auth) --------------------------------------------------------
+  // DynamoDB verifies SigV4 and the key's validity before anything else; so does this, with
+  // the keys the scripted credential server issued (GET <auth>/__keys/<id>), its clock
+  // optionally running --auth-skew-ms ahead. A refused request never reaches the upstream.
+  const keyCache = new Map()
+  function lookupKey (akid, cb) {
+    if (keyCache.has(akid)) return cb(keyCache.get(akid))
+    http.get({ host: opts.authUrl.hostname, port: opts.authUrl.port, path: `/__keys/${encodeURIComponent(akid)}`, agent }, (kr) => {
+      const chunks = []
+      kr.on('data', (c) => chunks.push(c))
+      kr.on('end', () => {
+        let k = null
+        if (kr.statusCode === 200) {
+          try { k = JSON.parse(Buffer.concat(chunks).toString('utf8')) } catch {}
+        }
+        if (k) keyCache.set(akid, k)
+        cb(k)
+      })
+    }).on('error', () => cb(null))
+  }
+
+  function checkAuth (req, body, cb) {
+    const a = sigv4.parseAuthorization(req.headers.authorization)
+    const r = { method: req.method, path: req.url.split('?')[0], query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '', rawHeaders: req.rawHeaders, body }
+    const refuse = (stat, type, message) => { stats.auth[stat]++; cb({ type, message }) }
+    if (!req.headers.authorization) return refuse('missing', 'com.amazon.coral.service#MissingAuthenticationTokenException', 'Request is missing Authentication Token')
+    if (!a) return refuse('malformed', 'com.amazon.coral.service#IncompleteSignatureException', 'Authorization header requires \'Credential\' parameter.')
+    lookupKey(a.akid, (k) => {
+      const now = Date.now() + opts.authSkewMs
+      const v = sigv4.verify(r, () => (k ? { secret: k.secretAccessKey, token: k.sessionToken || undefined } : null), { region: opts.authRegion, service: 'dynamodb', now: Date.now() })
+      if (!v.ok) {
+        switch (v.reason) {
+          case 'unknown-key':
+          case 'token-mismatch': return refuse('unknown', 'com.amazon.coral.service#UnrecognizedClientException', 'The security token included in the request is invalid.')
+          case 'skew': return refuse('skew', 'com.amazon.coral.service#InvalidSignatureException', `Signature expired: ${v.amzDate} is now earlier than the allowed time.`)
+          case 'scope': return refuse('scope', 'com.amazon.coral.service#InvalidSignatureException', `Credential should be scoped to a valid region, not '${v.auth.region}'. `)
+          case 'malformed': return refuse('malformed', 'com.amazon.coral.service#IncompleteSignatureException', 'Authorization header requires a valid X-Amz-Date.')
+          default: return refuse('badSignature', 'com.amazon.coral.service#InvalidSignatureException', 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.')
+        }
+      }
+      if (k.validUntil != null && now >= k.validUntil) return refuse('expired', 'com.amazon.coral.service#ExpiredTokenException', 'The security token included in the request is expired')
+      stats.auth.verified++
+      bump(stats.auth.keys, a.akid)
+      cb(null)
+    })
+  }
+
   function handleDynamo (req, res, body) {
     const target = String(req.headers['x-amz-target'] || '')
     const op = target.includes('.') ? target.slice(target.lastIndexOf('.') + 1) : (target || '(none)')
@@ -541,7 +601,14 @@ function main () {
       }
       const body = Buffer.concat(chunks)
       if (req.url.startsWith('/__')) return handleControl(req, res, body)
-      handleDynamo(req, res, body)
+      if (!opts.authUrl) return handleDynamo(req, res, body)
+      checkAuth(req, body, (refused) => {
+        if (!refused) return handleDynamo(req, res, body)
+        const target = String(req.headers['x-amz-target'] || '')
+        stats.requests++
+        record({ seq: ++seq, op: target.slice(target.lastIndexOf('.') + 1) || '(none)', fault: 'auth', rule: refused.type.split('#')[1], status: 400, t: Date.now(), ms: 0 })
+        sendJsonError(res, 400, refused.type, refused.message)
+      })
     })
   })
   server._ddbOpen = 0
@@ -554,32 +621,8 @@ function main () {
   server.keepAliveTimeout = opts.keepAliveMs
   server.headersTimeout = opts.keepAliveMs + 5000
   server.requestTimeout = 0
-  server.on('error', (err) => {
-    process.stderr.write(`fault-server: ${err.message}\n`)
-    process.exit(1)
-  })
-  server.listen(opts.port, '127.0.0.1', () => {
-    const port = server.address().port
-    if (opts.portFile) {
-      fs.writeFileSync(opts.portFile + '.tmp', `${port}\n`)
-      fs.renameSync(opts.portFile + '.tmp', opts.portFile)
-    }
-    process.stdout.write(`PORT ${port}\n`)
-    log(`listening on 127.0.0.1:${port}, upstream ${upstream.href}, ${rules.length} rule(s), seed ${seed}`)
-  })
-
-  for (const sig of [ 'SIGTERM', 'SIGINT', 'SIGHUP' ]) process.on(sig, () => process.exit(0))
-  if (opts.ownerPid > 0) {
-    // A dead owner may linger as a zombie until reaped; treat that as gone too.
-    const ownerGone = () => {
-      try { process.kill(opts.ownerPid, 0) } catch (e) { return e.code === 'ESRCH' }
-      try {
-        const st = fs.readFileSync(`/proc/${opts.ownerPid}/stat`, 'utf8')
-        return st.slice(st.lastIndexOf(')') + 2).startsWith('Z')
-      } catch { return false }
-    }
-    setInterval(() => { if (ownerGone()) process.exit(0) }, 1000).unref()
-  }
+  serveOnLoopback(server, opts, 'fault-server',
+    () => `upstream ${upstream.href}, ${rules.length} rule(s), seed ${seed}`)
 }
 
 if (require.main === module) main()

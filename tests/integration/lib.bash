@@ -11,6 +11,10 @@ export AWS_ACCESS_KEY_ID=AKIDEXAMPLETESTONLY AWS_SECRET_ACCESS_KEY=test-secret-n
 export AWS_REGION=us-east-1
 unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_ENDPOINT_URL_DYNAMODB
 export AWS_CONFIG_FILE="$tmp/no-config" AWS_SHARED_CREDENTIALS_FILE="$tmp/no-credentials"
+# Never probe the real instance metadata address: tests only touch 127.0.0.1.
+export AWS_EC2_METADATA_DISABLED=true
+unset AWS_WEB_IDENTITY_TOKEN_FILE AWS_ROLE_ARN AWS_CONTAINER_CREDENTIALS_RELATIVE_URI \
+    AWS_CONTAINER_CREDENTIALS_FULL_URI
 
 cleanup() {
     [ -n "${KEEP_TMP:-}" ] && { echo "kept $tmp" >&2; return; }
@@ -24,6 +28,9 @@ if [ ! -d "$root/node_modules/dynalite" ]; then
     echo "dynalite is not installed: run npm ci (scripts/install-deps.sh does)" >&2
     exit 1
 fi
+# Tables take time to become ACTIVE, as real ones do (a scripted create-table then import must
+# wait for it): dynalite creates, updates and deletes tables in DYNALITE_TABLE_MS.
+export DYNALITE_TABLE_MS=${DYNALITE_TABLE_MS:-500}
 DYNALITE_OWNER_PID=$$ endpoint=$("$root/scripts/dynalite.sh" start "$tmp/dynalite") || {
     echo "cannot start dynalite" >&2
     exit 1
@@ -50,6 +57,20 @@ same_items() {
         diff "$tmp/$name.a" "$tmp/$name.b" | head -6 | cut -c1-300 >&2
         return 1
     fi
+}
+
+# ddb_call OPERATION JSON: one raw DynamoDB request to dynalite, the way another client (a
+# script running `aws dynamodb create-table`) would send it; prints the response body.
+ddb_call() {
+    curl -s --max-time 10 -H 'Content-Type: application/x-amz-json-1.0' \
+        -H "X-Amz-Target: DynamoDB_20120810.$1" -H 'X-Amz-Date: 20240101T000000Z' \
+        -H 'Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLETESTONLY/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=0000' \
+        --data "$2" "$endpoint/"
+}
+
+# table_status TABLE: its TableStatus as DescribeTable says it
+table_status() {
+    ddb_call DescribeTable "{\"TableName\":\"$1\"}" | sed -n 's/.*"TableStatus":"\([A-Z_]*\)".*/\1/p'
 }
 
 . "$root/tests/scripts/checks.bash"

@@ -41,10 +41,11 @@ same_items movies-restore "$tmp/dump/items.json" -- "$tmp/copy/items.json"
 
 # -- favorites: migrate to v2 and back ---------------------------------------------------------
 run fav-import 0 "$bin" import "$root"/samples/favorites/seed/*.csv --table fav --create-table \
-    --mapping "$root/formats/favorites.json" "${E[@]}"
+    --mapping "$root/formats/favorites.json" "${E[@]}" --summary "$tmp/fav-import.json"
+n_fav=$(summary_total "$tmp/fav-import.json" written)
 run fav-dry 0 "$bin" migrate --table fav --mapping "$root/formats/favorites.json" --to-table fav2 \
-    --to-mapping "$root/formats/favorites-v2.json" --dry-run "${E[@]}"
-grep -q "dry run: nothing written to fav2; would put 100 items" "$tmp/fav-dry.err" || fail "dry run report"
+    --to-mapping "$root/formats/favorites-v2.json" --dry-run --create-table "${E[@]}"
+grep -q "dry run: nothing written to fav2; would put $n_fav items" "$tmp/fav-dry.err" || fail "dry run report"
 run fav-to-v2 0 "$bin" migrate --table fav --mapping "$root/formats/favorites.json" --to-table fav2 \
     --to-mapping "$root/formats/favorites-v2.json" --create-table "${E[@]}"
 run fav2-dump 0 "$bin" export --table fav2 --format ddb-json --out "$tmp/fav2" "${E[@]}"

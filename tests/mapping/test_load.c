@@ -12,8 +12,9 @@ static int load_text(const char *text, ddb_mapping **out)
     return ddb_mapping_parse(out, text, strlen(text), "t.json", &err);
 }
 
-#define TABLE "\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"}," \
-              "\"sortKey\":{\"name\":\"sk\",\"type\":\"S\"}}"
+#define TABLE                                                                                      \
+    "\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"                 \
+    "\"sortKey\":{\"name\":\"sk\",\"type\":\"S\"}}"
 
 static void expect_error(const char *text, const char *fragment)
 {
@@ -38,7 +39,7 @@ Test(mapping, loads_every_seed_format)
 
 Test(mapping, table_keys_come_first_and_fields_know_their_roles)
 {
-    ddb_mapping *m = tu_load_format("favorites.json");
+    ddb_mapping *m = tu_load_fixture("favorites-padded.json");
     const ddb_entity *tag = ddb_mapping_entity(m, "Tag");
     cr_assert_not_null(tag);
     cr_assert_str_eq(tag->keys[0].attr, "pk");
@@ -56,21 +57,24 @@ Test(mapping, table_keys_come_first_and_fields_know_their_roles)
 
 Test(mapping, rejects_unknown_properties)
 {
-    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"id\",\"typ\":\"S\"}]}]}",
                  "unknown property \"typ\"");
 }
 
 Test(mapping, rejects_templates_naming_undeclared_fields)
 {
-    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{userid}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{userid}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"userId\"}]}]}",
                  "\"userid\", which is not a declared field");
 }
 
 Test(mapping, rejects_adjacent_fields_without_separator)
 {
-    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"{a}{b}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"{a}{b}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"a\"},{\"name\":\"b\"}]}]}",
                  "two fields next to each other");
 }
@@ -84,16 +88,20 @@ Test(mapping, requires_table_key_templates)
 
 Test(mapping, rejects_bad_types_pad_and_patterns)
 {
-    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"id\",\"type\":\"STRING\"}]}]}",
                  "unknown type \"STRING\"");
-    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"id\",\"pad\":10}]}]}",
                  "\"pad\" applies to N fields only");
-    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"id\",\"pattern\":\"([a-z\"}]}]}",
                  "not a valid POSIX");
-    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{m}\",\"sk\":\"x\"},"
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{m}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"m\",\"type\":\"M\"}]}]}",
                  "only S, N and B fields can be part of a key");
 }
@@ -108,10 +116,11 @@ Test(mapping, number_key_attribute_needs_a_single_number_field)
 
 Test(mapping, rejects_duplicate_entities_and_bad_json)
 {
-    expect_error("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
-                 "\"fields\":[{\"name\":\"id\"}]},{\"name\":\"A\",\"keys\":{\"pk\":\"b#{id}\",\"sk\":\"x\"},"
-                 "\"fields\":[{\"name\":\"id\"}]}]}",
-                 "declared twice");
+    expect_error(
+        "{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+        "\"fields\":[{\"name\":\"id\"}]},{\"name\":\"A\",\"keys\":{\"pk\":\"b#{id}\",\"sk\":\"x\"},"
+        "\"fields\":[{\"name\":\"id\"}]}]}",
+        "declared twice");
     expect_error("{\"table\": ", "not valid JSON");
 }
 
@@ -120,4 +129,106 @@ Test(mapping, load_reports_missing_file)
     ddb_mapping *m = NULL;
     cr_assert_eq(ddb_mapping_load(&m, "/nonexistent/x.json", &err), DDB_ENOTFOUND);
     cr_assert(strstr(err.message, "/nonexistent/x.json") != NULL);
+}
+
+Test(mapping, enum_object_gives_key_spellings)
+{
+    ddb_mapping *m = tu_load_format("favorites.json");
+    const ddb_entity *e = ddb_mapping_entity(m, "FavoriteData");
+    const ddb_field *f = &e->fields[ddb_entity_field_index(e, "dataType", 8)];
+    cr_assert_eq(f->n_enum, 4);
+    cr_assert_str_eq(f->enum_values[0], "IMAGE");
+    cr_assert_str_eq(f->enum_keys[0], "image");
+    ddb_mapping_free(m);
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\",\"enum\":{\"A\":\"a\",\"B\":\"a\"}}]}]}",
+                 "same key spelling");
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"},{\"name\":\"n\",\"type\":\"N\","
+                 "\"enum\":{\"1\":\"one\"}}]}]}",
+                 "S fields only");
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\",\"enum\":{\"A\":1}}]}]}",
+                 "non-empty string");
+}
+
+/* The table's sort key named like its partition key: both key templates would
+ * land in one slot (a heap overflow before this was checked). */
+Test(mapping, rejects_sort_key_named_like_partition_key)
+{
+    expect_error("{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"sortKey\":{\"name\":\"pk\",\"type\":\"S\"}},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "table.sortKey: \"pk\" is already the partition key");
+}
+
+Test(mapping, rejects_other_key_name_collisions)
+{
+    /* an index keyed twice on one attribute */
+    expect_error("{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"indexes\":[{\"name\":\"g\",\"type\":\"GSI\",\"partitionKey\":{\"name\":\"g1\"},"
+                 "\"sortKey\":{\"name\":\"g1\"}}]},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "table.indexes[0].sortKey: \"g1\" is already the index's partition key");
+    /* an LSI sorted on the partition key */
+    expect_error("{"
+                 "\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"sortKey\":{\"name\":\"sk\",\"type\":\"S\"},"
+                 "\"indexes\":[{\"name\":\"l\",\"type\":\"LSI\",\"sortKey\":{\"name\":\"pk\"}}]},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "table.indexes[0].sortKey: \"pk\" is already the index's partition key");
+    /* one attribute declared with two types */
+    expect_error(
+        "{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+        "\"indexes\":[{\"name\":\"g\",\"type\":\"GSI\",\"partitionKey\":{\"name\":\"g1\"}},"
+        "{\"name\":\"h\",\"type\":\"GSI\",\"partitionKey\":{\"name\":\"g1\",\"type\":\"N\"}}]},"
+        "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\"},"
+        "\"fields\":[{\"name\":\"id\"}]}]}",
+        "table.indexes[1].partitionKey: \"g1\" is type N here but S in table.indexes[0]");
+    /* the entity-type attribute is a key attribute */
+    expect_error("{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"sortKey\":{\"name\":\"sk\",\"type\":\"S\"},\"entityTypeAttribute\":\"sk\"},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "table.entityTypeAttribute: \"sk\" is a key attribute");
+    expect_error("{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"entityTypeAttribute\":\"g1\",\"indexes\":[{\"name\":\"g\",\"type\":\"GSI\","
+                 "\"partitionKey\":{\"name\":\"g1\"}}]},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "table.entityTypeAttribute: \"g1\" is a key attribute");
+    /* a computed attribute (not a table key) named like the entity-type attribute */
+    expect_error("{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"entityTypeAttribute\":\"kind\"},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"kind\":\"{id}\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "entities[0].keys.kind: the entity-type attribute cannot be computed");
+}
+
+Test(mapping, rejects_text_after_the_document)
+{
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]} {\"more\":1}",
+                 "text after the JSON document (byte");
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}x",
+                 "text after the JSON document");
+    /* whitespace after it is fine */
+    {
+        ddb_mapping *m = NULL;
+        cr_assert_eq(
+            load_text("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":"
+                      "\"a#{id}\",\"sk\":\"x\"},\"fields\":[{\"name\":\"id\"}]}]}\n \t\r\n",
+                      &m),
+            0, "%s", err.message);
+        ddb_mapping_free(m);
+    }
 }

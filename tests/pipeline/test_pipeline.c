@@ -128,10 +128,11 @@ static void base_opts(ddb_pipeline_opts *po, ddb_mode mode, const char *const *i
 static void expect_row(const ddb_entity_stats *st, uint64_t read, uint64_t written,
                        uint64_t rejected, uint64_t unmatched)
 {
-    cr_assert_eq(st->read, st->written + st->rejected + st->unmatched,
-                 "%s: read %llu != written %llu + rejected %llu + unmatched %llu", st->name,
-                 (unsigned long long)st->read, (unsigned long long)st->written,
-                 (unsigned long long)st->rejected, (unsigned long long)st->unmatched);
+    cr_assert_eq(st->read, st->written + st->rejected + st->unmatched + st->not_done,
+                 "%s: read %llu != written %llu + rejected %llu + unmatched %llu + not done %llu",
+                 st->name, (unsigned long long)st->read, (unsigned long long)st->written,
+                 (unsigned long long)st->rejected, (unsigned long long)st->unmatched,
+                 (unsigned long long)st->not_done);
     cr_assert_eq(st->read, read, "%s read %llu", st->name, (unsigned long long)st->read);
     cr_assert_eq(st->written, written, "%s written %llu", st->name,
                  (unsigned long long)st->written);
@@ -145,9 +146,8 @@ static void expect_row(const ddb_entity_stats *st, uint64_t read, uint64_t writt
 
 #define TAG_ITEM                                                                                   \
     "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t9\"},\"lsiOneSk\":{\"S\":\"travel\"},"            \
-    "\"lsiTwoSk\":{\"S\":\"00000001600000000000\"},\"lsiThreeSk\":{\"S\":"                         \
-    "\"00000001600000500000\"},"                                                                   \
-    "\"tagName\":{\"S\":\"travel\"},\"crateTime\":{\"N\":\"1600000000000\"},"                      \
+    "\"lsiTwoSk\":{\"S\":\"1600000000000\"},\"lsiThreeSk\":{\"S\":\"1600000500000\"},"             \
+    "\"tagName\":{\"S\":\"travel\"},\"createTime\":{\"N\":\"1600000000000\"},"                     \
     "\"lastAccessTime\":{\"N\":\"1600000500000\"}}"
 
 #define TAG_ITEM_U2                                                                                \
@@ -162,15 +162,16 @@ static void expect_row(const ddb_entity_stats *st, uint64_t read, uint64_t writt
 #define DATA_ITEM                                                                                  \
     "{\"pk\":{\"S\":\"FavoriteData#u1\"},\"sk\":{\"S\":\"d1\"},"                                   \
     "\"gsiOnePk\":{\"S\":\"FavoriteData#u1#image\"},"                                              \
-    "\"gsiOneSk\":{\"S\":\"00000001600000000000#d1\"},\"creatorId\":{\"S\":\"c1\"},"               \
-    "\"title\":{\"S\":\"T\"},\"dataType\":{\"S\":\"image\"},\"clipTime\":{\"N\":"                  \
+    "\"gsiOneSk\":{\"S\":\"1600000000000#d1\"},\"creatorId\":{\"S\":\"c1\"},"                      \
+    "\"title\":{\"S\":\"T\"},\"dataType\":{\"S\":\"IMAGE\"},\"clipTime\":{\"S\":"                  \
     "\"1600000000000\"}}"
 
 #define DATATAG_ITEM                                                                               \
     "{\"pk\":{\"S\":\"FavoriteDataTag#u1#d1\"},\"sk\":{\"S\":\"t9\"},"                             \
-    "\"gsiOnePk\":{\"S\":\"u1#t9\"},\"gsiOneSk\":{\"S\":\"00000001600000000000#d1\"},"             \
-    "\"gsiTwoPk\":{\"S\":\"u1#t9#image\"},\"gsiTwoSk\":{\"S\":\"00000001600000000000#d1\"},"       \
-    "\"dataType\":{\"S\":\"image\"},\"clipTime\":{\"N\":\"1600000000000\"}}"
+    "\"gsiOnePk\":{\"S\":\"FavoriteDataTag#u1#t9\"},\"gsiOneSk\":{\"S\":\"1600000000000#d1\"},"    \
+    "\"gsiTwoPk\":{\"S\":\"FavoriteDataTag#u1#t9#image\"},\"gsiTwoSk\":{\"S\":\"1600000000000#"    \
+    "d1\"},"                                                                                       \
+    "\"dataType\":{\"S\":\"IMAGE\"},\"clipTime\":{\"S\":\"1600000000000\"}}"
 
 #define OTHER_ITEM "{\"pk\":{\"S\":\"Other#1\"},\"sk\":{\"S\":\"x\"},\"v\":{\"N\":\"1\"}}"
 
@@ -209,7 +210,7 @@ Test(pipeline, accounting_invariant_mixed_input)
     ddb_pipeline_opts po;
     ddb_summary s;
     reports rep;
-    ddb_rejects *rj = NULL;
+    ddb_rejects *rj = NULL, *um = NULL;
     ddb_error err;
     char *text;
     uint64_t sum_read = 0;
@@ -218,7 +219,9 @@ Test(pipeline, accounting_invariant_mixed_input)
     po.mapping = fav;
     po.output = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 0);
     cr_assert_eq(ddb_rejects_new(&rj, tu_path(odir, "_rejects.ndjson"), &err), 0);
+    cr_assert_eq(ddb_rejects_new(&um, tu_path(odir, "_unmatched.ndjson"), &err), 0);
     po.rejects = rj;
+    po.unmatched = um;
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
 
     cr_assert_eq(s.n_entities, 4);
@@ -245,6 +248,7 @@ Test(pipeline, accounting_invariant_mixed_input)
     cr_assert_gt(s.bytes_out, 0);
     cr_assert_not_null(s.rejects_path);
     cr_assert_str_eq(s.rejects_path, tu_path(odir, "_rejects.ndjson"));
+    cr_assert_str_eq(s.unmatched_path, tu_path(odir, "_unmatched.ndjson"));
     cr_assert_eq(rep.n[DDB_REPORT_ERROR], 3);
     cr_assert(reported(&rep, "dump.json:5"), "bad JSON reported with its line");
 
@@ -255,7 +259,7 @@ Test(pipeline, accounting_invariant_mixed_input)
     text = tu_slurp_in(a, tu_path(odir, "Tag.deletes.csv"));
     cr_assert_not_null(strstr(text, "\nu1,t9,,,,\n"), "%s", text);
     text = tu_slurp_in(a, tu_path(odir, "FavoriteData.csv"));
-    cr_assert_not_null(strstr(text, "\nu1,d1,c1,T,,,image,1600000000000,\n"), "%s", text);
+    cr_assert_not_null(strstr(text, "\nu1,d1,c1,T,,,IMAGE,1600000000000,\n"), "%s", text);
     text = tu_slurp_in(a, tu_path(odir, "_unmatched.ndjson"));
     cr_assert_str_eq(text, "{\"Item\":" OTHER_ITEM "}\n"
                            "{\"Keys\":{\"pk\":{\"S\":\"Other#2\"},\"sk\":{\"S\":\"y\"}}}\n");
@@ -266,6 +270,7 @@ Test(pipeline, accounting_invariant_mixed_input)
     ddb_summary_dispose(&s);
     ddb_output_free(po.output);
     ddb_rejects_free(rj);
+    ddb_rejects_free(um);
 }
 
 Test(pipeline, missing_input_counts_and_run_goes_on)
@@ -287,8 +292,9 @@ Test(pipeline, missing_input_counts_and_run_goes_on)
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
     cr_assert_eq(s.input_errors, 1);
     cr_assert(reported(&rep, "missing.json"), "the missing input is named");
-    /* the next input was still read */
-    expect_row(&s.total, 2, 1, 1, 0);
+    /* the next input was still read; its good record is not done: the outputs were discarded */
+    expect_row(&s.total, 2, 0, 1, 0);
+    cr_assert_eq(s.total.not_done, 1);
     cr_assert_eq(s.committed, 0, "an input failed: nothing is committed");
     cr_assert_eq(s.n_outputs, 0);
     cr_assert(!tu_exists(tu_path(odir, "Tag.ndjson")));
@@ -319,7 +325,9 @@ Test(pipeline, truncated_scan_input_is_an_input_error)
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
     cr_assert_eq(s.input_errors, 1);
     cr_assert(reported(&rep, "scan.json"));
-    expect_row(&s.total, 2, 1, 0, 1);
+    /* nothing is committed, so neither the good record nor the unmatched one is done */
+    expect_row(&s.total, 2, 0, 0, 0);
+    cr_assert_eq(s.total.not_done, 2);
     cr_assert_eq(s.committed, 0);
     ddb_summary_dispose(&s);
     ddb_output_free(po.output);

@@ -284,7 +284,7 @@ Test(lines, entity_hint_from_name_and_option)
     cr_assert_eq(ddb_source_new_memory(&src, L1 "\n", strlen(L1) + 1, NULL, &err), 0);
     cr_assert_eq(ddb_reader_new_lines(&r, src, DDB_IN_DDBJSON, "x/Tag.json.gz", &o, &err), 0);
     rec = tu_next_ok(r);
-    cr_assert_str_eq(rec->entity_hint, "Tag");
+    cr_assert_str_eq(r->entity_hint, "Tag");
     cr_assert_str_eq(rec->source, "x/Tag.json.gz");
     ddb_reader_free(r);
 
@@ -292,6 +292,6 @@ Test(lines, entity_hint_from_name_and_option)
     cr_assert_eq(ddb_source_new_memory(&src, L1 "\n", strlen(L1) + 1, NULL, &err), 0);
     cr_assert_eq(ddb_reader_new_lines(&r, src, DDB_IN_DDBJSON, "x/Tag.json.gz", &o, &err), 0);
     rec = tu_next_ok(r);
-    cr_assert_str_eq(rec->entity_hint, "FavoriteData");
+    cr_assert_str_eq(r->entity_hint, "FavoriteData");
     ddb_reader_free(r);
 }

@@ -102,7 +102,7 @@ Test(scan, items_across_buffer_refills, .timeout = 60)
         cr_assert_eq(memcmp(rec->raw, doc.ptr + off[i], len[i]), 0, "item %d raw", i);
     }
     tu_expect_end(r);
-    cr_assert_eq(r->decoded_bytes(r), doc.len);
+    cr_assert_eq(ddb_reader_decoded_bytes(r), doc.len);
     ddb_reader_free(r);
     ddb_buf_dispose(&doc);
 }
@@ -228,6 +228,26 @@ Test(scan, unclosed_items_array_is_an_error)
     tu_next_ok(r);
     msg = expect_fail(r, &rc);
     cr_assert_not_null(strstr(msg, "scan.json"), "%s", msg);
+    ddb_reader_free(r);
+}
+
+/* A broken element that swallows the ']' of "Items" leaves the reader among
+ * the document's other keys; the '}' that ends the document is no value: an
+ * error, not an endless run of empty bad records (found by fuzzing). */
+Test(scan, closing_brace_where_an_item_belongs_is_an_error, .timeout = 10)
+{
+    const char *doc = "{\"Items\":[{\"a\":{\"S\":\"1\"},{\"b\":{\"S\":\"2\"}}],\"Count\":2}\n";
+    ddb_reader *r = scan_over(doc, strlen(doc));
+    ddb_record *rec;
+    ddb_error err;
+    int rc, n = 0;
+    while ((rc = ddb_reader_next(r, &rec, &err)) == 0) {
+        cr_assert_lt(++n, 10, "record %d from a %zu-byte document", n, strlen(doc));
+        cr_assert_gt(rec->raw_len, 0, "an empty record");
+    }
+    cr_assert_lt(rc, 0);
+    cr_assert_neq(rc, DDB_ITEROVER, "the document is broken");
+    cr_assert_not_null(strstr(err.message, "malformed JSON"), "%s", err.message);
     ddb_reader_free(r);
 }
 

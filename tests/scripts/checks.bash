@@ -9,18 +9,19 @@ fail() {
 }
 
 # run NAME EXPECTED_EXIT COMMAND...: runs, keeps the output in $tmp/NAME.out and $tmp/NAME.err
-# (the latest also in $tmp/stdout and $tmp/stderr); a wrong exit status is a failure, shown
-# with the end of the error output. check is the same.
+# (a / in NAME becomes _; the latest also in $tmp/stdout and $tmp/stderr); a wrong exit status
+# is a failure, shown with the end of the error output. check is the same.
 run() {
-    local name=$1 want=$2 got
+    local name=$1 want=$2 got file
     shift 2
-    "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    file="$tmp/${name//\//_}"
+    "$@" >"$file.out" 2>"$file.err"
     got=$?
-    cp "$tmp/$name.out" "$tmp/stdout"
-    cp "$tmp/$name.err" "$tmp/stderr"
+    cp "$file.out" "$tmp/stdout"
+    cp "$file.err" "$tmp/stderr"
     if [ "$got" != "$want" ]; then
         fail "$name: exit $got, expected $want"
-        sed 's/^/    /' "$tmp/$name.err" | tail -30 >&2
+        sed 's/^/    /' "$file.err" | tail -30 >&2
         return 1
     fi
 }

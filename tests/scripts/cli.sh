@@ -20,23 +20,45 @@ check bad-delimiter 2 "$bin" export x --out "$tmp/o" --delimiter ':'
 check bad-types 2 "$bin" export x --out "$tmp/o" --types age=INT
 check unknown-entity 2 "$bin" encode x.csv --out "$tmp/o" --mapping "$root/formats/favorites.json" --entity Nope
 
+# a URL where a local path belongs is refused before anything is written (no ./s3:/bucket/...)
+printf '{"Item":{"pk":{"S":"x"}}}\n' >"$tmp/url-in.json"
+mkdir -p "$tmp/cwd"
+for opt in out rejects unmatched summary state; do
+    for url in s3://bucket/prefix HTTPS://host/x file:///tmp/x; do
+        args=(export "$tmp/url-in.json" --out "$tmp/o-url")
+        [ "$opt" = out ] && args=(export "$tmp/url-in.json")
+        check "url-$opt-$url" 2 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "$bin" "${args[@]}" \
+            "--$opt" "$url" && expect_in "$tmp/stderr" "--$opt $url: a URL"
+    done
+done
+[ -z "$(ls -A "$tmp/cwd")" ] || fail "a URL became a local path: $(ls -A "$tmp/cwd")"
+[ ! -e "$tmp/o-url" ] || fail "output written despite a refused URL"
+check url-like-local-path 0 "$bin" export "$tmp/url-in.json" --out "$tmp/o-url2/a:b"
+
+# a damaged state file: a usage error naming the member, never a crash
+check state-start 0 "$bin" export "$tmp/url-in.json" --out "$tmp/o-st" --state "$tmp/st.json"
+sed -e 's/"complete":true/"complete":false/' -e 's/"changes":\[[0-9,]*\]/"changes":[{},{},{},{}]/' \
+    "$tmp/st.json" >"$tmp/st2.json"
+check state-damaged 2 "$bin" export "$tmp/url-in.json" --out "$tmp/o-st" --state "$tmp/st2.json" --resume &&
+    expect_in "$tmp/stderr" '"counts.changes[0]" must be a non-negative integer'
+
 # an input that does not exist: exit 3, nothing committed
 check missing-input 3 "$bin" export "$tmp/nope.json" --out "$tmp/o1"
 expect_in "$tmp/stderr" "nope.json"
-[ -z "$(ls -A "$tmp/o1" 2>/dev/null)" ] || { echo "FAIL: outputs written despite input error" >&2; failures=$((failures + 1)); }
+[ -z "$(ls -A "$tmp/o1" 2>/dev/null)" ] || fail "outputs written despite input error"
 
 # a truncated gzip input: the good records before the cut are read, the run fails, no output
 printf '{"Item":{"pk":{"S":"a"}}}\n%.0s' $(seq 1 2000) | gzip -c >"$tmp/full.json.gz"
 head -c $(($(stat -c %s "$tmp/full.json.gz") - 20)) "$tmp/full.json.gz" >"$tmp/cut.json.gz"
 check truncated-gzip 3 "$bin" export "$tmp/cut.json.gz" --out "$tmp/o2"
 expect_in "$tmp/stderr" "unexpected end of gzip data"
-[ ! -e "$tmp/o2/items.ndjson" ] || { echo "FAIL: partial output committed" >&2; failures=$((failures + 1)); }
-ls -A "$tmp/o2" | grep -q tmp && { echo "FAIL: temporary file left behind" >&2; failures=$((failures + 1)); }
+[ ! -e "$tmp/o2/items.ndjson" ] || fail "partial output committed"
+ls -A "$tmp/o2" | grep -q tmp && fail "temporary file left behind"
 
 # stdin, and a second input after it
 printf '{"Item":{"pk":{"S":"x"}}}\n' >"$tmp/one.json"
 check stdin 0 sh -c "printf '{\"Item\":{\"pk\":{\"S\":\"y\"}}}\n' | '$bin' export - '$tmp/one.json' --out '$tmp/o3'"
-[ "$(wc -l <"$tmp/o3/items.ndjson")" = 2 ] || { echo "FAIL: stdin + file should give 2 lines" >&2; failures=$((failures + 1)); }
+[ "$(wc -l <"$tmp/o3/items.ndjson")" = 2 ] || fail "stdin + file should give 2 lines"
 
 # rejects: exit 1 unless --max-rejects allows them; --rejects elsewhere; --summary JSON
 printf '{"Item":{"pk":{"S":"a"}}}\nnot json\n' >"$tmp/bad.json"
@@ -45,7 +67,7 @@ expect_in "$tmp/o4/_rejects.ndjson" '"line":2'
 check rejects-allowed 0 "$bin" export "$tmp/bad.json" --out "$tmp/o5" --max-rejects 1 \
     --rejects "$tmp/r.ndjson" --summary "$tmp/s.json"
 expect_in "$tmp/r.ndjson" '"reason":"column 1: expected'
-expect_in "$tmp/s.json" '"total":{"name":"total","read":2,"written":1,"deleted":0,"rejected":1,"unmatched":0}'
+expect_in "$tmp/s.json" '"total":{"name":"total","read":2,"written":1,"deleted":0,"rejected":1,"unmatched":0,"not_done":0}'
 expect_in "$tmp/s.json" '"exit_code":0'
 
 # the real AWS export: all 133199 items, checksums verified; the re-indented summary manifest warns
@@ -54,12 +76,12 @@ if [ -d "$shared/aws-export" ]; then
         --summary "$tmp/s6.json"
     expect_in "$tmp/s6.json" '"read":133199,"written":133199,"deleted":0,"rejected":0,"unmatched":0'
     expect_in "$tmp/stderr" "manifest-summary"
-    [ "$(wc -l <"$tmp/o6/items.ndjson")" = 133199 ] || { echo "FAIL: 133199 lines expected" >&2; failures=$((failures + 1)); }
+    [ "$(wc -l <"$tmp/o6/items.ndjson")" = 133199 ] || fail "133199 lines expected"
     check aws-incremental 0 "$bin" export "$shared/aws-export/01716791487000-6ddcf8cf" --out "$tmp/o7" \
         --summary "$tmp/s7.json"
     expect_in "$tmp/s7.json" '"changes":{"inserted":1,"modified":8,"removed":6}'
     expect_in "$tmp/stderr" "changes: 1 inserted, 8 modified, 6 removed"
-    [ "$(wc -l <"$tmp/o7/deletes.ndjson")" = 6 ] || { echo "FAIL: 6 deletes expected" >&2; failures=$((failures + 1)); }
+    [ "$(wc -l <"$tmp/o7/deletes.ndjson")" = 6 ] || fail "6 deletes expected"
     # a corrupted copy fails verification, names the file, and commits nothing
     cp -r "$shared/aws-export" "$tmp/copy"
     chmod -R u+w "$tmp/copy"
@@ -67,8 +89,26 @@ if [ -d "$shared/aws-export" ]; then
     printf 'x' | dd of="$f" bs=1 seek=5000 conv=notrunc 2>/dev/null
     check aws-corrupt 3 "$bin" export "$tmp/copy/01716790307109-5f9d6aaa" --out "$tmp/o8"
     expect_in "$tmp/stderr" "$(basename "$f")"
-    [ ! -e "$tmp/o8/items.ndjson" ] || { echo "FAIL: output committed despite checksum error" >&2; failures=$((failures + 1)); }
+    [ ! -e "$tmp/o8/items.ndjson" ] || fail "output committed despite checksum error"
     check aws-corrupt-noverify 3 "$bin" export "$tmp/copy/01716790307109-5f9d6aaa" --out "$tmp/o9" --no-verify
 fi
+
+# what convert wrote reads back as a folder: its per-entity files, not its _ files
+check convert-folder 0 "$bin" convert "$root/samples/favorites/export" --mapping "$root/formats/favorites.json" \
+    --to-mapping "$root/formats/favorites-v2.json" --out "$tmp/cv" --max-rejects 100
+check validate-folder 0 "$bin" validate "$tmp/cv" --mapping "$root/formats/favorites-v2.json"
+expect_in "$tmp/stderr" "309 read, 309 valid, 0 rejected, 0 unmatched"
+
+# the messages that help: an endpoint without a scheme, an unreachable one, the AWS CLI's spellings
+check no-scheme 2 env AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=y AWS_REGION=us-east-1 \
+    "$bin" describe --table t --endpoint-url 127.0.0.1:8211
+expect_in "$tmp/stderr" "must start with http:// or https://"
+check unreachable 5 env AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=y AWS_REGION=us-east-1 \
+    "$bin" describe --table t --endpoint-url http://127.0.0.1:9 --max-attempts 2
+expect_in "$tmp/stderr" "cannot reach http://127.0.0.1:9"
+check aws-spelling 2 "$bin" describe --table-name t
+expect_in "$tmp/stderr" "did you mean --table?"
+check out-dash 2 "$bin" export "$root/samples/favorites/seed/Tag.csv" --out -
+expect_in "$tmp/stderr" "standard output cannot hold"
 
 finish

@@ -87,12 +87,13 @@ check bad-number 2 "$bin" generate --mapping "$m" --count 5x --out "$tmp/x" && e
 check out-and-table 2 "$bin" generate --mapping "$m" --count 5 --out "$tmp/x" --table t &&
     expect_in "$tmp/stderr" "not both"
 check help 0 "$bin" generate --help && expect_in "$tmp/stdout" "--seed"
-# a count that cannot be met is refused before anything is written, naming the entity
+# a count that cannot be met is refused before anything is written, naming the entity; weekdays
+# in the mapping's spelling
 cat >"$tmp/week.json" <<'JSON'
 {"table":{"name":"t","partitionKey":{"name":"pk"},"sortKey":{"name":"sk"}},
  "entities":[{"name":"Site","keys":{"pk":"S#{siteId}","sk":"INFO"},"fields":[{"name":"siteId"}]},
   {"name":"Hours","keys":{"pk":"S#{siteId}","sk":"{day}"},
-   "fields":[{"name":"siteId"},{"name":"day","format":"weekday"}]}]}
+   "fields":[{"name":"siteId"},{"name":"day","format":"weekday","spelling":"MON"}]}]}
 JSON
 check too-many 2 "$bin" generate --mapping "$tmp/week.json" --count Site=2,Hours=15 --out "$tmp/w" &&
     expect_in "$tmp/stderr" "Hours: 15 records do not fit"
@@ -101,4 +102,7 @@ check fits 0 "$bin" generate --mapping "$tmp/week.json" --count Site=2,Hours=14 
 [ "$(wc -l <"$tmp/w/Hours.ndjson")" = 14 ] || fail "fits: 14 Hours records expected"
 [ "$(cut -d'"' -f4 "$tmp/w/Hours.ndjson" | sort | uniq -c | awk '{print $1}' | sort -u)" = 7 ] ||
     fail "fits: each site should have its 7 weekdays"
+# days written in the mapping's spelling (MON), as encode writes them: they come back as made
+[ "$(cut -d'"' -f8 "$tmp/w/Hours.ndjson" | sort -u | tr '\n' ' ')" = "FRI MON SAT SUN THU TUE WED " ] ||
+    fail "fits: days not in the mapping's spelling: $(head -2 "$tmp/w/Hours.ndjson")"
 finish

@@ -3,14 +3,8 @@
 # export with the mapping (CSV, NDJSON, DynamoDB JSON records), encode the records again, and
 # compare with the items themselves (read without a mapping); unmatched items come back
 # verbatim from _unmatched.ndjson. Also: convert to the v2 layout and back gives the same items.
-set -u
-bin=$1
-root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-canon="$(dirname "$bin")/ddbpipe-canon"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+. "$(dirname "$0")/lib.bash"
+canon="$tools/ddbpipe-canon"
 
 same() { # name fileA -- files B...
     local name=$1 a=$2
@@ -30,7 +24,7 @@ for design in favorites movies facility-capacity; do
     "$bin" export "$src" --format ddb-json --out "$tmp/$design-items" --max-rejects 100 2>/dev/null ||
         fail "$design: reading the items"
     # an empty sort key is only invalid against the table's key schema, i.e. with the mapping
-    grep -v '"sk":{"S":""}' "$tmp/$design-items/items.json" >"$tmp/$design-valid.json"
+    grep -v -e '"sk":{"S":""}' -e '"moment":{"S":""}' "$tmp/$design-items/items.json" >"$tmp/$design-valid.json"
     for fmt in csv ndjson ddb-json; do
         out="$tmp/$design-$fmt"
         "$bin" export "$src" --mapping "$m" --format "$fmt" --out "$out/rec" --max-rejects 100 \
@@ -58,5 +52,4 @@ same favorites-v2-roundtrip "$tmp/fav-matched/Tag.json" -- "$tmp/v1/Tag.json"
 cat "$tmp"/fav-matched/*.json >"$tmp/fav-all.json"
 same favorites-v2-roundtrip-all "$tmp/fav-all.json" -- "$tmp"/v1/*.json
 
-[ "$failures" -eq 0 ] || { echo "roundtrip.sh: $failures failure(s)" >&2; exit 1; }
-echo "roundtrip.sh: ok"
+finish

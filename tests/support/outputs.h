@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ddbpipe/output.h"
+#include "ddbpipe/output_file.h"
 #include "ddbpipe/writer.h"
 
 /* A writer of entity e (may be NULL) into a memory sink (w->sink). */

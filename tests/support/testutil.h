@@ -61,14 +61,27 @@ static inline const char *tu_plain_text(const ddb_map *m)
     return out;
 }
 
-static inline ddb_mapping *tu_load_format(const char *name)
+static inline ddb_mapping *tu_load_mapping_in(const char *dir, const char *name)
 {
     char path[1024];
     ddb_mapping *m = NULL;
     ddb_error err;
-    snprintf(path, sizeof(path), "%s/formats/%s", DDB_SOURCE_DIR, name);
+    snprintf(path, sizeof(path), "%s/%s/%s", DDB_SOURCE_DIR, dir, name);
     cr_assert_eq(ddb_mapping_load(&m, path, &err), 0, "%s", err.message);
     return m;
+}
+
+/* A shipped mapping: formats/<name>. */
+static inline ddb_mapping *tu_load_format(const char *name)
+{
+    return tu_load_mapping_in("formats", name);
+}
+
+/* A mapping kept for the language's features (padding, renames, aliases...)
+ * rather than for a seed: tests/support/mappings/<name>. */
+static inline ddb_mapping *tu_load_fixture(const char *name)
+{
+    return tu_load_mapping_in("tests/support/mappings", name);
 }
 
 #endif

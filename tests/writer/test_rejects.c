@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ddbpipe/codec.h"
-#include "ddbpipe/output.h"
+#include "ddbpipe/rejects.h"
 #include "support/files.h"
 #include "support/readers.h"
 #include "support/testutil.h"
@@ -119,6 +119,30 @@ Test(rejects, non_utf8_text_as_base64)
     cr_assert_eq(ddb_base64_decode(decoded, &dlen, b64->u.s.ptr, b64->u.s.len, &bad_at), 0);
     cr_assert_eq(dlen, sizeof(raw));
     cr_assert_eq(memcmp(decoded, raw, sizeof(raw)), 0);
+}
+
+/* A file name or a reason that is not UTF-8 (a message quoting bad input)
+ * still gives a JSON line: the stray bytes become U+FFFD. */
+Test(rejects, names_and_reasons_that_are_not_utf8_stay_json)
+{
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    ddb_record rec = bad_record("x", 1);
+    ddb_map lines[4];
+    const ddb_value *v;
+    rec.source = "in\xfe.json";
+    cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0);
+    cr_assert_eq(ddb_rejects_write(r, &rec, "T\xc3", "bad escape '\\\xe2'", &err), 0);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0);
+    ddb_rejects_free(r);
+    cr_assert_eq(read_lines(lines, 4), 1, "the line must be JSON");
+    v = ddb_map_getz(&lines[0], "source");
+    cr_assert_eq(v->u.s.len, strlen("in\xef\xbf\xbd.json"));
+    cr_assert_eq(memcmp(v->u.s.ptr, "in\xef\xbf\xbd.json", v->u.s.len), 0);
+    v = ddb_map_getz(&lines[0], "reason");
+    cr_assert_eq(memcmp(v->u.s.ptr, "bad escape '\\\xef\xbf\xbd'", v->u.s.len), 0);
+    v = ddb_map_getz(&lines[0], "entity");
+    cr_assert_eq(memcmp(v->u.s.ptr, "T\xef\xbf\xbd", v->u.s.len), 0);
 }
 
 Test(rejects, several_lines_and_count)
@@ -240,4 +264,19 @@ Test(rejects, late_reject_info)
     cr_assert_not_null(keys);
     cr_assert_eq(keys->type, DDB_TYPE_M);
     cr_assert_not_null(ddb_map_getz(&keys->u.m, "pk"));
+}
+
+/* A .gz path (the unmatched file beside gzip outputs) is written compressed. */
+Test(rejects, gz_path_is_compressed)
+{
+    char gz[160], cmd[400];
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    snprintf(gz, sizeof(gz), "%s/_unmatched.ndjson.gz", tdir);
+    cr_assert_eq(ddb_rejects_new(&r, gz, &err), 0);
+    cr_assert_eq(ddb_rejects_append(r, "{\"Item\":{}}\n", 12, 1, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0, "%s", err.message);
+    ddb_rejects_free(r);
+    snprintf(cmd, sizeof(cmd), "test \"$(gzip -dc '%s')\" = '{\"Item\":{}}'", gz);
+    cr_assert_eq(system(cmd), 0, "not the gzip of the line");
 }

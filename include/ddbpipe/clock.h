@@ -1,0 +1,17 @@
+/*
+ * clock.h — the monotonic clock every timer of a run reads: backoffs,
+ * capacity limits, checkpoint intervals, progress rates. Never the wall
+ * clock, which jumps.
+ */
+#ifndef DDBPIPE_CLOCK_H
+#define DDBPIPE_CLOCK_H
+
+#include <stdint.h>
+
+/* Seconds since an arbitrary fixed point, with sub-microsecond resolution. */
+double ddb_clock_seconds(void);
+
+/* Milliseconds since the same point. */
+uint64_t ddb_clock_ms(void);
+
+#endif

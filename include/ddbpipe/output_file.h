@@ -1,0 +1,44 @@
+/*
+ * output_file.h — the file output: DIR/<Entity>.<ext>[.gz] per entity
+ * (deletes in DIR/<Entity>.deletes.<ext>), or one DIR/items.<ext> without a
+ * mapping. (Items no entity matches go to the pipeline's unmatched file, a
+ * ddb_rejects, whatever the output.) Every file is written under a temporary name and
+ * renamed into place by finish(), so files appear complete or not at all.
+ */
+#ifndef DDBPIPE_OUTPUT_FILE_H
+#define DDBPIPE_OUTPUT_FILE_H
+
+#include <stddef.h>
+
+#include "ddbpipe/error.h"
+
+#include "ddbpipe/mapping.h"
+#include "ddbpipe/output.h"
+#include "ddbpipe/writer.h"
+
+typedef struct ddb_file_output_opts {
+    const char *dir; /* created if missing */
+    ddb_out_format format;
+    int gzip;
+    char delimiter;             /* CSV */
+    int extra_plain;            /* records: undeclared attributes as plain JSON (writer.h) */
+    const ddb_mapping *mapping; /* entity layout; NULL = one file */
+    int records;                /* 1: entity records (export); 0: items (convert/encode) */
+    const char *single_name;    /* file base name without a mapping ("items") */
+    int resumable;              /* write DIR/.<name>.partial, kept when the run stops early */
+    const char *resume_state;   /* JSON array saved by checkpoint(): continue those files */
+} ddb_file_output_opts;
+
+/*
+ * Per-entity files under opts->dir. With a mapping and records=1, one file
+ * per entity is created up front (so an entity without records still gets a
+ * file with its CSV header). Returns 0, DDB_EIO (directory cannot be made),
+ * DDB_ENOMEM.
+ */
+DDB_MUST_USE int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts,
+                                     ddb_error *err);
+
+/* Paths of the files committed by finish (valid until free), for the summary. */
+size_t ddb_file_output_paths(const ddb_output *o, const char *const **paths);
+
+#endif

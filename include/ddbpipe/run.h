@@ -1,0 +1,215 @@
+/*
+ * run.h — one run as the commands describe it, planned and carried out by the
+ * engine: where records come from (files, a table scan), how they are
+ * transformed (the mappings), where they go (files, a table, nowhere in a
+ * dry run), and the policy around them: the output format a command writes
+ * by default, the rejects file, the table to encode for, waiting for tables,
+ * checkpoints and resuming.
+ *
+ * The command line fills a ddb_run_options from argv and prints; everything
+ * it names here is plain data. Messages say what is wrong in the engine's
+ * words; the failing option comes back as a ddb_run_field so the command line
+ * can add its flag and a hint.
+ *
+ *   ddb_run_plan_new       options -> plan (checks, mappings, state file)
+ *   ddb_run_plan_attach    the plan's tables: wait, create, scan reader, writer
+ *   ddb_run_plan_open      the file outputs and the rejects file
+ *   ddb_run_plan_execute   ddb_pipeline_run over it all -> summary
+ */
+#ifndef DDBPIPE_RUN_H
+#define DDBPIPE_RUN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddbpipe/error.h"
+
+#include "ddbpipe/client.h"
+#include "ddbpipe/generate.h"
+#include "ddbpipe/output_null.h"
+#include "ddbpipe/output_table.h"
+#include "ddbpipe/pipeline.h"
+#include "ddbpipe/reader_table.h"
+#include "ddbpipe/table.h"
+#include "ddbpipe/writer.h"
+
+/* Which option a planning error is about. */
+typedef enum ddb_run_field {
+    DDB_RUN_F_NONE = 0,
+    DDB_RUN_F_INPUTS,       /* input files (or their absence) */
+    DDB_RUN_F_OUT,          /* the output folder */
+    DDB_RUN_F_FORMAT,       /* the output format */
+    DDB_RUN_F_MAPPING,      /* the (source) mapping */
+    DDB_RUN_F_TO_MAPPING,   /* the mapping to re-key into */
+    DDB_RUN_F_ENTITY,       /* the entity of the input records */
+    DDB_RUN_F_INPUT_FORMAT, /* the input format */
+    DDB_RUN_F_TYPES,        /* types for untyped inputs */
+    DDB_RUN_F_SCAN_TABLE,   /* the table to read */
+    DDB_RUN_F_SEGMENTS,     /* scan segments and their range */
+    DDB_RUN_F_TARGET_TABLE, /* the table to write */
+    DDB_RUN_F_CREATE_TABLE, /* creating the target table */
+    DDB_RUN_F_WAIT,         /* waiting for a table to become ACTIVE */
+    DDB_RUN_F_STATE,        /* the state file */
+    DDB_RUN_F_RESUME,       /* resuming from it */
+    DDB_RUN_F_REJECTS,      /* the rejects file */
+    DDB_RUN_F_UNMATCHED,    /* the unmatched file */
+    DDB_RUN_F_GENERATE      /* the records to make up: how many of each entity */
+} ddb_run_field;
+
+typedef struct ddb_run_options {
+    const char *command; /* "export", ... for the summary and the fingerprint */
+    ddb_mode mode;
+    const char *const *inputs; /* files, "-" or export folders; borrowed */
+    size_t n_inputs;
+    int scan_allowed; /* the command may read a table instead of files */
+    int writes_table; /* the command writes a table (import, migrate), not files */
+    int own_output;   /* the caller hands the plan its output (ddb_run_plan_set_output: one
+                         side of a comparison, say): no files and no table are written */
+
+    /* records made up from the mapping (generate.h) instead of read from inputs */
+    int generate;
+    const ddb_gen_count *gen_counts; /* how many of each entity (entity NULL: of every
+                                        entity not named); borrowed */
+    size_t n_gen_counts;
+    uint64_t gen_seed;
+
+    /* mappings and input records */
+    const char *mapping_path;
+    const char *to_mapping_path;
+    ddb_reader_opts reader; /* format, delimiter, max_line, no_verify, entity */
+    const char *types;      /* "age=N,tags=SS" for untyped inputs, or NULL */
+
+    /* a table to read */
+    const char *scan_table;
+    int segments; /* 0: 4 */
+    int has_range;
+    int segment_first, segment_last;
+    int consistent_read;
+    uint64_t page_size;
+    double max_rcu;
+
+    /* files to write */
+    const char *out_dir;  /* required by commands that write files */
+    int out_stream;       /* out_dir "-" is allowed: the items as DynamoDB JSON lines on
+                             standard output, for a pipe */
+    int folder_unmatched; /* a folder of files given as an input also gives its _unmatched
+                             files (the items its run matched to no entity) */
+    int format_set;       /* 0: the command's own format */
+    ddb_out_format format;
+    int gzip;
+    char out_delimiter;
+    int extra_plain; /* undeclared attributes as plain JSON, not typed */
+
+    /* a table to write; NULL: the one its mapping names */
+    const char *target_table;
+    int create_table;
+    int delete_all;
+    int dry_run;
+    double max_wcu;
+    int max_attempts;
+    int wait_active_s;          /* how long to wait for a table still being created */
+    int ignore_schema_mismatch; /* a mapping that does not describe its table is only a
+                                   warning, not an error */
+
+    /* accounting and checkpoints */
+    const char *rejects_path;   /* NULL: OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson */
+    const char *unmatched_path; /* NULL: OUT/_unmatched.ndjson[.gz], or
+                                   ddbpipe-unmatched.ndjson beside the rejects file */
+    uint64_t report_limit;
+    int allow_extra_columns; /* CSV columns no field has become undeclared attributes */
+    int limit_rejects;       /* stop once more than max_rejects records were rejected */
+    uint64_t max_rejects;
+    const char *state_path;
+    int resume;
+    double checkpoint_seconds;
+    /* the options a resumed run must repeat, as text for the fingerprint */
+    const char *fingerprint_options;
+
+    /* hooks (all may be NULL) */
+    ddb_report_fn report;
+    void *report_ctx;
+    void (*note)(void *ctx, const char *msg); /* things worth saying that are not problems */
+    void *note_ctx;
+    ddb_table_wait_fn on_wait; /* while a table is being created */
+    void *wait_ctx;
+    void (*progress)(void *ctx, const ddb_summary *live, const ddb_reader *reading);
+    void *progress_ctx;
+    volatile sig_atomic_t *stop;
+} ddb_run_options;
+
+typedef struct ddb_run_plan ddb_run_plan;
+
+/*
+ * Checks the options against each other, loads the mappings, parses the
+ * types and, under a state file, loads it and checks that it records this
+ * very run. Nothing is written. *out is owned by the caller
+ * (ddb_run_plan_free). On failure *field names the option at fault. Returns 0,
+ * DDB_EUSAGE, DDB_ENOMEM. A state file that records a finished run gives a
+ * plan with nothing to do (ddb_run_plan_done).
+ */
+DDB_MUST_USE int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o,
+                                  ddb_run_field *field, ddb_error *err);
+
+/* The plan reads or writes a table, so it needs a client. */
+int ddb_run_plan_needs_client(const ddb_run_plan *p);
+
+/* A resume of a run that already finished: nothing to do. */
+int ddb_run_plan_done(const ddb_run_plan *p);
+
+/*
+ * For a plan with tables: waits for them to be ready (creating the target
+ * first when asked), then opens the scan reader and the table writer (or the
+ * dry-run output). c is borrowed and must outlive the plan. Returns 0,
+ * DDB_ENOTFOUND (a table does not exist), DDB_EUSAGE, DDB_EINTR, DDB_ENET,
+ * DDB_ENOMEM; *field says which table.
+ */
+DDB_MUST_USE int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field,
+                                     ddb_error *err);
+
+/* Creates the file outputs, the rejects file and the unmatched file. Returns 0, DDB_EIO (a folder
+ * or file cannot be made), DDB_EUSAGE, DDB_ENOMEM; *field says which. */
+DDB_MUST_USE int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
+
+/* Runs the pipeline; fills *s (release with ddb_summary_dispose), its outputs
+ * included. Returns what ddb_pipeline_run returns. */
+DDB_MUST_USE int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err);
+
+/* What the run did besides the counts, for the summary a person reads. */
+typedef struct ddb_run_report {
+    int table_io;           /* 0: no table; 1: a table written; 2: a table scanned */
+    const char *scan_table; /* with its stats, when a table was scanned */
+    ddb_scan_stats scan;
+    const char *target_table; /* with write or dry-run stats when one was written */
+    int dry_run;
+    ddb_table_write_stats writes;
+    ddb_dry_run_stats dry;
+    size_t target_indexes;  /* indexes on the target, for the dry-run estimate */
+    int resumed_from_state; /* the run went on from a checkpoint */
+} ddb_run_report;
+
+void ddb_run_plan_report(const ddb_run_plan *p, ddb_run_report *out);
+
+/* For live progress: the table writer (or NULL), the scan reader (or NULL),
+ * and the size of the input files (0 when unknown). */
+const ddb_output *ddb_run_plan_table_output(const ddb_run_plan *p);
+const ddb_reader *ddb_run_plan_scan(const ddb_run_plan *p);
+uint64_t ddb_run_plan_input_bytes(const ddb_run_plan *p);
+
+/* The (source) mapping, once planned; NULL without one. Owned by the plan. */
+const ddb_mapping *ddb_run_plan_mapping(const ddb_run_plan *p);
+
+/* The table read, as DescribeTable gave it once attached; NULL otherwise. */
+const ddb_table_info *ddb_run_plan_scanned_table(const ddb_run_plan *p);
+
+/* The generator of a plan that makes records up; NULL otherwise. */
+const ddb_generator *ddb_run_plan_generator(const ddb_run_plan *p);
+
+/* Gives a plan made with own_output its output, borrowed: it must outlive
+ * the plan and is not freed with it. Call before ddb_run_plan_open. */
+void ddb_run_plan_set_output(ddb_run_plan *p, ddb_output *o);
+
+/* Frees the plan, its mappings, readers and outputs. Accepts NULL. */
+void ddb_run_plan_free(ddb_run_plan *p);
+
+#endif

@@ -1,0 +1,370 @@
+/*
+ * Every allocation on the main paths fails once (fault.c): loading mappings,
+ * transforming items, reading each input format, running the pipeline with
+ * files, rejects and checkpoints, resolving AWS configuration, signing. A
+ * scenario must then fail cleanly (an error code, nothing leaked, no crash)
+ * and, with nothing failing, succeed.
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ddbpipe/awsconfig.h"
+#include "ddbpipe/checkpoint.h"
+#include "ddbpipe/json.h"
+#include "ddbpipe/output_file.h"
+#include "ddbpipe/pipeline.h"
+#include "ddbpipe/sigv4.h"
+#include "ddbpipe/transform.h"
+#include "fault.h"
+
+static char *src_path(const char *rel)
+{
+    static char buf[4][1024];
+    static int k;
+    char *p = buf[k++ % 4];
+    snprintf(p, sizeof(buf[0]), "%s/%s", DDB_SOURCE_DIR, rel);
+    return p;
+}
+
+/* Runs a scenario under the countdown; it must end well once nothing fails. */
+static void expect_clean(const char *name, int (*scenario)(void *), void *ctx)
+{
+    int rc = -1;
+    long n = oom_run(scenario, ctx, &rc);
+    cr_assert_eq(rc, 0, "%s fails even without an allocation failure (%d)", name, rc);
+    cr_assert_gt(n, 0, "%s allocates nothing?", name);
+    cr_log_info("%s: %ld allocations, each failed once", name, n);
+}
+
+/* ------------------------------------------------------------ mappings */
+
+static int scn_mappings(void *ctx)
+{
+    static const char *const names[] = {"formats/favorites.json", "formats/favorites-v2.json",
+                                        "formats/movies.json", "formats/facility-capacity.json"};
+    ddb_error err;
+    (void)ctx;
+    for (size_t i = 0; i < 4; i++) {
+        ddb_mapping *m = NULL;
+        int rc = ddb_mapping_load(&m, src_path(names[i]), &err);
+        ddb_mapping_free(m);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+Test(oom, mapping_load)
+{
+    expect_clean("mapping load", scn_mappings, NULL);
+}
+
+/* ----------------------------------------------------------- transform */
+
+static int scn_transform(void *ctx)
+{
+    static const char *const items[] = {
+        "{\"pk\":{\"S\":\"FavoriteData#u1\"},\"sk\":{\"S\":\"0042\"},\"title\":{\"S\":\"t\"},"
+        "\"dataType\":{\"S\":\"POSITION\"},\"clipTime\":{\"S\":\"1600000000003\"},"
+        "\"gsiOnePk\":{\"S\":\"FavoriteData#u1#position\"},\"gsiOneSk\":{\"S\":\"1600000000003#"
+        "0042\"},"
+        "\"x\":{\"M\":{\"a\":{\"NS\":[\"1\",\"2\"]}}}}",
+        "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t9\"},\"tagName\":{\"S\":\"a\"},"
+        "\"createTime\":{\"N\":\"5\"},\"lastAccessTime\":{\"N\":\"0\"},\"lsiOneSk\":{\"S\":\"a\"},"
+        "\"lsiTwoSk\":{\"S\":\"5\"},\"lsiThreeSk\":{\"S\":\"0\"}}",
+        "{\"pk\":{\"S\":\"Nope#1\"},\"sk\":{\"S\":\"x\"}}",
+    };
+    ddb_mapping *m = NULL, *m2 = NULL;
+    ddb_json_parser *p = NULL;
+    ddb_arena *a = NULL;
+    ddb_error err;
+    int rc;
+    (void)ctx;
+    if ((rc = ddb_mapping_load(&m, src_path("formats/favorites.json"), &err)) != 0 ||
+        (rc = ddb_mapping_load(&m2, src_path("formats/favorites-v2.json"), &err)) != 0 ||
+        (rc = ddb_json_parser_new(&p)) != 0 || (rc = ddb_arena_new(&a, 0)) != 0)
+        goto done;
+    for (size_t i = 0; i < 3; i++) {
+        ddb_map item;
+        ddb_decoded d;
+        ddb_item back;
+        if ((rc = ddb_json_parse_line(p, DDB_JSON_LINE_BARE, &item, NULL, items[i],
+                                      strlen(items[i]), a, &err)) != 0)
+            goto done;
+        rc = ddb_transform_decode(&d, m, &item, a, &err);
+        if (rc == DDB_ENOMATCH)
+            continue;
+        if (rc != 0 || (rc = ddb_transform_encode(&back, m2, ddb_mapping_entity(m2, d.entity->name),
+                                                  &d.record, 1, a, &err)) != 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    ddb_arena_free(a);
+    ddb_json_parser_free(p);
+    ddb_mapping_free(m);
+    ddb_mapping_free(m2);
+    return rc;
+}
+
+Test(oom, transform)
+{
+    expect_clean("transform", scn_transform, NULL);
+}
+
+/* -------------------------------------------------------------- readers */
+
+static int read_all(const char *path)
+{
+    ddb_reader *r = NULL;
+    ddb_record *rec;
+    ddb_error err;
+    int rc = ddb_reader_open(&r, path, NULL, &err);
+    while (rc == 0 && (rc = ddb_reader_next(r, &rec, &err)) == 0)
+        ;
+    ddb_reader_free(r);
+    return rc == DDB_ITEROVER ? 0 : rc;
+}
+
+static int scn_readers(void *ctx)
+{
+    static const char *const inputs[] = {
+        "samples/favorites/seed/Tag.csv",
+        "tests/golden/cases/scan-output/scan.json",
+        "tests/golden/cases/ndjson-plain-items/items.ndjson",
+        "tests/golden/cases/seed-favorites-csv/input.json",
+    };
+    (void)ctx;
+    for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+        int rc = read_all(src_path(inputs[i]));
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+Test(oom, readers)
+{
+    expect_clean("readers", scn_readers, NULL);
+}
+
+static int scn_export_folder(void *ctx)
+{
+    (void)ctx;
+    return read_all(src_path("samples/facility-capacity/export"));
+}
+
+Test(oom, export_folder)
+{
+    expect_clean("export folder", scn_export_folder, NULL);
+}
+
+/* ------------------------------------------------------------- pipeline */
+
+typedef struct pipe_ctx {
+    char dir[64];
+    ddb_out_format format;
+    int gzip;
+    int convert;
+} pipe_ctx;
+
+static int scn_pipeline(void *vctx)
+{
+    pipe_ctx *c = vctx;
+    const char *inputs[] = {src_path("tests/golden/cases/seed-favorites-csv/input.json"),
+                            src_path("tests/golden/cases/ndjson-plain-items/items.ndjson")};
+    char out[128], rejects[128], state[128], cmd[200];
+    ddb_mapping *m = NULL, *m2 = NULL;
+    ddb_output *o = NULL;
+    ddb_rejects *rj = NULL;
+    ddb_file_output_opts fo;
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    ddb_error err;
+    int rc;
+
+    memset(&s, 0, sizeof(s));
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'/*", c->dir);
+    if (system(cmd) != 0)
+        return -1;
+    snprintf(out, sizeof(out), "%s/out", c->dir);
+    snprintf(rejects, sizeof(rejects), "%s/rejects.ndjson", c->dir);
+    snprintf(state, sizeof(state), "%s/run.state", c->dir);
+    if ((rc = ddb_mapping_load(&m, src_path("formats/favorites.json"), &err)) != 0 ||
+        (c->convert &&
+         (rc = ddb_mapping_load(&m2, src_path("formats/favorites-v2.json"), &err)) != 0))
+        goto done;
+    memset(&fo, 0, sizeof(fo));
+    fo.dir = out;
+    fo.format = c->format;
+    fo.gzip = c->gzip;
+    fo.mapping = m;
+    fo.records = !c->convert;
+    fo.single_name = "items";
+    fo.resumable = 1;
+    if ((rc = ddb_file_output_new(&o, &fo, &err)) != 0 ||
+        (rc = ddb_rejects_new_resumable(&rj, rejects, 0, 0, 0, &err)) != 0)
+        goto done;
+    memset(&po, 0, sizeof(po));
+    po.mode = c->convert ? DDB_MODE_CONVERT : DDB_MODE_EXPORT;
+    po.command = "oom";
+    po.inputs = inputs;
+    po.n_inputs = 2;
+    po.mapping = m;
+    po.to_mapping = m2;
+    po.output = o;
+    po.rejects = rj;
+    po.state_path = state;
+    po.fingerprint = "{\"command\":\"oom\"}";
+    po.checkpoint_seconds = 0.001;
+    rc = ddb_pipeline_run(&s, &po, &err);
+done:
+    ddb_summary_dispose(&s);
+    ddb_output_free(o);
+    ddb_rejects_free(rj);
+    ddb_mapping_free(m);
+    ddb_mapping_free(m2);
+    return rc;
+}
+
+static void run_pipeline_case(const char *name, ddb_out_format f, int gzip, int convert)
+{
+    pipe_ctx c;
+    char cmd[120];
+    memset(&c, 0, sizeof(c));
+    snprintf(c.dir, sizeof(c.dir), "/tmp/ddbpipe-oom-XXXXXX");
+    cr_assert_not_null(mkdtemp(c.dir));
+    c.format = f;
+    c.gzip = gzip;
+    c.convert = convert;
+    expect_clean(name, scn_pipeline, &c);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c.dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(oom, pipeline_export_csv_gzip, .timeout = 120)
+{
+    run_pipeline_case("export csv gzip", DDB_OUT_CSV, 1, 0);
+}
+
+Test(oom, pipeline_export_ndjson, .timeout = 120)
+{
+    run_pipeline_case("export ndjson", DDB_OUT_NDJSON, 0, 0);
+}
+
+Test(oom, pipeline_convert, .timeout = 120)
+{
+    run_pipeline_case("convert", DDB_OUT_DDBJSON, 0, 1);
+}
+
+/* --------------------------------------------------- state, config, sign */
+
+static int scn_state(void *ctx)
+{
+    const char *path = ctx;
+    ddb_entity_stats rows[2] = {{NULL, 10, 8, 1, 1, 1, 0}, {NULL, 5, 0, 0, 2, 3, 0}};
+    ddb_state st, *back = NULL;
+    ddb_error err;
+    int rc;
+    memset(&st, 0, sizeof(st));
+    st.fingerprint = "{\"command\":\"import\"}";
+    st.ck.rows = rows;
+    st.ck.n_rows = 2;
+    st.reader_state = "{\"total_segments\":4,\"segments\":[]}";
+    st.outputs = "[{\"path\":\"a\",\"bytes\":3}]";
+    if ((rc = ddb_state_save(path, &st, &err)) == 0)
+        rc = ddb_state_load(&back, path, &err);
+    ddb_state_free(back);
+    return rc;
+}
+
+Test(oom, state_file)
+{
+    char dir[] = "/tmp/ddbpipe-oom-state-XXXXXX", path[128], cmd[128];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/s.json", dir);
+    expect_clean("state file", scn_state, path);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static const char *fake_env(void *ctx, const char *name)
+{
+    const char *home = ctx;
+    if (strcmp(name, "HOME") == 0)
+        return home;
+    if (strcmp(name, "AWS_PROFILE") == 0)
+        return "oom";
+    return NULL;
+}
+
+static int scn_config(void *ctx)
+{
+    ddb_aws_options o;
+    ddb_aws_config *cfg = NULL;
+    ddb_error err;
+    int rc;
+    memset(&o, 0, sizeof(o));
+    o.getenv = fake_env;
+    o.getenv_ctx = ctx;
+    rc = ddb_aws_config_resolve(&cfg, &o, &err);
+    ddb_aws_config_free(cfg);
+    return rc;
+}
+
+Test(oom, aws_config)
+{
+    char home[] = "/tmp/ddbpipe-oom-home-XXXXXX", path[160], cmd[160];
+    FILE *f;
+    cr_assert_not_null(mkdtemp(home));
+    snprintf(path, sizeof(path), "%s/.aws", home);
+    cr_assert_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/.aws/credentials", home);
+    cr_assert_not_null(f = fopen(path, "w"));
+    fputs("[oom]\naws_access_key_id = AKIDOOMTEST00000\naws_secret_access_key = s3cr3t\n", f);
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/.aws/config", home);
+    cr_assert_not_null(f = fopen(path, "w"));
+    fputs("[profile oom]\nregion = eu-west-1\n", f);
+    fclose(f);
+    expect_clean("aws config", scn_config, home);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static int scn_sign(void *ctx)
+{
+    ddb_sigv4_header h[] = {{"Host", "dynamodb.eu-west-1.amazonaws.com"},
+                            {"Content-Type", "application/x-amz-json-1.0"},
+                            {"X-Amz-Target", "DynamoDB_20120810.BatchWriteItem"}};
+    ddb_sigv4_request req;
+    ddb_sigv4_result *res = NULL;
+    ddb_error err;
+    int rc;
+    (void)ctx;
+    memset(&req, 0, sizeof(req));
+    req.method = "POST";
+    req.path = "/";
+    req.headers = h;
+    req.header_count = 3;
+    req.payload = "{}";
+    req.payload_len = 2;
+    req.access_key_id = "AKIDEXAMPLE";
+    req.secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    req.session_token = "token";
+    req.region = "eu-west-1";
+    req.service = "dynamodb";
+    req.amz_date = "20150830T123600Z";
+    rc = ddb_sigv4_sign(&res, &req, &err);
+    ddb_sigv4_result_free(res);
+    return rc;
+}
+
+Test(oom, sigv4_sign)
+{
+    expect_clean("sigv4 sign", scn_sign, NULL);
+}
