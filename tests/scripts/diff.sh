@@ -3,7 +3,8 @@
 # number written 1.0 against 1, favorites v1 against its v2 re-keying, items against the record
 # files of their export, a sample, items without a mapping, and the usage errors. The mappings
 # come from formats/ at run time; the changes are made to attributes the mappings do not
-# declare, so the test holds whatever the designs' keys are.
+# declare, so the test holds whatever the designs' keys are. An export folder's unmatched items
+# are compared too.
 . "$(dirname "$0")/lib.bash"
 m1="$root/formats/favorites.json"
 m2="$root/formats/favorites-v2.json"
@@ -82,6 +83,16 @@ check plain 0 "$bin" diff "$tmp/a2" "$tmp/a3" --key "$pk,$sk" --out "$tmp/d8" --
 [ "$(json_number "$tmp/s8.json" equal)" = "$total" ] || fail "plain: 1 and 1.0 (and the rest) equal"
 check plain-changed 1 "$bin" diff "$tmp/a2" "$tmp/b" --key "$pk,$sk" --out "$tmp/d9"
 
+# an export folder's unmatched items (OUT/_unmatched.ndjson) are compared too, as items
+mkdir -p "$tmp/a4"
+cp "$tmp"/a/*.json "$tmp/a4/"
+printf '{"Item":{"%s":{"S":"Other#1"},"%s":{"S":"x"},"n":{"N":"1.0"}}}\n' "$pk" "$sk" >"$tmp/a4/other.json"
+check export-unmatched 0 "$bin" export "$tmp"/a4/*.json --mapping "$m1" --format csv --out "$tmp/rec4" --quiet
+[ -s "$tmp/rec4/_unmatched.ndjson" ] || fail "export-unmatched: no _unmatched.ndjson"
+check unmatched-compared 0 "$bin" diff "$tmp/a4" "$tmp/rec4" --mapping "$m1" --out "$tmp/d12" \
+    --summary "$tmp/s12.json"
+[ "$(json_number "$tmp/s12.json" equal)" = $((total + 1)) ] || fail "unmatched-compared: the unmatched item was not compared"
+
 # usage errors
 check one-side 2 "$bin" diff "$tmp/a" --mapping "$m1" && expect_in "$tmp/stderr" "two inputs"
 check to-mapping-alone 2 "$bin" diff "$tmp/a" "$tmp/b" --to-mapping "$m2" && expect_in "$tmp/stderr" "--mapping"
@@ -90,5 +101,6 @@ check bad-sample 2 "$bin" diff "$tmp/a" "$tmp/b" --mapping "$m1" --sample 150% &
 mkdir -p "$tmp/empty"
 check empty-side 2 "$bin" diff "$tmp/a" "$tmp/empty" --mapping "$m1" && expect_in "$tmp/stderr" "no files"
 check missing-side 3 "$bin" diff "$tmp/a" "$tmp/nope.json" --mapping "$m1" --out "$tmp/d11"
+check url-out 2 "$bin" diff "$tmp/a" "$tmp/a" --mapping "$m1" --out s3://bucket/d && expect_in "$tmp/stderr" "a URL"
 check help 0 "$bin" diff --help && expect_in "$tmp/stdout" "--to-table"
 finish

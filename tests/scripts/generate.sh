@@ -86,6 +86,7 @@ check bad-count 2 "$bin" generate --mapping "$m" --count Nope=5 --out "$tmp/x" &
 check bad-number 2 "$bin" generate --mapping "$m" --count 5x --out "$tmp/x" && expect_in "$tmp/stderr" "bad --count"
 check out-and-table 2 "$bin" generate --mapping "$m" --count 5 --out "$tmp/x" --table t &&
     expect_in "$tmp/stderr" "not both"
+check url-out 2 "$bin" generate --mapping "$m" --count 5 --out s3://bucket/x && expect_in "$tmp/stderr" "a URL"
 check help 0 "$bin" generate --help && expect_in "$tmp/stdout" "--seed"
 # a count that cannot be met is refused before anything is written, naming the entity; weekdays
 # in the mapping's spelling
