@@ -320,9 +320,11 @@ int cmd_diff(int argc, char **argv)
         }
         ddb_run_plan_set_output(sides[s].plan, o);
     }
+    /* A side read to its end is compared even with rejects (exit 1); one that
+     * stopped (past --max-rejects, interrupted, failed) would compare half a side. */
     for (int s = 0; s < 2; s++)
         if ((code = run_side(&sides[s], &a, cmd, conn.client, &progress)) != EXIT_OK &&
-            code != EXIT_REJECTS)
+            (code != EXIT_REJECTS || sides[s].rc != 0))
             goto done;
     snprintf(differences, sizeof(differences), "%s/differences.ndjson", a.out);
     if (ddb_sink_open_file(&out, differences, 1, &err) != 0 ||

@@ -101,6 +101,13 @@ check bad-sample 2 "$bin" diff "$tmp/a" "$tmp/b" --mapping "$m1" --sample 150% &
 mkdir -p "$tmp/empty"
 check empty-side 2 "$bin" diff "$tmp/a" "$tmp/empty" --mapping "$m1" && expect_in "$tmp/stderr" "no files"
 check missing-side 3 "$bin" diff "$tmp/a" "$tmp/nope.json" --mapping "$m1" --out "$tmp/d11"
+# a side past --max-rejects stops the run before anything is compared
+printf 'not json\nnor this\n' >>"$tmp/a4/other.json"
+check rejects-compared 1 "$bin" diff "$tmp/a4" "$tmp/a" --mapping "$m1" --out "$tmp/d13"
+expect_in "$tmp/stderr" "NOT the same"
+check rejects-stop 1 "$bin" diff "$tmp/a4" "$tmp/a" --mapping "$m1" --out "$tmp/d14" --max-rejects 1
+expect_in "$tmp/stderr" "more than the 1 allowed"
+[ ! -e "$tmp/d14/differences.ndjson" ] || fail "rejects-stop: compared a side read in part"
 check url-out 2 "$bin" diff "$tmp/a" "$tmp/a" --mapping "$m1" --out s3://bucket/d && expect_in "$tmp/stderr" "a URL"
 check help 0 "$bin" diff --help && expect_in "$tmp/stdout" "--to-table"
 finish
