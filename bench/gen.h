@@ -18,20 +18,19 @@
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
 #include "ddbpipe/mapping.h"
+#include "ddbpipe/generate.h"
+#include "ddbpipe/rng.h"
 #include "ddbpipe/transform.h"
 #include "ddbpipe/value.h"
 
 /* ------------------------------------------------------------------ PRNG */
 
-/* xoshiro256** seeded through splitmix64. */
-typedef struct gen_rng {
-    uint64_t s[4];
-} gen_rng;
+/* The engine's xoshiro256** (rng.h): the same sequence for the same seed. */
+typedef ddb_rng gen_rng;
 
-void gen_rng_seed(gen_rng *r, uint64_t seed);
-uint64_t gen_rng_next(gen_rng *r);
-/* Uniform in [0, n); n == 0 gives 0. */
-uint64_t gen_rng_below(gen_rng *r, uint64_t n);
+#define gen_rng_seed ddb_rng_seed
+#define gen_rng_next ddb_rng_next
+#define gen_rng_below ddb_rng_below
 /* Uniform in [lo, hi]. */
 int64_t gen_rng_range(gen_rng *r, int64_t lo, int64_t hi);
 /* 1 with probability percent/100. */
@@ -78,8 +77,8 @@ ddb_value gen_map(ddb_arena *a, const ddb_attr *attrs, size_t n);
 /* Text helpers writing into a caller buffer (NUL-terminated). */
 void gen_id_chars(char *out, size_t n, gen_rng *r, const char *alphabet);
 void gen_uuid(char out[37], gen_rng *r);
-/* Epoch milliseconds -> "YYYY-MM-DD" (out >= 11 bytes). */
-void gen_date_from_days(char *out, int64_t days_since_epoch);
+/* Days since 1970-01-01 -> "YYYY-MM-DD" (out >= 11 bytes): generate.h's. */
+#define gen_date_from_days ddb_gen_date
 /* Epoch milliseconds -> "YYYY-MM-DDTHH:MM:SS.mmmZ" (out >= 25 bytes). */
 void gen_iso_ms(char *out, int64_t ms);
 /* An N of exactly `digits` significant digits, none of them a trailing zero

@@ -13,47 +13,6 @@
 
 /* ------------------------------------------------------------------ PRNG */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-void gen_rng_seed(gen_rng *r, uint64_t seed)
-{
-    uint64_t x = seed;
-    for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&x);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-uint64_t gen_rng_next(gen_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
-uint64_t gen_rng_below(gen_rng *r, uint64_t n)
-{
-    /* Multiply-high: the bias for the small n used here is far below 2^-32. */
-    if (n == 0)
-        return 0;
-    return (uint64_t)(((unsigned __int128)gen_rng_next(r) * n) >> 64);
-}
-
 int64_t gen_rng_range(gen_rng *r, int64_t lo, int64_t hi)
 {
     return lo + (int64_t)gen_rng_below(r, (uint64_t)(hi - lo) + 1);
@@ -190,50 +149,8 @@ void gen_id_chars(char *out, size_t n, gen_rng *r, const char *alphabet)
 
 void gen_uuid(char out[37], gen_rng *r)
 {
-    static const char hex[] = "0123456789abcdef";
     uint64_t hi = gen_rng_next(r), lo = gen_rng_next(r);
-    unsigned char b[16];
-    size_t o = 0;
-
-    for (int i = 0; i < 8; i++) {
-        b[i] = (unsigned char)(hi >> (8 * i));
-        b[8 + i] = (unsigned char)(lo >> (8 * i));
-    }
-    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
-    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            out[o++] = '-';
-        out[o++] = hex[b[i] >> 4];
-        out[o++] = hex[b[i] & 15];
-    }
-    out[o] = '\0';
-}
-
-/* Civil date from days since 1970-01-01 (proleptic Gregorian). */
-static void civil(int64_t z, int *y, unsigned *m, unsigned *d)
-{
-    int64_t era, yy;
-    unsigned doe, yoe, doy, mp;
-
-    z += 719468;
-    era = (z >= 0 ? z : z - 146096) / 146097;
-    doe = (unsigned)(z - era * 146097);
-    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    yy = (int64_t)yoe + era * 400;
-    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = (int)(yy + (*m <= 2));
-}
-
-void gen_date_from_days(char *out, int64_t days)
-{
-    int y;
-    unsigned m, d;
-    civil(days, &y, &m, &d);
-    snprintf(out, 11, "%04u-%02u-%02u", (unsigned)y % 10000u, m % 13u, d % 32u);
+    ddb_gen_uuid(out, hi, lo);
 }
 
 void gen_iso_ms(char *out, int64_t ms)

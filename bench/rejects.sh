@@ -18,11 +18,8 @@ lines="${1:-400000}"
 runs="${RUNS:-3}"
 mapping="$root/formats/favorites.json"
 
-echo "== build (Release) in ${build#"$root"/}"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDDB_TESTS=OFF >/dev/null
-fi
-cmake --build "$build" -j"$(nproc)" --target ddbpipe ddbpipe-gen >/dev/null
+. "$root/bench/lib.bash"
+build_release ddbpipe ddbpipe-gen
 mkdir -p "$out"
 
 echo "== inputs ($lines lines)"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen_spec.h"
 #include "template.h"
 
 typedef struct loader {
@@ -371,9 +372,9 @@ static int parse_enum(loader *ld, const char *path, json_object *obj, ddb_field 
 
 static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field *f)
 {
-    static const char *const props[] = {"name",        "type",     "attribute", "aliases", "pad",
-                                        "store",       "required", "enum",      "pattern", "format",
-                                        "description", "spelling", NULL};
+    static const char *const props[] = {"name",     "type",        "attribute", "aliases", "pad",
+                                        "store",    "required",    "enum",      "pattern", "format",
+                                        "generate", "description", "spelling",  NULL};
     const char *name, *type, *attr, *pattern, *format, *spelling;
     json_object *v;
     int rc;
@@ -444,6 +445,8 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
         if (dup_into(ld, &f->spelling, spelling) != 0)
             return nomem(ld);
     }
+    if (json_object_object_get_ex(obj, "generate", &v))
+        return ddb_gen_spec_parse(&f->gen, v, f, ld->name, path, ld->err);
     return 0;
 }
 
@@ -759,6 +762,7 @@ void ddb_mapping_free(ddb_mapping *m)
             if (f->has_pattern)
                 regfree(&f->pattern);
             free(f->pattern_text);
+            ddb_gen_spec_free(f->gen);
         }
         free(e->keys);
         free(e->fields);

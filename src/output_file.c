@@ -412,6 +412,24 @@ size_t ddb_file_output_paths(const ddb_output *o, const char *const **paths)
     return fo->n_committed;
 }
 
+void ddb_output_refuse(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map *item,
+                       const ddb_record *origin, const char *reason, ddb_buf *scratch)
+{
+    ddb_reject_info info;
+    ddb_buf_clear(scratch);
+    ddb_json_put_typed_map(scratch, item);
+    info.seq = origin ? origin->seq : 0;
+    info.source = origin ? origin->source : "-";
+    info.line = origin ? origin->line : 0;
+    info.offset = origin ? origin->offset : 0;
+    info.reason = reason;
+    info.item_json = scratch->ptr;
+    info.item_len = scratch->len;
+    info.is_delete = kind == DDB_REC_DELETE;
+    if (o->reject)
+        o->reject(o->ack_ctx, entity, &info);
+}
+
 void ddb_output_free(ddb_output *o)
 {
     if (o == NULL)

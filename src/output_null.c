@@ -25,19 +25,7 @@ static int no_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     rc = kind == DDB_REC_DELETE ? ddb_item_validate_key(rec, no->ks, &verr)
                                 : ddb_item_validate(rec, no->ks, &size, &verr);
     if (rc != 0) {
-        ddb_reject_info info;
-        ddb_buf_clear(&no->scratch);
-        ddb_json_put_typed_map(&no->scratch, rec);
-        info.seq = origin ? origin->seq : 0;
-        info.source = origin ? origin->source : "-";
-        info.line = origin ? origin->line : 0;
-        info.offset = origin ? origin->offset : 0;
-        info.reason = verr.message;
-        info.item_json = no->scratch.ptr;
-        info.item_len = no->scratch.len;
-        info.is_delete = kind == DDB_REC_DELETE;
-        if (o->reject)
-            o->reject(o->ack_ctx, entity, &info);
+        ddb_output_refuse(o, entity, kind, rec, origin, verr.message, &no->scratch);
         return 0;
     }
     if (kind == DDB_REC_DELETE) {

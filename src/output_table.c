@@ -470,20 +470,9 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     rc = is_del ? ddb_item_validate_key(rec, ks, &verr)
                 : ddb_item_validate(rec, ks, &item_size, &verr);
     if (rc != 0) {
-        ddb_reject_info info;
-        ddb_buf_clear(b);
-        ddb_json_put_typed_map(b, rec);
-        info.seq = origin ? origin->seq : 0;
-        info.source = origin ? origin->source : "-";
-        info.line = origin ? origin->line : 0;
-        info.offset = origin ? origin->offset : 0;
-        info.reason = verr.message;
-        info.item_json = b->ptr;
-        info.item_len = b->len;
-        info.is_delete = is_del;
         to->stats.rejected++;
-        if (o->reject)
-            o->reject(o->ack_ctx, entity, &info);
+        ddb_output_refuse(o, entity, is_del ? DDB_REC_DELETE : DDB_REC_PUT, rec, origin,
+                          verr.message, b);
         return 0;
     }
     if ((e = calloc(1, sizeof(*e))) == NULL)

@@ -354,7 +354,28 @@ int ddb_reader_skips_name(const char *name)
     return name[0] == '.' || name[0] == '_';
 }
 
-int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *err)
+/* Appends full (owned from now on) to the list. Returns 0 or -1. */
+static int push_name(char ***list, size_t *cnt, size_t *cap, char *full)
+{
+    if (*cnt == *cap) {
+        char **nl = realloc(*list, (*cap = *cap ? *cap * 2 : 16) * sizeof(char *));
+        if (nl == NULL) {
+            free(full);
+            return -1;
+        }
+        *list = nl;
+    }
+    (*list)[(*cnt)++] = full;
+    return 0;
+}
+
+/* A run's unmatched items from versions before _ddbpipe/, when asked for. */
+static int wanted_side_file(const char *name, int unmatched)
+{
+    return unmatched && strncmp(name, "_unmatched.ndjson", 17) == 0;
+}
+
+int ddb_reader_list_folder(char ***out, size_t *n, const char *path, int unmatched, ddb_error *err)
 {
     struct stat st;
     DIR *d;
@@ -372,27 +393,33 @@ int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *
         return ddb_error_set(err, DDB_EIO, "cannot read folder %s: %s", path, strerror(errno));
     while ((de = readdir(d)) != NULL) {
         char *full;
-        if (ddb_reader_skips_name(de->d_name))
+        if (unmatched && strcmp(de->d_name, "_ddbpipe") == 0) {
+            static const char *const side[] = {"_ddbpipe/unmatched.ndjson",
+                                               "_ddbpipe/unmatched.ndjson.gz"};
+            for (size_t k = 0; k < 2 && rc == 0; k++) {
+                if ((full = ddb_path_join(path, side[k])) == NULL)
+                    rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                else if (stat(full, &st) != 0 || !S_ISREG(st.st_mode))
+                    free(full);
+                else if (push_name(&list, &cnt, &cap, full) != 0)
+                    rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            }
             continue;
-        if ((full = malloc(strlen(path) + strlen(de->d_name) + 2)) == NULL) {
+        }
+        if (ddb_reader_skips_name(de->d_name) && !wanted_side_file(de->d_name, unmatched))
+            continue;
+        if ((full = ddb_path_join(path, de->d_name)) == NULL) {
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
             break;
         }
-        sprintf(full, "%s/%s", path, de->d_name);
         if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
             free(full);
             continue;
         }
-        if (cnt == cap) {
-            char **nl = realloc(list, (cap = cap ? cap * 2 : 16) * sizeof(char *));
-            if (nl == NULL) {
-                free(full);
-                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-                break;
-            }
-            list = nl;
+        if (push_name(&list, &cnt, &cap, full) != 0) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            break;
         }
-        list[cnt++] = full;
     }
     closedir(d);
     if (rc != 0) {
@@ -401,6 +428,8 @@ int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *
         free(list);
         return rc;
     }
+    if (cnt == 0)
+        return ddb_error_set(err, DDB_EUSAGE, "the folder %s holds no files to read", path);
     if (cnt > 1)
         qsort(list, cnt, sizeof(char *), cmp_str);
     *out = list;

@@ -17,6 +17,7 @@
 #include "ddbpipe/io.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/output_file.h"
+#include "ddbpipe/output_stream.h"
 #include "ddbpipe/rejects.h"
 #include "run_s3.h"
 
@@ -50,7 +51,19 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     const ddb_run_options *o = &p->o;
     int scanning = o->scan_allowed && o->scan_table != NULL;
 
-    if (o->n_inputs == 0 && !scanning)
+    if (o->generate && o->n_inputs > 0)
+        return ddb_run_fail(field, DDB_RUN_F_INPUTS, err,
+                            "%s reads no input: it makes records up from the mapping", o->command);
+    if (o->generate && o->mapping_path == NULL)
+        return ddb_run_fail(field, DDB_RUN_F_MAPPING, err,
+                            "%s needs the mapping of the records to make up", o->command);
+    if (o->generate && o->n_gen_counts == 0)
+        return ddb_run_fail(field, DDB_RUN_F_GENERATE, err,
+                            "%s needs the number of records to make of each entity", o->command);
+    if (o->writes_table && o->out_dir != NULL)
+        return ddb_run_fail(field, DDB_RUN_F_OUT, err,
+                            "give either an output folder or a table to write, not both");
+    if (o->n_inputs == 0 && !scanning && !o->generate)
         return ddb_run_fail(field, DDB_RUN_F_INPUTS, err,
                             "no input given (files, an export folder, - for "
                             "standard input%s)",
@@ -62,7 +75,13 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     if (p->writes_files && o->out_dir == NULL)
         return ddb_run_fail(field, DDB_RUN_F_OUT, err, "%s writes files: it needs an output folder",
                             o->command);
-    if (p->writes_files && strcmp(o->out_dir, "-") == 0)
+    if (p->streams &&
+        (o->state_path != NULL || o->gzip || (o->format_set && o->format != DDB_OUT_DDBJSON)))
+        return ddb_run_fail(
+            field, DDB_RUN_F_OUT, err,
+            "standard output takes the items as DynamoDB JSON lines: no other format, "
+            "no gzip, and no state file (a stream cannot be resumed)");
+    if (p->writes_files && !p->streams && strcmp(o->out_dir, "-") == 0)
         return ddb_run_fail(field, DDB_RUN_F_OUT, err,
                             "%s writes a folder of files (one per entity, with the rejects), which "
                             "standard output cannot hold: give a folder",
@@ -170,6 +189,24 @@ static int parse_types(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     return rc;
 }
 
+/* Records made up from the mapping take the place of inputs. */
+static int make_generator(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+{
+    const ddb_mapping *m = p->mapping;
+    uint64_t *counts = calloc(m->n_entities + 1, sizeof(uint64_t));
+    int rc;
+
+    *field = DDB_RUN_F_GENERATE;
+    if (counts == NULL)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    else if ((rc = ddb_generator_counts(counts, m, p->o.gen_counts, p->o.n_gen_counts, err)) == 0 &&
+             (rc = ddb_generator_new(&p->gen, m, counts, p->o.gen_seed, err)) == 0 &&
+             (rc = ddb_reader_new_generator(&p->gen_reader, p->gen, err)) == 0)
+        *field = DDB_RUN_F_NONE;
+    free(counts);
+    return rc;
+}
+
 /* The inputs as read: a folder of files (one that ddbpipe wrote, say) becomes
  * its files, so what convert or export wrote can be imported as it is. */
 static int expand_inputs(ddb_run_plan *p, ddb_error *err)
@@ -183,7 +220,7 @@ static int expand_inputs(ddb_run_plan *p, ddb_error *err)
     for (size_t i = 0; i < o->n_inputs && rc == 0; i++) {
         char **files = NULL;
         size_t n = 0;
-        if ((rc = ddb_reader_list_folder(&files, &n, o->inputs[i], err)) != 0)
+        if ((rc = ddb_reader_list_folder(&files, &n, o->inputs[i], o->folder_unmatched, err)) != 0)
             break;
         if (n == 0) {
             files = malloc(sizeof(char *));
@@ -290,6 +327,15 @@ static int build_fingerprint(ddb_run_plan *p)
         o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
         o->unmatched_path ? o->unmatched_path : "", o->shard, o->shards, o->sse ? o->sse : "");
     fp_field(b, "options", opts.ptr);
+    if (p->gen != NULL) {
+        const ddb_mapping *m = p->mapping;
+        ddb_buf_clear(&opts);
+        ddb_buf_printf(&opts, "seed=%llu", (unsigned long long)o->gen_seed);
+        for (size_t i = 0; i < m->n_entities; i++)
+            ddb_buf_printf(&opts, " %s=%llu", m->entities[i].name,
+                           (unsigned long long)ddb_generator_count(p->gen, i));
+        fp_field(b, "generate", opts.ptr);
+    }
     ddb_buf_putc(b, '}');
     oom = b->oom || in.oom || opts.oom;
     ddb_buf_dispose(&in);
@@ -348,9 +394,12 @@ int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field
     if (p == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     p->o = *o;
-    p->writes_files = !o->writes_table && o->mode != DDB_MODE_VALIDATE;
+    p->writes_files = !o->writes_table && !o->own_output && o->mode != DDB_MODE_VALIDATE;
+    p->streams = p->writes_files && o->out_stream && o->out_dir && strcmp(o->out_dir, "-") == 0;
     if ((rc = check_shape(p, field, err)) != 0 || (rc = pick_format(p, field, err)) != 0 ||
         (rc = load_mappings(p, field, err)) != 0 || (rc = parse_types(p, field, err)) != 0)
+        goto done;
+    if (o->generate && (rc = make_generator(p, field, err)) != 0)
         goto done;
     if ((rc = expand_inputs(p, err)) != 0) {
         *field = DDB_RUN_F_INPUTS;
@@ -553,8 +602,8 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     po.command = o->command;
     po.inputs = (const char *const *)p->inputs;
     po.n_inputs = p->n_inputs;
-    po.readers = p->scan ? &p->scan : NULL;
-    po.n_readers = p->scan ? 1 : 0;
+    po.readers = p->scan ? &p->scan : p->gen_reader ? &p->gen_reader : NULL;
+    po.n_readers = po.readers ? 1 : 0;
     po.reader = o->reader;
     po.reader.remote = p->s3.store;
     po.reader.shard = o->shard;
@@ -581,7 +630,7 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     po.progress = o->progress;
     po.progress_ctx = o->progress_ctx;
     rc = ddb_pipeline_run(s, &po, err);
-    if (p->output != NULL && s->committed && p->writes_files) {
+    if (p->output != NULL && s->committed && p->writes_files && !p->streams) {
         const char *const *paths;
         size_t n = ddb_file_output_paths(p->output, &paths);
         if ((s->outputs = calloc(n ? n : 1, sizeof(char *))) != NULL)
@@ -635,12 +684,38 @@ uint64_t ddb_run_plan_input_bytes(const ddb_run_plan *p)
     return p->input_bytes;
 }
 
+const ddb_mapping *ddb_run_plan_mapping(const ddb_run_plan *p)
+{
+    return p->mapping;
+}
+
+const ddb_table_info *ddb_run_plan_scanned_table(const ddb_run_plan *p)
+{
+    return p->source;
+}
+
+const ddb_generator *ddb_run_plan_generator(const ddb_run_plan *p)
+{
+    return p->gen;
+}
+
+void ddb_run_plan_set_output(ddb_run_plan *p, ddb_output *o)
+{
+    if (!p->output_borrowed)
+        ddb_output_free(p->output);
+    p->output = o;
+    p->output_borrowed = 1;
+}
+
 void ddb_run_plan_free(ddb_run_plan *p)
 {
     if (p == NULL)
         return;
-    ddb_output_free(p->output);
+    if (!p->output_borrowed)
+        ddb_output_free(p->output);
     ddb_reader_free(p->scan);
+    ddb_reader_free(p->gen_reader);
+    ddb_generator_free(p->gen);
     ddb_rejects_free(p->rejects);
     ddb_rejects_free(p->unmatched);
     ddb_run_s3_dispose(&p->s3);

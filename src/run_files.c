@@ -10,6 +10,7 @@
 
 #include "ddbpipe/io.h"
 #include "ddbpipe/output_file.h"
+#include "ddbpipe/output_stream.h"
 #include "ddbpipe/s3.h"
 #include "run_internal.h"
 
@@ -56,7 +57,9 @@ static int side_default(ddb_run_plan *p, char **out, const char *name, ddb_error
 {
     const ddb_run_options *o = &p->o;
     *out = NULL;
-    if (p->outdir != NULL) {
+    if (p->streams) {
+        return 0; /* items on standard output: problems are only reported */
+    } else if (p->outdir != NULL) {
         *out = ddb_outdir_side_path(p->outdir, name);
     } else if (p->writes_files) { /* an s3:// folder: objects below OUT/_ddbpipe/ */
         char side[300];
@@ -116,7 +119,7 @@ int ddb_run_check_out(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     int rc;
     /* A bucket's prefix has no folder to check: its objects are replaced
      * one by one (and nothing is removed there). */
-    if (!p->writes_files || ddb_s3_is_url(p->o.out_dir))
+    if (!p->writes_files || p->streams || ddb_s3_is_url(p->o.out_dir))
         return 0;
     if ((rc = ddb_outdir_open(&p->outdir, p->o.out_dir, p->o.overwrite, p->state != NULL, err)) !=
         0) {
@@ -165,7 +168,16 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     int rc;
 
     *field = DDB_RUN_F_NONE;
-    if (p->writes_files) {
+    if (o->own_output && p->output == NULL)
+        return ddb_error_set(err, DDB_EUSAGE, "the run was planned without its output");
+    if (p->streams) {
+        ddb_sink *sink = NULL;
+        if ((rc = ddb_sink_open_file(&sink, "-", 0, err)) != 0 ||
+            (rc = ddb_stream_output_new(&p->output, sink, err)) != 0) {
+            *field = DDB_RUN_F_OUT;
+            return rc;
+        }
+    } else if (p->writes_files) {
         ddb_file_output_opts fo;
         memset(&fo, 0, sizeof(fo));
         fo.dir = o->out_dir;

@@ -6,6 +6,7 @@
 #define DDBPIPE_RUN_INTERNAL_H
 
 #include "ddbpipe/checkpoint.h"
+#include "ddbpipe/generate.h"
 #include "ddbpipe/outdir.h"
 #include "ddbpipe/rejects.h"
 #include "ddbpipe/run.h"
@@ -21,11 +22,15 @@ struct ddb_run_plan {
     ddb_buf fingerprint;
     ddb_out_format format;
     int writes_files;
+    int streams; /* the items go to standard output, not to files in a folder */
     uint64_t input_bytes;
     ddb_client *client;
     ddb_table_info *source, *target;
     ddb_reader *scan;
+    ddb_generator *gen;
+    ddb_reader *gen_reader; /* over gen */
     ddb_output *output;
+    int output_borrowed; /* the caller's (own_output): not freed here */
     ddb_rejects *rejects, *unmatched;
     char *rejects_path, *unmatched_path;
     ddb_outdir *outdir; /* file outputs: the folder as one unit */

@@ -66,4 +66,10 @@ struct ddb_output {
 
 void ddb_output_free(ddb_output *o);
 
+/* For outputs: refuses a record given to put() — the item written as
+ * DynamoDB JSON into scratch, its origin (NULL: unknown) and reason handed
+ * to o->reject, when set. */
+void ddb_output_refuse(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map *item,
+                       const ddb_record *origin, const char *reason, ddb_buf *scratch);
+
 #endif

@@ -168,11 +168,13 @@ void ddb_reader_free(ddb_reader *r);
  * The files to read in a folder that is not an Export to S3 folder, such as
  * one a run of ddbpipe wrote (one file per entity): its regular files, sorted
  * bytewise, without those whose names start with '_' (the run's rejects,
- * unmatched items and own records) or '.'. *out (paths, malloc'd) and *n are
- * 0 when path is not such a folder (a file, an export, stdin). Returns 0,
- * DDB_EIO, DDB_ENOMEM.
+ * unmatched items and own records; with unmatched, its _unmatched files are
+ * listed too) or '.'. *out (paths, malloc'd) and *n are 0 when path is not
+ * such a folder (a file, an export, stdin). Returns 0, DDB_EUSAGE (a folder
+ * with no file to read), DDB_EIO, DDB_ENOMEM.
  */
-DDB_MUST_USE int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *err);
+DDB_MUST_USE int ddb_reader_list_folder(char ***out, size_t *n, const char *path, int unmatched,
+                                        ddb_error *err);
 
 /* Whether reading a folder (or an S3 prefix) leaves out a file or folder of
  * this name: it starts with '_' (a run's own files) or '.'. */

@@ -26,6 +26,7 @@
 #include "ddbpipe/error.h"
 
 #include "ddbpipe/client.h"
+#include "ddbpipe/generate.h"
 #include "ddbpipe/output_null.h"
 #include "ddbpipe/output_table.h"
 #include "ddbpipe/pipeline.h"
@@ -55,7 +56,8 @@ typedef enum ddb_run_field {
     DDB_RUN_F_UNMATCHED,    /* the unmatched file */
     DDB_RUN_F_OVERWRITE,    /* writing into a folder holding other files */
     DDB_RUN_F_SHARD,        /* the share of the inputs to read */
-    DDB_RUN_F_S3            /* reaching the s3:// inputs */
+    DDB_RUN_F_S3,           /* reaching the s3:// inputs */
+    DDB_RUN_F_GENERATE      /* the records to make up: how many of each entity */
 } ddb_run_field;
 
 typedef struct ddb_run_options {
@@ -65,6 +67,15 @@ typedef struct ddb_run_options {
     size_t n_inputs;
     int scan_allowed; /* the command may read a table instead of files */
     int writes_table; /* the command writes a table (import, migrate), not files */
+    int own_output;   /* the caller hands the plan its output (ddb_run_plan_set_output: one
+                         side of a comparison, say): no files and no table are written */
+
+    /* records made up from the mapping (generate.h) instead of read from inputs */
+    int generate;
+    const ddb_gen_count *gen_counts; /* how many of each entity (entity NULL: of every
+                                        entity not named); borrowed */
+    size_t n_gen_counts;
+    uint64_t gen_seed;
 
     /* mappings and input records */
     const char *mapping_path;
@@ -86,8 +97,12 @@ typedef struct ddb_run_options {
     double max_rcu;
 
     /* files to write */
-    const char *out_dir; /* required by commands that write files */
-    int format_set;      /* 0: the command's own format */
+    const char *out_dir;  /* required by commands that write files */
+    int out_stream;       /* out_dir "-" is allowed: the items as DynamoDB JSON lines on
+                             standard output, for a pipe */
+    int folder_unmatched; /* a folder of files given as an input also gives its _unmatched
+                             files (the items its run matched to no entity) */
+    int format_set;       /* 0: the command's own format */
     ddb_out_format format;
     int gzip;
     char out_delimiter;
@@ -210,6 +225,19 @@ void ddb_run_plan_report(const ddb_run_plan *p, ddb_run_report *out);
 const ddb_output *ddb_run_plan_table_output(const ddb_run_plan *p);
 const ddb_reader *ddb_run_plan_scan(const ddb_run_plan *p);
 uint64_t ddb_run_plan_input_bytes(const ddb_run_plan *p);
+
+/* The (source) mapping, once planned; NULL without one. Owned by the plan. */
+const ddb_mapping *ddb_run_plan_mapping(const ddb_run_plan *p);
+
+/* The table read, as DescribeTable gave it once attached; NULL otherwise. */
+const ddb_table_info *ddb_run_plan_scanned_table(const ddb_run_plan *p);
+
+/* The generator of a plan that makes records up; NULL otherwise. */
+const ddb_generator *ddb_run_plan_generator(const ddb_run_plan *p);
+
+/* Gives a plan made with own_output its output, borrowed: it must outlive
+ * the plan and is not freed with it. Call before ddb_run_plan_open. */
+void ddb_run_plan_set_output(ddb_run_plan *p, ddb_output *o);
 
 /* Frees the plan, its mappings, readers and outputs. Accepts NULL. */
 void ddb_run_plan_free(ddb_run_plan *p);

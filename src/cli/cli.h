@@ -115,8 +115,13 @@ int cmd_encode(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 extern const cli_command cli_commands[];
 extern const size_t cli_n_commands;
+
+/* The command of that name, or NULL. */
+const cli_command *cli_find_command(const char *name);
 
 #endif

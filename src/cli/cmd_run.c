@@ -1,9 +1,9 @@
 /*
- * The pipeline commands: export, convert, encode, validate, import, migrate.
- * One option table serves them all; each command accepts the option groups it
- * has a use for. This file parses the options into a ddb_run_options, lets
- * the engine plan and run (run.h), and prints: the flag behind a problem, the
- * progress, the summary and the exit status.
+ * The pipeline commands: export, convert, encode, validate, import, migrate
+ * and generate (diff runs the same plans, cmd_diff.c). One option table
+ * serves them all; each command accepts the option groups it has a use for. This file parses the
+ * options into a ddb_run_options, lets the engine plan and run (run.h), and prints: the flag behind
+ * a problem, the progress, the summary and the exit status.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,51 +14,43 @@
 #include "progress.h"
 #include "run_support.h"
 
-enum {
-    G_OUT = 1 << 0,     /* file outputs */
-    G_MAP = 1 << 1,     /* --mapping */
-    G_TOMAP = 1 << 2,   /* --to-mapping */
-    G_ENTITY = 1 << 3,  /* --entity */
-    G_IN = 1 << 4,      /* file input options */
-    G_SCAN = 1 << 5,    /* a table as the source: --table + scan options */
-    G_IMPORT = 1 << 6,  /* a table as the target of import: --table, --create-table, --delete */
-    G_MIGRATE = 1 << 7, /* migrate's --to-table, --create-table */
-    G_AWS = 1 << 8,
-    G_DRY = 1 << 9,
-    G_COMMON = 1 << 10,  /* rejects, summary, quiet, progress */
-    G_STATE = 1 << 11,   /* --state, --resume */
-    G_RECORDS = 1 << 12, /* writes records (export): any output format */
-    G_ITEMS = 1 << 13    /* writes items to files (convert, encode): DynamoDB JSON */
-};
-
 typedef struct grouped_opt {
     unsigned groups;
     cli_opt opt;
 } grouped_opt;
 
-/* The options of a command (its groups) into out, ending with a zeroed entry. */
-static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
+void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
 {
     const grouped_opt all[] = {
         {G_OUT,
          {"out", OPT_STRING, &ap->out, "DIR",
           "folder for the output files, one per entity (created if missing; ddbpipe's own "
           "files go to DIR/_ddbpipe/: rejects, unmatched items, summary.json, manifest.json)"}},
-        {G_OUT,
+        {G_OUT | G_GEN,
          {"overwrite", OPT_FLAG, &ap->overwrite, NULL,
           "write into a folder holding files ddbpipe did not write (a previous run's files "
           "are replaced without it; the others are left as they are)"}},
+        {G_GEN,
+         {"out", OPT_STRING, &ap->out, "DIR",
+          "folder for the output files (created if missing); - writes the items to standard "
+          "output as DynamoDB JSON lines"}},
+        {G_DIFF,
+         {"out", OPT_STRING, &ap->out, "DIR",
+          "where differences.ndjson and each side's rejects go (default: .)"}},
         {G_MAP,
          {"mapping", OPT_STRING, &ap->mapping, "FILE", "the table's mapping (formats/*.json)"}},
         {G_TOMAP,
          {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE", "the mapping to re-key into"}},
-        {G_RECORDS,
+        {G_DIFF,
+         {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE",
+          "side B's mapping, when it differs from --mapping (e.g. after a re-keying)"}},
+        {G_RECORDS | G_GEN,
          {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
         {G_ITEMS,
          {"format", OPT_STRING, &ap->format, "FMT",
           "ddb-json, the only form items are written in (the Import from S3 form)"}},
-        {G_OUT, {"gzip", OPT_FLAG, &ap->gzip, NULL, "gzip the output files"}},
-        {G_RECORDS,
+        {G_OUT | G_GEN, {"gzip", OPT_FLAG, &ap->gzip, NULL, "gzip the output files"}},
+        {G_RECORDS | G_GEN,
          {"out-delimiter", OPT_CHAR, &ap->out_delimiter, "C", "CSV output delimiter (default ,)"}},
         {G_RECORDS,
          {"extra", OPT_STRING, &ap->extra, "typed|plain",
@@ -74,34 +66,56 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_MIGRATE,
          {"to-table", OPT_STRING, &ap->to_table, "NAME",
           "the table to write (default: the one --to-mapping names)"}},
-        {G_IMPORT | G_MIGRATE,
+        {G_GEN,
+         {"count", OPT_STRING, &ap->count, "ENTITY=N,...",
+          "records to make per entity (k, M, G allowed); a bare N: for every entity not named"}},
+        {G_GEN,
+         {"seed", OPT_UINT, &ap->seed, "N",
+          "seed of the made-up values (default 0): the same seed, mapping and counts give "
+          "the same bytes"}},
+        {G_GEN,
+         {"table", OPT_STRING, &ap->table, "NAME", "write the items into this table, not files"}},
+        {G_DIFF, {"table", OPT_STRING, &ap->table, "NAME", "side A is this table (parallel Scan)"}},
+        {G_DIFF,
+         {"to-table", OPT_STRING, &ap->to_table, "NAME", "side B is this table (parallel Scan)"}},
+        {G_DIFF,
+         {"key", OPT_STRING, &ap->key, "NAME[,NAME]",
+          "without a mapping: the key attributes (default: the table's key schema)"}},
+        {G_DIFF,
+         {"sample", OPT_STRING, &ap->sample, "P",
+          "compare only a share of the keys, the same on both sides: 10% or 0.1"}},
+        {G_DIFF,
+         {"max-memory", OPT_UINT, &ap->max_memory, "MB",
+          "memory for comparing one pair of buckets (default 256); larger ones are split"}},
+        {G_IMPORT | G_MIGRATE | G_GEN,
          {"create-table", OPT_FLAG, &ap->create_table, NULL,
           "create the target table with all its indexes from the mapping "
           "if it does not exist"}},
         {G_IMPORT,
          {"delete", OPT_FLAG, &ap->delete_all, NULL,
           "delete the items whose keys the input holds, instead of writing them"}},
-        {G_SCAN | G_IMPORT | G_MIGRATE,
+        {G_SCAN | G_IMPORT | G_MIGRATE | G_GEN | G_DIFF,
          {"wait-active", OPT_UINT, &ap->wait_active, "SECONDS",
           "wait up to SECONDS for a table that is still being created or updated to become "
           "ACTIVE (default 600; 0: do not wait)"}},
-        {G_SCAN | G_IMPORT | G_MIGRATE,
+        {G_SCAN | G_IMPORT | G_MIGRATE | G_GEN | G_DIFF,
          {"ignore-schema-mismatch", OPT_FLAG, &ap->ignore_schema_mismatch, NULL,
           "go on when the table's keys and indexes are not what the mapping describes (a "
           "warning instead of an error)"}},
-        {G_SCAN, {"segments", OPT_UINT, &ap->segments, "N", "parallel Scan segments (default 4)"}},
-        {G_SCAN,
+        {G_SCAN | G_DIFF,
+         {"segments", OPT_UINT, &ap->segments, "N", "parallel Scan segments (default 4)"}},
+        {G_SCAN | G_DIFF,
          {"segment-range", OPT_STRING, &ap->segment_range, "A-B",
           "scan only segments A..B of --segments (to share a table across hosts)"}},
-        {G_SCAN,
+        {G_SCAN | G_DIFF,
          {"consistent-read", OPT_FLAG, &ap->consistent_read, NULL, "strongly consistent Scan"}},
-        {G_SCAN,
+        {G_SCAN | G_DIFF,
          {"page-size", OPT_UINT, &ap->page_size, "N",
           "items per Scan request (default: 1 MB pages)"}},
-        {G_SCAN,
+        {G_SCAN | G_DIFF,
          {"max-rcu", OPT_UINT, &ap->max_rcu, "N",
           "read at most N capacity units per second (as DynamoDB reports them)"}},
-        {G_IMPORT | G_MIGRATE,
+        {G_IMPORT | G_MIGRATE | G_GEN,
          {"max-wcu", OPT_UINT, &ap->max_wcu, "N",
           "write at most N capacity units per second (as DynamoDB reports "
           "them; also sizes the --dry-run estimate)"}},
@@ -117,7 +131,7 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_IN,
          {"types", OPT_STRING, &ap->types, "NAME=T,...",
           "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
-        {G_ENTITY | G_IMPORT,
+        {G_ENTITY | G_IMPORT | G_DIFF,
          {"allow-extra-columns", OPT_FLAG, &ap->allow_extra_columns, NULL,
           "record files: keep CSV columns that are no field of the entity, as undeclared "
           "attributes (by default such a file is an error)"}},
@@ -136,12 +150,12 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
           "S3 outputs: the KMS key of --sse aws:kms"}},
         {G_IN,
          {"max-line", OPT_UINT, &ap->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
-        {G_COMMON,
+        {G_SIDE,
          {"rejects", OPT_STRING, &ap->rejects, "FILE",
           "where rejected records go (default OUT/_ddbpipe/rejects.ndjson; for a table "
           "STATE.rejects.ndjson beside --state, else ddbpipe-runs/<table>-<time>/rejects.ndjson);"
           " made only when something is rejected"}},
-        {G_COMMON,
+        {G_SIDE,
          {"unmatched", OPT_STRING, &ap->unmatched, "FILE",
           "where items no entity matches go, as DynamoDB JSON lines (default "
           "OUT/_ddbpipe/unmatched.ndjson, or beside the rejects as for --rejects)"}},
@@ -188,6 +202,11 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
         snprintf(buf, cap, "ddbpipe %s", cmd->usage);
         return buf;
     case DDB_RUN_F_OUT:
+        if ((spec->groups & G_GEN) && a->out && strcmp(a->out, "-") == 0)
+            return "e.g. ddbpipe generate ... --out - | ddbpipe import - --table T";
+        if (spec->groups & G_GEN)
+            return a->out ? "--out DIR (or -) for files, or --table NAME for a table"
+                          : "--out DIR is required (or - for standard output, or --table NAME)";
         return a->out ? "--out DIR: a folder for the output files"
                       : "--out DIR is required: the folder for the output files";
     case DDB_RUN_F_FORMAT:
@@ -228,15 +247,24 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
     case DDB_RUN_F_UNMATCHED:
         return "--unmatched FILE: check that its folder is writable, and that it is not the "
                "rejects file";
+    case DDB_RUN_F_GENERATE:
+        return a->count ? "--count Tag=100,FavoriteData=1k (k, M, G allowed; or --count N for "
+                          "every entity); see formats/README.md for \"generate\""
+                        : "--count Tag=100,FavoriteData=1k, or --count N for every entity";
     default:
         return NULL;
     }
 }
 
-/* The options the engine knows nothing of (flags, strings to parse) into o.
- * Returns 0 or EXIT_USAGE after saying what is wrong. */
-static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
-                            const char **inputs, size_t n_inputs)
+void cli_run_problem(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
+                     const run_args *a, const char *message)
+{
+    char hint[512];
+    cli_error(hint_for(f, spec, cmd, a, hint, sizeof(hint)), "%s", message);
+}
+
+int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
+                         const char **inputs, size_t n_inputs)
 {
     memset(o, 0, sizeof(*o));
     o->command = spec->name;
@@ -244,7 +272,8 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->inputs = inputs;
     o->n_inputs = n_inputs;
     o->scan_allowed = (spec->groups & G_SCAN) != 0;
-    o->writes_table = (spec->groups & (G_IMPORT | G_MIGRATE)) != 0;
+    o->writes_table =
+        (spec->groups & (G_IMPORT | G_MIGRATE)) != 0 || ((spec->groups & G_GEN) && a->table);
     o->ignore_schema_mismatch = a->ignore_schema_mismatch;
     o->mapping_path = a->mapping;
     o->to_mapping_path = a->to_mapping;
@@ -293,7 +322,9 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
         }
         o->extra_plain = 1;
     }
-    o->target_table = (spec->groups & G_IMPORT) ? a->table : a->to_table;
+    o->target_table = (spec->groups & (G_IMPORT | G_GEN)) ? a->table
+                      : (spec->groups & G_MIGRATE)        ? a->to_table
+                                                          : NULL;
     o->create_table = a->create_table;
     o->delete_all = a->delete_all;
     o->dry_run = a->dry_run;
@@ -315,6 +346,19 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
                                                                  : (double)a->checkpoint_interval;
     o->report = cli_report;
     o->stop = cli_stop_flag();
+    if (spec->groups & G_GEN) {
+        /* Records are written as they are made (export's way); items, for a
+         * table, DynamoDB JSON files or a pipe, are encoded with the mapping
+         * again (convert's way), so every entity is counted by name. */
+        o->generate = 1;
+        o->gen_seed = a->seed;
+        o->out_stream = 1;
+        if (a->table || (a->out && strcmp(a->out, "-") == 0) ||
+            (o->format_set && o->format == DDB_OUT_DDBJSON)) {
+            o->mode = DDB_MODE_CONVERT;
+            o->to_mapping_path = a->mapping;
+        }
+    }
     return 0;
 }
 
@@ -322,6 +366,19 @@ static void print_note(void *ctx, const char *msg)
 {
     (void)ctx;
     fprintf(stderr, "ddbpipe: %s\n", msg);
+}
+
+void cli_run_hooks(ddb_run_options *ro, const run_args *a, cli_table_wait *waiting,
+                   cli_progress *progress)
+{
+    waiting->quiet = a->quiet;
+    waiting->limit_s = (int)a->wait_active;
+    waiting->last_said = -1;
+    ro->note = print_note;
+    ro->on_wait = cli_table_waiting;
+    ro->wait_ctx = waiting;
+    ro->progress = cli_progress_update; /* set up by cli_start_progress before it is called */
+    ro->progress_ctx = progress;
 }
 
 /* The lines of the summary that are not counts: the tables, the dry run,
@@ -392,8 +449,7 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
         ddb_buf_printf(b, "  resumed from %s\n", a->state);
 }
 
-/* Exit status for a failure to attach the plan's tables. */
-static int attach_exit(int rc, ddb_run_field f)
+int cli_attach_exit(int rc, ddb_run_field f)
 {
     if (rc == DDB_EINTR)
         return EXIT_INTERRUPTED;
@@ -408,18 +464,17 @@ static int attach_exit(int rc, ddb_run_field f)
     return EXIT_SERVICE;
 }
 
-/* Live progress from the plan's parts (the plan calls cli_progress_update). */
-static void start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *plan,
-                           ddb_client *client)
+void cli_start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *plan, ddb_client *client)
 {
     int mode = CLI_PROGRESS_AUTO;
     const ddb_reader *scan = ddb_run_plan_scan(plan);
+    const ddb_generator *gen = ddb_run_plan_generator(plan);
     cli_progress_parse(a->progress, &mode);
     cli_progress_init(pr, mode, (double)a->progress_interval, a->quiet);
     pr->client = client;
     pr->table_output = ddb_run_plan_table_output(plan);
     pr->scan = scan;
-    pr->total_items = scan ? scan->expected_items : 0;
+    pr->total_items = scan ? scan->expected_items : gen ? ddb_generator_total(gen) : 0;
     pr->total_bytes = ddb_run_plan_input_bytes(plan);
     if (client) {
         ddb_client_set_idle(client, cli_progress_idle, pr);
@@ -460,21 +515,14 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     cli_table_wait waiting;
     cli_progress progress;
     ddb_buf extra = DDB_BUF_INIT;
-    char hint[512], *own_summary = NULL;
+    char *own_summary = NULL;
     int code = EXIT_USAGE, rc;
 
     memset(&s, 0, sizeof(s));
     memset(&conn, 0, sizeof(conn));
-    waiting.quiet = a->quiet;
-    waiting.limit_s = (int)a->wait_active;
-    waiting.last_said = -1;
-    ro->note = print_note;
-    ro->on_wait = cli_table_waiting;
-    ro->wait_ctx = &waiting;
-    ro->progress = cli_progress_update; /* set up by start_progress before it is called */
-    ro->progress_ctx = &progress;
+    cli_run_hooks(ro, a, &waiting, &progress);
     if ((rc = ddb_run_plan_new(&plan, ro, &field, &err)) != 0) {
-        cli_error(hint_for(field, spec, cmd, a, hint, sizeof(hint)), "%s", err.message);
+        cli_run_problem(field, spec, cmd, a, err.message);
         code = rc == DDB_ENOMEM ? EXIT_OUTPUT : EXIT_USAGE;
         goto done;
     }
@@ -482,6 +530,8 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
         code = EXIT_OK;
         goto done;
     }
+    if (ddb_run_plan_generator(plan) && !a->quiet)
+        cli_describe_generator(ddb_run_plan_generator(plan), a->seed);
     if (ddb_run_plan_needs_client(plan) && (code = cli_connect(&conn, &a->aws)) != 0)
         goto done;
     if (conn.config &&
@@ -492,18 +542,16 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     /* A signal while waiting for a table, or later, stops the run cleanly. */
     cli_catch_stop_signals();
     if (conn.client && (rc = ddb_run_plan_attach(plan, conn.client, &field, &err)) != 0) {
-        cli_error(hint_for(field, spec, cmd, a, hint, sizeof(hint)), "%s", err.message);
-        code = attach_exit(rc, field);
+        cli_run_problem(field, spec, cmd, a, err.message);
+        code = cli_attach_exit(rc, field);
         goto done;
     }
     if ((rc = ddb_run_plan_open(plan, &field, &err)) != 0) {
-        cli_error(field == DDB_RUN_F_OUT ? "check that the folder is writable"
-                                         : hint_for(field, spec, cmd, a, hint, sizeof(hint)),
-                  "%s", err.message);
+        cli_open_problem(field, spec, cmd, a, err.message);
         code = rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;
         goto done;
     }
-    start_progress(&progress, a, plan, conn.client);
+    cli_start_progress(&progress, a, plan, conn.client);
     rc = ddb_run_plan_execute(plan, &s, &err);
     cli_progress_end(&progress);
     if (rc != 0 && rc != DDB_EINTR)
@@ -526,58 +574,89 @@ done:
     return code;
 }
 
+void cli_open_problem(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
+                      const run_args *a, const char *message)
+{
+    if (f == DDB_RUN_F_OUT)
+        cli_error("check that the folder is writable", "%s", message);
+    else
+        cli_run_problem(f, spec, cmd, a, message);
+}
+
+int cli_run_parse(const cli_command *cmd, unsigned groups, int argc, char **argv, run_args *a,
+                  const char ***inputs, size_t *n_inputs, int *help)
+{
+    cli_opt opts[64];
+    int code, mode;
+
+    memset(a, 0, sizeof(*a));
+    a->checkpoint_interval = UINT64_MAX; /* not given: 10 s */
+    a->wait_active = 600;
+    a->max_rejects = UINT64_MAX; /* not given: 0, and the run reads everything */
+    cli_run_declare_options(opts, a, groups);
+    if ((code = cli_parse(argc, argv, cmd, opts, inputs, n_inputs, help)) != 0)
+        return code;
+    if (*help) {
+        cli_print_help(cmd, opts);
+        return EXIT_OK;
+    }
+    if (a->progress && cli_progress_parse(a->progress, &mode) != 0) {
+        cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a->progress);
+        return EXIT_USAGE;
+    }
+    /* The state and the spool of S3 uploads beside it stay on the local disk;
+     * diff writes its own files locally. */
+    if (cli_refuse_url("out", a->out, !(groups & G_DIFF)) ||
+        cli_refuse_url("rejects", a->rejects, !(groups & G_DIFF)) ||
+        cli_refuse_url("unmatched", a->unmatched, !(groups & G_DIFF)) ||
+        cli_refuse_url("summary", a->summary, !(groups & G_DIFF)) ||
+        cli_refuse_url("state", a->state, 0))
+        return EXIT_USAGE;
+    return EXIT_OK;
+}
+
 static int run_command(const run_spec *spec, int argc, char **argv)
 {
-    const cli_command *cmd = NULL;
+    const cli_command *cmd = cli_find_command(spec->name);
     run_args a;
     ddb_run_options ro;
     const char **inputs = NULL;
     size_t n_inputs = 0;
-    int help = 0, code, mode;
-    cli_opt opts[64];
+    ddb_gen_count *counts = NULL;
+    char *count_names = NULL;
+    int help = 0, code;
 
-    memset(&a, 0, sizeof(a));
-    a.checkpoint_interval = UINT64_MAX; /* not given: 10 s */
-    a.wait_active = 600;
-    a.max_rejects = UINT64_MAX; /* not given: 0, and the run reads everything */
-    for (size_t i = 0; i < cli_n_commands; i++)
-        if (strcmp(cli_commands[i].name, spec->name) == 0)
-            cmd = &cli_commands[i];
-    declare_options(opts, &a, spec->groups);
-    if ((code = cli_parse(argc, argv, cmd, opts, &inputs, &n_inputs, &help)) != 0)
+    if ((code = cli_run_parse(cmd, spec->groups, argc, argv, &a, &inputs, &n_inputs, &help)) != 0 ||
+        help)
         goto done;
-    if (help) {
-        cli_print_help(cmd, opts);
+    if ((code = cli_fill_run_options(&ro, spec, &a, inputs, n_inputs)) != 0)
         goto done;
-    }
-    code = EXIT_USAGE;
-    if (a.progress && cli_progress_parse(a.progress, &mode) != 0) {
-        cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a.progress);
+    if (ro.generate && a.count &&
+        (code = cli_parse_counts(a.count, &counts, &ro.n_gen_counts, &count_names)) != 0)
         goto done;
-    }
-    /* The state and the spool of S3 uploads beside it stay on the local disk. */
-    if (cli_refuse_url("out", a.out, 1) || cli_refuse_url("rejects", a.rejects, 1) ||
-        cli_refuse_url("unmatched", a.unmatched, 1) || cli_refuse_url("summary", a.summary, 1) ||
-        cli_refuse_url("state", a.state, 0))
-        goto done;
-    if ((code = fill_run_options(&ro, spec, &a, inputs, n_inputs)) != 0)
-        goto done;
+    ro.gen_counts = counts;
     code = run_planned(spec, cmd, &a, &ro);
 done:
+    free(counts);
+    free(count_names);
     free(inputs);
     return code;
 }
 
 static const run_spec specs[] = {
     {"export", DDB_MODE_EXPORT,
-     G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_STATE},
-    {"convert", DDB_MODE_CONVERT, G_OUT | G_ITEMS | G_MAP | G_TOMAP | G_IN | G_COMMON | G_STATE},
-    {"encode", DDB_MODE_ENCODE, G_OUT | G_ITEMS | G_MAP | G_ENTITY | G_IN | G_COMMON | G_STATE},
-    {"validate", DDB_MODE_VALIDATE, G_MAP | G_ENTITY | G_IN | G_SCAN | G_AWS | G_COMMON},
+     G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE | G_STATE},
+    {"convert", DDB_MODE_CONVERT,
+     G_OUT | G_ITEMS | G_MAP | G_TOMAP | G_IN | G_COMMON | G_SIDE | G_STATE},
+    {"encode", DDB_MODE_ENCODE,
+     G_OUT | G_ITEMS | G_MAP | G_ENTITY | G_IN | G_COMMON | G_SIDE | G_STATE},
+    {"validate", DDB_MODE_VALIDATE, G_MAP | G_ENTITY | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE},
     {"import", DDB_MODE_IMPORT,
-     G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_STATE},
+     G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE},
     {"migrate", DDB_MODE_CONVERT,
-     G_MAP | G_TOMAP | G_IN | G_SCAN | G_MIGRATE | G_AWS | G_DRY | G_COMMON | G_STATE},
+     G_MAP | G_TOMAP | G_IN | G_SCAN | G_MIGRATE | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE},
+    /* export's way for records, convert's for items (cli_fill_run_options) */
+    {"generate", DDB_MODE_EXPORT, G_GEN | G_MAP | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE},
 };
 
 static int run_named(const char *name, int argc, char **argv)
@@ -616,4 +695,9 @@ int cmd_import(int argc, char **argv)
 int cmd_migrate(int argc, char **argv)
 {
     return run_named("migrate", argc, argv);
+}
+
+int cmd_generate(int argc, char **argv)
+{
+    return run_named("generate", argc, argv);
 }

@@ -59,6 +59,39 @@ const cli_command cli_commands[] = {
      "does everything but the writes and reports what would be written and the write\n"
      "capacity it would take.",
      cmd_migrate},
+    {"generate",
+     "generate --mapping FILE --count ENTITY=N,... (--out DIR [--format ndjson|csv|ddb-json] | "
+     "--table NAME) [--seed N]",
+     "make up realistic records for every entity of a mapping",
+     "Makes records for the entities of a mapping from nothing: each field's type, enum,\n"
+     "format, pattern and pad are honoured, and a field's \"generate\" property in the\n"
+     "mapping can ask for a range, a list of values with weights, a distribution, a\n"
+     "number of distinct values or a share of absent ones (formats/README.md).\n"
+     "Records are consistent across entities: an entity whose fields hold every key\n"
+     "field of another (FavoriteDataTag: userId, dataId, tagId) refers to existing records\n"
+     "of it, of the same user. Every record is encoded and decoded back before it is\n"
+     "written. The same --seed, mapping and counts give the same bytes.\n"
+     "--format ndjson or csv writes records (OUT/<Entity>.<ext>); ddb-json writes items\n"
+     "(OUT/<Entity>.json) that export --mapping decodes with no reject; --table writes\n"
+     "the items into a table with BatchWriteItem (--create-table creates it first).",
+     cmd_generate},
+    {"diff",
+     "diff (A | --table T) (B | --to-table T2) [--mapping FILE [--to-mapping FILE]] [--out DIR] "
+     "[--sample P]",
+     "compare two tables, exports or files record by record",
+     "Reads side A and side B (each a table, an Export to S3 folder, files, or a folder of\n"
+     "files such as an export's output) and compares them record by record. With a mapping\n"
+     "items are decoded first and records of the same entity are matched by their key\n"
+     "fields, so --mapping v1.json --to-mapping v2.json checks a re-keying migration.\n"
+     "Numbers are compared by value (1.0 equals 1), sets as sets, binary as bytes.\n"
+     "Without a mapping items are matched by their key attributes (--key, or the table's).\n"
+     "Prints the counts per entity (equal, different, only in A, only in B) and writes\n"
+     "each difference, by key with the attributes that differ, to OUT/differences.ndjson.\n"
+     "Memory stays bounded: records are hash-partitioned into bucket files under OUT and\n"
+     "compared a bucket at a time. --sample compares a share of the keys (the same keys\n"
+     "on both sides). Exit status 0 only when the sides are the same; 1 when they differ\n"
+     "(or records were rejected beyond --max-rejects).",
+     cmd_diff},
     {"create-table", "create-table --mapping FILE [--table NAME] [--if-not-exists]",
      "create a table and all its indexes from a mapping",
      "Creates the mapping's table (or --table NAME) with its key schema and every GSI and\n"
@@ -70,6 +103,14 @@ const cli_command cli_commands[] = {
      cmd_describe},
 };
 const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
+
+const cli_command *cli_find_command(const char *name)
+{
+    for (size_t i = 0; i < cli_n_commands; i++)
+        if (strcmp(cli_commands[i].name, name) == 0)
+            return &cli_commands[i];
+    return NULL;
+}
 
 static void usage(FILE *f)
 {
@@ -86,6 +127,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    const cli_command *cmd;
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
@@ -99,9 +141,8 @@ int main(int argc, char **argv)
         printf("ddbpipe %s\n", DDB_VERSION);
         return EXIT_OK;
     }
-    for (size_t i = 0; i < cli_n_commands; i++)
-        if (strcmp(argv[1], cli_commands[i].name) == 0)
-            return cli_commands[i].run(argc - 1, argv + 1);
+    if ((cmd = cli_find_command(argv[1])) != NULL)
+        return cmd->run(argc - 1, argv + 1);
     cli_error("run 'ddbpipe --help' for the list of commands", "unknown command \"%s\"", argv[1]);
     return EXIT_USAGE;
 }

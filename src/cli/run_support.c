@@ -40,27 +40,34 @@ volatile sig_atomic_t *cli_stop_flag(void)
     return &stop_requested;
 }
 
-int cli_write_summary_file(const char *path, const ddb_summary *s, int code)
+int cli_write_file(const char *path, const char *text, size_t len, const char *what)
 {
-    ddb_buf b = DDB_BUF_INIT;
     ddb_error err;
     char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
     int rc = 0;
-    ddb_summary_json(&b, s, code);
     if (slash != NULL && slash != dir) {
         *slash = '\0';
         rc = ddb_make_dirs(dir, &err);
     }
     free(dir);
     if (rc == 0)
-        rc = b.oom ? ddb_error_set(&err, DDB_ENOMEM, "out of memory")
-                   : ddb_file_write_atomic(path, b.ptr, b.len, &err);
-    ddb_buf_dispose(&b);
+        rc = ddb_file_write_atomic(path, text, len, &err);
     if (rc != 0) {
-        cli_error(NULL, "cannot write the summary: %s", err.message);
+        cli_error(NULL, "cannot write the %s: %s", what, err.message);
         return EXIT_OUTPUT;
     }
     return 0;
+}
+
+int cli_write_summary_file(const char *path, const ddb_summary *s, int code)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    int rc;
+    ddb_summary_json(&b, s, code);
+    rc = b.oom ? (cli_error(NULL, "out of memory"), EXIT_OUTPUT)
+               : cli_write_file(path, b.ptr, b.len, "summary");
+    ddb_buf_dispose(&b);
+    return rc;
 }
 
 /* Exit status from what happened, in order of severity. */

@@ -1,6 +1,7 @@
 /*
- * run_support.h — what the pipeline commands (cmd_run.c) build on: their
- * options, exit status and summaries, and the flag SIGINT/SIGTERM set.
+ * run_support.h — what the pipeline commands (cmd_run.c, and generate and
+ * diff, which run the same plans) build on: their options, exit status and
+ * summaries, and the flag SIGINT/SIGTERM set.
  */
 #ifndef DDBPIPE_RUN_SUPPORT_H
 #define DDBPIPE_RUN_SUPPORT_H
@@ -12,6 +13,29 @@
 #include "cli.h"
 #include "ddbpipe/buf.h"
 #include "ddbpipe/pipeline.h"
+#include "ddbpipe/run.h"
+#include "progress.h"
+
+/* Option groups: each command accepts the groups it has a use for. */
+enum {
+    G_OUT = 1 << 0,     /* file outputs */
+    G_MAP = 1 << 1,     /* --mapping */
+    G_TOMAP = 1 << 2,   /* --to-mapping */
+    G_ENTITY = 1 << 3,  /* --entity */
+    G_IN = 1 << 4,      /* file input options */
+    G_SCAN = 1 << 5,    /* a table as the source: --table + scan options */
+    G_IMPORT = 1 << 6,  /* a table as the target of import: --table, --create-table, --delete */
+    G_MIGRATE = 1 << 7, /* migrate's --to-table, --create-table */
+    G_AWS = 1 << 8,
+    G_DRY = 1 << 9,
+    G_COMMON = 1 << 10,  /* max-rejects, summary, quiet, progress */
+    G_STATE = 1 << 11,   /* --state, --resume */
+    G_RECORDS = 1 << 12, /* writes records (export): any output format */
+    G_ITEMS = 1 << 13,   /* writes items to files (convert, encode): DynamoDB JSON */
+    G_SIDE = 1 << 14,    /* --rejects, --unmatched: where records not written go */
+    G_GEN = 1 << 15,     /* generate: --count, --seed, records made up instead of inputs */
+    G_DIFF = 1 << 16     /* diff: two sides (--table, --to-table, --to-mapping), scan options */
+};
 
 typedef struct run_args {
     const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
@@ -26,6 +50,10 @@ typedef struct run_args {
     const char *state, *progress;
     uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu, wait_active;
     cli_aws_args aws;
+    const char *count; /* generate */
+    uint64_t seed;
+    const char *key, *sample; /* diff */
+    uint64_t max_memory;
 } run_args;
 
 typedef struct run_spec {
@@ -33,6 +61,55 @@ typedef struct run_spec {
     ddb_mode mode;
     unsigned groups;
 } run_spec;
+
+/* The options of a command (its groups) into out (room for 64), pointing
+ * into *a, ending with a zeroed entry. */
+void cli_run_declare_options(cli_opt *out, run_args *a, unsigned groups);
+
+/* Parses the command line into *a (its defaults set first) and the inputs
+ * (*inputs freed by the caller), prints --help, and refuses a bad --progress
+ * or a URL where a local path belongs. Returns 0 (with *help set when help
+ * was printed) or an exit status. */
+int cli_run_parse(const cli_command *cmd, unsigned groups, int argc, char **argv, run_args *a,
+                  const char ***inputs, size_t *n_inputs, int *help);
+
+/* The options the engine knows nothing of (flags, strings to parse) into o.
+ * Returns 0 or EXIT_USAGE after saying what is wrong. */
+int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
+                         const char **inputs, size_t n_inputs);
+
+/* The plan's hooks into the command line: notes, waiting for tables, live
+ * progress (progress set up by cli_start_progress before the run). */
+void cli_run_hooks(ddb_run_options *ro, const run_args *a, cli_table_wait *waiting,
+                   cli_progress *progress);
+
+/* Prints a planning problem with the flag behind it and what to do. */
+void cli_run_problem(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
+                     const run_args *a, const char *message);
+
+/* The same for a failure to open the plan's files. */
+void cli_open_problem(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
+                      const run_args *a, const char *message);
+
+/* Exit status for a failure to attach the plan's tables. */
+int cli_attach_exit(int rc, ddb_run_field f);
+
+/* Live progress from the plan's parts (the plan calls cli_progress_update). */
+void cli_start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *plan,
+                        ddb_client *client);
+
+/* generate (cmd_generate.c): --count "Tag=100,FavoriteData=1k" or a bare N
+ * (for every entity not named) as a list by name; *names holds the names
+ * the list points into. Both freed by the caller. Returns 0 or EXIT_USAGE
+ * after printing the problem. */
+int cli_parse_counts(const char *spec, ddb_gen_count **list, size_t *n, char **names);
+
+/* Prints what the generator is about to make (unless --quiet). */
+void cli_describe_generator(const ddb_generator *g, uint64_t seed);
+
+/* Writes len bytes of text to path atomically. Returns 0, or EXIT_OUTPUT
+ * after printing "cannot write the <what>: ...". */
+int cli_write_file(const char *path, const char *text, size_t len, const char *what);
 
 /* Writes the JSON summary (--summary) to path atomically. Returns 0, or
  * EXIT_OUTPUT after printing the problem. */

@@ -7,7 +7,6 @@ tools=${DDB_TOOLS:-$(dirname "$bin")}
 canon="$tools/ddbpipe-canon"
 shared="$root/../shared/testdata"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ddbpipe-it.XXXXXX")
-failures=0
 export AWS_ACCESS_KEY_ID=AKIDEXAMPLETESTONLY AWS_SECRET_ACCESS_KEY=test-secret-not-real
 export AWS_REGION=us-east-1
 unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_ENDPOINT_URL_DYNAMODB
@@ -37,24 +36,6 @@ DYNALITE_OWNER_PID=$$ endpoint=$("$root/scripts/dynalite.sh" start "$tmp/dynalit
     exit 1
 }
 
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-# run NAME EXPECTED_EXIT COMMAND... : runs, keeps stderr in $tmp/NAME.err
-run() {
-    local name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-    local got=$?
-    if [ "$got" != "$want" ]; then
-        fail "$name: exit $got, expected $want"
-        sed 's/^/    /' "$tmp/$name.err" | tail -30 >&2
-        return 1
-    fi
-}
-
 # summary_total FILE FIELD: a number from the total row of a --summary JSON file
 summary_total() {
     sed -n 's/.*"total":{[^}]*"'"$2"'":\([0-9]*\).*/\1/p' "$1"
@@ -78,33 +59,6 @@ same_items() {
     fi
 }
 
-finish() {
-    if [ "$failures" -gt 0 ]; then
-        echo "$(basename "$0"): $failures failure(s)" >&2
-        exit 1
-    fi
-    echo "$(basename "$0"): ok"
-}
-
-# kill_after_progress PID STATEFILE PREVIOUS_POS [SIGNAL]: waits until the run's state file
-# records progress beyond PREVIOUS_POS, then signals it, so a kill lands mid-run whatever the
-# machine's speed. Prints the position reached; fails if the run ended first.
-pos_of() { sed -n 's/.*"pos":\([0-9]*\).*/\1/p' "$1" 2>/dev/null; }
-kill_after_progress() {
-    local pid=$1 st=$2 prev=$3 sig=${4:-KILL} i p
-    for i in $(seq 1 1500); do
-        kill -0 "$pid" 2>/dev/null || return 1
-        p=$(pos_of "$st")
-        if [ -n "$p" ] && [ "$p" != "$prev" ] && ! grep -q '"complete":true' "$st"; then
-            kill -"$sig" "$pid" 2>/dev/null || return 1
-            echo "$p"
-            return 0
-        fi
-        sleep 0.02
-    done
-    return 1
-}
-
 # ddb_call OPERATION JSON: one raw DynamoDB request to dynalite, the way another client (a
 # script running `aws dynamodb create-table`) would send it; prints the response body.
 ddb_call() {
@@ -118,3 +72,5 @@ ddb_call() {
 table_status() {
     ddb_call DescribeTable "{\"TableName\":\"$1\"}" | sed -n 's/.*"TableStatus":"\([A-Z_]*\)".*/\1/p'
 }
+
+. "$root/tests/scripts/checks.bash"

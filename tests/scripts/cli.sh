@@ -1,32 +1,7 @@
 #!/usr/bin/env bash
 # Command-line behaviour: help, usage errors with hints, exit codes, atomic outputs, stdin.
-set -u
-bin=$1
-root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/lib.bash"
 shared="$root/../shared/testdata"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-check() { # name, expected exit, command...
-    local name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/stdout" 2>"$tmp/stderr"
-    local got=$?
-    if [ "$got" != "$want" ]; then
-        echo "FAIL $name: exit $got, expected $want" >&2
-        sed 's/^/    /' "$tmp/stderr" >&2
-        failures=$((failures + 1))
-        return 1
-    fi
-    return 0
-}
-expect_in() { # file, text
-    grep -qF -- "$2" "$1" || {
-        echo "FAIL: $1 lacks: $2" >&2
-        sed 's/^/    /' "$1" >&2
-        failures=$((failures + 1))
-    }
-}
 
 check version 0 "$bin" --version && expect_in "$tmp/stdout" "ddbpipe 0."
 check help 0 "$bin" --help && expect_in "$tmp/stdout" "export"
@@ -73,8 +48,8 @@ check url-summary-s3 4 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3e
     expect_in "$tmp/stderr" "cannot write the summary: s3://bucket/s.json"
 check url-unmatched-s3 0 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" \
     export "$tmp/url-in.json" --out "$tmp/o-url5" --unmatched s3://bucket/u.ndjson --max-attempts 1
-[ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: a URL became a local path: $(ls -A "$tmp/cwd")" >&2; failures=$((failures + 1)); }
-[ ! -e "$tmp/o-url" ] || { echo "FAIL: output written despite a refused URL" >&2; failures=$((failures + 1)); }
+[ -z "$(ls -A "$tmp/cwd")" ] || fail "a URL became a local path: $(ls -A "$tmp/cwd")"
+[ ! -e "$tmp/o-url" ] || fail "output written despite a refused URL"
 check url-like-local-path 0 "$bin" export "$tmp/url-in.json" --out "$tmp/o-url2/a:b"
 
 # a damaged state file: a usage error naming the member, never a crash
@@ -87,20 +62,20 @@ check state-damaged 2 "$bin" export "$tmp/url-in.json" --out "$tmp/o-st" --state
 # an input that does not exist: exit 3, nothing committed
 check missing-input 3 "$bin" export "$tmp/nope.json" --out "$tmp/o1"
 expect_in "$tmp/stderr" "nope.json"
-[ -z "$(ls -A "$tmp/o1" 2>/dev/null)" ] || { echo "FAIL: outputs written despite input error" >&2; failures=$((failures + 1)); }
+[ -z "$(ls -A "$tmp/o1" 2>/dev/null)" ] || fail "outputs written despite input error"
 
 # a truncated gzip input: the good records before the cut are read, the run fails, no output
 printf '{"Item":{"pk":{"S":"a"}}}\n%.0s' $(seq 1 2000) | gzip -c >"$tmp/full.json.gz"
 head -c $(($(stat -c %s "$tmp/full.json.gz") - 20)) "$tmp/full.json.gz" >"$tmp/cut.json.gz"
 check truncated-gzip 3 "$bin" export "$tmp/cut.json.gz" --out "$tmp/o2"
 expect_in "$tmp/stderr" "unexpected end of gzip data"
-[ ! -e "$tmp/o2/items.ndjson" ] || { echo "FAIL: partial output committed" >&2; failures=$((failures + 1)); }
-ls -A "$tmp/o2" | grep -q tmp && { echo "FAIL: temporary file left behind" >&2; failures=$((failures + 1)); }
+[ ! -e "$tmp/o2/items.ndjson" ] || fail "partial output committed"
+ls -A "$tmp/o2" | grep -q tmp && fail "temporary file left behind"
 
 # stdin, and a second input after it
 printf '{"Item":{"pk":{"S":"x"}}}\n' >"$tmp/one.json"
 check stdin 0 sh -c "printf '{\"Item\":{\"pk\":{\"S\":\"y\"}}}\n' | '$bin' export - '$tmp/one.json' --out '$tmp/o3'"
-[ "$(wc -l <"$tmp/o3/items.ndjson")" = 2 ] || { echo "FAIL: stdin + file should give 2 lines" >&2; failures=$((failures + 1)); }
+[ "$(wc -l <"$tmp/o3/items.ndjson")" = 2 ] || fail "stdin + file should give 2 lines"
 
 # rejects: exit 1 unless --max-rejects allows them; --rejects elsewhere; --summary JSON
 printf '{"Item":{"pk":{"S":"a"}}}\nnot json\n' >"$tmp/bad.json"
@@ -118,12 +93,12 @@ if [ -d "$shared/aws-export" ]; then
         --summary "$tmp/s6.json"
     expect_in "$tmp/s6.json" '"read":133199,"written":133199,"deleted":0,"rejected":0,"unmatched":0'
     expect_in "$tmp/stderr" "manifest-summary"
-    [ "$(wc -l <"$tmp/o6/items.ndjson")" = 133199 ] || { echo "FAIL: 133199 lines expected" >&2; failures=$((failures + 1)); }
+    [ "$(wc -l <"$tmp/o6/items.ndjson")" = 133199 ] || fail "133199 lines expected"
     check aws-incremental 0 "$bin" export "$shared/aws-export/01716791487000-6ddcf8cf" --out "$tmp/o7" \
         --summary "$tmp/s7.json"
     expect_in "$tmp/s7.json" '"changes":{"inserted":1,"modified":8,"removed":6}'
     expect_in "$tmp/stderr" "changes: 1 inserted, 8 modified, 6 removed"
-    [ "$(wc -l <"$tmp/o7/deletes.ndjson")" = 6 ] || { echo "FAIL: 6 deletes expected" >&2; failures=$((failures + 1)); }
+    [ "$(wc -l <"$tmp/o7/deletes.ndjson")" = 6 ] || fail "6 deletes expected"
     # a corrupted copy fails verification, names the file, and commits nothing
     cp -r "$shared/aws-export" "$tmp/copy"
     chmod -R u+w "$tmp/copy"
@@ -131,12 +106,11 @@ if [ -d "$shared/aws-export" ]; then
     printf 'x' | dd of="$f" bs=1 seek=5000 conv=notrunc 2>/dev/null
     check aws-corrupt 3 "$bin" export "$tmp/copy/01716790307109-5f9d6aaa" --out "$tmp/o8"
     expect_in "$tmp/stderr" "$(basename "$f")"
-    [ ! -e "$tmp/o8/items.ndjson" ] || { echo "FAIL: output committed despite checksum error" >&2; failures=$((failures + 1)); }
+    [ ! -e "$tmp/o8/items.ndjson" ] || fail "output committed despite checksum error"
     check aws-corrupt-noverify 3 "$bin" export "$tmp/copy/01716790307109-5f9d6aaa" --out "$tmp/o9" --no-verify
 fi
 
 # what convert wrote reads back as a folder: its per-entity files, not its _ files
-root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 check convert-folder 0 "$bin" convert "$root/samples/favorites/export" --mapping "$root/formats/favorites.json" \
     --to-mapping "$root/formats/favorites-v2.json" --out "$tmp/cv" --max-rejects 100
 check validate-folder 0 "$bin" validate "$tmp/cv" --mapping "$root/formats/favorites-v2.json"
@@ -159,10 +133,7 @@ expect_in "$tmp/stderr" "standard output cannot hold"
 fav_export="$root/samples/favorites/export"
 fav_map="$root/formats/favorites.json"
 fail_if() { # condition text, message
-    if eval "$1"; then
-        echo "FAIL: $2" >&2
-        failures=$((failures + 1))
-    fi
+    if eval "$1"; then fail "$2"; fi
 }
 check reuse-1 1 "$bin" export "$fav_export" --mapping "$fav_map" --format csv --out "$tmp/re" --quiet
 fail_if '[ ! -f "$tmp/re/Tag.csv" ] || [ ! -f "$tmp/re/_ddbpipe/rejects.ndjson" ]' "reuse-1: files missing"
@@ -188,8 +159,4 @@ check overwrite 0 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity 
 expect_in "$tmp/stderr" "beside 1 file ddbpipe did not write"
 fail_if '[ "$(cat "$tmp/re/notes.txt")" != mine ]' "overwrite: a file ddbpipe did not write was touched"
 
-if [ "$failures" -gt 0 ]; then
-    echo "cli.sh: $failures failure(s)" >&2
-    exit 1
-fi
-echo "cli.sh: ok"
+finish

@@ -3,38 +3,14 @@
 # time ends with outputs byte-identical to an uninterrupted run (gzip included) and the same
 # counts; SIGINT stops cleanly with exit 130; --resume refuses a different run; progress is a
 # redrawn line on a terminal and plain lines elsewhere.
-set -u
-bin=$1
-root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-gen="$(dirname "$bin")/ddbpipe-gen"
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+. "$(dirname "$0")/lib.bash"
+gen="$tools/ddbpipe-gen"
 total() { sed -n 's/.*"total":{[^}]*"'"$2"'":\([0-9]*\).*/\1/p' "$1"; }
 M="$root/formats/favorites.json"
 cd "$tmp" || exit 1
 
 "$gen" bench --mapping "$M" --items 400000 --out dump.json.gz >/dev/null || fail generator
 
-# Waits until the state file records progress beyond $2 (or the run ends), then SIGKILLs it:
-# the kill lands mid-run whatever the machine's speed. Prints the position reached.
-pos_of() { sed -n 's/.*"pos":\([0-9]*\).*/\1/p' "$1" 2>/dev/null; }
-kill_after_progress() { # pid statefile previous-pos signal
-    local pid=$1 st=$2 prev=$3 sig=${4:-KILL} i
-    for i in $(seq 1 600); do
-        kill -0 "$pid" 2>/dev/null || return 1
-        local p
-        p=$(pos_of "$st")
-        if [ -n "$p" ] && [ "$p" != "$prev" ] && ! grep -q '"complete":true' "$st"; then
-            kill -"$sig" "$pid" 2>/dev/null || return 1
-            echo "$p"
-            return 0
-        fi
-        sleep 0.02
-    done
-    return 1
-}
 # a few bad lines and unmatched items in the middle, so rejects and _unmatched are resumed too
 { gzip -dc dump.json.gz | head -170000; printf 'not json\n{"Item":{"pk":{"S":"Other#1"},"sk":{"S":"x"}}}\n'
   gzip -dc dump.json.gz | tail -n +170001; } | gzip -1 >input.json.gz
@@ -136,5 +112,4 @@ grep -q $'\r' sig.err && fail "carriage returns in non-terminal output"
     --progress json --progress-interval 1 2>js.err >/dev/null
 grep -q '^{"progress":{"elapsed_s":' js.err || fail "no JSON progress"
 
-[ "$failures" -eq 0 ] || { echo "resume.sh: $failures failure(s)" >&2; exit 1; }
-echo "resume.sh: ok"
+finish

@@ -3,14 +3,8 @@
 # export with the mapping (CSV, NDJSON, DynamoDB JSON records), encode the records again, and
 # compare with the items themselves (read without a mapping); unmatched items come back
 # verbatim from _ddbpipe/unmatched.ndjson. Also: convert to the v2 layout and back gives the same items.
-set -u
-bin=$1
-root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-canon="$(dirname "$bin")/ddbpipe-canon"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+. "$(dirname "$0")/lib.bash"
+canon="$tools/ddbpipe-canon"
 
 same() { # name fileA -- files B...
     local name=$1 a=$2
@@ -58,5 +52,4 @@ same favorites-v2-roundtrip "$tmp/fav-matched/Tag.json" -- "$tmp/v1/Tag.json"
 cat "$tmp"/fav-matched/*.json >"$tmp/fav-all.json"
 same favorites-v2-roundtrip-all "$tmp/fav-all.json" -- "$tmp"/v1/*.json
 
-[ "$failures" -eq 0 ] || { echo "roundtrip.sh: $failures failure(s)" >&2; exit 1; }
-echo "roundtrip.sh: ok"
+finish

@@ -4,13 +4,7 @@
 # decode with no reject and no unmatched item into every entity, encode back to exactly the
 # same items through CSV, NDJSON and DynamoDB JSON records, and validate finds nothing to say.
 # The favorites table also survives favorites -> favorites-v2 -> favorites unchanged.
-set -u
-bin=$1
-root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+. "$(dirname "$0")/lib.bash"
 same() { node "$root/tests/seeds/same-items.js" "$@" || fail "items differ: $*"; }
 field() { # summary.json key -> value of "total"
     node -e 'const s=require(process.argv[1]);console.log(s.total[process.argv[2]])' "$1" "$2"
@@ -46,5 +40,4 @@ f1="$root/formats/favorites.json" f2="$root/formats/favorites-v2.json"
     fail "convert back"
 same "$tmp/favorites.json" -- "$tmp"/v1/*.json
 
-[ "$failures" -eq 0 ] || { echo "seeds.sh: $failures failure(s)" >&2; exit 1; }
-echo "seeds.sh: ok"
+finish
