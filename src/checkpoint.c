@@ -114,6 +114,8 @@ static void count_into(ddb_entity_stats *st, ddb_outcome o)
         st->rejected++;
     if (o == DDB_OUTCOME_UNMATCHED)
         st->unmatched++;
+    if (o == DDB_OUTCOME_EXISTING)
+        st->existing++;
 }
 
 static void add_stats(ddb_entity_stats *dst, const ddb_entity_stats *src)
@@ -123,6 +125,7 @@ static void add_stats(ddb_entity_stats *dst, const ddb_entity_stats *src)
     dst->deleted += src->deleted;
     dst->rejected += src->rejected;
     dst->unmatched += src->unmatched;
+    dst->existing += src->existing;
 }
 
 static void fold(ddb_tracker *t)
@@ -286,9 +289,10 @@ int ddb_tracker_restore(ddb_tracker *t, const ddb_checkpoint *c)
 
 static void put_stats(ddb_buf *b, const ddb_entity_stats *e)
 {
-    ddb_buf_printf(b, "[%llu,%llu,%llu,%llu,%llu]", (unsigned long long)e->read,
+    ddb_buf_printf(b, "[%llu,%llu,%llu,%llu,%llu,%llu]", (unsigned long long)e->read,
                    (unsigned long long)e->written, (unsigned long long)e->deleted,
-                   (unsigned long long)e->rejected, (unsigned long long)e->unmatched);
+                   (unsigned long long)e->rejected, (unsigned long long)e->unmatched,
+                   (unsigned long long)e->existing);
 }
 
 int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err)
@@ -345,15 +349,16 @@ static int get_u64(const ddb_map *m, const char *key, const char *path, const ch
     return 0;
 }
 
-/* [read, written, deleted, rejected, unmatched] */
+/* [read, written, deleted, rejected, unmatched, existing] (states of earlier
+ * versions lack existing) */
 static int get_stats(const ddb_value *v, ddb_entity_stats *e, const char *path, const char *member,
                      ddb_error *err)
 {
-    uint64_t f[5];
+    uint64_t f[6] = {0};
     char sub[96];
-    if (v == NULL || v->type != DDB_TYPE_L || v->u.l.count != 5)
-        return damaged(err, path, member, "an array of 5 counts");
-    for (size_t i = 0; i < 5; i++) {
+    if (v == NULL || v->type != DDB_TYPE_L || (v->u.l.count != 5 && v->u.l.count != 6))
+        return damaged(err, path, member, "an array of 6 counts");
+    for (size_t i = 0; i < v->u.l.count; i++) {
         if (ddb_value_u64(&v->u.l.items[i], &f[i]) != 0) {
             snprintf(sub, sizeof(sub), "%s[%zu]", member, i);
             return damaged(err, path, sub, "a non-negative integer");
@@ -364,6 +369,7 @@ static int get_stats(const ddb_value *v, ddb_entity_stats *e, const char *path, 
     e->deleted = f[2];
     e->rejected = f[3];
     e->unmatched = f[4];
+    e->existing = f[5];
     return 0;
 }
 

@@ -208,7 +208,23 @@ static void batch_done(void *ctx, ddb_response *resp)
     to->stats.throttles += resp->throttles;
     if (resp->throttles > 0)
         ddb_rate_throttled(&to->rate, ddb_clock_seconds());
-    if (resp->ok) {
+    if (to->mode != DDB_WRITE_BATCH && resp->ok) {
+        double cu = ddb_table_output_single_cu(resp);
+        to->stats.capacity_units += cu;
+        ddb_rate_settle(&to->rate, b->taken, cu);
+        b->taken = 0;
+        if (to->mode == DDB_WRITE_UPDATE && !b->entries[0]->is_delete)
+            to->stats.updated++;
+        acked(to, b->entries[0]);
+    } else if (to->mode == DDB_WRITE_IF_ABSENT &&
+               strcmp(resp->error_type, "ConditionalCheckFailedException") == 0) {
+        /* The item is there: left as it was, which is what was asked. */
+        entry *e = b->entries[0];
+        to->stats.existing++;
+        if (to->base.exists)
+            to->base.exists(to->base.ack_ctx, e->entity, DDB_REC_PUT, e->seq);
+        entry_done(to, e);
+    } else if (resp->ok) {
         char *flags = calloc(b->n ? b->n : 1, 1);
         double cu = 0;
         int matched = flags ? ddb_table_output_find_unprocessed(to, b, resp, flags, &cu) : -1;
@@ -310,23 +326,25 @@ static int post_batch(table_output *to, entry **entries, size_t n, double taken,
     b->n = n;
     b->to = to;
     b->taken = taken;
-    ddb_buf_clear(body);
-    ddb_buf_puts(body, "{\"RequestItems\":{");
-    ddb_json_put_string(body, to->table, strlen(to->table));
-    ddb_buf_puts(body, ":[");
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            ddb_buf_putc(body, ',');
-        ddb_buf_append(body, entries[i]->req, entries[i]->req_len);
+    if (to->mode != DDB_WRITE_BATCH) { /* one item a request: its body is ready */
+        rc = ddb_client_submit(to->client, ddb_table_output_single_op(to, entries[0]),
+                               entries[0]->req, entries[0]->req_len, batch_done, b, err);
+    } else {
+        ddb_buf_clear(body);
+        ddb_buf_puts(body, "{\"RequestItems\":{");
+        ddb_json_put_string(body, to->table, strlen(to->table));
+        ddb_buf_puts(body, ":[");
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                ddb_buf_putc(body, ',');
+            ddb_buf_append(body, entries[i]->req, entries[i]->req_len);
+        }
+        ddb_buf_puts(body, "]},\"ReturnConsumedCapacity\":\"TOTAL\"}");
+        rc = body->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory")
+                       : ddb_client_submit(to->client, "BatchWriteItem", body->ptr, body->len,
+                                           batch_done, b, err);
     }
-    ddb_buf_puts(body, "]},\"ReturnConsumedCapacity\":\"TOTAL\"}");
-    if (body->oom) {
-        free(b->entries);
-        free(b);
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    }
-    if ((rc = ddb_client_submit(to->client, "BatchWriteItem", body->ptr, body->len, batch_done, b,
-                                err)) != 0) {
+    if (rc != 0) {
         free(b->entries);
         free(b);
         return rc;
@@ -361,7 +379,7 @@ static int pump(table_output *to, int force, ddb_error *err)
         int rc;
         for (entry *e = to->retry.head; e && e->wake_ms <= now; e = e->next)
             due++;
-        if (!force && due + to->pending.n < BATCH_MAX_ITEMS)
+        if (!force && due + to->pending.n < to->batch_items)
             return 0;
         if (due + to->pending.n == 0)
             return 0;
@@ -370,12 +388,12 @@ static int pump(table_output *to, int force, ddb_error *err)
             to->rate_wait_ms = wait;
             return 0;
         }
-        while (n < BATCH_MAX_ITEMS && to->retry.head && to->retry.head->wake_ms <= now &&
+        while (n < to->batch_items && to->retry.head && to->retry.head->wake_ms <= now &&
                bytes + to->retry.head->req_len <= BATCH_MAX_BYTES) {
             bytes += to->retry.head->req_len;
             picked[n++] = list_pop(&to->retry);
         }
-        while (n < BATCH_MAX_ITEMS && to->pending.head &&
+        while (n < to->batch_items && to->pending.head &&
                bytes + to->pending.head->req_len <= BATCH_MAX_BYTES) {
             bytes += to->pending.head->req_len;
             picked[n++] = list_pop(&to->pending);
@@ -504,15 +522,34 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         keymap.count = nk;
         rec = &keymap;
     }
-    ddb_buf_clear(b);
-    ddb_buf_puts(b, is_del ? "{\"DeleteRequest\":{\"Key\":" : "{\"PutRequest\":{\"Item\":");
-    e->item_off = b->len;
-    ddb_json_put_typed_map(b, rec);
-    e->item_len = b->len - e->item_off;
-    ddb_buf_puts(b, "}}");
-    if (b->oom || (e->req = ddb_buf_detach(b, &e->req_len)) == NULL) {
-        entry_free(e);
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (to->mode != DDB_WRITE_BATCH) {
+        size_t body_len = 0;
+        if ((rc = ddb_table_output_single_request(b, to, rec, is_del, &body_len, &e->item_off,
+                                                  &e->item_len, &verr)) != 0) {
+            entry_free(e);
+            if (rc != DDB_EINVAL)
+                return ddb_error_set(err, rc, "%s", verr.message);
+            to->stats.rejected++;
+            ddb_output_refuse(o, entity, is_del ? DDB_REC_DELETE : DDB_REC_PUT, rec, origin,
+                              verr.message, b);
+            return 0;
+        }
+        if ((e->req = ddb_buf_detach(b, NULL)) == NULL) {
+            entry_free(e);
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        }
+        e->req_len = body_len;
+    } else {
+        ddb_buf_clear(b);
+        ddb_buf_puts(b, is_del ? "{\"DeleteRequest\":{\"Key\":" : "{\"PutRequest\":{\"Item\":");
+        e->item_off = b->len;
+        ddb_json_put_typed_map(b, rec);
+        e->item_len = b->len - e->item_off;
+        ddb_buf_puts(b, "}}");
+        if (b->oom || (e->req = ddb_buf_detach(b, &e->req_len)) == NULL) {
+            entry_free(e);
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        }
     }
     if (ddb_keyset_contains(&to->busy, e->key, e->key_len)) {
         to->stats.blocked++;
@@ -607,6 +644,8 @@ int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, dd
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     to->base.vt = &table_vt;
+    to->mode = opts->mode;
+    to->batch_items = opts->mode == DDB_WRITE_BATCH ? BATCH_MAX_ITEMS : 1;
     to->client = opts->client;
     to->info = opts->info;
     to->max_attempts = opts->max_attempts > 0 ? opts->max_attempts : 10;

@@ -17,9 +17,10 @@
 
 typedef struct entry {
     struct entry *next;
-    char *req; /* {"PutRequest":{"Item":..}} or {"DeleteRequest":{"Key":..}} */
+    char *req; /* {"PutRequest":{"Item":..}} or {"DeleteRequest":{"Key":..}}; one item
+                  a request: the PutItem/UpdateItem/DeleteItem body */
     size_t req_len;
-    size_t item_off, item_len; /* the item/key JSON inside req, for rejects */
+    size_t item_off, item_len; /* the item/key JSON in req (after the body), for rejects */
     char *key;                 /* canonical key signature */
     size_t key_len;
     int entity;
@@ -47,6 +48,8 @@ typedef struct batch {
 
 typedef struct table_output {
     ddb_output base;
+    ddb_write_mode mode;
+    size_t batch_items; /* 25, or 1 for the single-item modes */
     ddb_client *client;
     char *table;
     const ddb_table_info *info;
@@ -86,5 +89,20 @@ int ddb_table_output_key_signature(ddb_buf *out, const ddb_key_schema *ks, const
  * again: puts are idempotent). */
 int ddb_table_output_find_unprocessed(table_output *to, batch *b, const ddb_response *resp,
                                       char *flags, double *capacity);
+
+/* The body of the single-item request for rec (DDB_WRITE_IF_ABSENT and
+ * DDB_WRITE_UPDATE: PutItem, UpdateItem; DeleteItem for a delete) into b,
+ * followed by a '\0' and the item (or key) JSON at *item_off for rejects;
+ * *body_len is the body's length. Returns 0, DDB_EINVAL (the item cannot be
+ * written this way; err says why), DDB_ENOMEM. */
+int ddb_table_output_single_request(ddb_buf *b, const table_output *to, const ddb_map *rec,
+                                    int is_delete, size_t *body_len, size_t *item_off,
+                                    size_t *item_len, ddb_error *err);
+
+/* The operation a single-item entry is sent with. */
+const char *ddb_table_output_single_op(const table_output *to, const entry *e);
+
+/* CapacityUnits of a single-item response (0 when it does not say). */
+double ddb_table_output_single_cu(const ddb_response *resp);
 
 #endif

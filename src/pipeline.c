@@ -216,6 +216,13 @@ static completion *queue_completion(run *r, uint64_t seq, int entity_index, ddb_
     return c;
 }
 
+/* Output callback: a record to write only if absent was there already. */
+static void on_exists(void *ctx, int entity_index, ddb_record_kind kind, uint64_t seq)
+{
+    (void)kind;
+    queue_completion(ctx, seq, entity_index, DDB_OUTCOME_EXISTING);
+}
+
 /* Output callback: a record was written (queued; see run.done). */
 static void on_ack(void *ctx, int entity_index, ddb_record_kind kind, uint64_t seq)
 {
@@ -253,6 +260,12 @@ static void drain(run *r)
     for (size_t i = 0; i < r->n_done; i++) {
         const completion *c = &r->done[i];
         ddb_entity_stats *st;
+        if (c->outcome == DDB_OUTCOME_EXISTING) {
+            row(r, c->entity_index)->existing++;
+            r->s->total.existing++;
+            settle(r, c->seq, c->entity_index, DDB_OUTCOME_EXISTING, NULL, 0);
+            continue;
+        }
         if (c->outcome != DDB_OUTCOME_REJECTED) {
             acknowledge(r, c->entity_index,
                         c->outcome == DDB_OUTCOME_DELETED ? DDB_REC_DELETE : DDB_REC_PUT, c->seq);
@@ -725,10 +738,11 @@ static void final_row(ddb_entity_stats *out, const ddb_entity_stats *live,
     if (confirmed_live) {
         f.written = live->written;
         f.deleted = live->deleted;
+        f.existing = live->existing;
     }
     if (discarded)
         f.written = f.deleted = f.unmatched = 0;
-    settled = f.written + f.rejected + f.unmatched;
+    settled = f.written + f.existing + f.rejected + f.unmatched;
     f.not_done = f.read > settled ? f.read - settled : 0;
     *out = f;
 }
@@ -811,6 +825,7 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
     }
     if (o->output != NULL) {
         o->output->ack = on_ack;
+        o->output->exists = on_exists;
         o->output->reject = on_late_reject;
         o->output->ack_ctx = &r;
     }
@@ -879,6 +894,7 @@ done:
         s->output_failed = 1;
     if (o->output != NULL) {
         o->output->ack = NULL;
+        o->output->exists = NULL;
         o->output->reject = NULL;
         o->output->ack_ctx = NULL;
     }

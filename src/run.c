@@ -103,6 +103,10 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     if (o->has_range && o->segments == 0)
         return ddb_run_fail(field, DDB_RUN_F_SEGMENTS, err,
                             "a range of segments needs the number of segments it is a range of");
+    if (o->write_mode != DDB_WRITE_BATCH && (o->mode != DDB_MODE_IMPORT || o->delete_all))
+        return ddb_run_fail(field, DDB_RUN_F_TARGET_TABLE, err,
+                            "writing only absent items or updating attributes is for an import "
+                            "of items, not for deletes");
     if (o->resume && o->state_path == NULL)
         return ddb_run_fail(field, DDB_RUN_F_RESUME, err,
                             "resuming needs the state file of the run");
@@ -313,19 +317,20 @@ static int build_fingerprint(ddb_run_plan *p)
     fp_field(b, "out", o->out_dir);
     if (o->has_range)
         snprintf(range, sizeof(range), "%d-%d", o->segment_first, o->segment_last);
-    ddb_buf_printf(
-        &opts,
-        "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
-        "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
-        "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
-        "extra=%s unmatched=%s shard=%u/%u sse=%s",
-        o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
-        o->reader.format ? ddb_input_format_name(o->reader.format) : "", o->reader.delimiter,
-        o->types ? o->types : "", o->reader.entity ? o->reader.entity : "", o->delete_all,
-        o->reader.no_verify, (unsigned long long)o->reader.max_line, o->segments, range,
-        o->consistent_read, (unsigned long long)o->page_size, o->dry_run,
-        o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
-        o->unmatched_path ? o->unmatched_path : "", o->shard, o->shards, o->sse ? o->sse : "");
+    ddb_buf_printf(&opts,
+                   "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
+                   "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
+                   "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
+                   "extra=%s unmatched=%s shard=%u/%u sse=%s write-mode=%d",
+                   o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
+                   o->reader.format ? ddb_input_format_name(o->reader.format) : "",
+                   o->reader.delimiter, o->types ? o->types : "",
+                   o->reader.entity ? o->reader.entity : "", o->delete_all, o->reader.no_verify,
+                   (unsigned long long)o->reader.max_line, o->segments, range, o->consistent_read,
+                   (unsigned long long)o->page_size, o->dry_run,
+                   o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
+                   o->unmatched_path ? o->unmatched_path : "", o->shard, o->shards,
+                   o->sse ? o->sse : "", (int)o->write_mode);
     fp_field(b, "options", opts.ptr);
     if (p->gen != NULL) {
         const ddb_mapping *m = p->mapping;
@@ -556,6 +561,7 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         tw.info = p->target;
         tw.max_attempts = o->max_attempts;
         tw.max_wcu = o->max_wcu;
+        tw.mode = o->write_mode;
         rc = ddb_table_output_new(&p->output, &tw, err);
     }
     if (rc == 0)

@@ -13,10 +13,14 @@ static int has_deletes(const ddb_summary *s)
     return s->total.deleted > 0;
 }
 
-static void row_line(ddb_buf *out, const ddb_entity_stats *e, int deletes, int not_done)
+static void row_line(ddb_buf *out, const ddb_entity_stats *e, int deletes, int not_done,
+                     int existing)
 {
-    ddb_buf_printf(out, "  %-24s %12llu %12llu %10llu %10llu", e->name, (unsigned long long)e->read,
-                   (unsigned long long)e->written, (unsigned long long)e->rejected,
+    ddb_buf_printf(out, "  %-24s %12llu %12llu", e->name, (unsigned long long)e->read,
+                   (unsigned long long)e->written);
+    if (existing)
+        ddb_buf_printf(out, " %10llu", (unsigned long long)e->existing);
+    ddb_buf_printf(out, " %10llu %10llu", (unsigned long long)e->rejected,
                    (unsigned long long)e->unmatched);
     if (not_done)
         ddb_buf_printf(out, " %10llu", (unsigned long long)e->not_done);
@@ -44,19 +48,26 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
 
     /* validate writes nothing: what it counts are the records that would be written */
     int validating = s->command && strcmp(s->command, "validate") == 0;
-    int not_done = s->total.not_done > 0;
-    ddb_buf_printf(out, "  %-24s %12s %12s %10s %10s%s%s\n", "entity", "read",
-                   validating ? "valid" : "written", "rejected", "unmatched",
-                   not_done ? "   not done" : "", deletes ? "    deleted" : "");
+    int not_done = s->total.not_done > 0, existing = s->total.existing > 0;
+    ddb_buf_printf(out, "  %-24s %12s %12s%s %10s %10s%s%s\n", "entity", "read",
+                   validating ? "valid" : "written", existing ? "   existing" : "", "rejected",
+                   "unmatched", not_done ? "   not done" : "", deletes ? "    deleted" : "");
     for (size_t i = 0; i < s->n_entities; i++) {
         const ddb_entity_stats *e = &s->entities[i];
         /* The "(none)" row only when something landed in it. */
         if (i == s->n_entities - 1 && e->read == 0 && s->n_entities > 1)
             continue;
-        row_line(out, e, deletes, not_done);
+        row_line(out, e, deletes, not_done, existing);
     }
     if (s->n_entities > 2)
-        row_line(out, &s->total, deletes, not_done);
+        row_line(out, &s->total, deletes, not_done, existing);
+    if (existing)
+        ddb_buf_printf(out,
+                       "  existing: %llu item%s already in the table, left as %s (written only "
+                       "where absent)\n",
+                       (unsigned long long)s->total.existing,
+                       s->total.existing == 1 ? " was" : "s were",
+                       s->total.existing == 1 ? "it was" : "they were");
     if (not_done)
         ddb_buf_printf(out,
                        "  not done: %llu record%s read but not written, rejected or unmatched when "
@@ -86,10 +97,11 @@ static void stats_json(ddb_buf *out, const ddb_entity_stats *e)
     ddb_json_put_text(out, e->name, strlen(e->name));
     ddb_buf_printf(out,
                    ",\"read\":%llu,\"written\":%llu,\"deleted\":%llu,\"rejected\":%llu,"
-                   "\"unmatched\":%llu,\"not_done\":%llu}",
+                   "\"unmatched\":%llu,\"existing\":%llu,\"not_done\":%llu}",
                    (unsigned long long)e->read, (unsigned long long)e->written,
                    (unsigned long long)e->deleted, (unsigned long long)e->rejected,
-                   (unsigned long long)e->unmatched, (unsigned long long)e->not_done);
+                   (unsigned long long)e->unmatched, (unsigned long long)e->existing,
+                   (unsigned long long)e->not_done);
 }
 
 /* ,"key":"path" or ,"key":null */

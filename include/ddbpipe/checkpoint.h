@@ -30,7 +30,8 @@ typedef enum ddb_outcome {
     DDB_OUTCOME_DELETED,
     DDB_OUTCOME_REJECTED,
     DDB_OUTCOME_UNMATCHED,
-    DDB_OUTCOME_MARK /* the end of an input, not a record */
+    DDB_OUTCOME_EXISTING, /* written only if absent, and it was there: left as it was */
+    DDB_OUTCOME_MARK      /* the end of an input, not a record */
 } ddb_outcome;
 
 /* The committed prefix: where to resume and what it counted. */
@@ -96,7 +97,7 @@ typedef struct ddb_state {
     char *outputs;      /* JSON array from the output's checkpoint */
     uint64_t rejects_bytes;
     uint64_t unmatched_bytes; /* the unmatched file's committed length */
-    int complete;        /* the run finished: nothing to resume */
+    int complete;             /* the run finished: nothing to resume */
 } ddb_state;
 
 /* Writes the state atomically: a temporary file, fsync, rename, fsync of

@@ -59,6 +59,7 @@ struct ddb_output {
     int writes_at_once; /* put() writes before it returns (files): a checkpoint must fall
                            where the committed prefix ends, not in the middle of a unit */
     ddb_output_ack_fn ack;
+    ddb_output_ack_fn exists; /* written only if absent, and it was there (kind is PUT) */
     ddb_output_reject_fn reject;
     void *ack_ctx; /* for ack and reject */
     uint64_t bytes_out;

@@ -13,6 +13,16 @@
 #include "ddbpipe/output.h"
 #include "ddbpipe/table.h"
 
+/* How items are written. BatchWriteItem has no conditions and no partial
+ * updates, so the other two go one item per request. */
+typedef enum ddb_write_mode {
+    DDB_WRITE_BATCH = 0, /* BatchWriteItem: 25 puts (whole items) or deletes a request */
+    DDB_WRITE_IF_ABSENT, /* PutItem with attribute_not_exists(partition key): an item
+                            already there is left as it was (the output's exists callback) */
+    DDB_WRITE_UPDATE     /* UpdateItem SET of the item's attributes: the others it has in
+                            the table stay */
+} ddb_write_mode;
+
 typedef struct ddb_table_output_opts {
     ddb_client *client; /* borrowed */
     const char *table;
@@ -22,6 +32,7 @@ typedef struct ddb_table_output_opts {
     uint32_t backoff_cap_ms;    /* default 20000 */
     uint64_t random_seed;       /* 0 = from the clock */
     double max_wcu;             /* write capacity units per second at most (0 = no limit) */
+    ddb_write_mode mode;
 } ddb_table_output_opts;
 
 typedef struct ddb_table_write_stats {
@@ -36,6 +47,8 @@ typedef struct ddb_table_write_stats {
     double capacity_units; /* ConsumedCapacity reported by DynamoDB */
     double rate;           /* current WCU/s ceiling (adaptive; 0 = none) */
     uint64_t in_flight;    /* items sent whose answer has not come yet */
+    uint64_t updated;      /* of written: UpdateItem (DDB_WRITE_UPDATE) */
+    uint64_t existing;     /* DDB_WRITE_IF_ABSENT: already there, left as they were */
 } ddb_table_write_stats;
 
 /*

@@ -112,6 +112,8 @@ typedef struct ddb_run_options {
     const char *target_table;
     int create_table;
     int delete_all;
+    ddb_write_mode write_mode; /* import: whole items in batches, only where absent, or an
+                                  update of the attributes given (output_table.h) */
     int dry_run;
     double max_wcu;
     int max_attempts;

@@ -18,9 +18,11 @@ typedef struct ddb_entity_stats {
     uint64_t deleted; /* of written: deletions */
     uint64_t rejected;
     uint64_t unmatched;
-    uint64_t not_done; /* read but neither written, rejected nor unmatched when the run ended
-                          (in flight, queued, or in outputs that were discarded); set once the
-                          run is over: read = written + rejected + unmatched + not_done */
+    uint64_t existing; /* written only if absent, and already in the table: left as it was */
+    uint64_t not_done; /* read but neither written, existing, rejected nor unmatched when the
+                          run ended (in flight, queued, or in outputs that were discarded); set
+                          once the run is over:
+                          read = written + existing + rejected + unmatched + not_done */
 } ddb_entity_stats;
 
 typedef struct ddb_summary {

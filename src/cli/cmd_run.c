@@ -94,6 +94,15 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_IMPORT,
          {"delete", OPT_FLAG, &ap->delete_all, NULL,
           "delete the items whose keys the input holds, instead of writing them"}},
+        {G_IMPORT,
+         {"update", OPT_FLAG, &ap->update, NULL,
+          "change only the attributes the input gives (UpdateItem, one request per item): "
+          "the others an item has in the table stay; a missing item is created"}},
+        {G_IMPORT,
+         {"if-not-exists", OPT_FLAG, &ap->if_not_exists, NULL,
+          "write an item only where its key is not in the table yet (a conditional PutItem, "
+          "one request per item); items already there are left as they are and counted as "
+          "existing"}},
         {G_SCAN | G_IMPORT | G_MIGRATE | G_GEN | G_DIFF,
          {"wait-active", OPT_UINT, &ap->wait_active, "SECONDS",
           "wait up to SECONDS for a table that is still being created or updated to become "
@@ -327,6 +336,14 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
                                                           : NULL;
     o->create_table = a->create_table;
     o->delete_all = a->delete_all;
+    if (a->update && a->if_not_exists) {
+        cli_error("--update changes items that exist; --if-not-exists leaves them alone: pick one",
+                  "--update and --if-not-exists cannot go together");
+        return EXIT_USAGE;
+    }
+    o->write_mode = a->update          ? DDB_WRITE_UPDATE
+                    : a->if_not_exists ? DDB_WRITE_IF_ABSENT
+                                       : DDB_WRITE_BATCH;
     o->dry_run = a->dry_run;
     o->max_wcu = (double)a->max_wcu;
     o->max_attempts = (int)a->aws.max_attempts;
@@ -419,6 +436,9 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
                        (unsigned long long)ws->unprocessed, (unsigned long long)ws->throttles,
                        (unsigned long long)ws->splits, (unsigned long long)ws->blocked,
                        ws->capacity_units, s->seconds > 0 ? ws->capacity_units / s->seconds : 0);
+        if (a->update)
+            ddb_buf_printf(b, "  updated in place (UpdateItem): %llu items\n",
+                           (unsigned long long)ws->updated);
         if (s->interrupted || s->total.not_done > 0)
             ddb_buf_printf(b,
                            "  written = confirmed by DynamoDB: %llu items; %llu not done (never "
@@ -586,7 +606,7 @@ void cli_open_problem(ddb_run_field f, const run_spec *spec, const cli_command *
 int cli_run_parse(const cli_command *cmd, unsigned groups, int argc, char **argv, run_args *a,
                   const char ***inputs, size_t *n_inputs, int *help)
 {
-    cli_opt opts[64];
+    cli_opt opts[128];
     int code, mode;
 
     memset(a, 0, sizeof(*a));

@@ -46,6 +46,7 @@ typedef struct run_args {
     uint64_t max_rejects, max_line, segments, page_size;
     int overwrite;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
+    int update, if_not_exists;
     int ignore_schema_mismatch, allow_extra_columns;
     const char *state, *progress;
     uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu, wait_active;

@@ -84,7 +84,7 @@ expect_in "$tmp/o4/_ddbpipe/rejects.ndjson" '"line":2'
 check rejects-allowed 0 "$bin" export "$tmp/bad.json" --out "$tmp/o5" --max-rejects 1 \
     --rejects "$tmp/r.ndjson" --summary "$tmp/s.json"
 expect_in "$tmp/r.ndjson" '"reason":"column 1: expected'
-expect_in "$tmp/s.json" '"total":{"name":"total","read":2,"written":1,"deleted":0,"rejected":1,"unmatched":0,"not_done":0}'
+expect_in "$tmp/s.json" '"total":{"name":"total","read":2,"written":1,"deleted":0,"rejected":1,"unmatched":0,"existing":0,"not_done":0}'
 expect_in "$tmp/s.json" '"exit_code":0'
 
 # the real AWS export: all 133199 items, checksums verified; the re-indented summary manifest warns
