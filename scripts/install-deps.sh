@@ -10,7 +10,7 @@ sudo_cmd=""
 if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
 
 pkgs="build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev zlib1g-dev libjson-c-dev
-      libcriterion-dev gzip curl"
+      libcriterion-dev gzip curl libisal-dev isal"
 command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 # The AWS CLI: an independent S3 client for the S3 tests and the S3 benchmark.
