@@ -81,6 +81,13 @@ DDB_MUST_USE int ddb_source_auto(ddb_source **out, ddb_source *raw, ddb_source *
  * 0 at end of stream (also when len is 0), or a negative code with err set. */
 ssize_t ddb_source_read(ddb_source *src, void *buf, size_t len, ddb_error *err);
 
+/* Reads upstream ahead in a thread of its own, into a few buffers of 1 MiB
+ * (bounded memory), so inflating overlaps parsing; bytes come out in order,
+ * an error after the bytes read before it. Only over sources whose reads end
+ * (a regular file, not a pipe): freeing waits for the thread. Takes upstream
+ * (freed on failure). Returns 0, DDB_ENOMEM, DDB_ERROR. */
+DDB_MUST_USE int ddb_source_new_readahead(ddb_source **out, ddb_source *upstream, ddb_error *err);
+
 /* Bytes read from the bottom of the chain (the file itself): for progress. */
 uint64_t ddb_source_raw_bytes(const ddb_source *src);
 

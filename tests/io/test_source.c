@@ -537,3 +537,72 @@ Test(source, open_auto_uses_content_not_extension)
     cr_assert_eq(ddb_source_open_auto(&s, tpath("nope"), &md5, &err), DDB_ENOTFOUND);
     cr_assert_null(md5);
 }
+
+/* A source that hands out its bytes, then fails: the error must come after
+ * every byte read before it, through the reading thread too. */
+typedef struct failing_after {
+    ddb_source base;
+} failing_after;
+
+static ssize_t failing_after_read(ddb_source *s, void *buf, size_t len, ddb_error *err)
+{
+    ssize_t n = ddb_source_read(s->upstream, buf, len, err);
+    if (n == 0)
+        return ddb_error_set(err, DDB_EIO, "disk on fire after byte %llu",
+                             (unsigned long long)s->bytes_in);
+    return n;
+}
+
+static void failing_after_free(ddb_source *s)
+{
+    (void)s;
+}
+
+static const ddb_source_vtable failing_after_vt = {failing_after_read, failing_after_free};
+
+Test(source, readahead_gives_every_byte_in_order_then_the_error)
+{
+    size_t n = 5 * 1024 * 1024 + 12345, got = 0;
+    unsigned char *data = malloc(n), *back = malloc(n + 1);
+    failing_after *f = calloc(1, sizeof(*f));
+    ddb_source *ra = NULL;
+    ddb_error err;
+    ssize_t r;
+    uint64_t x = 88172645463325252ull;
+
+    cr_assert(data && back && f);
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        data[i] = (unsigned char)x;
+    }
+    f->base.vt = &failing_after_vt;
+    f->base.name = strdup("failing");
+    cr_assert_eq(ddb_source_new_memory(&f->base.upstream, data, n, NULL, &err), 0);
+    cr_assert_eq(ddb_source_new_readahead(&ra, &f->base, &err), 0, "%s", err.message);
+    /* odd read sizes across the 1 MiB buffers */
+    for (size_t step = 1; (r = ddb_source_read(ra, back + got, step, &err)) > 0;
+         step = step * 7 % 65521 + 1)
+        got += (size_t)r;
+    cr_assert_eq(got, n);
+    cr_assert(memcmp(back, data, n) == 0, "bytes differ or are out of order");
+    cr_assert_eq(r, DDB_EIO);
+    cr_assert(strstr(err.message, "disk on fire after byte"), "%s", err.message);
+    cr_assert_eq(ddb_source_read(ra, back, 10, &err), DDB_EIO); /* and again */
+    ddb_source_free(ra);
+    free(data);
+    free(back);
+}
+
+/* Freed before the end: the thread stops without reading the rest. */
+Test(source, readahead_freed_early)
+{
+    static char big[3 << 20];
+    ddb_source *mem = NULL, *ra = NULL;
+    ddb_error err;
+    char buf[100];
+    memset(big, 'z', sizeof(big));
+    cr_assert_eq(ddb_source_new_memory(&mem, big, sizeof(big), NULL, &err), 0);
+    cr_assert_eq(ddb_source_new_readahead(&ra, mem, &err), 0);
+    cr_assert_eq(ddb_source_read(ra, buf, sizeof(buf), &err), (ssize_t)sizeof(buf));
+    ddb_source_free(ra);
+}

@@ -1,0 +1,24 @@
+/*
+ * io_internal.h — what the read-side sources share (io_source.c, io_gzip.c,
+ * io_readahead.c).
+ */
+#ifndef DDBPIPE_IO_INTERNAL_H
+#define DDBPIPE_IO_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddbpipe/io.h"
+
+/* A zeroed source of size bytes with vt and a copy of name; NULL when out of
+ * memory. */
+ddb_source *ddb_source_alloc(size_t size, const ddb_source_vtable *vt, const char *name);
+
+/* A local regular file at the bottom of s: reads from it always end. */
+int ddb_source_reads_regular_file(const ddb_source *s);
+
+/* s is a readahead source; the bytes its thread has read from the file. */
+int ddb_source_is_readahead(const ddb_source *s);
+uint64_t ddb_readahead_raw_bytes(const ddb_source *s);
+
+#endif
