@@ -301,8 +301,16 @@ static int parse_typed(json_ctx *c, ddb_value *out)
     if (c->s < c->end && *c->s == '}')
         return ddb_json_lex_fail(c, "attribute value has no type");
     tat = c->s;
-    if ((rc = ddb_json_lex_string(c, &tname)) != 0)
+    /* "S", "N", "SS"...: a short plain tag needs no lexer call. */
+    if (c->end - c->s >= 3 && c->s[0] == '"' && c->s[1] >= 'A' && c->s[1] <= 'Z' &&
+        (c->s[2] == '"' ||
+         (c->end - c->s >= 4 && c->s[2] >= 'A' && c->s[2] <= 'Z' && c->s[3] == '"'))) {
+        tname.ptr = c->s + 1;
+        tname.len = c->s[2] == '"' ? 1 : 2;
+        c->s += tname.len + 2;
+    } else if ((rc = ddb_json_lex_string(c, &tname)) != 0) {
         return rc;
+    }
     if (ddb_type_parse(&type, tname.ptr, tname.len) != 0) {
         c->s = tat;
         return ddb_json_lex_fail(
