@@ -78,6 +78,12 @@ echo "== runs (input: $big_items items, $big_bytes bytes uncompressed, $(stat -c
 echo "zcat"
 measure zcat /dev/null zcat "$big"
 row "zcat FILE > /dev/null" "$big_bytes" "$big_items"
+zcat_wall=$m_wall
+if command -v igzip >/dev/null 2>&1; then
+	echo "igzip -dc"
+	measure igzip /dev/null igzip -dc "$big"
+	row "igzip -dc FILE > /dev/null" "$big_bytes" "$big_items"
+fi
 
 for fmt in csv ndjson; do
 	echo "export --format $fmt"
@@ -86,7 +92,22 @@ for fmt in csv ndjson; do
 		--format "$fmt"
 	row "ddbpipe export --format $fmt" "$big_bytes" "$big_items"
 	rss_big_csv=${rss_big_csv:-$m_rss}
+	ratios+=("export --format $fmt: $(awk -v a="$m_wall" -v z="$zcat_wall" 'BEGIN {printf "%.2f", a / z}') x the wall time of zcat")
 done
+
+# The importer's own CPU per item: a local sink answers every request at once (bench/sink.js),
+# SigV4 and x-amz-crc32 checks on, as against DynamoDB.
+echo "import to a local sink (1/10 input)"
+rm -f "$out/sink.port"
+node "$root/bench/sink.js" "$out/sink.port" &
+sink_pid=$!
+for _ in $(seq 1 50); do [ -s "$out/sink.port" ] && break; sleep 0.1; done
+measure import-sink /dev/null env AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench \
+	AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true "$ddbpipe" import "$small" --table bench \
+	--endpoint-url "http://127.0.0.1:$(cat "$out/sink.port")"
+kill "$sink_pid" 2>/dev/null
+row "ddbpipe import to sink (1/10)" "$small_real" "$small_items"
+ratios+=("import: $(awk -v c="$m_cpu" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item (user + system)")
 
 echo "export --format csv (1/10 input)"
 rm -rf "$out/x"
@@ -105,4 +126,5 @@ echo
 awk -v a="$rss_big_csv" -v b="$rss_small_csv" 'BEGIN {
 	printf "memory bound: peak RSS %.1f MB for the full input vs %.1f MB for 1/10 of it (ratio %.2f)\n",
 		a / 1024, b / 1024, (b > 0 ? a / b : 0) }'
+for r in "${ratios[@]}"; do echo "$r"; done
 echo "MB = 10^6 bytes of uncompressed input; logs in ${out#"$root"/}/*.log"

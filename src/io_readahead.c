@@ -140,8 +140,9 @@ int ddb_source_new_readahead(ddb_source **out, ddb_source *upstream, ddb_error *
 
     *out = NULL;
     if (r == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory reading %s", upstream->name);
         ddb_source_free(upstream);
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory reading %s", upstream->name);
+        return rc;
     }
     r->base.upstream = upstream;
     for (size_t i = 0; i < RA_SLOTS; i++)
