@@ -1,8 +1,11 @@
 /*
  * Opening inputs: picks the reader by content. gzip is recognised by its
  * magic bytes (ddb_source_open_auto), then each reader's bidder looks at the
- * first bytes and the highest bid wins: an AWS CLI scan document, DynamoDB
- * JSON lines, plain NDJSON, CSV.
+ * first bytes and the highest bid wins: a JSON document (an array of items,
+ * scan output, a request file, a Workbench model, anything pretty-printed),
+ * DynamoDB JSON lines, plain NDJSON, CSV. Nothing is guessed: an input no
+ * bidder recognises is an error. Folders are Export to S3 folders or
+ * dynamodump backups.
  */
 #include "ddbpipe/reader.h"
 
@@ -18,7 +21,8 @@
 
 #define SNIFF_BYTES (1024u * 1024u)
 
-static const char *const format_names[] = {"auto", "ddb-json", "scan", "ndjson", "csv", "export"};
+static const char *const format_names[] = {"auto", "ddb-json", "scan", "ndjson",
+                                           "csv",  "export",   "json", "dynamodump"};
 
 const char *ddb_input_format_name(ddb_input_format f)
 {
@@ -35,7 +39,7 @@ int ddb_input_format_parse(ddb_input_format *out, const char *s)
             return 0;
         }
     }
-    if (strcmp(s, "json") == 0 || strcmp(s, "dynamodb-json") == 0) {
+    if (strcmp(s, "dynamodb-json") == 0) {
         *out = DDB_IN_DDBJSON;
         return 0;
     }
@@ -149,25 +153,6 @@ static int bid_empty(const char *path, ddb_input_format f)
     return (f == DDB_IN_CSV) == csv ? 1 : 0;
 }
 
-static int bid_scan(const unsigned char *p, size_t n, const char *path)
-{
-    static const char *const keys[] = {
-        "Items",     "Count", "ScannedCount", "ConsumedCapacity", "LastEvaluatedKey",
-        "NextToken", NULL};
-    size_t i = ddb_sniff_start(p, n), klen = 0;
-    const unsigned char *key;
-    (void)path;
-    if (i == n || p[i] != '{' || (key = ddb_sniff_first_key(p, i, n, &klen)) == NULL ||
-        !ddb_sniff_key_in(key, klen, keys))
-        return 0;
-    /* {"Count": ...} on one line could be a plain record that happens to have
-     * such a key: a scan document has an "Items" array somewhere. */
-    for (size_t k = i; k + 8 <= n; k++)
-        if (p[k] == '"' && memcmp(p + k, "\"Items\"", 7) == 0)
-            return 90;
-    return 0;
-}
-
 /* The first key decides, not a full parse of the first line, so one bad first
  * record cannot turn a whole file of DynamoDB JSON into plain NDJSON. */
 static int bid_ddbjson(const unsigned char *p, size_t n, const char *path)
@@ -198,12 +183,76 @@ static int bid_ndjson(const unsigned char *p, size_t n, const char *path)
     return i < n && p[i] == '{' ? 10 : 0;
 }
 
+/* Text, as far as the sniffed bytes tell: UTF-8 without NUL bytes (a
+ * sequence cut at the end of the sniffed bytes is fine). */
+static int looks_like_text(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        size_t k = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (c == 0 || k == 0)
+            return 0;
+        for (size_t j = 1; j < k; j++)
+            if (i + j < n && (p[i + j] & 0xC0) != 0x80)
+                return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* Fields of the CSV row at p[i] with delimiter d, quotes followed; *next is
+ * where the following row starts (n at the end). 0 when the row is cut off. */
+static size_t csv_row_fields(const unsigned char *p, size_t i, size_t n, char d, size_t *next)
+{
+    size_t fields = 1;
+    int quoted = 0;
+    for (; i < n; i++) {
+        if (quoted) {
+            if (p[i] == '"')
+                quoted = i + 1 < n && p[i + 1] == '"' ? (i++, 1) : 0;
+            continue;
+        }
+        if (p[i] == '"')
+            quoted = 1;
+        else if (p[i] == (unsigned char)d)
+            fields++;
+        else if (p[i] == '\n') {
+            *next = i + 1;
+            return fields;
+        }
+    }
+    *next = n;
+    return quoted ? 0 : fields;
+}
+
+/*
+ * CSV only when it clearly is: text that is not JSON or markup, and either a
+ * name that says CSV (.csv, .tsv) or a header row with several columns
+ * (comma, tab, semicolon or pipe) that the next row matches. A single column
+ * of text from a file named otherwise could be anything: not guessed.
+ */
 static int bid_csv(const unsigned char *p, size_t n, const char *path)
 {
+    static const char delims[] = {',', '\t', ';', '|'};
     size_t i = ddb_sniff_start(p, n);
     if (i == n)
         return bid_empty(path, DDB_IN_CSV);
-    return p[i] != '{' ? 5 : 0;
+    if (p[i] == '{' || p[i] == '[' || p[i] == '<' || !looks_like_text(p, n))
+        return 0;
+    if (has_suffix(path, ".csv") || has_suffix(path, ".csv.gz") || has_suffix(path, ".tsv") ||
+        has_suffix(path, ".tsv.gz"))
+        return 50;
+    for (size_t d = 0; d < sizeof(delims); d++) {
+        size_t next, next2, a = csv_row_fields(p, i, n, delims[d], &next), b;
+        if (a < 2)
+            continue;
+        if (next >= n)
+            return 40; /* a header and nothing else */
+        b = csv_row_fields(p, next, n, delims[d], &next2);
+        if (b == a || (b == 0 && next2 == n && n >= SNIFF_BYTES))
+            return 40;
+    }
+    return 0;
 }
 
 static int open_ddbjson(ddb_reader **out, ddb_source *src, const char *name,
@@ -218,14 +267,13 @@ static int open_ndjson(ddb_reader **out, ddb_source *src, const char *name,
     return ddb_reader_new_lines(out, src, DDB_IN_NDJSON, name, opts, err);
 }
 
-const ddb_reader_bidder ddb_scan_bidder = {DDB_IN_SCAN, bid_scan, ddb_reader_new_scan};
 const ddb_reader_bidder ddb_ddbjson_bidder = {DDB_IN_DDBJSON, bid_ddbjson, open_ddbjson};
 const ddb_reader_bidder ddb_ndjson_bidder = {DDB_IN_NDJSON, bid_ndjson, open_ndjson};
 const ddb_reader_bidder ddb_csv_bidder = {DDB_IN_CSV, bid_csv, ddb_reader_new_csv};
 
 /* Every reader of a file or a stream, by its format. */
-static const ddb_reader_bidder *const bidders[] = {&ddb_scan_bidder, &ddb_ddbjson_bidder,
-                                                   &ddb_ndjson_bidder, &ddb_csv_bidder};
+static const ddb_reader_bidder *const bidders[] = {
+    &ddb_json_bidder, &ddb_scan_bidder, &ddb_ddbjson_bidder, &ddb_ndjson_bidder, &ddb_csv_bidder};
 
 /* The bidder of a forced format, or the highest bid (the first on a tie). */
 static const ddb_reader_bidder *pick_bidder(ddb_input_format forced, const unsigned char *p,
@@ -293,6 +341,54 @@ static char *find_single_export(const char *dir, int *count)
     return found;
 }
 
+/* A folder holding schema.json and data/: a dynamodump backup of one table. */
+static int is_dump_table(const char *dir)
+{
+    char probe[4096];
+    struct stat st;
+    snprintf(probe, sizeof(probe), "%s/schema.json", dir);
+    if (stat(probe, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    snprintf(probe, sizeof(probe), "%s/data", dir);
+    return stat(probe, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A dynamodump table folder, or a dump folder holding exactly one. */
+static int open_dump_folder(ddb_reader **out, const char *path, const ddb_reader_opts *opts,
+                            ddb_error *err)
+{
+    char found[4096 + 300];
+    int count = 0;
+    DIR *d;
+    struct dirent *de;
+    if (is_dump_table(path))
+        return ddb_reader_new_dynamodump(out, path, opts, err);
+    if ((d = opendir(path)) != NULL) {
+        while ((de = readdir(d)) != NULL) {
+            char sub[4096 + 300];
+            if (de->d_name[0] == '.')
+                continue;
+            snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+            if (is_dump_table(sub)) {
+                count++;
+                snprintf(found, sizeof(found), "%s", sub);
+            }
+        }
+        closedir(d);
+    }
+    if (count == 1)
+        return ddb_reader_new_dynamodump(out, found, opts, err);
+    if (count > 1)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s holds %d dynamodump tables; give the folder of the one to read "
+                             "(the one with schema.json)",
+                             path, count);
+    return ddb_error_set(err, DDB_EUSAGE,
+                         "%s is a folder that is neither an Export to S3 folder (with "
+                         "manifest-summary.json) nor a dynamodump backup (schema.json and data/)",
+                         path);
+}
+
 /* The manifest-summary.json of an export names the export (folders are
  * handled before this is asked). */
 static int is_export_path(const char *path)
@@ -332,10 +428,13 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
                                  "%s holds %d exports; give the folder of the one to read (the "
                                  "one with manifest-summary.json)",
                                  path, count);
-        return ddb_error_set(err, DDB_EUSAGE,
-                             "%s is a folder without manifest-summary.json; only an Export to "
-                             "S3 folder can be read as a folder",
-                             path);
+        return open_dump_folder(out, path, opts, err);
+    }
+    if (opts->format == DDB_IN_AUTO && opts->columns != NULL) {
+        /* Columns are only ever given for CSV without a header row. */
+        defaults = *opts;
+        defaults.format = DDB_IN_CSV;
+        opts = &defaults;
     }
     if (opts->format == DDB_IN_EXPORT || (opts->format == DDB_IN_AUTO && is_export_path(path)))
         return ddb_reader_new_export(out, path, opts, err);
@@ -346,7 +445,11 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
         return rc;
     if ((bidder = pick_bidder(opts->format, peek, peek_len, path)) == NULL) {
         ddb_source_free(src);
-        return ddb_error_set(err, DDB_EUSAGE, "%s: cannot tell the format of its content", path);
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s: cannot tell the format of its content: it is neither JSON "
+                             "(items, documents, lines) nor clearly CSV (a .csv name, or a header "
+                             "row of several columns that the next row matches)",
+                             path);
     }
     rc = bidder->open(out, src, path, opts, err);
     if (rc == 0 && strcmp(path, "-") != 0 && stat(path, &st) == 0)

@@ -26,6 +26,7 @@ typedef struct ddb_reader_bidder {
                 ddb_error *err);
 } ddb_reader_bidder;
 
+extern const ddb_reader_bidder ddb_json_bidder;
 extern const ddb_reader_bidder ddb_scan_bidder;
 extern const ddb_reader_bidder ddb_ddbjson_bidder;
 extern const ddb_reader_bidder ddb_ndjson_bidder;
