@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ddbpipe/json.h"
 #include "ddbpipe/output.h"
@@ -106,11 +107,42 @@ static int open_sink(ddb_sink **out, const file_output *fo, const char *path, in
     return rc;
 }
 
+/* CSV without an entity: every attribute gets a column, so the records wait
+ * in DIR/.<name>.spill (resumable runs continue it) until the header is
+ * known. */
+static int open_union_writer(file_output *fo, file_slot *slot, ddb_sink *sink,
+                             const ddb_writer_opts *wo, ddb_error *err)
+{
+    const char *slash = strrchr(slot->path, '/');
+    size_t dirlen = slash ? (size_t)(slash - slot->path) + 1 : 0;
+    char *spill = malloc(strlen(slot->path) + 40);
+    uint64_t keep = 0;
+    int resume = 0, rc;
+    if (spill == NULL) {
+        ddb_sink_free(sink);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    if (fo->opts.resumable)
+        sprintf(spill, "%.*s.%s.spill", (int)dirlen, slot->path, slot->path + dirlen);
+    else
+        sprintf(spill, "%.*s.%s.spill-%ld", (int)dirlen, slot->path, slot->path + dirlen,
+                (long)getpid());
+    for (size_t i = 0; fo->opts.resumable && i < fo->n_resume; i++) {
+        if (strcmp(fo->resume_paths[i], spill) == 0) {
+            resume = 1;
+            keep = fo->resume_bytes[i];
+        }
+    }
+    rc = ddb_writer_new_csv_union(&slot->w, sink, spill, resume, keep, fo->opts.resumable, wo, err);
+    free(spill);
+    return rc;
+}
+
 static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, ddb_error *err)
 {
     const ddb_entity *e = NULL;
     const char *base = fo->opts.single_name ? fo->opts.single_name : "items";
-    ddb_writer_opts wo = {fo->opts.delimiter, NULL, 0, 0, fo->opts.extra_plain};
+    ddb_writer_opts wo = {.delimiter = fo->opts.delimiter, .extra_plain = fo->opts.extra_plain};
     ddb_sink *sink = NULL;
     int rc;
 
@@ -126,6 +158,9 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if ((rc = open_sink(&sink, fo, slot->path, &wo.appending, err)) != 0)
         return rc;
+    wo.typed_values = fo->opts.typed_values;
+    if (fo->opts.format == DDB_OUT_CSV && (e == NULL || !fo->opts.records))
+        return open_union_writer(fo, slot, sink, &wo, err);
     /* Items (convert, encode) are written whole; records follow their entity. */
     return ddb_writer_new(&slot->w, fo->opts.format, sink, fo->opts.records ? e : NULL, &wo, err);
 }
@@ -170,10 +205,10 @@ static int fo_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item
     return ddb_sink_write(fo->unmatched_sink, fo->line.ptr, fo->line.len, err);
 }
 
-static int commit(file_output *fo, ddb_sink *sink, const char *path, ddb_error *err)
+/* A file finished (rc 0) is listed among those written. */
+static int commit(file_output *fo, int rc, const char *path, ddb_error *err)
 {
     char **nc;
-    int rc = ddb_sink_finish(sink, err);
     if (rc != 0)
         return rc;
     nc = realloc(fo->committed, (fo->n_committed + 1) * sizeof(char *));
@@ -202,13 +237,14 @@ static int fo_finish(ddb_output *o, ddb_error *err)
         for (size_t i = 0; i < fo->n; i++) {
             if (slots[i].w == NULL)
                 continue;
-            if ((rc = commit(fo, slots[i].w->sink, slots[i].path, err)) != 0)
+            if ((rc = commit(fo, ddb_writer_finish(slots[i].w, err), slots[i].path, err)) != 0)
                 return rc;
             o->bytes_out += sink_bottom_bytes(slots[i].w->sink);
         }
     }
     if (fo->unmatched_sink != NULL) {
-        if ((rc = commit(fo, fo->unmatched_sink, fo->unmatched.path, err)) != 0)
+        if ((rc = commit(fo, ddb_sink_finish(fo->unmatched_sink, err), fo->unmatched.path, err)) !=
+            0)
             return rc;
         o->bytes_out += sink_bottom_bytes(fo->unmatched_sink);
     }
@@ -233,9 +269,16 @@ static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
         for (size_t i = 0; i < fo->n; i++) {
             if (slots[i].w == NULL)
                 continue;
+            const char *spill_path;
+            ddb_sink *spill = ddb_writer_spill(slots[i].w, &spill_path);
             if ((rc = ddb_sink_checkpoint(slots[i].w->sink, err)) != 0)
                 return rc;
             put_state(state, &first, slots[i].w->sink, slots[i].path);
+            if (spill != NULL) {
+                if ((rc = ddb_sink_checkpoint(spill, err)) != 0)
+                    return rc;
+                put_state(state, &first, spill, spill_path);
+            }
         }
     }
     if (fo->unmatched_sink != NULL) {

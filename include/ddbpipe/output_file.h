@@ -22,6 +22,7 @@ typedef struct ddb_file_output_opts {
     int gzip;
     char delimiter;             /* CSV */
     int extra_plain;            /* records: undeclared attributes as plain JSON (writer.h) */
+    int typed_values;           /* NDJSON without a mapping: DynamoDB JSON values */
     const ddb_mapping *mapping; /* entity layout; NULL = one file */
     int records;                /* 1: entity records (export); 0: items (convert/encode) */
     const char *single_name;    /* file base name without a mapping ("items") */
