@@ -45,6 +45,7 @@ typedef struct csv_reader {
     size_t ncols;
     int any_untyped;
     int allow_short, allow_long;
+    int given;    /* the columns were given: no header row */
     ddb_buf text; /* scratch for typed cells */
     ddb_record rec;
     uint64_t skip_below;
@@ -135,14 +136,9 @@ static int build_record(csv_reader *cr, const ddb_csv_row *row, ddb_error *err)
     size_t n = 0, cap, ncells = row->count;
     ddb_error cerr;
 
-    if (ncells < cr->ncols && !cr->allow_short) {
-        set_bad(cr, "row has %zu field%s, the header has %zu", ncells, ncells == 1 ? "" : "s",
-                cr->ncols);
-        return 0;
-    }
-    if (ncells > cr->ncols && !cr->allow_long) {
-        set_bad(cr, "row has %zu field%s, the header has %zu", ncells, ncells == 1 ? "" : "s",
-                cr->ncols);
+    if ((ncells < cr->ncols && !cr->allow_short) || (ncells > cr->ncols && !cr->allow_long)) {
+        set_bad(cr, "row has %zu field%s, %s %zu", ncells, ncells == 1 ? "" : "s",
+                cr->given ? "the columns given are" : "the header has", cr->ncols);
         return 0;
     }
     for (size_t i = 0; i < ncells && i < cr->ncols; i++) {
@@ -362,9 +358,10 @@ int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto fail;
     }
-    if (opts && opts->columns)
+    if (opts && opts->columns) {
+        cr->given = 1;
         rc = given_columns(cr, opts, err);
-    else
+    } else
         rc = read_header(cr, err);
     if (rc != 0)
         goto fail;

@@ -240,14 +240,18 @@ static int build_fingerprint(ddb_run_plan *p)
                    "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
                    "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
                    "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
-                   "extra=%s",
+                   "extra=%s typed=%d input-table=%s short-rows=%d long-rows=%d columns=",
                    o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
                    o->reader.format ? ddb_input_format_name(o->reader.format) : "",
                    o->reader.delimiter, o->types ? o->types : "",
                    o->reader.entity ? o->reader.entity : "", o->delete_all, o->reader.no_verify,
                    (unsigned long long)o->reader.max_line, o->segments, range, o->consistent_read,
                    (unsigned long long)o->page_size, o->dry_run,
-                   o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "");
+                   o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
+                   o->typed_values, o->reader.table ? o->reader.table : "",
+                   o->reader.allow_short_rows, o->reader.allow_long_rows);
+    for (size_t i = 0; i < o->reader.n_columns; i++)
+        ddb_buf_printf(&opts, "%s%s", i ? "," : "", o->reader.columns[i]);
     fp_field(b, "options", opts.ptr);
     ddb_buf_putc(b, '}');
     oom = b->oom || in.oom || opts.oom;
@@ -435,6 +439,7 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.gzip = o->gzip;
         fo.delimiter = o->out_delimiter;
         fo.extra_plain = o->extra_plain;
+        fo.typed_values = o->typed_values;
         fo.mapping = p->mapping;
         fo.records = o->mode == DDB_MODE_EXPORT;
         fo.single_name = "items";

@@ -497,6 +497,66 @@ static int out_has(const ddb_attr *attrs, size_t n, const ddb_str *name)
     return 0;
 }
 
+/* A template without fields: the same text for every record. */
+static int is_constant(const ddb_template *t)
+{
+    for (size_t i = 0; i < t->n_segs; i++)
+        if (t->segs[i].field >= 0)
+            return 0;
+    return 1;
+}
+
+/*
+ * A constant index key attribute ("GSI_2_SK": "root") belongs in the item
+ * only when the index's other key attribute is there too: an index that
+ * should be sparse must not get a sort key without a partition key. An LSI's
+ * partition key is the table's, always there; a GSI without a sort key has
+ * nothing to wait for.
+ */
+static int constant_wanted(const ddb_mapping *m, const char *attr, const ddb_attr *attrs, size_t n)
+{
+    int in_index = 0;
+    for (size_t i = 0; i < m->table.n_indexes; i++) {
+        const ddb_index_def *ix = &m->table.indexes[i];
+        const char *other;
+        if (ix->pk.name != NULL && strcmp(ix->pk.name, attr) == 0)
+            other = ix->sk.name;
+        else if (ix->sk.name != NULL && strcmp(ix->sk.name, attr) == 0)
+            other = ix->global ? ix->pk.name : NULL;
+        else
+            continue;
+        in_index = 1;
+        if (other == NULL)
+            return 1;
+        for (size_t k = 0; k < n; k++)
+            if (attrs[k].name.len == strlen(other) &&
+                memcmp(attrs[k].name.ptr, other, attrs[k].name.len) == 0)
+                return 1;
+    }
+    return !in_index;
+}
+
+/* Leaves out the constant index key attributes whose partner is absent. */
+static size_t drop_lone_constants(const ddb_mapping *m, const ddb_entity *e, ddb_attr *attrs,
+                                  size_t n)
+{
+    size_t keep = n;
+    for (size_t k = 0; k < e->n_keys; k++) {
+        const ddb_template *t = &e->keys[k];
+        if (t->role != DDB_ROLE_INDEX || !is_constant(t) ||
+            constant_wanted(m, t->attr, attrs, keep))
+            continue;
+        for (size_t i = 0; i < keep; i++) {
+            if (attrs[i].name.ptr == t->attr) {
+                memmove(&attrs[i], &attrs[i + 1], (keep - i - 1) * sizeof(*attrs));
+                keep--;
+                break;
+            }
+        }
+    }
+    return keep;
+}
+
 static int encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, const ddb_map *record,
                   int typed, ddb_arena *a, ddb_error *err, int keys_only)
 {
@@ -596,6 +656,8 @@ static int encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, cons
         }
         attrs[n++] = x.attrs[i];
     }
+    if (!keys_only)
+        n = drop_lone_constants(m, e, attrs, n);
     out->attrs = attrs;
     out->count = n;
     if (keys_only)

@@ -49,6 +49,11 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_OUT,
          {"out-delimiter", OPT_CHAR, &ap->out_delimiter, "C", "CSV output delimiter (default ,)"}},
         {G_OUT,
+         {"typed", OPT_FLAG, &ap->typed, NULL,
+          "without a mapping, write NDJSON values as DynamoDB JSON ({\"price\":{\"N\":\"9.5\"}}) "
+          "so binary and sets read back as such (plain NDJSON reads them back as base64 "
+          "strings and lists)"}},
+        {G_OUT,
          {"extra", OPT_STRING, &ap->extra, "typed|plain",
           "records: undeclared attributes under _extra as DynamoDB JSON (typed, the default, "
           "reads back exactly) or as plain JSON values (for analytics tools)"}},
@@ -90,7 +95,26 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
           "do everything but the writes; report what would be written"}},
         {G_IN,
          {"input-format", OPT_STRING, &ap->input_format, "FMT",
-          "force the input format: ddb-json, scan, ndjson, csv, export (default: by content)"}},
+          "force the input format: ddb-json, ndjson, csv, json (documents: arrays, "
+          "pretty-printed items, scan output, BatchWriteItem requests, Workbench models), "
+          "scan, export, dynamodump (default: by content; what is neither JSON nor clearly "
+          "CSV is refused)"}},
+        {G_IN,
+         {"columns", OPT_STRING, &ap->columns, "A,B:N,...",
+          "the columns of a CSV without a header row (its first row is data); NAME:TYPE "
+          "gives a column's DynamoDB type"}},
+        {G_IN,
+         {"allow-short-rows", OPT_FLAG, &ap->allow_short_rows, NULL,
+          "accept CSV rows with fewer cells than columns (the missing ones are absent)"}},
+        {G_IN,
+         {"allow-long-rows", OPT_FLAG, &ap->allow_long_rows, NULL,
+          "accept CSV rows with more cells than columns: the extra cells are kept as "
+          "attributes _col<N> (N the column number), in _extra of records"}},
+        {G_IN,
+         {"input-table", OPT_STRING, &ap->input_table, "NAME",
+          "inputs that name several tables (BatchWriteItem request files, Workbench models): "
+          "read this table's records (default: the first table each names; the others' "
+          "records are rejected)"}},
         {G_IN,
          {"delimiter", OPT_CHAR, &ap->delimiter, "C",
           "CSV input delimiter: , tab ; | (default ,)"}},
@@ -199,9 +223,12 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->reader.max_line = a->max_line;
     o->reader.no_verify = a->no_verify;
     o->reader.entity = a->entity;
+    o->reader.table = a->input_table;
+    o->reader.allow_short_rows = a->allow_short_rows;
+    o->reader.allow_long_rows = a->allow_long_rows;
     if (a->input_format && ddb_input_format_parse(&o->reader.format, a->input_format) != 0) {
-        cli_error("use ddb-json, scan, ndjson, csv or export", "unknown --input-format \"%s\"",
-                  a->input_format);
+        cli_error("use ddb-json, ndjson, csv, json, scan, export or dynamodump",
+                  "unknown --input-format \"%s\"", a->input_format);
         return EXIT_USAGE;
     }
     o->types = a->types;
@@ -227,6 +254,7 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     }
     o->gzip = a->gzip;
     o->out_delimiter = a->out_delimiter;
+    o->typed_values = a->typed;
     if (a->extra != NULL && strcmp(a->extra, "typed") != 0) {
         if (strcmp(a->extra, "plain") != 0) {
             cli_error("use typed or plain", "unknown --extra \"%s\"", a->extra);
@@ -428,6 +456,8 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     run_args a;
     ddb_run_options ro;
     const char **inputs = NULL;
+    char *columns_text = NULL;
+    const char **columns = NULL;
     size_t n_inputs = 0;
     int help = 0, code, mode;
     cli_opt opts[64];
@@ -452,9 +482,33 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     }
     if ((code = fill_run_options(&ro, spec, &a, inputs, n_inputs)) != 0)
         goto done;
+    if (a.columns != NULL) {
+        /* "id:N,name,tags:SS" -> the reader's column list */
+        size_t n = 1;
+        for (const char *c = a.columns; *c; c++)
+            n += *c == ',';
+        columns_text = strdup(a.columns);
+        columns = calloc(n, sizeof(*columns));
+        if (columns_text == NULL || columns == NULL) {
+            cli_error(NULL, "out of memory");
+            code = EXIT_OUTPUT;
+            goto done;
+        }
+        n = 0;
+        for (char *c = columns_text;; c++) {
+            columns[n++] = c;
+            if ((c = strchr(c, ',')) == NULL)
+                break;
+            *c = '\0';
+        }
+        ro.reader.columns = columns;
+        ro.reader.n_columns = n;
+    }
     code = run_planned(spec, cmd, &a, &ro);
 done:
     free(inputs);
+    free(columns);
+    free(columns_text);
     return code;
 }
 

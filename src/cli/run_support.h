@@ -15,10 +15,11 @@
 
 typedef struct run_args {
     const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
-    const char *types, *table, *to_table, *segment_range, *extra;
+    const char *types, *table, *to_table, *segment_range, *extra, *columns, *input_table;
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
+    int typed, allow_short_rows, allow_long_rows;
     const char *state, *progress;
     uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu, wait_active;
     cli_aws_args aws;

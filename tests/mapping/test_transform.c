@@ -31,9 +31,10 @@ static void teardown(void)
 TestSuite(transform, .init = setup, .fini = teardown);
 
 #define TAG_ITEM                                                                                   \
-    "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t9\"},\"lsiOneSk\":{\"S\":\"travel\"},"             \
-    "\"lsiTwoSk\":{\"S\":\"00000001600000000000\"},\"lsiThreeSk\":{\"S\":\"00000001600000500000\"}," \
-    "\"tagName\":{\"S\":\"travel\"},\"crateTime\":{\"N\":\"1600000000000\"},"                     \
+    "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t9\"},\"lsiOneSk\":{\"S\":\"travel\"},"            \
+    "\"lsiTwoSk\":{\"S\":\"00000001600000000000\"},\"lsiThreeSk\":{\"S\":"                         \
+    "\"00000001600000500000\"},"                                                                   \
+    "\"tagName\":{\"S\":\"travel\"},\"crateTime\":{\"N\":\"1600000000000\"},"                      \
     "\"lastAccessTime\":{\"N\":\"1600000500000\"}}"
 
 static ddb_decoded decode_ok(ddb_mapping *m, const char *item_text)
@@ -67,8 +68,10 @@ Test(transform, encode_after_decode_gives_the_item_back)
     const char *texts[] = {
         TAG_ITEM,
         "{\"pk\":{\"S\":\"FavoriteData#u1\"},\"sk\":{\"S\":\"d7\"},"
-        "\"gsiOnePk\":{\"S\":\"FavoriteData#u1#image\"},\"gsiOneSk\":{\"S\":\"00000001600000000001#d7\"},"
-        "\"creatorId\":{\"S\":\"u2\"},\"title\":{\"S\":\"日落 – sunset\"},\"dataType\":{\"S\":\"image\"},"
+        "\"gsiOnePk\":{\"S\":\"FavoriteData#u1#image\"},\"gsiOneSk\":{\"S\":\"00000001600000000001#"
+        "d7\"},"
+        "\"creatorId\":{\"S\":\"u2\"},\"title\":{\"S\":\"日落 – "
+        "sunset\"},\"dataType\":{\"S\":\"image\"},"
         "\"clipTime\":{\"N\":\"1600000000001\"},\"note\":{\"M\":{\"x\":{\"BS\":[\"AQ==\"]}}}}",
         "{\"pk\":{\"S\":\"FavoriteDataTag#u1#d7\"},\"sk\":{\"S\":\"t9\"},"
         "\"gsiOnePk\":{\"S\":\"u1#t9\"},\"gsiOneSk\":{\"S\":\"00000001600000000001#d7\"},"
@@ -90,7 +93,8 @@ Test(transform, alias_is_accepted_on_decode)
 {
     ddb_decoded d = decode_ok(fav, "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t1\"},"
                                    "\"ct\":{\"N\":\"42\"}}");
-    cr_assert_str_eq(tu_plain_text(&d.record), "{\"userId\":\"u1\",\"tagId\":\"t1\",\"createTime\":42}");
+    cr_assert_str_eq(tu_plain_text(&d.record),
+                     "{\"userId\":\"u1\",\"tagId\":\"t1\",\"createTime\":42}");
 }
 
 Test(transform, field_captured_twice_must_agree)
@@ -122,8 +126,9 @@ Test(transform, index_key_that_would_not_round_trip_is_rejected)
 {
     ddb_decoded d;
     /* padded to 19 digits instead of 20: decoding works but re-encoding differs */
-    int rc = decode_rc(fav, "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t9\"},"
-                            "\"lsiTwoSk\":{\"S\":\"0000001600000000000\"}}",
+    int rc = decode_rc(fav,
+                       "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t9\"},"
+                       "\"lsiTwoSk\":{\"S\":\"0000001600000000000\"}}",
                        &d);
     cr_assert_eq(rc, DDB_EINVAL);
     cr_assert(strstr(err.message, "encoding would change it"), "%s", err.message);
@@ -162,7 +167,8 @@ Test(transform, enum_constraint_rejects_on_decode_and_encode)
     cr_assert_eq(rc, DDB_EINVAL);
     cr_assert(strstr(err.message, "not one of image, link"), "%s", err.message);
     rec = tu_plain(a, "{\"userId\":\"u1\",\"dataId\":\"d1\",\"dataType\":\"hologram\"}");
-    rc = ddb_transform_encode(&item, fav, ddb_mapping_entity(fav, "FavoriteData"), &rec, 0, a, &err);
+    rc =
+        ddb_transform_encode(&item, fav, ddb_mapping_entity(fav, "FavoriteData"), &rec, 0, a, &err);
     cr_assert_eq(rc, DDB_EINVAL);
 }
 
@@ -170,8 +176,9 @@ Test(transform, mixed_type_sort_key_decodes_into_two_record_kinds)
 {
     ddb_decoded d1 = decode_ok(fac, "{\"pk\":{\"S\":\"FACILITY#f1\"},\"sk\":{\"S\":\"Monday\"},"
                                     "\"capacity\":{\"N\":\"120\"}}");
-    ddb_decoded d2 = decode_ok(fac, "{\"pk\":{\"S\":\"FACILITY#f1\"},\"sk\":{\"S\":\"2024-12-25\"},"
-                                    "\"capacity\":{\"N\":\"0\"},\"description\":{\"S\":\"Christmas\"}}");
+    ddb_decoded d2 =
+        decode_ok(fac, "{\"pk\":{\"S\":\"FACILITY#f1\"},\"sk\":{\"S\":\"2024-12-25\"},"
+                       "\"capacity\":{\"N\":\"0\"},\"description\":{\"S\":\"Christmas\"}}");
     ddb_decoded d3;
     cr_assert_str_eq(d1.entity->name, "WeekdayCapacity");
     cr_assert_str_eq(d2.entity->name, "DateCapacity");
@@ -179,16 +186,17 @@ Test(transform, mixed_type_sort_key_decodes_into_two_record_kinds)
                      "{\"facilityId\":\"f1\",\"date\":\"2024-12-25\",\"capacity\":0,"
                      "\"description\":\"Christmas\"}");
     /* Feb 30 is neither a weekday nor a date: unmatched. */
-    cr_assert_eq(decode_rc(fac, "{\"pk\":{\"S\":\"FACILITY#f1\"},\"sk\":{\"S\":\"2024-02-30\"}}", &d3),
-                 DDB_ENOMATCH);
+    cr_assert_eq(
+        decode_rc(fac, "{\"pk\":{\"S\":\"FACILITY#f1\"},\"sk\":{\"S\":\"2024-02-30\"}}", &d3),
+        DDB_ENOMATCH);
 }
 
 Test(transform, mixed_type_sort_key_encodes_the_same_strings)
 {
     ddb_map rec = tu_plain(a, "{\"facilityId\":\"f1\",\"weekday\":\"Sat\",\"capacity\":\"80\"}");
     ddb_item item;
-    cr_assert_eq(ddb_transform_encode(&item, fac, ddb_mapping_entity(fac, "WeekdayCapacity"), &rec, 0,
-                                    a, &err),
+    cr_assert_eq(ddb_transform_encode(&item, fac, ddb_mapping_entity(fac, "WeekdayCapacity"), &rec,
+                                      0, a, &err),
                  0, "%s", err.message);
     cr_assert_str_eq(tu_typed(&item), "{\"pk\":{\"S\":\"FACILITY#f1\"},\"sk\":{\"S\":\"Sat\"},"
                                       "\"capacity\":{\"N\":\"80\"}}");
@@ -219,8 +227,9 @@ Test(transform, encode_leaves_sparse_index_out_and_needs_table_key_fields)
                                       "\"title\":{\"S\":\"x\"}}");
     rec = tu_plain(a, "{\"dataId\":\"d1\"}");
     cr_assert_eq(ddb_transform_encode(&item, fav, fd, &rec, 0, a, &err), DDB_EINVAL);
-    cr_assert(strstr(err.message, "cannot compute pk \"FavoriteData#{userId}\": field userId is missing"),
-              "%s", err.message);
+    cr_assert(
+        strstr(err.message, "cannot compute pk \"FavoriteData#{userId}\": field userId is missing"),
+        "%s", err.message);
 }
 
 Test(transform, encode_rejects_values_holding_the_separator)
@@ -258,7 +267,8 @@ Test(transform, rekeying_decodes_with_one_mapping_and_encodes_with_another)
     ddb_item item2;
     ddb_decoded back;
     cr_assert_not_null(e2);
-    cr_assert_eq(ddb_transform_encode(&item2, fav2, e2, &d.record, 1, a, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_transform_encode(&item2, fav2, e2, &d.record, 1, a, &err), 0, "%s",
+                 err.message);
     cr_assert_str_eq(tu_typed(&item2),
                      "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"TAG#t9\"},"
                      "\"LSI1SK\":{\"S\":\"TAGNAME#travel\"},"
@@ -270,7 +280,7 @@ Test(transform, rekeying_decodes_with_one_mapping_and_encodes_with_another)
     {
         ddb_item orig = tu_item(a, TAG_ITEM), again;
         cr_assert_eq(ddb_transform_encode(&again, fav, ddb_mapping_entity(fav, "Tag"), &back.record,
-                                        1, a, &err),
+                                          1, a, &err),
                      0, "%s", err.message);
         cr_assert(ddb_map_equal(&orig, &again), "%s", tu_typed(&again));
     }
@@ -279,19 +289,22 @@ Test(transform, rekeying_decodes_with_one_mapping_and_encodes_with_another)
 Test(transform, entity_type_attribute_selects_the_entity)
 {
     ddb_decoded d;
-    cr_assert_eq(decode_rc(fav2, "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"DATA#d1\"},"
-                                 "\"_et\":{\"S\":\"DATA\"}}",
+    cr_assert_eq(decode_rc(fav2,
+                           "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"DATA#d1\"},"
+                           "\"_et\":{\"S\":\"DATA\"}}",
                            &d),
                  0, "%s", err.message);
     cr_assert_str_eq(d.entity->name, "FavoriteData");
-    cr_assert_eq(decode_rc(fav2, "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"X\"},"
-                                 "\"_et\":{\"S\":\"SESSION\"}}",
+    cr_assert_eq(decode_rc(fav2,
+                           "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"X\"},"
+                           "\"_et\":{\"S\":\"SESSION\"}}",
                            &d),
                  DDB_ENOMATCH);
     cr_assert(strstr(err.message, "_et 'SESSION'"), "%s", err.message);
     /* declared type but key does not fit: rejected, not unmatched */
-    cr_assert_eq(decode_rc(fav2, "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"TAG#t1\"},"
-                                 "\"_et\":{\"S\":\"DATA\"}}",
+    cr_assert_eq(decode_rc(fav2,
+                           "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"TAG#t1\"},"
+                           "\"_et\":{\"S\":\"DATA\"}}",
                            &d),
                  DDB_EINVAL);
 }
@@ -301,14 +314,16 @@ Test(transform, inverted_index_and_sparse_gsi_in_movies)
     const char *cast = "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"act#a1\"},"
                        "\"gsi1pk\":{\"S\":\"act#a1\"},\"gsi1sk\":{\"S\":\"mov#m1\"},"
                        "\"character\":{\"S\":\"Rick\"}}";
-    const char *streams = "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"streams#2024-05\"},"
-                          "\"gsi2pk\":{\"S\":\"streams#2024-05\"},"
-                          "\"gsi2sk\":{\"S\":\"000000001234567#m1\"},\"streams\":{\"N\":\"1234567\"}}";
-    const char *movie = "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"mov#m1\"},"
-                        "\"gsi1pk\":{\"S\":\"mov#m1\"},\"gsi1sk\":{\"S\":\"mov#m1\"},"
-                        "\"title\":{\"S\":\"Casablanca\"},"
-                        "\"budget\":{\"N\":\"12345678901234567890123456789012345678\"},"
-                        "\"genres\":{\"SS\":[\"drama\",\"romance\"]},\"poster\":{\"B\":\"iVBORw0K\"}}";
+    const char *streams =
+        "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"streams#2024-05\"},"
+        "\"gsi2pk\":{\"S\":\"streams#2024-05\"},"
+        "\"gsi2sk\":{\"S\":\"000000001234567#m1\"},\"streams\":{\"N\":\"1234567\"}}";
+    const char *movie =
+        "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"mov#m1\"},"
+        "\"gsi1pk\":{\"S\":\"mov#m1\"},\"gsi1sk\":{\"S\":\"mov#m1\"},"
+        "\"title\":{\"S\":\"Casablanca\"},"
+        "\"budget\":{\"N\":\"12345678901234567890123456789012345678\"},"
+        "\"genres\":{\"SS\":[\"drama\",\"romance\"]},\"poster\":{\"B\":\"iVBORw0K\"}}";
     const char *all[] = {cast, streams, movie};
     const char *names[] = {"CastMember", "MonthlyStreams", "Movie"};
     for (int i = 0; i < 3; i++) {
@@ -325,12 +340,14 @@ Test(transform, inverted_index_and_sparse_gsi_in_movies)
 
 Test(transform, undeclared_attributes_keep_drop_reject)
 {
-    const char *text = "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"act#a1\"},\"extra\":{\"N\":\"1\"}}";
+    const char *text =
+        "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"act#a1\"},\"extra\":{\"N\":\"1\"}}";
     ddb_decoded d = decode_ok(mov, text);
     cr_assert_eq(d.n_declared, 2);
     cr_assert_eq(d.record.count, 3);
-    cr_assert_str_eq(tu_typed(&d.record),
-                     "{\"movieId\":{\"S\":\"m1\"},\"actorId\":{\"S\":\"a1\"},\"extra\":{\"N\":\"1\"}}");
+    cr_assert_str_eq(
+        tu_typed(&d.record),
+        "{\"movieId\":{\"S\":\"m1\"},\"actorId\":{\"S\":\"a1\"},\"extra\":{\"N\":\"1\"}}");
     ((ddb_entity *)d.entity)->undeclared = DDB_UNDECLARED_DROP;
     d = decode_ok(mov, text);
     cr_assert_eq(d.record.count, 2);
@@ -342,18 +359,20 @@ Test(transform, undeclared_attributes_keep_drop_reject)
 Test(transform, csv_cells_convert_to_declared_types)
 {
     const ddb_entity *movie = ddb_mapping_entity(mov, "Movie");
-    ddb_map rec = tu_plain(
-        a, "{\"movieId\":\"m1\",\"title\":\"T\",\"releaseYear\":\"1942\",\"genres\":\"[\\\"a\\\",\\\"b\\\"]\","
-           "\"ratings\":\"{\\\"imdb\\\":8.5}\",\"poster\":\"AAEC\",\"released\":\"TRUE\","
-           "\"_extra\":\"{\\\"legacy\\\":{\\\"NS\\\":[\\\"1\\\",\\\"2\\\"]}}\"}");
+    ddb_map rec =
+        tu_plain(a, "{\"movieId\":\"m1\",\"title\":\"T\",\"releaseYear\":\"1942\",\"genres\":\"["
+                    "\\\"a\\\",\\\"b\\\"]\","
+                    "\"ratings\":\"{\\\"imdb\\\":8.5}\",\"poster\":\"AAEC\",\"released\":\"TRUE\","
+                    "\"_extra\":\"{\\\"legacy\\\":{\\\"NS\\\":[\\\"1\\\",\\\"2\\\"]}}\"}");
     ddb_item item;
     cr_assert_eq(ddb_transform_encode(&item, mov, movie, &rec, 0, a, &err), 0, "%s", err.message);
-    cr_assert_str_eq(tu_typed(&item),
-                     "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"mov#m1\"},\"gsi1pk\":{\"S\":\"mov#m1\"},"
-                     "\"gsi1sk\":{\"S\":\"mov#m1\"},\"title\":{\"S\":\"T\"},"
-                     "\"releaseYear\":{\"N\":\"1942\"},\"genres\":{\"SS\":[\"a\",\"b\"]},"
-                     "\"ratings\":{\"M\":{\"imdb\":{\"N\":\"8.5\"}}},\"poster\":{\"B\":\"AAEC\"},"
-                     "\"released\":{\"BOOL\":true},\"legacy\":{\"NS\":[\"1\",\"2\"]}}");
+    cr_assert_str_eq(
+        tu_typed(&item),
+        "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"mov#m1\"},\"gsi1pk\":{\"S\":\"mov#m1\"},"
+        "\"gsi1sk\":{\"S\":\"mov#m1\"},\"title\":{\"S\":\"T\"},"
+        "\"releaseYear\":{\"N\":\"1942\"},\"genres\":{\"SS\":[\"a\",\"b\"]},"
+        "\"ratings\":{\"M\":{\"imdb\":{\"N\":\"8.5\"}}},\"poster\":{\"B\":\"AAEC\"},"
+        "\"released\":{\"BOOL\":true},\"legacy\":{\"NS\":[\"1\",\"2\"]}}");
 }
 
 Test(transform, ndjson_extra_in_typed_shape_is_understood)
@@ -370,7 +389,8 @@ Test(transform, ndjson_extra_in_typed_shape_is_understood)
 Test(transform, extra_cannot_overwrite_computed_keys)
 {
     const ddb_entity *cm = ddb_mapping_entity(mov, "CastMember");
-    ddb_map rec = tu_plain(a, "{\"movieId\":\"m1\",\"actorId\":\"a1\",\"_extra\":{\"pk\":{\"S\":\"x\"}}}");
+    ddb_map rec =
+        tu_plain(a, "{\"movieId\":\"m1\",\"actorId\":\"a1\",\"_extra\":{\"pk\":{\"S\":\"x\"}}}");
     ddb_item item;
     cr_assert_eq(ddb_transform_encode(&item, mov, cm, &rec, 0, a, &err), DDB_EINVAL);
     cr_assert(strstr(err.message, "'pk' would overwrite"), "%s", err.message);
@@ -380,16 +400,17 @@ Test(transform, required_field_missing_is_rejected)
 {
     ddb_map rec = tu_plain(a, "{\"facilityId\":\"f\",\"weekday\":\"Mon\"}");
     ddb_item item;
-    cr_assert_eq(ddb_transform_encode(&item, fac, ddb_mapping_entity(fac, "WeekdayCapacity"), &rec, 0,
-                                    a, &err),
+    cr_assert_eq(ddb_transform_encode(&item, fac, ddb_mapping_entity(fac, "WeekdayCapacity"), &rec,
+                                      0, a, &err),
                  DDB_EINVAL);
     cr_assert(strstr(err.message, "required field capacity"), "%s", err.message);
 }
 
 Test(transform, null_values_survive_both_ways)
 {
-    const char *text = "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"act#a1\"},\"gsi1pk\":{\"S\":\"act#a1\"},"
-                       "\"gsi1sk\":{\"S\":\"mov#m1\"},\"character\":{\"NULL\":true}}";
+    const char *text =
+        "{\"pk\":{\"S\":\"mov#m1\"},\"sk\":{\"S\":\"act#a1\"},\"gsi1pk\":{\"S\":\"act#a1\"},"
+        "\"gsi1sk\":{\"S\":\"mov#m1\"},\"character\":{\"NULL\":true}}";
     ddb_map item = tu_item(a, text);
     ddb_decoded d = decode_ok(mov, text);
     ddb_item back;
@@ -404,8 +425,36 @@ Test(transform, delete_keys_decode_and_encode)
     ddb_decoded d;
     ddb_item k2;
     cr_assert_eq(ddb_transform_decode_key(&d, fav, &key, a, &err), 0, "%s", err.message);
-    cr_assert_eq(ddb_transform_encode_key(&k2, fav2, ddb_mapping_entity(fav2, "Tag"), &d.record, 1, a,
-                                        &err),
-                 0, "%s", err.message);
+    cr_assert_eq(
+        ddb_transform_encode_key(&k2, fav2, ddb_mapping_entity(fav2, "Tag"), &d.record, 1, a, &err),
+        0, "%s", err.message);
     cr_assert_str_eq(tu_typed(&k2), "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"TAG#t9\"}}");
+}
+
+/* A constant index key ("GSI_2_SK": "root") is written only with the index's
+ * other key: a node without a parent is in no GSI_2, not half in it. The
+ * LSI's constant is always written (its partition key is the table's). */
+Test(transform, constant_index_key_only_with_its_partner)
+{
+    ddb_mapping *m = tu_load_fixture("sparse-constant.json");
+    const ddb_entity *e = ddb_mapping_entity(m, "Node");
+    ddb_item item;
+    ddb_map with = tu_item(a, "{\"id\":{\"S\":\"n1\"},\"parent\":{\"S\":\"n0\"}}");
+    ddb_map without = tu_item(a, "{\"id\":{\"S\":\"n0\"},\"label\":{\"S\":\"top\"}}");
+    ddb_decoded d;
+
+    cr_assert_eq(ddb_transform_encode(&item, m, e, &with, 1, a, &err), 0, "%s", err.message);
+    cr_assert_str_eq(tu_typed(&item),
+                     "{\"PK\":{\"S\":\"NODE#n1\"},\"SK\":{\"S\":\"NODE\"},\"GSI_2_PK\":{\"S\":"
+                     "\"PARENT#n0\"},\"GSI_2_SK\":{\"S\":\"root\"},\"LSI_1_SK\":{\"S\":\"node\"},"
+                     "\"parent\":{\"S\":\"n0\"}}");
+    cr_assert_eq(ddb_transform_encode(&item, m, e, &without, 1, a, &err), 0, "%s", err.message);
+    cr_assert_str_eq(tu_typed(&item), "{\"PK\":{\"S\":\"NODE#n0\"},\"SK\":{\"S\":\"NODE\"},"
+                                      "\"LSI_1_SK\":{\"S\":\"node\"},\"label\":{\"S\":\"top\"}}");
+    /* Such an item decodes and encodes back as it is. */
+    cr_assert_eq(ddb_transform_decode(&d, m, &item, a, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_transform_encode(&item, m, e, &d.record, 1, a, &err), 0, "%s", err.message);
+    cr_assert_str_eq(tu_typed(&item), "{\"PK\":{\"S\":\"NODE#n0\"},\"SK\":{\"S\":\"NODE\"},"
+                                      "\"LSI_1_SK\":{\"S\":\"node\"},\"label\":{\"S\":\"top\"}}");
+    ddb_mapping_free(m);
 }
