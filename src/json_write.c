@@ -55,8 +55,8 @@ int ddb_json_put_string(ddb_buf *b, const char *s, size_t len)
             ddb_buf_append(b, "\\f", 2);
             break;
         default: {
-            char u[6] = {
-                '\\', 'u', '0', '0', hex[(unsigned char)s[i] >> 4], hex[(unsigned char)s[i] & 15]};
+            char u[6] = {'\\', 'u', '0', '0', hex[(unsigned char)s[i] >> 4],
+                         hex[(unsigned char)s[i] & 15]};
             ddb_buf_append(b, u, 6);
             break;
         }

@@ -146,8 +146,8 @@ int ddb_rejects_append(ddb_rejects *r, const char *lines, size_t len, uint64_t c
     return 0;
 }
 
-int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity, const char *reason,
-                      ddb_error *err)
+int ddb_rejects_write(ddb_rejects *r, const ddb_record *rec, const char *entity,
+                      const char *reason, ddb_error *err)
 {
     ddb_buf_clear(&r->line);
     ddb_rejects_format(&r->line, rec, entity, reason);

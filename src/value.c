@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const type_names[] = {"?", "S", "N",  "B",  "BOOL", "NULL",
+static const char *const type_names[] = {"?", "S", "N", "B", "BOOL", "NULL",
                                          "M", "L", "SS", "NS", "BS"};
 
 const char *ddb_type_name(ddb_type t)

@@ -25,21 +25,21 @@ typedef struct ddb_client_opts {
     const char *endpoint; /* https://dynamodb.<region>.amazonaws.com or a local URL */
     const char *region;
     const ddb_aws_credentials *credentials; /* borrowed; must outlive the client */
-    struct ddb_credprov *provider;          /* borrowed; when set, requests are signed with its
-                                               current credentials instead, and a request refused
-                                               for its credentials goes again with newer ones */
-    int concurrency;                        /* requests in flight (default 16) */
-    int max_attempts;                       /* per request, incl. the first (default 10) */
-    uint32_t backoff_base_ms;               /* default 50 */
-    uint32_t backoff_cap_ms;                /* default 20000 */
-    long connect_timeout_ms;                /* default 5000 */
-    long request_timeout_ms;                /* whole request, default 60000 */
-    const char *user_agent;                 /* default "ddbpipe/<version>" */
-    uint64_t random_seed;                   /* 0 = from the clock; fixed in tests */
-    int verbose;                            /* log requests (never credentials) to stderr */
-    int fixed_concurrency;                  /* do not adapt: by default throttling halves the
-                                               requests in flight (at most once a second) and
-                                               they grow back by one per window of successes */
+    struct ddb_credprov *provider;        /* borrowed; when set, requests are signed with its
+                                             current credentials instead, and a request refused
+                                             for its credentials goes again with newer ones */
+    int concurrency;                      /* requests in flight (default 16) */
+    int max_attempts;                     /* per request, incl. the first (default 10) */
+    uint32_t backoff_base_ms;             /* default 50 */
+    uint32_t backoff_cap_ms;              /* default 20000 */
+    long connect_timeout_ms;              /* default 5000 */
+    long request_timeout_ms;              /* whole request, default 60000 */
+    const char *user_agent;               /* default "ddbpipe/<version>" */
+    uint64_t random_seed;                 /* 0 = from the clock; fixed in tests */
+    int verbose;                          /* log requests (never credentials) to stderr */
+    int fixed_concurrency;                /* do not adapt: by default throttling halves the
+                                             requests in flight (at most once a second) and
+                                             they grow back by one per window of successes */
 } ddb_client_opts;
 
 /* The outcome of one call, after any retries. */

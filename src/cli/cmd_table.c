@@ -31,8 +31,7 @@ int cmd_create_table(int argc, char **argv)
     memset(&aws, 0, sizeof(aws));
     memset(&conn, 0, sizeof(conn));
     cli_opt opts[] = {
-        {"mapping", OPT_STRING, &mapping_path, "FILE",
-         "the mapping whose table and indexes to create"},
+        {"mapping", OPT_STRING, &mapping_path, "FILE", "the mapping whose table and indexes to create"},
         {"table", OPT_STRING, &table, "NAME", "table name (default: the mapping's)"},
         {"if-not-exists", OPT_FLAG, &exists_ok, NULL, "an existing table is not an error"},
         {"wait", OPT_UINT, &timeout, "SECONDS", "how long to wait for ACTIVE (default 600)"},

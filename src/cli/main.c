@@ -31,7 +31,8 @@ const cli_command cli_commands[] = {
      "DynamoDB JSON (OUT/<Entity>.json). The entity comes from --entity or the file\n"
      "name: Tag.csv holds Tag records, Tag.deletes.csv holds Tag keys to delete.",
      cmd_encode},
-    {"validate", "validate INPUT... [--mapping FILE]", "check inputs without writing anything",
+    {"validate", "validate INPUT... [--mapping FILE]",
+     "check inputs without writing anything",
      "Reads everything, writes nothing, and reports every problem: unreadable records,\n"
      "item rule violations, items that do not fit their entity, and items that would\n"
      "change if encoded again. Record files named after an entity are checked by\n"
@@ -69,9 +70,8 @@ const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "ddbpipe %s — move data in and out of DynamoDB single-table designs, exactly.\n\n"
-            "Usage: ddbpipe COMMAND [options]\n\nCommands:\n",
+    fprintf(f, "ddbpipe %s — move data in and out of DynamoDB single-table designs, exactly.\n\n"
+               "Usage: ddbpipe COMMAND [options]\n\nCommands:\n",
             DDB_VERSION);
     for (size_t i = 0; i < cli_n_commands; i++)
         fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
