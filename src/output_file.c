@@ -398,10 +398,14 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
         }
         free(um);
     }
+    /* The main files exist from the start, so a run that reads nothing still
+     * leaves them (empty, or a CSV header), with a mapping or without. */
     if (opts->mapping != NULL && opts->records) {
         for (size_t i = 0; i < fo->n; i++)
             if ((rc = open_slot(fo, &fo->puts[i], (int)i, 0, err)) != 0)
                 goto done;
+    } else if (opts->mapping == NULL && (rc = open_slot(fo, &fo->puts[0], -1, 0, err)) != 0) {
+        goto done;
     }
 done:
     if (rc != 0) {

@@ -22,7 +22,8 @@ enum {
     EXIT_INPUT = 3,   /* an input could not be read or failed verification */
     EXIT_OUTPUT = 4,  /* an output could not be written */
     EXIT_SERVICE = 5, /* DynamoDB or the network failed */
-    EXIT_INTERRUPTED = 130
+    EXIT_INTERRUPTED = 130,
+    EXIT_BROKEN_PIPE = 141 /* an output pipe closed early (| head): stopped and cleaned up */
 };
 
 typedef enum cli_opt_kind { OPT_FLAG, OPT_STRING, OPT_UINT, OPT_CHAR } cli_opt_kind;

@@ -338,7 +338,13 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
                            (unsigned long long)(a->aws.concurrency ? a->aws.concurrency : 16),
                            (unsigned long long)cs.retries);
     }
-    if (s->interrupted && a->state)
+    if (cli_pipe_broken())
+        ddb_buf_printf(b,
+                       "  stopped: an output pipe was closed by its reader (broken pipe); "
+                       "%s\n",
+                       a->state ? "checkpoint saved, continue with --resume"
+                                : "no output file was written, temporary files removed");
+    else if (s->interrupted && a->state)
         ddb_buf_printf(b,
                        "  interrupted: checkpoint saved in %s; continue with the same command and "
                        "--resume\n",

@@ -48,9 +48,13 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
  * malformed (*first and *last untouched). */
 int cli_parse_range(const char *s, int *first, int *last);
 
-/* Installs the SIGINT/SIGTERM handlers that set the stop flag; a second
- * signal ends the process the default way. */
+/* Installs the SIGINT/SIGTERM handlers that set the stop flag (a second
+ * signal ends the process the default way), and SIGPIPE's, which stops the
+ * run the same way and marks the pipe broken. */
 void cli_catch_stop_signals(void);
+
+/* An output pipe (standard output or error) was closed by its reader. */
+int cli_pipe_broken(void);
 
 /* The flag the stop signals set, for the pipeline and the client to poll.
  * Never NULL; lives as long as the process. */
