@@ -115,6 +115,7 @@ int cmd_encode(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
+int cmd_mapping_from_workbench(int argc, char **argv);
 
 extern const cli_command cli_commands[];
 extern const size_t cli_n_commands;

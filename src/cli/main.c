@@ -31,8 +31,7 @@ const cli_command cli_commands[] = {
      "DynamoDB JSON (OUT/<Entity>.json). The entity comes from --entity or the file\n"
      "name: Tag.csv holds Tag records, Tag.deletes.csv holds Tag keys to delete.",
      cmd_encode},
-    {"validate", "validate INPUT... [--mapping FILE]",
-     "check inputs without writing anything",
+    {"validate", "validate INPUT... [--mapping FILE]", "check inputs without writing anything",
      "Reads everything, writes nothing, and reports every problem: unreadable records,\n"
      "item rule violations, items that do not fit their entity, and items that would\n"
      "change if encoded again. Record files named after an entity are checked by\n"
@@ -65,13 +64,25 @@ const cli_command cli_commands[] = {
      "Prints the table's status, billing mode, approximate item count and size, its key\n"
      "schema and each index's keys, as DescribeTable reports them.",
      cmd_describe},
+    {"mapping-from-workbench", "mapping-from-workbench MODEL [--table NAME] [--out FILE]",
+     "draft a mapping from a NoSQL Workbench data model",
+     "Reads a NoSQL Workbench model (the JSON file Workbench exports) and drafts a\n"
+     "mapping for one of its tables: the table's keys and indexes, one entity per\n"
+     "facet, key templates from the facet's key aliases when they are templates\n"
+     "(USER#<id>) or else from its sample items (the parts every sample shares are\n"
+     "literal, the parts that vary are fields), and the facet's attributes as fields.\n"
+     "Notes on stderr say what was guessed and how many of the model's sample items\n"
+     "decode and encode back exactly with the draft. The model's items themselves are\n"
+     "an input like any other: ddbpipe import MODEL --table T writes them.",
+     cmd_mapping_from_workbench},
 };
 const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
 
 static void usage(FILE *f)
 {
-    fprintf(f, "ddbpipe %s — move data in and out of DynamoDB single-table designs, exactly.\n\n"
-               "Usage: ddbpipe COMMAND [options]\n\nCommands:\n",
+    fprintf(f,
+            "ddbpipe %s — move data in and out of DynamoDB single-table designs, exactly.\n\n"
+            "Usage: ddbpipe COMMAND [options]\n\nCommands:\n",
             DDB_VERSION);
     for (size_t i = 0; i < cli_n_commands; i++)
         fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
