@@ -31,7 +31,8 @@ const cli_command cli_commands[] = {
      "DynamoDB JSON (OUT/<Entity>.json). The entity comes from --entity or the file\n"
      "name: Tag.csv holds Tag records, Tag.deletes.csv holds Tag keys to delete.",
      cmd_encode},
-    {"validate", "validate INPUT... [--mapping FILE]", "check inputs without writing anything",
+    {"validate", "validate INPUT... [--mapping FILE]",
+     "check inputs without writing anything",
      "Reads everything, writes nothing, and reports every problem: unreadable records,\n"
      "item rule violations, items that do not fit their entity, and items that would\n"
      "change if encoded again. Record files named after an entity are checked by\n"
