@@ -9,14 +9,19 @@ const cli_command cli_commands[] = {
      "export (INPUT... | --table NAME) --out DIR [--mapping FILE] [--format ndjson|csv|ddb-json]",
      "DynamoDB items -> per-entity record files",
      "Reads DynamoDB items (an Export to S3 folder, DynamoDB JSON lines, AWS CLI scan\n"
-     "output, NDJSON or CSV; gzip or not; - for stdin) and writes them out. With a\n"
-     "mapping, each item is decoded into a record of its entity with readable field\n"
-     "names and types, one file per entity: OUT/<Entity>.<ext>. Items no entity\n"
+     "output, JSON arrays and documents, BatchWriteItem request files, NoSQL Workbench\n"
+     "models, dynamodump backups, NDJSON or CSV; gzip or not; - for stdin) and writes\n"
+     "them out. With a mapping, each item is decoded into a record of its entity with\n"
+     "readable field names and types, one file per entity: OUT/<Entity>.<ext>. Items no entity\n"
      "matches go to OUT/_unmatched.ndjson. Without a mapping, all items go to one\n"
      "file OUT/items.<ext>. Incremental exports' deletes go to OUT/<Entity>.deletes.<ext>.\n"
      "With --table, the live table is read with a parallel Scan (--segments N); without a\n"
      "mapping that gives DynamoDB JSON lines in the Import from S3 form with --format\n"
-     "ddb-json: a full backup you can import again.",
+     "ddb-json: a full backup you can import again.\n"
+     "Without a mapping, NDJSON is plain JSON: read again, binary values come back as\n"
+     "base64 strings and sets as lists (--typed writes DynamoDB JSON values, which keep\n"
+     "them); CSV gives every attribute a column headed with its type (price:N, tags:SS;\n"
+     "strings just name) and reads back to the same items.",
      cmd_export},
     {"convert", "convert INPUT... --out DIR --mapping A --to-mapping B",
      "re-key items from one design into another",
