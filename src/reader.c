@@ -101,6 +101,15 @@ int ddb_reader_base_init(ddb_reader *r, const ddb_reader_vtable *vt, const char 
     return 0;
 }
 
+void ddb_record_set_bad(ddb_record *rec, char *buf, size_t cap, const char *reason)
+{
+    snprintf(buf, cap, "%s", reason);
+    rec->kind = DDB_REC_BAD;
+    rec->reason = buf;
+    rec->item.attrs = NULL;
+    rec->item.count = 0;
+}
+
 static int has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);

@@ -361,11 +361,7 @@ static int object_key(json_reader *jr, frame *f, const char *k, size_t len, ddb_
 
 static void set_bad(json_reader *jr, const char *reason)
 {
-    snprintf(jr->reason, sizeof(jr->reason), "%s", reason);
-    jr->rec.kind = DDB_REC_BAD;
-    jr->rec.reason = jr->reason;
-    jr->rec.item.attrs = NULL;
-    jr->rec.item.count = 0;
+    ddb_record_set_bad(&jr->rec, jr->reason, sizeof(jr->reason), reason);
 }
 
 /* Finds the value of key in the object text[0, len) (one level): 1 with the

@@ -50,6 +50,9 @@ typedef struct cli_command {
 int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts, const char ***pos,
               size_t *npos, int *help);
 
+/* The command of that name in cli_commands, or NULL. */
+const cli_command *cli_find_command(const char *name);
+
 /* Prints "ddbpipe: error: <msg>" and, when hint is not NULL, "hint: <hint>". */
 void cli_error(const char *hint, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

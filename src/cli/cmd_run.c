@@ -458,7 +458,7 @@ done:
 
 static int run_command(const run_spec *spec, int argc, char **argv)
 {
-    const cli_command *cmd = NULL;
+    const cli_command *cmd = cli_find_command(spec->name);
     run_args a;
     ddb_run_options ro;
     const char **inputs = NULL;
@@ -471,9 +471,6 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     memset(&a, 0, sizeof(a));
     a.checkpoint_interval = UINT64_MAX; /* not given: 10 s */
     a.wait_active = 600;
-    for (size_t i = 0; i < cli_n_commands; i++)
-        if (strcmp(cli_commands[i].name, spec->name) == 0)
-            cmd = &cli_commands[i];
     declare_options(opts, &a, spec->groups);
     if ((code = cli_parse(argc, argv, cmd, opts, &inputs, &n_inputs, &help)) != 0)
         goto done;

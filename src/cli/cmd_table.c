@@ -8,17 +8,9 @@
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/table.h"
 
-static const cli_command *find_command(const char *name)
-{
-    for (size_t i = 0; i < cli_n_commands; i++)
-        if (strcmp(cli_commands[i].name, name) == 0)
-            return &cli_commands[i];
-    return NULL;
-}
-
 int cmd_create_table(int argc, char **argv)
 {
-    const cli_command *cmd = find_command("create-table");
+    const cli_command *cmd = cli_find_command("create-table");
     cli_aws_args aws;
     cli_table_wait waiting;
     const char *mapping_path = NULL, *table = NULL, **pos = NULL;
@@ -86,7 +78,7 @@ done:
 
 int cmd_describe(int argc, char **argv)
 {
-    const cli_command *cmd = find_command("describe");
+    const cli_command *cmd = cli_find_command("describe");
     cli_aws_args aws;
     const char *table = NULL, **pos = NULL;
     size_t npos = 0;

@@ -9,7 +9,7 @@
 
 int cmd_mapping_from_workbench(int argc, char **argv)
 {
-    const cli_command *cmd = NULL;
+    const cli_command *cmd = cli_find_command("mapping-from-workbench");
     const char *table = NULL, *out = NULL, **pos = NULL;
     size_t npos = 0;
     int help = 0, code;
@@ -21,9 +21,6 @@ int cmd_mapping_from_workbench(int argc, char **argv)
         {"out", OPT_STRING, &out, "FILE", "write the mapping to FILE (default: standard output)"},
         {NULL, OPT_FLAG, NULL, NULL, NULL},
     };
-    for (size_t i = 0; i < cli_n_commands; i++)
-        if (strcmp(cli_commands[i].name, "mapping-from-workbench") == 0)
-            cmd = &cli_commands[i];
     if ((code = cli_parse(argc, argv, cmd, opts, &pos, &npos, &help)) != 0)
         goto done;
     if (help) {

@@ -32,18 +32,7 @@ expect_in() { # file, text
     }
 }
 # The items of DynamoDB JSON files, canonical (attributes sorted), one per line, sorted.
-canon() {
-    node -e '
-const fs = require("fs");
-const c = v => Array.isArray(v) ? "[" + v.map(c).join(",") + "]"
-  : v && typeof v === "object" ? "{" + Object.keys(v).sort().map(k => JSON.stringify(k) + ":" + c(v[k])).join(",") + "}"
-  : JSON.stringify(v);
-const out = [];
-for (const f of process.argv.slice(1))
-  for (const l of fs.readFileSync(f, "utf8").split("\n"))
-    if (l.trim()) out.push(c(JSON.parse(l)));
-process.stdout.write(out.sort().join("\n") + "\n");' "$@"
-}
+canon() { node "$root/tests/golden/canon-items.js" "$@"; }
 same_items() { # name, a.json, b.json
     canon "$2" >"$tmp/a.canon"
     canon "$3" >"$tmp/b.canon"

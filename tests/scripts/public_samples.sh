@@ -18,21 +18,7 @@ fail() {
 }
 
 # ddbpipe's items.json / deletes.json in $1 as the decoder prints them.
-ddbpipe_items() {
-    node -e '
-const fs = require("fs"), path = require("path");
-const c = v => Array.isArray(v) ? "[" + v.map(c).join(",") + "]"
-  : v && typeof v === "object" ? "{" + Object.keys(v).sort().map(k => JSON.stringify(k) + ":" + c(v[k])).join(",") + "}"
-  : JSON.stringify(v);
-const out = [];
-for (const [f, what] of [["items.json", "put"], ["deletes.json", "delete"]]) {
-  const p = path.join(process.argv[1], f);
-  if (!fs.existsSync(p)) continue;
-  for (const l of fs.readFileSync(p, "utf8").split("\n"))
-    if (l.trim()) out.push(what + " " + c(JSON.parse(l)));
-}
-process.stdout.write(out.sort().join("\n") + (out.length ? "\n" : ""));' "$1"
-}
+ddbpipe_items() { node "$root/tests/golden/canon-items.js" --dir "$1"; }
 
 # case, decoder kind, input (in the case folder), extra decoder args, extra ddbpipe args
 sample() {
