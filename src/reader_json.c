@@ -68,6 +68,14 @@ typedef struct json_reader {
     char *table;      /* the table the current records belong to, or NULL */
     char *chosen;     /* the table whose records are read (opts->table or the first named) */
     int chosen_given; /* it is opts->table */
+    /* chosen_given: the other tables' records, passed over (and said at the end) */
+    struct skipped {
+        char *table;
+        uint64_t records;
+    } * skipped;
+    size_t n_skipped;
+    void (*warn)(void *ctx, const char *msg);
+    void *warn_ctx;
     uint64_t skip_below;
     ddb_record rec;
     char reason[DDB_ERROR_MAX];
@@ -473,7 +481,33 @@ static void parse_element(json_reader *jr, enum shape shape, const char *text, s
     }
 }
 
-/* The record's table: the one the run reads, or a reason it is not read. */
+/* Counts a record of a table the run does not read. */
+static int note_skipped(json_reader *jr, ddb_error *err)
+{
+    struct skipped *sk;
+    for (size_t i = 0; i < jr->n_skipped; i++) {
+        if (strcmp(jr->skipped[i].table, jr->table) == 0) {
+            jr->skipped[i].records++;
+            return 0;
+        }
+    }
+    if ((sk = realloc(jr->skipped, (jr->n_skipped + 1) * sizeof(*sk))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    jr->skipped = sk;
+    if ((sk[jr->n_skipped].table = strdup(jr->table)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    sk[jr->n_skipped++].records = 1;
+    return 0;
+}
+
+/*
+ * The record's table: the one the run reads, or not. With the table named
+ * for the run, the others' records are passed over (counted, said at the end:
+ * the run asked for one table); without, the first table named is read and
+ * the others' records are rejected, so a file with several tables is never
+ * silently read for one. Returns 0 to take the record, 1 to pass it over, 2
+ * when it is rejected (made DDB_REC_BAD), or an error.
+ */
 static int check_table(json_reader *jr, ddb_error *err)
 {
     jr->rec.table = jr->table;
@@ -481,13 +515,34 @@ static int check_table(json_reader *jr, ddb_error *err)
         return 0;
     if (jr->chosen == NULL && (jr->chosen = strdup(jr->table)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if (strcmp(jr->chosen, jr->table) != 0) {
+    if (strcmp(jr->chosen, jr->table) == 0)
+        return 0;
+    if (jr->chosen_given)
+        return note_skipped(jr, err) != 0 ? err->code : 1;
+    {
         char why[600];
-        snprintf(why, sizeof(why), "a record of table %s; this input is read for table %s%s",
-                 jr->table, jr->chosen, jr->chosen_given ? "" : " (the first it names)");
+        snprintf(why, sizeof(why),
+                 "a record of table %s; this input is read for table %s (the first it names)",
+                 jr->table, jr->chosen);
         set_bad(jr, why);
     }
-    return 0;
+    return 2;
+}
+
+/* At the end: the records of other tables that were passed over. */
+static void say_skipped(json_reader *jr)
+{
+    for (size_t i = 0; i < jr->n_skipped && jr->warn; i++) {
+        char msg[700];
+        snprintf(msg, sizeof(msg),
+                 "%s: %llu record%s of table %s not read (the run reads table %s)", jr->base.name,
+                 (unsigned long long)jr->skipped[i].records, jr->skipped[i].records == 1 ? "" : "s",
+                 jr->skipped[i].table, jr->chosen);
+        jr->warn(jr->warn_ctx, msg);
+    }
+    for (size_t i = 0; i < jr->n_skipped; i++)
+        free(jr->skipped[i].table);
+    jr->n_skipped = 0; /* said once */
 }
 
 /* Takes the value at the cursor as one record of the given shape. Returns 1
@@ -505,7 +560,7 @@ static int take_record(json_reader *jr, enum shape shape, ddb_error *err)
             jr->stack[jr->depth - 1].shape = (unsigned char)shape;
     }
     if (ddb_jcur_offset(c) < jr->skip_below) {
-        if ((rc = check_table(jr, err)) != 0)
+        if ((rc = check_table(jr, err)) < 0)
             return rc;
         ddb_jcur_advance(c, end); /* resuming: already accounted for */
         return 0;
@@ -517,9 +572,14 @@ static int take_record(json_reader *jr, enum shape shape, ddb_error *err)
     jr->rec.raw = c->buf + c->pos;
     jr->rec.raw_len = end - c->pos;
     jr->rec.reason = NULL;
-    parse_element(jr, shape, jr->rec.raw, jr->rec.raw_len);
-    if ((rc = check_table(jr, err)) != 0)
+    if ((rc = check_table(jr, err)) < 0)
         return rc;
+    if (rc == 1) {
+        ddb_jcur_advance(c, end);
+        return 0;
+    }
+    if (rc == 0)
+        parse_element(jr, shape, jr->rec.raw, jr->rec.raw_len);
     /* The record points into the buffer: count its lines but keep it in place
      * until the next call (refills only happen then). */
     ddb_jcur_advance(c, end);
@@ -564,8 +624,10 @@ static int next_document(json_reader *jr, ddb_error *err)
     int rc = ddb_jcur_peek(c, err);
     if (rc < 0)
         return rc;
-    if (rc == 0)
+    if (rc == 0) {
+        say_skipped(jr);
         return DDB_ITEROVER;
+    }
     if (c->buf[c->pos] == '[') {
         c->pos++;
         return push(jr, FR_ITEMS, SH_UNKNOWN, err);
@@ -652,6 +714,9 @@ static void json_free(ddb_reader *r)
     ddb_json_parser_free(jr->parser);
     free(jr->table);
     free(jr->chosen);
+    for (size_t i = 0; i < jr->n_skipped; i++)
+        free(jr->skipped[i].table);
+    free(jr->skipped);
 }
 
 static uint64_t json_raw_bytes(const ddb_reader *r)
@@ -705,6 +770,10 @@ static int new_json(ddb_reader **out, ddb_source *src, const char *name, ddb_inp
         goto fail;
     }
     jr->chosen_given = jr->chosen != NULL;
+    if (opts != NULL) {
+        jr->warn = opts->warn;
+        jr->warn_ctx = opts->warn_ctx;
+    }
     jr->rec.typed = 1;
     jr->rec.source = jr->base.name;
     *out = &jr->base;

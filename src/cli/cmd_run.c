@@ -113,8 +113,8 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_IN,
          {"input-table", OPT_STRING, &ap->input_table, "NAME",
           "inputs that name several tables (BatchWriteItem request files, Workbench models): "
-          "read this table's records (default: the first table each names; the others' "
-          "records are rejected)"}},
+          "read this table's records, pass over the others' (default: read the first table "
+          "each names, reject the others' records)"}},
         {G_IN,
          {"delimiter", OPT_CHAR, &ap->delimiter, "C",
           "CSV input delimiter: , tab ; | (default ,)"}},
