@@ -98,6 +98,40 @@ expect_in "$tmp/stderr" "the inputs held no records"
 check progress 1 "$bin" export "$export_dir" --out "$tmp/p" --progress log
 grep -q "progress: read 0 " "$tmp/stderr" && fail "a progress line before anything was counted"
 
+# -- CSV without a mapping, killed mid-run and resumed: the spill is continued, the file identical ---
+node -e '
+let s = "";
+for (let i = 0; i < 300000; i++)
+  s += "{\"Item\":{\"pk\":{\"S\":\"k" + i + "\"},\"v\":{\"N\":\"" + i + "\"}" +
+       (i % 3 ? "" : ",\"t\":{\"SS\":[\"a\",\"b" + i + "\"]}") + (i % 5 ? "" : ",\"x\":{\"S\":\"x\"}") + "}}\n";
+require("fs").writeFileSync(process.argv[1], s);' "$tmp/res.json"
+check res-whole 0 "$bin" export "$tmp/res.json" --out "$tmp/rw" --format csv
+killed=0
+for attempt in 1 2 3 4 5; do
+    rm -rf "$tmp/rk" "$tmp/rk.state"
+    "$bin" export "$tmp/res.json" --out "$tmp/rk" --format csv --state "$tmp/rk.state" \
+        --checkpoint-interval 0 --quiet 2>/dev/null &
+    pid=$!
+    for _ in $(seq 1 1000); do
+        if grep -q '"pos":[1-9]' "$tmp/rk.state" 2>/dev/null && ! grep -q '"complete":true' "$tmp/rk.state"; then
+            kill -9 "$pid" 2>/dev/null && killed=1
+            break
+        fi
+        sleep 0.005
+    done
+    wait "$pid" 2>/dev/null
+    [ "$killed" = 1 ] && break
+done
+if [ "$killed" = 1 ]; then
+    grep -q '.items.csv.spill' "$tmp/rk.state" || fail "the checkpoint does not record the spill"
+    check res-resume 0 "$bin" export "$tmp/res.json" --out "$tmp/rk" --format csv --state "$tmp/rk.state" \
+        --checkpoint-interval 0 --resume
+    cmp -s "$tmp/rw/items.csv" "$tmp/rk/items.csv" || fail "the resumed CSV differs from an uninterrupted one"
+    [ "$(ls -A "$tmp/rk")" = items.csv ] || fail "the resumed run left: $(ls -A "$tmp/rk")"
+else
+    echo "  (the run always finished before it could be killed: resume not exercised)" >&2
+fi
+
 # -- a reader that goes away: clean stop, exit 141, no temporary files ---------------------------------
 node -e '
 let s = "";
