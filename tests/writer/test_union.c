@@ -51,13 +51,7 @@ static void put(ddb_writer *w, const char *typed)
 
 static void expect_output(ddb_writer *w, const char *want)
 {
-    ddb_error err;
-    size_t len = 0;
-    const char *data;
-    cr_assert_eq(ddb_writer_finish(w, &err), 0, "%s", err.message);
-    data = ddb_sink_memory_data(w->sink, &len);
-    cr_assert_eq(len, strlen(want), "output:\n%.*s\nwant:\n%s", (int)len, len ? data : "", want);
-    cr_assert_eq(memcmp(data, want, len), 0, "output:\n%.*s\nwant:\n%s", (int)len, data, want);
+    tu_expect_writer_output(w, want);
 }
 
 Test(union_csv, header_is_the_typed_union_of_all_records)

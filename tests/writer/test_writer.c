@@ -47,15 +47,7 @@ static void put(ddb_writer *w, const char *typed, size_t n_declared)
 /* Everything the writer produced so far (after finishing it). */
 static void expect_output(ddb_writer *w, const char *want)
 {
-    ddb_error err;
-    size_t len = 0;
-    const char *data;
-    cr_assert_eq(ddb_writer_finish(w, &err), 0, "%s", err.message);
-    data = ddb_sink_memory_data(w->sink, &len);
-    if (len == 0)
-        data = "";
-    cr_assert_eq(len, strlen(want), "output:\n%.*s\nwant:\n%s", (int)len, data, want);
-    cr_assert_eq(memcmp(data, want, len), 0, "output:\n%.*s\nwant:\n%s", (int)len, data, want);
+    tu_expect_writer_output(w, want);
 }
 
 /* ---------------------------------------------------------------- NDJSON */
