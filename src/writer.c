@@ -204,6 +204,15 @@ static void put_extra_cell(rec_writer *w, const ddb_map *rec)
     }
 }
 
+static int ends_like_type(const char *name, size_t len)
+{
+    ddb_type t;
+    for (size_t k = len; k > 1; k--)
+        if (name[k - 1] == ':')
+            return ddb_type_parse(&t, name + k, len - k) == 0;
+    return 0;
+}
+
 static void header_line(rec_writer *w)
 {
     if (w->entity != NULL) {
@@ -217,7 +226,11 @@ static void header_line(rec_writer *w)
             ddb_type t = w->column_types ? w->column_types[i] : DDB_TYPE_NONE;
             ddb_buf_clear(&w->cell);
             ddb_buf_append(&w->cell, w->columns[i], w->column_lens[i]);
-            if (t != DDB_TYPE_NONE && t != DDB_TYPE_S)
+            /* A string column is just its name, unless the name itself ends in
+             * ":TYPE" (an attribute "ratio:N"), which the reader would take for
+             * a type: then it says ":S". */
+            if (t != DDB_TYPE_NONE &&
+                (t != DDB_TYPE_S || ends_like_type(w->columns[i], w->column_lens[i])))
                 ddb_buf_printf(&w->cell, ":%s", ddb_type_name(t));
             ddb_csv_put_field(&w->line, w->cell.ptr, w->cell.len, w->delim, 0);
             ddb_buf_putc(&w->line, w->delim);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ddbpipe/json.h"
+#include "ddbpipe/mapping.h"
 #include "ddbpipe/writer.h"
 
 typedef struct ucol {
@@ -204,8 +205,9 @@ static int union_finish(ddb_writer *w, ddb_error *err)
         goto done;
     }
     for (size_t i = 0; i < u->n; i++) {
-        if (u->cols[i].type == DDB_TYPE_NONE)
-            continue; /* only NULLs: they go to _extra */
+        /* Only NULLs, or an attribute named like the reserved column: to _extra. */
+        if (u->cols[i].type == DDB_TYPE_NONE || strcmp(u->cols[i].name, DDB_EXTRA_FIELD) == 0)
+            continue;
         names[k] = u->cols[i].name;
         types[k++] = u->cols[i].type;
     }

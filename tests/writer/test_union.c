@@ -131,3 +131,15 @@ Test(union_csv, typed_cell_text)
         ddb_buf_dispose(&b);
     }
 }
+
+/* Names that would read back otherwise: an attribute named like a typed
+ * column keeps its string type in the header, one named _extra goes there. */
+Test(union_csv, names_that_look_like_types_or_extra)
+{
+    ddb_writer *w = union_writer(tu_path(tdir, "s3"), 0, 0, 0);
+    put(w, "{\"ratio:N\":{\"S\":\"x\"},\"n:S\":{\"N\":\"1\"},\"_extra\":{\"S\":\"e\"},"
+           "\"plain:word\":{\"S\":\"y\"}}");
+    expect_output(w, "ratio:N:S,n:S:N,plain:word,_extra\n"
+                     "x,1,y,\"{\"\"_extra\"\":{\"\"S\"\":\"\"e\"\"}}\"\n");
+    ddb_writer_free(w);
+}
