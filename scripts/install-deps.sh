@@ -13,6 +13,8 @@ pkgs="build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev zlib1g-de
       libcriterion-dev gzip curl"
 command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+# The AWS CLI: an independent S3 client for the S3 tests and the S3 benchmark.
+command -v aws >/dev/null 2>&1 || pkgs="$pkgs awscli"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -27,6 +29,6 @@ if [ "$node_major" -lt 20 ]; then
     echo "Node.js $node_major found; the local DynamoDB server (dynalite 4) needs Node.js 20 or newer" >&2
     exit 1
 fi
-if [ -f package-lock.json ] && [ ! -d node_modules/dynalite ]; then
+if [ -f package-lock.json ] && { [ ! -d node_modules/dynalite ] || [ ! -d node_modules/s3rver ]; }; then
     npm ci --no-audit --no-fund --loglevel=error
 fi

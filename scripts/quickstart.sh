@@ -15,6 +15,6 @@ build/ddbpipe export samples/favorites/export --mapping formats/favorites.json -
 code=$?
 set -e
 echo
-echo "Per-entity CSV files are in $out/ (rejected records: $out/_rejects.ndjson," \
-     "items no entity matched: $out/_unmatched.ndjson)."
+echo "Per-entity CSV files are in $out/ (rejected records: $out/_ddbpipe/rejects.ndjson," \
+     "items no entity matched: $out/_ddbpipe/unmatched.ndjson)."
 exit $code

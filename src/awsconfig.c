@@ -390,6 +390,15 @@ int ddb_aws_config_resolve(ddb_aws_config **out, const ddb_aws_options *opts, dd
     if (rc != 0 || (cfg->region == NULL && (rc = resolve_region(cfg, &r, 1, err)) != 0) ||
         (rc = resolve_endpoint(cfg, &r, err)) != 0)
         goto done;
+    rc = ddb_aws_service_endpoint(&cfg->s3_endpoint_url, &cfg->s3_endpoint_source, &r, "S3", "s3");
+    if (rc != 0) {
+        rc = rc == DDB_ENOMEM ? ddb_error_set(err, rc, "out of memory")
+                              : ddb_error_set(err, rc,
+                                              "S3 endpoint URL '%.200s' (from %s) must start "
+                                              "with http:// or https://",
+                                              cfg->s3_endpoint_url, cfg->s3_endpoint_source);
+        goto done;
+    }
     *out = cfg;
     cfg = NULL;
 done:
@@ -425,6 +434,8 @@ void ddb_aws_config_free(ddb_aws_config *cfg)
     free(cfg->region_source);
     free(cfg->endpoint_url);
     free(cfg->endpoint_source);
+    free(cfg->s3_endpoint_url);
+    free(cfg->s3_endpoint_source);
     free(cfg);
 }
 

@@ -3,6 +3,7 @@
  */
 #include "ddbpipe/checkpoint.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +14,13 @@
 typedef struct slot {
     uint64_t pos;
     ddb_reader *rd;
-    char *line; /* rejects-file line of a rejected record */
+    char *line; /* rejects- or unmatched-file line of the record */
     size_t line_len;
     int input;
     int row;
     unsigned char outcome;
     unsigned char change;
+    unsigned char borrowed; /* line is the caller's (settled at the head): not freed */
 } slot;
 
 struct ddb_tracker {
@@ -32,7 +34,8 @@ struct ddb_tracker {
     ddb_entity_stats acc_total;
     uint64_t acc_changes[4];
     uint64_t acc_rejects;
-    ddb_buf acc_lines;
+    ddb_buf acc_lines[2]; /* rejects-file lines, unmatched-file lines */
+    uint64_t acc_counts[2];
     ddb_commit_fn on_commit;
     void *ctx;
 };
@@ -63,11 +66,13 @@ void ddb_tracker_free(ddb_tracker *t)
     if (t == NULL)
         return;
     for (size_t i = 0; i < t->count; i++)
-        free(t->ring[(t->head + i) % t->cap].line);
+        if (!t->ring[(t->head + i) % t->cap].borrowed)
+            free(t->ring[(t->head + i) % t->cap].line);
     free(t->ring);
     free(t->committed.rows);
     free(t->acc);
-    ddb_buf_dispose(&t->acc_lines);
+    ddb_buf_dispose(&t->acc_lines[0]);
+    ddb_buf_dispose(&t->acc_lines[1]);
     free(t);
 }
 
@@ -135,9 +140,28 @@ static void fold(ddb_tracker *t)
     }
     c->rejects += t->acc_rejects;
     t->acc_rejects = 0;
-    if (t->acc_lines.len > 0 && t->on_commit)
-        t->on_commit(t->ctx, t->acc_lines.ptr, t->acc_lines.len);
-    ddb_buf_clear(&t->acc_lines);
+    for (int k = 0; k < 2; k++) {
+        if (t->acc_lines[k].len > 0 && t->on_commit)
+            t->on_commit(t->ctx, k ? DDB_OUTCOME_UNMATCHED : DDB_OUTCOME_REJECTED,
+                         t->acc_lines[k].ptr, t->acc_lines[k].len, t->acc_counts[k]);
+        ddb_buf_clear(&t->acc_lines[k]);
+        t->acc_counts[k] = 0;
+    }
+}
+
+/* A settled record's line: straight to on_commit when it commits on its own
+ * (the common case: a file reader's record that nothing before it waits
+ * for), else kept with its unit until the unit commits. */
+static void take_line(ddb_tracker *t, const slot *s, int unit_done)
+{
+    int k = s->outcome == DDB_OUTCOME_UNMATCHED;
+    if (unit_done && t->acc_lines[0].len == 0 && t->acc_lines[1].len == 0) {
+        if (t->on_commit)
+            t->on_commit(t->ctx, (ddb_outcome)s->outcome, s->line, s->line_len, 1);
+        return;
+    }
+    ddb_buf_append(&t->acc_lines[k], s->line, s->line_len);
+    t->acc_counts[k]++;
 }
 
 /* Commits settled records at the head, in read order. */
@@ -158,17 +182,18 @@ static void advance(ddb_tracker *t)
             count_into(&t->acc[row], (ddb_outcome)s->outcome);
             count_into(&t->acc_total, (ddb_outcome)s->outcome);
             t->acc_changes[s->change & 3]++;
-            if (s->outcome == DDB_OUTCOME_REJECTED) {
+            if (s->outcome == DDB_OUTCOME_REJECTED)
                 t->acc_rejects++;
-                if (s->line)
-                    ddb_buf_append(&t->acc_lines, s->line, s->line_len);
-            }
             unit_done = s->rd && s->rd->vt->settled ? s->rd->vt->settled(s->rd, s->pos) : 1;
+            if (s->line)
+                take_line(t, s, unit_done);
             input = s->input;
             pos = s->pos + 1;
         }
-        free(s->line);
+        if (!s->borrowed)
+            free(s->line);
         s->line = NULL;
+        s->borrowed = 0;
         t->head = (t->head + 1) % t->cap;
         t->count--;
         t->head_seq++;
@@ -194,18 +219,24 @@ uint64_t ddb_tracker_begin(ddb_tracker *t, int input, uint64_t pos, int change, 
     return seq;
 }
 
-int ddb_tracker_settle(ddb_tracker *t, uint64_t seq, int row, ddb_outcome outcome,
-                       const char *reject_line, size_t len)
+int ddb_tracker_settle(ddb_tracker *t, uint64_t seq, int row, ddb_outcome outcome, const char *line,
+                       size_t len)
 {
     slot *s;
     if (seq < t->head_seq || seq >= t->head_seq + t->count)
         return 0; /* not tracked (already committed): nothing to do */
     s = &t->ring[(t->head + (seq - t->head_seq)) % t->cap];
     s->row = row;
-    if (reject_line != NULL && len > 0) {
-        if ((s->line = malloc(len)) == NULL)
+    if (line != NULL && len > 0) {
+        /* At the head, advance() below takes the line before this returns. */
+        if (seq == t->head_seq) {
+            s->line = (char *)line;
+            s->borrowed = 1;
+        } else if ((s->line = malloc(len)) != NULL) {
+            memcpy(s->line, line, len);
+        } else {
             return DDB_ENOMEM;
-        memcpy(s->line, reject_line, len);
+        }
         s->line_len = len;
     }
     s->outcome = (unsigned char)outcome;
@@ -263,7 +294,6 @@ static void put_stats(ddb_buf *b, const ddb_entity_stats *e)
 int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err)
 {
     ddb_buf b = DDB_BUF_INIT;
-    ddb_sink *sink = NULL;
     const ddb_checkpoint *c = &s->ck;
     int rc;
 
@@ -286,39 +316,48 @@ int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err)
     ddb_buf_puts(&b, s->reader_state ? s->reader_state : "null");
     ddb_buf_puts(&b, ",\"outputs\":");
     ddb_buf_puts(&b, s->outputs ? s->outputs : "[]");
-    ddb_buf_printf(&b, ",\"rejects_bytes\":%llu}\n", (unsigned long long)s->rejects_bytes);
+    ddb_buf_printf(&b, ",\"rejects_bytes\":%llu,\"unmatched_bytes\":%llu}\n",
+                   (unsigned long long)s->rejects_bytes, (unsigned long long)s->unmatched_bytes);
     if (b.oom) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if ((rc = ddb_sink_open_file(&sink, path, 1, err)) != 0 ||
-        (rc = ddb_sink_write(sink, b.ptr, b.len, err)) != 0 ||
-        (rc = ddb_sink_finish(sink, err)) != 0)
-        goto done;
+    rc = ddb_file_write_atomic(path, b.ptr, b.len, err);
 done:
-    ddb_sink_free(sink);
     ddb_buf_dispose(&b);
     return rc;
 }
 
-static int get_u64(const ddb_map *m, const char *key, uint64_t *out)
+/* A damaged state names the member ("counts.rows[2][1]") and what it must be. */
+static int damaged(ddb_error *err, const char *path, const char *member, const char *want)
 {
-    const ddb_value *v = ddb_map_getz(m, key);
-    if (v == NULL || v->type != DDB_TYPE_N)
-        return -1;
-    *out = strtoull(v->u.s.ptr, NULL, 10);
+    return ddb_error_set(err, DDB_EUSAGE,
+                         "%s: damaged state file: \"%s\" must be %s (remove the file to start "
+                         "over)",
+                         path, member, want);
+}
+
+static int get_u64(const ddb_map *m, const char *key, const char *path, const char *member,
+                   uint64_t *out, ddb_error *err)
+{
+    if (ddb_value_u64(ddb_map_getz(m, key), out) != 0)
+        return damaged(err, path, member, "a non-negative integer");
     return 0;
 }
 
-static int get_stats(const ddb_value *v, ddb_entity_stats *e)
+/* [read, written, deleted, rejected, unmatched] */
+static int get_stats(const ddb_value *v, ddb_entity_stats *e, const char *path, const char *member,
+                     ddb_error *err)
 {
     uint64_t f[5];
+    char sub[96];
     if (v == NULL || v->type != DDB_TYPE_L || v->u.l.count != 5)
-        return -1;
-    for (int i = 0; i < 5; i++) {
-        if (v->u.l.items[i].type != DDB_TYPE_N)
-            return -1;
-        f[i] = strtoull(v->u.l.items[i].u.s.ptr, NULL, 10);
+        return damaged(err, path, member, "an array of 5 counts");
+    for (size_t i = 0; i < 5; i++) {
+        if (ddb_value_u64(&v->u.l.items[i], &f[i]) != 0) {
+            snprintf(sub, sizeof(sub), "%s[%zu]", member, i);
+            return damaged(err, path, sub, "a non-negative integer");
+        }
     }
     e->read = f[0];
     e->written = f[1];
@@ -337,6 +376,77 @@ static char *to_text(const ddb_value *v)
     return ddb_buf_detach(&b, NULL);
 }
 
+/* The optional JSON members kept as text: present with the wrong type is
+ * damage. */
+static int get_text(const ddb_map *m, const char *key, ddb_type want, const char *path, char **out,
+                    ddb_error *err)
+{
+    const ddb_value *v = ddb_map_getz(m, key);
+    if (v != NULL && v->type != DDB_TYPE_NULL && v->type != want)
+        return damaged(err, path, key, want == DDB_TYPE_M ? "an object" : "an array");
+    if (v != NULL && v->type != DDB_TYPE_NULL && (*out = to_text(v)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* Fills s from the parsed state document, checking the type of every member. */
+static int state_from_json(ddb_state *s, const ddb_map *root, const char *path, ddb_error *err)
+{
+    const ddb_value *counts, *rows, *v;
+    const ddb_map *cm;
+    uint64_t input;
+    int rc;
+
+    if ((counts = ddb_map_getz(root, "counts")) == NULL || counts->type != DDB_TYPE_M)
+        return damaged(err, path, "counts", "an object");
+    cm = &counts->u.m;
+    if ((rc = get_u64(root, "input", path, "input", &input, err)) != 0)
+        return rc;
+    if (input > INT_MAX)
+        return damaged(err, path, "input", "an input number");
+    s->ck.input = (int)input;
+    if ((rc = get_u64(root, "pos", path, "pos", &s->ck.pos, err)) != 0)
+        return rc;
+    if ((rows = ddb_map_getz(cm, "rows")) == NULL || rows->type != DDB_TYPE_L)
+        return damaged(err, path, "counts.rows", "an array");
+    s->ck.n_rows = rows->u.l.count;
+    if ((s->ck.rows = calloc(s->ck.n_rows ? s->ck.n_rows : 1, sizeof(ddb_entity_stats))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < s->ck.n_rows; i++) {
+        char member[48];
+        snprintf(member, sizeof(member), "counts.rows[%zu]", i);
+        if ((rc = get_stats(&rows->u.l.items[i], &s->ck.rows[i], path, member, err)) != 0)
+            return rc;
+    }
+    if ((rc = get_stats(ddb_map_getz(cm, "total"), &s->ck.total, path, "counts.total", err)) != 0 ||
+        (rc = get_u64(cm, "rejects", path, "counts.rejects", &s->ck.rejects, err)) != 0)
+        return rc;
+    if ((v = ddb_map_getz(cm, "changes")) == NULL || v->type != DDB_TYPE_L || v->u.l.count != 4)
+        return damaged(err, path, "counts.changes", "an array of 4 counts");
+    for (size_t i = 0; i < 4; i++) {
+        if (ddb_value_u64(&v->u.l.items[i], &s->ck.changes[i]) != 0) {
+            char member[48];
+            snprintf(member, sizeof(member), "counts.changes[%zu]", i);
+            return damaged(err, path, member, "a non-negative integer");
+        }
+    }
+    if (ddb_map_getz(root, "rejects_bytes") != NULL &&
+        (rc = get_u64(root, "rejects_bytes", path, "rejects_bytes", &s->rejects_bytes, err)) != 0)
+        return rc;
+    if (ddb_map_getz(root, "unmatched_bytes") != NULL &&
+        (rc = get_u64(root, "unmatched_bytes", path, "unmatched_bytes", &s->unmatched_bytes,
+                      err)) != 0)
+        return rc;
+    if ((v = ddb_map_getz(root, "complete")) != NULL && v->type != DDB_TYPE_BOOL)
+        return damaged(err, path, "complete", "true or false");
+    s->complete = v && v->u.boolean;
+    if ((rc = get_text(root, "fingerprint", DDB_TYPE_M, path, &s->fingerprint, err)) != 0 ||
+        (rc = get_text(root, "reader", DDB_TYPE_M, path, &s->reader_state, err)) != 0 ||
+        (rc = get_text(root, "outputs", DDB_TYPE_L, path, &s->outputs, err)) != 0)
+        return rc;
+    return 0;
+}
+
 int ddb_state_load(ddb_state **out, const char *path, ddb_error *err)
 {
     ddb_source *src = NULL;
@@ -344,9 +454,7 @@ int ddb_state_load(ddb_state **out, const char *path, ddb_error *err)
     ddb_json_parser *p = NULL;
     ddb_arena *a = NULL;
     ddb_value root;
-    const ddb_value *counts, *rows, *v;
     ddb_state *s = NULL;
-    uint64_t tmp;
     char chunk[65536];
     ssize_t n;
     int rc = 0;
@@ -361,47 +469,18 @@ int ddb_state_load(ddb_state **out, const char *path, ddb_error *err)
         goto done;
     }
     if ((s = calloc(1, sizeof(*s))) == NULL || ddb_json_parser_new(&p) != 0 ||
-        ddb_arena_new(&a, 0) != 0) {
+        ddb_arena_new(&a, 0) != 0 || text.oom) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
     if (ddb_json_parse_plain(p, &root, text.ptr ? text.ptr : "", text.len, a, err) != 0 ||
-        root.type != DDB_TYPE_M || ddb_map_getz(&root.u.m, "ddbpipe_state") == NULL ||
-        (counts = ddb_map_getz(&root.u.m, "counts")) == NULL || counts->type != DDB_TYPE_M ||
-        (rows = ddb_map_getz(&counts->u.m, "rows")) == NULL || rows->type != DDB_TYPE_L ||
-        get_u64(&root.u.m, "pos", &s->ck.pos) != 0 || get_u64(&root.u.m, "input", &tmp) != 0) {
+        root.type != DDB_TYPE_M || ddb_map_getz(&root.u.m, "ddbpipe_state") == NULL) {
         rc = ddb_error_set(err, DDB_EUSAGE, "%s is not a ddbpipe state file (or it is damaged)",
                            path);
         goto done;
     }
-    s->ck.input = (int)tmp;
-    s->ck.n_rows = rows->u.l.count;
-    s->ck.rows = calloc(s->ck.n_rows ? s->ck.n_rows : 1, sizeof(ddb_entity_stats));
-    if (s->ck.rows == NULL) {
-        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if ((rc = state_from_json(s, &root.u.m, path, err)) != 0)
         goto done;
-    }
-    for (size_t i = 0; i < s->ck.n_rows; i++) {
-        if (get_stats(&rows->u.l.items[i], &s->ck.rows[i]) != 0) {
-            rc = ddb_error_set(err, DDB_EUSAGE, "%s: damaged counts", path);
-            goto done;
-        }
-    }
-    if (get_stats(ddb_map_getz(&counts->u.m, "total"), &s->ck.total) != 0 ||
-        get_u64(&counts->u.m, "rejects", &s->ck.rejects) != 0 ||
-        (v = ddb_map_getz(&counts->u.m, "changes")) == NULL || v->type != DDB_TYPE_L ||
-        v->u.l.count != 4) {
-        rc = ddb_error_set(err, DDB_EUSAGE, "%s: damaged counts", path);
-        goto done;
-    }
-    for (int i = 0; i < 4; i++)
-        s->ck.changes[i] = strtoull(v->u.l.items[i].u.s.ptr, NULL, 10);
-    get_u64(&root.u.m, "rejects_bytes", &s->rejects_bytes);
-    v = ddb_map_getz(&root.u.m, "complete");
-    s->complete = v && v->type == DDB_TYPE_BOOL && v->u.boolean;
-    s->fingerprint = to_text(ddb_map_getz(&root.u.m, "fingerprint"));
-    s->reader_state = to_text(ddb_map_getz(&root.u.m, "reader"));
-    s->outputs = to_text(ddb_map_getz(&root.u.m, "outputs"));
     *out = s;
     s = NULL;
 done:

@@ -8,6 +8,7 @@
 #include "ddbpipe/clock.h"
 
 #include <curl/curl.h>
+#include <openssl/crypto.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "client_impl.h"
 #include "client_internal.h"
 #include "ddbpipe/credprov.h"
 #include "ddbpipe/sigv4.h"
@@ -23,92 +25,7 @@
 #define MAX_CREDENTIAL_RETRIES 5
 #define CREDENTIAL_HOLD_MS 120000 /* longest wait for a refresh before sending anyway */
 
-typedef struct call {
-    struct call *next;
-    char op[64];
-    char *body;
-    size_t len;
-    ddb_call_done_fn done;
-    void *ctx;
-    int attempts;
-    uint64_t throttles;
-    uint64_t wake_ms;
-    uint64_t cred_gen;     /* generation of the credentials the attempt was signed with */
-    int cred_retries;      /* sent again because of its credentials */
-    uint64_t cred_hold_ms; /* waiting for a refresh since (0: not waiting) */
-    /* per attempt */
-    CURL *easy;
-    struct curl_slist *headers;
-    ddb_buf resp_body;
-    char crc[16];
-    char errtype[128];
-    char curl_err[CURL_ERROR_SIZE];
-    ddb_response resp;
-} call;
-
-struct ddb_client {
-    CURLM *multi;
-    char *url;
-    char *host; /* host[:port] as sent in Host */
-    char *region;
-    char *user_agent;
-    const ddb_aws_credentials *creds;
-    struct ddb_credprov *prov;
-    int concurrency;     /* current limit of requests in flight (adaptive) */
-    int max_concurrency; /* what the user asked for */
-    int adaptive;
-    int successes; /* since the last change */
-    uint64_t last_decrease_ms;
-    int max_attempts;
-    uint32_t base_ms, cap_ms;
-    long connect_timeout_ms, request_timeout_ms;
-    int verbose;
-    uint64_t rng;
-    call *ready_head, *ready_tail;
-    call *delayed; /* sorted by wake_ms */
-    call *flying;  /* in flight (linked through next) */
-    int in_flight;
-    int queued;
-    CURL **idle; /* easy handles kept for reuse */
-    int n_idle, cap_idle;
-    volatile sig_atomic_t *stop;
-    void (*on_idle)(void *ctx);
-    void *idle_ctx;
-    uint64_t last_idle_ms;
-    ddb_client_stats stats;
-};
-
-static size_t on_body(char *data, size_t size, size_t n, void *ud)
-{
-    call *cl = ud;
-    if (ddb_buf_append(&cl->resp_body, data, size * n) != 0)
-        return 0; /* out of memory: curl aborts the transfer */
-    return size * n;
-}
-
-static size_t on_header(char *data, size_t size, size_t n, void *ud)
-{
-    call *cl = ud;
-    size_t len = size * n;
-    if (len > 14 && strncasecmp(data, "x-amz-crc32:", 12) == 0) {
-        size_t i = 12, k = 0;
-        while (i < len && data[i] == ' ')
-            i++;
-        while (i < len && data[i] >= '0' && data[i] <= '9' && k + 1 < sizeof(cl->crc))
-            cl->crc[k++] = data[i++];
-        cl->crc[k] = '\0';
-    } else if (len > 18 && strncasecmp(data, "x-amzn-errortype:", 17) == 0) {
-        size_t i = 17, k = 0;
-        while (i < len && data[i] == ' ')
-            i++;
-        while (i < len && data[i] != '\r' && data[i] != '\n' && k + 1 < sizeof(cl->errtype))
-            cl->errtype[k++] = data[i++];
-        cl->errtype[k] = '\0';
-    }
-    return len;
-}
-
-static void enqueue_ready(ddb_client *c, call *cl)
+void ddb_client_enqueue_ready(ddb_client *c, call *cl)
 {
     cl->next = NULL;
     if (c->ready_tail)
@@ -177,6 +94,8 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 5000;
     c->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 60000;
     c->verbose = o->verbose;
+    c->notice = o->notice;
+    c->notice_ctx = o->notice_ctx;
     c->rng = o->random_seed ? o->random_seed : (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)c;
     curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)c->concurrency * 2);
     *out = c;
@@ -190,7 +109,7 @@ done:
     return rc;
 }
 
-static CURL *get_easy(ddb_client *c)
+CURL *ddb_client_get_easy(ddb_client *c)
 {
     if (c->n_idle > 0) {
         CURL *e = c->idle[--c->n_idle];
@@ -215,11 +134,9 @@ static void put_easy(ddb_client *c, CURL *e)
     c->idle[c->n_idle++] = e;
 }
 
-static void attempt_failed(ddb_client *c, call *cl, int retryable);
-
 /* A call sent again for newer credentials waits while the refresh it asked
  * for runs, without using up an attempt. */
-static int hold_for_credentials(ddb_client *c, call *cl)
+int ddb_client_hold_for_credentials(ddb_client *c, call *cl)
 {
     uint64_t now;
     if (cl->cred_hold_ms == 0 || c->prov == NULL)
@@ -258,134 +175,56 @@ static int retry_with_new_credentials(ddb_client *c, call *cl)
     return 1;
 }
 
-/* Signs and starts one attempt. */
-static void start(ddb_client *c, call *cl)
+/* Frees a header list, wiping every line first: one holds the session token. */
+static void free_headers(struct curl_slist *h)
 {
-    char target[96];
-    ddb_sigv4_header hdrs[3];
-    ddb_sigv4_request req;
-    ddb_sigv4_result *sig = NULL;
-    const ddb_aws_credentials *creds;
-    ddb_error err;
-    struct curl_slist *h = NULL;
-    int rc;
+    for (struct curl_slist *p = h; p != NULL; p = p->next)
+        OPENSSL_cleanse(p->data, strlen(p->data));
+    curl_slist_free_all(h);
+}
 
-    if (hold_for_credentials(c, cl))
-        return;
-    cl->attempts++;
-    cl->crc[0] = cl->errtype[0] = cl->curl_err[0] = '\0';
-    ddb_buf_clear(&cl->resp_body);
-    snprintf(target, sizeof(target), "DynamoDB_20120810.%s", cl->op);
-    hdrs[0].name = "Host";
-    hdrs[0].value = c->host;
-    hdrs[1].name = "Content-Type";
-    hdrs[1].value = "application/x-amz-json-1.0";
-    hdrs[2].name = "X-Amz-Target";
-    hdrs[2].value = target;
-    memset(&req, 0, sizeof(req));
-    req.method = "POST";
-    req.path = "/";
-    req.query = "";
-    req.headers = hdrs;
-    req.header_count = 3;
-    req.payload = cl->body;
-    req.payload_len = cl->len;
-    creds = c->prov ? ddb_credprov_acquire(c->prov, &cl->cred_gen) : c->creds;
-    req.access_key_id = creds ? creds->access_key_id : "anonymous";
-    req.secret_access_key = creds ? creds->secret_access_key : "anonymous";
-    req.session_token = creds ? creds->session_token : NULL;
-    req.region = c->region;
-    req.service = "dynamodb";
-    req.flags = DDB_SIGV4_FLAGS_DYNAMODB;
-    rc = ddb_sigv4_sign(&sig, &req, &err);
-    if (c->prov)
-        ddb_credprov_release(c->prov, creds);
-    if (rc != 0) {
-        snprintf(cl->resp.message, sizeof(cl->resp.message), "signing failed: %.400s", err.message);
-        attempt_failed(c, cl, 0);
-        return;
-    }
-    {
-        char line[2048];
-        snprintf(line, sizeof(line), "X-Amz-Target: %s", target);
-        h = curl_slist_append(h, "Content-Type: application/x-amz-json-1.0");
-        h = curl_slist_append(h, line);
-        h = curl_slist_append(h, "Expect:");
-        for (size_t i = 0; i < sig->add_count; i++) {
-            snprintf(line, sizeof(line), "%s: %s", sig->add[i].name, sig->add[i].value);
-            h = curl_slist_append(h, line);
-        }
-        memset(line, 0, sizeof(line)); /* held the session token */
-    }
-    ddb_sigv4_result_free(sig);
-    cl->headers = h;
-    cl->easy = get_easy(c);
-    if (cl->easy == NULL || h == NULL) {
-        snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
-        attempt_failed(c, cl, 0);
-        return;
-    }
-    curl_easy_setopt(cl->easy, CURLOPT_URL, c->url);
-    curl_easy_setopt(cl->easy, CURLOPT_POST, 1L);
-    curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDS, cl->body);
-    curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)cl->len);
-    curl_easy_setopt(cl->easy, CURLOPT_HTTPHEADER, cl->headers);
-    curl_easy_setopt(cl->easy, CURLOPT_USERAGENT, c->user_agent);
-    curl_easy_setopt(cl->easy, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(cl->easy, CURLOPT_WRITEDATA, cl);
-    curl_easy_setopt(cl->easy, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(cl->easy, CURLOPT_HEADERDATA, cl);
-    curl_easy_setopt(cl->easy, CURLOPT_ERRORBUFFER, cl->curl_err);
-    curl_easy_setopt(cl->easy, CURLOPT_PRIVATE, cl);
-    curl_easy_setopt(cl->easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(cl->easy, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(cl->easy, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(cl->easy, CURLOPT_SSL_VERIFYHOST, 2L);
-    curl_easy_setopt(cl->easy, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
-    curl_easy_setopt(cl->easy, CURLOPT_TIMEOUT_MS, c->request_timeout_ms);
-    curl_easy_setopt(cl->easy, CURLOPT_ACCEPT_ENCODING, "");
-    if (curl_multi_add_handle(c->multi, cl->easy) != CURLM_OK) {
-        snprintf(cl->resp.message, sizeof(cl->resp.message), "libcurl refused the request");
-        attempt_failed(c, cl, 0);
-        return;
-    }
-    cl->next = c->flying;
-    c->flying = cl;
-    c->in_flight++;
-    c->stats.requests++;
-    c->stats.bytes_sent += cl->len;
-    if (cl->attempts > 1)
-        c->stats.retries++;
+/* Gives back what one attempt holds: its easy handle (kept for reuse; it must
+ * be out of the multi handle) and its header lines. */
+static void release_attempt(ddb_client *c, call *cl)
+{
+    if (cl->easy != NULL)
+        put_easy(c, cl->easy);
+    cl->easy = NULL;
+    free_headers(cl->headers);
+    cl->headers = NULL;
 }
 
 static void finish_call(ddb_client *c, call *cl)
 {
+    release_attempt(c, cl);
     cl->resp.attempts = cl->attempts;
     cl->resp.throttles = cl->throttles;
-    if (cl->resp.ok) {
-        cl->resp.body = cl->resp_body.ptr ? cl->resp_body.ptr : (char *)"";
-        cl->resp.body_len = cl->resp_body.len;
-    } else {
+    if (!cl->resp.ok)
         c->stats.errors++;
-        cl->resp.body = cl->resp_body.ptr;
-        cl->resp.body_len = cl->resp_body.len;
-    }
+    /* An empty success (HEAD, 204) still has a body the caller may own and free. */
+    if (cl->resp.ok && cl->resp_body.ptr == NULL && ddb_buf_reserve(&cl->resp_body, 1) == 0)
+        cl->resp_body.ptr[0] = '\0';
+    cl->resp.body = cl->resp_body.ptr;
+    cl->resp.body_len = cl->resp_body.len;
+    cl->resp.headers = cl->resp_headers.ptr;
+    cl->resp.headers_len = cl->resp_headers.len;
     if (cl->done)
         cl->done(cl->ctx, &cl->resp);
-    /* The callback may have taken the body (set resp.body = NULL). */
+    /* The callback may have taken the body or the headers (set them NULL). */
     if (cl->resp.body == NULL)
         cl->resp_body.ptr = NULL, cl->resp_body.len = cl->resp_body.cap = 0;
-    ddb_buf_dispose(&cl->resp_body);
-    free(cl->body);
-    free(cl);
+    if (cl->resp.headers == NULL)
+        cl->resp_headers.ptr = NULL, cl->resp_headers.len = cl->resp_headers.cap = 0;
+    ddb_client_call_free(cl);
 }
 
 /* A failed attempt: schedule a retry or finish the call with the failure. */
-static void attempt_failed(ddb_client *c, call *cl, int retryable)
+void ddb_client_attempt_failed(ddb_client *c, call *cl, int retryable)
 {
+    release_attempt(c, cl);
     cl->resp.ok = 0;
     cl->resp.retryable = retryable;
-    if (retryable && cl->attempts < c->max_attempts && !(c->stop && *c->stop)) {
+    if (retryable && cl->attempts < c->max_attempts && !(c->stop && *c->stop) && !c->settling) {
         cl->wake_ms = ddb_clock_ms() + ddb_backoff_ms(&c->rng, cl->attempts, c->base_ms, c->cap_ms);
         c->queued++;
         enqueue_delayed(c, cl);
@@ -394,10 +233,107 @@ static void attempt_failed(ddb_client *c, call *cl, int retryable)
     finish_call(c, cl);
 }
 
+/* A 2xx answer to a generic request: for a ranged GET, exactly the bytes asked
+ * for (the rest of the range after a resumed attempt). Returns 0, or -1 with
+ * the failure in cl->resp (not worth another attempt). */
+static int check_range(call *cl, long status)
+{
+    http_part *hp = cl->http;
+    char cr[128];
+    unsigned long long first = 0, last = 0;
+    uint64_t want_first = hp->range_start + hp->kept;
+    if (!hp->ranged)
+        return 0;
+    if (status == 206 && ddb_response_header(&cl->resp, "content-range", cr, sizeof(cr)) &&
+        sscanf(cr, "bytes %llu-%llu/", &first, &last) == 2 && first == want_first &&
+        last == hp->range_end && cl->resp_body.len == hp->range_end - hp->range_start + 1)
+        return 0;
+    snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "RangeMismatch");
+    snprintf(cl->resp.message, sizeof(cl->resp.message),
+             "asked for bytes %llu-%llu, got HTTP %ld %s (%zu bytes in all)",
+             (unsigned long long)want_first, (unsigned long long)hp->range_end, status,
+             cr[0] ? cr : "without Content-Range", cl->resp_body.len);
+    return -1;
+}
+
+/* The answer was a success: counts it for the adaptive limit and finishes. */
+static void succeeded(ddb_client *c, call *cl, long status)
+{
+    cl->resp.ok = 1;
+    /* Additive increase: one more request in flight per window of successes. */
+    if (c->adaptive && c->concurrency < c->max_concurrency && ++c->successes >= c->concurrency) {
+        c->concurrency++;
+        c->successes = 0;
+    }
+    if (c->verbose)
+        fprintf(stderr, "ddbpipe: %s attempt %d: %ld (%zu bytes)\n", cl->op, cl->attempts, status,
+                cl->resp_body.len);
+    finish_call(c, cl);
+}
+
+/* Multiplicative decrease, at most once a second so one burst of throttled
+ * answers does not collapse it to 1. */
+static void throttled(ddb_client *c, call *cl)
+{
+    uint64_t now = ddb_clock_ms();
+    cl->throttles++;
+    c->stats.throttles++;
+    if (c->adaptive && now - c->last_decrease_ms >= 1000) {
+        c->last_decrease_ms = now;
+        c->concurrency = c->concurrency / 2 > 0 ? c->concurrency / 2 : 1;
+        c->successes = 0;
+        c->stats.decreases++;
+        if (c->concurrency < c->stats.min_concurrency)
+            c->stats.min_concurrency = c->concurrency;
+    }
+}
+
+static int crc_ok(call *cl)
+{
+    unsigned long want, got;
+    if (!cl->crc[0])
+        return 1;
+    want = strtoul(cl->crc, NULL, 10);
+    got = crc32(0L, (const Bytef *)(cl->resp_body.ptr ? cl->resp_body.ptr : ""),
+                (uInt)cl->resp_body.len);
+    if (want == got)
+        return 1;
+    snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "CRC32Mismatch");
+    snprintf(cl->resp.message, sizeof(cl->resp.message),
+             "response CRC32 %lu does not match x-amz-crc32 %lu", got, want);
+    return 0;
+}
+
+/* Tells the notice callback once, at the first attempt that could not reach
+ * its endpoint (DynamoDB's, or the S3 host of a generic request). */
+static void tell_unreachable(ddb_client *c, const call *cl, CURLcode result)
+{
+    char msg[700];
+    const char *url = c->url;
+    int url_len = (int)strlen(c->url);
+    if (c->told_unreachable || c->notice == NULL ||
+        (result != CURLE_COULDNT_CONNECT && result != CURLE_COULDNT_RESOLVE_HOST &&
+         result != CURLE_OPERATION_TIMEDOUT))
+        return;
+    if (cl->http != NULL) {
+        /* scheme://host[:port] of the request, not its object key */
+        const char *p = strstr(cl->http->url, "://");
+        url = cl->http->url;
+        url_len = p ? (int)(p - url + 3 + strlen(cl->http->host)) : (int)strlen(url);
+    }
+    c->told_unreachable = 1;
+    snprintf(msg, sizeof(msg),
+             "cannot reach %.*s (%s); retrying up to %d attempts with backoff. Is the "
+             "endpoint right?",
+             url_len, url, cl->resp.message, c->max_attempts);
+    c->notice(c->notice_ctx, msg);
+}
+
 static void completed(ddb_client *c, call *cl, CURLcode result)
 {
     long status = 0;
     int retryable;
+    size_t kept = cl->http && cl->http->ranged ? (size_t)cl->http->kept : 0;
 
     for (call **p = &c->flying; *p; p = &(*p)->next) {
         if (*p == cl) {
@@ -407,80 +343,66 @@ static void completed(ddb_client *c, call *cl, CURLcode result)
     }
     curl_multi_remove_handle(c->multi, cl->easy);
     curl_easy_getinfo(cl->easy, CURLINFO_RESPONSE_CODE, &status);
-    put_easy(c, cl->easy);
-    cl->easy = NULL;
-    curl_slist_free_all(cl->headers);
-    cl->headers = NULL;
+    release_attempt(c, cl);
     c->in_flight--;
-    c->stats.bytes_received += cl->resp_body.len;
+    c->stats.bytes_received += cl->resp_body.len - kept;
     memset(&cl->resp, 0, sizeof(cl->resp));
     cl->resp.http_status = status;
+    cl->resp.headers = cl->resp_headers.ptr;
+    cl->resp.headers_len = cl->resp_headers.len;
 
     if (result != CURLE_OK) {
-        /* Refused, reset, dropped mid-response, timed out: worth another try. */
+        /* Refused, reset, dropped mid-response, timed out: worth another try.
+         * A ranged GET keeps what arrived of its range. */
+        if (cl->http && cl->http->ranged && cl->status_seen == 206)
+            cl->http->kept = cl->resp_body.len;
+        else if (cl->http && cl->http->ranged)
+            cl->resp_body.len = kept;
         snprintf(cl->resp.message, sizeof(cl->resp.message), "%s",
                  cl->curl_err[0] ? cl->curl_err : curl_easy_strerror(result));
         snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "%s",
                  result == CURLE_OPERATION_TIMEDOUT ? "Timeout" : "ConnectionError");
         if (c->verbose)
             fprintf(stderr, "ddbpipe: %s attempt %d: %s\n", cl->op, cl->attempts, cl->resp.message);
-        attempt_failed(c, cl, 1);
+        tell_unreachable(c, cl, result);
+        ddb_client_attempt_failed(c, cl, 1);
         return;
     }
-    if (status == 200) {
-        if (cl->crc[0]) {
-            unsigned long want = strtoul(cl->crc, NULL, 10);
-            unsigned long got =
-                crc32(0L, (const Bytef *)(cl->resp_body.ptr ? cl->resp_body.ptr : ""),
-                      (uInt)cl->resp_body.len);
-            if (want != got) {
-                snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "CRC32Mismatch");
-                snprintf(cl->resp.message, sizeof(cl->resp.message),
-                         "response CRC32 %lu does not match x-amz-crc32 %lu", got, want);
-                attempt_failed(c, cl, 1);
-                return;
-            }
-        }
-        cl->resp.ok = 1;
-        /* Additive increase: one more request in flight per window of successes. */
-        if (c->adaptive && c->concurrency < c->max_concurrency &&
-            ++c->successes >= c->concurrency) {
-            c->concurrency++;
-            c->successes = 0;
-        }
-        if (c->verbose)
-            fprintf(stderr, "ddbpipe: %s attempt %d: 200 (%zu bytes)\n", cl->op, cl->attempts,
-                    cl->resp_body.len);
-        finish_call(c, cl);
+    if (cl->http == NULL && status == 200) {
+        if (crc_ok(cl))
+            succeeded(c, cl, status);
+        else
+            ddb_client_attempt_failed(c, cl, 1);
         return;
     }
-    ddb_parse_error_body(cl->resp_body.ptr, cl->resp_body.len, cl->errtype, cl->resp.error_type,
-                         sizeof(cl->resp.error_type), cl->resp.message, sizeof(cl->resp.message));
+    if (cl->http != NULL && status >= 200 && status < 300) {
+        if (check_range(cl, status) == 0)
+            succeeded(c, cl, status);
+        else
+            ddb_client_attempt_failed(c, cl, 0);
+        return;
+    }
+    if (cl->http == NULL ||
+        !ddb_parse_xml_error(cl->resp_body.ptr ? cl->resp_body.ptr + kept : NULL,
+                             cl->resp_body.len - kept, cl->resp.error_type,
+                             sizeof(cl->resp.error_type), cl->resp.message,
+                             sizeof(cl->resp.message)))
+        ddb_parse_error_body(cl->resp_body.ptr ? cl->resp_body.ptr + kept : NULL,
+                             cl->resp_body.len - kept, cl->errtype, cl->resp.error_type,
+                             sizeof(cl->resp.error_type), cl->resp.message,
+                             sizeof(cl->resp.message));
     if (cl->resp.message[0] == '\0')
         snprintf(cl->resp.message, sizeof(cl->resp.message), "HTTP %ld", status);
     if (retry_with_new_credentials(c, cl))
         return;
     retryable = status >= 500 || ddb_error_is_throttling(cl->resp.error_type) ||
                 ddb_client_error_is_server_side(cl->resp.error_type);
-    if (ddb_error_is_throttling(cl->resp.error_type)) {
-        uint64_t now = ddb_clock_ms();
-        cl->throttles++;
-        c->stats.throttles++;
-        /* Multiplicative decrease, at most once a second so one burst of
-         * throttled answers does not collapse it to 1. */
-        if (c->adaptive && now - c->last_decrease_ms >= 1000) {
-            c->last_decrease_ms = now;
-            c->concurrency = c->concurrency / 2 > 0 ? c->concurrency / 2 : 1;
-            c->successes = 0;
-            c->stats.decreases++;
-            if (c->concurrency < c->stats.min_concurrency)
-                c->stats.min_concurrency = c->concurrency;
-        }
-    }
+    if (ddb_error_is_throttling(cl->resp.error_type))
+        throttled(c, cl);
     if (c->verbose)
         fprintf(stderr, "ddbpipe: %s attempt %d: HTTP %ld %s\n", cl->op, cl->attempts, status,
                 cl->resp.error_type);
-    attempt_failed(c, cl, retryable);
+    ddb_client_attempt_failed(c, cl, retryable);
 }
 
 int ddb_client_submit(ddb_client *c, const char *operation, const char *body, size_t len,
@@ -498,7 +420,7 @@ int ddb_client_submit(ddb_client *c, const char *operation, const char *body, si
     cl->done = done;
     cl->ctx = ctx;
     c->queued++;
-    enqueue_ready(c, cl);
+    ddb_client_enqueue_ready(c, cl);
     return 0;
 }
 
@@ -507,7 +429,7 @@ static void promote_delayed(ddb_client *c, uint64_t now)
     while (c->delayed && c->delayed->wake_ms <= now) {
         call *cl = c->delayed;
         c->delayed = cl->next;
-        enqueue_ready(c, cl);
+        ddb_client_enqueue_ready(c, cl);
     }
 }
 
@@ -519,7 +441,7 @@ static void start_ready(ddb_client *c)
         if (c->ready_head == NULL)
             c->ready_tail = NULL;
         c->queued--;
-        start(c, cl);
+        ddb_client_start_attempt(c, cl);
     }
 }
 
@@ -614,12 +536,24 @@ static void sync_done(void *ctx, ddb_response *resp)
     sync_call *s = ctx;
     *s->resp = *resp;
     resp->body = NULL; /* ownership moves to the caller */
+    resp->headers = NULL;
     s->done = 1;
 }
 
 static int sync_finished(void *ctx)
 {
     return ((sync_call *)ctx)->done;
+}
+
+/* Runs the loop until the call queued last with sync_done is done. */
+static int run_sync(ddb_client *c, sync_call *s, ddb_error *err)
+{
+    int rc;
+    while (!s->done) {
+        if ((rc = ddb_client_run(c, sync_finished, s, err)) != 0)
+            return rc;
+    }
+    return 0;
 }
 
 int ddb_client_call(ddb_client *c, const char *operation, const char *body, size_t len,
@@ -630,11 +564,17 @@ int ddb_client_call(ddb_client *c, const char *operation, const char *body, size
     memset(resp, 0, sizeof(*resp));
     if ((rc = ddb_client_submit(c, operation, body, len, sync_done, &s, err)) != 0)
         return rc;
-    while (!s.done) {
-        if ((rc = ddb_client_run(c, sync_finished, &s, err)) != 0)
-            return rc;
-    }
-    return 0;
+    return run_sync(c, &s, err);
+}
+
+int ddb_client_call_http(ddb_client *c, const ddb_http_call *hc, ddb_response *resp, ddb_error *err)
+{
+    sync_call s = {resp, 0};
+    int rc;
+    memset(resp, 0, sizeof(*resp));
+    if ((rc = ddb_client_submit_http(c, hc, sync_done, &s, err)) != 0)
+        return rc;
+    return run_sync(c, &s, err);
 }
 
 void ddb_response_dispose(ddb_response *resp)
@@ -642,8 +582,11 @@ void ddb_response_dispose(ddb_response *resp)
     if (resp == NULL)
         return;
     free(resp->body);
+    free(resp->headers);
     resp->body = NULL;
     resp->body_len = 0;
+    resp->headers = NULL;
+    resp->headers_len = 0;
 }
 
 void ddb_client_describe_target(const ddb_client *c, char *out, size_t cap)
@@ -678,9 +621,7 @@ static void free_calls(call *cl)
 {
     while (cl) {
         call *next = cl->next;
-        ddb_buf_dispose(&cl->resp_body);
-        free(cl->body);
-        free(cl);
+        ddb_client_call_free(cl);
         cl = next;
     }
 }
@@ -695,7 +636,7 @@ void ddb_client_free(ddb_client *c)
         c->flying = cl->next;
         curl_multi_remove_handle(c->multi, cl->easy);
         curl_easy_cleanup(cl->easy);
-        curl_slist_free_all(cl->headers);
+        free_headers(cl->headers);
         cl->next = NULL;
         free_calls(cl);
     }
@@ -711,4 +652,46 @@ void ddb_client_free(ddb_client *c)
     free(c->region);
     free(c->user_agent);
     free(c);
+}
+
+/* Finishes every call not on the wire as never sent. */
+static void cancel_waiting(ddb_client *c)
+{
+    call *cl;
+    while ((cl = c->ready_head) != NULL || (cl = c->delayed) != NULL) {
+        if (cl == c->ready_head) {
+            if ((c->ready_head = cl->next) == NULL)
+                c->ready_tail = NULL;
+        } else {
+            c->delayed = cl->next;
+        }
+        c->queued--;
+        cl->resp.ok = 0;
+        cl->resp.retryable = 0;
+        snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "Cancelled");
+        snprintf(cl->resp.message, sizeof(cl->resp.message),
+                 "not sent: the run was interrupted first");
+        finish_call(c, cl);
+    }
+}
+
+int ddb_client_settle(ddb_client *c, ddb_error *err)
+{
+    int rc = 0;
+    c->settling = 1;
+    for (;;) {
+        int running = 0;
+        cancel_waiting(c);
+        if (c->in_flight == 0)
+            break;
+        if (curl_multi_perform(c->multi, &running) != CURLM_OK) {
+            rc = ddb_error_set(err, DDB_ENET, "libcurl multi loop failed");
+            break;
+        }
+        drain_messages(c);
+        if (c->in_flight > 0 && c->ready_head == NULL && c->delayed == NULL)
+            curl_multi_poll(c->multi, NULL, 0, 100, NULL);
+    }
+    c->settling = 0;
+    return rc;
 }

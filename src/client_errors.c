@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "client_impl.h"
 #include "client_internal.h"
 #include "ddbpipe/client.h"
 
@@ -36,13 +37,16 @@ int ddb_error_is_throttling(const char *t)
 {
     return strcmp(t, "ProvisionedThroughputExceededException") == 0 ||
            strcmp(t, "ThrottlingException") == 0 || strcmp(t, "RequestLimitExceeded") == 0 ||
-           strcmp(t, "Throttling") == 0 || strcmp(t, "TooManyRequestsException") == 0;
+           strcmp(t, "Throttling") == 0 || strcmp(t, "TooManyRequestsException") == 0 ||
+           strcmp(t, "SlowDown") == 0; /* S3 */
 }
 
 int ddb_client_error_is_server_side(const char *t)
 {
     return strcmp(t, "InternalServerError") == 0 || strcmp(t, "ServiceUnavailable") == 0 ||
-           strcmp(t, "InternalFailure") == 0;
+           strcmp(t, "InternalFailure") == 0 ||
+           /* S3: its own failure, and a connection it found idle too long */
+           strcmp(t, "InternalError") == 0 || strcmp(t, "RequestTimeout") == 0;
 }
 
 /* Copies the value of "key":"..." from a small JSON error body (no nesting). */
@@ -87,4 +91,53 @@ void ddb_parse_error_body(const char *body, size_t len, const char *header_type,
     }
     if (body && !json_string_field(body, len, "message", message, message_cap))
         json_string_field(body, len, "Message", message, message_cap);
+}
+
+/* The text of <tag>...</tag> in a small XML document (entities decoded for
+ * the five predefined ones). Returns 1 when found. */
+static int xml_field(const char *body, size_t len, const char *tag, char *out, size_t cap)
+{
+    char open[64], close[64];
+    const char *p, *q, *end = body + len;
+    size_t n = 0;
+    snprintf(open, sizeof(open), "<%s>", tag);
+    snprintf(close, sizeof(close), "</%s>", tag);
+    for (p = body; p + strlen(open) <= end; p++)
+        if (memcmp(p, open, strlen(open)) == 0)
+            break;
+    if (p + strlen(open) > end)
+        return 0;
+    p += strlen(open);
+    for (q = p; q + strlen(close) <= end; q++)
+        if (memcmp(q, close, strlen(close)) == 0)
+            break;
+    if (q + strlen(close) > end)
+        return 0;
+    while (p < q && n + 1 < cap) {
+        static const char *const ent[][2] = {
+            {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}, {"&quot;", "\""}, {"&apos;", "'"}};
+        size_t k;
+        for (k = 0; k < 5; k++) {
+            size_t el = strlen(ent[k][0]);
+            if ((size_t)(q - p) >= el && memcmp(p, ent[k][0], el) == 0) {
+                out[n++] = ent[k][1][0];
+                p += el;
+                break;
+            }
+        }
+        if (k == 5)
+            out[n++] = *p++;
+    }
+    out[n] = '\0';
+    return 1;
+}
+
+int ddb_parse_xml_error(const char *body, size_t len, char *type, size_t type_cap, char *message,
+                        size_t message_cap)
+{
+    type[0] = message[0] = '\0';
+    if (body == NULL || len == 0 || !xml_field(body, len, "Code", type, type_cap))
+        return 0;
+    xml_field(body, len, "Message", message, message_cap);
+    return 1;
 }

@@ -1,5 +1,7 @@
 #include "ddbpipe/codec.h"
 
+#include <string.h>
+
 static const char b64_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -121,15 +123,24 @@ int ddb_utf8_valid(const char *s, size_t len, size_t *bad_at)
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
 
-    while (i < len) {
-        unsigned char c = p[i];
+    for (;;) {
+        unsigned char c;
         size_t n;
         uint32_t cp;
+        uint64_t w;
 
-        if (c < 0x80) {
-            i++;
-            continue;
+        /* ASCII, the common case: eight bytes at a time, then the rest */
+        while (i + 8 <= len) {
+            memcpy(&w, p + i, 8);
+            if (w & 0x8080808080808080ull)
+                break;
+            i += 8;
         }
+        while (i < len && p[i] < 0x80)
+            i++;
+        if (i == len)
+            return 1;
+        c = p[i];
         if (c >= 0xC2 && c <= 0xDF) {
             n = 1;
             cp = c & 0x1F;
@@ -154,7 +165,6 @@ int ddb_utf8_valid(const char *s, size_t len, size_t *bad_at)
             goto bad;
         i += n + 1;
     }
-    return 1;
 bad:
     if (bad_at)
         *bad_at = i;

@@ -265,6 +265,9 @@ static int is_credential_error(const char *t)
 {
     return strcmp(t, "ExpiredTokenException") == 0 ||
            strcmp(t, "UnrecognizedClientException") == 0 ||
+           /* S3's names for the same */
+           strcmp(t, "ExpiredToken") == 0 || strcmp(t, "InvalidAccessKeyId") == 0 ||
+           strcmp(t, "InvalidToken") == 0 || strcmp(t, "SignatureDoesNotMatch") == 0 ||
            strcmp(t, "InvalidSignatureException") == 0;
 }
 
@@ -281,7 +284,8 @@ ddb_cred_verdict ddb_credprov_rejected(ddb_credprov *p, uint64_t generation, con
     p->stats.rejected++;
     if (generation < p->cur->gen) {
         v = DDB_CRED_RETRY;
-    } else if (strcmp(error_type, "InvalidSignatureException") == 0) {
+    } else if (strcmp(error_type, "InvalidSignatureException") == 0 ||
+               strcmp(error_type, "SignatureDoesNotMatch") == 0) {
         v = DDB_CRED_NOT_MINE; /* a wrong secret is not cured by waiting */
     } else if (p->refreshing || p->force) {
         v = DDB_CRED_WAIT;

@@ -78,6 +78,8 @@ const char *ddb_error_code_name(int code)
         return "network error";
     case DDB_EINTR:
         return "interrupted";
+    case DDB_ELIMIT:
+        return "limit reached";
     case DDB_ITEROVER:
         return "end of iteration";
     default:

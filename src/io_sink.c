@@ -7,6 +7,7 @@
  */
 #include "ddbpipe/io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -608,4 +609,89 @@ void ddb_sink_free(ddb_sink *s)
         free(s);
         s = up;
     }
+}
+
+int ddb_make_dirs(const char *dir, ddb_error *err)
+{
+    char *p = strdup(dir);
+    int rc = 0;
+    if (p == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
+            goto done;
+        }
+        *s = '/';
+    }
+    if (mkdir(p, 0777) != 0 && errno != EEXIST)
+        rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
+done:
+    free(p);
+    return rc;
+}
+
+int ddb_check_dir_writable(const char *dir, ddb_error *err)
+{
+    char *p = strdup(dir), *slash;
+    struct stat st;
+    int rc = 0;
+    if (p == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    while (stat(p, &st) != 0) {
+        if (errno != ENOENT && errno != ENOTDIR) {
+            rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s: %s", dir, p,
+                               strerror(errno));
+            goto done;
+        }
+        if ((slash = strrchr(p, '/')) == NULL) {
+            strcpy(p, ".");
+        } else if (slash == p) {
+            p[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+    }
+    if (!S_ISDIR(st.st_mode))
+        rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s is not a folder", dir, p);
+    else if (access(p, W_OK | X_OK) != 0)
+        rc =
+            ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s: %s", dir, p, strerror(errno));
+done:
+    free(p);
+    return rc;
+}
+
+int ddb_file_write_atomic(const char *path, const void *data, size_t len, ddb_error *err)
+{
+    ddb_sink *sink = NULL;
+    int rc;
+    if ((rc = ddb_sink_open_file(&sink, path, 1, err)) != 0 ||
+        (rc = ddb_sink_write(sink, data, len, err)) != 0 || (rc = ddb_sink_finish(sink, err)) != 0)
+        goto done;
+done:
+    ddb_sink_free(sink);
+    return rc;
+}
+
+void ddb_remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        char *p;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if ((p = ddb_path_join(dir, e->d_name)) != NULL) {
+            unlink(p);
+            free(p);
+        }
+    }
+    closedir(d);
+    rmdir(dir);
 }

@@ -495,9 +495,7 @@ done:
 
 int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out, ddb_error *err)
 {
-    ddb_source *s = NULL, *md5 = NULL;
-    const unsigned char *peek;
-    size_t peek_len;
+    ddb_source *s = NULL;
     int rc;
 
     *out = NULL;
@@ -505,6 +503,19 @@ int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_ou
         *md5_out = NULL;
     if ((rc = ddb_source_open_file(&s, path, err)) != 0)
         return rc;
+    return ddb_source_auto(out, s, md5_out, err);
+}
+
+int ddb_source_auto(ddb_source **out, ddb_source *s, ddb_source **md5_out, ddb_error *err)
+{
+    ddb_source *md5 = NULL;
+    const unsigned char *peek;
+    size_t peek_len;
+    int rc;
+
+    *out = NULL;
+    if (md5_out != NULL)
+        *md5_out = NULL;
     if (md5_out != NULL) {
         if ((rc = ddb_source_new_md5(&md5, s, err)) != 0)
             return rc;
@@ -558,4 +569,53 @@ const char *ddb_path_base(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
+}
+
+char *ddb_path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    char *p;
+    if (strcmp(dir, ".") == 0)
+        return strdup(name);
+    p = malloc(n + strlen(name) + 2);
+    if (p != NULL)
+        sprintf(p, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
+    return p;
+}
+
+char *ddb_path_sibling(const char *path, const char *name)
+{
+    size_t dir = (size_t)(ddb_path_base(path) - path);
+    char *p = malloc(dir + strlen(name) + 1);
+    if (p != NULL) {
+        memcpy(p, path, dir);
+        strcpy(p + dir, name);
+    }
+    return p;
+}
+
+int ddb_file_read_small(char **out, size_t *len, const char *path, size_t max, ddb_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    int rc = 0;
+
+    *out = NULL;
+    if (f == NULL)
+        return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "%s: %s", path,
+                             strerror(errno));
+    if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size > max)
+        rc = ddb_error_set(err, DDB_ETOOBIG, "%s: larger than %zu bytes", path, max);
+    else if ((*out = malloc((size_t)st.st_size + 1)) == NULL)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    else if ((*len = fread(*out, 1, (size_t)st.st_size, f)) != (size_t)st.st_size)
+        rc = ddb_error_set(err, DDB_EIO, "%s: read error", path);
+    else
+        (*out)[*len] = '\0';
+    if (rc != 0) {
+        free(*out);
+        *out = NULL;
+    }
+    fclose(f);
+    return rc;
 }

@@ -95,30 +95,6 @@ __attribute__((noinline)) static int prefix_path(ddb_error *err, int code, const
     return code;
 }
 
-/* UTF-8 check with a word-at-a-time pass over the ASCII prefix, which is
- * usually the whole string. */
-static int utf8_ok(const char *s, size_t len, size_t *bad_at)
-{
-    size_t i = 0;
-
-    while (i + 8 <= len) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        if (w & UINT64_C(0x8080808080808080))
-            break;
-        i += 8;
-    }
-    while (i < len && (unsigned char)s[i] < 0x80)
-        i++;
-    if (i == len)
-        return 1;
-    if (ddb_utf8_valid(s + i, len - i, bad_at))
-        return 1;
-    if (bad_at)
-        *bad_at += i;
-    return 0;
-}
-
 static uint64_t hash_bytes(const char *p, size_t n)
 {
     uint64_t h = UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)n;
@@ -237,7 +213,7 @@ __attribute__((noinline)) static int check_names(const ddb_map *m, const frame *
             return fail(err, DDB_EINVAL, f, "%s '%s' is %zu bytes (max %u)", what, q, nm->len,
                         NAME_MAX_BYTES);
         }
-        if (!utf8_ok(nm->ptr, nm->len, &bad)) {
+        if (!ddb_utf8_valid(nm->ptr, nm->len, &bad)) {
             ddb_error_quote(q, sizeof(q), nm->ptr, nm->len);
             return fail(err, DDB_EINVAL, f, "%s '%s' is not valid UTF-8 (byte %zu)", what, q, bad);
         }
@@ -335,7 +311,7 @@ __attribute__((noinline)) static int check_set(const ddb_value *v, const frame *
             make_ns_key(&keys[i], &num);
             total += ddb_number_size(&num);
         } else {
-            if (mt == DDB_TYPE_S && !utf8_ok(m->u.s.ptr, m->u.s.len, &bad)) {
+            if (mt == DDB_TYPE_S && !ddb_utf8_valid(m->u.s.ptr, m->u.s.len, &bad)) {
                 rc = fail(err, DDB_EINVAL, f, "string set member %zu is not valid UTF-8 (byte %zu)",
                           i, bad);
                 goto done;
@@ -384,7 +360,7 @@ static int walk(const ddb_value *v, int depth, const frame *f, size_t *size, ddb
         return fail(err, DDB_EINVAL, f, "nesting deeper than %d levels", DDB_MAX_DEPTH);
     switch (v->type) {
     case DDB_TYPE_S:
-        if (!utf8_ok(v->u.s.ptr, v->u.s.len, &bad))
+        if (!ddb_utf8_valid(v->u.s.ptr, v->u.s.len, &bad))
             return fail(err, DDB_EINVAL, f, "string is not valid UTF-8 (byte %zu)", bad);
         *size += v->u.s.len;
         return 0;
@@ -534,7 +510,7 @@ static int check_key(const ddb_item *item, const ddb_key_attr *ka, const char *r
     } else {
         if (v->u.s.len == 0)
             return ddb_error_set(err, DDB_EINVAL, "%s '%s' is empty", role, ka->name);
-        if (validate && v->type == DDB_TYPE_S && !utf8_ok(v->u.s.ptr, v->u.s.len, &bad))
+        if (validate && v->type == DDB_TYPE_S && !ddb_utf8_valid(v->u.s.ptr, v->u.s.len, &bad))
             return ddb_error_set(err, DDB_EINVAL, "%s '%s' is not valid UTF-8 (byte %zu)", role,
                                  ka->name, bad);
         size = v->u.s.len;

@@ -137,6 +137,8 @@ int ddb_json_value_end(const char *b, size_t pos, size_t len, int eof, size_t *e
             i++;
         if (i == len && !eof)
             return 0;
+        if (i == pos)
+            return -1; /* a '}' or ']' where a value belongs: nothing to take, nothing read */
         *end = i;
         return 1;
     }

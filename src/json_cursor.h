@@ -74,7 +74,7 @@ static inline uint64_t ddb_jcur_offset(const ddb_jcur *c)
  * Finds the end of the JSON value starting at b[pos] within b[0, len):
  * strings with escapes and nested brackets are followed; a scalar ends at
  * , } ] or whitespace. Returns 1 with *end set, 0 when more text is needed
- * (only when !eof), -1 on malformed text.
+ * (only when !eof), -1 on malformed text (an empty scalar included).
  */
 int ddb_json_value_end(const char *b, size_t pos, size_t len, int eof, size_t *end);
 

@@ -165,9 +165,14 @@ static int unescape(json_ctx *c, const char *from, const char *to, ddb_str *out)
             n += ddb_utf8_encode(buf + n, cp);
             break;
         }
-        default:
+        default: {
+            /* Not the byte itself: it may be half a UTF-8 character. */
+            char tmp[8];
+            c->s = q;
+            ddb_json_lex_found(c, tmp);
             c->s = q - 1;
-            return ddb_json_lex_fail(c, "invalid escape '\\%c' in string", *q);
+            return ddb_json_lex_fail(c, "invalid escape in string: '\\' then %s", tmp);
+        }
         }
     }
     buf[n] = '\0';

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "ddbpipe/codec.h"
 #include "ddbpipe/number.h"
 
 /* Bytes that need an escape in a JSON string: control characters, '"' and '\\'. */
@@ -16,53 +17,98 @@ static const unsigned char needs_escape[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
 };
 
-int ddb_json_put_string(ddb_buf *b, const char *s, size_t len)
+/* s escaped for the inside of a JSON string. */
+static int put_escaped(ddb_buf *b, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     size_t i = 0;
 
+    while (i < len) {
+        /* An escape is at most 6 bytes: room for a whole chunk once, then no
+         * bounds check per byte (rejects lines are mostly escaped quotes). */
+        size_t end = len - i > 4096 ? i + 4096 : len;
+        char *o;
+        if (ddb_buf_reserve(b, (end - i) * 6) != 0)
+            return DDB_ENOMEM;
+        o = b->ptr + b->len;
+        for (; i < end; i++) {
+            unsigned char c;
+            /* eight plain bytes at a time: none below 0x20, no '"', no '\\' */
+            while (end - i >= 8) {
+                uint64_t w, q, bs;
+                memcpy(&w, s + i, 8);
+                q = w ^ 0x2222222222222222ull;
+                bs = w ^ 0x5c5c5c5c5c5c5c5cull;
+                if (((w - 0x2020202020202020ull) | (q - 0x0101010101010101ull) |
+                     (bs - 0x0101010101010101ull)) &
+                    ~w & 0x8080808080808080ull)
+                    break;
+                memcpy(o, s + i, 8);
+                o += 8;
+                i += 8;
+            }
+            if (i == end)
+                break;
+            c = (unsigned char)s[i];
+            if (!needs_escape[c]) {
+                *o++ = (char)c;
+                continue;
+            }
+            *o++ = '\\';
+            switch (c) {
+            case '"':
+            case '\\':
+                *o++ = (char)c;
+                break;
+            case '\n':
+                *o++ = 'n';
+                break;
+            case '\r':
+                *o++ = 'r';
+                break;
+            case '\t':
+                *o++ = 't';
+                break;
+            case '\b':
+                *o++ = 'b';
+                break;
+            case '\f':
+                *o++ = 'f';
+                break;
+            default:
+                memcpy(o, "u00", 3);
+                o[3] = hex[c >> 4];
+                o[4] = hex[c & 15];
+                o += 5;
+                break;
+            }
+        }
+        b->len = (size_t)(o - b->ptr);
+    }
+    return 0;
+}
+
+int ddb_json_put_string(ddb_buf *b, const char *s, size_t len)
+{
     if (ddb_buf_reserve(b, len + 2) != 0)
         return DDB_ENOMEM;
     b->ptr[b->len++] = '"';
-    while (i < len) {
-        size_t run = i;
-        while (i < len && !needs_escape[(unsigned char)s[i]])
-            i++;
-        if (i > run)
-            ddb_buf_append(b, s + run, i - run);
-        if (i >= len)
-            break;
-        switch (s[i]) {
-        case '"':
-            ddb_buf_append(b, "\\\"", 2);
-            break;
-        case '\\':
-            ddb_buf_append(b, "\\\\", 2);
-            break;
-        case '\n':
-            ddb_buf_append(b, "\\n", 2);
-            break;
-        case '\r':
-            ddb_buf_append(b, "\\r", 2);
-            break;
-        case '\t':
-            ddb_buf_append(b, "\\t", 2);
-            break;
-        case '\b':
-            ddb_buf_append(b, "\\b", 2);
-            break;
-        case '\f':
-            ddb_buf_append(b, "\\f", 2);
-            break;
-        default: {
-            char u[6] = {'\\', 'u', '0', '0', hex[(unsigned char)s[i] >> 4],
-                         hex[(unsigned char)s[i] & 15]};
-            ddb_buf_append(b, u, 6);
-            break;
-        }
-        }
-        i++;
+    if (put_escaped(b, s, len) != 0)
+        return DDB_ENOMEM;
+    return ddb_buf_putc(b, '"');
+}
+
+int ddb_json_put_text(ddb_buf *b, const char *s, size_t len)
+{
+    size_t bad = 0;
+    ddb_buf_putc(b, '"');
+    while (!ddb_utf8_valid(s, len, &bad)) {
+        put_escaped(b, s, bad);
+        ddb_buf_puts(b, "\\ufffd");
+        s += bad + 1;
+        len -= bad + 1;
     }
+    put_escaped(b, s, len);
     ddb_buf_putc(b, '"');
     return b->oom ? DDB_ENOMEM : 0;
 }

@@ -72,18 +72,20 @@ static int grow(ddb_keyset *s)
 int ddb_keyset_add(ddb_keyset *s, const char *key, size_t len)
 {
     uint64_t h = fnv1a(key, len);
+    char *copy;
     size_t i;
     if (find(s, key, len, h) != NULL)
         return 0;
     if ((s->count + s->tombs + 1) * 2 > s->cap && grow(s) != 0)
         return DDB_ENOMEM;
+    if ((copy = malloc(len ? len : 1)) == NULL)
+        return DDB_ENOMEM; /* the set as it was: a slot is taken only with its key */
     i = h & (s->cap - 1);
     while (s->slots[i].key != NULL && s->slots[i].key != TOMB)
         i = (i + 1) & (s->cap - 1);
     if (s->slots[i].key == TOMB)
         s->tombs--;
-    if ((s->slots[i].key = malloc(len ? len : 1)) == NULL)
-        return DDB_ENOMEM;
+    s->slots[i].key = copy;
     memcpy(s->slots[i].key, key, len);
     s->slots[i].len = len;
     s->slots[i].hash = h;

@@ -18,6 +18,7 @@
 #include "ddbpipe/checksum.h"
 #include "ddbpipe/codec.h"
 #include "ddbpipe/io.h"
+#include "ddbpipe/store.h"
 
 #define SUMMARY_MAX (1024u * 1024u)
 #define FILES_MAX (256u * 1024u * 1024u) /* ~1M data files: far beyond any real export */
@@ -26,6 +27,7 @@
 
 typedef struct loader {
     ddb_manifest *m;
+    ddb_store *store; /* the disk, or the bucket the export is in */
     unsigned flags;
     ddb_warn_fn warn;
     void *warn_ctx;
@@ -50,18 +52,6 @@ static int nomem(ddb_error *err)
 }
 
 /* ------------------------------------------------------------- paths */
-
-static char *join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    char *p;
-    if (strcmp(dir, ".") == 0)
-        return strdup(name);
-    p = malloc(n + strlen(name) + 2);
-    if (p != NULL)
-        sprintf(p, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
-    return p;
-}
 
 static void strip_slashes(char *p)
 {
@@ -98,7 +88,7 @@ static char *parent_dir(const char *dir)
     if (strcmp(b, ".") == 0 || strcmp(b, "..") == 0) {
         char *abs = realpath(dir, NULL), *p;
         if (abs == NULL)
-            return join(dir, "..");
+            return ddb_path_join(dir, "..");
         p = dir_name(abs);
         free(abs);
         return p;
@@ -106,13 +96,14 @@ static char *parent_dir(const char *dir)
     return dir_name(dir);
 }
 
-static int is_file(const char *path, uint64_t *size)
+static int is_file(loader *ld, const char *path, uint64_t *size)
 {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    int is_dir = 0;
+    uint64_t sz = 0;
+    if (ld->store->vt->stat(ld->store, path, &is_dir, &sz, NULL) != 0 || is_dir)
         return 0;
     if (size != NULL)
-        *size = (uint64_t)st.st_size;
+        *size = sz;
     return 1;
 }
 
@@ -139,32 +130,10 @@ static const char *after_marker(const char *key)
     return found;
 }
 
-/* Reads a whole (small) file; manifests are regular files, so stat tells the size. */
-static int read_all(char **out, size_t *len, const char *path, size_t max, ddb_error *err)
+static int read_all(loader *ld, char **out, size_t *len, const char *path, size_t max,
+                    ddb_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    int rc = 0;
-
-    *out = NULL;
-    if (f == NULL)
-        return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "%s: %s", path,
-                             strerror(errno));
-    if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size > max)
-        rc =
-            ddb_error_set(err, DDB_ETOOBIG, "%s: larger than %zu bytes; not a manifest", path, max);
-    else if ((*out = malloc((size_t)st.st_size + 1)) == NULL)
-        rc = nomem(err);
-    else if ((*len = fread(*out, 1, (size_t)st.st_size, f)) != (size_t)st.st_size)
-        rc = ddb_error_set(err, DDB_EIO, "%s: read error", path);
-    else
-        (*out)[*len] = '\0';
-    if (rc != 0) {
-        free(*out);
-        *out = NULL;
-    }
-    fclose(f);
-    return rc;
+    return ld->store->vt->read_all(ld->store, path, max, out, len, err);
 }
 
 /*
@@ -192,9 +161,9 @@ static int check_manifest(loader *ld, const char *json_path, const char *data, s
         free(text);
         text = NULL;
         snprintf(path, sizeof(path), "%.*s%s", (int)stem, json_path, exts[i]);
-        if (!is_file(path, NULL))
+        if (!is_file(ld, path, NULL))
             continue;
-        if (read_all(&text, &tlen, path, CHECKSUM_FILE_MAX, &e) != 0 ||
+        if (read_all(ld, &text, &tlen, path, CHECKSUM_FILE_MAX, &e) != 0 ||
             ddb_checksum_parse(&want, text, tlen, &e) != 0) {
             warnf(ld, "%s: could not check %s: %s", path, json_path, e.message);
             continue;
@@ -393,22 +362,23 @@ static int parse_files(loader *ld, const char *text, size_t len)
 static int locate(loader *ld, ddb_manifest_file *f, const char *parent)
 {
     const char *rel = after_marker(f->key), *base = ddb_path_base(f->key);
-    char *cand[3] = {NULL, NULL, NULL}, *data_base = join("data", base), tried[800] = "";
+    char *cand[3] = {NULL, NULL, NULL}, *data_base = ddb_path_join("data", base), tried[800] = "";
     size_t nc = 0, used = 0;
     int rc = DDB_ENOTFOUND;
 
     if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
         rc = ddb_error_set(ld->err, DDB_EINVAL, "%s:%llu: dataFileS3Key \"%s\" names no file",
                            ld->m->files_path, (unsigned long long)f->line, f->key);
-    else if (data_base == NULL || (rel != NULL && (cand[nc++] = join(parent, rel)) == NULL) ||
-             (cand[nc++] = join(ld->m->dir, data_base)) == NULL ||
-             (cand[nc++] = join(parent, data_base)) == NULL)
+    else if (data_base == NULL ||
+             (rel != NULL && (cand[nc++] = ddb_path_join(parent, rel)) == NULL) ||
+             (cand[nc++] = ddb_path_join(ld->m->dir, data_base)) == NULL ||
+             (cand[nc++] = ddb_path_join(parent, data_base)) == NULL)
         rc = nomem(ld->err);
     for (size_t i = 0; i < nc && rc == DDB_ENOTFOUND; i++) {
         int seen = 0;
         for (size_t j = 0; j < i; j++)
             seen |= strcmp(cand[i], cand[j]) == 0;
-        if (!seen && is_file(cand[i], &f->size)) {
+        if (!seen && is_file(ld, cand[i], &f->size)) {
             f->path = cand[i];
             cand[i] = NULL;
             rc = 0;
@@ -434,14 +404,14 @@ static int find_files_manifest(loader *ld, const char *parent)
     const char *rel = m->files_key ? after_marker(m->files_key) : NULL;
     char *alt = NULL;
 
-    if ((m->files_path = join(m->dir, "manifest-files.json")) == NULL)
+    if ((m->files_path = ddb_path_join(m->dir, "manifest-files.json")) == NULL)
         return nomem(ld->err);
-    if (is_file(m->files_path, NULL))
+    if (is_file(ld, m->files_path, NULL))
         return 0;
     if (rel != NULL) {
-        if ((alt = join(parent, rel)) == NULL)
+        if ((alt = ddb_path_join(parent, rel)) == NULL)
             return nomem(ld->err);
-        if (is_file(alt, NULL)) {
+        if (is_file(ld, alt, NULL)) {
             free(m->files_path);
             m->files_path = alt;
             return 0;
@@ -455,20 +425,22 @@ static int find_files_manifest(loader *ld, const char *parent)
 
 /* -------------------------------------------------------------- load */
 
-static int set_paths(ddb_manifest *m, const char *path, ddb_error *err)
+static int set_paths(loader *ld, const char *path, ddb_error *err)
 {
-    struct stat st;
+    ddb_manifest *m = ld->m;
+    int is_dir = 0;
+    uint64_t size;
+    int rc;
 
-    if (stat(path, &st) != 0)
-        return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "%s: %s", path,
-                             strerror(errno));
-    if (S_ISDIR(st.st_mode)) {
+    if ((rc = ld->store->vt->stat(ld->store, path, &is_dir, &size, err)) != 0)
+        return rc;
+    if (is_dir) {
         if ((m->dir = strdup(path)) == NULL)
             return nomem(err);
         strip_slashes(m->dir);
-        if ((m->summary_path = join(m->dir, "manifest-summary.json")) == NULL)
+        if ((m->summary_path = ddb_path_join(m->dir, "manifest-summary.json")) == NULL)
             return nomem(err);
-        if (!is_file(m->summary_path, NULL))
+        if (!is_file(ld, m->summary_path, NULL))
             return ddb_error_set(err, DDB_ENOTFOUND,
                                  "%s: no manifest-summary.json in this folder; not an Export "
                                  "to S3 folder (the one named after the export id)",
@@ -483,8 +455,14 @@ static int set_paths(ddb_manifest *m, const char *path, ddb_error *err)
 int ddb_manifest_load(ddb_manifest **out, const char *path, unsigned flags, ddb_warn_fn warn,
                       void *warn_ctx, ddb_error *err)
 {
+    return ddb_manifest_load_from(out, ddb_store_local(), path, flags, warn, warn_ctx, err);
+}
+
+int ddb_manifest_load_from(ddb_manifest **out, ddb_store *store, const char *path, unsigned flags,
+                           ddb_warn_fn warn, void *warn_ctx, ddb_error *err)
+{
     ddb_manifest *m = calloc(1, sizeof(*m));
-    loader ld = {m, flags, warn, warn_ctx, err};
+    loader ld = {m, store, flags, warn, warn_ctx, err};
     char *text = NULL, *parent = NULL;
     size_t len;
     uint64_t sum = 0;
@@ -494,8 +472,8 @@ int ddb_manifest_load(ddb_manifest **out, const char *path, unsigned flags, ddb_
     *out = NULL;
     if (m == NULL)
         return nomem(err);
-    if ((rc = set_paths(m, path, err)) != 0 ||
-        (rc = read_all(&text, &len, m->summary_path, SUMMARY_MAX, err)) != 0 ||
+    if ((rc = set_paths(&ld, path, err)) != 0 ||
+        (rc = read_all(&ld, &text, &len, m->summary_path, SUMMARY_MAX, err)) != 0 ||
         (rc = parse_summary(&ld, text, len)) != 0)
         goto done;
     if (verify && (rc = check_manifest(&ld, m->summary_path, text, len, 0)) != 0)
@@ -509,7 +487,7 @@ int ddb_manifest_load(ddb_manifest **out, const char *path, unsigned flags, ddb_
     free(text);
     text = NULL;
     if ((rc = find_files_manifest(&ld, parent)) != 0 ||
-        (rc = read_all(&text, &len, m->files_path, FILES_MAX, err)) != 0)
+        (rc = read_all(&ld, &text, &len, m->files_path, FILES_MAX, err)) != 0)
         goto done;
     /* Checked before parsing: a damaged manifest should say so, not fail on syntax. */
     if (verify && (rc = check_manifest(&ld, m->files_path, text, len, 1)) != 0)

@@ -187,6 +187,18 @@ static int parse_index(loader *ld, const char *path, json_object *obj, const ddb
     return get_string_array(ld, path, obj, "nonKeyAttributes", &out->non_key, &out->n_non_key);
 }
 
+/* The JSON path of key slot k as check_key_names numbers them. */
+static void key_path(char *out, size_t cap, const ddb_table_def *t, size_t k)
+{
+    if (k < 2)
+        snprintf(out, cap, "table.%s", k == 0 ? "partitionKey" : "sortKey");
+    else if (k % 2 == 0 && !t->indexes[(k - 2) / 2].global)
+        snprintf(out, cap, "table.partitionKey (shared by table.indexes[%zu])", (k - 2) / 2);
+    else
+        snprintf(out, cap, "table.indexes[%zu].%s", (k - 2) / 2,
+                 k % 2 == 0 ? "partitionKey" : "sortKey");
+}
+
 /* Type of a key attribute as the table declares it (S when it is not a key). */
 static ddb_type table_attr_type(const ddb_table_def *t, const char *attr, ddb_key_role *role)
 {
@@ -211,6 +223,52 @@ static ddb_type table_attr_type(const ddb_table_def *t, const char *attr, ddb_ke
         }
     }
     return DDB_TYPE_S;
+}
+
+/* One attribute name keys one role of an index (DynamoDB refuses a key schema
+ * naming it twice, and the entity templates are laid out one per role), has
+ * one type wherever it keys something (AttributeDefinitions holds one), and is
+ * never the entity-type attribute, which encode writes itself. */
+static int check_key_names(loader *ld, const ddb_table_def *t)
+{
+    char path[96], other[96];
+    size_t n = 2 + 2 * t->n_indexes, k = 0;
+    const ddb_key_attr **keys = calloc(n, sizeof(*keys));
+    int rc = 0;
+
+    if (keys == NULL)
+        return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+    /* slot 2i+2: index i's partition key, 2i+3: its sort key */
+    keys[0] = &t->pk;
+    keys[1] = t->sk.name ? &t->sk : NULL;
+    for (size_t i = 0; i < t->n_indexes; i++) {
+        keys[2 + 2 * i] = &t->indexes[i].pk;
+        keys[3 + 2 * i] = t->indexes[i].sk.name ? &t->indexes[i].sk : NULL;
+    }
+    for (k = 0; k < n && rc == 0; k++) {
+        if (keys[k] == NULL)
+            continue;
+        key_path(path, sizeof(path), t, k);
+        if (k % 2 == 1 && strcmp(keys[k]->name, keys[k - 1]->name) == 0) {
+            rc = bad(ld, path, "\"%s\" is already %s partition key", keys[k]->name,
+                     k == 1 ? "the" : "the index's");
+            break;
+        }
+        for (size_t j = 0; j < k; j++) {
+            if (keys[j] == NULL || strcmp(keys[j]->name, keys[k]->name) != 0 ||
+                keys[j]->type == keys[k]->type)
+                continue;
+            key_path(other, sizeof(other), t, j);
+            rc = bad(ld, path, "\"%s\" is type %s here but %s in %s", keys[k]->name,
+                     ddb_type_name(keys[k]->type), ddb_type_name(keys[j]->type), other);
+            break;
+        }
+        if (rc == 0 && t->type_attr && strcmp(t->type_attr, keys[k]->name) == 0)
+            rc = bad(ld, "table.entityTypeAttribute", "\"%s\" is a key attribute (of %s)",
+                     t->type_attr, path);
+    }
+    free(keys);
+    return rc;
 }
 
 static int parse_table(loader *ld, json_object *obj, ddb_table_def *t)
@@ -257,7 +315,7 @@ static int parse_table(loader *ld, json_object *obj, ddb_table_def *t)
                     return bad(ld, path, "index name \"%s\" is used twice", t->indexes[i].name);
         }
     }
-    return 0;
+    return check_key_names(ld, t);
 }
 
 static int parse_format(loader *ld, const char *path, const char *s, ddb_field_format *out)
@@ -313,10 +371,10 @@ static int parse_enum(loader *ld, const char *path, json_object *obj, ddb_field 
 
 static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field *f)
 {
-    static const char *const props[] = {"name",    "type",   "attribute",   "aliases",
-                                        "pad",     "store",  "required",    "enum",
-                                        "pattern", "format", "description", NULL};
-    const char *name, *type, *attr, *pattern, *format;
+    static const char *const props[] = {"name",        "type",     "attribute", "aliases", "pad",
+                                        "store",       "required", "enum",      "pattern", "format",
+                                        "description", "spelling", NULL};
+    const char *name, *type, *attr, *pattern, *format, *spelling;
     json_object *v;
     int rc;
 
@@ -369,6 +427,23 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
     }
     if (format != NULL && (rc = parse_format(ld, path, format, &f->format)) != 0)
         return rc;
+    if ((rc = get_string(ld, path, obj, "spelling", 0, &spelling)) != 0)
+        return rc;
+    if (spelling != NULL) {
+        static const char *const forms[] = {"Monday", "MONDAY", "monday", "Mon", "MON", "mon"};
+        size_t i;
+        if (f->format != DDB_FMT_WEEKDAY)
+            return bad(ld, path, "\"spelling\" applies to \"format\": \"weekday\" only");
+        for (i = 0; i < 6 && strcmp(forms[i], spelling) != 0; i++)
+            ;
+        if (i == 6)
+            return bad(ld, path,
+                       "\"spelling\" is how a day is written: Monday, MONDAY, monday, Mon, MON "
+                       "or mon, not \"%s\"",
+                       spelling);
+        if (dup_into(ld, &f->spelling, spelling) != 0)
+            return nomem(ld);
+    }
     return 0;
 }
 
@@ -447,6 +522,10 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
                 if (pass == 2 && (role == DDB_ROLE_PK || role == DDB_ROLE_SK))
                     continue;
                 snprintf(sub, sizeof(sub), "%s.keys.%s", path, attr);
+                if (t->type_attr && strcmp(attr, t->type_attr) == 0)
+                    return bad(ld, sub,
+                               "the entity-type attribute cannot be computed (it holds "
+                               "the entity's typeValue)");
                 if (!json_object_is_type(tv, json_type_string))
                     return bad(ld, sub, "a key template must be a string like \"Tag#{userId}\"");
                 tp = &e->keys[e->n_keys++];
@@ -547,6 +626,15 @@ int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len, const cha
                            ld.name, json_tokener_error_desc(json_tokener_get_error(tok)),
                            json_tokener_get_parse_end(tok));
         goto done;
+    }
+    for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r') {
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "mapping %s: text after the JSON document (byte %zu); a mapping "
+                               "is one JSON object",
+                               ld.name, i);
+            goto done;
+        }
     }
     if (!json_object_is_type(root, json_type_object)) {
         rc = bad(&ld, "(top level)", "must be an object with \"table\" and \"entities\"");
@@ -667,6 +755,7 @@ void ddb_mapping_free(ddb_mapping *m)
             free_strv(f->aliases, f->n_aliases);
             free_strv(f->enum_values, f->n_enum);
             free_strv(f->enum_keys, f->enum_keys ? f->n_enum : 0);
+            free(f->spelling);
             if (f->has_pattern)
                 regfree(&f->pattern);
             free(f->pattern_text);

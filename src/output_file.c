@@ -12,6 +12,8 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/output_file.h"
+#include "ddbpipe/s3.h"
+#include "ddbpipe/schema.h"
 
 typedef struct file_slot {
     ddb_writer *w;
@@ -25,15 +27,14 @@ typedef struct file_output {
     size_t n; /* slots per kind: entities, or 1 without a mapping */
     file_slot *puts;
     file_slot *dels;
-    file_slot unmatched;
-    ddb_sink *unmatched_sink;
-    ddb_buf line;
     char **committed;
     size_t n_committed;
     /* resuming: the files of the interrupted run and their checkpointed lengths */
     char **resume_paths;
     uint64_t *resume_bytes;
+    char **resume_s3; /* an S3 object's upload state, or NULL */
     size_t n_resume;
+    ddb_schema *schema; /* column types of the entity files, when asked for */
 } file_output;
 
 /* Opens path for a writer: an atomic temporary file, or in resumable mode the
@@ -47,45 +48,36 @@ static int open_file_sink(ddb_sink **out, const file_output *fo, const char *pat
     uint64_t keep = 0;
     int resume = 0, rc;
 
+    const char *s3_state = NULL;
+
     *appending = 0;
-    if (!fo->opts.resumable)
-        return ddb_sink_open_file(out, path, 1, err);
-    for (size_t i = 0; i < fo->n_resume; i++) {
+    for (size_t i = 0; fo->opts.resumable && i < fo->n_resume; i++) {
         if (strcmp(fo->resume_paths[i], path) == 0) {
             resume = 1;
             keep = fo->resume_bytes[i];
+            s3_state = fo->resume_s3[i];
         }
     }
+    if (ddb_s3_is_url(path)) {
+        char *bucket = NULL, *key = NULL;
+        if (fo->opts.s3 == NULL)
+            return ddb_error_set(err, DDB_EUSAGE, "%s: writing to S3 needs AWS access", path);
+        if ((rc = ddb_s3_parse_url(&bucket, &key, path, err)) == 0)
+            rc = ddb_s3_sink_open(out, fo->opts.s3, bucket, key, path, fo->opts.resumable,
+                                  resume ? s3_state : NULL, keep, err);
+        free(bucket);
+        free(key);
+        *appending = rc == 0 && resume && keep > 0;
+        return rc;
+    }
+    if (!fo->opts.resumable)
+        return ddb_sink_open_file(out, path, 1, err);
     if ((partial = malloc(strlen(path) + 16)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     sprintf(partial, "%.*s.%s.partial", (int)dirlen, path, path + dirlen);
     rc = ddb_sink_open_partial(out, path, partial, resume, keep, err);
     free(partial);
     *appending = resume && keep > 0;
-    return rc;
-}
-
-/* mkdir -p */
-static int make_dir(const char *dir, ddb_error *err)
-{
-    char *p = strdup(dir);
-    int rc = 0;
-    if (p == NULL)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
-            goto done;
-        }
-        *s = '/';
-    }
-    if (mkdir(p, 0777) != 0 && errno != EEXIST)
-        rc = ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", p, strerror(errno));
-done:
-    free(p);
     return rc;
 }
 
@@ -107,26 +99,52 @@ static int open_sink(ddb_sink **out, const file_output *fo, const char *path, in
     return rc;
 }
 
+/*
+ * Where the records of a CSV without an entity wait until its header is
+ * known: DIR/.<name>.spill, a dot-file the folder's check passes over (a
+ * resumable run's is named for the state, and continued). An s3:// file's
+ * waits on the local disk: beside the state when resumable, else in TMPDIR.
+ * *out malloc'd. Returns 0, DDB_EUSAGE (resumable on S3 without a spool
+ * folder), DDB_EIO, DDB_ENOMEM.
+ */
+static int spill_path(char **out, const file_output *fo, const char *path, ddb_error *err)
+{
+    const char *slash = strrchr(path, '/'), *dir = getenv("TMPDIR");
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    char suffix[48];
+    int rc;
+    if (fo->opts.resumable)
+        snprintf(suffix, sizeof(suffix), ".spill");
+    else
+        snprintf(suffix, sizeof(suffix), ".spill-%ld", (long)getpid());
+    *out = NULL;
+    if (!ddb_s3_is_url(path)) {
+        if ((*out = malloc(strlen(path) + strlen(suffix) + 2)) != NULL)
+            sprintf(*out, "%.*s.%s%s", (int)dirlen, path, path + dirlen, suffix);
+    } else if (fo->opts.resumable) {
+        if (fo->opts.s3 == NULL || (dir = ddb_s3_spool_dir(fo->opts.s3)) == NULL)
+            return ddb_error_set(err, DDB_EUSAGE, "%s: no local folder to spool its rows in", path);
+        if ((rc = ddb_make_dirs(dir, err)) != 0)
+            return rc;
+        *out = ddb_s3_local_name(dir, path, suffix);
+    } else {
+        *out = ddb_s3_local_name(dir != NULL && *dir ? dir : "/tmp", path, suffix);
+    }
+    return *out == NULL ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
+}
+
 /* CSV without an entity: every attribute gets a column, so the records wait
- * in DIR/.<name>.spill (resumable runs continue it) until the header is
- * known. */
+ * in a spill file (spill_path) until the header is known. */
 static int open_union_writer(file_output *fo, file_slot *slot, ddb_sink *sink,
                              const ddb_writer_opts *wo, ddb_error *err)
 {
-    const char *slash = strrchr(slot->path, '/');
-    size_t dirlen = slash ? (size_t)(slash - slot->path) + 1 : 0;
-    char *spill = malloc(strlen(slot->path) + 40);
+    char *spill = NULL;
     uint64_t keep = 0;
     int resume = 0, rc;
-    if (spill == NULL) {
+    if ((rc = spill_path(&spill, fo, slot->path, err)) != 0) {
         ddb_sink_free(sink);
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        return rc;
     }
-    if (fo->opts.resumable)
-        sprintf(spill, "%.*s.%s.spill", (int)dirlen, slot->path, slot->path + dirlen);
-    else
-        sprintf(spill, "%.*s.%s.spill-%ld", (int)dirlen, slot->path, slot->path + dirlen,
-                (long)getpid());
     for (size_t i = 0; fo->opts.resumable && i < fo->n_resume; i++) {
         if (strcmp(fo->resume_paths[i], spill) == 0) {
             resume = 1;
@@ -179,30 +197,11 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
         return rc;
     if ((rc = ddb_writer_write(slot->w, rec, fo->opts.records ? n_declared : 0, err)) != 0)
         return rc;
+    if (fo->schema != NULL && kind != DDB_REC_DELETE && index >= 0)
+        ddb_schema_observe(fo->schema, (size_t)index, rec, n_declared);
     if (o->ack)
         o->ack(o->ack_ctx, index, kind, origin ? origin->seq : 0);
     return 0;
-}
-
-static int fo_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
-{
-    file_output *fo = (file_output *)o;
-    int rc;
-    if (fo->unmatched_sink == NULL) {
-        fo->unmatched.path = make_path(fo, "_unmatched", "", "ndjson");
-        if (fo->unmatched.path == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        int appending;
-        if ((rc = open_sink(&fo->unmatched_sink, fo, fo->unmatched.path, &appending, err)) != 0)
-            return rc;
-    }
-    ddb_buf_clear(&fo->line);
-    ddb_buf_puts(&fo->line, kind == DDB_REC_DELETE ? "{\"Keys\":" : "{\"Item\":");
-    ddb_json_put_typed_map(&fo->line, item);
-    ddb_buf_puts(&fo->line, "}\n");
-    if (fo->line.oom)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    return ddb_sink_write(fo->unmatched_sink, fo->line.ptr, fo->line.len, err);
 }
 
 /* A file finished (rc 0) is listed among those written. */
@@ -228,6 +227,46 @@ static uint64_t sink_bottom_bytes(const ddb_sink *s)
     return s->bytes_out;
 }
 
+/* The entity files' types, replacing the previous run's as a whole: written
+ * beside, then swapped in, so no entity of an earlier run lingers there. */
+static int write_schema(file_output *fo, ddb_error *err)
+{
+    const char *dir = fo->opts.schema_dir;
+    char *fresh = malloc(strlen(dir) + 16), *old = malloc(strlen(dir) + 16);
+    ddb_schema_file *files = calloc(fo->n ? fo->n : 1, sizeof(*files));
+    size_t n = 0;
+    int rc = 0;
+
+    if (fresh == NULL || old == NULL || files == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    sprintf(fresh, "%s.new", dir);
+    sprintf(old, "%s.old", dir);
+    for (size_t i = 0; i < fo->n; i++) {
+        if (fo->puts[i].w == NULL)
+            continue;
+        files[n].entity = i;
+        files[n++].name = ddb_path_base(fo->puts[i].path);
+    }
+    ddb_remove_dir(fresh);
+    ddb_remove_dir(old);
+    if ((rc = ddb_schema_write(fo->schema, fresh, fo->opts.format, fo->opts.delimiter, files, n,
+                               err)) != 0)
+        goto done;
+    if ((rename(dir, old) != 0 && errno != ENOENT) || rename(fresh, dir) != 0) {
+        rc = ddb_error_set(err, DDB_EIO, "cannot put the column types in place at %s: %s", dir,
+                           strerror(errno));
+        goto done;
+    }
+    ddb_remove_dir(old);
+done:
+    free(files);
+    free(fresh);
+    free(old);
+    return rc;
+}
+
 static int fo_finish(ddb_output *o, ddb_error *err)
 {
     file_output *fo = (file_output *)o;
@@ -242,21 +281,28 @@ static int fo_finish(ddb_output *o, ddb_error *err)
             o->bytes_out += sink_bottom_bytes(slots[i].w->sink);
         }
     }
-    if (fo->unmatched_sink != NULL) {
-        if ((rc = commit(fo, ddb_sink_finish(fo->unmatched_sink, err), fo->unmatched.path, err)) !=
-            0)
-            return rc;
-        o->bytes_out += sink_bottom_bytes(fo->unmatched_sink);
-    }
-    return 0;
+    return fo->schema != NULL ? write_schema(fo, err) : 0;
 }
 
-static void put_state(ddb_buf *b, int *first, ddb_sink *sink, const char *path)
+/* {"path":..,"bytes":..} and, for an entity file, its column types so far. */
+static void put_state(ddb_buf *b, int *first, ddb_sink *sink, const char *path,
+                      const file_output *fo, int entity)
 {
     ddb_buf_puts(b, *first ? "{\"path\":" : ",{\"path\":");
     *first = 0;
     ddb_json_put_string(b, path, strlen(path));
-    ddb_buf_printf(b, ",\"bytes\":%llu}", (unsigned long long)ddb_sink_file_length(sink));
+    ddb_buf_printf(b, ",\"bytes\":%llu", (unsigned long long)ddb_sink_file_length(sink));
+    ddb_buf_puts(b, ",\"s3\":");
+    if (!ddb_s3_sink_state(sink, b))
+        b->len -= 6; /* not an S3 object */
+    if (fo->schema != NULL && entity >= 0) {
+        const char *name = fo->opts.mapping->entities[entity].name;
+        ddb_buf_puts(b, ",\"entity\":");
+        ddb_json_put_string(b, name, strlen(name));
+        ddb_buf_puts(b, ",\"schema\":");
+        ddb_schema_save(fo->schema, (size_t)entity, b);
+    }
+    ddb_buf_putc(b, '}');
 }
 
 static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
@@ -273,21 +319,33 @@ static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
             ddb_sink *spill = ddb_writer_spill(slots[i].w, &spill_path);
             if ((rc = ddb_sink_checkpoint(slots[i].w->sink, err)) != 0)
                 return rc;
-            put_state(state, &first, slots[i].w->sink, slots[i].path);
+            put_state(state, &first, slots[i].w->sink, slots[i].path, fo,
+                      k == 0 && fo->opts.mapping ? (int)i : -1);
             if (spill != NULL) {
                 if ((rc = ddb_sink_checkpoint(spill, err)) != 0)
                     return rc;
-                put_state(state, &first, spill, spill_path);
+                put_state(state, &first, spill, spill_path, fo, -1);
             }
         }
     }
-    if (fo->unmatched_sink != NULL) {
-        if ((rc = ddb_sink_checkpoint(fo->unmatched_sink, err)) != 0)
-            return rc;
-        put_state(state, &first, fo->unmatched_sink, fo->unmatched.path);
-    }
     ddb_buf_putc(state, ']');
     return state->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
+}
+
+/* The column types an entity file's checkpoint carries (none: none kept). */
+static int restore_schema(file_output *fo, const ddb_value *saved, ddb_error *err)
+{
+    const ddb_value *ev = ddb_map_getz(&saved->u.m, "entity");
+    const ddb_value *sv = ddb_map_getz(&saved->u.m, "schema");
+    int e;
+    if (ev == NULL && sv == NULL)
+        return 0;
+    if (ev == NULL || ev->type != DDB_TYPE_S || sv == NULL ||
+        (e = ddb_schema_entity(fo->schema, ev->u.s.ptr, ev->u.s.len)) < 0)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "the saved output state is unreadable (an entity file's "
+                             "\"entity\" and \"schema\")");
+    return ddb_schema_restore(fo->schema, (size_t)e, sv, err);
 }
 
 /* Reads the [{"path":..,"bytes":..}] a checkpoint saved. */
@@ -308,23 +366,35 @@ static int load_resume(file_output *fo, const char *json, ddb_error *err)
     }
     fo->resume_paths = calloc(root.u.l.count + 1, sizeof(char *));
     fo->resume_bytes = calloc(root.u.l.count + 1, sizeof(uint64_t));
-    if (fo->resume_paths == NULL || fo->resume_bytes == NULL) {
+    fo->resume_s3 = calloc(root.u.l.count + 1, sizeof(char *));
+    if (fo->resume_paths == NULL || fo->resume_bytes == NULL || fo->resume_s3 == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < root.u.l.count; i++) {
-        const ddb_value *e = &root.u.l.items[i], *pv, *bv;
+        const ddb_value *e = &root.u.l.items[i], *pv, *sv;
         if (e->type != DDB_TYPE_M || (pv = ddb_map_getz(&e->u.m, "path")) == NULL ||
-            pv->type != DDB_TYPE_S || (bv = ddb_map_getz(&e->u.m, "bytes")) == NULL ||
-            bv->type != DDB_TYPE_N) {
-            rc = ddb_error_set(err, DDB_EUSAGE, "the saved output state is unreadable");
+            pv->type != DDB_TYPE_S ||
+            ddb_value_u64(ddb_map_getz(&e->u.m, "bytes"), &fo->resume_bytes[fo->n_resume]) != 0) {
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "the saved output state is unreadable (\"outputs\"[%zu] must be "
+                               "{\"path\": text, \"bytes\": count})",
+                               i);
             goto done;
         }
         if ((fo->resume_paths[fo->n_resume] = strndup(pv->u.s.ptr, pv->u.s.len)) == NULL) {
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
             goto done;
         }
-        fo->resume_bytes[fo->n_resume++] = strtoull(bv->u.s.ptr, NULL, 10);
+        if ((sv = ddb_map_getz(&e->u.m, "s3")) != NULL && sv->type == DDB_TYPE_S &&
+            (fo->resume_s3[fo->n_resume] = strndup(sv->u.s.ptr, sv->u.s.len)) == NULL) {
+            free(fo->resume_paths[fo->n_resume]);
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+        fo->n_resume++;
+        if (fo->schema != NULL && (rc = restore_schema(fo, e, err)) != 0)
+            goto done;
     }
 done:
     ddb_arena_free(a);
@@ -335,9 +405,12 @@ done:
 static void fo_free(ddb_output *o)
 {
     file_output *fo = (file_output *)o;
-    for (size_t i = 0; i < fo->n_resume; i++)
+    for (size_t i = 0; i < fo->n_resume; i++) {
         free(fo->resume_paths[i]);
+        free(fo->resume_s3[i]);
+    }
     free(fo->resume_paths);
+    free(fo->resume_s3);
     free(fo->resume_bytes);
     for (size_t k = 0; k < 2; k++) {
         file_slot *slots = k == 0 ? fo->puts : fo->dels;
@@ -348,21 +421,19 @@ static void fo_free(ddb_output *o)
     }
     free(fo->puts);
     free(fo->dels);
-    ddb_sink_free(fo->unmatched_sink);
-    free(fo->unmatched.path);
     for (size_t i = 0; i < fo->n_committed; i++)
         free(fo->committed[i]);
     free(fo->committed);
-    ddb_buf_dispose(&fo->line);
     free(fo->dir);
+    ddb_schema_free(fo->schema);
 }
 
-static const ddb_output_vtable file_vt = {fo_put, fo_unmatched, fo_finish, fo_free, fo_checkpoint};
+static const ddb_output_vtable file_vt = {fo_put, fo_finish, fo_free, fo_checkpoint, NULL};
 
 int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err)
 {
     file_output *fo = calloc(1, sizeof(*fo));
-    int rc;
+    int rc = 0;
 
     *out = NULL;
     if (fo == NULL)
@@ -378,26 +449,16 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if ((rc = make_dir(fo->dir, err)) != 0)
+    /* A bucket's "folders" are key prefixes: nothing to make. */
+    while (ddb_s3_is_url(fo->dir) && strlen(fo->dir) > 5 && fo->dir[strlen(fo->dir) - 1] == '/')
+        fo->dir[strlen(fo->dir) - 1] = '\0';
+    if (!ddb_s3_is_url(fo->dir) && (rc = ddb_make_dirs(fo->dir, err)) != 0)
+        goto done;
+    if (opts->schema_dir != NULL && opts->mapping != NULL && opts->records &&
+        (rc = ddb_schema_new(&fo->schema, opts->mapping, err)) != 0)
         goto done;
     if (opts->resume_state != NULL && (rc = load_resume(fo, opts->resume_state, err)) != 0)
         goto done;
-    /* The unmatched file of a resumed run is continued too. */
-    if (opts->resume_state != NULL) {
-        char *um = make_path(fo, "_unmatched", "", "ndjson");
-        for (size_t i = 0; um && i < fo->n_resume; i++) {
-            if (strcmp(fo->resume_paths[i], um) == 0) {
-                int appending;
-                fo->unmatched.path = um;
-                um = NULL;
-                if ((rc = open_sink(&fo->unmatched_sink, fo, fo->unmatched.path, &appending,
-                                    err)) != 0)
-                    goto done;
-                break;
-            }
-        }
-        free(um);
-    }
     /* The main files exist from the start, so a run that reads nothing still
      * leaves them (empty, or a CSV header), with a mapping or without. */
     if (opts->mapping != NULL && opts->records) {

@@ -54,15 +54,6 @@ static int no_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     return 0;
 }
 
-static int no_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
-{
-    (void)o;
-    (void)kind;
-    (void)item;
-    (void)err;
-    return 0;
-}
-
 static int no_finish(ddb_output *o, ddb_error *err)
 {
     (void)o;
@@ -83,8 +74,7 @@ static int no_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return ddb_buf_puts(state, "[]");
 }
 
-static const ddb_output_vtable null_vt = {no_put, no_unmatched, no_finish, no_free,
-                                          no_checkpoint};
+static const ddb_output_vtable null_vt = {no_put, no_finish, no_free, no_checkpoint, NULL};
 
 int ddb_null_output_new(ddb_output **out, const ddb_key_schema *ks, ddb_error *err)
 {

@@ -101,32 +101,46 @@ static void late_reject(table_output *to, entry *e, const char *reason)
         to->base.reject(to->base.ack_ctx, e->entity, &info);
 }
 
+static void refused(table_output *to, entry *e, const char *reason);
+
+/* Out of memory where an item cannot wait: it is refused, and the run stops. */
+static void refused_fatal(table_output *to, entry *e, const char *what)
+{
+    if (!to->fatal) {
+        to->fatal = 1;
+        snprintf(to->fatal_msg, sizeof(to->fatal_msg), "%.500s", what);
+    }
+    refused(to, e, what);
+}
+
 /* An entry is done (accepted or refused): free its key and let a blocked
  * write of the same key go. */
 static void entry_done(table_output *to, entry *e)
 {
+    entry_list ready = {NULL, NULL, 0}, lost = {NULL, NULL, 0};
+    entry **p = &to->blocked.head, *prev = NULL, *b;
     ddb_keyset_remove(&to->busy, e->key, e->key_len);
     to->queued--;
     entry_free(e);
-    if (to->blocked.n == 0)
-        return;
-    {
-        entry **p = &to->blocked.head, *prev = NULL;
-        while (*p) {
-            entry *b = *p;
-            if (!ddb_keyset_contains(&to->busy, b->key, b->key_len)) {
-                *p = b->next;
-                if (to->blocked.tail == b)
-                    to->blocked.tail = prev;
-                to->blocked.n--;
-                ddb_keyset_add(&to->busy, b->key, b->key_len);
-                list_push(&to->pending, b);
-                continue;
-            }
+    while (*p) {
+        b = *p;
+        if (ddb_keyset_contains(&to->busy, b->key, b->key_len)) {
             prev = b;
             p = &b->next;
+            continue;
         }
+        *p = b->next;
+        if (to->blocked.tail == b)
+            to->blocked.tail = prev;
+        to->blocked.n--;
+        /* Busy again before it goes: a later write of its key waits for it. */
+        list_push(ddb_keyset_add(&to->busy, b->key, b->key_len) == 0 ? &ready : &lost, b);
     }
+    while ((b = list_pop(&ready)) != NULL)
+        list_push(&to->pending, b);
+    /* Refused only now: refusing re-enters here. */
+    while ((b = list_pop(&lost)) != NULL)
+        refused_fatal(to, b, "out of memory (the set of keys being written cannot grow)");
 }
 
 static void acked(table_output *to, entry *e)
@@ -153,6 +167,10 @@ static void abandoned(table_output *to, entry *e)
 
 static void requeue(table_output *to, entry *e, const char *why)
 {
+    if (to->stopping) {
+        abandoned(to, e);
+        return;
+    }
     e->attempts++;
     if (e->attempts >= to->max_attempts) {
         char reason[400];
@@ -165,6 +183,7 @@ static void requeue(table_output *to, entry *e, const char *why)
 }
 
 static int send_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err);
+static int post_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err);
 static void tick(table_output *to);
 
 static void unlink_batch(table_output *to, batch *b)
@@ -185,6 +204,7 @@ static void batch_done(void *ctx, ddb_response *resp)
 
     unlink_batch(to, b);
     to->batches_in_flight--;
+    to->items_in_flight -= b->n;
     to->stats.throttles += resp->throttles;
     if (resp->throttles > 0)
         ddb_rate_throttled(&to->rate, ddb_clock_seconds());
@@ -204,16 +224,21 @@ static void batch_done(void *ctx, ddb_response *resp)
             }
         }
         free(flags);
+    } else if (to->stopping &&
+               !(strcmp(resp->error_type, "ValidationException") == 0 && b->n == 1)) {
+        /* Interrupted: only an answer that refuses this very item is a
+         * rejection; a batch to split, to retry or never sent is not done. */
+        for (size_t i = 0; i < b->n; i++)
+            abandoned(to, b->entries[i]);
     } else if (strcmp(resp->error_type, "ValidationException") == 0 && b->n > 1) {
-        /* One bad item refuses the whole batch: halve until it stands alone. */
+        /* One bad item refuses the whole batch: halve until it stands alone.
+         * A half that cannot be sent is refused (and stops the run); the
+         * other half still goes. */
         size_t half = b->n / 2;
         ddb_error err;
         to->stats.splits++;
-        if (send_batch(to, b->entries, half, 0, &err) != 0 ||
-            send_batch(to, b->entries + half, b->n - half, 0, &err) != 0) {
-            to->fatal = 1;
-            snprintf(to->fatal_msg, sizeof(to->fatal_msg), "%.500s", err.message);
-        }
+        send_batch(to, b->entries, half, 0, &err);
+        send_batch(to, b->entries + half, b->n - half, 0, &err);
     } else if (!resp->retryable && strcmp(resp->error_type, "ValidationException") != 0) {
         /* The table itself is the problem (deleted, wrong region, no permission): the run
          * stops, and its items are not done, not rejected; they are fine where the table is. */
@@ -254,7 +279,24 @@ static void batch_done(void *ctx, ddb_response *resp)
     tick(to);
 }
 
+/* Sends entries as one BatchWriteItem. When it cannot go (out of memory),
+ * its entries are refused with the reason and the run stops: each item is
+ * still accounted for and kept in the rejects file. */
 static int send_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err)
+{
+    int rc = post_batch(to, entries, n, taken, err);
+    if (rc != 0) {
+        char reason[600];
+        snprintf(reason, sizeof(reason), "not sent: %.500s", err->message);
+        if (taken > 0)
+            ddb_rate_settle(&to->rate, taken, 0);
+        for (size_t i = 0; i < n; i++)
+            refused_fatal(to, entries[i], reason);
+    }
+    return rc;
+}
+
+static int post_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err)
 {
     batch *b = calloc(1, sizeof(*b));
     ddb_buf *body = &to->scratch;
@@ -290,6 +332,7 @@ static int send_batch(table_output *to, entry **entries, size_t n, double taken,
         return rc;
     }
     to->batches_in_flight++;
+    to->items_in_flight += n;
     to->stats.batches++;
     b->next = to->flying;
     if (to->flying)
@@ -305,6 +348,8 @@ static int pump(table_output *to, int force, ddb_error *err)
 {
     uint64_t now = ddb_clock_ms();
     int limit = ddb_client_concurrency(to->client) * 2;
+    if (to->stopping)
+        return 0;
     to->rate_wait_ms = 0;
     ddb_rate_tick(&to->rate, ddb_clock_seconds());
     while (to->batches_in_flight < limit) {
@@ -369,7 +414,9 @@ static int all_settled(void *ctx)
 {
     table_output *to = ctx;
     tick(to);
-    return to->fatal || to->queued == 0;
+    /* After a fatal error nothing more is sent, but what is in flight still
+     * gets its answer: acknowledged or refused, not left unaccounted. */
+    return to->queued == 0 || (to->fatal && to->batches_in_flight == 0);
 }
 
 /* Drives the loop until cond holds; when nothing is in flight, sleeps until
@@ -478,30 +525,22 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         entry_free(e);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
-    to->queued++;
     if (ddb_keyset_contains(&to->busy, e->key, e->key_len)) {
         to->stats.blocked++;
         list_push(&to->blocked, e);
-    } else {
-        if (ddb_keyset_add(&to->busy, e->key, e->key_len) != 0)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    } else if (ddb_keyset_add(&to->busy, e->key, e->key_len) == 0) {
         list_push(&to->pending, e);
+    } else {
+        entry_free(e);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
+    to->queued++;
     if ((rc = pump(to, 0, err)) != 0 || (rc = ddb_client_step(to->client, err)) != 0)
         return rc;
     /* Bounded memory: past the high-water mark, wait for DynamoDB to catch up. */
     if (to->queued >= to->max_queued && (rc = wait_for(to, below_high_water, err)) != 0)
         return rc;
     return to->fatal ? ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg) : 0;
-}
-
-static int tw_unmatched(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err)
-{
-    (void)o;
-    (void)kind;
-    (void)item;
-    (void)err;
-    return 0; /* the pipeline counts them; nothing to write to a table */
 }
 
 static int tw_finish(ddb_output *o, ddb_error *err)
@@ -559,7 +598,16 @@ static int tw_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return ddb_buf_puts(state, "[]");
 }
 
-static const ddb_output_vtable table_vt = {tw_put, tw_unmatched, tw_finish, tw_free, tw_checkpoint};
+/* Interrupted: what DynamoDB answers for is counted (written, or refused when
+ * the answer says so); what it was never sent is not done. */
+static int tw_stop(ddb_output *o, ddb_error *err)
+{
+    table_output *to = (table_output *)o;
+    to->stopping = 1;
+    return ddb_client_settle(to->client, err);
+}
+
+static const ddb_output_vtable table_vt = {tw_put, tw_finish, tw_free, tw_checkpoint, tw_stop};
 
 int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err)
 {
@@ -595,4 +643,5 @@ void ddb_table_output_stats(const ddb_output *o, ddb_table_write_stats *out)
     const table_output *to = (const table_output *)o;
     *out = to->stats;
     out->rate = to->rate.limit > 0 ? to->rate.rate : 0;
+    out->in_flight = to->items_in_flight;
 }

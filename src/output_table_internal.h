@@ -64,6 +64,8 @@ typedef struct table_output {
     batch *flying; /* freed here if the run stops with batches in flight */
     int force;     /* send partial batches: the producer waits, or the input ended */
     int fatal;     /* a non-retryable error of the table itself */
+    int stopping;  /* interrupted: answers are taken, nothing more is sent */
+    size_t items_in_flight;
     char fatal_msg[512];
     char **sources; /* interned source names */
     size_t n_sources;

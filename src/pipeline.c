@@ -14,6 +14,7 @@
 #include "ddbpipe/checkpoint.h"
 #include "ddbpipe/item.h"
 #include "ddbpipe/json.h"
+#include "ddbpipe/text.h"
 #include "ddbpipe/clock.h"
 
 typedef struct run {
@@ -87,18 +88,16 @@ static void acknowledge(run *r, int entity_index, ddb_record_kind kind, uint64_t
            NULL, 0);
 }
 
-/* The tracker commits rejects lines with their records, so the rejects file
- * never runs ahead of a checkpoint. */
-static void on_commit(void *ctx, const char *lines, size_t len)
+/* The tracker commits rejects and unmatched lines with their records, so
+ * neither file ever runs ahead of a checkpoint. */
+static void on_commit(void *ctx, ddb_outcome kind, const char *lines, size_t len, uint64_t count)
 {
     run *r = ctx;
+    ddb_rejects *file = kind == DDB_OUTCOME_UNMATCHED ? r->o->unmatched : r->o->rejects;
     ddb_error err;
-    uint64_t n = 0;
-    if (r->o->rejects == NULL)
+    if (file == NULL)
         return;
-    for (size_t i = 0; i < len; i++)
-        n += lines[i] == '\n';
-    if (ddb_rejects_append(r->o->rejects, lines, len, n, &err) != 0 && !r->write_failed) {
+    if (ddb_rejects_append(file, lines, len, count, &err) != 0 && !r->write_failed) {
         r->write_failed = 1;
         if (r->o->report)
             r->o->report(r->o->report_ctx, DDB_REPORT_ERROR, err.message);
@@ -158,18 +157,26 @@ static void count_read(run *r, int entity_index)
     r->s->total.read++;
 }
 
+/* An item no entity matches: counted, and kept verbatim in the unmatched
+ * file (DynamoDB JSON, ready to import again) whatever the destination. */
 static int unmatched(run *r, const ddb_record *rec, const char *why, ddb_error *err)
 {
     ddb_entity_stats *st = row(r, -1);
     st->unmatched++;
     r->s->total.unmatched++;
-    settle(r, rec->seq, -1, DDB_OUTCOME_UNMATCHED, NULL, 0);
     if (r->o->mode == DDB_MODE_VALIDATE)
         report(r, DDB_REPORT_WARNING, "%s%c%llu: unmatched: %s", rec->source, rec->line ? ':' : '@',
                (unsigned long long)(rec->line ? rec->line : rec->offset), why);
-    if (r->o->output == NULL)
-        return 0;
-    return r->o->output->vt->unmatched(r->o->output, rec->kind, &rec->item, err);
+    ddb_buf_clear(&r->msg);
+    if (r->o->unmatched != NULL) {
+        ddb_buf_puts(&r->msg, rec->kind == DDB_REC_DELETE ? "{\"Keys\":" : "{\"Item\":");
+        ddb_json_put_typed_map(&r->msg, &rec->item);
+        ddb_buf_puts(&r->msg, "}\n");
+    }
+    if (r->msg.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    settle(r, rec->seq, -1, DDB_OUTCOME_UNMATCHED, r->msg.ptr, r->msg.len);
+    return 0;
 }
 
 /* --types for untyped inputs: converts the named attributes in place. */
@@ -360,6 +367,72 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
     return o->output->vt->put(o->output, idx, kind, &item, 0, rec, err);
 }
 
+/* A record file's header against its entity's fields, once per input, so a
+ * misspelt column is one clear error rather than a silent new attribute (or
+ * an error per row). Returns 1 when the input must not be read. */
+static int check_columns(run *r, const ddb_reader *rd, const ddb_entity *e, int deletes)
+{
+    const char **names = calloc(e->n_fields ? e->n_fields : 1, sizeof(char *));
+    ddb_buf unknown = DDB_BUF_INIT, missing = DDB_BUF_INIT, absent = DDB_BUF_INIT;
+    int skip = 0;
+
+    if (names == NULL) {
+        r->write_failed = 1;
+        return 1;
+    }
+    for (size_t i = 0; i < e->n_fields; i++)
+        names[i] = e->fields[i].name;
+    for (size_t c = 0; c < rd->n_columns; c++) {
+        const char *col = rd->columns[c], *near;
+        if (strcmp(col, DDB_EXTRA_FIELD) == 0 || ddb_entity_field_index(e, col, strlen(col)) >= 0)
+            continue;
+        ddb_buf_printf(&unknown, "%s'%s'", unknown.len ? ", " : "", col);
+        if ((near = ddb_text_nearest(col, names, e->n_fields, 2)) != NULL)
+            ddb_buf_printf(&unknown, " (did you mean '%s'?)", near);
+    }
+    for (size_t i = 0; i < e->n_fields; i++) {
+        const ddb_field *f = &e->fields[i];
+        size_t c;
+        for (c = 0; c < rd->n_columns && strcmp(rd->columns[c], f->name) != 0; c++)
+            ;
+        if (c < rd->n_columns)
+            continue;
+        if (f->in_table_key || (f->required && !deletes))
+            ddb_buf_printf(&missing, "%s%s", missing.len ? ", " : "", f->name);
+        else if (!deletes)
+            ddb_buf_printf(&absent, "%s%s", absent.len ? ", " : "", f->name);
+    }
+    if (unknown.len && !r->o->allow_extra_columns) {
+        report(r, DDB_REPORT_ERROR,
+               "%s: column%s %s %s not a field of %s; not read (extra columns can be allowed, "
+               "then they are stored as undeclared attributes)",
+               rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
+               strchr(unknown.ptr, ',') ? "are" : "is", e->name);
+        skip = 1;
+    } else if (unknown.len) {
+        report(r, DDB_REPORT_WARNING, "%s: column%s %s stored as undeclared attribute%s of %s",
+               rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
+               strchr(unknown.ptr, ',') ? "s" : "", e->name);
+    }
+    if (missing.len) {
+        report(r, DDB_REPORT_ERROR, "%s: no column for %s, which %s needs; not read", rd->name,
+               missing.ptr, e->name);
+        skip = 1;
+    }
+    if (absent.len && !skip)
+        report(r, DDB_REPORT_WARNING, "%s: no column for %s (its records will not have %s)",
+               rd->name, absent.ptr, strchr(absent.ptr, ',') ? "them" : "it");
+    if (unknown.oom || missing.oom || absent.oom)
+        r->write_failed = 1;
+    if (skip)
+        r->s->input_errors++;
+    ddb_buf_dispose(&unknown);
+    ddb_buf_dispose(&missing);
+    ddb_buf_dispose(&absent);
+    free(names);
+    return skip;
+}
+
 /* Which entity a reader's records are (encode; validate and import of record
  * files): the reader's hint, from --entity or its file name. */
 static const ddb_entity *reader_entity(const ddb_pipeline_opts *o, const ddb_reader *rd)
@@ -397,6 +470,9 @@ static int save_checkpoint(run *r, int complete, ddb_error *err)
         goto done;
     if (o->rejects != NULL &&
         (rc = ddb_rejects_checkpoint(o->rejects, &st.rejects_bytes, err)) != 0)
+        goto done;
+    if (o->unmatched != NULL &&
+        (rc = ddb_rejects_checkpoint(o->unmatched, &st.unmatched_bytes, err)) != 0)
         goto done;
     if (r->reading != NULL && c->input == r->input && r->reading->vt->save_state != NULL &&
         (rc = r->reading->vt->save_state(r->reading, &reader)) != 0) {
@@ -459,6 +535,9 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
 
     records_mode = o->mode == DDB_MODE_ENCODE ||
                    ((o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) && fe != NULL);
+    if (records_mode && fe != NULL && rd->columns != NULL &&
+        check_columns(r, rd, fe, is_delete || o->delete_all))
+        return 0;
     if (o->mode == DDB_MODE_ENCODE && fe == NULL) {
         r->s->input_errors++;
         report(r, DDB_REPORT_ERROR,
@@ -470,6 +549,12 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
     for (uint64_t n = 0;; n++) {
         ddb_record *rec;
         drain(r);
+        if (o->limit_rejects && r->s->total.rejected > o->max_rejects)
+            return ddb_error_set(err, DDB_ELIMIT,
+                                 "stopped: %llu records were rejected, more than the %llu "
+                                 "allowed",
+                                 (unsigned long long)r->s->total.rejected,
+                                 (unsigned long long)o->max_rejects);
         if (((n & 255) == 0 || r->checkpoint_due) && (rc = tick(r, err)) != 0)
             return rc;
         /* A stop waits for the end of the unit being read (a Scan page already
@@ -637,6 +722,20 @@ static void final_counts(run *r)
     s->total.name = "total";
 }
 
+/* Commits the rejects or unmatched file; *path names it when it holds lines. */
+static void finish_side_file(run *r, ddb_rejects *file, char **path)
+{
+    ddb_error err;
+    if (file == NULL)
+        return;
+    if (ddb_rejects_finish(file, &err) != 0) {
+        report(r, DDB_REPORT_ERROR, "%s", err.message);
+        r->s->output_failed = 1;
+    } else if (ddb_rejects_count(file) > 0 && (*path = strdup(ddb_rejects_path(file))) == NULL) {
+        r->s->output_failed = 1; /* the summary could not say where they are */
+    }
+}
+
 /* The summary a resumed run starts from: the committed counts. */
 static void restore_counts(ddb_summary *s, const ddb_checkpoint *c)
 {
@@ -722,6 +821,18 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
 done:
     if (rc == DDB_EINTR)
         s->interrupted = 1;
+    if (rc == DDB_EINTR && o->output != NULL && o->output->vt->stop != NULL) {
+        /* What was sent may be written already: wait for its answers, so
+         * "written" is what the destination holds, not a guess. */
+        ddb_error serr;
+        report(&r, DDB_REPORT_INFO,
+               "interrupted: waiting for the answers to the writes already sent (interrupt "
+               "again to quit at once)");
+        if (o->output->vt->stop(o->output, &serr) != 0) {
+            report(&r, DDB_REPORT_ERROR, "%s", serr.message);
+            s->output_failed = 1;
+        }
+    }
     /* Every record read lands in one column, also when the run stopped early. */
     if (r.tracker != NULL && s->entities != NULL)
         drain(&r);
@@ -735,15 +846,9 @@ done:
             s->output_failed = 1;
         }
     }
-    if (o->rejects != NULL && (rc == 0 || o->state_path == NULL)) {
-        ddb_error rerr;
-        if (ddb_rejects_finish(o->rejects, &rerr) != 0) {
-            report(&r, DDB_REPORT_ERROR, "%s", rerr.message);
-            s->output_failed = 1;
-        } else if (ddb_rejects_count(o->rejects) > 0 &&
-                   (s->rejects_path = strdup(ddb_rejects_path(o->rejects))) == NULL) {
-            s->output_failed = 1; /* the summary could not say where they are */
-        }
+    if (rc == 0 || o->state_path == NULL) {
+        finish_side_file(&r, o->rejects, &s->rejects_path);
+        finish_side_file(&r, o->unmatched, &s->unmatched_path);
     }
     if (r.write_failed)
         s->output_failed = 1;

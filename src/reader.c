@@ -4,19 +4,21 @@
  * first bytes and the highest bid wins: a JSON document (an array of items,
  * scan output, a request file, a Workbench model, anything pretty-printed),
  * DynamoDB JSON lines, plain NDJSON, CSV. Nothing is guessed: an input no
- * bidder recognises is an error. Folders are Export to S3 folders or
- * dynamodump backups.
+ * bidder recognises is an error. A folder is an Export to S3 folder, a
+ * dynamodump backup, or else a folder of files read one after another.
  */
 #include "ddbpipe/reader.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
 #include "ddbpipe/json.h"
+#include "ddbpipe/s3.h"
+#include "ddbpipe/store.h"
 #include "reader_internal.h"
 
 #define SNIFF_BYTES (1024u * 1024u)
@@ -305,43 +307,73 @@ static const ddb_reader_bidder *pick_bidder(ddb_input_format forced, const unsig
     return best;
 }
 
+/* A folder holding manifest-summary.json: an Export to S3 folder. */
+static int is_export_folder(ddb_store *st, const char *dir)
+{
+    char probe[4096];
+    int is_dir = 0;
+    uint64_t size;
+    snprintf(probe, sizeof(probe), "%s/manifest-summary.json", dir);
+    return st->vt->stat(st, probe, &is_dir, &size, NULL) == 0 && !is_dir;
+}
+
+/* A folder holding schema.json and data/: a dynamodump backup of one table. */
+static int is_dump_table(ddb_store *st, const char *dir)
+{
+    char probe[4096];
+    int is_dir = 0;
+    uint64_t size;
+    snprintf(probe, sizeof(probe), "%s/schema.json", dir);
+    if (st->vt->stat(st, probe, &is_dir, &size, NULL) != 0 || is_dir)
+        return 0;
+    snprintf(probe, sizeof(probe), "%s/data", dir);
+    return st->vt->stat(st, probe, &is_dir, &size, NULL) == 0 && is_dir;
+}
+
+/* The folders directly below dir that is_it accepts: *count of them, and a
+ * malloc'd path to the last (NULL when none, or out of memory: *count 0). */
+static char *find_below(ddb_store *st, const char *dir, int (*is_it)(ddb_store *, const char *),
+                        int *count)
+{
+    char **names = NULL, *found = NULL;
+    size_t n = 0;
+    *count = 0;
+    if (st->vt->list(st, dir, &names, &n, NULL) != 0)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        char sub[4096 + 300];
+        size_t len = strlen(names[i]);
+        if (names[i][0] == '.' || len < 2 || names[i][len - 1] != '/')
+            continue;
+        snprintf(sub, sizeof(sub), "%s/%.*s", dir, (int)(len - 1), names[i]);
+        if (is_it(st, sub)) {
+            (*count)++;
+            free(found);
+            if ((found = strdup(sub)) == NULL) {
+                *count = 0;
+                break;
+            }
+        }
+    }
+    ddb_store_names_free(names, n);
+    return found;
+}
+
 /*
  * A folder that holds exactly one export somewhere below it in the layout AWS
  * writes (<prefix>/AWSDynamoDB/<exportId>/manifest-summary.json), given as the
  * prefix or as the AWSDynamoDB folder. Returns a malloc'd path to that export
  * folder, or NULL (with *count = how many were found).
  */
-static char *find_single_export(const char *dir, int *count)
+static char *find_single_export(ddb_store *st, const char *dir, int *count)
 {
     const char *subs[2] = {"/AWSDynamoDB", ""};
     char *found = NULL;
     *count = 0;
     for (int s = 0; s < 2 && *count == 0; s++) {
         char base[4096];
-        DIR *d;
-        struct dirent *de;
         snprintf(base, sizeof(base), "%s%s", dir, subs[s]);
-        if ((d = opendir(base)) == NULL)
-            continue;
-        while ((de = readdir(d)) != NULL) {
-            char probe[4096 + 300];
-            struct stat st;
-            if (de->d_name[0] == '.')
-                continue;
-            snprintf(probe, sizeof(probe), "%s/%s/manifest-summary.json", base, de->d_name);
-            if (stat(probe, &st) == 0 && S_ISREG(st.st_mode)) {
-                (*count)++;
-                free(found);
-                found = malloc(strlen(base) + strlen(de->d_name) + 2);
-                if (found == NULL) {
-                    closedir(d);
-                    *count = 0;
-                    return NULL;
-                }
-                sprintf(found, "%s/%s", base, de->d_name);
-            }
-        }
-        closedir(d);
+        found = find_below(st, base, is_export_folder, count);
     }
     if (*count != 1) {
         free(found);
@@ -350,52 +382,24 @@ static char *find_single_export(const char *dir, int *count)
     return found;
 }
 
-/* A folder holding schema.json and data/: a dynamodump backup of one table. */
-static int is_dump_table(const char *dir)
+/*
+ * The dynamodump table a folder is: itself, or the single table folder
+ * directly below it (a dump of several tables holds one per table). Returns a
+ * malloc'd path, or NULL (with *count = how many were found).
+ */
+static char *find_dump_table(ddb_store *st, const char *dir, int *count)
 {
-    char probe[4096];
-    struct stat st;
-    snprintf(probe, sizeof(probe), "%s/schema.json", dir);
-    if (stat(probe, &st) != 0 || !S_ISREG(st.st_mode))
-        return 0;
-    snprintf(probe, sizeof(probe), "%s/data", dir);
-    return stat(probe, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* A dynamodump table folder, or a dump folder holding exactly one. */
-static int open_dump_folder(ddb_reader **out, const char *path, const ddb_reader_opts *opts,
-                            ddb_error *err)
-{
-    char found[4096 + 300];
-    int count = 0;
-    DIR *d;
-    struct dirent *de;
-    if (is_dump_table(path))
-        return ddb_reader_new_dynamodump(out, path, opts, err);
-    if ((d = opendir(path)) != NULL) {
-        while ((de = readdir(d)) != NULL) {
-            char sub[4096 + 300];
-            if (de->d_name[0] == '.')
-                continue;
-            snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-            if (is_dump_table(sub)) {
-                count++;
-                snprintf(found, sizeof(found), "%s", sub);
-            }
-        }
-        closedir(d);
+    char *found;
+    if (is_dump_table(st, dir)) {
+        *count = 1;
+        return strdup(dir);
     }
-    if (count == 1)
-        return ddb_reader_new_dynamodump(out, found, opts, err);
-    if (count > 1)
-        return ddb_error_set(err, DDB_EUSAGE,
-                             "%s holds %d dynamodump tables; give the folder of the one to read "
-                             "(the one with schema.json)",
-                             path, count);
-    return ddb_error_set(err, DDB_EUSAGE,
-                         "%s is a folder that is neither an Export to S3 folder (with "
-                         "manifest-summary.json) nor a dynamodump backup (schema.json and data/)",
-                         path);
+    found = find_below(st, dir, is_dump_table, count);
+    if (*count != 1) {
+        free(found);
+        return NULL;
+    }
+    return found;
 }
 
 /* The manifest-summary.json of an export names the export (folders are
@@ -405,6 +409,125 @@ static int is_export_path(const char *path)
     return strcmp(ddb_path_base(path), "manifest-summary.json") == 0;
 }
 
+/* A folder given as an input: the export in it (or the single one below it),
+ * else the dynamodump backup it is (or the single table below it). */
+static int open_folder(ddb_reader **out, ddb_store *st, const char *path,
+                       const ddb_reader_opts *opts, ddb_error *err)
+{
+    int count, rc;
+    char *inner;
+    if (is_export_folder(st, path))
+        return ddb_reader_new_export(out, path, opts, err);
+    if ((inner = find_single_export(st, path, &count)) != NULL) {
+        rc = ddb_reader_new_export(out, inner, opts, err);
+        free(inner);
+        return rc;
+    }
+    if (count > 1)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s holds %d exports; give the folder of the one to read (the "
+                             "one with manifest-summary.json)",
+                             path, count);
+    if ((inner = find_dump_table(st, path, &count)) != NULL) {
+        rc = ddb_reader_new_dynamodump(out, inner, opts, err);
+        free(inner);
+        return rc;
+    }
+    if (count > 1)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s holds %d dynamodump tables; give the folder of the one to read "
+                             "(the one with schema.json)",
+                             path, count);
+    return ddb_error_set(err, DDB_EUSAGE,
+                         "%s is a folder holding neither an Export to S3 "
+                         "(manifest-summary.json), nor a dynamodump backup (schema.json and "
+                         "data/), nor files to read",
+                         path);
+}
+
+/* A folder read as one input, not as its files: an export (manifest-summary.json
+ * in it, or exports below it) or a dynamodump backup (a table's folder, or
+ * table folders below it). */
+static int is_reader_dir(ddb_store *st, const char *path)
+{
+    int count;
+    char *inner;
+    if (is_export_folder(st, path))
+        return 1;
+    inner = find_single_export(st, path, &count);
+    free(inner);
+    if (count > 0)
+        return 1;
+    inner = find_dump_table(st, path, &count);
+    free(inner);
+    return count > 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int ddb_reader_skips_name(const char *name)
+{
+    /* _rejects, _unmatched, _ddbpipe/...: what a run says about itself */
+    return name[0] == '.' || name[0] == '_';
+}
+
+int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *err)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *de;
+    char **list = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+        is_reader_dir(ddb_store_local(), path))
+        return 0;
+    if ((d = opendir(path)) == NULL)
+        return ddb_error_set(err, DDB_EIO, "cannot read folder %s: %s", path, strerror(errno));
+    while ((de = readdir(d)) != NULL) {
+        char *full;
+        if (ddb_reader_skips_name(de->d_name))
+            continue;
+        if ((full = malloc(strlen(path) + strlen(de->d_name) + 2)) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            break;
+        }
+        sprintf(full, "%s/%s", path, de->d_name);
+        if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(full);
+            continue;
+        }
+        if (cnt == cap) {
+            char **nl = realloc(list, (cap = cap ? cap * 2 : 16) * sizeof(char *));
+            if (nl == NULL) {
+                free(full);
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            list = nl;
+        }
+        list[cnt++] = full;
+    }
+    closedir(d);
+    if (rc != 0) {
+        for (size_t i = 0; i < cnt; i++)
+            free(list[i]);
+        free(list);
+        return rc;
+    }
+    if (cnt > 1)
+        qsort(list, cnt, sizeof(char *), cmp_str);
+    *out = list;
+    *n = cnt;
+    return 0;
+}
+
 int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts, ddb_error *err)
 {
     ddb_reader_opts defaults;
@@ -412,32 +535,25 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
     const unsigned char *peek;
     size_t peek_len;
     const ddb_reader_bidder *bidder;
-    struct stat st;
-    int rc;
+    ddb_store *st;
+    char *trimmed = NULL;
+    int is_dir = 0, rc;
+    uint64_t size = 0;
 
     *out = NULL;
     if (opts == NULL) {
         memset(&defaults, 0, sizeof(defaults));
         opts = &defaults;
     }
-    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        char probe[4096];
-        int count;
-        char *inner;
-        snprintf(probe, sizeof(probe), "%s/manifest-summary.json", path);
-        if (stat(probe, &st) == 0)
-            return ddb_reader_new_export(out, path, opts, err);
-        if ((inner = find_single_export(path, &count)) != NULL) {
-            rc = ddb_reader_new_export(out, inner, opts, err);
-            free(inner);
-            return rc;
-        }
-        if (count > 1)
-            return ddb_error_set(err, DDB_EUSAGE,
-                                 "%s holds %d exports; give the folder of the one to read (the "
-                                 "one with manifest-summary.json)",
-                                 path, count);
-        return open_dump_folder(out, path, opts, err);
+    if ((st = ddb_store_for(opts->remote, path)) == NULL)
+        return ddb_error_set(err, DDB_EUSAGE, "%s: reading from S3 needs AWS access", path);
+    if (ddb_s3_is_url(path) && strlen(path) > 5 && path[strlen(path) - 1] == '/') {
+        /* s3://b/prefix/ is the folder s3://b/prefix */
+        if ((trimmed = strdup(path)) == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        while (strlen(trimmed) > 5 && trimmed[strlen(trimmed) - 1] == '/')
+            trimmed[strlen(trimmed) - 1] = '\0';
+        path = trimmed;
     }
     if (opts->format == DDB_IN_AUTO && opts->columns != NULL) {
         /* Columns are only ever given for CSV without a header row. */
@@ -445,24 +561,37 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
         defaults.format = DDB_IN_CSV;
         opts = &defaults;
     }
-    if (opts->format == DDB_IN_EXPORT || (opts->format == DDB_IN_AUTO && is_export_path(path)))
-        return ddb_reader_new_export(out, path, opts, err);
-
-    if ((rc = ddb_source_open_auto(&src, path, NULL, err)) != 0)
-        return rc;
-    if ((rc = ddb_source_sniff(&src, src, SNIFF_BYTES, &peek, &peek_len, err)) != 0)
-        return rc;
+    rc = strcmp(path, "-") != 0 ? st->vt->stat(st, path, &is_dir, &size, err) : 0;
+    if (rc == 0 && is_dir) {
+        rc = open_folder(out, st, path, opts, err);
+        goto done;
+    }
+    if (rc != 0 && st != ddb_store_local())
+        goto done; /* a local path that cannot be stat'ed says why when opened */
+    if (opts->format == DDB_IN_EXPORT || (opts->format == DDB_IN_AUTO && is_export_path(path))) {
+        rc = ddb_reader_new_export(out, path, opts, err);
+        goto done;
+    }
+    if (st == ddb_store_local())
+        rc = ddb_source_open_auto(&src, path, NULL, err);
+    else if ((rc = st->vt->open(st, path, &src, err)) == 0)
+        rc = ddb_source_auto(&src, src, NULL, err);
+    if (rc != 0 || (rc = ddb_source_sniff(&src, src, SNIFF_BYTES, &peek, &peek_len, err)) != 0)
+        goto done;
     if ((bidder = pick_bidder(opts->format, peek, peek_len, path)) == NULL) {
         ddb_source_free(src);
-        return ddb_error_set(err, DDB_EUSAGE,
-                             "%s: cannot tell the format of its content: it is neither JSON "
-                             "(items, documents, lines) nor clearly CSV (a .csv name, or a header "
-                             "row of several columns that the next row matches)",
-                             path);
+        rc = ddb_error_set(err, DDB_EUSAGE,
+                           "%s: cannot tell the format of its content: it is neither JSON "
+                           "(items, documents, lines) nor clearly CSV (a .csv name, or a header "
+                           "row of several columns that the next row matches)",
+                           path);
+        goto done;
     }
     rc = bidder->open(out, src, path, opts, err);
-    if (rc == 0 && strcmp(path, "-") != 0 && stat(path, &st) == 0)
-        (*out)->total_bytes = (uint64_t)st.st_size;
+    if (rc == 0 && strcmp(path, "-") != 0)
+        (*out)->total_bytes = size;
+done:
+    free(trimmed);
     return rc;
 }
 

@@ -43,6 +43,7 @@ typedef struct csv_reader {
     ddb_json_parser *parser;
     csv_col *cols;
     size_t ncols;
+    const char **names; /* cols[i].name, for base.columns */
     int any_untyped;
     int allow_short, allow_long;
     int given;    /* the columns were given: no header row */
@@ -239,6 +240,7 @@ static void csv_free(ddb_reader *r)
     for (size_t i = 0; i < cr->ncols; i++)
         free(cr->cols[i].name);
     free(cr->cols);
+    free(cr->names);
 }
 
 static uint64_t csv_raw_bytes(const ddb_reader *r)
@@ -295,8 +297,11 @@ static int add_column(csv_reader *cr, const char *text, size_t len, const char *
         if (cr->cols[j].len == len && memcmp(cr->cols[j].name, text, len) == 0)
             return ddb_error_set(err, DDB_EUSAGE, "%s: %s column \"%s\" appears twice",
                                  cr->base.name, where, cr->cols[j].name);
-    if ((c->name = strndup(text, len)) == NULL)
+    /* Not strndup: a name may hold a NUL byte, and its attribute keeps all len bytes. */
+    if ((c->name = malloc(len + 1)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    memcpy(c->name, text, len);
+    c->name[len] = '\0';
     c->len = len;
     c->extra = c->type == DDB_TYPE_NONE && strcmp(c->name, DDB_EXTRA_FIELD) == 0;
     if (c->type == DDB_TYPE_NONE && !c->extra)
@@ -368,6 +373,16 @@ int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
     cr->allow_short = opts && opts->allow_short_rows;
     cr->allow_long = opts && opts->allow_long_rows;
     cr->rec.typed = !cr->any_untyped;
+    /* The columns' names (a typed column's field part: price of price:N) for
+     * checking them against an entity's fields. */
+    if ((cr->names = calloc(cr->ncols ? cr->ncols : 1, sizeof(char *))) == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < cr->ncols; i++)
+        cr->names[i] = cr->cols[i].name;
+    cr->base.columns = cr->names;
+    cr->base.n_columns = cr->ncols;
     cr->rec.source = cr->base.name;
     *out = &cr->base;
     return 0;

@@ -7,14 +7,13 @@
  * their declared types (the schema says which), and every record names the
  * table.
  */
-#include <dirent.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ddbpipe/item.h"
 #include "ddbpipe/reader.h"
+#include "ddbpipe/store.h"
 #include "ddbpipe/table.h"
 #include "reader_internal.h"
 
@@ -25,6 +24,7 @@
 typedef struct dump_reader {
     ddb_reader base;
     ddb_reader_opts opts;
+    ddb_store *store; /* where dir lives (borrowed) */
     ddb_table_info *schema;
     char **pages;
     size_t n_pages;
@@ -37,67 +37,51 @@ typedef struct dump_reader {
     char reason[DDB_ERROR_MAX];
 } dump_reader;
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The pages, data/NNNN.json, sorted (dynamodump numbers its pages 0001, 0002, ...). */
+/* The pages, data/NNNN.json, sorted (dynamodump numbers its pages 0001, 0002,
+ * ...; the store lists them in byte order), and their total size. */
 static int list_pages(dump_reader *dr, const char *dir, ddb_error *err)
 {
-    char path[4096];
-    DIR *d;
-    struct dirent *de;
-    size_t cap = 0;
-    int rc = 0;
+    char path[4096], **names = NULL;
+    size_t n = 0;
+    int rc;
     snprintf(path, sizeof(path), "%s/data", dir);
-    if ((d = opendir(path)) == NULL)
-        return ddb_error_set(err, DDB_EIO, "%s: cannot list the pages", path);
-    while ((de = readdir(d)) != NULL) {
-        size_t n = strlen(de->d_name);
-        char *p;
-        if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".json") != 0)
-            continue;
-        if (dr->n_pages == cap) {
-            char **np = realloc(dr->pages, (cap = cap ? cap * 2 : 16) * sizeof(*np));
-            if (np == NULL) {
-                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-                break;
-            }
-            dr->pages = np;
-        }
-        if ((p = malloc(strlen(path) + n + 2)) == NULL) {
-            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            break;
-        }
-        sprintf(p, "%s/%s", path, de->d_name);
-        dr->pages[dr->n_pages++] = p;
+    if ((rc = dr->store->vt->list(dr->store, path, &names, &n, err)) != 0)
+        return rc;
+    if ((dr->pages = calloc(n ? n : 1, sizeof(char *))) == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
     }
-    closedir(d);
-    if (rc == 0 && dr->n_pages > 1)
-        qsort(dr->pages, dr->n_pages, sizeof(char *), by_name);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(names[i]);
+        char *p;
+        int is_dir = 0;
+        uint64_t size = 0;
+        if (names[i][0] == '.' || len < 6 || strcmp(names[i] + len - 5, ".json") != 0)
+            continue; /* folders end with '/' */
+        if ((p = malloc(strlen(path) + len + 2)) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+        sprintf(p, "%s/%s", path, names[i]);
+        dr->pages[dr->n_pages++] = p;
+        if (dr->store->vt->stat(dr->store, p, &is_dir, &size, NULL) == 0)
+            dr->base.total_bytes += size;
+    }
+    if (dr->store->vt->plan != NULL && dr->n_pages > 0)
+        rc = dr->store->vt->plan(dr->store, (const char *const *)dr->pages, dr->n_pages, err);
+done:
+    ddb_store_names_free(names, n);
     return rc;
 }
 
 static int load_schema(dump_reader *dr, const char *dir, ddb_error *err)
 {
-    char path[4096];
-    FILE *f;
-    char *text = NULL;
-    long size;
+    char path[4096], *text = NULL;
+    size_t len = 0;
     int rc;
     snprintf(path, sizeof(path), "%s/schema.json", dir);
-    if ((f = fopen(path, "rb")) == NULL)
-        return ddb_error_set(err, DDB_ENOTFOUND, "%s: cannot open", path);
-    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
-        size > 16 * 1024 * 1024 || (text = malloc((size_t)size + 1)) == NULL ||
-        fread(text, 1, (size_t)size, f) != (size_t)size) {
-        fclose(f);
-        free(text);
-        return ddb_error_set(err, DDB_EIO, "%s: cannot read", path);
-    }
-    fclose(f);
-    text[size] = '\0';
+    if ((rc = dr->store->vt->read_all(dr->store, path, 16 * 1024 * 1024, &text, &len, err)) != 0)
+        return rc;
     rc = ddb_table_info_parse(&dr->schema, text, NULL, err);
     free(text);
     if (rc == DDB_EINVAL || (rc == 0 && dr->schema->pk.name == NULL)) {
@@ -112,8 +96,8 @@ static int load_schema(dump_reader *dr, const char *dir, ddb_error *err)
 static int open_page(dump_reader *dr, ddb_error *err)
 {
     ddb_source *src = NULL;
-    int rc = ddb_source_open_auto(&src, dr->pages[dr->idx], NULL, err);
-    if (rc != 0)
+    int rc = dr->store->vt->open(dr->store, dr->pages[dr->idx], &src, err);
+    if (rc != 0 || (rc = ddb_source_auto(&src, src, NULL, err)) != 0)
         return rc;
     return ddb_reader_new_scan(&dr->inner, src, dr->pages[dr->idx], &dr->opts, err);
 }
@@ -233,13 +217,12 @@ int ddb_reader_new_dynamodump(ddb_reader **out, const char *dir, const ddb_reade
         dr->opts = *opts;
     dr->opts.entity = NULL;
     dr->opts.table = NULL;
+    if ((dr->store = ddb_store_for(dr->opts.remote, dir)) == NULL) {
+        rc = ddb_error_set(err, DDB_EUSAGE, "%s: reading from S3 needs AWS access", dir);
+        goto fail;
+    }
     if ((rc = load_schema(dr, dir, err)) != 0 || (rc = list_pages(dr, dir, err)) != 0)
         goto fail;
-    for (size_t i = 0; i < dr->n_pages; i++) {
-        struct stat st;
-        if (stat(dr->pages[i], &st) == 0)
-            dr->base.total_bytes += (uint64_t)st.st_size;
-    }
     *out = &dr->base;
     return 0;
 fail:

@@ -12,6 +12,7 @@
 #include "ddbpipe/checksum.h"
 #include "ddbpipe/manifest.h"
 #include "ddbpipe/reader.h"
+#include "ddbpipe/store.h"
 #include "reader_internal.h"
 
 /* A record's position: the data file's index in the manifest, then the
@@ -22,6 +23,7 @@
 typedef struct export_reader {
     ddb_reader base;
     ddb_manifest *m;
+    ddb_store *store;
     ddb_reader_opts opts; /* for the inner readers; entity points at base.entity_hint */
     int verify;
     size_t idx;        /* the file being read, or the next one */
@@ -48,7 +50,8 @@ static int open_data_file(export_reader *er, ddb_error *err)
 
     er->md5 = NULL;
     er->file_records = 0;
-    if ((rc = ddb_source_open_auto(&src, f->path, er->verify ? &er->md5 : NULL, err)) != 0)
+    if ((rc = er->store->vt->open(er->store, f->path, &src, err)) != 0 ||
+        (rc = ddb_source_auto(&src, src, er->verify ? &er->md5 : NULL, err)) != 0)
         return rc;
     return ddb_reader_new_lines(&er->inner, src, DDB_IN_DDBJSON, f->path, &er->opts, err);
 }
@@ -222,6 +225,45 @@ static int export_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
     return 0;
 }
 
+/* Keeps shard I of N of the data files (i % N == I - 1) and has the store
+ * fetch them ahead in order. The counts to verify become the shard's. */
+static int take_shard(export_reader *er, ddb_error *err)
+{
+    ddb_manifest *m = er->m;
+    const char **paths;
+    unsigned n = er->opts.shards, i1 = er->opts.shard;
+    size_t k = 0;
+    int rc = 0;
+
+    if (n > 1) {
+        uint64_t items = 0, bytes = 0;
+        for (size_t i = 0; i < m->nfiles; i++) {
+            if (i % n == i1 - 1) {
+                items += m->files[i].item_count;
+                bytes += m->files[i].size;
+                m->files[k++] = m->files[i];
+            } else {
+                free(m->files[i].key);
+                free(m->files[i].md5);
+                free(m->files[i].etag);
+                free(m->files[i].path);
+            }
+        }
+        m->nfiles = k;
+        m->item_count = items;
+        m->total_bytes = bytes;
+    }
+    if (er->store->vt->plan == NULL || m->nfiles == 0)
+        return 0;
+    if ((paths = calloc(m->nfiles, sizeof(*paths))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < m->nfiles; i++)
+        paths[i] = m->files[i].path;
+    rc = er->store->vt->plan(er->store, paths, m->nfiles, err);
+    free(paths);
+    return rc;
+}
+
 static const ddb_reader_vtable export_vtable = {"Export to S3 folder",
                                                 export_next,
                                                 export_free,
@@ -257,7 +299,13 @@ int ddb_reader_new_export(ddb_reader **out, const char *dir, const ddb_reader_op
     er->opts.format = DDB_IN_DDBJSON;
     if (!er->verify)
         flags |= DDB_MANIFEST_NO_VERIFY;
-    if ((rc = ddb_manifest_load(&er->m, dir, flags, er->opts.warn, er->opts.warn_ctx, err)) != 0)
+    if ((er->store = ddb_store_for(er->opts.remote, dir)) == NULL) {
+        rc = ddb_error_set(err, DDB_EUSAGE, "%s: reading from S3 needs AWS access", dir);
+        goto fail;
+    }
+    if ((rc = ddb_manifest_load_from(&er->m, er->store, dir, flags, er->opts.warn,
+                                     er->opts.warn_ctx, err)) != 0 ||
+        (rc = take_shard(er, err)) != 0)
         goto fail;
     er->base.expected_items = er->m->item_count;
     er->base.total_bytes = er->m->total_bytes;

@@ -379,7 +379,8 @@ static int tr_load_state(ddb_reader *r, const char *json, size_t len, ddb_error 
         if (e->type != DDB_TYPE_M || (n_v = ddb_map_getz(&e->u.m, "n")) == NULL ||
             n_v->type != DDB_TYPE_N || strtol(n_v->u.s.ptr, NULL, 10) != s->number ||
             (done_v = ddb_map_getz(&e->u.m, "done")) == NULL || done_v->type != DDB_TYPE_BOOL ||
-            (key_v = ddb_map_getz(&e->u.m, "key")) == NULL) {
+            (key_v = ddb_map_getz(&e->u.m, "key")) == NULL ||
+            (key_v->type != DDB_TYPE_S && key_v->type != DDB_TYPE_NULL)) {
             rc = ddb_error_set(err, DDB_EUSAGE, "the saved scan state does not fit segment %d",
                                s->number);
             goto done;

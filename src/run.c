@@ -3,6 +3,7 @@
  * (see run.h). The command line parses and prints; this decides.
  */
 #include "ddbpipe/run.h"
+#include "run_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,31 +14,13 @@
 #include <openssl/evp.h>
 
 #include "ddbpipe/checkpoint.h"
+#include "ddbpipe/io.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/output_file.h"
 #include "ddbpipe/rejects.h"
+#include "run_s3.h"
 
-struct ddb_run_plan {
-    ddb_run_options o;
-    ddb_mapping *mapping, *to_mapping;
-    ddb_type_hint *types;
-    size_t n_types;
-    ddb_state *state; /* resuming from it */
-    int done;         /* the state records a finished run */
-    ddb_buf fingerprint;
-    ddb_out_format format;
-    int writes_files;
-    uint64_t input_bytes;
-    ddb_client *client;
-    ddb_table_info *source, *target;
-    ddb_reader *scan;
-    ddb_output *output;
-    ddb_rejects *rejects;
-    char *rejects_path;
-};
-
-__attribute__((format(printf, 4, 5))) static int fail(ddb_run_field *field, ddb_run_field which,
-                                                      ddb_error *err, const char *fmt, ...)
+int ddb_run_fail(ddb_run_field *field, ddb_run_field which, ddb_error *err, const char *fmt, ...)
 {
     va_list ap;
     *field = which;
@@ -47,8 +30,7 @@ __attribute__((format(printf, 4, 5))) static int fail(ddb_run_field *field, ddb_
     return DDB_EUSAGE;
 }
 
-static void note(const ddb_run_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(const ddb_run_plan *p, const char *fmt, ...)
+void ddb_run_note(const ddb_run_plan *p, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -69,37 +51,51 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     int scanning = o->scan_allowed && o->scan_table != NULL;
 
     if (o->n_inputs == 0 && !scanning)
-        return fail(field, DDB_RUN_F_INPUTS, err,
-                    "no input given (files, an export folder, - for "
-                    "standard input%s)",
-                    o->scan_allowed ? ", or a table to read" : "");
+        return ddb_run_fail(field, DDB_RUN_F_INPUTS, err,
+                            "no input given (files, an export folder, - for "
+                            "standard input%s)",
+                            o->scan_allowed ? ", or a table to read" : "");
     if (o->n_inputs > 0 && scanning)
-        return fail(field, DDB_RUN_F_INPUTS, err,
-                    "give either input files or a table to read, "
-                    "not both");
+        return ddb_run_fail(field, DDB_RUN_F_INPUTS, err,
+                            "give either input files or a table to read, "
+                            "not both");
     if (p->writes_files && o->out_dir == NULL)
-        return fail(field, DDB_RUN_F_OUT, err, "%s writes files: it needs an output folder",
-                    o->command);
-    if (o->mode == DDB_MODE_IMPORT && o->target_table == NULL)
-        return fail(field, DDB_RUN_F_TARGET_TABLE, err, "no table to write to given");
+        return ddb_run_fail(field, DDB_RUN_F_OUT, err, "%s writes files: it needs an output folder",
+                            o->command);
+    if (p->writes_files && strcmp(o->out_dir, "-") == 0)
+        return ddb_run_fail(field, DDB_RUN_F_OUT, err,
+                            "%s writes a folder of files (one per entity, with the rejects), which "
+                            "standard output cannot hold: give a folder",
+                            o->command);
+    if (o->writes_table && o->target_table == NULL &&
+        (o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path) == NULL)
+        return ddb_run_fail(field, DDB_RUN_F_TARGET_TABLE, err,
+                            "no table to write to given (nor a mapping naming one)");
     if ((o->mode == DDB_MODE_CONVERT || o->mode == DDB_MODE_ENCODE) && o->mapping_path == NULL)
-        return fail(field, DDB_RUN_F_MAPPING, err, "%s needs the table's mapping", o->command);
+        return ddb_run_fail(field, DDB_RUN_F_MAPPING, err, "%s needs the table's mapping",
+                            o->command);
     if (o->mode == DDB_MODE_CONVERT && o->to_mapping_path == NULL)
-        return fail(field, DDB_RUN_F_TO_MAPPING, err, "%s needs the mapping to re-key into",
-                    o->command);
+        return ddb_run_fail(field, DDB_RUN_F_TO_MAPPING, err, "%s needs the mapping to re-key into",
+                            o->command);
     if (o->create_table && o->mode == DDB_MODE_IMPORT && o->mapping_path == NULL)
-        return fail(field, DDB_RUN_F_CREATE_TABLE, err,
-                    "creating the table needs a mapping: it describes the keys and indexes");
+        return ddb_run_fail(
+            field, DDB_RUN_F_CREATE_TABLE, err,
+            "creating the table needs a mapping: it describes the keys and indexes");
     if (o->has_range && o->segments == 0)
-        return fail(field, DDB_RUN_F_SEGMENTS, err,
-                    "a range of segments needs the number of segments it is a range of");
+        return ddb_run_fail(field, DDB_RUN_F_SEGMENTS, err,
+                            "a range of segments needs the number of segments it is a range of");
     if (o->resume && o->state_path == NULL)
-        return fail(field, DDB_RUN_F_RESUME, err, "resuming needs the state file of the run");
+        return ddb_run_fail(field, DDB_RUN_F_RESUME, err,
+                            "resuming needs the state file of the run");
     for (size_t i = 0; o->state_path && i < o->n_inputs; i++)
         if (strcmp(o->inputs[i], "-") == 0)
-            return fail(field, DDB_RUN_F_STATE, err,
-                        "a run reading standard input cannot be resumed: save the input to a "
-                        "file first");
+            return ddb_run_fail(
+                field, DDB_RUN_F_STATE, err,
+                "a run reading standard input cannot be resumed: save the input to a "
+                "file first");
+    if (o->shards > 0 && (o->shard < 1 || o->shard > o->shards))
+        return ddb_run_fail(field, DDB_RUN_F_SHARD, err, "share %u of %u does not exist (1 to %u)",
+                            o->shard, o->shards, o->shards);
     return 0;
 }
 
@@ -111,10 +107,11 @@ static int pick_format(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     if (o->format_set)
         p->format = o->format;
     if (o->mode != DDB_MODE_EXPORT && p->format != DDB_OUT_DDBJSON)
-        return fail(field, DDB_RUN_F_FORMAT, err,
-                    "%s writes items, and items are written as DynamoDB JSON (the Import from "
-                    "S3 form), not %s",
-                    o->command, ddb_out_format_name(p->format));
+        return ddb_run_fail(
+            field, DDB_RUN_F_FORMAT, err,
+            "%s writes items, and items are written as DynamoDB JSON (the Import from "
+            "S3 form), not %s",
+            o->command, ddb_out_format_name(p->format));
     return 0;
 }
 
@@ -130,8 +127,8 @@ static int load_mappings(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         return err->code;
     }
     if (o->reader.entity && p->mapping && ddb_mapping_entity(p->mapping, o->reader.entity) == NULL)
-        return fail(field, DDB_RUN_F_ENTITY, err, "entity \"%s\" is not in %s", o->reader.entity,
-                    o->mapping_path);
+        return ddb_run_fail(field, DDB_RUN_F_ENTITY, err, "entity \"%s\" is not in %s",
+                            o->reader.entity, o->mapping_path);
     return 0;
 }
 
@@ -157,8 +154,9 @@ static int parse_types(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         char *eq = strchr(tok, '=');
         ddb_type_hint *h = &p->types[p->n_types];
         if (eq == NULL || eq == tok || ddb_type_parse(&h->type, eq + 1, strlen(eq + 1)) != 0) {
-            rc = fail(field, DDB_RUN_F_TYPES, err,
-                      "bad type entry \"%s\": write name=TYPE (S N B BOOL NULL M L SS NS BS)", tok);
+            rc = ddb_run_fail(
+                field, DDB_RUN_F_TYPES, err,
+                "bad type entry \"%s\": write name=TYPE (S N B BOOL NULL M L SS NS BS)", tok);
             break;
         }
         *eq = '\0';
@@ -169,6 +167,48 @@ static int parse_types(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         p->n_types++;
     }
     free(copy);
+    return rc;
+}
+
+/* The inputs as read: a folder of files (one that ddbpipe wrote, say) becomes
+ * its files, so what convert or export wrote can be imported as it is. */
+static int expand_inputs(ddb_run_plan *p, ddb_error *err)
+{
+    const ddb_run_options *o = &p->o;
+    size_t cap = o->n_inputs ? o->n_inputs : 1;
+    int rc = 0;
+
+    if ((p->inputs = calloc(cap, sizeof(char *))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < o->n_inputs && rc == 0; i++) {
+        char **files = NULL;
+        size_t n = 0;
+        if ((rc = ddb_reader_list_folder(&files, &n, o->inputs[i], err)) != 0)
+            break;
+        if (n == 0) {
+            files = malloc(sizeof(char *));
+            if (files == NULL || (files[0] = strdup(o->inputs[i])) == NULL) {
+                free(files);
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            n = 1;
+        }
+        if (p->n_inputs + n > cap) {
+            char **nl = realloc(p->inputs, (cap = p->n_inputs + n + cap) * sizeof(char *));
+            if (nl == NULL) {
+                for (size_t k = 0; k < n; k++)
+                    free(files[k]);
+                free(files);
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            p->inputs = nl;
+        }
+        memcpy(p->inputs + p->n_inputs, files, n * sizeof(char *));
+        p->n_inputs += n;
+        free(files);
+    }
     return rc;
 }
 
@@ -204,7 +244,7 @@ static void fp_field(ddb_buf *b, const char *key, const char *value)
     ddb_buf_puts(b, b->len > 1 ? ",\"" : "\"");
     ddb_buf_puts(b, key);
     ddb_buf_puts(b, "\":");
-    ddb_json_put_string(b, value ? value : "", strlen(value ? value : ""));
+    ddb_json_put_text(b, value ? value : "", strlen(value ? value : ""));
 }
 
 /* What the run is, for a resume to check: the inputs (with sizes and times),
@@ -218,11 +258,11 @@ static int build_fingerprint(ddb_run_plan *p)
 
     ddb_buf_putc(b, '{');
     fp_field(b, "command", o->command);
-    for (size_t i = 0; i < o->n_inputs; i++) {
+    for (size_t i = 0; i < p->n_inputs; i++) {
         struct stat st;
         memset(&st, 0, sizeof(st));
-        stat(o->inputs[i], &st);
-        ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", o->inputs[i],
+        stat(p->inputs[i], &st);
+        ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", p->inputs[i],
                        (long long)st.st_size, (long long)st.st_mtime);
     }
     fp_field(b, "inputs", in.ptr);
@@ -240,7 +280,8 @@ static int build_fingerprint(ddb_run_plan *p)
                    "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
                    "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
                    "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
-                   "extra=%s typed=%d input-table=%s short-rows=%d long-rows=%d columns=",
+                   "extra=%s unmatched=%s shard=%u/%u sse=%s typed=%d input-table=%s short-rows=%d "
+                   "long-rows=%d columns=",
                    o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
                    o->reader.format ? ddb_input_format_name(o->reader.format) : "",
                    o->reader.delimiter, o->types ? o->types : "",
@@ -248,7 +289,8 @@ static int build_fingerprint(ddb_run_plan *p)
                    (unsigned long long)o->reader.max_line, o->segments, range, o->consistent_read,
                    (unsigned long long)o->page_size, o->dry_run,
                    o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
-                   o->typed_values, o->reader.table ? o->reader.table : "",
+                   o->unmatched_path ? o->unmatched_path : "", o->shard, o->shards,
+                   o->sse ? o->sse : "", o->typed_values, o->reader.table ? o->reader.table : "",
                    o->reader.allow_short_rows, o->reader.allow_long_rows);
     for (size_t i = 0; i < o->reader.n_columns; i++)
         ddb_buf_printf(&opts, "%s%s", i ? "," : "", o->reader.columns[i]);
@@ -274,26 +316,27 @@ static int load_state(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     rc = ddb_state_load(&p->state, o->state_path, &serr);
     if (o->resume && rc == DDB_ENOTFOUND) {
         /* Killed before it could write anything: there is nothing to skip. */
-        note(p,
-             "note: %s does not exist yet (the run stopped before its first checkpoint): "
-             "starting from the beginning",
-             o->state_path);
+        ddb_run_note(p,
+                     "note: %s does not exist yet (the run stopped before its first checkpoint): "
+                     "starting from the beginning",
+                     o->state_path);
         return 0;
     }
     if (o->resume) {
         if (rc != 0)
-            return fail(field, DDB_RUN_F_STATE, err, "%s", serr.message);
+            return ddb_run_fail(field, DDB_RUN_F_STATE, err, "%s", serr.message);
         if (p->state->complete) {
-            note(p, "the run recorded in %s is complete; nothing to resume", o->state_path);
+            ddb_run_note(p, "the run recorded in %s is complete; nothing to resume", o->state_path);
             p->done = 1;
             return 0;
         }
         if (ddb_state_check_fingerprint(p->state->fingerprint, p->fingerprint.ptr, &serr) != 0)
-            return fail(field, DDB_RUN_F_RESUME, err, "%s", serr.message);
+            return ddb_run_fail(field, DDB_RUN_F_RESUME, err, "%s", serr.message);
         return 0;
     }
     if (rc == 0 && !p->state->complete)
-        return fail(field, DDB_RUN_F_STATE, err, "%s records an unfinished run", o->state_path);
+        return ddb_run_fail(field, DDB_RUN_F_STATE, err, "%s records an unfinished run",
+                            o->state_path);
     ddb_state_free(p->state);
     p->state = NULL;
     return 0;
@@ -310,15 +353,22 @@ int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field
     if (p == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     p->o = *o;
-    p->writes_files =
-        o->target_table == NULL && o->mode != DDB_MODE_VALIDATE && o->mode != DDB_MODE_IMPORT;
+    p->writes_files = !o->writes_table && o->mode != DDB_MODE_VALIDATE;
     if ((rc = check_shape(p, field, err)) != 0 || (rc = pick_format(p, field, err)) != 0 ||
-        (rc = load_state(p, field, err)) != 0 || (rc = load_mappings(p, field, err)) != 0 ||
-        (rc = parse_types(p, field, err)) != 0)
+        (rc = load_mappings(p, field, err)) != 0 || (rc = parse_types(p, field, err)) != 0)
         goto done;
-    for (size_t i = 0; i < o->n_inputs; i++) {
+    if ((rc = expand_inputs(p, err)) != 0) {
+        *field = DDB_RUN_F_INPUTS;
+        goto done;
+    }
+    /* Without a table named, the mapping that encodes for it names it. */
+    if (o->writes_table && o->target_table == NULL)
+        p->o.target_table = (o->mode == DDB_MODE_CONVERT ? p->to_mapping : p->mapping)->table.name;
+    if ((rc = load_state(p, field, err)) != 0 || (rc = ddb_run_check_out(p, field, err)) != 0)
+        goto done;
+    for (size_t i = 0; i < p->n_inputs; i++) {
         struct stat st;
-        if (strcmp(o->inputs[i], "-") != 0 && stat(o->inputs[i], &st) == 0 && S_ISREG(st.st_mode))
+        if (strcmp(p->inputs[i], "-") != 0 && stat(p->inputs[i], &st) == 0 && S_ISREG(st.st_mode))
             p->input_bytes += (uint64_t)st.st_size;
     }
     *out = p;
@@ -330,7 +380,28 @@ done:
 
 int ddb_run_plan_needs_client(const ddb_run_plan *p)
 {
-    return (p->o.scan_allowed && p->o.scan_table != NULL) || p->o.target_table != NULL;
+    return (p->o.scan_allowed && p->o.scan_table != NULL) || p->o.target_table != NULL ||
+           ddb_run_plan_needs_s3(p);
+}
+
+int ddb_run_plan_needs_s3(const ddb_run_plan *p)
+{
+    return ddb_run_s3_needed(&p->o);
+}
+
+int ddb_run_plan_set_s3(ddb_run_plan *p, const char *endpoint, const char *region)
+{
+    free(p->s3.endpoint);
+    free(p->s3.region);
+    p->s3.endpoint = endpoint ? strdup(endpoint) : NULL;
+    p->s3.region = region ? strdup(region) : NULL;
+    return (endpoint && !p->s3.endpoint) || (region && !p->s3.region) ? DDB_ENOMEM : 0;
+}
+
+int ddb_run_plan_write_file(ddb_run_plan *p, const char *path, const char *data, size_t len,
+                            ddb_error *err)
+{
+    return ddb_run_s3_write_file(&p->s3, path, data, len, err);
 }
 
 int ddb_run_plan_done(const ddb_run_plan *p)
@@ -339,6 +410,29 @@ int ddb_run_plan_done(const ddb_run_plan *p)
 }
 
 /* -------------------------------------------------------------- tables */
+
+/* A mapping that does not describe its table reads nothing or writes junk:
+ * stop before the first request, unless told to go on. */
+static int check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_mapping *m,
+                        const char *path, ddb_error *err)
+{
+    ddb_buf why = DDB_BUF_INIT;
+    int rc = 0;
+    if (m == NULL || ddb_table_check_mapping(t, m, &why) == 0)
+        goto done;
+    if (why.oom) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    } else if (p->o.ignore_schema_mismatch) {
+        ddb_run_note(p, "warning: table %s does not match %s, going on as asked: %s", t->name, path,
+                     why.ptr);
+    } else {
+        rc = ddb_error_set(err, DDB_EUSAGE, "table %s does not match %s: %s", t->name, path,
+                           why.ptr);
+    }
+done:
+    ddb_buf_dispose(&why);
+    return rc;
+}
 
 static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
@@ -360,6 +454,8 @@ static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     to.consistent_read = o->consistent_read;
     to.page_size = o->page_size;
     to.max_rcu = o->max_rcu;
+    if ((rc = check_schema(p, p->source, p->mapping, o->mapping_path, err)) != 0)
+        return rc;
     to.item_count = p->source->item_count;
     if ((rc = ddb_reader_new_table(&p->scan, &to, err)) != 0) {
         *field = DDB_RUN_F_SEGMENTS;
@@ -388,7 +484,19 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
                               o->on_wait, o->wait_ctx, err);
     if (rc == DDB_EUSAGE)
         *field = DDB_RUN_F_WAIT;
-    if (rc != 0 && !(o->dry_run && rc == DDB_ENOTFOUND))
+    /* A dry run fails as the real run would, but for a table it would create. */
+    if (rc == DDB_ENOTFOUND && o->dry_run && o->create_table) {
+        ddb_run_note(p, "dry run: table %s does not exist yet; the run would create it from %s",
+                     o->target_table,
+                     o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path);
+        rc = 0;
+    }
+    if (rc != 0)
+        return rc;
+    if (tm != NULL && p->target != NULL &&
+        (rc = check_schema(p, p->target, tm,
+                           o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path,
+                           err)) != 0)
         return rc;
     if (o->dry_run) {
         rc = ddb_null_output_new(&p->output,
@@ -416,59 +524,24 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
     int rc = 0;
     *field = DDB_RUN_F_NONE;
     p->client = c;
+    if (ddb_run_plan_needs_s3(p)) {
+        /* The inputs with s3:// prefixes (folders) expanded into their objects. */
+        char **inputs = NULL;
+        size_t n = 0;
+        if ((rc = ddb_run_s3_connect(&p->s3, &p->o, (const char *const *)p->inputs, p->n_inputs,
+                                     &inputs, &n, c, err)) != 0) {
+            *field = DDB_RUN_F_S3;
+            return rc;
+        }
+        ddb_store_names_free(p->inputs, p->n_inputs);
+        p->inputs = inputs;
+        p->n_inputs = n;
+        p->input_bytes += p->s3.input_bytes;
+    }
     if (p->o.scan_allowed && p->o.scan_table != NULL && (rc = attach_scan(p, field, err)) != 0)
         return rc;
     if (p->o.target_table != NULL)
         rc = attach_target(p, field, err);
-    return rc;
-}
-
-/* --------------------------------------------------------------- files */
-
-int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
-{
-    const ddb_run_options *o = &p->o;
-    const char *rp = o->rejects_path;
-    int rc;
-
-    *field = DDB_RUN_F_NONE;
-    if (p->writes_files) {
-        ddb_file_output_opts fo;
-        memset(&fo, 0, sizeof(fo));
-        fo.dir = o->out_dir;
-        fo.gzip = o->gzip;
-        fo.delimiter = o->out_delimiter;
-        fo.extra_plain = o->extra_plain;
-        fo.typed_values = o->typed_values;
-        fo.mapping = p->mapping;
-        fo.records = o->mode == DDB_MODE_EXPORT;
-        fo.single_name = "items";
-        fo.resumable = o->state_path != NULL;
-        fo.resume_state = p->state ? p->state->outputs : NULL;
-        fo.format = p->format;
-        if ((rc = ddb_file_output_new(&p->output, &fo, err)) != 0) {
-            *field = DDB_RUN_F_OUT;
-            return rc;
-        }
-    }
-    /* Rejects go beside the outputs, or to the working folder for a table. */
-    if (rp == NULL && o->out_dir != NULL && p->writes_files) {
-        size_t n = strlen(o->out_dir) + 32;
-        if ((p->rejects_path = malloc(n)) == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        snprintf(p->rejects_path, n, "%s/_rejects.ndjson", o->out_dir);
-        rp = p->rejects_path;
-    } else if (rp == NULL && o->target_table != NULL) {
-        rp = "ddbpipe-rejects.ndjson";
-    }
-    if (rp == NULL)
-        return 0;
-    rc = o->state_path ? ddb_rejects_new_resumable(&p->rejects, rp, p->state != NULL,
-                                                   p->state ? p->state->rejects_bytes : 0,
-                                                   p->state ? p->state->ck.rejects : 0, err)
-                       : ddb_rejects_new(&p->rejects, rp, err);
-    if (rc != 0)
-        *field = DDB_RUN_F_REJECTS;
     return rc;
 }
 
@@ -483,19 +556,26 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     memset(&po, 0, sizeof(po));
     po.mode = o->mode;
     po.command = o->command;
-    po.inputs = o->inputs;
-    po.n_inputs = o->n_inputs;
+    po.inputs = (const char *const *)p->inputs;
+    po.n_inputs = p->n_inputs;
     po.readers = p->scan ? &p->scan : NULL;
     po.n_readers = p->scan ? 1 : 0;
     po.reader = o->reader;
+    po.reader.remote = p->s3.store;
+    po.reader.shard = o->shard;
+    po.reader.shards = o->shards;
     po.mapping = p->mapping;
     po.to_mapping = p->to_mapping;
     po.types = p->types;
     po.n_types = p->n_types;
     po.output = p->output;
     po.rejects = p->rejects;
+    po.unmatched = p->unmatched;
     po.delete_all = o->delete_all;
     po.report_limit = o->report_limit;
+    po.allow_extra_columns = o->allow_extra_columns;
+    po.limit_rejects = o->limit_rejects && o->mode != DDB_MODE_VALIDATE;
+    po.max_rejects = o->max_rejects;
     po.report = o->report;
     po.report_ctx = o->report_ctx;
     po.state_path = o->state_path;
@@ -513,6 +593,10 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
             for (size_t i = 0; i < n; i++)
                 if ((s->outputs[s->n_outputs] = strdup(paths[i])) != NULL)
                     s->n_outputs++;
+        if (s->n_outputs == n)
+            ddb_run_commit_out(p, s);
+        else
+            s->output_failed = 1; /* cannot tell which files are this run's: remove none */
     }
     return rc;
 }
@@ -563,6 +647,8 @@ void ddb_run_plan_free(ddb_run_plan *p)
     ddb_output_free(p->output);
     ddb_reader_free(p->scan);
     ddb_rejects_free(p->rejects);
+    ddb_rejects_free(p->unmatched);
+    ddb_run_s3_dispose(&p->s3);
     ddb_table_info_free(p->target);
     ddb_table_info_free(p->source);
     ddb_mapping_free(p->mapping);
@@ -572,6 +658,11 @@ void ddb_run_plan_free(ddb_run_plan *p)
         free((char *)p->types[i].name);
     free(p->types);
     free(p->rejects_path);
+    free(p->unmatched_path);
+    free(p->run_dir);
+    free(p->schema_dir);
+    ddb_outdir_free(p->outdir);
+    ddb_store_names_free(p->inputs, p->n_inputs);
     ddb_buf_dispose(&p->fingerprint);
     free(p);
 }

@@ -83,13 +83,23 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
 static void stats_json(ddb_buf *out, const ddb_entity_stats *e)
 {
     ddb_buf_puts(out, "{\"name\":");
-    ddb_json_put_string(out, e->name, strlen(e->name));
+    ddb_json_put_text(out, e->name, strlen(e->name));
     ddb_buf_printf(out,
                    ",\"read\":%llu,\"written\":%llu,\"deleted\":%llu,\"rejected\":%llu,"
                    "\"unmatched\":%llu,\"not_done\":%llu}",
                    (unsigned long long)e->read, (unsigned long long)e->written,
                    (unsigned long long)e->deleted, (unsigned long long)e->rejected,
                    (unsigned long long)e->unmatched, (unsigned long long)e->not_done);
+}
+
+/* ,"key":"path" or ,"key":null */
+static void put_path(ddb_buf *out, const char *key, const char *path)
+{
+    ddb_buf_printf(out, ",\"%s\":", key);
+    if (path)
+        ddb_json_put_text(out, path, strlen(path));
+    else
+        ddb_buf_puts(out, "null");
 }
 
 void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
@@ -118,13 +128,11 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
     for (size_t i = 0; i < s->n_outputs; i++) {
         if (i)
             ddb_buf_putc(out, ',');
-        ddb_json_put_string(out, s->outputs[i], strlen(s->outputs[i]));
+        ddb_json_put_text(out, s->outputs[i], strlen(s->outputs[i]));
     }
-    ddb_buf_puts(out, "],\"rejects_file\":");
-    if (s->rejects_path)
-        ddb_json_put_string(out, s->rejects_path, strlen(s->rejects_path));
-    else
-        ddb_buf_puts(out, "null");
+    ddb_buf_putc(out, ']');
+    put_path(out, "rejects_file", s->rejects_path);
+    put_path(out, "unmatched_file", s->unmatched_path);
     ddb_buf_printf(out, ",\"complete\":%s,\"exit_code\":%d}\n",
                    s->total.not_done == 0 && !s->interrupted && !s->output_failed &&
                            s->input_errors == 0
@@ -142,5 +150,6 @@ void ddb_summary_dispose(ddb_summary *s)
         free(s->outputs[i]);
     free(s->outputs);
     free(s->rejects_path);
+    free(s->unmatched_path);
     memset(s, 0, sizeof(*s));
 }

@@ -5,6 +5,7 @@
 #include "ddbpipe/table.h"
 
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -69,6 +70,27 @@ static void key_schema(json_object *ks, json_object *defs, ddb_key_attr *pk, ddb
     }
 }
 
+/* Projection {ProjectionType, NonKeyAttributes} of an index description. */
+static void projection(json_object *ix, ddb_index_info *n, int *oom)
+{
+    json_object *pr = NULL, *nk = NULL;
+    size_t cnt;
+    json_object_object_get_ex(ix, "Projection", &pr);
+    n->projection = dup_or_null(pr ? jstr(pr, "ProjectionType") : NULL, oom);
+    if (pr == NULL || !json_object_object_get_ex(pr, "NonKeyAttributes", &nk) ||
+        !json_object_is_type(nk, json_type_array) || (cnt = json_object_array_length(nk)) == 0)
+        return;
+    if ((n->non_key = calloc(cnt, sizeof(char *))) == NULL) {
+        *oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < cnt; i++) {
+        const char *a = json_object_get_string(json_object_array_get_idx(nk, i));
+        if (a != NULL && (n->non_key[n->n_non_key] = dup_or_null(a, oom)) != NULL)
+            n->n_non_key++;
+    }
+}
+
 int ddb_table_info_parse(ddb_table_info **out, const char *json, const char *table, ddb_error *err)
 {
     json_object *root = json_tokener_parse(json), *t, *defs = NULL, *ks = NULL, *v;
@@ -123,6 +145,7 @@ int ddb_table_info_parse(ddb_table_info **out, const char *json, const char *tab
             n->status = g ? dup_or_null(jstr(ix, "IndexStatus"), &oom) : NULL;
             json_object_object_get_ex(ix, "KeySchema", &iks);
             key_schema(iks, defs, &n->pk, &n->sk, &oom);
+            projection(ix, n, &oom);
         }
     }
     ti->index_pk = calloc(ti->n_indexes + 1, sizeof(ddb_key_attr));
@@ -193,6 +216,10 @@ void ddb_table_info_free(ddb_table_info *t)
         free(t->indexes[i].status);
         free((char *)t->indexes[i].pk.name);
         free((char *)t->indexes[i].sk.name);
+        free(t->indexes[i].projection);
+        for (size_t k = 0; k < t->indexes[i].n_non_key; k++)
+            free(t->indexes[i].non_key[k]);
+        free(t->indexes[i].non_key);
     }
     free(t->indexes);
     free(t->index_pk);
@@ -378,7 +405,18 @@ int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int
         goto done;
     if (!resp.ok) {
         if (strcmp(resp.error_type, "ResourceInUseException") == 0 && exists_ok) {
-            rc = 0;
+            /* It exists: fine only if it is the table the mapping describes. */
+            ddb_buf why = DDB_BUF_INIT;
+            if ((rc = ddb_table_describe(&ti, c, name, err)) == 0 &&
+                ddb_table_check_mapping(ti, m, &why) > 0)
+                rc = ddb_error_set(err, DDB_EUSAGE,
+                                   "table %s exists, but not as %s describes it: %s", name,
+                                   m->path, why.ptr);
+            ddb_buf_dispose(&why);
+            ddb_table_info_free(ti);
+            ti = NULL;
+            if (rc != 0)
+                goto done;
         } else {
             rc = ddb_error_set(
                 err, strcmp(resp.error_type, "ResourceInUseException") == 0 ? DDB_EUSAGE : DDB_ENET,
@@ -418,6 +456,106 @@ void ddb_table_info_format(ddb_buf *out, const ddb_table_info *t)
                        t->indexes[i].name, t->indexes[i].status ? " " : "",
                        t->indexes[i].status ? t->indexes[i].status : "");
         key_text(out, &t->indexes[i].pk, &t->indexes[i].sk);
+        if (t->indexes[i].projection) {
+            ddb_buf_printf(out, "; projection %s", t->indexes[i].projection);
+            for (size_t k = 0; k < t->indexes[i].n_non_key; k++)
+                ddb_buf_printf(out, "%s%s", k ? ", " : " (", t->indexes[i].non_key[k]);
+            if (t->indexes[i].n_non_key)
+                ddb_buf_putc(out, ')');
+        }
         ddb_buf_putc(out, '\n');
     }
+}
+
+static int same_key(const ddb_key_attr *a, const ddb_key_attr *b)
+{
+    if (a->name == NULL || b->name == NULL)
+        return a->name == b->name;
+    return strcmp(a->name, b->name) == 0 && a->type == b->type;
+}
+
+static void key_word(ddb_buf *b, const ddb_key_attr *k)
+{
+    if (k->name == NULL)
+        ddb_buf_puts(b, "none");
+    else
+        ddb_buf_printf(b, "%s (%s)", k->name, ddb_type_name(k->type));
+}
+
+/* "the table's <what> is X, the mapping's Y" */
+static int differs(ddb_buf *why, const char *what, const ddb_key_attr *table,
+                   const ddb_key_attr *mapping)
+{
+    if (same_key(table, mapping))
+        return 0;
+    ddb_buf_printf(why, "%sthe table's %s is ", why->len ? "; " : "", what);
+    key_word(why, table);
+    ddb_buf_puts(why, ", the mapping's ");
+    key_word(why, mapping);
+    return 1;
+}
+
+static int same_projection(const ddb_index_info *ti, const ddb_index_def *mi)
+{
+    const char *tp = ti->projection ? ti->projection : "ALL";
+    if (strcmp(tp, mi->projection) != 0 || ti->n_non_key != mi->n_non_key)
+        return 0;
+    for (size_t i = 0; i < mi->n_non_key; i++) {
+        size_t k;
+        for (k = 0; k < ti->n_non_key && strcmp(ti->non_key[k], mi->non_key[i]) != 0; k++)
+            ;
+        if (k == ti->n_non_key)
+            return 0;
+    }
+    return 1;
+}
+
+int ddb_table_check_mapping(const ddb_table_info *t, const ddb_mapping *m, ddb_buf *why)
+{
+    const ddb_table_def *d = &m->table;
+    int n = 0;
+    char what[200];
+
+    n += differs(why, "partition key", &t->pk, &d->pk);
+    n += differs(why, "sort key", &t->sk, &d->sk);
+    for (size_t i = 0; i < d->n_indexes; i++) {
+        const ddb_index_def *mi = &d->indexes[i];
+        const ddb_index_info *ti = NULL;
+        for (size_t k = 0; k < t->n_indexes; k++)
+            if (t->indexes[k].name && strcmp(t->indexes[k].name, mi->name) == 0)
+                ti = &t->indexes[k];
+        if (ti == NULL) {
+            ddb_buf_printf(why, "%sthe table has no index %s", why->len ? "; " : "", mi->name);
+            n++;
+            continue;
+        }
+        if (ti->global != mi->global) {
+            ddb_buf_printf(why, "%s%s is a%s in the table, a%s in the mapping",
+                           why->len ? "; " : "", mi->name, ti->global ? " GSI" : "n LSI",
+                           mi->global ? " GSI" : "n LSI");
+            n++;
+            continue;
+        }
+        snprintf(what, sizeof(what), "index %s partition key", mi->name);
+        n += differs(why, what, &ti->pk, &mi->pk);
+        snprintf(what, sizeof(what), "index %s sort key", mi->name);
+        n += differs(why, what, &ti->sk, &mi->sk);
+        if (!same_projection(ti, mi)) {
+            ddb_buf_printf(why, "%sindex %s projects %s in the table, %s in the mapping",
+                           why->len ? "; " : "", mi->name, ti->projection ? ti->projection : "?",
+                           mi->projection);
+            n++;
+        }
+    }
+    for (size_t k = 0; k < t->n_indexes; k++) {
+        size_t i;
+        for (i = 0; i < d->n_indexes && strcmp(d->indexes[i].name, t->indexes[k].name) != 0; i++)
+            ;
+        if (i == d->n_indexes) {
+            ddb_buf_printf(why, "%sthe table has an index %s the mapping does not describe",
+                           why->len ? "; " : "", t->indexes[k].name ? t->indexes[k].name : "?");
+            n++;
+        }
+    }
+    return n;
 }

@@ -183,6 +183,28 @@ static int valid_weekday(const char *s, size_t len)
     return 0;
 }
 
+size_t ddb_weekday_spell(const ddb_field *f, const char *s, size_t len, char *out)
+{
+    static const char *const days[] = {"monday", "tuesday",  "wednesday", "thursday",
+                                       "friday", "saturday", "sunday"};
+    const char *sp = f->spelling ? f->spelling : "Monday";
+    int upper = sp[1] >= 'A' && sp[1] <= 'Z', cap = sp[0] >= 'A' && sp[0] <= 'Z';
+    int abbrev = strlen(sp) == 3;
+    for (int i = 0; i < 7; i++) {
+        size_t full = strlen(days[i]), n;
+        if (!((len == full || len == 3) && strncasecmp(s, days[i], len) == 0))
+            continue;
+        n = abbrev ? 3 : full;
+        for (size_t k = 0; k < n; k++) {
+            char c = days[i][k];
+            out[k] = (char)((upper || (k == 0 && cap)) ? c - 'a' + 'A' : c);
+        }
+        out[n] = '\0';
+        return n;
+    }
+    return 0;
+}
+
 static int valid_uuid(const char *s, size_t len)
 {
     if (len != 36)
@@ -449,6 +471,14 @@ int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e
                 return rc;
         } else if (f->type == DDB_TYPE_B) {
             ddb_buf_put_base64(out, (const unsigned char *)v->u.s.ptr, v->u.s.len);
+        } else if (f->format == DDB_FMT_WEEKDAY && f->type == DDB_TYPE_S) {
+            /* one day, one key: the mapping's spelling whatever the value's */
+            char day[16];
+            size_t n = ddb_weekday_spell(f, v->u.s.ptr, v->u.s.len, day);
+            if (n)
+                ddb_buf_append(out, day, n);
+            else
+                ddb_buf_append(out, v->u.s.ptr, v->u.s.len);
         } else if (f->enum_keys != NULL) {
             int ei = ddb_field_enum_index(f, v->u.s.ptr, v->u.s.len, 0);
             if (ei < 0)

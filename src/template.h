@@ -49,4 +49,9 @@ int ddb_field_accepts_text(const ddb_field *f, const char *s, size_t len, ddb_er
  * spelt s in keys (keys = 1) or stored as s (keys = 0), or -1. */
 int ddb_field_enum_index(const ddb_field *f, const char *s, size_t len, int keys);
 
+/* A weekday in any spelling (valid_weekday's) written the field's way
+ * (spelling, default "Monday") into out (>= 10 bytes, NUL-terminated).
+ * Returns its length, or 0 when s is no weekday. */
+size_t ddb_weekday_spell(const ddb_field *f, const char *s, size_t len, char *out);
+
 #endif

@@ -437,9 +437,22 @@ static int take_field(tctx *c, int fi, const ddb_value *v, const char *source)
     const ddb_field *f = &c->e->fields[fi];
     ddb_value conv;
     int rc;
-    if ((rc = ddb_value_convert(&conv, v, f->type, c->a, c->err)) != 0 ||
-        (!c->decoded && (rc = check_constraints(f, &conv, c->err)) != 0))
+    if ((rc = ddb_value_convert(&conv, v, f->type, c->a, c->err)) != 0)
         return ddb_error_prefix(c->err, "field %s: ", f->name);
+    /* the constraint messages name the field themselves; a decoded record's
+     * values passed them already */
+    if (!c->decoded && (rc = check_constraints(f, &conv, c->err)) != 0)
+        return rc;
+    if (f->format == DDB_FMT_WEEKDAY && conv.type == DDB_TYPE_S) {
+        /* one day, one key: whatever the record's spelling, the mapping's */
+        char day[16];
+        size_t n = ddb_weekday_spell(f, conv.u.s.ptr, conv.u.s.len, day);
+        char *copy = n ? ddb_arena_memdup(c->a, day, n) : NULL;
+        if (n && copy == NULL)
+            return oom(c->err);
+        if (n)
+            conv = ddb_value_str(DDB_TYPE_S, copy, n);
+    }
     return set_slot(c, fi, &conv, source);
 }
 

@@ -267,3 +267,18 @@ void ddb_stack_dispose(ddb_stack *st)
     st->base = NULL;
     st->len = st->cap = 0;
 }
+
+int ddb_value_u64(const ddb_value *v, uint64_t *out)
+{
+    uint64_t n = 0;
+    if (v == NULL || v->type != DDB_TYPE_N || v->u.s.len == 0)
+        return -1;
+    for (size_t i = 0; i < v->u.s.len; i++) {
+        unsigned d = (unsigned)(v->u.s.ptr[i] - '0');
+        if (d > 9 || n > (UINT64_MAX - d) / 10)
+            return -1;
+        n = n * 10 + d;
+    }
+    *out = n;
+    return 0;
+}

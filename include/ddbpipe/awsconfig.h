@@ -136,6 +136,11 @@ typedef struct ddb_aws_config {
     char *region_source; /* "AWS_REGION", "'region' in profile 'x' of /path"... */
     char *endpoint_url;
     char *endpoint_source; /* likewise, or "default for the region" */
+    /* S3's configured endpoint (AWS_ENDPOINT_URL_S3, [services] s3 =
+     * endpoint_url, AWS_ENDPOINT_URL, the profile's endpoint_url), never
+     * DynamoDB's endpoint option; NULL: AWS itself. */
+    char *s3_endpoint_url;
+    char *s3_endpoint_source;
 } ddb_aws_config;
 
 /* Resolves region, credentials (fetching them once, so a broken setup fails

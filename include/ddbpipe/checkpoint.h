@@ -46,9 +46,13 @@ typedef struct ddb_checkpoint {
 
 typedef struct ddb_tracker ddb_tracker;
 
-/* Called when a resumable unit commits, with the rejects-file lines of its
- * rejected records (so the rejects file never runs ahead of the checkpoint). */
-typedef void (*ddb_commit_fn)(void *ctx, const char *reject_lines, size_t len);
+/* Called when a resumable unit commits, once per kind of line its records
+ * carried: the rejects-file lines of its rejected records (kind
+ * DDB_OUTCOME_REJECTED) and the unmatched-file lines of its unmatched items
+ * (DDB_OUTCOME_UNMATCHED); count lines of len bytes. So neither file ever runs
+ * ahead of the checkpoint. */
+typedef void (*ddb_commit_fn)(void *ctx, ddb_outcome kind, const char *lines, size_t len,
+                              uint64_t count);
 
 /* rows: entity rows (entities + 1). Returns 0 or DDB_ENOMEM. */
 DDB_MUST_USE int ddb_tracker_new(ddb_tracker **out, size_t rows, ddb_commit_fn on_commit,
@@ -60,10 +64,12 @@ void ddb_tracker_free(ddb_tracker *t);
  * out of memory (sequence numbers start at 1). */
 uint64_t ddb_tracker_begin(ddb_tracker *t, int input, uint64_t pos, int change, ddb_reader *rd);
 
-/* The record's outcome; row is its entity row. A rejected record may carry
- * its rejects-file line (copied), written when it commits. Returns 0 or DDB_ENOMEM. */
-int ddb_tracker_settle(ddb_tracker *t, uint64_t seq, int row, ddb_outcome outcome,
-                       const char *reject_line, size_t len);
+/* The record's outcome; row is its entity row. A rejected or unmatched
+ * record may carry its line for the rejects or unmatched file, handed to
+ * on_commit when the record commits: at once, without a copy, when nothing
+ * read before it is pending; otherwise copied. Returns 0 or DDB_ENOMEM. */
+int ddb_tracker_settle(ddb_tracker *t, uint64_t seq, int row, ddb_outcome outcome, const char *line,
+                       size_t len);
 
 /* The input has been read to its end. Returns 0 or DDB_ENOMEM. */
 int ddb_tracker_end_input(ddb_tracker *t, int input);
@@ -89,7 +95,8 @@ typedef struct ddb_state {
     char *reader_state; /* JSON from the resumed input's reader, or NULL */
     char *outputs;      /* JSON array from the output's checkpoint */
     uint64_t rejects_bytes;
-    int complete; /* the run finished: nothing to resume */
+    uint64_t unmatched_bytes; /* the unmatched file's committed length */
+    int complete;        /* the run finished: nothing to resume */
 } ddb_state;
 
 /* Writes the state atomically: a temporary file, fsync, rename, fsync of

@@ -18,6 +18,7 @@
 #include "ddbpipe/awsconfig.h"
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
+#include "ddbpipe/sigv4.h"
 
 typedef struct ddb_client ddb_client;
 
@@ -25,21 +26,26 @@ typedef struct ddb_client_opts {
     const char *endpoint; /* https://dynamodb.<region>.amazonaws.com or a local URL */
     const char *region;
     const ddb_aws_credentials *credentials; /* borrowed; must outlive the client */
-    struct ddb_credprov *provider;        /* borrowed; when set, requests are signed with its
-                                             current credentials instead, and a request refused
-                                             for its credentials goes again with newer ones */
-    int concurrency;                      /* requests in flight (default 16) */
-    int max_attempts;                     /* per request, incl. the first (default 10) */
-    uint32_t backoff_base_ms;             /* default 50 */
-    uint32_t backoff_cap_ms;              /* default 20000 */
-    long connect_timeout_ms;              /* default 5000 */
-    long request_timeout_ms;              /* whole request, default 60000 */
-    const char *user_agent;               /* default "ddbpipe/<version>" */
-    uint64_t random_seed;                 /* 0 = from the clock; fixed in tests */
-    int verbose;                          /* log requests (never credentials) to stderr */
-    int fixed_concurrency;                /* do not adapt: by default throttling halves the
-                                             requests in flight (at most once a second) and
-                                             they grow back by one per window of successes */
+    struct ddb_credprov *provider;          /* borrowed; when set, requests are signed with its
+                                               current credentials instead, and a request refused
+                                               for its credentials goes again with newer ones */
+    int concurrency;                        /* requests in flight (default 16) */
+    int max_attempts;                       /* per request, incl. the first (default 10) */
+    uint32_t backoff_base_ms;               /* default 50 */
+    uint32_t backoff_cap_ms;                /* default 20000 */
+    long connect_timeout_ms;                /* default 5000 */
+    long request_timeout_ms;                /* whole request, default 60000 */
+    const char *user_agent;                 /* default "ddbpipe/<version>" */
+    uint64_t random_seed;                   /* 0 = from the clock; fixed in tests */
+    int verbose;                            /* log requests (never credentials) to stderr */
+    /* Told once, at the first request that cannot reach the endpoint (refused,
+     * no such host, no answer in time): a wrong endpoint otherwise retries
+     * silently for half a minute. May be NULL. */
+    void (*notice)(void *ctx, const char *msg);
+    void *notice_ctx;
+    int fixed_concurrency; /* do not adapt: by default throttling halves the
+                              requests in flight (at most once a second) and
+                              they grow back by one per window of successes */
 } ddb_client_opts;
 
 /* The outcome of one call, after any retries. */
@@ -49,6 +55,9 @@ typedef struct ddb_response {
     char *body;       /* response body (NUL-terminated), owned by the client until the
                          callback returns; ddb_client_call hands it to the caller */
     size_t body_len;
+    char *headers; /* the final attempt's response header lines ("Name: value\r\n"...),
+                      NUL-terminated; owned like body (ddb_response_header reads them) */
+    size_t headers_len;
     char error_type[128]; /* "ProvisionedThroughputExceededException", "ValidationException" */
     char message[512];    /* the service's message, or the transport error */
     int attempts;         /* how many times it was sent */
@@ -106,6 +115,16 @@ int ddb_client_step(ddb_client *c, ddb_error *err);
 /* Calls queued, waiting out a backoff, or in flight. */
 int ddb_client_pending(const ddb_client *c);
 
+/*
+ * An interrupted run: the requests already on the wire get their answers
+ * (DynamoDB may have applied them; only the answer tells), their callbacks
+ * run, and nothing new starts: calls waiting to start or to retry, and any
+ * a callback submits, finish at once as not sent (error_type "Cancelled",
+ * not retryable). Ignores the stop flag; a second signal is the caller's way
+ * out. Returns 0 or DDB_ENET.
+ */
+int ddb_client_settle(ddb_client *c, ddb_error *err);
+
 /* One call, synchronously: submit + run until done. On return *resp owns its
  * body (free with ddb_response_dispose). Returns 0 when a response was
  * obtained (check resp->ok), else a loop error. */
@@ -113,6 +132,49 @@ DDB_MUST_USE int ddb_client_call(ddb_client *c, const char *operation, const cha
                                  ddb_response *resp, ddb_error *err);
 
 void ddb_response_dispose(ddb_response *resp);
+
+/*
+ * A request of another AWS service (S3) through the same loop: the same
+ * connections, credentials (refreshed and retried as for DynamoDB) and retry
+ * rules (throttling such as SlowDown, HTTP 5xx, connection errors, timeouts,
+ * with full-jitter backoff). S3 shares DynamoDB's loop rather than a second
+ * HTTP stack so that reading objects and writing a table interleave on one
+ * thread: whoever drives the loop moves both.
+ */
+typedef struct ddb_http_call {
+    const char *method;  /* "GET", "HEAD", "PUT", "POST", "DELETE" */
+    const char *url;     /* scheme://host[:port]/path[?query], path and query as on the wire */
+    const char *service; /* signing name ("s3") */
+    const char *region;  /* signing region; NULL: the client's */
+    const ddb_sigv4_header *headers; /* more headers to send and sign (copied) */
+    size_t n_headers;
+    const void *body; /* copied; may be NULL */
+    size_t body_len;
+    unsigned sign_flags; /* DDB_SIGV4_*; S3: DDB_SIGV4_SIGN_BODY | DDB_SIGV4_PATH_ENCODED */
+    /* Ranged GET of bytes [range_start, range_end]: when a connection drops
+     * after part of the body arrived, the next attempt asks only for the rest
+     * (Range: bytes=<next>-<end>) and keeps what arrived: nothing is read
+     * twice or skipped. A response that is not 206 with exactly that
+     * Content-Range fails the call. Pair it with If-Match (in headers) so a
+     * changed object fails (412) instead of mixing two versions. */
+    int ranged;
+    uint64_t range_start, range_end;
+} ddb_http_call;
+
+/* Queues a generic request (see ddb_http_call). done is called once from
+ * ddb_client_run; resp->ok for any 2xx. A non-2xx answer's XML or JSON error
+ * is parsed into error_type and message. Returns 0 or DDB_ENOMEM. */
+DDB_MUST_USE int ddb_client_submit_http(ddb_client *c, const ddb_http_call *hc,
+                                        ddb_call_done_fn done, void *ctx, ddb_error *err);
+
+/* One generic request, synchronously (the response owns body and headers:
+ * ddb_response_dispose). Returns 0 when a response was obtained. */
+DDB_MUST_USE int ddb_client_call_http(ddb_client *c, const ddb_http_call *hc, ddb_response *resp,
+                                      ddb_error *err);
+
+/* Copies the value of response header name (case-insensitive, first
+ * occurrence, trimmed) into out. Returns 1 when present, else 0 (out = ""). */
+int ddb_response_header(const ddb_response *resp, const char *name, char *out, size_t cap);
 
 int ddb_client_concurrency(const ddb_client *c);
 

@@ -25,6 +25,7 @@ typedef enum ddb_error_code {
     DDB_ENOMATCH = -9, /* an item matches no entity of the mapping */
     DDB_ENET = -10,    /* network or protocol failure */
     DDB_EINTR = -11,   /* interrupted by a signal */
+    DDB_ELIMIT = -12,  /* a limit the run was given was reached (too many rejects) */
     DDB_ITEROVER = -31 /* end of iteration; not an error */
 } ddb_error_code;
 

@@ -72,6 +72,11 @@ DDB_MUST_USE int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want
 DDB_MUST_USE int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out,
                                       ddb_error *err);
 
+/* The same over a source already open (raw bytes, e.g. an S3 object). Takes
+ * ownership of raw, even on failure. */
+DDB_MUST_USE int ddb_source_auto(ddb_source **out, ddb_source *raw, ddb_source **md5_out,
+                                 ddb_error *err);
+
 /* Reads through src->vt and counts the bytes in src->bytes_in. Returns > 0,
  * 0 at end of stream (also when len is 0), or a negative code with err set. */
 ssize_t ddb_source_read(ddb_source *src, void *buf, size_t len, ddb_error *err);
@@ -81,6 +86,19 @@ uint64_t ddb_source_raw_bytes(const ddb_source *src);
 
 /* The last component of a path ("a/b/c.json" -> "c.json"), pointing into path. */
 const char *ddb_path_base(const char *path);
+
+/* Reads a whole regular file of at most max bytes into *out (malloc'd, with a
+ * '\0' after its *len bytes). Returns 0, DDB_ENOTFOUND, DDB_ETOOBIG, DDB_EIO,
+ * DDB_ENOMEM. */
+DDB_MUST_USE int ddb_file_read_small(char **out, size_t *len, const char *path, size_t max,
+                                     ddb_error *err);
+
+/* dir/name (name alone for dir "."), malloc'd; NULL when out of memory. */
+char *ddb_path_join(const char *dir, const char *name);
+
+/* name in the folder of path ("a/b.x", "c" -> "a/c"; "b.x", "c" -> "c"),
+ * malloc'd; NULL when out of memory. */
+char *ddb_path_sibling(const char *path, const char *name);
 
 /* Frees src and everything upstream of it. Accepts NULL. */
 void ddb_source_free(ddb_source *src);
@@ -147,6 +165,25 @@ struct ddb_sink {
  * renamed onto path by finish(); until then path is untouched, and free()
  * without finish() removes the temporary file. */
 DDB_MUST_USE int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic, ddb_error *err);
+
+/* mkdir -p: creates dir and the folders above it that are missing. Returns 0,
+ * DDB_EIO naming the folder that cannot be made, or DDB_ENOMEM. */
+int ddb_make_dirs(const char *dir, ddb_error *err);
+
+/* Removes a folder of files (not of folders) ddbpipe made, with its files;
+ * one that does not exist is fine. */
+void ddb_remove_dir(const char *dir);
+
+/* Writes len bytes to path atomically (a temporary file, fsync, rename): the
+ * file is the old one or the new one, never half of one. Returns 0, DDB_EIO,
+ * DDB_ENOMEM. */
+DDB_MUST_USE int ddb_file_write_atomic(const char *path, const void *data, size_t len,
+                                       ddb_error *err);
+
+/* Whether ddb_make_dirs(dir) and files in it could be made: the nearest part
+ * of dir that exists must be a folder this process may write. Returns 0, or
+ * DDB_EIO naming the part at fault. */
+int ddb_check_dir_writable(const char *dir, ddb_error *err);
 
 /*
  * A file written under partial_path and renamed onto final_path by finish(),

@@ -76,6 +76,11 @@ int ddb_json_sniff_line(ddb_json_line_kind *kind, const char *text, size_t len);
 /* Appends s as a JSON string literal ("..." with escapes; UTF-8 passes through). */
 int ddb_json_put_string(ddb_buf *b, const char *s, size_t len);
 
+/* The same for text meant for people (a message, a file name) that may not
+ * be UTF-8: each byte that is not part of a valid character becomes U+FFFD,
+ * so the JSON stays valid. Never for data, which must stay exact. */
+int ddb_json_put_text(ddb_buf *b, const char *s, size_t len);
+
 /* Appends a value in DynamoDB JSON ({"S":"x"}). */
 int ddb_json_put_typed_value(ddb_buf *b, const ddb_value *v);
 

@@ -72,6 +72,13 @@ typedef struct ddb_manifest {
 DDB_MUST_USE int ddb_manifest_load(ddb_manifest **out, const char *path, unsigned flags,
                                    ddb_warn_fn warn, void *warn_ctx, ddb_error *err);
 
+struct ddb_store;
+
+/* The same, with the files in store (store.h): an export in an S3 bucket. */
+DDB_MUST_USE int ddb_manifest_load_from(ddb_manifest **out, struct ddb_store *store,
+                                        const char *path, unsigned flags, ddb_warn_fn warn,
+                                        void *warn_ctx, ddb_error *err);
+
 /* Frees m and everything it holds. Accepts NULL. */
 void ddb_manifest_free(ddb_manifest *m);
 

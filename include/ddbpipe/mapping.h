@@ -56,6 +56,9 @@ typedef struct ddb_field {
     regex_t pattern;
     int has_pattern;
     ddb_field_format format;
+    char *spelling; /* weekday format: how encode writes a day, as an example of the
+                       form ("Monday", "MONDAY", "monday", "Mon", "MON", "mon");
+                       default "Monday" */
 } ddb_field;
 
 typedef enum ddb_key_role {

@@ -40,8 +40,6 @@ typedef struct ddb_output_vtable {
      * [0..n_declared) are declared fields when the output writes records. */
     int (*put)(ddb_output *o, int entity_index, ddb_record_kind kind, const ddb_map *rec,
                size_t n_declared, const ddb_record *origin, ddb_error *err);
-    /* An item no entity matched (kept verbatim). */
-    int (*unmatched)(ddb_output *o, ddb_record_kind kind, const ddb_map *item, ddb_error *err);
     /* Commits everything; after success all acks have been delivered. */
     int (*finish)(ddb_output *o, ddb_error *err);
     /* Frees; uncommitted files are removed (kept in resumable mode). */
@@ -50,6 +48,10 @@ typedef struct ddb_output_vtable {
      * what a resumed run needs to continue the outputs ([{"path":..,"bytes":..}]
      * for files; [] when acks already mean durable, as for a table). */
     int (*checkpoint)(ddb_output *o, ddb_buf *state, ddb_error *err);
+    /* The run was interrupted: send nothing more, and wait for the answers
+     * to what is already sent so acks match what the destination holds (may
+     * be NULL: nothing is ever in flight). What was never sent is not done. */
+    int (*stop)(ddb_output *o, ddb_error *err);
 } ddb_output_vtable;
 
 struct ddb_output {

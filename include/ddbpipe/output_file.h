@@ -1,8 +1,8 @@
 /*
  * output_file.h — the file output: DIR/<Entity>.<ext>[.gz] per entity
- * (deletes in DIR/<Entity>.deletes.<ext>), DIR/_unmatched.ndjson for items no
- * entity matches (DynamoDB JSON, re-importable), or one DIR/items.<ext>
- * without a mapping. Every file is written under a temporary name and
+ * (deletes in DIR/<Entity>.deletes.<ext>), or one DIR/items.<ext> without a
+ * mapping. (Items no entity matches go to the pipeline's unmatched file, a
+ * ddb_rejects, whatever the output.) Every file is written under a temporary name and
  * renamed into place by finish(), so files appear complete or not at all.
  */
 #ifndef DDBPIPE_OUTPUT_FILE_H
@@ -16,6 +16,8 @@
 #include "ddbpipe/output.h"
 #include "ddbpipe/writer.h"
 
+struct ddb_s3;
+
 typedef struct ddb_file_output_opts {
     const char *dir; /* created if missing */
     ddb_out_format format;
@@ -28,6 +30,9 @@ typedef struct ddb_file_output_opts {
     const char *single_name;    /* file base name without a mapping ("items") */
     int resumable;              /* write DIR/.<name>.partial, kept when the run stops early */
     const char *resume_state;   /* JSON array saved by checkpoint(): continue those files */
+    const char *schema_dir;     /* records with a mapping: the files' column types go there
+                                   (schema.h), replaced as a whole by finish(); NULL = none */
+    struct ddb_s3 *s3;          /* for a dir s3://bucket/prefix: objects, multipart uploads */
 } ddb_file_output_opts;
 
 /*

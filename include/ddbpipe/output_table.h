@@ -35,6 +35,7 @@ typedef struct ddb_table_write_stats {
     uint64_t blocked;      /* writes that waited for an earlier write of the same key */
     double capacity_units; /* ConsumedCapacity reported by DynamoDB */
     double rate;           /* current WCU/s ceiling (adaptive; 0 = none) */
+    uint64_t in_flight;    /* items sent whose answer has not come yet */
 } ddb_table_write_stats;
 
 /*

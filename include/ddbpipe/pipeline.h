@@ -72,10 +72,17 @@ typedef struct ddb_pipeline_opts {
     const ddb_mapping *to_mapping; /* convert: encode with this one */
     const ddb_type_hint *types;    /* --types for untyped inputs */
     size_t n_types;
-    ddb_output *output;    /* NULL in validate mode */
-    ddb_rejects *rejects;  /* NULL: rejects are only reported */
-    int delete_all;        /* --delete: every record is a deletion of its key */
-    uint64_t report_limit; /* problems passed to report (0 = all) */
+    ddb_output *output;      /* NULL in validate mode */
+    ddb_rejects *rejects;    /* NULL: rejects are only reported */
+    ddb_rejects *unmatched;  /* items no entity matches ({"Item":..} lines, like the
+                                rejects file); NULL: only counted */
+    int delete_all;          /* --delete: every record is a deletion of its key */
+    uint64_t report_limit;   /* problems passed to report (0 = all) */
+    int allow_extra_columns; /* a CSV column no field of the entity has is stored as an
+                                undeclared attribute, not an error */
+    int limit_rejects;       /* stop reading once more than max_rejects records are rejected
+                                (DDB_ELIMIT; the outputs are not committed) */
+    uint64_t max_rejects;
     ddb_report_fn report;
     void *report_ctx;
     /* Checkpoints: with state_path, the committed position, counts and

@@ -65,6 +65,8 @@ typedef enum ddb_input_format {
     DDB_IN_DYNAMODUMP /* a dynamodump backup of a table: schema.json + data/NNNN.json */
 } ddb_input_format;
 
+struct ddb_store;
+
 typedef struct ddb_reader_opts {
     ddb_input_format format; /* DDB_IN_AUTO: by content */
     char delimiter;          /* CSV delimiter; 0 = ',' (or '\t' for .tsv) */
@@ -81,6 +83,11 @@ typedef struct ddb_reader_opts {
     int allow_short_rows; /* a row with fewer cells than columns: the rest are absent */
     int allow_long_rows;  /* a row with more cells: the extra ones are kept as attributes
                              _col<N> (N = 1-based column), so they land in _extra */
+    /* Where s3:// inputs are read from (store.h); NULL: they cannot be. */
+    struct ddb_store *remote;
+    /* Shard I of N (1 <= shard <= shards): an export reads only its data files
+     * i with i % N == I - 1, so N processes split one export. 0: all. */
+    unsigned shard, shards;
     /* Non-fatal findings (e.g. an export manifest whose checksum no longer
      * matches), one message naming the file per call; NULL drops them. May be
      * called from ddb_reader_open and from next. */
@@ -130,13 +137,16 @@ typedef struct ddb_reader_vtable {
 
 struct ddb_reader {
     const ddb_reader_vtable *vt;
-    char *name;              /* the input as named by the user */
-    ddb_input_format format; /* the format that was detected or forced */
-    uint64_t total_bytes;    /* input size when known (for progress), else 0 */
-    uint64_t expected_items; /* from a manifest, else 0 */
-    char *entity_hint;       /* the entity its records are (--entity, else the file name:
-                                Tag.csv), or NULL; the pipeline encodes records with it */
-    int deletes;             /* the file name says it holds deletions (Tag.deletes.csv) */
+    char *name;                 /* the input as named by the user */
+    ddb_input_format format;    /* the format that was detected or forced */
+    uint64_t total_bytes;       /* input size when known (for progress), else 0 */
+    uint64_t expected_items;    /* from a manifest, else 0 */
+    char *entity_hint;          /* the entity its records are (--entity, else the file name:
+                                   Tag.csv), or NULL; the pipeline encodes records with it */
+    int deletes;                /* the file name says it holds deletions (Tag.deletes.csv) */
+    const char *const *columns; /* the names a header row gave (CSV), in order; NULL for
+                                   formats without one */
+    size_t n_columns;
 };
 
 /*
@@ -168,6 +178,20 @@ static inline uint64_t ddb_reader_decoded_bytes(const ddb_reader *r)
 }
 
 void ddb_reader_free(ddb_reader *r);
+
+/*
+ * The files to read in a folder that is not an Export to S3 folder, such as
+ * one a run of ddbpipe wrote (one file per entity): its regular files, sorted
+ * bytewise, without those whose names start with '_' (the run's rejects,
+ * unmatched items and own records) or '.'. *out (paths, malloc'd) and *n are
+ * 0 when path is not such a folder (a file, an export, stdin). Returns 0,
+ * DDB_EIO, DDB_ENOMEM.
+ */
+DDB_MUST_USE int ddb_reader_list_folder(char ***out, size_t *n, const char *path, ddb_error *err);
+
+/* Whether reading a folder (or an S3 prefix) leaves out a file or folder of
+ * this name: it starts with '_' (a run's own files) or '.'. */
+int ddb_reader_skips_name(const char *name);
 
 /* "ddb-json", "scan", "ndjson", "csv", "export", "json", "dynamodump". */
 const char *ddb_input_format_name(ddb_input_format f);

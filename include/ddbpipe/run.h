@@ -51,7 +51,11 @@ typedef enum ddb_run_field {
     DDB_RUN_F_WAIT,         /* waiting for a table to become ACTIVE */
     DDB_RUN_F_STATE,        /* the state file */
     DDB_RUN_F_RESUME,       /* resuming from it */
-    DDB_RUN_F_REJECTS       /* the rejects file */
+    DDB_RUN_F_REJECTS,      /* the rejects file */
+    DDB_RUN_F_UNMATCHED,    /* the unmatched file */
+    DDB_RUN_F_OVERWRITE,    /* writing into a folder holding other files */
+    DDB_RUN_F_SHARD,        /* the share of the inputs to read */
+    DDB_RUN_F_S3            /* reaching the s3:// inputs */
 } ddb_run_field;
 
 typedef struct ddb_run_options {
@@ -59,14 +63,18 @@ typedef struct ddb_run_options {
     ddb_mode mode;
     const char *const *inputs; /* files, "-" or export folders; borrowed */
     size_t n_inputs;
-    int files_allowed; /* the command may read input files */
-    int scan_allowed;  /* the command may read a table instead */
+    int scan_allowed; /* the command may read a table instead of files */
+    int writes_table; /* the command writes a table (import, migrate), not files */
 
     /* mappings and input records */
     const char *mapping_path;
     const char *to_mapping_path;
     ddb_reader_opts reader; /* format, delimiter, max_line, no_verify, entity */
     const char *types;      /* "age=N,tags=SS" for untyped inputs, or NULL */
+    unsigned shard, shards; /* read only share I of N of an export's data files or of an
+                               S3 prefix's objects (0: everything) */
+    const char *sse;        /* S3 outputs: server-side encryption (AES256, aws:kms) */
+    const char *sse_kms_key_id;
 
     /* a table to read */
     const char *scan_table;
@@ -86,18 +94,30 @@ typedef struct ddb_run_options {
     int extra_plain;  /* undeclared attributes as plain JSON, not typed */
     int typed_values; /* without a mapping, NDJSON values as DynamoDB JSON */
 
-    /* a table to write */
+    /* a table to write; NULL: the one its mapping names */
     const char *target_table;
     int create_table;
     int delete_all;
     int dry_run;
     double max_wcu;
     int max_attempts;
-    int wait_active_s; /* how long to wait for a table still being created */
+    int wait_active_s;          /* how long to wait for a table still being created */
+    int ignore_schema_mismatch; /* a mapping that does not describe its table is only a
+                                   warning, not an error */
 
     /* accounting and checkpoints */
-    const char *rejects_path; /* NULL: OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson */
+    /* Side files, NULL for the default: OUT/_ddbpipe/rejects.ndjson and
+     * unmatched.ndjson[.gz] beside file outputs; for a table, STATE.rejects.ndjson
+     * beside the state file, else ddbpipe-runs/<table>-<time>/rejects.ndjson. */
+    const char *rejects_path;
+    const char *unmatched_path;
+    int overwrite;            /* write into an output folder holding files ddbpipe did not write */
+    const char *summary_path; /* where the caller writes the summary (ddb_run_plan_write_file):
+                                 an s3:// one connects S3 */
     uint64_t report_limit;
+    int allow_extra_columns; /* CSV columns no field has become undeclared attributes */
+    int limit_rejects;       /* stop once more than max_rejects records were rejected */
+    uint64_t max_rejects;
     const char *state_path;
     int resume;
     double checkpoint_seconds;
@@ -129,25 +149,43 @@ typedef struct ddb_run_plan ddb_run_plan;
 DDB_MUST_USE int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o,
                                   ddb_run_field *field, ddb_error *err);
 
-/* The plan reads or writes a table, so it needs a client. */
+/* The plan reads or writes a table or S3, so it needs a client. */
 int ddb_run_plan_needs_client(const ddb_run_plan *p);
+
+/* The plan reads or writes s3:// paths. */
+int ddb_run_plan_needs_s3(const ddb_run_plan *p);
+
+/* Where S3 is (endpoint NULL: AWS) and the region of its buckets by default;
+ * before ddb_run_plan_attach. Copied. Returns 0 or DDB_ENOMEM. */
+int ddb_run_plan_set_s3(ddb_run_plan *p, const char *endpoint, const char *region);
+
+/* Writes a small file (the summary) to path, local or s3://, atomically.
+ * Returns 0 or an error naming it. */
+DDB_MUST_USE int ddb_run_plan_write_file(ddb_run_plan *p, const char *path, const char *data,
+                                         size_t len, ddb_error *err);
 
 /* A resume of a run that already finished: nothing to do. */
 int ddb_run_plan_done(const ddb_run_plan *p);
 
 /*
- * For a plan with tables: waits for them to be ready (creating the target
- * first when asked), then opens the scan reader and the table writer (or the
- * dry-run output). c is borrowed and must outlive the plan. Returns 0,
- * DDB_ENOTFOUND (a table does not exist), DDB_EUSAGE, DDB_EINTR, DDB_ENET,
- * DDB_ENOMEM; *field says which table.
+ * For a plan with S3 paths: connects S3 through c and lists the prefixes
+ * given as inputs (s3://bucket/prefix/ is every object under it, in key
+ * order, or the export in it). For a plan with tables: waits for them to be ready (creating the
+ * target first when asked), then opens the scan reader and the table writer (or the dry-run
+ * output). c is borrowed and must outlive the plan. Returns 0, DDB_ENOTFOUND (a table does not
+ * exist), DDB_EUSAGE, DDB_EINTR, DDB_ENET, DDB_ENOMEM; *field says which table.
  */
 DDB_MUST_USE int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field,
                                      ddb_error *err);
 
-/* Creates the file outputs and the rejects file. Returns 0, DDB_EIO (a folder
+/* Creates the file outputs, the rejects file and the unmatched file. Returns 0, DDB_EIO (a folder
  * or file cannot be made), DDB_EUSAGE, DDB_ENOMEM; *field says which. */
 DDB_MUST_USE int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
+
+/* Where the summary of a run that wrote its files belongs
+ * (OUT/_ddbpipe/summary.json, describing what the folder holds), malloc'd;
+ * NULL for other runs and for runs whose files were not written. */
+char *ddb_run_plan_summary_path(const ddb_run_plan *p);
 
 /* Runs the pipeline; fills *s (release with ddb_summary_dispose), its outputs
  * included. Returns what ddb_pipeline_run returns. */

@@ -42,7 +42,8 @@ typedef struct ddb_summary {
     int committed;        /* the outputs were committed */
     char **outputs;       /* committed files */
     size_t n_outputs;
-    char *rejects_path; /* NULL when nothing was rejected */
+    char *rejects_path;   /* NULL when nothing was rejected */
+    char *unmatched_path; /* NULL when no item was kept as unmatched */
 } ddb_summary;
 
 /* Frees what the summary owns (outputs, rejects path, rows). */

@@ -22,7 +22,10 @@ typedef struct ddb_index_info {
     int global;
     char *status; /* GSIs: ACTIVE, CREATING...; LSIs: NULL */
     ddb_key_attr pk;
-    ddb_key_attr sk; /* name NULL without a sort key */
+    ddb_key_attr sk;  /* name NULL without a sort key */
+    char *projection; /* ALL, KEYS_ONLY or INCLUDE */
+    char **non_key;   /* INCLUDE: the projected attributes */
+    size_t n_non_key;
 } ddb_index_info;
 
 typedef struct ddb_table_info {
@@ -86,6 +89,15 @@ DDB_MUST_USE int ddb_table_create(ddb_client *c, const ddb_mapping *m, const cha
 DDB_MUST_USE int ddb_table_wait_ready(ddb_table_info **out, ddb_client *c, const char *table,
                                       int gsis, int timeout_s, volatile sig_atomic_t *stop,
                                       ddb_table_wait_fn on_wait, void *ctx, ddb_error *err);
+
+/*
+ * Compares a mapping's table (its keys, their types, and every index with its
+ * keys and projection) with the real table. Appends each difference to why
+ * ("the table's sort key is moment (S), the mapping's sk (S); ...") and
+ * returns how many there are (0: the mapping describes the table). The
+ * table's name may differ: one mapping serves develop.X and prod.X.
+ */
+int ddb_table_check_mapping(const ddb_table_info *t, const ddb_mapping *m, ddb_buf *why);
 
 /* A human description (the describe command). */
 void ddb_table_info_format(ddb_buf *out, const ddb_table_info *t);

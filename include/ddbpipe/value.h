@@ -86,6 +86,10 @@ const ddb_value *ddb_map_getz(const ddb_map *m, const char *name);
 /* Index of the attribute or -1. */
 ptrdiff_t ddb_map_find(const ddb_map *m, const char *name, size_t len);
 
+/* An N holding a non-negative integer that fits in 64 bits (plain digits, as
+ * ddbpipe writes its counts): 0 with *out set, or -1 for anything else. */
+int ddb_value_u64(const ddb_value *v, uint64_t *out);
+
 /* Exact equality: same type, same bytes (N compared as text), same members
  * in the same order for L; maps compared as unordered sets of attributes;
  * sets compared as unordered collections. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ddbpipe/text.h"
 
 void cli_error(const char *hint, const char *fmt, ...)
 {
@@ -18,24 +19,21 @@ void cli_error(const char *hint, const char *fmt, ...)
         fprintf(stderr, "hint: %s\n", hint);
 }
 
-/* Edit distance, for "did you mean --mapping?". */
-static size_t distance(const char *a, const char *b)
+/* The AWS CLI's spellings of our options, for "did you mean". */
+static const char *aws_cli_spelling(const char *a, size_t n)
 {
-    size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
-    if (la >= 63 || lb >= 63)
-        return 99;
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, (lb + 1) * sizeof(size_t));
-    }
-    return prev[lb];
+    static const char *const pairs[][2] = {{"table-name", "table"},
+                                           {"endpoint", "endpoint-url"},
+                                           {"output", "format"},
+                                           {"max-items", "page-size"},
+                                           {"total-segments", "segments"},
+                                           {"segment", "segment-range"},
+                                           {"consistent", "consistent-read"},
+                                           {"cli-read-timeout", "request-timeout"}};
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+        if (strlen(pairs[i][0]) == n && strncmp(pairs[i][0], a, n) == 0)
+            return pairs[i][1];
+    return NULL;
 }
 
 static int set_value(const cli_command *cmd, const cli_opt *o, const char *v)
@@ -112,9 +110,10 @@ int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts
             const cli_opt *best = NULL;
             size_t bd = 99;
             char name[64];
+            const char *aws = aws_cli_spelling(a, nlen);
             snprintf(name, sizeof(name), "%.*s", (int)(nlen < 63 ? nlen : 63), a);
             for (const cli_opt *c = opts; c->name != NULL; c++) {
-                size_t d = distance(name, c->name);
+                size_t d = aws && strcmp(aws, c->name) == 0 ? 0 : ddb_text_distance(name, c->name);
                 if (d < bd) {
                     bd = d;
                     best = c;

@@ -22,6 +22,12 @@ static void log_refresh(void *ctx, int level, const char *msg)
         fprintf(stderr, "ddbpipe: %s\n", msg);
 }
 
+static void print_notice(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "ddbpipe: %s\n", msg);
+}
+
 int cli_connect(cli_conn *conn, const cli_aws_args *a)
 {
     ddb_aws_options o;
@@ -45,6 +51,8 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
         cli_error(err.code == DDB_ENOTFOUND
                       ? "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile; and "
                         "--region (for a local server: --endpoint-url http://127.0.0.1:PORT)"
+                  : strstr(err.message, "endpoint URL") != NULL
+                      ? "e.g. --endpoint-url http://127.0.0.1:8000"
                       : NULL,
                   "%s", err.message);
         return err.code == DDB_ENOTFOUND || err.code == DDB_EUSAGE || err.code == DDB_EINVAL
@@ -75,6 +83,7 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
     co.concurrency = (int)(a->concurrency ? a->concurrency : 16);
     co.max_attempts = (int)a->max_attempts;
     co.verbose = a->verbose;
+    co.notice = print_notice;
     co.request_timeout_ms = (long)a->request_timeout_ms;
     if (ddb_client_new(&conn->client, &co, &err) != 0) {
         cli_error("check --endpoint-url", "%s", err.message);

@@ -17,11 +17,12 @@
 /* Exit codes (documented in README.md). */
 enum {
     EXIT_OK = 0,
-    EXIT_REJECTS = 1, /* records were rejected (more than --max-rejects) */
-    EXIT_USAGE = 2,   /* bad command line or mapping */
-    EXIT_INPUT = 3,   /* an input could not be read or failed verification */
-    EXIT_OUTPUT = 4,  /* an output could not be written */
-    EXIT_SERVICE = 5, /* DynamoDB or the network failed */
+    EXIT_REJECTS = 1,   /* records were rejected (more than --max-rejects) */
+    EXIT_USAGE = 2,     /* bad command line or mapping */
+    EXIT_INPUT = 3,     /* an input could not be read or failed verification */
+    EXIT_OUTPUT = 4,    /* an output could not be written */
+    EXIT_SERVICE = 5,   /* DynamoDB or the network failed */
+    EXIT_UNMATCHED = 6, /* not one record matched an entity of the mapping */
     EXIT_INTERRUPTED = 130,
     EXIT_BROKEN_PIPE = 141 /* an output pipe closed early (| head): stopped and cleaned up */
 };

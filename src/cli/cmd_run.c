@@ -25,8 +25,10 @@ enum {
     G_MIGRATE = 1 << 7, /* migrate's --to-table, --create-table */
     G_AWS = 1 << 8,
     G_DRY = 1 << 9,
-    G_COMMON = 1 << 10, /* rejects, summary, quiet, progress */
-    G_STATE = 1 << 11   /* --state, --resume */
+    G_COMMON = 1 << 10,  /* rejects, summary, quiet, progress */
+    G_STATE = 1 << 11,   /* --state, --resume */
+    G_RECORDS = 1 << 12, /* writes records (export): any output format */
+    G_ITEMS = 1 << 13    /* writes items to files (convert, encode): DynamoDB JSON */
 };
 
 typedef struct grouped_opt {
@@ -39,21 +41,31 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
 {
     const grouped_opt all[] = {
         {G_OUT,
-         {"out", OPT_STRING, &ap->out, "DIR", "folder for the output files (created if missing)"}},
+         {"out", OPT_STRING, &ap->out, "DIR",
+          "folder for the output files, one per entity (created if missing; ddbpipe's own "
+          "files go to DIR/_ddbpipe/: rejects, unmatched items, summary.json, manifest.json)"}},
+        {G_OUT,
+         {"overwrite", OPT_FLAG, &ap->overwrite, NULL,
+          "write into a folder holding files ddbpipe did not write (a previous run's files "
+          "are replaced without it; the others are left as they are)"}},
         {G_MAP,
          {"mapping", OPT_STRING, &ap->mapping, "FILE", "the table's mapping (formats/*.json)"}},
         {G_TOMAP,
          {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE", "the mapping to re-key into"}},
-        {G_OUT, {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+        {G_RECORDS,
+         {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+        {G_ITEMS,
+         {"format", OPT_STRING, &ap->format, "FMT",
+          "ddb-json, the only form items are written in (the Import from S3 form)"}},
         {G_OUT, {"gzip", OPT_FLAG, &ap->gzip, NULL, "gzip the output files"}},
-        {G_OUT,
+        {G_RECORDS,
          {"out-delimiter", OPT_CHAR, &ap->out_delimiter, "C", "CSV output delimiter (default ,)"}},
-        {G_OUT,
+        {G_RECORDS,
          {"typed", OPT_FLAG, &ap->typed, NULL,
           "without a mapping, write NDJSON values as DynamoDB JSON ({\"price\":{\"N\":\"9.5\"}}) "
           "so binary and sets read back as such (plain NDJSON reads them back as base64 "
           "strings and lists)"}},
-        {G_OUT,
+        {G_RECORDS,
          {"extra", OPT_STRING, &ap->extra, "typed|plain",
           "records: undeclared attributes under _extra as DynamoDB JSON (typed, the default, "
           "reads back exactly) or as plain JSON values (for analytics tools)"}},
@@ -61,8 +73,12 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"entity", OPT_STRING, &ap->entity, "NAME",
           "the entity of the input records (default: from the file name)"}},
         {G_SCAN, {"table", OPT_STRING, &ap->table, "NAME", "read this table (parallel Scan)"}},
-        {G_IMPORT, {"table", OPT_STRING, &ap->table, "NAME", "the table to write"}},
-        {G_MIGRATE, {"to-table", OPT_STRING, &ap->to_table, "NAME", "the table to write"}},
+        {G_IMPORT,
+         {"table", OPT_STRING, &ap->table, "NAME",
+          "the table to write (default: the one --mapping names)"}},
+        {G_MIGRATE,
+         {"to-table", OPT_STRING, &ap->to_table, "NAME",
+          "the table to write (default: the one --to-mapping names)"}},
         {G_IMPORT | G_MIGRATE,
          {"create-table", OPT_FLAG, &ap->create_table, NULL,
           "create the target table with all its indexes from the mapping "
@@ -74,6 +90,10 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"wait-active", OPT_UINT, &ap->wait_active, "SECONDS",
           "wait up to SECONDS for a table that is still being created or updated to become "
           "ACTIVE (default 600; 0: do not wait)"}},
+        {G_SCAN | G_IMPORT | G_MIGRATE,
+         {"ignore-schema-mismatch", OPT_FLAG, &ap->ignore_schema_mismatch, NULL,
+          "go on when the table's keys and indexes are not what the mapping describes (a "
+          "warning instead of an error)"}},
         {G_SCAN, {"segments", OPT_UINT, &ap->segments, "N", "parallel Scan segments (default 4)"}},
         {G_SCAN,
          {"segment-range", OPT_STRING, &ap->segment_range, "A-B",
@@ -121,17 +141,38 @@ static void declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_IN,
          {"types", OPT_STRING, &ap->types, "NAME=T,...",
           "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
+        {G_ENTITY | G_IMPORT,
+         {"allow-extra-columns", OPT_FLAG, &ap->allow_extra_columns, NULL,
+          "record files: keep CSV columns that are no field of the entity, as undeclared "
+          "attributes (by default such a file is an error)"}},
         {G_IN,
          {"no-verify", OPT_FLAG, &ap->no_verify, NULL,
           "do not check export checksums and item counts"}},
         {G_IN,
+         {"shard", OPT_STRING, &ap->shard, "I/N",
+          "read only share I of N of an export's data files (or of an s3:// prefix's "
+          "objects), so N hosts split one export"}},
+        {G_OUT,
+         {"sse", OPT_STRING, &ap->sse, "AES256|aws:kms",
+          "S3 outputs: server-side encryption to ask for"}},
+        {G_OUT,
+         {"sse-kms-key-id", OPT_STRING, &ap->sse_kms_key_id, "KEY",
+          "S3 outputs: the KMS key of --sse aws:kms"}},
+        {G_IN,
          {"max-line", OPT_UINT, &ap->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
         {G_COMMON,
          {"rejects", OPT_STRING, &ap->rejects, "FILE",
-          "where rejected records go (default OUT/_rejects.ndjson, or ./ddbpipe-rejects.ndjson)"}},
+          "where rejected records go (default OUT/_ddbpipe/rejects.ndjson; for a table "
+          "STATE.rejects.ndjson beside --state, else ddbpipe-runs/<table>-<time>/rejects.ndjson);"
+          " made only when something is rejected"}},
+        {G_COMMON,
+         {"unmatched", OPT_STRING, &ap->unmatched, "FILE",
+          "where items no entity matches go, as DynamoDB JSON lines (default "
+          "OUT/_ddbpipe/unmatched.ndjson, or beside the rejects as for --rejects)"}},
         {G_COMMON,
          {"max-rejects", OPT_UINT, &ap->max_rejects, "N",
-          "exit 0 when at most N records were rejected (default 0)"}},
+          "allow at most N rejected records: past N the run stops at once, its files are not "
+          "written, and it exits 1 (default: read everything, exit 1 if any was rejected)"}},
         {G_COMMON,
          {"summary", OPT_STRING, &ap->summary, "FILE", "also write the summary as JSON to FILE"}},
         {G_COMMON, {"quiet", OPT_FLAG, &ap->quiet, NULL, "print only errors and the summary"}},
@@ -171,7 +212,8 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
         snprintf(buf, cap, "ddbpipe %s", cmd->usage);
         return buf;
     case DDB_RUN_F_OUT:
-        return "--out DIR is required: the folder for the output files";
+        return a->out ? "--out DIR: a folder for the output files"
+                      : "--out DIR is required: the folder for the output files";
     case DDB_RUN_F_FORMAT:
         return "items are written as DynamoDB JSON (--format ddb-json, or leave --format out)";
     case DDB_RUN_F_MAPPING:
@@ -201,6 +243,15 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
                "remove the state file to start over";
     case DDB_RUN_F_REJECTS:
         return "--rejects FILE: check that its folder is writable";
+    case DDB_RUN_F_OVERWRITE:
+        return "give an empty or new folder, or add --overwrite to write there anyway";
+    case DDB_RUN_F_S3:
+        return "check the s3:// paths, AWS_ENDPOINT_URL_S3 and the credentials' S3 permissions";
+    case DDB_RUN_F_SHARD:
+        return "--shard I/N with 1 <= I <= N, e.g. --shard 2/3";
+    case DDB_RUN_F_UNMATCHED:
+        return "--unmatched FILE: check that its folder is writable, and that it is not the "
+               "rejects file";
     default:
         return NULL;
     }
@@ -217,6 +268,8 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->inputs = inputs;
     o->n_inputs = n_inputs;
     o->scan_allowed = (spec->groups & G_SCAN) != 0;
+    o->writes_table = (spec->groups & (G_IMPORT | G_MIGRATE)) != 0;
+    o->ignore_schema_mismatch = a->ignore_schema_mismatch;
     o->mapping_path = a->mapping;
     o->to_mapping_path = a->to_mapping;
     o->reader.delimiter = a->delimiter;
@@ -232,6 +285,12 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
         return EXIT_USAGE;
     }
     o->types = a->types;
+    if (a->shard && (sscanf(a->shard, "%u/%u", &o->shard, &o->shards) != 2 || o->shards == 0)) {
+        cli_error("write it I/N, e.g. 2/3", "bad --shard \"%s\"", a->shard);
+        return EXIT_USAGE;
+    }
+    o->sse = a->sse;
+    o->sse_kms_key_id = a->sse_kms_key_id;
     o->scan_table = (spec->groups & G_SCAN) ? a->table : NULL;
     o->segments = (int)a->segments;
     if (a->segment_range) {
@@ -270,7 +329,13 @@ static int fill_run_options(ddb_run_options *o, const run_spec *spec, const run_
     o->max_attempts = (int)a->aws.max_attempts;
     o->wait_active_s = (int)a->wait_active;
     o->rejects_path = a->rejects;
+    o->unmatched_path = a->unmatched;
+    o->overwrite = a->overwrite;
+    o->summary_path = a->summary;
     o->report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a->quiet ? 5 : 20);
+    o->allow_extra_columns = a->allow_extra_columns;
+    o->limit_rejects = a->max_rejects != UINT64_MAX;
+    o->max_rejects = o->limit_rejects ? a->max_rejects : 0;
     o->state_path = a->state;
     o->resume = a->resume;
     o->checkpoint_seconds = a->checkpoint_interval == UINT64_MAX ? 10.0
@@ -325,6 +390,12 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
                        (unsigned long long)ws->unprocessed, (unsigned long long)ws->throttles,
                        (unsigned long long)ws->splits, (unsigned long long)ws->blocked,
                        ws->capacity_units, s->seconds > 0 ? ws->capacity_units / s->seconds : 0);
+        if (s->interrupted || s->total.not_done > 0)
+            ddb_buf_printf(b,
+                           "  written = confirmed by DynamoDB: %llu items; %llu not done (never "
+                           "sent, or sent without an answer)\n",
+                           (unsigned long long)s->total.written,
+                           (unsigned long long)s->total.not_done);
     }
     if (client) {
         ddb_client_stats cs;
@@ -362,8 +433,12 @@ static int attach_exit(int rc, ddb_run_field f)
         return EXIT_INTERRUPTED;
     if (f == DDB_RUN_F_SEGMENTS)
         return EXIT_USAGE;
-    if (rc == DDB_ENOTFOUND)
-        return f == DDB_RUN_F_SCAN_TABLE ? EXIT_INPUT : EXIT_USAGE;
+    if (f == DDB_RUN_F_S3) /* listing S3 inputs: refused, missing */
+        return rc == DDB_ENET ? EXIT_SERVICE : EXIT_INPUT;
+    if (f == DDB_RUN_F_WAIT)
+        return EXIT_SERVICE; /* still not ACTIVE */
+    if (rc == DDB_ENOTFOUND || rc == DDB_EUSAGE)
+        return EXIT_USAGE; /* a table that is not there, or not the mapping's */
     return EXIT_SERVICE;
 }
 
@@ -386,6 +461,25 @@ static void start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *pl
     }
 }
 
+/* --summary FILE, on disk or in S3. Returns 0 or EXIT_OUTPUT after saying why. */
+static int write_summary(ddb_run_plan *plan, const char *path, const ddb_summary *s, int code)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    ddb_error err;
+    int rc;
+    if (strncmp(path, "s3://", 5) != 0)
+        return cli_write_summary_file(path, s, code);
+    ddb_summary_json(&b, s, code);
+    rc = b.oom ? ddb_error_set(&err, DDB_ENOMEM, "out of memory")
+               : ddb_run_plan_write_file(plan, path, b.ptr, b.len, &err);
+    ddb_buf_dispose(&b);
+    if (rc != 0) {
+        cli_error(NULL, "cannot write the summary: %s", err.message);
+        return EXIT_OUTPUT;
+    }
+    return 0;
+}
+
 /* Plans, connects, opens and runs; prints the summary. Returns the exit status. */
 static int run_planned(const run_spec *spec, const cli_command *cmd, const run_args *a,
                        ddb_run_options *ro)
@@ -393,13 +487,14 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     ddb_run_plan *plan = NULL;
     ddb_run_field field = DDB_RUN_F_NONE;
     ddb_run_report rr;
+    uint64_t max_rejects = a->max_rejects == UINT64_MAX ? 0 : a->max_rejects;
     ddb_summary s;
     ddb_error err;
     cli_conn conn;
     cli_table_wait waiting;
     cli_progress progress;
     ddb_buf extra = DDB_BUF_INIT;
-    char hint[512];
+    char hint[512], *own_summary = NULL;
     int code = EXIT_USAGE, rc;
 
     memset(&s, 0, sizeof(s));
@@ -423,6 +518,11 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     }
     if (ddb_run_plan_needs_client(plan) && (code = cli_connect(&conn, &a->aws)) != 0)
         goto done;
+    if (conn.config &&
+        ddb_run_plan_set_s3(plan, conn.config->s3_endpoint_url, conn.config->region) != 0) {
+        code = EXIT_OUTPUT;
+        goto done;
+    }
     /* A signal while waiting for a table, or later, stops the run cleanly. */
     cli_catch_stop_signals();
     if (conn.client && (rc = ddb_run_plan_attach(plan, conn.client, &field, &err)) != 0) {
@@ -444,12 +544,16 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
         cli_error(NULL, "%s", err.message);
     ddb_run_plan_report(plan, &rr);
     summary_extras(&extra, &rr, &s, a, conn.client);
-    code = cli_exit_code(&s, a->max_rejects, rc, rr.table_io);
-    cli_print_summary(spec->name, &s, code, a->max_rejects, extra.ptr);
-    if (a->summary && cli_write_summary_file(a->summary, &s, code) != 0 && code == EXIT_OK)
+    code = cli_exit_code(&s, max_rejects, rc, rr.table_io);
+    cli_print_summary(spec->name, &s, code, max_rejects, extra.ptr, a->quiet);
+    if (a->summary && write_summary(plan, a->summary, &s, code) != 0 && code == EXIT_OK)
+        code = EXIT_OUTPUT;
+    if ((own_summary = ddb_run_plan_summary_path(plan)) != NULL &&
+        write_summary(plan, own_summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
 done:
     ddb_buf_dispose(&extra);
+    free(own_summary);
     ddb_summary_dispose(&s);
     ddb_run_plan_free(plan);
     cli_disconnect(&conn);
@@ -471,6 +575,7 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     memset(&a, 0, sizeof(a));
     a.checkpoint_interval = UINT64_MAX; /* not given: 10 s */
     a.wait_active = 600;
+    a.max_rejects = UINT64_MAX; /* not given: 0, and the run reads everything */
     declare_options(opts, &a, spec->groups);
     if ((code = cli_parse(argc, argv, cmd, opts, &inputs, &n_inputs, &help)) != 0)
         goto done;
@@ -483,6 +588,11 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a.progress);
         goto done;
     }
+    /* The state and the spool of S3 uploads beside it stay on the local disk. */
+    if (cli_refuse_url("out", a.out, 1) || cli_refuse_url("rejects", a.rejects, 1) ||
+        cli_refuse_url("unmatched", a.unmatched, 1) || cli_refuse_url("summary", a.summary, 1) ||
+        cli_refuse_url("state", a.state, 0))
+        goto done;
     if ((code = fill_run_options(&ro, spec, &a, inputs, n_inputs)) != 0)
         goto done;
     if (a.columns != NULL) {
@@ -516,9 +626,10 @@ done:
 }
 
 static const run_spec specs[] = {
-    {"export", DDB_MODE_EXPORT, G_OUT | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_STATE},
-    {"convert", DDB_MODE_CONVERT, G_OUT | G_MAP | G_TOMAP | G_IN | G_COMMON | G_STATE},
-    {"encode", DDB_MODE_ENCODE, G_OUT | G_MAP | G_ENTITY | G_IN | G_COMMON | G_STATE},
+    {"export", DDB_MODE_EXPORT,
+     G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_STATE},
+    {"convert", DDB_MODE_CONVERT, G_OUT | G_ITEMS | G_MAP | G_TOMAP | G_IN | G_COMMON | G_STATE},
+    {"encode", DDB_MODE_ENCODE, G_OUT | G_ITEMS | G_MAP | G_ENTITY | G_IN | G_COMMON | G_STATE},
     {"validate", DDB_MODE_VALIDATE, G_MAP | G_ENTITY | G_IN | G_SCAN | G_AWS | G_COMMON},
     {"import", DDB_MODE_IMPORT,
      G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_STATE},

@@ -23,7 +23,8 @@ int cmd_create_table(int argc, char **argv)
     memset(&aws, 0, sizeof(aws));
     memset(&conn, 0, sizeof(conn));
     cli_opt opts[] = {
-        {"mapping", OPT_STRING, &mapping_path, "FILE", "the mapping whose table and indexes to create"},
+        {"mapping", OPT_STRING, &mapping_path, "FILE",
+         "the mapping whose table and indexes to create"},
         {"table", OPT_STRING, &table, "NAME", "table name (default: the mapping's)"},
         {"if-not-exists", OPT_FLAG, &exists_ok, NULL, "an existing table is not an error"},
         {"wait", OPT_UINT, &timeout, "SECONDS", "how long to wait for ACTIVE (default 600)"},
@@ -109,7 +110,7 @@ int cmd_describe(int argc, char **argv)
         goto done;
     if (ddb_table_describe(&ti, conn.client, table, &err) != 0) {
         cli_error(NULL, "%s", err.message);
-        code = err.code == DDB_ENOTFOUND ? EXIT_INPUT : EXIT_SERVICE;
+        code = err.code == DDB_ENOTFOUND ? EXIT_USAGE : EXIT_SERVICE;
         goto done;
     }
     ddb_table_info_format(&out, ti);

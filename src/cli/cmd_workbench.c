@@ -33,6 +33,12 @@ int cmd_mapping_from_workbench(int argc, char **argv)
                   npos ? "one model at a time" : "no model given");
         goto done;
     }
+    if (strstr(pos[0], "://") != NULL) {
+        /* The draft reads the model whole from the local disk; a run reads its items anywhere. */
+        cli_error("copy it to a local file first (aws s3 cp), then give that file",
+                  "%s: the model must be a local file", pos[0]);
+        goto done;
+    }
     if (ddb_workbench_draft_mapping(&mapping, &notes, pos[0], table, &err) != 0) {
         code = err.code == DDB_ENOTFOUND || err.code == DDB_EIO ? EXIT_INPUT : EXIT_USAGE;
         cli_error(err.code == DDB_EUSAGE && strstr(err.message, "tables") ? "add --table NAME"

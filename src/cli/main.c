@@ -12,9 +12,10 @@ const cli_command cli_commands[] = {
      "output, JSON arrays and documents, BatchWriteItem request files, NoSQL Workbench\n"
      "models, dynamodump backups, NDJSON or CSV; gzip or not; - for stdin) and writes\n"
      "them out. With a mapping, each item is decoded into a record of its entity with\n"
-     "readable field names and types, one file per entity: OUT/<Entity>.<ext>. Items no entity\n"
-     "matches go to OUT/_unmatched.ndjson. Without a mapping, all items go to one\n"
-     "file OUT/items.<ext>. Incremental exports' deletes go to OUT/<Entity>.deletes.<ext>.\n"
+     "readable field names and types, one file per entity: OUT/<Entity>.<ext>. Items no\n"
+     "entity matches go to OUT/_ddbpipe/unmatched.ndjson (or --unmatched FILE). Without\n"
+     "a mapping, all items go to one file OUT/items.<ext>. Incremental exports' deletes\n"
+     "go to OUT/<Entity>.deletes.<ext>.\n"
      "With --table, the live table is read with a parallel Scan (--segments N); without a\n"
      "mapping that gives DynamoDB JSON lines in the Import from S3 form with --format\n"
      "ddb-json: a full backup you can import again.\n"
@@ -36,8 +37,7 @@ const cli_command cli_commands[] = {
      "DynamoDB JSON (OUT/<Entity>.json). The entity comes from --entity or the file\n"
      "name: Tag.csv holds Tag records, Tag.deletes.csv holds Tag keys to delete.",
      cmd_encode},
-    {"validate", "validate INPUT... [--mapping FILE]",
-     "check inputs without writing anything",
+    {"validate", "validate INPUT... [--mapping FILE]", "check inputs without writing anything",
      "Reads everything, writes nothing, and reports every problem: unreadable records,\n"
      "item rule violations, items that do not fit their entity, and items that would\n"
      "change if encoded again. Record files named after an entity are checked by\n"
@@ -58,8 +58,11 @@ const cli_command cli_commands[] = {
      "migrate (--table SRC | INPUT...) --mapping A --to-table DST --to-mapping B [--dry-run]",
      "re-key a table (or files) into another table",
      "Scans SRC (or reads files), decodes each item with mapping A, encodes the record\n"
-     "with mapping B and writes it to DST. --dry-run does everything but the writes and\n"
-     "reports what would be written and the write capacity it would take.",
+     "with mapping B and writes it to DST. Items no entity of A matches are kept in\n"
+     "ddbpipe-runs/<DST>-<time>/unmatched.ndjson, or STATE.unmatched.ndjson beside\n"
+     "--state STATE (or --unmatched FILE), with the rejects. --dry-run\n"
+     "does everything but the writes and reports what would be written and the write\n"
+     "capacity it would take.",
      cmd_migrate},
     {"create-table", "create-table --mapping FILE [--table NAME] [--if-not-exists]",
      "create a table and all its indexes from a mapping",

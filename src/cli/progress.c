@@ -65,6 +65,8 @@ static void human(char *out, size_t cap, double v, const char *unit)
 typedef struct snapshot {
     double elapsed, read_rate, write_rate, byte_rate, cu_rate;
     uint64_t read, written, rejected, unmatched, bytes;
+    int table; /* written = confirmed by DynamoDB; in_flight = sent, unanswered */
+    uint64_t in_flight;
     double capacity;
     uint64_t retries, throttles;
     int concurrency;
@@ -92,6 +94,8 @@ static void take(cli_progress *p, snapshot *s)
         ddb_table_write_stats ws;
         ddb_table_output_stats(p->table_output, &ws);
         s->capacity += ws.capacity_units;
+        s->table = 1;
+        s->in_flight = ws.in_flight;
     }
     if (p->scan) {
         ddb_scan_stats ss;
@@ -148,10 +152,16 @@ static void format_line(char *out, size_t cap, const snapshot *s)
     human(b, sizeof(b), (double)s->bytes, "B");
     human(br, sizeof(br), s->byte_rate, "B/s");
     hms(el, sizeof(el), s->elapsed);
-    n = (size_t)snprintf(
-        out, cap, "read %llu (%s)  written %llu (%s)  rejected %llu  unmatched %llu  %s (%s)",
-        (unsigned long long)s->read, rr, (unsigned long long)s->written, wr,
-        (unsigned long long)s->rejected, (unsigned long long)s->unmatched, b, br);
+    /* For a table, written is what DynamoDB confirmed, the number the summary
+     * gives; what is sent and not yet answered is shown apart. */
+    n = (size_t)snprintf(out, cap, "read %llu (%s)  written %llu (%s)", (unsigned long long)s->read,
+                         rr, (unsigned long long)s->written, wr);
+    if (n < cap && s->table)
+        n += (size_t)snprintf(out + n, cap - n, " + %llu sent", (unsigned long long)s->in_flight);
+    if (n < cap)
+        n += (size_t)snprintf(out + n, cap - n, "  rejected %llu  unmatched %llu  %s (%s)",
+                              (unsigned long long)s->rejected, (unsigned long long)s->unmatched, b,
+                              br);
     if (n < cap && (s->capacity > 0 || s->retries || s->throttles))
         n += (size_t)snprintf(out + n, cap - n,
                               "  %.0f CU (%.0f/s)  retries %llu  throttles %llu  concurrency %d",
@@ -194,12 +204,12 @@ static void emit(cli_progress *p, int final)
             "{\"progress\":{\"elapsed_s\":%.1f,\"read\":%llu,\"written\":%llu,\"rejected\":%llu,"
             "\"unmatched\":%llu,\"bytes\":%llu,\"read_per_s\":%.1f,\"written_per_s\":%.1f,"
             "\"bytes_per_s\":%.0f,\"capacity_units\":%.1f,\"capacity_per_s\":%.1f,"
-            "\"retries\":%llu,\"throttles\":%llu,\"concurrency\":%d",
+            "\"retries\":%llu,\"throttles\":%llu,\"concurrency\":%d,\"in_flight\":%llu",
             s.elapsed, (unsigned long long)s.read, (unsigned long long)s.written,
             (unsigned long long)s.rejected, (unsigned long long)s.unmatched,
             (unsigned long long)s.bytes, s.read_rate, s.write_rate, s.byte_rate, s.capacity,
             s.cu_rate, (unsigned long long)s.retries, (unsigned long long)s.throttles,
-            s.concurrency);
+            s.concurrency, (unsigned long long)s.in_flight);
         if (s.percent >= 0)
             fprintf(stderr, ",\"percent\":%.2f", s.percent);
         if (s.eta >= 0)

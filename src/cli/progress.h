@@ -9,7 +9,13 @@
 #include "ddbpipe/pipeline.h"
 #include "ddbpipe/reader.h"
 
-enum { CLI_PROGRESS_AUTO = 0, CLI_PROGRESS_OFF, CLI_PROGRESS_TTY, CLI_PROGRESS_LOG, CLI_PROGRESS_JSON };
+enum {
+    CLI_PROGRESS_AUTO = 0,
+    CLI_PROGRESS_OFF,
+    CLI_PROGRESS_TTY,
+    CLI_PROGRESS_LOG,
+    CLI_PROGRESS_JSON
+};
 
 typedef struct cli_progress {
     int mode;

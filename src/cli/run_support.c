@@ -62,16 +62,18 @@ volatile sig_atomic_t *cli_stop_flag(void)
 int cli_write_summary_file(const char *path, const ddb_summary *s, int code)
 {
     ddb_buf b = DDB_BUF_INIT;
-    ddb_sink *sink = NULL;
     ddb_error err;
-    int rc;
+    char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+    int rc = 0;
     ddb_summary_json(&b, s, code);
-    rc = ddb_sink_open_file(&sink, path, 1, &err);
+    if (slash != NULL && slash != dir) {
+        *slash = '\0';
+        rc = ddb_make_dirs(dir, &err);
+    }
+    free(dir);
     if (rc == 0)
-        rc = ddb_sink_write(sink, b.ptr, b.len, &err);
-    if (rc == 0)
-        rc = ddb_sink_finish(sink, &err);
-    ddb_sink_free(sink);
+        rc = b.oom ? ddb_error_set(&err, DDB_ENOMEM, "out of memory")
+                   : ddb_file_write_atomic(path, b.ptr, b.len, &err);
     ddb_buf_dispose(&b);
     if (rc != 0) {
         cli_error(NULL, "cannot write the summary: %s", err.message);
@@ -87,6 +89,8 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
         return EXIT_BROKEN_PIPE;
     if (rc == DDB_EINTR)
         return EXIT_INTERRUPTED;
+    if (rc == DDB_ELIMIT)
+        return EXIT_REJECTS;
     if (rc == DDB_ENET)
         return EXIT_SERVICE;
     if (s->output_failed || rc != 0)
@@ -96,13 +100,16 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
     /* A record in no column means the run did not finish, whatever else happened. */
     if (s->total.not_done > 0)
         return EXIT_OUTPUT;
+    /* Every record unmatched: the mapping is not the table's (or the input is not). */
+    if (s->total.read > 0 && s->total.unmatched == s->total.read)
+        return EXIT_UNMATCHED;
     if (s->total.rejected > max_rejects)
         return EXIT_REJECTS;
     return EXIT_OK;
 }
 
 void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
-                       const char *extra)
+                       const char *extra, int quiet)
 {
     ddb_buf b = DDB_BUF_INIT;
     int validating = strcmp(cmd, "validate") == 0;
@@ -113,27 +120,70 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
     if (s->total.not_done > 0)
         ddb_buf_printf(&b, ", %llu not done", (unsigned long long)s->total.not_done);
     ddb_buf_putc(&b, '\n');
-    ddb_summary_format(&b, s);
-    if (extra && *extra)
-        ddb_buf_puts(&b, extra);
-    for (size_t i = 0; i < s->n_outputs; i++)
-        ddb_buf_printf(&b, "  wrote %s\n", s->outputs[i]);
-    if (s->n_outputs > 0 && s->total.read == 0)
-        ddb_buf_puts(&b, "  the inputs held no records: every file written is empty (CSV files "
-                         "hold their header)\n");
+    if (!quiet) { /* --quiet: the line above, and why the exit status is not 0 */
+        ddb_summary_format(&b, s);
+        if (extra && *extra)
+            ddb_buf_puts(&b, extra);
+        for (size_t i = 0; i < s->n_outputs; i++)
+            ddb_buf_printf(&b, "  wrote %s\n", s->outputs[i]);
+        if (s->n_outputs > 0 && s->total.read == 0)
+            ddb_buf_puts(&b, "  the inputs held no records: every file written is empty (CSV "
+                             "files hold their header)\n");
+    }
     if (s->rejects_path)
         ddb_buf_printf(&b, "  rejects: %s\n", s->rejects_path);
+    if (s->unmatched_path)
+        ddb_buf_printf(&b, "  unmatched: %s\n", s->unmatched_path);
     if (s->input_errors)
         ddb_buf_printf(&b, "  %llu input error%s: file outputs were NOT written\n",
                        (unsigned long long)s->input_errors, s->input_errors == 1 ? "" : "s");
-    if (s->total.not_done > 0)
+    if (code == EXIT_REJECTS && s->total.not_done > 0)
+        ddb_buf_printf(&b,
+                       "  exit %d: %llu rejected, more than --max-rejects %llu: the run stopped "
+                       "there, %llu record%s not done\n",
+                       code, (unsigned long long)s->total.rejected, (unsigned long long)max_rejects,
+                       (unsigned long long)s->total.not_done, s->total.not_done == 1 ? "" : "s");
+    else if (s->total.not_done > 0)
         ddb_buf_printf(&b, "  exit %d: the run is incomplete: %llu record%s not done\n", code,
                        (unsigned long long)s->total.not_done, s->total.not_done == 1 ? "" : "s");
-    if (code == EXIT_REJECTS)
+    else if (code == EXIT_REJECTS)
         ddb_buf_printf(&b, "  exit %d: %llu rejected, more than --max-rejects %llu\n", code,
                        (unsigned long long)s->total.rejected, (unsigned long long)max_rejects);
+    if (code == EXIT_UNMATCHED)
+        ddb_buf_printf(&b,
+                       "  exit %d: not one of the %llu records matched an entity of the mapping: "
+                       "is it the mapping of this table?\n",
+                       code, (unsigned long long)s->total.read);
     fputs(b.ptr, stderr);
     ddb_buf_dispose(&b);
+}
+
+/* "scheme://..." (RFC 3986: a letter, then letters, digits, + - .). */
+static int is_url(const char *s)
+{
+    size_t i = 0;
+    if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+        return 0;
+    while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+           (s[i] >= '0' && s[i] <= '9') || s[i] == '+' || s[i] == '-' || s[i] == '.')
+        i++;
+    return strncmp(s + i, "://", 3) == 0;
+}
+
+int cli_refuse_url(const char *opt, const char *value, int s3_ok)
+{
+    if (value == NULL || !is_url(value) || (s3_ok && strncmp(value, "s3://", 5) == 0))
+        return 0;
+    if (s3_ok)
+        cli_error("give a local path or s3://bucket/key (write locally, then copy elsewhere)",
+                  "--%s %s: a URL ddbpipe cannot write to; it writes local files and s3:// "
+                  "objects",
+                  opt, value);
+    else
+        cli_error("give a local path",
+                  "--%s %s: a URL, not a local path; this file must be on the local disk", opt,
+                  value);
+    return EXIT_USAGE;
 }
 
 int cli_parse_range(const char *s, int *first, int *last)

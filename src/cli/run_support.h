@@ -15,11 +15,15 @@
 
 typedef struct run_args {
     const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
+    const char *unmatched;
     const char *types, *table, *to_table, *segment_range, *extra, *columns, *input_table;
+    const char *shard, *sse, *sse_kms_key_id; /* S3 */
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;
+    int overwrite;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
     int typed, allow_short_rows, allow_long_rows;
+    int ignore_schema_mismatch, allow_extra_columns;
     const char *state, *progress;
     uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu, wait_active;
     cli_aws_args aws;
@@ -42,7 +46,12 @@ int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_
 /* Prints the summary of a run to stderr; extra (may be NULL) is appended
  * before the list of files written. */
 void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
-                       const char *extra);
+                       const char *extra, int quiet);
+
+/* A URL (any scheme://) given where a local path belongs is refused, so it
+ * never becomes a folder named "s3:"; with s3_ok, s3://bucket/key is a path
+ * ddbpipe writes to. Returns 0, or EXIT_USAGE after printing the problem. */
+int cli_refuse_url(const char *opt, const char *value, int s3_ok);
 
 /* Parses a --segment-range "A-B" (0 <= A <= B). Returns 0, or -1 when it is
  * malformed (*first and *last untouched). */

@@ -9,10 +9,16 @@
 
 static char committed_lines[4096];
 
-static void on_commit(void *ctx, const char *lines, size_t len)
+static void on_commit(void *ctx, ddb_outcome kind, const char *lines, size_t len, uint64_t count)
 {
     (void)ctx;
+    /* unmatched lines marked U: so the order of both kinds shows */
+    if (kind == DDB_OUTCOME_UNMATCHED)
+        strcat(committed_lines, "U:");
     strncat(committed_lines, lines, len);
+    for (size_t i = 0; i < len; i++)
+        count -= lines[i] == '\n';
+    cr_assert_eq(count, 0, "count agrees with the lines");
 }
 
 static ddb_tracker *make(size_t rows)
@@ -108,27 +114,35 @@ Test(tracker, a_reader_with_units_commits_whole_units_only)
     ddb_tracker_free(t);
 }
 
+static ddb_entity_stats sample_rows[2] = {{NULL, 10, 8, 1, 1, 1, 0}, {NULL, 5, 0, 0, 2, 3, 0}};
+
+/* A state with something in every member, saved to DIR/s.json (path). */
+static void save_sample_state(ddb_state *st, char *dir, char *path, size_t cap)
+{
+    ddb_error err;
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, cap, "%s/s.json", dir);
+    memset(st, 0, sizeof(*st));
+    st->fingerprint = "{\"command\":\"import\",\"options\":\"x\"}";
+    st->ck.input = 2;
+    st->ck.pos = 123456789012ull;
+    st->ck.rows = sample_rows;
+    st->ck.n_rows = 2;
+    st->ck.total = (ddb_entity_stats){NULL, 15, 8, 1, 3, 4, 0};
+    st->ck.changes[1] = 7;
+    st->ck.rejects = 3;
+    st->reader_state = "{\"total_segments\":4,\"segments\":[]}";
+    st->outputs = "[{\"path\":\"o/Tag.csv\",\"bytes\":42}]";
+    st->rejects_bytes = 999;
+    cr_assert_eq(ddb_state_save(path, st, &err), 0, "%s", err.message);
+}
+
 Test(state, saves_and_loads_everything_atomically)
 {
     char dir[] = "/tmp/ddbstate.XXXXXX", path[256];
-    ddb_entity_stats rows[2] = {{NULL, 10, 8, 1, 1, 1, 0}, {NULL, 5, 0, 0, 2, 3, 0}};
     ddb_state st, *back = NULL;
     ddb_error err;
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof(path), "%s/s.json", dir);
-    memset(&st, 0, sizeof(st));
-    st.fingerprint = "{\"command\":\"import\",\"options\":\"x\"}";
-    st.ck.input = 2;
-    st.ck.pos = 123456789012ull;
-    st.ck.rows = rows;
-    st.ck.n_rows = 2;
-    st.ck.total = (ddb_entity_stats){NULL, 15, 8, 1, 3, 4, 0};
-    st.ck.changes[1] = 7;
-    st.ck.rejects = 3;
-    st.reader_state = "{\"total_segments\":4,\"segments\":[]}";
-    st.outputs = "[{\"path\":\"o/Tag.csv\",\"bytes\":42}]";
-    st.rejects_bytes = 999;
-    cr_assert_eq(ddb_state_save(path, &st, &err), 0, "%s", err.message);
+    save_sample_state(&st, dir, path, sizeof(path));
     cr_assert_eq(ddb_state_load(&back, path, &err), 0, "%s", err.message);
     cr_assert_eq(back->ck.input, 2);
     cr_assert_eq(back->ck.pos, 123456789012ull);
@@ -229,4 +243,92 @@ Test(rate, unlimited_always_allows)
     ddb_rate_init(&r, 0, 0);
     for (int i = 0; i < 1000; i++)
         cr_assert_eq(ddb_rate_take(&r, 1e9, 0), 0);
+}
+
+/* A state file whose members have the wrong JSON types (hand-edited, or
+ * damaged) is a usage error naming the member, never a crash. */
+Test(state, damaged_members_are_named_not_crashed_on)
+{
+    static const struct {
+        const char *from, *to, *member;
+    } cases[] = {
+        {"\"changes\":[0,7,0,0]", "\"changes\":[{},{},{},{}]", "counts.changes[0]"},
+        {"\"changes\":[0,7,0,0]", "\"changes\":[\"0\",7,0,0]", "counts.changes[0]"},
+        {"\"changes\":[0,7,0,0]", "\"changes\":[0,7,0]", "counts.changes"},
+        {"\"changes\":[0,7,0,0]", "\"changes\":{}", "counts.changes"},
+        {"\"rows\":[[10,8,1,1,1]", "\"rows\":[[10,8,[],1,1]", "counts.rows[0][2]"},
+        {"\"rows\":[[10,8,1,1,1]", "\"rows\":[[10,8,1,1]", "counts.rows[0]"},
+        {"\"total\":[15,8,1,3,4]", "\"total\":[15,8,1,3,-4]", "counts.total[4]"},
+        {"\"total\":[15,8,1,3,4]", "\"total\":null", "counts.total"},
+        {"\"rejects\":3}", "\"rejects\":\"3\"}", "counts.rejects"},
+        {"\"input\":2", "\"input\":\"2\"", "input"},
+        {"\"input\":2", "\"input\":99999999999", "input"},
+        {"\"pos\":123456789012", "\"pos\":1.5", "pos"},
+        {"\"pos\":123456789012", "\"pos\":99999999999999999999999", "pos"},
+        {"\"complete\":false", "\"complete\":\"no\"", "complete"},
+        {"\"rejects_bytes\":999", "\"rejects_bytes\":[999]", "rejects_bytes"},
+        {"\"outputs\":[", "\"outputs\":7,\"x\":[", "outputs"},
+        {"\"reader\":{", "\"reader\":\"s\",\"x\":{", "reader"},
+        {"\"fingerprint\":{", "\"fingerprint\":[],\"x\":{", "fingerprint"},
+        {"\"counts\":{", "\"counts\":[],\"x\":{", "counts"},
+    };
+    char dir[] = "/tmp/ddbstate.XXXXXX", path[256], text[4096];
+    ddb_state st, *back = NULL;
+    ddb_error err;
+    FILE *f;
+    size_t len;
+
+    save_sample_state(&st, dir, path, sizeof(path));
+    f = fopen(path, "r");
+    len = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char bad[4096];
+        const char *at = strstr(text, cases[i].from);
+        cr_assert_not_null(at, "%s not in %s", cases[i].from, text);
+        snprintf(bad, sizeof(bad), "%.*s%s%s", (int)(at - text), text, cases[i].to,
+                 at + strlen(cases[i].from));
+        f = fopen(path, "w");
+        fputs(bad, f);
+        fclose(f);
+        ddb_error_clear(&err);
+        cr_assert_eq(ddb_state_load(&back, path, &err), DDB_EUSAGE, "accepted: %s", bad);
+        cr_assert_null(back);
+        cr_assert(strstr(err.message, path) != NULL, "%s", err.message);
+        {
+            char want[64];
+            snprintf(want, sizeof(want), "\"%s\"", cases[i].member);
+            cr_assert(strstr(err.message, want) != NULL, "case %zu: '%s' does not name %s", i,
+                      err.message, want);
+        }
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Unmatched lines travel like rejects lines: copied while something read
+ * before them is pending, handed over at once (no copy needed) otherwise. */
+Test(tracker, unmatched_lines_commit_in_read_order_with_rejects)
+{
+    ddb_tracker *t = make(2);
+    char buf[8];
+    uint64_t a = ddb_tracker_begin(t, 0, 1, 0, NULL);
+    uint64_t b = ddb_tracker_begin(t, 0, 2, 0, NULL);
+    uint64_t c = ddb_tracker_begin(t, 0, 3, 0, NULL);
+    uint64_t d = ddb_tracker_begin(t, 0, 4, 0, NULL);
+    strcpy(buf, "C\n");
+    cr_assert_eq(ddb_tracker_settle(t, c, 1, DDB_OUTCOME_UNMATCHED, buf, 2), 0);
+    strcpy(buf, "B\n");
+    cr_assert_eq(ddb_tracker_settle(t, b, 1, DDB_OUTCOME_REJECTED, buf, 2), 0);
+    strcpy(buf, "XX");
+    cr_assert_str_eq(committed_lines, "", "a is pending: nothing commits");
+    ddb_tracker_settle(t, a, 0, DDB_OUTCOME_WRITTEN, NULL, 0);
+    cr_assert_str_eq(committed_lines, "B\nU:C\n", "copies, not the reused buffer");
+    strcpy(buf, "D\n");
+    cr_assert_eq(ddb_tracker_settle(t, d, 1, DDB_OUTCOME_UNMATCHED, buf, 2), 0);
+    cr_assert_str_eq(committed_lines, "B\nU:C\nU:D\n", "at the head: at once");
+    cr_assert_eq(ddb_tracker_committed(t)->total.unmatched, 2);
+    cr_assert_eq(ddb_tracker_committed(t)->rejects, 1);
+    ddb_tracker_free(t);
 }

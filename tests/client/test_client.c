@@ -1,4 +1,6 @@
 #include <criterion/criterion.h>
+#include <curl/curl.h>
+#include <malloc.h>
 #include <string.h>
 
 #include "ddbpipe/client.h"
@@ -95,20 +97,25 @@ Test(client, rejects_endpoints_that_are_not_http)
     ddb_client_free(c);
 }
 
+/* Port 9 (discard) on loopback is closed here: every attempt is refused. */
+static void refused_opts(ddb_client_opts *o, int attempts)
+{
+    memset(o, 0, sizeof(*o));
+    o->region = "us-east-1";
+    o->endpoint = "http://127.0.0.1:9";
+    o->max_attempts = attempts;
+    o->backoff_base_ms = 1;
+    o->backoff_cap_ms = 5;
+    o->random_seed = 1;
+}
+
 Test(client, connection_refused_is_retried_then_reported)
 {
-    /* Port 9 (discard) on loopback is closed here: every attempt is refused. */
     ddb_client *c = NULL;
     ddb_client_opts o;
     ddb_response resp;
     ddb_error err;
-    memset(&o, 0, sizeof(o));
-    o.region = "us-east-1";
-    o.endpoint = "http://127.0.0.1:9";
-    o.max_attempts = 3;
-    o.backoff_base_ms = 1;
-    o.backoff_cap_ms = 5;
-    o.random_seed = 1;
+    refused_opts(&o, 3);
     cr_assert_eq(ddb_client_new(&c, &o, &err), 0);
     cr_assert_eq(ddb_client_call(c, "ListTables", "{}", 2, &resp, &err), 0, "%s", err.message);
     cr_assert_not(resp.ok);
@@ -153,4 +160,126 @@ Test(table, create_request_projects_include_attributes)
     cr_assert(strstr(b.ptr, "\"ProjectionType\":\"KEYS_ONLY\"") != NULL);
     ddb_buf_dispose(&b);
     ddb_mapping_free(m);
+}
+
+/* ------------------------------------------------ libcurl's memory, watched */
+
+/* libcurl allocates through these (curl_global_init_mem): each test counts
+ * the blocks it holds, can refuse the copy of one header line, and looks at
+ * every block freed for the session token. */
+static struct {
+    long live;
+    const char *fail_prefix; /* curl_strdup of a line starting so fails */
+    const char *secret;      /* must not be in any block curl frees */
+    int secret_freed;
+} cm;
+
+static int holds(const void *block, size_t size, const char *text)
+{
+    size_t n = strlen(text);
+    for (size_t i = 0; i + n <= size; i++)
+        if (memcmp((const char *)block + i, text, n) == 0)
+            return 1;
+    return 0;
+}
+
+static void cm_note_free(void *p)
+{
+    if (p == NULL)
+        return;
+    cm.live--;
+    if (cm.secret && holds(p, malloc_usable_size(p), cm.secret))
+        cm.secret_freed++;
+}
+
+static void *cm_malloc(size_t n)
+{
+    void *p = malloc(n);
+    cm.live += p != NULL;
+    return p;
+}
+
+static void cm_free(void *p)
+{
+    cm_note_free(p);
+    free(p);
+}
+
+static void *cm_realloc(void *p, size_t n)
+{
+    void *q;
+    if (p == NULL)
+        return cm_malloc(n);
+    if (n == 0) {
+        cm_free(p);
+        return NULL;
+    }
+    q = realloc(p, n);
+    return q;
+}
+
+static char *cm_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p;
+    if (cm.fail_prefix && strncmp(s, cm.fail_prefix, strlen(cm.fail_prefix)) == 0)
+        return NULL;
+    if ((p = cm_malloc(n)) != NULL)
+        memcpy(p, s, n);
+    return p;
+}
+
+static void *cm_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    cm.live += p != NULL;
+    return p;
+}
+
+static void watch_curl_memory(void)
+{
+    memset(&cm, 0, sizeof(cm));
+    cr_assert_eq(curl_global_init_mem(CURL_GLOBAL_DEFAULT, cm_malloc, cm_free, cm_realloc,
+                                      cm_strdup, cm_calloc),
+                 CURLE_OK);
+}
+
+static void refused_call(const ddb_aws_credentials *creds, int attempts)
+{
+    ddb_client *c = NULL;
+    ddb_client_opts o;
+    ddb_response resp;
+    ddb_error err;
+    refused_opts(&o, attempts);
+    o.credentials = creds;
+    cr_assert_eq(ddb_client_new(&c, &o, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_client_call(c, "ListTables", "{}", 2, &resp, &err), 0, "%s", err.message);
+    cr_assert_not(resp.ok);
+    ddb_response_dispose(&resp);
+    ddb_client_free(c);
+}
+
+/* An attempt that fails before it is sent (here: a header line cannot be
+ * copied) gives back its easy handle and the header lines it had. */
+Test(client, failed_attempt_leaks_no_handle_or_headers)
+{
+    ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real", NULL, 0, "test"};
+    long before;
+    watch_curl_memory();
+    refused_call(&creds, 1); /* warm up: curl's own lazy allocations */
+    before = cm.live;
+    cm.fail_prefix = "X-Amz-Target:";
+    refused_call(&creds, 3);
+    cr_assert_eq(cm.live, before, "%ld blocks of libcurl memory leaked", cm.live - before);
+}
+
+/* The session token travels in a header line: wiped before libcurl frees it. */
+Test(client, session_token_is_wiped_before_its_header_is_freed)
+{
+    ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real",
+                                 "FwoGZXIvYXdzEXAMPLETOKENxyz0123456789", 0, "test"};
+    watch_curl_memory();
+    cm.secret = creds.session_token;
+    refused_call(&creds, 2);
+    cr_assert_eq(cm.secret_freed, 0, "%d blocks holding the token freed unwiped", cm.secret_freed);
 }

@@ -99,13 +99,14 @@ function header (rawHeaders, name) {
 
 // The canonical request of a received request (method, raw path and query, raw headers,
 // body bytes), given the parsed Authorization header.
-function canonicalRequest (r, auth, normalize) {
+// s3: the path is signed as sent (S3 keys are encoded once, never twice).
+function canonicalRequest (r, auth, normalize, s3) {
   const rawPath = r.path || '/'
   const p = normalize ? normalizePath(rawPath) : rawPath
   const payloadHash = header(r.rawHeaders, 'x-amz-content-sha256') || sha256hex(r.body || Buffer.alloc(0))
   return [
     r.method,
-    uriEncode(Buffer.from(p, 'latin1'), true),
+    s3 ? p : uriEncode(Buffer.from(p, 'latin1'), true),
     canonicalQuery(r.query || ''),
     canonicalHeaders(r.rawHeaders, auth.signedHeaders),
     auth.signedHeaders.join(';'),
@@ -121,7 +122,8 @@ function parseAmzDate (s) {
 // Verifies a request. lookup(akid) -> { secret, token? } or null. Returns
 // { ok: true, akid, auth } or { ok: false, reason, auth? } where reason is one of
 // 'missing', 'malformed', 'unknown-key', 'token-mismatch', 'scope', 'skew', 'signature'.
-// opts: { normalize (default true), now (ms), maxSkewMs (default 5 min), region, service }.
+// opts: { normalize (default true), now (ms), maxSkewMs (default 5 min), region, service,
+// s3 (the path signed as sent) }.
 function verify (r, lookup, opts = {}) {
   const authHeader = header(r.rawHeaders, 'authorization')
   if (!authHeader) return { ok: false, reason: 'missing' }
@@ -136,7 +138,7 @@ function verify (r, lookup, opts = {}) {
   if (Math.abs(now - when) > (opts.maxSkewMs != null ? opts.maxSkewMs : 5 * 60 * 1000)) return { ok: false, reason: 'skew', auth, amzDate }
   const key = lookup(auth.akid)
   if (!key) return { ok: false, reason: 'unknown-key', auth }
-  const canonical = canonicalRequest(r, auth, opts.normalize !== false)
+  const canonical = canonicalRequest(r, auth, opts.normalize !== false, opts.s3)
   const stringToSign = [ 'AWS4-HMAC-SHA256', amzDate, `${auth.date}/${auth.region}/${auth.service}/aws4_request`, sha256hex(canonical) ].join('\n')
   let k = hmac('AWS4' + key.secret, auth.date)
   k = hmac(k, auth.region)

@@ -457,7 +457,7 @@ function main () {
 
   function handleDynamo (req, res, body) {
     const target = String(req.headers['x-amz-target'] || '')
-    const op = target.includes('.') ? target.slice(target.lastIndexOf('.') + 1) : (target || '(none)')
+    const op = target.includes('.') ? target.slice(target.lastIndexOf('.') + 1) : (target || s3Op(req))
     const ev = { seq: ++seq, op, fault: null, rule: null, status: null, t: Date.now() }
     record(ev)
     stats.requests++
@@ -623,6 +623,17 @@ function main () {
   server.requestTimeout = 0
   serveOnLoopback(server, opts, 'fault-server',
     () => `upstream ${upstream.href}, ${rules.length} rule(s), seed ${seed}`)
+}
+
+// S3 requests have no X-Amz-Target: name them as S3's API does, so rules can pick them.
+function s3Op (req) {
+  const u = new URL(req.url, 'http://x')
+  const q = u.searchParams
+  const hasKey = u.pathname.split('/').filter((x) => x !== '').length > 1
+  if (!hasKey) return req.method === 'GET' && q.has('list-type') ? 'ListObjectsV2' : '(none)'
+  if (req.method === 'POST') return q.has('uploads') ? 'CreateMultipartUpload' : 'CompleteMultipartUpload'
+  if (req.method === 'PUT') return q.has('partNumber') ? 'UploadPart' : 'PutObject'
+  return { GET: 'GetObject', HEAD: 'HeadObject', DELETE: q.has('uploadId') ? 'AbortMultipartUpload' : 'DeleteObject' }[req.method] || '(none)'
 }
 
 if (require.main === module) main()

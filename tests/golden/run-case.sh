@@ -9,7 +9,8 @@
 #   expected/<file>        compared byte for byte with $OUT/<file> (a .gz output is
 #                          compared decompressed against expected/<file without .gz>)
 #   expected/<file>.sha256 compared by SHA-256 instead (for large outputs)
-#   expected/summary.json  compared with the --summary JSON (seconds and byte counts removed)
+#   expected/summary.json  compared with the --summary JSON (seconds and byte counts removed);
+#                          OUT/_ddbpipe/summary.json, when written, must be the same bytes
 # Every file in $OUT must be expected: an unexpected output file fails the case.
 # GOLDEN_UPDATE=1 rewrites expected/ from the actual run (review the diff before committing).
 set -u
@@ -60,7 +61,7 @@ if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
     find "$case_dir/expected" -type f ! -name stderr.grep ! -name '*.sha256' -delete
     [ "$code" = 0 ] || echo "$code" >"$case_dir/expected/exit"
     [ -f "$out/summary.json" ] && normalize_summary "$out/summary.json" >"$case_dir/expected/summary.json"
-    (cd "$out/out" && find . -type f | sed 's#^\./##') | while read -r f; do
+    (cd "$out/out" && find . -type f ! -path ./_ddbpipe/summary.json | sed 's#^\./##') | while read -r f; do
         base=${f%.gz}
         if [ -f "$case_dir/expected/$base.sha256" ]; then
             actual_content "$f" | sha256sum | cut -d' ' -f1 >"$case_dir/expected/$base.sha256"
@@ -90,8 +91,12 @@ if [ -f "$case_dir/expected/summary.json" ]; then
     normalize_summary "$out/summary.json" | diff -u "$case_dir/expected/summary.json" - >&2 ||
         fail "summary differs"
 fi
+if [ -f "$out/out/_ddbpipe/summary.json" ]; then
+    cmp -s "$out/summary.json" "$out/out/_ddbpipe/summary.json" ||
+        fail "OUT/_ddbpipe/summary.json differs from the --summary file"
+fi
 # every output file must be expected, and match
-for f in $(cd "$out/out" && find . -type f | sed 's#^\./##' | sort); do
+for f in $(cd "$out/out" && find . -type f ! -path ./_ddbpipe/summary.json | sed 's#^\./##' | sort); do
     base=${f%.gz}
     if [ -f "$case_dir/expected/$base.sha256" ]; then
         got=$(actual_content "$f" | sha256sum | cut -d' ' -f1)

@@ -36,7 +36,10 @@ run tab1 0 "$bin" import "$cases/public-dynein-batch-tables/batch.json" --table 
 [ "$(summary_total "$tmp/tab1.json" read)" = 3 ] || fail "tab1: only table 1's 3 requests read"
 grep -q "3 records of table __TABLE_NAME__2 not read" "$tmp/tab1.err" || fail "tab1: no word of table 2"
 # without naming the table, the first one is read and the other's requests are rejected
-run tab1-unnamed 1 "$bin" import "$cases/public-dynein-batch-tables/batch.json" --table tab1 "${E[@]}"
+run tab1-unnamed 1 "$bin" import "$cases/public-dynein-batch-tables/batch.json" --table tab1 "${E[@]}" \
+    --rejects "$tmp/tab1-unnamed.rejects"
+[ "$(grep -c 'a record of table __TABLE_NAME__2' "$tmp/tab1-unnamed.rejects")" = 3 ] ||
+    fail "tab1 unnamed: table 2's 3 requests rejected"
 run tab2 0 "$bin" import "$cases/public-dynein-batch-tables/batch.json" --table tab2 \
     --input-table __TABLE_NAME__2 "${E[@]}"
 for t in tab1 tab2; do

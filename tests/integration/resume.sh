@@ -82,16 +82,27 @@ fi
 run kill-dump 0 "$bin" export --table killed --format ddb-json --out "$tmp/kdump" "${D[@]}"
 same_items killed-then-resumed "$tmp/items.json" -- "$tmp/kdump/items.json"
 
-# -- SIGINT: finishes cleanly with 130; the resume completes --------------------------------------
+# -- SIGINT: finishes cleanly with 130, after the answers to the writes already sent (slowed
+#    down here, each applied before its answer), so written is what the table holds; the resume
+#    completes ----------------------------------------------------------------------------------
 run create4 0 "$bin" create-table --mapping "$plain" --table sigint "${D[@]}"
+control '{"resetStats":true,"rules":[{"kind":"slow","op":"BatchWriteItem","ms":700}]}'
 "$bin" import "$tmp/items.json" --table sigint "${F[@]}" --concurrency 2 --state "$tmp/i.state" \
-    --checkpoint-interval 0 2>"$tmp/int.err" &
+    --checkpoint-interval 0 --summary "$tmp/int0.json" 2>"$tmp/int.err" &
 pid=$!
 kill_after_progress "$pid" "$tmp/i.state" none INT >/dev/null
 wait "$pid"
 code=$?
+control '{"clear":true}'
 [ "$code" = 130 ] || fail "SIGINT: exit $code, want 130"
 grep -q "interrupted: checkpoint saved" "$tmp/int.err" || fail "SIGINT: summary"
+grep -q "waiting for the answers to the writes already sent" "$tmp/int.err" ||
+    fail "SIGINT: no word of the writes in flight"
+run int-count 0 "$bin" export --table sigint --format ddb-json --out "$tmp/intdump" "${D[@]}"
+held=$(wc -l <"$tmp/intdump/items.json")
+[ "$(summary_total "$tmp/int0.json" written)" = "$held" ] ||
+    fail "SIGINT: the summary says $(summary_total "$tmp/int0.json" written) written, the table holds $held"
+[ "$held" -lt "$n" ] || fail "SIGINT: the run finished before the signal; nothing was checked"
 run int-resume 0 "$bin" import "$tmp/items.json" --table sigint "${F[@]}" --state "$tmp/i.state" \
     --resume --summary "$tmp/int.json"
 [ "$(summary_total "$tmp/int.json" written)" = "$n" ] || fail "SIGINT: written after resume"

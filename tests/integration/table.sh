@@ -44,7 +44,7 @@ run fav-import 0 "$bin" import "$root"/samples/favorites/seed/*.csv --table fav 
     --mapping "$root/formats/favorites.json" "${E[@]}" --summary "$tmp/fav-import.json"
 n_fav=$(summary_total "$tmp/fav-import.json" written)
 run fav-dry 0 "$bin" migrate --table fav --mapping "$root/formats/favorites.json" --to-table fav2 \
-    --to-mapping "$root/formats/favorites-v2.json" --dry-run "${E[@]}"
+    --to-mapping "$root/formats/favorites-v2.json" --dry-run --create-table "${E[@]}"
 grep -q "dry run: nothing written to fav2; would put $n_fav items" "$tmp/fav-dry.err" || fail "dry run report"
 run fav-to-v2 0 "$bin" migrate --table fav --mapping "$root/formats/favorites.json" --to-table fav2 \
     --to-mapping "$root/formats/favorites-v2.json" --create-table "${E[@]}"

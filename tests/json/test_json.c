@@ -1,6 +1,8 @@
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "ddbpipe/codec.h"
 #include "ddbpipe/json.h"
 
 static ddb_json_parser *p;
@@ -229,6 +231,47 @@ Test(json, string_writer_escapes_control_characters)
     ddb_buf_dispose(&b);
 }
 
+/* Long strings are escaped a chunk at a time: every byte of every kind, at
+ * every position around the chunk edges, comes out as the one-byte-at-a-time
+ * rules say. */
+Test(json, string_writer_long_strings_across_chunks)
+{
+    static const char *esc[256];
+    char in[9000], want[9000 * 6 + 3], u[8];
+    ddb_buf b = DDB_BUF_INIT;
+    size_t w = 0;
+    for (int c = 0; c < 256; c++)
+        esc[c] = NULL;
+    esc['"'] = "\\\"";
+    esc['\\'] = "\\\\";
+    esc['\n'] = "\\n";
+    esc['\r'] = "\\r";
+    esc['\t'] = "\\t";
+    esc['\b'] = "\\b";
+    esc['\f'] = "\\f";
+    want[w++] = '"';
+    for (size_t i = 0; i < sizeof(in); i++) {
+        unsigned char c = (unsigned char)((i * 37 + i / 7) % 256);
+        in[i] = (char)c;
+        if (esc[c]) {
+            memcpy(want + w, esc[c], strlen(esc[c]));
+            w += strlen(esc[c]);
+        } else if (c < 0x20) {
+            snprintf(u, sizeof(u), "\\u%04x", c);
+            memcpy(want + w, u, 6);
+            w += 6;
+        } else {
+            want[w++] = (char)c;
+        }
+    }
+    want[w++] = '"';
+    want[w] = '\0';
+    cr_assert_eq(ddb_json_put_string(&b, in, sizeof(in)), 0);
+    cr_assert_eq(b.len, w);
+    cr_assert_str_eq(b.ptr, want);
+    ddb_buf_dispose(&b);
+}
+
 Test(json, plain_writer_gives_binary_as_base64_and_sets_as_arrays)
 {
     ddb_map m = parse_map("{\"b\":{\"B\":\"AAEC\"},\"ss\":{\"SS\":[\"x\"]},\"ns\":{\"NS\":[\"+5\",\"1e3\"]}}");
@@ -236,4 +279,22 @@ Test(json, plain_writer_gives_binary_as_base64_and_sets_as_arrays)
     ddb_json_put_plain_map(&b, &m);
     cr_assert_str_eq(b.ptr, "{\"b\":\"AAEC\",\"ss\":[\"x\"],\"ns\":[5,1e3]}");
     ddb_buf_dispose(&b);
+}
+
+/* ASCII is checked eight bytes at a time: a bad byte or a valid multibyte
+ * character is found at any offset, and bad_at points at the bad byte. */
+Test(json, utf8_check_finds_every_offset)
+{
+    char s[41];
+    for (size_t at = 0; at < 38; at++) {
+        size_t bad = 0;
+        memset(s, 'a', 40);
+        s[40] = '\0';
+        s[at] = (char)0xff;
+        cr_assert_not(ddb_utf8_valid(s, 40, &bad), "0xff at %zu passed", at);
+        cr_assert_eq(bad, at);
+        memcpy(s + at, "\xe2\x82\xac", 3); /* the euro sign */
+        cr_assert(ddb_utf8_valid(s, 40, NULL), "euro at %zu refused", at);
+        cr_assert_not(ddb_utf8_valid(s, at + 2, &bad), "cut euro at %zu passed", at);
+    }
 }

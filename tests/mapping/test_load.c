@@ -154,3 +154,81 @@ Test(mapping, enum_object_gives_key_spellings)
                  "\"fields\":[{\"name\":\"id\",\"enum\":{\"A\":1}}]}]}",
                  "non-empty string");
 }
+
+/* The table's sort key named like its partition key: both key templates would
+ * land in one slot (a heap overflow before this was checked). */
+Test(mapping, rejects_sort_key_named_like_partition_key)
+{
+    expect_error("{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"sortKey\":{\"name\":\"pk\",\"type\":\"S\"}},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "table.sortKey: \"pk\" is already the partition key");
+}
+
+Test(mapping, rejects_other_key_name_collisions)
+{
+    /* an index keyed twice on one attribute */
+    expect_error("{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"indexes\":[{\"name\":\"g\",\"type\":\"GSI\",\"partitionKey\":{\"name\":\"g1\"},"
+                 "\"sortKey\":{\"name\":\"g1\"}}]},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "table.indexes[0].sortKey: \"g1\" is already the index's partition key");
+    /* an LSI sorted on the partition key */
+    expect_error("{"
+                 "\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"sortKey\":{\"name\":\"sk\",\"type\":\"S\"},"
+                 "\"indexes\":[{\"name\":\"l\",\"type\":\"LSI\",\"sortKey\":{\"name\":\"pk\"}}]},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "table.indexes[0].sortKey: \"pk\" is already the index's partition key");
+    /* one attribute declared with two types */
+    expect_error(
+        "{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+        "\"indexes\":[{\"name\":\"g\",\"type\":\"GSI\",\"partitionKey\":{\"name\":\"g1\"}},"
+        "{\"name\":\"h\",\"type\":\"GSI\",\"partitionKey\":{\"name\":\"g1\",\"type\":\"N\"}}]},"
+        "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\"},"
+        "\"fields\":[{\"name\":\"id\"}]}]}",
+        "table.indexes[1].partitionKey: \"g1\" is type N here but S in table.indexes[0]");
+    /* the entity-type attribute is a key attribute */
+    expect_error("{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"sortKey\":{\"name\":\"sk\",\"type\":\"S\"},\"entityTypeAttribute\":\"sk\"},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "table.entityTypeAttribute: \"sk\" is a key attribute");
+    expect_error("{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"entityTypeAttribute\":\"g1\",\"indexes\":[{\"name\":\"g\",\"type\":\"GSI\","
+                 "\"partitionKey\":{\"name\":\"g1\"}}]},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "table.entityTypeAttribute: \"g1\" is a key attribute");
+    /* a computed attribute (not a table key) named like the entity-type attribute */
+    expect_error("{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+                 "\"entityTypeAttribute\":\"kind\"},"
+                 "\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"kind\":\"{id}\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "entities[0].keys.kind: the entity-type attribute cannot be computed");
+}
+
+Test(mapping, rejects_text_after_the_document)
+{
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]} {\"more\":1}",
+                 "text after the JSON document (byte");
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}x",
+                 "text after the JSON document");
+    /* whitespace after it is fine */
+    {
+        ddb_mapping *m = NULL;
+        cr_assert_eq(
+            load_text("{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":"
+                      "\"a#{id}\",\"sk\":\"x\"},\"fields\":[{\"name\":\"id\"}]}]}\n \t\r\n",
+                      &m),
+            0, "%s", err.message);
+        ddb_mapping_free(m);
+    }
+}

@@ -191,15 +191,48 @@ Test(transform, mixed_type_sort_key_decodes_into_two_record_kinds)
         DDB_ENOMATCH);
 }
 
-Test(transform, mixed_type_sort_key_encodes_the_same_strings)
+/* One day, one key: a weekday in any spelling is written the mapping's way
+ * ("Monday" unless its "spelling" says otherwise). */
+Test(transform, weekday_is_written_in_the_mappings_spelling)
 {
-    ddb_map rec = tu_plain(a, "{\"facilityId\":\"f1\",\"weekday\":\"Sat\",\"capacity\":\"80\"}");
+    static const char *const days[] = {"Sat", "SATURDAY", "saturday", "sAt"};
+    for (size_t i = 0; i < 4; i++) {
+        char text[200];
+        ddb_map rec;
+        ddb_item item;
+        snprintf(text, sizeof(text),
+                 "{\"facilityId\":\"f1\",\"weekday\":\"%s\",\"capacity\":\"80\"}", days[i]);
+        rec = tu_plain(a, text);
+        cr_assert_eq(ddb_transform_encode(&item, fac, ddb_mapping_entity(fac, "WeekdayCapacity"),
+                                          &rec, 0, a, &err),
+                     0, "%s", err.message);
+        cr_assert_str_eq(tu_typed(&item),
+                         "{\"pk\":{\"S\":\"FACILITY#f1\"},\"sk\":{\"S\":\"Saturday\"},"
+                         "\"capacity\":{\"N\":\"80\"}}");
+    }
+}
+
+Test(transform, weekday_spelling_is_the_mappings_choice)
+{
+    ddb_mapping *m = NULL;
+    const char *text = "{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\"},\"sortKey\":{"
+                       "\"name\":\"sk\"}},"
+                       "\"entities\":[{\"name\":\"W\",\"keys\":{\"pk\":\"F#{f}\",\"sk\":\"{d}\"},"
+                       "\"fields\":[{\"name\":\"f\"},{\"name\":\"d\",\"format\":\"weekday\","
+                       "\"spelling\":\"MON\"}]}]}";
+    ddb_map rec;
     ddb_item item;
-    cr_assert_eq(ddb_transform_encode(&item, fac, ddb_mapping_entity(fac, "WeekdayCapacity"), &rec,
-                                      0, a, &err),
-                 0, "%s", err.message);
-    cr_assert_str_eq(tu_typed(&item), "{\"pk\":{\"S\":\"FACILITY#f1\"},\"sk\":{\"S\":\"Sat\"},"
-                                      "\"capacity\":{\"N\":\"80\"}}");
+    ddb_decoded d;
+    cr_assert_eq(ddb_mapping_parse(&m, text, strlen(text), "t.json", &err), 0, "%s", err.message);
+    rec = tu_plain(a, "{\"f\":\"1\",\"d\":\"wednesday\"}");
+    cr_assert_eq(ddb_transform_encode(&item, m, &m->entities[0], &rec, 0, a, &err), 0, "%s",
+                 err.message);
+    cr_assert_str_eq(tu_typed(&item), "{\"pk\":{\"S\":\"F#1\"},\"sk\":{\"S\":\"WED\"}}");
+    /* a stored key in another spelling decodes, but would not come back: rejected, saying so */
+    item = tu_item(a, "{\"pk\":{\"S\":\"F#1\"},\"sk\":{\"S\":\"Wednesday\"}}");
+    cr_assert_eq(ddb_transform_decode(&d, m, &item, a, &err), DDB_EINVAL);
+    cr_assert(strstr(err.message, "encoding would change it"), "%s", err.message);
+    ddb_mapping_free(m);
 }
 
 Test(transform, hierarchical_sort_key_round_trips)

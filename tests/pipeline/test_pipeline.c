@@ -210,7 +210,7 @@ Test(pipeline, accounting_invariant_mixed_input)
     ddb_pipeline_opts po;
     ddb_summary s;
     reports rep;
-    ddb_rejects *rj = NULL;
+    ddb_rejects *rj = NULL, *um = NULL;
     ddb_error err;
     char *text;
     uint64_t sum_read = 0;
@@ -219,7 +219,9 @@ Test(pipeline, accounting_invariant_mixed_input)
     po.mapping = fav;
     po.output = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 0);
     cr_assert_eq(ddb_rejects_new(&rj, tu_path(odir, "_rejects.ndjson"), &err), 0);
+    cr_assert_eq(ddb_rejects_new(&um, tu_path(odir, "_unmatched.ndjson"), &err), 0);
     po.rejects = rj;
+    po.unmatched = um;
     cr_assert_eq(ddb_pipeline_run(&s, &po, &err), 0, "%s", err.message);
 
     cr_assert_eq(s.n_entities, 4);
@@ -246,6 +248,7 @@ Test(pipeline, accounting_invariant_mixed_input)
     cr_assert_gt(s.bytes_out, 0);
     cr_assert_not_null(s.rejects_path);
     cr_assert_str_eq(s.rejects_path, tu_path(odir, "_rejects.ndjson"));
+    cr_assert_str_eq(s.unmatched_path, tu_path(odir, "_unmatched.ndjson"));
     cr_assert_eq(rep.n[DDB_REPORT_ERROR], 3);
     cr_assert(reported(&rep, "dump.json:5"), "bad JSON reported with its line");
 
@@ -267,6 +270,7 @@ Test(pipeline, accounting_invariant_mixed_input)
     ddb_summary_dispose(&s);
     ddb_output_free(po.output);
     ddb_rejects_free(rj);
+    ddb_rejects_free(um);
 }
 
 Test(pipeline, missing_input_counts_and_run_goes_on)

@@ -408,3 +408,30 @@ Test(jsondoc, folder_of_two_dynamodump_tables_is_refused)
     cr_assert_eq(ddb_reader_open(&r, tu_path(tdir, "dump"), NULL, &err), DDB_EUSAGE);
     cr_assert_not_null(strstr(err.message, "2 dynamodump tables"), "%s", err.message);
 }
+
+/* A dynamodump folder is one input, never a folder of files (its schema.json
+ * would be read as items); a folder of files beside it still lists them. */
+Test(jsondoc, dynamodump_folder_is_not_a_folder_of_files)
+{
+    char **files = NULL;
+    size_t n = 7;
+    ddb_error err;
+    put_dump("testTable");
+    for (int k = 0; k < 2; k++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/dump%s", tdir, k ? "/testTable" : "");
+        cr_assert_eq(ddb_reader_list_folder(&files, &n, path, &err), 0, "%s", err.message);
+        cr_assert_eq(n, 0, "%s listed as %zu files", path, n);
+        cr_assert_null(files);
+    }
+    cr_assert_eq(mkdir(tu_path(tdir, "docs"), 0777), 0);
+    tu_put_file(tdir, "docs/b.json", "[{\"pk\": \"b\"}]");
+    tu_put_file(tdir, "docs/a.json", "[{\"pk\": \"a\"}]");
+    cr_assert_eq(ddb_reader_list_folder(&files, &n, tu_path(tdir, "docs"), &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(n, 2);
+    cr_assert_not_null(strstr(files[0], "/a.json"));
+    for (size_t i = 0; i < n; i++)
+        free(files[i]);
+    free(files);
+}

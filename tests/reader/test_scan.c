@@ -231,6 +231,26 @@ Test(scan, unclosed_items_array_is_an_error)
     ddb_reader_free(r);
 }
 
+/* A broken element that swallows the ']' of "Items" leaves the reader among
+ * the document's other keys; the '}' that ends the document is no value: an
+ * error, not an endless run of empty bad records (found by fuzzing). */
+Test(scan, closing_brace_where_an_item_belongs_is_an_error, .timeout = 10)
+{
+    const char *doc = "{\"Items\":[{\"a\":{\"S\":\"1\"},{\"b\":{\"S\":\"2\"}}],\"Count\":2}\n";
+    ddb_reader *r = scan_over(doc, strlen(doc));
+    ddb_record *rec;
+    ddb_error err;
+    int rc, n = 0;
+    while ((rc = ddb_reader_next(r, &rec, &err)) == 0) {
+        cr_assert_lt(++n, 10, "record %d from a %zu-byte document", n, strlen(doc));
+        cr_assert_gt(rec->raw_len, 0, "an empty record");
+    }
+    cr_assert_lt(rc, 0);
+    cr_assert_neq(rc, DDB_ITEROVER, "the document is broken");
+    cr_assert_not_null(strstr(err.message, "malformed JSON"), "%s", err.message);
+    ddb_reader_free(r);
+}
+
 Test(scan, document_without_items_is_an_error)
 {
     const char *doc = "{\"Count\": 0, \"ScannedCount\": 0, \"ConsumedCapacity\": null}";

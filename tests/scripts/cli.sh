@@ -45,6 +45,45 @@ check bad-delimiter 2 "$bin" export x --out "$tmp/o" --delimiter ':'
 check bad-types 2 "$bin" export x --out "$tmp/o" --types age=INT
 check unknown-entity 2 "$bin" encode x.csv --out "$tmp/o" --mapping "$root/formats/favorites.json" --entity Nope
 
+# a URL where a local path belongs is refused before anything is written (no ./s3:/bucket/...);
+# s3:// is a place ddbpipe writes to, but for the state (kept on the local disk with its spool)
+printf '{"Item":{"pk":{"S":"x"}}}\n' >"$tmp/url-in.json"
+mkdir -p "$tmp/cwd"
+for opt in out rejects unmatched summary state; do
+    urls="HTTPS://host/x file:///tmp/x"
+    [ "$opt" = state ] && urls="s3://bucket/prefix $urls"
+    for url in $urls; do
+        args=(export "$tmp/url-in.json" --out "$tmp/o-url")
+        [ "$opt" = out ] && args=(export "$tmp/url-in.json")
+        check "url-$opt-$url" 2 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "$bin" "${args[@]}" \
+            "--$opt" "$url" && expect_in "$tmp/stderr" "--$opt $url: a URL"
+    done
+done
+# accepted: the run goes to S3 (here an endpoint that refuses connections), never to a local s3: folder
+s3env=(env AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=y
+    AWS_REGION=us-east-1 AWS_ENDPOINT_URL_S3=http://127.0.0.1:9)
+printf '{"Item":{"pk":{"S":"x"}}}\nnot json\n' >"$tmp/url-bad.json"
+check url-out-s3 5 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
+    "$tmp/url-in.json" --out s3://bucket/prefix --max-attempts 1 && expect_in "$tmp/stderr" "PutObject"
+check url-rejects-s3 4 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
+    "$tmp/url-bad.json" --out "$tmp/o-url3" --rejects s3://bucket/r.ndjson --max-attempts 1 &&
+    expect_in "$tmp/stderr" "s3://bucket/r.ndjson"
+check url-summary-s3 4 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
+    "$tmp/url-in.json" --out "$tmp/o-url4" --summary s3://bucket/s.json --max-attempts 1 &&
+    expect_in "$tmp/stderr" "cannot write the summary: s3://bucket/s.json"
+check url-unmatched-s3 0 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" \
+    export "$tmp/url-in.json" --out "$tmp/o-url5" --unmatched s3://bucket/u.ndjson --max-attempts 1
+[ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL: a URL became a local path: $(ls -A "$tmp/cwd")" >&2; failures=$((failures + 1)); }
+[ ! -e "$tmp/o-url" ] || { echo "FAIL: output written despite a refused URL" >&2; failures=$((failures + 1)); }
+check url-like-local-path 0 "$bin" export "$tmp/url-in.json" --out "$tmp/o-url2/a:b"
+
+# a damaged state file: a usage error naming the member, never a crash
+check state-start 0 "$bin" export "$tmp/url-in.json" --out "$tmp/o-st" --state "$tmp/st.json"
+sed -e 's/"complete":true/"complete":false/' -e 's/"changes":\[[0-9,]*\]/"changes":[{},{},{},{}]/' \
+    "$tmp/st.json" >"$tmp/st2.json"
+check state-damaged 2 "$bin" export "$tmp/url-in.json" --out "$tmp/o-st" --state "$tmp/st2.json" --resume &&
+    expect_in "$tmp/stderr" '"counts.changes[0]" must be a non-negative integer'
+
 # an input that does not exist: exit 3, nothing committed
 check missing-input 3 "$bin" export "$tmp/nope.json" --out "$tmp/o1"
 expect_in "$tmp/stderr" "nope.json"
@@ -66,7 +105,7 @@ check stdin 0 sh -c "printf '{\"Item\":{\"pk\":{\"S\":\"y\"}}}\n' | '$bin' expor
 # rejects: exit 1 unless --max-rejects allows them; --rejects elsewhere; --summary JSON
 printf '{"Item":{"pk":{"S":"a"}}}\nnot json\n' >"$tmp/bad.json"
 check rejects-exit 1 "$bin" export "$tmp/bad.json" --out "$tmp/o4"
-expect_in "$tmp/o4/_rejects.ndjson" '"line":2'
+expect_in "$tmp/o4/_ddbpipe/rejects.ndjson" '"line":2'
 check rejects-allowed 0 "$bin" export "$tmp/bad.json" --out "$tmp/o5" --max-rejects 1 \
     --rejects "$tmp/r.ndjson" --summary "$tmp/s.json"
 expect_in "$tmp/r.ndjson" '"reason":"column 1: expected'
@@ -95,6 +134,59 @@ if [ -d "$shared/aws-export" ]; then
     [ ! -e "$tmp/o8/items.ndjson" ] || { echo "FAIL: output committed despite checksum error" >&2; failures=$((failures + 1)); }
     check aws-corrupt-noverify 3 "$bin" export "$tmp/copy/01716790307109-5f9d6aaa" --out "$tmp/o9" --no-verify
 fi
+
+# what convert wrote reads back as a folder: its per-entity files, not its _ files
+root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+check convert-folder 0 "$bin" convert "$root/samples/favorites/export" --mapping "$root/formats/favorites.json" \
+    --to-mapping "$root/formats/favorites-v2.json" --out "$tmp/cv" --max-rejects 100
+check validate-folder 0 "$bin" validate "$tmp/cv" --mapping "$root/formats/favorites-v2.json"
+expect_in "$tmp/stderr" "309 read, 309 valid, 0 rejected, 0 unmatched"
+
+# the messages that help: an endpoint without a scheme, an unreachable one, the AWS CLI's spellings
+check no-scheme 2 env AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=y AWS_REGION=us-east-1 \
+    "$bin" describe --table t --endpoint-url 127.0.0.1:8211
+expect_in "$tmp/stderr" "must start with http:// or https://"
+check unreachable 5 env AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=y AWS_REGION=us-east-1 \
+    "$bin" describe --table t --endpoint-url http://127.0.0.1:9 --max-attempts 2
+expect_in "$tmp/stderr" "cannot reach http://127.0.0.1:9"
+check aws-spelling 2 "$bin" describe --table-name t
+expect_in "$tmp/stderr" "did you mean --table?"
+check out-dash 2 "$bin" export "$root/samples/favorites/seed/Tag.csv" --out -
+expect_in "$tmp/stderr" "standard output cannot hold"
+
+# -- a reused --out: the previous run's files are replaced, stale ones removed; files ddbpipe
+#    did not write are refused unless --overwrite, and then left alone --------------------------
+fav_export="$root/samples/favorites/export"
+fav_map="$root/formats/favorites.json"
+fail_if() { # condition text, message
+    if eval "$1"; then
+        echo "FAIL: $2" >&2
+        failures=$((failures + 1))
+    fi
+}
+check reuse-1 1 "$bin" export "$fav_export" --mapping "$fav_map" --format csv --out "$tmp/re" --quiet
+fail_if '[ ! -f "$tmp/re/Tag.csv" ] || [ ! -f "$tmp/re/_ddbpipe/rejects.ndjson" ]' "reuse-1: files missing"
+fail_if '[ ! -f "$tmp/re/_ddbpipe/summary.json" ] || [ ! -f "$tmp/re/_ddbpipe/manifest.json" ]' \
+    "reuse-1: no summary or manifest in _ddbpipe/"
+check reuse-2 1 "$bin" export "$fav_export" --mapping "$fav_map" --format ndjson --out "$tmp/re" --quiet
+expect_in "$tmp/stderr" "removed 3 files of the previous run"
+fail_if '[ -e "$tmp/re/Tag.csv" ] || [ ! -f "$tmp/re/Tag.ndjson" ]' "reuse-2: the CSV files of the first run stayed"
+# a clean run (the seed files hold no bad record) leaves no rejects file of an earlier run
+check reuse-clean 0 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity Tag \
+    --mapping "$fav_map" --out "$tmp/re" --quiet
+fail_if '[ -e "$tmp/re/_ddbpipe/rejects.ndjson" ] || [ -e "$tmp/re/_ddbpipe/unmatched.ndjson" ]' \
+    "reuse-clean: the previous run's rejects or unmatched file stayed"
+fail_if '[ -e "$tmp/re/FavoriteData.ndjson" ] || [ ! -f "$tmp/re/Tag.json" ]' \
+    "reuse-clean: an entity file of the previous run stayed"
+echo mine >"$tmp/re/notes.txt"
+check foreign 2 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity Tag \
+    --mapping "$fav_map" --out "$tmp/re" --quiet
+expect_in "$tmp/stderr" "holds 1 file ddbpipe did not write (notes.txt)"
+expect_in "$tmp/stderr" "--overwrite"
+check overwrite 0 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity Tag \
+    --mapping "$fav_map" --out "$tmp/re" --overwrite
+expect_in "$tmp/stderr" "beside 1 file ddbpipe did not write"
+fail_if '[ "$(cat "$tmp/re/notes.txt")" != mine ]' "overwrite: a file ddbpipe did not write was touched"
 
 if [ "$failures" -gt 0 ]; then
     echo "cli.sh: $failures failure(s)" >&2

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Real-world inputs from the command line: CSV that ddbpipe writes reads back to the same items
 # (with a mapping and without), what is neither JSON nor clearly CSV is refused, header-less and
-# uneven CSV, empty inputs leave the same files either way, no progress line before anything is
-# counted, and a reader that goes away (| head) stops the run cleanly with exit 141.
+# uneven CSV, typed column names checked against a mapping by their field part, empty inputs leave
+# the same files either way, no progress line before anything is counted, and a reader that goes
+# away (| head) stops the run cleanly with exit 141.
 set -u
 bin=$1
 root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -73,6 +74,9 @@ check not-csv 3 "$bin" export "$tmp/notes.txt" --out "$tmp/n"
 expect_in "$tmp/stderr" "cannot tell the format of its content"
 [ ! -e "$tmp/n/items.ndjson" ] || fail "an unreadable input left an output"
 check not-csv-forced 0 "$bin" export "$tmp/notes.txt" --input-format csv --out "$tmp/n2"
+# a model in S3 is read by runs (import s3://.../model.json), but drafted from a local copy only
+check draft-s3 2 "$bin" mapping-from-workbench s3://bucket/model.json
+expect_in "$tmp/stderr" "the model must be a local file"
 
 # -- CSV without a header, uneven rows -------------------------------------------------------------
 printf '1,abc,2.50\n2,"x,y",3\n3,z\n4,w,5,extra\n' >"$tmp/rows.txt"
@@ -83,6 +87,18 @@ check uneven 0 "$bin" export "$tmp/rows.txt" --columns id:N,name,price:N --allow
     --allow-long-rows --out "$tmp/h2" --format ddb-json
 expect_in "$tmp/h2/items.json" '{"Item":{"id":{"N":"3"},"name":{"S":"z"}}}'
 expect_in "$tmp/h2/items.json" '"_col4":{"S":"extra"}'
+
+# -- typed columns with a mapping: a column's field part (createTime of createTime:N) is what is
+# checked against the entity's fields
+mkdir -p "$tmp/tc"
+printf 'userId,tagId:S,tagName,createTime:N,lastAccessTime\nu1,t1,x,5,7\n' >"$tmp/tc/Tag.csv"
+check typed-header 0 "$bin" encode "$tmp/tc/Tag.csv" --mapping "$root/formats/favorites.json" \
+    --out "$tmp/tc1"
+expect_in "$tmp/tc1/Tag.json" '"createTime":{"N":"5"}'
+printf 'userId,tagId:S,tagNam:S,createTime:N\nu1,t1,x,5\n' >"$tmp/tc/Tag.csv"
+check typed-header-misspelt 3 "$bin" encode "$tmp/tc/Tag.csv" --mapping "$root/formats/favorites.json" \
+    --out "$tmp/tc2"
+expect_in "$tmp/stderr" "column 'tagNam' (did you mean 'tagName'?) is not a field of Tag"
 
 # -- empty inputs: the same files either way, and the summary says so ------------------------------
 : >"$tmp/empty.json"
@@ -127,7 +143,9 @@ if [ "$killed" = 1 ]; then
     check res-resume 0 "$bin" export "$tmp/res.json" --out "$tmp/rk" --format csv --state "$tmp/rk.state" \
         --checkpoint-interval 0 --resume
     cmp -s "$tmp/rw/items.csv" "$tmp/rk/items.csv" || fail "the resumed CSV differs from an uninterrupted one"
-    [ "$(ls -A "$tmp/rk")" = items.csv ] || fail "the resumed run left: $(ls -A "$tmp/rk")"
+    [ "$(ls -A "$tmp/rk" | tr '\n' ' ')" = "_ddbpipe items.csv " ] ||
+        fail "the resumed run left: $(ls -A "$tmp/rk")"
+    [ -z "$(find "$tmp/rk" -name '*.spill*')" ] || fail "the resumed run left its spill file"
 else
     echo "  (the run always finished before it could be killed: resume not exercised)" >&2
 fi
@@ -148,7 +166,8 @@ exec 3<&-
 wait
 [ "$(cat "$tmp/pipe.rc")" = 141 ] || fail "broken pipe: exit $(cat "$tmp/pipe.rc"), expected 141"
 case "$first" in *"big.json:2:"*) ;; *) fail "broken pipe: first line was: $first" ;; esac
-leftovers=$(ls -A "$tmp/pipe" | grep -v '^_rejects.ndjson$')
+leftovers=$(cd "$tmp/pipe" && find . -mindepth 1 | grep -v '^\./_ddbpipe$' |
+    grep -v '^\./_ddbpipe/rejects\.ndjson$' || true)
 [ -z "$leftovers" ] || fail "broken pipe left files behind: $leftovers"
 
 if [ "$failures" -gt 0 ]; then

@@ -67,15 +67,16 @@ if ! grep -q '"complete":true' run.state; then
         cat resume.err >&2
     }
 fi
-for f in full/*; do
-    n=$(basename "$f")
+# every file, ddbpipe's own under _ddbpipe/ too (but the summary, which holds times)
+for n in $(cd full && find . -type f ! -name summary.json | sed 's#^\./##'); do
+    f=full/$n
     case "$n" in
     *.gz) cmp -s <(gzip -dc "$f") <(gzip -dc "part/$n") || fail "$n differs after kill -9 and resume" ;;
     *) cmp -s "$f" "part/$n" || fail "$n differs after kill -9 and resume" ;;
     esac
     [ "${n%.gz}" = "$n" ] || gzip -t "part/$n" || fail "part/$n is not valid gzip"
 done
-ls -A part | grep -q partial && fail "partial files left after completion"
+[ -z "$(find part -name '*partial*')" ] || fail "partial files left after completion"
 for k in read written rejected unmatched; do
     [ "$(total full.json $k)" = "$(total part.json $k)" ] ||
         fail "summary $k: $(total part.json $k) after resumes, $(total full.json $k) uninterrupted"
@@ -102,8 +103,8 @@ if [ "$code" = 130 ]; then
     done
     "$bin" export input.json.gz --mapping "$M" --format ndjson --out sigfull --max-rejects 5 \
         --quiet 2>/dev/null
-    for f in sigfull/*; do
-        cmp -s "$f" "sig/$(basename "$f")" || fail "SIGINT: $(basename "$f") differs after resume"
+    for n in $(cd sigfull && find . -type f ! -name summary.json | sed 's#^\./##'); do
+        cmp -s "sigfull/$n" "sig/$n" || fail "SIGINT: $n differs after resume"
     done
 else
     echo "note: the run ended (exit $code) before SIGINT arrived; not counted" >&2

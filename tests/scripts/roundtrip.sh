@@ -2,7 +2,7 @@
 # encode(decode(item)) == item for every item of every sample, through each record format:
 # export with the mapping (CSV, NDJSON, DynamoDB JSON records), encode the records again, and
 # compare with the items themselves (read without a mapping); unmatched items come back
-# verbatim from _unmatched.ndjson. Also: convert to the v2 layout and back gives the same items.
+# verbatim from _ddbpipe/unmatched.ndjson. Also: convert to the v2 layout and back gives the same items.
 set -u
 bin=$1
 root=${DDB_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -38,7 +38,7 @@ for design in favorites movies facility-capacity; do
         "$bin" encode "$out"/rec/[A-Z]* --mapping "$m" --out "$out/items" 2>>"$out.err" ||
             fail "$design $fmt: encode"
         same "$design-$fmt" "$tmp/$design-valid.json" -- "$out"/items/*.json \
-            "$out/rec/_unmatched.ndjson"
+            "$out/rec/_ddbpipe/unmatched.ndjson"
     done
     # validate finds no item that would change when encoded again
     "$bin" validate "$src" --mapping "$m" 2>"$tmp/$design.val"

@@ -27,7 +27,7 @@ for pair in favorites:favorites facility:facility-capacity movies:movies; do
             --summary "$out.summary.json" --quiet 2>"$out.err" || { fail "$design $fmt: export"; cat "$out.err" >&2; continue; }
         [ "$(field "$out.summary.json" written)" = "$n" ] ||
             fail "$design $fmt: $(field "$out.summary.json" written) of $n items decoded"
-        [ ! -e "$out/rec/_unmatched.ndjson" ] || fail "$design $fmt: unmatched items"
+        [ ! -e "$out/rec/_ddbpipe/unmatched.ndjson" ] || fail "$design $fmt: unmatched items"
         node -e 'const s=require(process.argv[1]);for(const e of s.entities)if(e.name!=="(none)"&&e.written===0)process.exit(1)' \
             "$out.summary.json" || fail "$design $fmt: an entity has no records"
         "$bin" encode "$out"/rec/[A-Z]* --mapping "$mapping" --out "$out/items" --quiet 2>>"$out.err" ||

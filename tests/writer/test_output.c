@@ -1,6 +1,6 @@
 /*
  * test_output.c — the per-entity file output: files created up front, atomic
- * commit by finish, nothing left behind without it, gzip, _unmatched.ndjson,
+ * commit by finish, nothing left behind without it, gzip,
  * deletes, the committed paths and acknowledgements.
  */
 #include <criterion/criterion.h>
@@ -115,22 +115,18 @@ Test(output, entity_files_exist_after_finish_without_records)
 Test(output, nothing_under_final_names_before_finish)
 {
     ddb_output *o = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 0);
-    ddb_error err;
-    ddb_map item = tu_item(a, "{\"pk\":{\"S\":\"x\"}}");
     int n_tmp, n;
     char names[8][128];
     put(o, 0, DDB_REC_PUT, "{\"userId\":{\"S\":\"u1\"},\"tagId\":{\"S\":\"t1\"}}", 2);
     put(o, 0, DDB_REC_DELETE, "{\"userId\":{\"S\":\"u1\"},\"tagId\":{\"S\":\"t2\"}}", 2);
-    cr_assert_eq(o->vt->unmatched(o, DDB_REC_PUT, &item, &err), 0);
     n = list_dir(&n_tmp, names, 8);
-    cr_assert_eq(n, 5, "3 entity files, deletes, unmatched");
-    cr_assert_eq(n_tmp, 5, "only temporary files before finish");
+    cr_assert_eq(n, 4, "3 entity files, deletes");
+    cr_assert_eq(n_tmp, 4, "only temporary files before finish");
     cr_assert(!tu_exists(tu_path(odir, "Tag.csv")));
     cr_assert(!tu_exists(tu_path(odir, "Tag.deletes.csv")));
-    cr_assert(!tu_exists(tu_path(odir, "_unmatched.ndjson")));
     finish(o);
     n = list_dir(&n_tmp, names, 8);
-    cr_assert_eq(n, 5);
+    cr_assert_eq(n, 4);
     cr_assert_eq(n_tmp, 0);
     expect_file(tu_path(odir, "Tag.csv"), TAG_HEADER "u1,t1,,,,\n");
     expect_file(tu_path(odir, "Tag.deletes.csv"), TAG_HEADER "u1,t2,,,,\n");
@@ -140,12 +136,10 @@ Test(output, nothing_under_final_names_before_finish)
 Test(output, free_without_finish_leaves_nothing)
 {
     ddb_output *o = tu_file_output(odir, DDB_OUT_NDJSON, fav, 1, 1);
-    ddb_error err;
-    ddb_map item = tu_item(a, "{\"pk\":{\"S\":\"x\"}}");
     int n_tmp;
     char names[8][128];
     put(o, 1, DDB_REC_PUT, "{\"userId\":{\"S\":\"u1\"}}", 1);
-    cr_assert_eq(o->vt->unmatched(o, DDB_REC_DELETE, &item, &err), 0);
+    put(o, 1, DDB_REC_DELETE, "{\"userId\":{\"S\":\"u1\"}}", 1);
     cr_assert_gt(list_dir(&n_tmp, names, 8), 0);
     ddb_output_free(o);
     cr_assert_eq(list_dir(&n_tmp, names, 8), 0, "left: %s", names[0]);
@@ -183,39 +177,6 @@ Test(output, gzip_output_is_valid_gzip)
     cr_assert_not_null(g);
     cr_assert_eq(gzread(g, buf, sizeof(buf)), 0);
     cr_assert_eq(gzclose(g), Z_OK);
-    ddb_output_free(o);
-}
-
-Test(output, unmatched_items_and_keys)
-{
-    ddb_output *o = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 0);
-    ddb_error err;
-    ddb_map item =
-        tu_item(a, "{\"pk\":{\"S\":\"Other#1\"},\"sk\":{\"S\":\"z\"},\"v\":{\"N\":\"1\"}}");
-    ddb_map keys = tu_item(a, "{\"pk\":{\"S\":\"Other#2\"},\"sk\":{\"S\":\"y\"}}");
-    const char *const *paths;
-    size_t n;
-    cr_assert_eq(o->vt->unmatched(o, DDB_REC_PUT, &item, &err), 0);
-    cr_assert_eq(o->vt->unmatched(o, DDB_REC_DELETE, &keys, &err), 0);
-    finish(o);
-    expect_file(tu_path(odir, "_unmatched.ndjson"),
-                "{\"Item\":{\"pk\":{\"S\":\"Other#1\"},\"sk\":{\"S\":\"z\"},\"v\":{\"N\":\"1\"}}}\n"
-                "{\"Keys\":{\"pk\":{\"S\":\"Other#2\"},\"sk\":{\"S\":\"y\"}}}\n");
-    n = ddb_file_output_paths(o, &paths);
-    cr_assert_eq(n, 4);
-    cr_assert_str_eq(paths[3], tu_path(odir, "_unmatched.ndjson"));
-    ddb_output_free(o);
-}
-
-Test(output, unmatched_gzip_name)
-{
-    ddb_output *o = tu_file_output(odir, DDB_OUT_CSV, fav, 1, 1);
-    ddb_error err;
-    ddb_map item = tu_item(a, "{\"pk\":{\"S\":\"Other#1\"}}");
-    cr_assert_eq(o->vt->unmatched(o, DDB_REC_PUT, &item, &err), 0);
-    finish(o);
-    cr_assert(tu_exists(tu_path(odir, "_unmatched.ndjson.gz")));
-    cr_assert(tu_exists(tu_path(odir, "Tag.csv.gz")));
     ddb_output_free(o);
 }
 

@@ -121,6 +121,30 @@ Test(rejects, non_utf8_text_as_base64)
     cr_assert_eq(memcmp(decoded, raw, sizeof(raw)), 0);
 }
 
+/* A file name or a reason that is not UTF-8 (a message quoting bad input)
+ * still gives a JSON line: the stray bytes become U+FFFD. */
+Test(rejects, names_and_reasons_that_are_not_utf8_stay_json)
+{
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    ddb_record rec = bad_record("x", 1);
+    ddb_map lines[4];
+    const ddb_value *v;
+    rec.source = "in\xfe.json";
+    cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0);
+    cr_assert_eq(ddb_rejects_write(r, &rec, "T\xc3", "bad escape '\\\xe2'", &err), 0);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0);
+    ddb_rejects_free(r);
+    cr_assert_eq(read_lines(lines, 4), 1, "the line must be JSON");
+    v = ddb_map_getz(&lines[0], "source");
+    cr_assert_eq(v->u.s.len, strlen("in\xef\xbf\xbd.json"));
+    cr_assert_eq(memcmp(v->u.s.ptr, "in\xef\xbf\xbd.json", v->u.s.len), 0);
+    v = ddb_map_getz(&lines[0], "reason");
+    cr_assert_eq(memcmp(v->u.s.ptr, "bad escape '\\\xef\xbf\xbd'", v->u.s.len), 0);
+    v = ddb_map_getz(&lines[0], "entity");
+    cr_assert_eq(memcmp(v->u.s.ptr, "T\xef\xbf\xbd", v->u.s.len), 0);
+}
+
 Test(rejects, several_lines_and_count)
 {
     ddb_rejects *r = NULL;
@@ -240,4 +264,58 @@ Test(rejects, late_reject_info)
     cr_assert_not_null(keys);
     cr_assert_eq(keys->type, DDB_TYPE_M);
     cr_assert_not_null(ddb_map_getz(&keys->u.m, "pk"));
+}
+
+/* A .gz path (the unmatched file beside gzip outputs) is written compressed. */
+Test(rejects, gz_path_is_compressed)
+{
+    char gz[160], cmd[400];
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    snprintf(gz, sizeof(gz), "%s/_unmatched.ndjson.gz", tdir);
+    cr_assert_eq(ddb_rejects_new(&r, gz, &err), 0);
+    cr_assert_eq(ddb_rejects_append(r, "{\"Item\":{}}\n", 12, 1, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0, "%s", err.message);
+    ddb_rejects_free(r);
+    snprintf(cmd, sizeof(cmd), "test \"$(gzip -dc '%s')\" = '{\"Item\":{}}'", gz);
+    cr_assert_eq(system(cmd), 0, "not the gzip of the line");
+}
+
+/* A clean run leaves no rejects file, and none from an earlier run at the
+ * path to be taken for its own. */
+Test(rejects, nothing_rejected_removes_an_earlier_file)
+{
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    FILE *f = fopen(rpath, "wb");
+    cr_assert_not_null(f);
+    fputs("{\"reason\":\"from yesterday\"}\n", f);
+    fclose(f);
+    cr_assert_eq(ddb_rejects_new(&r, rpath, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0, "%s", err.message);
+    ddb_rejects_free(r);
+    cr_assert_not(tu_exists(rpath));
+}
+
+/* The folder is made with the first line (no empty run folders), but a path
+ * that could never be written fails at once. */
+Test(rejects, folder_made_with_the_first_line)
+{
+    char deep[200], dir[160], blocker[160];
+    ddb_rejects *r = NULL;
+    ddb_error err;
+    snprintf(dir, sizeof(dir), "%s/runs/t-1", tdir);
+    snprintf(deep, sizeof(deep), "%s/rejects.ndjson", dir);
+    cr_assert_eq(ddb_rejects_new(&r, deep, &err), 0, "%s", err.message);
+    cr_assert_not(tu_exists(dir));
+    cr_assert_eq(ddb_rejects_append(r, "{}\n", 3, 1, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_rejects_finish(r, &err), 0, "%s", err.message);
+    ddb_rejects_free(r);
+    cr_assert(tu_exists(deep));
+
+    snprintf(blocker, sizeof(blocker), "%s/file", tdir);
+    tu_put_file(tdir, "file", "x");
+    snprintf(deep, sizeof(deep), "%s/sub/rejects.ndjson", blocker);
+    cr_assert_eq(ddb_rejects_new(&r, deep, &err), DDB_EIO);
+    cr_assert(strstr(err.message, "is not a folder"), "%s", err.message);
 }

@@ -1,0 +1,193 @@
+/*
+ * run_files.c — the files of a run besides its outputs: where the rejects
+ * and unmatched items go, and the output folder as one unit (outdir.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "ddbpipe/io.h"
+#include "ddbpipe/output_file.h"
+#include "ddbpipe/s3.h"
+#include "run_internal.h"
+
+static int open_side_file(ddb_run_plan *p, ddb_rejects **out, const char *path, uint64_t keep,
+                          uint64_t lines, ddb_error *err)
+{
+    return ddb_rejects_open(out, path, p->s3.s3, p->o.state_path != NULL, p->state != NULL, keep,
+                            lines, err);
+}
+
+/* ddbpipe-runs/<table>-<UTC time>[-n]: a folder of this run's own, so a
+ * clean run's missing rejects file is never mistaken for an older run's. */
+static char *run_folder(const char *table)
+{
+    const char *t = strstr(table, ":table/"); /* a table ARN names the table after it */
+    char name[300], path[400];
+    struct tm tm;
+    time_t now = time(NULL);
+    size_t n = 0;
+    struct stat st;
+
+    for (t = t ? t + 7 : table; *t && n < 255; t++)
+        name[n++] = (char)((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') ||
+                                   (*t >= '0' && *t <= '9') || *t == '-' || *t == '_' || *t == '.'
+                               ? *t
+                               : '_');
+    name[n] = '\0';
+    gmtime_r(&now, &tm);
+    n = (size_t)snprintf(path, sizeof(path), "ddbpipe-runs/%s-", name);
+    strftime(path + n, sizeof(path) - n, "%Y%m%dT%H%M%SZ", &tm);
+    n = strlen(path);
+    for (int i = 2; stat(path, &st) == 0 && i < 1000; i++)
+        snprintf(path + n, sizeof(path) - n, "-%d", i);
+    return strdup(path);
+}
+
+/*
+ * Where a side file goes unless told: OUT/_ddbpipe/<name> beside file
+ * outputs; for a table, beside the state file (STATE.<name>), else in the
+ * run's own folder under ./ddbpipe-runs/. NULL in *out when the run has no
+ * such file (validate). Returns 0 or DDB_ENOMEM.
+ */
+static int side_default(ddb_run_plan *p, char **out, const char *name, ddb_error *err)
+{
+    const ddb_run_options *o = &p->o;
+    *out = NULL;
+    if (p->outdir != NULL) {
+        *out = ddb_outdir_side_path(p->outdir, name);
+    } else if (p->writes_files) { /* an s3:// folder: objects below OUT/_ddbpipe/ */
+        char side[300];
+        snprintf(side, sizeof(side), DDB_OUTDIR_SIDE "/%s", name);
+        *out = ddb_path_join(o->out_dir, side);
+    } else if (o->target_table == NULL) {
+        return 0;
+    } else if (o->state_path != NULL) {
+        size_t n = strlen(o->state_path) + strlen(name) + 2;
+        if ((*out = malloc(n)) != NULL)
+            snprintf(*out, n, "%s.%s", o->state_path, name);
+    } else {
+        if (p->run_dir == NULL && (p->run_dir = run_folder(o->target_table)) == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        *out = ddb_path_join(p->run_dir, name);
+    }
+    return *out == NULL ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
+}
+
+/* The rejects and unmatched files: asked for, or where side_default says. */
+static int open_side_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+{
+    const ddb_run_options *o = &p->o;
+    const ddb_checkpoint *ck = p->state ? &p->state->ck : NULL;
+    char name[64];
+    int rc;
+
+    snprintf(name, sizeof(name), "unmatched.ndjson%s", o->gzip && p->outdir ? ".gz" : "");
+    if ((o->rejects_path == NULL &&
+         (rc = side_default(p, &p->rejects_path, "rejects.ndjson", err)) != 0) ||
+        (o->unmatched_path == NULL && (rc = side_default(p, &p->unmatched_path, name, err)) != 0))
+        return rc;
+    if ((o->rejects_path && (p->rejects_path = strdup(o->rejects_path)) == NULL) ||
+        (o->unmatched_path && (p->unmatched_path = strdup(o->unmatched_path)) == NULL))
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (p->rejects_path && p->unmatched_path && strcmp(p->rejects_path, p->unmatched_path) == 0)
+        return ddb_run_fail(field, DDB_RUN_F_UNMATCHED, err,
+                            "the rejects and the unmatched items would go to the same file %s",
+                            p->rejects_path);
+    if (p->rejects_path != NULL && (rc = open_side_file(p, &p->rejects, p->rejects_path,
+                                                        p->state ? p->state->rejects_bytes : 0,
+                                                        ck ? ck->rejects : 0, err)) != 0) {
+        *field = DDB_RUN_F_REJECTS;
+        return rc;
+    }
+    if (p->unmatched_path != NULL && (rc = open_side_file(p, &p->unmatched, p->unmatched_path,
+                                                          p->state ? p->state->unmatched_bytes : 0,
+                                                          ck ? ck->total.unmatched : 0, err)) != 0)
+        *field = DDB_RUN_F_UNMATCHED;
+    return rc;
+}
+
+int ddb_run_check_out(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+{
+    const char *const *foreign;
+    size_t n;
+    int rc;
+    /* A bucket's prefix has no folder to check: its objects are replaced
+     * one by one (and nothing is removed there). */
+    if (!p->writes_files || ddb_s3_is_url(p->o.out_dir))
+        return 0;
+    if ((rc = ddb_outdir_open(&p->outdir, p->o.out_dir, p->o.overwrite, p->state != NULL, err)) !=
+        0) {
+        *field = rc == DDB_EUSAGE ? DDB_RUN_F_OVERWRITE : DDB_RUN_F_OUT;
+        return rc;
+    }
+    if (p->state == NULL && (n = ddb_outdir_foreign(p->outdir, &foreign)) > 0)
+        ddb_run_note(p,
+                     "writing into %s beside %zu file%s ddbpipe did not write, as asked (%s%s); "
+                     "files of the same names as this run's are replaced",
+                     p->o.out_dir, n, n == 1 ? "" : "s", foreign[0], n > 1 ? ", ..." : "");
+    return 0;
+}
+
+void ddb_run_commit_out(ddb_run_plan *p, ddb_summary *s)
+{
+    ddb_error err;
+    size_t removed = 0;
+    char *names = NULL;
+    if (p->outdir == NULL || !s->committed)
+        return;
+    if (ddb_outdir_commit(p->outdir, (const char *const *)s->outputs, s->n_outputs, &removed,
+                          &names, &err) != 0) {
+        if (p->o.report)
+            p->o.report(p->o.report_ctx, DDB_REPORT_ERROR, err.message);
+        s->output_failed = 1;
+    } else {
+        p->out_committed = 1;
+    }
+    if (removed > 0) {
+        ddb_run_note(p,
+                     "removed %zu file%s of the previous run in %s that this run did not write: %s",
+                     removed, removed == 1 ? "" : "s", p->o.out_dir, names ? names : "");
+    }
+    free(names);
+}
+
+char *ddb_run_plan_summary_path(const ddb_run_plan *p)
+{
+    return p->out_committed ? ddb_outdir_side_path(p->outdir, "summary.json") : NULL;
+}
+
+int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+{
+    const ddb_run_options *o = &p->o;
+    int rc;
+
+    *field = DDB_RUN_F_NONE;
+    if (p->writes_files) {
+        ddb_file_output_opts fo;
+        memset(&fo, 0, sizeof(fo));
+        fo.dir = o->out_dir;
+        fo.gzip = o->gzip;
+        fo.delimiter = o->out_delimiter;
+        fo.extra_plain = o->extra_plain;
+        fo.typed_values = o->typed_values;
+        fo.mapping = p->mapping;
+        fo.records = o->mode == DDB_MODE_EXPORT;
+        fo.single_name = "items";
+        fo.resumable = o->state_path != NULL;
+        fo.resume_state = p->state ? p->state->outputs : NULL;
+        fo.format = p->format;
+        fo.s3 = p->s3.s3;
+        if (p->format != DDB_OUT_DDBJSON && p->mapping != NULL && fo.records && p->outdir &&
+            (p->schema_dir = ddb_outdir_side_path(p->outdir, "schema")) == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        fo.schema_dir = p->schema_dir;
+        if ((rc = ddb_file_output_new(&p->output, &fo, err)) != 0) {
+            *field = DDB_RUN_F_OUT;
+            return rc;
+        }
+    }
+    return open_side_files(p, field, err);
+}

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# S3 where the data lives, against s3rver (npm, pinned) behind tests/s3-server/s3-server.js, which
+# checks SigV4 with the test keys, payload hashes, If-Match and the multipart rules as S3 does.
+# The AWS CLI uploads and downloads as an independent client. Proves: the shared real AWS export
+# read from s3:// equals the local run (both its exports); a prefix of gzip files; a connection
+# dropped mid-object (the fault server between the front and s3rver) resumes exactly; --shard 1..3
+# together equal one run; outputs to s3:// (multipart, gzip, rejects, unmatched, summary) equal local
+# ones; a folder of them reads back as a local one does (its _ files left out); a
+# CompleteMultipartUpload answered 200 with an error is retried; a run interrupted with SIGINT
+# aborts its uploads (nothing visible, nothing left open); one killed under --state leaves nothing
+# visible and --resume completes it, the rejects kept before the kill included; a bucket in another
+# region is followed (301); wrong keys fail. JSON documents, a Workbench model and a dynamodump
+# backup read from s3:// as locally; CSV without a mapping (spilled locally) written to s3://.
+. "$(dirname "$0")/lib.bash"
+command -v aws >/dev/null || { echo "the AWS CLI is not installed (scripts/install-deps.sh)" >&2; exit 1; }
+[ -d "$root/node_modules/s3rver" ] || { echo "s3rver is not installed: run npm ci" >&2; exit 1; }
+export_dir="$shared/aws-export"
+full=01716790307109-5f9d6aaa
+incr=01716791487000-6ddcf8cf
+
+mkdir -p "$tmp/s3store"
+node "$root/tests/s3-server/s3-server.js" --dir "$tmp/s3store" --port-file "$tmp/s3port" \
+    --key "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" --bucket data --bucket euro:eu-west-1 \
+    --owner-pid $$ --quiet >"$tmp/s3.log" 2>&1 &
+s3_pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/s3port" ] && break; sleep 0.1; done
+s3="http://127.0.0.1:$(cat "$tmp/s3port")"
+export AWS_ENDPOINT_URL_S3="$s3"
+trap 'kill $s3_pid 2>/dev/null; cleanup' EXIT
+awss3() { aws --endpoint-url "$s3" "$@"; }
+ctl() { curl -s -XPOST "$s3/__control" -d "$1" >/dev/null; }
+uploads() { curl -s "$s3/__uploads"; }
+
+awss3 s3 cp --quiet --recursive "$export_dir" s3://data/exports/AWSDynamoDB/ || fail "upload the export"
+
+# -- the real export from s3:// equals the local run ----------------------------------------------
+for e in $full $incr; do
+    run "local-$e" 0 "$bin" export "$export_dir/$e" --out "$tmp/local/$e"
+    run "s3-$e" 0 "$bin" export "s3://data/exports/AWSDynamoDB/$e/" --out "$tmp/froms3/$e"
+done
+diff -r -x summary.json "$tmp/local" "$tmp/froms3" >/dev/null || fail "export from s3:// differs from the local run"
+grep -q '133199' "$tmp/s3-$full.err" || fail "full export: 133199 records read"
+
+# -- a prefix of gzip files, in key order ----------------------------------------------------------
+mkdir -p "$tmp/gz"
+split -l 40000 -d "$tmp/local/$full/items.ndjson" "$tmp/gz/part-"
+for f in "$tmp"/gz/part-*; do
+    node -e 'const fs=require("fs");for(const l of fs.readFileSync(process.argv[1],"utf8").split("\n"))if(l)console.log(JSON.stringify({Item:Object.fromEntries(Object.entries(JSON.parse(l)).map(([k,v])=>[k,typeof v==="number"?{N:String(v)}:{S:String(v)}]))}))' "$f" | gzip >"$f.json.gz"
+    rm "$f"
+done
+awss3 s3 cp --quiet --recursive "$tmp/gz" s3://data/gz/ || fail "upload gz"
+run gz-local 0 "$bin" export "$tmp"/gz/part-*.json.gz --out "$tmp/gzl" --format ddb-json
+run gz-s3 0 "$bin" export s3://data/gz/ --out "$tmp/gzs" --format ddb-json
+cmp -s "$tmp/gzl/items.json" "$tmp/gzs/items.json" || fail "prefix of gzip files differs"
+
+# -- JSON documents, a Workbench model and a dynamodump backup read from s3:// as locally (the
+# backup given as its table's folder or the dump folder above it, with or without a final /);
+# CSV without a mapping written to s3:// equals the local file, its rows spilled on the local disk
+# (TMPDIR, or beside --state) and the spill removed
+cases="$root/tests/golden/cases"
+awss3 s3 cp --quiet "$cases/public-moviedata-array/moviedata.json" s3://data/docs/a-movies.json &&
+    awss3 s3 cp --quiet "$cases/public-workbench-shop/AnOnlineShop.json" s3://data/docs/b-shop.json &&
+    awss3 s3 cp --quiet --recursive "$cases/public-dynamodump/dump" s3://data/dump/ ||
+    fail "upload the documents and the backup"
+run docs-local 0 "$bin" export "$cases/public-moviedata-array/moviedata.json" \
+    "$cases/public-workbench-shop/AnOnlineShop.json" --out "$tmp/docsl" --format ddb-json
+for u in s3://data/docs/ "s3://data/docs/a-movies.json s3://data/docs/b-shop.json"; do
+    rm -rf "$tmp/docss"
+    # shellcheck disable=SC2086
+    run docs-s3 0 "$bin" export $u --out "$tmp/docss" --format ddb-json
+    cmp -s "$tmp/docsl/items.json" "$tmp/docss/items.json" || fail "documents from $u differ"
+done
+run dump-local 0 "$bin" export "$cases/public-dynamodump/dump" --out "$tmp/dumpl" --format ddb-json
+for u in s3://data/dump s3://data/dump/ s3://data/dump/testTable; do
+    rm -rf "$tmp/dumps"
+    run dump-s3 0 "$bin" export "$u" --out "$tmp/dumps" --format ddb-json
+    [ -s "$tmp/dumpl/items.json" ] && cmp -s "$tmp/dumpl/items.json" "$tmp/dumps/items.json" ||
+        fail "the dynamodump backup from $u differs"
+done
+run csv-local 0 "$bin" export "$cases/public-moviedata-array/moviedata.json" --out "$tmp/csvl" \
+    --format csv
+mkdir -p "$tmp/spill"
+run csv-s3 0 env TMPDIR="$tmp/spill" "$bin" export s3://data/docs/a-movies.json \
+    --out s3://data/csv/ --format csv
+run csv-s3-state 0 "$bin" export s3://data/docs/a-movies.json --out s3://data/csvst/ --format csv \
+    --state "$tmp/csv.state"
+for d in csv csvst; do
+    awss3 s3 cp --quiet "s3://data/$d/items.csv" "$tmp/$d.csv" || fail "CSV in s3 ($d)"
+    cmp -s "$tmp/csvl/items.csv" "$tmp/$d.csv" || fail "CSV without a mapping to s3 differs ($d)"
+done
+head -1 "$tmp/csvl/items.csv" | grep -q 'year:N' || fail "the CSV header has no typed column"
+[ -z "$(ls -A "$tmp/spill")" ] || fail "the spill was left in TMPDIR: $(ls -A "$tmp/spill")"
+[ -z "$(find "$tmp" -name '*.spill*')" ] || fail "a spill was left: $(find "$tmp" -name '*.spill*')"
+
+# -- --shard 1..3 together equal one run ------------------------------------------------------------
+for i in 1 2 3; do
+    run "shard$i" 0 "$bin" export "s3://data/exports/AWSDynamoDB/$full/" --shard "$i/3" \
+        --out "$tmp/shard$i"
+    run "gzshard$i" 0 "$bin" export s3://data/gz/ --shard "$i/3" --out "$tmp/gzshard$i" \
+        --format ddb-json
+done
+cat "$tmp"/shard{1,2,3}/items.ndjson | LC_ALL=C sort >"$tmp/shards.sorted"
+LC_ALL=C sort "$tmp/local/$full/items.ndjson" >"$tmp/one.sorted"
+cmp -s "$tmp/shards.sorted" "$tmp/one.sorted" || fail "export shards do not add up to one run"
+for i in 1 2 3; do [ -s "$tmp/shard$i/items.ndjson" ] || fail "shard $i read nothing"; done
+cat "$tmp"/gzshard{1,2,3}/items.json | LC_ALL=C sort >"$tmp/gzshards.sorted"
+LC_ALL=C sort "$tmp/gzl/items.json" >"$tmp/gzone.sorted"
+cmp -s "$tmp/gzshards.sorted" "$tmp/gzone.sorted" || fail "prefix shards do not add up to one run"
+
+# -- a connection dropped mid-object resumes at the byte where it stopped ---------------------------
+s3rver_port=$(curl -s "$s3/__info" | sed -n 's/.*"s3rverPort":\([0-9]*\).*/\1/p')
+node "$root/tests/fault-server/fault-server.js" --upstream "http://127.0.0.1:$s3rver_port" \
+    --port-file "$tmp/fport" --owner-pid $$ --quiet >"$tmp/fault.log" 2>&1 &
+fault_pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/fport" ] && break; sleep 0.1; done
+fs="http://127.0.0.1:$(cat "$tmp/fport")"
+ctl "{\"upstream\":\"$fs\"}"
+curl -s -XPOST "$fs/__control" -d '{"rules":[{"kind":"drop","when":"mid","op":"GetObject","nth":[1,3,4]}]}' >/dev/null
+run drop 0 "$bin" export "s3://data/exports/AWSDynamoDB/$full/" --out "$tmp/dropped"
+cmp -s "$tmp/dropped/items.ndjson" "$tmp/local/$full/items.ndjson" || fail "dropped: output differs"
+fired=$(curl -s "$fs/__stats" | node -e 'console.log(JSON.parse(require("fs").readFileSync(0,"utf8")).faults.drop)')
+[ "$fired" = 3 ] || fail "dropped: $fired drops fired, want 3"
+# Each resumed GET asked only for the rest: the bytes fetched are the files' sizes, once.
+ranges=$(curl -s "$fs/__events" | node -e '
+let n = 0; const ev = JSON.parse(require("fs").readFileSync(0, "utf8"));
+for (const e of ev) if (e.op === "GetObject") n++; console.log(n)')
+[ "$ranges" -ge 7 ] || fail "dropped: expected the resumed GETs ($ranges GetObject requests)"
+ctl "{\"upstream\":\"http://127.0.0.1:$s3rver_port\"}"
+kill "$fault_pid" 2>/dev/null
+fault_pid=
+
+# -- outputs to s3:// equal local ones: multipart, gzip, rejects, summary ---------------------------
+run out-local 0 "$bin" export "$export_dir/$full" --out "$tmp/outl" --format ddb-json
+ctl '{"completeErrors":1}'
+run out-s3 0 "$bin" export "$export_dir/$full" --out s3://data/out/ --format ddb-json \
+    --summary s3://data/out-summary.json
+awss3 s3 cp --quiet s3://data/out/items.json "$tmp/outs.json" || fail "download the output"
+cmp -s "$tmp/outs.json" "$tmp/outl/items.json" || fail "multipart output differs"
+awss3 s3 cp --quiet s3://data/out-summary.json "$tmp/outs-summary.json" || fail "summary in s3"
+grep -q '"written":133199' "$tmp/outs-summary.json" || fail "summary in s3: counts"
+[ "$(curl -s "$s3/__stats" | sed -n 's/.*"completeError":\([0-9]*\).*/\1/p')" = 1 ] ||
+    fail "the 200-with-error CompleteMultipartUpload was not exercised"
+run gz-out 0 "$bin" export "$export_dir/$full" --out s3://data/outgz/ --format ddb-json --gzip
+awss3 s3 cp --quiet s3://data/outgz/items.json.gz - | gunzip | cmp -s - "$tmp/outl/items.json" ||
+    fail "gzip output to s3 differs"
+printf '{"Item":{"pk":{"S":"a"}}}\nnot json\n' >"$tmp/bad.json"
+run rejects 1 "$bin" export "$tmp/bad.json" --out s3://data/rej/
+awss3 s3 cp --quiet s3://data/rej/_ddbpipe/rejects.ndjson "$tmp/rej.ndjson" || fail "rejects in s3"
+grep -q '"line":2' "$tmp/rej.ndjson" || fail "rejects in s3: the bad line"
+[ "$(uploads)" = "[]" ] || fail "uploads left open: $(uploads)"
+
+# -- the unmatched file goes beside outputs in s3:// as the rejects file does; such a folder (with
+# or without its final /) reads back as its files, its _ files left out, as a local folder does
+fav="$root/formats/favorites.json"
+sample="$root/samples/favorites/export"
+run um-local 0 "$bin" export "$sample" --mapping "$fav" --out "$tmp/uml" --max-rejects 1000
+run um-s3 0 "$bin" export "$sample" --mapping "$fav" --out s3://data/um --max-rejects 1000
+for f in unmatched.ndjson rejects.ndjson; do
+    [ -s "$tmp/uml/_ddbpipe/$f" ] || fail "unmatched: the sample gives no _ddbpipe/$f"
+    awss3 s3 cp --quiet "s3://data/um/_ddbpipe/$f" "$tmp/um-$f" || fail "unmatched: no _ddbpipe/$f in s3"
+    cmp -s "$tmp/um-$f" "$tmp/uml/_ddbpipe/$f" || fail "unmatched: _ddbpipe/$f in s3 differs"
+done
+run um-back-local 0 "$bin" validate "$tmp/uml" --mapping "$fav" --summary "$tmp/umb-l.json"
+run um-back-s3 0 "$bin" validate s3://data/um --mapping "$fav" --summary "$tmp/umb-s.json"
+run um-back-s3-slash 0 "$bin" validate s3://data/um/ --mapping "$fav" --summary "$tmp/umb-s2.json"
+want=$(summary_total "$tmp/umb-l.json" read)
+[ "$want" -gt 0 ] && [ "$(summary_total "$tmp/umb-s.json" read)" = "$want" ] &&
+    [ "$(summary_total "$tmp/umb-s2.json" read)" = "$want" ] &&
+    [ "$(summary_total "$tmp/umb-s.json" rejected)" = 0 ] ||
+    fail "a folder in s3 reads as the local one: $want read locally"
+
+# -- SIGINT without --state aborts the uploads: nothing visible, nothing left open ------------------
+"$bin" export "$export_dir/$full" --out s3://data/int/ --format ddb-json >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+for _ in $(seq 1 200); do
+    [ "$(uploads)" != "[]" ] && break
+    sleep 0.02
+done
+kill -INT "$pid"
+wait "$pid"
+[ $? = 130 ] || fail "interrupted run: exit status"
+[ -z "$(awss3 s3 ls s3://data/int/)" ] || fail "interrupted run: something became visible"
+[ "$(uploads)" = "[]" ] || fail "interrupted run: uploads left open: $(uploads)"
+
+# -- killed under --state: nothing visible, --resume completes it (the rejects kept so far too) ----
+st="$tmp/out.state"
+printf '{"Item":{"pk":{"N":"not a number"}}}\n' >"$tmp/bad-only.json"
+"$bin" export "$tmp/bad-only.json" "$export_dir/$full" --out s3://data/res/ --format ddb-json \
+    --state "$st" --checkpoint-interval 0 >"$tmp/kill.out" 2>"$tmp/kill.err" &
+pid=$!
+for _ in $(seq 1 500); do
+    grep -q '"s3":"[^ "]* 1:' "$st" 2>/dev/null && break
+    sleep 0.01
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+[ -z "$(awss3 s3 ls s3://data/res/)" ] || fail "killed run: something became visible"
+[ "$(uploads)" != "[]" ] || fail "killed run: its upload should stay open for the resume"
+grep -q '"rejects_bytes":[1-9]' "$st" || fail "killed run: the reject was not checkpointed"
+run resume 1 "$bin" export "$tmp/bad-only.json" "$export_dir/$full" --out s3://data/res/ \
+    --format ddb-json --state "$st" --checkpoint-interval 0 --resume
+awss3 s3 cp --quiet s3://data/res/items.json "$tmp/res.json" || fail "resumed output"
+cmp -s "$tmp/res.json" "$tmp/outl/items.json" || fail "resumed multipart output differs"
+awss3 s3 cp --quiet s3://data/res/_ddbpipe/rejects.ndjson "$tmp/res-rej.ndjson" || fail "resumed rejects"
+[ "$(grep -c '"line":1,.*not a number' "$tmp/res-rej.ndjson")" = 1 ] ||
+    fail "resumed rejects: the line before the kill, once: $(cat "$tmp/res-rej.ndjson")"
+[ "$(uploads)" = "[]" ] || fail "resumed run: uploads left open: $(uploads)"
+
+# -- a bucket in another region: 301 followed; wrong keys refused -----------------------------------
+printf '{"Item":{"pk":{"S":"eu"}}}\n' >"$tmp/eu.json"
+awss3 --region eu-west-1 s3 cp --quiet "$tmp/eu.json" s3://euro/eu.json ||
+    fail "upload to the eu-west-1 bucket"
+run region 0 "$bin" export s3://euro/eu.json --out "$tmp/euro"
+grep -q '"pk":"eu"' "$tmp/euro/items.ndjson" || fail "region: the object read"
+grep -q 'PermanentRedirect' <(curl -s "$s3/__stats") || fail "region: no redirect was exercised"
+run badkey 3 env AWS_SECRET_ACCESS_KEY=wrong "$bin" export "s3://data/exports/AWSDynamoDB/$full/" \
+    --out "$tmp/bad"
+grep -q 'SignatureDoesNotMatch' "$tmp/badkey.err" || fail "wrong secret: SignatureDoesNotMatch said"
+
+finish
