@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]     default: 60 seconds each, every harness
 #
-# Harnesses (tests/fuzz/fuzz_<name>.c): ddbjson, ndjson, csv, manifest, mapping, template,
+# Harnesses (tests/fuzz/fuzz_<name>.c): ddbjson, ndjson, csv, json, manifest, mapping, template,
 # state, ini. Builds them with clang in build-fuzz/ (BUILD_DIR overrides), then runs each for
 # SECONDS on a copy of its corpus tests/fuzz/corpus/<name>/ (new inputs stay in
 # build-fuzz/corpus/<name>/; the committed corpus is only read). A crash leaves its input in

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ddbpipe/json.h"
 #include "ddbpipe/output.h"
@@ -98,11 +99,68 @@ static int open_sink(ddb_sink **out, const file_output *fo, const char *path, in
     return rc;
 }
 
+/*
+ * Where the records of a CSV without an entity wait until its header is
+ * known: DIR/.<name>.spill, a dot-file the folder's check passes over (a
+ * resumable run's is named for the state, and continued). An s3:// file's
+ * waits on the local disk: beside the state when resumable, else in TMPDIR.
+ * *out malloc'd. Returns 0, DDB_EUSAGE (resumable on S3 without a spool
+ * folder), DDB_EIO, DDB_ENOMEM.
+ */
+static int spill_path(char **out, const file_output *fo, const char *path, ddb_error *err)
+{
+    const char *slash = strrchr(path, '/'), *dir = getenv("TMPDIR");
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    char suffix[48];
+    int rc;
+    if (fo->opts.resumable)
+        snprintf(suffix, sizeof(suffix), ".spill");
+    else
+        snprintf(suffix, sizeof(suffix), ".spill-%ld", (long)getpid());
+    *out = NULL;
+    if (!ddb_s3_is_url(path)) {
+        if ((*out = malloc(strlen(path) + strlen(suffix) + 2)) != NULL)
+            sprintf(*out, "%.*s.%s%s", (int)dirlen, path, path + dirlen, suffix);
+    } else if (fo->opts.resumable) {
+        if (fo->opts.s3 == NULL || (dir = ddb_s3_spool_dir(fo->opts.s3)) == NULL)
+            return ddb_error_set(err, DDB_EUSAGE, "%s: no local folder to spool its rows in", path);
+        if ((rc = ddb_make_dirs(dir, err)) != 0)
+            return rc;
+        *out = ddb_s3_local_name(dir, path, suffix);
+    } else {
+        *out = ddb_s3_local_name(dir != NULL && *dir ? dir : "/tmp", path, suffix);
+    }
+    return *out == NULL ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
+}
+
+/* CSV without an entity: every attribute gets a column, so the records wait
+ * in a spill file (spill_path) until the header is known. */
+static int open_union_writer(file_output *fo, file_slot *slot, ddb_sink *sink,
+                             const ddb_writer_opts *wo, ddb_error *err)
+{
+    char *spill = NULL;
+    uint64_t keep = 0;
+    int resume = 0, rc;
+    if ((rc = spill_path(&spill, fo, slot->path, err)) != 0) {
+        ddb_sink_free(sink);
+        return rc;
+    }
+    for (size_t i = 0; fo->opts.resumable && i < fo->n_resume; i++) {
+        if (strcmp(fo->resume_paths[i], spill) == 0) {
+            resume = 1;
+            keep = fo->resume_bytes[i];
+        }
+    }
+    rc = ddb_writer_new_csv_union(&slot->w, sink, spill, resume, keep, fo->opts.resumable, wo, err);
+    free(spill);
+    return rc;
+}
+
 static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, ddb_error *err)
 {
     const ddb_entity *e = NULL;
     const char *base = fo->opts.single_name ? fo->opts.single_name : "items";
-    ddb_writer_opts wo = {fo->opts.delimiter, NULL, 0, 0, fo->opts.extra_plain};
+    ddb_writer_opts wo = {.delimiter = fo->opts.delimiter, .extra_plain = fo->opts.extra_plain};
     ddb_sink *sink = NULL;
     int rc;
 
@@ -118,6 +176,9 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if ((rc = open_sink(&sink, fo, slot->path, &wo.appending, err)) != 0)
         return rc;
+    wo.typed_values = fo->opts.typed_values;
+    if (fo->opts.format == DDB_OUT_CSV && (e == NULL || !fo->opts.records))
+        return open_union_writer(fo, slot, sink, &wo, err);
     /* Items (convert, encode) are written whole; records follow their entity. */
     return ddb_writer_new(&slot->w, fo->opts.format, sink, fo->opts.records ? e : NULL, &wo, err);
 }
@@ -143,10 +204,10 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
     return 0;
 }
 
-static int commit(file_output *fo, ddb_sink *sink, const char *path, ddb_error *err)
+/* A file finished (rc 0) is listed among those written. */
+static int commit(file_output *fo, int rc, const char *path, ddb_error *err)
 {
     char **nc;
-    int rc = ddb_sink_finish(sink, err);
     if (rc != 0)
         return rc;
     nc = realloc(fo->committed, (fo->n_committed + 1) * sizeof(char *));
@@ -215,7 +276,7 @@ static int fo_finish(ddb_output *o, ddb_error *err)
         for (size_t i = 0; i < fo->n; i++) {
             if (slots[i].w == NULL)
                 continue;
-            if ((rc = commit(fo, slots[i].w->sink, slots[i].path, err)) != 0)
+            if ((rc = commit(fo, ddb_writer_finish(slots[i].w, err), slots[i].path, err)) != 0)
                 return rc;
             o->bytes_out += sink_bottom_bytes(slots[i].w->sink);
         }
@@ -254,10 +315,17 @@ static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
         for (size_t i = 0; i < fo->n; i++) {
             if (slots[i].w == NULL)
                 continue;
+            const char *spill_path;
+            ddb_sink *spill = ddb_writer_spill(slots[i].w, &spill_path);
             if ((rc = ddb_sink_checkpoint(slots[i].w->sink, err)) != 0)
                 return rc;
             put_state(state, &first, slots[i].w->sink, slots[i].path, fo,
                       k == 0 && fo->opts.mapping ? (int)i : -1);
+            if (spill != NULL) {
+                if ((rc = ddb_sink_checkpoint(spill, err)) != 0)
+                    return rc;
+                put_state(state, &first, spill, spill_path, fo, -1);
+            }
         }
     }
     ddb_buf_putc(state, ']');
@@ -391,10 +459,14 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
         goto done;
     if (opts->resume_state != NULL && (rc = load_resume(fo, opts->resume_state, err)) != 0)
         goto done;
+    /* The main files exist from the start, so a run that reads nothing still
+     * leaves them (empty, or a CSV header), with a mapping or without. */
     if (opts->mapping != NULL && opts->records) {
         for (size_t i = 0; i < fo->n; i++)
             if ((rc = open_slot(fo, &fo->puts[i], (int)i, 0, err)) != 0)
                 goto done;
+    } else if (opts->mapping == NULL && (rc = open_slot(fo, &fo->puts[0], -1, 0, err)) != 0) {
+        goto done;
     }
 done:
     if (rc != 0) {

@@ -1,8 +1,11 @@
 /*
  * Opening inputs: picks the reader by content. gzip is recognised by its
  * magic bytes (ddb_source_open_auto), then each reader's bidder looks at the
- * first bytes and the highest bid wins: an AWS CLI scan document, DynamoDB
- * JSON lines, plain NDJSON, CSV.
+ * first bytes and the highest bid wins: a JSON document (an array of items,
+ * scan output, a request file, a Workbench model, anything pretty-printed),
+ * DynamoDB JSON lines, plain NDJSON, CSV. Nothing is guessed: an input no
+ * bidder recognises is an error. A folder is an Export to S3 folder, a
+ * dynamodump backup, or else a folder of files read one after another.
  */
 #include "ddbpipe/reader.h"
 
@@ -20,7 +23,8 @@
 
 #define SNIFF_BYTES (1024u * 1024u)
 
-static const char *const format_names[] = {"auto", "ddb-json", "scan", "ndjson", "csv", "export"};
+static const char *const format_names[] = {"auto", "ddb-json", "scan", "ndjson",
+                                           "csv",  "export",   "json", "dynamodump"};
 
 const char *ddb_input_format_name(ddb_input_format f)
 {
@@ -37,7 +41,7 @@ int ddb_input_format_parse(ddb_input_format *out, const char *s)
             return 0;
         }
     }
-    if (strcmp(s, "json") == 0 || strcmp(s, "dynamodb-json") == 0) {
+    if (strcmp(s, "dynamodb-json") == 0) {
         *out = DDB_IN_DDBJSON;
         return 0;
     }
@@ -99,6 +103,15 @@ int ddb_reader_base_init(ddb_reader *r, const ddb_reader_vtable *vt, const char 
     return 0;
 }
 
+void ddb_record_set_bad(ddb_record *rec, char *buf, size_t cap, const char *reason)
+{
+    snprintf(buf, cap, "%s", reason);
+    rec->kind = DDB_REC_BAD;
+    rec->reason = buf;
+    rec->item.attrs = NULL;
+    rec->item.count = 0;
+}
+
 static int has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -151,25 +164,6 @@ static int bid_empty(const char *path, ddb_input_format f)
     return (f == DDB_IN_CSV) == csv ? 1 : 0;
 }
 
-static int bid_scan(const unsigned char *p, size_t n, const char *path)
-{
-    static const char *const keys[] = {
-        "Items",     "Count", "ScannedCount", "ConsumedCapacity", "LastEvaluatedKey",
-        "NextToken", NULL};
-    size_t i = ddb_sniff_start(p, n), klen = 0;
-    const unsigned char *key;
-    (void)path;
-    if (i == n || p[i] != '{' || (key = ddb_sniff_first_key(p, i, n, &klen)) == NULL ||
-        !ddb_sniff_key_in(key, klen, keys))
-        return 0;
-    /* {"Count": ...} on one line could be a plain record that happens to have
-     * such a key: a scan document has an "Items" array somewhere. */
-    for (size_t k = i; k + 8 <= n; k++)
-        if (p[k] == '"' && memcmp(p + k, "\"Items\"", 7) == 0)
-            return 90;
-    return 0;
-}
-
 /* The first key decides, not a full parse of the first line, so one bad first
  * record cannot turn a whole file of DynamoDB JSON into plain NDJSON. */
 static int bid_ddbjson(const unsigned char *p, size_t n, const char *path)
@@ -200,12 +194,76 @@ static int bid_ndjson(const unsigned char *p, size_t n, const char *path)
     return i < n && p[i] == '{' ? 10 : 0;
 }
 
+/* Text, as far as the sniffed bytes tell: UTF-8 without NUL bytes (a
+ * sequence cut at the end of the sniffed bytes is fine). */
+static int looks_like_text(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        size_t k = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (c == 0 || k == 0)
+            return 0;
+        for (size_t j = 1; j < k; j++)
+            if (i + j < n && (p[i + j] & 0xC0) != 0x80)
+                return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* Fields of the CSV row at p[i] with delimiter d, quotes followed; *next is
+ * where the following row starts (n at the end). 0 when the row is cut off. */
+static size_t csv_row_fields(const unsigned char *p, size_t i, size_t n, char d, size_t *next)
+{
+    size_t fields = 1;
+    int quoted = 0;
+    for (; i < n; i++) {
+        if (quoted) {
+            if (p[i] == '"')
+                quoted = i + 1 < n && p[i + 1] == '"' ? (i++, 1) : 0;
+            continue;
+        }
+        if (p[i] == '"')
+            quoted = 1;
+        else if (p[i] == (unsigned char)d)
+            fields++;
+        else if (p[i] == '\n') {
+            *next = i + 1;
+            return fields;
+        }
+    }
+    *next = n;
+    return quoted ? 0 : fields;
+}
+
+/*
+ * CSV only when it clearly is: text that is not JSON or markup, and either a
+ * name that says CSV (.csv, .tsv) or a header row with several columns
+ * (comma, tab, semicolon or pipe) that the next row matches. A single column
+ * of text from a file named otherwise could be anything: not guessed.
+ */
 static int bid_csv(const unsigned char *p, size_t n, const char *path)
 {
+    static const char delims[] = {',', '\t', ';', '|'};
     size_t i = ddb_sniff_start(p, n);
     if (i == n)
         return bid_empty(path, DDB_IN_CSV);
-    return p[i] != '{' ? 5 : 0;
+    if (p[i] == '{' || p[i] == '[' || p[i] == '<' || !looks_like_text(p, n))
+        return 0;
+    if (has_suffix(path, ".csv") || has_suffix(path, ".csv.gz") || has_suffix(path, ".tsv") ||
+        has_suffix(path, ".tsv.gz"))
+        return 50;
+    for (size_t d = 0; d < sizeof(delims); d++) {
+        size_t next, next2, a = csv_row_fields(p, i, n, delims[d], &next), b;
+        if (a < 2)
+            continue;
+        if (next >= n)
+            return 40; /* a header and nothing else */
+        b = csv_row_fields(p, next, n, delims[d], &next2);
+        if (b == a || (b == 0 && next2 == n && n >= SNIFF_BYTES))
+            return 40;
+    }
+    return 0;
 }
 
 static int open_ddbjson(ddb_reader **out, ddb_source *src, const char *name,
@@ -220,14 +278,13 @@ static int open_ndjson(ddb_reader **out, ddb_source *src, const char *name,
     return ddb_reader_new_lines(out, src, DDB_IN_NDJSON, name, opts, err);
 }
 
-const ddb_reader_bidder ddb_scan_bidder = {DDB_IN_SCAN, bid_scan, ddb_reader_new_scan};
 const ddb_reader_bidder ddb_ddbjson_bidder = {DDB_IN_DDBJSON, bid_ddbjson, open_ddbjson};
 const ddb_reader_bidder ddb_ndjson_bidder = {DDB_IN_NDJSON, bid_ndjson, open_ndjson};
 const ddb_reader_bidder ddb_csv_bidder = {DDB_IN_CSV, bid_csv, ddb_reader_new_csv};
 
 /* Every reader of a file or a stream, by its format. */
-static const ddb_reader_bidder *const bidders[] = {&ddb_scan_bidder, &ddb_ddbjson_bidder,
-                                                   &ddb_ndjson_bidder, &ddb_csv_bidder};
+static const ddb_reader_bidder *const bidders[] = {
+    &ddb_json_bidder, &ddb_scan_bidder, &ddb_ddbjson_bidder, &ddb_ndjson_bidder, &ddb_csv_bidder};
 
 /* The bidder of a forced format, or the highest bid (the first on a tie). */
 static const ddb_reader_bidder *pick_bidder(ddb_input_format forced, const unsigned char *p,
@@ -250,6 +307,58 @@ static const ddb_reader_bidder *pick_bidder(ddb_input_format forced, const unsig
     return best;
 }
 
+/* A folder holding manifest-summary.json: an Export to S3 folder. */
+static int is_export_folder(ddb_store *st, const char *dir)
+{
+    char probe[4096];
+    int is_dir = 0;
+    uint64_t size;
+    snprintf(probe, sizeof(probe), "%s/manifest-summary.json", dir);
+    return st->vt->stat(st, probe, &is_dir, &size, NULL) == 0 && !is_dir;
+}
+
+/* A folder holding schema.json and data/: a dynamodump backup of one table. */
+static int is_dump_table(ddb_store *st, const char *dir)
+{
+    char probe[4096];
+    int is_dir = 0;
+    uint64_t size;
+    snprintf(probe, sizeof(probe), "%s/schema.json", dir);
+    if (st->vt->stat(st, probe, &is_dir, &size, NULL) != 0 || is_dir)
+        return 0;
+    snprintf(probe, sizeof(probe), "%s/data", dir);
+    return st->vt->stat(st, probe, &is_dir, &size, NULL) == 0 && is_dir;
+}
+
+/* The folders directly below dir that is_it accepts: *count of them, and a
+ * malloc'd path to the last (NULL when none, or out of memory: *count 0). */
+static char *find_below(ddb_store *st, const char *dir, int (*is_it)(ddb_store *, const char *),
+                        int *count)
+{
+    char **names = NULL, *found = NULL;
+    size_t n = 0;
+    *count = 0;
+    if (st->vt->list(st, dir, &names, &n, NULL) != 0)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        char sub[4096 + 300];
+        size_t len = strlen(names[i]);
+        if (names[i][0] == '.' || len < 2 || names[i][len - 1] != '/')
+            continue;
+        snprintf(sub, sizeof(sub), "%s/%.*s", dir, (int)(len - 1), names[i]);
+        if (is_it(st, sub)) {
+            (*count)++;
+            free(found);
+            if ((found = strdup(sub)) == NULL) {
+                *count = 0;
+                break;
+            }
+        }
+    }
+    ddb_store_names_free(names, n);
+    return found;
+}
+
 /*
  * A folder that holds exactly one export somewhere below it in the layout AWS
  * writes (<prefix>/AWSDynamoDB/<exportId>/manifest-summary.json), given as the
@@ -262,31 +371,30 @@ static char *find_single_export(ddb_store *st, const char *dir, int *count)
     char *found = NULL;
     *count = 0;
     for (int s = 0; s < 2 && *count == 0; s++) {
-        char base[4096], **names = NULL;
-        size_t n = 0;
+        char base[4096];
         snprintf(base, sizeof(base), "%s%s", dir, subs[s]);
-        if (st->vt->list(st, base, &names, &n, NULL) != 0)
-            continue;
-        for (size_t i = 0; i < n; i++) {
-            char probe[4096 + 300];
-            size_t len = strlen(names[i]);
-            int is_dir = 0;
-            uint64_t size;
-            if (names[i][0] == '.' || len < 2 || names[i][len - 1] != '/')
-                continue;
-            snprintf(probe, sizeof(probe), "%s/%smanifest-summary.json", base, names[i]);
-            if (st->vt->stat(st, probe, &is_dir, &size, NULL) == 0 && !is_dir) {
-                (*count)++;
-                free(found);
-                if ((found = malloc(strlen(base) + len + 2)) == NULL) {
-                    *count = 0;
-                    break;
-                }
-                sprintf(found, "%s/%.*s", base, (int)(len - 1), names[i]);
-            }
-        }
-        ddb_store_names_free(names, n);
+        found = find_below(st, base, is_export_folder, count);
     }
+    if (*count != 1) {
+        free(found);
+        return NULL;
+    }
+    return found;
+}
+
+/*
+ * The dynamodump table a folder is: itself, or the single table folder
+ * directly below it (a dump of several tables holds one per table). Returns a
+ * malloc'd path, or NULL (with *count = how many were found).
+ */
+static char *find_dump_table(ddb_store *st, const char *dir, int *count)
+{
+    char *found;
+    if (is_dump_table(st, dir)) {
+        *count = 1;
+        return strdup(dir);
+    }
+    found = find_below(st, dir, is_dump_table, count);
     if (*count != 1) {
         free(found);
         return NULL;
@@ -301,16 +409,14 @@ static int is_export_path(const char *path)
     return strcmp(ddb_path_base(path), "manifest-summary.json") == 0;
 }
 
-/* A folder given as an input: the export in it (or the single one below it). */
+/* A folder given as an input: the export in it (or the single one below it),
+ * else the dynamodump backup it is (or the single table below it). */
 static int open_folder(ddb_reader **out, ddb_store *st, const char *path,
                        const ddb_reader_opts *opts, ddb_error *err)
 {
-    char probe[4096];
-    int count, is_dir = 0, rc;
-    uint64_t size;
+    int count, rc;
     char *inner;
-    snprintf(probe, sizeof(probe), "%s/manifest-summary.json", path);
-    if (st->vt->stat(st, probe, &is_dir, &size, NULL) == 0 && !is_dir)
+    if (is_export_folder(st, path))
         return ddb_reader_new_export(out, path, opts, err);
     if ((inner = find_single_export(st, path, &count)) != NULL) {
         rc = ddb_reader_new_export(out, inner, opts, err);
@@ -322,23 +428,37 @@ static int open_folder(ddb_reader **out, ddb_store *st, const char *path,
                              "%s holds %d exports; give the folder of the one to read (the "
                              "one with manifest-summary.json)",
                              path, count);
+    if ((inner = find_dump_table(st, path, &count)) != NULL) {
+        rc = ddb_reader_new_dynamodump(out, inner, opts, err);
+        free(inner);
+        return rc;
+    }
+    if (count > 1)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s holds %d dynamodump tables; give the folder of the one to read "
+                             "(the one with schema.json)",
+                             path, count);
     return ddb_error_set(err, DDB_EUSAGE,
                          "%s is a folder holding neither an Export to S3 "
-                         "(manifest-summary.json) nor files to read",
+                         "(manifest-summary.json), nor a dynamodump backup (schema.json and "
+                         "data/), nor files to read",
                          path);
 }
 
-/* A folder read as an export: manifest-summary.json in it, or exports below it. */
-static int is_export_dir(ddb_store *st, const char *path)
+/* A folder read as one input, not as its files: an export (manifest-summary.json
+ * in it, or exports below it) or a dynamodump backup (a table's folder, or
+ * table folders below it). */
+static int is_reader_dir(ddb_store *st, const char *path)
 {
-    char probe[4096];
-    int count, is_dir = 0;
-    uint64_t size;
+    int count;
     char *inner;
-    snprintf(probe, sizeof(probe), "%s/manifest-summary.json", path);
-    if (st->vt->stat(st, probe, &is_dir, &size, NULL) == 0 && !is_dir)
+    if (is_export_folder(st, path))
         return 1;
     inner = find_single_export(st, path, &count);
+    free(inner);
+    if (count > 0)
+        return 1;
+    inner = find_dump_table(st, path, &count);
     free(inner);
     return count > 0;
 }
@@ -387,7 +507,7 @@ int ddb_reader_list_folder(char ***out, size_t *n, const char *path, int unmatch
     *out = NULL;
     *n = 0;
     if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
-        is_export_dir(ddb_store_local(), path))
+        is_reader_dir(ddb_store_local(), path))
         return 0;
     if ((d = opendir(path)) == NULL)
         return ddb_error_set(err, DDB_EIO, "cannot read folder %s: %s", path, strerror(errno));
@@ -464,6 +584,12 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
             trimmed[strlen(trimmed) - 1] = '\0';
         path = trimmed;
     }
+    if (opts->format == DDB_IN_AUTO && opts->columns != NULL) {
+        /* Columns are only ever given for CSV without a header row. */
+        defaults = *opts;
+        defaults.format = DDB_IN_CSV;
+        opts = &defaults;
+    }
     rc = strcmp(path, "-") != 0 ? st->vt->stat(st, path, &is_dir, &size, err) : 0;
     if (rc == 0 && is_dir) {
         rc = open_folder(out, st, path, opts, err);
@@ -483,7 +609,11 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
         goto done;
     if ((bidder = pick_bidder(opts->format, peek, peek_len, path)) == NULL) {
         ddb_source_free(src);
-        rc = ddb_error_set(err, DDB_EUSAGE, "%s: cannot tell the format of its content", path);
+        rc = ddb_error_set(err, DDB_EUSAGE,
+                           "%s: cannot tell the format of its content: it is neither JSON "
+                           "(items, documents, lines) nor clearly CSV (a .csv name, or a header "
+                           "row of several columns that the next row matches)",
+                           path);
         goto done;
     }
     rc = bidder->open(out, src, path, opts, err);

@@ -26,10 +26,15 @@ typedef struct ddb_reader_bidder {
                 ddb_error *err);
 } ddb_reader_bidder;
 
+extern const ddb_reader_bidder ddb_json_bidder;
 extern const ddb_reader_bidder ddb_scan_bidder;
 extern const ddb_reader_bidder ddb_ddbjson_bidder;
 extern const ddb_reader_bidder ddb_ndjson_bidder;
 extern const ddb_reader_bidder ddb_csv_bidder;
+
+/* Makes rec a bad record saying reason (copied into buf, cap bytes): no
+ * attributes, the reader goes on after it. */
+void ddb_record_set_bad(ddb_record *rec, char *buf, size_t cap, const char *reason);
 
 /* Detection helpers the bidders share. */
 size_t ddb_sniff_skip_ws(const unsigned char *p, size_t i, size_t n);

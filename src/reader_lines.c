@@ -35,11 +35,7 @@ static int blank(const char *s, size_t n)
 
 static void set_bad(lines_reader *lr, const char *reason)
 {
-    snprintf(lr->reason, sizeof(lr->reason), "%s", reason);
-    lr->rec.kind = DDB_REC_BAD;
-    lr->rec.reason = lr->reason;
-    lr->rec.item.attrs = NULL;
-    lr->rec.item.count = 0;
+    ddb_record_set_bad(&lr->rec, lr->reason, sizeof(lr->reason), reason);
 }
 
 static void parse_ddbjson(lines_reader *lr, const char *line, size_t len)

@@ -27,24 +27,9 @@ struct ddb_rejects {
     char *spool_final; /* resumable on S3: the local copy uploaded at the end */
 };
 
-/* The local copy of a resumable s3:// file, beside the state until the end:
- * named after the whole URL, so the rejects and the unmatched files (or two
- * runs' files of one name) never share one. */
-static char *spool_path(const ddb_rejects *r, const char *dir)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    const char *base = ddb_path_base(r->path);
-    char *p;
-    for (const char *c = r->path; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-    if ((p = malloc(strlen(dir) + strlen(base) + 24)) != NULL)
-        sprintf(p, "%s/%016llx-%s", dir, (unsigned long long)h, base);
-    return p;
-}
-
 /* An s3://bucket/key file: uploaded as it is written, or, resumable, kept
- * locally and uploaded whole at the end (rejects and unmatched files are
- * small, and resume like local ones). */
+ * locally beside the state and uploaded whole at the end (rejects and
+ * unmatched files are small, and resume like local ones). */
 static int open_s3_sink(ddb_rejects *r, ddb_error *err)
 {
     char *bucket = NULL, *key = NULL, *partial;
@@ -63,7 +48,7 @@ static int open_s3_sink(ddb_rejects *r, ddb_error *err)
         return ddb_error_set(err, DDB_EUSAGE, "%s: no spool folder", r->path);
     if ((rc = ddb_make_dirs(dir, err)) != 0)
         return rc;
-    if ((r->spool_final = spool_path(r, dir)) == NULL ||
+    if ((r->spool_final = ddb_s3_local_name(dir, r->path, "")) == NULL ||
         (partial = malloc(strlen(r->spool_final) + 16)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     sprintf(partial, "%s.partial", r->spool_final);

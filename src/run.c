@@ -317,20 +317,24 @@ static int build_fingerprint(ddb_run_plan *p)
     fp_field(b, "out", o->out_dir);
     if (o->has_range)
         snprintf(range, sizeof(range), "%d-%d", o->segment_first, o->segment_last);
-    ddb_buf_printf(&opts,
-                   "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
-                   "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
-                   "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
-                   "extra=%s unmatched=%s shard=%u/%u sse=%s write-mode=%d",
-                   o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
-                   o->reader.format ? ddb_input_format_name(o->reader.format) : "",
-                   o->reader.delimiter, o->types ? o->types : "",
-                   o->reader.entity ? o->reader.entity : "", o->delete_all, o->reader.no_verify,
-                   (unsigned long long)o->reader.max_line, o->segments, range, o->consistent_read,
-                   (unsigned long long)o->page_size, o->dry_run,
-                   o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
-                   o->unmatched_path ? o->unmatched_path : "", o->shard, o->shards,
-                   o->sse ? o->sse : "", (int)o->write_mode);
+    ddb_buf_printf(
+        &opts,
+        "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
+        "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
+        "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
+        "extra=%s unmatched=%s shard=%u/%u sse=%s write-mode=%d typed=%d input-table=%s "
+        "short-rows=%d long-rows=%d columns=",
+        o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
+        o->reader.format ? ddb_input_format_name(o->reader.format) : "", o->reader.delimiter,
+        o->types ? o->types : "", o->reader.entity ? o->reader.entity : "", o->delete_all,
+        o->reader.no_verify, (unsigned long long)o->reader.max_line, o->segments, range,
+        o->consistent_read, (unsigned long long)o->page_size, o->dry_run,
+        o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
+        o->unmatched_path ? o->unmatched_path : "", o->shard, o->shards, o->sse ? o->sse : "",
+        (int)o->write_mode, o->typed_values, o->reader.table ? o->reader.table : "",
+        o->reader.allow_short_rows, o->reader.allow_long_rows);
+    for (size_t i = 0; i < o->reader.n_columns; i++)
+        ddb_buf_printf(&opts, "%s%s", i ? "," : "", o->reader.columns[i]);
     fp_field(b, "options", opts.ptr);
     if (p->gen != NULL) {
         const ddb_mapping *m = p->mapping;

@@ -184,6 +184,7 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.gzip = o->gzip;
         fo.delimiter = o->out_delimiter;
         fo.extra_plain = o->extra_plain;
+        fo.typed_values = o->typed_values;
         fo.mapping = p->mapping;
         fo.records = o->mode == DDB_MODE_EXPORT;
         fo.single_name = "items";

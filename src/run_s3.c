@@ -70,10 +70,29 @@ static int skipped(const char *key, size_t prefix_len)
     return 0;
 }
 
+/* A dynamodump backup below the prefix: some <dir>/schema.json beside
+ * <dir>/data/ objects (the listing is in key order, so they follow it). */
+static int holds_dump(const ddb_s3_object *objs, size_t n, size_t prefix_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *k = objs[i].key;
+        size_t dir;
+        if (strlen(k) < prefix_len + 11 ||
+            (strcmp(k + prefix_len, "schema.json") != 0 && !has_suffix(k, "/schema.json")))
+            continue;
+        dir = strlen(k) - 11; /* <dir>/ */
+        for (size_t j = 0; j < n; j++)
+            if (strncmp(objs[j].key, k, dir) == 0 && strncmp(objs[j].key + dir, "data/", 5) == 0)
+                return 1;
+    }
+    return 0;
+}
+
 /*
  * s3://bucket/prefix/ as an input: an export when a manifest-summary.json is
- * below it (the reader finds it), else every object under it in key order
- * (but those skipped()), this shard's share of them.
+ * below it, a dynamodump backup when a table's schema.json and data/ are (the
+ * reader finds either), else every object under it in key order (but those
+ * skipped()), this shard's share of them.
  */
 static int expand_prefix(ddb_run_s3 *rs, name_list *l, const ddb_run_options *o, const char *url,
                          ddb_error *err)
@@ -89,8 +108,8 @@ static int expand_prefix(ddb_run_s3 *rs, name_list *l, const ddb_run_options *o,
     for (size_t i = 0; i < n; i++)
         is_export |= has_suffix(objs[i].key, "/manifest-summary.json") ||
                      strcmp(objs[i].key, "manifest-summary.json") == 0;
-    if (is_export || n == 0) {
-        /* The reader opens the export (or says what is missing). */
+    if (is_export || n == 0 || holds_dump(objs, n, strlen(key))) {
+        /* The reader opens the export or backup (or says what is missing). */
         rc = add_input(l, url) != 0 ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
         goto done;
     }

@@ -581,3 +581,15 @@ const char *ddb_s3_spool_dir(const ddb_s3 *s3)
 {
     return s3->spool_dir;
 }
+
+char *ddb_s3_local_name(const char *dir, const char *url, const char *suffix)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    const char *base = ddb_path_base(url);
+    char *p;
+    for (const char *c = url; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    if ((p = malloc(strlen(dir) + strlen(base) + strlen(suffix) + 24)) != NULL)
+        sprintf(p, "%s/%016llx-%s%s", dir, (unsigned long long)h, base, suffix);
+    return p;
+}

@@ -91,43 +91,24 @@ static void projection(json_object *ix, ddb_index_info *n, int *oom)
     }
 }
 
-int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, ddb_error *err)
+int ddb_table_info_parse(ddb_table_info **out, const char *json, const char *table, ddb_error *err)
 {
-    ddb_buf body = DDB_BUF_INIT;
-    ddb_response resp;
-    json_object *root = NULL, *t, *defs = NULL, *ks = NULL, *v;
+    json_object *root = json_tokener_parse(json), *t, *defs = NULL, *ks = NULL, *v;
     ddb_table_info *ti = NULL;
     size_t npk = 0, nsk = 0;
-    int rc, oom = 0;
+    int rc = 0, oom = 0;
 
     *out = NULL;
-    memset(&resp, 0, sizeof(resp));
-    ddb_buf_puts(&body, "{\"TableName\":");
-    ddb_json_put_string(&body, table, strlen(table));
-    ddb_buf_putc(&body, '}');
-    if ((rc = ddb_client_call(c, "DescribeTable", body.ptr, body.len, &resp, err)) != 0)
-        goto done;
-    if (!resp.ok) {
-        if (strcmp(resp.error_type, "ResourceNotFoundException") == 0) {
-            char where[300];
-            ddb_client_describe_target(c, where, sizeof(where));
-            rc = ddb_error_set(err, DDB_ENOTFOUND, "table %s does not exist in %s (%s)", table,
-                               where, resp.message);
-        } else
-            rc = ddb_error_set(err, DDB_ENET, "DescribeTable %s failed: %s%s%s", table,
-                               resp.error_type, resp.error_type[0] ? ": " : "", resp.message);
-        goto done;
-    }
-    root = json_tokener_parse(resp.body);
-    if (root == NULL || !json_object_object_get_ex(root, "Table", &t)) {
-        rc = ddb_error_set(err, DDB_ENET, "DescribeTable %s: unexpected response", table);
+    if (root == NULL || !json_object_object_get_ex(root, "Table", &t) ||
+        !json_object_is_type(t, json_type_object)) {
+        rc = ddb_error_set(err, DDB_EINVAL, "not a table description (no \"Table\" object)");
         goto done;
     }
     if ((ti = calloc(1, sizeof(*ti))) == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    ti->name = dup_or_null(table, &oom);
+    ti->name = dup_or_null(table ? table : jstr(t, "TableName"), &oom);
     ti->status = dup_or_null(jstr(t, "TableStatus"), &oom);
     ti->item_count = juint(t, "ItemCount");
     ti->size_bytes = juint(t, "TableSizeBytes");
@@ -146,7 +127,8 @@ int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, d
     for (int g = 0; g < 2; g++) {
         json_object *list;
         if (!json_object_object_get_ex(t, g ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes",
-                                       &list))
+                                       &list) ||
+            !json_object_is_type(list, json_type_array))
             continue;
         for (size_t i = 0; i < json_object_array_length(list); i++) {
             json_object *ix = json_object_array_get_idx(list, i), *iks = NULL;
@@ -190,6 +172,36 @@ done:
     if (root)
         json_object_put(root);
     ddb_table_info_free(ti);
+    return rc;
+}
+
+int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, ddb_error *err)
+{
+    ddb_buf body = DDB_BUF_INIT;
+    ddb_response resp;
+    int rc;
+
+    *out = NULL;
+    memset(&resp, 0, sizeof(resp));
+    ddb_buf_puts(&body, "{\"TableName\":");
+    ddb_json_put_string(&body, table, strlen(table));
+    ddb_buf_putc(&body, '}');
+    if ((rc = ddb_client_call(c, "DescribeTable", body.ptr, body.len, &resp, err)) != 0)
+        goto done;
+    if (!resp.ok) {
+        if (strcmp(resp.error_type, "ResourceNotFoundException") == 0) {
+            char where[300];
+            ddb_client_describe_target(c, where, sizeof(where));
+            rc = ddb_error_set(err, DDB_ENOTFOUND, "table %s does not exist in %s (%s)", table,
+                               where, resp.message);
+        } else
+            rc = ddb_error_set(err, DDB_ENET, "DescribeTable %s failed: %s%s%s", table,
+                               resp.error_type, resp.error_type[0] ? ": " : "", resp.message);
+        goto done;
+    }
+    if ((rc = ddb_table_info_parse(out, resp.body, table, err)) == DDB_EINVAL)
+        rc = ddb_error_set(err, DDB_ENET, "DescribeTable %s: unexpected response", table);
+done:
     ddb_response_dispose(&resp);
     ddb_buf_dispose(&body);
     return rc;

@@ -28,6 +28,7 @@ typedef struct tctx {
     ddb_error *err;
     slot *slots;
     const ddb_value **vals; /* per field: its value or NULL, for rendering */
+    int decoded;            /* the record comes from decode: its values passed the checks */
 } tctx;
 
 static int oom(ddb_error *err)
@@ -265,7 +266,7 @@ static const ddb_value *render_key(tctx *c, const ddb_template *t, ddb_buf *buf,
 static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
                   ddb_error *err, int keys_only)
 {
-    tctx c = {m, NULL, a, err, NULL, NULL};
+    tctx c = {m, NULL, a, err, NULL, NULL, 0};
     const ddb_entity *e;
     unsigned char *consumed = NULL;
     ddb_buf buf = DDB_BUF_INIT;
@@ -438,8 +439,9 @@ static int take_field(tctx *c, int fi, const ddb_value *v, const char *source)
     int rc;
     if ((rc = ddb_value_convert(&conv, v, f->type, c->a, c->err)) != 0)
         return ddb_error_prefix(c->err, "field %s: ", f->name);
-    /* the constraint messages name the field themselves */
-    if ((rc = check_constraints(f, &conv, c->err)) != 0)
+    /* the constraint messages name the field themselves; a decoded record's
+     * values passed them already */
+    if (!c->decoded && (rc = check_constraints(f, &conv, c->err)) != 0)
         return rc;
     if (f->format == DDB_FMT_WEEKDAY && conv.type == DDB_TYPE_S) {
         /* one day, one key: whatever the record's spelling, the mapping's */
@@ -509,10 +511,75 @@ static int out_has(const ddb_attr *attrs, size_t n, const ddb_str *name)
     return 0;
 }
 
-static int encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, const ddb_map *record,
-                  int typed, ddb_arena *a, ddb_error *err, int keys_only)
+/* A template without fields: the same text for every record. */
+static int is_constant(const ddb_template *t)
 {
-    tctx c = {m, e, a, err, NULL, NULL};
+    for (size_t i = 0; i < t->n_segs; i++)
+        if (t->segs[i].field >= 0)
+            return 0;
+    return 1;
+}
+
+/*
+ * A constant index key attribute ("GSI_2_SK": "root") belongs in the item
+ * only when the index's other key attribute is there too: an index that
+ * should be sparse must not get a sort key without a partition key. An LSI's
+ * partition key is the table's, always there; a GSI without a sort key has
+ * nothing to wait for.
+ */
+static int constant_wanted(const ddb_mapping *m, const char *attr, const ddb_attr *attrs, size_t n)
+{
+    int in_index = 0;
+    for (size_t i = 0; i < m->table.n_indexes; i++) {
+        const ddb_index_def *ix = &m->table.indexes[i];
+        const char *other;
+        if (ix->pk.name != NULL && strcmp(ix->pk.name, attr) == 0)
+            other = ix->sk.name;
+        else if (ix->sk.name != NULL && strcmp(ix->sk.name, attr) == 0)
+            other = ix->global ? ix->pk.name : NULL;
+        else
+            continue;
+        in_index = 1;
+        if (other == NULL)
+            return 1;
+        for (size_t k = 0; k < n; k++)
+            if (attrs[k].name.len == strlen(other) &&
+                memcmp(attrs[k].name.ptr, other, attrs[k].name.len) == 0)
+                return 1;
+    }
+    return !in_index;
+}
+
+/* Leaves out the constant index key attributes whose partner is absent. */
+static size_t drop_lone_constants(const ddb_mapping *m, const ddb_entity *e, ddb_attr *attrs,
+                                  size_t n)
+{
+    size_t keep = n;
+    for (size_t k = 0; k < e->n_keys; k++) {
+        const ddb_template *t = &e->keys[k];
+        if (t->role != DDB_ROLE_INDEX || !is_constant(t) ||
+            constant_wanted(m, t->attr, attrs, keep))
+            continue;
+        for (size_t i = 0; i < keep; i++) {
+            if (attrs[i].name.ptr == t->attr) {
+                memmove(&attrs[i], &attrs[i + 1], (keep - i - 1) * sizeof(*attrs));
+                keep--;
+                break;
+            }
+        }
+    }
+    return keep;
+}
+
+/* How encode ends: the item checked against DynamoDB's rules and the key
+ * schema, or (a round-trip check of an item already checked) not. */
+enum { ENC_FULL = 0, ENC_KEYS = 1, ENC_UNCHECKED = 2 };
+
+static int encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, const ddb_map *record,
+                  int typed, ddb_arena *a, ddb_error *err, int how)
+{
+    int keys_only = how == ENC_KEYS;
+    tctx c = {m, e, a, err, NULL, NULL, how == ENC_UNCHECKED};
     extras x = {NULL, 0, 0};
     ddb_buf buf = DDB_BUF_INIT;
     ddb_attr *attrs;
@@ -608,9 +675,13 @@ static int encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, cons
         }
         attrs[n++] = x.attrs[i];
     }
+    if (!keys_only)
+        n = drop_lone_constants(m, e, attrs, n);
     out->attrs = attrs;
     out->count = n;
-    if (keys_only)
+    if (how == ENC_UNCHECKED)
+        rc = 0;
+    else if (keys_only)
         rc = ddb_item_validate_key(out, &m->table.schema, err);
     else
         rc = ddb_item_validate(out, &m->table.schema, NULL, err);
@@ -622,11 +693,50 @@ done:
 int ddb_transform_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
                          const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
 {
-    return encode(out, m, e, record, typed, a, err, 0);
+    return encode(out, m, e, record, typed, a, err, ENC_FULL);
 }
 
 int ddb_transform_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
                              const ddb_map *record, int typed, ddb_arena *a, ddb_error *err)
 {
-    return encode(out, m, e, record, typed, a, err, 1);
+    return encode(out, m, e, record, typed, a, err, ENC_KEYS);
+}
+
+/* ---------------------------------------------------------- round trip */
+
+/* The first attribute that differs between the item and its re-encoding. */
+static int describe_change(char *out, size_t cap, const ddb_map *orig, const ddb_map *again)
+{
+    for (size_t i = 0; i < again->count; i++) {
+        const ddb_value *o = ddb_map_get(orig, again->attrs[i].name.ptr, again->attrs[i].name.len);
+        if (o == NULL || !ddb_value_equal(o, &again->attrs[i].value)) {
+            snprintf(out, cap, "re-encoding would %s attribute '%.*s'", o ? "change" : "add",
+                     (int)again->attrs[i].name.len, again->attrs[i].name.ptr);
+            return 1;
+        }
+    }
+    if (orig->count == again->count)
+        return 0; /* every attribute of again is in orig: the same set */
+    for (size_t i = 0; i < orig->count; i++) {
+        if (ddb_map_get(again, orig->attrs[i].name.ptr, orig->attrs[i].name.len) == NULL) {
+            snprintf(out, cap, "re-encoding would drop attribute '%.*s'",
+                     (int)orig->attrs[i].name.len, orig->attrs[i].name.ptr);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int ddb_transform_round_trip(const ddb_mapping *m, const ddb_decoded *d, const ddb_item *item,
+                             int keys_only, ddb_arena *a, ddb_error *err)
+{
+    ddb_item again;
+    char why[600];
+    int rc =
+        encode(&again, m, d->entity, &d->record, 1, a, err, keys_only ? ENC_KEYS : ENC_UNCHECKED);
+    if (rc != 0)
+        return rc;
+    if (describe_change(why, sizeof(why), item, &again))
+        return ddb_error_set(err, DDB_EINVAL, "%s", why);
+    return 0;
 }

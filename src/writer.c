@@ -21,6 +21,8 @@ typedef struct rec_writer {
     char **columns;
     size_t *column_lens;
     size_t n_columns;
+    ddb_type *column_types; /* NULL: untyped columns */
+    int typed_values;       /* NDJSON without an entity: DynamoDB JSON values */
     int header_done;
     unsigned char *used; /* per record attribute: placed in a column */
     size_t used_cap;
@@ -72,6 +74,28 @@ int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v)
     }
 }
 
+int ddb_csv_typed_cell_text(ddb_buf *b, const ddb_value *v)
+{
+    size_t start = b->len, skip;
+    int rc;
+    switch (v->type) {
+    case DDB_TYPE_M:
+    case DDB_TYPE_L:
+    case DDB_TYPE_SS:
+    case DDB_TYPE_NS:
+    case DDB_TYPE_BS:
+        /* {"T":body} -> body */
+        if ((rc = ddb_json_put_typed_value(b, v)) != 0 || b->oom)
+            return DDB_ENOMEM;
+        skip = strlen(ddb_type_name(v->type)) + 4;
+        memmove(b->ptr + start, b->ptr + start + skip, b->len - start - skip - 1);
+        b->len -= skip + 1;
+        return 0;
+    default:
+        return ddb_csv_cell_text(b, v);
+    }
+}
+
 static int emit(rec_writer *w, ddb_error *err)
 {
     int rc;
@@ -84,10 +108,13 @@ static int emit(rec_writer *w, ddb_error *err)
     return rc;
 }
 
-static void put_cell(rec_writer *w, const ddb_value *v)
+static void put_cell(rec_writer *w, const ddb_value *v, int typed)
 {
     ddb_buf_clear(&w->cell);
-    ddb_csv_cell_text(&w->cell, v);
+    if (typed)
+        ddb_csv_typed_cell_text(&w->cell, v);
+    else
+        ddb_csv_cell_text(&w->cell, v);
     /* An empty value (string or binary) is quoted so it does not read back as "absent". */
     ddb_csv_put_field(&w->line, w->cell.ptr ? w->cell.ptr : "", w->cell.len, w->delim,
                       w->cell.len == 0);
@@ -105,7 +132,10 @@ static int write_ndjson(ddb_writer *base, const ddb_map *rec, size_t n_declared,
     rec_writer *w = (rec_writer *)base;
     ddb_buf *b = &w->line;
     if (w->entity == NULL) {
-        ddb_json_put_plain_map(b, rec);
+        if (w->typed_values)
+            ddb_json_put_typed_map(b, rec);
+        else
+            ddb_json_put_plain_map(b, rec);
     } else {
         int first = 1;
         ddb_buf_putc(b, '{');
@@ -174,6 +204,15 @@ static void put_extra_cell(rec_writer *w, const ddb_map *rec)
     }
 }
 
+static int ends_like_type(const char *name, size_t len)
+{
+    ddb_type t;
+    for (size_t k = len; k > 1; k--)
+        if (name[k - 1] == ':')
+            return ddb_type_parse(&t, name + k, len - k) == 0;
+    return 0;
+}
+
 static void header_line(rec_writer *w)
 {
     if (w->entity != NULL) {
@@ -184,7 +223,16 @@ static void header_line(rec_writer *w)
         }
     } else {
         for (size_t i = 0; i < w->n_columns; i++) {
-            ddb_csv_put_field(&w->line, w->columns[i], w->column_lens[i], w->delim, 0);
+            ddb_type t = w->column_types ? w->column_types[i] : DDB_TYPE_NONE;
+            ddb_buf_clear(&w->cell);
+            ddb_buf_append(&w->cell, w->columns[i], w->column_lens[i]);
+            /* A string column is just its name, unless the name itself ends in
+             * ":TYPE" (an attribute "ratio:N"), which the reader would take for
+             * a type: then it says ":S". */
+            if (t != DDB_TYPE_NONE &&
+                (t != DDB_TYPE_S || ends_like_type(w->columns[i], w->column_lens[i])))
+                ddb_buf_printf(&w->cell, ":%s", ddb_type_name(t));
+            ddb_csv_put_field(&w->line, w->cell.ptr, w->cell.len, w->delim, 0);
             ddb_buf_putc(&w->line, w->delim);
         }
     }
@@ -256,7 +304,7 @@ static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, dd
                 /* CSV cannot hold a NULL in a typed column: it goes to _extra. */
                 if (rec->attrs[c].value.type != DDB_TYPE_NULL ||
                     w->entity->fields[i].type == DDB_TYPE_NULL) {
-                    put_cell(w, &rec->attrs[c].value);
+                    put_cell(w, &rec->attrs[c].value, 0);
                     w->used[c] = 1;
                 }
                 c++;
@@ -266,8 +314,11 @@ static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, dd
     } else {
         for (size_t i = 0; i < w->n_columns; i++) {
             ptrdiff_t at = ddb_map_find(rec, w->columns[i], w->column_lens[i]);
-            if (at >= 0 && rec->attrs[at].value.type != DDB_TYPE_NULL) {
-                put_cell(w, &rec->attrs[at].value);
+            ddb_type t = w->column_types ? w->column_types[i] : DDB_TYPE_NONE;
+            /* A typed column holds only its type; NULL never has a column. */
+            if (at >= 0 && rec->attrs[at].value.type != DDB_TYPE_NULL &&
+                (t == DDB_TYPE_NONE || rec->attrs[at].value.type == t)) {
+                put_cell(w, &rec->attrs[at].value, t != DDB_TYPE_NONE);
                 w->used[at] = 1;
             }
             ddb_buf_putc(&w->line, w->delim);
@@ -301,12 +352,13 @@ static void rec_free(ddb_writer *base)
         free(w->columns[i]);
     free(w->columns);
     free(w->column_lens);
+    free(w->column_types);
     free(w->used);
 }
 
-static const ddb_writer_vtable ndjson_vt = {write_ndjson, rec_free};
-static const ddb_writer_vtable csv_vt = {write_csv, rec_free};
-static const ddb_writer_vtable ddbjson_vt = {write_ddbjson, rec_free};
+static const ddb_writer_vtable ndjson_vt = {write_ndjson, rec_free, NULL};
+static const ddb_writer_vtable csv_vt = {write_csv, rec_free, NULL};
+static const ddb_writer_vtable ddbjson_vt = {write_ddbjson, rec_free, NULL};
 
 int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const ddb_entity *e,
                    const ddb_writer_opts *opts, ddb_error *err)
@@ -324,12 +376,21 @@ int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const d
     w->entity = e;
     w->delim = opts && opts->delimiter ? opts->delimiter : ',';
     w->extra_plain = opts && opts->extra_plain;
+    w->typed_values = opts && opts->typed_values;
     w->base.vt = fmt == DDB_OUT_CSV ? &csv_vt : fmt == DDB_OUT_DDBJSON ? &ddbjson_vt : &ndjson_vt;
     if (fmt == DDB_OUT_CSV) {
         if (e == NULL && opts && opts->columns &&
             set_columns(w, opts->columns, NULL, opts->n_columns) != 0) {
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
             goto done;
+        }
+        if (e == NULL && opts && opts->columns && opts->column_types) {
+            if ((w->column_types =
+                     malloc((opts->n_columns ? opts->n_columns : 1) * sizeof(ddb_type))) == NULL) {
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                goto done;
+            }
+            memcpy(w->column_types, opts->column_types, opts->n_columns * sizeof(ddb_type));
         }
         /* The header goes out at once when the columns are known, so even an
          * entity without records gets a well-formed file. */
@@ -349,6 +410,8 @@ done:
 
 int ddb_writer_finish(ddb_writer *w, ddb_error *err)
 {
+    if (w->vt->finish != NULL)
+        return w->vt->finish(w, err);
     return ddb_sink_finish(w->sink, err);
 }
 

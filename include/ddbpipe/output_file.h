@@ -24,6 +24,7 @@ typedef struct ddb_file_output_opts {
     int gzip;
     char delimiter;             /* CSV */
     int extra_plain;            /* records: undeclared attributes as plain JSON (writer.h) */
+    int typed_values;           /* NDJSON without a mapping: DynamoDB JSON values */
     const ddb_mapping *mapping; /* entity layout; NULL = one file */
     int records;                /* 1: entity records (export); 0: items (convert/encode) */
     const char *single_name;    /* file base name without a mapping ("items") */
@@ -37,8 +38,8 @@ typedef struct ddb_file_output_opts {
 /*
  * Per-entity files under opts->dir. With a mapping and records=1, one file
  * per entity is created up front (so an entity without records still gets a
- * file with its CSV header). Returns 0, DDB_EIO (directory cannot be made),
- * DDB_ENOMEM.
+ * file with its CSV header); without a mapping, DIR/items.<ext> likewise.
+ * Returns 0, DDB_EIO (directory cannot be made), DDB_ENOMEM.
  */
 DDB_MUST_USE int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts,
                                      ddb_error *err);

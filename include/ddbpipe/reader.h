@@ -49,15 +49,20 @@ typedef struct ddb_record {
     uint64_t pos;       /* grows with every record of the input: resuming at pos reads
                            this record again and skips everything before it */
     uint64_t seq;       /* set by the pipeline: the record's number in the run */
+    const char *table;  /* the table its input names for it (BatchWriteItem requests, a
+                           NoSQL Workbench model, a dynamodump backup), or NULL */
 } ddb_record;
 
 typedef enum ddb_input_format {
     DDB_IN_AUTO = 0,
-    DDB_IN_DDBJSON, /* DynamoDB JSON lines: {"Item":..}, bare items, incremental changes */
-    DDB_IN_SCAN,    /* AWS CLI scan output: {"Items":[...], "Count":...} */
-    DDB_IN_NDJSON,  /* plain JSON objects, one per line */
-    DDB_IN_CSV,     /* RFC 4180 with a header row */
-    DDB_IN_EXPORT   /* an Export to S3 folder (manifest-summary.json) */
+    DDB_IN_DDBJSON,   /* DynamoDB JSON lines: {"Item":..}, bare items, incremental changes */
+    DDB_IN_SCAN,      /* AWS CLI scan output: {"Items":[...], "Count":...} */
+    DDB_IN_NDJSON,    /* plain JSON objects, one per line */
+    DDB_IN_CSV,       /* RFC 4180 with a header row */
+    DDB_IN_EXPORT,    /* an Export to S3 folder (manifest-summary.json) */
+    DDB_IN_JSON,      /* JSON documents: arrays of items, pretty-printed items, scan and
+                         get-item output, BatchWriteItem requests, NoSQL Workbench models */
+    DDB_IN_DYNAMODUMP /* a dynamodump backup of a table: schema.json + data/NNNN.json */
 } ddb_input_format;
 
 struct ddb_store;
@@ -68,6 +73,16 @@ typedef struct ddb_reader_opts {
     size_t max_line;         /* bytes per line/row; 0 = 64 MiB */
     int no_verify;           /* exports: skip MD5 and item-count checks */
     const char *entity;      /* --entity: overrides the file-name hint */
+    const char *table;       /* inputs that name several tables (BatchWriteItem requests,
+                                Workbench models): the one whose records are read; NULL:
+                                the first named. Records of the others are rejected. */
+    /* CSV */
+    const char *const *columns; /* the columns of a CSV without a header row (its first
+                                   row is data); names may carry a type: price:N */
+    size_t n_columns;
+    int allow_short_rows; /* a row with fewer cells than columns: the rest are absent */
+    int allow_long_rows;  /* a row with more cells: the extra ones are kept as attributes
+                             _col<N> (N = 1-based column), so they land in _extra */
     /* Where s3:// inputs are read from (store.h); NULL: they cannot be. */
     struct ddb_store *remote;
     /* Shard I of N (1 <= shard <= shards): an export reads only its data files
@@ -180,7 +195,7 @@ DDB_MUST_USE int ddb_reader_list_folder(char ***out, size_t *n, const char *path
  * this name: it starts with '_' (a run's own files) or '.'. */
 int ddb_reader_skips_name(const char *name);
 
-/* "ddb-json", "scan", "ndjson", "csv", "export". */
+/* "ddb-json", "scan", "ndjson", "csv", "export", "json", "dynamodump". */
 const char *ddb_input_format_name(ddb_input_format f);
 
 /* Parses an --input-format value. Returns 0 or DDB_EUSAGE. */
@@ -199,16 +214,29 @@ DDB_MUST_USE int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_inp
                                       const char *name, const ddb_reader_opts *opts,
                                       ddb_error *err);
 
-/* AWS CLI scan output over src (owned). */
+/* JSON documents over src (owned): arrays of items, pretty-printed items,
+ * AWS CLI scan/query/get-item/batch-get-item output, BatchWriteItem request
+ * items, NoSQL Workbench models; several may follow one another. */
+DDB_MUST_USE int ddb_reader_new_json(ddb_reader **out, ddb_source *src, const char *name,
+                                     const ddb_reader_opts *opts, ddb_error *err);
+
+/* The same reader, for AWS CLI scan output named as such (format "scan"). */
 DDB_MUST_USE int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
                                      const ddb_reader_opts *opts, ddb_error *err);
 
-/* CSV with a header row over src (owned). */
+/* CSV over src (owned): a header row names the columns (or opts->columns do).
+ * A column named name:TYPE holds values of that DynamoDB type; a column
+ * named _extra holds other attributes as DynamoDB JSON, merged back into the
+ * record. */
 DDB_MUST_USE int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
                                     const ddb_reader_opts *opts, ddb_error *err);
 
 /* An Export to S3 folder (the one holding manifest-summary.json). */
 DDB_MUST_USE int ddb_reader_new_export(ddb_reader **out, const char *dir,
                                        const ddb_reader_opts *opts, ddb_error *err);
+
+/* A dynamodump backup of one table: dir holds schema.json and data/. */
+DDB_MUST_USE int ddb_reader_new_dynamodump(ddb_reader **out, const char *dir,
+                                           const ddb_reader_opts *opts, ddb_error *err);
 
 #endif

@@ -106,7 +106,8 @@ typedef struct ddb_run_options {
     ddb_out_format format;
     int gzip;
     char out_delimiter;
-    int extra_plain; /* undeclared attributes as plain JSON, not typed */
+    int extra_plain;  /* undeclared attributes as plain JSON, not typed */
+    int typed_values; /* without a mapping, NDJSON values as DynamoDB JSON */
 
     /* a table to write; NULL: the one its mapping names */
     const char *target_table;

@@ -136,6 +136,11 @@ DDB_MUST_USE int ddb_s3_upload_file(ddb_s3 *s3, const char *url, const char *loc
 /* The folder resumable uploads spool into, or NULL. */
 const char *ddb_s3_spool_dir(const ddb_s3 *s3);
 
+/* dir/<hash of url>-<its base name><suffix>, malloc'd (NULL when out of
+ * memory): the local stand-in of an s3:// file, named after the whole URL so
+ * two files of one name (or two runs' files) never share one. */
+char *ddb_s3_local_name(const char *dir, const char *url, const char *suffix);
+
 /* The client, for callers that drive the loop. */
 ddb_client *ddb_s3_client(ddb_s3 *s3);
 

@@ -50,6 +50,13 @@ typedef struct ddb_table_info {
 DDB_MUST_USE int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table,
                                     ddb_error *err);
 
+/* A table description as DescribeTable answers it ({"Table": {...}}; also
+ * what dynamodump keeps in schema.json). table NULL: the name in the text.
+ * *out owned by the caller. Returns 0, DDB_EINVAL (not a description),
+ * DDB_ENOMEM. */
+DDB_MUST_USE int ddb_table_info_parse(ddb_table_info **out, const char *json, const char *table,
+                                      ddb_error *err);
+
 void ddb_table_info_free(ddb_table_info *t);
 
 /* Called while waiting for a table: its latest description and the seconds

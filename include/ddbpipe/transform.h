@@ -56,6 +56,18 @@ DDB_MUST_USE int ddb_transform_encode(ddb_item *out, const ddb_mapping *m, const
                                       const ddb_map *record, int typed, ddb_arena *a,
                                       ddb_error *err);
 
+/*
+ * Would the record decoded from item (d, from ddb_transform_decode or
+ * _decode_key) encode back to that very item? Returns 0 when it would;
+ * DDB_EINVAL with the first difference ("re-encoding would add attribute
+ * 'gsiOnePk'") or why encoding fails; DDB_ENOMEM. The item is taken as
+ * already checked against DynamoDB's rules, so the re-encoded one is not
+ * checked again.
+ */
+DDB_MUST_USE int ddb_transform_round_trip(const ddb_mapping *m, const ddb_decoded *d,
+                                          const ddb_item *item, int keys_only, ddb_arena *a,
+                                          ddb_error *err);
+
 /* Encodes only the table key attributes of a (key-only) record. */
 DDB_MUST_USE int ddb_transform_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
                                           const ddb_map *record, int typed, ddb_arena *a,

@@ -33,6 +33,8 @@ typedef struct ddb_writer_vtable {
      * entity's field order; the rest are undeclared attributes. */
     int (*write)(ddb_writer *w, const ddb_map *rec, size_t n_declared, ddb_error *err);
     void (*free)(ddb_writer *w);
+    /* Ends the output (NULL: finish the sink chain). */
+    int (*finish)(ddb_writer *w, ddb_error *err);
 } ddb_writer_vtable;
 
 struct ddb_writer {
@@ -45,10 +47,16 @@ typedef struct ddb_writer_opts {
     char delimiter;       /* CSV; 0 = ',' */
     const char **columns; /* CSV without an entity: the columns (NULL = first record's) */
     size_t n_columns;
-    int appending;   /* the file already holds a header (a resumed run) */
-    int extra_plain; /* NDJSON/CSV records: undeclared attributes as plain JSON values
-                        (for analytics tools) instead of typed DynamoDB JSON; their types
-                        (B, sets) do not survive a read back */
+    int appending;                /* the file already holds a header (a resumed run) */
+    int extra_plain;              /* NDJSON/CSV records: undeclared attributes as plain JSON values
+                                     (for analytics tools) instead of typed DynamoDB JSON; their types
+                                     (B, sets) do not survive a read back */
+    const ddb_type *column_types; /* with columns: each column's type (DDB_TYPE_NONE: any);
+                                     a typed column is headed name:TYPE (S columns just
+                                     name) and holds only values of its type, the others
+                                     go to _extra */
+    int typed_values; /* NDJSON without an entity: every value as DynamoDB JSON, so B and
+                         sets read back as such (a bare DynamoDB JSON item per line) */
 } ddb_writer_opts;
 
 /*
@@ -76,5 +84,28 @@ void ddb_writer_free(ddb_writer *w);
 /* Appends the CSV text of one cell (S raw, N text, B base64, BOOL
  * true/false, M/L/sets as plain JSON) without quoting. */
 int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v);
+
+/* The cell text of a typed column (name:TYPE): S, N, B, BOOL as above, M/L/sets
+ * as the DynamoDB JSON inside their type ({"a":{"S":"x"}}, ["1","2"]), which
+ * the CSV reader reads back exactly. */
+int ddb_csv_typed_cell_text(ddb_buf *b, const ddb_value *v);
+
+/*
+ * CSV of items without a mapping, every attribute in a column of its own: the
+ * header (typed, the union of every record's attributes in order of first
+ * appearance) is known only at the end, so records are spooled as DynamoDB
+ * JSON lines to spill_path until finish writes the header and the rows into
+ * sink. Memory holds only the columns. A value whose type differs from its
+ * column's (the first seen) goes to _extra. With resume, the spill file is
+ * cut to keep bytes and continued (its columns are read again); free()
+ * without finish() removes the spill file unless keep_spill. Takes ownership
+ * of sink. Returns 0, DDB_EIO, DDB_ENOMEM.
+ */
+DDB_MUST_USE int ddb_writer_new_csv_union(ddb_writer **out, ddb_sink *sink, const char *spill_path,
+                                          int resume, uint64_t keep, int keep_spill,
+                                          const ddb_writer_opts *opts, ddb_error *err);
+
+/* The spill of a CSV union writer (NULL for other writers), to checkpoint. */
+ddb_sink *ddb_writer_spill(ddb_writer *w, const char **path);
 
 #endif

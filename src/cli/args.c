@@ -194,3 +194,11 @@ void cli_report(void *ctx, int severity, const char *msg)
                                              : "ddbpipe: ",
             msg);
 }
+
+const cli_command *cli_find_command(const char *name)
+{
+    for (size_t i = 0; i < cli_n_commands; i++)
+        if (strcmp(cli_commands[i].name, name) == 0)
+            return &cli_commands[i];
+    return NULL;
+}

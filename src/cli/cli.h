@@ -23,7 +23,8 @@ enum {
     EXIT_OUTPUT = 4,    /* an output could not be written */
     EXIT_SERVICE = 5,   /* DynamoDB or the network failed */
     EXIT_UNMATCHED = 6, /* not one record matched an entity of the mapping */
-    EXIT_INTERRUPTED = 130
+    EXIT_INTERRUPTED = 130,
+    EXIT_BROKEN_PIPE = 141 /* an output pipe closed early (| head): stopped and cleaned up */
 };
 
 typedef enum cli_opt_kind { OPT_FLAG, OPT_STRING, OPT_UINT, OPT_CHAR } cli_opt_kind;
@@ -49,6 +50,9 @@ typedef struct cli_command {
  * Returns 0 or EXIT_USAGE after printing the problem and a hint. */
 int cli_parse(int argc, char **argv, const cli_command *cmd, const cli_opt *opts, const char ***pos,
               size_t *npos, int *help);
+
+/* The command of that name in cli_commands, or NULL. */
+const cli_command *cli_find_command(const char *name);
 
 /* Prints "ddbpipe: error: <msg>" and, when hint is not NULL, "hint: <hint>". */
 void cli_error(const char *hint, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -117,11 +121,9 @@ int cmd_import(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_mapping_from_workbench(int argc, char **argv);
 
 extern const cli_command cli_commands[];
 extern const size_t cli_n_commands;
-
-/* The command of that name, or NULL. */
-const cli_command *cli_find_command(const char *name);
 
 #endif

@@ -53,6 +53,11 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_RECORDS | G_GEN,
          {"out-delimiter", OPT_CHAR, &ap->out_delimiter, "C", "CSV output delimiter (default ,)"}},
         {G_RECORDS,
+         {"typed", OPT_FLAG, &ap->typed, NULL,
+          "without a mapping, write NDJSON values as DynamoDB JSON ({\"price\":{\"N\":\"9.5\"}}) "
+          "so binary and sets read back as such (plain NDJSON reads them back as base64 "
+          "strings and lists)"}},
+        {G_RECORDS,
          {"extra", OPT_STRING, &ap->extra, "typed|plain",
           "records: undeclared attributes under _extra as DynamoDB JSON (typed, the default, "
           "reads back exactly) or as plain JSON values (for analytics tools)"}},
@@ -133,7 +138,26 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
           "do everything but the writes; report what would be written"}},
         {G_IN,
          {"input-format", OPT_STRING, &ap->input_format, "FMT",
-          "force the input format: ddb-json, scan, ndjson, csv, export (default: by content)"}},
+          "force the input format: ddb-json, ndjson, csv, json (documents: arrays, "
+          "pretty-printed items, scan output, BatchWriteItem requests, Workbench models), "
+          "scan, export, dynamodump (default: by content; what is neither JSON nor clearly "
+          "CSV is refused)"}},
+        {G_IN,
+         {"columns", OPT_STRING, &ap->columns, "A,B:N,...",
+          "the columns of a CSV without a header row (its first row is data); NAME:TYPE "
+          "gives a column's DynamoDB type"}},
+        {G_IN,
+         {"allow-short-rows", OPT_FLAG, &ap->allow_short_rows, NULL,
+          "accept CSV rows with fewer cells than columns (the missing ones are absent)"}},
+        {G_IN,
+         {"allow-long-rows", OPT_FLAG, &ap->allow_long_rows, NULL,
+          "accept CSV rows with more cells than columns: the extra cells are kept as "
+          "attributes _col<N> (N the column number), in _extra of records"}},
+        {G_IN,
+         {"input-table", OPT_STRING, &ap->input_table, "NAME",
+          "inputs that name several tables (BatchWriteItem request files, Workbench models): "
+          "read this table's records, pass over the others' (default: read the first table "
+          "each names, reject the others' records)"}},
         {G_IN,
          {"delimiter", OPT_CHAR, &ap->delimiter, "C",
           "CSV input delimiter: , tab ; | (default ,)"}},
@@ -290,9 +314,12 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
     o->reader.max_line = a->max_line;
     o->reader.no_verify = a->no_verify;
     o->reader.entity = a->entity;
+    o->reader.table = a->input_table;
+    o->reader.allow_short_rows = a->allow_short_rows;
+    o->reader.allow_long_rows = a->allow_long_rows;
     if (a->input_format && ddb_input_format_parse(&o->reader.format, a->input_format) != 0) {
-        cli_error("use ddb-json, scan, ndjson, csv or export", "unknown --input-format \"%s\"",
-                  a->input_format);
+        cli_error("use ddb-json, ndjson, csv, json, scan, export or dynamodump",
+                  "unknown --input-format \"%s\"", a->input_format);
         return EXIT_USAGE;
     }
     o->types = a->types;
@@ -324,6 +351,7 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
     }
     o->gzip = a->gzip;
     o->out_delimiter = a->out_delimiter;
+    o->typed_values = a->typed;
     if (a->extra != NULL && strcmp(a->extra, "typed") != 0) {
         if (strcmp(a->extra, "plain") != 0) {
             cli_error("use typed or plain", "unknown --extra \"%s\"", a->extra);
@@ -458,7 +486,13 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
                            (unsigned long long)(a->aws.concurrency ? a->aws.concurrency : 16),
                            (unsigned long long)cs.retries);
     }
-    if (s->interrupted && a->state)
+    if (cli_pipe_broken())
+        ddb_buf_printf(b,
+                       "  stopped: an output pipe was closed by its reader (broken pipe); "
+                       "%s\n",
+                       a->state ? "checkpoint saved, continue with --resume"
+                                : "no output file was written, temporary files removed");
+    else if (s->interrupted && a->state)
         ddb_buf_printf(b,
                        "  interrupted: checkpoint saved in %s; continue with the same command and "
                        "--resume\n",
@@ -641,6 +675,8 @@ static int run_command(const run_spec *spec, int argc, char **argv)
     run_args a;
     ddb_run_options ro;
     const char **inputs = NULL;
+    char *columns_text = NULL;
+    const char **columns = NULL;
     size_t n_inputs = 0;
     ddb_gen_count *counts = NULL;
     char *count_names = NULL;
@@ -655,11 +691,35 @@ static int run_command(const run_spec *spec, int argc, char **argv)
         (code = cli_parse_counts(a.count, &counts, &ro.n_gen_counts, &count_names)) != 0)
         goto done;
     ro.gen_counts = counts;
+    if (a.columns != NULL) {
+        /* "id:N,name,tags:SS" -> the reader's column list */
+        size_t n = 1;
+        for (const char *c = a.columns; *c; c++)
+            n += *c == ',';
+        columns_text = strdup(a.columns);
+        columns = calloc(n, sizeof(*columns));
+        if (columns_text == NULL || columns == NULL) {
+            cli_error(NULL, "out of memory");
+            code = EXIT_OUTPUT;
+            goto done;
+        }
+        n = 0;
+        for (char *c = columns_text;; c++) {
+            columns[n++] = c;
+            if ((c = strchr(c, ',')) == NULL)
+                break;
+            *c = '\0';
+        }
+        ro.reader.columns = columns;
+        ro.reader.n_columns = n;
+    }
     code = run_planned(spec, cmd, &a, &ro);
 done:
     free(counts);
     free(count_names);
     free(inputs);
+    free(columns);
+    free(columns_text);
     return code;
 }
 

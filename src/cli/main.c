@@ -9,15 +9,20 @@ const cli_command cli_commands[] = {
      "export (INPUT... | --table NAME) --out DIR [--mapping FILE] [--format ndjson|csv|ddb-json]",
      "DynamoDB items -> per-entity record files",
      "Reads DynamoDB items (an Export to S3 folder, DynamoDB JSON lines, AWS CLI scan\n"
-     "output, NDJSON or CSV; gzip or not; - for stdin) and writes them out. With a\n"
-     "mapping, each item is decoded into a record of its entity with readable field\n"
-     "names and types, one file per entity: OUT/<Entity>.<ext>. Items no entity\n"
-     "matches go to OUT/_ddbpipe/unmatched.ndjson (or --unmatched FILE). Without a mapping,\n"
-     "all items go to one file OUT/items.<ext>. Incremental exports' deletes go to\n"
-     "OUT/<Entity>.deletes.<ext>.\n"
+     "output, JSON arrays and documents, BatchWriteItem request files, NoSQL Workbench\n"
+     "models, dynamodump backups, NDJSON or CSV; gzip or not; - for stdin) and writes\n"
+     "them out. With a mapping, each item is decoded into a record of its entity with\n"
+     "readable field names and types, one file per entity: OUT/<Entity>.<ext>. Items no\n"
+     "entity matches go to OUT/_ddbpipe/unmatched.ndjson (or --unmatched FILE). Without\n"
+     "a mapping, all items go to one file OUT/items.<ext>. Incremental exports' deletes\n"
+     "go to OUT/<Entity>.deletes.<ext>.\n"
      "With --table, the live table is read with a parallel Scan (--segments N); without a\n"
      "mapping that gives DynamoDB JSON lines in the Import from S3 form with --format\n"
-     "ddb-json: a full backup you can import again.",
+     "ddb-json: a full backup you can import again.\n"
+     "Without a mapping, NDJSON is plain JSON: read again, binary values come back as\n"
+     "base64 strings and sets as lists (--typed writes DynamoDB JSON values, which keep\n"
+     "them); CSV gives every attribute a column headed with its type (price:N, tags:SS;\n"
+     "strings just name) and reads back to the same items.",
      cmd_export},
     {"convert", "convert INPUT... --out DIR --mapping A --to-mapping B",
      "re-key items from one design into another",
@@ -101,16 +106,19 @@ const cli_command cli_commands[] = {
      "Prints the table's status, billing mode, approximate item count and size, its key\n"
      "schema and each index's keys, as DescribeTable reports them.",
      cmd_describe},
+    {"mapping-from-workbench", "mapping-from-workbench MODEL [--table NAME] [--out FILE]",
+     "draft a mapping from a NoSQL Workbench data model",
+     "Reads a NoSQL Workbench model (the JSON file Workbench exports) and drafts a\n"
+     "mapping for one of its tables: the table's keys and indexes, one entity per\n"
+     "facet, key templates from the facet's key aliases when they are templates\n"
+     "(USER#<id>) or else from its sample items (the parts every sample shares are\n"
+     "literal, the parts that vary are fields), and the facet's attributes as fields.\n"
+     "Notes on stderr say what was guessed and how many of the model's sample items\n"
+     "decode and encode back exactly with the draft. The model's items themselves are\n"
+     "an input like any other: ddbpipe import MODEL --table T writes them.",
+     cmd_mapping_from_workbench},
 };
 const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
-
-const cli_command *cli_find_command(const char *name)
-{
-    for (size_t i = 0; i < cli_n_commands; i++)
-        if (strcmp(cli_commands[i].name, name) == 0)
-            return &cli_commands[i];
-    return NULL;
-}
 
 static void usage(FILE *f)
 {

@@ -192,8 +192,12 @@ static void emit(cli_progress *p, int final)
     } else if (final) {
         return; /* the summary says the rest */
     }
-    p->last_print = now;
     take(p, &s);
+    /* Nothing counted yet (the first bytes are only being sniffed): a line
+     * saying "read 0 ... 35%" would mislead. */
+    if (s.read == 0 && s.written == 0 && s.capacity == 0)
+        return;
+    p->last_print = now;
     if (p->mode == CLI_PROGRESS_JSON) {
         fprintf(
             stderr,

@@ -17,12 +17,24 @@
 /* Set by SIGINT/SIGTERM; the engine polls it through the pipeline and the
  * client. The only mutable global: a signal handler can reach nothing else. */
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t pipe_broken;
 
 static void on_stop_signal(int sig)
 {
     stop_requested = 1;
     /* A second signal ends the process at once, the default way. */
     signal(sig, SIG_DFL);
+}
+
+/* Whoever read our output went away (| head): stop as for an interrupt, so
+ * temporary files are removed (or, under --state, a checkpoint is saved)
+ * instead of dying with them left behind. The write that failed returns
+ * EPIPE; later ones too, harmlessly. */
+static void on_broken_pipe(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+    pipe_broken = 1;
 }
 
 void cli_catch_stop_signals(void)
@@ -33,6 +45,13 @@ void cli_catch_stop_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sa.sa_handler = on_broken_pipe;
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+int cli_pipe_broken(void)
+{
+    return pipe_broken != 0;
 }
 
 volatile sig_atomic_t *cli_stop_flag(void)
@@ -73,6 +92,8 @@ int cli_write_summary_file(const char *path, const ddb_summary *s, int code)
 /* Exit status from what happened, in order of severity. */
 int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_io)
 {
+    if (pipe_broken)
+        return EXIT_BROKEN_PIPE;
     if (rc == DDB_EINTR)
         return EXIT_INTERRUPTED;
     if (rc == DDB_ELIMIT)
@@ -112,6 +133,9 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
             ddb_buf_puts(&b, extra);
         for (size_t i = 0; i < s->n_outputs; i++)
             ddb_buf_printf(&b, "  wrote %s\n", s->outputs[i]);
+        if (s->n_outputs > 0 && s->total.read == 0)
+            ddb_buf_puts(&b, "  the inputs held no records: every file written is empty (CSV "
+                             "files hold their header)\n");
     }
     if (s->rejects_path)
         ddb_buf_printf(&b, "  rejects: %s\n", s->rejects_path);

@@ -40,13 +40,14 @@ enum {
 typedef struct run_args {
     const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
     const char *unmatched;
-    const char *types, *table, *to_table, *segment_range, *extra;
+    const char *types, *table, *to_table, *segment_range, *extra, *columns, *input_table;
     const char *shard, *sse, *sse_kms_key_id; /* S3 */
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;
     int overwrite;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
     int update, if_not_exists;
+    int typed, allow_short_rows, allow_long_rows;
     int ignore_schema_mismatch, allow_extra_columns;
     const char *state, *progress;
     uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu, wait_active;
@@ -134,9 +135,13 @@ int cli_refuse_url(const char *opt, const char *value, int s3_ok);
  * malformed (*first and *last untouched). */
 int cli_parse_range(const char *s, int *first, int *last);
 
-/* Installs the SIGINT/SIGTERM handlers that set the stop flag; a second
- * signal ends the process the default way. */
+/* Installs the SIGINT/SIGTERM handlers that set the stop flag (a second
+ * signal ends the process the default way), and SIGPIPE's, which stops the
+ * run the same way and marks the pipe broken. */
 void cli_catch_stop_signals(void);
+
+/* An output pipe (standard output or error) was closed by its reader. */
+int cli_pipe_broken(void);
 
 /* The flag the stop signals set, for the pipeline and the client to poll.
  * Never NULL; lives as long as the process. */

@@ -46,40 +46,18 @@ static inline void fuzz_check_record(const ddb_record *rec, ddb_json_parser *p, 
     }
 }
 
-/* Every record of data read as fmt (gzip when it starts like gzip). */
-static inline void fuzz_read_records(ddb_input_format fmt, char delimiter, const uint8_t *data,
-                                     size_t size)
+/* Reads every record of rd, checking each. */
+static inline void fuzz_drain_reader(ddb_reader *rd, size_t size)
 {
-    ddb_source *src = NULL;
-    ddb_reader *rd = NULL;
-    ddb_reader_opts o;
     ddb_json_parser *p = NULL;
     ddb_arena *a = NULL;
     ddb_buf b = DDB_BUF_INIT;
     ddb_error err;
-    int rc;
-
-    memset(&o, 0, sizeof(o));
-    o.format = fmt;
-    o.delimiter = delimiter;
-    o.max_line = 1u << 20;
-    if (ddb_source_new_memory(&src, data, size, "fuzz", &err) != 0 ||
-        ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0)
+    if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0)
         abort();
-    if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b &&
-        ddb_source_new_gzip(&src, src, &err) != 0)
-        goto done;
-    if (fmt == DDB_IN_CSV)
-        rc = ddb_reader_new_csv(&rd, src, "fuzz.csv", &o, &err);
-    else if (fmt == DDB_IN_SCAN)
-        rc = ddb_reader_new_scan(&rd, src, "fuzz.json", &o, &err);
-    else
-        rc = ddb_reader_new_lines(&rd, src, fmt, "fuzz.json", &o, &err);
-    if (rc != 0)
-        goto done;
     for (size_t n = 0;; n++) {
         ddb_record *rec;
-        rc = ddb_reader_next(rd, &rec, &err);
+        int rc = ddb_reader_next(rd, &rec, &err);
         if (rc == DDB_EVERIFY)
             continue;
         if (rc != 0)
@@ -90,11 +68,57 @@ static inline void fuzz_read_records(ddb_input_format fmt, char delimiter, const
         ddb_arena_reset(a);
         fuzz_check_record(rec, p, a, &b);
     }
-done:
-    ddb_reader_free(rd);
     ddb_buf_dispose(&b);
     ddb_arena_free(a);
     ddb_json_parser_free(p);
+}
+
+/* A finding a reader reports on the side: it names what it is about. */
+static inline void fuzz_check_warning(void *ctx, const char *msg)
+{
+    (void)ctx;
+    FUZZ_CHECK(msg != NULL && msg[0] != '\0', "an empty warning");
+}
+
+/* Every record of data read with the options o (o->format says which reader;
+ * gzip when it starts like gzip). */
+static inline void fuzz_read_records_with(const ddb_reader_opts *o, const uint8_t *data,
+                                          size_t size)
+{
+    ddb_source *src = NULL;
+    ddb_reader *rd = NULL;
+    ddb_error err;
+    int rc;
+
+    if (ddb_source_new_memory(&src, data, size, "fuzz", &err) != 0)
+        abort();
+    if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b &&
+        ddb_source_new_gzip(&src, src, &err) != 0)
+        return;
+    if (o->format == DDB_IN_CSV)
+        rc = ddb_reader_new_csv(&rd, src, "fuzz.csv", o, &err);
+    else if (o->format == DDB_IN_SCAN)
+        rc = ddb_reader_new_scan(&rd, src, "fuzz.json", o, &err);
+    else if (o->format == DDB_IN_JSON)
+        rc = ddb_reader_new_json(&rd, src, "fuzz.json", o, &err);
+    else
+        rc = ddb_reader_new_lines(&rd, src, o->format, "fuzz.json", o, &err);
+    if (rc == 0)
+        fuzz_drain_reader(rd, size);
+    ddb_reader_free(rd);
+}
+
+/* Every record of data read as fmt. */
+static inline void fuzz_read_records(ddb_input_format fmt, char delimiter, const uint8_t *data,
+                                     size_t size)
+{
+    ddb_reader_opts o;
+    memset(&o, 0, sizeof(o));
+    o.format = fmt;
+    o.delimiter = delimiter;
+    o.max_line = 1u << 20;
+    o.warn = fuzz_check_warning;
+    fuzz_read_records_with(&o, data, size);
 }
 
 #endif

@@ -16,7 +16,7 @@ cases="$root/tests/golden/cases"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for h in ddbjson ndjson csv manifest mapping template state ini; do
+for h in ddbjson ndjson csv json manifest mapping template state ini; do
     mkdir -p "$corpus/$h"
     rm -f "$corpus/$h"/seed-*
 done
@@ -68,6 +68,43 @@ done
 for f in "$cases"/favorites-sample-csv/expected/*.csv; do
     { printf '\000'; head -8 "$f"; } | seed csv "export-$(basename "$f" .csv)"
 done
+
+# -- CSV read back as ddbpipe writes it without a mapping (typed columns, _extra), a header-less
+#    file with given columns (first byte 16), and uneven rows allowed (4: short, 8: long)
+{ printf '\000'; printf 'pk,price:N,tags:SS,data:M,ok:BOOL,raw:B,_extra\nk1,9.5,"[""a"",""b""]","{""x"":{""S"":""y""}}",true,AAE=,"{""n"":{""NULL"":true}}"\nk2,,,,,,\n'; } |
+    seed csv typed-columns
+{ printf '\020'; printf '1,ann,"[""a""]","{}",\n2,bob\n'; } | seed csv given-columns
+{ printf '\014'; printf 'a,b,c\n1\n1,2,3,4,5\n'; } | seed csv uneven-rows
+
+# -- JSON documents: the public samples (an array of items, request files, get-item output,
+#    Workbench models, a dynamodump page; their origins and licences: corpus/NOTICE), scan
+#    output, and small ones of each other shape
+for f in public-moviedata-array/moviedata.json public-productcatalog-batchwrite/ProductCatalog.json \
+    public-dynein-batch-tables/batch.json public-awscli-request-items/request-items.json \
+    public-awscli-get-item/get-item-output.json public-workbench-devicelog/DeviceStateLog.json \
+    public-workbench-shop/AnOnlineShop.json public-dynamodump/dump/testTable/data/0001.json \
+    scan-output/scan.json; do
+    cp "$cases/$f" "$corpus/json/seed-golden-${f%%/*}"
+done
+seed json batch-get <<'EOF'
+{"Responses": {"Forum": [{"Name": {"S": "Amazon S3"}, "Threads": {"N": "1"}}],
+               "Thread": [{"ForumName": {"S": "Amazon S3"}, "Subject": {"S": "q"}}]},
+ "UnprocessedKeys": {}}
+EOF
+seed json documents <<'EOF'
+{
+  "pk": {"S": "a"},
+  "tags": {"SS": ["x", "y"]}
+}
+[{"pk": "b", "n": 12.50, "deep": {"l": [1, [2, {"m": null}]]}}]
+[{"Item": {"pk": {"S": "c"}}}, {"PutRequest": {"Item": {"pk": {"S": "d"}}}}]
+EOF
+seed json requests <<'EOF'
+{"RequestItems": {"Forum": [{"PutRequest": {"Item": {"Name": {"S": "f"}}}},
+                            {"DeleteRequest": {"Key": {"Name": {"S": "g"}}}}],
+                  "Reply": [{"PutRequest": {"Item": {"Id": {"S": "r"}}}}]}}
+EOF
+printf 'name;price;qty\nwidget;9.5;3\ngadget;1;2\n' | seed json csv-by-content
 
 # -- manifests: manifest-summary.json, NUL, manifest-files.json
 for d in "$root"/samples/*/export/AWSDynamoDB/* "$root"/../shared/testdata/aws-export/*; do

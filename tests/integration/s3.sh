@@ -9,7 +9,8 @@
 # CompleteMultipartUpload answered 200 with an error is retried; a run interrupted with SIGINT
 # aborts its uploads (nothing visible, nothing left open); one killed under --state leaves nothing
 # visible and --resume completes it, the rejects kept before the kill included; a bucket in another
-# region is followed (301); wrong keys fail.
+# region is followed (301); wrong keys fail. JSON documents, a Workbench model and a dynamodump
+# backup read from s3:// as locally; CSV without a mapping (spilled locally) written to s3://.
 . "$(dirname "$0")/lib.bash"
 command -v aws >/dev/null || { echo "the AWS CLI is not installed (scripts/install-deps.sh)" >&2; exit 1; }
 [ -d "$root/node_modules/s3rver" ] || { echo "s3rver is not installed: run npm ci" >&2; exit 1; }
@@ -51,6 +52,45 @@ awss3 s3 cp --quiet --recursive "$tmp/gz" s3://data/gz/ || fail "upload gz"
 run gz-local 0 "$bin" export "$tmp"/gz/part-*.json.gz --out "$tmp/gzl" --format ddb-json
 run gz-s3 0 "$bin" export s3://data/gz/ --out "$tmp/gzs" --format ddb-json
 cmp -s "$tmp/gzl/items.json" "$tmp/gzs/items.json" || fail "prefix of gzip files differs"
+
+# -- JSON documents, a Workbench model and a dynamodump backup read from s3:// as locally (the
+# backup given as its table's folder or the dump folder above it, with or without a final /);
+# CSV without a mapping written to s3:// equals the local file, its rows spilled on the local disk
+# (TMPDIR, or beside --state) and the spill removed
+cases="$root/tests/golden/cases"
+awss3 s3 cp --quiet "$cases/public-moviedata-array/moviedata.json" s3://data/docs/a-movies.json &&
+    awss3 s3 cp --quiet "$cases/public-workbench-shop/AnOnlineShop.json" s3://data/docs/b-shop.json &&
+    awss3 s3 cp --quiet --recursive "$cases/public-dynamodump/dump" s3://data/dump/ ||
+    fail "upload the documents and the backup"
+run docs-local 0 "$bin" export "$cases/public-moviedata-array/moviedata.json" \
+    "$cases/public-workbench-shop/AnOnlineShop.json" --out "$tmp/docsl" --format ddb-json
+for u in s3://data/docs/ "s3://data/docs/a-movies.json s3://data/docs/b-shop.json"; do
+    rm -rf "$tmp/docss"
+    # shellcheck disable=SC2086
+    run docs-s3 0 "$bin" export $u --out "$tmp/docss" --format ddb-json
+    cmp -s "$tmp/docsl/items.json" "$tmp/docss/items.json" || fail "documents from $u differ"
+done
+run dump-local 0 "$bin" export "$cases/public-dynamodump/dump" --out "$tmp/dumpl" --format ddb-json
+for u in s3://data/dump s3://data/dump/ s3://data/dump/testTable; do
+    rm -rf "$tmp/dumps"
+    run dump-s3 0 "$bin" export "$u" --out "$tmp/dumps" --format ddb-json
+    [ -s "$tmp/dumpl/items.json" ] && cmp -s "$tmp/dumpl/items.json" "$tmp/dumps/items.json" ||
+        fail "the dynamodump backup from $u differs"
+done
+run csv-local 0 "$bin" export "$cases/public-moviedata-array/moviedata.json" --out "$tmp/csvl" \
+    --format csv
+mkdir -p "$tmp/spill"
+run csv-s3 0 env TMPDIR="$tmp/spill" "$bin" export s3://data/docs/a-movies.json \
+    --out s3://data/csv/ --format csv
+run csv-s3-state 0 "$bin" export s3://data/docs/a-movies.json --out s3://data/csvst/ --format csv \
+    --state "$tmp/csv.state"
+for d in csv csvst; do
+    awss3 s3 cp --quiet "s3://data/$d/items.csv" "$tmp/$d.csv" || fail "CSV in s3 ($d)"
+    cmp -s "$tmp/csvl/items.csv" "$tmp/$d.csv" || fail "CSV without a mapping to s3 differs ($d)"
+done
+head -1 "$tmp/csvl/items.csv" | grep -q 'year:N' || fail "the CSV header has no typed column"
+[ -z "$(ls -A "$tmp/spill")" ] || fail "the spill was left in TMPDIR: $(ls -A "$tmp/spill")"
+[ -z "$(find "$tmp" -name '*.spill*')" ] || fail "a spill was left: $(find "$tmp" -name '*.spill*')"
 
 # -- --shard 1..3 together equal one run ------------------------------------------------------------
 for i in 1 2 3; do

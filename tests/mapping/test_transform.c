@@ -463,3 +463,31 @@ Test(transform, delete_keys_decode_and_encode)
         0, "%s", err.message);
     cr_assert_str_eq(tu_typed(&k2), "{\"PK\":{\"S\":\"USER#u1\"},\"SK\":{\"S\":\"TAG#t9\"}}");
 }
+
+/* A constant index key ("GSI_2_SK": "root") is written only with the index's
+ * other key: a node without a parent is in no GSI_2, not half in it. The
+ * LSI's constant is always written (its partition key is the table's). */
+Test(transform, constant_index_key_only_with_its_partner)
+{
+    ddb_mapping *m = tu_load_fixture("sparse-constant.json");
+    const ddb_entity *e = ddb_mapping_entity(m, "Node");
+    ddb_item item;
+    ddb_map with = tu_item(a, "{\"id\":{\"S\":\"n1\"},\"parent\":{\"S\":\"n0\"}}");
+    ddb_map without = tu_item(a, "{\"id\":{\"S\":\"n0\"},\"label\":{\"S\":\"top\"}}");
+    ddb_decoded d;
+
+    cr_assert_eq(ddb_transform_encode(&item, m, e, &with, 1, a, &err), 0, "%s", err.message);
+    cr_assert_str_eq(tu_typed(&item),
+                     "{\"PK\":{\"S\":\"NODE#n1\"},\"SK\":{\"S\":\"NODE\"},\"GSI_2_PK\":{\"S\":"
+                     "\"PARENT#n0\"},\"GSI_2_SK\":{\"S\":\"root\"},\"LSI_1_SK\":{\"S\":\"node\"},"
+                     "\"parent\":{\"S\":\"n0\"}}");
+    cr_assert_eq(ddb_transform_encode(&item, m, e, &without, 1, a, &err), 0, "%s", err.message);
+    cr_assert_str_eq(tu_typed(&item), "{\"PK\":{\"S\":\"NODE#n0\"},\"SK\":{\"S\":\"NODE\"},"
+                                      "\"LSI_1_SK\":{\"S\":\"node\"},\"label\":{\"S\":\"top\"}}");
+    /* Such an item decodes and encodes back as it is. */
+    cr_assert_eq(ddb_transform_decode(&d, m, &item, a, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_transform_encode(&item, m, e, &d.record, 1, a, &err), 0, "%s", err.message);
+    cr_assert_str_eq(tu_typed(&item), "{\"PK\":{\"S\":\"NODE#n0\"},\"SK\":{\"S\":\"NODE\"},"
+                                      "\"LSI_1_SK\":{\"S\":\"node\"},\"label\":{\"S\":\"top\"}}");
+    ddb_mapping_free(m);
+}

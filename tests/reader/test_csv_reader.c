@@ -325,3 +325,129 @@ Test(csvreader, byte_order_mark_is_not_part_of_the_first_column)
     tu_expect_end(r);
     ddb_reader_free(r);
 }
+
+/* ---------------------------------------------- what ddbpipe writes reads back */
+
+Test(csvreader, typed_columns)
+{
+    ddb_reader *r =
+        csv_over("id:N,name,blob:B,ok:BOOL,tags:SS,nums:NS,data:M,list:L,s:S\n"
+                 "1.50,x,AAE=,true,\"[\"\"a\"\",\"\"b\"\"]\",\"[\"\"1\"\",\"\"2.0\"\"]\","
+                 "\"{\"\"k\"\":{\"\"B\"\":\"\"AQ==\"\"}}\",\"[{\"\"N\"\":\"\"7\"\"}]\",7\n",
+                 "t.csv", NULL);
+    ddb_record *rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT, "%s", rec->reason);
+    cr_assert_eq(rec->typed, 0, "name is untyped");
+    tu_expect_n(&rec->item, "id", "1.50");
+    tu_expect_s(&rec->item, "name", "x");
+    tu_expect_bytes(&rec->item, "blob", DDB_TYPE_B, "\0\1", 2);
+    cr_assert_eq(ddb_map_getz(&rec->item, "ok")->type, DDB_TYPE_BOOL);
+    cr_assert_eq(ddb_map_getz(&rec->item, "tags")->type, DDB_TYPE_SS);
+    cr_assert_eq(ddb_map_getz(&rec->item, "nums")->type, DDB_TYPE_NS);
+    cr_assert_eq(ddb_map_getz(&rec->item, "data")->type, DDB_TYPE_M);
+    cr_assert_eq(ddb_map_getz(&ddb_map_getz(&rec->item, "data")->u.m, "k")->type, DDB_TYPE_B);
+    cr_assert_eq(ddb_map_getz(&rec->item, "list")->type, DDB_TYPE_L);
+    tu_expect_s(&rec->item, "s", "7");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, all_typed_columns_make_typed_records)
+{
+    ddb_reader *r = csv_over("id:N,_extra\n1,\n", "t.csv", NULL);
+    cr_assert_eq(tu_next_ok(r)->typed, 1);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, bad_typed_cell_is_bad_with_the_column)
+{
+    ddb_reader *r = csv_over("id:N,tags:SS\nabc,\n1,\"[1]\"\n", "t.csv", NULL);
+    ddb_record *rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_not_null(strstr(rec->reason, "column id (N)"), "%s", rec->reason);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_not_null(strstr(rec->reason, "column tags (SS)"), "%s", rec->reason);
+    ddb_reader_free(r);
+}
+
+/* A name whose suffix is no type is just a name. */
+Test(csvreader, colon_without_a_type_is_part_of_the_name)
+{
+    ddb_reader *r = csv_over("a:b,time:12\nx,y\n", "t.csv", NULL);
+    ddb_record *rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "a:b", "x");
+    tu_expect_s(&rec->item, "time:12", "y");
+    ddb_reader_free(r);
+}
+
+Test(csvreader, extra_is_merged_back_typed_or_plain)
+{
+    ddb_reader *r =
+        csv_over("pk,_extra\n"
+                 "a,\"{\"\"n\"\":{\"\"N\"\":\"\"12345678901234567890123456789012345678\"\"},"
+                 "\"\"s\"\":{\"\"SS\"\":[\"\"x\"\"]}}\"\n"
+                 "b,\"{\"\"n\"\":1.50,\"\"l\"\":[1,\"\"x\"\"]}\"\n"
+                 "c,\n",
+                 "t.csv", NULL);
+    ddb_record *rec = tu_next_ok(r);
+    cr_assert_eq(rec->item.count, 3);
+    tu_expect_n(&rec->item, "n", "12345678901234567890123456789012345678");
+    cr_assert_eq(ddb_map_getz(&rec->item, "s")->type, DDB_TYPE_SS);
+    cr_assert_null(ddb_map_getz(&rec->item, "_extra"));
+    rec = tu_next_ok(r);
+    tu_expect_n(&rec->item, "n", "1.50");
+    cr_assert_eq(ddb_map_getz(&rec->item, "l")->type, DDB_TYPE_L);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->item.count, 1);
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, extra_colliding_with_a_column_or_not_json_is_bad)
+{
+    ddb_reader *r =
+        csv_over("pk,_extra\na,\"{\"\"pk\"\":{\"\"S\"\":\"\"b\"\"}}\"\nb,{oops\n", "t.csv", NULL);
+    ddb_record *rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_str_eq(rec->reason, "attribute 'pk' is both a column and in _extra");
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_not_null(strstr(rec->reason, "_extra: "), "%s", rec->reason);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, given_columns_first_row_is_data)
+{
+    const char *cols[] = {"id:N", "name"};
+    ddb_reader_opts o = {.columns = cols, .n_columns = 2};
+    ddb_reader *r = csv_over("1,a\n2,b,c\n", "rows.txt", &o);
+    ddb_record *rec = tu_next_ok(r);
+    tu_expect_n(&rec->item, "id", "1");
+    cr_assert_eq(rec->line, 1);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_str_eq(rec->reason, "row has 3 fields, the columns given are 2");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, short_and_long_rows_when_allowed)
+{
+    ddb_reader_opts o = {.allow_short_rows = 1, .allow_long_rows = 1};
+    ddb_reader *r = csv_over("a,b,c\n1\n1,2,3,4,,6\n", "t.csv", &o);
+    ddb_record *rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(rec->item.count, 1);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->item.count, 5);
+    tu_expect_s(&rec->item, "_col4", "4");
+    cr_assert_null(ddb_map_getz(&rec->item, "_col5"));
+    tu_expect_s(&rec->item, "_col6", "6");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+    o.allow_long_rows = 0;
+    r = csv_over("a,b\n1,2,3\n", "t.csv", &o);
+    cr_assert_eq(tu_next_ok(r)->kind, DDB_REC_BAD);
+    ddb_reader_free(r);
+}

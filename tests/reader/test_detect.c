@@ -205,7 +205,7 @@ Test(detect, scan_output_items_first)
                                    "}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
-    cr_assert_eq(r->format, DDB_IN_SCAN, "format %s", ddb_input_format_name(r->format));
+    cr_assert_eq(r->format, DDB_IN_JSON, "format %s", ddb_input_format_name(r->format));
     rec = tu_next_ok(r);
     cr_assert_eq(rec->typed, 1);
     cr_assert_eq(rec->line, 3);
@@ -376,7 +376,7 @@ Test(detect, scan_output_counts_before_items)
                                    "}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
-    cr_assert_eq(r->format, DDB_IN_SCAN, "format %s", ddb_input_format_name(r->format));
+    cr_assert_eq(r->format, DDB_IN_JSON, "format %s", ddb_input_format_name(r->format));
     rec = tu_next_ok(r);
     tu_expect_s(&rec->item, "id", "a");
     cr_assert_eq(rec->line, 6);
@@ -395,7 +395,7 @@ Test(detect, scan_output_compact_count_first)
                     "{\"Count\":1,\"ScannedCount\":1,\"Items\":[{\"id\":{\"S\":\"z\"}}]}\n");
     ddb_reader *r = open_ok(path, NULL);
     ddb_record *rec;
-    cr_assert_eq(r->format, DDB_IN_SCAN, "format %s", ddb_input_format_name(r->format));
+    cr_assert_eq(r->format, DDB_IN_JSON, "format %s", ddb_input_format_name(r->format));
     rec = tu_next_ok(r);
     tu_expect_s(&rec->item, "id", "z");
     tu_expect_end(r);

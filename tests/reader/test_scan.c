@@ -260,17 +260,29 @@ Test(scan, document_without_items_is_an_error)
     ddb_reader_free(r);
 }
 
-Test(scan, not_an_object_is_an_error)
+Test(scan, not_json_is_an_error)
 {
-    const char *doc = "[{\"a\":{\"S\":\"1\"}}]";
+    const char *doc = "Items: 1\n";
     ddb_reader *r = scan_over(doc, strlen(doc));
-    expect_fail(r, NULL);
+    cr_assert_not_null(strstr(expect_fail(r, NULL), "expected a JSON object or array"));
+    ddb_reader_free(r);
+}
+
+/* Pages saved one after another (cat page-*.json) are read in turn. */
+Test(scan, documents_one_after_another)
+{
+    const char *doc =
+        "{\"Items\":[{\"a\":{\"S\":\"1\"}}],\"Count\":1}\n{\"Items\":[{\"a\":{\"S\":\"2\"}}]}";
+    ddb_reader *r = scan_over(doc, strlen(doc));
+    tu_expect_s(&tu_next_ok(r)->item, "a", "1");
+    tu_expect_s(&tu_next_ok(r)->item, "a", "2");
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 
 Test(scan, text_after_the_document_is_an_error)
 {
-    const char *doc = "{\"Items\":[{\"a\":{\"S\":\"1\"}}],\"Count\":1}\n{\"Items\":[]}";
+    const char *doc = "{\"Items\":[{\"a\":{\"S\":\"1\"}}],\"Count\":1}\nCount: 1";
     ddb_reader *r = scan_over(doc, strlen(doc));
     tu_next_ok(r);
     expect_fail(r, NULL);

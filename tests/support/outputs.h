@@ -9,6 +9,20 @@
 #include "ddbpipe/output_file.h"
 #include "ddbpipe/writer.h"
 
+/* Finishes w and checks everything it wrote into its memory sink. */
+static inline void tu_expect_writer_output(ddb_writer *w, const char *want)
+{
+    ddb_error err;
+    size_t len = 0;
+    const char *data;
+    cr_assert_eq(ddb_writer_finish(w, &err), 0, "%s", err.message);
+    data = ddb_sink_memory_data(w->sink, &len);
+    if (len == 0)
+        data = "";
+    cr_assert_eq(len, strlen(want), "output:\n%.*s\nwant:\n%s", (int)len, data, want);
+    cr_assert_eq(memcmp(data, want, len), 0, "output:\n%.*s\nwant:\n%s", (int)len, data, want);
+}
+
 /* A writer of entity e (may be NULL) into a memory sink (w->sink). */
 static inline ddb_writer *tu_memory_writer(ddb_out_format fmt, const ddb_entity *e,
                                            const ddb_writer_opts *o)

@@ -212,15 +212,20 @@ Test(output, single_file_without_mapping)
     ddb_output_free(o);
 }
 
-Test(output, no_mapping_nothing_written_no_file)
+/* Nothing read, and yet the same file as with records, empty: as with a
+ * mapping, whose entity files exist from the start. */
+Test(output, no_mapping_nothing_written_empty_file)
 {
     ddb_output *o = tu_file_output(odir, DDB_OUT_NDJSON, NULL, 1, 0);
     const char *const *paths;
     int n_tmp;
     char names[4][128];
     finish(o);
-    cr_assert_eq(ddb_file_output_paths(o, &paths), 0);
-    cr_assert_eq(list_dir(&n_tmp, names, 4), 0);
+    cr_assert_eq(ddb_file_output_paths(o, &paths), 1);
+    cr_assert_str_eq(paths[0], tu_path(odir, "items.ndjson"));
+    cr_assert_eq(list_dir(&n_tmp, names, 4), 1);
+    cr_assert_eq(n_tmp, 0);
+    expect_file(tu_path(odir, "items.ndjson"), "");
     ddb_output_free(o);
 }
 

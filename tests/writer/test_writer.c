@@ -47,15 +47,7 @@ static void put(ddb_writer *w, const char *typed, size_t n_declared)
 /* Everything the writer produced so far (after finishing it). */
 static void expect_output(ddb_writer *w, const char *want)
 {
-    ddb_error err;
-    size_t len = 0;
-    const char *data;
-    cr_assert_eq(ddb_writer_finish(w, &err), 0, "%s", err.message);
-    data = ddb_sink_memory_data(w->sink, &len);
-    if (len == 0)
-        data = "";
-    cr_assert_eq(len, strlen(want), "output:\n%.*s\nwant:\n%s", (int)len, data, want);
-    cr_assert_eq(memcmp(data, want, len), 0, "output:\n%.*s\nwant:\n%s", (int)len, data, want);
+    tu_expect_writer_output(w, want);
 }
 
 /* ---------------------------------------------------------------- NDJSON */
@@ -78,7 +70,7 @@ Test(writer, ndjson_entity_declared_plain_undeclared_typed)
 
 Test(writer, extra_plain_writes_undeclared_attributes_as_plain_json)
 {
-    ddb_writer_opts o = {0, NULL, 0, 0, 1};
+    ddb_writer_opts o = {.extra_plain = 1};
     ddb_writer *w = tu_memory_writer(DDB_OUT_NDJSON, entity(fav, "Tag"), &o);
     const char *rec = "{\"userId\":{\"S\":\"u1\"},\"tagId\":{\"S\":\"t1\"},"
                       "\"big\":{\"N\":\"12345678901234567890123456789012345678\"},"
@@ -219,7 +211,7 @@ Test(writer, csv_entity_number_and_binary_sets)
 
 Test(writer, csv_entity_custom_delimiter)
 {
-    ddb_writer_opts o = {';', NULL, 0, 0, 0};
+    ddb_writer_opts o = {.delimiter = ';'};
     ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, entity(fav, "Tag"), &o);
     put(w, "{\"userId\":{\"S\":\"a,b\"},\"tagId\":{\"S\":\"c;d\"}}", 2);
     expect_output(w, "userId;tagId;tagName;createTime;lastAccessTime;_extra\n"
@@ -246,7 +238,7 @@ Test(writer, csv_without_entity_columns_from_first_record)
 Test(writer, csv_without_entity_given_columns)
 {
     const char *cols[] = {"x", "y"};
-    ddb_writer_opts o = {0, cols, 2, 0, 0};
+    ddb_writer_opts o = {.columns = cols, .n_columns = 2};
     ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, NULL, &o);
     put(w, "{\"y\":{\"S\":\"2\"},\"z\":{\"S\":\"3\"}}", 0);
     expect_output(w, "x,y,_extra\n"

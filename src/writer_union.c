@@ -1,0 +1,308 @@
+/*
+ * CSV of items without a mapping (see writer.h, ddb_writer_new_csv_union):
+ * every attribute in a column of its own, its type in the header (price:N),
+ * so the file reads back to the same items. The header is the union of the
+ * attributes of all records, known only at the end: records are spooled to a
+ * spill file as DynamoDB JSON lines, and finish writes the header and replays
+ * the spill through the ordinary CSV writer with those columns.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ddbpipe/json.h"
+#include "ddbpipe/mapping.h"
+#include "ddbpipe/writer.h"
+
+typedef struct ucol {
+    char *name;
+    size_t len;
+    ddb_type type; /* the first non-NULL value's; NONE while only NULLs were seen */
+} ucol;
+
+typedef struct union_writer {
+    ddb_writer base; /* base.sink: the CSV file */
+    ddb_writer_opts opts;
+    ddb_sink *spill;
+    char *spill_path;
+    int keep_spill;
+    ucol *cols;
+    size_t n, cap;
+    uint32_t *table; /* open addressing: column index + 1, 0 = empty */
+    size_t table_cap;
+    ddb_buf line;
+} union_writer;
+
+static uint32_t name_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static int grow_table(union_writer *u)
+{
+    size_t cap = u->table_cap ? u->table_cap * 2 : 64;
+    uint32_t *t = calloc(cap, sizeof(*t));
+    if (t == NULL)
+        return DDB_ENOMEM;
+    for (size_t i = 0; i < u->n; i++) {
+        size_t k = name_hash(u->cols[i].name, u->cols[i].len) & (cap - 1);
+        while (t[k] != 0)
+            k = (k + 1) & (cap - 1);
+        t[k] = (uint32_t)i + 1;
+    }
+    free(u->table);
+    u->table = t;
+    u->table_cap = cap;
+    return 0;
+}
+
+/* The column of an attribute, added at the end when new. */
+static int column_of(union_writer *u, const ddb_str *name, ucol **out)
+{
+    size_t k;
+    if (u->table_cap == 0 || (u->n + 1) * 2 > u->table_cap)
+        if (grow_table(u) != 0)
+            return DDB_ENOMEM;
+    k = name_hash(name->ptr, name->len) & (u->table_cap - 1);
+    for (; u->table[k] != 0; k = (k + 1) & (u->table_cap - 1)) {
+        ucol *c = &u->cols[u->table[k] - 1];
+        if (c->len == name->len && memcmp(c->name, name->ptr, name->len) == 0) {
+            *out = c;
+            return 0;
+        }
+    }
+    if (u->n == u->cap) {
+        size_t cap = u->cap ? u->cap * 2 : 16;
+        ucol *nc = realloc(u->cols, cap * sizeof(*nc));
+        if (nc == NULL)
+            return DDB_ENOMEM;
+        u->cols = nc;
+        u->cap = cap;
+    }
+    if ((u->cols[u->n].name = malloc(name->len + 1)) == NULL)
+        return DDB_ENOMEM;
+    memcpy(u->cols[u->n].name, name->ptr, name->len);
+    u->cols[u->n].name[name->len] = '\0';
+    u->cols[u->n].len = name->len;
+    u->cols[u->n].type = DDB_TYPE_NONE;
+    u->table[k] = (uint32_t)++u->n;
+    *out = &u->cols[u->n - 1];
+    return 0;
+}
+
+static int note_columns(union_writer *u, const ddb_map *rec)
+{
+    for (size_t i = 0; i < rec->count; i++) {
+        ucol *c;
+        if (column_of(u, &rec->attrs[i].name, &c) != 0)
+            return DDB_ENOMEM;
+        if (c->type == DDB_TYPE_NONE && rec->attrs[i].value.type != DDB_TYPE_NULL)
+            c->type = rec->attrs[i].value.type;
+    }
+    return 0;
+}
+
+static int union_write(ddb_writer *w, const ddb_map *rec, size_t n_declared, ddb_error *err)
+{
+    union_writer *u = (union_writer *)w;
+    int rc;
+    (void)n_declared;
+    if (note_columns(u, rec) != 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    ddb_buf_clear(&u->line);
+    ddb_json_put_typed_map(&u->line, rec);
+    ddb_buf_putc(&u->line, '\n');
+    if (u->line.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
+    if ((rc = ddb_sink_write(u->spill, u->line.ptr, u->line.len, err)) == 0)
+        w->records++;
+    return rc;
+}
+
+/* Calls fn for every record in the spill file. */
+static int replay(union_writer *u, int (*fn)(union_writer *u, void *ctx, const ddb_map *rec),
+                  void *ctx, ddb_error *err)
+{
+    ddb_source *src = NULL;
+    ddb_lines *lines = NULL;
+    ddb_json_parser *p = NULL;
+    ddb_arena *a = NULL;
+    const char *line;
+    size_t len;
+    int rc;
+
+    if ((rc = ddb_source_open_file(&src, u->spill_path, err)) != 0)
+        return rc;
+    if ((rc = ddb_lines_new(&lines, src, 0, err)) != 0)
+        return rc;
+    if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    while ((rc = ddb_lines_next(lines, &line, &len, err)) == 0) {
+        ddb_map rec;
+        ddb_error perr;
+        ddb_arena_reset(a);
+        if (ddb_json_parse_typed_map(p, &rec, line, len, a, &perr) != 0) {
+            rc = ddb_error_set(err, DDB_EIO, "%s: line %llu of the spooled records is damaged: %s",
+                               u->spill_path, (unsigned long long)ddb_lines_lineno(lines),
+                               perr.message);
+            goto done;
+        }
+        if ((rc = fn(u, ctx, &rec)) != 0)
+            goto done;
+    }
+    if (rc == DDB_ITEROVER)
+        rc = 0;
+done:
+    ddb_lines_free(lines);
+    ddb_json_parser_free(p);
+    ddb_arena_free(a);
+    return rc;
+}
+
+static int relearn(union_writer *u, void *ctx, const ddb_map *rec)
+{
+    (void)ctx;
+    u->base.records++;
+    return note_columns(u, rec) != 0 ? DDB_ENOMEM : 0;
+}
+
+typedef struct replay_ctx {
+    ddb_writer *csv;
+    ddb_error *err;
+} replay_ctx;
+
+static int rewrite(union_writer *u, void *ctx, const ddb_map *rec)
+{
+    replay_ctx *rc = ctx;
+    (void)u;
+    return ddb_writer_write(rc->csv, rec, 0, rc->err);
+}
+
+static int union_finish(ddb_writer *w, ddb_error *err)
+{
+    union_writer *u = (union_writer *)w;
+    const char **names = NULL;
+    ddb_type *types = NULL;
+    ddb_writer_opts wo = u->opts;
+    ddb_writer *csv = NULL;
+    replay_ctx ctx;
+    size_t k = 0;
+    int rc;
+
+    if ((rc = ddb_sink_flush(u->spill, err)) != 0)
+        return rc;
+    names = malloc((u->n ? u->n : 1) * sizeof(*names));
+    types = malloc((u->n ? u->n : 1) * sizeof(*types));
+    if (names == NULL || types == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < u->n; i++) {
+        /* Only NULLs, or an attribute named like the reserved column: to _extra. */
+        if (u->cols[i].type == DDB_TYPE_NONE || strcmp(u->cols[i].name, DDB_EXTRA_FIELD) == 0)
+            continue;
+        names[k] = u->cols[i].name;
+        types[k++] = u->cols[i].type;
+    }
+    wo.columns = names;
+    wo.column_types = types;
+    wo.n_columns = k;
+    wo.appending = 0;
+    /* The CSV writer borrows the sink: it stays this writer's. */
+    if ((rc = ddb_writer_new(&csv, DDB_OUT_CSV, u->base.sink, NULL, &wo, err)) != 0) {
+        u->base.sink = NULL; /* freed by the failed writer */
+        goto done;
+    }
+    ctx.csv = csv;
+    ctx.err = err;
+    if ((rc = replay(u, rewrite, &ctx, err)) != 0)
+        goto done;
+    if ((rc = ddb_sink_finish(u->base.sink, err)) != 0)
+        goto done;
+    ddb_sink_free(u->spill);
+    u->spill = NULL;
+    unlink(u->spill_path);
+done:
+    if (csv != NULL) {
+        csv->sink = NULL;
+        ddb_writer_free(csv);
+    }
+    free(names);
+    free(types);
+    return rc;
+}
+
+static void union_free(ddb_writer *w)
+{
+    union_writer *u = (union_writer *)w;
+    ddb_sink_free(u->spill);
+    if (u->spill != NULL && !u->keep_spill)
+        unlink(u->spill_path);
+    for (size_t i = 0; i < u->n; i++)
+        free(u->cols[i].name);
+    free(u->cols);
+    free(u->table);
+    free(u->spill_path);
+    ddb_buf_dispose(&u->line);
+}
+
+static const ddb_writer_vtable union_vt = {union_write, union_free, union_finish};
+
+int ddb_writer_new_csv_union(ddb_writer **out, ddb_sink *sink, const char *spill_path, int resume,
+                             uint64_t keep, int keep_spill, const ddb_writer_opts *opts,
+                             ddb_error *err)
+{
+    union_writer *u = calloc(1, sizeof(*u));
+    int rc = 0;
+
+    *out = NULL;
+    if (u == NULL) {
+        ddb_sink_free(sink);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    u->base.vt = &union_vt;
+    u->base.sink = sink;
+    u->keep_spill = keep_spill;
+    if (opts != NULL)
+        u->opts = *opts;
+    u->opts.columns = NULL;
+    u->opts.column_types = NULL;
+    if ((u->spill_path = strdup(spill_path)) == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = ddb_sink_open_partial(&u->spill, spill_path, spill_path, resume, keep, err)) != 0) {
+        u->keep_spill = 1; /* never delete what a resume would need */
+        goto done;
+    }
+    if (resume && keep > 0) {
+        /* The columns of the records spooled before the checkpoint. */
+        if ((rc = ddb_sink_flush(u->spill, err)) != 0 || (rc = replay(u, relearn, NULL, err)) != 0)
+            goto done;
+    }
+done:
+    if (rc != 0) {
+        ddb_writer_free(&u->base);
+        return rc;
+    }
+    *out = &u->base;
+    return 0;
+}
+
+ddb_sink *ddb_writer_spill(ddb_writer *w, const char **path)
+{
+    union_writer *u;
+    if (w == NULL || w->vt != &union_vt)
+        return NULL;
+    u = (union_writer *)w;
+    if (path != NULL)
+        *path = u->spill_path;
+    return u->spill;
+}

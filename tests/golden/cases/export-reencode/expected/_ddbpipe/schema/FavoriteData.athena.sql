@@ -1,0 +1,15 @@
+-- Athena reads every file under a location: upload FavoriteData.ndjson alone under a prefix of its own
+-- and put that prefix below.
+CREATE EXTERNAL TABLE `FavoriteData` (
+  `userId` string,
+  `dataId` string,
+  `creatorId` string,
+  `title` string,
+  `thumbnailUrl` string,
+  `contentUrl` string,
+  `dataType` string,
+  `clipTime` string,
+  `_extra` string
+)
+ROW FORMAT SERDE 'org.openx.data.jsonserde.JsonSerDe'
+LOCATION 's3://YOUR-BUCKET/YOUR-PREFIX/FavoriteData/';

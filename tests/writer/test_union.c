@@ -1,0 +1,145 @@
+/*
+ * test_union.c — CSV of items without a mapping: the header is the typed union
+ * of every record's attributes, records wait in a spill file, a value of
+ * another type than its column's goes to _extra, the spill is removed (or
+ * kept for a resumed run, which learns its columns again); typed cell text.
+ */
+#include <criterion/criterion.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/writer.h"
+#include "support/files.h"
+#include "support/outputs.h"
+#include "support/testutil.h"
+
+static ddb_arena *a;
+static char tdir[64];
+
+static void setup(void)
+{
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+    tu_mkdtemp(tdir, sizeof(tdir), "/tmp/ddb-union-XXXXXX");
+}
+
+static void teardown(void)
+{
+    ddb_arena_free(a);
+    tu_rmtree(tdir);
+}
+
+TestSuite(union_csv, .init = setup, .fini = teardown);
+
+static ddb_writer *union_writer(const char *spill, int resume, uint64_t keep, int keep_spill)
+{
+    ddb_sink *sink = NULL;
+    ddb_writer *w = NULL;
+    ddb_error err;
+    cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
+    cr_assert_eq(ddb_writer_new_csv_union(&w, sink, spill, resume, keep, keep_spill, NULL, &err), 0,
+                 "%s", err.message);
+    return w;
+}
+
+static void put(ddb_writer *w, const char *typed)
+{
+    ddb_map rec = tu_item(a, typed);
+    ddb_error err;
+    cr_assert_eq(ddb_writer_write(w, &rec, 0, &err), 0, "%s", err.message);
+}
+
+static void expect_output(ddb_writer *w, const char *want)
+{
+    tu_expect_writer_output(w, want);
+}
+
+Test(union_csv, header_is_the_typed_union_of_all_records)
+{
+    const char *spill = tu_path(tdir, ".items.csv.spill");
+    ddb_writer *w = union_writer(spill, 0, 0, 0);
+    put(w, "{\"pk\":{\"S\":\"a\"},\"n\":{\"N\":\"1.50\"},\"gone\":{\"NULL\":true}}");
+    put(w, "{\"pk\":{\"S\":\"b\"},\"tags\":{\"SS\":[\"x\",\"y\"]},\"n\":{\"S\":\"not a number\"}}");
+    put(w, "{\"pk\":{\"S\":\"c\"},\"m\":{\"M\":{\"k\":{\"B\":\"AQ==\"}}},\"ok\":{\"BOOL\":false},"
+           "\"b\":{\"B\":\"AAE=\"},\"e\":{\"S\":\"\"}}");
+    cr_assert(tu_exists(spill));
+    cr_assert_eq(w->records, 3);
+    expect_output(w, "pk,n:N,tags:SS,m:M,ok:BOOL,b:B,e,_extra\n"
+                     "a,1.50,,,,,,\"{\"\"gone\"\":{\"\"NULL\"\":true}}\"\n"
+                     "b,,\"[\"\"x\"\",\"\"y\"\"]\",,,,,\"{\"\"n\"\":{\"\"S\"\":\"\"not a "
+                     "number\"\"}}\"\n"
+                     "c,,,\"{\"\"k\"\":{\"\"B\"\":\"\"AQ==\"\"}}\",false,AAE=,\"\",\n");
+    cr_assert(!tu_exists(spill), "the spill is removed once the file is written");
+    ddb_writer_free(w);
+}
+
+Test(union_csv, no_records_no_columns)
+{
+    ddb_writer *w = union_writer(tu_path(tdir, "s"), 0, 0, 0);
+    expect_output(w, "_extra\n");
+    ddb_writer_free(w);
+}
+
+Test(union_csv, unfinished_writer_removes_or_keeps_its_spill)
+{
+    const char *spill = tu_path(tdir, "s1");
+    ddb_writer *w = union_writer(spill, 0, 0, 0);
+    put(w, "{\"pk\":{\"S\":\"a\"}}");
+    ddb_writer_free(w);
+    cr_assert(!tu_exists(spill));
+    w = union_writer(spill, 0, 0, 1);
+    put(w, "{\"pk\":{\"S\":\"a\"}}");
+    ddb_writer_free(w);
+    cr_assert(tu_exists(spill), "a resumable run keeps it");
+}
+
+/* A resumed run cuts the spill to the checkpoint and learns its columns again. */
+Test(union_csv, resume_relearns_the_columns)
+{
+    const char *spill = tu_path(tdir, "s2");
+    ddb_writer *w = union_writer(spill, 0, 0, 1);
+    ddb_error err;
+    uint64_t keep;
+    put(w, "{\"pk\":{\"S\":\"a\"},\"n\":{\"N\":\"1\"}}");
+    cr_assert_eq(ddb_sink_checkpoint(ddb_writer_spill(w, NULL), &err), 0);
+    keep = ddb_sink_file_length(ddb_writer_spill(w, NULL));
+    put(w, "{\"pk\":{\"S\":\"lost\"},\"x\":{\"S\":\"after the checkpoint\"}}");
+    ddb_writer_free(w);
+    w = union_writer(spill, 1, keep, 1);
+    cr_assert_eq(w->records, 1);
+    put(w, "{\"pk\":{\"S\":\"b\"},\"y\":{\"BOOL\":true}}");
+    expect_output(w, "pk,n:N,y:BOOL,_extra\na,1,,\nb,,true,\n");
+    ddb_writer_free(w);
+}
+
+Test(union_csv, typed_cell_text)
+{
+    const char *texts[][2] = {
+        {"{\"v\":{\"S\":\"a,b\"}}", "a,b"},
+        {"{\"v\":{\"N\":\"-0.5E3\"}}", "-0.5E3"},
+        {"{\"v\":{\"NS\":[\"1\",\"2.0\"]}}", "[\"1\",\"2.0\"]"},
+        {"{\"v\":{\"BS\":[\"AQ==\"]}}", "[\"AQ==\"]"},
+        {"{\"v\":{\"L\":[{\"S\":\"x\"},{\"NULL\":true}]}}", "[{\"S\":\"x\"},{\"NULL\":true}]"},
+        {"{\"v\":{\"M\":{}}}", "{}"},
+    };
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        ddb_map m = tu_item(a, texts[i][0]);
+        ddb_buf b = DDB_BUF_INIT;
+        cr_assert_eq(ddb_csv_typed_cell_text(&b, &m.attrs[0].value), 0);
+        cr_assert_eq(b.len, strlen(texts[i][1]), "%.*s", (int)b.len, b.ptr);
+        cr_assert_eq(memcmp(b.ptr, texts[i][1], b.len), 0, "%.*s", (int)b.len, b.ptr);
+        ddb_buf_dispose(&b);
+    }
+}
+
+/* Names that would read back otherwise: an attribute named like a typed
+ * column keeps its string type in the header, one named _extra goes there. */
+Test(union_csv, names_that_look_like_types_or_extra)
+{
+    ddb_writer *w = union_writer(tu_path(tdir, "s3"), 0, 0, 0);
+    put(w, "{\"ratio:N\":{\"S\":\"x\"},\"n:S\":{\"N\":\"1\"},\"_extra\":{\"S\":\"e\"},"
+           "\"plain:word\":{\"S\":\"y\"}}");
+    expect_output(w, "ratio:N:S,n:S:N,plain:word,_extra\n"
+                     "x,1,y,\"{\"\"_extra\"\":{\"\"S\"\":\"\"e\"\"}}\"\n");
+    ddb_writer_free(w);
+}
