@@ -16,168 +16,11 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/text.h"
 #include "ddbpipe/clock.h"
-
-typedef struct run {
-    const ddb_pipeline_opts *o;
-    ddb_summary *s;
-    ddb_arena *arena; /* per-record scratch for decode/encode */
-    uint64_t reported;
-    ddb_buf msg;
-    ddb_tracker *tracker; /* settles records in read order: exact checkpoints */
-    ddb_reader *reading;  /* the input being read */
-    int input;            /* its index: inputs first, then open readers */
-    double last_checkpoint;
-    double last_progress;
-    int write_failed;    /* the rejects file could not be written */
-    uint64_t skip_below; /* resuming: records of the current input below this are committed */
-    int checkpoint_due;  /* waiting for a unit boundary to save it */
-    uint64_t ck_records; /* records committed at the last checkpoint */
-    /* Outputs tell what became of records (acks, late rejects) from wherever
-     * they are: a table writer from inside the client's loop, which may run in
-     * a scan reader's next(). They only queue it here; drain() settles the
-     * queue in the pipeline's own loop, between records. */
-    struct completion *done;
-    size_t n_done, cap_done;
-    ddb_buf done_text; /* rejects lines and report messages of queued late rejects */
-} run;
-
-typedef struct completion {
-    uint64_t seq;
-    int entity_index;
-    ddb_outcome outcome;
-    size_t line_off, line_len; /* rejects line in done_text (late rejects) */
-    size_t msg_off, msg_len;   /* its report message */
-} completion;
+#include "pipeline_internal.h"
 
 /* A checkpoint also comes after this much committed work (but at most once a
  * second), so a fast run killed between timed checkpoints redoes little. */
 #define CHECKPOINT_RECORDS 1000
-
-static ddb_entity_stats *row(run *r, int entity_index)
-{
-    if (entity_index < 0 || (size_t)entity_index >= r->s->n_entities - 1)
-        return &r->s->entities[r->s->n_entities - 1];
-    return &r->s->entities[entity_index];
-}
-
-/* The row index the tracker keeps (the last row is "(none)"). */
-static int row_index(run *r, int entity_index)
-{
-    return (int)(row(r, entity_index) - r->s->entities);
-}
-
-static void settle(run *r, uint64_t seq, int entity_index, ddb_outcome outcome, const char *line,
-                   size_t len)
-{
-    if (ddb_tracker_settle(r->tracker, seq, row_index(r, entity_index), outcome, line, len) != 0)
-        r->write_failed = 1;
-}
-
-/* A record the output holds for good: counted and settled now (the pipeline's
- * own calls) or from the queue (drain). */
-static void acknowledge(run *r, int entity_index, ddb_record_kind kind, uint64_t seq)
-{
-    ddb_entity_stats *st = row(r, entity_index);
-    st->written++;
-    r->s->total.written++;
-    if (kind == DDB_REC_DELETE) {
-        st->deleted++;
-        r->s->total.deleted++;
-    }
-    settle(r, seq, entity_index, kind == DDB_REC_DELETE ? DDB_OUTCOME_DELETED : DDB_OUTCOME_WRITTEN,
-           NULL, 0);
-}
-
-/* The tracker commits rejects and unmatched lines with their records, so
- * neither file ever runs ahead of a checkpoint. */
-static void on_commit(void *ctx, ddb_outcome kind, const char *lines, size_t len, uint64_t count)
-{
-    run *r = ctx;
-    ddb_rejects *file = kind == DDB_OUTCOME_UNMATCHED ? r->o->unmatched : r->o->rejects;
-    ddb_error err;
-    if (file == NULL)
-        return;
-    if (ddb_rejects_append(file, lines, len, count, &err) != 0 && !r->write_failed) {
-        r->write_failed = 1;
-        if (r->o->report)
-            r->o->report(r->o->report_ctx, DDB_REPORT_ERROR, err.message);
-    }
-}
-
-__attribute__((format(printf, 3, 4))) static void report(run *r, int severity, const char *fmt, ...)
-{
-    char text[2048];
-    va_list ap;
-    if (r->o->report == NULL)
-        return;
-    if (severity == DDB_REPORT_ERROR && r->o->report_limit && r->reported++ >= r->o->report_limit) {
-        if (r->reported == r->o->report_limit + 1)
-            r->o->report(r->o->report_ctx, DDB_REPORT_INFO,
-                         "(more problems are not shown; every one is in the rejects file)");
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
-    va_end(ap);
-    r->o->report(r->o->report_ctx, severity, text);
-}
-
-/* Counts a rejection and reports it as "file:line: Entity: reason" (or
- * "file@offset" without a line); returns the entity name for the rejects file. */
-static const char *count_reject(run *r, int entity_index, const char *source, uint64_t line,
-                                uint64_t offset, const char *reason)
-{
-    ddb_entity_stats *st = row(r, entity_index);
-    const char *ename = entity_index >= 0 && r->o->mapping ? st->name : NULL;
-    st->rejected++;
-    r->s->total.rejected++;
-    report(r, DDB_REPORT_ERROR, "%s%c%llu: %s%s%s", source, line ? ':' : '@',
-           (unsigned long long)(line ? line : offset), ename ? ename : "", ename ? ": " : "",
-           reason);
-    return ename;
-}
-
-/* Rejects a record: counted, reported, and kept for the rejects file. */
-static int reject(run *r, const ddb_record *rec, int entity_index, const char *reason,
-                  ddb_error *err)
-{
-    const char *ename = count_reject(r, entity_index, rec->source, rec->line, rec->offset, reason);
-    ddb_buf_clear(&r->msg);
-    if (r->o->rejects != NULL)
-        ddb_rejects_format(&r->msg, rec, ename, reason);
-    if (r->msg.oom)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    settle(r, rec->seq, entity_index, DDB_OUTCOME_REJECTED, r->msg.ptr, r->msg.len);
-    return 0;
-}
-
-static void count_read(run *r, int entity_index)
-{
-    row(r, entity_index)->read++;
-    r->s->total.read++;
-}
-
-/* An item no entity matches: counted, and kept verbatim in the unmatched
- * file (DynamoDB JSON, ready to import again) whatever the destination. */
-static int unmatched(run *r, const ddb_record *rec, const char *why, ddb_error *err)
-{
-    ddb_entity_stats *st = row(r, -1);
-    st->unmatched++;
-    r->s->total.unmatched++;
-    if (r->o->mode == DDB_MODE_VALIDATE)
-        report(r, DDB_REPORT_WARNING, "%s%c%llu: unmatched: %s", rec->source, rec->line ? ':' : '@',
-               (unsigned long long)(rec->line ? rec->line : rec->offset), why);
-    ddb_buf_clear(&r->msg);
-    if (r->o->unmatched != NULL) {
-        ddb_buf_puts(&r->msg, rec->kind == DDB_REC_DELETE ? "{\"Keys\":" : "{\"Item\":");
-        ddb_json_put_typed_map(&r->msg, &rec->item);
-        ddb_buf_puts(&r->msg, "}\n");
-    }
-    if (r->msg.oom)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    settle(r, rec->seq, -1, DDB_OUTCOME_UNMATCHED, r->msg.ptr, r->msg.len);
-    return 0;
-}
 
 /* --types for untyped inputs: converts the named attributes in place. */
 static int apply_types(run *r, ddb_map *item, ddb_error *err)
@@ -193,93 +36,6 @@ static int apply_types(run *r, ddb_map *item, ddb_error *err)
         item->attrs[i].value = v;
     }
     return 0;
-}
-
-static completion *queue_completion(run *r, uint64_t seq, int entity_index, ddb_outcome outcome)
-{
-    completion *c;
-    if (r->n_done == r->cap_done) {
-        size_t cap = r->cap_done ? r->cap_done * 2 : 64;
-        completion *n = realloc(r->done, cap * sizeof(*n));
-        if (n == NULL) {
-            r->write_failed = 1; /* the accounting cannot be kept: the run fails */
-            return NULL;
-        }
-        r->done = n;
-        r->cap_done = cap;
-    }
-    c = &r->done[r->n_done++];
-    memset(c, 0, sizeof(*c));
-    c->seq = seq;
-    c->entity_index = entity_index;
-    c->outcome = outcome;
-    return c;
-}
-
-/* Output callback: a record to write only if absent was there already. */
-static void on_exists(void *ctx, int entity_index, ddb_record_kind kind, uint64_t seq)
-{
-    (void)kind;
-    queue_completion(ctx, seq, entity_index, DDB_OUTCOME_EXISTING);
-}
-
-/* Output callback: a record was written (queued; see run.done). */
-static void on_ack(void *ctx, int entity_index, ddb_record_kind kind, uint64_t seq)
-{
-    queue_completion(ctx, seq, entity_index,
-                     kind == DDB_REC_DELETE ? DDB_OUTCOME_DELETED : DDB_OUTCOME_WRITTEN);
-}
-
-/* Output callback: a record the output had queued was refused. What info
- * points at lives only during the call, so the rejects line and the message
- * are formatted now and kept with the completion. */
-static void on_late_reject(void *ctx, int entity_index, const ddb_reject_info *info)
-{
-    run *r = ctx;
-    const char *ename = entity_index >= 0 && r->o->mapping ? row(r, entity_index)->name : NULL;
-    completion *c = queue_completion(r, info->seq, entity_index, DDB_OUTCOME_REJECTED);
-    ddb_buf *t = &r->done_text;
-    if (c == NULL)
-        return;
-    c->line_off = t->len;
-    if (r->o->rejects != NULL)
-        ddb_rejects_format_info(t, info, ename);
-    c->line_len = t->len - c->line_off;
-    c->msg_off = t->len;
-    ddb_buf_printf(t, "%s%c%llu: %s%s%s", info->source, info->line ? ':' : '@',
-                   (unsigned long long)(info->line ? info->line : info->offset), ename ? ename : "",
-                   ename ? ": " : "", info->reason);
-    c->msg_len = t->len - c->msg_off;
-    if (t->oom)
-        r->write_failed = 1;
-}
-
-/* Settles the queued completions, in the order the outputs told them. */
-static void drain(run *r)
-{
-    for (size_t i = 0; i < r->n_done; i++) {
-        const completion *c = &r->done[i];
-        ddb_entity_stats *st;
-        if (c->outcome == DDB_OUTCOME_EXISTING) {
-            row(r, c->entity_index)->existing++;
-            r->s->total.existing++;
-            settle(r, c->seq, c->entity_index, DDB_OUTCOME_EXISTING, NULL, 0);
-            continue;
-        }
-        if (c->outcome != DDB_OUTCOME_REJECTED) {
-            acknowledge(r, c->entity_index,
-                        c->outcome == DDB_OUTCOME_DELETED ? DDB_REC_DELETE : DDB_REC_PUT, c->seq);
-            continue;
-        }
-        st = row(r, c->entity_index);
-        st->rejected++;
-        r->s->total.rejected++;
-        report(r, DDB_REPORT_ERROR, "%.*s", (int)c->msg_len, r->done_text.ptr + c->msg_off);
-        settle(r, c->seq, c->entity_index, DDB_OUTCOME_REJECTED,
-               c->line_len ? r->done_text.ptr + c->line_off : NULL, c->line_len);
-    }
-    r->n_done = 0;
-    ddb_buf_clear(&r->done_text);
 }
 
 static int entity_index_of(const ddb_mapping *m, const ddb_entity *e)
@@ -300,25 +56,25 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
      * key is invalid in DynamoDB, not merely unmatched). */
     if (!is_del && ddb_item_validate(&rec->item, o->mapping ? &o->mapping->table.schema : NULL,
                                      NULL, &perr) != 0) {
-        count_read(r, -1);
-        return reject(r, rec, -1, perr.message, err);
+        pl_count_read(r, -1);
+        return pl_reject(r, rec, -1, perr.message, err);
     }
     if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT) {
-        count_read(r, -1);
+        pl_count_read(r, -1);
         if (o->output == NULL)
-            return acknowledge(r, -1, rec->kind, rec->seq), 0;
+            return pl_acknowledge(r, -1, rec->kind, rec->seq), 0;
         return o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, rec, err);
     }
     rc = is_del ? ddb_transform_decode_key(&d, o->mapping, &rec->item, r->arena, &perr)
                 : ddb_transform_decode(&d, o->mapping, &rec->item, r->arena, &perr);
     idx = entity_index_of(o->mapping, d.entity);
-    count_read(r, idx);
+    pl_count_read(r, idx);
     if (rc == DDB_ENOMATCH)
-        return unmatched(r, rec, perr.message, err);
+        return pl_unmatched(r, rec, perr.message, err);
     if (rc == DDB_ENOMEM)
         return ddb_error_set(err, rc, "%s", perr.message);
     if (rc != 0)
-        return reject(r, rec, idx, perr.message, err);
+        return pl_reject(r, rec, idx, perr.message, err);
 
     if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
         /* A record is only as good as the item it encodes back to: export
@@ -327,10 +83,10 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
         if (rc == DDB_ENOMEM)
             return ddb_error_set(err, rc, "%s", perr.message);
         if (rc != 0)
-            return reject(r, rec, idx, perr.message, err);
+            return pl_reject(r, rec, idx, perr.message, err);
         if (o->mode == DDB_MODE_EXPORT)
             return o->output->vt->put(o->output, idx, rec->kind, &d.record, d.n_declared, rec, err);
-        acknowledge(r, idx, rec->kind, rec->seq);
+        pl_acknowledge(r, idx, rec->kind, rec->seq);
         return 0;
     }
 
@@ -341,13 +97,13 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
         if (te == NULL) {
             char why[300];
             snprintf(why, sizeof(why), "entity %s is not in the target mapping", d.entity->name);
-            return reject(r, rec, idx, why, err);
+            return pl_reject(r, rec, idx, why, err);
         }
         rc = is_del
                  ? ddb_transform_encode_key(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr)
                  : ddb_transform_encode(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr);
         if (rc != 0)
-            return reject(r, rec, idx, perr.message, err);
+            return pl_reject(r, rec, idx, perr.message, err);
         /* stats stay in the source mapping's rows: the entity names are the same */
         return o->output->vt->put(o->output, idx, rec->kind, &item, 0, rec, err);
     }
@@ -363,7 +119,7 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
     ddb_error perr;
     ddb_item item;
 
-    count_read(r, idx);
+    pl_count_read(r, idx);
     ddb_error_clear(&perr);
     rc = kind == DDB_REC_DELETE
              ? ddb_transform_encode_key(&item, o->mapping, e, &rec->item, rec->typed, r->arena,
@@ -372,9 +128,9 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
     if (rc == DDB_ENOMEM)
         return ddb_error_set(err, rc, "%s", perr.message);
     if (rc != 0)
-        return reject(r, rec, idx, perr.message, err);
+        return pl_reject(r, rec, idx, perr.message, err);
     if (o->output == NULL) {
-        acknowledge(r, idx, kind, rec->seq);
+        pl_acknowledge(r, idx, kind, rec->seq);
         return 0;
     }
     return o->output->vt->put(o->output, idx, kind, &item, 0, rec, err);
@@ -416,25 +172,25 @@ static int check_columns(run *r, const ddb_reader *rd, const ddb_entity *e, int 
             ddb_buf_printf(&absent, "%s%s", absent.len ? ", " : "", f->name);
     }
     if (unknown.len && !r->o->allow_extra_columns) {
-        report(r, DDB_REPORT_ERROR,
-               "%s: column%s %s %s not a field of %s; not read (extra columns can be allowed, "
-               "then they are stored as undeclared attributes)",
-               rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
-               strchr(unknown.ptr, ',') ? "are" : "is", e->name);
+        pl_report(r, DDB_REPORT_ERROR,
+                  "%s: column%s %s %s not a field of %s; not read (extra columns can be allowed, "
+                  "then they are stored as undeclared attributes)",
+                  rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
+                  strchr(unknown.ptr, ',') ? "are" : "is", e->name);
         skip = 1;
     } else if (unknown.len) {
-        report(r, DDB_REPORT_WARNING, "%s: column%s %s stored as undeclared attribute%s of %s",
-               rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
-               strchr(unknown.ptr, ',') ? "s" : "", e->name);
+        pl_report(r, DDB_REPORT_WARNING, "%s: column%s %s stored as undeclared attribute%s of %s",
+                  rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
+                  strchr(unknown.ptr, ',') ? "s" : "", e->name);
     }
     if (missing.len) {
-        report(r, DDB_REPORT_ERROR, "%s: no column for %s, which %s needs; not read", rd->name,
-               missing.ptr, e->name);
+        pl_report(r, DDB_REPORT_ERROR, "%s: no column for %s, which %s needs; not read", rd->name,
+                  missing.ptr, e->name);
         skip = 1;
     }
     if (absent.len && !skip)
-        report(r, DDB_REPORT_WARNING, "%s: no column for %s (its records will not have %s)",
-               rd->name, absent.ptr, strchr(absent.ptr, ',') ? "them" : "it");
+        pl_report(r, DDB_REPORT_WARNING, "%s: no column for %s (its records will not have %s)",
+                  rd->name, absent.ptr, strchr(absent.ptr, ',') ? "them" : "it");
     if (unknown.oom || missing.oom || absent.oom)
         r->write_failed = 1;
     if (skip)
@@ -553,15 +309,15 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
         return 0;
     if (o->mode == DDB_MODE_ENCODE && fe == NULL) {
         r->s->input_errors++;
-        report(r, DDB_REPORT_ERROR,
-               "%s: cannot tell which entity its records are: name the file <Entity>.csv (or "
-               ".ndjson, .json) after an entity of %s, or name its entity for the run",
-               rd->name, o->mapping->path);
+        pl_report(r, DDB_REPORT_ERROR,
+                  "%s: cannot tell which entity its records are: name the file <Entity>.csv (or "
+                  ".ndjson, .json) after an entity of %s, or name its entity for the run",
+                  rd->name, o->mapping->path);
         return 0;
     }
     for (uint64_t n = 0;; n++) {
         ddb_record *rec;
-        drain(r);
+        pl_drain(r);
         if (o->limit_rejects && r->s->total.rejected > o->max_rejects)
             return ddb_error_set(err, DDB_ELIMIT,
                                  "stopped: %llu records were rejected, more than the %llu "
@@ -580,12 +336,12 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
             break;
         if (rc == DDB_EVERIFY) {
             r->s->input_errors++;
-            report(r, DDB_REPORT_ERROR, "%s", rerr.message);
+            pl_report(r, DDB_REPORT_ERROR, "%s", rerr.message);
             continue;
         }
         if (rc != 0) {
             r->s->input_errors++;
-            report(r, DDB_REPORT_ERROR, "%s", rerr.message);
+            pl_report(r, DDB_REPORT_ERROR, "%s", rerr.message);
             if (rc == DDB_ENOMEM || rc == DDB_EINTR)
                 return ddb_error_set(err, rc, "%s", rerr.message);
             break; /* this input cannot go on; the others can */
@@ -600,13 +356,13 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
         if (o->delete_all && rec->kind == DDB_REC_PUT)
             rec->kind = DDB_REC_DELETE;
         if (rec->kind == DDB_REC_BAD) {
-            count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
-            rc = reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1, rec->reason,
-                        err);
+            pl_count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
+            rc = pl_reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1, rec->reason,
+                           err);
         } else if (!rec->typed && o->n_types && apply_types(r, &rec->item, &rerr) != 0) {
-            count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
-            rc = reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1, rerr.message,
-                        err);
+            pl_count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
+            rc = pl_reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1,
+                           rerr.message, err);
         } else if (records_mode && !(rec->typed && o->mode != DDB_MODE_ENCODE &&
                                      looks_like_item(o->mapping, fe, &rec->item))) {
             rc = process_record(r, rec, fe, is_delete || o->delete_all, err);
@@ -634,7 +390,7 @@ static void on_reader_warning(void *ctx, const char *msg)
 {
     run *r = ctx;
     r->s->warnings++;
-    report(r, DDB_REPORT_WARNING, "%s", msg);
+    pl_report(r, DDB_REPORT_WARNING, "%s", msg);
 }
 
 /* Positions rd where a resumed run continues, when it is the input the
@@ -663,7 +419,7 @@ static int read_input(run *r, ddb_reader *rd, const char *path, ddb_error *err)
     if ((rc = resume_position(r, rd, err)) != 0)
         return rc;
     rc = run_reader(r, rd, err);
-    drain(r);
+    pl_drain(r);
     count_bytes(r, rd);
     if (rc == 0 && ddb_tracker_end_input(r->tracker, r->input) != 0)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -682,7 +438,7 @@ static int run_input(run *r, const char *path, ddb_error *err)
     ropts.warn_ctx = r;
     if ((rc = ddb_reader_open(&rd, path, &ropts, &rerr)) != 0) {
         r->s->input_errors++;
-        report(r, DDB_REPORT_ERROR, "%s", rerr.message);
+        pl_report(r, DDB_REPORT_ERROR, "%s", rerr.message);
         return rc == DDB_ENOMEM ? ddb_error_set(err, rc, "%s", rerr.message) : 0;
     }
     rc = read_input(r, rd, path, err);
@@ -693,74 +449,6 @@ static int run_input(run *r, const char *path, ddb_error *err)
         r->o->progress(r->o->progress_ctx, r->s, NULL);
     ddb_reader_free(rd);
     return rc;
-}
-
-/*
- * The numbers a run reports once it is over, so that every record read is in
- * exactly one column: read is what was read; written is what the output holds
- * for good (for a table, what DynamoDB confirmed, even beyond the committed
- * prefix; for files, what the kept files hold, none when they were discarded);
- * rejected and unmatched are what their files hold (the committed ones); the
- * rest is not done.
- */
-static void final_row(ddb_entity_stats *out, const ddb_entity_stats *live,
-                      const ddb_entity_stats *committed, int confirmed_live, int discarded)
-{
-    ddb_entity_stats f = *committed;
-    uint64_t settled;
-    f.name = live->name;
-    f.read = live->read;
-    if (confirmed_live) {
-        f.written = live->written;
-        f.deleted = live->deleted;
-        f.existing = live->existing;
-    }
-    if (discarded)
-        f.written = f.deleted = f.unmatched = 0;
-    settled = f.written + f.existing + f.rejected + f.unmatched;
-    f.not_done = f.read > settled ? f.read - settled : 0;
-    *out = f;
-}
-
-static void final_counts(run *r)
-{
-    const ddb_pipeline_opts *o = r->o;
-    ddb_summary *s = r->s;
-    const ddb_checkpoint *c = ddb_tracker_committed(r->tracker);
-    int table = o->output != NULL && !o->output->writes_at_once;
-    int discarded =
-        o->output != NULL && o->output->writes_at_once && !s->committed && o->state_path == NULL;
-    for (size_t i = 0; i < s->n_entities && i < c->n_rows; i++)
-        final_row(&s->entities[i], &s->entities[i], &c->rows[i], table, discarded);
-    final_row(&s->total, &s->total, &c->total, table, discarded);
-    s->total.name = "total";
-}
-
-/* Commits the rejects or unmatched file; *path names it when it holds lines. */
-static void finish_side_file(run *r, ddb_rejects *file, char **path)
-{
-    ddb_error err;
-    if (file == NULL)
-        return;
-    if (ddb_rejects_finish(file, &err) != 0) {
-        report(r, DDB_REPORT_ERROR, "%s", err.message);
-        r->s->output_failed = 1;
-    } else if (ddb_rejects_count(file) > 0 && (*path = strdup(ddb_rejects_path(file))) == NULL) {
-        r->s->output_failed = 1; /* the summary could not say where they are */
-    }
-}
-
-/* The summary a resumed run starts from: the committed counts. */
-static void restore_counts(ddb_summary *s, const ddb_checkpoint *c)
-{
-    for (size_t i = 0; i < s->n_entities && i < c->n_rows; i++) {
-        const char *name = s->entities[i].name;
-        s->entities[i] = c->rows[i];
-        s->entities[i].name = name;
-    }
-    s->total = c->total;
-    s->total.name = "total";
-    memcpy(s->changes, c->changes, sizeof(s->changes));
 }
 
 int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
@@ -779,7 +467,7 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
     s->n_entities = (m ? m->n_entities : 0) + 1;
     s->entities = calloc(s->n_entities, sizeof(*s->entities));
     if (s->entities == NULL || ddb_arena_new(&r.arena, 0) != 0 ||
-        ddb_tracker_new(&r.tracker, s->n_entities, on_commit, &r) != 0) {
+        ddb_tracker_new(&r.tracker, s->n_entities, pl_on_commit, &r) != 0) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
@@ -795,13 +483,13 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
             goto done;
         }
         ddb_tracker_restore(r.tracker, &o->resume->ck);
-        restore_counts(s, &o->resume->ck);
+        pl_restore_counts(s, &o->resume->ck);
         s->resumed = 1;
     }
     if (o->output != NULL) {
-        o->output->ack = on_ack;
-        o->output->exists = on_exists;
-        o->output->reject = on_late_reject;
+        o->output->ack = pl_on_ack;
+        o->output->exists = pl_on_exists;
+        o->output->reject = pl_on_late_reject;
         o->output->ack_ctx = &r;
     }
     /* The state exists before the first write, so a run killed in its first
@@ -824,7 +512,7 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
     }
     if (o->output != NULL && s->input_errors == 0) {
         rc = o->output->vt->finish(o->output, err);
-        drain(&r);
+        pl_drain(&r);
         if (rc != 0) {
             if (rc != DDB_EINTR)
                 s->output_failed = 1;
@@ -840,30 +528,30 @@ done:
         /* What was sent may be written already: wait for its answers, so
          * "written" is what the destination holds, not a guess. */
         ddb_error serr;
-        report(&r, DDB_REPORT_INFO,
-               "interrupted: waiting for the answers to the writes already sent (interrupt "
-               "again to quit at once)");
+        pl_report(&r, DDB_REPORT_INFO,
+                  "interrupted: waiting for the answers to the writes already sent (interrupt "
+                  "again to quit at once)");
         if (o->output->vt->stop(o->output, &serr) != 0) {
-            report(&r, DDB_REPORT_ERROR, "%s", serr.message);
+            pl_report(&r, DDB_REPORT_ERROR, "%s", serr.message);
             s->output_failed = 1;
         }
     }
     /* Every record read lands in one column, also when the run stopped early. */
     if (r.tracker != NULL && s->entities != NULL)
-        drain(&r);
+        pl_drain(&r);
     if (r.tracker != NULL && s->entities != NULL)
-        final_counts(&r);
+        pl_final_counts(&r);
     if (r.tracker != NULL && (rc == 0 || rc == DDB_EINTR) && s->entities != NULL) {
         ddb_error cerr;
         if (o->state_path != NULL && !s->output_failed &&
             save_checkpoint(&r, rc == 0 && s->input_errors == 0, &cerr) != 0) {
-            report(&r, DDB_REPORT_ERROR, "cannot save the checkpoint: %s", cerr.message);
+            pl_report(&r, DDB_REPORT_ERROR, "cannot save the checkpoint: %s", cerr.message);
             s->output_failed = 1;
         }
     }
     if (rc == 0 || o->state_path == NULL) {
-        finish_side_file(&r, o->rejects, &s->rejects_path);
-        finish_side_file(&r, o->unmatched, &s->unmatched_path);
+        pl_finish_side_file(&r, o->rejects, &s->rejects_path);
+        pl_finish_side_file(&r, o->unmatched, &s->unmatched_path);
     }
     if (r.write_failed)
         s->output_failed = 1;
