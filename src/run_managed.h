@@ -71,6 +71,15 @@ int ddb_run_managed_start(struct ddb_run_plan *p, ddb_error *err);
  * DDB_EINTR, DDB_ENET, DDB_ENOMEM with *field set. */
 int ddb_run_managed_attach(struct ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
 
+/* The state's "managed" object made anew from what the plan knows of its job
+ * (m->json). Returns 0 or DDB_ENOMEM. */
+int ddb_run_managed_record(struct ddb_run_plan *p);
+
+/* Writes the state file (when there is one) with the job as it is now: into
+ * the saved state, its counts kept, or before any was saved, a state of the
+ * job alone. Returns 0 or the error of reading or writing it. */
+int ddb_run_managed_save(struct ddb_run_plan *p, ddb_error *err);
+
 /* The state's "managed" member for the pipeline's checkpoints (NULL: none). */
 const char *ddb_run_managed_state(const struct ddb_run_plan *p);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "ddbpipe/managed.h"
@@ -70,8 +71,9 @@ const char *cli_managed_hint(ddb_run_field f, const run_args *a)
                "minutes to 24 hours) or --until TIME alone (a full export as of then); "
                "--export-view NEW_AND_OLD_IMAGES|NEW_IMAGE";
     case DDB_RUN_F_VIA_IMPORT:
-        return a->via_import ? NULL
-                             : "--via-import s3://bucket/prefix/ goes with import --create-table";
+        return "--via-import s3://bucket/prefix/ (a prefix of its own in a bucket that exists) "
+               "with --create-table and a --table that does not exist yet; without --via-import, "
+               "import writes an existing table with BatchWriteItem";
     case DDB_RUN_F_LSI:
         return "--ignore-schema-mismatch creates the table without them; or leave out "
                "--via-import: import --create-table makes every index and writes with "
@@ -84,8 +86,14 @@ const char *cli_managed_hint(ddb_run_field f, const run_args *a)
 static void export_lines(ddb_buf *b, const ddb_run_report *rr)
 {
     const ddb_export_info *e = rr->export_job;
-    ddb_buf_printf(b, "  export %s (%s): %s after %.0f s", e->arn,
-                   e->type ? e->type : "FULL_EXPORT", e->status, rr->job_seconds);
+    char when[64] = "";
+    if (e->export_time > 0) {
+        time_t t = (time_t)e->export_time;
+        struct tm tm;
+        strftime(when, sizeof(when), " as of %Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    }
+    ddb_buf_printf(b, "  export %s (%s%s): %s after %.0f s", e->arn,
+                   e->type ? e->type : "FULL_EXPORT", when, e->status, rr->job_seconds);
     if (strcmp(e->status, "COMPLETED") == 0)
         ddb_buf_printf(b, ", %llu items, %llu bytes billed", (unsigned long long)e->item_count,
                        (unsigned long long)e->billed_bytes);
@@ -103,20 +111,26 @@ static void import_lines(ddb_buf *b, const ddb_run_report *rr, const ddb_summary
                    i->arn, rr->target_table, i->status, rr->job_seconds,
                    (unsigned long long)i->processed_items, (unsigned long long)i->processed_bytes,
                    (unsigned long long)i->imported_items, (unsigned long long)i->errors);
-    if (i->errors > 0 || i->imported_items < rr->uploaded)
+    if (i->errors > 0)
+        ddb_buf_printf(
+            b,
+            "  ImportTable could not load %llu of the %llu items uploaded: they count as "
+            "rejected (the rows above are per entity what was uploaded); why is in "
+            "CloudWatch Logs, log group %s\n",
+            (unsigned long long)i->errors, (unsigned long long)rr->uploaded,
+            i->log_group ? i->log_group : "(none named)");
+    if (strcmp(i->status, "COMPLETED") == 0 && i->imported_items + i->errors < rr->uploaded) {
+        uint64_t n = rr->uploaded - i->errors - i->imported_items;
         ddb_buf_printf(b,
-                       "  ImportTable did not import %llu of the %llu items uploaded: they count "
-                       "as rejected (the rows above are per entity what was uploaded); why is in "
-                       "CloudWatch Logs, log group %s\n",
-                       (unsigned long long)(rr->uploaded - i->imported_items),
-                       (unsigned long long)rr->uploaded,
-                       i->log_group ? i->log_group : "(none named)");
+                       "  %llu item%s uploaded shared %s key with a later one and %s overwritten "
+                       "by it, as writes of one key are (DynamoDB counts no error for them)\n",
+                       (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? "its" : "their",
+                       n == 1 ? "was" : "were");
+    }
     if (rr->job_interrupted)
-        ddb_buf_printf(b,
-                       "  interrupted: the import goes on in AWS (aws dynamodb describe-import "
-                       "--import-arn %s)%s\n",
-                       i->arn,
-                       a->state ? "; the same command with --resume follows it to the end" : "");
+        ddb_buf_printf(
+            b, "  the import goes on in AWS: aws dynamodb describe-import --import-arn %s\n",
+            i->arn);
     else if (s->total.not_done > 0)
         ddb_buf_printf(b, "  not done: %llu items uploaded that the import did not confirm\n",
                        (unsigned long long)s->total.not_done);

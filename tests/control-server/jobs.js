@@ -341,7 +341,8 @@ function context (opts, control) {
       S3BucketSource: i.input.S3BucketSource, ErrorCount: i.errors.length, CloudWatchLogGroupArn: i.logGroup,
       InputFormat: i.input.InputFormat, InputCompressionType: i.input.InputCompressionType || 'NONE',
       TableCreationParameters: i.input.TableCreationParameters, StartTime: i.start,
-      ProcessedSizeBytes: i.bytes, ProcessedItemCount: i.processed, ImportedItemCount: i.imported,
+      // items sharing a key overwrite one another: the one left is counted, no error
+      ProcessedSizeBytes: i.bytes, ProcessedItemCount: i.processed, ImportedItemCount: i.imported.size,
     }
     if (i.token) d.ClientToken = i.token
     if (i.status !== 'IN_PROGRESS') d.EndTime = i.end
@@ -383,7 +384,7 @@ function context (opts, control) {
       arn: `${created.TableDescription.TableArn}/import/${id}`, status: 'IN_PROGRESS', start: Date.now() / 1000, input, token,
       tableArn: created.TableDescription.TableArn, tableId: created.TableDescription.TableId, table: t,
       logGroup: `arn:aws:logs:${opts.region}:${ACCOUNT}:log-group:/aws-dynamodb/imports:*`,
-      polls: opts.importPolls, errors: [], processed: 0, imported: 0, bytes: 0, faults: control.importLineFaults,
+      polls: opts.importPolls, errors: [], processed: 0, imported: new Set(), bytes: 0, faults: control.importLineFaults,
     }
     control.importLineFaults = 0
     imports.set(i.arn, i)
@@ -416,7 +417,7 @@ function context (opts, control) {
       if (v === undefined) return { error: `One or more parameter values were invalid: Missing the key ${k.name} in the item` }
       if (typeof v !== 'object' || v === null || Object.keys(v)[0] !== k.type) return { error: `One or more parameter values were invalid: Type mismatch for key ${k.name} expected: ${k.type} actual: ${Object.keys(v || {})[0]}` }
     }
-    return { item: doc.Item, key: JSON.stringify(keys.map((k) => doc.Item[k.name])) }
+    return { item: doc.Item, key: JSON.stringify(keys.map((k) => doc.Item[k.name])) } // as keyOf
   }
 
   async function writeBatch (i, batch) {
@@ -426,14 +427,15 @@ function context (opts, control) {
       for (let n = 0; pending.length > 0; n++) {
         const out = await ddb('BatchWriteItem', { RequestItems: { [name]: pending.map((b) => ({ PutRequest: { Item: b.item } })) } })
         const left = (out.UnprocessedItems && out.UnprocessedItems[name]) || []
-        i.imported += pending.length - left.length
-        pending = pending.slice(pending.length - left.length)
+        const leftKeys = new Set(left.map((l) => i.keyOf(l.PutRequest.Item)))
+        for (const b of pending) if (!leftKeys.has(b.key)) i.imported.add(b.key)
+        pending = pending.filter((b) => leftKeys.has(b.key))
         if (left.length) await sleep(Math.min(1000, 20 * 2 ** n))
       }
     } catch (e) {
       if (e.type !== 'ValidationException') throw e
       for (const b of pending) { // one by one, to tell which item DynamoDB refuses
-        try { await ddb('PutItem', { TableName: name, Item: b.item }); i.imported++ } catch (pe) {
+        try { await ddb('PutItem', { TableName: name, Item: b.item }); i.imported.add(b.key) } catch (pe) {
           if (pe.type !== 'ValidationException') throw pe
           i.errors.push({ itemS3Pointer: b.pointer, importArn: i.arn, errorMessages: [ pe.message ] })
         }
@@ -445,6 +447,7 @@ function context (opts, control) {
     const t = i.table
     const types = new Map(t.AttributeDefinitions.map((d) => [ d.AttributeName, d.AttributeType ]))
     const keys = t.KeySchema.map((k) => ({ name: k.AttributeName, type: types.get(k.AttributeName) }))
+    i.keyOf = (item) => JSON.stringify(keys.map((k) => item[k.name]))
     const src = i.input.S3BucketSource
     await waitActive(t.TableName)
     const objects = (await s3list(src.S3Bucket, src.S3KeyPrefix || '')).filter((k) => !k.endsWith('/'))
@@ -472,7 +475,7 @@ function context (opts, control) {
         }
         if (r.error) { i.errors.push({ itemS3Pointer: pointer, importArn: i.arn, errorMessages: [ r.error ] }); continue }
         if (seen.has(r.key) || batch.length === 25) { await writeBatch(i, batch); batch = []; seen.clear() }
-        batch.push({ item: r.item, pointer })
+        batch.push({ item: r.item, key: r.key, pointer })
         seen.add(r.key)
       }
       if (batch.length) await writeBatch(i, batch)
@@ -502,7 +505,7 @@ function context (opts, control) {
     updateContinuousBackups, describeContinuousBackups,
     forget: (name) => pitr.delete(name),
     backdate: (name, since) => { const p = pitr.get(name); if (p && p.enabled) p.since = since },
-    importLogs: () => [ ...imports.values() ].map((i) => ({ importArn: i.arn, status: i.status, processed: i.processed, imported: i.imported, errors: i.errors })),
+    importLogs: () => [ ...imports.values() ].map((i) => ({ importArn: i.arn, status: i.status, processed: i.processed, imported: i.imported.size, errors: i.errors })),
   }
 }
 
