@@ -181,30 +181,6 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_COMMON,
          {"progress-interval", OPT_UINT, &ap->progress_interval, "SECONDS",
           "seconds between progress lines when not on a terminal (default 10)"}},
-        {G_VIAEXP,
-         {"via-export", OPT_STRING, &ap->via_export, "S3URL",
-          "with --table: have DynamoDB export the table to s3://bucket/prefix/ "
-          "(ExportTableToPointInTime; point-in-time recovery must be on, no read capacity is "
-          "used), wait for it, then read the export"}},
-        {G_VIAEXP,
-         {"since", OPT_STRING, &ap->since, "TIME",
-          "--via-export: an incremental export of the changes from TIME (ISO 8601 or epoch "
-          "seconds) to --until or the latest; 15 minutes to 24 hours"}},
-        {G_VIAEXP,
-         {"until", OPT_STRING, &ap->until, "TIME",
-          "--via-export: the end of the incremental window; alone, a full export of the table "
-          "as it was at TIME"}},
-        {G_VIAEXP,
-         {"export-view", OPT_STRING, &ap->export_view, "VIEW",
-          "--via-export --since: NEW_AND_OLD_IMAGES (default) or NEW_IMAGE"}},
-        {G_VIAEXP,
-         {"export-format", OPT_STRING, &ap->export_format, "FMT",
-          "--via-export: DYNAMODB_JSON, the only format ddbpipe reads"}},
-        {G_VIAIMP,
-         {"via-import", OPT_STRING, &ap->via_import, "S3URL",
-          "with --create-table: upload the items to s3://bucket/prefix/ (an empty prefix; "
-          "gzip DynamoDB JSON) and have DynamoDB create and load the table from them "
-          "(ImportTable; no write capacity used), waiting for it to finish"}},
         {G_STATE,
          {"state", OPT_STRING, &ap->state, "FILE",
           "record progress in FILE (atomically, at intervals and at exit) so the run "
@@ -221,6 +197,7 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (all[i].groups & groups)
             out[k++] = all[i].opt;
+    k += cli_managed_options(&out[k], ap, groups);
     for (size_t i = 0; (groups & G_AWS) && i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
         out[k++] = aws_opts[i];
     memset(&out[k], 0, sizeof(out[k]));

@@ -12,6 +12,44 @@
 #include "ddbpipe/managed.h"
 #include "run_support.h"
 
+size_t cli_managed_options(cli_opt *out, run_args *ap, unsigned groups)
+{
+    const struct {
+        unsigned groups;
+        cli_opt opt;
+    } all[] = {
+        {G_VIAEXP,
+         {"via-export", OPT_STRING, &ap->via_export, "S3URL",
+          "with --table: have DynamoDB export the table to s3://bucket/prefix/ "
+          "(ExportTableToPointInTime; point-in-time recovery must be on, no read capacity is "
+          "used), wait for it, then read the export"}},
+        {G_VIAEXP,
+         {"since", OPT_STRING, &ap->since, "TIME",
+          "--via-export: an incremental export of the changes from TIME (ISO 8601 or epoch "
+          "seconds) to --until or the latest; 15 minutes to 24 hours"}},
+        {G_VIAEXP,
+         {"until", OPT_STRING, &ap->until, "TIME",
+          "--via-export: the end of the incremental window; alone, a full export of the table "
+          "as it was at TIME"}},
+        {G_VIAEXP,
+         {"export-view", OPT_STRING, &ap->export_view, "VIEW",
+          "--via-export --since: NEW_AND_OLD_IMAGES (default) or NEW_IMAGE"}},
+        {G_VIAEXP,
+         {"export-format", OPT_STRING, &ap->export_format, "FMT",
+          "--via-export: DYNAMODB_JSON, the only format ddbpipe reads"}},
+        {G_VIAIMP,
+         {"via-import", OPT_STRING, &ap->via_import, "S3URL",
+          "with --create-table: upload the items to s3://bucket/prefix/ (an empty prefix; "
+          "gzip DynamoDB JSON) and have DynamoDB create and load the table from them "
+          "(ImportTable; no write capacity used), waiting for it to finish"}},
+    };
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        if (all[i].groups & groups)
+            out[k++] = all[i].opt;
+    return k;
+}
+
 static int parse_time(const char *opt, const char *text, double *out)
 {
     if (ddb_managed_parse_time(out, text) == 0)

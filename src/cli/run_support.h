@@ -102,6 +102,10 @@ int cli_attach_exit(int rc, ddb_run_field f);
 void cli_start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *plan,
                         ddb_client *client);
 
+/* The managed paths (managed.c): their options for the command's groups,
+ * written to out; returns how many. */
+size_t cli_managed_options(cli_opt *out, run_args *ap, unsigned groups);
+
 /* The managed paths (managed.c): the options of --via-export and
  * --via-import into o; returns 0 or EXIT_USAGE after saying what is wrong. */
 int cli_fill_managed_options(ddb_run_options *o, const run_args *a);
