@@ -14,7 +14,6 @@
 # resumed starts no second import; the server counts the lines it cannot load, as AWS does.
 . "$(dirname "$0")/lib.bash"
 command -v aws >/dev/null || { echo "the AWS CLI is not installed (scripts/install-deps.sh)" >&2; exit 1; }
-[ -d "$root/node_modules/s3rver" ] || { echo "s3rver is not installed: run npm ci" >&2; exit 1; }
 export_dir="$shared/aws-export"
 full=01716790307109-5f9d6aaa
 incr=01716791487000-6ddcf8cf
@@ -22,15 +21,7 @@ fav_export="$root/samples/favorites/export/AWSDynamoDB/01717200000000-076bc319"
 fav_map="$root/formats/favorites.json"
 export AWS_DEFAULT_REGION=$AWS_REGION # the AWS CLI (v1) reads only this one
 
-mkdir -p "$tmp/s3store"
-node "$root/tests/s3-server/s3-server.js" --dir "$tmp/s3store" --port-file "$tmp/s3port" \
-    --key "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" --bucket data --owner-pid $$ --quiet \
-    >"$tmp/s3.log" 2>&1 &
-s3_pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/s3port" ] && break; sleep 0.1; done
-s3="http://127.0.0.1:$(cat "$tmp/s3port")"
-export AWS_ENDPOINT_URL_S3="$s3"
-s3rver_port=$(curl -s "$s3/__info" | sed -n 's/.*"s3rverPort":\([0-9]*\).*/\1/p')
+start_s3 data
 node "$root/tests/control-server/control-server.js" --dynamodb "$endpoint" \
     --s3 "http://127.0.0.1:$s3rver_port" --export-data "$export_dir" \
     --key "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" --export-polls 3 --import-polls 3 \
@@ -38,7 +29,7 @@ node "$root/tests/control-server/control-server.js" --dynamodb "$endpoint" \
 ctl_pid=$!
 for _ in $(seq 1 100); do [ -s "$tmp/ctlport" ] && break; sleep 0.1; done
 ctl="http://127.0.0.1:$(cat "$tmp/ctlport")"
-trap 'kill $s3_pid $ctl_pid 2>/dev/null; cleanup' EXIT
+trap 'kill $ctl_pid 2>/dev/null; cleanup' EXIT
 awsd() { aws --endpoint-url "$ctl" dynamodb "$@"; }
 awss3() { aws --endpoint-url "$s3" s3 "$@"; }
 stat_of() { curl -s "$ctl/__stats" | grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2; }
