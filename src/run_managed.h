@@ -75,9 +75,10 @@ int ddb_run_managed_attach(struct ddb_run_plan *p, ddb_run_field *field, ddb_err
  * (m->json). Returns 0 or DDB_ENOMEM. */
 int ddb_run_managed_record(struct ddb_run_plan *p);
 
-/* Writes the state file (when there is one) with the job as it is now: into
- * the saved state, its counts kept, or before any was saved, a state of the
- * job alone. Returns 0 or the error of reading or writing it. */
+/* Writes the state file (when there is one) with the job as it is now: for
+ * an import into the saved state, its counts kept; for an export (asked for
+ * before any record is read) a state of the job alone. Returns 0 or the
+ * error of reading or writing it. */
 int ddb_run_managed_save(struct ddb_run_plan *p, ddb_error *err);
 
 /* The state's "managed" member for the pipeline's checkpoints (NULL: none). */

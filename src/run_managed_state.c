@@ -152,7 +152,10 @@ int ddb_run_managed_save(ddb_run_plan *p, ddb_error *err)
         return 0;
     if (ddb_run_managed_record(p) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    rc = ddb_state_load(&st, p->o.state_path, err);
+    /* An export is asked for before any record is read: whatever the file
+     * holds (a finished run's state, say) is not this run's progress. An
+     * import's job follows the records, whose state this run has saved. */
+    rc = p->o.via_export ? DDB_ENOTFOUND : ddb_state_load(&st, p->o.state_path, err);
     if (rc == DDB_ENOTFOUND) {
         memset(&fresh, 0, sizeof(fresh));
         fresh.fingerprint = p->fingerprint.ptr;

@@ -149,6 +149,26 @@ run done-already 0 ddp export --table unicorn_activities --via-export s3://data/
     --out "$tmp/resumed" --state "$st" --resume
 expect_in "$tmp/done-already.err" "nothing to resume"
 
+# a new run under the finished run's state file: its own export, resumable in turn
+old_arn=$(grep -o '"arn":"[^"]*"' "$st")
+"$bin" export --table unicorn_activities --via-export s3://data/exp/ --out "$tmp/again" \
+    --state "$st" --endpoint-url "$ctl" >"$tmp/again1.out" 2>"$tmp/again1.err" &
+pid=$!
+for _ in $(seq 1 200); do
+    a=$(grep -o '"arn":"[^"]*"' "$st" 2>/dev/null)
+    [ -n "$a" ] && [ "$a" != "$old_arn" ] && break
+    sleep 0.05
+done
+kill -INT "$pid"
+wait "$pid"
+code=$?
+[ "$code" = 130 ] || fail "again: exit $code, expected 130"
+run again 0 ddp export --table unicorn_activities --via-export s3://data/exp/ --out "$tmp/again" \
+    --state "$st" --resume
+grep -q "nothing to resume" "$tmp/again.err" && fail "again: the new export was taken for the old run"
+[ "$(stat_of exports)" = $((made + 2)) ] || fail "again: not exactly one more export"
+cmp -s "$tmp/again/items.ndjson" "$tmp/local/full/items.ndjson" || fail "again: the output differs"
+
 # -- import through S3: the table with its GSIs, the items of a BatchWriteItem import -----------
 run batch 1 ddp import "$fav_export" --mapping "$fav_map" --table fav_batch --create-table \
     --rejects "$tmp/batch.rejects"
