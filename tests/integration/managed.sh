@@ -6,12 +6,15 @@
 # the export the server wrote (full and incremental); point-in-time recovery off is one message
 # whose fix (run with the AWS CLI) works; a table that does not exist, a missing bucket, a FAILED
 # export and a window DynamoDB refuses are one clear message each; an export interrupted while
-# waiting (SIGINT, then SIGKILL) and resumed starts no second export and reads the same one; an
-# import through S3 of the favorites sample creates the table with its global indexes (its LSIs
-# refused unless asked to go without) holding the items a BatchWriteItem import writes; errors
-# ImportTable counts are reported with its log group and exit 1; an existing table or a prefix
-# holding objects is refused before anything is uploaded; an import interrupted while waiting and
-# resumed starts no second import; the server counts the lines it cannot load, as AWS does.
+# waiting (SIGINT, then SIGKILL) and resumed starts no second export and reads the same one, and
+# one killed before it saved the export's ARN asks again with the same ClientToken and gets the
+# same export; a new run under a finished run's state file is resumable in turn; an import through
+# S3 of the favorites sample creates the table with its global indexes (its LSIs refused unless
+# asked to go without) holding the items a BatchWriteItem import writes; errors ImportTable counts
+# are reported with its log group and exit 1; items sharing a key count as written, the last one
+# kept; an existing table or a prefix holding objects is refused before anything is uploaded; an
+# import interrupted while waiting (and killed before its ARN was saved) and resumed starts no
+# second import; the server counts the lines it cannot load, as AWS does.
 . "$(dirname "$0")/lib.bash"
 command -v aws >/dev/null || { echo "the AWS CLI is not installed (scripts/install-deps.sh)" >&2; exit 1; }
 export_dir="$shared/aws-export"
@@ -163,10 +166,15 @@ kill -INT "$pid"
 wait "$pid"
 code=$?
 [ "$code" = 130 ] || fail "again: exit $code, expected 130"
+# as if killed between asking and saving the ARN: asked again with the same ClientToken, DynamoDB
+# answers with the same export
+sed -i 's/,"arn":"[^"]*"//' "$st"
+calls=$(stat_of ExportTableToPointInTime)
 run again 0 ddp export --table unicorn_activities --via-export s3://data/exp/ --out "$tmp/again" \
     --state "$st" --resume
 grep -q "nothing to resume" "$tmp/again.err" && fail "again: the new export was taken for the old run"
 [ "$(stat_of exports)" = $((made + 2)) ] || fail "again: not exactly one more export"
+[ "$(stat_of ExportTableToPointInTime)" = $((calls + 1)) ] || fail "again: not asked again"
 cmp -s "$tmp/again/items.ndjson" "$tmp/local/full/items.ndjson" || fail "again: the output differs"
 
 # -- import through S3: the table with its GSIs, the items of a BatchWriteItem import -----------
@@ -239,10 +247,14 @@ wait "$pid"
 code=$?
 [ "$code" = 130 ] || fail "interrupted import: exit $code, expected 130"
 expect_in "$tmp/impint.err" "the import goes on in AWS"
+# as if killed between ImportTable and saving its ARN: the same ClientToken, the same import
+sed -i 's/,"arn":"[^"]*"//' "$st"
+asked=$(stat_of ImportTable)
 run impresume 0 ddp import "$root"/samples/favorites/seed/*.csv --mapping "$fav_map" \
     --table fav_res --create-table --via-import s3://data/impres/ --ignore-schema-mismatch \
     --state "$st" --resume --summary "$tmp/impres.json"
 [ "$(stat_of imports)" = $((imports + 1)) ] || fail "import resume: a second import was made"
+[ "$(stat_of ImportTable)" = $((asked + 1)) ] || fail "import resume: ImportTable not asked again"
 [ "$(summary_total "$tmp/impres.json" written)" = 118 ] || fail "import resume: written is not 118"
 [ "$(awsd scan --table-name fav_res --select COUNT --query Count --output text)" = 118 ] ||
     fail "import resume: the table does not hold the 118 items"
