@@ -320,8 +320,13 @@ int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err)
     ddb_buf_puts(&b, s->reader_state ? s->reader_state : "null");
     ddb_buf_puts(&b, ",\"outputs\":");
     ddb_buf_puts(&b, s->outputs ? s->outputs : "[]");
-    ddb_buf_printf(&b, ",\"rejects_bytes\":%llu,\"unmatched_bytes\":%llu}\n",
+    ddb_buf_printf(&b, ",\"rejects_bytes\":%llu,\"unmatched_bytes\":%llu",
                    (unsigned long long)s->rejects_bytes, (unsigned long long)s->unmatched_bytes);
+    if (s->managed != NULL) {
+        ddb_buf_puts(&b, ",\"managed\":");
+        ddb_buf_puts(&b, s->managed);
+    }
+    ddb_buf_puts(&b, "}\n");
     if (b.oom) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
@@ -448,7 +453,8 @@ static int state_from_json(ddb_state *s, const ddb_map *root, const char *path, 
     s->complete = v && v->u.boolean;
     if ((rc = get_text(root, "fingerprint", DDB_TYPE_M, path, &s->fingerprint, err)) != 0 ||
         (rc = get_text(root, "reader", DDB_TYPE_M, path, &s->reader_state, err)) != 0 ||
-        (rc = get_text(root, "outputs", DDB_TYPE_L, path, &s->outputs, err)) != 0)
+        (rc = get_text(root, "outputs", DDB_TYPE_L, path, &s->outputs, err)) != 0 ||
+        (rc = get_text(root, "managed", DDB_TYPE_M, path, &s->managed, err)) != 0)
         return rc;
     return 0;
 }
@@ -505,6 +511,7 @@ void ddb_state_free(ddb_state *s)
     free(s->fingerprint);
     free(s->reader_state);
     free(s->outputs);
+    free(s->managed);
     free(s->ck.rows);
     free(s);
 }

@@ -250,6 +250,7 @@ static int save_checkpoint(run *r, int complete, ddb_error *err)
     }
     r->ck_records = c->total.read;
     st.fingerprint = (char *)o->fingerprint;
+    st.managed = (char *)o->managed;
     st.ck = *c;
     st.reader_state = reader.ptr;
     st.outputs = outputs.ptr ? outputs.ptr : "[]";
@@ -451,10 +452,41 @@ static int run_input(run *r, const char *path, ddb_error *err)
     return rc;
 }
 
+/* The summary's rows, one per entity and "(none)"; a resumed run's counts. */
+static int summary_rows(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
+{
+    const ddb_mapping *m = o->mapping;
+    s->command = o->command;
+    s->n_entities = (m ? m->n_entities : 0) + 1;
+    s->entities = calloc(s->n_entities, sizeof(*s->entities));
+    if (s->entities == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; m && i < m->n_entities; i++)
+        s->entities[i].name = m->entities[i].name;
+    s->entities[s->n_entities - 1].name = "(none)";
+    s->total.name = "total";
+    if (o->resume == NULL)
+        return 0;
+    if (o->resume->ck.n_rows != s->n_entities)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "cannot resume: the checkpoint counts %zu entity rows, this run %zu",
+                             o->resume->ck.n_rows, s->n_entities);
+    pl_restore_counts(s, &o->resume->ck);
+    s->resumed = 1;
+    return 0;
+}
+
+int ddb_pipeline_summary_resumed(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
+{
+    memset(s, 0, sizeof(*s));
+    if (o->resume == NULL)
+        return ddb_error_set(err, DDB_EUSAGE, "no state to take the counts from");
+    return summary_rows(s, o, err);
+}
+
 int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
 {
     run r;
-    const ddb_mapping *m = o->mapping;
     double t0 = ddb_clock_seconds();
     int rc = 0;
 
@@ -463,29 +495,15 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
     r.o = o;
     r.s = s;
     r.last_checkpoint = t0;
-    s->command = o->command;
-    s->n_entities = (m ? m->n_entities : 0) + 1;
-    s->entities = calloc(s->n_entities, sizeof(*s->entities));
-    if (s->entities == NULL || ddb_arena_new(&r.arena, 0) != 0 ||
+    if ((rc = summary_rows(s, o, err)) != 0)
+        goto done;
+    if (ddb_arena_new(&r.arena, 0) != 0 ||
         ddb_tracker_new(&r.tracker, s->n_entities, pl_on_commit, &r) != 0) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    for (size_t i = 0; m && i < m->n_entities; i++)
-        s->entities[i].name = m->entities[i].name;
-    s->entities[s->n_entities - 1].name = "(none)";
-    s->total.name = "total";
-    if (o->resume != NULL) {
-        if (o->resume->ck.n_rows != s->n_entities) {
-            rc = ddb_error_set(err, DDB_EUSAGE,
-                               "cannot resume: the checkpoint counts %zu entity rows, this run %zu",
-                               o->resume->ck.n_rows, s->n_entities);
-            goto done;
-        }
+    if (o->resume != NULL)
         ddb_tracker_restore(r.tracker, &o->resume->ck);
-        pl_restore_counts(s, &o->resume->ck);
-        s->resumed = 1;
-    }
     if (o->output != NULL) {
         o->output->ack = pl_on_ack;
         o->output->exists = pl_on_exists;

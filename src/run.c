@@ -11,8 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <openssl/evp.h>
-
 #include "ddbpipe/checkpoint.h"
 #include "ddbpipe/io.h"
 #include "ddbpipe/json.h"
@@ -119,7 +117,7 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     if (o->shards > 0 && (o->shard < 1 || o->shard > o->shards))
         return ddb_run_fail(field, DDB_RUN_F_SHARD, err, "share %u of %u does not exist (1 to %u)",
                             o->shard, o->shards, o->shards);
-    return 0;
+    return ddb_run_managed_check(p, field, err);
 }
 
 /* The output format: the command's own unless one is asked for. */
@@ -253,145 +251,6 @@ static int expand_inputs(ddb_run_plan *p, ddb_error *err)
     return rc;
 }
 
-/* ----------------------------------------------------------- fingerprint */
-
-/* SHA-256 (hex) of a file's bytes, so a resumed run can tell its mapping changed. */
-static int file_sha256(const char *path, char out[65])
-{
-    FILE *f = fopen(path, "rb");
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    unsigned char buf[65536], md[32];
-    unsigned int mdlen = 0;
-    size_t n;
-    int rc = -1;
-    if (f == NULL || ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
-        goto done;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-        EVP_DigestUpdate(ctx, buf, n);
-    if (!ferror(f) && EVP_DigestFinal_ex(ctx, md, &mdlen) == 1) {
-        for (unsigned int i = 0; i < mdlen; i++)
-            sprintf(out + 2 * i, "%02x", md[i]);
-        rc = 0;
-    }
-done:
-    if (f)
-        fclose(f);
-    EVP_MD_CTX_free(ctx);
-    return rc;
-}
-
-static void fp_field(ddb_buf *b, const char *key, const char *value)
-{
-    ddb_buf_puts(b, b->len > 1 ? ",\"" : "\"");
-    ddb_buf_puts(b, key);
-    ddb_buf_puts(b, "\":");
-    ddb_json_put_text(b, value ? value : "", strlen(value ? value : ""));
-}
-
-/* What the run is, for a resume to check: the inputs (with sizes and times),
- * the mappings' contents and every option that changes what is written. */
-static int build_fingerprint(ddb_run_plan *p)
-{
-    const ddb_run_options *o = &p->o;
-    ddb_buf *b = &p->fingerprint, in = DDB_BUF_INIT, opts = DDB_BUF_INIT;
-    char sha[65], range[64] = "";
-    int oom;
-
-    ddb_buf_putc(b, '{');
-    fp_field(b, "command", o->command);
-    for (size_t i = 0; i < p->n_inputs; i++) {
-        struct stat st;
-        memset(&st, 0, sizeof(st));
-        stat(p->inputs[i], &st);
-        ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", p->inputs[i],
-                       (long long)st.st_size, (long long)st.st_mtime);
-    }
-    fp_field(b, "inputs", in.ptr);
-    if (o->mapping_path && file_sha256(o->mapping_path, sha) == 0)
-        fp_field(b, "mapping", sha);
-    if (o->to_mapping_path && file_sha256(o->to_mapping_path, sha) == 0)
-        fp_field(b, "to-mapping", sha);
-    fp_field(b, "table",
-             o->scan_table ? o->scan_table : (o->mode == DDB_MODE_IMPORT ? o->target_table : NULL));
-    fp_field(b, "to-table", o->mode == DDB_MODE_IMPORT ? NULL : o->target_table);
-    fp_field(b, "out", o->out_dir);
-    if (o->has_range)
-        snprintf(range, sizeof(range), "%d-%d", o->segment_first, o->segment_last);
-    ddb_buf_printf(
-        &opts,
-        "format=%s gzip=%d out-delimiter=%d input-format=%s delimiter=%d "
-        "types=%s entity=%s delete=%d no-verify=%d max-line=%llu segments=%d "
-        "segment-range=%s consistent-read=%d page-size=%llu dry-run=%d rejects=%s "
-        "extra=%s unmatched=%s shard=%u/%u sse=%s write-mode=%d typed=%d input-table=%s "
-        "short-rows=%d long-rows=%d columns=",
-        o->format_set ? ddb_out_format_name(o->format) : "", o->gzip, o->out_delimiter,
-        o->reader.format ? ddb_input_format_name(o->reader.format) : "", o->reader.delimiter,
-        o->types ? o->types : "", o->reader.entity ? o->reader.entity : "", o->delete_all,
-        o->reader.no_verify, (unsigned long long)o->reader.max_line, o->segments, range,
-        o->consistent_read, (unsigned long long)o->page_size, o->dry_run,
-        o->rejects_path ? o->rejects_path : "", o->extra_plain ? "plain" : "",
-        o->unmatched_path ? o->unmatched_path : "", o->shard, o->shards, o->sse ? o->sse : "",
-        (int)o->write_mode, o->typed_values, o->reader.table ? o->reader.table : "",
-        o->reader.allow_short_rows, o->reader.allow_long_rows);
-    for (size_t i = 0; i < o->reader.n_columns; i++)
-        ddb_buf_printf(&opts, "%s%s", i ? "," : "", o->reader.columns[i]);
-    fp_field(b, "options", opts.ptr);
-    if (p->gen != NULL) {
-        const ddb_mapping *m = p->mapping;
-        ddb_buf_clear(&opts);
-        ddb_buf_printf(&opts, "seed=%llu", (unsigned long long)o->gen_seed);
-        for (size_t i = 0; i < m->n_entities; i++)
-            ddb_buf_printf(&opts, " %s=%llu", m->entities[i].name,
-                           (unsigned long long)ddb_generator_count(p->gen, i));
-        fp_field(b, "generate", opts.ptr);
-    }
-    ddb_buf_putc(b, '}');
-    oom = b->oom || in.oom || opts.oom;
-    ddb_buf_dispose(&in);
-    ddb_buf_dispose(&opts);
-    return oom ? DDB_ENOMEM : 0;
-}
-
-/* Under a state file: resume the run it records, or start one. */
-static int load_state(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
-{
-    const ddb_run_options *o = &p->o;
-    ddb_error serr;
-    int rc;
-
-    if (o->state_path == NULL)
-        return 0;
-    if (build_fingerprint(p) != 0)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    rc = ddb_state_load(&p->state, o->state_path, &serr);
-    if (o->resume && rc == DDB_ENOTFOUND) {
-        /* Killed before it could write anything: there is nothing to skip. */
-        ddb_run_note(p,
-                     "note: %s does not exist yet (the run stopped before its first checkpoint): "
-                     "starting from the beginning",
-                     o->state_path);
-        return 0;
-    }
-    if (o->resume) {
-        if (rc != 0)
-            return ddb_run_fail(field, DDB_RUN_F_STATE, err, "%s", serr.message);
-        if (p->state->complete) {
-            ddb_run_note(p, "the run recorded in %s is complete; nothing to resume", o->state_path);
-            p->done = 1;
-            return 0;
-        }
-        if (ddb_state_check_fingerprint(p->state->fingerprint, p->fingerprint.ptr, &serr) != 0)
-            return ddb_run_fail(field, DDB_RUN_F_RESUME, err, "%s", serr.message);
-        return 0;
-    }
-    if (rc == 0 && !p->state->complete)
-        return ddb_run_fail(field, DDB_RUN_F_STATE, err, "%s records an unfinished run",
-                            o->state_path);
-    ddb_state_free(p->state);
-    p->state = NULL;
-    return 0;
-}
-
 int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field *field,
                      ddb_error *err)
 {
@@ -417,7 +276,8 @@ int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field
     /* Without a table named, the mapping that encodes for it names it. */
     if (o->writes_table && o->target_table == NULL)
         p->o.target_table = (o->mode == DDB_MODE_CONVERT ? p->to_mapping : p->mapping)->table.name;
-    if ((rc = load_state(p, field, err)) != 0 || (rc = ddb_run_check_out(p, field, err)) != 0)
+    if ((rc = ddb_run_load_state(p, field, err)) != 0 ||
+        (rc = ddb_run_managed_start(p, err)) != 0 || (rc = ddb_run_check_out(p, field, err)) != 0)
         goto done;
     for (size_t i = 0; i < p->n_inputs; i++) {
         struct stat st;
@@ -466,8 +326,8 @@ int ddb_run_plan_done(const ddb_run_plan *p)
 
 /* A mapping that does not describe its table reads nothing or writes junk:
  * stop before the first request, unless told to go on. */
-static int check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_mapping *m,
-                        const char *path, ddb_error *err)
+int ddb_run_check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_mapping *m,
+                         const char *path, ddb_error *err)
 {
     ddb_buf why = DDB_BUF_INIT;
     int rc = 0;
@@ -507,7 +367,7 @@ static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     to.consistent_read = o->consistent_read;
     to.page_size = o->page_size;
     to.max_rcu = o->max_rcu;
-    if ((rc = check_schema(p, p->source, p->mapping, o->mapping_path, err)) != 0)
+    if ((rc = ddb_run_check_schema(p, p->source, p->mapping, o->mapping_path, err)) != 0)
         return rc;
     to.item_count = p->source->item_count;
     if ((rc = ddb_reader_new_table(&p->scan, &to, err)) != 0) {
@@ -547,9 +407,9 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     if (rc != 0)
         return rc;
     if (tm != NULL && p->target != NULL &&
-        (rc = check_schema(p, p->target, tm,
-                           o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path,
-                           err)) != 0)
+        (rc = ddb_run_check_schema(
+             p, p->target, tm, o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path,
+             err)) != 0)
         return rc;
     if (o->dry_run) {
         rc = ddb_null_output_new(&p->output,
@@ -592,6 +452,8 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
         p->n_inputs = n;
         p->input_bytes += p->s3.input_bytes;
     }
+    if (p->o.via_export != NULL || p->o.via_import != NULL)
+        return ddb_run_managed_attach(p, field, err);
     if (p->o.scan_allowed && p->o.scan_table != NULL && (rc = attach_scan(p, field, err)) != 0)
         return rc;
     if (p->o.target_table != NULL)
@@ -639,6 +501,12 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     po.stop = o->stop;
     po.progress = o->progress;
     po.progress_ctx = o->progress_ctx;
+    po.managed = ddb_run_managed_state(p);
+    if (p->managed.uploaded_before) { /* only the import is left to follow */
+        if ((rc = ddb_pipeline_summary_resumed(s, &po, err)) == 0)
+            s->committed = 1;
+        return ddb_run_managed_import(p, s, rc, err);
+    }
     rc = ddb_pipeline_run(s, &po, err);
     if (p->output != NULL && s->committed && p->writes_files && !p->streams) {
         const char *const *paths;
@@ -652,13 +520,19 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
         else
             s->output_failed = 1; /* cannot tell which files are this run's: remove none */
     }
-    return rc;
+    return ddb_run_managed_import(p, s, rc, err);
 }
 
 void ddb_run_plan_report(const ddb_run_plan *p, ddb_run_report *out)
 {
     memset(out, 0, sizeof(*out));
     out->resumed_from_state = p->state != NULL;
+    ddb_run_managed_report(p, out);
+    if (p->o.via_import != NULL) { /* the table is DynamoDB's import's to write */
+        out->table_io = 1;
+        out->target_table = p->o.target_table;
+        return;
+    }
     if (p->scan != NULL) {
         out->table_io = 2;
         out->scan_table = p->o.scan_table;
@@ -681,7 +555,7 @@ void ddb_run_plan_report(const ddb_run_plan *p, ddb_run_report *out)
 
 const ddb_output *ddb_run_plan_table_output(const ddb_run_plan *p)
 {
-    return p->o.target_table != NULL && !p->o.dry_run ? p->output : NULL;
+    return p->o.target_table != NULL && !p->o.dry_run && p->o.via_import == NULL ? p->output : NULL;
 }
 
 const ddb_reader *ddb_run_plan_scan(const ddb_run_plan *p)
@@ -729,6 +603,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
     ddb_rejects_free(p->rejects);
     ddb_rejects_free(p->unmatched);
     ddb_run_s3_dispose(&p->s3);
+    ddb_run_managed_dispose(&p->managed);
     ddb_table_info_free(p->target);
     ddb_table_info_free(p->source);
     ddb_mapping_free(p->mapping);

@@ -168,6 +168,8 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     int rc;
 
     *field = DDB_RUN_F_NONE;
+    if (p->managed.uploaded_before)
+        return 0; /* the records were settled by the run resumed; only its import is left */
     if (o->own_output && p->output == NULL)
         return ddb_error_set(err, DDB_EUSAGE, "the run was planned without its output");
     if (p->streams) {

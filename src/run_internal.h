@@ -10,6 +10,7 @@
 #include "ddbpipe/outdir.h"
 #include "ddbpipe/rejects.h"
 #include "ddbpipe/run.h"
+#include "run_managed.h"
 #include "run_s3.h"
 
 struct ddb_run_plan {
@@ -39,7 +40,8 @@ struct ddb_run_plan {
     char *schema_dir;   /* OUT/_ddbpipe/schema: the entity files' column types */
     char **inputs;      /* the inputs with folders of files expanded; owned */
     size_t n_inputs;
-    ddb_run_s3 s3; /* S3 inputs and outputs (run_s3.c) */
+    ddb_run_s3 s3;           /* S3 inputs and outputs (run_s3.c) */
+    ddb_run_managed managed; /* DynamoDB's export or import through S3 (run_managed.c) */
 };
 
 /* Sets err (DDB_EUSAGE) and *field = which; returns DDB_EUSAGE. */
@@ -49,6 +51,16 @@ int ddb_run_fail(ddb_run_field *field, ddb_run_field which, ddb_error *err, cons
 /* Says something worth saying that is not a problem, through o.note. */
 void ddb_run_note(const ddb_run_plan *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* The fingerprint of the run and, under a state file, the state it resumes
+ * from, checked against it (run_state.c). Returns 0 or DDB_EUSAGE/DDB_ENOMEM
+ * with *field set; p->done when the state records a finished run. */
+int ddb_run_load_state(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
+
+/* A mapping that does not describe its table reads nothing or writes junk:
+ * DDB_EUSAGE naming the differences, unless told to go on (a warning). */
+int ddb_run_check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_mapping *m,
+                         const char *path, ddb_error *err);
 
 /* Before anything is written: the output folder holds nothing but a previous
  * run's files (or the caller allows it). Returns 0, DDB_EUSAGE, DDB_EIO,

@@ -22,7 +22,7 @@ int ddb_run_s3_needed(const ddb_run_options *o)
         if (is_s3(o->inputs[i]))
             return 1;
     return is_s3(o->out_dir) || is_s3(o->rejects_path) || is_s3(o->unmatched_path) ||
-           is_s3(o->summary_path);
+           is_s3(o->summary_path) || o->via_export != NULL || o->via_import != NULL;
 }
 
 typedef struct name_list {
@@ -166,7 +166,6 @@ int ddb_run_s3_connect(ddb_run_s3 *rs, const ddb_run_options *o, const char *con
 {
     ddb_s3_opts so;
     ddb_buf spool = DDB_BUF_INIT;
-    name_list l = {NULL, 0, 0};
     int rc;
 
     *out = NULL;
@@ -188,6 +187,17 @@ int ddb_run_s3_connect(ddb_run_s3 *rs, const ddb_run_options *o, const char *con
     ddb_buf_dispose(&spool);
     if (rc != 0 || (rc = ddb_store_new_s3(&rs->store, rs->s3, err)) != 0)
         return rc;
+    return ddb_run_s3_expand(rs, o, inputs, n_inputs, out, n_out, err);
+}
+
+int ddb_run_s3_expand(ddb_run_s3 *rs, const ddb_run_options *o, const char *const *inputs,
+                      size_t n_inputs, char ***out, size_t *n_out, ddb_error *err)
+{
+    name_list l = {NULL, 0, 0};
+    int rc = 0;
+
+    *out = NULL;
+    *n_out = 0;
     for (size_t i = 0; i < n_inputs && rc == 0; i++)
         rc = add_one(rs, &l, o, inputs[i], err);
     if (rc != 0) {

@@ -24,6 +24,11 @@ int ddb_run_s3_needed(const ddb_run_options *o);
 int ddb_run_s3_connect(ddb_run_s3 *rs, const ddb_run_options *o, const char *const *inputs,
                        size_t n_inputs, char ***out, size_t *n_out, ddb_client *c, ddb_error *err);
 
+/* The expansion alone, over a connected rs: for inputs known only later
+ * (the folder of an export DynamoDB has just written). */
+int ddb_run_s3_expand(ddb_run_s3 *rs, const ddb_run_options *o, const char *const *inputs,
+                      size_t n_inputs, char ***out, size_t *n_out, ddb_error *err);
+
 /* A small file written whole, to S3 when path is s3://, else atomically on disk. */
 int ddb_run_s3_write_file(ddb_run_s3 *rs, const char *path, const char *data, size_t len,
                           ddb_error *err);

@@ -109,6 +109,7 @@ int ddb_table_info_parse(ddb_table_info **out, const char *json, const char *tab
         goto done;
     }
     ti->name = dup_or_null(table ? table : jstr(t, "TableName"), &oom);
+    ti->arn = dup_or_null(jstr(t, "TableArn"), &oom);
     ti->status = dup_or_null(jstr(t, "TableStatus"), &oom);
     ti->item_count = juint(t, "ItemCount");
     ti->size_bytes = juint(t, "TableSizeBytes");
@@ -227,6 +228,7 @@ void ddb_table_info_free(ddb_table_info *t)
     free((char *)t->pk.name);
     free((char *)t->sk.name);
     free(t->name);
+    free(t->arn);
     free(t->status);
     free(t->billing_mode);
     free(t);
@@ -272,7 +274,8 @@ static void put_projection(ddb_buf *b, const ddb_index_def *ix)
     ddb_buf_putc(b, '}');
 }
 
-int ddb_table_create_request(ddb_buf *b, const ddb_mapping *m, const char *table, ddb_error *err)
+int ddb_table_creation_params(ddb_buf *b, const ddb_mapping *m, const char *table, unsigned flags,
+                              ddb_error *err)
 {
     const ddb_table_def *t = &m->table;
     const char **seen = calloc(2 + 2 * t->n_indexes, sizeof(char *));
@@ -288,13 +291,16 @@ int ddb_table_create_request(ddb_buf *b, const ddb_mapping *m, const char *table
     if (t->sk.name)
         add_def(b, seen, &nseen, &t->sk);
     for (size_t i = 0; i < t->n_indexes; i++) {
+        /* DynamoDB refuses a definition no key of the request uses. */
+        if (!t->indexes[i].global && (flags & DDB_TABLE_NO_LSI))
+            continue;
         add_def(b, seen, &nseen, &t->indexes[i].pk);
         if (t->indexes[i].sk.name)
             add_def(b, seen, &nseen, &t->indexes[i].sk);
     }
     ddb_buf_puts(b, "],");
     put_key_schema(b, &t->pk, &t->sk);
-    for (int g = 0; g < 2; g++) {
+    for (int g = (flags & DDB_TABLE_NO_LSI) ? 1 : 0; g < 2; g++) {
         any = 0;
         for (size_t i = 0; i < t->n_indexes; i++) {
             const ddb_index_def *ix = &t->indexes[i];
@@ -319,6 +325,11 @@ int ddb_table_create_request(ddb_buf *b, const ddb_mapping *m, const char *table
     return b->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
 }
 
+int ddb_table_create_request(ddb_buf *b, const ddb_mapping *m, const char *table, ddb_error *err)
+{
+    return ddb_table_creation_params(b, m, table, 0, err);
+}
+
 static int busy_status(const char *st)
 {
     return st != NULL && (strcmp(st, "CREATING") == 0 || strcmp(st, "UPDATING") == 0);
@@ -335,15 +346,6 @@ static int readiness(const ddb_table_info *t, int gsis)
         if (t->indexes[i].global && busy_status(t->indexes[i].status))
             return 0;
     return 1;
-}
-
-/* Sleeps up to seconds, waking early when *stop is set. */
-static void nap(double seconds, volatile sig_atomic_t *stop)
-{
-    for (double left = seconds; left > 0 && !(stop && *stop); left -= 0.1) {
-        struct timespec ts = {0, 100 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
 }
 
 int ddb_table_wait_ready(ddb_table_info **out, ddb_client *c, const char *table, int gsis,
@@ -371,7 +373,7 @@ int ddb_table_wait_ready(ddb_table_info **out, ddb_client *c, const char *table,
             on_wait(ctx, ti, ddb_clock_seconds() - t0);
         ddb_table_info_free(ti);
         ti = NULL;
-        nap(pause, stop);
+        ddb_clock_nap(pause, stop);
         if (stop && *stop) {
             rc = ddb_error_set(err, DDB_EINTR, "interrupted while waiting for table %s", table);
             goto done;
@@ -410,8 +412,8 @@ int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int
             if ((rc = ddb_table_describe(&ti, c, name, err)) == 0 &&
                 ddb_table_check_mapping(ti, m, &why) > 0)
                 rc = ddb_error_set(err, DDB_EUSAGE,
-                                   "table %s exists, but not as %s describes it: %s", name,
-                                   m->path, why.ptr);
+                                   "table %s exists, but not as %s describes it: %s", name, m->path,
+                                   why.ptr);
             ddb_buf_dispose(&why);
             ddb_table_info_free(ti);
             ti = NULL;

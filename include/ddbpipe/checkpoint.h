@@ -97,7 +97,12 @@ typedef struct ddb_state {
     char *outputs;      /* JSON array from the output's checkpoint */
     uint64_t rejects_bytes;
     uint64_t unmatched_bytes; /* the unmatched file's committed length */
-    int complete;             /* the run finished: nothing to resume */
+    int complete;             /* the run's records are all settled (a run through an AWS
+                                 import may still have its import to follow: managed) */
+    char *managed;            /* JSON object: the AWS export or import the run started (its
+                                 ClientToken and ARN), so a resumed run never starts a second one;
+                                 NULL when none. A state saved with no counts rows (n_rows 0) was
+                                 saved before the records were read: it records only that. */
 } ddb_state;
 
 /* Writes the state atomically: a temporary file, fsync, rename, fsync of

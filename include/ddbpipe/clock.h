@@ -6,6 +6,7 @@
 #ifndef DDBPIPE_CLOCK_H
 #define DDBPIPE_CLOCK_H
 
+#include <signal.h>
 #include <stdint.h>
 
 /* Seconds since an arbitrary fixed point, with sub-microsecond resolution. */
@@ -13,5 +14,9 @@ double ddb_clock_seconds(void);
 
 /* Milliseconds since the same point. */
 uint64_t ddb_clock_ms(void);
+
+/* Sleeps up to seconds, waking early (within a tenth of a second) once *stop
+ * is set (stop may be NULL): waits for AWS that a signal must cut short. */
+void ddb_clock_nap(double seconds, volatile sig_atomic_t *stop);
 
 #endif

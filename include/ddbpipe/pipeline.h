@@ -91,6 +91,7 @@ typedef struct ddb_pipeline_opts {
     const char *state_path;
     const char *fingerprint;        /* JSON object describing the run (see checkpoint.h) */
     const struct ddb_state *resume; /* continue from this state; NULL: from the start */
+    const char *managed;            /* kept in every checkpoint (ddb_state.managed) */
     double checkpoint_seconds;      /* default 10 */
     volatile sig_atomic_t *stop;    /* set by a signal handler: stop reading, checkpoint, end */
     /* Called about ten times a second with the live counts (and from the
@@ -112,5 +113,15 @@ typedef struct ddb_pipeline_opts {
  */
 DDB_MUST_USE int ddb_pipeline_run(ddb_summary *summary, const ddb_pipeline_opts *opts,
                                   ddb_error *err);
+
+/*
+ * The summary of a run whose records were all settled by an earlier process:
+ * the counts of opts->resume (a complete state), per entity of opts->mapping,
+ * with nothing read now. For a resumed run that has only its AWS import left
+ * to follow. Returns 0, DDB_EUSAGE (the state counts other entities),
+ * DDB_ENOMEM; release the summary with ddb_summary_dispose().
+ */
+DDB_MUST_USE int ddb_pipeline_summary_resumed(ddb_summary *summary, const ddb_pipeline_opts *opts,
+                                              ddb_error *err);
 
 #endif

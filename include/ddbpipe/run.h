@@ -27,6 +27,7 @@
 
 #include "ddbpipe/client.h"
 #include "ddbpipe/generate.h"
+#include "ddbpipe/managed.h"
 #include "ddbpipe/output_null.h"
 #include "ddbpipe/output_table.h"
 #include "ddbpipe/pipeline.h"
@@ -57,7 +58,11 @@ typedef enum ddb_run_field {
     DDB_RUN_F_OVERWRITE,    /* writing into a folder holding other files */
     DDB_RUN_F_SHARD,        /* the share of the inputs to read */
     DDB_RUN_F_S3,           /* reaching the s3:// inputs */
-    DDB_RUN_F_GENERATE      /* the records to make up: how many of each entity */
+    DDB_RUN_F_GENERATE,     /* the records to make up: how many of each entity */
+    DDB_RUN_F_VIA_EXPORT,   /* reading the table through DynamoDB's export to S3 */
+    DDB_RUN_F_EXPORT_TIME,  /* the export's point in time or incremental window */
+    DDB_RUN_F_VIA_IMPORT,   /* writing the table through DynamoDB's import from S3 */
+    DDB_RUN_F_LSI           /* an import from S3 cannot create local secondary indexes */
 } ddb_run_field;
 
 typedef struct ddb_run_options {
@@ -109,6 +114,18 @@ typedef struct ddb_run_options {
     int extra_plain;  /* undeclared attributes as plain JSON, not typed */
     int typed_values; /* without a mapping, NDJSON values as DynamoDB JSON */
 
+    /* the table read through DynamoDB's export to S3 (managed.h) instead of a Scan:
+     * ExportTableToPointInTime to s3://bucket/prefix/, then the export read */
+    const char *via_export;
+    int has_since; /* incremental export from since (to until, or the latest time) */
+    double since;
+    int has_until; /* with since: the window's end; without: a full export as of until */
+    double until;
+    const char *export_view; /* incremental: NEW_AND_OLD_IMAGES (NULL) or NEW_IMAGE */
+    /* the table written through DynamoDB's import from S3: the items uploaded to
+     * s3://bucket/prefix/ (DynamoDB JSON, gzip), then ImportTable creates the table */
+    const char *via_import;
+
     /* a table to write; NULL: the one its mapping names */
     const char *target_table;
     int create_table;
@@ -148,6 +165,8 @@ typedef struct ddb_run_options {
     void *note_ctx;
     ddb_table_wait_fn on_wait; /* while a table is being created */
     void *wait_ctx;
+    ddb_job_wait_fn on_job; /* while DynamoDB's export or import runs */
+    void *job_ctx;
     void (*progress)(void *ctx, const ddb_summary *live, const ddb_reader *reading);
     void *progress_ctx;
     volatile sig_atomic_t *stop;
@@ -219,6 +238,14 @@ typedef struct ddb_run_report {
     ddb_dry_run_stats dry;
     size_t target_indexes;  /* indexes on the target, for the dry-run estimate */
     int resumed_from_state; /* the run went on from a checkpoint */
+    /* DynamoDB's export or import, when the run went through one (NULL otherwise;
+     * owned by the plan) */
+    const ddb_export_info *export_job;
+    const char *export_folder;
+    const ddb_import_info *import_job;
+    double job_seconds;  /* waited for the job */
+    int job_interrupted; /* the wait was interrupted: the job goes on in AWS */
+    uint64_t uploaded;   /* import: items uploaded for ImportTable */
 } ddb_run_report;
 
 void ddb_run_plan_report(const ddb_run_plan *p, ddb_run_report *out);

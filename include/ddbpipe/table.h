@@ -30,6 +30,7 @@ typedef struct ddb_index_info {
 
 typedef struct ddb_table_info {
     char *name;
+    char *arn;          /* TableArn: what ExportTableToPointInTime names the table by */
     char *status;       /* ACTIVE, CREATING, ... */
     char *billing_mode; /* PAY_PER_REQUEST or PROVISIONED */
     uint64_t item_count;
@@ -67,6 +68,17 @@ typedef void (*ddb_table_wait_fn)(void *ctx, const ddb_table_info *t, double wai
  * mapping's table name): key schema, attribute definitions, every GSI and LSI
  * with its projection, on-demand billing. Appended to out. */
 int ddb_table_create_request(ddb_buf *out, const ddb_mapping *m, const char *table, ddb_error *err);
+
+/* Flags for ddb_table_creation_params. */
+#define DDB_TABLE_NO_LSI                                                                           \
+    1u /* leave the local secondary indexes (and the attributes only they                          \
+          use) out: ImportTable's TableCreationParameters has none */
+
+/* The same table description as ddb_table_create_request, with flags (the
+ * TableCreationParameters of ImportTable take DDB_TABLE_NO_LSI). Appended to
+ * out. Returns 0 or DDB_ENOMEM. */
+int ddb_table_creation_params(ddb_buf *out, const ddb_mapping *m, const char *table, unsigned flags,
+                              ddb_error *err);
 
 /* CreateTable, then waits (ddb_table_wait_ready) until the table and all its
  * indexes are ACTIVE or timeout_s passes. An existing table is an error

@@ -221,6 +221,7 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (all[i].groups & groups)
             out[k++] = all[i].opt;
+    k += cli_managed_options(&out[k], ap, groups);
     for (size_t i = 0; (groups & G_AWS) && i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
         out[k++] = aws_opts[i];
     memset(&out[k], 0, sizeof(out[k]));
@@ -280,6 +281,11 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
     case DDB_RUN_F_UNMATCHED:
         return "--unmatched FILE: check that its folder is writable, and that it is not the "
                "rejects file";
+    case DDB_RUN_F_VIA_EXPORT:
+    case DDB_RUN_F_EXPORT_TIME:
+    case DDB_RUN_F_VIA_IMPORT:
+    case DDB_RUN_F_LSI:
+        return cli_managed_hint(f, a);
     case DDB_RUN_F_GENERATE:
         return a->count ? "--count Tag=100,FavoriteData=1k (k, M, G allowed; or --count N for "
                           "every entity); see formats/README.md for \"generate\""
@@ -329,6 +335,8 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
     }
     o->sse = a->sse;
     o->sse_kms_key_id = a->sse_kms_key_id;
+    if (cli_fill_managed_options(o, a) != 0)
+        return EXIT_USAGE;
     o->scan_table = (spec->groups & G_SCAN) ? a->table : NULL;
     o->segments = (int)a->segments;
     if (a->segment_range) {
@@ -416,6 +424,12 @@ static void print_note(void *ctx, const char *msg)
 void cli_run_hooks(ddb_run_options *ro, const run_args *a, cli_table_wait *waiting,
                    cli_progress *progress)
 {
+    static cli_job_wait job;
+    job.quiet = a->quiet;
+    job.last_said = -1;
+    job.last_status[0] = '\0';
+    ro->on_job = cli_job_waiting;
+    ro->job_ctx = &job;
     waiting->quiet = a->quiet;
     waiting->limit_s = (int)a->wait_active;
     waiting->last_said = -1;
@@ -454,7 +468,7 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
             ddb_buf_printf(b, "  at --max-wcu %llu that takes about %.0f s (%.1f min) of writing\n",
                            (unsigned long long)a->max_wcu, secs, secs / 60.0);
         }
-    } else if (rr->target_table) {
+    } else if (rr->target_table && a->via_import == NULL) {
         const ddb_table_write_stats *ws = &rr->writes;
         ddb_buf_printf(b,
                        "  %s: %llu batches, %llu items retried as unprocessed, %llu throttled, "
@@ -474,6 +488,7 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
                            (unsigned long long)s->total.written,
                            (unsigned long long)s->total.not_done);
     }
+    cli_managed_summary(b, rr, s, a);
     if (client) {
         ddb_client_stats cs;
         ddb_client_stats_get(client, &cs);
@@ -598,6 +613,10 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     if (conn.client && (rc = ddb_run_plan_attach(plan, conn.client, &field, &err)) != 0) {
         cli_run_problem(field, spec, cmd, a, err.message);
         code = cli_attach_exit(rc, field);
+        if (rc == DDB_EINTR) {
+            ddb_run_plan_report(plan, &rr);
+            cli_managed_interrupted(&rr, a);
+        }
         goto done;
     }
     if ((rc = ddb_run_plan_open(plan, &field, &err)) != 0) {
@@ -725,14 +744,14 @@ done:
 
 static const run_spec specs[] = {
     {"export", DDB_MODE_EXPORT,
-     G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE | G_STATE},
+     G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE | G_STATE | G_VIAEXP},
     {"convert", DDB_MODE_CONVERT,
      G_OUT | G_ITEMS | G_MAP | G_TOMAP | G_IN | G_COMMON | G_SIDE | G_STATE},
     {"encode", DDB_MODE_ENCODE,
      G_OUT | G_ITEMS | G_MAP | G_ENTITY | G_IN | G_COMMON | G_SIDE | G_STATE},
     {"validate", DDB_MODE_VALIDATE, G_MAP | G_ENTITY | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE},
     {"import", DDB_MODE_IMPORT,
-     G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE},
+     G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE | G_VIAIMP},
     {"migrate", DDB_MODE_CONVERT,
      G_MAP | G_TOMAP | G_IN | G_SCAN | G_MIGRATE | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE},
     /* export's way for records, convert's for items (cli_fill_run_options) */

@@ -22,7 +22,12 @@ const cli_command cli_commands[] = {
      "Without a mapping, NDJSON is plain JSON: read again, binary values come back as\n"
      "base64 strings and sets as lists (--typed writes DynamoDB JSON values, which keep\n"
      "them); CSV gives every attribute a column headed with its type (price:N, tags:SS;\n"
-     "strings just name) and reads back to the same items.",
+     "strings just name) and reads back to the same items.\n"
+     "With --table and --via-export s3://bucket/prefix/, DynamoDB exports the table there\n"
+     "itself (ExportTableToPointInTime: no read capacity used, billed per GB; the table\n"
+     "needs point-in-time recovery), full or incremental (--since); ddbpipe waits for it\n"
+     "and reads the export into the same files. Under --state a resumed run follows the\n"
+     "same export, never a second one.",
      cmd_export},
     {"convert", "convert INPUT... --out DIR --mapping A --to-mapping B",
      "re-key items from one design into another",
@@ -52,7 +57,12 @@ const cli_command cli_commands[] = {
      "is sent; it counts as written only once DynamoDB has accepted it. UnprocessedItems\n"
      "are retried with backoff; items that exhaust their attempts go to the rejects file.\n"
      "--create-table creates the table and all its indexes from the mapping first.\n"
-     "--delete deletes the items whose keys the input holds.",
+     "--delete deletes the items whose keys the input holds.\n"
+     "With --via-import s3://bucket/prefix/ --create-table, the items are checked and\n"
+     "uploaded there (gzip DynamoDB JSON) and DynamoDB creates and loads the new table\n"
+     "itself (ImportTable: no write capacity used, billed per GB; global secondary\n"
+     "indexes only, it cannot create local ones); ddbpipe waits for it and reports what\n"
+     "it imported.",
      cmd_import},
     {"migrate",
      "migrate (--table SRC | INPUT...) --mapping A --to-table DST --to-mapping B [--dry-run]",

@@ -34,7 +34,9 @@ enum {
     G_ITEMS = 1 << 13,   /* writes items to files (convert, encode): DynamoDB JSON */
     G_SIDE = 1 << 14,    /* --rejects, --unmatched: where records not written go */
     G_GEN = 1 << 15,     /* generate: --count, --seed, records made up instead of inputs */
-    G_DIFF = 1 << 16     /* diff: two sides (--table, --to-table, --to-mapping), scan options */
+    G_DIFF = 1 << 16,    /* diff: two sides (--table, --to-table, --to-mapping), scan options */
+    G_VIAEXP = 1 << 17,  /* export: the table read through DynamoDB's export to S3 */
+    G_VIAIMP = 1 << 18   /* import: the table written through DynamoDB's import from S3 */
 };
 
 typedef struct run_args {
@@ -42,6 +44,7 @@ typedef struct run_args {
     const char *unmatched;
     const char *types, *table, *to_table, *segment_range, *extra, *columns, *input_table;
     const char *shard, *sse, *sse_kms_key_id; /* S3 */
+    const char *via_export, *since, *until, *export_view, *export_format, *via_import;
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size;
     int overwrite;
@@ -99,6 +102,34 @@ int cli_attach_exit(int rc, ddb_run_field f);
 /* Live progress from the plan's parts (the plan calls cli_progress_update). */
 void cli_start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *plan,
                         ddb_client *client);
+
+/* The managed paths (managed.c): their options for the command's groups,
+ * written to out; returns how many. */
+size_t cli_managed_options(cli_opt *out, run_args *ap, unsigned groups);
+
+/* The managed paths (managed.c): the options of --via-export and
+ * --via-import into o; returns 0 or EXIT_USAGE after saying what is wrong. */
+int cli_fill_managed_options(ddb_run_options *o, const run_args *a);
+
+/* While DynamoDB's export or import runs (ddb_job_wait_fn): a line at once,
+ * at every change of status and every 30 s. ctx is a cli_job_wait. */
+typedef struct cli_job_wait {
+    int quiet;
+    double last_said; /* < 0: never */
+    char last_status[32];
+} cli_job_wait;
+void cli_job_waiting(void *ctx, const ddb_job_progress *p);
+
+/* The hint of a managed path's planning problem, or NULL. */
+const char *cli_managed_hint(ddb_run_field f, const run_args *a);
+
+/* The summary's lines about the export or import. */
+void cli_managed_summary(ddb_buf *b, const ddb_run_report *rr, const ddb_summary *s,
+                         const run_args *a);
+
+/* An export waited for and interrupted: where it will be, and how to read it
+ * later (after the engine's message). */
+void cli_managed_interrupted(const ddb_run_report *rr, const run_args *a);
 
 /* generate (cmd_generate.c): --count "Tag=100,FavoriteData=1k" or a bare N
  * (for every entity not named) as a list by name; *names holds the names

@@ -135,6 +135,7 @@ static void save_sample_state(ddb_state *st, char *dir, char *path, size_t cap)
     st->reader_state = "{\"total_segments\":4,\"segments\":[]}";
     st->outputs = "[{\"path\":\"o/Tag.csv\",\"bytes\":42}]";
     st->rejects_bytes = 999;
+    st->managed = "{\"kind\":\"export\",\"client_token\":\"ab\",\"arn\":\"arn:x/export/1\"}";
     cr_assert_eq(ddb_state_save(path, st, &err), 0, "%s", err.message);
 }
 
@@ -155,6 +156,7 @@ Test(state, saves_and_loads_everything_atomically)
     cr_assert_not(back->complete);
     cr_assert_str_eq(back->outputs, "[{\"path\":\"o/Tag.csv\",\"bytes\":42}]");
     cr_assert_str_eq(back->reader_state, "{\"total_segments\":4,\"segments\":[]}");
+    cr_assert_str_eq(back->managed, st.managed);
     cr_assert_eq(ddb_state_check_fingerprint(back->fingerprint, st.fingerprint, &err), 0);
     ddb_state_free(back);
     unlink(path);

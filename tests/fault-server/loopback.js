@@ -34,4 +34,35 @@ function serveOnLoopback (server, opts, name, describe) {
   }
 }
 
-module.exports = { serveOnLoopback }
+// A server for the test scripts' own requests beside the real ones: the whole body is read,
+// then paths starting with /__ go to routes (GET path -> () => JSON to answer; POST
+// /__control -> the parsed JSON handed to routes.control), the rest to handle(req, res, body).
+function withControl (routes, handle) {
+  const json = (res, status, o) => {
+    const b = JSON.stringify(o)
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(b) })
+    res.end(b)
+  }
+  function control (req, res, body) {
+    const p = req.url.split('?')[0]
+    if (p === '/__control' && req.method === 'POST' && routes.control) {
+      try {
+        routes.control(JSON.parse(body.toString('utf8') || '{}'))
+        return json(res, 200, { ok: true })
+      } catch (e) { return json(res, 400, { error: e.message }) }
+    }
+    if (routes[p]) return json(res, 200, routes[p]())
+    json(res, 404, { error: 'unknown control path' })
+  }
+  return (req, res) => {
+    const chunks = []
+    req.on('data', (c) => chunks.push(c))
+    req.on('end', () => {
+      const body = Buffer.concat(chunks)
+      if (req.url.startsWith('/__')) return control(req, res, body)
+      handle(req, res, body)
+    })
+  }
+}
+
+module.exports = { serveOnLoopback, withControl }

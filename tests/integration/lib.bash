@@ -19,6 +19,7 @@ unset AWS_WEB_IDENTITY_TOKEN_FILE AWS_ROLE_ARN AWS_CONTAINER_CREDENTIALS_RELATIV
 cleanup() {
     [ -n "${KEEP_TMP:-}" ] && { echo "kept $tmp" >&2; return; }
     [ -n "${fault_pid:-}" ] && kill "$fault_pid" 2>/dev/null
+    [ -n "${s3_pid:-}" ] && kill "$s3_pid" 2>/dev/null
     "$root/scripts/dynalite.sh" stop "$tmp/dynalite" >/dev/null 2>&1
     rm -rf "$tmp"
 }
@@ -71,6 +72,24 @@ ddb_call() {
 # table_status TABLE: its TableStatus as DescribeTable says it
 table_status() {
     ddb_call DescribeTable "{\"TableName\":\"$1\"}" | sed -n 's/.*"TableStatus":"\([A-Z_]*\)".*/\1/p'
+}
+
+# start_s3 BUCKET[:REGION]...: s3rver behind tests/s3-server/s3-server.js on a free loopback
+# port, checking SigV4 with the test keys; sets s3 (its URL, also AWS_ENDPOINT_URL_S3), s3_pid
+# (stopped by cleanup) and s3rver_port (s3rver itself, behind the front).
+start_s3() {
+    local args=() b
+    [ -d "$root/node_modules/s3rver" ] || { echo "s3rver is not installed: run npm ci" >&2; exit 1; }
+    for b in "$@"; do args+=(--bucket "$b"); done
+    mkdir -p "$tmp/s3store"
+    node "$root/tests/s3-server/s3-server.js" --dir "$tmp/s3store" --port-file "$tmp/s3port" \
+        --key "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" "${args[@]}" --owner-pid $$ --quiet \
+        >"$tmp/s3.log" 2>&1 &
+    s3_pid=$!
+    for _ in $(seq 1 100); do [ -s "$tmp/s3port" ] && break; sleep 0.1; done
+    s3="http://127.0.0.1:$(cat "$tmp/s3port")"
+    export AWS_ENDPOINT_URL_S3="$s3"
+    s3rver_port=$(curl -s "$s3/__info" | sed -n 's/.*"s3rverPort":\([0-9]*\).*/\1/p')
 }
 
 . "$root/tests/scripts/checks.bash"

@@ -13,20 +13,11 @@
 # backup read from s3:// as locally; CSV without a mapping (spilled locally) written to s3://.
 . "$(dirname "$0")/lib.bash"
 command -v aws >/dev/null || { echo "the AWS CLI is not installed (scripts/install-deps.sh)" >&2; exit 1; }
-[ -d "$root/node_modules/s3rver" ] || { echo "s3rver is not installed: run npm ci" >&2; exit 1; }
 export_dir="$shared/aws-export"
 full=01716790307109-5f9d6aaa
 incr=01716791487000-6ddcf8cf
 
-mkdir -p "$tmp/s3store"
-node "$root/tests/s3-server/s3-server.js" --dir "$tmp/s3store" --port-file "$tmp/s3port" \
-    --key "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" --bucket data --bucket euro:eu-west-1 \
-    --owner-pid $$ --quiet >"$tmp/s3.log" 2>&1 &
-s3_pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/s3port" ] && break; sleep 0.1; done
-s3="http://127.0.0.1:$(cat "$tmp/s3port")"
-export AWS_ENDPOINT_URL_S3="$s3"
-trap 'kill $s3_pid 2>/dev/null; cleanup' EXIT
+start_s3 data euro:eu-west-1
 awss3() { aws --endpoint-url "$s3" "$@"; }
 ctl() { curl -s -XPOST "$s3/__control" -d "$1" >/dev/null; }
 uploads() { curl -s "$s3/__uploads"; }
@@ -108,7 +99,6 @@ LC_ALL=C sort "$tmp/gzl/items.json" >"$tmp/gzone.sorted"
 cmp -s "$tmp/gzshards.sorted" "$tmp/gzone.sorted" || fail "prefix shards do not add up to one run"
 
 # -- a connection dropped mid-object resumes at the byte where it stopped ---------------------------
-s3rver_port=$(curl -s "$s3/__info" | sed -n 's/.*"s3rverPort":\([0-9]*\).*/\1/p')
 node "$root/tests/fault-server/fault-server.js" --upstream "http://127.0.0.1:$s3rver_port" \
     --port-file "$tmp/fport" --owner-pid $$ --quiet >"$tmp/fault.log" 2>&1 &
 fault_pid=$!

@@ -19,7 +19,7 @@ const crypto = require('crypto')
 const http = require('http')
 const path = require('path')
 const sigv4 = require(path.join(__dirname, '..', 'cred-server', 'sigv4.js'))
-const { serveOnLoopback } = require(path.join(__dirname, '..', 'fault-server', 'loopback.js'))
+const { serveOnLoopback, withControl } = require(path.join(__dirname, '..', 'fault-server', 'loopback.js'))
 
 const MIN_PART = 5 * 1024 * 1024
 
@@ -235,32 +235,18 @@ async function main () {
     forward(req, res, body)
   }
 
-  function control (req, res, body) {
-    const json = (status, o) => { const b = JSON.stringify(o); res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(b) }); res.end(b) }
-    const p = req.url.split('?')[0]
-    if (p === '/__info') return json(200, { s3rverPort: addr.port, upstream: upstream.href })
-    if (p === '/__stats') return json(200, stats)
-    if (p === '/__uploads') return json(200, [ ...uploads ].map(([ id, u ]) => ({ id, bucket: u.bucket, key: u.key, parts: u.parts.size })))
-    if (p === '/__control' && req.method === 'POST') {
-      try {
-        const c = JSON.parse(body.toString('utf8') || '{}')
-        if (c.upstream) upstream = new URL(c.upstream)
-        if (c.completeErrors != null) completeErrors = Number(c.completeErrors)
-        return json(200, { ok: true })
-      } catch (e) { return json(400, { error: e.message }) }
-    }
-    json(404, { error: 'unknown control path' })
+  const routes = {
+    '/__info': () => ({ s3rverPort: addr.port, upstream: upstream.href }),
+    '/__stats': () => stats,
+    '/__uploads': () => [ ...uploads ].map(([ id, u ]) => ({ id, bucket: u.bucket, key: u.key, parts: u.parts.size })),
+    control: (c) => {
+      if (c.upstream) upstream = new URL(c.upstream)
+      if (c.completeErrors != null) completeErrors = Number(c.completeErrors)
+    },
   }
-
-  const server = http.createServer((req, res) => {
-    const chunks = []
-    req.on('data', (c) => chunks.push(c))
-    req.on('end', () => {
-      const body = Buffer.concat(chunks)
-      if (req.url.startsWith('/__')) return control(req, res, body)
-      try { handle(req, res, body) } catch (e) { s3Error(res, 500, 'InternalError', e.message) }
-    })
-  })
+  const server = http.createServer(withControl(routes, (req, res, body) => {
+    try { handle(req, res, body) } catch (e) { s3Error(res, 500, 'InternalError', e.message) }
+  }))
   server.keepAliveTimeout = 30000
   serveOnLoopback(server, opts, 's3-server', () => `s3rver on ${addr.port}, ${opts.keys.size} key(s), buckets ${opts.buckets.map((b) => b.name).join(',') || '(none)'}`)
 }
