@@ -364,10 +364,15 @@ static int post_batch(table_output *to, entry **entries, size_t n, double taken,
  * is waiting, or the input has ended). */
 static int pump(table_output *to, int force, ddb_error *err)
 {
-    uint64_t now = ddb_clock_ms();
+    uint64_t now;
     int limit = ddb_client_concurrency(to->client) * 2;
     if (to->stopping)
         return 0;
+    /* The common case per item: not a batch yet and nothing waiting out a
+     * backoff, so no clock reads. */
+    if (!force && to->retry.head == NULL && to->pending.n < to->batch_items)
+        return 0;
+    now = ddb_clock_ms();
     to->rate_wait_ms = 0;
     ddb_rate_tick(&to->rate, ddb_clock_seconds());
     while (to->batches_in_flight < limit) {
@@ -561,8 +566,13 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     to->queued++;
-    if ((rc = pump(to, 0, err)) != 0 || (rc = ddb_client_step(to->client, err)) != 0)
-        return rc;
+    /* The network is driven once a batch's worth of items came in, not per
+     * item: each step is a curl_multi_perform and a poll of every socket. */
+    if (++to->since_step >= to->batch_items || to->retry.head != NULL) {
+        to->since_step = 0;
+        if ((rc = pump(to, 0, err)) != 0 || (rc = ddb_client_step(to->client, err)) != 0)
+            return rc;
+    }
     /* Bounded memory: past the high-water mark, wait for DynamoDB to catch up. */
     if (to->queued >= to->max_queued && (rc = wait_for(to, below_high_water, err)) != 0)
         return rc;

@@ -69,6 +69,7 @@ typedef struct table_output {
     int fatal;     /* a non-retryable error of the table itself */
     int stopping;  /* interrupted: answers are taken, nothing more is sent */
     size_t items_in_flight;
+    size_t since_step; /* puts since the client loop last ran */
     char fatal_msg[512];
     char **sources; /* interned source names */
     size_t n_sources;

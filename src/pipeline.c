@@ -43,21 +43,79 @@ static int entity_index_of(const ddb_mapping *m, const ddb_entity *e)
     return e == NULL ? -1 : (int)(e - m->entities);
 }
 
-/* An item (export, convert, validate of items). */
-static int process_item(run *r, ddb_record *rec, ddb_error *err)
+/* Keeps err's message in a (a verdict outlives the error struct). */
+static const char *keep_message(pl_verdict *v, const ddb_error *e, ddb_arena *a)
 {
-    const ddb_pipeline_opts *o = r->o;
-    ddb_error perr;
-    ddb_decoded d;
-    int rc, idx, is_del = rec->kind == DDB_REC_DELETE;
+    const char *m = ddb_arena_memdup(a, e->message, strlen(e->message));
+    if (m == NULL)
+        v->oom = 1;
+    return m ? m : "out of memory";
+}
 
+int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *rec, ddb_arena *a)
+{
+    ddb_error perr;
+    int is_del = rec->kind == DDB_REC_DELETE;
+
+    memset(v, 0, sizeof(*v));
+    v->computed = 1;
     ddb_error_clear(&perr);
     /* With a mapping, items must also fit the table's key schema (an empty sort
      * key is invalid in DynamoDB, not merely unmatched). */
     if (!is_del && ddb_item_validate(&rec->item, o->mapping ? &o->mapping->table.schema : NULL,
                                      NULL, &perr) != 0) {
+        v->invalid = 1;
+        v->msg = keep_message(v, &perr, a);
+        return 0;
+    }
+    if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT)
+        return 0;
+    v->rc = is_del ? ddb_transform_decode_key(&v->d, o->mapping, &rec->item, a, &perr)
+                   : ddb_transform_decode(&v->d, o->mapping, &rec->item, a, &perr);
+    if (v->rc != 0) {
+        v->msg = keep_message(v, &perr, a);
+        return 0;
+    }
+    if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
+        /* A record is only as good as the item it encodes back to: export
+         * checks what validate checks, so the two never disagree. */
+        v->rc2 = ddb_transform_round_trip(o->mapping, &v->d, &rec->item, is_del, a, &perr);
+    } else {
+        /* convert: re-key with the target mapping */
+        const ddb_entity *te = ddb_mapping_entity(o->to_mapping, v->d.entity->name);
+        if (te == NULL) {
+            v->rc2 = ddb_error_set(&perr, DDB_EINVAL, "entity %s is not in the target mapping",
+                                   v->d.entity->name);
+        } else {
+            v->rc2 = is_del ? ddb_transform_encode_key(&v->item, o->to_mapping, te, &v->d.record, 1,
+                                                       a, &perr)
+                            : ddb_transform_encode(&v->item, o->to_mapping, te, &v->d.record, 1, a,
+                                                   &perr);
+        }
+    }
+    if (v->rc2 != 0)
+        v->msg = keep_message(v, &perr, a);
+    return 0;
+}
+
+/* An item (export, convert, validate of items): the verdict computed ahead
+ * (pre), or computed now, applied to the counts and the output. */
+static int process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    pl_verdict now;
+    const pl_verdict *v = pre;
+    int idx;
+
+    if (v == NULL) {
+        pl_item_compute(&now, o, rec, r->arena);
+        v = &now;
+    }
+    if (v->oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (v->invalid) {
         pl_count_read(r, -1);
-        return pl_reject(r, rec, -1, perr.message, err);
+        return pl_reject(r, rec, -1, v->msg, err);
     }
     if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT) {
         pl_count_read(r, -1);
@@ -65,48 +123,29 @@ static int process_item(run *r, ddb_record *rec, ddb_error *err)
             return pl_acknowledge(r, -1, rec->kind, rec->seq), 0;
         return o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, rec, err);
     }
-    rc = is_del ? ddb_transform_decode_key(&d, o->mapping, &rec->item, r->arena, &perr)
-                : ddb_transform_decode(&d, o->mapping, &rec->item, r->arena, &perr);
-    idx = entity_index_of(o->mapping, d.entity);
+    idx = entity_index_of(o->mapping, v->d.entity);
     pl_count_read(r, idx);
-    if (rc == DDB_ENOMATCH)
-        return pl_unmatched(r, rec, perr.message, err);
-    if (rc == DDB_ENOMEM)
-        return ddb_error_set(err, rc, "%s", perr.message);
-    if (rc != 0)
-        return pl_reject(r, rec, idx, perr.message, err);
-
+    if (v->rc == DDB_ENOMATCH)
+        return pl_unmatched(r, rec, v->msg, err);
+    if (v->rc == DDB_ENOMEM)
+        return ddb_error_set(err, v->rc, "%s", v->msg);
+    if (v->rc != 0)
+        return pl_reject(r, rec, idx, v->msg, err);
     if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
-        /* A record is only as good as the item it encodes back to: export
-         * checks what validate checks, so the two never disagree. */
-        rc = ddb_transform_round_trip(o->mapping, &d, &rec->item, is_del, r->arena, &perr);
-        if (rc == DDB_ENOMEM)
-            return ddb_error_set(err, rc, "%s", perr.message);
-        if (rc != 0)
-            return pl_reject(r, rec, idx, perr.message, err);
+        if (v->rc2 == DDB_ENOMEM)
+            return ddb_error_set(err, v->rc2, "%s", v->msg);
+        if (v->rc2 != 0)
+            return pl_reject(r, rec, idx, v->msg, err);
         if (o->mode == DDB_MODE_EXPORT)
-            return o->output->vt->put(o->output, idx, rec->kind, &d.record, d.n_declared, rec, err);
+            return o->output->vt->put(o->output, idx, rec->kind, &v->d.record, v->d.n_declared, rec,
+                                      err);
         pl_acknowledge(r, idx, rec->kind, rec->seq);
         return 0;
     }
-
-    /* convert: re-key with the target mapping */
-    {
-        const ddb_entity *te = ddb_mapping_entity(o->to_mapping, d.entity->name);
-        ddb_item item;
-        if (te == NULL) {
-            char why[300];
-            snprintf(why, sizeof(why), "entity %s is not in the target mapping", d.entity->name);
-            return pl_reject(r, rec, idx, why, err);
-        }
-        rc = is_del
-                 ? ddb_transform_encode_key(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr)
-                 : ddb_transform_encode(&item, o->to_mapping, te, &d.record, 1, r->arena, &perr);
-        if (rc != 0)
-            return pl_reject(r, rec, idx, perr.message, err);
-        /* stats stay in the source mapping's rows: the entity names are the same */
-        return o->output->vt->put(o->output, idx, rec->kind, &item, 0, rec, err);
-    }
+    if (v->rc2 != 0)
+        return pl_reject(r, rec, idx, v->msg, err);
+    /* stats stay in the source mapping's rows: the entity names are the same */
+    return o->output->vt->put(o->output, idx, rec->kind, &v->item, 0, rec, err);
 }
 
 /* A per-entity record (encode, validate of record files). */
@@ -273,8 +312,9 @@ static int at_boundary(const run *r)
            !ddb_tracker_mid_unit(r->tracker);
 }
 
-/* Every few hundred records: progress and, when due, a checkpoint. */
-static int tick(run *r, ddb_error *err)
+/* Every few hundred records: progress and, when due, a checkpoint (only
+ * where every record read is committed: none decoded ahead). */
+int pl_tick(run *r, ddb_error *err)
 {
     double now = ddb_clock_seconds();
     if (r->o->progress != NULL && now - r->last_progress >= 0.1) {
@@ -288,10 +328,66 @@ static int tick(run *r, ddb_error *err)
             (since >= 1.0 && done >= CHECKPOINT_RECORDS))
             r->checkpoint_due = 1;
     }
-    if (r->checkpoint_due && at_boundary(r)) {
+    if (r->checkpoint_due && at_boundary(r) && r->ahead == 0) {
         r->checkpoint_due = 0;
         return save_checkpoint(r, 0, err);
     }
+    return 0;
+}
+
+int pl_before_record(run *r, uint64_t n, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    pl_drain(r);
+    if (o->limit_rejects && r->s->total.rejected > o->max_rejects)
+        return ddb_error_set(err, DDB_ELIMIT,
+                             "stopped: %llu records were rejected, more than the %llu "
+                             "allowed",
+                             (unsigned long long)r->s->total.rejected,
+                             (unsigned long long)o->max_rejects);
+    if ((n & 255) == 0 || r->checkpoint_due)
+        return pl_tick(r, err);
+    return 0;
+}
+
+int pl_take_record(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_record *rec,
+                   const pl_verdict *v, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    int rc, fi = c->records_mode ? entity_index_of(o->mapping, c->fe) : -1;
+    ddb_error rerr;
+
+    ddb_arena_reset(r->arena);
+    if ((rec->seq = ddb_tracker_begin(r->tracker, r->input, rec->pos, (int)rec->change,
+                                      rd->vt->settled ? rd : NULL)) == 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    r->s->changes[rec->change & 3]++;
+    if (o->delete_all && rec->kind == DDB_REC_PUT)
+        rec->kind = DDB_REC_DELETE;
+    ddb_error_clear(&rerr);
+    if (rec->kind == DDB_REC_BAD) {
+        pl_count_read(r, fi);
+        rc = pl_reject(r, rec, fi, rec->reason, err);
+    } else if (v == NULL && !rec->typed && o->n_types && apply_types(r, &rec->item, &rerr) != 0) {
+        pl_count_read(r, fi);
+        rc = pl_reject(r, rec, fi, rerr.message, err);
+    } else if (c->records_mode && !(rec->typed && o->mode != DDB_MODE_ENCODE &&
+                                    looks_like_item(o->mapping, c->fe, &rec->item))) {
+        rc = process_record(r, rec, c->fe, c->is_delete || o->delete_all, err);
+    } else {
+        rc = process_item(r, rec, v, err);
+    }
+    if (rc != 0 && rc != DDB_EINTR)
+        r->s->output_failed = 1;
+    return rc;
+}
+
+int pl_reader_failed(run *r, int rc, const ddb_error *rerr, ddb_error *err)
+{
+    r->s->input_errors++;
+    pl_report(r, DDB_REPORT_ERROR, "%s", rerr->message);
+    if (rc == DDB_ENOMEM || rc == DDB_EINTR)
+        return ddb_error_set(err, rc, "%s", rerr->message);
     return 0;
 }
 
@@ -299,16 +395,18 @@ static int tick(run *r, ddb_error *err)
 static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
 {
     const ddb_pipeline_opts *o = r->o;
-    const ddb_entity *fe = reader_entity(o, rd);
-    int is_delete = fe != NULL && rd->deletes, rc, records_mode;
+    pl_read_ctx c;
+    int rc;
     ddb_error rerr;
 
-    records_mode = o->mode == DDB_MODE_ENCODE ||
-                   ((o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) && fe != NULL);
-    if (records_mode && fe != NULL && rd->columns != NULL &&
-        check_columns(r, rd, fe, is_delete || o->delete_all))
+    c.fe = reader_entity(o, rd);
+    c.is_delete = c.fe != NULL && rd->deletes;
+    c.records_mode = o->mode == DDB_MODE_ENCODE ||
+                     ((o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) && c.fe != NULL);
+    if (c.records_mode && c.fe != NULL && rd->columns != NULL &&
+        check_columns(r, rd, c.fe, c.is_delete || o->delete_all))
         return 0;
-    if (o->mode == DDB_MODE_ENCODE && fe == NULL) {
+    if (o->mode == DDB_MODE_ENCODE && c.fe == NULL) {
         r->s->input_errors++;
         pl_report(r, DDB_REPORT_ERROR,
                   "%s: cannot tell which entity its records are: name the file <Entity>.csv (or "
@@ -316,16 +414,17 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
                   rd->name, o->mapping->path);
         return 0;
     }
+    /* Decoding is most of the work of an export or a conversion, and pure:
+     * it can run ahead on a second thread. */
+    if (!c.records_mode && o->mapping != NULL && o->mode != DDB_MODE_IMPORT && o->threads != 1 &&
+        rd->vt->settled == NULL) {
+        rc = pl_run_reader_ahead(r, rd, &c, err);
+        if (rc != 1)
+            return rc;
+    }
     for (uint64_t n = 0;; n++) {
         ddb_record *rec;
-        pl_drain(r);
-        if (o->limit_rejects && r->s->total.rejected > o->max_rejects)
-            return ddb_error_set(err, DDB_ELIMIT,
-                                 "stopped: %llu records were rejected, more than the %llu "
-                                 "allowed",
-                                 (unsigned long long)r->s->total.rejected,
-                                 (unsigned long long)o->max_rejects);
-        if (((n & 255) == 0 || r->checkpoint_due) && (rc = tick(r, err)) != 0)
+        if ((rc = pl_before_record(r, n, err)) != 0)
             return rc;
         /* A stop waits for the end of the unit being read (a Scan page already
          * in memory) so the outputs end where the checkpoint does. */
@@ -340,41 +439,12 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
             pl_report(r, DDB_REPORT_ERROR, "%s", rerr.message);
             continue;
         }
-        if (rc != 0) {
-            r->s->input_errors++;
-            pl_report(r, DDB_REPORT_ERROR, "%s", rerr.message);
-            if (rc == DDB_ENOMEM || rc == DDB_EINTR)
-                return ddb_error_set(err, rc, "%s", rerr.message);
-            break; /* this input cannot go on; the others can */
-        }
+        if (rc != 0)
+            return pl_reader_failed(r, rc, &rerr, err); /* the other inputs can go on */
         if (rec->pos < r->skip_below)
             continue; /* resuming: committed by the interrupted run */
-        ddb_arena_reset(r->arena);
-        if ((rec->seq = ddb_tracker_begin(r->tracker, r->input, rec->pos, (int)rec->change,
-                                          rd->vt->settled ? rd : NULL)) == 0)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        r->s->changes[rec->change & 3]++;
-        if (o->delete_all && rec->kind == DDB_REC_PUT)
-            rec->kind = DDB_REC_DELETE;
-        if (rec->kind == DDB_REC_BAD) {
-            pl_count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
-            rc = pl_reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1, rec->reason,
-                           err);
-        } else if (!rec->typed && o->n_types && apply_types(r, &rec->item, &rerr) != 0) {
-            pl_count_read(r, records_mode ? entity_index_of(o->mapping, fe) : -1);
-            rc = pl_reject(r, rec, records_mode ? entity_index_of(o->mapping, fe) : -1,
-                           rerr.message, err);
-        } else if (records_mode && !(rec->typed && o->mode != DDB_MODE_ENCODE &&
-                                     looks_like_item(o->mapping, fe, &rec->item))) {
-            rc = process_record(r, rec, fe, is_delete || o->delete_all, err);
-        } else {
-            rc = process_item(r, rec, err);
-        }
-        if (rc != 0) {
-            if (rc != DDB_EINTR)
-                r->s->output_failed = 1;
+        if ((rc = pl_take_record(r, rd, &c, rec, NULL, err)) != 0)
             return rc;
-        }
     }
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "ddbpipe/checkpoint.h"
 #include "ddbpipe/pipeline.h"
 #include "ddbpipe/rejects.h"
+#include "ddbpipe/transform.h"
 
 typedef struct run {
     const ddb_pipeline_opts *o;
@@ -23,6 +24,7 @@ typedef struct run {
     int write_failed;    /* the rejects file could not be written */
     uint64_t skip_below; /* resuming: records of the current input below this are committed */
     int checkpoint_due;  /* waiting for a unit boundary to save it */
+    uint64_t ahead;      /* records read and decoded ahead, not yet taken (pipeline_ahead.c) */
     uint64_t ck_records; /* records committed at the last checkpoint */
     /* Outputs tell what became of records (acks, late rejects) from wherever
      * they are: a table writer from inside the client's loop, which may run in
@@ -40,6 +42,50 @@ typedef struct completion {
     size_t line_off, line_len; /* rejects line in done_text (late rejects) */
     size_t msg_off, msg_len;   /* its report message */
 } completion;
+
+/* What the pure part of taking an item found: validation, decode, the
+ * round-trip check (export, validate) or the re-encoding (convert). Computed
+ * on any thread; its memory (msg, d, item) lives in the arena it was
+ * computed with. */
+typedef struct pl_verdict {
+    int computed;
+    int invalid; /* the item breaks DynamoDB's rules or the key schema: msg */
+    int oom;     /* the message could not be kept */
+    int rc;      /* decode: 0, DDB_ENOMATCH, DDB_EINVAL, DDB_ENOMEM (msg) */
+    int rc2;     /* round trip or re-encoding (msg) */
+    ddb_decoded d;
+    ddb_item item; /* convert: the re-keyed item */
+    const char *msg;
+} pl_verdict;
+
+/* How one reader's records are taken. */
+typedef struct pl_read_ctx {
+    const ddb_entity *fe; /* the entity its records are (record files), or NULL */
+    int is_delete;
+    int records_mode; /* per-entity records (encode; validate/import of record files) */
+} pl_read_ctx;
+
+/* Fills v for rec with opts o, allocating in a. Touches nothing else, so any
+ * thread may call it for records of its own. Returns 0 (failures are in v). */
+int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *rec, ddb_arena *a);
+/* What comes before each record is taken: completions drained, the rejects
+ * limit, progress and due checkpoints (n counts the records). 0 or an error
+ * that ends the input's reading. */
+int pl_before_record(run *r, uint64_t n, ddb_error *err);
+/* Takes one record read from rd (its verdict v computed ahead, or NULL):
+ * numbered, counted, and written, rejected or kept as unmatched. 0 or an
+ * error that ends the run. */
+int pl_take_record(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_record *rec,
+                   const pl_verdict *v, ddb_error *err);
+/* A reader's error (not DDB_EVERIFY): reported and counted; returns 0 when
+ * the other inputs can go on, else the error. */
+int pl_reader_failed(run *r, int rc, const ddb_error *rerr, ddb_error *err);
+/* Progress and, when due and possible, a checkpoint. */
+int pl_tick(run *r, ddb_error *err);
+/* Reads rd with decoding on a second thread, taking records in read order
+ * (pipeline_ahead.c). Returns as run_reader does, or 1 when no thread could
+ * be started (nothing was read: read it on this thread). */
+int pl_run_reader_ahead(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_error *err);
 
 /* The stats row of an entity (the "(none)" row for -1 or unknown). */
 ddb_entity_stats *pl_row(run *r, int entity_index);

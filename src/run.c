@@ -498,6 +498,7 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     po.fingerprint = p->fingerprint.ptr;
     po.resume = p->state;
     po.checkpoint_seconds = o->checkpoint_seconds;
+    po.threads = o->threads;
     po.stop = o->stop;
     po.progress = o->progress;
     po.progress_ctx = o->progress_ctx;

@@ -1,5 +1,6 @@
 #include "ddbpipe/sigv4.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -299,11 +300,37 @@ bad:
                          s ? s : "(null)");
 }
 
+/* OpenSSL 3 looks an algorithm up in its provider tables on every implicit
+ * fetch (EVP_sha256() in EVP_Digest, EVP_MAC_fetch): a cost per request.
+ * Fetched once; kept for the process's life. */
+static EVP_MD *g_sha256;
+static EVP_MAC *g_hmac;
+static pthread_once_t g_fetch_once = PTHREAD_ONCE_INIT;
+
+static void fetch_algorithms(void)
+{
+    g_sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+    g_hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+}
+
+static const EVP_MD *sha256_md(void)
+{
+    pthread_once(&g_fetch_once, fetch_algorithms);
+    return g_sha256;
+}
+
+static EVP_MAC *hmac_mac(void)
+{
+    pthread_once(&g_fetch_once, fetch_algorithms);
+    return g_hmac;
+}
+
 int ddb_sigv4_sha256_hex(char out[65], const void *data, size_t len)
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
-    if (!EVP_Digest(len ? data : "", len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+    const EVP_MD *sha = sha256_md();
+    if (sha == NULL || !EVP_Digest(len ? data : "", len, md, &mdlen, sha, NULL) || mdlen != 32)
         return DDB_ERROR;
     ddb_hex_encode(out, md, 32);
     out[64] = '\0';
@@ -335,7 +362,7 @@ static int compute_signature(char out[65], const ddb_sigv4_request *req, const c
     unsigned char k[32], sig[32];
     char date8[9];
     char *k0 = malloc(slen + 5);
-    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    EVP_MAC *mac = hmac_mac();
     EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
     int rc = DDB_ERROR;
 
@@ -363,7 +390,6 @@ done:
     }
     OPENSSL_cleanse(k, sizeof(k));
     EVP_MAC_CTX_free(ctx);
-    EVP_MAC_free(mac);
     return rc;
 }
 

@@ -93,7 +93,9 @@ typedef struct ddb_pipeline_opts {
     const struct ddb_state *resume; /* continue from this state; NULL: from the start */
     const char *managed;            /* kept in every checkpoint (ddb_state.managed) */
     double checkpoint_seconds;      /* default 10 */
-    volatile sig_atomic_t *stop;    /* set by a signal handler: stop reading, checkpoint, end */
+    int threads;                 /* 1: everything on the calling thread; otherwise items are decoded
+                                    ahead on a second thread (exports, conversions; same output) */
+    volatile sig_atomic_t *stop; /* set by a signal handler: stop reading, checkpoint, end */
     /* Called about ten times a second with the live counts (and from the
      * table writer's waits, through the client's idle hook). */
     void (*progress)(void *ctx, const ddb_summary *live, const ddb_reader *reading);

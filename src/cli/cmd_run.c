@@ -200,6 +200,10 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"summary", OPT_STRING, &ap->summary, "FILE", "also write the summary as JSON to FILE"}},
         {G_COMMON, {"quiet", OPT_FLAG, &ap->quiet, NULL, "print only errors and the summary"}},
         {G_COMMON,
+         {"threads", OPT_UINT, &ap->threads, "N",
+          "1: do everything on one thread; otherwise (the default) an export or a conversion "
+          "decodes items on a second thread (same output, same order)"}},
+        {G_COMMON,
          {"progress", OPT_STRING, &ap->progress, "MODE",
           "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
         {G_COMMON,
@@ -394,6 +398,7 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
     o->max_rejects = o->limit_rejects ? a->max_rejects : 0;
     o->state_path = a->state;
     o->resume = a->resume;
+    o->threads = a->threads == 1 ? 1 : 2;
     o->checkpoint_seconds = a->checkpoint_interval == UINT64_MAX ? 10.0
                             : a->checkpoint_interval == 0        ? 0.2 /* as often as worth it */
                                                                  : (double)a->checkpoint_interval;

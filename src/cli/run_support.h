@@ -53,7 +53,7 @@ typedef struct run_args {
     int typed, allow_short_rows, allow_long_rows;
     int ignore_schema_mismatch, allow_extra_columns;
     const char *state, *progress;
-    uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu, wait_active;
+    uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu, wait_active, threads;
     cli_aws_args aws;
     const char *count; /* generate */
     uint64_t seed;

@@ -1,0 +1,278 @@
+/*
+ * Decoding ahead: an export or a conversion spends most of its time in work
+ * that depends on nothing but the item and the mapping (validation, decode,
+ * the round-trip check, re-encoding). This thread reads records into batches
+ * (deep copies, each batch with its own arena); a second thread computes
+ * their verdicts; this thread then takes the batches in read order, so the
+ * outputs, the rejects, the counts and the checkpoints are exactly those of
+ * the one-thread loop in pipeline.c. When the helper thread lags, this thread
+ * computes the oldest batch itself, so neither waits long for the other.
+ *
+ * A checkpoint, a stop, the end of the input and every reader error first
+ * take every batch read so far: the reader's position is then the committed
+ * one, as checkpoints require.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/arena.h"
+#include "pipeline_internal.h"
+
+#define AHEAD_BATCH 256 /* records per batch, at most */
+/* A batch also ends past this much record text: with large items, memory
+ * stays bounded by slots x this (and its decoded copies), not x 256 items. */
+#define AHEAD_BATCH_BYTES (256 * 1024)
+#define AHEAD_SLOTS 8 /* batches read ahead, at most */
+
+enum { SLOT_FREE, SLOT_READY, SLOT_BUSY, SLOT_DONE };
+
+typedef struct slot {
+    ddb_arena *arena; /* the records' copies and their verdicts */
+    ddb_record rec[AHEAD_BATCH];
+    pl_verdict v[AHEAD_BATCH];
+    size_t n;
+    size_t bytes; /* record text in the batch */
+    int state;
+} slot;
+
+typedef struct ahead {
+    run *r;
+    ddb_reader *rd;
+    const pl_read_ctx *c;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    slot slots[AHEAD_SLOTS];
+    size_t head, count; /* the batches read and not taken: slots[head..head+count) mod SLOTS */
+    int quit;
+    uint64_t n; /* records taken (for pl_before_record) */
+} ahead;
+
+/* Only items are decoded ahead; a bad line or an untyped record that needs
+ * --types first is taken as in the one-thread loop. */
+static void compute(const ddb_pipeline_opts *o, slot *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        ddb_record *rec = &s->rec[i];
+        if (rec->kind != DDB_REC_BAD && (rec->typed || o->n_types == 0))
+            pl_item_compute(&s->v[i], o, rec, s->arena);
+        else
+            s->v[i].computed = 0;
+    }
+}
+
+static slot *first_ready(ahead *a)
+{
+    for (size_t i = 0; i < a->count; i++) {
+        slot *s = &a->slots[(a->head + i) % AHEAD_SLOTS];
+        if (s->state == SLOT_READY)
+            return s;
+    }
+    return NULL;
+}
+
+static void *helper(void *arg)
+{
+    ahead *a = arg;
+    pthread_mutex_lock(&a->mu);
+    for (;;) {
+        slot *s;
+        while (!a->quit && (s = first_ready(a)) == NULL)
+            pthread_cond_wait(&a->cv, &a->mu);
+        if (a->quit)
+            break;
+        s->state = SLOT_BUSY;
+        pthread_mutex_unlock(&a->mu);
+        compute(a->r->o, s);
+        pthread_mutex_lock(&a->mu);
+        s->state = SLOT_DONE;
+        pthread_cond_broadcast(&a->cv);
+    }
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
+/* A record as the reader handed it, copied into the batch (the reader's
+ * memory is only valid until its next call). */
+static int copy_record(ddb_record *dst, const ddb_record *src, ddb_arena *ar, int delete_all)
+{
+    *dst = *src;
+    if (delete_all && dst->kind == DDB_REC_PUT)
+        dst->kind = DDB_REC_DELETE; /* as taking it would: the verdict must see it */
+    if (ddb_map_copy(&dst->item, &src->item, ar) != 0)
+        return DDB_ENOMEM;
+    if (src->raw != NULL && (dst->raw = ddb_arena_memdup(ar, src->raw, src->raw_len)) == NULL)
+        return DDB_ENOMEM;
+    if (src->reason != NULL &&
+        (dst->reason = ddb_arena_memdup(ar, src->reason, strlen(src->reason))) == NULL)
+        return DDB_ENOMEM;
+    if (src->table != NULL &&
+        (dst->table = ddb_arena_memdup(ar, src->table, strlen(src->table))) == NULL)
+        return DDB_ENOMEM;
+    if (src->write_time.len > 0) {
+        char *w = ddb_arena_memdup(ar, src->write_time.ptr, src->write_time.len);
+        if (w == NULL)
+            return DDB_ENOMEM;
+        dst->write_time.ptr = w;
+    }
+    return 0;
+}
+
+static void publish(ahead *a, slot *s)
+{
+    pthread_mutex_lock(&a->mu);
+    s->state = SLOT_READY;
+    a->count++;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+}
+
+/* Takes the oldest batch. While the helper still computes it, this thread
+ * computes a later one rather than wait (or the oldest itself when the helper
+ * has not started it). Returns 0 or the error that ends the reading. */
+static int take_oldest(ahead *a, ddb_error *err)
+{
+    slot *s = &a->slots[a->head];
+    int rc = 0;
+
+    pthread_mutex_lock(&a->mu);
+    while (s->state != SLOT_DONE) {
+        slot *other = first_ready(a);
+        if (other == NULL) {
+            pthread_cond_wait(&a->cv, &a->mu);
+            continue;
+        }
+        other->state = SLOT_BUSY;
+        pthread_mutex_unlock(&a->mu);
+        compute(a->r->o, other);
+        pthread_mutex_lock(&a->mu);
+        other->state = SLOT_DONE;
+        pthread_cond_broadcast(&a->cv);
+    }
+    a->head = (a->head + 1) % AHEAD_SLOTS;
+    a->count--;
+    pthread_mutex_unlock(&a->mu);
+
+    for (size_t i = 0; i < s->n && rc == 0; i++) {
+        a->r->ahead--;
+        if ((rc = pl_before_record(a->r, a->n++, err)) == 0)
+            rc = pl_take_record(a->r, a->rd, a->c, &s->rec[i], s->v[i].computed ? &s->v[i] : NULL,
+                                err);
+    }
+    /* After an error the rest of the batch was never taken: a resumed run
+     * reads it again (it was not begun in the tracker). */
+    ddb_arena_reset(s->arena);
+    s->n = 0;
+    s->bytes = 0;
+    pthread_mutex_lock(&a->mu);
+    s->state = SLOT_FREE;
+    pthread_mutex_unlock(&a->mu);
+    return rc;
+}
+
+static int take_all(ahead *a, ddb_error *err)
+{
+    int rc = 0;
+    while (a->count > 0 && rc == 0)
+        rc = take_oldest(a, err);
+    return rc;
+}
+
+static int read_ahead(ahead *a, ddb_error *err)
+{
+    run *r = a->r;
+    const ddb_pipeline_opts *o = r->o;
+    ddb_error rerr;
+    int rc;
+
+    for (;;) {
+        slot *s;
+        int rrc = 0, stop;
+        if (a->count == AHEAD_SLOTS && (rc = take_oldest(a, err)) != 0)
+            return rc;
+        s = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
+        while (s->n < AHEAD_BATCH && s->bytes < AHEAD_BATCH_BYTES && !(o->stop && *o->stop) &&
+               !r->checkpoint_due) {
+            ddb_record *rec;
+            ddb_error_clear(&rerr);
+            if ((rrc = ddb_reader_next(a->rd, &rec, &rerr)) != 0)
+                break;
+            if (rec->pos < r->skip_below)
+                continue; /* resuming: committed by the interrupted run */
+            if (copy_record(&s->rec[s->n], rec, s->arena, o->delete_all) != 0) {
+                ddb_arena_reset(s->arena);
+                s->n = 0;
+                s->bytes = 0;
+                take_all(a, err);
+                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            }
+            s->n++;
+            s->bytes += rec->raw != NULL ? rec->raw_len : 1024;
+            r->ahead++;
+        }
+        if (s->n > 0)
+            publish(a, s);
+        stop = o->stop && *o->stop;
+        if (rrc == 0 && !stop && !r->checkpoint_due)
+            continue;
+        /* Everything read is taken before the reader's news or a checkpoint:
+         * its position is then the committed one. */
+        if ((rc = take_all(a, err)) != 0)
+            return rc;
+        if (rrc == DDB_ITEROVER)
+            return 0;
+        if (rrc == DDB_EVERIFY) {
+            r->s->input_errors++;
+            pl_report(r, DDB_REPORT_ERROR, "%s", rerr.message);
+            continue;
+        }
+        if (rrc != 0)
+            return pl_reader_failed(r, rrc, &rerr, err);
+        if (stop)
+            return ddb_error_set(err, DDB_EINTR, "interrupted");
+        if ((rc = pl_tick(r, err)) != 0)
+            return rc;
+    }
+}
+
+int pl_run_reader_ahead(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_error *err)
+{
+    ahead *a = calloc(1, sizeof(*a));
+    size_t made = 0;
+    int rc = 1;
+
+    if (a == NULL)
+        return 1;
+    a->r = r;
+    a->rd = rd;
+    a->c = c;
+    for (; made < AHEAD_SLOTS; made++)
+        if (ddb_arena_new(&a->slots[made].arena, 0) != 0)
+            goto done;
+    if (pthread_mutex_init(&a->mu, NULL) != 0)
+        goto done;
+    if (pthread_cond_init(&a->cv, NULL) != 0) {
+        pthread_mutex_destroy(&a->mu);
+        goto done;
+    }
+    if (pthread_create(&a->thread, NULL, helper, a) != 0) {
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+        goto done;
+    }
+    rc = read_ahead(a, err);
+    r->ahead = 0; /* a batch left untaken after an error is dropped unbegun */
+    pthread_mutex_lock(&a->mu);
+    a->quit = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    pthread_join(a->thread, NULL);
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->mu);
+done:
+    for (size_t i = 0; i < made; i++)
+        ddb_arena_free(a->slots[i].arena);
+    free(a);
+    return rc;
+}
