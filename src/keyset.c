@@ -1,4 +1,5 @@
-/* Open addressing with linear probing and tombstones; multiply-xorshift hashes. */
+/* Open addressing with linear probing and backward-shift deletion;
+ * multiply-xorshift hashes. */
 #include "keyset.h"
 
 #include <stdlib.h>
@@ -6,10 +7,8 @@
 
 #include "ddbpipe/error.h"
 
-#define TOMB ((char *)1)
-
 struct ddb_keyset_slot {
-    char *key; /* NULL empty, TOMB removed */
+    char *key; /* NULL: empty */
     size_t len;
     uint64_t hash;
 };
@@ -43,7 +42,7 @@ int ddb_keyset_init(ddb_keyset *s, size_t initial)
         cap *= 2;
     s->slots = calloc(cap, sizeof(*s->slots));
     s->cap = cap;
-    s->count = s->tombs = 0;
+    s->count = 0;
     return s->slots ? 0 : DDB_ENOMEM;
 }
 
@@ -54,7 +53,7 @@ static struct ddb_keyset_slot *find(const ddb_keyset *s, const char *key, size_t
         struct ddb_keyset_slot *sl = &s->slots[i];
         if (sl->key == NULL)
             return NULL;
-        if (sl->key != TOMB && sl->hash == h && sl->len == len && memcmp(sl->key, key, len) == 0)
+        if (sl->hash == h && sl->len == len && memcmp(sl->key, key, len) == 0)
             return sl;
         i = (i + 1) & (s->cap - 1);
     }
@@ -68,7 +67,7 @@ static int grow(ddb_keyset *s)
     for (size_t i = 0; i < s->cap; i++) {
         struct ddb_keyset_slot *sl = &s->slots[i];
         size_t j;
-        if (sl->key == NULL || sl->key == TOMB)
+        if (sl->key == NULL)
             continue;
         j = sl->hash & (n.cap - 1);
         while (n.slots[j].key != NULL)
@@ -88,15 +87,13 @@ int ddb_keyset_add(ddb_keyset *s, const char *key, size_t len)
     size_t i;
     if (find(s, key, len, h) != NULL)
         return 0;
-    if ((s->count + s->tombs + 1) * 2 > s->cap && grow(s) != 0)
+    if ((s->count + 1) * 2 > s->cap && grow(s) != 0)
         return DDB_ENOMEM;
     if ((copy = malloc(len ? len : 1)) == NULL)
         return DDB_ENOMEM; /* the set as it was: a slot is taken only with its key */
     i = h & (s->cap - 1);
-    while (s->slots[i].key != NULL && s->slots[i].key != TOMB)
+    while (s->slots[i].key != NULL)
         i = (i + 1) & (s->cap - 1);
-    if (s->slots[i].key == TOMB)
-        s->tombs--;
     s->slots[i].key = copy;
     memcpy(s->slots[i].key, key, len);
     s->slots[i].len = len;
@@ -110,23 +107,34 @@ int ddb_keyset_contains(const ddb_keyset *s, const char *key, size_t len)
     return find(s, key, len, hash_key(key, len)) != NULL;
 }
 
+/* Backward-shift deletion: the entries after the hole that may live there
+ * move back, so no tombstone lengthens later probes (a writer adds and
+ * removes a key for every item). */
 void ddb_keyset_remove(ddb_keyset *s, const char *key, size_t len)
 {
     struct ddb_keyset_slot *sl = find(s, key, len, hash_key(key, len));
+    size_t mask = s->cap - 1, hole, j;
     if (sl == NULL)
         return;
     free(sl->key);
-    sl->key = TOMB;
     s->count--;
-    s->tombs++;
+    hole = (size_t)(sl - s->slots);
+    for (j = (hole + 1) & mask; s->slots[j].key != NULL; j = (j + 1) & mask) {
+        size_t home = s->slots[j].hash & mask;
+        /* j may fill the hole when its home is not cyclically in (hole, j] */
+        if (((j - home) & mask) >= ((j - hole) & mask)) {
+            s->slots[hole] = s->slots[j];
+            hole = j;
+        }
+    }
+    s->slots[hole].key = NULL;
 }
 
 void ddb_keyset_dispose(ddb_keyset *s)
 {
     for (size_t i = 0; s->slots && i < s->cap; i++)
-        if (s->slots[i].key != NULL && s->slots[i].key != TOMB)
-            free(s->slots[i].key);
+        free(s->slots[i].key);
     free(s->slots);
     s->slots = NULL;
-    s->cap = s->count = s->tombs = 0;
+    s->cap = s->count = 0;
 }

@@ -7,9 +7,8 @@
 
 typedef struct ddb_keyset {
     struct ddb_keyset_slot *slots;
-    size_t cap;   /* power of two */
+    size_t cap; /* power of two */
     size_t count;
-    size_t tombs; /* removed slots still marking probe chains */
 } ddb_keyset;
 
 /* Returns 0 or DDB_ENOMEM. */
