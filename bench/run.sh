@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throughput and memory benchmark of `ddbpipe export` on a large favorites dump.
+# Throughput and memory benchmark of `ddbpipe export` and `import` on a large favorites dump.
 #
 #   bench/run.sh [SIZE]      SIZE of the uncompressed dump: 1G (default), 512M, 4G, ...
 #
@@ -8,6 +8,9 @@
 #   - zcat FILE > /dev/null            (the floor: gzip decoding alone)
 #   - ddbpipe export FILE --format csv
 #   - ddbpipe export FILE --format ndjson
+#   - ddbpipe import SMALL to bench/sink.js (the importer's CPU per item)
+#   - bench/sdk-import.js SMALL to a fresh sink (the same import with the Node AWS SDK v3, for
+#     scale; skipped without node_modules/@aws-sdk)
 #   - ddbpipe export SMALL --format csv (peak memory must not grow with the input)
 # and prints wall time, MB/s of uncompressed input, items/s and peak RSS.
 #
@@ -95,19 +98,61 @@ for fmt in csv ndjson; do
 	ratios+=("export --format $fmt: $(awk -v a="$m_wall" -v z="$zcat_wall" 'BEGIN {printf "%.2f", a / z}') x the wall time of zcat")
 done
 
+# start_sink: a fresh bench/sink.js (item count 0) on a free port; sets sink_pid and sink_url.
+start_sink() {
+	rm -f "$out/sink.port"
+	node "$root/bench/sink.js" "$out/sink.port" &
+	sink_pid=$!
+	for _ in $(seq 1 50); do [ -s "$out/sink.port" ] && break; sleep 0.1; done
+	sink_url="http://127.0.0.1:$(cat "$out/sink.port")"
+}
+# sink_items: the number of items the running sink has been sent.
+sink_items() {
+	node -e 'fetch(process.argv[1], { method: "POST", body: "{}",
+		headers: { "x-amz-target": "DynamoDB_20120810.Stats" } })
+		.then(r => r.json()).then(s => console.log(s.items))' "$sink_url"
+}
+# check_sink_items LABEL: says (and adds to the ratios) when the sink did not get every item of
+# the small dump, so a run that lost items cannot pass for a fast one.
+check_sink_items() {
+	local got
+	got=$(sink_items || echo "?")
+	if [ "$got" != "$small_items" ]; then
+		echo "!! $1: the sink got $got items, the file has $small_items" >&2
+		ratios+=("!! $1: the sink got $got items, the file has $small_items")
+	fi
+}
+
 # The importer's own CPU per item: a local sink answers every request at once (bench/sink.js),
 # SigV4 and x-amz-crc32 checks on, as against DynamoDB.
 echo "import to a local sink (1/10 input)"
-rm -f "$out/sink.port"
-node "$root/bench/sink.js" "$out/sink.port" &
-sink_pid=$!
-for _ in $(seq 1 50); do [ -s "$out/sink.port" ] && break; sleep 0.1; done
+start_sink
 measure import-sink /dev/null env AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench \
 	AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true "$ddbpipe" import "$small" --table bench \
-	--endpoint-url "http://127.0.0.1:$(cat "$out/sink.port")"
+	--endpoint-url "$sink_url"
+check_sink_items import-sink
 kill "$sink_pid" 2>/dev/null
 row "ddbpipe import to sink (1/10)" "$small_real" "$small_items"
+import_cpu=$m_cpu
 ratios+=("import: $(awk -v c="$m_cpu" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item (user + system)")
+
+# For scale: the same file and a fresh sink through the AWS SDK for JavaScript v3, as a Node user
+# would write the importer (bench/sdk-import.js; 16 requests in flight like ddbpipe's default).
+if [ -d "$root/node_modules/@aws-sdk/client-dynamodb" ]; then
+	echo "Node AWS SDK v3 import to a local sink (1/10 input)"
+	start_sink
+	measure sdk-import-sink /dev/null node "$root/bench/sdk-import.js" "$small" --table bench \
+		--endpoint "$sink_url" --concurrency 16
+	check_sink_items sdk-import-sink
+	kill "$sink_pid" 2>/dev/null
+	row "Node SDK v3 import to sink (1/10)" "$small_real" "$small_items"
+	ratios+=("$(awk -v s="$m_cpu" -v d="$import_cpu" -v n="$small_items" 'BEGIN {
+		printf "Node SDK v3 import: %.2f us of CPU per item; ddbpipe uses %.2f x its CPU per item",
+			s * 1e6 / n, (s > 0 ? d / s : 0) }')")
+else
+	echo "Node AWS SDK v3 import: skipped (node_modules/@aws-sdk missing; run npm ci)"
+	ratios+=("Node SDK v3 import: skipped (node_modules/@aws-sdk missing; run npm ci)")
+fi
 
 echo "export --format csv (1/10 input)"
 rm -rf "$out/x"

@@ -29,6 +29,9 @@ if [ "$node_major" -lt 20 ]; then
     echo "Node.js $node_major found; the local DynamoDB server (dynalite 4) needs Node.js 20 or newer" >&2
     exit 1
 fi
-if [ -f package-lock.json ] && { [ ! -d node_modules/dynalite ] || [ ! -d node_modules/s3rver ]; }; then
+# (@aws-sdk/client-dynamodb is only for bench/sdk-import.js; checked so an older node_modules
+# gets it too.)
+if [ -f package-lock.json ] && { [ ! -d node_modules/dynalite ] || [ ! -d node_modules/s3rver ] ||
+    [ ! -d node_modules/@aws-sdk/client-dynamodb ]; }; then
     npm ci --no-audit --no-fund --loglevel=error
 fi
