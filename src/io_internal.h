@@ -1,6 +1,6 @@
 /*
- * io_internal.h — what the read-side sources share (io_source.c, io_gzip.c,
- * io_readahead.c).
+ * io_internal.h — what the sources (io_source.c, io_gzip.c, io_readahead.c)
+ * and the sinks (io_sink.c, io_sink_gzip.c) share.
  */
 #ifndef DDBPIPE_IO_INTERNAL_H
 #define DDBPIPE_IO_INTERNAL_H
@@ -20,5 +20,9 @@ int ddb_source_reads_regular_file(const ddb_source *s);
 /* s is a readahead source; the bytes its thread has read from the file. */
 int ddb_source_is_readahead(const ddb_source *s);
 uint64_t ddb_readahead_raw_bytes(const ddb_source *s);
+
+/* A zeroed sink of size bytes with vt and a copy of name; NULL when out of
+ * memory. */
+ddb_sink *ddb_sink_alloc(size_t size, const ddb_sink_vtable *vt, const char *name);
 
 #endif

@@ -17,15 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "ddbpipe/buf.h"
+#include "io_internal.h"
 
 #define FILE_BUF (256u * 1024u)
-#define GZ_OUTBUF (256u * 1024u)
 #define TMP_ATTEMPTS 1000
 
-static ddb_sink *sink_alloc(size_t size, const ddb_sink_vtable *vt, const char *name)
+ddb_sink *ddb_sink_alloc(size_t size, const ddb_sink_vtable *vt, const char *name)
 {
     ddb_sink *s = calloc(1, size);
 
@@ -262,7 +260,7 @@ int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic, ddb_error *
     int rc = 0;
 
     *out = NULL;
-    f = (file_sink *)sink_alloc(sizeof(*f), &file_vtable, is_stdout ? "stdout" : path);
+    f = (file_sink *)ddb_sink_alloc(sizeof(*f), &file_vtable, is_stdout ? "stdout" : path);
     if (f == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory opening %s", path);
     f->fd = -1;
@@ -303,7 +301,7 @@ int ddb_sink_open_partial(ddb_sink **out, const char *final_path, const char *pa
     struct stat st;
 
     *out = NULL;
-    f = (file_sink *)sink_alloc(sizeof(*f), &file_vtable, final_path);
+    f = (file_sink *)ddb_sink_alloc(sizeof(*f), &file_vtable, final_path);
     if (f == NULL || (f->buf = malloc(FILE_BUF)) == NULL ||
         (f->tmp = strdup(partial_path)) == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory opening %s", final_path);
@@ -377,7 +375,7 @@ int ddb_sink_new_memory(ddb_sink **out, ddb_error *err)
     mem_sink *m;
 
     *out = NULL;
-    m = (mem_sink *)sink_alloc(sizeof(*m), &mem_vtable, "memory");
+    m = (mem_sink *)ddb_sink_alloc(sizeof(*m), &mem_vtable, "memory");
     if (m == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory creating a memory sink");
     m->b = (ddb_buf)DDB_BUF_INIT;
@@ -397,156 +395,6 @@ const char *ddb_sink_memory_data(ddb_sink *s, size_t *len)
     if (len != NULL)
         *len = m->b.len;
     return m->b.ptr ? m->b.ptr : "";
-}
-
-/* ------------------------------------------------------------------ gzip */
-
-typedef struct gz_sink {
-    ddb_sink base;
-    z_stream zs;
-    int zs_ready;
-    int finished;
-    int dirty; /* data went into the current member */
-    unsigned char *out;
-    size_t out_len;
-} gz_sink;
-
-/* Runs deflate over zs.next_in with the given flush mode, passing full output
- * buffers upstream; for Z_SYNC_FLUSH and Z_FINISH also the partial one. */
-static int gz_run(gz_sink *g, int mode, ddb_error *err)
-{
-    int rc, zrc;
-
-    for (;;) {
-        g->zs.next_out = g->out + g->out_len;
-        g->zs.avail_out = (uInt)(GZ_OUTBUF - g->out_len);
-        zrc = deflate(&g->zs, mode);
-        g->out_len = GZ_OUTBUF - g->zs.avail_out;
-        if (zrc == Z_STREAM_ERROR)
-            return ddb_error_set(err, DDB_ERROR, "gzip compression failed for %s", g->base.name);
-        if (g->out_len == GZ_OUTBUF || (mode != Z_NO_FLUSH && g->out_len > 0)) {
-            if ((rc = ddb_sink_write(g->base.upstream, g->out, g->out_len, err)) != 0)
-                return rc;
-            g->out_len = 0;
-        }
-        if (mode == Z_FINISH ? zrc == Z_STREAM_END : (g->zs.avail_in == 0 && g->zs.avail_out > 0))
-            return 0;
-    }
-}
-
-static int gz_write(ddb_sink *s, const void *data, size_t len, ddb_error *err)
-{
-    gz_sink *g = (gz_sink *)s;
-    const unsigned char *p = data;
-    int rc;
-
-    if (g->finished)
-        return ddb_error_set(err, DDB_EINVAL, "%s: write after finish", s->name);
-    while (len > 0) {
-        size_t n = len > UINT_MAX ? UINT_MAX : len;
-        g->zs.next_in = (unsigned char *)p;
-        g->zs.avail_in = (uInt)n;
-        g->dirty = 1;
-        if ((rc = gz_run(g, Z_NO_FLUSH, err)) != 0)
-            return rc;
-        p += n;
-        len -= n;
-    }
-    return 0;
-}
-
-static int gz_flush(ddb_sink *s, ddb_error *err)
-{
-    gz_sink *g = (gz_sink *)s;
-
-    if (g->finished)
-        return 0;
-    g->zs.next_in = NULL;
-    g->zs.avail_in = 0;
-    return gz_run(g, Z_SYNC_FLUSH, err);
-}
-
-static int gz_finish(ddb_sink *s, ddb_error *err)
-{
-    gz_sink *g = (gz_sink *)s;
-    int rc;
-
-    if (g->finished)
-        return 0;
-    g->zs.next_in = NULL;
-    g->zs.avail_in = 0;
-    if ((rc = gz_run(g, Z_FINISH, err)) != 0)
-        return rc;
-    g->finished = 1;
-    return 0;
-}
-
-static void gz_free(ddb_sink *s)
-{
-    gz_sink *g = (gz_sink *)s;
-
-    if (g->zs_ready)
-        deflateEnd(&g->zs);
-    free(g->out);
-}
-
-/* Ends the member (header + data + trailer are complete) and starts a new
- * one for what follows: concatenated members are one valid gzip file, and
- * the file can be cut at a member boundary and appended to. */
-static int gz_checkpoint(ddb_sink *s, ddb_error *err)
-{
-    gz_sink *g = (gz_sink *)s;
-    int rc;
-    if (g->finished || !g->dirty)
-        return 0;
-    g->zs.next_in = NULL;
-    g->zs.avail_in = 0;
-    if ((rc = gz_run(g, Z_FINISH, err)) != 0)
-        return rc;
-    if (deflateReset(&g->zs) != Z_OK)
-        return ddb_error_set(err, DDB_ERROR, "gzip reset failed for %s", s->name);
-    g->dirty = 0;
-    return 0;
-}
-
-static const ddb_sink_vtable gz_vtable = {gz_write, gz_flush, gz_finish, gz_free, gz_checkpoint};
-
-int ddb_sink_new_gzip(ddb_sink **out, ddb_sink *upstream, int level, ddb_error *err)
-{
-    gz_sink *g;
-    int rc = 0;
-
-    *out = NULL;
-    if (level < 0 || level > 9) {
-        ddb_sink_free(upstream);
-        return ddb_error_set(err, DDB_EINVAL, "gzip level %d is not in 1..9", level);
-    }
-    g = (gz_sink *)sink_alloc(sizeof(*g), &gz_vtable, upstream->name);
-    if (g == NULL) {
-        ddb_sink_free(upstream);
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory creating a gzip encoder");
-    }
-    g->base.upstream = upstream;
-    g->out = malloc(GZ_OUTBUF);
-    if (g->out == NULL) {
-        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory creating a gzip encoder");
-        goto done;
-    }
-    /* 15 + 16: a gzip header and trailer, so the output is a plain .gz file. */
-    if (deflateInit2(&g->zs, level ? level : 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-        Z_OK) {
-        rc = ddb_error_set(err, DDB_ENOMEM, "cannot initialise the gzip encoder for %s",
-                           upstream->name);
-        goto done;
-    }
-    g->zs_ready = 1;
-done:
-    if (rc != 0) {
-        ddb_sink_free(&g->base);
-        return rc;
-    }
-    *out = &g->base;
-    return 0;
 }
 
 /* --------------------------------------------------------------- generic */

@@ -213,8 +213,9 @@ uint64_t ddb_sink_file_length(const ddb_sink *s);
 int ddb_sink_new_memory(ddb_sink **out, ddb_error *err);
 const char *ddb_sink_memory_data(ddb_sink *s, size_t *len);
 
-/* gzip compression filter (level 1..9, 0 = default 6). Takes ownership of
- * upstream, even on failure. */
+/* gzip compression filter: level 1..9 with zlib; 0, the default, is Intel
+ * ISA-L's level 2 where it is built in (about zlib 6's size at a twelfth of
+ * its CPU), else zlib 6. Takes ownership of upstream, even on failure. */
 int ddb_sink_new_gzip(ddb_sink **out, ddb_sink *upstream, int level, ddb_error *err);
 
 /* Writes all len bytes (0 or a negative code; a failed file sink stays failed). */
