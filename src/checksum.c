@@ -8,7 +8,30 @@
 #include <openssl/evp.h>
 #include <string.h>
 
+#ifdef DDB_HAVE_ISAL
+#include <isa-l/crc.h>
+#else
+#include <zlib.h>
+#endif
+
 #include "ddbpipe/codec.h"
+
+uint32_t ddb_crc32(const void *data, size_t n)
+{
+#ifdef DDB_HAVE_ISAL
+    return crc32_gzip_refl(0, (const unsigned char *)data, (uint64_t)n);
+#else
+    uLong crc = 0;
+    const unsigned char *p = data;
+    while (n > 0) { /* zlib takes an unsigned int length */
+        uInt k = n > 0x40000000u ? 0x40000000u : (uInt)n;
+        crc = crc32(crc, p, k);
+        p += k;
+        n -= k;
+    }
+    return (uint32_t)crc;
+#endif
+}
 
 const char *ddb_digest_algo_name(ddb_digest_algo algo)
 {

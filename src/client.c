@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <zlib.h>
+#include "ddbpipe/checksum.h"
 
 #include "client_impl.h"
 #include "client_internal.h"
@@ -294,8 +294,7 @@ static int crc_ok(call *cl)
     if (!cl->crc[0])
         return 1;
     want = strtoul(cl->crc, NULL, 10);
-    got = crc32(0L, (const Bytef *)(cl->resp_body.ptr ? cl->resp_body.ptr : ""),
-                (uInt)cl->resp_body.len);
+    got = ddb_crc32(cl->resp_body.ptr ? cl->resp_body.ptr : "", cl->resp_body.len);
     if (want == got)
         return 1;
     snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "CRC32Mismatch");

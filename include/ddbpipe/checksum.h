@@ -7,6 +7,7 @@
 #define DDBPIPE_CHECKSUM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ddbpipe/error.h"
 
@@ -37,6 +38,10 @@ int ddb_checksum_compute(unsigned char *digest, ddb_digest_algo algo, const void
  * (hex or base64), so a message shows both values the same way. */
 void ddb_checksum_format(char out[DDB_CHECKSUM_TEXT_MAX], const ddb_checksum *like,
                          const unsigned char *digest);
+
+/* The CRC-32 (IEEE, as gzip and zlib's crc32() compute it) of data: what
+ * DynamoDB sends in x-amz-crc32. ISA-L's folding CRC where it is built in. */
+uint32_t ddb_crc32(const void *data, size_t n);
 
 /* Short name of an algorithm: "MD5", "SHA-256". */
 const char *ddb_digest_algo_name(ddb_digest_algo algo);
