@@ -122,7 +122,7 @@ static const ddb_str *key_at(const char *base, size_t stride, size_t i)
 
 static int str_eq(const ddb_str *a, const ddb_str *b)
 {
-    return a->len == b->len && (a->len == 0 || memcmp(a->ptr, b->ptr, a->len) == 0);
+    return a->len == b->len && ddb_mem_eq(a->ptr, b->ptr, a->len);
 }
 
 /*

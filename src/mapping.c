@@ -392,6 +392,7 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
         return bad(ld, path, "\"%s\" is reserved for undeclared attributes", DDB_EXTRA_FIELD);
     if (dup_into(ld, &f->name, name) != 0)
         return nomem(ld);
+    f->name_len = strlen(name);
     f->type = DDB_TYPE_S;
     if (type != NULL && ddb_type_parse(&f->type, type, strlen(type)) != 0)
         return bad(ld, path, "unknown type \"%s\" (S, N, B, BOOL, NULL, M, L, SS, NS or BS)", type);
@@ -800,7 +801,7 @@ const ddb_entity *ddb_mapping_entity(const ddb_mapping *m, const char *name)
 int ddb_entity_field_index(const ddb_entity *e, const char *name, size_t len)
 {
     for (size_t i = 0; i < e->n_fields; i++)
-        if (strlen(e->fields[i].name) == len && memcmp(e->fields[i].name, name, len) == 0)
+        if (e->fields[i].name_len == len && ddb_mem_eq(e->fields[i].name, name, len))
             return (int)i;
     return -1;
 }

@@ -69,9 +69,7 @@ ptrdiff_t ddb_map_find(const ddb_map *m, const char *name, size_t len)
 {
     for (size_t i = 0; i < m->count; i++) {
         const ddb_str *n = &m->attrs[i].name;
-        /* Names of one length often differ in their first byte (gsiOnePk,
-         * lsiOneSk): no call for those. */
-        if (n->len == len && (len == 0 || (n->ptr[0] == name[0] && memcmp(n->ptr, name, len) == 0)))
+        if (n->len == len && ddb_mem_eq(n->ptr, name, len))
             return (ptrdiff_t)i;
     }
     return -1;
@@ -90,7 +88,7 @@ const ddb_value *ddb_map_getz(const ddb_map *m, const char *name)
 
 static int str_equal(const ddb_str *a, const ddb_str *b)
 {
-    return a->len == b->len && (a->len == 0 || memcmp(a->ptr, b->ptr, a->len) == 0);
+    return a->len == b->len && ddb_mem_eq(a->ptr, b->ptr, a->len);
 }
 
 /* Unordered comparison of two member arrays of equal length: O(n^2) but sets

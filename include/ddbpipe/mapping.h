@@ -38,6 +38,7 @@ typedef enum ddb_undeclared_policy {
 
 typedef struct ddb_field {
     char *name;      /* record field name */
+    size_t name_len; /* strlen(name), for lookups by length first */
     ddb_type type;   /* declared type */
     char *attribute; /* stored attribute name (default: name) */
     char **aliases;  /* other stored names accepted on decode */

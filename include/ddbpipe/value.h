@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ddbpipe/arena.h"
 #include "ddbpipe/error.h"
@@ -33,6 +34,37 @@ typedef struct ddb_str {
     const char *ptr; /* not necessarily NUL-terminated; may contain NUL for B */
     size_t len;
 } ddb_str;
+
+/* Are n bytes at a and b equal? Attribute names and key parts are a few to a
+ * few dozen bytes, compared millions of times: word compares inline, the
+ * library's memcmp only for long runs. */
+static inline int ddb_mem_eq(const void *a, const void *b, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
+    uint64_t x, y;
+    uint32_t u, v;
+    if (n > 32)
+        return memcmp(p, q, n) == 0;
+    for (; n >= 8; p += 8, q += 8, n -= 8) {
+        memcpy(&x, p, 8);
+        memcpy(&y, q, 8);
+        if (x != y)
+            return 0;
+    }
+    if (n >= 4) {
+        memcpy(&u, p, 4);
+        memcpy(&v, q, 4);
+        if (u != v)
+            return 0;
+        memcpy(&u, p + n - 4, 4);
+        memcpy(&v, q + n - 4, 4);
+        return u == v;
+    }
+    for (; n > 0; p++, q++, n--)
+        if (*p != *q)
+            return 0;
+    return 1;
+}
 
 typedef struct ddb_value ddb_value;
 typedef struct ddb_attr ddb_attr;
