@@ -30,6 +30,7 @@ struct ddb_json_parser {
     ddb_stack stack;
     json_path_elem path[JSON_PATH_MAX_DEPTH];
     int path_depth;
+    ddb_str item_text; /* the last ITEM or BARE line's item object, verbatim */
 };
 
 typedef struct json_ctx {

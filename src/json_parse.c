@@ -442,11 +442,17 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
     json_ctx c;
     int rc;
     ddb_str key;
+    const char *at = NULL, *item_end = NULL;
 
     ddb_json_lex_init(&c, p, text, len, a, err);
+    p->item_text.ptr = NULL;
+    p->item_text.len = 0;
     switch (kind) {
     case DDB_JSON_LINE_BARE:
-        rc = parse_typed_map_body(&c, item);
+        json_skip_ws(&c);
+        at = c.s;
+        if ((rc = parse_typed_map_body(&c, item)) == 0)
+            item_end = c.s;
         break;
     case DDB_JSON_LINE_CHANGE:
         rc = parse_change(&c, change);
@@ -463,14 +469,26 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
                                      (int)(key.len > 40 ? 40 : key.len), key.ptr);
         if ((rc = json_expect(&c, ':', "':'")) != 0)
             return rc;
+        json_skip_ws(&c);
+        at = c.s;
         if ((rc = parse_typed_map_body(&c, item)) != 0)
             return rc;
+        item_end = c.s;
         rc = json_expect(&c, '}', "'}' after the item (only \"Item\" is allowed)");
         break;
     }
-    if (rc != 0)
+    if (rc != 0 || (rc = ddb_json_lex_finish(&c)) != 0)
         return rc;
-    return ddb_json_lex_finish(&c);
+    if (item_end != NULL) {
+        p->item_text.ptr = at;
+        p->item_text.len = (size_t)(item_end - at);
+    }
+    return 0;
+}
+
+ddb_str ddb_json_parser_item_text(const ddb_json_parser *p)
+{
+    return p->item_text;
 }
 
 int ddb_json_sniff_line(ddb_json_line_kind *kind, const char *text, size_t len)

@@ -548,7 +548,12 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         ddb_buf_clear(b);
         ddb_buf_puts(b, is_del ? "{\"DeleteRequest\":{\"Key\":" : "{\"PutRequest\":{\"Item\":");
         e->item_off = b->len;
-        ddb_json_put_typed_map(b, rec);
+        if (!is_del && origin != NULL && rec == &origin->item && origin->item_text.ptr != NULL)
+            /* the input's own text of this very item: strict typed JSON, checked
+             * above, so it goes as it is rather than written again */
+            ddb_buf_append(b, origin->item_text.ptr, origin->item_text.len);
+        else
+            ddb_json_put_typed_map(b, rec);
         e->item_len = b->len - e->item_off;
         ddb_buf_puts(b, "}}");
         if (b->oom || (e->req = ddb_buf_detach(b, &e->req_len)) == NULL) {

@@ -98,6 +98,8 @@ static void *helper(void *arg)
 static int copy_record(ddb_record *dst, const ddb_record *src, ddb_arena *ar, int delete_all)
 {
     *dst = *src;
+    dst->item_text.ptr = NULL; /* the reader's memory; an export does not need it */
+    dst->item_text.len = 0;
     if (delete_all && dst->kind == DDB_REC_PUT)
         dst->kind = DDB_REC_DELETE; /* as taking it would: the verdict must see it */
     if (ddb_map_copy(&dst->item, &src->item, ar) != 0)

@@ -152,10 +152,15 @@ static int lines_next(ddb_reader *r, ddb_record **out, ddb_error *err)
     lr->rec.raw = line;
     lr->rec.raw_len = len;
     lr->rec.reason = NULL;
-    if (lr->kind == DDB_IN_NDJSON)
+    lr->rec.item_text.ptr = NULL;
+    lr->rec.item_text.len = 0;
+    if (lr->kind == DDB_IN_NDJSON) {
         parse_ndjson(lr, line, len);
-    else
+    } else {
         parse_ddbjson(lr, line, len);
+        if (lr->rec.kind == DDB_REC_PUT && lr->rec.change == DDB_CHANGE_NONE)
+            lr->rec.item_text = ddb_json_parser_item_text(lr->parser);
+    }
     *out = &lr->rec;
     return 0;
 }

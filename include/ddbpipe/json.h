@@ -64,6 +64,11 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
                         ddb_json_change *change, const char *text, size_t len, ddb_arena *a,
                         ddb_error *err);
 
+/* The item object of the last line p parsed successfully as ITEM or BARE,
+ * verbatim (strict typed DynamoDB JSON, so a request may carry it as it is);
+ * {NULL, 0} otherwise. Points into that line's text. */
+ddb_str ddb_json_parser_item_text(const ddb_json_parser *p);
+
 /*
  * Guesses the shape of a DynamoDB JSON line from its text (used on the first
  * line of a file): 1 and *kind set when the line is DynamoDB JSON of some

@@ -51,6 +51,9 @@ typedef struct ddb_record {
     uint64_t seq;       /* set by the pipeline: the record's number in the run */
     const char *table;  /* the table its input names for it (BatchWriteItem requests, a
                            NoSQL Workbench model, a dynamodump backup), or NULL */
+    ddb_str item_text;  /* the item exactly as typed DynamoDB JSON in the input, when the
+                           reader has it verbatim ({NULL, 0} otherwise): an importer
+                           that changes nothing may send it as it is */
 } ddb_record;
 
 typedef enum ddb_input_format {

@@ -39,6 +39,17 @@ run restore 0 "$bin" import "$tmp/dump/items.json" --table movies-copy --create-
 run export-copy 0 "$bin" export --table movies-copy --format ddb-json --out "$tmp/copy" "${E[@]}"
 same_items movies-restore "$tmp/dump/items.json" -- "$tmp/copy/items.json"
 
+# items go as the input wrote them (spacing, escapes, bare lines): what lands is what was read
+cat >"$tmp/odd.json" <<'EOF'
+{"Item" : { "pk" : {"S":"Odd#\u00e9\"q\/"} , "sk":{ "S" : "1" }, "b":{"B":"AAEC"}, "n":{"N":"1.50"}, "l":{"L":[{"S":"x"},{"NULL":true}, {"M":{"k":{"BOOL":false}}}]}}}
+{"pk":{"S":"Odd#bare"},"sk":{"S":"2"},"ns":{"NS":["1","2.0"]},"t":{"S":"tab\there"}}
+EOF
+run odd-create 0 "$bin" create-table --mapping "$root/formats/movies.json" --table odd "${E[@]}"
+run odd-import 0 "$bin" import "$tmp/odd.json" --table odd "${E[@]}"
+run odd-dump 0 "$bin" export --table odd --format ddb-json --out "$tmp/odd" "${E[@]}"
+same_items odd-text "$tmp/odd.json" -- "$tmp/odd/items.json"
+grep -q 'Odd#é\\"q/' "$tmp/odd/items.json" || fail "the escaped key did not come back"
+
 # -- favorites: migrate to v2 and back ---------------------------------------------------------
 run fav-import 0 "$bin" import "$root"/samples/favorites/seed/*.csv --table fav --create-table \
     --mapping "$root/formats/favorites.json" "${E[@]}" --summary "$tmp/fav-import.json"

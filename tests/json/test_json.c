@@ -108,12 +108,13 @@ Test(json, rejects_lone_surrogates_and_bad_utf8)
     cr_assert(parse_map_fails("{\"a\":{\"S\":\"\xc3\x28\"}}"));
     cr_assert(strstr(err.message, "UTF-8") != NULL, "%s", err.message);
     cr_assert(parse_map_fails("{\"a\":{\"S\":\"\xed\xa0\x80\"}}")); /* encoded surrogate */
-    cr_assert(parse_map_fails("{\"a\":{\"S\":\"tab\there\"}}"));  /* raw control char */
+    cr_assert(parse_map_fails("{\"a\":{\"S\":\"tab\there\"}}"));    /* raw control char */
 }
 
 Test(json, errors_name_the_attribute_path_and_column)
 {
-    cr_assert(parse_map_fails("{\"outer\":{\"M\":{\"list\":{\"L\":[{\"S\":\"ok\"},{\"Q\":\"x\"}]}}}}"));
+    cr_assert(
+        parse_map_fails("{\"outer\":{\"M\":{\"list\":{\"L\":[{\"S\":\"ok\"},{\"Q\":\"x\"}]}}}}"));
     cr_assert(strstr(err.message, "outer.list[1]") != NULL, "%s", err.message);
     cr_assert(strstr(err.message, "unknown type 'Q'") != NULL, "%s", err.message);
     cr_assert(strstr(err.message, "column 41") != NULL, "%s", err.message);
@@ -166,8 +167,8 @@ Test(json, plain_maps_types)
 
 Test(json, plain_rejects_invalid_json_numbers_and_literals)
 {
-    const char *bad[] = {"01", "1.", ".5", "+1", "1e", "-", "tru", "nul", "[1,]", "{\"a\" 1}",
-                         "[1 2]", "\"abc", "{\"a\":1,}"};
+    const char *bad[] = {"01",  "1.",   ".5",        "+1",    "1e",    "-",         "tru",
+                         "nul", "[1,]", "{\"a\" 1}", "[1 2]", "\"abc", "{\"a\":1,}"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         ddb_value v;
         cr_assert_neq(ddb_json_parse_plain(p, &v, bad[i], strlen(bad[i]), a, &err), 0, "%s",
@@ -212,15 +213,43 @@ Test(json, line_kinds_parse_and_sniff)
                  0);
     cr_assert_eq(m.count, 1);
     cr_assert_eq(
-        ddb_json_parse_line(p, DDB_JSON_LINE_CHANGE, NULL, &ch, change, strlen(change), a, &err), 0);
+        ddb_json_parse_line(p, DDB_JSON_LINE_CHANGE, NULL, &ch, change, strlen(change), a, &err),
+        0);
     cr_assert(ch.has_new_image);
     cr_assert_not(ch.has_old_image);
     cr_assert_eq(ch.write_time.len, 16);
     cr_assert_eq(ch.keys.count, 1);
     /* An ITEM line with a second envelope key is malformed, not half-read. */
-    cr_assert_neq(ddb_json_parse_line(p, DDB_JSON_LINE_ITEM, &m, NULL,
-                                      "{\"Item\":{},\"x\":1}", 17, a, &err),
-                  0);
+    cr_assert_neq(
+        ddb_json_parse_line(p, DDB_JSON_LINE_ITEM, &m, NULL, "{\"Item\":{},\"x\":1}", 17, a, &err),
+        0);
+    cr_assert_null(ddb_json_parser_item_text(p).ptr, "no item text after a failed line");
+}
+
+/* The item object of an ITEM or BARE line, verbatim (what an importer may
+ * send as it is); nothing for a change line. */
+Test(json, item_text_is_the_item_object_verbatim)
+{
+    const char *item = " { \"Item\" :  {\"pk\": {\"S\":\"a\\u00e9\"} , \"n\":{\"N\":\"1.50\"}}  } ";
+    const char *bare = "{\"pk\":{\"S\":\"b\"}}";
+    const char *change = "{\"Keys\":{\"pk\":{\"S\":\"c\"}},\"NewImage\":{\"pk\":{\"S\":\"c\"}}}";
+    ddb_map m;
+    ddb_json_change ch;
+    ddb_str t;
+
+    cr_assert_eq(ddb_json_parse_line(p, DDB_JSON_LINE_ITEM, &m, NULL, item, strlen(item), a, &err),
+                 0);
+    t = ddb_json_parser_item_text(p);
+    cr_assert_eq(t.len, strlen("{\"pk\": {\"S\":\"a\\u00e9\"} , \"n\":{\"N\":\"1.50\"}}"));
+    cr_assert(memcmp(t.ptr, "{\"pk\": {\"S\":\"a\\u00e9\"} , \"n\":{\"N\":\"1.50\"}}", t.len) == 0);
+    cr_assert_eq(ddb_json_parse_line(p, DDB_JSON_LINE_BARE, &m, NULL, bare, strlen(bare), a, &err),
+                 0);
+    t = ddb_json_parser_item_text(p);
+    cr_assert(t.ptr == bare && t.len == strlen(bare));
+    cr_assert_eq(
+        ddb_json_parse_line(p, DDB_JSON_LINE_CHANGE, NULL, &ch, change, strlen(change), a, &err),
+        0);
+    cr_assert_null(ddb_json_parser_item_text(p).ptr);
 }
 
 Test(json, string_writer_escapes_control_characters)
@@ -274,7 +303,8 @@ Test(json, string_writer_long_strings_across_chunks)
 
 Test(json, plain_writer_gives_binary_as_base64_and_sets_as_arrays)
 {
-    ddb_map m = parse_map("{\"b\":{\"B\":\"AAEC\"},\"ss\":{\"SS\":[\"x\"]},\"ns\":{\"NS\":[\"+5\",\"1e3\"]}}");
+    ddb_map m = parse_map(
+        "{\"b\":{\"B\":\"AAEC\"},\"ss\":{\"SS\":[\"x\"]},\"ns\":{\"NS\":[\"+5\",\"1e3\"]}}");
     ddb_buf b = DDB_BUF_INIT;
     ddb_json_put_plain_map(&b, &m);
     cr_assert_str_eq(b.ptr, "{\"b\":\"AAEC\",\"ss\":[\"x\"],\"ns\":[5,1e3]}");
