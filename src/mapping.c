@@ -398,6 +398,7 @@ static int parse_field(loader *ld, const char *path, json_object *obj, ddb_field
         return bad(ld, path, "unknown type \"%s\" (S, N, B, BOOL, NULL, M, L, SS, NS or BS)", type);
     if (dup_into(ld, &f->attribute, attr ? attr : name) != 0)
         return nomem(ld);
+    f->attribute_len = strlen(f->attribute);
     f->store = -1; /* decided once the templates are known */
     if ((rc = get_bool(ld, path, obj, "store", &f->store)) != 0 ||
         (rc = get_bool(ld, path, obj, "required", &f->required)) != 0 ||
@@ -533,7 +534,9 @@ static int parse_entity(loader *ld, const char *path, json_object *obj, const dd
                 if (!json_object_is_type(tv, json_type_string))
                     return bad(ld, sub, "a key template must be a string like \"Tag#{userId}\"");
                 tp = &e->keys[e->n_keys++];
-                if (dup_into(ld, &tp->attr, attr) != 0)
+                if (dup_into(ld, &tp->attr, attr) == 0)
+                    tp->attr_len = strlen(attr);
+                else
                     return nomem(ld);
                 tp->attr_type = atype;
                 tp->role = role;

@@ -291,7 +291,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         const ddb_field *f = &e->fields[i];
         for (size_t k = 0; k <= f->n_aliases; k++) {
             const char *name = k == 0 ? f->attribute : f->aliases[k - 1];
-            ptrdiff_t ai = ddb_map_find(item, name, strlen(name));
+            ptrdiff_t ai = ddb_map_find(item, name, k == 0 ? f->attribute_len : strlen(name));
             ddb_value v;
             if (ai < 0)
                 continue;
@@ -312,7 +312,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     /* Then every key attribute present: it must fit its template and agree. */
     for (size_t k = 0; k < e->n_keys; k++) {
         const ddb_template *t = &e->keys[k];
-        ptrdiff_t ai = ddb_map_find(item, t->attr, strlen(t->attr));
+        ptrdiff_t ai = ddb_map_find(item, t->attr, t->attr_len);
         if (ai < 0)
             continue;
         if (keys_only && t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK)
@@ -369,7 +369,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         if (!c.slots[i].set)
             continue;
         attrs[n_out].name.ptr = e->fields[i].name;
-        attrs[n_out].name.len = strlen(e->fields[i].name);
+        attrs[n_out].name.len = e->fields[i].name_len;
         attrs[n_out++].value = c.slots[i].value;
     }
     out->n_declared = n_out;
@@ -640,7 +640,7 @@ static int encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, cons
             goto done;
         }
         attrs[n].name.ptr = t->attr;
-        attrs[n].name.len = strlen(t->attr);
+        attrs[n].name.len = t->attr_len;
         attrs[n++].value = *v;
     }
     if (m->table.type_attr && !keys_only) {
@@ -652,7 +652,7 @@ static int encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, cons
         if (!e->fields[i].store || !c.slots[i].set)
             continue;
         attrs[n].name.ptr = e->fields[i].attribute;
-        attrs[n].name.len = strlen(e->fields[i].attribute);
+        attrs[n].name.len = e->fields[i].attribute_len;
         attrs[n++].value = c.slots[i].value;
     }
     for (size_t i = 0; i < x.count && !keys_only; i++) {

@@ -38,33 +38,6 @@ ddb_type ddb_type_set_member(ddb_type set_type)
     }
 }
 
-ddb_value ddb_value_str(ddb_type type, const char *ptr, size_t len)
-{
-    ddb_value v;
-    memset(&v, 0, sizeof(v));
-    v.type = type;
-    v.u.s.ptr = ptr;
-    v.u.s.len = len;
-    return v;
-}
-
-ddb_value ddb_value_bool(int b)
-{
-    ddb_value v;
-    memset(&v, 0, sizeof(v));
-    v.type = DDB_TYPE_BOOL;
-    v.u.boolean = b != 0;
-    return v;
-}
-
-ddb_value ddb_value_null(void)
-{
-    ddb_value v;
-    memset(&v, 0, sizeof(v));
-    v.type = DDB_TYPE_NULL;
-    return v;
-}
-
 ptrdiff_t ddb_map_find(const ddb_map *m, const char *name, size_t len)
 {
     for (size_t i = 0; i < m->count; i++) {

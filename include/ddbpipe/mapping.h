@@ -41,7 +41,8 @@ typedef struct ddb_field {
     size_t name_len; /* strlen(name), for lookups by length first */
     ddb_type type;   /* declared type */
     char *attribute; /* stored attribute name (default: name) */
-    char **aliases;  /* other stored names accepted on decode */
+    size_t attribute_len;
+    char **aliases; /* other stored names accepted on decode */
     size_t n_aliases;
     int pad;          /* N in key strings: integer part zero-padded to this width */
     int store;        /* written as its own attribute on encode */
@@ -77,7 +78,8 @@ typedef struct ddb_tpl_seg {
 } ddb_tpl_seg;
 
 typedef struct ddb_template {
-    char *attr;         /* attribute the template computes */
+    char *attr; /* attribute the template computes */
+    size_t attr_len;
     ddb_type attr_type; /* S, N or B */
     ddb_key_role role;
     char *text;      /* the template as written */

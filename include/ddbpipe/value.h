@@ -107,9 +107,32 @@ int ddb_type_parse(ddb_type *out, const char *s, size_t len);
 ddb_type ddb_type_set_member(ddb_type set_type);
 
 /* Constructors for scalar values that point at existing memory (no copy). */
-ddb_value ddb_value_str(ddb_type type, const char *ptr, size_t len);
-ddb_value ddb_value_bool(int b);
-ddb_value ddb_value_null(void);
+/* (inline: decode and encode make several per key part) */
+static inline ddb_value ddb_value_str(ddb_type type, const char *ptr, size_t len)
+{
+    ddb_value v;
+    v.type = type;
+    v.u.s.ptr = ptr;
+    v.u.s.len = len;
+    return v;
+}
+
+static inline ddb_value ddb_value_bool(int b)
+{
+    ddb_value v;
+    memset(&v, 0, sizeof(v));
+    v.type = DDB_TYPE_BOOL;
+    v.u.boolean = b != 0;
+    return v;
+}
+
+static inline ddb_value ddb_value_null(void)
+{
+    ddb_value v;
+    memset(&v, 0, sizeof(v));
+    v.type = DDB_TYPE_NULL;
+    return v;
+}
 
 /* Looks up a top-level attribute by name (bytewise). Returns NULL when absent. */
 const ddb_value *ddb_map_get(const ddb_map *m, const char *name, size_t len);
