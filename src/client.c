@@ -60,6 +60,7 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
+    c->epfd = -1;
     if (curl_url_set(u, CURLUPART_URL, o->endpoint, 0) != CURLUE_OK ||
         curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
         curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
@@ -98,6 +99,10 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     c->notice_ctx = o->notice_ctx;
     c->rng = o->random_seed ? o->random_seed : (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)c;
     curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)c->concurrency * 2);
+    if (ddb_client_loop_init(c) != 0) {
+        rc = ddb_error_set(err, DDB_ENET, "cannot create an epoll set for the connections");
+        goto done;
+    }
     *out = c;
     c = NULL;
 done:
@@ -460,7 +465,7 @@ static void drain_messages(ddb_client *c)
 int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error *err)
 {
     for (;;) {
-        int running = 0, timeout;
+        int timeout;
         long curl_timeout = -1;
         uint64_t now;
 
@@ -477,7 +482,7 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
         start_ready(c);
         if (c->in_flight == 0 && c->ready_head == NULL && c->delayed == NULL)
             return 0; /* nothing left that could change anything */
-        if (curl_multi_perform(c->multi, &running) != CURLM_OK)
+        if (ddb_client_loop_run(c) != 0)
             return ddb_error_set(err, DDB_ENET, "libcurl multi loop failed");
         drain_messages(c);
         if (until && until(ctx))
@@ -486,7 +491,7 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
             return 0;
         if (c->ready_head && c->in_flight < c->concurrency)
             continue; /* new work from callbacks can start at once */
-        curl_multi_timeout(c->multi, &curl_timeout);
+        curl_timeout = ddb_client_loop_timeout(c);
         timeout = curl_timeout < 0 || curl_timeout > 200 ? 200 : (int)curl_timeout;
         if (c->delayed) {
             uint64_t wake = c->delayed->wake_ms;
@@ -497,8 +502,7 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
                 timeout = (int)(wake - now);
         }
         if (c->in_flight > 0) {
-            if (curl_multi_poll(c->multi, NULL, 0, timeout, NULL) != CURLM_OK)
-                return ddb_error_set(err, DDB_ENET, "libcurl poll failed");
+            ddb_client_loop_wait(c, timeout);
         } else if (timeout > 0) {
             struct timespec ts = {timeout / 1000, (long)(timeout % 1000) * 1000000L};
             nanosleep(&ts, NULL);
@@ -508,12 +512,11 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
 
 int ddb_client_step(ddb_client *c, ddb_error *err)
 {
-    int running = 0;
     promote_delayed(c, ddb_clock_ms());
     start_ready(c);
     if (c->in_flight == 0)
         return 0;
-    if (curl_multi_perform(c->multi, &running) != CURLM_OK)
+    if (ddb_client_loop_run(c) != 0)
         return ddb_error_set(err, DDB_ENET, "libcurl multi loop failed");
     drain_messages(c);
     start_ready(c);
@@ -640,7 +643,8 @@ void ddb_client_free(ddb_client *c)
         free_calls(cl);
     }
     if (c->multi)
-        curl_multi_cleanup(c->multi);
+        curl_multi_cleanup(c->multi); /* may still tell on_socket of sockets it closes */
+    ddb_client_loop_dispose(c);
     free_calls(c->ready_head);
     free_calls(c->delayed);
     for (int i = 0; i < c->n_idle; i++)
@@ -679,17 +683,16 @@ int ddb_client_settle(ddb_client *c, ddb_error *err)
     int rc = 0;
     c->settling = 1;
     for (;;) {
-        int running = 0;
         cancel_waiting(c);
         if (c->in_flight == 0)
             break;
-        if (curl_multi_perform(c->multi, &running) != CURLM_OK) {
+        if (ddb_client_loop_run(c) != 0) {
             rc = ddb_error_set(err, DDB_ENET, "libcurl multi loop failed");
             break;
         }
         drain_messages(c);
         if (c->in_flight > 0 && c->ready_head == NULL && c->delayed == NULL)
-            curl_multi_poll(c->multi, NULL, 0, 100, NULL);
+            ddb_client_loop_wait(c, 100);
     }
     c->settling = 0;
     return rc;

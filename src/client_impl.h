@@ -58,6 +58,8 @@ typedef struct call {
 
 struct ddb_client {
     CURLM *multi;
+    int epfd;             /* the sockets curl watches (client_loop.c) */
+    uint64_t timer_at_ms; /* when curl wants its timeouts run; UINT64_MAX: never */
     char *url;
     char *host; /* host[:port] as sent in Host */
     char *region;
@@ -91,6 +93,16 @@ struct ddb_client {
     uint64_t last_idle_ms;
     ddb_client_stats stats;
 };
+
+/* The event loop under the multi handle (client_loop.c). init: 0 or -1 (no
+ * epoll set). run: hands curl the ready sockets and due timeouts, without
+ * waiting; 0 or -1 when curl fails. wait: sleeps until a socket is ready, curl's
+ * timer is due or timeout_ms passed. timeout: ms until curl's timer (-1: none). */
+int ddb_client_loop_init(ddb_client *c);
+void ddb_client_loop_dispose(ddb_client *c);
+int ddb_client_loop_run(ddb_client *c);
+void ddb_client_loop_wait(ddb_client *c, int timeout_ms);
+long ddb_client_loop_timeout(const ddb_client *c);
 
 /* Signs and starts one attempt of cl (client_request.c). */
 void ddb_client_start_attempt(ddb_client *c, call *cl);
