@@ -165,3 +165,43 @@ Test(sigv4, dynamodb_with_session_token_and_timestamp)
     cr_expect_str_eq(res->signature, sig);
     ddb_sigv4_result_free(res);
 }
+
+/* The signing key is derived once per secret, day, region and service and
+ * kept: signing in turn with two secrets, two days and two regions must give
+ * each request the signature of its own credentials and scope. */
+Test(sigv4, kept_signing_key_follows_secret_day_and_region)
+{
+    static const char *secrets[] = {SECRET, "AnotherSecretKeyOfTheSameLength0000000000", "short"};
+    static const char *dates[] = {DATE, "20240528T000001Z"};
+    static const char *regions[] = {"us-east-1", "eu-west-1"};
+    for (int round = 0; round < 2; round++) {
+        /* the secret changes most often: alone, between two signatures */
+        for (size_t di = 0; di < 2; di++) {
+            for (size_t ri = 0; ri < 2; ri++) {
+                for (size_t si = 0; si < 3; si++) {
+                    const ddb_sigv4_header h[] = {{"Host", HOST}, {"X-Amz-Date", dates[di]}};
+                    ddb_sigv4_request req = dynamodb_request(h, 2);
+                    ddb_sigv4_result *res = NULL;
+                    ddb_error err = {0};
+                    unsigned char k[32], s[32];
+                    char k0[64], date8[9], want[65];
+
+                    req.secret_access_key = secrets[si];
+                    req.region = regions[ri];
+                    cr_assert_eq(ddb_sigv4_sign(&res, &req, &err), 0, "%s", err.message);
+                    snprintf(k0, sizeof(k0), "AWS4%s", secrets[si]);
+                    snprintf(date8, sizeof(date8), "%.8s", dates[di]);
+                    hmac(k, k0, strlen(k0), date8);
+                    hmac(k, k, 32, regions[ri]);
+                    hmac(k, k, 32, "dynamodb");
+                    hmac(k, k, 32, "aws4_request");
+                    hmac(s, k, 32, res->string_to_sign);
+                    hex(want, s, 32);
+                    cr_expect_str_eq(res->signature, want, "secret %zu, date %zu, region %zu", si,
+                                     di, ri);
+                    ddb_sigv4_result_free(res);
+                }
+            }
+        }
+    }
+}
