@@ -65,6 +65,16 @@ typedef struct pl_read_ctx {
     int records_mode; /* per-entity records (encode; validate/import of record files) */
 } pl_read_ctx;
 
+/* The index of entity e in mapping m, -1 for none. */
+static inline int pl_entity_index(const ddb_mapping *m, const ddb_entity *e)
+{
+    return e == NULL ? -1 : (int)(e - m->entities);
+}
+
+/* An item (export, convert, validate of items): its verdict computed ahead
+ * (pre) or now, applied to the counts and the output. 0 or an error that
+ * ends the run. */
+int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *err);
 /* Fills v for rec with opts o, allocating in a. Touches nothing else, so any
  * thread may call it for records of its own. Returns 0 (failures are in v). */
 int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *rec, ddb_arena *a);

@@ -1,6 +1,5 @@
 #include "ddbpipe/sigv4.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +10,7 @@
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/codec.h"
+#include "sigv4_internal.h"
 
 #define ALGORITHM "AWS4-HMAC-SHA256"
 
@@ -300,148 +300,6 @@ bad:
                          s ? s : "(null)");
 }
 
-/* OpenSSL 3 looks an algorithm up in its provider tables on every implicit
- * fetch (EVP_sha256() in EVP_Digest, EVP_MAC_fetch): a cost per request.
- * Fetched once; kept for the process's life. */
-static EVP_MD *g_sha256;
-static EVP_MAC *g_hmac;
-static pthread_once_t g_fetch_once = PTHREAD_ONCE_INIT;
-
-static void fetch_algorithms(void)
-{
-    g_sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
-    g_hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-}
-
-static const EVP_MD *sha256_md(void)
-{
-    pthread_once(&g_fetch_once, fetch_algorithms);
-    return g_sha256;
-}
-
-static EVP_MAC *hmac_mac(void)
-{
-    pthread_once(&g_fetch_once, fetch_algorithms);
-    return g_hmac;
-}
-
-int ddb_sigv4_sha256_hex(char out[65], const void *data, size_t len)
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-    const EVP_MD *sha = sha256_md();
-    if (sha == NULL || !EVP_Digest(len ? data : "", len, md, &mdlen, sha, NULL) || mdlen != 32)
-        return DDB_ERROR;
-    ddb_hex_encode(out, md, 32);
-    out[64] = '\0';
-    return 0;
-}
-
-static int hmac(EVP_MAC_CTX *ctx, unsigned char out[32], const void *key, size_t keylen,
-                const char *data)
-{
-    char digest[] = "SHA256";
-    OSSL_PARAM params[2];
-    size_t outlen = 0;
-
-    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0);
-    params[1] = OSSL_PARAM_construct_end();
-    if (!EVP_MAC_init(ctx, key, keylen, params) ||
-        !EVP_MAC_update(ctx, (const unsigned char *)data, strlen(data)) ||
-        !EVP_MAC_final(ctx, out, &outlen, 32) || outlen != 32)
-        return DDB_ERROR;
-    return 0;
-}
-
-/* kSigning depends only on the secret, the day, the region and the service:
- * derived once (four HMACs) and kept for the requests that share them. The
- * secret itself is not kept, only its SHA-256, to tell a rotated secret. */
-static struct {
-    pthread_mutex_t mu;
-    unsigned char secret_hash[32];
-    char scope[160]; /* date8/region/service */
-    unsigned char key[32];
-    int valid;
-} g_key = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, {0}, 0};
-
-static int derive_key(unsigned char k[32], EVP_MAC_CTX *ctx, const ddb_sigv4_request *req,
-                      const char *date8)
-{
-    size_t slen = strlen(req->secret_access_key);
-    unsigned char sh[32];
-    char scope[160];
-    unsigned int shlen = 0;
-    char *k0 = NULL;
-    int rc = DDB_ERROR, n;
-
-    n = snprintf(scope, sizeof(scope), "%s/%s/%s", date8, req->region, req->service);
-    if (n < 0 || (size_t)n >= sizeof(scope) ||
-        !EVP_Digest(req->secret_access_key, slen, sh, &shlen, sha256_md(), NULL))
-        return DDB_ERROR;
-    pthread_mutex_lock(&g_key.mu);
-    if (g_key.valid && memcmp(g_key.secret_hash, sh, 32) == 0 && strcmp(g_key.scope, scope) == 0) {
-        memcpy(k, g_key.key, 32);
-        pthread_mutex_unlock(&g_key.mu);
-        return 0;
-    }
-    pthread_mutex_unlock(&g_key.mu);
-    if ((k0 = malloc(slen + 5)) == NULL)
-        return DDB_ENOMEM;
-    memcpy(k0, "AWS4", 4);
-    memcpy(k0 + 4, req->secret_access_key, slen + 1);
-    if (hmac(ctx, k, k0, slen + 4, date8) || hmac(ctx, k, k, 32, req->region) ||
-        hmac(ctx, k, k, 32, req->service) || hmac(ctx, k, k, 32, "aws4_request"))
-        goto done;
-    pthread_mutex_lock(&g_key.mu);
-    memcpy(g_key.secret_hash, sh, 32);
-    memcpy(g_key.scope, scope, (size_t)n + 1);
-    memcpy(g_key.key, k, 32);
-    g_key.valid = 1;
-    pthread_mutex_unlock(&g_key.mu);
-    rc = 0;
-done:
-    OPENSSL_cleanse(k0, slen + 5);
-    free(k0);
-    OPENSSL_cleanse(sh, sizeof(sh));
-    return rc;
-}
-
-/* signature = HMAC(kSigning, string_to_sign), with kSigning derived from the
- * secret through date, region, service and "aws4_request". */
-static int compute_signature(char out[65], const ddb_sigv4_request *req, const char *amz_date,
-                             const char *string_to_sign, ddb_error *err)
-{
-    unsigned char k[32], sig[32];
-    char date8[9];
-    EVP_MAC *mac = hmac_mac();
-    EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
-    int rc = DDB_ERROR;
-
-    memcpy(date8, amz_date, 8);
-    date8[8] = '\0';
-    if (ctx == NULL) {
-        rc = ddb_error_set(err, DDB_ERROR, "SigV4: HMAC-SHA256 failed in OpenSSL");
-        goto done;
-    }
-    if ((rc = derive_key(k, ctx, req, date8)) != 0) {
-        rc = rc == DDB_ENOMEM
-                 ? ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory")
-                 : ddb_error_set(err, DDB_ERROR, "SigV4: HMAC-SHA256 failed in OpenSSL");
-        goto done;
-    }
-    if (hmac(ctx, sig, k, 32, string_to_sign)) {
-        rc = ddb_error_set(err, DDB_ERROR, "SigV4: HMAC-SHA256 failed in OpenSSL");
-        goto done;
-    }
-    ddb_hex_encode(out, sig, 32);
-    out[64] = '\0';
-    rc = 0;
-done:
-    OPENSSL_cleanse(k, sizeof(k));
-    EVP_MAC_CTX_free(ctx);
-    return rc;
-}
-
 /* Collects the signed headers (the caller's plus X-Amz-Date, the token and
  * the body hash as needed), validating what must or must not be there. */
 static int collect_headers(canon_header *h, size_t *n, ddb_sigv4_result *res,
@@ -645,7 +503,7 @@ static int build(ddb_sigv4_result *res, const ddb_sigv4_request *req, ddb_error 
         goto oom;
     snprintf(res->credential_scope, strlen(req->region) + strlen(req->service) + 24,
              "%.8s/%s/%s/aws4_request", res->amz_date, req->region, req->service);
-    if ((rc = compute_signature(res->signature, req, res->amz_date, sts.ptr, err)) != 0)
+    if ((rc = ddb_sigv4_compute_signature(res->signature, req, res->amz_date, sts.ptr, err)) != 0)
         goto done;
     ddb_buf_printf(&auth, ALGORITHM " Credential=%s/%s, SignedHeaders=%s, Signature=%s",
                    req->access_key_id, res->credential_scope, sh.ptr, res->signature);
