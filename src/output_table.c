@@ -64,9 +64,26 @@ static void retry_insert(entry_list *l, entry *e)
 
 static void entry_free(entry *e)
 {
-    free(e->req);
-    free(e->key);
-    free(e);
+    free(e); /* its key and request live in the same block */
+}
+
+/* An entry with copies of the key signature in kb and the request in rb, in
+ * one allocation (a writer makes one per item). NULL when out of memory. */
+static entry *entry_new(const ddb_buf *kb, const ddb_buf *rb)
+{
+    entry *e = malloc(sizeof(*e) + kb->len + 1 + rb->len + 1);
+    if (e == NULL)
+        return NULL;
+    memset(e, 0, sizeof(*e));
+    e->key = (char *)(e + 1);
+    memcpy(e->key, kb->ptr, kb->len);
+    e->key[kb->len] = '\0';
+    e->key_len = kb->len;
+    e->req = e->key + kb->len + 1;
+    memcpy(e->req, rb->ptr, rb->len);
+    e->req[rb->len] = '\0';
+    e->req_len = rb->len;
+    return e;
 }
 
 static const char *intern(table_output *to, const char *s)
@@ -489,7 +506,7 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     if (to->fatal)
         return ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg);
     /* Checked against the table's real key schema before it can spoil a batch. */
-    size_t item_size = 0;
+    size_t item_size = 0, item_off = 0, item_len = 0, req_len = 0;
     rc = is_del ? ddb_item_validate_key(rec, ks, &verr)
                 : ddb_item_validate(rec, ks, &item_size, &verr);
     if (rc != 0) {
@@ -498,20 +515,8 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
                           verr.message, b);
         return 0;
     }
-    if ((e = calloc(1, sizeof(*e))) == NULL)
+    if (ddb_table_output_key_signature(&to->keybuf, ks, rec) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    e->entity = entity;
-    e->is_delete = is_del;
-    e->source = intern(to, origin ? origin->source : NULL);
-    e->line = origin ? origin->line : 0;
-    e->offset = origin ? origin->offset : 0;
-    e->seq = origin ? origin->seq : 0;
-    e->wcu = is_del || item_size == 0 ? 1.0 : (double)((item_size + 1023) / 1024);
-    if (ddb_table_output_key_signature(b, ks, rec) != 0 ||
-        (e->key = ddb_buf_detach(b, &e->key_len)) == NULL) {
-        entry_free(e);
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    }
     if (is_del) {
         /* A DeleteRequest carries exactly the key attributes. */
         size_t nk = 0;
@@ -528,10 +533,8 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         rec = &keymap;
     }
     if (to->mode != DDB_WRITE_BATCH) {
-        size_t body_len = 0;
-        if ((rc = ddb_table_output_single_request(b, to, rec, is_del, &body_len, &e->item_off,
-                                                  &e->item_len, &verr)) != 0) {
-            entry_free(e);
+        if ((rc = ddb_table_output_single_request(b, to, rec, is_del, &req_len, &item_off,
+                                                  &item_len, &verr)) != 0) {
             if (rc != DDB_EINVAL)
                 return ddb_error_set(err, rc, "%s", verr.message);
             to->stats.rejected++;
@@ -539,28 +542,32 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
                               verr.message, b);
             return 0;
         }
-        if ((e->req = ddb_buf_detach(b, NULL)) == NULL) {
-            entry_free(e);
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        }
-        e->req_len = body_len;
     } else {
         ddb_buf_clear(b);
         ddb_buf_puts(b, is_del ? "{\"DeleteRequest\":{\"Key\":" : "{\"PutRequest\":{\"Item\":");
-        e->item_off = b->len;
+        item_off = b->len;
         if (!is_del && origin != NULL && rec == &origin->item && origin->item_text.ptr != NULL)
             /* the input's own text of this very item: strict typed JSON, checked
              * above, so it goes as it is rather than written again */
             ddb_buf_append(b, origin->item_text.ptr, origin->item_text.len);
         else
             ddb_json_put_typed_map(b, rec);
-        e->item_len = b->len - e->item_off;
+        item_len = b->len - item_off;
         ddb_buf_puts(b, "}}");
-        if (b->oom || (e->req = ddb_buf_detach(b, &e->req_len)) == NULL) {
-            entry_free(e);
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        }
+        req_len = b->len;
     }
+    if (b->oom || to->keybuf.oom || (e = entry_new(&to->keybuf, b)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    e->req_len = req_len; /* a single-item body is followed by the item, for rejects */
+    e->item_off = item_off;
+    e->item_len = item_len;
+    e->entity = entity;
+    e->is_delete = is_del;
+    e->source = intern(to, origin ? origin->source : NULL);
+    e->line = origin ? origin->line : 0;
+    e->offset = origin ? origin->offset : 0;
+    e->seq = origin ? origin->seq : 0;
+    e->wcu = is_del || item_size == 0 ? 1.0 : (double)((item_size + 1023) / 1024);
     if (ddb_keyset_contains(&to->busy, e->key, e->key_len)) {
         to->stats.blocked++;
         list_push(&to->blocked, e);
@@ -625,6 +632,7 @@ static void tw_free(ddb_output *o)
     free_list(&to->blocked);
     ddb_keyset_dispose(&to->busy);
     ddb_buf_dispose(&to->scratch);
+    ddb_buf_dispose(&to->keybuf);
     for (size_t i = 0; i < to->n_sources; i++)
         free(to->sources[i]);
     free(to->sources);

@@ -57,6 +57,7 @@ typedef struct table_output {
     uint32_t base_ms, cap_ms;
     uint64_t rng;
     ddb_buf scratch;
+    ddb_buf keybuf;     /* the key signature of the item being put */
     entry_list pending; /* ready to send */
     entry_list retry;   /* waiting out a backoff (sorted by wake_ms) */
     entry_list blocked; /* their key is busy */
