@@ -56,11 +56,13 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
         return ddb_error_set(err, DDB_EUSAGE, "an endpoint and a region are needed");
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
         return ddb_error_set(err, DDB_ENET, "libcurl could not be initialised");
-    if ((c = calloc(1, sizeof(*c))) == NULL || (u = curl_url()) == NULL) {
+    if ((c = calloc(1, sizeof(*c))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    c->epfd = -1; /* before anything can fail: freeing closes it */
+    if ((u = curl_url()) == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    c->epfd = -1;
     if (curl_url_set(u, CURLUPART_URL, o->endpoint, 0) != CURLUE_OK ||
         curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
         curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||

@@ -490,6 +490,20 @@ static int wait_for(table_output *to, int (*cond)(void *), ddb_error *err)
     return rc;
 }
 
+/* The network is driven once a batch's worth of puts came in (refused ones
+ * too, so answers are read while a run of bad items goes by), not per item:
+ * each step hands libcurl what its sockets have. */
+static int drive(table_output *to, ddb_error *err)
+{
+    int rc;
+    if (++to->since_step < to->batch_items && to->retry.head == NULL)
+        return 0;
+    to->since_step = 0;
+    if ((rc = pump(to, 0, err)) != 0)
+        return rc;
+    return ddb_client_step(to->client, err);
+}
+
 static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map *rec,
                   size_t n_declared, const ddb_record *origin, ddb_error *err)
 {
@@ -513,7 +527,7 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         to->stats.rejected++;
         ddb_output_refuse(o, entity, is_del ? DDB_REC_DELETE : DDB_REC_PUT, rec, origin,
                           verr.message, b);
-        return 0;
+        return drive(to, err);
     }
     if (ddb_table_output_key_signature(&to->keybuf, ks, rec) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -540,7 +554,7 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
             to->stats.rejected++;
             ddb_output_refuse(o, entity, is_del ? DDB_REC_DELETE : DDB_REC_PUT, rec, origin,
                               verr.message, b);
-            return 0;
+            return drive(to, err);
         }
     } else {
         ddb_buf_clear(b);
@@ -578,13 +592,8 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     to->queued++;
-    /* The network is driven once a batch's worth of items came in, not per
-     * item: each step is a curl_multi_perform and a poll of every socket. */
-    if (++to->since_step >= to->batch_items || to->retry.head != NULL) {
-        to->since_step = 0;
-        if ((rc = pump(to, 0, err)) != 0 || (rc = ddb_client_step(to->client, err)) != 0)
-            return rc;
-    }
+    if ((rc = drive(to, err)) != 0)
+        return rc;
     /* Bounded memory: past the high-water mark, wait for DynamoDB to catch up. */
     if (to->queued >= to->max_queued && (rc = wait_for(to, below_high_water, err)) != 0)
         return rc;

@@ -106,6 +106,11 @@ static int copy_record(ddb_record *dst, const ddb_record *src, ddb_arena *ar, in
         return DDB_ENOMEM;
     if (src->raw != NULL && (dst->raw = ddb_arena_memdup(ar, src->raw, src->raw_len)) == NULL)
         return DDB_ENOMEM;
+    /* the file it came from: a reader of several files (a dynamodump folder)
+     * frees a file's name when it moves on, possibly within a batch */
+    if (src->source != NULL &&
+        (dst->source = ddb_arena_memdup(ar, src->source, strlen(src->source))) == NULL)
+        return DDB_ENOMEM;
     if (src->reason != NULL &&
         (dst->reason = ddb_arena_memdup(ar, src->reason, strlen(src->reason))) == NULL)
         return DDB_ENOMEM;
@@ -157,10 +162,12 @@ static int take_oldest(ahead *a, ddb_error *err)
     pthread_mutex_unlock(&a->mu);
 
     for (size_t i = 0; i < s->n && rc == 0; i++) {
-        a->r->ahead--;
+        /* still counted ahead while its turn comes: no checkpoint may fall
+         * between reading it and taking it */
         if ((rc = pl_before_record(a->r, a->n++, err)) == 0)
             rc = pl_take_record(a->r, a->rd, a->c, &s->rec[i], s->v[i].computed ? &s->v[i] : NULL,
                                 err);
+        a->r->ahead--;
     }
     /* After an error the rest of the batch was never taken: a resumed run
      * reads it again (it was not begun in the tracker). */
@@ -233,6 +240,9 @@ static int read_ahead(ahead *a, ddb_error *err)
             return pl_reader_failed(r, rrc, &rerr, err);
         if (stop)
             return ddb_error_set(err, DDB_EINTR, "interrupted");
+        /* the outputs' word on the records just taken first: the checkpoint
+         * must count every record its outputs hold */
+        pl_drain(r);
         if ((rc = pl_tick(r, err)) != 0)
             return rc;
     }

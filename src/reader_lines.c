@@ -134,6 +134,8 @@ static int lines_next(ddb_reader *r, ddb_record **out, ddb_error *err)
             /* Skipped by the splitter: report it as a bad record, then go on. */
             lr->rec.raw = NULL;
             lr->rec.raw_len = 0;
+            lr->rec.item_text.ptr = NULL;
+            lr->rec.item_text.len = 0;
             set_bad(lr, err->message);
             ddb_error_clear(err);
             *out = &lr->rec;

@@ -56,6 +56,19 @@ grep -q '"rejected":[1-9]' csv.1/_ddbpipe/summary.json || fail "no rejects count
 grep -q '"unmatched":[1-9]' csv.1/_ddbpipe/summary.json || fail "no unmatched counted"
 [ "$(wc -l <csv.2/_ddbpipe/rejects.ndjson)" -ge 50 ] || fail "rejects file too short"
 
+# a dynamodump folder: pages of 10 items, a batch spans several (each page's name is freed when
+# its reader moves on), and every 7th item is rejected naming its page
+mkdir -p dump/favorites/data
+printf '%s\n' '{"Table":{"TableName":"favorites","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}],"KeySchema":[{"KeyType":"HASH","AttributeName":"pk"},{"KeyType":"RANGE","AttributeName":"sk"}]}}' >dump/favorites/schema.json
+gzip -dc dump.json.gz | head -600 | sed 's/^{"Item"://; s/}$//' | awk -v dir=dump/favorites/data '
+    NR % 7 == 0 { sub(/"(lsiTwoSk|gsiOneSk)":\{"S":"/, "&x") }
+    { page = sprintf("%s/%04d.json", dir, int((NR - 1) / 10) + 1)
+      if (page != last) { if (last != "") { print "]}" > last; close(last) }; printf "{\"Items\":[\n" > page; sep = "" }
+      printf "%s%s\n", sep, $0 > page; sep = ","; last = page }
+    END { print "]}" > last }'
+run_both pages export dump/favorites --mapping "$M" --format csv
+grep -q 'data/0060.json' pages.2/_ddbpipe/rejects.ndjson || fail "rejects do not name the last page"
+
 # validate writes nothing but its report and summary
 "$bin" validate input.json.gz --mapping "$M" --threads 1 --progress off --summary v1.json >v1.out 2>&1
 c1=$?
