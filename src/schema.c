@@ -99,7 +99,7 @@ nomem:
 
 static int name_is(const ddb_str *s, const char *name)
 {
-    return s->len == strlen(name) && memcmp(s->ptr, name, s->len) == 0;
+    return ddb_cstr_eq(name, s->ptr, s->len);
 }
 
 void ddb_schema_observe(ddb_schema *s, size_t e, const ddb_map *rec, size_t n_declared)

@@ -299,7 +299,7 @@ int ddb_field_enum_index(const ddb_field *f, const char *s, size_t len, int keys
 {
     char **list = keys && f->enum_keys ? f->enum_keys : f->enum_values;
     for (size_t i = 0; i < f->n_enum; i++)
-        if (strlen(list[i]) == len && memcmp(list[i], s, len) == 0)
+        if (ddb_cstr_eq(list[i], s, len))
             return (int)i;
     return -1;
 }

@@ -56,7 +56,10 @@ const ddb_value *ddb_map_get(const ddb_map *m, const char *name, size_t len)
 
 const ddb_value *ddb_map_getz(const ddb_map *m, const char *name)
 {
-    return ddb_map_get(m, name, strlen(name));
+    for (size_t i = 0; i < m->count; i++)
+        if (ddb_cstr_eq(name, m->attrs[i].name.ptr, m->attrs[i].name.len))
+            return &m->attrs[i].value;
+    return NULL;
 }
 
 static int str_equal(const ddb_str *a, const ddb_str *b)

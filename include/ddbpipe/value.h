@@ -66,6 +66,17 @@ static inline int ddb_mem_eq(const void *a, const void *b, size_t n)
     return 1;
 }
 
+/* Is the NUL-terminated z the n bytes at p? Without strlen(z): names from a
+ * mapping are compared with attribute names millions of times. Never reads
+ * z past its terminator (p may hold NUL bytes). */
+static inline int ddb_cstr_eq(const char *z, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (z[i] != p[i] || z[i] == '\0')
+            return 0;
+    return z[n] == '\0';
+}
+
 typedef struct ddb_value ddb_value;
 typedef struct ddb_attr ddb_attr;
 
