@@ -338,7 +338,7 @@ static int retypes(side_out *so, const ddb_mapping *b, const ddb_mapping *a)
         const ddb_entity *eb = &b->entities[i], *ea = ddb_mapping_entity(a, eb->name);
         for (size_t f = 0; ea && f < eb->n_fields; f++) {
             const ddb_field *fb = &eb->fields[f];
-            int fa = ddb_entity_field_index(ea, fb->name, strlen(fb->name));
+            int fa = ddb_entity_field_index(ea, fb->name, fb->name_len);
             if (fa < 0 || ea->fields[fa].type == fb->type)
                 continue;
             if (so->retype == NULL &&

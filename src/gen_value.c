@@ -355,7 +355,7 @@ int gen_field_new(gen_field **out, const ddb_entity *e, size_t field, ddb_error 
     snprintf(who, sizeof(who), "%s.%s", e->name, f->name);
     g->f = f;
     g->type = f->type;
-    g->name_key = ddb_hash64(f->name, strlen(f->name), 0x5eed);
+    g->name_key = ddb_hash64(f->name, f->name_len, 0x5eed);
     if ((rc = plan(g, f->gen, err, who)) != 0) {
         gen_field_free(g);
         return rc;

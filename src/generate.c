@@ -347,7 +347,7 @@ static int make_record(const ddb_generator *g, size_t e, uint64_t j, int attempt
         if (!have[f])
             continue;
         attrs[rec->count].name.ptr = fd->name;
-        attrs[rec->count].name.len = strlen(fd->name);
+        attrs[rec->count].name.len = fd->name_len;
         attrs[rec->count++].value = vals[f];
     }
     return 0;

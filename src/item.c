@@ -1,4 +1,5 @@
 #include "ddbpipe/item.h"
+#include "ddbpipe/rng.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -95,26 +96,6 @@ __attribute__((noinline)) static int prefix_path(ddb_error *err, int code, const
     return code;
 }
 
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-    uint64_t h = UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)n;
-    uint64_t w;
-
-    while (n >= 8) {
-        memcpy(&w, p, 8);
-        h = (h ^ w) * UINT64_C(0xFF51AFD7ED558CCD);
-        h ^= h >> 32;
-        p += 8;
-        n -= 8;
-    }
-    w = 0;
-    for (size_t i = 0; i < n; i++)
-        w = w << 8 | (unsigned char)p[i];
-    h = (h ^ w) * UINT64_C(0xC4CEB9FE1A85EC53);
-    h ^= h >> 29;
-    return h;
-}
-
 static const ddb_str *key_at(const char *base, size_t stride, size_t i)
 {
     return (const ddb_str *)(const void *)(base + i * stride);
@@ -169,7 +150,7 @@ __attribute__((noinline)) static int find_duplicate(const void *base_, size_t st
      * high half, so most probes are settled without touching the keys. */
     for (size_t i = 0; i < n && !found; i++) {
         const ddb_str *ki = key_at(base, stride, i);
-        uint64_t hv = hash_bytes(ki->ptr, ki->len);
+        uint64_t hv = ddb_hash64(ki->ptr, ki->len, 0);
         uint64_t tag = hv & UINT64_C(0xFFFFFFFF00000000);
         size_t h = (size_t)hv & mask;
         while (slots[h] != 0) {

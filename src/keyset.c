@@ -1,39 +1,18 @@
 /* Open addressing with linear probing and backward-shift deletion;
- * multiply-xorshift hashes. */
+ * ddb_hash64 hashes. */
 #include "keyset.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "ddbpipe/error.h"
+#include "ddbpipe/rng.h"
 
 struct ddb_keyset_slot {
     char *key; /* NULL: empty */
     size_t len;
     uint64_t hash;
 };
-
-/* Eight bytes a step (keys are 20 to 100 bytes and hashed three times per
- * written item); the final mix spreads every input bit into the low bits
- * that pick the slot. */
-static uint64_t hash_key(const char *p, size_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-    while (n >= 8) {
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-        p += 8;
-        n -= 8;
-    }
-    w = 0;
-    if (n)
-        memcpy(&w, p, n);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 29;
-    h *= 0xff51afd7ed558ccdull;
-    return h ^ (h >> 32);
-}
 
 int ddb_keyset_init(ddb_keyset *s, size_t initial)
 {
@@ -82,7 +61,7 @@ static int grow(ddb_keyset *s)
 
 int ddb_keyset_add(ddb_keyset *s, const char *key, size_t len)
 {
-    uint64_t h = hash_key(key, len);
+    uint64_t h = ddb_hash64(key, len, 0);
     char *copy;
     size_t i;
     if (find(s, key, len, h) != NULL)
@@ -104,7 +83,7 @@ int ddb_keyset_add(ddb_keyset *s, const char *key, size_t len)
 
 int ddb_keyset_contains(const ddb_keyset *s, const char *key, size_t len)
 {
-    return find(s, key, len, hash_key(key, len)) != NULL;
+    return find(s, key, len, ddb_hash64(key, len, 0)) != NULL;
 }
 
 /* Backward-shift deletion: the entries after the hole that may live there
@@ -112,7 +91,7 @@ int ddb_keyset_contains(const ddb_keyset *s, const char *key, size_t len)
  * removes a key for every item). */
 void ddb_keyset_remove(ddb_keyset *s, const char *key, size_t len)
 {
-    struct ddb_keyset_slot *sl = find(s, key, len, hash_key(key, len));
+    struct ddb_keyset_slot *sl = find(s, key, len, ddb_hash64(key, len, 0));
     size_t mask = s->cap - 1, hole, j;
     if (sl == NULL)
         return;

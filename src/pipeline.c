@@ -194,16 +194,16 @@ done:
     return rc;
 }
 
-/* Outputs that write as they go can only be checkpointed where the committed
+/* A checkpoint (or a stop) only where every record read is taken (none
+ * decoded ahead), and, for outputs that write as they go, where the committed
  * prefix ends: not in the middle of a Scan page. */
 static int at_boundary(const run *r)
 {
-    return r->o->output == NULL || !r->o->output->writes_at_once ||
-           !ddb_tracker_mid_unit(r->tracker);
+    return r->ahead == 0 && (r->o->output == NULL || !r->o->output->writes_at_once ||
+                             !ddb_tracker_mid_unit(r->tracker));
 }
 
-/* Every few hundred records: progress and, when due, a checkpoint (only
- * where every record read is committed: none decoded ahead). */
+/* Every few hundred records: progress and, when due, a checkpoint. */
 int pl_tick(run *r, ddb_error *err)
 {
     double now = ddb_clock_seconds();
@@ -218,7 +218,7 @@ int pl_tick(run *r, ddb_error *err)
             (since >= 1.0 && done >= CHECKPOINT_RECORDS))
             r->checkpoint_due = 1;
     }
-    if (r->checkpoint_due && at_boundary(r) && r->ahead == 0) {
+    if (r->checkpoint_due && at_boundary(r)) {
         r->checkpoint_due = 0;
         return save_checkpoint(r, 0, err);
     }
@@ -276,6 +276,8 @@ int pl_reader_failed(run *r, int rc, const ddb_error *rerr, ddb_error *err)
 {
     r->s->input_errors++;
     pl_report(r, DDB_REPORT_ERROR, "%s", rerr->message);
+    if (rc == DDB_EVERIFY)
+        return 1; /* a file failed its checksum: the next one of this input can be read */
     if (rc == DDB_ENOMEM || rc == DDB_EINTR)
         return ddb_error_set(err, rc, "%s", rerr->message);
     return 0;
@@ -326,13 +328,10 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
         rc = ddb_reader_next(rd, &rec, &rerr);
         if (rc == DDB_ITEROVER)
             break;
-        if (rc == DDB_EVERIFY) {
-            r->s->input_errors++;
-            pl_report(r, DDB_REPORT_ERROR, "%s", rerr.message);
+        if (rc != 0 && (rc = pl_reader_failed(r, rc, &rerr, err)) == 1)
             continue;
-        }
         if (rc != 0)
-            return pl_reader_failed(r, rc, &rerr, err); /* the other inputs can go on */
+            return rc;
         if (rec->pos < r->skip_below)
             continue; /* resuming: committed by the interrupted run */
         if ((rc = pl_take_record(r, rd, &c, rec, NULL, err)) != 0)

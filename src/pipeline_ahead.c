@@ -231,13 +231,10 @@ static int read_ahead(ahead *a, ddb_error *err)
             return rc;
         if (rrc == DDB_ITEROVER)
             return 0;
-        if (rrc == DDB_EVERIFY) {
-            r->s->input_errors++;
-            pl_report(r, DDB_REPORT_ERROR, "%s", rerr.message);
+        if (rrc != 0 && (rc = pl_reader_failed(r, rrc, &rerr, err)) == 1)
             continue;
-        }
         if (rrc != 0)
-            return pl_reader_failed(r, rrc, &rerr, err);
+            return rc;
         if (stop)
             return ddb_error_set(err, DDB_EINTR, "interrupted");
         /* the outputs' word on the records just taken first: the checkpoint

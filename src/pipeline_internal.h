@@ -87,8 +87,8 @@ int pl_before_record(run *r, uint64_t n, ddb_error *err);
  * error that ends the run. */
 int pl_take_record(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_record *rec,
                    const pl_verdict *v, ddb_error *err);
-/* A reader's error (not DDB_EVERIFY): reported and counted; returns 0 when
- * the other inputs can go on, else the error. */
+/* A reader's error rc: reported and counted. Returns 1 when this input can go
+ * on (DDB_EVERIFY), 0 when only the other inputs can, else the error. */
 int pl_reader_failed(run *r, int rc, const ddb_error *rerr, ddb_error *err);
 /* Progress and, when due and possible, a checkpoint. */
 int pl_tick(run *r, ddb_error *err);
