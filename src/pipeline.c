@@ -328,10 +328,11 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
         rc = ddb_reader_next(rd, &rec, &rerr);
         if (rc == DDB_ITEROVER)
             break;
-        if (rc != 0 && (rc = pl_reader_failed(r, rc, &rerr, err)) == 1)
-            continue;
-        if (rc != 0)
-            return rc;
+        if (rc != 0) {
+            if ((rc = pl_reader_failed(r, rc, &rerr, err)) == 1)
+                continue;
+            return rc; /* 0: this input cannot go on, the others can */
+        }
         if (rec->pos < r->skip_below)
             continue; /* resuming: committed by the interrupted run */
         if ((rc = pl_take_record(r, rd, &c, rec, NULL, err)) != 0)

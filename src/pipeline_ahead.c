@@ -231,10 +231,11 @@ static int read_ahead(ahead *a, ddb_error *err)
             return rc;
         if (rrc == DDB_ITEROVER)
             return 0;
-        if (rrc != 0 && (rc = pl_reader_failed(r, rrc, &rerr, err)) == 1)
-            continue;
-        if (rrc != 0)
-            return rc;
+        if (rrc != 0) {
+            if ((rc = pl_reader_failed(r, rrc, &rerr, err)) == 1)
+                continue;
+            return rc; /* 0: this input cannot go on, the others can */
+        }
         if (stop)
             return ddb_error_set(err, DDB_EINTR, "interrupted");
         /* the outputs' word on the records just taken first: the checkpoint
