@@ -46,17 +46,18 @@ typedef struct ahead {
     slot slots[AHEAD_SLOTS];
     size_t head, count; /* the batches read and not taken: slots[head..head+count) mod SLOTS */
     int quit;
-    uint64_t n; /* records taken (for pl_before_record) */
+    ddb_roundtrip_memo *memo; /* the helper thread's */
+    uint64_t n;               /* records taken (for pl_before_record) */
 } ahead;
 
 /* Only items are decoded ahead; a bad line or an untyped record that needs
  * --types first is taken as in the one-thread loop. */
-static void compute(const ddb_pipeline_opts *o, slot *s)
+static void compute(const ddb_pipeline_opts *o, slot *s, ddb_roundtrip_memo *memo)
 {
     for (size_t i = 0; i < s->n; i++) {
         ddb_record *rec = &s->rec[i];
         if (rec->kind != DDB_REC_BAD && (rec->typed || o->n_types == 0))
-            pl_item_compute(&s->v[i], o, rec, s->arena);
+            pl_item_compute(&s->v[i], o, rec, memo, s->arena);
         else
             s->v[i].computed = 0;
     }
@@ -84,7 +85,7 @@ static void *helper(void *arg)
             break;
         s->state = SLOT_BUSY;
         pthread_mutex_unlock(&a->mu);
-        compute(a->r->o, s);
+        compute(a->r->o, s, a->memo);
         pthread_mutex_lock(&a->mu);
         s->state = SLOT_DONE;
         pthread_cond_broadcast(&a->cv);
@@ -152,7 +153,7 @@ static int take_oldest(ahead *a, ddb_error *err)
         }
         other->state = SLOT_BUSY;
         pthread_mutex_unlock(&a->mu);
-        compute(a->r->o, other);
+        compute(a->r->o, other, a->r->memo);
         pthread_mutex_lock(&a->mu);
         other->state = SLOT_DONE;
         pthread_cond_broadcast(&a->cv);
@@ -257,6 +258,8 @@ int pl_run_reader_ahead(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_error 
     a->r = r;
     a->rd = rd;
     a->c = c;
+    if (ddb_roundtrip_memo_new(&a->memo) != 0)
+        goto done;
     for (; made < AHEAD_SLOTS; made++)
         if (ddb_arena_new(&a->slots[made].arena, 0) != 0)
             goto done;
@@ -283,6 +286,7 @@ int pl_run_reader_ahead(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_error 
 done:
     for (size_t i = 0; i < made; i++)
         ddb_arena_free(a->slots[i].arena);
+    ddb_roundtrip_memo_free(a->memo);
     free(a);
     return rc;
 }

@@ -20,7 +20,8 @@ static const char *keep_message(pl_verdict *v, const ddb_error *e, ddb_arena *a)
     return m ? m : "out of memory";
 }
 
-int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *rec, ddb_arena *a)
+int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *rec,
+                    ddb_roundtrip_memo *memo, ddb_arena *a)
 {
     ddb_error perr;
     int is_del = rec->kind == DDB_REC_DELETE;
@@ -47,7 +48,7 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
     if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
         /* A record is only as good as the item it encodes back to: export
          * checks what validate checks, so the two never disagree. */
-        v->rc2 = ddb_transform_round_trip(o->mapping, &v->d, &rec->item, is_del, a, &perr);
+        v->rc2 = ddb_transform_round_trip(o->mapping, &v->d, &rec->item, is_del, memo, a, &perr);
     } else {
         /* convert: re-key with the target mapping */
         const ddb_entity *te = ddb_mapping_entity(o->to_mapping, v->d.entity->name);
@@ -74,7 +75,7 @@ int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *e
     int idx;
 
     if (v == NULL) {
-        pl_item_compute(&now, o, rec, r->arena);
+        pl_item_compute(&now, o, rec, r->memo, r->arena);
         v = &now;
     }
     if (v->oom)

@@ -14,6 +14,7 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/number.h"
 #include "template.h"
+#include "transform_memo.h"
 
 typedef struct slot {
     ddb_value value;
@@ -728,15 +729,20 @@ static int describe_change(char *out, size_t cap, const ddb_map *orig, const ddb
 }
 
 int ddb_transform_round_trip(const ddb_mapping *m, const ddb_decoded *d, const ddb_item *item,
-                             int keys_only, ddb_arena *a, ddb_error *err)
+                             int keys_only, ddb_roundtrip_memo *memo, ddb_arena *a, ddb_error *err)
 {
     ddb_item again;
     char why[600];
-    int rc =
-        encode(&again, m, d->entity, &d->record, 1, a, err, keys_only ? ENC_KEYS : ENC_UNCHECKED);
+    int rc;
+
+    if (!keys_only && ddb_roundtrip_memo_known(memo, d, item))
+        return 0;
+    rc = encode(&again, m, d->entity, &d->record, 1, a, err, keys_only ? ENC_KEYS : ENC_UNCHECKED);
     if (rc != 0)
         return rc;
     if (describe_change(why, sizeof(why), item, &again))
         return ddb_error_set(err, DDB_EINVAL, "%s", why);
+    if (!keys_only)
+        ddb_roundtrip_memo_learn(memo, d, item);
     return 0;
 }

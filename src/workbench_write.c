@@ -165,7 +165,8 @@ void wb_check_draft(wb_draft *d, const ddb_buf *mapping, const char *model_path)
         rc = ddb_transform_decode(&dec, m, &rec->item, a, &err);
         if (rc == DDB_ENOMATCH) {
             unmatched++;
-        } else if (rc != 0 || ddb_transform_round_trip(m, &dec, &rec->item, 0, a, &err) != 0) {
+        } else if (rc != 0 ||
+                   ddb_transform_round_trip(m, &dec, &rec->item, 0, NULL, a, &err) != 0) {
             if (refused++ == 0)
                 snprintf(first, sizeof(first), "line %llu: %s", (unsigned long long)rec->line,
                          err.message);

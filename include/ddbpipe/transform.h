@@ -57,16 +57,27 @@ DDB_MUST_USE int ddb_transform_encode(ddb_item *out, const ddb_mapping *m, const
                                       ddb_error *err);
 
 /*
+ * Item shapes (attribute names and types, in order) known to round-trip, so
+ * that later items of the same shape skip the re-encoding: see
+ * transform_memo.c for why the verdict is the same. One per thread; owned by
+ * the caller; ddb_roundtrip_memo_free accepts NULL. _new returns DDB_ENOMEM.
+ */
+typedef struct ddb_roundtrip_memo ddb_roundtrip_memo;
+DDB_MUST_USE int ddb_roundtrip_memo_new(ddb_roundtrip_memo **out);
+void ddb_roundtrip_memo_free(ddb_roundtrip_memo *memo);
+
+/*
  * Would the record decoded from item (d, from ddb_transform_decode or
  * _decode_key) encode back to that very item? Returns 0 when it would;
  * DDB_EINVAL with the first difference ("re-encoding would add attribute
  * 'gsiOnePk'") or why encoding fails; DDB_ENOMEM. The item is taken as
  * already checked against DynamoDB's rules, so the re-encoded one is not
- * checked again.
+ * checked again. memo (may be NULL) answers for shapes seen before and
+ * learns the new ones.
  */
 DDB_MUST_USE int ddb_transform_round_trip(const ddb_mapping *m, const ddb_decoded *d,
-                                          const ddb_item *item, int keys_only, ddb_arena *a,
-                                          ddb_error *err);
+                                          const ddb_item *item, int keys_only,
+                                          ddb_roundtrip_memo *memo, ddb_arena *a, ddb_error *err);
 
 /* Encodes only the table key attributes of a (key-only) record. */
 DDB_MUST_USE int ddb_transform_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,

@@ -1,0 +1,153 @@
+/*
+ * The round-trip memo (transform_memo.c) must never change a verdict: items
+ * are checked in sequence with one memo and each verdict compared with the
+ * memo-less one, on sequences where an item of a shape that round-tripped
+ * before would not come back the same for a reason that lies in its values.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "ddbpipe/mapping.h"
+#include "ddbpipe/transform.h"
+#include "support/testutil.h"
+
+static ddb_arena *a;
+static ddb_roundtrip_memo *memo;
+
+static void setup(void)
+{
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+    cr_assert_eq(ddb_roundtrip_memo_new(&memo), 0);
+}
+
+static void teardown(void)
+{
+    ddb_roundtrip_memo_free(memo);
+    ddb_arena_free(a);
+}
+
+TestSuite(roundtrip_memo, .init = setup, .fini = teardown);
+
+static ddb_mapping *parse_mapping(const char *text)
+{
+    ddb_mapping *m = NULL;
+    ddb_error err;
+    ddb_error_clear(&err);
+    cr_assert_eq(ddb_mapping_parse(&m, text, strlen(text), "memo.json", &err), 0, "%s",
+                 err.message);
+    return m;
+}
+
+/* The round-trip verdict on item_text, with the memo and without; both must
+ * agree. Returns it (0, DDB_EINVAL, or -1 when the item does not decode). */
+static int verdict(const ddb_mapping *m, const char *item_text)
+{
+    ddb_map item = tu_item(a, item_text);
+    ddb_decoded d;
+    ddb_error e1, e2;
+    int plain, memoed;
+
+    ddb_error_clear(&e1);
+    ddb_error_clear(&e2);
+    if (ddb_transform_decode(&d, m, &item, a, &e1) != 0)
+        return -1;
+    plain = ddb_transform_round_trip(m, &d, &item, 0, NULL, a, &e1);
+    memoed = ddb_transform_round_trip(m, &d, &item, 0, memo, a, &e2);
+    cr_assert_eq(memoed, plain, "memo says %d, the re-encoding %d (%s) for %s", memoed, plain,
+                 e1.message, item_text);
+    return plain;
+}
+
+/* A shape seen before is answered by the memo: still right when it passes. */
+Test(roundtrip_memo, same_shape_same_verdict)
+{
+    ddb_mapping *m = tu_load_format("favorites.json");
+    static const char *items[] = {
+        "{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t1\"},\"lsiOneSk\":{\"S\":\"a\"},"
+        "\"lsiTwoSk\":{\"S\":\"5\"},\"lsiThreeSk\":{\"S\":\"6\"},\"tagName\":{\"S\":\"a\"},"
+        "\"createTime\":{\"N\":\"5\"},\"lastAccessTime\":{\"N\":\"6\"}}",
+        "{\"pk\":{\"S\":\"Tag#u2\"},\"sk\":{\"S\":\"t2\"},\"lsiOneSk\":{\"S\":\"b\"},"
+        "\"lsiTwoSk\":{\"S\":\"7\"},\"lsiThreeSk\":{\"S\":\"8\"},\"tagName\":{\"S\":\"b\"},"
+        "\"createTime\":{\"N\":\"7\"},\"lastAccessTime\":{\"N\":\"8\"}}",
+    };
+    cr_assert_eq(verdict(m, items[0]), 0);
+    cr_assert_eq(verdict(m, items[1]), 0);
+    cr_assert_eq(verdict(m, items[0]), 0);
+    ddb_mapping_free(m);
+}
+
+/* Re-encoding spells every weekday the mapping's way: "Monday" round-trips,
+ * "MONDAY" in the same shape does not (a stored day: no key re-renders it). */
+Test(roundtrip_memo, weekday_spelling_is_a_value_not_a_shape)
+{
+    ddb_mapping *m = parse_mapping(
+        "{\"table\":{\"name\":\"t\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+        "\"sortKey\":{\"name\":\"sk\",\"type\":\"S\"}},"
+        "\"entities\":[{\"name\":\"Open\",\"keys\":{\"pk\":\"Shop#{shop}\",\"sk\":\"hours\"},"
+        "\"fields\":[{\"name\":\"shop\",\"type\":\"S\"},"
+        "{\"name\":\"day\",\"type\":\"S\",\"format\":\"weekday\"}]}]}");
+    cr_assert_eq(verdict(m, "{\"pk\":{\"S\":\"Shop#1\"},\"sk\":{\"S\":\"hours\"},"
+                            "\"day\":{\"S\":\"Monday\"}}"),
+                 0);
+    cr_assert_eq(verdict(m, "{\"pk\":{\"S\":\"Shop#2\"},\"sk\":{\"S\":\"hours\"},"
+                            "\"day\":{\"S\":\"MONDAY\"}}"),
+                 DDB_EINVAL);
+    cr_assert_eq(verdict(m, "{\"pk\":{\"S\":\"Shop#3\"},\"sk\":{\"S\":\"hours\"},"
+                            "\"day\":{\"S\":\"Tuesday\"}}"),
+                 0);
+    ddb_mapping_free(m);
+}
+
+/* An undeclared attribute named like a field, or `_extra`, is read back as a
+ * field on re-encoding: such shapes are checked every time. */
+Test(roundtrip_memo, an_undeclared_attribute_read_back_as_a_field)
+{
+    ddb_mapping *m = parse_mapping(
+        "{\"table\":{\"name\":\"t\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"},"
+        "\"sortKey\":{\"name\":\"sk\",\"type\":\"S\"}},"
+        "\"entities\":[{\"name\":\"User\",\"keys\":{\"pk\":\"User#{id}\",\"sk\":\"profile\"},"
+        "\"fields\":[{\"name\":\"id\",\"type\":\"S\"},"
+        "{\"name\":\"name\",\"type\":\"S\",\"attribute\":\"Name\"}]}]}");
+    cr_assert_eq(verdict(m, "{\"pk\":{\"S\":\"User#1\"},\"sk\":{\"S\":\"profile\"},"
+                            "\"Name\":{\"S\":\"Ann\"},\"name\":{\"S\":\"Ann\"}}"),
+                 verdict(m, "{\"pk\":{\"S\":\"User#1\"},\"sk\":{\"S\":\"profile\"},"
+                            "\"Name\":{\"S\":\"Ann\"},\"name\":{\"S\":\"Ann\"}}"));
+    verdict(m, "{\"pk\":{\"S\":\"User#2\"},\"sk\":{\"S\":\"profile\"},"
+               "\"Name\":{\"S\":\"Bo\"},\"name\":{\"S\":\"Cy\"}}");
+    verdict(m, "{\"pk\":{\"S\":\"User#3\"},\"sk\":{\"S\":\"profile\"},"
+               "\"Name\":{\"S\":\"Di\"},\"_extra\":{\"S\":\"{\\\"x\\\":{\\\"S\\\":\\\"1\\\"}}\"}}");
+    verdict(m,
+            "{\"pk\":{\"S\":\"User#4\"},\"sk\":{\"S\":\"profile\"},"
+            "\"Name\":{\"S\":\"Ed\"},\"_extra\":{\"S\":\"{\\\"Name\\\":{\\\"S\\\":\\\"Z\\\"}}\"}}");
+    ddb_mapping_free(m);
+}
+
+/* Shapes that fail keep failing: a sparse index key whose fields are all
+ * there but the attribute is not (re-encoding would add it). */
+Test(roundtrip_memo, failing_shapes_are_not_remembered)
+{
+    ddb_mapping *m = tu_load_format("favorites.json");
+    const char *no_gsi =
+        "{\"pk\":{\"S\":\"FavoriteData#u1\"},\"sk\":{\"S\":\"d1\"},\"dataType\":{\"S\":\"IMAGE\"},"
+        "\"clipTime\":{\"S\":\"5\"}}";
+    cr_assert_eq(verdict(m, no_gsi), DDB_EINVAL);
+    cr_assert_eq(verdict(m, no_gsi), DDB_EINVAL);
+    ddb_mapping_free(m);
+}
+
+/* Many shapes: the memo replaces old ones and still answers right. */
+Test(roundtrip_memo, more_shapes_than_it_keeps)
+{
+    ddb_mapping *m = tu_load_format("favorites.json");
+    char text[512];
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 80; i++) {
+            snprintf(text, sizeof(text),
+                     "{\"pk\":{\"S\":\"Tag#u%d\"},\"sk\":{\"S\":\"t\"},\"lsiOneSk\":{\"S\":\"a\"},"
+                     "\"tagName\":{\"S\":\"a\"},\"x%d\":{\"S\":\"v\"}%s}",
+                     i, i, i % 3 == 0 ? ",\"lsiTwoSk\":{\"S\":\"1\"}" : "");
+            cr_assert_eq(verdict(m, text), i % 3 == 0 ? DDB_EINVAL : 0, "%s", text);
+        }
+    }
+    ddb_mapping_free(m);
+}
