@@ -110,6 +110,11 @@ static int emit(rec_writer *w, ddb_error *err)
 
 static void put_cell(rec_writer *w, const ddb_value *v, int typed)
 {
+    if ((v->type == DDB_TYPE_S || v->type == DDB_TYPE_N) && v->u.s.len > 0) {
+        /* their cell text is their own text: no copy through w->cell */
+        ddb_csv_put_field(&w->line, v->u.s.ptr, v->u.s.len, w->delim, 0);
+        return;
+    }
     ddb_buf_clear(&w->cell);
     if (typed)
         ddb_csv_typed_cell_text(&w->cell, v);

@@ -278,3 +278,35 @@ Test(csv, reads_a_file)
     unlink(path);
     rmdir(dir);
 }
+
+/* The eight-bytes-a-step scan finds a byte that needs quoting wherever it is
+ * (every offset of a 20-byte cell, every special byte, every delimiter), and
+ * high bytes next to it change nothing. */
+Test(csv, put_field_quotes_a_special_byte_at_every_offset)
+{
+    const char delims[] = {',', '\t', ';', '|'};
+    ddb_buf b = DDB_BUF_INIT;
+
+    for (size_t d = 0; d < sizeof(delims); d++) {
+        const char specials[] = {delims[d], '"', '\r', '\n'};
+        for (size_t k = 0; k < sizeof(specials); k++) {
+            for (size_t at = 1; at < 19; at++) {
+                char cell[21];
+                memset(cell, 'x', 20);
+                cell[20] = '\0';
+                cell[at - 1] = (char)0xC3; /* a high byte beside it */
+                cell[at] = specials[k];
+                ddb_buf_clear(&b);
+                ddb_csv_put_field(&b, cell, 20, delims[d], 0);
+                cr_assert(b.len >= 22 && b.ptr[0] == '"' && b.ptr[b.len - 1] == '"',
+                          "delimiter %d, byte %d at %zu: not quoted: %s", delims[d], specials[k],
+                          at, b.ptr);
+            }
+        }
+        /* and none of them: written as it is */
+        ddb_buf_clear(&b);
+        ddb_csv_put_field(&b, "abcdefgh\xC3\xA9ijklmnop", 18, delims[d], 0);
+        cr_assert_str_eq(b.ptr, "abcdefgh\xC3\xA9ijklmnop");
+    }
+    ddb_buf_dispose(&b);
+}
