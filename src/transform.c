@@ -147,8 +147,9 @@ static int capture_key(tctx *c, const ddb_template *t, const ddb_value *v, int r
     return 0;
 }
 
-/* Does the item's table key fit entity e? */
-static int entity_matches(tctx *c, const ddb_entity *e, const ddb_item *item)
+/* Does the item's table key (its values: table_key[0] the partition key,
+ * [1] the sort key, NULL when absent) fit entity e? */
+static int entity_matches(tctx *c, const ddb_entity *e, const ddb_value *const *table_key)
 {
     c->e = e;
     for (size_t k = 0; k < e->n_keys && k < 2; k++) {
@@ -156,7 +157,7 @@ static int entity_matches(tctx *c, const ddb_entity *e, const ddb_item *item)
         const ddb_value *v;
         if (t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK)
             break;
-        v = ddb_map_getz(item, t->attr);
+        v = table_key[t->role == DDB_ROLE_SK];
         if (v == NULL || capture_key(c, t, v, 0) != 0)
             return 0;
     }
@@ -185,6 +186,7 @@ static void describe_keys(char *out, size_t cap, const ddb_mapping *m, const ddb
 static int find_entity(tctx *c, const ddb_item *item, const ddb_entity **out)
 {
     const ddb_mapping *m = c->m;
+    const ddb_value *table_key[2];
     char keys[256];
 
     *out = NULL;
@@ -210,8 +212,11 @@ static int find_entity(tctx *c, const ddb_item *item, const ddb_entity **out)
             }
         }
     }
+    /* every entity's table key templates name the table's key attributes */
+    table_key[0] = m->table.pk.name ? ddb_map_getz(item, m->table.pk.name) : NULL;
+    table_key[1] = m->table.sk.name ? ddb_map_getz(item, m->table.sk.name) : NULL;
     for (size_t i = 0; i < m->n_entities; i++) {
-        if (entity_matches(c, &m->entities[i], item)) {
+        if (entity_matches(c, &m->entities[i], table_key)) {
             *out = &m->entities[i];
             return 0;
         }
@@ -264,14 +269,32 @@ static const ddb_value *render_key(tctx *c, const ddb_template *t, ddb_buf *buf,
 
 /* ---------------------------------------------------------- decode */
 
+/* ddb_map_find starting at *hint (where the last name was found, plus one):
+ * items of one entity tend to list their attributes in the mapping's order,
+ * so most names are found at the first try. */
+static ptrdiff_t find_from(const ddb_map *m, const char *name, size_t len, size_t *hint)
+{
+    size_t n = m->count, start = *hint < n ? *hint : 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = start + k < n ? start + k : start + k - n;
+        const ddb_str *nm = &m->attrs[i].name;
+        if (nm->len == len && ddb_mem_eq(nm->ptr, name, len)) {
+            *hint = i + 1;
+            return (ptrdiff_t)i;
+        }
+    }
+    return -1;
+}
+
 static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
                   ddb_error *err, int keys_only)
 {
     tctx c = {m, NULL, a, err, NULL, NULL, 0};
     const ddb_entity *e;
     unsigned char *consumed = NULL;
+    ptrdiff_t *key_at = NULL; /* per key template: its attribute in item, or -1 */
     ddb_buf buf = DDB_BUF_INIT;
-    size_t n_out = 0;
+    size_t n_out = 0, hint = 0;
     ddb_attr *attrs;
     int rc;
 
@@ -282,7 +305,8 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     out->entity = e;
     c.slots = ddb_arena_calloc(a, e->n_fields ? e->n_fields : 1, sizeof(slot));
     consumed = ddb_arena_calloc(a, item->count ? item->count : 1, 1);
-    if (c.slots == NULL || consumed == NULL) {
+    key_at = ddb_arena_alloc(a, (e->n_keys ? e->n_keys : 1) * sizeof(*key_at));
+    if (c.slots == NULL || consumed == NULL || key_at == NULL) {
         rc = oom(err);
         goto done;
     }
@@ -292,7 +316,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         const ddb_field *f = &e->fields[i];
         for (size_t k = 0; k <= f->n_aliases; k++) {
             const char *name = k == 0 ? f->attribute : f->aliases[k - 1];
-            ptrdiff_t ai = ddb_map_find(item, name, k == 0 ? f->attribute_len : strlen(name));
+            ptrdiff_t ai = find_from(item, name, k == 0 ? f->attribute_len : strlen(name), &hint);
             ddb_value v;
             if (ai < 0)
                 continue;
@@ -313,11 +337,14 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     /* Then every key attribute present: it must fit its template and agree. */
     for (size_t k = 0; k < e->n_keys; k++) {
         const ddb_template *t = &e->keys[k];
-        ptrdiff_t ai = ddb_map_find(item, t->attr, t->attr_len);
+        ptrdiff_t ai = find_from(item, t->attr, t->attr_len, &hint);
+        key_at[k] = ai;
         if (ai < 0)
             continue;
-        if (keys_only && t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK)
+        if (keys_only && t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK) {
+            key_at[k] = -1;
             continue;
+        }
         consumed[ai] = 1;
         rc = capture_key(&c, t, &item->attrs[ai].value, 1);
         if (rc == DDB_ENOMATCH) {
@@ -334,11 +361,21 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         goto done;
     for (size_t k = 0; k < e->n_keys; k++) {
         const ddb_template *t = &e->keys[k];
-        const ddb_value *have = ddb_map_getz(item, t->attr), *want;
+        const ddb_value *have, *want;
+        ddb_value text;
         int missing = -1;
-        if (have == NULL || (keys_only && t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK))
+        if (key_at[k] < 0)
             continue;
-        want = render_key(&c, t, &buf, &missing, &rc);
+        have = &item->attrs[key_at[k]].value;
+        if (t->attr_type == DDB_TYPE_S) {
+            /* rendered into buf and compared there: no copy of a key that matches */
+            ddb_buf_clear(&buf);
+            rc = ddb_template_render(&buf, t, e, c.vals, &missing, err);
+            text = ddb_value_str(DDB_TYPE_S, buf.ptr ? buf.ptr : "", buf.len);
+            want = &text;
+        } else {
+            want = render_key(&c, t, &buf, &missing, &rc);
+        }
         if (rc == DDB_ENOMATCH)
             continue; /* cannot happen: its own fields were captured from it */
         if (rc != 0) {
