@@ -103,9 +103,10 @@ static int copy_record(ddb_record *dst, const ddb_record *src, ddb_arena *ar, in
     dst->item_text.len = 0;
     if (delete_all && dst->kind == DDB_REC_PUT)
         dst->kind = DDB_REC_DELETE; /* as taking it would: the verdict must see it */
-    if (ddb_map_copy(&dst->item, &src->item, ar) != 0)
-        return DDB_ENOMEM;
     if (src->raw != NULL && (dst->raw = ddb_arena_memdup(ar, src->raw, src->raw_len)) == NULL)
+        return DDB_ENOMEM;
+    /* the item's strings mostly lie in its line: they point into the line's copy */
+    if (ddb_map_copy_within(&dst->item, &src->item, src->raw, src->raw_len, dst->raw, ar) != 0)
         return DDB_ENOMEM;
     /* the file it came from: a reader of several files (a dynamodump folder)
      * frees a file's name when it moves on, possibly within a batch */

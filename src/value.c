@@ -1,5 +1,6 @@
 #include "ddbpipe/value.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,26 +140,42 @@ int ddb_map_equal(const ddb_map *a, const ddb_map *b)
     return 1;
 }
 
-static int copy_str(ddb_str *out, const ddb_str *in, ddb_arena *a)
+/* Where a copy's strings may point instead of being copied: bytes [from,
+ * from + len) have a copy at to. NULL: every string is copied. */
+typedef struct rebase {
+    uintptr_t from;
+    size_t len;
+    const char *to;
+} rebase;
+
+static int copy_str(ddb_str *out, const ddb_str *in, ddb_arena *a, const rebase *rb)
 {
-    char *p = ddb_arena_memdup(a, in->ptr, in->len);
-    if (p == NULL)
+    char *p;
+    if (rb != NULL && (uintptr_t)in->ptr >= rb->from && (uintptr_t)in->ptr - rb->from <= rb->len &&
+        in->len <= rb->len - ((uintptr_t)in->ptr - rb->from)) {
+        out->ptr = rb->to + ((uintptr_t)in->ptr - rb->from);
+        out->len = in->len;
+        return 0;
+    }
+    if ((p = ddb_arena_memdup(a, in->ptr, in->len)) == NULL)
         return DDB_ENOMEM;
     out->ptr = p;
     out->len = in->len;
     return 0;
 }
 
-int ddb_value_copy(ddb_value *out, const ddb_value *v, ddb_arena *a)
+static int map_copy(ddb_map *out, const ddb_map *m, ddb_arena *a, const rebase *rb);
+
+static int value_copy(ddb_value *out, const ddb_value *v, ddb_arena *a, const rebase *rb)
 {
     *out = *v;
     switch (v->type) {
     case DDB_TYPE_S:
     case DDB_TYPE_N:
     case DDB_TYPE_B:
-        return copy_str(&out->u.s, &v->u.s, a);
+        return copy_str(&out->u.s, &v->u.s, a, rb);
     case DDB_TYPE_M:
-        return ddb_map_copy(&out->u.m, &v->u.m, a);
+        return map_copy(&out->u.m, &v->u.m, a, rb);
     case DDB_TYPE_L:
     case DDB_TYPE_SS:
     case DDB_TYPE_NS:
@@ -172,7 +189,7 @@ int ddb_value_copy(ddb_value *out, const ddb_value *v, ddb_arena *a)
         if (items == NULL)
             return DDB_ENOMEM;
         for (size_t i = 0; i < v->u.l.count; i++) {
-            int rc = ddb_value_copy(&items[i], &v->u.l.items[i], a);
+            int rc = value_copy(&items[i], &v->u.l.items[i], a, rb);
             if (rc != 0)
                 return rc;
         }
@@ -184,7 +201,7 @@ int ddb_value_copy(ddb_value *out, const ddb_value *v, ddb_arena *a)
     }
 }
 
-int ddb_map_copy(ddb_map *out, const ddb_map *m, ddb_arena *a)
+static int map_copy(ddb_map *out, const ddb_map *m, ddb_arena *a, const rebase *rb)
 {
     ddb_attr *attrs;
     out->count = m->count;
@@ -195,14 +212,31 @@ int ddb_map_copy(ddb_map *out, const ddb_map *m, ddb_arena *a)
     if (attrs == NULL)
         return DDB_ENOMEM;
     for (size_t i = 0; i < m->count; i++) {
-        int rc = copy_str(&attrs[i].name, &m->attrs[i].name, a);
+        int rc = copy_str(&attrs[i].name, &m->attrs[i].name, a, rb);
         if (rc == 0)
-            rc = ddb_value_copy(&attrs[i].value, &m->attrs[i].value, a);
+            rc = value_copy(&attrs[i].value, &m->attrs[i].value, a, rb);
         if (rc != 0)
             return rc;
     }
     out->attrs = attrs;
     return 0;
+}
+
+int ddb_value_copy(ddb_value *out, const ddb_value *v, ddb_arena *a)
+{
+    return value_copy(out, v, a, NULL);
+}
+
+int ddb_map_copy(ddb_map *out, const ddb_map *m, ddb_arena *a)
+{
+    return map_copy(out, m, a, NULL);
+}
+
+int ddb_map_copy_within(ddb_map *out, const ddb_map *m, const char *from, size_t len,
+                        const char *to, ddb_arena *a)
+{
+    rebase rb = {(uintptr_t)from, len, to};
+    return map_copy(out, m, a, from != NULL && to != NULL ? &rb : NULL);
 }
 
 void *ddb_stack_push(ddb_stack *st, size_t size)

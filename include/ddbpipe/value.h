@@ -167,6 +167,12 @@ int ddb_map_equal(const ddb_map *a, const ddb_map *b);
 /* Deep copy of v into arena a. Returns 0 or DDB_ENOMEM. */
 int ddb_value_copy(ddb_value *out, const ddb_value *v, ddb_arena *a);
 int ddb_map_copy(ddb_map *out, const ddb_map *m, ddb_arena *a);
+/* As ddb_map_copy, but a name or string lying wholly inside bytes [from,
+ * from + len) (the text it was parsed from) points at the same offset in to,
+ * a copy of those bytes that must outlive out; the others are copied into a.
+ * Returns 0 or DDB_ENOMEM. */
+int ddb_map_copy_within(ddb_map *out, const ddb_map *m, const char *from, size_t len,
+                        const char *to, ddb_arena *a);
 
 /*
  * Builder for maps and lists whose length is not known in advance: entries are
