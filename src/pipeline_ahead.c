@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ddbpipe/arena.h"
+#include "ddbpipe/json.h"
 #include "pipeline_internal.h"
 
 #define AHEAD_BATCH 256 /* records per batch, at most */
@@ -46,16 +47,31 @@ typedef struct ahead {
     slot slots[AHEAD_SLOTS];
     size_t head, count; /* the batches read and not taken: slots[head..head+count) mod SLOTS */
     int quit;
+    int unparsed;             /* the reader splits, the computing threads parse */
     ddb_roundtrip_memo *memo; /* the helper thread's */
+    ddb_json_parser *parser;  /* the helper thread's */
+    ddb_json_parser *own;     /* this thread's */
     uint64_t n;               /* records taken (for pl_before_record) */
 } ahead;
 
-/* Only items are decoded ahead; a bad line or an untyped record that needs
- * --types first is taken as in the one-thread loop. */
-static void compute(const ddb_pipeline_opts *o, slot *s, ddb_roundtrip_memo *memo)
+/* Lines split but not parsed are parsed here first. Only items are decoded
+ * ahead; a bad line or an untyped record that needs --types first is taken
+ * as in the one-thread loop. */
+static void compute(const ddb_pipeline_opts *o, slot *s, ddb_roundtrip_memo *memo,
+                    ddb_json_parser *parser)
 {
     for (size_t i = 0; i < s->n; i++) {
         ddb_record *rec = &s->rec[i];
+        if (rec->unparsed) {
+            if (ddb_record_parse(rec, parser, s->arena) != 0) {
+                memset(&s->v[i], 0, sizeof(s->v[i]));
+                s->v[i].computed = 1;
+                s->v[i].oom = 1;
+                continue;
+            }
+            if (o->delete_all && rec->kind == DDB_REC_PUT)
+                rec->kind = DDB_REC_DELETE; /* as copy_record does for parsed ones */
+        }
         if (rec->kind != DDB_REC_BAD && (rec->typed || o->n_types == 0))
             pl_item_compute(&s->v[i], o, rec, memo, s->arena);
         else
@@ -85,7 +101,7 @@ static void *helper(void *arg)
             break;
         s->state = SLOT_BUSY;
         pthread_mutex_unlock(&a->mu);
-        compute(a->r->o, s, a->memo);
+        compute(a->r->o, s, a->memo, a->parser);
         pthread_mutex_lock(&a->mu);
         s->state = SLOT_DONE;
         pthread_cond_broadcast(&a->cv);
@@ -101,7 +117,7 @@ static int copy_record(ddb_record *dst, const ddb_record *src, ddb_arena *ar, in
     *dst = *src;
     dst->item_text.ptr = NULL; /* the reader's memory; an export does not need it */
     dst->item_text.len = 0;
-    if (delete_all && dst->kind == DDB_REC_PUT)
+    if (delete_all && dst->kind == DDB_REC_PUT && !dst->unparsed)
         dst->kind = DDB_REC_DELETE; /* as taking it would: the verdict must see it */
     if (src->raw != NULL && (dst->raw = ddb_arena_memdup(ar, src->raw, src->raw_len)) == NULL)
         return DDB_ENOMEM;
@@ -154,7 +170,7 @@ static int take_oldest(ahead *a, ddb_error *err)
         }
         other->state = SLOT_BUSY;
         pthread_mutex_unlock(&a->mu);
-        compute(a->r->o, other, a->r->memo);
+        compute(a->r->o, other, a->r->memo, a->own);
         pthread_mutex_lock(&a->mu);
         other->state = SLOT_DONE;
         pthread_cond_broadcast(&a->cv);
@@ -207,7 +223,9 @@ static int read_ahead(ahead *a, ddb_error *err)
                !r->checkpoint_due) {
             ddb_record *rec;
             ddb_error_clear(&rerr);
-            if ((rrc = ddb_reader_next(a->rd, &rec, &rerr)) != 0)
+            rrc = a->unparsed ? a->rd->vt->next_unparsed(a->rd, &rec, &rerr)
+                              : ddb_reader_next(a->rd, &rec, &rerr);
+            if (rrc != 0)
                 break;
             if (rec->pos < r->skip_below)
                 continue; /* resuming: committed by the interrupted run */
@@ -259,8 +277,12 @@ int pl_run_reader_ahead(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_error 
     a->r = r;
     a->rd = rd;
     a->c = c;
-    if (ddb_roundtrip_memo_new(&a->memo) != 0)
+    if (ddb_roundtrip_memo_new(&a->memo) != 0 || ddb_json_parser_new(&a->parser) != 0 ||
+        ddb_json_parser_new(&a->own) != 0)
         goto done;
+    /* the batch keeps each line anyway: parsing it is then the computing
+     * threads' work, and nothing is copied but the line */
+    a->unparsed = rd->vt->next_unparsed != NULL;
     for (; made < AHEAD_SLOTS; made++)
         if (ddb_arena_new(&a->slots[made].arena, 0) != 0)
             goto done;
@@ -288,6 +310,8 @@ done:
     for (size_t i = 0; i < made; i++)
         ddb_arena_free(a->slots[i].arena);
     ddb_roundtrip_memo_free(a->memo);
+    ddb_json_parser_free(a->parser);
+    ddb_json_parser_free(a->own);
     free(a);
     return rc;
 }

@@ -261,7 +261,8 @@ static int csv_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
 }
 
 static const ddb_reader_vtable csv_vtable = {
-    "CSV", csv_next, csv_free, csv_raw_bytes, csv_decoded_bytes, csv_skip_to, NULL, NULL, NULL};
+    "CSV",       csv_next, csv_free, csv_raw_bytes, csv_decoded_bytes,
+    csv_skip_to, NULL,     NULL,     NULL,          NULL};
 
 static char pick_delimiter(const char *name, const ddb_reader_opts *opts)
 {

@@ -184,15 +184,9 @@ static int dump_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
     return 0;
 }
 
-static const ddb_reader_vtable dump_vtable = {"dynamodump backup",
-                                              dump_next,
-                                              dump_free,
-                                              dump_raw_bytes,
-                                              dump_decoded_bytes,
-                                              dump_skip_to,
-                                              NULL,
-                                              NULL,
-                                              NULL};
+static const ddb_reader_vtable dump_vtable = {
+    "dynamodump backup", dump_next, dump_free, dump_raw_bytes, dump_decoded_bytes,
+    dump_skip_to,        NULL,      NULL,      NULL,           NULL};
 
 int ddb_reader_new_dynamodump(ddb_reader **out, const char *dir, const ddb_reader_opts *opts,
                               ddb_error *err)

@@ -141,7 +141,8 @@ static int close_data_file(export_reader *er, int read_rc, ddb_error *err)
     return rc;
 }
 
-static int export_next(ddb_reader *r, ddb_record **out, ddb_error *err)
+/* unparsed: the data files' lines may come unparsed (next_unparsed) */
+static int export_step(ddb_reader *r, ddb_record **out, ddb_error *err, int unparsed)
 {
     export_reader *er = (export_reader *)r;
     ddb_record *rec;
@@ -181,7 +182,8 @@ static int export_next(ddb_reader *r, ddb_record **out, ddb_error *err)
                     return rc;
             }
         }
-        rc = ddb_reader_next(er->inner, &rec, err);
+        rc = unparsed ? er->inner->vt->next_unparsed(er->inner, &rec, err)
+                      : ddb_reader_next(er->inner, &rec, err);
         if (rc == 0) {
             er->file_records++;
             er->total_records++;
@@ -194,6 +196,16 @@ static int export_next(ddb_reader *r, ddb_record **out, ddb_error *err)
         if ((rc = close_data_file(er, rc == DDB_ITEROVER ? 0 : rc, err)) != 0)
             return rc;
     }
+}
+
+static int export_next(ddb_reader *r, ddb_record **out, ddb_error *err)
+{
+    return export_step(r, out, err, 0);
+}
+
+static int export_next_unparsed(ddb_reader *r, ddb_record **out, ddb_error *err)
+{
+    return export_step(r, out, err, 1);
 }
 
 static void export_free(ddb_reader *r)
@@ -272,7 +284,8 @@ static const ddb_reader_vtable export_vtable = {"Export to S3 folder",
                                                 export_skip_to,
                                                 NULL,
                                                 NULL,
-                                                NULL};
+                                                NULL,
+                                                export_next_unparsed};
 
 int ddb_reader_new_export(ddb_reader **out, const char *dir, const ddb_reader_opts *opts,
                           ddb_error *err)

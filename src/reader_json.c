@@ -736,15 +736,9 @@ static int json_skip_to(ddb_reader *r, uint64_t pos, ddb_error *err)
     return 0;
 }
 
-static const ddb_reader_vtable json_vtable = {"JSON document",
-                                              json_next,
-                                              json_free,
-                                              json_raw_bytes,
-                                              json_decoded_bytes,
-                                              json_skip_to,
-                                              NULL,
-                                              NULL,
-                                              NULL};
+static const ddb_reader_vtable json_vtable = {
+    "JSON document", json_next, json_free, json_raw_bytes, json_decoded_bytes,
+    json_skip_to,    NULL,      NULL,      NULL,           NULL};
 
 static int new_json(ddb_reader **out, ddb_source *src, const char *name, ddb_input_format format,
                     const ddb_reader_opts *opts, ddb_error *err)

@@ -503,9 +503,9 @@ static uint64_t tr_bytes(const ddb_reader *r)
     return ((const table_reader *)r)->bytes;
 }
 
-static const ddb_reader_vtable table_vt = {"table scan", tr_next,       tr_free,
-                                           tr_bytes,     tr_bytes,      NULL,
-                                           tr_settled,   tr_save_state, tr_load_state};
+static const ddb_reader_vtable table_vt = {"table scan",  tr_next, tr_free,    tr_bytes,
+                                           tr_bytes,      NULL,    tr_settled, tr_save_state,
+                                           tr_load_state, NULL};
 
 int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_error *err)
 {

@@ -19,6 +19,8 @@
 #include "ddbpipe/io.h"
 #include "ddbpipe/value.h"
 
+typedef struct ddb_json_parser ddb_json_parser; /* json.h */
+
 typedef enum ddb_record_kind {
     DDB_REC_PUT = 0, /* an item to write, or a per-entity record */
     DDB_REC_DELETE,  /* a deletion: item holds the key attributes only */
@@ -54,6 +56,9 @@ typedef struct ddb_record {
     ddb_str item_text;  /* the item exactly as typed DynamoDB JSON in the input, when the
                            reader has it verbatim ({NULL, 0} otherwise): an importer
                            that changes nothing may send it as it is */
+    int unparsed;       /* from next_unparsed: only raw, line, offset, pos, source and
+                           typed are set; ddb_record_parse fills in the rest */
+    int parse_as;       /* unparsed: how raw is to be parsed (the reader's business) */
 } ddb_record;
 
 typedef enum ddb_input_format {
@@ -136,6 +141,10 @@ typedef struct ddb_reader_vtable {
     /* Restores a saved state before the first next(). DDB_EUSAGE if it does
      * not fit this reader (e.g. another number of segments). */
     int (*load_state)(ddb_reader *r, const char *json, size_t len, ddb_error *err);
+    /* As next, but the record may come unparsed (rec->unparsed): its text
+     * split off, its parse left to ddb_record_parse on any thread, so one
+     * thread splits while others parse. NULL: the kind cannot. */
+    int (*next_unparsed)(ddb_reader *r, ddb_record **out, ddb_error *err);
 } ddb_reader_vtable;
 
 struct ddb_reader {
@@ -162,6 +171,16 @@ struct ddb_reader {
  */
 DDB_MUST_USE int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *opts,
                                  ddb_error *err);
+
+/*
+ * Parses a record next_unparsed left unparsed (rec->raw must stay valid
+ * while the record is used): fills in item, kind, change and write_time
+ * exactly as next would have, or makes it DDB_REC_BAD with the reason. The
+ * values point into rec->raw and arena a; p is the calling thread's own
+ * parser. Does not touch the reader, which may have moved on or be gone.
+ * Returns 0, or DDB_ENOMEM when not even the reason could be kept.
+ */
+DDB_MUST_USE int ddb_record_parse(ddb_record *rec, ddb_json_parser *p, ddb_arena *a);
 
 static inline int ddb_reader_next(ddb_reader *r, ddb_record **out, ddb_error *err)
 {

@@ -90,8 +90,7 @@ static int page_settled(ddb_reader *r, uint64_t pos)
     return pos % 3 == 2;
 }
 
-static const ddb_reader_vtable paged_vt = {"pages", NULL,         NULL, NULL, NULL,
-                                           NULL,    page_settled, NULL, NULL};
+static const ddb_reader_vtable paged_vt = {.kind = "pages", .settled = page_settled};
 
 Test(tracker, a_reader_with_units_commits_whole_units_only)
 {
