@@ -504,3 +504,34 @@ int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e
     }
     return out->oom ? DDB_ENOMEM : 0;
 }
+
+int ddb_template_renders_as(const ddb_template *t, const ddb_entity *e,
+                            const ddb_value *const *values, const char *text, size_t len)
+{
+    size_t pos = 0;
+    for (size_t i = 0; i < t->n_segs; i++) {
+        const ddb_tpl_seg *sg = &t->segs[i];
+        const ddb_field *f;
+        const ddb_value *v;
+        if (sg->field < 0) {
+            if (len - pos < sg->lit_len || !ddb_mem_eq(text + pos, sg->lit, sg->lit_len))
+                return 0;
+            pos += sg->lit_len;
+            continue;
+        }
+        f = &e->fields[sg->field];
+        v = values[sg->field];
+        /* only values rendered as their own bytes; the rest is render's */
+        if (v == NULL || v->type != f->type || v->u.s.len == 0 ||
+            !((f->type == DDB_TYPE_S && f->enum_keys == NULL && f->format != DDB_FMT_WEEKDAY) ||
+              (f->type == DDB_TYPE_N && !f->pad)))
+            return 0;
+        if (len - pos < v->u.s.len || !ddb_mem_eq(text + pos, v->u.s.ptr, v->u.s.len))
+            return 0;
+        if (i + 1 < t->n_segs &&
+            find(v->u.s.ptr, v->u.s.len, t->segs[i + 1].lit, t->segs[i + 1].lit_len) != NULL)
+            return 0; /* render refuses it */
+        pos += v->u.s.len;
+    }
+    return pos == len;
+}

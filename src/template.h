@@ -38,6 +38,16 @@ int ddb_template_match(const ddb_template *t, const ddb_entity *e, const char *s
  * faithfully (empty, contains the separator that follows it, a negative or
  * too-wide padded number).
  */
+/*
+ * 1 when ddb_template_render would succeed and give exactly text[0, len)
+ * for these values, as far as it can tell without rendering: every field
+ * rendered as its own bytes (S without enum spellings or weekdays, unpadded
+ * N). 0 means "render it to know": a difference, an error, or a field it
+ * does not judge.
+ */
+int ddb_template_renders_as(const ddb_template *t, const ddb_entity *e,
+                            const ddb_value *const *values, const char *text, size_t len);
+
 int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e,
                         const ddb_value *const *values, int *missing, ddb_error *err);
 

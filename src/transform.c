@@ -367,6 +367,9 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         if (key_at[k] < 0)
             continue;
         have = &item->attrs[key_at[k]].value;
+        if (t->attr_type == DDB_TYPE_S && have->type == DDB_TYPE_S &&
+            ddb_template_renders_as(t, e, c.vals, have->u.s.ptr, have->u.s.len))
+            continue; /* it comes back byte for byte: nothing to render */
         if (t->attr_type == DDB_TYPE_S) {
             /* rendered into buf and compared there: no copy of a key that matches */
             ddb_buf_clear(&buf);
