@@ -175,8 +175,9 @@ __attribute__((noinline)) static int find_duplicate(const void *base_, size_t st
 
 /* Checks names of a map (top-level item when top != 0, with f NULL): UTF-8,
  * length, and no duplicates. */
+/* utf8: 0 when a parser checked the names already */
 __attribute__((noinline)) static int check_names(const ddb_map *m, const frame *f, int top,
-                                                 ddb_error *err)
+                                                 int utf8, ddb_error *err)
 {
     char q[DDB_QUOTE_MAX * 2 + 8];
     size_t a, b;
@@ -194,7 +195,7 @@ __attribute__((noinline)) static int check_names(const ddb_map *m, const frame *
             return fail(err, DDB_EINVAL, f, "%s '%s' is %zu bytes (max %u)", what, q, nm->len,
                         NAME_MAX_BYTES);
         }
-        if (!ddb_utf8_valid(nm->ptr, nm->len, &bad)) {
+        if (utf8 && !ddb_utf8_valid(nm->ptr, nm->len, &bad)) {
             ddb_error_quote(q, sizeof(q), nm->ptr, nm->len);
             return fail(err, DDB_EINVAL, f, "%s '%s' is not valid UTF-8 (byte %zu)", what, q, bad);
         }
@@ -368,7 +369,7 @@ static int walk(const ddb_value *v, int depth, const frame *f, size_t *size, ddb
         }
         return 0;
     case DDB_TYPE_M:
-        if ((rc = check_names(&v->u.m, f, 0, err)) != 0)
+        if ((rc = check_names(&v->u.m, f, 0, 1, err)) != 0)
             return rc;
         *size += 3 + v->u.m.count;
         for (size_t i = 0; i < v->u.m.count; i++) {
@@ -526,20 +527,26 @@ static int check_keys(const ddb_item *item, const ddb_key_schema *ks, int with_i
     return 0;
 }
 
-int ddb_item_validate(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out,
-                      ddb_error *err)
+/* utf8: 0 when a parser checked the names and strings already (the top
+ * level's; nested ones are checked again, they are rare) */
+static int validate(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out, int utf8,
+                    ddb_error *err)
 {
     size_t size = 0;
     int rc;
 
     if (size_out)
         *size_out = 0;
-    if ((rc = check_names(item, NULL, 1, err)) != 0)
+    if ((rc = check_names(item, NULL, 1, utf8, err)) != 0)
         return rc;
     for (size_t i = 0; i < item->count; i++) {
         const ddb_attr *at = &item->attrs[i];
         frame root = {NULL, FRAME_NAME, at->name.ptr, at->name.len, 0};
         size += at->name.len;
+        if (!utf8 && at->value.type == DDB_TYPE_S) {
+            size += at->value.u.s.len;
+            continue;
+        }
         if ((rc = walk(&at->value, 1, &root, &size, err)) != 0)
             return rc;
     }
@@ -551,6 +558,18 @@ int ddb_item_validate(const ddb_item *item, const ddb_key_schema *ks, size_t *si
     if (ks != NULL && ks->partition.name != NULL)
         return check_keys(item, ks, 1, 0, err);
     return 0;
+}
+
+int ddb_item_validate(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out,
+                      ddb_error *err)
+{
+    return validate(item, ks, size_out, 1, err);
+}
+
+int ddb_item_validate_parsed(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out,
+                             ddb_error *err)
+{
+    return validate(item, ks, size_out, 0, err);
 }
 
 int ddb_item_validate_key(const ddb_item *key, const ddb_key_schema *ks, ddb_error *err)

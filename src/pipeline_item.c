@@ -31,8 +31,9 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
     ddb_error_clear(&perr);
     /* With a mapping, items must also fit the table's key schema (an empty sort
      * key is invalid in DynamoDB, not merely unmatched). */
-    if (!is_del && ddb_item_validate(&rec->item, o->mapping ? &o->mapping->table.schema : NULL,
-                                     NULL, &perr) != 0) {
+    if (!is_del &&
+        (rec->utf8_checked ? ddb_item_validate_parsed : ddb_item_validate)(
+            &rec->item, o->mapping ? &o->mapping->table.schema : NULL, NULL, &perr) != 0) {
         v->invalid = 1;
         v->msg = keep_message(v, &perr, a);
         return 0;

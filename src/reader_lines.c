@@ -133,6 +133,8 @@ static int parse_line(line_shape *sh, line_out *o, const char *line, size_t len)
     o->rec->reason = NULL;
     o->rec->item_text.ptr = NULL;
     o->rec->item_text.len = 0;
+    /* the JSON lexer refuses invalid UTF-8 and unpaired surrogates */
+    o->rec->utf8_checked = 1;
     if (sh->kind == DDB_IN_NDJSON)
         return parse_ndjson(o, line, len);
     return parse_ddbjson(sh, o, line, len);

@@ -88,6 +88,14 @@ int ddb_item_validate(const ddb_item *item, const ddb_key_schema *ks, size_t *si
                       ddb_error *err);
 
 /*
+ * ddb_item_validate for an item whose attribute names and top-level strings
+ * a parser has already checked as UTF-8 (ddb_record.utf8_checked): those are
+ * not checked again; every other rule is.
+ */
+int ddb_item_validate_parsed(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out,
+                             ddb_error *err);
+
+/*
  * Validates only the key part (used for delete requests, which carry keys
  * only): the table's partition and sort key as in ddb_item_validate(),
  * including that S is UTF-8 and N is valid. Index keys and any other

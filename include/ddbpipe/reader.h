@@ -59,6 +59,7 @@ typedef struct ddb_record {
     int unparsed;       /* from next_unparsed: only raw, line, offset, pos, source and
                            typed are set; ddb_record_parse fills in the rest */
     int parse_as;       /* unparsed: how raw is to be parsed (the reader's business) */
+    int utf8_checked;   /* the parser checked the item's names and strings as UTF-8 */
 } ddb_record;
 
 typedef enum ddb_input_format {

@@ -610,3 +610,45 @@ Test(item_values, name_length_and_unnamed_root)
     cr_assert_eq(check(N("abc"), NULL, &err), DDB_EINVAL);
     cr_assert_str_eq(err.message, "value: not a number: 'abc' (unexpected 'a' at offset 0)");
 }
+
+/* ---- items a parser checked as UTF-8 ---------------------------------------- */
+
+/* Only the top-level names' and strings' UTF-8 is taken as checked: sizes,
+ * duplicates, numbers, keys and nested strings are still validated, and a
+ * valid item gets the same verdict and size either way. */
+#define IT(a) (&(ddb_item){a, COUNT(a)})
+
+Test(item_parsed, trusts_only_the_parsers_utf8_check)
+{
+    ddb_key_attr pk = {"pk", DDB_TYPE_S};
+    ddb_key_schema ks;
+    ddb_error err;
+    size_t s1 = 0, s2 = 0;
+    memset(&ks, 0, sizeof(ks));
+    ks.partition = pk;
+
+    ddb_attr ok[] = {A("pk", S("u1")), A("t", S("caf\xC3\xA9")), A("n", N("12.5"))};
+    cr_assert_eq(ddb_item_validate(IT(ok), &ks, &s1, &err), 0);
+    cr_assert_eq(ddb_item_validate_parsed(IT(ok), &ks, &s2, &err), 0);
+    cr_assert_eq(s1, s2);
+
+    ddb_attr bad_utf8[] = {A("pk", S("u1")), A("t", S("\xC3"))};
+    cr_assert_eq(ddb_item_validate(IT(bad_utf8), &ks, NULL, &err), DDB_EINVAL);
+    cr_assert_eq(ddb_item_validate_parsed(IT(bad_utf8), &ks, NULL, &err), 0);
+
+    ddb_attr inner[] = {A("x", S("\xFF"))};
+    ddb_attr nested[] = {A("pk", S("u1")), A("m", M(inner, 1))};
+    cr_assert_eq(ddb_item_validate_parsed(IT(nested), &ks, NULL, &err), DDB_EINVAL);
+
+    ddb_attr dup[] = {A("pk", S("u1")), A("a", S("1")), A("a", S("2"))};
+    cr_assert_eq(ddb_item_validate_parsed(IT(dup), &ks, NULL, &err), DDB_EINVAL);
+
+    ddb_attr badnum[] = {A("pk", S("u1")), A("n", N("1e999"))};
+    cr_assert_eq(ddb_item_validate_parsed(IT(badnum), &ks, NULL, &err), DDB_EINVAL);
+
+    ddb_attr nokey[] = {A("a", S("1"))};
+    cr_assert_eq(ddb_item_validate_parsed(IT(nokey), &ks, NULL, &err), DDB_EINVAL);
+
+    ddb_attr emptykey[] = {A("pk", S(""))};
+    cr_assert_eq(ddb_item_validate_parsed(IT(emptykey), &ks, NULL, &err), DDB_EINVAL);
+}
