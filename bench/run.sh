@@ -4,7 +4,8 @@
 #   bench/run.sh [SIZE]      SIZE of the uncompressed dump: 1G (default), 512M, 4G, ...
 #
 # Builds a Release ddbpipe and ddbpipe-gen in build-bench/, generates (or reuses) the dumps
-# bench/out/favorites-SIZE.json.gz and a 10x smaller one, then times:
+# bench/out/favorites-SIZE-gz6.json.gz (gzip level 6, as `gzip` writes by default and as the
+# speed issue measured) and a 10x smaller one, then times:
 #   - zcat FILE > /dev/null            (the floor: gzip decoding alone)
 #   - ddbpipe export FILE --format csv
 #   - ddbpipe export FILE --format ndjson
@@ -57,7 +58,8 @@ make_dump() {
 		return
 	fi
 	rm -f "$file" "$file.info"
-	line=$("$gen" bench --mapping "$mapping" --design favorites --bytes "$want" --out "$file")
+	line=$("$gen" bench --mapping "$mapping" --design favorites --bytes "$want" --level 6 \
+		--out "$file")
 	echo "$line"
 	# "FILE: N items, B bytes uncompressed, ..."
 	echo "$line" | sed -E 's/.*: ([0-9]+) items, ([0-9]+) bytes uncompressed.*/items=\1 bytes=\2/' \
@@ -66,8 +68,8 @@ make_dump() {
 
 info() { sed -E "s/.*$2=([0-9]+).*/\1/" "$1.info"; }
 
-big="$out/favorites-$size.json.gz"
-small="$out/favorites-$size-tenth.json.gz"
+big="$out/favorites-$size-gz6.json.gz"
+small="$out/favorites-$size-gz6-tenth.json.gz"
 echo "== dumps"
 make_dump "$big" "$bytes"
 make_dump "$small" "$small_bytes"
