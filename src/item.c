@@ -106,6 +106,17 @@ static int str_eq(const ddb_str *a, const ddb_str *b)
     return a->len == b->len && ddb_mem_eq(a->ptr, b->ptr, a->len);
 }
 
+/* The length, first four bytes and last byte of s, in one word. */
+static uint64_t signature(const ddb_str *s)
+{
+    uint32_t head = 0;
+    uint64_t v = (uint64_t)s->len << 40;
+    if (s->len == 0)
+        return v;
+    memcpy(&head, s->ptr, s->len < 4 ? s->len : 4);
+    return v ^ head ^ (uint64_t)(unsigned char)s->ptr[s->len - 1] << 32;
+}
+
 /*
  * Looks for two bytewise-equal keys among n ddb_str found every stride bytes
  * from base. Returns 1 with *first < *second set, 0 when all differ, or
@@ -122,10 +133,14 @@ __attribute__((noinline)) static int find_duplicate(const void *base_, size_t st
     int found = 0;
 
     if (n <= PAIRWISE_MAX) {
+        /* equal keys have equal signatures; most unequal ones do not */
+        uint64_t sig[PAIRWISE_MAX];
+        for (size_t i = 0; i < n; i++)
+            sig[i] = signature(key_at(base, stride, i));
         for (size_t i = 1; i < n; i++) {
             const ddb_str *ki = key_at(base, stride, i);
             for (size_t j = 0; j < i; j++) {
-                if (str_eq(key_at(base, stride, j), ki)) {
+                if (sig[j] == sig[i] && str_eq(key_at(base, stride, j), ki)) {
                     *first = j;
                     *second = i;
                     return 1;

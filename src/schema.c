@@ -109,7 +109,8 @@ void ddb_schema_observe(ddb_schema *s, size_t e, const ddb_map *rec, size_t n_de
     for (size_t f = 0; f < en->n_fields && c < n_declared; f++) {
         const ddb_value *v;
         column *col = &s->cols[e][f];
-        if (!name_is(&rec->attrs[c].name, en->fields[f].name))
+        if (rec->attrs[c].name.ptr != en->fields[f].name &&
+            !name_is(&rec->attrs[c].name, en->fields[f].name))
             continue;
         v = &rec->attrs[c++].value;
         col->present++;

@@ -36,7 +36,8 @@ typedef struct shape {
 
 struct ddb_roundtrip_memo {
     shape shapes[MEMO_SHAPES];
-    size_t next; /* the slot the next new shape takes */
+    size_t used; /* shapes[0..used) are filled */
+    size_t next; /* the slot the next new shape takes once all are */
     size_t last; /* the slot that matched last: tried first */
 };
 
@@ -88,10 +89,10 @@ int ddb_roundtrip_memo_known(ddb_roundtrip_memo *memo, const ddb_decoded *d, con
 {
     if (memo == NULL || d->entity == NULL || item->count > MEMO_MAX_ATTRS)
         return 0;
-    for (size_t k = 0; k < MEMO_SHAPES; k++) {
-        size_t at = (memo->last + k) % MEMO_SHAPES;
+    for (size_t k = 0; k < memo->used; k++) {
+        size_t at = memo->last + k < memo->used ? memo->last + k : memo->last + k - memo->used;
         const shape *s = &memo->shapes[at];
-        if (s->entity == NULL || !same_shape(s, d->entity, item))
+        if (!same_shape(s, d->entity, item))
             continue;
         memo->last = at;
         return values_unchanged(d);
@@ -128,9 +129,13 @@ void ddb_roundtrip_memo_learn(ddb_roundtrip_memo *memo, const ddb_decoded *d, co
 
     if (memo == NULL || d->entity == NULL || !may_remember(d, item))
         return;
-    s = &memo->shapes[memo->next];
-    memo->last = memo->next;
-    memo->next = (memo->next + 1) % MEMO_SHAPES;
+    if (memo->used < MEMO_SHAPES) {
+        memo->last = memo->used++;
+    } else {
+        memo->last = memo->next;
+        memo->next = (memo->next + 1) % MEMO_SHAPES;
+    }
+    s = &memo->shapes[memo->last];
     s->entity = d->entity;
     s->count = item->count;
     p = s->names;

@@ -304,8 +304,10 @@ static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, dd
     if (w->entity != NULL) {
         size_t c = 0; /* declared attributes come in field order: one merge walk */
         for (size_t i = 0; i < w->entity->n_fields; i++) {
-            const char *fname = w->entity->fields[i].name;
-            if (c < n_declared && name_is(&rec->attrs[c].name, fname, strlen(fname))) {
+            const ddb_field *f = &w->entity->fields[i];
+            /* a decoded record names its fields with the mapping's own strings */
+            if (c < n_declared && (rec->attrs[c].name.ptr == f->name ||
+                                   name_is(&rec->attrs[c].name, f->name, f->name_len))) {
                 /* CSV cannot hold a NULL in a typed column: it goes to _extra. */
                 if (rec->attrs[c].value.type != DDB_TYPE_NULL ||
                     w->entity->fields[i].type == DDB_TYPE_NULL) {

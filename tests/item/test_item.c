@@ -652,3 +652,37 @@ Test(item_parsed, trusts_only_the_parsers_utf8_check)
     ddb_attr emptykey[] = {A("pk", S(""))};
     cr_assert_eq(ddb_item_validate_parsed(IT(emptykey), &ks, NULL, &err), DDB_EINVAL);
 }
+
+#define IT2(a, n) (&(ddb_item){a, n})
+
+/* Names alike in length, first four bytes and last byte (the pairwise check's
+ * signature) are told apart by their bytes; equal ones are found at every
+ * distance, short and empty-prefixed names included. */
+Test(item_values, duplicate_names_that_look_alike)
+{
+    static const char *const names[] = {"gsiOnePk", "gsiOneSk", "gsiOneXk", "gsiTwoPk", "a",
+                                        "ab",       "abc",      "abcd",     "abcde",    "b"};
+    const size_t n = COUNT(names);
+    ddb_error err = {0};
+    ddb_attr attrs[16];
+
+    for (size_t i = 0; i < n; i++)
+        attrs[i] = A(names[i], S("v"));
+    cr_assert_eq(ddb_item_validate(IT2(attrs, n), NULL, NULL, &err), 0, "%s", err.message);
+    for (size_t d = 0; d < n; d++) {
+        for (size_t at = 0; at <= n; at++) {
+            ddb_attr with[16];
+            size_t k = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (i == at)
+                    with[k++] = A(names[d], S("again"));
+                with[k++] = attrs[i];
+            }
+            if (at == n)
+                with[k++] = A(names[d], S("again"));
+            cr_assert_eq(ddb_item_validate(IT2(with, k), NULL, NULL, &err), DDB_EINVAL,
+                         "%s twice not found", names[d]);
+            cr_assert(strstr(err.message, "duplicate attribute name") != NULL, "%s", err.message);
+        }
+    }
+}
