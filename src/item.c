@@ -111,9 +111,14 @@ static uint64_t signature(const ddb_str *s)
 {
     uint32_t head = 0;
     uint64_t v = (uint64_t)s->len << 40;
+    /* a fixed four-byte copy where there are four: no call for a short one */
+    if (s->len >= 4)
+        memcpy(&head, s->ptr, 4);
+    else
+        for (size_t i = 0; i < s->len; i++)
+            head |= (uint32_t)(unsigned char)s->ptr[i] << (8 * i);
     if (s->len == 0)
         return v;
-    memcpy(&head, s->ptr, s->len < 4 ? s->len : 4);
     return v ^ head ^ (uint64_t)(unsigned char)s->ptr[s->len - 1] << 32;
 }
 

@@ -9,7 +9,7 @@
 #include "ddbpipe/rng.h"
 
 struct ddb_keyset_slot {
-    char *key; /* NULL: empty */
+    const char *key; /* borrowed; NULL: empty */
     size_t len;
     uint64_t hash;
 };
@@ -59,43 +59,42 @@ static int grow(ddb_keyset *s)
     return 0;
 }
 
-int ddb_keyset_add(ddb_keyset *s, const char *key, size_t len)
+uint64_t ddb_keyset_hash(const char *key, size_t len)
 {
-    uint64_t h = ddb_hash64(key, len, 0);
-    char *copy;
+    return ddb_hash64(key, len, 0);
+}
+
+int ddb_keyset_add(ddb_keyset *s, const char *key, size_t len, uint64_t h)
+{
     size_t i;
     if (find(s, key, len, h) != NULL)
-        return 0;
+        return 1;
     if ((s->count + 1) * 2 > s->cap && grow(s) != 0)
         return DDB_ENOMEM;
-    if ((copy = malloc(len ? len : 1)) == NULL)
-        return DDB_ENOMEM; /* the set as it was: a slot is taken only with its key */
     i = h & (s->cap - 1);
     while (s->slots[i].key != NULL)
         i = (i + 1) & (s->cap - 1);
-    s->slots[i].key = copy;
-    memcpy(s->slots[i].key, key, len);
+    s->slots[i].key = key;
     s->slots[i].len = len;
     s->slots[i].hash = h;
     s->count++;
     return 0;
 }
 
-int ddb_keyset_contains(const ddb_keyset *s, const char *key, size_t len)
+int ddb_keyset_contains(const ddb_keyset *s, const char *key, size_t len, uint64_t h)
 {
-    return find(s, key, len, ddb_hash64(key, len, 0)) != NULL;
+    return find(s, key, len, h) != NULL;
 }
 
 /* Backward-shift deletion: the entries after the hole that may live there
  * move back, so no tombstone lengthens later probes (a writer adds and
  * removes a key for every item). */
-void ddb_keyset_remove(ddb_keyset *s, const char *key, size_t len)
+void ddb_keyset_remove(ddb_keyset *s, const char *key, size_t len, uint64_t h)
 {
-    struct ddb_keyset_slot *sl = find(s, key, len, ddb_hash64(key, len, 0));
+    struct ddb_keyset_slot *sl = find(s, key, len, h);
     size_t mask = s->cap - 1, hole, j;
     if (sl == NULL)
         return;
-    free(sl->key);
     s->count--;
     hole = (size_t)(sl - s->slots);
     for (j = (hole + 1) & mask; s->slots[j].key != NULL; j = (j + 1) & mask) {
@@ -111,8 +110,6 @@ void ddb_keyset_remove(ddb_keyset *s, const char *key, size_t len)
 
 void ddb_keyset_dispose(ddb_keyset *s)
 {
-    for (size_t i = 0; s->slots && i < s->cap; i++)
-        free(s->slots[i].key);
     free(s->slots);
     s->slots = NULL;
     s->cap = s->count = 0;

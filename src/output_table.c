@@ -79,6 +79,7 @@ static entry *entry_new(const ddb_buf *kb, const ddb_buf *rb)
     memcpy(e->key, kb->ptr, kb->len);
     e->key[kb->len] = '\0';
     e->key_len = kb->len;
+    e->key_hash = ddb_keyset_hash(e->key, e->key_len);
     e->req = e->key + kb->len + 1;
     memcpy(e->req, rb->ptr, rb->len);
     e->req[rb->len] = '\0';
@@ -136,12 +137,14 @@ static void entry_done(table_output *to, entry *e)
 {
     entry_list ready = {NULL, NULL, 0}, lost = {NULL, NULL, 0};
     entry **p = &to->blocked.head, *prev = NULL, *b;
-    ddb_keyset_remove(&to->busy, e->key, e->key_len);
+    ddb_keyset_remove(&to->busy, e->key, e->key_len, e->key_hash);
     to->queued--;
     entry_free(e);
     while (*p) {
+        int rc;
         b = *p;
-        if (ddb_keyset_contains(&to->busy, b->key, b->key_len)) {
+        /* Busy again before it goes: a later write of its key waits for it. */
+        if ((rc = ddb_keyset_add(&to->busy, b->key, b->key_len, b->key_hash)) == 1) {
             prev = b;
             p = &b->next;
             continue;
@@ -150,8 +153,7 @@ static void entry_done(table_output *to, entry *e)
         if (to->blocked.tail == b)
             to->blocked.tail = prev;
         to->blocked.n--;
-        /* Busy again before it goes: a later write of its key waits for it. */
-        list_push(ddb_keyset_add(&to->busy, b->key, b->key_len) == 0 ? &ready : &lost, b);
+        list_push(rc == 0 ? &ready : &lost, b);
     }
     while ((b = list_pop(&ready)) != NULL)
         list_push(&to->pending, b);
@@ -521,8 +523,12 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         return ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg);
     /* Checked against the table's real key schema before it can spoil a batch. */
     size_t item_size = 0, item_off = 0, item_len = 0, req_len = 0;
-    rc = is_del ? ddb_item_validate_key(rec, ks, &verr)
-                : ddb_item_validate(rec, ks, &item_size, &verr);
+    if (is_del)
+        rc = ddb_item_validate_key(rec, ks, &verr);
+    else if (origin != NULL && rec == &origin->item && origin->utf8_checked)
+        rc = ddb_item_validate_parsed(rec, ks, &item_size, &verr); /* its lexer checked UTF-8 */
+    else
+        rc = ddb_item_validate(rec, ks, &item_size, &verr);
     if (rc != 0) {
         to->stats.rejected++;
         ddb_output_refuse(o, entity, is_del ? DDB_REC_DELETE : DDB_REC_PUT, rec, origin,
@@ -582,10 +588,11 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     e->offset = origin ? origin->offset : 0;
     e->seq = origin ? origin->seq : 0;
     e->wcu = is_del || item_size == 0 ? 1.0 : (double)((item_size + 1023) / 1024);
-    if (ddb_keyset_contains(&to->busy, e->key, e->key_len)) {
+    /* the key stays in the set (borrowed from e) until e is done */
+    if ((rc = ddb_keyset_add(&to->busy, e->key, e->key_len, e->key_hash)) == 1) {
         to->stats.blocked++;
         list_push(&to->blocked, e);
-    } else if (ddb_keyset_add(&to->busy, e->key, e->key_len) == 0) {
+    } else if (rc == 0) {
         list_push(&to->pending, e);
     } else {
         entry_free(e);

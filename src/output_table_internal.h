@@ -23,6 +23,7 @@ typedef struct entry {
     size_t item_off, item_len; /* the item/key JSON in req (after the body), for rejects */
     char *key;                 /* canonical key signature */
     size_t key_len;
+    uint64_t key_hash; /* ddb_keyset_hash of it */
     int entity;
     int is_delete;
     int attempts;

@@ -28,15 +28,15 @@ typedef struct pending_call {
 static struct {
     pending_call calls[256];
     int n_calls, next_call;
-    int submits, fail_submit_at;       /* 1-based; 0 = never */
-    int validation_answers;            /* this many batches are refused first */
+    int submits, fail_submit_at; /* 1-based; 0 = never */
+    int validation_answers;      /* this many batches are refused first */
     int keyset_adds, fail_keyset_add_at;
     int acks, rejects;
     char last_reason[512];
 } fk;
 
-int __real_ddb_keyset_add(ddb_keyset *s, const char *key, size_t len);
-int __wrap_ddb_keyset_add(ddb_keyset *s, const char *key, size_t len);
+int __real_ddb_keyset_add(ddb_keyset *s, const char *key, size_t len, uint64_t hash);
+int __wrap_ddb_keyset_add(ddb_keyset *s, const char *key, size_t len, uint64_t hash);
 int __wrap_ddb_client_submit(ddb_client *c, const char *operation, const char *body, size_t len,
                              ddb_call_done_fn done, void *ctx, ddb_error *err);
 int __wrap_ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error *err);
@@ -44,11 +44,11 @@ int __wrap_ddb_client_step(ddb_client *c, ddb_error *err);
 int __wrap_ddb_client_pending(const ddb_client *c);
 int __wrap_ddb_client_concurrency(const ddb_client *c);
 
-int __wrap_ddb_keyset_add(ddb_keyset *s, const char *key, size_t len)
+int __wrap_ddb_keyset_add(ddb_keyset *s, const char *key, size_t len, uint64_t hash)
 {
     if (++fk.keyset_adds == fk.fail_keyset_add_at)
         return DDB_ENOMEM;
-    return __real_ddb_keyset_add(s, key, len);
+    return __real_ddb_keyset_add(s, key, len, hash);
 }
 
 static size_t count_requests(const char *body, size_t len)
