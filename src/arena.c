@@ -138,6 +138,22 @@ void *ddb_arena_grow(ddb_arena *a, void *p, size_t old_size, size_t new_size)
     return np;
 }
 
+void *ddb_arena_array_reserve(ddb_arena *a, void *items, size_t count, size_t *cap, size_t size,
+                              size_t initial)
+{
+    size_t ncap;
+    void *n;
+    if (count < *cap)
+        return items;
+    ncap = *cap ? *cap * 2 : initial;
+    if (ncap < *cap || (size != 0 && ncap > SIZE_MAX / size))
+        return NULL;
+    if ((n = ddb_arena_grow(a, items, count * size, ncap * size)) == NULL)
+        return NULL;
+    *cap = ncap;
+    return n;
+}
+
 void ddb_arena_reset(ddb_arena *a)
 {
     chunk *c = a->head, *keep = NULL, *next;

@@ -121,14 +121,6 @@ static int parse_extra(csv_reader *cr, const ddb_csv_field *f, ddb_map *out, ddb
     return 0;
 }
 
-static int has_attr(const ddb_attr *attrs, size_t n, const ddb_str *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (attrs[i].name.len == name->len && memcmp(attrs[i].name.ptr, name->ptr, name->len) == 0)
-            return 1;
-    return 0;
-}
-
 /* Builds the record from a row. Returns 0 (a record, maybe BAD) or ENOMEM. */
 static int build_record(csv_reader *cr, const ddb_csv_row *row, ddb_error *err)
 {
@@ -186,7 +178,8 @@ static int build_record(csv_reader *cr, const ddb_csv_row *row, ddb_error *err)
         n++;
     }
     for (size_t i = 0; i < extra.count; i++) {
-        if (has_attr(attrs, n, &extra.attrs[i].name)) {
+        if (ddb_map_find(&(ddb_map){attrs, n}, extra.attrs[i].name.ptr, extra.attrs[i].name.len) >=
+            0) {
             set_bad(cr, "attribute '%.*s' is both a column and in %s", (int)extra.attrs[i].name.len,
                     extra.attrs[i].name.ptr, DDB_EXTRA_FIELD);
             return 0;

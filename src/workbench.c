@@ -175,16 +175,11 @@ static int add_item(wb_entity *e, json_object *item, ddb_arena *a)
 {
     if (!json_object_is_type(item, json_type_object))
         return 0; /* not an item: the reader reports it */
-    if (e->n_items == e->cap_items) {
-        size_t cap = e->cap_items ? e->cap_items * 2 : 16;
-        json_object **n = ddb_arena_alloc(a, cap * sizeof(*n));
-        if (n == NULL)
-            return DDB_ENOMEM;
-        if (e->n_items)
-            memcpy(n, e->items, e->n_items * sizeof(*n));
-        e->items = n;
-        e->cap_items = cap;
-    }
+    json_object **n =
+        ddb_arena_array_reserve(a, e->items, e->n_items, &e->cap_items, sizeof(*n), 16);
+    if (n == NULL)
+        return DDB_ENOMEM;
+    e->items = n;
     e->items[e->n_items++] = item;
     return 0;
 }

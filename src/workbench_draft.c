@@ -61,17 +61,11 @@ static const char *unique_name(wb_draft *d, wb_entity *e, const char *base);
 
 static wb_field *add_field(wb_draft *d, wb_entity *e, const char *name, ddb_type type)
 {
-    wb_field *f;
-    if (e->n_fields == e->cap_fields) {
-        size_t cap = e->cap_fields ? e->cap_fields * 2 : 16;
-        wb_field *n = ddb_arena_calloc(d->a, cap, sizeof(*n));
-        if (n == NULL)
-            return NULL;
-        if (e->n_fields)
-            memcpy(n, e->fields, e->n_fields * sizeof(*n));
-        e->fields = n;
-        e->cap_fields = cap;
-    }
+    wb_field *f,
+        *n = ddb_arena_array_reserve(d->a, e->fields, e->n_fields, &e->cap_fields, sizeof(*n), 16);
+    if (n == NULL)
+        return NULL;
+    e->fields = n;
     f = &e->fields[e->n_fields++];
     memset(f, 0, sizeof(*f));
     f->name = name;

@@ -33,6 +33,13 @@ char *ddb_arena_memdup(ddb_arena *a, const void *src, size_t n);
  * the last block, else allocates and copies. NULL on OOM (p is left intact). */
 void *ddb_arena_grow(ddb_arena *a, void *p, size_t old_size, size_t new_size);
 
+/* Room for one more element in an array of count elements of size bytes
+ * held in a (capacity *cap): returns the array, moved to twice the room when
+ * full (initial elements at first), with *cap updated; NULL on OOM (the array
+ * and *cap as they were). The caller stores the element at [count]. */
+void *ddb_arena_array_reserve(ddb_arena *a, void *items, size_t count, size_t *cap, size_t size,
+                              size_t initial);
+
 /* Releases everything allocated so far. Keeps the first chunk (and up to a
  * few MiB of others) for reuse so a steady stream of records allocates nothing. */
 void ddb_arena_reset(ddb_arena *a);

@@ -1,0 +1,333 @@
+/*
+ * transform_decode.c — items to records: finds the item's entity by its
+ * table key, gathers every field from its own attribute and from each key
+ * template that mentions it, and checks that every key comes back byte for
+ * byte from the result.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "template.h"
+#include "transform_internal.h"
+
+/* Turns a captured key slice into the field's typed value. */
+static int capture_value(tctx *c, const ddb_field *f, const ddb_str *cap, ddb_value *out)
+{
+    if (f->type == DDB_TYPE_N) {
+        const char *p = cap->ptr;
+        size_t n = cap->len;
+        if (f->pad) {
+            /* Undo the padding; keep one digit before a point. */
+            while (n > 1 && p[0] == '0' && p[1] != '.') {
+                p++;
+                n--;
+            }
+        }
+        *out = ddb_value_str(DDB_TYPE_N, p, n);
+        return 0;
+    }
+    if (f->type == DDB_TYPE_B) {
+        ddb_value s = ddb_value_str(DDB_TYPE_S, cap->ptr, cap->len);
+        return ddb_value_convert(out, &s, DDB_TYPE_B, c->a, c->err);
+    }
+    if (f->enum_keys != NULL) {
+        /* The key spells the value differently: the record holds the value. */
+        int ei = ddb_field_enum_index(f, cap->ptr, cap->len, 1);
+        if (ei >= 0) {
+            *out = ddb_value_str(DDB_TYPE_S, f->enum_values[ei], strlen(f->enum_values[ei]));
+            return 0;
+        }
+    }
+    *out = ddb_value_str(DDB_TYPE_S, cap->ptr, cap->len);
+    return 0;
+}
+
+/* Matches one key attribute of the item against template t and records the
+ * captured fields. Returns 0, DDB_ENOMATCH (does not fit) or an error. */
+static int capture_key(tctx *c, const ddb_template *t, const ddb_value *v, int record)
+{
+    ddb_str caps_small[16];
+    ddb_str *caps = caps_small;
+
+    if (v->type != t->attr_type)
+        return DDB_ENOMATCH;
+    if (t->attr_type != DDB_TYPE_S) {
+        const ddb_field *f = &c->e->fields[t->segs[0].field];
+        if (f->type == DDB_TYPE_N && tf_check_constraints(f, v, NULL) != 0)
+            return DDB_ENOMATCH;
+        return record ? tf_set_slot(c, t->segs[0].field, v, t->attr) : 0;
+    }
+    if (t->n_segs > 16 && (caps = ddb_arena_alloc(c->a, t->n_segs * sizeof(*caps))) == NULL)
+        return tf_oom(c->err);
+    if (!ddb_template_match(t, c->e, v->u.s.ptr, v->u.s.len, caps))
+        return DDB_ENOMATCH;
+    if (!record)
+        return 0;
+    for (size_t i = 0; i < t->n_segs; i++) {
+        ddb_value fv;
+        int rc, fi = t->segs[i].field;
+        if (fi < 0)
+            continue;
+        if ((rc = capture_value(c, &c->e->fields[fi], &caps[i], &fv)) != 0)
+            return ddb_error_prefix(c->err, "%s: ", t->attr);
+        if ((rc = tf_set_slot(c, fi, &fv, t->attr)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Does the item's table key (its values: table_key[0] the partition key,
+ * [1] the sort key, NULL when absent) fit entity e? */
+static int entity_matches(tctx *c, const ddb_entity *e, const ddb_value *const *table_key)
+{
+    c->e = e;
+    for (size_t k = 0; k < e->n_keys && k < 2; k++) {
+        const ddb_template *t = &e->keys[k];
+        const ddb_value *v;
+        if (t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK)
+            break;
+        v = table_key[t->role == DDB_ROLE_SK];
+        if (v == NULL || capture_key(c, t, v, 0) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static void describe_keys(char *out, size_t cap, const ddb_mapping *m, const ddb_item *item)
+{
+    const char *names[2] = {m->table.pk.name, m->table.sk.name};
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < 2 && names[i]; i++) {
+        const ddb_value *v = ddb_map_getz(item, names[i]);
+        char d[96];
+        if (v == NULL)
+            snprintf(d, sizeof(d), "missing");
+        else
+            ddb_value_describe(d, sizeof(d), v);
+        n +=
+            (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s %s", i ? ", " : "", names[i], d);
+        if (n >= cap)
+            break;
+    }
+}
+
+static int find_entity(tctx *c, const ddb_item *item, const ddb_entity **out)
+{
+    const ddb_mapping *m = c->m;
+    const ddb_value *table_key[2];
+    char keys[256];
+
+    *out = NULL;
+    if (m->table.type_attr) {
+        const ddb_value *tv = ddb_map_getz(item, m->table.type_attr);
+        if (tv != NULL) {
+            if (tv->type == DDB_TYPE_S) {
+                for (size_t i = 0; i < m->n_entities; i++) {
+                    const char *want = m->entities[i].type_value;
+                    if (strlen(want) == tv->u.s.len &&
+                        memcmp(want, tv->u.s.ptr, tv->u.s.len) == 0) {
+                        *out = &m->entities[i];
+                        return 0;
+                    }
+                }
+            }
+            {
+                char d[96];
+                ddb_value_describe(d, sizeof(d), tv);
+                return ddb_error_set(c->err, DDB_ENOMATCH,
+                                     "%s %s is not the typeValue of any entity", m->table.type_attr,
+                                     d);
+            }
+        }
+    }
+    /* every entity's table key templates name the table's key attributes */
+    table_key[0] = m->table.pk.name ? ddb_map_getz(item, m->table.pk.name) : NULL;
+    table_key[1] = m->table.sk.name ? ddb_map_getz(item, m->table.sk.name) : NULL;
+    for (size_t i = 0; i < m->n_entities; i++) {
+        if (entity_matches(c, &m->entities[i], table_key)) {
+            *out = &m->entities[i];
+            return 0;
+        }
+    }
+    describe_keys(keys, sizeof(keys), m, item);
+    return ddb_error_set(c->err, DDB_ENOMATCH, "no entity's key templates match (%s)", keys);
+}
+
+/* ---------------------------------------------------------- decode */
+
+/* ddb_map_find starting at *hint (where the last name was found, plus one):
+ * items of one entity tend to list their attributes in the mapping's order,
+ * so most names are found at the first try. */
+static ptrdiff_t find_from(const ddb_map *m, const char *name, size_t len, size_t *hint)
+{
+    size_t n = m->count, start = *hint < n ? *hint : 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = start + k < n ? start + k : start + k - n;
+        const ddb_str *nm = &m->attrs[i].name;
+        if (nm->len == len && ddb_mem_eq(nm->ptr, name, len)) {
+            *hint = i + 1;
+            return (ptrdiff_t)i;
+        }
+    }
+    return -1;
+}
+
+static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
+                  ddb_error *err, int keys_only)
+{
+    tctx c = {m, NULL, a, err, NULL, NULL, 0};
+    const ddb_entity *e;
+    unsigned char *consumed = NULL;
+    ptrdiff_t *key_at = NULL; /* per key template: its attribute in item, or -1 */
+    ddb_buf buf = DDB_BUF_INIT;
+    size_t n_out = 0, hint = 0;
+    ddb_attr *attrs;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = find_entity(&c, item, &e)) != 0)
+        goto done;
+    c.e = e;
+    out->entity = e;
+    c.slots = ddb_arena_calloc(a, e->n_fields ? e->n_fields : 1, sizeof(slot));
+    consumed = ddb_arena_calloc(a, item->count ? item->count : 1, 1);
+    key_at = ddb_arena_alloc(a, (e->n_keys ? e->n_keys : 1) * sizeof(*key_at));
+    if (c.slots == NULL || consumed == NULL || key_at == NULL) {
+        rc = tf_oom(err);
+        goto done;
+    }
+
+    /* Stored attributes first: their exact text is what the record keeps. */
+    for (size_t i = 0; i < e->n_fields && !keys_only; i++) {
+        const ddb_field *f = &e->fields[i];
+        for (size_t k = 0; k <= f->n_aliases; k++) {
+            const char *name = k == 0 ? f->attribute : f->aliases[k - 1];
+            ptrdiff_t ai = find_from(item, name, k == 0 ? f->attribute_len : strlen(name), &hint);
+            ddb_value v;
+            if (ai < 0)
+                continue;
+            consumed[ai] = 1;
+            if ((rc = ddb_value_convert(&v, &item->attrs[ai].value, f->type, a, err)) != 0) {
+                ddb_error_prefix(err, "attribute %s (field %s): ", name, f->name);
+                goto done;
+            }
+            if ((rc = tf_check_constraints(f, &v, err)) != 0) {
+                if (strcmp(name, f->name) != 0)
+                    ddb_error_prefix(err, "attribute %s: ", name);
+                goto done;
+            }
+            if ((rc = tf_set_slot(&c, (int)i, &v, name)) != 0)
+                goto done;
+        }
+    }
+    /* Then every key attribute present: it must fit its template and agree. */
+    for (size_t k = 0; k < e->n_keys; k++) {
+        const ddb_template *t = &e->keys[k];
+        ptrdiff_t ai = find_from(item, t->attr, t->attr_len, &hint);
+        key_at[k] = ai;
+        if (ai < 0)
+            continue;
+        if (keys_only && t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK) {
+            key_at[k] = -1;
+            continue;
+        }
+        consumed[ai] = 1;
+        rc = capture_key(&c, t, &item->attrs[ai].value, 1);
+        if (rc == DDB_ENOMATCH) {
+            char d[96];
+            ddb_value_describe(d, sizeof(d), &item->attrs[ai].value);
+            rc = ddb_error_set(err, DDB_EINVAL, "%s %s does not fit template \"%s\"", t->attr, d,
+                               t->text);
+        }
+        if (rc != 0)
+            goto done;
+    }
+    /* Each key must come back byte for byte from the decoded fields. */
+    if ((rc = tf_build_vals(&c)) != 0)
+        goto done;
+    for (size_t k = 0; k < e->n_keys; k++) {
+        const ddb_template *t = &e->keys[k];
+        const ddb_value *have, *want;
+        ddb_value text;
+        int missing = -1;
+        if (key_at[k] < 0)
+            continue;
+        have = &item->attrs[key_at[k]].value;
+        if (t->attr_type == DDB_TYPE_S && have->type == DDB_TYPE_S &&
+            ddb_template_renders_as(t, e, c.vals, have->u.s.ptr, have->u.s.len))
+            continue; /* it comes back byte for byte: nothing to render */
+        if (t->attr_type == DDB_TYPE_S) {
+            /* rendered into buf and compared there: no copy of a key that matches */
+            ddb_buf_clear(&buf);
+            rc = ddb_template_render(&buf, t, e, c.vals, &missing, err);
+            text = ddb_value_str(DDB_TYPE_S, buf.ptr ? buf.ptr : "", buf.len);
+            want = &text;
+        } else {
+            want = tf_render_key(&c, t, &buf, &missing, &rc);
+        }
+        if (rc == DDB_ENOMATCH)
+            continue; /* cannot happen: its own fields were captured from it */
+        if (rc != 0) {
+            ddb_error_prefix(err, "%s: ", t->attr);
+            goto done;
+        }
+        if (!ddb_value_equal(have, want)) {
+            char d1[96], d2[96];
+            ddb_value_describe(d1, sizeof(d1), have);
+            ddb_value_describe(d2, sizeof(d2), want);
+            rc = ddb_error_set(err, DDB_EINVAL,
+                               "%s is %s but its fields give %s; encoding would change it", t->attr,
+                               d1, d2);
+            goto done;
+        }
+    }
+    if (m->table.type_attr) {
+        ptrdiff_t ai = ddb_map_find(item, m->table.type_attr, strlen(m->table.type_attr));
+        if (ai >= 0)
+            consumed[ai] = 1;
+    }
+
+    attrs = ddb_arena_alloc(a, (e->n_fields + item->count + 1) * sizeof(*attrs));
+    if (attrs == NULL) {
+        rc = tf_oom(err);
+        goto done;
+    }
+    for (size_t i = 0; i < e->n_fields; i++) {
+        if (!c.slots[i].set)
+            continue;
+        attrs[n_out].name.ptr = e->fields[i].name;
+        attrs[n_out].name.len = e->fields[i].name_len;
+        attrs[n_out++].value = c.slots[i].value;
+    }
+    out->n_declared = n_out;
+    for (size_t i = 0; i < item->count; i++) {
+        if (consumed[i])
+            continue;
+        if (e->undeclared == DDB_UNDECLARED_DROP)
+            continue;
+        if (e->undeclared == DDB_UNDECLARED_REJECT) {
+            rc = tf_refuse_undeclared(e, &item->attrs[i].name, err);
+            goto done;
+        }
+        attrs[n_out++] = item->attrs[i];
+    }
+    out->record.attrs = attrs;
+    out->record.count = n_out;
+    rc = 0;
+done:
+    ddb_buf_dispose(&buf);
+    return rc;
+}
+
+int ddb_transform_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
+                         ddb_error *err)
+{
+    return decode(out, m, item, a, err, 0);
+}
+
+int ddb_transform_decode_key(ddb_decoded *out, const ddb_mapping *m, const ddb_item *key,
+                             ddb_arena *a, ddb_error *err)
+{
+    return decode(out, m, key, a, err, 1);
+}
