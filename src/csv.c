@@ -11,6 +11,7 @@
  * A bare CR (not followed by LF) is ordinary data, both in unquoted fields and
  * at end of input; only LF and CRLF end a row.
  */
+#include "ddbpipe/array.h"
 #include "ddbpipe/csv.h"
 
 #include <stdint.h>
@@ -182,16 +183,11 @@ static void push_span(ddb_csv *p, size_t off, size_t len, int quoted, int esc)
 
     if (p->discard || p->oom)
         return;
-    if (p->nspans == p->spans_cap) {
-        size_t ncap = p->spans_cap ? p->spans_cap * 2 : 64;
-        s = realloc(p->spans, ncap * sizeof(*s));
-        if (s == NULL) {
-            p->oom = 1;
-            return;
-        }
-        p->spans = s;
-        p->spans_cap = ncap;
+    if ((s = ddb_array_reserve(p->spans, p->nspans, &p->spans_cap, sizeof(*s), 64)) == NULL) {
+        p->oom = 1;
+        return;
     }
+    p->spans = s;
     s = &p->spans[p->nspans++];
     s->off = off;
     s->len = len;

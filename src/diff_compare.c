@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/canon.h"
 #include "ddbpipe/json.h"
 #include "diff_internal.h"
@@ -85,12 +86,9 @@ static int load(loaded *l, const char *path, ddb_error *err)
         if (size - at < DIFF_ENTRY_HEADER ||
             size - at - DIFF_ENTRY_HEADER < (uint64_t)get_u32(h + 4) + get_u32(h + 8))
             return ddb_error_set(err, DDB_EIO, "%s is cut short at byte %zu", path, at);
-        if (l->n == cap) {
-            cap = cap ? cap * 2 : 1024;
-            if ((e = realloc(l->e, cap * sizeof(entry))) == NULL)
-                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            l->e = e;
-        }
+        if ((e = ddb_array_reserve(l->e, l->n, &cap, sizeof(entry), 1024)) == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        l->e = e;
         e = &l->e[l->n];
         e->row = get_u32(h);
         e->klen = get_u32(h + 4);

@@ -3,6 +3,7 @@
  * json-c is fine here: manifests are small and their only numbers are counts
  * that fit in an int64 (checked, never trusted).
  */
+#include "ddbpipe/array.h"
 #include "ddbpipe/manifest.h"
 
 #include <ctype.h>
@@ -331,13 +332,11 @@ static int parse_files(loader *ld, const char *text, size_t len)
         if (k == n)
             continue;
         snprintf(where, sizeof(where), "%s:%llu", m->files_path, (unsigned long long)lineno);
-        if (m->nfiles == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            ddb_manifest_file *nf = realloc(m->files, ncap * sizeof(*nf));
+        {
+            ddb_manifest_file *nf = ddb_array_reserve(m->files, m->nfiles, &cap, sizeof(*nf), 16);
             if (nf == NULL)
                 return nomem(ld->err);
             m->files = nf;
-            cap = ncap;
         }
         if ((o = parse_object(line, n, where, ld->err)) == NULL)
             return ld->err ? ld->err->code : DDB_EINVAL;

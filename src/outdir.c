@@ -2,6 +2,7 @@
  * outdir.c — the output folder as one unit: what a previous run left there,
  * what else is there, and the manifest that tells them apart (outdir.h).
  */
+#include "ddbpipe/array.h"
 #include "ddbpipe/outdir.h"
 
 #include <dirent.h>
@@ -38,14 +39,10 @@ struct ddb_outdir {
 
 static int names_add(names *ns, const char *s, size_t len)
 {
-    if (ns->n == ns->cap) {
-        size_t cap = ns->cap ? ns->cap * 2 : 16;
-        char **v = realloc(ns->v, cap * sizeof(*v));
-        if (v == NULL)
-            return -1;
-        ns->v = v;
-        ns->cap = cap;
-    }
+    char **v = ddb_array_reserve(ns->v, ns->n, &ns->cap, sizeof(*v), 16);
+    if (v == NULL)
+        return -1;
+    ns->v = v;
     if ((ns->v[ns->n] = strndup(s, len)) == NULL)
         return -1;
     ns->n++;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/json.h"
 #include "pipeline_internal.h"
 
@@ -140,17 +141,12 @@ int pl_unmatched(run *r, const ddb_record *rec, const char *why, ddb_error *err)
 
 static completion *pl_queue_completion(run *r, uint64_t seq, int entity_index, ddb_outcome outcome)
 {
-    completion *c;
-    if (r->n_done == r->cap_done) {
-        size_t cap = r->cap_done ? r->cap_done * 2 : 64;
-        completion *n = realloc(r->done, cap * sizeof(*n));
-        if (n == NULL) {
-            r->write_failed = 1; /* the accounting cannot be kept: the run fails */
-            return NULL;
-        }
-        r->done = n;
-        r->cap_done = cap;
+    completion *c = ddb_array_reserve(r->done, r->n_done, &r->cap_done, sizeof(*c), 64);
+    if (c == NULL) {
+        r->write_failed = 1; /* the accounting cannot be kept: the run fails */
+        return NULL;
     }
+    r->done = c;
     c = &r->done[r->n_done++];
     memset(c, 0, sizeof(*c));
     c->seq = seq;

@@ -7,6 +7,7 @@
  * bidder recognises is an error. A folder is an Export to S3 folder, a
  * dynamodump backup, or else a folder of files read one after another.
  */
+#include "ddbpipe/array.h"
 #include "ddbpipe/reader.h"
 
 #include <dirent.h>
@@ -477,14 +478,12 @@ int ddb_reader_skips_name(const char *name)
 /* Appends full (owned from now on) to the list. Returns 0 or -1. */
 static int push_name(char ***list, size_t *cnt, size_t *cap, char *full)
 {
-    if (*cnt == *cap) {
-        char **nl = realloc(*list, (*cap = *cap ? *cap * 2 : 16) * sizeof(char *));
-        if (nl == NULL) {
-            free(full);
-            return -1;
-        }
-        *list = nl;
+    char **nl = ddb_array_reserve(*list, *cnt, cap, sizeof(char *), 16);
+    if (nl == NULL) {
+        free(full);
+        return -1;
     }
+    *list = nl;
     (*list)[(*cnt)++] = full;
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/reader.h"
 
 static int is_s3(const char *p)
@@ -32,14 +33,10 @@ typedef struct name_list {
 
 static int add_input(name_list *l, const char *path)
 {
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 16;
-        char **n = realloc(l->names, nc * sizeof(*n));
-        if (n == NULL)
-            return DDB_ENOMEM;
-        l->names = n;
-        l->cap = nc;
-    }
+    char **n = ddb_array_reserve(l->names, l->n, &l->cap, sizeof(*n), 16);
+    if (n == NULL)
+        return DDB_ENOMEM;
+    l->names = n;
     if ((l->names[l->n] = strdup(path)) == NULL)
         return DDB_ENOMEM;
     l->n++;

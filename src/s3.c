@@ -10,6 +10,7 @@
 
 #include <openssl/evp.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/codec.h"
 #include "s3_internal.h"
 
@@ -457,15 +458,10 @@ typedef struct listing {
 
 static int add_object(listing *l, const char *key, uint64_t size, const char *etag)
 {
-    ddb_s3_object *o;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        ddb_s3_object *n = realloc(l->objs, cap * sizeof(*n));
-        if (n == NULL)
-            return DDB_ENOMEM;
-        l->objs = n;
-        l->cap = cap;
-    }
+    ddb_s3_object *o = ddb_array_reserve(l->objs, l->n, &l->cap, sizeof(*o), 64);
+    if (o == NULL)
+        return DDB_ENOMEM;
+    l->objs = o;
     o = &l->objs[l->n];
     o->key = strdup(key);
     o->etag = strdup(etag);
@@ -481,14 +477,10 @@ static int add_object(listing *l, const char *key, uint64_t size, const char *et
 
 static int add_dir(listing *l, const char *prefix)
 {
-    if (l->n_dirs == l->cap_dirs) {
-        size_t cap = l->cap_dirs ? l->cap_dirs * 2 : 16;
-        char **n = realloc(l->dirs, cap * sizeof(*n));
-        if (n == NULL)
-            return DDB_ENOMEM;
-        l->dirs = n;
-        l->cap_dirs = cap;
-    }
+    char **n = ddb_array_reserve(l->dirs, l->n_dirs, &l->cap_dirs, sizeof(*n), 16);
+    if (n == NULL)
+        return DDB_ENOMEM;
+    l->dirs = n;
     if ((l->dirs[l->n_dirs] = strdup(prefix)) == NULL)
         return DDB_ENOMEM;
     l->n_dirs++;

@@ -17,6 +17,7 @@
 
 #include <openssl/evp.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/json.h"
 #include "s3_internal.h"
 
@@ -191,14 +192,9 @@ static int send_part(s3_sink *s, ddb_error *err)
         return rc;
     if (s->failed)
         return ddb_error_set(err, s->failure.code, "%s", s->failure.message);
-    if (s->n_parts == s->cap_parts) {
-        size_t cap = s->cap_parts ? s->cap_parts * 2 : 16;
-        part *np = realloc(s->parts, cap * sizeof(*np));
-        if (np == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        s->parts = np;
-        s->cap_parts = cap;
-    }
+    if ((p = ddb_array_reserve(s->parts, s->n_parts, &s->cap_parts, sizeof(*p), 16)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    s->parts = p;
     if ((pr = calloc(1, sizeof(*pr))) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     p = &s->parts[s->n_parts];
@@ -461,16 +457,11 @@ static int resume(s3_sink *s, const char *state, uint64_t keep_len, ddb_error *e
                                s->base.name);
             break;
         }
-        if (s->n_parts == s->cap_parts) {
-            size_t cap = s->cap_parts ? s->cap_parts * 2 : 16;
-            part *np = realloc(s->parts, cap * sizeof(*np));
-            if (np == NULL) {
-                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-                break;
-            }
-            s->parts = np;
-            s->cap_parts = cap;
+        if ((p = ddb_array_reserve(s->parts, s->n_parts, &s->cap_parts, sizeof(*p), 16)) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            break;
         }
+        s->parts = p;
         p = &s->parts[s->n_parts++];
         memset(p, 0, sizeof(*p));
         p->num = atoi(tok);

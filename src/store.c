@@ -1,6 +1,7 @@
 /*
  * Stores: the local disk and an S3 bucket behind store.h's vtable.
  */
+#include "ddbpipe/array.h"
 #include "ddbpipe/store.h"
 
 #include <dirent.h>
@@ -46,14 +47,10 @@ static int by_name(const void *a, const void *b)
 
 static int add_name(char ***names, size_t *n, size_t *cap, const char *name, int dir)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        char **nn = realloc(*names, nc * sizeof(char *));
-        if (nn == NULL)
-            return DDB_ENOMEM;
-        *names = nn;
-        *cap = nc;
-    }
+    char **nn = ddb_array_reserve(*names, *n, cap, sizeof(char *), 16);
+    if (nn == NULL)
+        return DDB_ENOMEM;
+    *names = nn;
     if (((*names)[*n] = malloc(strlen(name) + 2)) == NULL)
         return DDB_ENOMEM;
     sprintf((*names)[*n], "%s%s", name, dir ? "/" : "");

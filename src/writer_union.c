@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/writer.h"
@@ -76,13 +77,11 @@ static int column_of(union_writer *u, const ddb_str *name, ucol **out)
             return 0;
         }
     }
-    if (u->n == u->cap) {
-        size_t cap = u->cap ? u->cap * 2 : 16;
-        ucol *nc = realloc(u->cols, cap * sizeof(*nc));
+    {
+        ucol *nc = ddb_array_reserve(u->cols, u->n, &u->cap, sizeof(*nc), 16);
         if (nc == NULL)
             return DDB_ENOMEM;
         u->cols = nc;
-        u->cap = cap;
     }
     if ((u->cols[u->n].name = malloc(name->len + 1)) == NULL)
         return DDB_ENOMEM;
