@@ -18,7 +18,19 @@ typedef struct grouped_opt {
     cli_opt opt;
 } grouped_opt;
 
-void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
+/* The entries of all (n) that belong to one of groups into out, in their
+ * order; returns how many. */
+static size_t pick(cli_opt *out, const grouped_opt *all, size_t n, unsigned groups)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (all[i].groups & groups)
+            out[k++] = all[i].opt;
+    return k;
+}
+
+/* Where and what is written, and the mappings (and entity) the records follow. */
+static size_t output_options(cli_opt *out, run_args *ap, unsigned groups)
 {
     const grouped_opt all[] = {
         {G_OUT,
@@ -63,6 +75,15 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_ENTITY,
          {"entity", OPT_STRING, &ap->entity, "NAME",
           "the entity of the input records (default: from the file name)"}},
+    };
+    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+}
+
+/* The tables read and written: which, how they are created and waited for, how hard
+ * they are pressed. */
+static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
+{
+    const grouped_opt all[] = {
         {G_SCAN, {"table", OPT_STRING, &ap->table, "NAME", "read this table (parallel Scan)"}},
         {G_IMPORT,
          {"table", OPT_STRING, &ap->table, "NAME",
@@ -135,6 +156,14 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_DRY,
          {"dry-run", OPT_FLAG, &ap->dry_run, NULL,
           "do everything but the writes; report what would be written"}},
+    };
+    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+}
+
+/* How the inputs are read (and the S3 objects written encrypted). */
+static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
+{
+    const grouped_opt all[] = {
         {G_IN,
          {"input-format", OPT_STRING, &ap->input_format, "FMT",
           "force the input format: ddb-json, ndjson, csv, json (documents: arrays, "
@@ -182,6 +211,14 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
           "S3 outputs: the KMS key of --sse aws:kms"}},
         {G_IN,
          {"max-line", OPT_UINT, &ap->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
+    };
+    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+}
+
+/* Where the records not written go, and how the run reports and resumes. */
+static size_t run_control_options(cli_opt *out, run_args *ap, unsigned groups)
+{
+    const grouped_opt all[] = {
         {G_SIDE,
          {"rejects", OPT_STRING, &ap->rejects, "FILE",
           "where rejected records go (default OUT/_ddbpipe/rejects.ndjson; for a table "
@@ -219,11 +256,18 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
          {"checkpoint-interval", OPT_UINT, &ap->checkpoint_interval, "SECONDS",
           "seconds between checkpoints (default 10; 0: several a second)"}},
     };
+    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+}
+
+/* The option table is cut into themes only to keep each part short; the
+ * order of the parts is the order --help lists the options in. */
+void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
+{
     const cli_opt aws_opts[] = {CLI_AWS_OPTS(ap->aws)};
-    size_t k = 0;
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-        if (all[i].groups & groups)
-            out[k++] = all[i].opt;
+    size_t k = output_options(out, ap, groups);
+    k += table_options(&out[k], ap, groups);
+    k += input_options(&out[k], ap, groups);
+    k += run_control_options(&out[k], ap, groups);
     k += cli_managed_options(&out[k], ap, groups);
     for (size_t i = 0; (groups & G_AWS) && i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
         out[k++] = aws_opts[i];
