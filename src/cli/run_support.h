@@ -1,7 +1,7 @@
 /*
  * run_support.h — what the pipeline commands (cmd_run.c, and generate and
- * diff, which run the same plans) build on: their options, exit status and
- * summaries, and the flag SIGINT/SIGTERM set.
+ * diff, which run the same plans) build on: their options (run_options.c),
+ * exit status and summaries, and the flag SIGINT/SIGTERM set.
  */
 #ifndef DDBPIPE_RUN_SUPPORT_H
 #define DDBPIPE_RUN_SUPPORT_H

@@ -1,0 +1,421 @@
+/*
+ * The command line of the pipeline commands (cmd_run.c, and diff, which runs
+ * the same plans): one option table serves them all, each command taking the
+ * option groups it has a use for; argv is parsed into a run_args, and that
+ * into the ddb_run_options the engine plans from (run.h), refusing what does
+ * not parse with the flag at fault.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ddbpipe/run.h"
+#include "progress.h"
+#include "run_support.h"
+
+typedef struct grouped_opt {
+    unsigned groups;
+    cli_opt opt;
+} grouped_opt;
+
+/* The entries of all (n) that belong to one of groups into out, in their
+ * order; returns how many. */
+static size_t pick(cli_opt *out, const grouped_opt *all, size_t n, unsigned groups)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (all[i].groups & groups)
+            out[k++] = all[i].opt;
+    return k;
+}
+
+/* Where and what is written, and the mappings (and entity) the records follow. */
+static size_t output_options(cli_opt *out, run_args *ap, unsigned groups)
+{
+    const grouped_opt all[] = {
+        {G_OUT,
+         {"out", OPT_STRING, &ap->out, "DIR",
+          "folder for the output files, one per entity (created if missing; ddbpipe's own "
+          "files go to DIR/_ddbpipe/: rejects, unmatched items, summary.json, manifest.json)"}},
+        {G_OUT | G_GEN,
+         {"overwrite", OPT_FLAG, &ap->overwrite, NULL,
+          "write into a folder holding files ddbpipe did not write (a previous run's files "
+          "are replaced without it; the others are left as they are)"}},
+        {G_GEN,
+         {"out", OPT_STRING, &ap->out, "DIR",
+          "folder for the output files (created if missing); - writes the items to standard "
+          "output as DynamoDB JSON lines"}},
+        {G_DIFF,
+         {"out", OPT_STRING, &ap->out, "DIR",
+          "where differences.ndjson and each side's rejects go (default: .)"}},
+        {G_MAP,
+         {"mapping", OPT_STRING, &ap->mapping, "FILE", "the table's mapping (formats/*.json)"}},
+        {G_TOMAP,
+         {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE", "the mapping to re-key into"}},
+        {G_DIFF,
+         {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE",
+          "side B's mapping, when it differs from --mapping (e.g. after a re-keying)"}},
+        {G_RECORDS | G_GEN,
+         {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+        {G_ITEMS,
+         {"format", OPT_STRING, &ap->format, "FMT",
+          "ddb-json, the only form items are written in (the Import from S3 form)"}},
+        {G_OUT | G_GEN, {"gzip", OPT_FLAG, &ap->gzip, NULL, "gzip the output files"}},
+        {G_RECORDS | G_GEN,
+         {"out-delimiter", OPT_CHAR, &ap->out_delimiter, "C", "CSV output delimiter (default ,)"}},
+        {G_RECORDS,
+         {"typed", OPT_FLAG, &ap->typed, NULL,
+          "without a mapping, write NDJSON values as DynamoDB JSON ({\"price\":{\"N\":\"9.5\"}}) "
+          "so binary and sets read back as such (plain NDJSON reads them back as base64 "
+          "strings and lists)"}},
+        {G_RECORDS,
+         {"extra", OPT_STRING, &ap->extra, "typed|plain",
+          "records: undeclared attributes under _extra as DynamoDB JSON (typed, the default, "
+          "reads back exactly) or as plain JSON values (for analytics tools)"}},
+        {G_ENTITY,
+         {"entity", OPT_STRING, &ap->entity, "NAME",
+          "the entity of the input records (default: from the file name)"}},
+    };
+    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+}
+
+/* The tables read and written: which, how they are created and waited for, how hard
+ * they are pressed. */
+static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
+{
+    const grouped_opt all[] = {
+        {G_SCAN, {"table", OPT_STRING, &ap->table, "NAME", "read this table (parallel Scan)"}},
+        {G_IMPORT,
+         {"table", OPT_STRING, &ap->table, "NAME",
+          "the table to write (default: the one --mapping names)"}},
+        {G_MIGRATE,
+         {"to-table", OPT_STRING, &ap->to_table, "NAME",
+          "the table to write (default: the one --to-mapping names)"}},
+        {G_GEN,
+         {"count", OPT_STRING, &ap->count, "ENTITY=N,...",
+          "records to make per entity (k, M, G allowed); a bare N: for every entity not named"}},
+        {G_GEN,
+         {"seed", OPT_UINT, &ap->seed, "N",
+          "seed of the made-up values (default 0): the same seed, mapping and counts give "
+          "the same bytes"}},
+        {G_GEN,
+         {"table", OPT_STRING, &ap->table, "NAME", "write the items into this table, not files"}},
+        {G_DIFF, {"table", OPT_STRING, &ap->table, "NAME", "side A is this table (parallel Scan)"}},
+        {G_DIFF,
+         {"to-table", OPT_STRING, &ap->to_table, "NAME", "side B is this table (parallel Scan)"}},
+        {G_DIFF,
+         {"key", OPT_STRING, &ap->key, "NAME[,NAME]",
+          "without a mapping: the key attributes (default: the table's key schema)"}},
+        {G_DIFF,
+         {"sample", OPT_STRING, &ap->sample, "P",
+          "compare only a share of the keys, the same on both sides: 10% or 0.1"}},
+        {G_DIFF,
+         {"max-memory", OPT_UINT, &ap->max_memory, "MB",
+          "memory for comparing one pair of buckets (default 256); larger ones are split"}},
+        {G_IMPORT | G_MIGRATE | G_GEN,
+         {"create-table", OPT_FLAG, &ap->create_table, NULL,
+          "create the target table with all its indexes from the mapping "
+          "if it does not exist"}},
+        {G_IMPORT,
+         {"delete", OPT_FLAG, &ap->delete_all, NULL,
+          "delete the items whose keys the input holds, instead of writing them"}},
+        {G_IMPORT,
+         {"update", OPT_FLAG, &ap->update, NULL,
+          "change only the attributes the input gives (UpdateItem, one request per item): "
+          "the others an item has in the table stay; a missing item is created"}},
+        {G_IMPORT,
+         {"if-not-exists", OPT_FLAG, &ap->if_not_exists, NULL,
+          "write an item only where its key is not in the table yet (a conditional PutItem, "
+          "one request per item); items already there are left as they are and counted as "
+          "existing"}},
+        {G_SCAN | G_IMPORT | G_MIGRATE | G_GEN | G_DIFF,
+         {"wait-active", OPT_UINT, &ap->wait_active, "SECONDS",
+          "wait up to SECONDS for a table that is still being created or updated to become "
+          "ACTIVE (default 600; 0: do not wait)"}},
+        {G_SCAN | G_IMPORT | G_MIGRATE | G_GEN | G_DIFF,
+         {"ignore-schema-mismatch", OPT_FLAG, &ap->ignore_schema_mismatch, NULL,
+          "go on when the table's keys and indexes are not what the mapping describes (a "
+          "warning instead of an error)"}},
+        {G_SCAN | G_DIFF,
+         {"segments", OPT_UINT, &ap->segments, "N", "parallel Scan segments (default 4)"}},
+        {G_SCAN | G_DIFF,
+         {"segment-range", OPT_STRING, &ap->segment_range, "A-B",
+          "scan only segments A..B of --segments (to share a table across hosts)"}},
+        {G_SCAN | G_DIFF,
+         {"consistent-read", OPT_FLAG, &ap->consistent_read, NULL, "strongly consistent Scan"}},
+        {G_SCAN | G_DIFF,
+         {"page-size", OPT_UINT, &ap->page_size, "N",
+          "items per Scan request (default: 1 MB pages)"}},
+        {G_SCAN | G_DIFF,
+         {"max-rcu", OPT_UINT, &ap->max_rcu, "N",
+          "read at most N capacity units per second (as DynamoDB reports them)"}},
+        {G_IMPORT | G_MIGRATE | G_GEN,
+         {"max-wcu", OPT_UINT, &ap->max_wcu, "N",
+          "write at most N capacity units per second (as DynamoDB reports "
+          "them; also sizes the --dry-run estimate)"}},
+        {G_DRY,
+         {"dry-run", OPT_FLAG, &ap->dry_run, NULL,
+          "do everything but the writes; report what would be written"}},
+    };
+    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+}
+
+/* How the inputs are read (and the S3 objects written encrypted). */
+static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
+{
+    const grouped_opt all[] = {
+        {G_IN,
+         {"input-format", OPT_STRING, &ap->input_format, "FMT",
+          "force the input format: ddb-json, ndjson, csv, json (documents: arrays, "
+          "pretty-printed items, scan output, BatchWriteItem requests, Workbench models), "
+          "scan, export, dynamodump (default: by content; what is neither JSON nor clearly "
+          "CSV is refused)"}},
+        {G_IN,
+         {"columns", OPT_STRING, &ap->columns, "A,B:N,...",
+          "the columns of a CSV without a header row (its first row is data); NAME:TYPE "
+          "gives a column's DynamoDB type"}},
+        {G_IN,
+         {"allow-short-rows", OPT_FLAG, &ap->allow_short_rows, NULL,
+          "accept CSV rows with fewer cells than columns (the missing ones are absent)"}},
+        {G_IN,
+         {"allow-long-rows", OPT_FLAG, &ap->allow_long_rows, NULL,
+          "accept CSV rows with more cells than columns: the extra cells are kept as "
+          "attributes _col<N> (N the column number), in _extra of records"}},
+        {G_IN,
+         {"input-table", OPT_STRING, &ap->input_table, "NAME",
+          "inputs that name several tables (BatchWriteItem request files, Workbench models): "
+          "read this table's records, pass over the others' (default: read the first table "
+          "each names, reject the others' records)"}},
+        {G_IN,
+         {"delimiter", OPT_CHAR, &ap->delimiter, "C",
+          "CSV input delimiter: , tab ; | (default ,)"}},
+        {G_IN,
+         {"types", OPT_STRING, &ap->types, "NAME=T,...",
+          "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
+        {G_ENTITY | G_IMPORT | G_DIFF,
+         {"allow-extra-columns", OPT_FLAG, &ap->allow_extra_columns, NULL,
+          "record files: keep CSV columns that are no field of the entity, as undeclared "
+          "attributes (by default such a file is an error)"}},
+        {G_IN,
+         {"no-verify", OPT_FLAG, &ap->no_verify, NULL,
+          "do not check export checksums and item counts"}},
+        {G_IN,
+         {"shard", OPT_STRING, &ap->shard, "I/N",
+          "read only share I of N of an export's data files (or of an s3:// prefix's "
+          "objects), so N hosts split one export"}},
+        {G_OUT,
+         {"sse", OPT_STRING, &ap->sse, "AES256|aws:kms",
+          "S3 outputs: server-side encryption to ask for"}},
+        {G_OUT,
+         {"sse-kms-key-id", OPT_STRING, &ap->sse_kms_key_id, "KEY",
+          "S3 outputs: the KMS key of --sse aws:kms"}},
+        {G_IN,
+         {"max-line", OPT_UINT, &ap->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
+    };
+    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+}
+
+/* Where the records not written go, and how the run reports and resumes. */
+static size_t run_control_options(cli_opt *out, run_args *ap, unsigned groups)
+{
+    const grouped_opt all[] = {
+        {G_SIDE,
+         {"rejects", OPT_STRING, &ap->rejects, "FILE",
+          "where rejected records go (default OUT/_ddbpipe/rejects.ndjson; for a table "
+          "STATE.rejects.ndjson beside --state, else ddbpipe-runs/<table>-<time>/rejects.ndjson);"
+          " made only when something is rejected"}},
+        {G_SIDE,
+         {"unmatched", OPT_STRING, &ap->unmatched, "FILE",
+          "where items no entity matches go, as DynamoDB JSON lines (default "
+          "OUT/_ddbpipe/unmatched.ndjson, or beside the rejects as for --rejects)"}},
+        {G_COMMON,
+         {"max-rejects", OPT_UINT, &ap->max_rejects, "N",
+          "allow at most N rejected records: past N the run stops at once, its files are not "
+          "written, and it exits 1 (default: read everything, exit 1 if any was rejected)"}},
+        {G_COMMON,
+         {"summary", OPT_STRING, &ap->summary, "FILE", "also write the summary as JSON to FILE"}},
+        {G_COMMON, {"quiet", OPT_FLAG, &ap->quiet, NULL, "print only errors and the summary"}},
+        {G_COMMON,
+         {"threads", OPT_UINT, &ap->threads, "N",
+          "1: do everything on one thread; otherwise (the default) an export or a conversion "
+          "decodes items on a second thread (same output, same order)"}},
+        {G_COMMON,
+         {"progress", OPT_STRING, &ap->progress, "MODE",
+          "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
+        {G_COMMON,
+         {"progress-interval", OPT_UINT, &ap->progress_interval, "SECONDS",
+          "seconds between progress lines when not on a terminal (default 10)"}},
+        {G_STATE,
+         {"state", OPT_STRING, &ap->state, "FILE",
+          "record progress in FILE (atomically, at intervals and at exit) so the run "
+          "can be resumed"}},
+        {G_STATE,
+         {"resume", OPT_FLAG, &ap->resume, NULL,
+          "continue the run recorded in --state FILE (same inputs, mapping, options)"}},
+        {G_STATE,
+         {"checkpoint-interval", OPT_UINT, &ap->checkpoint_interval, "SECONDS",
+          "seconds between checkpoints (default 10; 0: several a second)"}},
+    };
+    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+}
+
+/* The option table is cut into themes only to keep each part short; the
+ * order of the parts is the order --help lists the options in. */
+void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
+{
+    const cli_opt aws_opts[] = {CLI_AWS_OPTS(ap->aws)};
+    size_t k = output_options(out, ap, groups);
+    k += table_options(&out[k], ap, groups);
+    k += input_options(&out[k], ap, groups);
+    k += run_control_options(&out[k], ap, groups);
+    k += cli_managed_options(&out[k], ap, groups);
+    for (size_t i = 0; (groups & G_AWS) && i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
+        out[k++] = aws_opts[i];
+    memset(&out[k], 0, sizeof(out[k]));
+}
+
+int cli_run_parse(const cli_command *cmd, unsigned groups, int argc, char **argv, run_args *a,
+                  const char ***inputs, size_t *n_inputs, int *help)
+{
+    cli_opt opts[128];
+    int code, mode;
+
+    memset(a, 0, sizeof(*a));
+    a->checkpoint_interval = UINT64_MAX; /* not given: 10 s */
+    a->wait_active = 600;
+    a->max_rejects = UINT64_MAX; /* not given: 0, and the run reads everything */
+    cli_run_declare_options(opts, a, groups);
+    if ((code = cli_parse(argc, argv, cmd, opts, inputs, n_inputs, help)) != 0)
+        return code;
+    if (*help) {
+        cli_print_help(cmd, opts);
+        return EXIT_OK;
+    }
+    if (a->progress && cli_progress_parse(a->progress, &mode) != 0) {
+        cli_error("use auto, bar, log, json or off", "unknown --progress \"%s\"", a->progress);
+        return EXIT_USAGE;
+    }
+    /* The state and the spool of S3 uploads beside it stay on the local disk;
+     * diff writes its own files locally. */
+    if (cli_refuse_url("out", a->out, !(groups & G_DIFF)) ||
+        cli_refuse_url("rejects", a->rejects, !(groups & G_DIFF)) ||
+        cli_refuse_url("unmatched", a->unmatched, !(groups & G_DIFF)) ||
+        cli_refuse_url("summary", a->summary, !(groups & G_DIFF)) ||
+        cli_refuse_url("state", a->state, 0))
+        return EXIT_USAGE;
+    return EXIT_OK;
+}
+
+int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
+                         const char **inputs, size_t n_inputs)
+{
+    memset(o, 0, sizeof(*o));
+    o->command = spec->name;
+    o->mode = spec->mode;
+    o->inputs = inputs;
+    o->n_inputs = n_inputs;
+    o->scan_allowed = (spec->groups & G_SCAN) != 0;
+    o->writes_table =
+        (spec->groups & (G_IMPORT | G_MIGRATE)) != 0 || ((spec->groups & G_GEN) && a->table);
+    o->ignore_schema_mismatch = a->ignore_schema_mismatch;
+    o->mapping_path = a->mapping;
+    o->to_mapping_path = a->to_mapping;
+    o->reader.delimiter = a->delimiter;
+    o->reader.max_line = a->max_line;
+    o->reader.no_verify = a->no_verify;
+    o->reader.entity = a->entity;
+    o->reader.table = a->input_table;
+    o->reader.allow_short_rows = a->allow_short_rows;
+    o->reader.allow_long_rows = a->allow_long_rows;
+    if (a->input_format && ddb_input_format_parse(&o->reader.format, a->input_format) != 0) {
+        cli_error("use ddb-json, ndjson, csv, json, scan, export or dynamodump",
+                  "unknown --input-format \"%s\"", a->input_format);
+        return EXIT_USAGE;
+    }
+    o->types = a->types;
+    if (a->shard && (sscanf(a->shard, "%u/%u", &o->shard, &o->shards) != 2 || o->shards == 0)) {
+        cli_error("write it I/N, e.g. 2/3", "bad --shard \"%s\"", a->shard);
+        return EXIT_USAGE;
+    }
+    o->sse = a->sse;
+    o->sse_kms_key_id = a->sse_kms_key_id;
+    if (cli_fill_managed_options(o, a) != 0)
+        return EXIT_USAGE;
+    o->scan_table = (spec->groups & G_SCAN) ? a->table : NULL;
+    o->segments = (int)a->segments;
+    if (a->segment_range) {
+        o->has_range = 1;
+        if (cli_parse_range(a->segment_range, &o->segment_first, &o->segment_last) != 0) {
+            cli_error("write it A-B, e.g. 0-3", "bad --segment-range \"%s\"", a->segment_range);
+            return EXIT_USAGE;
+        }
+    }
+    o->consistent_read = a->consistent_read;
+    o->page_size = a->page_size;
+    o->max_rcu = (double)a->max_rcu;
+    o->out_dir = a->out;
+    if (a->format) {
+        o->format_set = 1;
+        if (ddb_out_format_parse(&o->format, a->format) != 0) {
+            cli_error("use ndjson, csv or ddb-json", "unknown --format \"%s\"", a->format);
+            return EXIT_USAGE;
+        }
+    }
+    o->gzip = a->gzip;
+    o->out_delimiter = a->out_delimiter;
+    o->typed_values = a->typed;
+    if (a->extra != NULL && strcmp(a->extra, "typed") != 0) {
+        if (strcmp(a->extra, "plain") != 0) {
+            cli_error("use typed or plain", "unknown --extra \"%s\"", a->extra);
+            return EXIT_USAGE;
+        }
+        o->extra_plain = 1;
+    }
+    o->target_table = (spec->groups & (G_IMPORT | G_GEN)) ? a->table
+                      : (spec->groups & G_MIGRATE)        ? a->to_table
+                                                          : NULL;
+    o->create_table = a->create_table;
+    o->delete_all = a->delete_all;
+    if (a->update && a->if_not_exists) {
+        cli_error("--update changes items that exist; --if-not-exists leaves them alone: pick one",
+                  "--update and --if-not-exists cannot go together");
+        return EXIT_USAGE;
+    }
+    o->write_mode = a->update          ? DDB_WRITE_UPDATE
+                    : a->if_not_exists ? DDB_WRITE_IF_ABSENT
+                                       : DDB_WRITE_BATCH;
+    o->dry_run = a->dry_run;
+    o->max_wcu = (double)a->max_wcu;
+    o->max_attempts = (int)a->aws.max_attempts;
+    o->wait_active_s = (int)a->wait_active;
+    o->rejects_path = a->rejects;
+    o->unmatched_path = a->unmatched;
+    o->overwrite = a->overwrite;
+    o->summary_path = a->summary;
+    o->report_limit = spec->mode == DDB_MODE_VALIDATE ? 0 : (a->quiet ? 5 : 20);
+    o->allow_extra_columns = a->allow_extra_columns;
+    o->limit_rejects = a->max_rejects != UINT64_MAX;
+    o->max_rejects = o->limit_rejects ? a->max_rejects : 0;
+    o->state_path = a->state;
+    o->resume = a->resume;
+    o->threads = a->threads == 1 ? 1 : 2;
+    o->checkpoint_seconds = a->checkpoint_interval == UINT64_MAX ? 10.0
+                            : a->checkpoint_interval == 0        ? 0.2 /* as often as worth it */
+                                                                 : (double)a->checkpoint_interval;
+    o->report = cli_report;
+    o->stop = cli_stop_flag();
+    if (spec->groups & G_GEN) {
+        /* Records are written as they are made (export's way); items, for a
+         * table, DynamoDB JSON files or a pipe, are encoded with the mapping
+         * again (convert's way), so every entity is counted by name. */
+        o->generate = 1;
+        o->gen_seed = a->seed;
+        o->out_stream = 1;
+        if (a->table || (a->out && strcmp(a->out, "-") == 0) ||
+            (o->format_set && o->format == DDB_OUT_DDBJSON)) {
+            o->mode = DDB_MODE_CONVERT;
+            o->to_mapping_path = a->mapping;
+        }
+    }
+    return 0;
+}
