@@ -23,6 +23,11 @@
  * document names for them (request files, models); an input naming several
  * tables is read for one of them (opts->table, else the first it names) and
  * its records for the others are rejected, never mixed in.
+ *
+ * This file walks the document, keeps the frames and chooses the table;
+ * reader_json_shape.c knows the shapes above from their text (which one a
+ * document or an element is, how an element becomes a record) and holds the
+ * bidder that detects these inputs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +37,7 @@
 #include "ddbpipe/reader.h"
 #include "json_cursor.h"
 #include "reader_internal.h"
+#include "reader_json_shape.h"
 
 enum frame_kind {
     FR_ENVELOPE, /* an AWS response/request object: its keys say what they hold */
@@ -43,9 +49,6 @@ enum frame_kind {
     FR_FACETS,   /* its TableFacets */
     FR_FACET     /* one facet */
 };
-
-/* What the elements of an array of items look like, decided by its first. */
-enum shape { SH_UNKNOWN = 0, SH_TYPED, SH_PLAIN, SH_WRAPPED, SH_REQUEST };
 
 typedef struct frame {
     unsigned char kind;
@@ -81,159 +84,9 @@ typedef struct json_reader {
     char reason[DDB_ERROR_MAX];
 } json_reader;
 
-static const char *const type_names[] = {"S", "N",  "B",  "BOOL", "NULL", "M",
-                                         "L", "SS", "NS", "BS",   NULL};
-
-/* Keys that make an object an AWS response or request document, not an item. */
-static const char *const envelope_keys[] = {"Items",
-                                            "Item",
-                                            "Count",
-                                            "ScannedCount",
-                                            "ConsumedCapacity",
-                                            "NextToken",
-                                            "Responses",
-                                            "RequestItems",
-                                            "UnprocessedItems",
-                                            "LastEvaluatedKey",
-                                            "DataModel",
-                                            "ModelName",
-                                            "ModelMetadata",
-                                            "ResponseMetadata",
-                                            "UnprocessedKeys",
-                                            "ItemCollectionMetrics",
-                                            NULL};
-
-static const char *const request_keys[] = {"PutRequest", "DeleteRequest", NULL};
-
-/* ------------------------------------------------------------- sniffing */
-
-/* Index just past the ':' after the first key of the object at p[i], or n. */
-static size_t first_value_at(const unsigned char *p, size_t i, size_t n, const unsigned char **key,
-                             size_t *klen)
-{
-    size_t k;
-    *key = ddb_sniff_first_key(p, i, n, klen);
-    if (*key == NULL)
-        return n;
-    k = ddb_sniff_skip_ws(p, (size_t)(*key - p) + *klen + 1, n);
-    if (k >= n || p[k] != ':')
-        return n;
-    return ddb_sniff_skip_ws(p, k + 1, n);
-}
-
-/* Is p[v] the start of a DynamoDB type descriptor ({"S": ...})? */
-static int is_descriptor(const unsigned char *p, size_t v, size_t n)
-{
-    const unsigned char *k;
-    size_t klen;
-    if (v >= n || p[v] != '{')
-        return 0;
-    k = ddb_sniff_first_key(p, v, n, &klen);
-    return k != NULL && ddb_sniff_key_in(k, klen, type_names);
-}
-
-/* Is the array at p[v] ('[') a list of write requests? */
-static int is_request_array(const unsigned char *p, size_t v, size_t n)
-{
-    const unsigned char *k;
-    size_t e, klen;
-    if (v >= n || p[v] != '[')
-        return 0;
-    e = ddb_sniff_skip_ws(p, v + 1, n);
-    if (e >= n || p[e] != '{')
-        return 0;
-    k = ddb_sniff_first_key(p, e, n, &klen);
-    return k != NULL && ddb_sniff_key_in(k, klen, request_keys);
-}
-
-enum doc_class { DOC_ITEM, DOC_ENVELOPE, DOC_TABLES };
-
-/* What the object at p[i] ('{') is, from its first key and value. */
-static enum doc_class classify_object(const unsigned char *p, size_t i, size_t n)
-{
-    const unsigned char *key;
-    size_t klen, v = first_value_at(p, i, n, &key, &klen);
-    if (key == NULL || v >= n)
-        return DOC_ITEM;
-    if (ddb_sniff_key_in(key, klen, envelope_keys) && !is_descriptor(p, v, n))
-        return DOC_ENVELOPE;
-    if (is_request_array(p, v, n))
-        return DOC_TABLES;
-    return DOC_ITEM;
-}
-
-/* The shape of the items of an array, from its first element at p[i]. */
-static enum shape element_shape(const unsigned char *p, size_t i, size_t n)
-{
-    const unsigned char *key;
-    size_t klen, v;
-    if (i >= n || p[i] != '{')
-        return SH_PLAIN; /* not an object: reported as such by the plain parser */
-    v = first_value_at(p, i, n, &key, &klen);
-    if (key == NULL)
-        return SH_PLAIN;
-    if (ddb_sniff_key_in(key, klen, request_keys))
-        return SH_REQUEST;
-    if (klen == 4 && memcmp(key, "Item", 4) == 0 && v < n && p[v] == '{' && !is_descriptor(p, v, n))
-        return SH_WRAPPED;
-    return is_descriptor(p, v, n) ? SH_TYPED : SH_PLAIN;
-}
-
-/* Does the text mention a key that holds a document's records? */
-static int mentions_records(const unsigned char *p, size_t n)
-{
-    static const char *const keys[] = {"\"Items\"",        "\"Responses\"",
-                                       "\"RequestItems\"", "\"UnprocessedItems\"",
-                                       "\"DataModel\"",    NULL};
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] != '"')
-            continue;
-        for (const char *const *k = keys; *k; k++)
-            if (n - i >= strlen(*k) && memcmp(p + i, *k, strlen(*k)) == 0)
-                return 1;
-    }
-    return 0;
-}
-
-/*
- * A document (not a line of items): an array, an AWS document, a request
- * file, a model, or any object spread over several lines. One object per line
- * ({"Item": ..} lines included) is left to the line readers, which go on
- * after a bad line.
- */
-static int bid_json(const unsigned char *p, size_t n, const char *path)
-{
-    size_t i = ddb_sniff_start(p, n), eol, end, klen;
-    const unsigned char *key;
-    int one_line;
-    (void)path;
-    if (i == n)
-        return 0;
-    if (p[i] == '[')
-        return 90;
-    if (p[i] != '{')
-        return 0;
-    for (eol = i; eol < n && p[eol] != '\n'; eol++)
-        ;
-    /* An object that closes on its first line (or one line longer than the
-     * sniffed bytes) is a line. */
-    one_line = eol == n || ddb_json_value_end((const char *)p, i, eol, 1, &end) == 1;
-    switch (classify_object(p, i, n)) {
-    case DOC_TABLES:
-        return 95;
-    case DOC_ENVELOPE:
-        key = ddb_sniff_first_key(p, i, n, &klen);
-        if (!one_line || (!(klen == 4 && memcmp(key, "Item", 4) == 0) && mentions_records(p, n)))
-            return 90;
-        return 0;
-    default:
-        return one_line ? 0 : 85;
-    }
-}
-
 /* --------------------------------------------------------------- frames */
 
-static int push(json_reader *jr, enum frame_kind kind, enum shape shape, ddb_error *err)
+static int push(json_reader *jr, enum frame_kind kind, enum jdoc_shape shape, ddb_error *err)
 {
     frame *f;
     if (jr->depth >= MAX_FRAMES)
@@ -248,7 +101,7 @@ static int push(json_reader *jr, enum frame_kind kind, enum shape shape, ddb_err
 }
 
 /* Expects open ('[' or '{') and pushes a frame for what it opens. */
-static int open_frame(json_reader *jr, char open, enum frame_kind kind, enum shape shape,
+static int open_frame(json_reader *jr, char open, enum frame_kind kind, enum jdoc_shape shape,
                       const char *what, ddb_error *err)
 {
     int rc = ddb_jcur_expect(&jr->cur, open, what, err);
@@ -304,7 +157,7 @@ static int key_is(const char *k, size_t len, const char *s)
     return strlen(s) == len && memcmp(k, s, len) == 0;
 }
 
-static int take_record(json_reader *jr, enum shape shape, ddb_error *err);
+static int take_record(json_reader *jr, enum jdoc_shape shape, ddb_error *err);
 
 /* One key of an object frame: descends into what holds records, skips the
  * rest. Returns 1 when it took a record (get-item's "Item"), 0 or an error. */
@@ -317,11 +170,11 @@ static int object_key(json_reader *jr, frame *f, const char *k, size_t len, ddb_
             if (rc <= 0)
                 return rc < 0 ? rc : skip_value(jr, err);
             f->found = 1;
-            return take_record(jr, SH_TYPED, err);
+            return take_record(jr, JSH_TYPED, err);
         }
         if (key_is(k, len, "Items")) {
             f->found = 1;
-            return open_frame(jr, '[', FR_ITEMS, SH_TYPED, "'[' after \"Items\"", err);
+            return open_frame(jr, '[', FR_ITEMS, JSH_TYPED, "'[' after \"Items\"", err);
         }
         if (key_is(k, len, "Responses")) {
             f->found = 1;
@@ -346,19 +199,20 @@ static int object_key(json_reader *jr, frame *f, const char *k, size_t len, ddb_
         if (set_table(jr, k, len, err) != 0)
             return err->code;
         return f->holds == FR_ITEMS
-                   ? open_frame(jr, '[', FR_ITEMS, SH_TYPED, "'[' of a table's items", err)
-                   : open_frame(jr, '[', FR_REQUESTS, SH_REQUEST, "'[' of a table's requests", err);
+                   ? open_frame(jr, '[', FR_ITEMS, JSH_TYPED, "'[' of a table's items", err)
+                   : open_frame(jr, '[', FR_REQUESTS, JSH_REQUEST, "'[' of a table's requests",
+                                err);
     case FR_MODEL:
         if (key_is(k, len, "TableName"))
             return read_table_name(jr, err);
         if (key_is(k, len, "TableData"))
-            return open_frame(jr, '[', FR_ITEMS, SH_TYPED, "'[' after \"TableData\"", err);
+            return open_frame(jr, '[', FR_ITEMS, JSH_TYPED, "'[' after \"TableData\"", err);
         if (key_is(k, len, "TableFacets"))
             return open_frame(jr, '[', FR_FACETS, 0, "'[' after \"TableFacets\"", err);
         return skip_value(jr, err);
     case FR_FACET:
         if (key_is(k, len, "TableData"))
-            return open_frame(jr, '[', FR_ITEMS, SH_TYPED, "'[' after \"TableData\"", err);
+            return open_frame(jr, '[', FR_ITEMS, JSH_TYPED, "'[' after \"TableData\"", err);
         return skip_value(jr, err);
     default:
         return skip_value(jr, err);
@@ -371,116 +225,6 @@ static void set_bad(json_reader *jr, const char *reason)
 {
     ddb_record_set_bad(&jr->rec, jr->reason, sizeof(jr->reason), reason);
 }
-
-/* Finds the value of key in the object text[0, len) (one level): 1 with the
- * span, 0 when absent; other keys are refused (*unknown set) so a request is
- * never half-read. */
-static int object_member(const char *text, size_t len, const char *key, const char *const *allowed,
-                         const char **vptr, size_t *vlen, const char **unknown, size_t *ulen)
-{
-    size_t i = ddb_sniff_skip_ws((const unsigned char *)text, 0, len), end;
-    int found = 0;
-    *unknown = NULL;
-    if (i >= len || text[i] != '{')
-        return -1;
-    i++;
-    for (;;) {
-        size_t ks, ke;
-        i = ddb_sniff_skip_ws((const unsigned char *)text, i, len);
-        if (i < len && text[i] == '}')
-            return found;
-        if (i >= len || text[i] != '"' || ddb_json_value_end(text, i, len, 1, &end) != 1)
-            return -1;
-        ks = i + 1;
-        ke = end - 1;
-        i = ddb_sniff_skip_ws((const unsigned char *)text, end, len);
-        if (i >= len || text[i] != ':')
-            return -1;
-        i = ddb_sniff_skip_ws((const unsigned char *)text, i + 1, len);
-        if (i >= len || ddb_json_value_end(text, i, len, 1, &end) != 1)
-            return -1;
-        if (ke - ks == strlen(key) && memcmp(text + ks, key, ke - ks) == 0) {
-            *vptr = text + i;
-            *vlen = end - i;
-            found = 1;
-        } else if (!ddb_sniff_key_in((const unsigned char *)text + ks, ke - ks, allowed)) {
-            *unknown = text + ks;
-            *ulen = ke - ks;
-            return -2;
-        }
-        i = ddb_sniff_skip_ws((const unsigned char *)text, end, len);
-        if (i < len && text[i] == ',')
-            i++;
-    }
-}
-
-/* {"PutRequest": {"Item": {...}}} or {"DeleteRequest": {"Key": {...}}}. */
-static void parse_request(json_reader *jr, const char *text, size_t len)
-{
-    static const char *const none[] = {NULL};
-    const char *body, *item, *unknown;
-    size_t blen, ilen, ulen;
-    int del = 0, rc;
-    ddb_error perr;
-
-    rc = object_member(text, len, "PutRequest", request_keys, &body, &blen, &unknown, &ulen);
-    if (rc == 0) {
-        del = 1;
-        rc = object_member(text, len, "DeleteRequest", request_keys, &body, &blen, &unknown, &ulen);
-    }
-    if (rc == 1)
-        rc = object_member(body, blen, del ? "Key" : "Item", none, &item, &ilen, &unknown, &ulen);
-    if (rc != 1) {
-        char why[300];
-        if (rc == -2)
-            snprintf(why, sizeof(why), "unexpected key \"%.*s\" in a write request", (int)ulen,
-                     unknown);
-        else if (rc == 0)
-            snprintf(why, sizeof(why),
-                     "a write request holds a PutRequest with an Item or a "
-                     "DeleteRequest with a Key");
-        else
-            snprintf(why, sizeof(why), "malformed write request");
-        set_bad(jr, why);
-        return;
-    }
-    if (ddb_json_parse_typed_map(jr->parser, &jr->rec.item, item, ilen, jr->arena, &perr) != 0) {
-        set_bad(jr, perr.message);
-        return;
-    }
-    jr->rec.kind = del ? DDB_REC_DELETE : DDB_REC_PUT;
-}
-
-static void parse_element(json_reader *jr, enum shape shape, const char *text, size_t len)
-{
-    ddb_error perr;
-    ddb_value v;
-    jr->rec.kind = DDB_REC_PUT;
-    jr->rec.typed = shape != SH_PLAIN;
-    switch (shape) {
-    case SH_REQUEST:
-        parse_request(jr, text, len);
-        return;
-    case SH_WRAPPED:
-        if (ddb_json_parse_line(jr->parser, DDB_JSON_LINE_ITEM, &jr->rec.item, NULL, text, len,
-                                jr->arena, &perr) != 0)
-            set_bad(jr, perr.message);
-        return;
-    case SH_PLAIN:
-        if (ddb_json_parse_plain(jr->parser, &v, text, len, jr->arena, &perr) != 0)
-            set_bad(jr, perr.message);
-        else if (v.type != DDB_TYPE_M)
-            set_bad(jr, "expected an object (an item)");
-        else
-            jr->rec.item = v.u.m;
-        return;
-    default:
-        if (ddb_json_parse_typed_map(jr->parser, &jr->rec.item, text, len, jr->arena, &perr) != 0)
-            set_bad(jr, perr.message);
-        return;
-    }
-}
-
 /* Counts a record of a table the run does not read. */
 static int note_skipped(json_reader *jr, ddb_error *err)
 {
@@ -547,15 +291,15 @@ static void say_skipped(json_reader *jr)
 
 /* Takes the value at the cursor as one record of the given shape. Returns 1
  * with the record, 0 when it was skipped (resuming), <0 on error. */
-static int take_record(json_reader *jr, enum shape shape, ddb_error *err)
+static int take_record(json_reader *jr, enum jdoc_shape shape, ddb_error *err)
 {
     ddb_jcur *c = &jr->cur;
     size_t end;
     int rc;
     if ((rc = ddb_jcur_value(c, &end, err)) != 0)
         return rc;
-    if (shape == SH_UNKNOWN) {
-        shape = element_shape((const unsigned char *)c->buf, c->pos, end);
+    if (shape == JSH_UNKNOWN) {
+        shape = ddb_jdoc_element_shape((const unsigned char *)c->buf, c->pos, end);
         if (jr->depth > 0)
             jr->stack[jr->depth - 1].shape = (unsigned char)shape;
     }
@@ -579,7 +323,8 @@ static int take_record(json_reader *jr, enum shape shape, ddb_error *err)
         return 0;
     }
     if (rc == 0)
-        parse_element(jr, shape, jr->rec.raw, jr->rec.raw_len);
+        ddb_jdoc_parse_element(&jr->rec, jr->reason, sizeof(jr->reason), jr->parser, jr->arena,
+                               shape, jr->rec.raw, jr->rec.raw_len);
     /* The record points into the buffer: count its lines but keep it in place
      * until the next call (refills only happen then). */
     ddb_jcur_advance(c, end);
@@ -630,7 +375,7 @@ static int next_document(json_reader *jr, ddb_error *err)
     }
     if (c->buf[c->pos] == '[') {
         c->pos++;
-        return push(jr, FR_ITEMS, SH_UNKNOWN, err);
+        return push(jr, FR_ITEMS, JSH_UNKNOWN, err);
     }
     if (c->buf[c->pos] != '{')
         return ddb_error_set(err, DDB_EINVAL,
@@ -638,18 +383,18 @@ static int next_document(json_reader *jr, ddb_error *err)
                              jr->base.name, (unsigned long long)c->line, c->buf[c->pos]);
     if ((rc = ddb_jcur_ensure(c, SNIFF_WINDOW, err)) != 0)
         return rc;
-    switch (classify_object((const unsigned char *)c->buf, c->pos, c->len)) {
-    case DOC_ENVELOPE:
+    switch (ddb_jdoc_classify((const unsigned char *)c->buf, c->pos, c->len)) {
+    case JDOC_ENVELOPE:
         c->pos++;
         return push(jr, FR_ENVELOPE, 0, err);
-    case DOC_TABLES:
+    case JDOC_TABLES:
         c->pos++;
         if ((rc = push(jr, FR_TABLES, 0, err)) != 0)
             return rc;
         jr->stack[jr->depth - 1].holds = FR_REQUESTS;
         return 0;
     default:
-        return take_record(jr, SH_UNKNOWN, err);
+        return take_record(jr, JSH_UNKNOWN, err);
     }
 }
 
@@ -688,7 +433,7 @@ static int next_in_frame(json_reader *jr, ddb_error *err)
     case FR_FACETS:
         return open_frame(jr, '{', FR_FACET, 0, "'{' of a facet", err);
     default:
-        return take_record(jr, (enum shape)f->shape, err);
+        return take_record(jr, (enum jdoc_shape)f->shape, err);
     }
 }
 
@@ -791,14 +536,3 @@ int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const char *name,
 {
     return new_json(out, src, name, DDB_IN_SCAN, opts, err);
 }
-
-const ddb_reader_bidder ddb_json_bidder = {DDB_IN_JSON, bid_json, ddb_reader_new_json};
-/* Scan output is a JSON document: the JSON bidder finds it; this one only
- * serves a forced format. */
-static int bid_forced_only(const unsigned char *p, size_t n, const char *path)
-{
-    (void)p, (void)n, (void)path;
-    return 0;
-}
-
-const ddb_reader_bidder ddb_scan_bidder = {DDB_IN_SCAN, bid_forced_only, ddb_reader_new_scan};
