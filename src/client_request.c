@@ -83,9 +83,10 @@ static struct curl_slist *add_header(struct curl_slist *h, int *oom, const char 
 {
     char line[4096];
     struct curl_slist *n;
-    snprintf(line, sizeof(line), "%s: %s", name, value);
+    int len = snprintf(line, sizeof(line), "%s: %s", name, value);
     n = curl_slist_append(h, line);
-    OPENSSL_cleanse(line, sizeof(line)); /* may hold the session token */
+    /* may hold the session token: wiped, as far as it was written */
+    OPENSSL_cleanse(line, len < 0 || (size_t)len >= sizeof(line) ? sizeof(line) : (size_t)len + 1);
     if (n == NULL)
         *oom = 1;
     return n ? n : h;

@@ -267,6 +267,19 @@ static int bid_csv(const unsigned char *p, size_t n, const char *path)
     return 0;
 }
 
+/* Amazon Ion, binary (its version marker) or text as DynamoDB's ION exports
+ * write it ("$ion_1_0" first, then {Item:{...}} with bare field names):
+ * refused by name rather than misread as CSV. */
+static int looks_like_ion(const unsigned char *p, size_t n)
+{
+    size_t i;
+    if (n >= 4 && p[0] == 0xE0 && p[1] == 0x01 && p[2] == 0x00 && p[3] == 0xEA)
+        return 1;
+    i = ddb_sniff_start(p, n);
+    return (n - i >= 8 && memcmp(p + i, "$ion_1_0", 8) == 0) ||
+           (n - i >= 7 && memcmp(p + i, "{Item:{", 7) == 0);
+}
+
 static int open_ddbjson(ddb_reader **out, ddb_source *src, const char *name,
                         const ddb_reader_opts *opts, ddb_error *err)
 {
@@ -606,6 +619,14 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
         rc = ddb_source_auto(&src, src, NULL, err);
     if (rc != 0 || (rc = ddb_source_sniff(&src, src, SNIFF_BYTES, &peek, &peek_len, err)) != 0)
         goto done;
+    if (opts->format == DDB_IN_AUTO && looks_like_ion(peek, peek_len)) {
+        ddb_source_free(src);
+        rc = ddb_error_set(err, DDB_EUSAGE,
+                           "%s: this is Amazon Ion (a DynamoDB export in the ION format), which "
+                           "ddbpipe does not read; export the table as DYNAMODB_JSON instead",
+                           path);
+        goto done;
+    }
     if ((bidder = pick_bidder(opts->format, peek, peek_len, path)) == NULL) {
         ddb_source_free(src);
         rc = ddb_error_set(err, DDB_EUSAGE,

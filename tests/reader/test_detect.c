@@ -441,3 +441,30 @@ Test(detect, byte_order_mark_before_json_lines)
     tu_expect_end(r);
     ddb_reader_free(r);
 }
+
+/* Amazon Ion (an ION export's data file, text or binary, gzip'd or not) is
+ * named as such, not misread as CSV or JSON. */
+Test(detect, amazon_ion_is_refused_by_name)
+{
+    static const char *const texts[] = {
+        "$ion_1_0 {Item:{name:\"u1\",n:1.,tags:[\"a\",\"b\"]}}\n{Item:{name:\"u2\",n:2.}}\n",
+        "{Item:{name:\"u1\",n:1.}}\n{Item:{name:\"u2\",n:2.}}\n",
+    };
+    static const unsigned char binary[] = {0xE0, 0x01, 0x00, 0xEA, 0xEE, 0x90, 0x81, 0x83};
+    for (size_t i = 0; i < 3; i++) {
+        ddb_reader *r = (ddb_reader *)1;
+        ddb_error err;
+        char name[32];
+        const char *path;
+        snprintf(name, sizeof(name), "part-%zu.ion", i);
+        if (i < 2)
+            path = i == 0 ? tu_put_gzip(tdir, name, texts[i]) : tu_put_file(tdir, name, texts[i]);
+        else
+            path = tu_put_bytes(tdir, name, binary, sizeof(binary));
+        ddb_error_clear(&err);
+        cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), DDB_EUSAGE, "%s", path);
+        cr_assert_null(r);
+        cr_assert_not_null(strstr(err.message, name), "%s", err.message);
+        cr_assert_not_null(strstr(err.message, "Amazon Ion"), "%s", err.message);
+    }
+}

@@ -49,6 +49,18 @@ static inline const char *tu_put_file(const char *dir, const char *name, const c
     return path;
 }
 
+/* Writes n bytes to dir/name; returns the path (a tu_path buffer). */
+static inline const char *tu_put_bytes(const char *dir, const char *name, const void *bytes,
+                                       size_t n)
+{
+    const char *path = tu_path(dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(fwrite(bytes, 1, n, f), n);
+    cr_assert_eq(fclose(f), 0);
+    return path;
+}
+
 /* Writes text gzip-compressed to dir/name; returns the path. */
 static inline const char *tu_put_gzip(const char *dir, const char *name, const char *text)
 {
