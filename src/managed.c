@@ -71,6 +71,10 @@ int ddb_managed_export_body(ddb_buf *b, const ddb_export_spec *s, ddb_error *err
         j_str(&j, "S3Prefix", s->prefix);
     if (s->client_token)
         j_str(&j, "ClientToken", s->client_token);
+    if (s->sse)
+        j_str(&j, "S3SseAlgorithm", s->sse);
+    if (s->sse_kms_key_id)
+        j_str(&j, "S3SseKmsKeyId", s->sse_kms_key_id);
     j_str(&j, "ExportFormat", "DYNAMODB_JSON");
     j_str(&j, "ExportType", s->incremental ? "INCREMENTAL_EXPORT" : "FULL_EXPORT");
     if (!s->incremental && s->has_time)

@@ -151,6 +151,23 @@ static int start_export(ddb_run_plan *p, const ddb_table_info *t, const char *bu
     es.has_time = !o->has_since && o->has_until;
     es.time = o->until;
     es.view = o->export_view;
+    /* The objects' encryption as for S3 outputs; the export API spells aws:kms as KMS. */
+    if (o->sse != NULL) {
+        if (strcmp(o->sse, "AES256") == 0)
+            es.sse = "AES256";
+        else if (strcmp(o->sse, "aws:kms") == 0 || strcmp(o->sse, "KMS") == 0)
+            es.sse = "KMS";
+        else
+            return ddb_error_set(err, DDB_EUSAGE,
+                                 "server-side encryption %s: DynamoDB's export takes AES256 or "
+                                 "aws:kms",
+                                 o->sse);
+    }
+    if (o->sse_kms_key_id != NULL && (es.sse == NULL || strcmp(es.sse, "KMS") != 0))
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "a KMS key for the export's objects needs server-side encryption "
+                             "aws:kms");
+    es.sse_kms_key_id = o->sse_kms_key_id;
     /* Saved first: killed while asking, a resumed run asks again with the same
      * token and DynamoDB answers with the same export. */
     if ((rc = ddb_run_managed_save(p, err)) != 0 ||

@@ -40,7 +40,9 @@ typedef struct ddb_export_spec {
     double to;
     int has_time; /* full: ExportTime given (else now) */
     double time;
-    const char *view; /* incremental: NEW_AND_OLD_IMAGES (NULL) or NEW_IMAGE */
+    const char *view;           /* incremental: NEW_AND_OLD_IMAGES (NULL) or NEW_IMAGE */
+    const char *sse;            /* S3SseAlgorithm: AES256 or KMS; NULL: the bucket's default */
+    const char *sse_kms_key_id; /* S3SseKmsKeyId, or NULL */
 } ddb_export_spec;
 
 /* An ExportDescription. Strings NULL when absent; times 0 when absent. */

@@ -205,10 +205,10 @@ static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
           "objects), so N hosts split one export"}},
         {G_OUT,
          {"sse", OPT_STRING, &ap->sse, "AES256|aws:kms",
-          "S3 outputs: server-side encryption to ask for"}},
+          "S3 outputs and --via-export's objects: server-side encryption to ask for"}},
         {G_OUT,
          {"sse-kms-key-id", OPT_STRING, &ap->sse_kms_key_id, "KEY",
-          "S3 outputs: the KMS key of --sse aws:kms"}},
+          "S3 outputs and --via-export's objects: the KMS key of --sse aws:kms"}},
         {G_IN,
          {"max-line", OPT_UINT, &ap->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
     };

@@ -187,10 +187,11 @@ function context (opts, control) {
   function exportDescription (e) {
     const d = {
       ExportArn: e.arn, ExportStatus: e.status, StartTime: e.start, TableArn: e.tableArn, TableId: e.tableId,
-      S3Bucket: e.bucket, S3SseAlgorithm: 'AES256', ExportFormat: 'DYNAMODB_JSON', ExportType: e.type,
+      S3Bucket: e.bucket, S3SseAlgorithm: e.sse, ExportFormat: 'DYNAMODB_JSON', ExportType: e.type,
       ExportManifest: e.prefixPart + `AWSDynamoDB/${e.id}/manifest-summary.json`,
     }
     if (e.prefix) d.S3Prefix = e.prefix
+    if (e.kmsKey) d.S3SseKmsKeyId = e.kmsKey
     if (e.token) d.ClientToken = e.token
     if (e.type === 'FULL_EXPORT') d.ExportTime = e.time
     else d.IncrementalExportSpecification = { ExportFromTime: e.from, ExportToTime: e.to, ExportViewType: e.view }
@@ -234,7 +235,8 @@ function context (opts, control) {
     const bucket = required(input, 'S3Bucket', 'string')
     if (!/^[a-z0-9A-Z]+[.\-\w]*[a-z0-9A-Z]+$/.test(bucket) || bucket.length > 255) throw invalid(`1 validation error detected: Value '${bucket}' at 's3Bucket' failed to satisfy constraint: Member must satisfy regular expression pattern: ^[a-z0-9A-Z]+[\\.\\-\\w]*[a-z0-9A-Z]+$`)
     const format = oneOf(input, 'ExportFormat', [ 'DYNAMODB_JSON', 'ION' ]) || 'DYNAMODB_JSON'
-    oneOf(input, 'S3SseAlgorithm', [ 'AES256', 'KMS' ])
+    const sse = oneOf(input, 'S3SseAlgorithm', [ 'AES256', 'KMS' ]) || 'AES256'
+    if (input.S3SseKmsKeyId !== undefined && typeof input.S3SseKmsKeyId !== 'string') throw invalid('S3SseKmsKeyId must be a string')
     if (format !== 'DYNAMODB_JSON') throw invalid('This test server exports DYNAMODB_JSON only')
     const token = input.ClientToken
     if (token !== undefined && (typeof token !== 'string' || !/^[^$]+$/.test(token))) throw invalid(`1 validation error detected: Value '${token}' at 'clientToken' failed to satisfy constraint: Member must satisfy regular expression pattern: ^[^\\$]+$`)
@@ -253,6 +255,7 @@ function context (opts, control) {
     const e = {
       id, arn: `${tableArn}/export/${id}`, status: 'IN_PROGRESS', start: Date.now() / 1000, input, token, tableArn, tableId: t.TableId,
       bucket, prefix, prefixPart: prefix ? prefix.replace(/\/+$/, '') + '/' : '', polls: opts.exportPolls, fault: control.failNextExport, ...times,
+      sse, kmsKey: input.S3SseKmsKeyId || null,
     }
     control.failNextExport = null
     exports.set(e.arn, e)
@@ -294,7 +297,7 @@ function context (opts, control) {
     if (e.type === 'FULL_EXPORT') s.exportTime = iso(e.time)
     else { s.exportFromTime = iso(e.from); s.exportToTime = iso(e.to) }
     Object.assign(s, {
-      s3Bucket: e.bucket, s3Prefix: e.prefix || null, s3SseAlgorithm: 'AES256', s3SseKmsKeyId: null, manifestFilesS3Key: filesKey,
+      s3Bucket: e.bucket, s3Prefix: e.prefix || null, s3SseAlgorithm: e.sse, s3SseKmsKeyId: e.kmsKey, manifestFilesS3Key: filesKey,
       billedSizeBytes: summary.billedSizeBytes, itemCount: summary.itemCount, outputFormat: 'DYNAMODB_JSON',
     })
     if (e.type !== 'FULL_EXPORT') { s.outputView = e.view; s.exportType = 'INCREMENTAL_EXPORT' }

@@ -14,7 +14,8 @@
 # are reported with its log group and exit 1; items sharing a key count as written, the last one
 # kept; an existing table or a prefix holding objects is refused before anything is uploaded; an
 # import interrupted while waiting (and killed before its ARN was saved) and resumed starts no
-# second import; the server counts the lines it cannot load, as AWS does.
+# second import; the server counts the lines it cannot load, as AWS does; --sse and
+# --sse-kms-key-id become the export's own S3SseAlgorithm and S3SseKmsKeyId.
 . "$(dirname "$0")/lib.bash"
 command -v aws >/dev/null || { echo "the AWS CLI is not installed (scripts/install-deps.sh)" >&2; exit 1; }
 export_dir="$shared/aws-export"
@@ -112,6 +113,19 @@ run tooearly 2 ddp export --table unicorn_activities --via-export s3://data/exp/
     --until $((now - 9000)) --out "$tmp/tooearly"
 expect_in "$tmp/tooearly.err" "outside table unicorn_activities's point-in-time recovery window"
 expect_in "$tmp/tooearly.err" "InvalidExportTimeException"
+
+# -- the objects' encryption is asked of the export itself (aws:kms is KMS to the export API) -----
+run sse 0 ddp export --table unicorn_activities --via-export s3://data/sse/ --sse aws:kms \
+    --sse-kms-key-id alias/exports --out "$tmp/sse"
+diff -r -x summary.json "$tmp/local/full" "$tmp/sse" >/dev/null || fail "sse: the export differs"
+arn=$(grep -o 'arn:aws:dynamodb:[^ ]*/export/[0-9a-f-]*' "$tmp/sse.err" | head -1)
+[ -n "$arn" ] || fail "sse: no export ARN in the messages"
+desc=$(awsd describe-export --export-arn "$arn") || fail "sse: describe-export $arn"
+echo "$desc" | grep -q '"S3SseAlgorithm": "KMS"' || fail "sse: not asked for KMS: $desc"
+echo "$desc" | grep -q '"S3SseKmsKeyId": "alias/exports"' || fail "sse: not asked for the key: $desc"
+run sse-nokms 2 ddp export --table unicorn_activities --via-export s3://data/sse/ \
+    --sse-kms-key-id alias/exports --out "$tmp/sse-nokms"
+expect_in "$tmp/sse-nokms.err" "needs server-side encryption aws:kms"
 
 # -- interrupted while waiting, then resumed: the same export, never a second -------------------
 st="$tmp/exp.state"

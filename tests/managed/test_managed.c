@@ -46,6 +46,17 @@ Test(managed, builds_a_full_export_request)
     cr_assert_str_eq(b.ptr, "{\"TableArn\":\"arn:aws:dynamodb:eu-west-1:123456789012:table/T\","
                             "\"S3Bucket\":\"exports\",\"ExportFormat\":\"DYNAMODB_JSON\","
                             "\"ExportType\":\"FULL_EXPORT\",\"ExportTime\":1716790307.109}");
+    /* the objects' encryption, as the export API names it */
+    ddb_buf_clear(&b);
+    s.has_time = 0;
+    s.sse = "KMS";
+    s.sse_kms_key_id = "alias/exports";
+    cr_assert_eq(ddb_managed_export_body(&b, &s, &err), 0);
+    cr_assert_str_eq(b.ptr,
+                     "{\"TableArn\":\"arn:aws:dynamodb:eu-west-1:123456789012:table/T\","
+                     "\"S3Bucket\":\"exports\",\"S3SseAlgorithm\":\"KMS\","
+                     "\"S3SseKmsKeyId\":\"alias/exports\",\"ExportFormat\":\"DYNAMODB_JSON\","
+                     "\"ExportType\":\"FULL_EXPORT\"}");
     ddb_buf_dispose(&b);
 }
 
