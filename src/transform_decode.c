@@ -173,6 +173,84 @@ static ptrdiff_t find_from(const ddb_map *m, const char *name, size_t len, size_
     return -1;
 }
 
+/* Does every key attribute the item has (key_at[k] its index, or -1) come
+ * back byte for byte from the decoded fields (c->vals)? Returns 0, or
+ * DDB_EINVAL saying which does not, or render's error. buf is scratch. */
+static int keys_come_back(tctx *c, const ddb_item *item, const ptrdiff_t *key_at, ddb_buf *buf)
+{
+    const ddb_entity *e = c->e;
+    int rc = 0;
+
+    for (size_t k = 0; k < e->n_keys; k++) {
+        const ddb_template *t = &e->keys[k];
+        const ddb_value *have, *want;
+        ddb_value text;
+        int missing = -1;
+        if (key_at[k] < 0)
+            continue;
+        have = &item->attrs[key_at[k]].value;
+        if (t->attr_type == DDB_TYPE_S && have->type == DDB_TYPE_S &&
+            ddb_template_renders_as(t, e, c->vals, have->u.s.ptr, have->u.s.len))
+            continue; /* it comes back byte for byte: nothing to render */
+        if (t->attr_type == DDB_TYPE_S) {
+            /* rendered into buf and compared there: no copy of a key that matches */
+            ddb_buf_clear(buf);
+            rc = ddb_template_render(buf, t, e, c->vals, &missing, c->err);
+            text = ddb_value_str(DDB_TYPE_S, buf->ptr ? buf->ptr : "", buf->len);
+            want = &text;
+        } else {
+            want = tf_render_key(c, t, buf, &missing, &rc);
+        }
+        if (rc == DDB_ENOMATCH)
+            continue; /* cannot happen: its own fields were captured from it */
+        if (rc != 0) {
+            ddb_error_prefix(c->err, "%s: ", t->attr);
+            return rc;
+        }
+        if (!ddb_value_equal(have, want)) {
+            char d1[96], d2[96];
+            ddb_value_describe(d1, sizeof(d1), have);
+            ddb_value_describe(d2, sizeof(d2), want);
+            return ddb_error_set(c->err, DDB_EINVAL,
+                                 "%s is %s but its fields give %s; encoding would change it",
+                                 t->attr, d1, d2);
+        }
+    }
+    return 0;
+}
+
+/* The record: the fields set, in field order, then the item's attributes
+ * nothing consumed (as the entity's undeclared policy says). Returns 0,
+ * DDB_EINVAL (an entity that rejects undeclared attributes) or DDB_ENOMEM. */
+static int build_record(ddb_decoded *out, tctx *c, const ddb_item *item,
+                        const unsigned char *consumed)
+{
+    const ddb_entity *e = c->e;
+    ddb_attr *attrs = ddb_arena_alloc(c->a, (e->n_fields + item->count + 1) * sizeof(*attrs));
+    size_t n_out = 0;
+
+    if (attrs == NULL)
+        return tf_oom(c->err);
+    for (size_t i = 0; i < e->n_fields; i++) {
+        if (!c->slots[i].set)
+            continue;
+        attrs[n_out].name.ptr = e->fields[i].name;
+        attrs[n_out].name.len = e->fields[i].name_len;
+        attrs[n_out++].value = c->slots[i].value;
+    }
+    out->n_declared = n_out;
+    for (size_t i = 0; i < item->count; i++) {
+        if (consumed[i] || e->undeclared == DDB_UNDECLARED_DROP)
+            continue;
+        if (e->undeclared == DDB_UNDECLARED_REJECT)
+            return tf_refuse_undeclared(e, &item->attrs[i].name, c->err);
+        attrs[n_out++] = item->attrs[i];
+    }
+    out->record.attrs = attrs;
+    out->record.count = n_out;
+    return 0;
+}
+
 static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
                   ddb_error *err, int keys_only)
 {
@@ -181,8 +259,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     unsigned char *consumed = NULL;
     ptrdiff_t *key_at = NULL; /* per key template: its attribute in item, or -1 */
     ddb_buf buf = DDB_BUF_INIT;
-    size_t n_out = 0, hint = 0;
-    ddb_attr *attrs;
+    size_t hint = 0;
     int rc;
 
     memset(out, 0, sizeof(*out));
@@ -244,76 +321,16 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
             goto done;
     }
     /* Each key must come back byte for byte from the decoded fields. */
-    if ((rc = tf_build_vals(&c)) != 0)
+    if ((rc = tf_build_vals(&c)) != 0 || (rc = keys_come_back(&c, item, key_at, &buf)) != 0)
         goto done;
-    for (size_t k = 0; k < e->n_keys; k++) {
-        const ddb_template *t = &e->keys[k];
-        const ddb_value *have, *want;
-        ddb_value text;
-        int missing = -1;
-        if (key_at[k] < 0)
-            continue;
-        have = &item->attrs[key_at[k]].value;
-        if (t->attr_type == DDB_TYPE_S && have->type == DDB_TYPE_S &&
-            ddb_template_renders_as(t, e, c.vals, have->u.s.ptr, have->u.s.len))
-            continue; /* it comes back byte for byte: nothing to render */
-        if (t->attr_type == DDB_TYPE_S) {
-            /* rendered into buf and compared there: no copy of a key that matches */
-            ddb_buf_clear(&buf);
-            rc = ddb_template_render(&buf, t, e, c.vals, &missing, err);
-            text = ddb_value_str(DDB_TYPE_S, buf.ptr ? buf.ptr : "", buf.len);
-            want = &text;
-        } else {
-            want = tf_render_key(&c, t, &buf, &missing, &rc);
-        }
-        if (rc == DDB_ENOMATCH)
-            continue; /* cannot happen: its own fields were captured from it */
-        if (rc != 0) {
-            ddb_error_prefix(err, "%s: ", t->attr);
-            goto done;
-        }
-        if (!ddb_value_equal(have, want)) {
-            char d1[96], d2[96];
-            ddb_value_describe(d1, sizeof(d1), have);
-            ddb_value_describe(d2, sizeof(d2), want);
-            rc = ddb_error_set(err, DDB_EINVAL,
-                               "%s is %s but its fields give %s; encoding would change it", t->attr,
-                               d1, d2);
-            goto done;
-        }
-    }
     if (m->table.type_attr) {
         ptrdiff_t ai = ddb_map_find(item, m->table.type_attr, strlen(m->table.type_attr));
         if (ai >= 0)
             consumed[ai] = 1;
     }
 
-    attrs = ddb_arena_alloc(a, (e->n_fields + item->count + 1) * sizeof(*attrs));
-    if (attrs == NULL) {
-        rc = tf_oom(err);
+    if ((rc = build_record(out, &c, item, consumed)) != 0)
         goto done;
-    }
-    for (size_t i = 0; i < e->n_fields; i++) {
-        if (!c.slots[i].set)
-            continue;
-        attrs[n_out].name.ptr = e->fields[i].name;
-        attrs[n_out].name.len = e->fields[i].name_len;
-        attrs[n_out++].value = c.slots[i].value;
-    }
-    out->n_declared = n_out;
-    for (size_t i = 0; i < item->count; i++) {
-        if (consumed[i])
-            continue;
-        if (e->undeclared == DDB_UNDECLARED_DROP)
-            continue;
-        if (e->undeclared == DDB_UNDECLARED_REJECT) {
-            rc = tf_refuse_undeclared(e, &item->attrs[i].name, err);
-            goto done;
-        }
-        attrs[n_out++] = item->attrs[i];
-    }
-    out->record.attrs = attrs;
-    out->record.count = n_out;
     rc = 0;
 done:
     ddb_buf_dispose(&buf);
