@@ -13,8 +13,11 @@
  *   - a value of another type than its field's (re-encoding converts it).
  * So a shape that round-tripped once round-trips again, for an entity whose
  * fields encode as they decode (no weekday spelling), for records whose
- * declared values already have their field's type, and when no undeclared
- * attribute is read back as a field (`_extra`, or a field's own name).
+ * declared values already have their field's type, when no undeclared
+ * attribute is read back as a field (`_extra`, or a field's own name), and
+ * when no key the item lacks has any of its fields: re-encoding renders those
+ * fields before it meets the missing one, and refuses some values (empty,
+ * holding the next separator, too wide for their padding) that others pass.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,11 +103,41 @@ int ddb_roundtrip_memo_known(ddb_roundtrip_memo *memo, const ddb_decoded *d, con
     return 0;
 }
 
+/* Has the record a value (not NULL) for field fi? */
+static int field_present(const ddb_decoded *d, int fi)
+{
+    const char *name = d->entity->fields[fi].name;
+    for (size_t i = 0; i < d->n_declared; i++)
+        if (d->record.attrs[i].name.ptr == name)
+            return d->record.attrs[i].value.type != DDB_TYPE_NULL;
+    return 0;
+}
+
+/* A key the item lacks but some of whose fields it has: re-encoding renders
+ * those fields before it meets the missing one, and refuses some values
+ * (empty, holding the next separator, unpaddable) that others pass. */
+static int absent_key_with_fields(const ddb_decoded *d, const ddb_item *item)
+{
+    const ddb_entity *e = d->entity;
+    for (size_t k = 0; k < e->n_keys; k++) {
+        const ddb_template *t = &e->keys[k];
+        if (ddb_map_find(item, t->attr, t->attr_len) >= 0)
+            continue;
+        for (size_t s = 0; s < t->n_segs; s++)
+            if (t->segs[s].field >= 0 && field_present(d, t->segs[s].field))
+                return 1;
+    }
+    return 0;
+}
+
 /* Shapes whose verdict could depend on values are never remembered. */
 static int may_remember(const ddb_decoded *d, const ddb_item *item)
 {
     const ddb_entity *e = d->entity;
     size_t bytes = 0;
+
+    if (absent_key_with_fields(d, item))
+        return 0;
 
     if (item->count > MEMO_MAX_ATTRS)
         return 0;
