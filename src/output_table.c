@@ -27,180 +27,6 @@
 #define BATCH_MAX_ITEMS 25
 #define BATCH_MAX_BYTES (16u * 1024u * 1024u - 64u * 1024u)
 
-static void list_push(entry_list *l, entry *e)
-{
-    e->next = NULL;
-    if (l->tail)
-        l->tail->next = e;
-    else
-        l->head = e;
-    l->tail = e;
-    l->n++;
-}
-
-static entry *list_pop(entry_list *l)
-{
-    entry *e = l->head;
-    if (e) {
-        l->head = e->next;
-        if (l->head == NULL)
-            l->tail = NULL;
-        l->n--;
-    }
-    return e;
-}
-
-static void retry_insert(entry_list *l, entry *e)
-{
-    entry **p = &l->head;
-    while (*p && (*p)->wake_ms <= e->wake_ms)
-        p = &(*p)->next;
-    e->next = *p;
-    *p = e;
-    if (e->next == NULL)
-        l->tail = e;
-    l->n++;
-}
-
-static void entry_free(entry *e)
-{
-    free(e); /* its key and request live in the same block */
-}
-
-/* An entry with copies of the key signature in kb and the request in rb, in
- * one allocation (a writer makes one per item). NULL when out of memory. */
-static entry *entry_new(const ddb_buf *kb, const ddb_buf *rb)
-{
-    entry *e = malloc(sizeof(*e) + kb->len + 1 + rb->len + 1);
-    if (e == NULL)
-        return NULL;
-    memset(e, 0, sizeof(*e));
-    e->key = (char *)(e + 1);
-    memcpy(e->key, kb->ptr, kb->len);
-    e->key[kb->len] = '\0';
-    e->key_len = kb->len;
-    e->key_hash = ddb_keyset_hash(e->key, e->key_len);
-    e->req = e->key + kb->len + 1;
-    memcpy(e->req, rb->ptr, rb->len);
-    e->req[rb->len] = '\0';
-    e->req_len = rb->len;
-    return e;
-}
-
-static const char *intern(table_output *to, const char *s)
-{
-    char **n;
-    if (s == NULL)
-        return "-";
-    for (size_t i = to->n_sources; i > 0; i--)
-        if (strcmp(to->sources[i - 1], s) == 0)
-            return to->sources[i - 1];
-    n = realloc(to->sources, (to->n_sources + 1) * sizeof(char *));
-    if (n == NULL)
-        return "-";
-    to->sources = n;
-    to->sources[to->n_sources] = strdup(s);
-    return to->sources[to->n_sources] ? to->sources[to->n_sources++] : "-";
-}
-
-static void late_reject(table_output *to, entry *e, const char *reason)
-{
-    ddb_reject_info info;
-    info.seq = e->seq;
-    info.source = e->source;
-    info.line = e->line;
-    info.offset = e->offset;
-    info.reason = reason;
-    info.item_json = e->req + e->item_off;
-    info.item_len = e->item_len;
-    info.is_delete = e->is_delete;
-    to->stats.rejected++;
-    if (to->base.reject)
-        to->base.reject(to->base.ack_ctx, e->entity, &info);
-}
-
-static void refused(table_output *to, entry *e, const char *reason);
-
-/* Out of memory where an item cannot wait: it is refused, and the run stops. */
-static void refused_fatal(table_output *to, entry *e, const char *what)
-{
-    if (!to->fatal) {
-        to->fatal = 1;
-        snprintf(to->fatal_msg, sizeof(to->fatal_msg), "%.500s", what);
-    }
-    refused(to, e, what);
-}
-
-/* An entry is done (accepted or refused): free its key and let a blocked
- * write of the same key go. */
-static void entry_done(table_output *to, entry *e)
-{
-    entry_list ready = {NULL, NULL, 0}, lost = {NULL, NULL, 0};
-    entry **p = &to->blocked.head, *prev = NULL, *b;
-    ddb_keyset_remove(&to->busy, e->key, e->key_len, e->key_hash);
-    to->queued--;
-    entry_free(e);
-    while (*p) {
-        int rc;
-        b = *p;
-        /* Busy again before it goes: a later write of its key waits for it. */
-        if ((rc = ddb_keyset_add(&to->busy, b->key, b->key_len, b->key_hash)) == 1) {
-            prev = b;
-            p = &b->next;
-            continue;
-        }
-        *p = b->next;
-        if (to->blocked.tail == b)
-            to->blocked.tail = prev;
-        to->blocked.n--;
-        list_push(rc == 0 ? &ready : &lost, b);
-    }
-    while ((b = list_pop(&ready)) != NULL)
-        list_push(&to->pending, b);
-    /* Refused only now: refusing re-enters here. */
-    while ((b = list_pop(&lost)) != NULL)
-        refused_fatal(to, b, "out of memory (the set of keys being written cannot grow)");
-}
-
-static void acked(table_output *to, entry *e)
-{
-    to->stats.written++;
-    if (to->base.ack)
-        to->base.ack(to->base.ack_ctx, e->entity, e->is_delete ? DDB_REC_DELETE : DDB_REC_PUT,
-                     e->seq);
-    entry_done(to, e);
-}
-
-static void refused(table_output *to, entry *e, const char *reason)
-{
-    late_reject(to, e, reason);
-    entry_done(to, e);
-}
-
-/* The run is stopping: the entry is neither written nor refused (not done). */
-static void abandoned(table_output *to, entry *e)
-{
-    to->stats.abandoned++;
-    entry_done(to, e);
-}
-
-static void requeue(table_output *to, entry *e, const char *why)
-{
-    if (to->stopping) {
-        abandoned(to, e);
-        return;
-    }
-    e->attempts++;
-    if (e->attempts >= to->max_attempts) {
-        char reason[400];
-        snprintf(reason, sizeof(reason), "not written after %d attempts: %s", e->attempts, why);
-        refused(to, e, reason);
-        return;
-    }
-    e->wake_ms = ddb_clock_ms() + ddb_backoff_ms(&to->rng, e->attempts, to->base_ms, to->cap_ms);
-    retry_insert(&to->retry, e);
-}
-
 static int send_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err);
 static int post_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err);
 static void tick(table_output *to);
@@ -234,7 +60,7 @@ static void batch_done(void *ctx, ddb_response *resp)
         b->taken = 0;
         if (to->mode == DDB_WRITE_UPDATE && !b->entries[0]->is_delete)
             to->stats.updated++;
-        acked(to, b->entries[0]);
+        tw_acked(to, b->entries[0]);
     } else if (to->mode == DDB_WRITE_IF_ABSENT &&
                strcmp(resp->error_type, "ConditionalCheckFailedException") == 0) {
         /* The item is there: left as it was, which is what was asked. */
@@ -242,7 +68,7 @@ static void batch_done(void *ctx, ddb_response *resp)
         to->stats.existing++;
         if (to->base.exists)
             to->base.exists(to->base.ack_ctx, e->entity, DDB_REC_PUT, e->seq);
-        entry_done(to, e);
+        tw_entry_done(to, e);
     } else if (resp->ok) {
         char *flags = calloc(b->n ? b->n : 1, 1);
         double cu = 0;
@@ -253,9 +79,9 @@ static void batch_done(void *ctx, ddb_response *resp)
         for (size_t i = 0; i < b->n; i++) {
             if (matched < 0 || flags[i]) {
                 to->stats.unprocessed++;
-                requeue(to, b->entries[i], "DynamoDB kept returning it in UnprocessedItems");
+                tw_requeue(to, b->entries[i], "DynamoDB kept returning it in UnprocessedItems");
             } else {
-                acked(to, b->entries[i]);
+                tw_acked(to, b->entries[i]);
             }
         }
         free(flags);
@@ -264,7 +90,7 @@ static void batch_done(void *ctx, ddb_response *resp)
         /* Interrupted: only an answer that refuses this very item is a
          * rejection; a batch to split, to retry or never sent is not done. */
         for (size_t i = 0; i < b->n; i++)
-            abandoned(to, b->entries[i]);
+            tw_abandoned(to, b->entries[i]);
     } else if (strcmp(resp->error_type, "ValidationException") == 0 && b->n > 1) {
         /* One bad item refuses the whole batch: halve until it stands alone.
          * A half that cannot be sent is refused (and stops the run); the
@@ -292,7 +118,7 @@ static void batch_done(void *ctx, ddb_response *resp)
                          where, resp->error_type, resp->error_type[0] ? ": " : "", resp->message);
         }
         for (size_t i = 0; i < b->n; i++)
-            abandoned(to, b->entries[i]);
+            tw_abandoned(to, b->entries[i]);
     } else {
         snprintf(why, sizeof(why), "%s%s%s", resp->error_type, resp->error_type[0] ? ": " : "",
                  resp->message);
@@ -301,9 +127,9 @@ static void batch_done(void *ctx, ddb_response *resp)
                 char reason[800];
                 snprintf(reason, sizeof(reason), "gave up after %d attempts: %s", resp->attempts,
                          why);
-                refused(to, b->entries[i], reason);
+                tw_refused(to, b->entries[i], reason);
             } else {
-                refused(to, b->entries[i], why);
+                tw_refused(to, b->entries[i], why);
             }
         }
     }
@@ -326,7 +152,7 @@ static int send_batch(table_output *to, entry **entries, size_t n, double taken,
         if (taken > 0)
             ddb_rate_settle(&to->rate, taken, 0);
         for (size_t i = 0; i < n; i++)
-            refused_fatal(to, entries[i], reason);
+            tw_refused_fatal(to, entries[i], reason);
     }
     return rc;
 }
@@ -415,12 +241,12 @@ static int pump(table_output *to, int force, ddb_error *err)
         while (n < to->batch_items && to->retry.head && to->retry.head->wake_ms <= now &&
                bytes + to->retry.head->req_len <= BATCH_MAX_BYTES) {
             bytes += to->retry.head->req_len;
-            picked[n++] = list_pop(&to->retry);
+            picked[n++] = tw_list_pop(&to->retry);
         }
         while (n < to->batch_items && to->pending.head &&
                bytes + to->pending.head->req_len <= BATCH_MAX_BYTES) {
             bytes += to->pending.head->req_len;
-            picked[n++] = list_pop(&to->pending);
+            picked[n++] = tw_list_pop(&to->pending);
         }
         if (n == 0)
             return 0;
@@ -576,14 +402,14 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         ddb_buf_puts(b, "}}");
         req_len = b->len;
     }
-    if (b->oom || to->keybuf.oom || (e = entry_new(&to->keybuf, b)) == NULL)
+    if (b->oom || to->keybuf.oom || (e = tw_entry_new(&to->keybuf, b)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     e->req_len = req_len; /* a single-item body is followed by the item, for rejects */
     e->item_off = item_off;
     e->item_len = item_len;
     e->entity = entity;
     e->is_delete = is_del;
-    e->source = intern(to, origin ? origin->source : NULL);
+    e->source = tw_intern(to, origin ? origin->source : NULL);
     e->line = origin ? origin->line : 0;
     e->offset = origin ? origin->offset : 0;
     e->seq = origin ? origin->seq : 0;
@@ -591,11 +417,11 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     /* the key stays in the set (borrowed from e) until e is done */
     if ((rc = ddb_keyset_add(&to->busy, e->key, e->key_len, e->key_hash)) == 1) {
         to->stats.blocked++;
-        list_push(&to->blocked, e);
+        tw_list_push(&to->blocked, e);
     } else if (rc == 0) {
-        list_push(&to->pending, e);
+        tw_list_push(&to->pending, e);
     } else {
-        entry_free(e);
+        tw_entry_free(e);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     to->queued++;
@@ -623,7 +449,7 @@ static void free_list(entry_list *l)
     entry *e = l->head;
     while (e) {
         entry *n = e->next;
-        entry_free(e);
+        tw_entry_free(e);
         e = n;
     }
     l->head = l->tail = NULL;
@@ -639,7 +465,7 @@ static void tw_free(ddb_output *o)
         batch *b = to->flying;
         to->flying = b->next;
         for (size_t i = 0; i < b->n; i++)
-            entry_free(b->entries[i]);
+            tw_entry_free(b->entries[i]);
         free(b->entries);
         free(b);
     }

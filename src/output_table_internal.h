@@ -80,6 +80,33 @@ typedef struct table_output {
     ddb_table_write_stats stats;
 } table_output;
 
+/* ---- entries (output_table_entry.c): the lists they wait in, and what
+ * becomes of each; the key set keeps a key busy until its entry is done. */
+
+void tw_list_push(entry_list *l, entry *e);
+/* The first entry of l, taken off it, or NULL. */
+entry *tw_list_pop(entry_list *l);
+/* An entry holding copies of the key signature kb and the request rb, in one
+ * allocation (freed with tw_entry_free). NULL on OOM. */
+entry *tw_entry_new(const ddb_buf *kb, const ddb_buf *rb);
+void tw_entry_free(entry *e);
+/* A source name kept once for all entries ("-" for NULL or on OOM). */
+const char *tw_intern(table_output *to, const char *s);
+/* e is done (accepted, refused or abandoned): its key is no longer busy and a
+ * blocked write of that key goes to pending; e is freed. */
+void tw_entry_done(table_output *to, entry *e);
+/* DynamoDB accepted e: counted written, acknowledged, done. */
+void tw_acked(table_output *to, entry *e);
+/* e is finally refused for reason: a late reject, done. */
+void tw_refused(table_output *to, entry *e, const char *reason);
+/* Out of memory where e cannot wait: refused, and the writer fails (what). */
+void tw_refused_fatal(table_output *to, entry *e, const char *what);
+/* The run stops: e is neither written nor refused (not done). */
+void tw_abandoned(table_output *to, entry *e);
+/* e goes back for another attempt after a backoff, or is refused once it
+ * has had its attempts (why says what went wrong last). */
+void tw_requeue(table_output *to, entry *e, const char *why);
+
 /* Writes to out (cleared first) the canonical signature of item's key under
  * ks. Returns 0, DDB_EINVAL when a key attribute is missing or a number key
  * does not parse, or DDB_ENOMEM. */
