@@ -14,10 +14,7 @@
 
 size_t cli_managed_options(cli_opt *out, run_args *ap, unsigned groups)
 {
-    const struct {
-        unsigned groups;
-        cli_opt opt;
-    } all[] = {
+    const grouped_opt all[] = {
         {G_VIAEXP,
          {"via-export", OPT_STRING, &ap->via_export, "S3URL",
           "with --table: have DynamoDB export the table to s3://bucket/prefix/ "
@@ -43,11 +40,7 @@ size_t cli_managed_options(cli_opt *out, run_args *ap, unsigned groups)
           "gzip DynamoDB JSON) and have DynamoDB create and load the table from them "
           "(ImportTable; no write capacity used), waiting for it to finish"}},
     };
-    size_t k = 0;
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-        if (all[i].groups & groups)
-            out[k++] = all[i].opt;
-    return k;
+    return cli_pick_options(out, all, sizeof(all) / sizeof(all[0]), groups);
 }
 
 static int parse_time(const char *opt, const char *text, double *out)

@@ -13,14 +13,7 @@
 #include "progress.h"
 #include "run_support.h"
 
-typedef struct grouped_opt {
-    unsigned groups;
-    cli_opt opt;
-} grouped_opt;
-
-/* The entries of all (n) that belong to one of groups into out, in their
- * order; returns how many. */
-static size_t pick(cli_opt *out, const grouped_opt *all, size_t n, unsigned groups)
+size_t cli_pick_options(cli_opt *out, const grouped_opt *all, size_t n, unsigned groups)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
@@ -76,7 +69,7 @@ static size_t output_options(cli_opt *out, run_args *ap, unsigned groups)
          {"entity", OPT_STRING, &ap->entity, "NAME",
           "the entity of the input records (default: from the file name)"}},
     };
-    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+    return cli_pick_options(out, all, sizeof(all) / sizeof(all[0]), groups);
 }
 
 /* The tables read and written: which, how they are created and waited for, how hard
@@ -157,7 +150,7 @@ static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
          {"dry-run", OPT_FLAG, &ap->dry_run, NULL,
           "do everything but the writes; report what would be written"}},
     };
-    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+    return cli_pick_options(out, all, sizeof(all) / sizeof(all[0]), groups);
 }
 
 /* How the inputs are read (and the S3 objects written encrypted). */
@@ -212,7 +205,7 @@ static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_IN,
          {"max-line", OPT_UINT, &ap->max_line, "BYTES", "longest accepted line or row (64 MiB)"}},
     };
-    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+    return cli_pick_options(out, all, sizeof(all) / sizeof(all[0]), groups);
 }
 
 /* Where the records not written go, and how the run reports and resumes. */
@@ -256,7 +249,7 @@ static size_t run_control_options(cli_opt *out, run_args *ap, unsigned groups)
          {"checkpoint-interval", OPT_UINT, &ap->checkpoint_interval, "SECONDS",
           "seconds between checkpoints (default 10; 0: several a second)"}},
     };
-    return pick(out, all, sizeof(all) / sizeof(all[0]), groups);
+    return cli_pick_options(out, all, sizeof(all) / sizeof(all[0]), groups);
 }
 
 /* The option table is cut into themes only to keep each part short; the

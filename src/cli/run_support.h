@@ -107,6 +107,16 @@ void cli_start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *plan,
  * written to out; returns how many. */
 size_t cli_managed_options(cli_opt *out, run_args *ap, unsigned groups);
 
+/* An option and the commands' groups (G_*) it belongs to. */
+typedef struct grouped_opt {
+    unsigned groups;
+    cli_opt opt;
+} grouped_opt;
+
+/* The entries of all (n) that belong to one of groups into out, in their
+ * order; returns how many. */
+size_t cli_pick_options(cli_opt *out, const grouped_opt *all, size_t n, unsigned groups);
+
 /* The managed paths (managed.c): the options of --via-export and
  * --via-import into o; returns 0 or EXIT_USAGE after saying what is wrong. */
 int cli_fill_managed_options(ddb_run_options *o, const run_args *a);
