@@ -11,13 +11,15 @@
  * A bare CR (not followed by LF) is ordinary data, both in unquoted fields and
  * at end of input; only LF and CRLF end a row.
  */
-#include "ddbpipe/array.h"
 #include "ddbpipe/csv.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ddbpipe/array.h"
+#include "swar.h"
 
 #define CSV_BLOCK (1024u * 1024u)
 #define CSV_DEFAULT_MAX_ROW (64u * 1024u * 1024u)
@@ -135,28 +137,21 @@ void ddb_csv_free(ddb_csv *p)
     free(p);
 }
 
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-static inline uint64_t has_zero_byte(uint64_t v)
+/* Does the word w hold a delimiter, a quote, a CR or an LF? */
+static inline int word_has_special(uint64_t w, unsigned char delim)
 {
-    return (v - ONES) & ~v & HIGHS;
+    return (ddb_swar_byte(w, delim) | ddb_swar_byte(w, '"') | ddb_swar_byte(w, '\r') |
+            ddb_swar_byte(w, '\n')) != 0;
 }
 
 /* First index >= i holding a special byte, or n. Eight bytes per step while
  * the word has none of delimiter, quote, CR, LF. */
 static size_t skip_plain(const ddb_csv *p, const unsigned char *b, size_t i, size_t n)
 {
-    const uint64_t d = ONES * (unsigned char)p->delim;
-    const uint64_t q = ONES * (unsigned char)'"';
-    const uint64_t cr = ONES * (unsigned char)'\r';
-    const uint64_t lf = ONES * (unsigned char)'\n';
-
     while (i + 8 <= n) {
         uint64_t w;
         memcpy(&w, b + i, 8);
-        if (has_zero_byte(w ^ d) | has_zero_byte(w ^ q) | has_zero_byte(w ^ cr) |
-            has_zero_byte(w ^ lf))
+        if (word_has_special(w, (unsigned char)p->delim))
             break;
         i += 8;
     }
@@ -584,14 +579,6 @@ int ddb_csv_next(ddb_csv *p, ddb_csv_row *row, ddb_error *err)
     }
 }
 
-/* Does any byte of the eight in x equal c? */
-static inline int has_byte(uint64_t x, unsigned char c)
-{
-    const uint64_t ones = 0x0101010101010101ull;
-    uint64_t y = x ^ (ones * c);
-    return ((y - ones) & ~y & (ones * 0x80)) != 0;
-}
-
 int ddb_csv_put_field(ddb_buf *b, const char *s, size_t len, char delimiter, int force_quote)
 {
     int quote = force_quote;
@@ -604,8 +591,7 @@ int ddb_csv_put_field(ddb_buf *b, const char *s, size_t len, char delimiter, int
         for (; !quote && e - c >= 8; c += 8) {
             uint64_t x;
             memcpy(&x, c, 8);
-            quote = has_byte(x, (unsigned char)delimiter) || has_byte(x, '"') ||
-                    has_byte(x, '\r') || has_byte(x, '\n');
+            quote = word_has_special(x, (unsigned char)delimiter);
         }
         for (; !quote && c < e; c++)
             quote = *c == delimiter || *c == '"' || *c == '\r' || *c == '\n';

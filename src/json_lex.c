@@ -4,16 +4,17 @@
  * over plain ASCII in a tight loop and returned without a copy when they have
  * no escapes. See json_internal.h.
  */
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 #include "json_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "ddbpipe/codec.h"
+#include "swar.h"
 
 /* Renders the attribute path ("a.b[2].c") for messages; shows at most 80
  * bytes of each name so a hostile name cannot crowd out the reason. */
@@ -186,11 +187,6 @@ static int unescape(json_ctx *c, const char *from, const char *to, ddb_str *out)
 
 /* Parses a string literal at c->s (which must be '"'). Zero-copy when the body
  * has no escapes. Validates UTF-8 and rejects raw control characters. */
-/* Byte tests on eight bytes at once (exact as yes/no answers; HAS_LESS for
- * bytes below 0x80, which the caller checks first). */
-#define ONES 0x0101010101010101ull
-#define HAS_ZERO(v) (((v)-ONES) & ~(v) & (ONES * 0x80))
-#define HAS_LESS(v, n) (((v)-ONES * (n)) & ~(v) & (ONES * 0x80))
 
 int ddb_json_lex_string(json_ctx *c, ddb_str *out)
 {
@@ -224,8 +220,8 @@ int ddb_json_lex_string(json_ctx *c, ddb_str *out)
         while (c->end - q >= 8) {
             uint64_t x;
             memcpy(&x, q, 8);
-            if ((x & ONES * 0x80) || HAS_LESS(x, 0x20) || HAS_ZERO(x ^ (ONES * '"')) ||
-                HAS_ZERO(x ^ (ONES * '\\')))
+            if ((x & DDB_SWAR_HIGHS) || ddb_swar_less(x, 0x20) || ddb_swar_byte(x, '"') ||
+                ddb_swar_byte(x, '\\'))
                 break;
             q += 8;
         }

@@ -3,7 +3,6 @@
  * json-c is fine here: manifests are small and their only numbers are counts
  * that fit in an int64 (checked, never trusted).
  */
-#include "ddbpipe/array.h"
 #include "ddbpipe/manifest.h"
 
 #include <ctype.h>
@@ -16,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/checksum.h"
 #include "ddbpipe/codec.h"
 #include "ddbpipe/io.h"

@@ -2,7 +2,6 @@
  * outdir.c — the output folder as one unit: what a previous run left there,
  * what else is there, and the manifest that tells them apart (outdir.h).
  */
-#include "ddbpipe/array.h"
 #include "ddbpipe/outdir.h"
 
 #include <dirent.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/arena.h"
 #include "ddbpipe/buf.h"
 #include "ddbpipe/io.h"

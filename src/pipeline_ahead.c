@@ -33,7 +33,8 @@ typedef struct slot {
     ddb_record rec[AHEAD_BATCH];
     pl_verdict v[AHEAD_BATCH];
     size_t n;
-    size_t bytes; /* record text in the batch */
+    size_t bytes;       /* record text in the batch */
+    const char *source; /* the copy of the last record's file name, in arena */
     int state;
 } slot;
 
@@ -62,15 +63,11 @@ static void compute(const ddb_pipeline_opts *o, slot *s, ddb_roundtrip_memo *mem
 {
     for (size_t i = 0; i < s->n; i++) {
         ddb_record *rec = &s->rec[i];
-        if (rec->unparsed) {
-            if (ddb_record_parse(rec, parser, s->arena) != 0) {
-                memset(&s->v[i], 0, sizeof(s->v[i]));
-                s->v[i].computed = 1;
-                s->v[i].oom = 1;
-                continue;
-            }
-            if (o->delete_all && rec->kind == DDB_REC_PUT)
-                rec->kind = DDB_REC_DELETE; /* as copy_record does for parsed ones */
+        if (rec->unparsed && ddb_record_parse(rec, parser, s->arena) != 0) {
+            memset(&s->v[i], 0, sizeof(s->v[i]));
+            s->v[i].computed = 1;
+            s->v[i].oom = 1;
+            continue;
         }
         if (rec->kind != DDB_REC_BAD && (rec->typed || o->n_types == 0))
             pl_item_compute(&s->v[i], o, rec, memo, s->arena);
@@ -112,23 +109,27 @@ static void *helper(void *arg)
 
 /* A record as the reader handed it, copied into the batch (the reader's
  * memory is only valid until its next call). */
-static int copy_record(ddb_record *dst, const ddb_record *src, ddb_arena *ar, int delete_all)
+static int copy_record(ddb_record *dst, const ddb_record *src, slot *s)
 {
+    ddb_arena *ar = s->arena;
     *dst = *src;
     dst->item_text.ptr = NULL; /* the reader's memory; an export does not need it */
     dst->item_text.len = 0;
-    if (delete_all && dst->kind == DDB_REC_PUT && !dst->unparsed)
-        dst->kind = DDB_REC_DELETE; /* as taking it would: the verdict must see it */
     if (src->raw != NULL && (dst->raw = ddb_arena_memdup(ar, src->raw, src->raw_len)) == NULL)
         return DDB_ENOMEM;
     /* the item's strings mostly lie in its line: they point into the line's copy */
     if (ddb_map_copy_within(&dst->item, &src->item, src->raw, src->raw_len, dst->raw, ar) != 0)
         return DDB_ENOMEM;
     /* the file it came from: a reader of several files (a dynamodump folder)
-     * frees a file's name when it moves on, possibly within a batch */
-    if (src->source != NULL &&
-        (dst->source = ddb_arena_memdup(ar, src->source, strlen(src->source))) == NULL)
-        return DDB_ENOMEM;
+     * frees a file's name when it moves on, possibly within a batch; copied
+     * once for the records of one file */
+    if (src->source != NULL) {
+        if (s->source == NULL || strcmp(s->source, src->source) != 0) {
+            if ((s->source = ddb_arena_memdup(ar, src->source, strlen(src->source))) == NULL)
+                return DDB_ENOMEM;
+        }
+        dst->source = s->source;
+    }
     if (src->reason != NULL &&
         (dst->reason = ddb_arena_memdup(ar, src->reason, strlen(src->reason))) == NULL)
         return DDB_ENOMEM;
@@ -192,6 +193,7 @@ static int take_oldest(ahead *a, ddb_error *err)
     ddb_arena_reset(s->arena);
     s->n = 0;
     s->bytes = 0;
+    s->source = NULL;
     pthread_mutex_lock(&a->mu);
     s->state = SLOT_FREE;
     pthread_mutex_unlock(&a->mu);
@@ -229,10 +231,11 @@ static int read_ahead(ahead *a, ddb_error *err)
                 break;
             if (rec->pos < r->skip_below)
                 continue; /* resuming: committed by the interrupted run */
-            if (copy_record(&s->rec[s->n], rec, s->arena, o->delete_all) != 0) {
+            if (copy_record(&s->rec[s->n], rec, s) != 0) {
                 ddb_arena_reset(s->arena);
                 s->n = 0;
                 s->bytes = 0;
+                s->source = NULL;
                 take_all(a, err);
                 return ddb_error_set(err, DDB_ENOMEM, "out of memory");
             }

@@ -24,7 +24,8 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
                     ddb_roundtrip_memo *memo, ddb_arena *a)
 {
     ddb_error perr;
-    int is_del = rec->kind == DDB_REC_DELETE;
+    /* a put read for a run that deletes is a delete: taking it makes it one */
+    int is_del = rec->kind == DDB_REC_DELETE || (o->delete_all && rec->kind == DDB_REC_PUT);
 
     memset(v, 0, sizeof(*v));
     v->computed = 1;

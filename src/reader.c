@@ -7,7 +7,6 @@
  * bidder recognises is an error. A folder is an Export to S3 folder, a
  * dynamodump backup, or else a folder of files read one after another.
  */
-#include "ddbpipe/array.h"
 #include "ddbpipe/reader.h"
 
 #include <dirent.h>
@@ -17,6 +16,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/s3.h"
 #include "ddbpipe/store.h"

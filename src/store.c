@@ -1,7 +1,6 @@
 /*
  * Stores: the local disk and an S3 bucket behind store.h's vtable.
  */
-#include "ddbpipe/array.h"
 #include "ddbpipe/store.h"
 
 #include <dirent.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/s3.h"
 
 /* ------------------------------------------------------------- local */

@@ -29,9 +29,8 @@
 #define MEMO_NAME_BYTES 1024
 
 typedef struct shape {
-    const ddb_entity *entity; /* NULL: unused */
+    const ddb_entity *entity;
     size_t count;
-    size_t name_bytes;
     unsigned char types[MEMO_MAX_ATTRS];
     unsigned short lens[MEMO_MAX_ATTRS];
     char names[MEMO_NAME_BYTES]; /* the names back to back */
@@ -70,8 +69,10 @@ static int same_shape(const shape *s, const ddb_entity *e, const ddb_item *item)
     return 1;
 }
 
-/* Re-encoding takes every declared value of this record unchanged. The
- * declared attributes come in field order, named by the fields' own names. */
+/* Re-encoding takes every declared value of this record unchanged: decode
+ * gives each its field's type (or NULL), which this checks of the first item
+ * of a shape. The declared attributes come in field order, named by the
+ * fields' own names. */
 static int values_unchanged(const ddb_decoded *d)
 {
     const ddb_entity *e = d->entity;
@@ -98,7 +99,7 @@ int ddb_roundtrip_memo_known(ddb_roundtrip_memo *memo, const ddb_decoded *d, con
         if (!same_shape(s, d->entity, item))
             continue;
         memo->last = at;
-        return values_unchanged(d);
+        return 1;
     }
     return 0;
 }
@@ -179,5 +180,4 @@ void ddb_roundtrip_memo_learn(ddb_roundtrip_memo *memo, const ddb_decoded *d, co
         memcpy(p, at->name.ptr, at->name.len);
         p += at->name.len;
     }
-    s->name_bytes = (size_t)(p - s->names);
 }

@@ -1,0 +1,34 @@
+/*
+ * swar.h — byte tests on eight bytes at once (SIMD within a register), for
+ * the scanners of JSON strings and CSV cells. Exact as yes/no answers: a
+ * word has such a byte exactly when the result is not 0 (which bit is set
+ * says nothing).
+ */
+#ifndef DDBPIPE_SWAR_H
+#define DDBPIPE_SWAR_H
+
+#include <stdint.h>
+
+#define DDB_SWAR_ONES UINT64_C(0x0101010101010101)
+#define DDB_SWAR_HIGHS UINT64_C(0x8080808080808080)
+
+/* Not 0 when a byte of v is 0. */
+static inline uint64_t ddb_swar_zero(uint64_t v)
+{
+    return (v - DDB_SWAR_ONES) & ~v & DDB_SWAR_HIGHS;
+}
+
+/* Not 0 when a byte of v equals c. */
+static inline uint64_t ddb_swar_byte(uint64_t v, unsigned char c)
+{
+    return ddb_swar_zero(v ^ (DDB_SWAR_ONES * c));
+}
+
+/* Not 0 when a byte of v is below n (n <= 0x80; exact for bytes below
+ * 0x80, which callers check first). */
+static inline uint64_t ddb_swar_less(uint64_t v, unsigned char n)
+{
+    return (v - DDB_SWAR_ONES * n) & ~v & DDB_SWAR_HIGHS;
+}
+
+#endif
