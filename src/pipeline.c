@@ -306,11 +306,12 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
                   rd->name, o->mapping->path);
         return 0;
     }
-    /* Decoding is most of the work of an export or a conversion, and pure:
-     * it can run ahead on a second thread. Not for readers that keep a
+    /* Parsing, validating and decoding are most of the work of an export or
+     * a conversion (without a mapping, of all but the writing), and pure:
+     * they can run ahead on a second thread. Not for readers that keep a
      * position of their own (a scan's pages): that state must be saved where
      * the committed records end, not where reading got to. */
-    if (!c.records_mode && o->mapping != NULL && o->mode != DDB_MODE_IMPORT && o->threads != 1 &&
+    if (!c.records_mode && o->mode != DDB_MODE_IMPORT && o->threads != 1 &&
         rd->vt->settled == NULL && rd->vt->save_state == NULL) {
         rc = pl_run_reader_ahead(r, rd, &c, err);
         if (rc != 1)

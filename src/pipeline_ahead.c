@@ -1,7 +1,8 @@
 /*
  * Decoding ahead: an export or a conversion spends most of its time in work
- * that depends on nothing but the item and the mapping (validation, decode,
- * the round-trip check, re-encoding). This thread reads records into batches
+ * that depends on nothing but the item and the mapping (parsing, validation,
+ * and with a mapping decode, the round-trip check, re-encoding). This thread
+ * reads records into batches
  * (deep copies, each batch with its own arena); a second thread computes
  * their verdicts; this thread then takes the batches in read order, so the
  * outputs, the rejects, the counts and the checkpoints are exactly those of
