@@ -3,8 +3,9 @@
  * every attribute in a column of its own, its type in the header (price:N),
  * so the file reads back to the same items. The header is the union of the
  * attributes of all records, known only at the end: records are spooled to a
- * spill file as DynamoDB JSON lines, and finish writes the header and replays
- * the spill through the ordinary CSV writer with those columns.
+ * spill file (binary frames, spill_codec.h: nothing escaped on the way out or
+ * lexed on the way back), and finish writes the header and replays the spill
+ * through the ordinary CSV writer with those columns.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,9 +14,9 @@
 #include <unistd.h>
 
 #include "ddbpipe/array.h"
-#include "ddbpipe/json.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/writer.h"
+#include "spill_codec.h"
 
 typedef struct ucol {
     char *name;
@@ -114,9 +115,7 @@ static int union_write(ddb_writer *w, const ddb_map *rec, size_t n_declared, ddb
     if (note_columns(u, rec) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     ddb_buf_clear(&u->line);
-    ddb_json_put_typed_map(&u->line, rec);
-    ddb_buf_putc(&u->line, '\n');
-    if (u->line.oom)
+    if (ddb_spill_pack(&u->line, rec) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
     if ((rc = ddb_sink_write(u->spill, u->line.ptr, u->line.len, err)) == 0)
         w->records++;
@@ -128,29 +127,32 @@ static int replay(union_writer *u, int (*fn)(union_writer *u, void *ctx, const d
                   void *ctx, ddb_error *err)
 {
     ddb_source *src = NULL;
-    ddb_lines *lines = NULL;
-    ddb_json_parser *p = NULL;
+    ddb_spill_reader *sr = NULL;
     ddb_arena *a = NULL;
-    const char *line;
+    const char *body;
     size_t len;
     int rc;
 
     if ((rc = ddb_source_open_file(&src, u->spill_path, err)) != 0)
         return rc;
-    if ((rc = ddb_lines_new(&lines, src, 0, err)) != 0)
+    if ((rc = ddb_spill_reader_new(&sr, src, err)) != 0)
         return rc;
-    if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0) {
+    if (ddb_arena_new(&a, 0) != 0) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    while ((rc = ddb_lines_next(lines, &line, &len, err)) == 0) {
+    while ((rc = ddb_spill_reader_next(sr, &body, &len, err)) == 0) {
         ddb_map rec;
         ddb_error perr;
         ddb_arena_reset(a);
-        if (ddb_json_parse_typed_map(p, &rec, line, len, a, &perr) != 0) {
-            rc = ddb_error_set(err, DDB_EIO, "%s: line %llu of the spooled records is damaged: %s",
-                               u->spill_path, (unsigned long long)ddb_lines_lineno(lines),
-                               perr.message);
+        if ((rc = ddb_spill_unpack(&rec, body, len, a, &perr)) != 0) {
+            rc = rc == DDB_ENOMEM
+                     ? ddb_error_set(err, rc, "out of memory")
+                     : ddb_error_set(err, DDB_EIO,
+                                     "%s: record %llu of the spooled records is "
+                                     "damaged: %s",
+                                     u->spill_path, (unsigned long long)ddb_spill_reader_count(sr),
+                                     perr.message);
             goto done;
         }
         if ((rc = fn(u, ctx, &rec)) != 0)
@@ -159,8 +161,7 @@ static int replay(union_writer *u, int (*fn)(union_writer *u, void *ctx, const d
     if (rc == DDB_ITEROVER)
         rc = 0;
 done:
-    ddb_lines_free(lines);
-    ddb_json_parser_free(p);
+    ddb_spill_reader_free(sr);
     ddb_arena_free(a);
     return rc;
 }
@@ -281,7 +282,9 @@ int ddb_writer_new_csv_union(ddb_writer **out, ddb_sink *sink, const char *spill
         u->keep_spill = 1; /* never delete what a resume would need */
         goto done;
     }
-    if (resume && keep > 0) {
+    if (!(resume && keep > 0)) {
+        rc = ddb_sink_write(u->spill, DDB_SPILL_MAGIC, DDB_SPILL_MAGIC_LEN, err);
+    } else {
         /* The columns of the records spooled before the checkpoint. */
         if ((rc = ddb_sink_flush(u->spill, err)) != 0 || (rc = replay(u, relearn, NULL, err)) != 0)
             goto done;

@@ -112,6 +112,23 @@ Test(union_csv, resume_relearns_the_columns)
     ddb_writer_free(w);
 }
 
+/* A spill of JSON lines, as ddbpipe spooled before its spills were binary:
+ * resuming over it is refused with what to do, and the spill is left alone. */
+Test(union_csv, resume_over_an_older_spill_is_refused)
+{
+    const char *old = "{\"pk\":{\"S\":\"a\"}}\n";
+    const char *spill = tu_put_file(tdir, "old.spill", old);
+    ddb_sink *sink = NULL;
+    ddb_writer *w = NULL;
+    ddb_error err;
+    cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
+    cr_assert_eq(ddb_writer_new_csv_union(&w, sink, spill, 1, strlen(old), 1, NULL, &err), DDB_EIO);
+    cr_assert_null(w);
+    cr_assert(strstr(err.message, "not a spill file of this ddbpipe") != NULL, "%s", err.message);
+    cr_assert(strstr(err.message, "start it again without --resume") != NULL, "%s", err.message);
+    cr_assert(tu_exists(spill), "kept for the user to look at");
+}
+
 Test(union_csv, typed_cell_text)
 {
     const char *texts[][2] = {
