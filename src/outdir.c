@@ -4,12 +4,9 @@
  */
 #include "ddbpipe/outdir.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ddbpipe/array.h"
 #include "ddbpipe/arena.h"
@@ -32,6 +29,7 @@ typedef struct names {
 } names;
 
 struct ddb_outdir {
+    ddb_store *store;
     char *dir;
     names previous; /* the files the manifest lists (and legacy side files present) */
     names foreign;  /* everything else found, sorted */
@@ -83,9 +81,14 @@ static int read_manifest(ddb_outdir *od, ddb_error *err)
 
     if (path == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if ((rc = ddb_file_read_small(&text, &len, path, MANIFEST_MAX, err)) != 0) {
+    if ((rc = od->store->vt->read_all(od->store, path, MANIFEST_MAX, &text, &len, err)) != 0) {
         if (rc == DDB_ENOTFOUND)
             rc = 0; /* no previous run wrote here */
+        else if (rc == DDB_ETOOBIG)
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "%s is damaged (larger than %u bytes); remove the folder's files "
+                               "by hand",
+                               path, MANIFEST_MAX);
         goto done;
     }
     if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0) {
@@ -131,26 +134,30 @@ static int is_legacy(const char *name)
     return 0;
 }
 
-/* Sorts the folder's entries into the previous run's and the others. */
+/* Sorts the folder's entries into the previous run's and the others
+ * (folders in it are named with a trailing '/'). */
 static int survey(ddb_outdir *od, ddb_error *err)
 {
-    DIR *d = opendir(od->dir);
-    struct dirent *e;
-    int rc = 0;
-    if (d == NULL)
-        return errno == ENOENT ? 0
-                               : ddb_error_set(err, DDB_EIO, "cannot read the output folder %s: %s",
-                                               od->dir, strerror(errno));
-    while ((e = readdir(d)) != NULL) {
-        const char *n = e->d_name;
-        if (n[0] == '.' || strcmp(n, DDB_OUTDIR_SIDE) == 0 || names_has(&od->previous, n))
+    char **v = NULL;
+    size_t n = 0;
+    int rc = od->store->vt->list(od->store, od->dir, &v, &n, err);
+    if (rc == DDB_ENOTFOUND)
+        return 0;
+    if (rc != 0) {
+        ddb_error_prefix(err, "cannot read the output folder: ");
+        return rc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *name = v[i];
+        if (name[0] == '.' || strcmp(name, DDB_OUTDIR_SIDE "/") == 0 ||
+            names_has(&od->previous, name))
             continue;
-        if (names_add(is_legacy(n) ? &od->previous : &od->foreign, n, strlen(n)) != 0) {
+        if (names_add(is_legacy(name) ? &od->previous : &od->foreign, name, strlen(name)) != 0) {
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
             break;
         }
     }
-    closedir(d);
+    ddb_store_names_free(v, n);
     if (od->foreign.n > 1)
         qsort(od->foreign.v, od->foreign.n, sizeof(char *), cmp_str);
     return rc;
@@ -165,7 +172,8 @@ static void list_names(ddb_buf *b, char *const *v, size_t n, size_t show)
         ddb_buf_printf(b, " and %zu more", n - show);
 }
 
-int ddb_outdir_open(ddb_outdir **out, const char *dir, int foreign_ok, int resuming, ddb_error *err)
+int ddb_outdir_open(ddb_outdir **out, ddb_store *store, const char *dir, int foreign_ok,
+                    int resuming, ddb_error *err)
 {
     ddb_outdir *od = calloc(1, sizeof(*od));
     ddb_buf list = DDB_BUF_INIT;
@@ -176,6 +184,7 @@ int ddb_outdir_open(ddb_outdir **out, const char *dir, int foreign_ok, int resum
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
+    od->store = store ? store : ddb_store_local();
     if ((rc = read_manifest(od, err)) != 0 || (rc = survey(od, err)) != 0)
         goto done;
     if (od->foreign.n > 0 && !foreign_ok && !resuming) {
@@ -213,12 +222,11 @@ size_t ddb_outdir_foreign(const ddb_outdir *od, const char *const **v)
 
 static int write_manifest(const ddb_outdir *od, const names *now, ddb_error *err)
 {
-    char *side = ddb_path_join(od->dir, DDB_OUTDIR_SIDE),
-         *path = ddb_outdir_side_path(od, MANIFEST);
+    char *path = ddb_outdir_side_path(od, MANIFEST);
     ddb_buf b = DDB_BUF_INIT;
     int rc;
 
-    if (side == NULL || path == NULL) {
+    if (path == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
@@ -232,12 +240,9 @@ static int write_manifest(const ddb_outdir *od, const names *now, ddb_error *err
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if ((rc = ddb_make_dirs(side, err)) != 0 ||
-        (rc = ddb_file_write_atomic(path, b.ptr, b.len, err)) != 0)
-        goto done;
+    rc = od->store->vt->write_all(od->store, path, b.ptr, b.len, err);
 done:
     ddb_buf_dispose(&b);
-    free(side);
     free(path);
     return rc;
 }
@@ -285,16 +290,18 @@ int ddb_outdir_commit(ddb_outdir *od, const char *const *written, size_t n, size
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
             goto done;
         }
-        if (unlink(path) == 0) {
-            ddb_buf_printf(&gone, "%s%s", count ? ", " : "", od->previous.v[i]);
-            count++;
-        } else if (errno != ENOENT) {
-            rc = ddb_error_set(err, DDB_EIO, "cannot remove %s, a file of the previous run: %s",
-                               path, strerror(errno));
-            free(path);
+        rc = od->store->vt->remove(od->store, path, err);
+        free(path);
+        if (rc == DDB_ENOTFOUND) {
+            rc = 0; /* removed by hand */
+            continue;
+        }
+        if (rc != 0) {
+            ddb_error_prefix(err, "cannot remove a file of the previous run: ");
             goto done;
         }
-        free(path);
+        ddb_buf_printf(&gone, "%s%s", count ? ", " : "", od->previous.v[i]);
+        count++;
     }
     if ((rc = write_manifest(od, &now, err)) != 0)
         goto done;

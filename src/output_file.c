@@ -14,6 +14,7 @@
 #include "ddbpipe/output_file.h"
 #include "ddbpipe/s3.h"
 #include "ddbpipe/schema.h"
+#include "ddbpipe/store.h"
 
 typedef struct file_slot {
     ddb_writer *w;
@@ -227,6 +228,39 @@ static uint64_t sink_bottom_bytes(const ddb_sink *s)
     return s->bytes_out;
 }
 
+/* In a bucket, where nothing can be swapped in as a whole: each object is
+ * replaced, then those of entities this run did not write are removed. */
+static int write_schema_s3(file_output *fo, const ddb_schema_file *files, size_t n, ddb_error *err)
+{
+    ddb_store *st = fo->opts.store;
+    const char *dir = fo->opts.schema_dir;
+    char **had = NULL;
+    size_t n_had = 0;
+    int rc = st->vt->list(st, dir, &had, &n_had, err);
+
+    if (rc == DDB_ENOTFOUND)
+        rc = 0;
+    if (rc != 0 || (rc = ddb_schema_write(fo->schema, st, dir, fo->opts.format, fo->opts.delimiter,
+                                          files, n, err)) != 0)
+        goto done;
+    for (size_t i = 0; i < n_had && rc == 0; i++) {
+        char *path;
+        size_t len = strlen(had[i]);
+        if (had[i][len - 1] == '/' || ddb_schema_writes(fo->schema, files, n, had[i]))
+            continue; /* a "folder" below, or this run's */
+        if ((path = ddb_path_join(dir, had[i])) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            break;
+        }
+        if ((rc = st->vt->remove(st, path, err)) == DDB_ENOTFOUND)
+            rc = 0;
+        free(path);
+    }
+done:
+    ddb_store_names_free(had, n_had);
+    return rc;
+}
+
 /* The entity files' types, replacing the previous run's as a whole: written
  * beside, then swapped in, so no entity of an earlier run lingers there. */
 static int write_schema(file_output *fo, ddb_error *err)
@@ -249,10 +283,16 @@ static int write_schema(file_output *fo, ddb_error *err)
         files[n].entity = i;
         files[n++].name = ddb_path_base(fo->puts[i].path);
     }
+    if (ddb_s3_is_url(dir)) {
+        rc = fo->opts.store != NULL
+                 ? write_schema_s3(fo, files, n, err)
+                 : ddb_error_set(err, DDB_EUSAGE, "%s: writing to S3 needs AWS access", dir);
+        goto done;
+    }
     ddb_remove_dir(fresh);
     ddb_remove_dir(old);
-    if ((rc = ddb_schema_write(fo->schema, fresh, fo->opts.format, fo->opts.delimiter, files, n,
-                               err)) != 0)
+    if ((rc = ddb_schema_write(fo->schema, NULL, fresh, fo->opts.format, fo->opts.delimiter, files,
+                               n, err)) != 0)
         goto done;
     if ((rename(dir, old) != 0 && errno != ENOENT) || rename(fresh, dir) != 0) {
         rc = ddb_error_set(err, DDB_EIO, "cannot put the column types in place at %s: %s", dir,

@@ -451,6 +451,8 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
         p->inputs = inputs;
         p->n_inputs = n;
         p->input_bytes += p->s3.input_bytes;
+        if ((rc = ddb_run_check_out_s3(p, field, err)) != 0)
+            return rc;
     }
     if (p->o.via_export != NULL || p->o.via_import != NULL)
         return ddb_run_managed_attach(p, field, err);

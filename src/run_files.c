@@ -112,17 +112,14 @@ static int open_side_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *err
     return rc;
 }
 
-int ddb_run_check_out(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+/* The output folder, looked at before anything is written there. */
+static int open_outdir(ddb_run_plan *p, ddb_store *store, ddb_run_field *field, ddb_error *err)
 {
     const char *const *foreign;
     size_t n;
     int rc;
-    /* A bucket's prefix has no folder to check: its objects are replaced
-     * one by one (and nothing is removed there). */
-    if (!p->writes_files || p->streams || ddb_s3_is_url(p->o.out_dir))
-        return 0;
-    if ((rc = ddb_outdir_open(&p->outdir, p->o.out_dir, p->o.overwrite, p->state != NULL, err)) !=
-        0) {
+    if ((rc = ddb_outdir_open(&p->outdir, store, p->o.out_dir, p->o.overwrite, p->state != NULL,
+                              err)) != 0) {
         *field = rc == DDB_EUSAGE ? DDB_RUN_F_OVERWRITE : DDB_RUN_F_OUT;
         return rc;
     }
@@ -132,6 +129,45 @@ int ddb_run_check_out(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
                      "files of the same names as this run's are replaced",
                      p->o.out_dir, n, n == 1 ? "" : "s", foreign[0], n > 1 ? ", ..." : "");
     return 0;
+}
+
+int ddb_run_check_out(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+{
+    /* A bucket's prefix is looked at once S3 is reachable (ddb_run_check_out_s3). */
+    if (!p->writes_files || p->streams || ddb_s3_is_url(p->o.out_dir))
+        return 0;
+    return open_outdir(p, NULL, field, err);
+}
+
+int ddb_run_check_out_s3(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+{
+    if (!p->writes_files || p->streams || !ddb_s3_is_url(p->o.out_dir) || p->outdir != NULL)
+        return 0;
+    p->outdir_store = p->s3.store;
+    return open_outdir(p, p->s3.store, field, err);
+}
+
+/* The rejects and unmatched files of an earlier run in a bucket's prefix,
+ * when this run has none: a local run's are removed as it ends (rejects.h),
+ * a bucket's only once the run has committed. */
+static void remove_stale_sides_s3(ddb_run_plan *p, ddb_summary *s)
+{
+    const char *mine[2] = {p->o.rejects_path ? NULL : p->rejects_path,
+                           p->o.unmatched_path ? NULL : p->unmatched_path};
+    const char *kept[2] = {s->rejects_path, s->unmatched_path};
+    for (int i = 0; i < 2; i++) {
+        ddb_error err;
+        int rc;
+        if (mine[i] == NULL || kept[i] != NULL)
+            continue;
+        rc = p->outdir_store->vt->remove(p->outdir_store, mine[i], &err);
+        if (rc != 0 && rc != DDB_ENOTFOUND) {
+            ddb_error_prefix(&err, "cannot remove %s, left by an earlier run: ", mine[i]);
+            if (p->o.report)
+                p->o.report(p->o.report_ctx, DDB_REPORT_ERROR, err.message);
+            s->output_failed = 1;
+        }
+    }
 }
 
 void ddb_run_commit_out(ddb_run_plan *p, ddb_summary *s)
@@ -148,6 +184,8 @@ void ddb_run_commit_out(ddb_run_plan *p, ddb_summary *s)
         s->output_failed = 1;
     } else {
         p->out_committed = 1;
+        if (p->outdir_store != NULL)
+            remove_stale_sides_s3(p, s);
     }
     if (removed > 0) {
         ddb_run_note(p,
@@ -194,6 +232,7 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.resume_state = p->state ? p->state->outputs : NULL;
         fo.format = p->format;
         fo.s3 = p->s3.s3;
+        fo.store = p->s3.store;
         if (p->format != DDB_OUT_DDBJSON && p->mapping != NULL && fo.records && p->outdir &&
             (p->schema_dir = ddb_outdir_side_path(p->outdir, "schema")) == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");

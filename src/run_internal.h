@@ -34,11 +34,12 @@ struct ddb_run_plan {
     int output_borrowed; /* the caller's (own_output): not freed here */
     ddb_rejects *rejects, *unmatched;
     char *rejects_path, *unmatched_path;
-    ddb_outdir *outdir; /* file outputs: the folder as one unit */
-    char *run_dir;      /* a table target's own folder for its side files */
-    int out_committed;  /* the folder now holds this run's files */
-    char *schema_dir;   /* OUT/_ddbpipe/schema: the entity files' column types */
-    char **inputs;      /* the inputs with folders of files expanded; owned */
+    ddb_outdir *outdir;      /* file outputs: the folder as one unit */
+    ddb_store *outdir_store; /* the bucket's, for an s3:// outdir (p->s3.store); else NULL */
+    char *run_dir;           /* a table target's own folder for its side files */
+    int out_committed;       /* the folder now holds this run's files */
+    char *schema_dir;        /* OUT/_ddbpipe/schema: the entity files' column types */
+    char **inputs;           /* the inputs with folders of files expanded; owned */
     size_t n_inputs;
     ddb_run_s3 s3;           /* S3 inputs and outputs (run_s3.c) */
     ddb_run_managed managed; /* DynamoDB's export or import through S3 (run_managed.c) */
@@ -66,6 +67,10 @@ int ddb_run_check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_map
  * run's files (or the caller allows it). Returns 0, DDB_EUSAGE, DDB_EIO,
  * DDB_ENOMEM with *field set. */
 int ddb_run_check_out(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
+/* The same for an s3:// output prefix, once the plan has S3 (after
+ * ddb_run_s3_connect): refuses a prefix holding objects ddbpipe did not
+ * write, as for a local folder. */
+int ddb_run_check_out_s3(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
 
 /* After the pipeline: the committed files replace the previous run's. */
 void ddb_run_commit_out(ddb_run_plan *p, ddb_summary *s);

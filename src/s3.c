@@ -374,6 +374,17 @@ int ddb_s3_put(ddb_s3 *s3, const char *bucket, const char *key, const void *data
     return rc;
 }
 
+int ddb_s3_delete(ddb_s3 *s3, const char *bucket, const char *key, ddb_error *err)
+{
+    ddb_response resp;
+    int rc = ddb_s3_call(s3, &resp, "DELETE", bucket, key, NULL, NULL, 0, NULL, 0, err);
+    if (rc == 0 && !resp.ok &&
+        (rc = ddb_s3_fail(&resp, "DeleteObject", bucket, key, err)) == DDB_ENOTFOUND)
+        rc = 0;
+    ddb_response_dispose(&resp);
+    return rc;
+}
+
 /* --------------------------------------------------------------- XML */
 
 static void xml_decode(ddb_buf *out, const char *p, const char *q)

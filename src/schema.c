@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ddbpipe/io.h"
+#include "ddbpipe/store.h"
 #include "ddbpipe/json.h"
 
 typedef struct column {
@@ -387,8 +388,8 @@ static void athena_ddl(ddb_buf *b, const ddb_schema *s, size_t e, const char *fi
     }
 }
 
-static int write_text(const char *dir, const char *name, const char *ext, ddb_buf *b,
-                      ddb_error *err)
+static int write_text(ddb_store *store, const char *dir, const char *name, const char *ext,
+                      ddb_buf *b, ddb_error *err)
 {
     char *base = malloc(strlen(name) + strlen(ext) + 1), *path = NULL;
     int rc;
@@ -398,7 +399,7 @@ static int write_text(const char *dir, const char *name, const char *ext, ddb_bu
     }
     sprintf(base, "%s%s", name, ext);
     path = ddb_path_join(dir, base);
-    rc = path ? ddb_file_write_atomic(path, b->ptr, b->len, err)
+    rc = path ? store->vt->write_all(store, path, b->ptr, b->len, err)
               : ddb_error_set(err, DDB_ENOMEM, "out of memory");
     free(path);
     free(base);
@@ -406,27 +407,44 @@ static int write_text(const char *dir, const char *name, const char *ext, ddb_bu
     return rc;
 }
 
-int ddb_schema_write(const ddb_schema *s, const char *dir, ddb_out_format fmt, char delimiter,
-                     const ddb_schema_file *files, size_t n, ddb_error *err)
+int ddb_schema_writes(const ddb_schema *s, const ddb_schema_file *files, size_t n, const char *name)
+{
+    if (strcmp(name, "load.duckdb.sql") == 0)
+        return 1;
+    for (size_t i = 0; i < n; i++) {
+        const char *e = s->m->entities[files[i].entity].name;
+        size_t el = strlen(e);
+        if (strncmp(name, e, el) == 0 &&
+            (strcmp(name + el, ".json") == 0 || strcmp(name + el, ".athena.sql") == 0))
+            return 1;
+    }
+    return 0;
+}
+
+int ddb_schema_write(const ddb_schema *s, ddb_store *store, const char *dir, ddb_out_format fmt,
+                     char delimiter, const ddb_schema_file *files, size_t n, ddb_error *err)
 {
     ddb_buf b = DDB_BUF_INIT, load = DDB_BUF_INIT;
-    int rc;
+    int rc = 0;
 
-    if ((rc = ddb_make_dirs(dir, err)) != 0)
-        goto done;
+    if (store == NULL) {
+        store = ddb_store_local();
+        if ((rc = ddb_make_dirs(dir, err)) != 0)
+            goto done;
+    }
     ddb_buf_puts(&load, "-- Loads every entity file with exact types. Run it from the output "
                         "folder:\n--   duckdb my.db < _ddbpipe/schema/load.duckdb.sql\n");
     for (size_t i = 0; i < n; i++) {
         const char *name = s->m->entities[files[i].entity].name;
         entity_json(&b, s, files[i].entity, files[i].name, fmt);
-        if ((rc = write_text(dir, name, ".json", &b, err)) != 0)
+        if ((rc = write_text(store, dir, name, ".json", &b, err)) != 0)
             goto done;
         athena_ddl(&b, s, files[i].entity, files[i].name, fmt, delimiter);
-        if ((rc = write_text(dir, name, ".athena.sql", &b, err)) != 0)
+        if ((rc = write_text(store, dir, name, ".athena.sql", &b, err)) != 0)
             goto done;
         duckdb_load(&load, s, files[i].entity, files[i].name, fmt, delimiter);
     }
-    rc = write_text(dir, "load", ".duckdb.sql", &load, err);
+    rc = write_text(store, dir, "load", ".duckdb.sql", &load, err);
 done:
     ddb_buf_dispose(&b);
     ddb_buf_dispose(&load);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ddbpipe/array.h"
 #include "ddbpipe/s3.h"
@@ -90,13 +91,36 @@ static int local_list(ddb_store *st, const char *dir, char ***names, size_t *n, 
     return 0;
 }
 
+static int local_write_all(ddb_store *st, const char *path, const void *data, size_t len,
+                           ddb_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    int rc = 0;
+    (void)st;
+    if (slash != NULL && slash != path) {
+        char *dir = strndup(path, (size_t)(slash - path));
+        rc = dir ? ddb_make_dirs(dir, err) : ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        free(dir);
+    }
+    return rc != 0 ? rc : ddb_file_write_atomic(path, data, len, err);
+}
+
+static int local_remove(ddb_store *st, const char *path, ddb_error *err)
+{
+    (void)st;
+    if (unlink(path) != 0)
+        return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "cannot remove %s: %s",
+                             path, strerror(errno));
+    return 0;
+}
+
 static void local_free(ddb_store *st)
 {
     (void)st;
 }
 
-static const ddb_store_vtable local_vt = {local_stat, local_read_all, local_open,
-                                          local_list, NULL,           local_free};
+static const ddb_store_vtable local_vt = {local_stat, local_read_all,  local_open,   local_list,
+                                          NULL,       local_write_all, local_remove, local_free};
 static ddb_store local_store = {&local_vt};
 
 ddb_store *ddb_store_local(void)
@@ -327,8 +351,33 @@ static void s3_store_free(ddb_store *st)
     ddb_store_names_free(s->bucket, s->n);
 }
 
-static const ddb_store_vtable s3_vt = {s3_stat, s3_read_all, s3_open,
-                                       s3_list, s3_plan,     s3_store_free};
+static int s3_write_all(ddb_store *st, const char *path, const void *data, size_t len,
+                        ddb_error *err)
+{
+    s3_store *s = (s3_store *)st;
+    char *bucket = NULL, *key = NULL;
+    int rc = ddb_s3_parse_url(&bucket, &key, path, err);
+    if (rc == 0)
+        rc = ddb_s3_put(s->s3, bucket, key, data, len, err);
+    free(bucket);
+    free(key);
+    return rc;
+}
+
+static int s3_remove(ddb_store *st, const char *path, ddb_error *err)
+{
+    s3_store *s = (s3_store *)st;
+    char *bucket = NULL, *key = NULL;
+    int rc = ddb_s3_parse_url(&bucket, &key, path, err);
+    if (rc == 0)
+        rc = ddb_s3_delete(s->s3, bucket, key, err);
+    free(bucket);
+    free(key);
+    return rc;
+}
+
+static const ddb_store_vtable s3_vt = {s3_stat, s3_read_all,  s3_open,   s3_list,
+                                       s3_plan, s3_write_all, s3_remove, s3_store_free};
 
 int ddb_store_new_s3(ddb_store **out, ddb_s3 *s3, ddb_error *err)
 {

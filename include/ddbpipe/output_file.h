@@ -17,6 +17,7 @@
 #include "ddbpipe/writer.h"
 
 struct ddb_s3;
+struct ddb_store;
 
 typedef struct ddb_file_output_opts {
     const char *dir; /* created if missing */
@@ -33,6 +34,7 @@ typedef struct ddb_file_output_opts {
     const char *schema_dir;     /* records with a mapping: the files' column types go there
                                    (schema.h), replaced as a whole by finish(); NULL = none */
     struct ddb_s3 *s3;          /* for a dir s3://bucket/prefix: objects, multipart uploads */
+    struct ddb_store *store;    /* for a dir s3://bucket/prefix: where schema_dir is */
 } ddb_file_output_opts;
 
 /*

@@ -102,6 +102,10 @@ DDB_MUST_USE int ddb_s3_get(ddb_s3 *s3, char **data, size_t *len, const char *bu
 DDB_MUST_USE int ddb_s3_put(ddb_s3 *s3, const char *bucket, const char *key, const void *data,
                             size_t len, ddb_error *err);
 
+/* DeleteObject. A key that is not there is no error (S3 answers 204 for it
+ * too). Returns 0, DDB_ENET or another error naming the object. */
+DDB_MUST_USE int ddb_s3_delete(ddb_s3 *s3, const char *bucket, const char *key, ddb_error *err);
+
 /* The objects about to be read, in order, so their chunks are fetched ahead
  * (replaces an earlier plan). Objects not in the plan are still readable. */
 int ddb_s3_plan_reads(ddb_s3 *s3, const char *bucket, const ddb_s3_object *objs, size_t n,

@@ -56,6 +56,8 @@ DDB_MUST_USE int ddb_schema_restore(ddb_schema *s, size_t e, const ddb_value *sa
 /* The index of the entity named name, or -1. */
 int ddb_schema_entity(const ddb_schema *s, const char *name, size_t len);
 
+struct ddb_store;
+
 typedef struct ddb_schema_file {
     size_t entity;    /* its index in the mapping */
     const char *name; /* the file's name inside the output folder ("Tag.csv.gz") */
@@ -65,11 +67,16 @@ typedef struct ddb_schema_file {
  * Writes dir/<Entity>.json (columns with their DynamoDB, DuckDB and Athena
  * types), dir/<Entity>.athena.sql and dir/load.duckdb.sql (run from the
  * output folder) for the record files given, written in format fmt (NDJSON
- * or CSV with delimiter). dir is created. Returns 0, DDB_EIO, DDB_ENOMEM.
+ * or CSV with delimiter), into store (NULL: the local disk, where dir is
+ * created). Returns 0, DDB_EIO, DDB_ENOMEM, or the store's error.
  */
-DDB_MUST_USE int ddb_schema_write(const ddb_schema *s, const char *dir, ddb_out_format fmt,
-                                  char delimiter, const ddb_schema_file *files, size_t n,
-                                  ddb_error *err);
+DDB_MUST_USE int ddb_schema_write(const ddb_schema *s, struct ddb_store *store, const char *dir,
+                                  ddb_out_format fmt, char delimiter, const ddb_schema_file *files,
+                                  size_t n, ddb_error *err);
+
+/* Whether name is one of the files ddb_schema_write writes for the files given. */
+int ddb_schema_writes(const ddb_schema *s, const ddb_schema_file *files, size_t n,
+                      const char *name);
 
 /* Accepts NULL. */
 void ddb_schema_free(ddb_schema *s);

@@ -1,7 +1,8 @@
 /*
- * store.h — where input files live: the local disk, or an S3 bucket (paths
+ * store.h — where files live: the local disk, or an S3 bucket (paths
  * s3://bucket/key), behind one small vtable, so opening inputs, reading an
- * export's manifests and finding its data files work the same on both.
+ * export's manifests, finding its data files and keeping an output folder's
+ * own small files (its manifest, column types) work the same on both.
  *
  * Folders of a bucket are key prefixes: s3://b/p is a folder when keys start
  * with "p/". Paths are joined with '/' in both.
@@ -34,6 +35,13 @@ typedef struct ddb_store_vtable {
     /* The files about to be read, in order, so a remote store fetches ahead.
      * May be NULL. */
     int (*plan)(ddb_store *st, const char *const *paths, size_t n, ddb_error *err);
+    /* Replaces a small file as a whole: readers see the old bytes or the new,
+     * never a mix (a renamed temporary file; one PutObject). The local store
+     * makes the folders above it. */
+    int (*write_all)(ddb_store *st, const char *path, const void *data, size_t len, ddb_error *err);
+    /* Removes a file: 0, or DDB_ENOTFOUND when it was not there (S3 cannot
+     * tell: 0), or another error. */
+    int (*remove)(ddb_store *st, const char *path, ddb_error *err);
     void (*free)(ddb_store *st);
 } ddb_store_vtable;
 

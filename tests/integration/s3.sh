@@ -10,7 +10,9 @@
 # aborts its uploads (nothing visible, nothing left open); one killed under --state leaves nothing
 # visible and --resume completes it, the rejects kept before the kill included; a bucket in another
 # region is followed (301); wrong keys fail. JSON documents, a Workbench model and a dynamodump
-# backup read from s3:// as locally; CSV without a mapping (spilled locally) written to s3://.
+# backup read from s3:// as locally; CSV without a mapping (spilled locally) written to s3://; an
+# output prefix kept as one unit as a local folder is (manifest, summary, column types, stale files
+# removed, foreign objects refused).
 . "$(dirname "$0")/lib.bash"
 command -v aws >/dev/null || { echo "the AWS CLI is not installed (scripts/install-deps.sh)" >&2; exit 1; }
 export_dir="$shared/aws-export"
@@ -158,6 +160,58 @@ want=$(summary_total "$tmp/umb-l.json" read)
     [ "$(summary_total "$tmp/umb-s2.json" read)" = "$want" ] &&
     [ "$(summary_total "$tmp/umb-s.json" rejected)" = 0 ] ||
     fail "a folder in s3 reads as the local one: $want read locally"
+
+# -- an s3:// output prefix is one unit, as a local folder is: the manifest, the summary and the
+# column types in _ddbpipe/ (as the local run's), the previous run's files replaced and its stale
+# ones removed (entity files and column types), objects ddbpipe did not write refused unless
+# --overwrite, and then left alone
+s3ls() { awss3 s3 ls --recursive "s3://data/$1/" | awk '{print $4}' | sed "s|^$1/||" | sort | tr '\n' ' '; }
+run unit-local 0 "$bin" export "$sample" --mapping "$fav" --format csv --out "$tmp/unl" \
+    --max-rejects 1000
+run unit-1 0 "$bin" export "$sample" --mapping "$fav" --format csv --out s3://data/unit/ \
+    --max-rejects 1000
+awss3 s3 cp --quiet --recursive s3://data/unit/ "$tmp/uns" || fail "unit: download the prefix"
+diff -r -x summary.json "$tmp/unl" "$tmp/uns" >"$tmp/unit.diff" ||
+    fail "unit: the prefix differs from the local folder: $(head -5 "$tmp/unit.diff")"
+[ -s "$tmp/uns/_ddbpipe/manifest.json" ] && [ -s "$tmp/uns/_ddbpipe/schema/Tag.json" ] &&
+    [ -s "$tmp/uns/_ddbpipe/schema/load.duckdb.sql" ] || fail "unit: no manifest or column types"
+[ "$(summary_total "$tmp/uns/_ddbpipe/summary.json" written)" = \
+    "$(summary_total "$tmp/unl/_ddbpipe/summary.json" written)" ] || fail "unit: the summary"
+grep -q '"s3://data/unit/Tag.csv"' "$tmp/uns/_ddbpipe/summary.json" || fail "unit: summary outputs"
+# again as NDJSON with a mapping of one entity: the CSV files and the others' column types go
+node -e 'const m = require(process.argv[1]); m.entities = m.entities.filter(e => e.name === "Tag");
+    console.log(JSON.stringify(m))' "$fav" >"$tmp/tag-only.json"
+run unit-2 0 "$bin" export "$sample" --mapping "$tmp/tag-only.json" --format ndjson \
+    --out s3://data/unit --max-rejects 1000
+said="removed 3 files of the previous run in s3://data/unit that this run did not write: Tag.csv,"
+grep -q "$said FavoriteData.csv, FavoriteDataTag.csv" "$tmp/unit-2.err" ||
+    fail "unit-2: the removal is not reported: $(cat "$tmp/unit-2.err")"
+want="Tag.ndjson _ddbpipe/manifest.json _ddbpipe/rejects.ndjson _ddbpipe/schema/Tag.athena.sql \
+_ddbpipe/schema/Tag.json _ddbpipe/schema/load.duckdb.sql _ddbpipe/summary.json \
+_ddbpipe/unmatched.ndjson "
+[ "$(s3ls unit)" = "$(echo "$want" | tr -s ' \n' ' ')" ] ||
+    fail "unit-2: the prefix holds $(s3ls unit)"
+echo mine | awss3 s3 cp --quiet - s3://data/unit/notes.txt || fail "unit: upload notes.txt"
+run unit-foreign 2 "$bin" export "$sample" --mapping "$fav" --out s3://data/unit/ --max-rejects 1000
+grep -q "holds 1 file ddbpipe did not write (notes.txt)" "$tmp/unit-foreign.err" ||
+    fail "unit-foreign: $(cat "$tmp/unit-foreign.err")"
+[ "$(s3ls unit)" = "$(echo "$want" | tr -s ' \n' ' ')notes.txt " ] ||
+    fail "unit-foreign: the refused run changed the prefix: $(s3ls unit)"
+run unit-overwrite 0 "$bin" export "$sample" --mapping "$fav" --out s3://data/unit/ \
+    --max-rejects 1000 --overwrite
+grep -q "beside 1 file ddbpipe did not write" "$tmp/unit-overwrite.err" || fail "unit-overwrite: said"
+[ "$(awss3 s3 cp s3://data/unit/notes.txt -)" = mine ] || fail "unit-overwrite: notes.txt touched"
+# a clean run leaves no rejects or unmatched file of an earlier run to be taken for its own
+run unit-clean 0 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity Tag --mapping "$fav" \
+    --out s3://data/unit/ --overwrite
+case " $(s3ls unit)" in
+*" Tag.json "*"_ddbpipe/manifest.json "*) ;;
+*) fail "unit-clean: the prefix holds $(s3ls unit)" ;;
+esac
+case " $(s3ls unit)" in
+*rejects* | *unmatched* | *Tag.csv* | *Tag.ndjson*) fail "unit-clean: stale files: $(s3ls unit)" ;;
+esac
+[ "$(uploads)" = "[]" ] || fail "unit: uploads left open: $(uploads)"
 
 # -- SIGINT without --state aborts the uploads: nothing visible, nothing left open ------------------
 "$bin" export "$export_dir/$full" --out s3://data/int/ --format ddb-json >"$tmp/int.out" 2>"$tmp/int.err" &

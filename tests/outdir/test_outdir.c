@@ -43,9 +43,10 @@ Test(outdir, new_and_empty_folders_are_fine)
 {
     ddb_outdir *od = NULL;
     ddb_error err;
-    cr_assert_eq(ddb_outdir_open(&od, tu_path(tdir, "not-yet"), 0, 0, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_outdir_open(&od, NULL, tu_path(tdir, "not-yet"), 0, 0, &err), 0, "%s",
+                 err.message);
     ddb_outdir_free(od);
-    cr_assert_eq(ddb_outdir_open(&od, tdir, 0, 0, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_outdir_open(&od, NULL, tdir, 0, 0, &err), 0, "%s", err.message);
     ddb_outdir_free(od);
     ddb_outdir_free(NULL);
 }
@@ -56,11 +57,11 @@ Test(outdir, refuses_files_it_did_not_write)
     ddb_error err;
     tu_put_file(tdir, "notes.txt", "mine\n");
     tu_put_file(tdir, ".hidden", "ignored\n");
-    cr_assert_eq(ddb_outdir_open(&od, tdir, 0, 0, &err), DDB_EUSAGE);
+    cr_assert_eq(ddb_outdir_open(&od, NULL, tdir, 0, 0, &err), DDB_EUSAGE);
     cr_assert_null(od);
     cr_assert(strstr(err.message, "1 file ddbpipe did not write (notes.txt)"), "%s", err.message);
     /* a resumed run's folder holds its own partial files: not checked */
-    cr_assert_eq(ddb_outdir_open(&od, tdir, 0, 1, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_outdir_open(&od, NULL, tdir, 0, 1, &err), 0, "%s", err.message);
     ddb_outdir_free(od);
 }
 
@@ -72,7 +73,7 @@ Test(outdir, allowed_foreign_files_are_left_alone)
     ddb_error err;
     tu_put_file(tdir, "b.txt", "b\n");
     tu_put_file(tdir, "a.txt", "a\n");
-    cr_assert_eq(ddb_outdir_open(&od, tdir, 1, 0, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_outdir_open(&od, NULL, tdir, 1, 0, &err), 0, "%s", err.message);
     cr_assert_eq(ddb_outdir_foreign(od, &names), 2);
     cr_assert_str_eq(names[0], "a.txt");
     cr_assert_str_eq(names[1], "b.txt");
@@ -93,7 +94,7 @@ Test(outdir, a_previous_runs_files_are_replaced_and_stale_ones_removed)
     size_t len;
     char *text;
 
-    cr_assert_eq(ddb_outdir_open(&od, tdir, 0, 0, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_outdir_open(&od, NULL, tdir, 0, 0, &err), 0, "%s", err.message);
     tu_put_file(tdir, "Tag.csv", "1\n");
     tu_put_file(tdir, "Old.csv", "1\n");
     commit(od, first, 2, 0);
@@ -102,7 +103,7 @@ Test(outdir, a_previous_runs_files_are_replaced_and_stale_ones_removed)
     cr_assert(strstr(text, "\"Tag.csv\"") && strstr(text, "\"Old.csv\""), "%s", text);
     free(text);
 
-    cr_assert_eq(ddb_outdir_open(&od, tdir, 0, 0, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_outdir_open(&od, NULL, tdir, 0, 0, &err), 0, "%s", err.message);
     tu_put_file(tdir, "Tag.csv", "2\n");
     tu_put_file(tdir, "New.csv", "2\n");
     commit(od, second, 2, 1);
@@ -122,7 +123,7 @@ Test(outdir, legacy_side_files_are_removed)
     ddb_error err;
     tu_put_file(tdir, "_rejects.ndjson", "{}\n");
     tu_put_file(tdir, "_unmatched.ndjson.gz", "x");
-    cr_assert_eq(ddb_outdir_open(&od, tdir, 0, 0, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_outdir_open(&od, NULL, tdir, 0, 0, &err), 0, "%s", err.message);
     commit(od, written, 1, 2);
     ddb_outdir_free(od);
     cr_assert_not(tu_exists(tu_path(tdir, "_rejects.ndjson")));
@@ -143,7 +144,7 @@ Test(outdir, a_manifest_naming_paths_is_refused)
     mkdir(tu_path(tdir, "_ddbpipe"), 0777);
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         tu_put_file(tdir, "_ddbpipe/manifest.json", bad[i]);
-        cr_assert_eq(ddb_outdir_open(&od, tdir, 1, 0, &err), DDB_EUSAGE, "%s", bad[i]);
+        cr_assert_eq(ddb_outdir_open(&od, NULL, tdir, 1, 0, &err), DDB_EUSAGE, "%s", bad[i]);
         cr_assert(strstr(err.message, "manifest.json is damaged"), "%s", err.message);
     }
 }
@@ -153,7 +154,7 @@ Test(outdir, side_paths_are_inside_the_side_folder)
     ddb_outdir *od = NULL;
     ddb_error err;
     char *p;
-    cr_assert_eq(ddb_outdir_open(&od, tdir, 0, 0, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_outdir_open(&od, NULL, tdir, 0, 0, &err), 0, "%s", err.message);
     p = ddb_outdir_side_path(od, "rejects.ndjson");
     cr_assert_str_eq(p, tu_path(tdir, "_ddbpipe/rejects.ndjson"));
     free(p);

@@ -111,7 +111,8 @@ Test(schema, types_survive_a_checkpoint_and_reach_the_scripts)
     cr_assert_eq(ddb_schema_restore(again, 0, &root, &err), 0, "%s", err.message);
 
     tu_mkdtemp(dir, sizeof(dir), "/tmp/ddb-schema-XXXXXX");
-    cr_assert_eq(ddb_schema_write(again, dir, DDB_OUT_CSV, ';', &f, 1, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_schema_write(again, NULL, dir, DDB_OUT_CSV, ';', &f, 1, &err), 0, "%s",
+                 err.message);
     text = tu_slurp(tu_path(dir, "load.duckdb.sql"), &len);
     cr_assert(strstr(text, "read_csv('Reading.csv'"), "%s", text);
     cr_assert(strstr(text, "delim = ';'"), "%s", text);
@@ -131,7 +132,7 @@ Test(schema, types_survive_a_checkpoint_and_reach_the_scripts)
     free(text);
 
     /* NDJSON keeps sets as arrays */
-    cr_assert_eq(ddb_schema_write(again, dir, DDB_OUT_NDJSON, 0, &f, 1, &err), 0);
+    cr_assert_eq(ddb_schema_write(again, NULL, dir, DDB_OUT_NDJSON, 0, &f, 1, &err), 0);
     text = tu_slurp(tu_path(dir, "load.duckdb.sql"), &len);
     cr_assert(strstr(text, "'tags': 'VARCHAR[]'"), "%s", text);
     cr_assert(strstr(text, "format = 'newline_delimited'"), "%s", text);

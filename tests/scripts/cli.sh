@@ -34,12 +34,14 @@ for opt in out rejects unmatched summary state; do
             "--$opt" "$url" && expect_in "$tmp/stderr" "--$opt $url: a URL"
     done
 done
-# accepted: the run goes to S3 (here an endpoint that refuses connections), never to a local s3: folder
+# accepted: the run goes to S3 (here an endpoint that refuses connections), never to a local s3: folder;
+# the prefix is looked at (its manifest) before anything is read or written
 s3env=(env AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=y
     AWS_REGION=us-east-1 AWS_ENDPOINT_URL_S3=http://127.0.0.1:9)
 printf '{"Item":{"pk":{"S":"x"}}}\nnot json\n' >"$tmp/url-bad.json"
 check url-out-s3 5 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
-    "$tmp/url-in.json" --out s3://bucket/prefix --max-attempts 1 && expect_in "$tmp/stderr" "PutObject"
+    "$tmp/url-in.json" --out s3://bucket/prefix --max-attempts 1 &&
+    expect_in "$tmp/stderr" "s3://bucket/prefix/_ddbpipe/manifest.json: GET"
 check url-rejects-s3 4 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
     "$tmp/url-bad.json" --out "$tmp/o-url3" --rejects s3://bucket/r.ndjson --max-attempts 1 &&
     expect_in "$tmp/stderr" "s3://bucket/r.ndjson"
