@@ -200,18 +200,24 @@ int ddb_json_lex_string(json_ctx *c, ddb_str *out)
     body = q = c->s + 1;
     for (;;) {
 #ifdef __SSE2__
-        /* Sixteen bytes a step: a signed compare below 0x20 finds control
-         * characters and non-ASCII bytes (negative) at once. */
+        /* Sixteen bytes a step, through non-ASCII text too (a string of CJK
+         * would otherwise leave this loop at every byte): non-ASCII bytes
+         * (negative) only note that UTF-8 must be checked at the end. */
         while (c->end - q >= 16) {
             __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+            __m128i ctl = _mm_andnot_si128(_mm_cmplt_epi8(x, _mm_setzero_si128()),
+                                           _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
             unsigned m = (unsigned)_mm_movemask_epi8(
                 _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
                                           _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-                             _mm_cmplt_epi8(x, _mm_set1_epi8(0x20))));
+                             ctl));
+            unsigned h = (unsigned)_mm_movemask_epi8(x);
             if (m != 0) {
+                high |= (h & ((m & (0u - m)) - 1)) != 0; /* non-ASCII before it */
                 q += __builtin_ctz(m);
                 goto special;
             }
+            high |= h != 0;
             q += 16;
         }
 #endif

@@ -73,3 +73,59 @@ Test(lex, specials_at_every_offset)
     ddb_json_parser_free(p);
     ddb_arena_free(a);
 }
+
+/* Within and after non-ASCII text (which the sixteen-byte step goes through
+ * rather than stopping at each byte): every special is still found at every
+ * alignment, and a bad byte anywhere before the end is still refused. */
+Test(lex, specials_after_non_ascii_at_every_offset)
+{
+    static const struct {
+        const char *in, *want;
+    } specials[] = {
+        {"\\\"", "\""},     {"\\u00e9", "\xC3\xA9"}, {"", ""},           {"\x01", NULL},
+        {"\x1F", NULL},     {"\xFF", NULL},          {"\xE6\xBC", NULL}, {"\xED\xA0\x80", NULL},
+        {"\xC0\xAF", NULL}, {"\x7F", "\x7F"},
+    };
+    static const char han[] = "\xE6\xBC\xA2"; /* three bytes, so alignments vary */
+    ddb_arena *a = NULL;
+    ddb_json_parser *p = NULL;
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+    cr_assert_eq(ddb_json_parser_new(&p), 0);
+
+    for (size_t s = 0; s < sizeof(specials) / sizeof(specials[0]); s++) {
+        for (size_t shift = 0; shift < 3; shift++) {
+            for (size_t chars = 0; chars < 14; chars++) {
+                for (size_t after = 0; after < 40; after += 7) {
+                    char body[256], json[300];
+                    size_t n = 0;
+                    ddb_value v;
+                    int rc;
+                    memset(body, 'a', shift);
+                    n = shift;
+                    for (size_t k = 0; k < chars; k++, n += 3)
+                        memcpy(body + n, han, 3);
+                    memcpy(body + n, specials[s].in, strlen(specials[s].in));
+                    n += strlen(specials[s].in);
+                    memset(body + n, 'b', after);
+                    n += after;
+                    json[0] = '"';
+                    memcpy(json + 1, body, n);
+                    json[n + 1] = '"';
+                    rc = lex(json, n + 2, &v, a, p);
+                    if (specials[s].want == NULL) {
+                        cr_assert_neq(rc, 0, "accepted special %zu after %zu+%zu", s, shift, chars);
+                    } else {
+                        size_t wl = strlen(specials[s].want), pre = shift + 3 * chars;
+                        cr_assert_eq(rc, 0, "refused special %zu after %zu+%zu", s, shift, chars);
+                        cr_assert_eq(v.u.s.len, pre + wl + after);
+                        cr_assert_eq(memcmp(v.u.s.ptr, body, pre), 0);
+                        cr_assert_eq(memcmp(v.u.s.ptr + pre, specials[s].want, wl), 0);
+                    }
+                    ddb_arena_reset(a);
+                }
+            }
+        }
+    }
+    ddb_json_parser_free(p);
+    ddb_arena_free(a);
+}
