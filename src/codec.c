@@ -213,6 +213,21 @@ static const uint64_t utf8_dfa[256] = {
     UINT64_C(0x00000000000000),
 };
 
+/* The first index >= i of a non-ASCII byte, or len: eight bytes a step. */
+static size_t skip_ascii(const unsigned char *p, size_t i, size_t len)
+{
+    uint64_t w;
+    while (i + 8 <= len) {
+        memcpy(&w, p + i, 8);
+        if (w & 0x8080808080808080ull)
+            break;
+        i += 8;
+    }
+    while (i < len && p[i] < 0x80)
+        i++;
+    return i;
+}
+
 /* Character by character: where the first bad sequence starts. */
 static int utf8_valid_slow(const char *s, size_t len, size_t *bad_at)
 {
@@ -223,18 +238,8 @@ static int utf8_valid_slow(const char *s, size_t len, size_t *bad_at)
         unsigned char c;
         size_t n;
         uint32_t cp;
-        uint64_t w;
 
-        /* ASCII, the common case: eight bytes at a time, then the rest */
-        while (i + 8 <= len) {
-            memcpy(&w, p + i, 8);
-            if (w & 0x8080808080808080ull)
-                break;
-            i += 8;
-        }
-        while (i < len && p[i] < 0x80)
-            i++;
-        if (i == len)
+        if ((i = skip_ascii(p, i, len)) == len)
             return 1;
         c = p[i];
         if (c >= 0xC2 && c <= 0xDF) {
@@ -275,20 +280,8 @@ int ddb_utf8_valid(const char *s, size_t len, size_t *bad_at)
 
     while (i < len) {
         size_t end;
-        if (state == UTF8_ACCEPT) {
-            /* ASCII between characters: eight bytes at a time */
-            uint64_t w;
-            while (i + 8 <= len) {
-                memcpy(&w, p + i, 8);
-                if (w & 0x8080808080808080ull)
-                    break;
-                i += 8;
-            }
-            while (i < len && p[i] < 0x80)
-                i++;
-            if (i == len)
-                break;
-        }
+        if (state == UTF8_ACCEPT && (i = skip_ascii(p, i, len)) == len)
+            break; /* ASCII between characters */
         end = len - i > 32 ? i + 32 : len;
         for (; i < end; i++)
             state = (utf8_dfa[p[i]] >> state) & 63;
