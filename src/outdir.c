@@ -141,7 +141,9 @@ static int survey(ddb_outdir *od, ddb_error *err)
     char **v = NULL;
     size_t n = 0;
     int rc = od->store->vt->list(od->store, od->dir, &v, &n, err);
-    if (rc == DDB_ENOTFOUND)
+    /* A folder not made yet is made by the run; a bucket's prefix is never
+     * "not found", its bucket is (and nothing could be written there). */
+    if (rc == DDB_ENOTFOUND && od->store == ddb_store_local())
         return 0;
     if (rc != 0) {
         ddb_error_prefix(err, "cannot read the output folder: ");

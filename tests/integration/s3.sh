@@ -212,6 +212,11 @@ case " $(s3ls unit)" in
 *rejects* | *unmatched* | *Tag.csv* | *Tag.ndjson*) fail "unit-clean: stale files: $(s3ls unit)" ;;
 esac
 [ "$(uploads)" = "[]" ] || fail "unit: uploads left open: $(uploads)"
+# a bucket that does not exist is said before anything is read
+run unit-nobucket 2 "$bin" export "$sample" --mapping "$fav" --out s3://no-such-bucket/x/
+grep -q "cannot read the output folder: .*NoSuchBucket" "$tmp/unit-nobucket.err" ||
+    fail "unit-nobucket: $(tail -3 "$tmp/unit-nobucket.err")"
+grep -q "records/s" "$tmp/unit-nobucket.err" && fail "unit-nobucket: the input was read first"
 
 # -- SIGINT without --state aborts the uploads: nothing visible, nothing left open ------------------
 "$bin" export "$export_dir/$full" --out s3://data/int/ --format ddb-json >"$tmp/int.out" 2>"$tmp/int.err" &
