@@ -57,10 +57,9 @@ const ddb_value *ddb_map_get(const ddb_map *m, const char *name, size_t len)
 
 const ddb_value *ddb_map_getz(const ddb_map *m, const char *name)
 {
-    for (size_t i = 0; i < m->count; i++)
-        if (ddb_cstr_eq(name, m->attrs[i].name.ptr, m->attrs[i].name.len))
-            return &m->attrs[i].value;
-    return NULL;
+    /* lengths first: most names differ in length, and equal lengths compare
+     * a word at a time (a byte-by-byte walk was 3% of an export) */
+    return ddb_map_get(m, name, strlen(name));
 }
 
 static int str_equal(const ddb_str *a, const ddb_str *b)
