@@ -9,6 +9,7 @@
 #   - zcat FILE > /dev/null            (the floor: gzip decoding alone)
 #   - ddbpipe export FILE --format csv
 #   - ddbpipe export FILE --format ndjson
+#   - ddbpipe export FILE --format csv without a mapping (typed columns, their union as header)
 #   - ddbpipe import SMALL to bench/sink.js (the importer's CPU per item)
 #   - bench/sdk-import.js SMALL to a fresh sink (the same import with the Node AWS SDK v3, for
 #     scale; skipped without node_modules/@aws-sdk)
@@ -99,6 +100,14 @@ for fmt in csv ndjson; do
 	rss_big_csv=${rss_big_csv:-$m_rss}
 	ratios+=("export --format $fmt: $(awk -v a="$m_wall" -v z="$zcat_wall" 'BEGIN {printf "%.2f", a / z}') x the wall time of zcat")
 done
+
+# Without a mapping: every attribute a typed column, the header their union (records spilled,
+# then replayed under the final header).
+echo "export --format csv without a mapping"
+rm -rf "$out/x"
+measure export-csv-raw /dev/null "$ddbpipe" export "$big" --out "$out/x" --format csv
+row "ddbpipe export csv, no mapping" "$big_bytes" "$big_items"
+ratios+=("export --format csv without a mapping: $(awk -v a="$m_wall" -v z="$zcat_wall" 'BEGIN {printf "%.2f", a / z}') x the wall time of zcat")
 
 # start_sink: a fresh bench/sink.js (item count 0) on a free port; sets sink_pid and sink_url.
 start_sink() {
