@@ -324,15 +324,14 @@ static int fill(ddb_spill_reader *r, size_t want, ddb_error *err)
             r->end -= r->start;
             r->start = 0;
         }
-        if (want > r->cap) {
-            size_t cap = r->cap;
-            char *nb;
-            while (cap < want)
-                cap *= 2;
-            if ((nb = realloc(r->buf, cap)) == NULL)
+        if (r->end == r->cap) {
+            /* grown as bytes arrive, not to what a frame head claims: a
+             * damaged head is "cut short" with memory bounded by the file */
+            char *nb = r->cap <= SIZE_MAX / 2 ? realloc(r->buf, r->cap * 2) : NULL;
+            if (nb == NULL)
                 return ddb_error_set(err, DDB_ENOMEM, "out of memory");
             r->buf = nb;
-            r->cap = cap;
+            r->cap *= 2;
         }
         if ((got = r->src->vt->read(r->src, r->buf + r->end, r->cap - r->end, err)) < 0)
             return (int)got;

@@ -248,6 +248,18 @@ Test(spill, reader_refuses_a_cut_frame_and_a_foreign_file)
     cr_assert_eq(read_all(file.ptr, whole, &err), DDB_ITEROVER);
     cr_assert_eq(read_all(file.ptr, DDB_SPILL_MAGIC_LEN, &err), DDB_ITEROVER, "no records");
 
+    /* a damaged head claiming nearly 4 GiB: cut short, not a 4 GiB buffer */
+    {
+        char bad[DDB_SPILL_MAGIC_LEN + 8];
+        memcpy(bad, DDB_SPILL_MAGIC, DDB_SPILL_MAGIC_LEN);
+        memcpy(bad + DDB_SPILL_MAGIC_LEN,
+               "\xf0\xff\xff\xff"
+               "abcd",
+               8);
+        cr_assert_eq(read_all(bad, sizeof(bad), &err), DDB_EIO, "%s", err.message);
+        cr_assert(strstr(err.message, "record 1 (byte 16) is cut short") != NULL, "%s",
+                  err.message);
+    }
     /* the JSON lines an older ddbpipe spooled, and an empty file */
     {
         const char *old = "{\"pk\":{\"S\":\"a\"}}\n{\"pk\":{\"S\":\"b\"}}\n";
