@@ -186,6 +186,13 @@ void ddb_run_commit_out(ddb_run_plan *p, ddb_summary *s)
         p->out_committed = 1;
         if (p->outdir_store != NULL)
             remove_stale_sides_s3(p, s);
+        /* column types of an earlier run would describe files no longer there */
+        if (p->schema_dir == NULL &&
+            ddb_outdir_remove_side_folder(p->outdir, "schema", &err) != 0) {
+            if (p->o.report)
+                p->o.report(p->o.report_ctx, DDB_REPORT_ERROR, err.message);
+            s->output_failed = 1;
+        }
     }
     if (removed > 0) {
         ddb_run_note(p,

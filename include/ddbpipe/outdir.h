@@ -61,6 +61,13 @@ size_t ddb_outdir_foreign(const ddb_outdir *od, const char *const **names);
 DDB_MUST_USE int ddb_outdir_commit(ddb_outdir *od, const char *const *written, size_t n,
                                    size_t *removed, char **removed_names, ddb_error *err);
 
+/*
+ * Removes dir/_ddbpipe/name/ and the files in it (a previous run's column
+ * types, when this run writes none: they would describe files no longer
+ * there). Not there is no error. Returns 0, DDB_ENOMEM or the store's error.
+ */
+DDB_MUST_USE int ddb_outdir_remove_side_folder(ddb_outdir *od, const char *name, ddb_error *err);
+
 /* Accepts NULL. */
 void ddb_outdir_free(ddb_outdir *od);
 

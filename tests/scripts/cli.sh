@@ -151,6 +151,8 @@ fail_if '[ -e "$tmp/re/_ddbpipe/rejects.ndjson" ] || [ -e "$tmp/re/_ddbpipe/unma
     "reuse-clean: the previous run's rejects or unmatched file stayed"
 fail_if '[ -e "$tmp/re/FavoriteData.ndjson" ] || [ ! -f "$tmp/re/Tag.json" ]' \
     "reuse-clean: an entity file of the previous run stayed"
+fail_if '[ -e "$tmp/re/_ddbpipe/schema" ]' \
+    "reuse-clean: the previous export's column types stayed (they describe files now removed)"
 echo mine >"$tmp/re/notes.txt"
 check foreign 2 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity Tag \
     --mapping "$fav_map" --out "$tmp/re" --quiet
