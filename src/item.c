@@ -482,17 +482,18 @@ size_t ddb_item_size(const ddb_item *item)
  * the byte limit. validate is set when the value was not already checked by
  * walk() (key-only requests).
  */
-static int check_key(const ddb_item *item, const ddb_key_attr *ka, const char *role, size_t max,
-                     int required, int validate, ddb_error *err)
+static int check_key(const ddb_item *item, uint64_t names, const ddb_key_attr *ka, const char *role,
+                     size_t max, int required, int validate, ddb_error *err)
 {
     const ddb_value *v;
-    size_t size, bad = 0;
+    size_t size, bad = 0, nlen = strlen(ka->name);
     int rc;
 
     if (ka->type != DDB_TYPE_S && ka->type != DDB_TYPE_N && ka->type != DDB_TYPE_B)
         return ddb_error_set(err, DDB_EUSAGE, "%s '%s' is declared as %s; keys must be S, N or B",
                              role, ka->name, ddb_type_name(ka->type));
-    v = ddb_map_getz(item, ka->name);
+    /* the index keys a sparse item lacks are known absent without a search */
+    v = names & ddb_name_bit(ka->name, nlen) ? ddb_map_get(item, ka->name, nlen) : NULL;
     if (v == NULL) {
         if (!required)
             return 0;
@@ -526,23 +527,24 @@ static int check_key(const ddb_item *item, const ddb_key_attr *ka, const char *r
 static int check_keys(const ddb_item *item, const ddb_key_schema *ks, int with_indexes,
                       int validate, ddb_error *err)
 {
+    uint64_t names = ddb_map_name_mask(item);
     int rc;
 
-    if ((rc = check_key(item, &ks->partition, "partition key", DDB_PARTITION_KEY_MAX, 1, validate,
-                        err)) != 0)
+    if ((rc = check_key(item, names, &ks->partition, "partition key", DDB_PARTITION_KEY_MAX, 1,
+                        validate, err)) != 0)
         return rc;
-    if (ks->sort.name != NULL &&
-        (rc = check_key(item, &ks->sort, "sort key", DDB_SORT_KEY_MAX, 1, validate, err)) != 0)
+    if (ks->sort.name != NULL && (rc = check_key(item, names, &ks->sort, "sort key",
+                                                 DDB_SORT_KEY_MAX, 1, validate, err)) != 0)
         return rc;
     if (!with_indexes)
         return 0;
     for (size_t i = 0; i < ks->n_index_pk; i++)
-        if ((rc = check_key(item, &ks->index_pk[i], "index partition key", DDB_PARTITION_KEY_MAX, 0,
-                            validate, err)) != 0)
+        if ((rc = check_key(item, names, &ks->index_pk[i], "index partition key",
+                            DDB_PARTITION_KEY_MAX, 0, validate, err)) != 0)
             return rc;
     for (size_t i = 0; i < ks->n_index_sk; i++)
-        if ((rc = check_key(item, &ks->index_sk[i], "index sort key", DDB_SORT_KEY_MAX, 0, validate,
-                            err)) != 0)
+        if ((rc = check_key(item, names, &ks->index_sk[i], "index sort key", DDB_SORT_KEY_MAX, 0,
+                            validate, err)) != 0)
             return rc;
     return 0;
 }

@@ -42,12 +42,24 @@ static int capture_value(tctx *c, const ddb_field *f, const ddb_str *cap, ddb_va
     return 0;
 }
 
+/* A table key value matched while finding the entity, kept so that decoding
+ * takes its fields without matching it again. */
+typedef struct key_match {
+    const ddb_template *t; /* NULL: none kept */
+    const ddb_value *v;
+    ddb_str caps[8];
+} key_match;
+
 /* Matches one key attribute of the item against template t and records the
- * captured fields. Returns 0, DDB_ENOMATCH (does not fit) or an error. */
-static int capture_key(tctx *c, const ddb_template *t, const ddb_value *v, int record)
+ * captured fields. keep (may be NULL) holds a match of t against v made
+ * before, or receives this one when not recording. Returns 0, DDB_ENOMATCH
+ * (does not fit) or an error. */
+static int capture_key(tctx *c, const ddb_template *t, const ddb_value *v, int record,
+                       key_match *keep)
 {
     ddb_str caps_small[16];
     ddb_str *caps = caps_small;
+    int known = keep != NULL && keep->t == t && keep->v == v;
 
     if (v->type != t->attr_type)
         return DDB_ENOMATCH;
@@ -57,10 +69,24 @@ static int capture_key(tctx *c, const ddb_template *t, const ddb_value *v, int r
             return DDB_ENOMATCH;
         return record ? tf_set_slot(c, t->segs[0].field, v, t->attr) : 0;
     }
-    if (t->n_segs > 16 && (caps = ddb_arena_alloc(c->a, t->n_segs * sizeof(*caps))) == NULL)
-        return tf_oom(c->err);
-    if (!ddb_template_match(t, c->e, v->u.s.ptr, v->u.s.len, caps))
-        return DDB_ENOMATCH;
+    if (known) {
+        caps = keep->caps;
+    } else {
+        int kept = keep != NULL && !record && t->n_segs <= 8;
+        if (kept)
+            caps = keep->caps;
+        else if (t->n_segs > 16 &&
+                 (caps = ddb_arena_alloc(c->a, t->n_segs * sizeof(*caps))) == NULL)
+            return tf_oom(c->err);
+        if (keep != NULL)
+            keep->t = NULL;
+        if (!ddb_template_match(t, c->e, v->u.s.ptr, v->u.s.len, caps))
+            return DDB_ENOMATCH;
+        if (kept) {
+            keep->t = t;
+            keep->v = v;
+        }
+    }
     if (!record)
         return 0;
     for (size_t i = 0; i < t->n_segs; i++) {
@@ -77,8 +103,10 @@ static int capture_key(tctx *c, const ddb_template *t, const ddb_value *v, int r
 }
 
 /* Does the item's table key (its values: table_key[0] the partition key,
- * [1] the sort key, NULL when absent) fit entity e? */
-static int entity_matches(tctx *c, const ddb_entity *e, const ddb_value *const *table_key)
+ * [1] the sort key, NULL when absent) fit entity e? The matches are kept in
+ * km[0] and km[1]. */
+static int entity_matches(tctx *c, const ddb_entity *e, const ddb_value *const *table_key,
+                          key_match *km)
 {
     c->e = e;
     for (size_t k = 0; k < e->n_keys && k < 2; k++) {
@@ -87,7 +115,7 @@ static int entity_matches(tctx *c, const ddb_entity *e, const ddb_value *const *
         if (t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK)
             break;
         v = table_key[t->role == DDB_ROLE_SK];
-        if (v == NULL || capture_key(c, t, v, 0) != 0)
+        if (v == NULL || capture_key(c, t, v, 0, &km[t->role == DDB_ROLE_SK]) != 0)
             return 0;
     }
     return 1;
@@ -112,7 +140,7 @@ static void describe_keys(char *out, size_t cap, const ddb_mapping *m, const ddb
     }
 }
 
-static int find_entity(tctx *c, const ddb_item *item, const ddb_entity **out)
+static int find_entity(tctx *c, const ddb_item *item, const ddb_entity **out, key_match *km)
 {
     const ddb_mapping *m = c->m;
     const ddb_value *table_key[2];
@@ -145,7 +173,7 @@ static int find_entity(tctx *c, const ddb_item *item, const ddb_entity **out)
     table_key[0] = m->table.pk.name ? ddb_map_getz(item, m->table.pk.name) : NULL;
     table_key[1] = m->table.sk.name ? ddb_map_getz(item, m->table.sk.name) : NULL;
     for (size_t i = 0; i < m->n_entities; i++) {
-        if (entity_matches(c, &m->entities[i], table_key)) {
+        if (entity_matches(c, &m->entities[i], table_key, km)) {
             *out = &m->entities[i];
             return 0;
         }
@@ -260,10 +288,12 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     ptrdiff_t *key_at = NULL; /* per key template: its attribute in item, or -1 */
     ddb_buf buf = DDB_BUF_INIT;
     size_t hint = 0;
+    uint64_t names = ddb_map_name_mask(item); /* most fields are not attributes of an item */
+    key_match km[2] = {{NULL, NULL, {{NULL, 0}}}, {NULL, NULL, {{NULL, 0}}}};
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if ((rc = find_entity(&c, item, &e)) != 0)
+    if ((rc = find_entity(&c, item, &e, km)) != 0)
         goto done;
     c.e = e;
     out->entity = e;
@@ -280,7 +310,9 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         const ddb_field *f = &e->fields[i];
         for (size_t k = 0; k <= f->n_aliases; k++) {
             const char *name = k == 0 ? f->attribute : f->aliases[k - 1];
-            ptrdiff_t ai = find_from(item, name, k == 0 ? f->attribute_len : strlen(name), &hint);
+            size_t nlen = k == 0 ? f->attribute_len : strlen(name);
+            ptrdiff_t ai =
+                names & ddb_name_bit(name, nlen) ? find_from(item, name, nlen, &hint) : -1;
             ddb_value v;
             if (ai < 0)
                 continue;
@@ -301,7 +333,9 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     /* Then every key attribute present: it must fit its template and agree. */
     for (size_t k = 0; k < e->n_keys; k++) {
         const ddb_template *t = &e->keys[k];
-        ptrdiff_t ai = find_from(item, t->attr, t->attr_len, &hint);
+        ptrdiff_t ai = names & ddb_name_bit(t->attr, t->attr_len)
+                           ? find_from(item, t->attr, t->attr_len, &hint)
+                           : -1;
         key_at[k] = ai;
         if (ai < 0)
             continue;
@@ -310,7 +344,10 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
             continue;
         }
         consumed[ai] = 1;
-        rc = capture_key(&c, t, &item->attrs[ai].value, 1);
+        rc = capture_key(&c, t, &item->attrs[ai].value, 1,
+                         t->role == DDB_ROLE_PK   ? &km[0]
+                         : t->role == DDB_ROLE_SK ? &km[1]
+                                                  : NULL);
         if (rc == DDB_ENOMATCH) {
             char d[96];
             ddb_value_describe(d, sizeof(d), &item->attrs[ai].value);

@@ -16,13 +16,30 @@ const char *ddb_type_name(ddb_type t)
 
 int ddb_type_parse(ddb_type *out, const char *s, size_t len)
 {
-    for (size_t i = 1; i < sizeof(type_names) / sizeof(type_names[0]); i++) {
-        if (strlen(type_names[i]) == len && memcmp(type_names[i], s, len) == 0) {
-            *out = (ddb_type)i;
-            return 0;
-        }
+    /* by length and letters: every typed value of a DynamoDB JSON line
+     * comes through here */
+    ddb_type t = DDB_TYPE_NONE;
+    if (len == 1) {
+        t = s[0] == 'S'   ? DDB_TYPE_S
+            : s[0] == 'N' ? DDB_TYPE_N
+            : s[0] == 'B' ? DDB_TYPE_B
+            : s[0] == 'M' ? DDB_TYPE_M
+            : s[0] == 'L' ? DDB_TYPE_L
+                          : DDB_TYPE_NONE;
+    } else if (len == 2 && s[1] == 'S') {
+        t = s[0] == 'S'   ? DDB_TYPE_SS
+            : s[0] == 'N' ? DDB_TYPE_NS
+            : s[0] == 'B' ? DDB_TYPE_BS
+                          : DDB_TYPE_NONE;
+    } else if (len == 4) {
+        t = memcmp(s, "BOOL", 4) == 0   ? DDB_TYPE_BOOL
+            : memcmp(s, "NULL", 4) == 0 ? DDB_TYPE_NULL
+                                        : DDB_TYPE_NONE;
     }
-    return DDB_EINVAL;
+    if (t == DDB_TYPE_NONE)
+        return DDB_EINVAL;
+    *out = t;
+    return 0;
 }
 
 ddb_type ddb_type_set_member(ddb_type set_type)

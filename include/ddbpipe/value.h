@@ -152,6 +152,22 @@ const ddb_value *ddb_map_getz(const ddb_map *m, const char *name);
 /* Index of the attribute or -1. */
 ptrdiff_t ddb_map_find(const ddb_map *m, const char *name, size_t len);
 
+/* One bit of 64 for a name, by its length and first byte. A map's mask (the
+ * bits of its names, ddb_map_name_mask) tells with one test that most names
+ * asked for and not there are not there, without a search. */
+static inline uint64_t ddb_name_bit(const char *p, size_t len)
+{
+    return UINT64_C(1) << ((len * 7u + (len ? (unsigned char)p[0] : 0u)) & 63u);
+}
+
+static inline uint64_t ddb_map_name_mask(const ddb_map *m)
+{
+    uint64_t bits = 0;
+    for (size_t i = 0; i < m->count; i++)
+        bits |= ddb_name_bit(m->attrs[i].name.ptr, m->attrs[i].name.len);
+    return bits;
+}
+
 /* An N holding a non-negative integer that fits in 64 bits (plain digits, as
  * ddbpipe writes its counts): 0 with *out set, or -1 for anything else. */
 int ddb_value_u64(const ddb_value *v, uint64_t *out);
