@@ -519,19 +519,28 @@ int ddb_template_renders_as(const ddb_template *t, const ddb_entity *e,
             pos += sg->lit_len;
             continue;
         }
+        const char *bytes;
+        size_t n;
         f = &e->fields[sg->field];
         v = values[sg->field];
-        /* only values rendered as their own bytes; the rest is render's */
+        /* only values rendered as their own bytes or their enum's key
+         * spelling; the rest (padding, weekdays, binary) is render's */
         if (v == NULL || v->type != f->type || v->u.s.len == 0 ||
-            !((f->type == DDB_TYPE_S && f->enum_keys == NULL && f->format != DDB_FMT_WEEKDAY) ||
-              (f->type == DDB_TYPE_N && !f->pad)))
+            !((f->type == DDB_TYPE_S && f->format != DDB_FMT_WEEKDAY) ||
+              (f->type == DDB_TYPE_N && !f->pad && f->enum_keys == NULL)))
             return 0;
-        if (len - pos < v->u.s.len || !ddb_mem_eq(text + pos, v->u.s.ptr, v->u.s.len))
+        bytes = v->u.s.ptr;
+        n = v->u.s.len;
+        if (f->enum_keys != NULL) {
+            int ei = ddb_field_enum_index(f, v->u.s.ptr, v->u.s.len, 0);
+            if (ei < 0 || (n = strlen(bytes = f->enum_keys[ei])) == 0)
+                return 0; /* render refuses it */
+        }
+        if (len - pos < n || !ddb_mem_eq(text + pos, bytes, n))
             return 0;
-        if (i + 1 < t->n_segs &&
-            find(v->u.s.ptr, v->u.s.len, t->segs[i + 1].lit, t->segs[i + 1].lit_len) != NULL)
+        if (i + 1 < t->n_segs && find(bytes, n, t->segs[i + 1].lit, t->segs[i + 1].lit_len) != NULL)
             return 0; /* render refuses it */
-        pos += v->u.s.len;
+        pos += n;
     }
     return pos == len;
 }

@@ -61,6 +61,16 @@ static void check_mapping(const char *name, size_t *vouched)
                 }
                 if (rc == 0) {
                     int yes = ddb_template_renders_as(t, e, pv, out.ptr, out.len);
+                    int plain = 1; /* every field its own bytes or an enum's key spelling */
+                    for (size_t i = 0; i < t->n_segs; i++) {
+                        const ddb_field *f =
+                            t->segs[i].field < 0 ? NULL : &e->fields[t->segs[i].field];
+                        if (f != NULL &&
+                            !((f->type == DDB_TYPE_S && f->format != DDB_FMT_WEEKDAY) ||
+                              (f->type == DDB_TYPE_N && !f->pad)))
+                            plain = 0;
+                    }
+                    cr_assert(yes || !plain, "%s: not vouched for %s", t->attr, out.ptr);
                     *vouched += (size_t)yes;
                     if (out.len > 0) {
                         char tmp[512];
