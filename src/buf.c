@@ -35,7 +35,7 @@ int ddb_buf_reserve(ddb_buf *b, size_t extra)
     return 0;
 }
 
-int ddb_buf_append(ddb_buf *b, const void *data, size_t len)
+int ddb_buf_append_grow(ddb_buf *b, const void *data, size_t len)
 {
     if (ddb_buf_reserve(b, len) != 0)
         return DDB_ENOMEM;

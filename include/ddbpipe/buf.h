@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct ddb_buf {
     char *ptr; /* always NUL-terminated when cap > 0 */
@@ -24,7 +25,21 @@ int ddb_buf_reserve(ddb_buf *b, size_t extra);
 
 /* Appenders: on allocation failure they set b->oom and return DDB_ENOMEM;
  * callers building a line can append freely and check b->oom once at the end. */
-int ddb_buf_append(ddb_buf *b, const void *data, size_t len);
+int ddb_buf_append_grow(ddb_buf *b, const void *data, size_t len);
+
+/* Inline while the bytes fit (most appends: cells, names, short values);
+ * ddb_buf_append_grow otherwise. */
+static inline int ddb_buf_append(ddb_buf *b, const void *data, size_t len)
+{
+    if (b->cap - b->len > len && !b->oom) { /* cap > 0: ptr is there */
+        if (len)
+            memcpy(b->ptr + b->len, data, len);
+        b->len += len;
+        b->ptr[b->len] = '\0';
+        return 0;
+    }
+    return ddb_buf_append_grow(b, data, len);
+}
 int ddb_buf_puts(ddb_buf *b, const char *s);
 int ddb_buf_putc(ddb_buf *b, char c);
 int ddb_buf_printf(ddb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
