@@ -57,6 +57,8 @@ int tf_set_slot(tctx *c, int fi, const ddb_value *v, const char *source)
         s->value = *v;
         s->set = 1;
         s->source = source;
+        if (c->vals != NULL)
+            c->vals[fi] = &s->value; /* the renderer's view stays current */
         return 0;
     }
     if (!values_agree(&s->value, v)) {

@@ -184,6 +184,23 @@ static int find_entity(tctx *c, const ddb_item *item, const ddb_entity **out, ke
 
 /* ---------------------------------------------------------- decode */
 
+int ddb_decode_shortcuts = 1;
+
+/* An index key whose fields are all known already (from stored attributes
+ * or the table key) and that is exactly their rendering: matching it could
+ * only give those same values again, so it is not matched. (A key that is
+ * not their rendering is matched as before, for the same message.) */
+static int known_already(const tctx *c, const ddb_template *t, const ddb_value *v)
+{
+    if (!ddb_decode_shortcuts || t->role == DDB_ROLE_PK || t->role == DDB_ROLE_SK ||
+        t->attr_type != DDB_TYPE_S || v->type != DDB_TYPE_S)
+        return 0;
+    for (size_t i = 0; i < t->n_segs; i++)
+        if (t->segs[i].field >= 0 && c->vals[t->segs[i].field] == NULL)
+            return 0;
+    return ddb_template_renders_as(t, c->e, c->vals, v->u.s.ptr, v->u.s.len);
+}
+
 /* ddb_map_find starting at *hint (where the last name was found, plus one):
  * items of one entity tend to list their attributes in the mapping's order,
  * so most names are found at the first try. */
@@ -202,9 +219,11 @@ static ptrdiff_t find_from(const ddb_map *m, const char *name, size_t len, size_
 }
 
 /* Does every key attribute the item has (key_at[k] its index, or -1) come
- * back byte for byte from the decoded fields (c->vals)? Returns 0, or
- * DDB_EINVAL saying which does not, or render's error. buf is scratch. */
-static int keys_come_back(tctx *c, const ddb_item *item, const ptrdiff_t *key_at, ddb_buf *buf)
+ * back byte for byte from the decoded fields (c->vals)? Keys in verified
+ * (bit k) were seen to already. Returns 0, or DDB_EINVAL saying which does
+ * not, or render's error. buf is scratch. */
+static int keys_come_back(tctx *c, const ddb_item *item, const ptrdiff_t *key_at, uint64_t verified,
+                          ddb_buf *buf)
 {
     const ddb_entity *e = c->e;
     int rc = 0;
@@ -214,7 +233,7 @@ static int keys_come_back(tctx *c, const ddb_item *item, const ptrdiff_t *key_at
         const ddb_value *have, *want;
         ddb_value text;
         int missing = -1;
-        if (key_at[k] < 0)
+        if (key_at[k] < 0 || (k < 64 && (verified >> k & 1)))
             continue;
         have = &item->attrs[key_at[k]].value;
         if (t->attr_type == DDB_TYPE_S && have->type == DDB_TYPE_S &&
@@ -289,6 +308,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     ddb_buf buf = DDB_BUF_INIT;
     size_t hint = 0;
     uint64_t names = ddb_map_name_mask(item); /* most fields are not attributes of an item */
+    uint64_t verified = 0;                    /* keys seen to be their fields' rendering */
     key_match km[2] = {{NULL, NULL, {{NULL, 0}}}, {NULL, NULL, {{NULL, 0}}}};
     int rc;
 
@@ -331,6 +351,8 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         }
     }
     /* Then every key attribute present: it must fit its template and agree. */
+    if ((rc = tf_build_vals(&c)) != 0)
+        goto done;
     for (size_t k = 0; k < e->n_keys; k++) {
         const ddb_template *t = &e->keys[k];
         ptrdiff_t ai = names & ddb_name_bit(t->attr, t->attr_len)
@@ -344,6 +366,10 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
             continue;
         }
         consumed[ai] = 1;
+        if (k < 64 && known_already(&c, t, &item->attrs[ai].value)) {
+            verified |= UINT64_C(1) << k;
+            continue;
+        }
         rc = capture_key(&c, t, &item->attrs[ai].value, 1,
                          t->role == DDB_ROLE_PK   ? &km[0]
                          : t->role == DDB_ROLE_SK ? &km[1]
@@ -358,7 +384,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
             goto done;
     }
     /* Each key must come back byte for byte from the decoded fields. */
-    if ((rc = tf_build_vals(&c)) != 0 || (rc = keys_come_back(&c, item, key_at, &buf)) != 0)
+    if ((rc = keys_come_back(&c, item, key_at, verified, &buf)) != 0)
         goto done;
     if (m->table.type_attr) {
         ptrdiff_t ai = ddb_map_find(item, m->table.type_attr, strlen(m->table.type_attr));

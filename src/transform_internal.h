@@ -26,6 +26,10 @@ typedef struct tctx {
     int decoded;            /* the record comes from decode: its values passed the checks */
 } tctx;
 
+/* Decode's shortcut for index keys that are their known fields' rendering
+ * (transform_decode.c): on unless a test turns it off to compare the two. */
+extern int ddb_decode_shortcuts;
+
 /* Sets err to "out of memory"; returns DDB_ENOMEM. */
 int tf_oom(ddb_error *err);
 
