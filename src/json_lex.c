@@ -188,7 +188,7 @@ static int unescape(json_ctx *c, const char *from, const char *to, ddb_str *out)
 /* Parses a string literal at c->s (which must be '"'). Zero-copy when the body
  * has no escapes. Validates UTF-8 and rejects raw control characters. */
 
-int ddb_json_lex_string(json_ctx *c, ddb_str *out)
+int ddb_json_lex_string_any(json_ctx *c, ddb_str *out)
 {
     const char *body, *q;
     int escaped = 0, high = 0;
