@@ -309,9 +309,10 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     size_t hint = 0;
     uint64_t names = ddb_map_name_mask(item); /* most fields are not attributes of an item */
     uint64_t verified = 0;                    /* keys seen to be their fields' rendering */
-    key_match km[2] = {{NULL, NULL, {{NULL, 0}}}, {NULL, NULL, {{NULL, 0}}}};
+    key_match km[2];                          /* only .t is read before it is set */
     int rc;
 
+    km[0].t = km[1].t = NULL;
     memset(out, 0, sizeof(*out));
     if ((rc = find_entity(&c, item, &e, km)) != 0)
         goto done;
