@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "ddbpipe/array.h"
 #include "swar.h"
@@ -585,16 +588,35 @@ int ddb_csv_put_field(ddb_buf *b, const char *s, size_t len, char delimiter, int
     const char *e = s + len;
 
     if (!quote && len > 0) {
-        const char *c = s;
+        size_t i = 0;
+        uint64_t x;
         quote = s[0] == ' ' || s[0] == '\t' || s[len - 1] == ' ' || s[len - 1] == '\t';
-        /* eight bytes a step while none needs quoting (most cells) */
-        for (; !quote && e - c >= 8; c += 8) {
-            uint64_t x;
-            memcpy(&x, c, 8);
-            quote = word_has_special(x, (unsigned char)delimiter);
+#ifdef __SSE2__
+        /* sixteen bytes a step while none needs quoting (most cells) */
+        for (; !quote && len - i >= 16; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            quote = _mm_movemask_epi8(
+                        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(delimiter)),
+                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('"'))),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
+                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))))) != 0;
         }
-        for (; !quote && c < e; c++)
-            quote = *c == delimiter || *c == '"' || *c == '\r' || *c == '\n';
+#endif
+        if (len >= 8) {
+            /* then eight, and the last eight bytes (overlapping what was
+             * seen) instead of a byte at a time */
+            for (; !quote && len - i >= 8; i += 8) {
+                memcpy(&x, s + i, 8);
+                quote = word_has_special(x, (unsigned char)delimiter);
+            }
+            if (!quote && i < len) {
+                memcpy(&x, e - 8, 8);
+                quote = word_has_special(x, (unsigned char)delimiter);
+            }
+        } else {
+            for (; !quote && i < len; i++)
+                quote = s[i] == delimiter || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+        }
     }
     if (!quote)
         return ddb_buf_append(b, s, len);
