@@ -6,6 +6,9 @@
 #include "ddbpipe/json.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "ddbpipe/codec.h"
 #include "ddbpipe/number.h"
@@ -17,79 +20,114 @@ static const unsigned char needs_escape[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
 };
 
-/* s escaped for the inside of a JSON string. */
-static int put_escaped(ddb_buf *b, const char *s, size_t len)
+/* s escaped for the inside of a JSON string into o, which has room for six
+ * bytes per byte of s (an escape is at most six); returns the new end. */
+static char *escape_into(char *o, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     size_t i = 0;
 
     while (i < len) {
-        /* An escape is at most 6 bytes: room for a whole chunk once, then no
-         * bounds check per byte (rejects lines are mostly escaped quotes). */
-        size_t end = len - i > 4096 ? i + 4096 : len;
-        char *o;
-        if (ddb_buf_reserve(b, (end - i) * 6) != 0)
-            return DDB_ENOMEM;
-        o = b->ptr + b->len;
-        for (; i < end; i++) {
-            unsigned char c;
-            /* eight plain bytes at a time: none below 0x20, no '"', no '\\' */
-            while (end - i >= 8) {
-                uint64_t w, q, bs;
-                memcpy(&w, s + i, 8);
-                q = w ^ 0x2222222222222222ull;
-                bs = w ^ 0x5c5c5c5c5c5c5c5cull;
-                if (((w - 0x2020202020202020ull) | (q - 0x0101010101010101ull) |
-                     (bs - 0x0101010101010101ull)) &
-                    ~w & 0x8080808080808080ull)
-                    break;
-                memcpy(o, s + i, 8);
-                o += 8;
-                i += 8;
-            }
-            if (i == end)
+        unsigned char c;
+#ifdef __SSE2__
+        /* sixteen plain bytes a step: none below 0x20 (high bytes are plain),
+         * no '"', no '\\' */
+        while (len - i >= 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            __m128i ctl = _mm_andnot_si128(_mm_cmplt_epi8(x, _mm_setzero_si128()),
+                                           _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+            if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                                            _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+                                               ctl)) != 0)
                 break;
-            c = (unsigned char)s[i];
-            if (!needs_escape[c]) {
-                *o++ = (char)c;
-                continue;
-            }
-            *o++ = '\\';
-            switch (c) {
-            case '"':
-            case '\\':
-                *o++ = (char)c;
-                break;
-            case '\n':
-                *o++ = 'n';
-                break;
-            case '\r':
-                *o++ = 'r';
-                break;
-            case '\t':
-                *o++ = 't';
-                break;
-            case '\b':
-                *o++ = 'b';
-                break;
-            case '\f':
-                *o++ = 'f';
-                break;
-            default:
-                memcpy(o, "u00", 3);
-                o[3] = hex[c >> 4];
-                o[4] = hex[c & 15];
-                o += 5;
-                break;
-            }
+            _mm_storeu_si128((__m128i *)(void *)o, x);
+            o += 16;
+            i += 16;
         }
-        b->len = (size_t)(o - b->ptr);
+#endif
+        /* eight plain bytes at a time */
+        while (len - i >= 8) {
+            uint64_t w, q, bs;
+            memcpy(&w, s + i, 8);
+            q = w ^ 0x2222222222222222ull;
+            bs = w ^ 0x5c5c5c5c5c5c5c5cull;
+            if (((w - 0x2020202020202020ull) | (q - 0x0101010101010101ull) |
+                 (bs - 0x0101010101010101ull)) &
+                ~w & 0x8080808080808080ull)
+                break;
+            memcpy(o, s + i, 8);
+            o += 8;
+            i += 8;
+        }
+        if (i == len)
+            break;
+        c = (unsigned char)s[i++];
+        if (!needs_escape[c]) {
+            *o++ = (char)c;
+            continue;
+        }
+        *o++ = '\\';
+        switch (c) {
+        case '"':
+        case '\\':
+            *o++ = (char)c;
+            break;
+        case '\n':
+            *o++ = 'n';
+            break;
+        case '\r':
+            *o++ = 'r';
+            break;
+        case '\t':
+            *o++ = 't';
+            break;
+        case '\b':
+            *o++ = 'b';
+            break;
+        case '\f':
+            *o++ = 'f';
+            break;
+        default:
+            memcpy(o, "u00", 3);
+            o[3] = hex[c >> 4];
+            o[4] = hex[c & 15];
+            o += 5;
+            break;
+        }
+    }
+    return o;
+}
+
+/* s escaped for the inside of a JSON string, appended to b. */
+static int put_escaped(ddb_buf *b, const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        /* room for a whole chunk once, then no bounds check per byte */
+        size_t n = len - i > 4096 ? 4096 : len - i;
+        if (ddb_buf_reserve(b, n * 6) != 0)
+            return DDB_ENOMEM;
+        b->len = (size_t)(escape_into(b->ptr + b->len, s + i, n) - b->ptr);
+        i += n;
     }
     return 0;
 }
 
 int ddb_json_put_string(ddb_buf *b, const char *s, size_t len)
 {
+    if (len <= 4096) {
+        /* the usual name or value: one reservation for it and its quotes */
+        char *o;
+        if (ddb_buf_reserve(b, len * 6 + 2) != 0)
+            return DDB_ENOMEM;
+        o = b->ptr + b->len;
+        *o++ = '"';
+        o = escape_into(o, s, len);
+        *o++ = '"';
+        b->len = (size_t)(o - b->ptr);
+        b->ptr[b->len] = '\0';
+        return 0;
+    }
     if (ddb_buf_reserve(b, len + 2) != 0)
         return DDB_ENOMEM;
     b->ptr[b->len++] = '"';

@@ -301,6 +301,64 @@ Test(json, string_writer_long_strings_across_chunks)
     ddb_buf_dispose(&b);
 }
 
+/* The reference rules, one byte at a time. */
+static size_t escape_ref(char *out, const unsigned char *in, size_t n)
+{
+    size_t w = 0;
+    out[w++] = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = in[i];
+        const char *e = c == '"'    ? "\\\""
+                        : c == '\\' ? "\\\\"
+                        : c == '\n' ? "\\n"
+                        : c == '\r' ? "\\r"
+                        : c == '\t' ? "\\t"
+                        : c == '\b' ? "\\b"
+                        : c == '\f' ? "\\f"
+                                    : NULL;
+        if (e != NULL) {
+            memcpy(out + w, e, strlen(e));
+            w += strlen(e);
+        } else if (c < 0x20) {
+            w += (size_t)sprintf(out + w, "\\u%04x", c);
+        } else {
+            out[w++] = (char)c;
+        }
+    }
+    out[w++] = '"';
+    out[w] = '\0';
+    return w;
+}
+
+/* Plain text is copied sixteen and eight bytes a step: one byte needing an
+ * escape (or a high byte, or DEL, which need none) at every offset of strings
+ * of every length up to 48, alone and inside a string long enough to be
+ * written in chunks, comes out as the one-byte rules say. */
+Test(json, string_writer_one_special_at_every_offset)
+{
+    static const unsigned char specials[] = {'"', '\\', '\n', 0x01, 0x1f, 0x7f, 0x80, 0xff, ' '};
+    static unsigned char in[5200];
+    static char want[5200 * 6 + 3];
+    ddb_buf b = DDB_BUF_INIT;
+    for (size_t len = 1; len <= 48; len++) {
+        for (size_t at = 0; at < len; at++) {
+            for (size_t k = 0; k < sizeof(specials); k++) {
+                for (int longer = 0; longer <= 1; longer++) {
+                    size_t n = longer ? 5100 + len : len, off = longer ? 5100 : 0, w;
+                    memset(in, 'a', n);
+                    in[off + at] = specials[k];
+                    w = escape_ref(want, in, n);
+                    ddb_buf_clear(&b);
+                    cr_assert_eq(ddb_json_put_string(&b, (const char *)in, n), 0);
+                    cr_assert_eq(b.len, w, "0x%02x at %zu of %zu", specials[k], at, n);
+                    cr_assert_str_eq(b.ptr, want, "0x%02x at %zu of %zu", specials[k], at, n);
+                }
+            }
+        }
+    }
+    ddb_buf_dispose(&b);
+}
+
 Test(json, plain_writer_gives_binary_as_base64_and_sets_as_arrays)
 {
     ddb_map m = parse_map(
