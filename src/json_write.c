@@ -59,13 +59,12 @@ static char *escape_into(char *o, const char *s, size_t len)
             o += 8;
             i += 8;
         }
+        /* the rest up to the next byte needing an escape, a byte at a time */
+        while (i < len && !needs_escape[(unsigned char)s[i]])
+            *o++ = s[i++];
         if (i == len)
             break;
         c = (unsigned char)s[i++];
-        if (!needs_escape[c]) {
-            *o++ = (char)c;
-            continue;
-        }
         *o++ = '\\';
         switch (c) {
         case '"':
