@@ -2,12 +2,12 @@
  * Decoding ahead: an export or a conversion spends most of its time in work
  * that depends on nothing but the item and the mapping (parsing, validation,
  * and with a mapping decode, the round-trip check, re-encoding). This thread
- * reads records into batches
- * (deep copies, each batch with its own arena); a second thread computes
- * their verdicts; this thread then takes the batches in read order, so the
- * outputs, the rejects, the counts and the checkpoints are exactly those of
- * the one-thread loop in pipeline.c. When the helper thread lags, this thread
- * computes the oldest batch itself, so neither waits long for the other.
+ * reads records into batches (deep copies, each batch with its own arena); a
+ * second thread computes their verdicts; this thread then takes the batches
+ * in read order, so the outputs, the rejects, the counts and the checkpoints
+ * are exactly those of the one-thread loop in pipeline.c. When the helper
+ * thread lags, this thread computes the oldest batch itself, so neither waits
+ * long for the other.
  *
  * A checkpoint, a stop, the end of the input and every reader error first
  * take every batch read so far: the reader's position is then the committed
