@@ -505,8 +505,9 @@ int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e
     return out->oom ? DDB_ENOMEM : 0;
 }
 
-int ddb_template_renders_as(const ddb_template *t, const ddb_entity *e,
-                            const ddb_value *const *values, const char *text, size_t len)
+/* ddb_template_renders_as; with as_match, also ddb_template_matches_as. */
+static int renders_as(const ddb_template *t, const ddb_entity *e, const ddb_value *const *values,
+                      const char *text, size_t len, int as_match)
 {
     size_t pos = 0;
     for (size_t i = 0; i < t->n_segs; i++) {
@@ -540,7 +541,37 @@ int ddb_template_renders_as(const ddb_template *t, const ddb_entity *e,
             return 0;
         if (i + 1 < t->n_segs && find(bytes, n, t->segs[i + 1].lit, t->segs[i + 1].lit_len) != NULL)
             return 0; /* render refuses it */
+        if (as_match) {
+            /* match_from cuts the field at the separator's first occurrence
+             * after its first byte: one of several bytes that begins inside
+             * the field's text (its tail and the separator's head) cuts it
+             * short (a one-byte one is not in the text, as seen above) */
+            size_t lit_len = i + 1 < t->n_segs ? t->segs[i + 1].lit_len : 0;
+            if (lit_len > 1 && n > 1) {
+                size_t end = pos + n + lit_len - 1 < len ? pos + n + lit_len - 1 : len;
+                if (find(text + pos + 1, end - pos - 1, t->segs[i + 1].lit, lit_len) != NULL)
+                    return 0;
+            }
+            /* a stored N's text is not checked where its field has no
+             * constraints; field_fits checks its syntax (plain digits, up to
+             * 38, always pass) */
+            if (f->type == DDB_TYPE_N && !(n <= 38 && digits(bytes, n)) &&
+                ddb_number_validate(bytes, n, NULL) != 0)
+                return 0;
+        }
         pos += n;
     }
     return pos == len;
+}
+
+int ddb_template_renders_as(const ddb_template *t, const ddb_entity *e,
+                            const ddb_value *const *values, const char *text, size_t len)
+{
+    return renders_as(t, e, values, text, len, 0);
+}
+
+int ddb_template_matches_as(const ddb_template *t, const ddb_entity *e,
+                            const ddb_value *const *values, const char *text, size_t len)
+{
+    return renders_as(t, e, values, text, len, 1);
 }

@@ -48,6 +48,16 @@ int ddb_template_match(const ddb_template *t, const ddb_entity *e, const char *s
 int ddb_template_renders_as(const ddb_template *t, const ddb_entity *e,
                             const ddb_value *const *values, const char *text, size_t len);
 
+/*
+ * 1 when ddb_template_renders_as and ddb_template_match of text would give
+ * back exactly these values: no separator begins inside a field's text (the
+ * match would cut the field there) and every N field's text is a number.
+ * The other checks of a match (constraints, enum spellings) the values must
+ * have passed already, as decode's stored attributes and captures have.
+ */
+int ddb_template_matches_as(const ddb_template *t, const ddb_entity *e,
+                            const ddb_value *const *values, const char *text, size_t len);
+
 int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e,
                         const ddb_value *const *values, int *missing, ddb_error *err);
 

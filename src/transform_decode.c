@@ -187,9 +187,10 @@ static int find_entity(tctx *c, const ddb_item *item, const ddb_entity **out, ke
 int ddb_decode_shortcuts = 1;
 
 /* An index key whose fields are all known already (from stored attributes
- * or the table key) and that is exactly their rendering: matching it could
- * only give those same values again, so it is not matched. (A key that is
- * not their rendering is matched as before, for the same message.) */
+ * or the table key) and that is exactly their rendering, split by a match
+ * the same way (ddb_template_matches_as): matching it could only give those
+ * same values again, so it is not matched. (Any other key is matched as
+ * before, for the same message.) */
 static int known_already(const tctx *c, const ddb_template *t, const ddb_value *v)
 {
     if (!ddb_decode_shortcuts || t->role == DDB_ROLE_PK || t->role == DDB_ROLE_SK ||
@@ -198,7 +199,7 @@ static int known_already(const tctx *c, const ddb_template *t, const ddb_value *
     for (size_t i = 0; i < t->n_segs; i++)
         if (t->segs[i].field >= 0 && c->vals[t->segs[i].field] == NULL)
             return 0;
-    return ddb_template_renders_as(t, c->e, c->vals, v->u.s.ptr, v->u.s.len);
+    return ddb_template_matches_as(t, c->e, c->vals, v->u.s.ptr, v->u.s.len);
 }
 
 /* ddb_map_find starting at *hint (where the last name was found, plus one):

@@ -169,3 +169,205 @@ Test(decode, shortcut_never_changes_a_verdict)
     cr_assert_gt(variants, 500, "too few changed index keys tried (%zu)", variants);
     cr_assert_gt(decoded, 250, "%zu decoded", decoded);
 }
+
+/* Hand-written mappings whose index keys stress the shortcut: separators of
+ * several bytes that overlap a value's end, a field in several keys, enum
+ * key spellings, numbers written two ways, constant keys. */
+/* A table with two GSIs, g1 (g1pk, g1sk) and g2 (g2pk, g2sk). */
+#define TWO_GSI_TABLE                                                                              \
+    "{\"table\": {\"name\": \"T\", \"partitionKey\": {\"name\": \"pk\", \"type\": \"S\"},"         \
+    " \"sortKey\": {\"name\": \"sk\", \"type\": \"S\"}, \"indexes\": ["                            \
+    " {\"name\": \"g1\", \"type\": \"GSI\", \"partitionKey\": {\"name\": \"g1pk\", \"type\": "     \
+    "\"S\"},"                                                                                      \
+    "  \"sortKey\": {\"name\": \"g1sk\", \"type\": \"S\"}, \"projection\": \"ALL\"},"              \
+    " {\"name\": \"g2\", \"type\": \"GSI\", \"partitionKey\": {\"name\": \"g2pk\", \"type\": "     \
+    "\"S\"},"                                                                                      \
+    "  \"sortKey\": {\"name\": \"g2sk\", \"type\": \"S\"}, \"projection\": \"ALL\"}]},"
+
+static const char shortcut_mapping[] = TWO_GSI_TABLE
+    " \"entities\": [{\"name\": \"E\", \"keys\": {\"pk\": \"U#{id}\", \"sk\": \"META\","
+    "  \"g1pk\": \"A#{x}#ORDER#{y}\", \"g1sk\": \"{x}##{n}\", \"g2pk\": \"{kind}-{n}-{x}\","
+    "  \"g2sk\": \"CONST\"},"
+    "  \"fields\": [{\"name\": \"id\", \"type\": \"S\"}, {\"name\": \"x\", \"type\": \"S\"},"
+    "   {\"name\": \"y\", \"type\": \"S\"}, {\"name\": \"n\", \"type\": \"N\"},"
+    "   {\"name\": \"kind\", \"type\": \"S\", \"enum\": {\"IMAGE\": \"image\", \"LINK\": "
+    "\"link\"}}]}]}";
+
+Test(decode, shortcut_agrees_on_hand_written_keys)
+{
+    static const char *const items[] = {
+        /* the plain case */
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"x\":{\"S\":\"ab\"},\"y\":{\"S\":\"o1\"}"
+        ","
+        "\"n\":{\"N\":\"5\"},\"kind\":{\"S\":\"IMAGE\"},\"g1pk\":{\"S\":\"A#ab#ORDER#o1\"},"
+        "\"g1sk\":{\"S\":\"ab##5\"},\"g2pk\":{\"S\":\"image-5-ab\"},\"g2sk\":{\"S\":\"CONST\"}}",
+        /* x ends with the start of the separator #ORDER#: a match splits it elsewhere */
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"x\":{\"S\":\"x#ORDER\"},\"y\":{\"S\":"
+        "\"o1\"},"
+        "\"g1pk\":{\"S\":\"A#x#ORDER#ORDER#o1\"}}",
+        /* x ends with '#', the separator is ## */
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"x\":{\"S\":\"ab#\"},\"n\":{\"N\":\"5\"}"
+        ","
+        "\"g1sk\":{\"S\":\"ab###5\"}}",
+        /* the same, x known from another key only */
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"n\":{\"N\":\"5\"},"
+        "\"g1pk\":{\"S\":\"A#ab##ORDER#o1\"},\"g1sk\":{\"S\":\"ab###5\"}}",
+        /* numbers written two ways */
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"x\":{\"S\":\"ab\"},\"n\":{\"N\":\"1."
+        "0\"},"
+        "\"kind\":{\"S\":\"LINK\"},\"g2pk\":{\"S\":\"link-1-ab\"},\"g1sk\":{\"S\":\"ab##1.0\"}}",
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"x\":{\"S\":\"ab\"},\"n\":{\"N\":\"1\"},"
+        "\"kind\":{\"S\":\"LINK\"},\"g2pk\":{\"S\":\"link-1.0-ab\"},\"g1sk\":{\"S\":\"ab##1\"}}",
+        /* enum: the value's spelling in the key, and the key spelling stored */
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"x\":{\"S\":\"ab\"},\"n\":{\"N\":\"5\"},"
+        "\"kind\":{\"S\":\"IMAGE\"},\"g2pk\":{\"S\":\"IMAGE-5-ab\"}}",
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"x\":{\"S\":\"ab\"},\"n\":{\"N\":\"5\"},"
+        "\"g2pk\":{\"S\":\"image-5-ab\"},\"g1sk\":{\"S\":\"ab##5\"}}",
+        /* a negative number holds the separator */
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"x\":{\"S\":\"ab\"},\"n\":{\"N\":\"-5\"}"
+        ","
+        "\"kind\":{\"S\":\"IMAGE\"},\"g2pk\":{\"S\":\"image--5-ab\"}}",
+        /* a constant key spelt otherwise */
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"g2sk\":{\"S\":\"CONSTX\"}}",
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"g2sk\":{\"S\":\"CONST\"}}",
+        /* a stored N that is not a number (the reader does not check N text) */
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"x\":{\"S\":\"ab\"},\"n\":{\"N\":"
+        "\"abc\"},"
+        "\"g1sk\":{\"S\":\"ab##abc\"}}",
+        "{\"pk\":{\"S\":\"U#u1\"},\"sk\":{\"S\":\"META\"},\"x\":{\"S\":\"ab\"},\"n\":{\"N\":"
+        "\"1e2\"},"
+        "\"g1sk\":{\"S\":\"ab##1e2\"}}",
+    };
+    ddb_mapping *m = NULL;
+    ddb_arena *a;
+    ddb_error err;
+    size_t ok = 0;
+
+    cr_assert_eq(
+        ddb_mapping_parse(&m, shortcut_mapping, strlen(shortcut_mapping), "shortcut", &err), 0,
+        "%s", err.message);
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+    for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+        ddb_map item;
+        ddb_arena_reset(a);
+        item = tu_item(a, items[i]);
+        agree(m, &item, a, &ok);
+    }
+    ddb_arena_free(a);
+    ddb_mapping_free(m);
+    cr_assert_gt(ok, 2);
+}
+
+/* Every kind of field in index keys (dates, weekdays, padded numbers,
+ * binary, enum spellings, patterns, separators of one and several bytes),
+ * items made of small pools of values that hold separators or their parts,
+ * each stored or not and each index key their rendering or not. */
+static const char mixed_mapping[] = TWO_GSI_TABLE
+    " \"entities\": [{\"name\": \"F\", \"keys\": {\"pk\": \"F#{id}\", \"sk\": \"S\","
+    "  \"g1pk\": \"{x}##{y}\", \"g1sk\": \"{d}#-#{n}\", \"g2pk\": \"{kind}:{x}:{p}\","
+    "  \"g2sk\": \"{w}|{b}|{x}\"},"
+    "  \"fields\": [{\"name\": \"id\", \"type\": \"S\"}, {\"name\": \"x\", \"type\": \"S\"},"
+    "   {\"name\": \"y\", \"type\": \"S\", \"pattern\": \"^[a-z#]+$\"}, {\"name\": \"n\", "
+    "\"type\": \"N\"},"
+    "   {\"name\": \"p\", \"type\": \"N\", \"pad\": 3},"
+    "   {\"name\": \"d\", \"type\": \"S\", \"format\": \"date\"},"
+    "   {\"name\": \"w\", \"type\": \"S\", \"format\": \"weekday\"},"
+    "   {\"name\": \"b\", \"type\": \"B\"},"
+    "   {\"name\": \"kind\", \"type\": \"S\", \"enum\": {\"IMAGE\": \"image\", \"LINK\": "
+    "\"link\"}}]}]}";
+
+#define POOL(...)                                                                                  \
+    {                                                                                              \
+        __VA_ARGS__, NULL                                                                          \
+    }
+static const char *const mixed_pools[][10] = {
+    /* stored values, per field: x y n p d w b kind */
+    POOL("a", "a#", "#a", "a##", "a:", "ab", "a|", "#"),
+    POOL("b", "b#", "#b", "B"),
+    POOL("5", "1.0", "1", "abc", "-1", "007", "1e2"),
+    POOL("5", "005", "1000", "-1", "1.50"),
+    POOL("2020-01-01", "2020-02-30", "2020-01-01#-"),
+    POOL("Monday", "MONDAY", "mon", "Funday"),
+    POOL("AAEC", "/w==", "AAE="),
+    POOL("IMAGE", "LINK", "image"),
+};
+static const char *const mixed_key_only[][4] = {
+    /* further texts seen only in keys, per field */
+    POOL("a#"),        POOL("b##"),     POOL("1.00"),  POOL("005", "-01"),
+    POOL("2020-1-01"), POOL("Mon", ""), POOL("AAEC="), POOL("link", "IMAGE"),
+};
+static const char *const mixed_names[] = {"x", "y", "n", "p", "d", "w", "b", "kind"};
+static const char mixed_types[] = {'S', 'S', 'N', 'N', 'S', 'S', 'B', 'S'};
+
+static uint64_t mixed_rng = 0x9e3779b97f4a7c15u;
+static size_t pick(size_t n)
+{
+    mixed_rng ^= mixed_rng << 13;
+    mixed_rng ^= mixed_rng >> 7;
+    mixed_rng ^= mixed_rng << 17;
+    return (size_t)(mixed_rng % n);
+}
+
+static size_t pool_len(const char *const *pool)
+{
+    size_t n = 0;
+    while (pool[n] != NULL)
+        n++;
+    return n;
+}
+
+/* A key part for field f: mostly the stored value (as it is, so that the
+ * shortcut is tried), else any other text of the field's. */
+static const char *key_part(size_t f, const char *stored)
+{
+    size_t np = pool_len(mixed_pools[f]), nk = pool_len(mixed_key_only[f]);
+    if (stored != NULL && pick(3) != 0)
+        return stored;
+    return pick(4) == 0 ? mixed_key_only[f][pick(nk)] : mixed_pools[f][pick(np)];
+}
+
+Test(decode, shortcut_agrees_on_every_kind_of_field)
+{
+    enum { X, Y, N, P, D, W, B, KIND };
+    ddb_mapping *m = NULL;
+    ddb_arena *a;
+    ddb_error err;
+    size_t ok = 0, tried = 0;
+
+    cr_assert_eq(ddb_mapping_parse(&m, mixed_mapping, strlen(mixed_mapping), "mixed", &err), 0,
+                 "%s", err.message);
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+    for (int round = 0; round < 40000; round++) {
+        const char *stored[8];
+        char text[2048], key[256];
+        size_t n = 0;
+        ddb_map item;
+        ddb_arena_reset(a);
+        n += (size_t)snprintf(text + n, sizeof(text) - n,
+                              "{\"pk\":{\"S\":\"F#i1\"},\"sk\":{\"S\":\"S\"}");
+        for (size_t f = 0; f < 8; f++) {
+            stored[f] = pick(2) ? mixed_pools[f][pick(pool_len(mixed_pools[f]))] : NULL;
+            if (stored[f] != NULL)
+                n += (size_t)snprintf(text + n, sizeof(text) - n, ",\"%s\":{\"%c\":\"%s\"}",
+                                      mixed_names[f], mixed_types[f], stored[f]);
+        }
+#define KEY(name, ...)                                                                             \
+    if (pick(3) != 0) {                                                                            \
+        snprintf(key, sizeof(key), __VA_ARGS__);                                                   \
+        n += (size_t)snprintf(text + n, sizeof(text) - n, ",\"%s\":{\"S\":\"%s\"}", name, key);    \
+    }
+        KEY("g1pk", "%s##%s", key_part(X, stored[X]), key_part(Y, stored[Y]));
+        KEY("g1sk", "%s#-#%s", key_part(D, stored[D]), key_part(N, stored[N]));
+        KEY("g2pk", "%s:%s:%s", key_part(KIND, stored[KIND]), key_part(X, stored[X]),
+            key_part(P, stored[P]));
+        KEY("g2sk", "%s|%s|%s", key_part(W, stored[W]), key_part(B, stored[B]),
+            key_part(X, stored[X]));
+#undef KEY
+        snprintf(text + n, sizeof(text) - n, "}");
+        item = tu_item(a, text);
+        ok += (size_t)agree(m, &item, a, &tried);
+    }
+    ddb_arena_free(a);
+    ddb_mapping_free(m);
+    cr_assert_gt(ok, 500, "only %zu of the items decoded", ok);
+}
