@@ -9,9 +9,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "ddbpipe/codec.h"
 #include "swar.h"
@@ -205,12 +202,7 @@ int ddb_json_lex_string_any(json_ctx *c, ddb_str *out)
          * (negative) only note that UTF-8 must be checked at the end. */
         while (c->end - q >= 16) {
             __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
-            __m128i ctl = _mm_andnot_si128(_mm_cmplt_epi8(x, _mm_setzero_si128()),
-                                           _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
-            unsigned m = (unsigned)_mm_movemask_epi8(
-                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-                                          _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-                             ctl));
+            unsigned m = ddb_sse_json_special(x);
             unsigned h = (unsigned)_mm_movemask_epi8(x);
             if (m != 0) {
                 high |= (h & ((m & (0u - m)) - 1)) != 0; /* non-ASCII before it */
@@ -226,8 +218,7 @@ int ddb_json_lex_string_any(json_ctx *c, ddb_str *out)
         while (c->end - q >= 8) {
             uint64_t x;
             memcpy(&x, q, 8);
-            if ((x & DDB_SWAR_HIGHS) || ddb_swar_less(x, 0x20) || ddb_swar_byte(x, '"') ||
-                ddb_swar_byte(x, '\\'))
+            if ((x & DDB_SWAR_HIGHS) || ddb_swar_json_special(x))
                 break;
             q += 8;
         }

@@ -6,12 +6,10 @@
 #include "ddbpipe/json.h"
 
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "ddbpipe/codec.h"
 #include "ddbpipe/number.h"
+#include "swar.h"
 
 /* Bytes that need an escape in a JSON string: control characters, '"' and '\\'. */
 static const unsigned char needs_escape[256] = {
@@ -34,11 +32,7 @@ static char *escape_into(char *o, const char *s, size_t len)
          * no '"', no '\\' */
         while (len - i >= 16) {
             __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            __m128i ctl = _mm_andnot_si128(_mm_cmplt_epi8(x, _mm_setzero_si128()),
-                                           _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
-            if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-                                                            _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-                                               ctl)) != 0)
+            if (ddb_sse_json_special(x) != 0)
                 break;
             _mm_storeu_si128((__m128i *)(void *)o, x);
             o += 16;
@@ -47,13 +41,9 @@ static char *escape_into(char *o, const char *s, size_t len)
 #endif
         /* eight plain bytes at a time */
         while (len - i >= 8) {
-            uint64_t w, q, bs;
+            uint64_t w;
             memcpy(&w, s + i, 8);
-            q = w ^ 0x2222222222222222ull;
-            bs = w ^ 0x5c5c5c5c5c5c5c5cull;
-            if (((w - 0x2020202020202020ull) | (q - 0x0101010101010101ull) |
-                 (bs - 0x0101010101010101ull)) &
-                ~w & 0x8080808080808080ull)
+            if (ddb_swar_json_special(w))
                 break;
             memcpy(o, s + i, 8);
             o += 8;

@@ -320,32 +320,15 @@ done:
 
 int ddb_outdir_remove_side_folder(ddb_outdir *od, const char *name, ddb_error *err)
 {
-    char *dir = ddb_outdir_side_path(od, name), **v = NULL;
-    size_t n = 0;
-    int rc;
+    char *dir = ddb_outdir_side_path(od, name);
+    int rc = 0;
 
     if (dir == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if (od->store == ddb_store_local()) {
-        ddb_remove_dir(dir);
-        free(dir);
-        return 0;
-    }
-    if ((rc = od->store->vt->list(od->store, dir, &v, &n, err)) == DDB_ENOTFOUND)
-        rc = 0;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        char *path;
-        if (v[i][strlen(v[i]) - 1] == '/')
-            continue; /* only the files ddbpipe puts there */
-        if ((path = ddb_path_join(dir, v[i])) == NULL) {
-            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            break;
-        }
-        if ((rc = od->store->vt->remove(od->store, path, err)) == DDB_ENOTFOUND)
-            rc = 0;
-        free(path);
-    }
-    ddb_store_names_free(v, n);
+    if (od->store == ddb_store_local())
+        ddb_remove_dir(dir); /* the folder too */
+    else
+        rc = ddb_store_remove_files(od->store, dir, NULL, NULL, err);
     free(dir);
     return rc;
 }

@@ -228,37 +228,28 @@ static uint64_t sink_bottom_bytes(const ddb_sink *s)
     return s->bytes_out;
 }
 
+typedef struct schema_files {
+    const ddb_schema *schema;
+    const ddb_schema_file *files;
+    size_t n;
+} schema_files;
+
+static int written_now(const char *name, void *ctx)
+{
+    const schema_files *sf = ctx;
+    return ddb_schema_writes(sf->schema, sf->files, sf->n, name);
+}
+
 /* In a bucket, where nothing can be swapped in as a whole: each object is
  * replaced, then those of entities this run did not write are removed. */
 static int write_schema_s3(file_output *fo, const ddb_schema_file *files, size_t n, ddb_error *err)
 {
-    ddb_store *st = fo->opts.store;
-    const char *dir = fo->opts.schema_dir;
-    char **had = NULL;
-    size_t n_had = 0;
-    int rc = st->vt->list(st, dir, &had, &n_had, err);
-
-    if (rc == DDB_ENOTFOUND)
-        rc = 0;
-    if (rc != 0 || (rc = ddb_schema_write(fo->schema, st, dir, fo->opts.format, fo->opts.delimiter,
-                                          files, n, err)) != 0)
-        goto done;
-    for (size_t i = 0; i < n_had && rc == 0; i++) {
-        char *path;
-        size_t len = strlen(had[i]);
-        if (had[i][len - 1] == '/' || ddb_schema_writes(fo->schema, files, n, had[i]))
-            continue; /* a "folder" below, or this run's */
-        if ((path = ddb_path_join(dir, had[i])) == NULL) {
-            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            break;
-        }
-        if ((rc = st->vt->remove(st, path, err)) == DDB_ENOTFOUND)
-            rc = 0;
-        free(path);
-    }
-done:
-    ddb_store_names_free(had, n_had);
-    return rc;
+    schema_files sf = {fo->schema, files, n};
+    int rc = ddb_schema_write(fo->schema, fo->opts.store, fo->opts.schema_dir, fo->opts.format,
+                              fo->opts.delimiter, files, n, err);
+    return rc != 0
+               ? rc
+               : ddb_store_remove_files(fo->opts.store, fo->opts.schema_dir, written_now, &sf, err);
 }
 
 /* The entity files' types, replacing the previous run's as a whole: written

@@ -212,14 +212,9 @@ int ddb_run_s3_write_file(ddb_run_s3 *rs, const char *path, const char *data, si
     ddb_sink *sink = NULL;
     int rc;
     if (is_s3(path)) {
-        char *bucket = NULL, *key = NULL;
-        if (rs->s3 == NULL)
+        if (rs->store == NULL)
             return ddb_error_set(err, DDB_EUSAGE, "%s: writing to S3 needs AWS access", path);
-        if ((rc = ddb_s3_parse_url(&bucket, &key, path, err)) == 0)
-            rc = ddb_s3_put(rs->s3, bucket, key, data, len, err);
-        free(bucket);
-        free(key);
-        return rc;
+        return rs->store->vt->write_all(rs->store, path, data, len, err);
     }
     if ((rc = ddb_sink_open_file(&sink, path, 1, err)) == 0 &&
         (rc = ddb_sink_write(sink, data, len, err)) == 0)

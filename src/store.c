@@ -413,6 +413,31 @@ int ddb_store_remember(ddb_store *st, const char *bucket, const ddb_s3_object *o
     return 0;
 }
 
+int ddb_store_remove_files(ddb_store *st, const char *dir, int (*keep)(const char *name, void *ctx),
+                           void *ctx, ddb_error *err)
+{
+    char **names = NULL;
+    size_t n = 0;
+    int rc = st->vt->list(st, dir, &names, &n, err);
+
+    if (rc == DDB_ENOTFOUND)
+        rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        char *path;
+        if (names[i][strlen(names[i]) - 1] == '/' || (keep != NULL && keep(names[i], ctx)))
+            continue;
+        if ((path = ddb_path_join(dir, names[i])) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            break;
+        }
+        if ((rc = st->vt->remove(st, path, err)) == DDB_ENOTFOUND)
+            rc = 0;
+        free(path);
+    }
+    ddb_store_names_free(names, n);
+    return rc;
+}
+
 ddb_store *ddb_store_for(ddb_store *remote, const char *path)
 {
     if (ddb_s3_is_url(path))

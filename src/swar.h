@@ -8,6 +8,9 @@
 #define DDBPIPE_SWAR_H
 
 #include <stdint.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define DDB_SWAR_ONES UINT64_C(0x0101010101010101)
 #define DDB_SWAR_HIGHS UINT64_C(0x8080808080808080)
@@ -30,5 +33,27 @@ static inline uint64_t ddb_swar_less(uint64_t v, unsigned char n)
 {
     return (v - DDB_SWAR_ONES * n) & ~v & DDB_SWAR_HIGHS;
 }
+
+/* Not 0 when a byte of v is one a JSON string cannot hold as it is: '"',
+ * '\\' or a control character (below 0x20). Non-ASCII bytes are not. */
+static inline uint64_t ddb_swar_json_special(uint64_t v)
+{
+    return ((v - DDB_SWAR_ONES * 0x20) | ((v ^ (DDB_SWAR_ONES * '"')) - DDB_SWAR_ONES) |
+            ((v ^ (DDB_SWAR_ONES * '\\')) - DDB_SWAR_ONES)) &
+           ~v & DDB_SWAR_HIGHS;
+}
+
+#ifdef __SSE2__
+/* The same for sixteen bytes, as a movemask: bit i set when byte i is '"',
+ * '\\' or below 0x20 (non-ASCII bytes, negative as signed, are not). */
+static inline unsigned ddb_sse_json_special(__m128i x)
+{
+    __m128i ctl = _mm_andnot_si128(_mm_cmplt_epi8(x, _mm_setzero_si128()),
+                                   _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+        ctl));
+}
+#endif
 
 #endif

@@ -68,6 +68,15 @@ const char *ddb_store_etag(ddb_store *st, const char *path);
  * given), the local disk otherwise. */
 ddb_store *ddb_store_for(ddb_store *remote, const char *path);
 
+/*
+ * Removes the files directly in dir (never its folders) except those keep
+ * (may be NULL) says to keep. A folder that is not there holds nothing to
+ * remove. Returns 0, DDB_ENOMEM or the store's error.
+ */
+DDB_MUST_USE int ddb_store_remove_files(ddb_store *st, const char *dir,
+                                        int (*keep)(const char *name, void *ctx), void *ctx,
+                                        ddb_error *err);
+
 /* Frees an S3 store. Accepts NULL and the local store. */
 void ddb_store_free(ddb_store *st);
 
