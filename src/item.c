@@ -10,6 +10,7 @@
 
 #include "ddbpipe/codec.h"
 #include "ddbpipe/number.h"
+#include "ddbpipe/shape.h"
 
 /* DynamoDB: attribute names are at least one character and less than 64 KB. */
 #define NAME_MAX_BYTES 65535u
@@ -478,22 +479,20 @@ size_t ddb_item_size(const ddb_item *item)
 }
 
 /*
- * One key attribute: presence (when required), declared type, non-empty, and
- * the byte limit. validate is set when the value was not already checked by
- * walk() (key-only requests).
+ * One key attribute, item->attrs[at] (at < 0: absent): presence (when
+ * required), declared type, non-empty, and the byte limit. validate is set
+ * when the value was not already checked by walk() (key-only requests).
  */
-static int check_key(const ddb_item *item, uint64_t names, const ddb_key_attr *ka, const char *role,
+static int check_key(const ddb_item *item, ptrdiff_t at, const ddb_key_attr *ka, const char *role,
                      size_t max, int required, int validate, ddb_error *err)
 {
-    const ddb_value *v;
-    size_t size, bad = 0, nlen = strlen(ka->name);
+    const ddb_value *v = at >= 0 ? &item->attrs[at].value : NULL;
+    size_t size, bad = 0;
     int rc;
 
     if (ka->type != DDB_TYPE_S && ka->type != DDB_TYPE_N && ka->type != DDB_TYPE_B)
         return ddb_error_set(err, DDB_EUSAGE, "%s '%s' is declared as %s; keys must be S, N or B",
                              role, ka->name, ddb_type_name(ka->type));
-    /* the index keys a sparse item lacks are known absent without a search */
-    v = names & ddb_name_bit(ka->name, nlen) ? ddb_map_get(item, ka->name, nlen) : NULL;
     if (v == NULL) {
         if (!required)
             return 0;
@@ -524,43 +523,95 @@ static int check_key(const ddb_item *item, uint64_t names, const ddb_key_attr *k
     return 0;
 }
 
-static int check_keys(const ddb_item *item, const ddb_key_schema *ks, int with_indexes,
-                      int validate, ddb_error *err)
+/* Where a key attribute is in item, or -1; names is the item's name mask,
+ * so the index keys a sparse item lacks are known absent without a search. */
+static ptrdiff_t find_key(const ddb_item *item, uint64_t names, const ddb_key_attr *ka)
 {
-    uint64_t names = ddb_map_name_mask(item);
+    size_t nlen;
+    if (ka->name == NULL)
+        return -1;
+    nlen = strlen(ka->name);
+    return names & ddb_name_bit(ka->name, nlen) ? ddb_map_find(item, ka->name, nlen) : -1;
+}
+
+/* The positions of ks's key attributes in an item of shape sh (partition,
+ * sort, index partition keys, index sort keys), as bytes: the names are the
+ * same for every item of a shape. */
+static const signed char *key_positions(const ddb_item *item, const ddb_key_schema *ks,
+                                        ddb_shape *sh)
+{
+    size_t n = 2 + ks->n_index_pk + ks->n_index_sk, got = 0;
+    const signed char *kept = ddb_shape_memo(sh, ks, DDB_SHAPE_KEY_POSITIONS, &got);
+    signed char *pos;
+    uint64_t names;
+
+    if (kept != NULL && got == n)
+        return kept;
+    if ((pos = ddb_shape_memo_put(sh, ks, DDB_SHAPE_KEY_POSITIONS, n)) == NULL)
+        return NULL;
+    names = ddb_shape_name_mask(sh);
+    pos[0] = (signed char)find_key(item, names, &ks->partition);
+    pos[1] = (signed char)find_key(item, names, &ks->sort);
+    for (size_t i = 0; i < ks->n_index_pk; i++)
+        pos[2 + i] = (signed char)find_key(item, names, &ks->index_pk[i]);
+    for (size_t i = 0; i < ks->n_index_sk; i++)
+        pos[2 + ks->n_index_pk + i] = (signed char)find_key(item, names, &ks->index_sk[i]);
+    return pos;
+}
+
+/* sh: item's shape (names distinct), or NULL */
+static int check_keys(const ddb_item *item, const ddb_key_schema *ks, int with_indexes,
+                      int validate, ddb_shape *sh, ddb_error *err)
+{
+    const signed char *pos = sh ? key_positions(item, ks, sh) : NULL;
+    uint64_t names = pos ? 0 : ddb_map_name_mask(item);
+    size_t n_pk = ks->n_index_pk;
     int rc;
 
-    if ((rc = check_key(item, names, &ks->partition, "partition key", DDB_PARTITION_KEY_MAX, 1,
-                        validate, err)) != 0)
+#define AT(i, ka) (pos ? (ptrdiff_t)pos[i] : find_key(item, names, ka))
+    if ((rc = check_key(item, AT(0, &ks->partition), &ks->partition, "partition key",
+                        DDB_PARTITION_KEY_MAX, 1, validate, err)) != 0)
         return rc;
-    if (ks->sort.name != NULL && (rc = check_key(item, names, &ks->sort, "sort key",
+    if (ks->sort.name != NULL && (rc = check_key(item, AT(1, &ks->sort), &ks->sort, "sort key",
                                                  DDB_SORT_KEY_MAX, 1, validate, err)) != 0)
         return rc;
     if (!with_indexes)
         return 0;
-    for (size_t i = 0; i < ks->n_index_pk; i++)
-        if ((rc = check_key(item, names, &ks->index_pk[i], "index partition key",
-                            DDB_PARTITION_KEY_MAX, 0, validate, err)) != 0)
+    for (size_t i = 0; i < n_pk; i++)
+        if ((rc = check_key(item, AT(2 + i, &ks->index_pk[i]), &ks->index_pk[i],
+                            "index partition key", DDB_PARTITION_KEY_MAX, 0, validate, err)) != 0)
             return rc;
     for (size_t i = 0; i < ks->n_index_sk; i++)
-        if ((rc = check_key(item, names, &ks->index_sk[i], "index sort key", DDB_SORT_KEY_MAX, 0,
-                            validate, err)) != 0)
+        if ((rc = check_key(item, AT(2 + n_pk + i, &ks->index_sk[i]), &ks->index_sk[i],
+                            "index sort key", DDB_SORT_KEY_MAX, 0, validate, err)) != 0)
             return rc;
+#undef AT
     return 0;
 }
 
+/* The owner of the memo that an item's names passed check_names. */
+static const char names_checked;
+
 /* utf8: 0 when a parser checked the names and strings already (the top
- * level's; nested ones are checked again, they are rare) */
+ * level's; nested ones are checked again, they are rare). sh: item's shape
+ * or NULL. */
 static int validate(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out, int utf8,
-                    ddb_error *err)
+                    ddb_shape *sh, ddb_error *err)
 {
     size_t size = 0;
     int rc;
 
     if (size_out)
         *size_out = 0;
-    if ((rc = check_names(item, NULL, 1, utf8, err)) != 0)
-        return rc;
+    if (sh == NULL ||
+        (ddb_shape_memo(sh, &names_checked, DDB_SHAPE_NAMES_CHECKED, NULL) == NULL &&
+         (utf8 || ddb_shape_memo(sh, &names_checked, DDB_SHAPE_NAMES_PARSED, NULL) == NULL))) {
+        if ((rc = check_names(item, NULL, 1, utf8, err)) != 0)
+            return rc;
+        if (ddb_shape_memo_put(sh, &names_checked,
+                               utf8 ? DDB_SHAPE_NAMES_CHECKED : DDB_SHAPE_NAMES_PARSED, 1) == NULL)
+            sh = NULL; /* no room: the key positions are not kept either */
+    }
     for (size_t i = 0; i < item->count; i++) {
         const ddb_attr *at = &item->attrs[i];
         frame root = {NULL, FRAME_NAME, at->name.ptr, at->name.len, 0};
@@ -578,25 +629,31 @@ static int validate(const ddb_item *item, const ddb_key_schema *ks, size_t *size
         return ddb_error_set(err, DDB_ETOOBIG, "item size %zu bytes exceeds 400 KB (%u bytes)",
                              size, DDB_ITEM_MAX_SIZE);
     if (ks != NULL && ks->partition.name != NULL)
-        return check_keys(item, ks, 1, 0, err);
+        return check_keys(item, ks, 1, 0, sh, err);
     return 0;
 }
 
 int ddb_item_validate(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out,
                       ddb_error *err)
 {
-    return validate(item, ks, size_out, 1, err);
+    return validate(item, ks, size_out, 1, NULL, err);
 }
 
 int ddb_item_validate_parsed(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out,
                              ddb_error *err)
 {
-    return validate(item, ks, size_out, 0, err);
+    return validate(item, ks, size_out, 0, NULL, err);
+}
+
+int ddb_item_validate_shaped(const ddb_item *item, const ddb_key_schema *ks, ddb_shape *shape,
+                             int utf8_checked, size_t *size_out, ddb_error *err)
+{
+    return validate(item, ks, size_out, !utf8_checked, shape, err);
 }
 
 int ddb_item_validate_key(const ddb_item *key, const ddb_key_schema *ks, ddb_error *err)
 {
     if (ks == NULL || ks->partition.name == NULL)
         return 0;
-    return check_keys(key, ks, 0, 1, err);
+    return check_keys(key, ks, 0, 1, NULL, err);
 }

@@ -351,10 +351,11 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     size_t item_size = 0, item_off = 0, item_len = 0, req_len = 0;
     if (is_del)
         rc = ddb_item_validate_key(rec, ks, &verr);
-    else if (origin != NULL && rec == &origin->item && origin->utf8_checked)
-        rc = ddb_item_validate_parsed(rec, ks, &item_size, &verr); /* its lexer checked UTF-8 */
     else
-        rc = ddb_item_validate(rec, ks, &item_size, &verr);
+        rc = ddb_item_validate_shaped(
+            rec, ks, ddb_shape_cache_find(to->shapes, rec),
+            /* its lexer checked UTF-8 */
+            origin != NULL && rec == &origin->item && origin->utf8_checked, &item_size, &verr);
     if (rc != 0) {
         to->stats.rejected++;
         ddb_output_refuse(o, entity, is_del ? DDB_REC_DELETE : DDB_REC_PUT, rec, origin,
@@ -475,6 +476,7 @@ static void tw_free(ddb_output *o)
     ddb_keyset_dispose(&to->busy);
     ddb_buf_dispose(&to->scratch);
     ddb_buf_dispose(&to->keybuf);
+    ddb_shape_cache_free(to->shapes);
     for (size_t i = 0; i < to->n_sources; i++)
         free(to->sources[i]);
     free(to->sources);
@@ -522,7 +524,7 @@ int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, dd
         (size_t)(ddb_client_concurrency(opts->client) > 0 ? ddb_client_concurrency(opts->client)
                                                           : 16) *
         BATCH_MAX_ITEMS * 4;
-    if (ddb_keyset_init(&to->busy, 1024) != 0) {
+    if (ddb_keyset_init(&to->busy, 1024) != 0 || ddb_shape_cache_new(&to->shapes) != 0) {
         tw_free(&to->base);
         free(to);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");

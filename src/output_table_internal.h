@@ -13,6 +13,7 @@
 #include "ddbpipe/client.h"
 #include "ddbpipe/output_table.h"
 #include "ddbpipe/rate.h"
+#include "ddbpipe/shape.h"
 #include "keyset.h"
 
 typedef struct entry {
@@ -58,10 +59,11 @@ typedef struct table_output {
     uint32_t base_ms, cap_ms;
     uint64_t rng;
     ddb_buf scratch;
-    ddb_buf keybuf;     /* the key signature of the item being put */
-    entry_list pending; /* ready to send */
-    entry_list retry;   /* waiting out a backoff (sorted by wake_ms) */
-    entry_list blocked; /* their key is busy */
+    ddb_shape_cache *shapes; /* of the items put: their names are checked once a shape */
+    ddb_buf keybuf;          /* the key signature of the item being put */
+    entry_list pending;      /* ready to send */
+    entry_list retry;        /* waiting out a backoff (sorted by wake_ms) */
+    entry_list blocked;      /* their key is busy */
     ddb_keyset busy;
     size_t queued; /* entries not yet accepted or refused */
     size_t max_queued;

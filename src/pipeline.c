@@ -460,7 +460,7 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
     r.last_checkpoint = t0;
     if ((rc = summary_rows(s, o, err)) != 0)
         goto done;
-    if (ddb_arena_new(&r.arena, 0) != 0 || ddb_roundtrip_memo_new(&r.memo) != 0 ||
+    if (ddb_arena_new(&r.arena, 0) != 0 || ddb_shape_cache_new(&r.shapes) != 0 ||
         ddb_tracker_new(&r.tracker, s->n_entities, pl_on_commit, &r) != 0) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
@@ -545,7 +545,7 @@ done:
     s->seconds = ddb_clock_seconds() - t0;
     ddb_tracker_free(r.tracker);
     ddb_arena_free(r.arena);
-    ddb_roundtrip_memo_free(r.memo);
+    ddb_shape_cache_free(r.shapes);
     ddb_buf_dispose(&r.msg);
     free(r.done);
     ddb_buf_dispose(&r.done_text);

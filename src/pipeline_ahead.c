@@ -49,17 +49,17 @@ typedef struct ahead {
     slot slots[AHEAD_SLOTS];
     size_t head, count; /* the batches read and not taken: slots[head..head+count) mod SLOTS */
     int quit;
-    int unparsed;             /* the reader splits, the computing threads parse */
-    ddb_roundtrip_memo *memo; /* the helper thread's */
-    ddb_json_parser *parser;  /* the helper thread's */
-    ddb_json_parser *own;     /* this thread's */
-    uint64_t n;               /* records taken (for pl_before_record) */
+    int unparsed;            /* the reader splits, the computing threads parse */
+    ddb_shape_cache *shapes; /* the helper thread's */
+    ddb_json_parser *parser; /* the helper thread's */
+    ddb_json_parser *own;    /* this thread's */
+    uint64_t n;              /* records taken (for pl_before_record) */
 } ahead;
 
 /* Lines split but not parsed are parsed here first. Only items are decoded
  * ahead; a bad line or an untyped record that needs --types first is taken
  * as in the one-thread loop. */
-static void compute(const ddb_pipeline_opts *o, slot *s, ddb_roundtrip_memo *memo,
+static void compute(const ddb_pipeline_opts *o, slot *s, ddb_shape_cache *shapes,
                     ddb_json_parser *parser)
 {
     for (size_t i = 0; i < s->n; i++) {
@@ -71,7 +71,7 @@ static void compute(const ddb_pipeline_opts *o, slot *s, ddb_roundtrip_memo *mem
             continue;
         }
         if (rec->kind != DDB_REC_BAD && (rec->typed || o->n_types == 0))
-            pl_item_compute(&s->v[i], o, rec, memo, s->arena);
+            pl_item_compute(&s->v[i], o, rec, shapes, s->arena);
         else
             s->v[i].computed = 0;
     }
@@ -99,7 +99,7 @@ static void *helper(void *arg)
             break;
         s->state = SLOT_BUSY;
         pthread_mutex_unlock(&a->mu);
-        compute(a->r->o, s, a->memo, a->parser);
+        compute(a->r->o, s, a->shapes, a->parser);
         pthread_mutex_lock(&a->mu);
         s->state = SLOT_DONE;
         pthread_cond_broadcast(&a->cv);
@@ -172,7 +172,7 @@ static int take_oldest(ahead *a, ddb_error *err)
         }
         other->state = SLOT_BUSY;
         pthread_mutex_unlock(&a->mu);
-        compute(a->r->o, other, a->r->memo, a->own);
+        compute(a->r->o, other, a->r->shapes, a->own);
         pthread_mutex_lock(&a->mu);
         other->state = SLOT_DONE;
         pthread_cond_broadcast(&a->cv);
@@ -281,7 +281,7 @@ int pl_run_reader_ahead(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_error 
     a->r = r;
     a->rd = rd;
     a->c = c;
-    if (ddb_roundtrip_memo_new(&a->memo) != 0 || ddb_json_parser_new(&a->parser) != 0 ||
+    if (ddb_shape_cache_new(&a->shapes) != 0 || ddb_json_parser_new(&a->parser) != 0 ||
         ddb_json_parser_new(&a->own) != 0)
         goto done;
     /* the batch keeps each line anyway: parsing it is then the computing
@@ -313,7 +313,7 @@ int pl_run_reader_ahead(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_error 
 done:
     for (size_t i = 0; i < made; i++)
         ddb_arena_free(a->slots[i].arena);
-    ddb_roundtrip_memo_free(a->memo);
+    ddb_shape_cache_free(a->shapes);
     ddb_json_parser_free(a->parser);
     ddb_json_parser_free(a->own);
     free(a);

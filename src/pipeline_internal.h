@@ -13,8 +13,8 @@
 typedef struct run {
     const ddb_pipeline_opts *o;
     ddb_summary *s;
-    ddb_arena *arena;         /* per-record scratch for decode/encode */
-    ddb_roundtrip_memo *memo; /* this thread's shapes known to round-trip */
+    ddb_arena *arena;        /* per-record scratch for decode/encode */
+    ddb_shape_cache *shapes; /* this thread's item shapes, with what is known of them */
     uint64_t reported;
     ddb_buf msg;
     ddb_tracker *tracker; /* settles records in read order: exact checkpoints */
@@ -79,7 +79,7 @@ int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *e
 /* Fills v for rec with opts o, allocating in a. Touches nothing else, so any
  * thread may call it for records of its own. Returns 0 (failures are in v). */
 int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *rec,
-                    ddb_roundtrip_memo *memo, ddb_arena *a);
+                    ddb_shape_cache *shapes, ddb_arena *a);
 /* What comes before each record is taken: completions drained, the rejects
  * limit, progress and due checkpoints (n counts the records). 0 or an error
  * that ends the input's reading. */

@@ -21,9 +21,11 @@ static const char *keep_message(pl_verdict *v, const ddb_error *e, ddb_arena *a)
 }
 
 int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *rec,
-                    ddb_roundtrip_memo *memo, ddb_arena *a)
+                    ddb_shape_cache *shapes, ddb_arena *a)
 {
     ddb_error perr;
+    /* facts of the names, kept for the next items with the same names */
+    ddb_shape *sh = ddb_shape_cache_find(shapes, &rec->item);
     /* a put read for a run that deletes is a delete: taking it makes it one */
     int is_del = rec->kind == DDB_REC_DELETE || (o->delete_all && rec->kind == DDB_REC_PUT);
 
@@ -33,16 +35,15 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
     /* With a mapping, items must also fit the table's key schema (an empty sort
      * key is invalid in DynamoDB, not merely unmatched). */
     if (!is_del &&
-        (rec->utf8_checked ? ddb_item_validate_parsed : ddb_item_validate)(
-            &rec->item, o->mapping ? &o->mapping->table.schema : NULL, NULL, &perr) != 0) {
+        ddb_item_validate_shaped(&rec->item, o->mapping ? &o->mapping->table.schema : NULL, sh,
+                                 rec->utf8_checked, NULL, &perr) != 0) {
         v->invalid = 1;
         v->msg = keep_message(v, &perr, a);
         return 0;
     }
     if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT)
         return 0;
-    v->rc = is_del ? ddb_transform_decode_key(&v->d, o->mapping, &rec->item, a, &perr)
-                   : ddb_transform_decode(&v->d, o->mapping, &rec->item, a, &perr);
+    v->rc = ddb_transform_decode_shaped(&v->d, o->mapping, &rec->item, is_del, sh, a, &perr);
     if (v->rc != 0) {
         v->msg = keep_message(v, &perr, a);
         return 0;
@@ -50,7 +51,7 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
     if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
         /* A record is only as good as the item it encodes back to: export
          * checks what validate checks, so the two never disagree. */
-        v->rc2 = ddb_transform_round_trip(o->mapping, &v->d, &rec->item, is_del, memo, a, &perr);
+        v->rc2 = ddb_transform_round_trip(o->mapping, &v->d, &rec->item, is_del, sh, a, &perr);
     } else {
         /* convert: re-key with the target mapping */
         const ddb_entity *te = ddb_mapping_entity(o->to_mapping, v->d.entity->name);
@@ -77,7 +78,7 @@ int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *e
     int idx;
 
     if (v == NULL) {
-        pl_item_compute(&now, o, rec, r->memo, r->arena);
+        pl_item_compute(&now, o, rec, r->shapes, r->arena);
         v = &now;
     }
     if (v->oom)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ddbpipe/shape.h"
 #include "template.h"
 #include "transform_internal.h"
 
@@ -140,10 +141,33 @@ static void describe_keys(char *out, size_t cap, const ddb_mapping *m, const ddb
     }
 }
 
-static int find_entity(tctx *c, const ddb_item *item, const ddb_entity **out, key_match *km)
+/* Where the mapping's table key attributes are in item (-1: absent), kept
+ * with item's shape sh (may be NULL). */
+static void table_key_positions(ptrdiff_t at[2], const ddb_mapping *m, const ddb_item *item,
+                                ddb_shape *sh)
+{
+    const signed char *kept = ddb_shape_memo(sh, m, DDB_SHAPE_TABLE_KEYS, NULL);
+    signed char *keep;
+
+    if (kept != NULL) {
+        at[0] = kept[0];
+        at[1] = kept[1];
+        return;
+    }
+    at[0] = m->table.pk.name ? ddb_map_find(item, m->table.pk.name, strlen(m->table.pk.name)) : -1;
+    at[1] = m->table.sk.name ? ddb_map_find(item, m->table.sk.name, strlen(m->table.sk.name)) : -1;
+    if ((keep = ddb_shape_memo_put(sh, m, DDB_SHAPE_TABLE_KEYS, 2)) != NULL) {
+        keep[0] = (signed char)at[0];
+        keep[1] = (signed char)at[1];
+    }
+}
+
+static int find_entity(tctx *c, const ddb_item *item, ddb_shape *sh, const ddb_entity **out,
+                       key_match *km)
 {
     const ddb_mapping *m = c->m;
     const ddb_value *table_key[2];
+    ptrdiff_t at[2];
     char keys[256];
 
     *out = NULL;
@@ -170,8 +194,9 @@ static int find_entity(tctx *c, const ddb_item *item, const ddb_entity **out, ke
         }
     }
     /* every entity's table key templates name the table's key attributes */
-    table_key[0] = m->table.pk.name ? ddb_map_getz(item, m->table.pk.name) : NULL;
-    table_key[1] = m->table.sk.name ? ddb_map_getz(item, m->table.sk.name) : NULL;
+    table_key_positions(at, m, item, sh);
+    table_key[0] = at[0] >= 0 ? &item->attrs[at[0]].value : NULL;
+    table_key[1] = at[1] >= 0 ? &item->attrs[at[1]].value : NULL;
     for (size_t i = 0; i < m->n_entities; i++) {
         if (entity_matches(c, &m->entities[i], table_key, km)) {
             *out = &m->entities[i];
@@ -299,30 +324,78 @@ static int build_record(ddb_decoded *out, tctx *c, const ddb_item *item,
     return 0;
 }
 
-static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
-                  ddb_error *err, int keys_only)
+/*
+ * Where decode finds, in item, each of e's stored attributes (field by field,
+ * its attribute and then its aliases; none when keys_only) and then each key
+ * template's attribute, or -1: n of them, in the arena. The searches depend
+ * only on the names, so they are kept with item's shape sh (may be NULL).
+ * NULL when out of memory.
+ */
+static ptrdiff_t *attr_positions(const ddb_entity *e, const ddb_item *item, ddb_shape *sh,
+                                 int keys_only, ddb_arena *a)
+{
+    int tag = keys_only ? DDB_SHAPE_KEY_ONLY_POSITIONS : DDB_SHAPE_FIELD_POSITIONS;
+    size_t n = e->n_keys, k = 0, hint = 0, got = 0;
+    const signed char *kept;
+    signed char *keep;
+    ptrdiff_t *pos;
+    uint64_t names; /* most fields are not attributes of an item */
+
+    for (size_t i = 0; i < e->n_fields && !keys_only; i++)
+        n += 1 + e->fields[i].n_aliases;
+    if ((pos = ddb_arena_alloc(a, (n ? n : 1) * sizeof(*pos))) == NULL)
+        return NULL;
+    if ((kept = ddb_shape_memo(sh, e, tag, &got)) != NULL && got == n) {
+        for (size_t i = 0; i < n; i++)
+            pos[i] = kept[i];
+        return pos;
+    }
+    names = sh ? ddb_shape_name_mask(sh) : ddb_map_name_mask(item);
+    for (size_t i = 0; i < e->n_fields && !keys_only; i++) {
+        const ddb_field *f = &e->fields[i];
+        for (size_t j = 0; j <= f->n_aliases; j++) {
+            const char *name = j == 0 ? f->attribute : f->aliases[j - 1];
+            size_t nlen = j == 0 ? f->attribute_len : strlen(name);
+            pos[k++] = names & ddb_name_bit(name, nlen) ? find_from(item, name, nlen, &hint) : -1;
+        }
+    }
+    for (size_t i = 0; i < e->n_keys; i++) {
+        const ddb_template *t = &e->keys[i];
+        pos[k++] = names & ddb_name_bit(t->attr, t->attr_len)
+                       ? find_from(item, t->attr, t->attr_len, &hint)
+                       : -1;
+    }
+    if ((keep = ddb_shape_memo_put(sh, e, tag, n)) != NULL)
+        for (size_t i = 0; i < n; i++)
+            keep[i] = (signed char)pos[i];
+    return pos;
+}
+
+static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_shape *sh,
+                  ddb_arena *a, ddb_error *err, int keys_only)
 {
     tctx c = {m, NULL, a, err, NULL, NULL, 0};
     const ddb_entity *e;
     unsigned char *consumed = NULL;
     ptrdiff_t *key_at = NULL; /* per key template: its attribute in item, or -1 */
+    const ptrdiff_t *pos = NULL;
+    size_t pi = 0;
     ddb_buf buf = DDB_BUF_INIT;
-    size_t hint = 0;
-    uint64_t names = ddb_map_name_mask(item); /* most fields are not attributes of an item */
-    uint64_t verified = 0;                    /* keys seen to be their fields' rendering */
-    key_match km[2];                          /* only .t is read before it is set */
+    uint64_t verified = 0; /* keys seen to be their fields' rendering */
+    key_match km[2];       /* only .t is read before it is set */
     int rc;
 
     km[0].t = km[1].t = NULL;
     memset(out, 0, sizeof(*out));
-    if ((rc = find_entity(&c, item, &e, km)) != 0)
+    if ((rc = find_entity(&c, item, sh, &e, km)) != 0)
         goto done;
     c.e = e;
     out->entity = e;
     c.slots = ddb_arena_calloc(a, e->n_fields ? e->n_fields : 1, sizeof(slot));
     consumed = ddb_arena_calloc(a, item->count ? item->count : 1, 1);
     key_at = ddb_arena_alloc(a, (e->n_keys ? e->n_keys : 1) * sizeof(*key_at));
-    if (c.slots == NULL || consumed == NULL || key_at == NULL) {
+    pos = attr_positions(e, item, sh, keys_only, a);
+    if (c.slots == NULL || consumed == NULL || key_at == NULL || pos == NULL) {
         rc = tf_oom(err);
         goto done;
     }
@@ -332,9 +405,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         const ddb_field *f = &e->fields[i];
         for (size_t k = 0; k <= f->n_aliases; k++) {
             const char *name = k == 0 ? f->attribute : f->aliases[k - 1];
-            size_t nlen = k == 0 ? f->attribute_len : strlen(name);
-            ptrdiff_t ai =
-                names & ddb_name_bit(name, nlen) ? find_from(item, name, nlen, &hint) : -1;
+            ptrdiff_t ai = pos[pi++];
             ddb_value v;
             if (ai < 0)
                 continue;
@@ -357,9 +428,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         goto done;
     for (size_t k = 0; k < e->n_keys; k++) {
         const ddb_template *t = &e->keys[k];
-        ptrdiff_t ai = names & ddb_name_bit(t->attr, t->attr_len)
-                           ? find_from(item, t->attr, t->attr_len, &hint)
-                           : -1;
+        ptrdiff_t ai = pos[pi++];
         key_at[k] = ai;
         if (ai < 0)
             continue;
@@ -405,11 +474,17 @@ done:
 int ddb_transform_decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a,
                          ddb_error *err)
 {
-    return decode(out, m, item, a, err, 0);
+    return decode(out, m, item, NULL, a, err, 0);
 }
 
 int ddb_transform_decode_key(ddb_decoded *out, const ddb_mapping *m, const ddb_item *key,
                              ddb_arena *a, ddb_error *err)
 {
-    return decode(out, m, key, a, err, 1);
+    return decode(out, m, key, NULL, a, err, 1);
+}
+
+int ddb_transform_decode_shaped(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item,
+                                int keys_only, ddb_shape *shape, ddb_arena *a, ddb_error *err)
+{
+    return decode(out, m, item, shape, a, err, keys_only);
 }

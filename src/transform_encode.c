@@ -315,13 +315,13 @@ static int describe_change(char *out, size_t cap, const ddb_map *orig, const ddb
 }
 
 int ddb_transform_round_trip(const ddb_mapping *m, const ddb_decoded *d, const ddb_item *item,
-                             int keys_only, ddb_roundtrip_memo *memo, ddb_arena *a, ddb_error *err)
+                             int keys_only, ddb_shape *shape, ddb_arena *a, ddb_error *err)
 {
     ddb_item again;
     char why[600];
     int rc;
 
-    if (!keys_only && ddb_roundtrip_memo_known(memo, d, item))
+    if (!keys_only && ddb_roundtrip_memo_known(shape, d, item))
         return 0;
     rc = encode(&again, m, d->entity, &d->record, 1, a, err, keys_only ? ENC_KEYS : ENC_UNCHECKED);
     if (rc != 0)
@@ -329,6 +329,6 @@ int ddb_transform_round_trip(const ddb_mapping *m, const ddb_decoded *d, const d
     if (describe_change(why, sizeof(why), item, &again))
         return ddb_error_set(err, DDB_EINVAL, "%s", why);
     if (!keys_only)
-        ddb_roundtrip_memo_learn(memo, d, item);
+        ddb_roundtrip_memo_learn(shape, d, item);
     return 0;
 }

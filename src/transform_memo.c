@@ -1,5 +1,6 @@
 /*
- * transform_memo.c — which item shapes are known to round-trip.
+ * transform_memo.c — which item shapes are known to round-trip: a memo kept
+ * with the shape (shape.h) of the types its items had, per entity.
  *
  * The round-trip check re-encodes every decoded record and compares the
  * result with the item: about a sixth of an export's CPU. What it can find
@@ -19,55 +20,10 @@
  * fields before it meets the missing one, and refuses some values (empty,
  * holding the next separator, too wide for their padding) that others pass.
  */
-#include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/shape.h"
 #include "transform_memo.h"
-
-#define MEMO_SHAPES 32    /* shapes remembered, replaced round-robin */
-#define MEMO_MAX_ATTRS 40 /* larger items are always re-encoded */
-#define MEMO_NAME_BYTES 1024
-
-typedef struct shape {
-    const ddb_entity *entity;
-    size_t count;
-    unsigned char types[MEMO_MAX_ATTRS];
-    unsigned short lens[MEMO_MAX_ATTRS];
-    char names[MEMO_NAME_BYTES]; /* the names back to back */
-} shape;
-
-struct ddb_roundtrip_memo {
-    shape shapes[MEMO_SHAPES];
-    size_t used; /* shapes[0..used) are filled */
-    size_t next; /* the slot the next new shape takes once all are */
-    size_t last; /* the slot that matched last: tried first */
-};
-
-int ddb_roundtrip_memo_new(ddb_roundtrip_memo **out)
-{
-    *out = calloc(1, sizeof(**out));
-    return *out ? 0 : DDB_ENOMEM;
-}
-
-void ddb_roundtrip_memo_free(ddb_roundtrip_memo *memo)
-{
-    free(memo);
-}
-
-static int same_shape(const shape *s, const ddb_entity *e, const ddb_item *item)
-{
-    const char *p = s->names;
-    if (s->entity != e || s->count != item->count)
-        return 0;
-    for (size_t i = 0; i < item->count; i++) {
-        const ddb_attr *at = &item->attrs[i];
-        if (s->types[i] != (unsigned char)at->value.type || s->lens[i] != at->name.len ||
-            !ddb_mem_eq(p, at->name.ptr, at->name.len))
-            return 0;
-        p += at->name.len;
-    }
-    return 1;
-}
 
 /* Re-encoding takes every declared value of this record unchanged: decode
  * gives each its field's type (or NULL), which this checks of the first item
@@ -89,19 +45,20 @@ static int values_unchanged(const ddb_decoded *d)
     return 1;
 }
 
-int ddb_roundtrip_memo_known(ddb_roundtrip_memo *memo, const ddb_decoded *d, const ddb_item *item)
+int ddb_roundtrip_memo_known(const ddb_shape *sh, const ddb_decoded *d, const ddb_item *item)
 {
-    if (memo == NULL || d->entity == NULL || item->count > MEMO_MAX_ATTRS)
+    size_t n = 0;
+    const unsigned char *types;
+
+    if (sh == NULL || d->entity == NULL)
         return 0;
-    for (size_t k = 0; k < memo->used; k++) {
-        size_t at = memo->last + k < memo->used ? memo->last + k : memo->last + k - memo->used;
-        const shape *s = &memo->shapes[at];
-        if (!same_shape(s, d->entity, item))
-            continue;
-        memo->last = at;
-        return 1;
-    }
-    return 0;
+    types = ddb_shape_memo(sh, d->entity, DDB_SHAPE_ROUND_TRIP, &n);
+    if (types == NULL || n != item->count)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (types[i] != (unsigned char)item->attrs[i].value.type)
+            return 0;
+    return 1;
 }
 
 /* Has the record a value (not NULL) for field fi? */
@@ -135,12 +92,8 @@ static int absent_key_with_fields(const ddb_decoded *d, const ddb_item *item)
 static int may_remember(const ddb_decoded *d, const ddb_item *item)
 {
     const ddb_entity *e = d->entity;
-    size_t bytes = 0;
 
     if (absent_key_with_fields(d, item))
-        return 0;
-
-    if (item->count > MEMO_MAX_ATTRS)
         return 0;
     for (size_t i = 0; i < e->n_fields; i++)
         if (e->fields[i].format == DDB_FMT_WEEKDAY)
@@ -151,33 +104,17 @@ static int may_remember(const ddb_decoded *d, const ddb_item *item)
             (n->len == strlen(DDB_EXTRA_FIELD) && ddb_mem_eq(n->ptr, DDB_EXTRA_FIELD, n->len)))
             return 0;
     }
-    for (size_t i = 0; i < item->count; i++)
-        bytes += item->attrs[i].name.len;
-    return bytes <= MEMO_NAME_BYTES && values_unchanged(d);
+    return values_unchanged(d);
 }
 
-void ddb_roundtrip_memo_learn(ddb_roundtrip_memo *memo, const ddb_decoded *d, const ddb_item *item)
+void ddb_roundtrip_memo_learn(ddb_shape *sh, const ddb_decoded *d, const ddb_item *item)
 {
-    shape *s;
-    char *p;
+    unsigned char *types;
 
-    if (memo == NULL || d->entity == NULL || !may_remember(d, item))
+    if (sh == NULL || d->entity == NULL || !may_remember(d, item))
         return;
-    if (memo->used < MEMO_SHAPES) {
-        memo->last = memo->used++;
-    } else {
-        memo->last = memo->next;
-        memo->next = (memo->next + 1) % MEMO_SHAPES;
-    }
-    s = &memo->shapes[memo->last];
-    s->entity = d->entity;
-    s->count = item->count;
-    p = s->names;
-    for (size_t i = 0; i < item->count; i++) {
-        const ddb_attr *at = &item->attrs[i];
-        s->types[i] = (unsigned char)at->value.type;
-        s->lens[i] = (unsigned short)at->name.len;
-        memcpy(p, at->name.ptr, at->name.len);
-        p += at->name.len;
-    }
+    if ((types = ddb_shape_memo_put(sh, d->entity, DDB_SHAPE_ROUND_TRIP, item->count)) == NULL)
+        return;
+    for (size_t i = 0; i < item->count; i++)
+        types[i] = (unsigned char)item->attrs[i].value.type;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "ddbpipe/error.h"
+#include "ddbpipe/shape.h"
 #include "ddbpipe/value.h"
 
 #define DDB_ITEM_MAX_SIZE (400u * 1024u)
@@ -94,6 +95,15 @@ int ddb_item_validate(const ddb_item *item, const ddb_key_schema *ks, size_t *si
  */
 int ddb_item_validate_parsed(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out,
                              ddb_error *err);
+
+/*
+ * ddb_item_validate (utf8_checked 0) or ddb_item_validate_parsed (1) of an
+ * item of the given shape (shape.h; NULL: none), which keeps with the shape
+ * what depends only on the names: that they passed, where the key attributes
+ * are. Same returns and messages.
+ */
+int ddb_item_validate_shaped(const ddb_item *item, const ddb_key_schema *ks, ddb_shape *shape,
+                             int utf8_checked, size_t *size_out, ddb_error *err);
 
 /*
  * Validates only the key part (used for delete requests, which carry keys

@@ -13,6 +13,7 @@
 #include "ddbpipe/error.h"
 #include "ddbpipe/item.h"
 #include "ddbpipe/mapping.h"
+#include "ddbpipe/shape.h"
 #include "ddbpipe/value.h"
 
 /* A decoded item: the entity and its record. */
@@ -41,6 +42,15 @@ DDB_MUST_USE int ddb_transform_decode_key(ddb_decoded *out, const ddb_mapping *m
                                           const ddb_item *key, ddb_arena *a, ddb_error *err);
 
 /*
+ * ddb_transform_decode (keys_only 0) or _decode_key (1) of an item of the
+ * given shape (shape.h; NULL: none), which keeps with the shape where the
+ * mapping's attributes are in such items. Same returns and messages.
+ */
+DDB_MUST_USE int ddb_transform_decode_shaped(ddb_decoded *out, const ddb_mapping *m,
+                                             const ddb_item *item, int keys_only, ddb_shape *shape,
+                                             ddb_arena *a, ddb_error *err);
+
+/*
  * Encodes a record of entity e into an item with every key and index
  * attribute computed. typed = 0 means values come from CSV/plain JSON and are
  * converted to the declared types; typed = 1 means they are DynamoDB values
@@ -57,27 +67,19 @@ DDB_MUST_USE int ddb_transform_encode(ddb_item *out, const ddb_mapping *m, const
                                       ddb_error *err);
 
 /*
- * Item shapes (attribute names and types, in order) known to round-trip, so
- * that later items of the same shape skip the re-encoding: see
- * transform_memo.c for why the verdict is the same. One per thread; owned by
- * the caller; ddb_roundtrip_memo_free accepts NULL. _new returns DDB_ENOMEM.
- */
-typedef struct ddb_roundtrip_memo ddb_roundtrip_memo;
-DDB_MUST_USE int ddb_roundtrip_memo_new(ddb_roundtrip_memo **out);
-void ddb_roundtrip_memo_free(ddb_roundtrip_memo *memo);
-
-/*
  * Would the record decoded from item (d, from ddb_transform_decode or
  * _decode_key) encode back to that very item? Returns 0 when it would;
  * DDB_EINVAL with the first difference ("re-encoding would add attribute
  * 'gsiOnePk'") or why encoding fails; DDB_ENOMEM. The item is taken as
  * already checked against DynamoDB's rules, so the re-encoded one is not
- * checked again. memo (may be NULL) answers for shapes seen before and
- * learns the new ones.
+ * checked again. shape (item's, from a shape cache; may be NULL) remembers
+ * the types of items that round-tripped, so a later item of the same names
+ * and types skips the re-encoding: transform_memo.c says why the verdict is
+ * the same.
  */
 DDB_MUST_USE int ddb_transform_round_trip(const ddb_mapping *m, const ddb_decoded *d,
-                                          const ddb_item *item, int keys_only,
-                                          ddb_roundtrip_memo *memo, ddb_arena *a, ddb_error *err);
+                                          const ddb_item *item, int keys_only, ddb_shape *shape,
+                                          ddb_arena *a, ddb_error *err);
 
 /* Encodes only the table key attributes of a (key-only) record. */
 DDB_MUST_USE int ddb_transform_encode_key(ddb_item *out, const ddb_mapping *m, const ddb_entity *e,
