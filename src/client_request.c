@@ -81,12 +81,23 @@ static int sign(ddb_client *c, call *cl, ddb_sigv4_request *req, ddb_sigv4_resul
 static struct curl_slist *add_header(struct curl_slist *h, int *oom, const char *name,
                                      const char *value)
 {
-    char line[4096];
-    struct curl_slist *n;
-    int len = snprintf(line, sizeof(line), "%s: %s", name, value);
+    char stack[4096], *line = stack;
+    struct curl_slist *n = NULL;
+    size_t nl = strlen(name), vl = strlen(value), len = nl + 2 + vl;
+
+    /* "name: value" without a format to parse; a long one (a session token
+     * can be) in its own allocation rather than cut */
+    if (len >= sizeof(stack) && (line = malloc(len + 1)) == NULL) {
+        *oom = 1;
+        return h;
+    }
+    memcpy(line, name, nl);
+    memcpy(line + nl, ": ", 2);
+    memcpy(line + nl + 2, value, vl + 1);
     n = curl_slist_append(h, line);
-    /* may hold the session token: wiped, as far as it was written */
-    OPENSSL_cleanse(line, len < 0 || (size_t)len >= sizeof(line) ? sizeof(line) : (size_t)len + 1);
+    OPENSSL_cleanse(line, len + 1); /* may hold the session token */
+    if (line != stack)
+        free(line);
     if (n == NULL)
         *oom = 1;
     return n ? n : h;

@@ -8,38 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/params.h>
 
 #include "ddbpipe/codec.h"
 #include "ddbpipe/sigv4.h"
 #include "sigv4_internal.h"
 
 /* OpenSSL 3 looks an algorithm up in its provider tables on every implicit
- * fetch (EVP_sha256() in EVP_Digest, EVP_MAC_fetch): a cost per request.
- * Fetched once; kept for the process's life. */
+ * fetch (EVP_sha256() in EVP_Digest, a digest named to EVP_MAC_init): a cost
+ * per request. Fetched once; kept for the process's life. */
 static EVP_MD *g_sha256;
-static EVP_MAC *g_hmac;
 static pthread_once_t g_fetch_once = PTHREAD_ONCE_INIT;
 
 static void fetch_algorithms(void)
 {
     g_sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
-    g_hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
 }
 
 static const EVP_MD *sha256_md(void)
 {
     pthread_once(&g_fetch_once, fetch_algorithms);
     return g_sha256;
-}
-
-static EVP_MAC *hmac_mac(void)
-{
-    pthread_once(&g_fetch_once, fetch_algorithms);
-    return g_hmac;
 }
 
 int ddb_sigv4_sha256_hex(char out[65], const void *data, size_t len)
@@ -54,20 +44,34 @@ int ddb_sigv4_sha256_hex(char out[65], const void *data, size_t len)
     return 0;
 }
 
-static int hmac(EVP_MAC_CTX *ctx, unsigned char out[32], const void *key, size_t keylen,
+/* HMAC-SHA256 (RFC 2104) of data under key, built on SHA-256 with ctx (the
+ * caller's): EVP_MAC_init fetched the digest by name on every call, a third
+ * of a signature's cost. out may be key. */
+static int hmac(EVP_MD_CTX *ctx, unsigned char out[32], const void *key, size_t keylen,
                 const char *data)
 {
-    char digest[] = "SHA256";
-    OSSL_PARAM params[2];
-    size_t outlen = 0;
+    const EVP_MD *sha = sha256_md();
+    unsigned char k[64], pad[64], inner[32];
+    unsigned int n = 0;
+    int ok = sha != NULL;
 
-    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0);
-    params[1] = OSSL_PARAM_construct_end();
-    if (!EVP_MAC_init(ctx, key, keylen, params) ||
-        !EVP_MAC_update(ctx, (const unsigned char *)data, strlen(data)) ||
-        !EVP_MAC_final(ctx, out, &outlen, 32) || outlen != 32)
-        return DDB_ERROR;
-    return 0;
+    memset(k, 0, sizeof(k));
+    if (keylen > sizeof(k))
+        ok = ok && EVP_Digest(key, keylen, k, &n, sha, NULL); /* a long key is hashed */
+    else
+        memcpy(k, key, keylen);
+    for (size_t i = 0; i < sizeof(pad); i++)
+        pad[i] = k[i] ^ 0x36;
+    ok = ok && EVP_DigestInit_ex(ctx, sha, NULL) && EVP_DigestUpdate(ctx, pad, sizeof(pad)) &&
+         EVP_DigestUpdate(ctx, data, strlen(data)) && EVP_DigestFinal_ex(ctx, inner, &n) && n == 32;
+    for (size_t i = 0; i < sizeof(pad); i++)
+        pad[i] = k[i] ^ 0x5c;
+    ok = ok && EVP_DigestInit_ex(ctx, sha, NULL) && EVP_DigestUpdate(ctx, pad, sizeof(pad)) &&
+         EVP_DigestUpdate(ctx, inner, sizeof(inner)) && EVP_DigestFinal_ex(ctx, out, &n) && n == 32;
+    OPENSSL_cleanse(k, sizeof(k));
+    OPENSSL_cleanse(pad, sizeof(pad));
+    OPENSSL_cleanse(inner, sizeof(inner));
+    return ok ? 0 : DDB_ERROR;
 }
 
 /* kSigning depends only on the secret, the day, the region and the service:
@@ -81,7 +85,7 @@ static struct {
     int valid;
 } g_key = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, {0}, 0};
 
-static int derive_key(unsigned char k[32], EVP_MAC_CTX *ctx, const ddb_sigv4_request *req,
+static int derive_key(unsigned char k[32], EVP_MD_CTX *ctx, const ddb_sigv4_request *req,
                       const char *date8)
 {
     size_t slen = strlen(req->secret_access_key);
@@ -130,8 +134,7 @@ int ddb_sigv4_compute_signature(char out[65], const ddb_sigv4_request *req, cons
 {
     unsigned char k[32], sig[32];
     char date8[9];
-    EVP_MAC *mac = hmac_mac();
-    EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     int rc = DDB_ERROR;
 
     memcpy(date8, amz_date, 8);
@@ -155,6 +158,6 @@ int ddb_sigv4_compute_signature(char out[65], const ddb_sigv4_request *req, cons
     rc = 0;
 done:
     OPENSSL_cleanse(k, sizeof(k));
-    EVP_MAC_CTX_free(ctx);
+    EVP_MD_CTX_free(ctx);
     return rc;
 }

@@ -172,6 +172,7 @@ static struct {
     const char *fail_prefix; /* curl_strdup of a line starting so fails */
     const char *secret;      /* must not be in any block curl frees */
     int secret_freed;
+    size_t token_line; /* the length of the last X-Amz-Security-Token line curl copied */
 } cm;
 
 static int holds(const void *block, size_t size, const char *text)
@@ -224,6 +225,8 @@ static char *cm_strdup(const char *s)
     char *p;
     if (cm.fail_prefix && strncmp(s, cm.fail_prefix, strlen(cm.fail_prefix)) == 0)
         return NULL;
+    if (strncmp(s, "X-Amz-Security-Token: ", 22) == 0)
+        cm.token_line = n - 1;
     if ((p = cm_malloc(n)) != NULL)
         memcpy(p, s, n);
     return p;
@@ -281,5 +284,21 @@ Test(client, session_token_is_wiped_before_its_header_is_freed)
     watch_curl_memory();
     cm.secret = creds.session_token;
     refused_call(&creds, 2);
+    cr_assert_eq(cm.secret_freed, 0, "%d blocks holding the token freed unwiped", cm.secret_freed);
+}
+
+/* A session token longer than a header line's stack buffer (STS's can be
+ * kilobytes) reaches libcurl whole, and is wiped all the same. */
+Test(client, long_session_token_is_sent_whole)
+{
+    static char token[6001];
+    ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real", token, 0, "test"};
+    for (size_t i = 0; i < sizeof(token) - 1; i++)
+        token[i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/"[i % 38];
+    watch_curl_memory();
+    cm.secret = token;
+    refused_call(&creds, 1);
+    cr_assert_eq(cm.token_line, 22 + sizeof(token) - 1, "the header line curl got is %zu bytes",
+                 cm.token_line);
     cr_assert_eq(cm.secret_freed, 0, "%d blocks holding the token freed unwiped", cm.secret_freed);
 }

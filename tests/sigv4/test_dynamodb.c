@@ -1,8 +1,8 @@
 /*
  * A DynamoDB JSON 1.0 request signed by the library and, separately, by hand
  * here: the canonical request is written out literally and the signature is
- * computed with OpenSSL's one-shot SHA256()/HMAC() (the library uses
- * EVP_Digest/EVP_MAC), so a shared mistake in a helper cannot hide.
+ * computed with OpenSSL's one-shot SHA256()/HMAC() (the library builds its
+ * HMAC on EVP_Digest), so a shared mistake in a helper cannot hide.
  */
 #include <criterion/criterion.h>
 
@@ -171,20 +171,23 @@ Test(sigv4, dynamodb_with_session_token_and_timestamp)
  * each request the signature of its own credentials and scope. */
 Test(sigv4, kept_signing_key_follows_secret_day_and_region)
 {
-    static const char *secrets[] = {SECRET, "AnotherSecretKeyOfTheSameLength0000000000", "short"};
+    /* the last makes "AWS4" + secret longer than HMAC's 64-byte block: it is hashed first */
+    static const char *secrets[] = {SECRET, "AnotherSecretKeyOfTheSameLength0000000000", "short",
+                                    "AnExtraordinarilyLongSecretAccessKeyOfOneHundredCharacters"
+                                    "/ThatNoIssuerWritesButHMACMustStillTake+00"};
     static const char *dates[] = {DATE, "20240528T000001Z"};
     static const char *regions[] = {"us-east-1", "eu-west-1"};
     for (int round = 0; round < 2; round++) {
         /* the secret changes most often: alone, between two signatures */
         for (size_t di = 0; di < 2; di++) {
             for (size_t ri = 0; ri < 2; ri++) {
-                for (size_t si = 0; si < 3; si++) {
+                for (size_t si = 0; si < 4; si++) {
                     const ddb_sigv4_header h[] = {{"Host", HOST}, {"X-Amz-Date", dates[di]}};
                     ddb_sigv4_request req = dynamodb_request(h, 2);
                     ddb_sigv4_result *res = NULL;
                     ddb_error err = {0};
                     unsigned char k[32], s[32];
-                    char k0[64], date8[9], want[65];
+                    char k0[160], date8[9], want[65];
 
                     req.secret_access_key = secrets[si];
                     req.region = regions[ri];
