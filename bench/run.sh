@@ -46,7 +46,7 @@ bytes=$(to_bytes "$size")
 small_bytes=$((bytes / 10))
 
 . "$root/bench/lib.bash"
-build_release ddbpipe ddbpipe-gen
+build_release ddbpipe ddbpipe-gen ddbpipe-floor
 ddbpipe="$build/ddbpipe"
 gen="$build/ddbpipe-gen"
 mkdir -p "$out"
@@ -117,12 +117,13 @@ start_sink() {
 	for _ in $(seq 1 50); do [ -s "$out/sink.port" ] && break; sleep 0.1; done
 	sink_url="http://127.0.0.1:$(cat "$out/sink.port")"
 }
-# sink_items: the number of items the running sink has been sent.
-sink_items() {
+# sink_stat NAME: what the running sink counted: items, requests or bytes (of request bodies).
+sink_stat() {
 	node -e 'fetch(process.argv[1], { method: "POST", body: "{}",
 		headers: { "x-amz-target": "DynamoDB_20120810.Stats" } })
-		.then(r => r.json()).then(s => console.log(s.items))' "$sink_url"
+		.then(r => r.json()).then(s => console.log(s[process.argv[2]]))' "$sink_url" "$1"
 }
+sink_items() { sink_stat items; }
 # check_sink_items LABEL: says (and adds to the ratios) when the sink did not get every item of
 # the small dump, so a run that lost items cannot pass for a fast one.
 check_sink_items() {
@@ -142,10 +143,23 @@ measure import-sink /dev/null env AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=
 	AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true "$ddbpipe" import "$small" --table bench \
 	--endpoint-url "$sink_url"
 check_sink_items import-sink
+import_requests=$(sink_stat requests)
+import_body=$(( $(sink_stat bytes) / import_requests ))
 kill "$sink_pid" 2>/dev/null
 row "ddbpipe import to sink (1/10)" "$small_real" "$small_items"
 import_cpu=$m_cpu
 ratios+=("import: $(awk -v c="$m_cpu" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item (user + system)")
+
+# The floor under any importer here: as many requests of the same mean size, sent and answered
+# over 16 keep-alive connections with only SigV4's SHA-256 of each body and the CRC32 of each
+# answer computed (bench/floor/floor.c): no input read, parsed or encoded.
+echo "floor: the same requests, prepared (bench/floor)"
+start_sink
+measure floor-sink "$out/floor.txt" "$build/ddbpipe-floor" "${sink_url##*:}" "$import_requests" \
+	"$import_body" 16
+kill "$sink_pid" 2>/dev/null
+row "floor: prepared requests to sink" "$small_real" "$small_items"
+ratios+=("floor under any importer: $(awk -v c="$m_cpu" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item ($import_requests requests of $import_body bytes: loopback HTTP, SHA-256 of each body, CRC32 of each answer); ddbpipe import uses $(awk -v c="$m_cpu" -v d="$import_cpu" 'BEGIN {printf "%.1f", c > 0 ? d / c : 0}') x the floor")
 
 # For scale: the same file and a fresh sink through the AWS SDK for JavaScript v3, as a Node user
 # would write the importer (bench/sdk-import.js; 16 requests in flight like ddbpipe's default).

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A DynamoDB stand-in that answers at once, for measuring the importer's own CPU: DescribeTable
 // gives an ACTIVE table (pk S, sk S), BatchWriteItem accepts every item ({"UnprocessedItems":{}}
-// with ConsumedCapacity), every answer carries x-amz-crc32 as DynamoDB's do. It counts items.
+// with ConsumedCapacity), every answer carries x-amz-crc32 as DynamoDB's do. It counts items,
+// BatchWriteItem requests and their body bytes (target Stats answers them).
 //   node bench/sink.js PORTFILE [TABLE]
 'use strict'
 const http = require('http')
@@ -9,6 +10,8 @@ const fs = require('fs')
 const zlib = require('zlib')
 const [portFile, table = 'bench'] = process.argv.slice(2)
 let items = 0
+let requests = 0
+let bytes = 0
 function answer (res, obj) {
   const body = Buffer.from(JSON.stringify(obj))
   res.writeHead(200, {
@@ -36,12 +39,15 @@ const server = http.createServer((req, res) => {
     }
     if (target === 'BatchWriteItem') {
       // count the requests without parsing the items: one PutRequest/DeleteRequest key each
-      const text = Buffer.concat(chunks).toString()
+      const body = Buffer.concat(chunks)
+      const text = body.toString()
       const n = (text.match(/"(PutRequest|DeleteRequest)"/g) || []).length
       items += n
+      requests++
+      bytes += body.length
       return answer(res, { UnprocessedItems: {}, ConsumedCapacity: [{ TableName: table, CapacityUnits: n }] })
     }
-    if (target === 'Stats') return answer(res, { items })
+    if (target === 'Stats') return answer(res, { items, requests, bytes })
     res.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0' })
     res.end(JSON.stringify({ __type: 'com.amazon.coral.validate#ValidationException', message: `unknown ${target}` }))
   })
