@@ -160,6 +160,15 @@ measure floor-sink "$out/floor.txt" "$build/ddbpipe-floor" "${sink_url##*:}" "$i
 kill "$sink_pid" 2>/dev/null
 row "floor: prepared requests to sink" "$small_real" "$small_items"
 ratios+=("floor under any importer: $(awk -v c="$m_cpu" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item ($import_requests requests of $import_body bytes: loopback HTTP, SHA-256 of each body, CRC32 of each answer); ddbpipe import uses $(awk -v c="$m_cpu" -v d="$import_cpu" 'BEGIN {printf "%.1f", c > 0 ? d / c : 0}') x the floor")
+# The same through libcurl's multi interface, as ddbpipe's client sends them: the HTTP library's
+# own share.
+echo "floor through libcurl (bench/floor --curl)"
+start_sink
+measure floor-curl-sink "$out/floor-curl.txt" "$build/ddbpipe-floor" --curl "${sink_url##*:}" \
+	"$import_requests" "$import_body" 16
+kill "$sink_pid" 2>/dev/null
+row "floor: the same through libcurl" "$small_real" "$small_items"
+ratios+=("floor through libcurl: $(awk -v c="$m_cpu" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item")
 
 # For scale: the same file and a fresh sink through the AWS SDK for JavaScript v3, as a Node user
 # would write the importer (bench/sdk-import.js; 16 requests in flight like ddbpipe's default).

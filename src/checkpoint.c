@@ -31,6 +31,9 @@ struct ddb_tracker {
     ddb_checkpoint committed;
     /* the unit being committed (a Scan page): counts and lines wait for its end */
     ddb_entity_stats *acc;
+    size_t *touched; /* the rows of acc counted into since the last fold, n_touched of them */
+    size_t n_touched;
+    unsigned char *is_touched;
     ddb_entity_stats acc_total;
     uint64_t acc_changes[4];
     uint64_t acc_rejects;
@@ -49,7 +52,10 @@ int ddb_tracker_new(ddb_tracker **out, size_t rows, ddb_commit_fn on_commit, voi
     t->ring = calloc(t->cap, sizeof(slot));
     t->committed.rows = calloc(rows ? rows : 1, sizeof(ddb_entity_stats));
     t->acc = calloc(rows ? rows : 1, sizeof(ddb_entity_stats));
-    if (t->ring == NULL || t->committed.rows == NULL || t->acc == NULL) {
+    t->touched = calloc(rows ? rows : 1, sizeof(*t->touched));
+    t->is_touched = calloc(rows ? rows : 1, 1);
+    if (t->ring == NULL || t->committed.rows == NULL || t->acc == NULL || t->touched == NULL ||
+        t->is_touched == NULL) {
         ddb_tracker_free(t);
         return DDB_ENOMEM;
     }
@@ -71,6 +77,8 @@ void ddb_tracker_free(ddb_tracker *t)
     free(t->ring);
     free(t->committed.rows);
     free(t->acc);
+    free(t->touched);
+    free(t->is_touched);
     ddb_buf_dispose(&t->acc_lines[0]);
     ddb_buf_dispose(&t->acc_lines[1]);
     free(t);
@@ -131,10 +139,15 @@ static void add_stats(ddb_entity_stats *dst, const ddb_entity_stats *src)
 static void fold(ddb_tracker *t)
 {
     ddb_checkpoint *c = &t->committed;
-    for (size_t i = 0; i < c->n_rows; i++) {
+    /* only the rows counted into: a fold follows most records, and a mapping
+     * can have many entities */
+    for (size_t k = 0; k < t->n_touched; k++) {
+        size_t i = t->touched[k];
         add_stats(&c->rows[i], &t->acc[i]);
         memset(&t->acc[i], 0, sizeof(t->acc[i]));
+        t->is_touched[i] = 0;
     }
+    t->n_touched = 0;
     add_stats(&c->total, &t->acc_total);
     memset(&t->acc_total, 0, sizeof(t->acc_total));
     for (int i = 0; i < 4; i++) {
@@ -183,6 +196,10 @@ static void advance(ddb_tracker *t)
                              ? t->committed.n_rows - 1
                              : (size_t)s->row;
             count_into(&t->acc[row], (ddb_outcome)s->outcome);
+            if (!t->is_touched[row]) {
+                t->is_touched[row] = 1;
+                t->touched[t->n_touched++] = row;
+            }
             count_into(&t->acc_total, (ddb_outcome)s->outcome);
             t->acc_changes[s->change & 3]++;
             if (s->outcome == DDB_OUTCOME_REJECTED)

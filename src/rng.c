@@ -67,9 +67,15 @@ uint64_t ddb_hash64(const void *data, size_t len, uint64_t seed)
     const unsigned char *p = data;
     uint64_t h = ddb_mix64(seed ^ ((uint64_t)len * 0x9e3779b97f4a7c15ull));
     while (len >= 8) {
-        uint64_t w = 0;
+        /* the eight bytes as a little-endian word, whatever the machine */
+        uint64_t w;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(&w, p, 8); /* one load, not eight shifts */
+#else
+        w = 0;
         for (int i = 7; i >= 0; i--)
             w = (w << 8) | p[i];
+#endif
         h = ddb_mix64(h ^ w) + 0x632be59bd9b4e019ull;
         p += 8;
         len -= 8;

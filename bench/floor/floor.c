@@ -6,7 +6,11 @@
  * SHA-256 of the body (SigV4 signs it) and the CRC32 of the answer (the
  * x-amz-crc32 check). No input is read, parsed or encoded.
  *
- *   ddbpipe-floor PORT REQUESTS BODY_BYTES CONNECTIONS
+ *   ddbpipe-floor [--curl] PORT REQUESTS BODY_BYTES CONNECTIONS
+ *
+ * With --curl the same requests go through libcurl's multi interface (as
+ * ddbpipe's client sends them) instead of plain sockets: what the HTTP
+ * library itself costs.
  *
  * Prints its CPU (user + system) per request and per item at 25 items a
  * request. bench/run.sh gives it the request count and mean body size that
@@ -14,6 +18,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include <arpa/inet.h>
+#include <curl/curl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/evp.h>
@@ -105,35 +110,15 @@ static size_t answer_length(const conn *c)
     return c->len >= head + body ? head + body : 0;
 }
 
-int main(int argc, char **argv)
+/* The requests over plain sockets; 0, or 1 with a message. */
+static int run_sockets(int port, long requests, int nconn, const char *req, size_t req_len,
+                       size_t body_at, size_t body_len, const EVP_MD *sha256, unsigned long *sink)
 {
     static conn conns[MAX_CONN];
     struct pollfd pf[MAX_CONN];
     unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned long sink = 0;
-    long sent = 0, done = 0, requests;
-    size_t body_len, req_len, body_at;
-    int port, nconn;
-    struct rusage ru;
-    double cpu;
-    EVP_MD *sha256;
-    char *req;
+    long sent = 0, done = 0;
 
-    if (argc != 5) {
-        fprintf(stderr, "usage: ddbpipe-floor PORT REQUESTS BODY_BYTES CONNECTIONS\n");
-        return 2;
-    }
-    port = atoi(argv[1]);
-    requests = atol(argv[2]);
-    body_len = strtoul(argv[3], NULL, 10);
-    nconn = atoi(argv[4]);
-    if (port <= 0 || requests <= 0 || body_len < 2048 || nconn <= 0 || nconn > MAX_CONN) {
-        fprintf(stderr, "ddbpipe-floor: bad arguments\n");
-        return 2;
-    }
-    if ((req = make_request(port, body_len, &req_len, &body_at)) == NULL ||
-        (sha256 = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL) /* once, as ddbpipe does */
-        return 1;
     for (int i = 0; i < nconn; i++) {
         struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
         int one = 1;
@@ -150,7 +135,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nconn && sent < requests; i++, sent++) {
         unsigned int n = 0;
         EVP_Digest(req + body_at, body_len, md, &n, sha256, NULL); /* SigV4's payload hash */
-        sink += md[0];
+        *sink += md[0];
         if (send_all(conns[i].fd, req, req_len) != 0)
             return 1;
     }
@@ -173,27 +158,158 @@ int main(int argc, char **argv)
             c->len += (size_t)r;
             if ((whole = answer_length(c)) == 0)
                 continue;
-            sink += crc32(0, (const unsigned char *)c->buf, (unsigned)whole); /* x-amz-crc32 */
+            *sink += crc32(0, (const unsigned char *)c->buf, (unsigned)whole); /* x-amz-crc32 */
             memmove(c->buf, c->buf + whole, c->len - whole);
             c->len -= whole;
             done++;
             if (sent < requests) {
                 unsigned int n = 0;
                 EVP_Digest(req + body_at, body_len, md, &n, sha256, NULL);
-                sink += md[0];
+                *sink += md[0];
                 if (send_all(c->fd, req, req_len) != 0)
                     return 1;
                 sent++;
             }
         }
     }
+    for (int i = 0; i < nconn; i++)
+        close(conns[i].fd);
+    return 0;
+}
+
+typedef struct answer {
+    unsigned char buf[4096];
+    size_t len;
+} answer;
+
+static size_t on_body(char *p, size_t size, size_t n, void *data)
+{
+    answer *a = data;
+    size_t take = size * n < sizeof(a->buf) - a->len ? size * n : sizeof(a->buf) - a->len;
+    memcpy(a->buf + a->len, p, take);
+    a->len += take;
+    return size * n;
+}
+
+/* One request on handle e, its body hashed first, as ddbpipe's client does. */
+static void start_curl(CURLM *m, CURL *e, const char *url, struct curl_slist *h, const char *body,
+                       size_t body_len, answer *a, const EVP_MD *sha256, unsigned long *sink)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_Digest(body, body_len, md, &n, sha256, NULL);
+    *sink += md[0];
+    a->len = 0;
+    curl_easy_reset(e);
+    curl_easy_setopt(e, CURLOPT_URL, url);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, a);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, a);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_multi_add_handle(m, e);
+}
+
+/* The requests through libcurl's multi interface; 0, or 1 with a message. */
+static int run_curl(int port, long requests, int nconn, const char *body, size_t body_len,
+                    const EVP_MD *sha256, unsigned long *sink)
+{
+    static answer answers[MAX_CONN];
+    CURL *easy[MAX_CONN];
+    CURLM *m = curl_multi_init();
+    struct curl_slist *h = NULL;
+    long sent = 0, done = 0;
+    char url[64];
+
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", port);
+    h = curl_slist_append(h, "Content-Type: application/x-amz-json-1.0");
+    h = curl_slist_append(h, "X-Amz-Target: DynamoDB_20120810.BatchWriteItem");
+    h = curl_slist_append(h, "X-Amz-Date: 20261123T000000Z");
+    h = curl_slist_append(h, "Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/"
+                             "20261123/us-east-1/dynamodb/aws4_request, SignedHeaders=content-type;"
+                             "host;x-amz-date;x-amz-target, Signature=0000000000000000000000000000"
+                             "000000000000000000000000000000000000");
+    h = curl_slist_append(h, "Expect:");
+    for (int i = 0; i < nconn && sent < requests; i++, sent++) {
+        easy[i] = curl_easy_init();
+        start_curl(m, easy[i], url, h, body, body_len, &answers[i], sha256, sink);
+    }
+    while (done < requests) {
+        CURLMsg *msg;
+        int running, left;
+        curl_multi_perform(m, &running);
+        while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+            answer *a = NULL;
+            if (msg->msg != CURLMSG_DONE)
+                continue;
+            if (msg->data.result != CURLE_OK) {
+                fprintf(stderr, "ddbpipe-floor: %s\n", curl_easy_strerror(msg->data.result));
+                return 1;
+            }
+            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&a);
+            *sink += crc32(0, a->buf, (unsigned)a->len); /* x-amz-crc32 */
+            curl_multi_remove_handle(m, msg->easy_handle);
+            done++;
+            if (sent < requests) {
+                start_curl(m, msg->easy_handle, url, h, body, body_len, a, sha256, sink);
+                sent++;
+            }
+        }
+        if (done < requests && curl_multi_poll(m, NULL, 0, 10000, NULL) != CURLM_OK)
+            return 1;
+    }
+    for (int i = 0; i < nconn && i < requests; i++)
+        curl_easy_cleanup(easy[i]);
+    curl_multi_cleanup(m);
+    curl_slist_free_all(h);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long sink = 0;
+    long requests;
+    size_t body_len, req_len, body_at;
+    int port, nconn, use_curl = argc > 1 && strcmp(argv[1], "--curl") == 0, rc;
+    struct rusage ru;
+    double cpu;
+    EVP_MD *sha256;
+    char *req;
+
+    argv += use_curl;
+    argc -= use_curl;
+    if (argc != 5) {
+        fprintf(stderr, "usage: ddbpipe-floor [--curl] PORT REQUESTS BODY_BYTES CONNECTIONS\n");
+        return 2;
+    }
+    port = atoi(argv[1]);
+    requests = atol(argv[2]);
+    body_len = strtoul(argv[3], NULL, 10);
+    nconn = atoi(argv[4]);
+    if (port <= 0 || requests <= 0 || body_len < 2048 || nconn <= 0 || nconn > MAX_CONN) {
+        fprintf(stderr, "ddbpipe-floor: bad arguments\n");
+        return 2;
+    }
+    if ((req = make_request(port, body_len, &req_len, &body_at)) == NULL ||
+        (sha256 = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL) /* once, as ddbpipe does */
+        return 1;
+    if (use_curl) {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        rc = run_curl(port, requests, nconn, req + body_at, body_len, sha256, &sink);
+    } else {
+        rc = run_sockets(port, requests, nconn, req, req_len, body_at, body_len, sha256, &sink);
+    }
+    if (rc != 0)
+        return rc;
     getrusage(RUSAGE_SELF, &ru);
     cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-    printf("%ld requests of %zu body bytes over %d connections: %.3f s of CPU, %.1f us a request, "
-           "%.2f us an item (%d a request) [%lu]\n",
-           requests, body_len, nconn, cpu, cpu * 1e6 / (double)requests,
-           cpu * 1e6 / (double)requests / ITEMS, ITEMS, sink & 1);
+    printf("%s: %ld requests of %zu body bytes over %d connections: %.3f s of CPU, %.1f us a "
+           "request, %.2f us an item (%d a request) [%lu]\n",
+           use_curl ? "libcurl" : "sockets", requests, body_len, nconn, cpu,
+           cpu * 1e6 / (double)requests, cpu * 1e6 / (double)requests / ITEMS, ITEMS, sink & 1);
     EVP_MD_free(sha256);
     free(req);
     return 0;
