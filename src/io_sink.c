@@ -217,8 +217,9 @@ static int file_checkpoint(ddb_sink *s, ddb_error *err)
     return 0;
 }
 
-static const ddb_sink_vtable file_vtable = {file_write, file_flush, file_finish, file_free,
-                                            file_checkpoint};
+/* no prepare: the rename at finish is the commit, and nothing cuts it */
+static const ddb_sink_vtable file_vtable = {file_write, file_flush,      file_finish,
+                                            file_free,  file_checkpoint, NULL};
 
 /* Creates ".<base>.tmp-<pid>-<n>" beside path with O_EXCL; n counts up on
  * collisions, so two sinks on one path in one process still get their own. */
@@ -368,7 +369,7 @@ static void mem_free(ddb_sink *s)
     ddb_buf_dispose(&((mem_sink *)s)->b);
 }
 
-static const ddb_sink_vtable mem_vtable = {mem_write, mem_nop, mem_nop, mem_free, mem_nop};
+static const ddb_sink_vtable mem_vtable = {mem_write, mem_nop, mem_nop, mem_free, mem_nop, NULL};
 
 int ddb_sink_new_memory(ddb_sink **out, ddb_error *err)
 {
@@ -428,6 +429,21 @@ int ddb_sink_finish(ddb_sink *s, ddb_error *err)
     for (; s != NULL; s = s->upstream)
         if ((rc = s->vt->finish(s, err)) != 0)
             return rc;
+    return 0;
+}
+
+int ddb_sink_prepare(ddb_sink *s, ddb_error *err)
+{
+    int rc;
+
+    for (; s != NULL; s = s->upstream) {
+        if (s->upstream != NULL)
+            rc = s->vt->finish(s, err); /* a filter: its end, into the stream below */
+        else
+            rc = s->vt->prepare ? s->vt->prepare(s, err) : 0;
+        if (rc != 0)
+            return rc;
+    }
     return 0;
 }
 

@@ -302,6 +302,16 @@ static int fo_finish(ddb_output *o, ddb_error *err)
 {
     file_output *fo = (file_output *)o;
     int rc;
+    /* Two phases, so the files appear all or none: every file's data is sent
+     * first (an interrupt or a failure here leaves nothing visible), then
+     * each is committed (an S3 upload completed, a file renamed), which an
+     * interrupt does not cut. */
+    for (size_t k = 0; k < 2; k++) {
+        file_slot *slots = k == 0 ? fo->puts : fo->dels;
+        for (size_t i = 0; i < fo->n; i++)
+            if (slots[i].w != NULL && (rc = ddb_writer_prepare(slots[i].w, err)) != 0)
+                return rc;
+    }
     for (size_t k = 0; k < 2; k++) {
         file_slot *slots = k == 0 ? fo->puts : fo->dels;
         for (size_t i = 0; i < fo->n; i++) {

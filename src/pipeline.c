@@ -501,6 +501,10 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
         }
         s->committed = 1;
         s->bytes_out = o->output->bytes_out;
+        if (o->stop && *o->stop)
+            pl_report(&r, DDB_REPORT_INFO,
+                      "interrupted while the outputs were being committed: they were "
+                      "committed whole (a commit is not cut; interrupt again to quit at once)");
     }
 done:
     if (rc == DDB_EINTR)

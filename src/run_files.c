@@ -177,6 +177,9 @@ void ddb_run_commit_out(ddb_run_plan *p, ddb_summary *s)
     char *names = NULL;
     if (p->outdir == NULL || !s->committed)
         return;
+    /* the outputs are committed: so is the folder, whole, interrupted or not */
+    if (p->outdir_store != NULL)
+        ddb_s3_hold_stop(p->s3.s3);
     if (ddb_outdir_commit(p->outdir, (const char *const *)s->outputs, s->n_outputs, &removed,
                           &names, &err) != 0) {
         if (p->o.report)
@@ -194,6 +197,8 @@ void ddb_run_commit_out(ddb_run_plan *p, ddb_summary *s)
             s->output_failed = 1;
         }
     }
+    if (p->outdir_store != NULL)
+        ddb_s3_release_stop(p->s3.s3);
     if (removed > 0) {
         ddb_run_note(p,
                      "removed %zu file%s of the previous run in %s that this run did not write: %s",

@@ -225,6 +225,18 @@ static void redirect_region(const ddb_response *resp, char *out, size_t cap)
     ddb_buf_dispose(&b);
 }
 
+void ddb_s3_hold_stop(ddb_s3 *s3)
+{
+    if (s3->held++ == 0)
+        ddb_client_set_stop_flag(s3->client, NULL);
+}
+
+void ddb_s3_release_stop(ddb_s3 *s3)
+{
+    if (s3->held > 0 && --s3->held == 0)
+        ddb_client_set_stop_flag(s3->client, s3->stop);
+}
+
 int ddb_s3_call(ddb_s3 *s3, ddb_response *resp, const char *method, const char *bucket,
                 const char *key, const char *query, const ddb_sigv4_header *headers,
                 size_t n_headers, const void *body, size_t len, ddb_error *err)
@@ -367,7 +379,9 @@ int ddb_s3_put(ddb_s3 *s3, const char *bucket, const char *key, const void *data
     ddb_s3_content_md5(md5, data, len);
     h[n].name = "Content-MD5";
     h[n++].value = md5;
+    ddb_s3_hold_stop(s3); /* a commit: its answer says whether the object changed */
     rc = ddb_s3_call(s3, &resp, "PUT", bucket, key, NULL, h, n, data, len, err);
+    ddb_s3_release_stop(s3);
     if (rc == 0 && !resp.ok)
         rc = ddb_s3_fail(&resp, "PutObject", bucket, key, err);
     ddb_response_dispose(&resp);
@@ -377,7 +391,10 @@ int ddb_s3_put(ddb_s3 *s3, const char *bucket, const char *key, const void *data
 int ddb_s3_delete(ddb_s3 *s3, const char *bucket, const char *key, ddb_error *err)
 {
     ddb_response resp;
-    int rc = ddb_s3_call(s3, &resp, "DELETE", bucket, key, NULL, NULL, 0, NULL, 0, err);
+    int rc;
+    ddb_s3_hold_stop(s3); /* a commit, as ddb_s3_put */
+    rc = ddb_s3_call(s3, &resp, "DELETE", bucket, key, NULL, NULL, 0, NULL, 0, err);
+    ddb_s3_release_stop(s3);
     if (rc == 0 && !resp.ok &&
         (rc = ddb_s3_fail(&resp, "DeleteObject", bucket, key, err)) == DDB_ENOTFOUND)
         rc = 0;

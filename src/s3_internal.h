@@ -25,6 +25,7 @@ struct ddb_s3 {
     size_t n_regions;
     s3_fetch *fetch;
     volatile sig_atomic_t *stop;
+    int held;    /* ddb_s3_hold_stop calls not yet released */
     int pending; /* generic calls of ours in flight (chunks, parts) */
 };
 

@@ -110,10 +110,10 @@ static int wait_for(s3_sink *s, int (*cond)(void *), int cleanup, ddb_error *err
 {
     int rc;
     if (cleanup)
-        ddb_client_set_stop_flag(s->s3->client, NULL);
+        ddb_s3_hold_stop(s->s3);
     rc = ddb_client_run(s->s3->client, cond, s, err);
     if (cleanup)
-        ddb_client_set_stop_flag(s->s3->client, s->s3->stop);
+        ddb_s3_release_stop(s->s3);
     if (rc == 0 && !cond(s))
         rc = ddb_error_set(err, DDB_ENET, "%s: the request loop ended early", s->base.name);
     return rc;
@@ -324,7 +324,10 @@ static int complete_upload(s3_sink *s, ddb_error *err)
     return rc;
 }
 
-static int s3_finish(ddb_sink *sink, ddb_error *err)
+/* Every part sent and confirmed; the object not yet there. An interrupt
+ * here aborts the upload as before: nothing becomes visible. An object
+ * smaller than a part has nothing to send before its PutObject. */
+static int s3_prepare(ddb_sink *sink, ddb_error *err)
 {
     s3_sink *s = (s3_sink *)sink;
     int rc;
@@ -332,21 +335,38 @@ static int s3_finish(ddb_sink *sink, ddb_error *err)
         return 0;
     if (s->failed)
         return ddb_error_set(err, s->failure.code, "%s", s->failure.message);
-    if (s->upload_id == NULL) {
+    if (s->upload_id == NULL)
+        return 0;
+    if (s->buf.len > 0 && (rc = send_part(s, err)) != 0)
+        return rc;
+    if ((rc = wait_for(s, none_flying, 0, err)) != 0)
+        return rc;
+    if (s->failed)
+        return ddb_error_set(err, s->failure.code, "%s", s->failure.message);
+    return 0;
+}
+
+static int s3_finish(ddb_sink *sink, ddb_error *err)
+{
+    s3_sink *s = (s3_sink *)sink;
+    int rc;
+    if (s->finished)
+        return 0;
+    if ((rc = s3_prepare(sink, err)) != 0)
+        return rc;
+    /* The commit is one request that makes the object appear. Cut by an
+     * interrupt, its answer would be lost while S3 may have done it: the
+     * run would report as not written an object it cannot take back. So it
+     * runs to its answer (a second interrupt still ends the process). */
+    ddb_s3_hold_stop(s->s3);
+    if (s->upload_id == NULL)
         /* Smaller than a part: one PutObject, atomic as a completed upload. */
-        if ((rc = ddb_s3_put(s->s3, s->bucket, s->key, s->buf.ptr ? s->buf.ptr : "", s->buf.len,
-                             err)) != 0)
-            return sink_fail(s, err, rc, "%s", err->message);
-    } else {
-        if (s->buf.len > 0 && (rc = send_part(s, err)) != 0)
-            return rc;
-        if ((rc = wait_for(s, none_flying, 0, err)) != 0)
-            return rc;
-        if (s->failed)
-            return ddb_error_set(err, s->failure.code, "%s", s->failure.message);
-        if ((rc = complete_upload(s, err)) != 0)
-            return sink_fail(s, err, rc, "%s", err->message);
-    }
+        rc = ddb_s3_put(s->s3, s->bucket, s->key, s->buf.ptr ? s->buf.ptr : "", s->buf.len, err);
+    else
+        rc = complete_upload(s, err);
+    ddb_s3_release_stop(s->s3);
+    if (rc != 0)
+        return sink_fail(s, err, rc, "%s", err->message);
     s->finished = 1;
     if (s->resumable) {
         for (size_t i = 0; i <= s->n_parts; i++)
@@ -360,14 +380,13 @@ static void abort_upload(s3_sink *s)
     ddb_buf q = DDB_BUF_INIT;
     ddb_response resp;
     ddb_error err;
-    volatile sig_atomic_t *stop = s->s3->stop;
+    ddb_s3_hold_stop(s->s3);
     ddb_buf_puts(&q, "uploadId=");
     ddb_s3_encode(&q, s->upload_id, strlen(s->upload_id), 0);
-    ddb_client_set_stop_flag(s->s3->client, NULL);
     if (!q.oom &&
         ddb_s3_call(s->s3, &resp, "DELETE", s->bucket, s->key, q.ptr, NULL, 0, NULL, 0, &err) == 0)
         ddb_response_dispose(&resp);
-    ddb_client_set_stop_flag(s->s3->client, stop);
+    ddb_s3_release_stop(s->s3);
     ddb_buf_dispose(&q);
 }
 
@@ -413,8 +432,8 @@ static int s3_checkpoint(ddb_sink *sink, ddb_error *err)
     return 0;
 }
 
-static const ddb_sink_vtable s3_sink_vt = {s3_write, s3_flush, s3_finish, s3_sink_free,
-                                           s3_checkpoint};
+static const ddb_sink_vtable s3_sink_vt = {s3_write,     s3_flush,      s3_finish,
+                                           s3_sink_free, s3_checkpoint, s3_prepare};
 
 int ddb_s3_sink_state(const ddb_sink *sink, ddb_buf *out)
 {

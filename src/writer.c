@@ -415,6 +415,13 @@ done:
     return 0;
 }
 
+int ddb_writer_prepare(ddb_writer *w, ddb_error *err)
+{
+    if (w->vt->finish != NULL) /* it writes its records at finish: nothing to send before */
+        return 0;
+    return ddb_sink_prepare(w->sink, err);
+}
+
 int ddb_writer_finish(ddb_writer *w, ddb_error *err)
 {
     if (w->vt->finish != NULL)

@@ -158,6 +158,12 @@ typedef struct ddb_sink_vtable {
      * member (a resumed run appends new members), a file flushes and fsyncs.
      * Handles only this stream; ddb_sink_checkpoint walks the chain. */
     int (*checkpoint)(ddb_sink *s, ddb_error *err);
+    /* A bottom stream's first half of finish (NULL: none; must be
+     * idempotent): everything written is sent and confirmed at the
+     * destination but not yet visible (an S3 upload's parts), so that finish
+     * has only to make it visible, which cannot be half done. Filters have
+     * none: ddb_sink_prepare() ends them with their finish. */
+    int (*prepare)(ddb_sink *s, ddb_error *err);
 } ddb_sink_vtable;
 
 struct ddb_sink {
@@ -227,6 +233,11 @@ DDB_MUST_USE int ddb_sink_flush(ddb_sink *s, ddb_error *err);
  * buffered data is discarded by ddb_sink_free() and an atomic file never
  * appears. Errors (ENOSPC, a failed close or rename) name the path. */
 DDB_MUST_USE int ddb_sink_finish(ddb_sink *s, ddb_error *err);
+/* The first half of ddb_sink_finish, for outputs of several files that must
+ * all appear or none: ends every filter of the chain (its trailer written
+ * upstream) and prepares the bottom (vtable prepare). Interrupted or failed,
+ * nothing is visible; ddb_sink_finish afterwards only commits. */
+DDB_MUST_USE int ddb_sink_prepare(ddb_sink *s, ddb_error *err);
 
 /* Frees s and everything upstream. Accepts NULL. */
 void ddb_sink_free(ddb_sink *s);

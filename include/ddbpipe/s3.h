@@ -97,13 +97,24 @@ void ddb_s3_objects_free(ddb_s3_object *objs, size_t n);
 DDB_MUST_USE int ddb_s3_get(ddb_s3 *s3, char **data, size_t *len, const char *bucket,
                             const char *key, size_t max, ddb_error *err);
 
+/* Between these, requests run to their answer whatever the run's stop flag
+ * says: those that commit (complete an upload, write or delete an object an
+ * output folder is made of, and the listing that finds which), which, cut,
+ * would leave the run unable to tell whether S3 did them; and the aborts
+ * after a stop. A second interrupt still ends the process. Nests. */
+void ddb_s3_hold_stop(ddb_s3 *s3);
+void ddb_s3_release_stop(ddb_s3 *s3);
+
 /* PutObject of len bytes (with Content-MD5 and the server-side encryption
- * options). Returns 0 or DDB_ENET/DDB_EUSAGE. */
+ * options). It runs to its answer whatever the stop flag says (a commit:
+ * the run must know whether the object changed). Returns 0 or
+ * DDB_ENET/DDB_EUSAGE. */
 DDB_MUST_USE int ddb_s3_put(ddb_s3 *s3, const char *bucket, const char *key, const void *data,
                             size_t len, ddb_error *err);
 
-/* DeleteObject. A key that is not there is no error (S3 answers 204 for it
- * too). Returns 0, DDB_ENET or another error naming the object. */
+/* DeleteObject, run to its answer as ddb_s3_put. A key that is not there is
+ * no error (S3 answers 204 for it too). Returns 0, DDB_ENET or another error
+ * naming the object. */
 DDB_MUST_USE int ddb_s3_delete(ddb_s3 *s3, const char *bucket, const char *key, ddb_error *err);
 
 /* The objects about to be read, in order, so their chunks are fetched ahead

@@ -78,6 +78,11 @@ static inline int ddb_writer_write(ddb_writer *w, const ddb_map *rec, size_t n_d
 /* Finishes the writer's sink chain (trailers, rename into place). */
 DDB_MUST_USE int ddb_writer_finish(ddb_writer *w, ddb_error *err);
 
+/* The first half of ddb_writer_finish (ddb_sink_prepare): all is sent,
+ * nothing visible. A writer that ends its output itself (CSV without a
+ * mapping, replayed from its spill) prepares nothing: its finish does all. */
+DDB_MUST_USE int ddb_writer_prepare(ddb_writer *w, ddb_error *err);
+
 /* Frees the writer and its sink (an unfinished atomic file is removed). */
 void ddb_writer_free(ddb_writer *w);
 

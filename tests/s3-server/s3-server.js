@@ -12,7 +12,10 @@
 // Control (paths starting with /__, unsigned): GET /__info ({"s3rverPort", "upstream"}),
 // POST /__control {"upstream": URL} (forward to URL instead of s3rver, e.g. the fault server in
 // front of it), {"completeErrors": N} (the next N CompleteMultipartUpload answer 200 with an
-// InternalError body, as S3 may), GET /__uploads (open uploads), GET /__stats.
+// InternalError body, as S3 may), {"completeDelayMs": N} (the next CompleteMultipartUpload is done
+// at once but answered N ms later, as a slow network can: stats.completedUnanswered counts those
+// done and not yet answered), {"partDelayMs": N} (every UploadPart answered N ms after it is
+// stored; 0 ends it), GET /__uploads (open uploads), GET /__stats.
 'use strict'
 
 const crypto = require('crypto')
@@ -66,8 +69,10 @@ async function main () {
   let upstream = new URL(`http://127.0.0.1:${addr.port}`)
   const regions = new Map(opts.buckets.map((b) => [ b.name, b.region || opts.region ]))
   const uploads = new Map() // uploadId -> { bucket, key, parts: Map(num -> {etag, size}), initiated }
-  const stats = { requests: 0, verified: 0, refused: {}, byOp: {} }
+  const stats = { requests: 0, verified: 0, refused: {}, byOp: {}, completedUnanswered: 0 }
   let completeErrors = 0
+  let completeDelayMs = 0
+  let partDelayMs = 0
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
   const bump = (o, k) => { o[k] = (o[k] || 0) + 1 }
 
@@ -139,8 +144,12 @@ async function main () {
       if (!Number.isInteger(n) || n < 1 || n > 10000) return s3Error(res, 400, 'InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive', { ArgumentName: 'partNumber' })
       return forward(req, res, body, (ures, ubody) => {
         if (ures.statusCode === 200) up.parts.set(n, { etag: String(ures.headers.etag || '').replace(/"/g, ''), size: body.length })
-        res.writeHead(ures.statusCode, ures.headers)
-        res.end(ubody)
+        const answer = () => {
+          res.writeHead(ures.statusCode, ures.headers)
+          res.end(ubody)
+        }
+        if (partDelayMs > 0) setTimeout(answer, partDelayMs)
+        else answer()
       })
     }
     if (op === 'AbortMultipartUpload') {
@@ -166,10 +175,18 @@ async function main () {
       res.writeHead(200, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(eb) })
       return res.end(eb)
     }
+    const delay = completeDelayMs
+    completeDelayMs = 0
     forward(req, res, body, (ures, ubody) => {
       if (ures.statusCode === 200) uploads.delete(id)
-      res.writeHead(ures.statusCode, ures.headers)
-      res.end(ubody)
+      const answer = () => {
+        if (delay > 0) stats.completedUnanswered--
+        res.writeHead(ures.statusCode, ures.headers)
+        res.end(ubody)
+      }
+      if (delay <= 0) return answer()
+      stats.completedUnanswered++ // the object is there; the client does not know it yet
+      setTimeout(answer, delay)
     })
   }
 
@@ -242,6 +259,8 @@ async function main () {
     control: (c) => {
       if (c.upstream) upstream = new URL(c.upstream)
       if (c.completeErrors != null) completeErrors = Number(c.completeErrors)
+      if (c.completeDelayMs != null) completeDelayMs = Number(c.completeDelayMs)
+      if (c.partDelayMs != null) partDelayMs = Number(c.partDelayMs)
     },
   }
   const server = http.createServer(withControl(routes, (req, res, body) => {
