@@ -159,7 +159,7 @@ measure floor-sink "$out/floor.txt" "$build/ddbpipe-floor" "${sink_url##*:}" "$i
 	"$import_body" 16
 kill "$sink_pid" 2>/dev/null
 row "floor: prepared requests to sink" "$small_real" "$small_items"
-ratios+=("floor under any importer: $(awk -v c="$m_cpu" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item ($import_requests requests of $import_body bytes: loopback HTTP, SHA-256 of each body, CRC32 of each answer); ddbpipe import uses $(awk -v c="$m_cpu" -v d="$import_cpu" 'BEGIN {printf "%.1f", c > 0 ? d / c : 0}') x the floor")
+ratios+=("floor under any importer: $(awk -v c="$m_cpu" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item ($import_requests requests of $import_body bytes: loopback HTTP, SHA-256 of each body, CRC32 of each answer); ddbpipe import uses $(awk -v c="$m_cpu" -v d="$import_cpu" 'BEGIN {printf "%.1f", (c > 0 ? d / c : 0)}') x the floor")
 # The same through libcurl's multi interface, as ddbpipe's client sends them: the HTTP library's
 # own share.
 echo "floor through libcurl (bench/floor --curl)"
