@@ -31,8 +31,10 @@ static int run_sync(ddb_client *c, sync_call *s, ddb_error *err)
 {
     int rc;
     while (!s->done) {
-        if ((rc = ddb_client_run(c, sync_finished, s, err)) != 0)
+        if ((rc = ddb_client_run(c, sync_finished, s, err)) != 0) {
+            ddb_client_forget(c, s); /* s is on the caller's stack */
             return rc;
+        }
     }
     return 0;
 }

@@ -36,6 +36,7 @@ typedef struct file_output {
     char **resume_s3; /* an S3 object's upload state, or NULL */
     size_t n_resume;
     ddb_schema *schema; /* column types of the entity files, when asked for */
+    int finishing;      /* fo_finish began: what is sent is past any checkpoint */
 } file_output;
 
 /* Opens path for a writer: an atomic temporary file, or in resumable mode the
@@ -301,7 +302,8 @@ done:
 static int fo_finish(ddb_output *o, ddb_error *err)
 {
     file_output *fo = (file_output *)o;
-    int rc;
+    int rc = 0;
+    fo->finishing = 1;
     /* Two phases, so the files appear all or none: every file's data is sent
      * first (an interrupt or a failure here leaves nothing visible), then
      * each is committed (an S3 upload completed, a file renamed), which an
@@ -312,17 +314,27 @@ static int fo_finish(ddb_output *o, ddb_error *err)
             if (slots[i].w != NULL && (rc = ddb_writer_prepare(slots[i].w, err)) != 0)
                 return rc;
     }
-    for (size_t k = 0; k < 2; k++) {
+    /* Once one file is committed, all are, and the column types with them:
+     * nothing here is cut by the stop flag (a second signal still ends the
+     * process). */
+    if (fo->opts.s3 != NULL)
+        ddb_s3_hold_stop(fo->opts.s3);
+    for (size_t k = 0; k < 2 && rc == 0; k++) {
         file_slot *slots = k == 0 ? fo->puts : fo->dels;
-        for (size_t i = 0; i < fo->n; i++) {
+        for (size_t i = 0; i < fo->n && rc == 0; i++) {
             if (slots[i].w == NULL)
                 continue;
-            if ((rc = commit(fo, ddb_writer_finish(slots[i].w, err), slots[i].path, err)) != 0)
-                return rc;
-            o->bytes_out += sink_bottom_bytes(slots[i].w->sink);
+            if ((rc = commit(fo, ddb_writer_finish(slots[i].w, err), slots[i].path, err)) == 0)
+                o->bytes_out += sink_bottom_bytes(slots[i].w->sink);
         }
     }
-    return fo->schema != NULL ? write_schema(fo, err) : 0;
+    if (rc == 0 && fo->schema != NULL)
+        rc = write_schema(fo, err);
+    if (fo->opts.s3 != NULL)
+        ddb_s3_release_stop(fo->opts.s3);
+    if (rc == 0)
+        fo->finishing = 0; /* all committed: a checkpoint says so */
+    return rc;
 }
 
 /* {"path":..,"bytes":..} and, for an entity file, its column types so far. */
@@ -350,6 +362,12 @@ static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
 {
     file_output *fo = (file_output *)o;
     int first = 1, rc;
+    /* Parts sent by the prepare half (a short last part, a gzip trailer, a
+     * union CSV's rows) must not be taken for a prefix to continue: the
+     * previous checkpoint stands. */
+    if (fo->finishing)
+        return ddb_error_set(err, DDB_EINTR,
+                             "the outputs were being finished; the previous checkpoint stands");
     ddb_buf_putc(state, '[');
     for (size_t k = 0; k < 2; k++) {
         file_slot *slots = k == 0 ? fo->puts : fo->dels;

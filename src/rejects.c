@@ -265,10 +265,16 @@ int ddb_rejects_finish(ddb_rejects *r, ddb_error *err)
     }
     if (r->sink == NULL)
         return 0;
-    if ((rc = ddb_sink_finish(r->sink, err)) != 0 || r->spool_final == NULL)
-        return rc;
-    if ((rc = ddb_s3_upload_file(r->s3, r->path, r->spool_final, err)) == 0)
+    /* The rejects are kept also after an interrupt (the outputs may have been
+     * committed): the upload runs to its answer; a second signal still ends
+     * the process. */
+    if (r->s3 != NULL)
+        ddb_s3_hold_stop(r->s3);
+    if ((rc = ddb_sink_finish(r->sink, err)) == 0 && r->spool_final != NULL &&
+        (rc = ddb_s3_upload_file(r->s3, r->path, r->spool_final, err)) == 0)
         unlink(r->spool_final);
+    if (r->s3 != NULL)
+        ddb_s3_release_stop(r->s3);
     return rc;
 }
 

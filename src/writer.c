@@ -363,9 +363,9 @@ static void rec_free(ddb_writer *base)
     free(w->used);
 }
 
-static const ddb_writer_vtable ndjson_vt = {write_ndjson, rec_free, NULL};
-static const ddb_writer_vtable csv_vt = {write_csv, rec_free, NULL};
-static const ddb_writer_vtable ddbjson_vt = {write_ddbjson, rec_free, NULL};
+static const ddb_writer_vtable ndjson_vt = {write_ndjson, rec_free, NULL, NULL};
+static const ddb_writer_vtable csv_vt = {write_csv, rec_free, NULL, NULL};
+static const ddb_writer_vtable ddbjson_vt = {write_ddbjson, rec_free, NULL, NULL};
 
 int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const ddb_entity *e,
                    const ddb_writer_opts *opts, ddb_error *err)
@@ -417,7 +417,9 @@ done:
 
 int ddb_writer_prepare(ddb_writer *w, ddb_error *err)
 {
-    if (w->vt->finish != NULL) /* it writes its records at finish: nothing to send before */
+    if (w->vt->prepare != NULL)
+        return w->vt->prepare(w, err);
+    if (w->vt->finish != NULL)
         return 0;
     return ddb_sink_prepare(w->sink, err);
 }

@@ -30,6 +30,7 @@ typedef struct union_writer {
     ddb_sink *spill;
     char *spill_path;
     int keep_spill;
+    int replayed; /* the header and the rows are in the sink, prepared */
     ucol *cols;
     size_t n, cap;
     uint32_t *table; /* open addressing: column index + 1, 0 = empty */
@@ -185,7 +186,9 @@ static int rewrite(union_writer *u, void *ctx, const ddb_map *rec)
     return ddb_writer_write(rc->csv, rec, 0, rc->err);
 }
 
-static int union_finish(ddb_writer *w, ddb_error *err)
+/* The header and every row into the CSV sink, sent but not visible
+ * (ddb_sink_prepare): the first half of finish. */
+static int union_prepare(ddb_writer *w, ddb_error *err)
 {
     union_writer *u = (union_writer *)w;
     const char **names = NULL;
@@ -196,6 +199,8 @@ static int union_finish(ddb_writer *w, ddb_error *err)
     size_t k = 0;
     int rc;
 
+    if (u->replayed)
+        return 0;
     if ((rc = ddb_sink_flush(u->spill, err)) != 0)
         return rc;
     names = malloc((u->n ? u->n : 1) * sizeof(*names));
@@ -224,11 +229,9 @@ static int union_finish(ddb_writer *w, ddb_error *err)
     ctx.err = err;
     if ((rc = replay(u, rewrite, &ctx, err)) != 0)
         goto done;
-    if ((rc = ddb_sink_finish(u->base.sink, err)) != 0)
+    if ((rc = ddb_sink_prepare(u->base.sink, err)) != 0)
         goto done;
-    ddb_sink_free(u->spill);
-    u->spill = NULL;
-    unlink(u->spill_path);
+    u->replayed = 1;
 done:
     if (csv != NULL) {
         csv->sink = NULL;
@@ -237,6 +240,18 @@ done:
     free(names);
     free(types);
     return rc;
+}
+
+static int union_finish(ddb_writer *w, ddb_error *err)
+{
+    union_writer *u = (union_writer *)w;
+    int rc;
+    if ((rc = union_prepare(w, err)) != 0 || (rc = ddb_sink_finish(u->base.sink, err)) != 0)
+        return rc;
+    ddb_sink_free(u->spill);
+    u->spill = NULL;
+    unlink(u->spill_path);
+    return 0;
 }
 
 static void union_free(ddb_writer *w)
@@ -253,7 +268,7 @@ static void union_free(ddb_writer *w)
     ddb_buf_dispose(&u->line);
 }
 
-static const ddb_writer_vtable union_vt = {union_write, union_free, union_finish};
+static const ddb_writer_vtable union_vt = {union_write, union_free, union_finish, union_prepare};
 
 int ddb_writer_new_csv_union(ddb_writer **out, ddb_sink *sink, const char *spill_path, int resume,
                              uint64_t keep, int keep_spill, const ddb_writer_opts *opts,

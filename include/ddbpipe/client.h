@@ -186,6 +186,11 @@ void ddb_client_describe_target(const ddb_client *c, char *out, size_t cap);
  * signal handler sets). */
 void ddb_client_set_stop_flag(ddb_client *c, volatile sig_atomic_t *flag);
 
+/* The calls still queued or in flight with this ctx finish without calling
+ * back: their caller gave up waiting (a blocking call interrupted) and ctx
+ * is about to go. */
+void ddb_client_forget(ddb_client *c, void *ctx);
+
 /* Called from inside ddb_client_run about ten times a second (progress
  * reports while a writer waits). */
 void ddb_client_set_idle(ddb_client *c, void (*idle)(void *ctx), void *ctx);

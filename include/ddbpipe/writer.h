@@ -35,6 +35,9 @@ typedef struct ddb_writer_vtable {
     void (*free)(ddb_writer *w);
     /* Ends the output (NULL: finish the sink chain). */
     int (*finish)(ddb_writer *w, ddb_error *err);
+    /* Its first half, for a writer with a finish (NULL: the sink chain's
+     * prepare): everything written and sent, nothing visible. */
+    int (*prepare)(ddb_writer *w, ddb_error *err);
 } ddb_writer_vtable;
 
 struct ddb_writer {
