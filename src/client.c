@@ -562,8 +562,10 @@ void ddb_client_forget(ddb_client *c, void *ctx)
     call *lists[3] = {c->flying, c->ready_head, c->delayed};
     for (int i = 0; i < 3; i++)
         for (call *cl = lists[i]; cl != NULL; cl = cl->next)
-            if (cl->ctx == ctx)
-                cl->done = NULL, cl->ctx = NULL;
+            if (cl->ctx == ctx) {
+                cl->done = NULL;
+                cl->ctx = NULL;
+            }
 }
 
 void ddb_client_set_idle(ddb_client *c, void (*idle)(void *ctx), void *ctx)

@@ -366,8 +366,7 @@ static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
      * union CSV's rows) must not be taken for a prefix to continue: the
      * previous checkpoint stands. */
     if (fo->finishing)
-        return ddb_error_set(err, DDB_EINTR,
-                             "the outputs were being finished; the previous checkpoint stands");
+        return ddb_error_set(err, DDB_EINTR, "the outputs were being finished");
     ddb_buf_putc(state, '[');
     for (size_t k = 0; k < 2; k++) {
         file_slot *slots = k == 0 ? fo->puts : fo->dels;

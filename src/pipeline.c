@@ -528,8 +528,18 @@ done:
         pl_final_counts(&r);
     if (r.tracker != NULL && (rc == 0 || rc == DDB_EINTR) && s->entities != NULL) {
         ddb_error cerr;
-        if (o->state_path != NULL && !s->output_failed &&
-            save_checkpoint(&r, rc == 0 && s->input_errors == 0, &cerr) != 0) {
+        int crc = o->state_path != NULL && !s->output_failed
+                      ? save_checkpoint(&r, rc == 0 && s->input_errors == 0, &cerr)
+                      : 0;
+        if (crc == DDB_EINTR && rc == DDB_EINTR) {
+            /* the outputs could not say where they stand (being finished, or
+             * cut while confirming): the state file keeps the checkpoint
+             * before, which --resume continues from */
+            pl_report(&r, DDB_REPORT_INFO,
+                      "interrupted: %s; the checkpoint saved before stands (--resume goes on "
+                      "from it)",
+                      cerr.message);
+        } else if (crc != 0) {
             pl_report(&r, DDB_REPORT_ERROR, "cannot save the checkpoint: %s", cerr.message);
             s->output_failed = 1;
         }

@@ -44,7 +44,8 @@ typedef struct s3_sink {
     int failed;
     ddb_error failure;
     int resumable;
-    char *spool; /* spool file stem: <spool_dir>/<sha256 of the URL> */
+    int upload_named; /* upload_id is in a checkpoint: a resume may go on with it */
+    char *spool;      /* spool file stem: <spool_dir>/<sha256 of the URL> */
     int spool_fd;
 } s3_sink;
 
@@ -396,7 +397,9 @@ static void s3_sink_free(ddb_sink *sink)
     ddb_error err;
     if (s->flying > 0)
         (void)wait_for(s, none_flying, 1, &err);
-    if (!s->finished && s->upload_id != NULL && !s->resumable)
+    /* an upload no checkpoint names cannot be resumed: it would stay open,
+     * unseen, and be paid for */
+    if (!s->finished && s->upload_id != NULL && (!s->resumable || !s->upload_named))
         abort_upload(s);
     if (s->spool_fd >= 0)
         close(s->spool_fd);
@@ -429,6 +432,7 @@ static int s3_checkpoint(ddb_sink *sink, ddb_error *err)
         else if (s->parts[i].recorded == 0)
             s->parts[i].recorded = 1;
     }
+    s->upload_named = s->upload_id != NULL;
     return 0;
 }
 
@@ -468,6 +472,7 @@ static int resume(s3_sink *s, const char *state, uint64_t keep_len, ddb_error *e
     tok = strtok_r(copy, " ", &save);
     if (tok && strcmp(tok, "-") != 0 && (s->upload_id = strdup(tok)) == NULL)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    s->upload_named = s->upload_id != NULL; /* the checkpoint it comes from names it */
     while (rc == 0 && (tok = strtok_r(NULL, " ", &save)) != NULL) {
         part *p;
         char *c1 = strchr(tok, ':'), *c2 = c1 ? strrchr(c1 + 1, ':') : NULL;

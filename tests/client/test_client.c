@@ -142,9 +142,12 @@ Test(table, create_request_has_every_index_and_attribute_once)
         cr_assert_eq(n, 9, "%s", b.ptr);
     }
     cr_assert(strstr(b.ptr, "\"LocalSecondaryIndexes\":[{\"IndexName\":\"lsiOne\"") != NULL);
-    cr_assert(strstr(b.ptr, "\"IndexName\":\"gsiTwo\",\"KeySchema\":[{\"AttributeName\":\"gsiTwoPk\","
-                            "\"KeyType\":\"HASH\"},{\"AttributeName\":\"gsiTwoSk\",\"KeyType\":\"RANGE\"}]") != NULL,
-              "%s", b.ptr);
+    cr_assert(
+        strstr(b.ptr,
+               "\"IndexName\":\"gsiTwo\",\"KeySchema\":[{\"AttributeName\":\"gsiTwoPk\","
+               "\"KeyType\":\"HASH\"},{\"AttributeName\":\"gsiTwoSk\",\"KeyType\":\"RANGE\"}]") !=
+            NULL,
+        "%s", b.ptr);
     ddb_buf_dispose(&b);
     ddb_mapping_free(m);
 }
@@ -156,7 +159,10 @@ Test(table, create_request_projects_include_attributes)
     ddb_error err;
     cr_assert_eq(ddb_table_create_request(&b, m, NULL, &err), 0);
     cr_assert(strstr(b.ptr, "\"TableName\":\"Movies\"") != NULL);
-    cr_assert(strstr(b.ptr, "\"Projection\":{\"ProjectionType\":\"INCLUDE\",\"NonKeyAttributes\":[\"name\"]}") != NULL);
+    cr_assert(
+        strstr(b.ptr,
+               "\"Projection\":{\"ProjectionType\":\"INCLUDE\",\"NonKeyAttributes\":[\"name\"]}") !=
+        NULL);
     cr_assert(strstr(b.ptr, "\"ProjectionType\":\"KEYS_ONLY\"") != NULL);
     ddb_buf_dispose(&b);
     ddb_mapping_free(m);
@@ -301,4 +307,47 @@ Test(client, long_session_token_is_sent_whole)
     cr_assert_eq(cm.token_line, 22 + sizeof(token) - 1, "the header line curl got is %zu bytes",
                  cm.token_line);
     cr_assert_eq(cm.secret_freed, 0, "%d blocks holding the token freed unwiped", cm.secret_freed);
+}
+
+static int calls_back;
+static void count_back(void *ctx, ddb_response *resp)
+{
+    (void)resp;
+    (*(int *)ctx)++;
+}
+
+static int nothing_pending(void *ctx)
+{
+    return ddb_client_pending(ctx) == 0;
+}
+
+/* A blocking call cut by the stop flag leaves its request queued; its
+ * caller's context (on the caller's stack) is forgotten, so finishing the
+ * request later, as the aborts after a stop do, calls nobody back. */
+Test(client, forgotten_calls_finish_without_calling_back)
+{
+    ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real", NULL, 0, "test"};
+    volatile sig_atomic_t stop = 1;
+    ddb_client *c = NULL;
+    ddb_client_opts o;
+    ddb_response resp;
+    ddb_error err;
+    int other = 0;
+
+    refused_opts(&o, 1);
+    o.credentials = &creds;
+    cr_assert_eq(ddb_client_new(&c, &o, &err), 0, "%s", err.message);
+    calls_back = 0;
+    cr_assert_eq(ddb_client_submit(c, "ListTables", "{}", 2, count_back, &calls_back, &err), 0);
+    cr_assert_eq(ddb_client_submit(c, "ListTables", "{}", 2, count_back, &other, &err), 0);
+    ddb_client_forget(c, &calls_back);
+    /* and a blocking call cut by the stop flag: it forgets its own context */
+    ddb_client_set_stop_flag(c, &stop);
+    cr_assert_eq(ddb_client_call(c, "ListTables", "{}", 2, &resp, &err), DDB_EINTR);
+    ddb_client_set_stop_flag(c, NULL);
+    cr_assert_gt(ddb_client_pending(c), 0);
+    cr_assert_eq(ddb_client_run(c, nothing_pending, c, &err), 0, "%s", err.message);
+    cr_assert_eq(calls_back, 0, "a forgotten call called back");
+    cr_assert_eq(other, 1, "the other call was forgotten too");
+    ddb_client_free(c);
 }

@@ -233,11 +233,37 @@ wait "$pid"
 [ -z "$(awss3 s3 ls s3://data/int/)" ] || fail "interrupted run: something became visible"
 [ "$(uploads)" = "[]" ] || fail "interrupted run: uploads left open: $(uploads)"
 
-# -- SIGINT while S3 completes the upload (done, its answer delayed): a commit is not cut, so the
-# run knows what S3 did; it ends whole, as if not interrupted, and says so -------------------------
+# Interrupts around the commit of an output. The input: a generated favorites dump whose
+# FavoriteData.csv is two parts (the second sent as the run ends), Tag.csv and FavoriteDataTag.csv
+# one request each, with 60,000 bad lines before it (their rejects file is two parts too).
+"$tools/ddbpipe-gen" export --mapping "$fav" --items 120000 --unmatched 0 --invalid 0 --files 1 \
+    --seed 5 --out "$tmp/two" >/dev/null || fail "generate the commit input"
+node -e 'for (let i = 0; i < 60000; i++)
+    console.log(JSON.stringify({ Item: { pk: { S: "Tag#u" + i }, sk: { N: "bad " + i } } }))' \
+    >"$tmp/bad-many.json"
+commit_in=("$tmp/bad-many.json" "$tmp"/two/AWSDynamoDB/*)
+run commit-local 0 "$bin" export "${commit_in[@]}" --mapping "$fav" --format csv --out "$tmp/cl" \
+    --max-rejects 100000
+parts_sent() {
+    curl -s "$s3/__stats" | node -e 'let s = ""; process.stdin.on("data", (d) => { s += d })
+        .on("end", () => console.log(JSON.parse(s).byOp.UploadPart || 0))'
+}
+# wait_parts N: until N more parts than now reached the server
+wait_parts() {
+    local want=$(($(parts_sent) + $1))
+    for _ in $(seq 1 400); do
+        [ "$(parts_sent)" -ge "$want" ] && return 0
+        sleep 0.02
+    done
+    return 1
+}
+
+# -- SIGINT while S3 completes an upload (done, its answer delayed): a commit is not cut, so the run
+# knows what S3 did. It ends whole, as if not interrupted, and says so: every file, the column
+# types, the rejects (two parts, sent after the commit) and the manifest -----------------------------
 ctl '{"completeDelayMs": 3000}'
-"$bin" export "$export_dir/$full" --out s3://data/commit/ --format ddb-json >"$tmp/commit.out" \
-    2>"$tmp/commit.err" &
+"$bin" export "${commit_in[@]}" --mapping "$fav" --format csv --out s3://data/commit/ \
+    --max-rejects 100000 >"$tmp/commit.out" 2>"$tmp/commit.err" &
 pid=$!
 for _ in $(seq 1 1500); do
     curl -s "$s3/__stats" | grep -q '"completedUnanswered":1' && break
@@ -247,42 +273,74 @@ curl -s "$s3/__stats" | grep -q '"completedUnanswered":1' || fail "commit: no co
 kill -INT "$pid"
 wait "$pid"
 st_commit=$?
-[ "$st_commit" = 0 ] || fail "interrupted commit: exit status $st_commit: $(grep -v "^ " "$tmp/commit.err" | tail -5)"
+[ "$st_commit" = 0 ] ||
+    fail "interrupted commit: exit status $st_commit: $(grep -v "^ " "$tmp/commit.err" | tail -5)"
 grep -q "committed whole" "$tmp/commit.err" || fail "interrupted commit: not said"
-awss3 s3 cp --quiet s3://data/commit/items.json "$tmp/commit.json" || fail "interrupted commit: no output"
-cmp -s "$tmp/commit.json" "$tmp/outl/items.json" || fail "interrupted commit: the output differs"
-awss3 s3 cp --quiet s3://data/commit/_ddbpipe/manifest.json "$tmp/commit-manifest.json" ||
-    fail "interrupted commit: no manifest"
-grep -q '"items.json"' "$tmp/commit-manifest.json" || fail "interrupted commit: the manifest misses it"
+awss3 s3 cp --quiet --recursive s3://data/commit/ "$tmp/commit" || fail "interrupted commit: download"
+diff -r -x summary.json "$tmp/cl" "$tmp/commit" >"$tmp/commit.diff" ||
+    fail "interrupted commit: differs from the local run: $(head -5 "$tmp/commit.diff")"
+[ "$(wc -l <"$tmp/commit/_ddbpipe/rejects.ndjson")" = 60000 ] || fail "interrupted commit: rejects"
+grep -q '"FavoriteData.csv"' "$tmp/commit/_ddbpipe/manifest.json" ||
+    fail "interrupted commit: the manifest misses a file"
 [ "$(uploads)" = "[]" ] || fail "interrupted commit: uploads left open: $(uploads)"
 
 # -- the files of an output appear all or none: every upload's last part is sent and confirmed before
-# any file is committed, so an interrupt while one is sent leaves nothing visible (Tag.csv, put in one
-# request, came first and stayed; FavoriteData.csv is two parts, the second sent as the run ends) --
-"$tools/ddbpipe-gen" export --mapping "$fav" --items 120000 --unmatched 0 --invalid 0 --files 1 \
-    --seed 5 --out "$tmp/two" >/dev/null || fail "generate the two-phase input"
-parts_sent() {
-    curl -s "$s3/__stats" | node -e 'let s = ""; process.stdin.on("data", (d) => { s += d })
-        .on("end", () => console.log(JSON.parse(s).byOp.UploadPart || 0))'
-}
-parts_before=$(parts_sent)
+# any file is committed, so an interrupt while one is sent leaves nothing visible (before, Tag.csv,
+# put in one request, came first and stayed) ---------------------------------------------------------
 ctl '{"partDelayMs": 2500}'
 "$bin" export "$tmp"/two/AWSDynamoDB/* --mapping "$fav" --format csv --out s3://data/two/ \
     >"$tmp/two.out" 2>"$tmp/two.err" &
 pid=$!
-for _ in $(seq 1 300); do
-    [ "$(parts_sent)" -ge $((parts_before + 2)) ] && break
-    sleep 0.02
-done
-[ "$(parts_sent)" -ge $((parts_before + 2)) ] || fail "two-phase: the last part was never sent"
+wait_parts 2 || fail "two-phase: the last part was never sent"
 kill -INT "$pid"
 wait "$pid"
 st_two=$?
-ctl '{"partDelayMs": 0}'
 [ "$st_two" = 130 ] || fail "two-phase: exit status $st_two: $(grep -v "^ " "$tmp/two.err" | tail -3)"
 [ -z "$(awss3 s3 ls --recursive s3://data/two/)" ] ||
     fail "two-phase: visible after the interrupt: $(awss3 s3 ls --recursive s3://data/two/)"
 [ "$(uploads)" = "[]" ] || fail "two-phase: uploads left open: $(uploads)"
+# the same under --state: the uploads stay open, the checkpoint before the end stands (a part sent
+# as the run ended is not taken for a prefix to continue), and --resume ends equal to a local run
+"$bin" export "$tmp"/two/AWSDynamoDB/* --mapping "$fav" --format csv --out s3://data/two/ \
+    --state "$tmp/two.state" >"$tmp/two-st.out" 2>"$tmp/two-st.err" &
+pid=$!
+wait_parts 2 || fail "two-phase --state: the last part was never sent"
+kill -INT "$pid"
+wait "$pid"
+st_two=$?
+ctl '{"partDelayMs": 0}'
+[ "$st_two" = 130 ] ||
+    fail "two-phase --state: exit status $st_two: $(grep -v "^ " "$tmp/two-st.err" | tail -3)"
+grep -q "the checkpoint saved before stands" "$tmp/two-st.err" || fail "two-phase --state: not said"
+[ -z "$(awss3 s3 ls --recursive s3://data/two/)" ] || fail "two-phase --state: visible"
+run two-resume 0 "$bin" export "$tmp"/two/AWSDynamoDB/* --mapping "$fav" --format csv \
+    --out s3://data/two/ --state "$tmp/two.state" --resume
+run two-local 0 "$bin" export "$tmp"/two/AWSDynamoDB/* --mapping "$fav" --format csv --out "$tmp/tl"
+for f in Tag.csv FavoriteData.csv FavoriteDataTag.csv; do
+    awss3 s3 cp --quiet "s3://data/two/$f" - | cmp -s - "$tmp/tl/$f" || fail "two-phase resumed: $f"
+done
+[ "$(uploads)" = "[]" ] || fail "two-phase resumed: uploads left open: $(uploads)"
+
+# -- CSV without a mapping (rows replayed from the spill once the header is known) is sent whole
+# before anything is committed too: 100,000 deletes (deletes.csv, two parts) and 5 puts (items.csv) --
+node -e 'const t = []
+    for (let i = 0; i < 5; i++) t.push({ PutRequest: { Item: { pk: { S: "put" + i } } } })
+    for (let i = 0; i < 100000; i++)
+        t.push({ DeleteRequest: { Key: { pk: { S: "del-" + String(i).padStart(8, "0") + "-" + "x".repeat(90) } } } })
+    process.stdout.write(JSON.stringify({ Table: t }))' >"$tmp/req.json"
+ctl '{"partDelayMs": 2500}'
+"$bin" export "$tmp/req.json" --format csv --out s3://data/union/ >"$tmp/union.out" \
+    2>"$tmp/union.err" &
+pid=$!
+wait_parts 2 || fail "union: the last part was never sent"
+kill -INT "$pid"
+wait "$pid"
+st_union=$?
+ctl '{"partDelayMs": 0}'
+[ "$st_union" = 130 ] || fail "union: exit status $st_union: $(grep -v "^ " "$tmp/union.err" | tail -3)"
+[ -z "$(awss3 s3 ls --recursive s3://data/union/)" ] ||
+    fail "union: visible after the interrupt: $(awss3 s3 ls --recursive s3://data/union/)"
+[ "$(uploads)" = "[]" ] || fail "union: uploads left open: $(uploads)"
 
 # -- killed under --state: nothing visible, --resume completes it (the rejects kept so far too) ----
 st="$tmp/out.state"
