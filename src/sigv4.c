@@ -518,6 +518,18 @@ static int build(ddb_sigv4_result *res, const ddb_sigv4_request *req, ddb_error 
         goto done;
     qsort(h, n, sizeof(*h), cmp_header);
 
+    /* The canonical request holds the session token: room for all of it at
+     * once, so no growth leaves a copy of the token in freed memory (the
+     * buffer itself is wiped at the end). Path and query at most triple when
+     * encoded. */
+    {
+        size_t room = strlen(req->method) + 3 * strlen(req->path ? req->path : "") +
+                      3 * strlen(req->query ? req->query : "") + 160;
+        for (i = 0; i < n; i++)
+            room += 2 * strlen(h[i].name) + strlen(h[i].value) + 3;
+        if (ddb_buf_reserve(&cr, room) != 0)
+            goto oom;
+    }
     ddb_buf_puts(&cr, req->method);
     ddb_buf_putc(&cr, '\n');
     if ((rc = append_canonical_path(&cr, req->path, req->flags)) != 0)
