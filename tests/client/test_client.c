@@ -181,21 +181,12 @@ static struct {
     size_t token_line; /* the length of the last X-Amz-Security-Token line curl copied */
 } cm;
 
-static int holds(const void *block, size_t size, const char *text)
-{
-    size_t n = strlen(text);
-    for (size_t i = 0; i + n <= size; i++)
-        if (memcmp((const char *)block + i, text, n) == 0)
-            return 1;
-    return 0;
-}
-
 static void cm_note_free(void *p)
 {
     if (p == NULL)
         return;
     cm.live--;
-    if (cm.secret && holds(p, malloc_usable_size(p), cm.secret))
+    if (cm.secret && tu_holds(p, malloc_usable_size(p), cm.secret))
         cm.secret_freed++;
 }
 

@@ -9,21 +9,13 @@
 #include <string.h>
 
 #include "ddbpipe/sigv4.h"
+#include "support/testutil.h"
 
 void *__real_realloc(void *p, size_t n);
 void __real_free(void *p);
 
 static const char *watched; /* the text no freed block may hold */
 static int unwiped;
-
-static int holds(const void *block, size_t size, const char *text)
-{
-    size_t n = strlen(text);
-    for (size_t i = 0; i + n <= size; i++)
-        if (memcmp((const char *)block + i, text, n) == 0)
-            return 1;
-    return 0;
-}
 
 void *__wrap_realloc(void *p, size_t n);
 void *__wrap_realloc(void *p, size_t n)
@@ -36,7 +28,7 @@ void *__wrap_realloc(void *p, size_t n)
     if ((q = malloc(n ? n : 1)) == NULL)
         return NULL;
     memcpy(q, p, old < n ? old : n);
-    if (watched != NULL && holds(p, old, watched))
+    if (watched != NULL && tu_holds(p, old, watched))
         unwiped++;
     __real_free(p);
     return q;
@@ -45,7 +37,7 @@ void *__wrap_realloc(void *p, size_t n)
 void __wrap_free(void *p);
 void __wrap_free(void *p)
 {
-    if (p != NULL && watched != NULL && holds(p, malloc_usable_size(p), watched))
+    if (p != NULL && watched != NULL && tu_holds(p, malloc_usable_size(p), watched))
         unwiped++;
     __real_free(p);
 }

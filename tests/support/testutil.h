@@ -9,6 +9,16 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/mapping.h"
 
+/* Does the size bytes at block hold text anywhere (a secret left in memory)? */
+static inline int tu_holds(const void *block, size_t size, const char *text)
+{
+    size_t n = strlen(text);
+    for (size_t i = 0; i + n <= size; i++)
+        if (memcmp((const char *)block + i, text, n) == 0)
+            return 1;
+    return 0;
+}
+
 /* Parses DynamoDB JSON text into an item living in arena a (text is copied so
  * values do not point at the caller's literal). */
 static inline ddb_map tu_item(ddb_arena *a, const char *text)
