@@ -248,9 +248,11 @@ parts_sent() {
     curl -s "$s3/__stats" | node -e 'let s = ""; process.stdin.on("data", (d) => { s += d })
         .on("end", () => console.log(JSON.parse(s).byOp.UploadPart || 0))'
 }
-# wait_parts N: until N more parts than now reached the server
+# parts_mark, before a run is started; wait_parts N: until N more parts than at the mark reached
+# the server (a mark taken after the start could count the run's first part)
+parts_mark() { parts_base=$(parts_sent); }
 wait_parts() {
-    local want=$(($(parts_sent) + $1))
+    local want=$((parts_base + $1))
     for _ in $(seq 1 400); do
         [ "$(parts_sent)" -ge "$want" ] && return 0
         sleep 0.02
@@ -288,6 +290,7 @@ grep -q '"FavoriteData.csv"' "$tmp/commit/_ddbpipe/manifest.json" ||
 # any file is committed, so an interrupt while one is sent leaves nothing visible (before, Tag.csv,
 # put in one request, came first and stayed) ---------------------------------------------------------
 ctl '{"partDelayMs": 2500}'
+parts_mark
 "$bin" export "$tmp"/two/AWSDynamoDB/* --mapping "$fav" --format csv --out s3://data/two/ \
     >"$tmp/two.out" 2>"$tmp/two.err" &
 pid=$!
@@ -301,6 +304,7 @@ st_two=$?
 [ "$(uploads)" = "[]" ] || fail "two-phase: uploads left open: $(uploads)"
 # the same under --state: the uploads stay open, the checkpoint before the end stands (a part sent
 # as the run ended is not taken for a prefix to continue), and --resume ends equal to a local run
+parts_mark
 "$bin" export "$tmp"/two/AWSDynamoDB/* --mapping "$fav" --format csv --out s3://data/two/ \
     --state "$tmp/two.state" >"$tmp/two-st.out" 2>"$tmp/two-st.err" &
 pid=$!
@@ -329,6 +333,7 @@ node -e 'const t = []
         t.push({ DeleteRequest: { Key: { pk: { S: "del-" + String(i).padStart(8, "0") + "-" + "x".repeat(90) } } } })
     process.stdout.write(JSON.stringify({ Table: t }))' >"$tmp/req.json"
 ctl '{"partDelayMs": 2500}'
+parts_mark
 "$bin" export "$tmp/req.json" --format csv --out s3://data/union/ >"$tmp/union.out" \
     2>"$tmp/union.err" &
 pid=$!
