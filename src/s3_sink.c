@@ -293,8 +293,13 @@ static int complete_upload(s3_sink *s, ddb_error *err)
     ddb_s3_encode(&q, s->upload_id, strlen(s->upload_id), 0);
     if (body.oom || q.oom)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    /* S3 may answer 200 and still fail: the error is in the body. It is
-     * retried like a 500 (completing the same parts again is harmless). */
+    /* Cut by an interrupt, its answer would be lost while S3 may have done
+     * it: the run would report as not written an object it cannot take
+     * back. So it runs to its answer (a second interrupt still ends the
+     * process). S3 may answer 200 and still fail: the error is in the body.
+     * It is retried like a 500 (completing the same parts again is
+     * harmless). */
+    ddb_s3_hold_stop(s->s3);
     for (int attempt = 0; rc == 0 && attempt < 5; attempt++) {
         const char *p;
         ddb_response_dispose(&resp);
@@ -318,6 +323,7 @@ static int complete_upload(s3_sink *s, ddb_error *err)
                                "s3://%s/%s: CompleteMultipartUpload answered 200 with error %s",
                                s->bucket, s->key, code.ptr ? code.ptr : "(none)");
     }
+    ddb_s3_release_stop(s->s3);
     ddb_response_dispose(&resp);
     ddb_buf_dispose(&body);
     ddb_buf_dispose(&q);
@@ -355,17 +361,13 @@ static int s3_finish(ddb_sink *sink, ddb_error *err)
         return 0;
     if ((rc = s3_prepare(sink, err)) != 0)
         return rc;
-    /* The commit is one request that makes the object appear. Cut by an
-     * interrupt, its answer would be lost while S3 may have done it: the
-     * run would report as not written an object it cannot take back. So it
-     * runs to its answer (a second interrupt still ends the process). */
-    ddb_s3_hold_stop(s->s3);
+    /* The commit is one request that makes the object appear, run to its
+     * answer whatever the stop flag says (ddb_s3_put, complete_upload). */
     if (s->upload_id == NULL)
         /* Smaller than a part: one PutObject, atomic as a completed upload. */
         rc = ddb_s3_put(s->s3, s->bucket, s->key, s->buf.ptr ? s->buf.ptr : "", s->buf.len, err);
     else
         rc = complete_upload(s, err);
-    ddb_s3_release_stop(s->s3);
     if (rc != 0)
         return sink_fail(s, err, rc, "%s", err->message);
     s->finished = 1;

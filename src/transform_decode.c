@@ -377,8 +377,8 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     tctx c = {m, NULL, a, err, NULL, NULL, 0};
     const ddb_entity *e;
     unsigned char *consumed = NULL;
-    ptrdiff_t *key_at = NULL; /* per key template: its attribute in item, or -1 */
-    const ptrdiff_t *pos = NULL;
+    ptrdiff_t *pos = NULL;    /* attr_positions: the stored attributes', then the keys' */
+    ptrdiff_t *key_at = NULL; /* per key template: its attribute in item, or -1 (in pos) */
     size_t pi = 0;
     ddb_buf buf = DDB_BUF_INIT;
     uint64_t verified = 0; /* keys seen to be their fields' rendering */
@@ -393,9 +393,8 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     out->entity = e;
     c.slots = ddb_arena_calloc(a, e->n_fields ? e->n_fields : 1, sizeof(slot));
     consumed = ddb_arena_calloc(a, item->count ? item->count : 1, 1);
-    key_at = ddb_arena_alloc(a, (e->n_keys ? e->n_keys : 1) * sizeof(*key_at));
     pos = attr_positions(e, item, sh, keys_only, a);
-    if (c.slots == NULL || consumed == NULL || key_at == NULL || pos == NULL) {
+    if (c.slots == NULL || consumed == NULL || pos == NULL) {
         rc = tf_oom(err);
         goto done;
     }
@@ -426,10 +425,10 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     /* Then every key attribute present: it must fit its template and agree. */
     if ((rc = tf_build_vals(&c)) != 0)
         goto done;
+    key_at = pos + pi;
     for (size_t k = 0; k < e->n_keys; k++) {
         const ddb_template *t = &e->keys[k];
-        ptrdiff_t ai = pos[pi++];
-        key_at[k] = ai;
+        ptrdiff_t ai = key_at[k];
         if (ai < 0)
             continue;
         if (keys_only && t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK) {

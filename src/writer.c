@@ -419,8 +419,6 @@ int ddb_writer_prepare(ddb_writer *w, ddb_error *err)
 {
     if (w->vt->prepare != NULL)
         return w->vt->prepare(w, err);
-    if (w->vt->finish != NULL)
-        return 0;
     return ddb_sink_prepare(w->sink, err);
 }
 
