@@ -9,6 +9,7 @@
 
 #include <curl/curl.h>
 #include <openssl/crypto.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,24 +465,48 @@ static void drain_messages(ddb_client *c)
     }
 }
 
+/* The start of a turn of the loop: the stop flag, the idle hook, and what
+ * may start now. Returns 0 or DDB_EINTR. */
+static int turn_begin(ddb_client *c, ddb_error *err)
+{
+    uint64_t now;
+    if (c->stop && *c->stop)
+        return ddb_error_set(err, DDB_EINTR, "interrupted");
+    now = ddb_clock_ms();
+    if (c->on_idle && now - c->last_idle_ms >= 100) {
+        c->last_idle_ms = now;
+        c->on_idle(c->idle_ctx);
+    }
+    promote_delayed(c, now);
+    start_ready(c);
+    return 0;
+}
+
+/* How long a turn may wait for its sockets: at most 200 ms, less when
+ * libcurl's timer or a delayed call is due sooner. */
+static int turn_timeout(const ddb_client *c)
+{
+    long curl_timeout = ddb_client_loop_timeout(c);
+    int timeout = curl_timeout < 0 || curl_timeout > 200 ? 200 : (int)curl_timeout;
+    if (c->delayed) {
+        uint64_t wake = c->delayed->wake_ms, now = ddb_clock_ms();
+        if (wake <= now)
+            timeout = 0;
+        else if (wake - now < (uint64_t)timeout)
+            timeout = (int)(wake - now);
+    }
+    return timeout;
+}
+
 int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error *err)
 {
     for (;;) {
-        int timeout;
-        long curl_timeout = -1;
-        uint64_t now;
+        int timeout, rc;
 
         if (until && until(ctx))
             return 0;
-        if (c->stop && *c->stop)
-            return ddb_error_set(err, DDB_EINTR, "interrupted");
-        now = ddb_clock_ms();
-        if (c->on_idle && now - c->last_idle_ms >= 100) {
-            c->last_idle_ms = now;
-            c->on_idle(c->idle_ctx);
-        }
-        promote_delayed(c, now);
-        start_ready(c);
+        if ((rc = turn_begin(c, err)) != 0)
+            return rc;
         if (c->in_flight == 0 && c->ready_head == NULL && c->delayed == NULL)
             return 0; /* nothing left that could change anything */
         if (ddb_client_loop_run(c) != 0)
@@ -493,22 +518,35 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
             return 0;
         if (c->ready_head && c->in_flight < c->concurrency)
             continue; /* new work from callbacks can start at once */
-        curl_timeout = ddb_client_loop_timeout(c);
-        timeout = curl_timeout < 0 || curl_timeout > 200 ? 200 : (int)curl_timeout;
-        if (c->delayed) {
-            uint64_t wake = c->delayed->wake_ms;
-            now = ddb_clock_ms();
-            if (wake <= now)
-                timeout = 0;
-            else if (wake - now < (uint64_t)timeout)
-                timeout = (int)(wake - now);
-        }
+        timeout = turn_timeout(c);
         if (c->in_flight > 0) {
             ddb_client_loop_wait(c, timeout);
         } else if (timeout > 0) {
             struct timespec ts = {timeout / 1000, (long)(timeout % 1000) * 1000000L};
             nanosleep(&ts, NULL);
         }
+    }
+}
+
+int ddb_client_wait_fd(ddb_client *c, int fd, ddb_error *err)
+{
+    for (;;) {
+        struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = c->epfd, .events = POLLIN}};
+        int rc;
+
+        if (poll(p, 1, 0) > 0)
+            return 0;
+        if ((rc = turn_begin(c, err)) != 0)
+            return rc;
+        if (c->in_flight > 0) {
+            if (ddb_client_loop_run(c) != 0)
+                return ddb_error_set(err, DDB_ENET, "libcurl multi loop failed");
+            drain_messages(c);
+            if (c->ready_head && c->in_flight < c->concurrency)
+                continue; /* new work from callbacks can start at once */
+        }
+        /* the input, or (with requests in flight) one of their sockets */
+        (void)poll(p, c->in_flight > 0 ? 2 : 1, turn_timeout(c));
     }
 }
 

@@ -218,8 +218,8 @@ static int file_checkpoint(ddb_sink *s, ddb_error *err)
 }
 
 /* no prepare: the rename at finish is the commit, and nothing cuts it */
-static const ddb_sink_vtable file_vtable = {file_write, file_flush,      file_finish,
-                                            file_free,  file_checkpoint, NULL};
+static const ddb_sink_vtable file_vtable = {file_write,      file_flush, file_finish, file_free,
+                                            file_checkpoint, NULL,       NULL};
 
 /* Creates ".<base>.tmp-<pid>-<n>" beside path with O_EXCL; n counts up on
  * collisions, so two sinks on one path in one process still get their own. */
@@ -369,7 +369,8 @@ static void mem_free(ddb_sink *s)
     ddb_buf_dispose(&((mem_sink *)s)->b);
 }
 
-static const ddb_sink_vtable mem_vtable = {mem_write, mem_nop, mem_nop, mem_free, mem_nop, NULL};
+static const ddb_sink_vtable mem_vtable = {mem_write, mem_nop, mem_nop, mem_free,
+                                           mem_nop,   NULL,    NULL};
 
 int ddb_sink_new_memory(ddb_sink **out, ddb_error *err)
 {
@@ -455,6 +456,13 @@ int ddb_sink_checkpoint(ddb_sink *s, ddb_error *err)
             return rc;
     }
     return 0;
+}
+
+void ddb_sink_saved(ddb_sink *s)
+{
+    for (; s != NULL; s = s->upstream)
+        if (s->vt->saved != NULL)
+            s->vt->saved(s);
 }
 
 uint64_t ddb_sink_file_length(const ddb_sink *s)

@@ -192,8 +192,8 @@ static int gz_checkpoint(ddb_sink *s, ddb_error *err)
     return 0;
 }
 
-static const ddb_sink_vtable gz_vtable = {gz_write, gz_flush,      gz_finish,
-                                          gz_free,  gz_checkpoint, NULL /* a filter */};
+static const ddb_sink_vtable gz_vtable = {
+    gz_write, gz_flush, gz_finish, gz_free, gz_checkpoint, NULL /* a filter */, NULL};
 
 int ddb_sink_new_gzip(ddb_sink **out, ddb_sink *upstream, int level, ddb_error *err)
 {

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,6 @@
 
 #include <openssl/evp.h>
 #include <zlib.h>
-
 
 /* Allocates a source of struct size `size` whose name is a copy of name. */
 ddb_source *ddb_source_alloc(size_t size, const ddb_source_vtable *vt, const char *name)
@@ -43,8 +43,18 @@ ddb_source *ddb_source_alloc(size_t size, const ddb_source_vtable *vt, const cha
 typedef struct file_source {
     ddb_source base;
     int fd;
-    int owns_fd; /* 0 for stdin: never closed by us */
+    int owns_fd;   /* 0 for stdin: never closed by us */
+    int may_block; /* not a regular file: a read may wait for a writer */
 } file_source;
+
+static _Thread_local ddb_io_waiter thread_waiter;
+
+ddb_io_waiter ddb_io_set_waiter(ddb_io_waiter w)
+{
+    ddb_io_waiter prev = thread_waiter;
+    thread_waiter = w;
+    return prev;
+}
 
 static ssize_t file_read(ddb_source *src, void *buf, size_t len, ddb_error *err)
 {
@@ -53,6 +63,12 @@ static ssize_t file_read(ddb_source *src, void *buf, size_t len, ddb_error *err)
 
     if (len > (size_t)SSIZE_MAX)
         len = (size_t)SSIZE_MAX;
+    if (f->may_block && thread_waiter.wait != NULL) {
+        struct pollfd p = {.fd = f->fd, .events = POLLIN};
+        int rc;
+        if (poll(&p, 1, 0) == 0 && (rc = thread_waiter.wait(thread_waiter.ctx, f->fd, err)) != 0)
+            return rc;
+    }
     do {
         n = read(f->fd, buf, len);
     } while (n < 0 && errno == EINTR);
@@ -86,6 +102,7 @@ int ddb_source_open_file(ddb_source **out, const char *path, ddb_error *err)
     f->fd = -1;
     if (is_stdin) {
         f->fd = STDIN_FILENO;
+        f->may_block = fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode);
         goto done;
     }
     do {
@@ -102,6 +119,7 @@ int ddb_source_open_file(ddb_source **out, const char *path, ddb_error *err)
         rc = ddb_error_set(err, DDB_EIO, "cannot read %s: %s", path, strerror(EISDIR));
         goto done;
     }
+    f->may_block = fstat(f->fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
     (void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 done:
     if (rc != 0) {

@@ -74,7 +74,8 @@ static int co_stop(ddb_output *o, ddb_error *err)
     return up->vt->stop != NULL ? up->vt->stop(up, err) : 0;
 }
 
-static const ddb_output_vtable check_vt = {co_put, co_finish, co_free, co_checkpoint, co_stop};
+static const ddb_output_vtable check_vt = {co_put,        co_finish, co_free,
+                                           co_checkpoint, co_stop,   NULL};
 
 int ddb_check_output_new(ddb_output **out, ddb_output *up, const ddb_check_output_opts *opts,
                          ddb_error *err)

@@ -158,23 +158,29 @@ static int open_union_writer(file_output *fo, file_slot *slot, ddb_sink *sink,
     return rc;
 }
 
+/* The file of entity index (-1: none) and kind, malloc'd (NULL: no memory). */
+static char *slot_path(const file_output *fo, int index, int deletes)
+{
+    const char *base = fo->opts.single_name ? fo->opts.single_name : "items";
+    int entity = fo->opts.mapping != NULL && index >= 0;
+    if (entity)
+        base = fo->opts.mapping->entities[index].name;
+    else if (deletes)
+        base = "deletes";
+    return make_path(fo, base, deletes && entity ? ".deletes" : "",
+                     ddb_out_format_ext(fo->opts.format));
+}
+
 static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, ddb_error *err)
 {
     const ddb_entity *e = NULL;
-    const char *base = fo->opts.single_name ? fo->opts.single_name : "items";
     ddb_writer_opts wo = {.delimiter = fo->opts.delimiter, .extra_plain = fo->opts.extra_plain};
     ddb_sink *sink = NULL;
     int rc;
 
-    if (fo->opts.mapping != NULL && index >= 0) {
+    if (fo->opts.mapping != NULL && index >= 0)
         e = &fo->opts.mapping->entities[index];
-        base = e->name;
-    } else if (deletes) {
-        base = "deletes";
-    }
-    slot->path = make_path(fo, base, deletes && e != NULL ? ".deletes" : "",
-                           ddb_out_format_ext(fo->opts.format));
-    if (slot->path == NULL)
+    if ((slot->path = slot_path(fo, index, deletes)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if ((rc = open_sink(&sink, fo, slot->path, &wo.appending, err)) != 0)
         return rc;
@@ -390,6 +396,23 @@ static int fo_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return state->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
 }
 
+static void fo_saved(ddb_output *o)
+{
+    file_output *fo = (file_output *)o;
+    for (size_t k = 0; k < 2; k++) {
+        file_slot *slots = k == 0 ? fo->puts : fo->dels;
+        for (size_t i = 0; i < fo->n; i++) {
+            const char *spill_path;
+            ddb_sink *spill;
+            if (slots[i].w == NULL)
+                continue;
+            ddb_sink_saved(slots[i].w->sink);
+            if ((spill = ddb_writer_spill(slots[i].w, &spill_path)) != NULL)
+                ddb_sink_saved(spill);
+        }
+    }
+}
+
 /* The column types an entity file's checkpoint carries (none: none kept). */
 static int restore_schema(file_output *fo, const ddb_value *saved, ddb_error *err)
 {
@@ -486,7 +509,8 @@ static void fo_free(ddb_output *o)
     ddb_schema_free(fo->schema);
 }
 
-static const ddb_output_vtable file_vt = {fo_put, fo_finish, fo_free, fo_checkpoint, NULL};
+static const ddb_output_vtable file_vt = {fo_put,        fo_finish, fo_free,
+                                          fo_checkpoint, NULL,      fo_saved};
 
 int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err)
 {
@@ -525,6 +549,27 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
                 goto done;
     } else if (opts->mapping == NULL && (rc = open_slot(fo, &fo->puts[0], -1, 0, err)) != 0) {
         goto done;
+    }
+    /* The other files the interrupted run had begun (deletes, items) go on
+     * too, though this run may add nothing to them. */
+    for (size_t k = 0; k < 2 && fo->n_resume > 0; k++) {
+        file_slot *slots = k == 0 ? fo->puts : fo->dels;
+        for (size_t i = 0; i < fo->n; i++) {
+            int index = opts->mapping ? (int)i : -1;
+            char *path;
+            if (slots[i].w != NULL)
+                continue;
+            if ((path = slot_path(fo, index, (int)k)) == NULL) {
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                goto done;
+            }
+            for (size_t j = 0; j < fo->n_resume && slots[i].w == NULL && rc == 0; j++)
+                if (strcmp(fo->resume_paths[j], path) == 0)
+                    rc = open_slot(fo, &slots[i], index, (int)k, err);
+            free(path);
+            if (rc != 0)
+                goto done;
+        }
     }
 done:
     if (rc != 0) {

@@ -500,7 +500,8 @@ static int tw_stop(ddb_output *o, ddb_error *err)
     return ddb_client_settle(to->client, err);
 }
 
-static const ddb_output_vtable table_vt = {tw_put, tw_finish, tw_free, tw_checkpoint, tw_stop};
+static const ddb_output_vtable table_vt = {tw_put,        tw_finish, tw_free,
+                                           tw_checkpoint, tw_stop,   NULL};
 
 int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err)
 {

@@ -6,12 +6,15 @@
 #include "ddbpipe/pipeline.h"
 #include "ddbpipe/transform.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ddbpipe/checkpoint.h"
+#include "ddbpipe/client.h"
+#include "ddbpipe/io.h"
 #include "ddbpipe/item.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/text.h"
@@ -151,6 +154,21 @@ static int looks_like_item(const ddb_mapping *m, const ddb_entity *e, const ddb_
     return ddb_entity_field_index(e, pk, strlen(pk)) < 0 && ddb_map_getz(item, pk) != NULL;
 }
 
+/* Keeps the counts of checkpoint c, just saved or resumed from (r->saved has
+ * room for its rows, allocated with the run). */
+static void keep_saved(run *r, const ddb_checkpoint *c)
+{
+    ddb_entity_stats *rows = r->saved.rows;
+    size_t n = c->n_rows < r->saved.n_rows ? c->n_rows : r->saved.n_rows;
+    if (rows == NULL)
+        return;
+    memcpy(rows, c->rows, n * sizeof(*rows));
+    r->saved = *c;
+    r->saved.rows = rows;
+    r->saved.n_rows = n;
+    r->have_saved = 1;
+}
+
 /* Saves the committed prefix (see checkpoint.h); complete at the very end. */
 static int save_checkpoint(run *r, int complete, ddb_error *err)
 {
@@ -186,6 +204,9 @@ static int save_checkpoint(run *r, int complete, ddb_error *err)
     st.complete = complete;
     if ((rc = ddb_state_save(o->state_path, &st, err)) != 0)
         goto done;
+    if (o->output != NULL && o->output->vt->saved != NULL)
+        o->output->vt->saved(o->output);
+    keep_saved(r, c);
     r->s->checkpoints++;
     r->last_checkpoint = ddb_clock_seconds();
 done:
@@ -274,11 +295,13 @@ int pl_take_record(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_record *rec
 
 int pl_reader_failed(run *r, int rc, const ddb_error *rerr, ddb_error *err)
 {
+    if (rc == DDB_EINTR) /* stopped while it waited for data: not the input's fault */
+        return ddb_error_set(err, rc, "%s", rerr->message);
     r->s->input_errors++;
     pl_report(r, DDB_REPORT_ERROR, "%s", rerr->message);
     if (rc == DDB_EVERIFY)
         return 1; /* a file failed its checksum: the next one of this input can be read */
-    if (rc == DDB_ENOMEM || rc == DDB_EINTR)
+    if (rc == DDB_ENOMEM)
         return ddb_error_set(err, rc, "%s", rerr->message);
     return 0;
 }
@@ -401,6 +424,8 @@ static int run_input(run *r, const char *path, ddb_error *err)
     ropts.warn = on_reader_warning;
     ropts.warn_ctx = r;
     if ((rc = ddb_reader_open(&rd, path, &ropts, &rerr)) != 0) {
+        if (rc == DDB_EINTR) /* stopped while it waited for the input's first bytes */
+            return ddb_error_set(err, rc, "%s", rerr.message);
         r->s->input_errors++;
         pl_report(r, DDB_REPORT_ERROR, "%s", rerr.message);
         return rc == DDB_ENOMEM ? ddb_error_set(err, rc, "%s", rerr.message) : 0;
@@ -447,26 +472,56 @@ int ddb_pipeline_summary_resumed(ddb_summary *s, const ddb_pipeline_opts *o, ddb
     return summary_rows(s, o, err);
 }
 
+/* An input with no data yet (a pipe whose writer pauses): the requests in
+ * flight go on meanwhile (an S3 part half sent would time out), progress is
+ * reported, and an interrupt is seen, not left blocked in read(). */
+static int wait_input(void *ctx, int fd, ddb_error *err)
+{
+    run *r = ctx;
+    if (r->o->client != NULL)
+        return ddb_client_wait_fd(r->o->client, fd, err);
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        double now;
+        if (r->o->stop && *r->o->stop)
+            return ddb_error_set(err, DDB_EINTR, "interrupted");
+        if (poll(&p, 1, 100) > 0)
+            return 0;
+        now = ddb_clock_seconds();
+        if (r->o->progress != NULL && now - r->last_progress >= 0.1) {
+            r->last_progress = now;
+            r->o->progress(r->o->progress_ctx, r->s, r->reading);
+        }
+    }
+}
+
 int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
 {
     run r;
     double t0 = ddb_clock_seconds();
     int rc = 0;
+    ddb_io_waiter outer;
 
     memset(s, 0, sizeof(*s));
     memset(&r, 0, sizeof(r));
     r.o = o;
     r.s = s;
+    outer = ddb_io_set_waiter((ddb_io_waiter){wait_input, &r});
     r.last_checkpoint = t0;
     if ((rc = summary_rows(s, o, err)) != 0)
         goto done;
+    r.saved.n_rows = s->n_entities;
     if (ddb_arena_new(&r.arena, 0) != 0 || ddb_shape_cache_new(&r.shapes) != 0 ||
-        ddb_tracker_new(&r.tracker, s->n_entities, pl_on_commit, &r) != 0) {
+        ddb_tracker_new(&r.tracker, s->n_entities, pl_on_commit, &r) != 0 ||
+        (o->state_path != NULL &&
+         (r.saved.rows = calloc(s->n_entities, sizeof(*r.saved.rows))) == NULL)) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if (o->resume != NULL)
+    if (o->resume != NULL) {
         ddb_tracker_restore(r.tracker, &o->resume->ck);
+        keep_saved(&r, ddb_tracker_committed(r.tracker));
+    }
     if (o->output != NULL) {
         o->output->ack = pl_on_ack;
         o->output->exists = pl_on_exists;
@@ -521,11 +576,8 @@ done:
             s->output_failed = 1;
         }
     }
-    /* Every record read lands in one column, also when the run stopped early. */
     if (r.tracker != NULL && s->entities != NULL)
         pl_drain(&r);
-    if (r.tracker != NULL && s->entities != NULL)
-        pl_final_counts(&r);
     if (r.tracker != NULL && (rc == 0 || rc == DDB_EINTR) && s->entities != NULL) {
         ddb_error cerr;
         int crc = o->state_path != NULL && !s->output_failed
@@ -536,14 +588,18 @@ done:
              * cut while confirming): the state file keeps the checkpoint
              * before, which --resume continues from */
             pl_report(&r, DDB_REPORT_INFO,
-                      "interrupted: %s; the checkpoint saved before stands (--resume goes on "
-                      "from it)",
+                      "interrupted before the outputs could say where they stand (%s): the "
+                      "checkpoint saved before stands (--resume goes on from it)",
                       cerr.message);
         } else if (crc != 0) {
             pl_report(&r, DDB_REPORT_ERROR, "cannot save the checkpoint: %s", cerr.message);
             s->output_failed = 1;
         }
     }
+    /* Every record read lands in one column, also when the run stopped
+     * early; under --state, as the checkpoint that stands counts it. */
+    if (r.tracker != NULL && s->entities != NULL)
+        pl_final_counts(&r);
     if (rc == 0 || o->state_path == NULL) {
         pl_finish_side_file(&r, o->rejects, &s->rejects_path);
         pl_finish_side_file(&r, o->unmatched, &s->unmatched_path);
@@ -557,7 +613,9 @@ done:
         o->output->ack_ctx = NULL;
     }
     s->seconds = ddb_clock_seconds() - t0;
+    ddb_io_set_waiter(outer);
     ddb_tracker_free(r.tracker);
+    free(r.saved.rows);
     ddb_arena_free(r.arena);
     ddb_shape_cache_free(r.shapes);
     ddb_buf_dispose(&r.msg);

@@ -253,7 +253,9 @@ void pl_final_counts(run *r)
 {
     const ddb_pipeline_opts *o = r->o;
     ddb_summary *s = r->s;
-    const ddb_checkpoint *c = ddb_tracker_committed(r->tracker);
+    /* Under --state, the files (and rejects) hold for good what the saved
+     * checkpoint counts: a resume cuts them back to it. */
+    const ddb_checkpoint *c = r->have_saved ? &r->saved : ddb_tracker_committed(r->tracker);
     int table = o->output != NULL && !o->output->writes_at_once;
     int discarded =
         o->output != NULL && o->output->writes_at_once && !s->committed && o->state_path == NULL;

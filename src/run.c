@@ -502,6 +502,7 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     po.checkpoint_seconds = o->checkpoint_seconds;
     po.threads = o->threads;
     po.stop = o->stop;
+    po.client = p->client;
     po.progress = o->progress;
     po.progress_ctx = o->progress_ctx;
     po.managed = ddb_run_managed_state(p);

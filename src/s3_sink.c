@@ -26,7 +26,7 @@ enum { PART_FLYING = 0, PART_DONE, PART_FAILED };
 typedef struct part {
     int num;
     int state;
-    int recorded; /* named by a checkpoint: its spool file can go at the next one */
+    int recorded; /* 1: named by the checkpoint taken last; 2: by a saved one, spool gone */
     uint64_t size;
     char etag[128];
 } part;
@@ -44,7 +44,8 @@ typedef struct s3_sink {
     int failed;
     ddb_error failure;
     int resumable;
-    int upload_named; /* upload_id is in a checkpoint: a resume may go on with it */
+    int upload_named; /* upload_id is in a saved checkpoint: a resume may go on with it */
+    int upload_taken; /* upload_id is in the checkpoint taken last, maybe never saved */
     char *spool;      /* spool file stem: <spool_dir>/<sha256 of the URL> */
     int spool_fd;
 } s3_sink;
@@ -421,25 +422,37 @@ static int s3_checkpoint(ddb_sink *sink, ddb_error *err)
     if (s->finished || !s->resumable)
         return 0;
     if (s->flying > 0 && (rc = wait_for(s, none_flying, 0, err)) != 0)
-        return rc;
+        return rc == DDB_EINTR
+                   ? ddb_error_set(err, rc, "%s: a part was still being sent", sink->name)
+                   : rc;
     if (s->failed)
         return ddb_error_set(err, s->failure.code, "%s", s->failure.message);
     if (fsync(s->spool_fd) != 0)
         return sink_fail(s, err, DDB_EIO, "cannot sync the spool file of %s: %s", sink->name,
                          strerror(errno));
-    /* A part a previous checkpoint named no longer needs its spool copy. */
-    for (size_t i = 0; i < s->n_parts; i++) {
-        if (s->parts[i].recorded == 1)
-            remove_spool(s, s->parts[i].num), s->parts[i].recorded = 2;
-        else if (s->parts[i].recorded == 0)
+    /* Named by this checkpoint, but relied on only once it is saved
+     * (s3_saved): a save that fails or is cut leaves the state before. */
+    for (size_t i = 0; i < s->n_parts; i++)
+        if (s->parts[i].recorded == 0)
             s->parts[i].recorded = 1;
-    }
-    s->upload_named = s->upload_id != NULL;
+    s->upload_taken = s->upload_id != NULL;
     return 0;
 }
 
-static const ddb_sink_vtable s3_sink_vt = {s3_write,     s3_flush,      s3_finish,
-                                           s3_sink_free, s3_checkpoint, s3_prepare};
+/* The checkpoint is saved: its parts no longer need their spool copies, and
+ * its upload is one a resume goes on with, so it is left open. */
+static void s3_saved(ddb_sink *sink)
+{
+    s3_sink *s = (s3_sink *)sink;
+    for (size_t i = 0; i < s->n_parts; i++)
+        if (s->parts[i].recorded == 1)
+            remove_spool(s, s->parts[i].num), s->parts[i].recorded = 2;
+    if (s->upload_taken)
+        s->upload_named = 1;
+}
+
+static const ddb_sink_vtable s3_sink_vt = {s3_write,      s3_flush,   s3_finish, s3_sink_free,
+                                           s3_checkpoint, s3_prepare, s3_saved};
 
 int ddb_s3_sink_state(const ddb_sink *sink, ddb_buf *out)
 {

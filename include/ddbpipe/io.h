@@ -38,6 +38,23 @@ struct ddb_source {
  * or DDB_EIO (message names the path and errno text). */
 DDB_MUST_USE int ddb_source_open_file(ddb_source **out, const char *path, ddb_error *err);
 
+/*
+ * What a thread does while the file it reads has no data yet (a pipe, a FIFO,
+ * a terminal, a socket; never a regular file): wait until fd is readable (or
+ * at its end) and return 0, or return a negative code with err set (DDB_EINTR:
+ * the run was interrupted), which the read returns. A pipeline's thread
+ * drives its requests in flight meanwhile: an upload must not stall, and
+ * time out, while its producer pauses.
+ */
+typedef struct ddb_io_waiter {
+    int (*wait)(void *ctx, int fd, ddb_error *err);
+    void *ctx;
+} ddb_io_waiter;
+
+/* Sets the calling thread's waiter ({NULL}: a read blocks) and returns the
+ * one it replaces. Only file sources read on this thread consult it. */
+ddb_io_waiter ddb_io_set_waiter(ddb_io_waiter w);
+
 /* A source over caller memory (not copied; must outlive the source). For tests
  * and for buffers already in memory. name may be NULL. */
 int ddb_source_new_memory(ddb_source **out, const void *data, size_t len, const char *name,
@@ -164,6 +181,11 @@ typedef struct ddb_sink_vtable {
      * has only to make it visible, which cannot be half done. Filters have
      * none: ddb_sink_prepare() ends them with their finish. */
     int (*prepare)(ddb_sink *s, ddb_error *err);
+    /* The state the last checkpoint described is saved (NULL: nothing to
+     * do): what it named is now what a resumed run goes on from (an S3
+     * upload it may continue rather than abort). Only this stream;
+     * ddb_sink_saved() walks the chain. */
+    void (*saved)(ddb_sink *s);
 } ddb_sink_vtable;
 
 struct ddb_sink {
@@ -238,6 +260,11 @@ DDB_MUST_USE int ddb_sink_finish(ddb_sink *s, ddb_error *err);
  * upstream) and prepares the bottom (vtable prepare). Interrupted or failed,
  * nothing is visible; ddb_sink_finish afterwards only commits. */
 DDB_MUST_USE int ddb_sink_prepare(ddb_sink *s, ddb_error *err);
+
+/* Tells s and everything upstream that the state their last checkpoint
+ * (ddb_sink_checkpoint) described is saved. A checkpoint never saved names
+ * nothing: a run that ends after it treats its uploads as unnamed. */
+void ddb_sink_saved(ddb_sink *s);
 
 /* Frees s and everything upstream. Accepts NULL. */
 void ddb_sink_free(ddb_sink *s);

@@ -52,6 +52,9 @@ typedef struct ddb_output_vtable {
      * to what is already sent so acks match what the destination holds (may
      * be NULL: nothing is ever in flight). What was never sent is not done. */
     int (*stop)(ddb_output *o, ddb_error *err);
+    /* The state the last checkpoint appended is saved (may be NULL): what it
+     * named is what a resumed run continues; until then it names nothing. */
+    void (*saved)(ddb_output *o);
 } ddb_output_vtable;
 
 struct ddb_output {

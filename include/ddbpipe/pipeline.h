@@ -96,6 +96,9 @@ typedef struct ddb_pipeline_opts {
     int threads;                 /* 1: everything on the calling thread; otherwise items are decoded
                                     ahead on a second thread (exports, conversions; same output) */
     volatile sig_atomic_t *stop; /* set by a signal handler: stop reading, checkpoint, end */
+    /* The run's requests (may be NULL): while an input that is a pipe waits
+     * for data, they are driven, so uploads and writes in flight go on. */
+    struct ddb_client *client;
     /* Called about ten times a second with the live counts (and from the
      * table writer's waits, through the client's idle hook). */
     void (*progress)(void *ctx, const ddb_summary *live, const ddb_reader *reading);

@@ -606,3 +606,64 @@ Test(source, readahead_freed_early)
     cr_assert_eq(ddb_source_read(ra, buf, sizeof(buf), &err), (ssize_t)sizeof(buf));
     ddb_source_free(ra);
 }
+
+/* ------------------------------------------------------------ io waiter */
+
+typedef struct waits {
+    int calls, fd, fail, feed; /* feed: a pipe's write end to fill when called */
+} waits;
+
+static int record_wait(void *ctx, int fd, ddb_error *err)
+{
+    waits *w = ctx;
+    w->calls++;
+    w->fd = fd;
+    if (w->fail)
+        return ddb_error_set(err, DDB_EINTR, "interrupted");
+    if (w->feed >= 0)
+        cr_assert_eq(write(w->feed, "later", 5), 5);
+    return 0;
+}
+
+/* A pipe that has no data yet: the thread's waiter is asked before the read
+ * blocks; one with data, or a regular file, never asks it. */
+Test(source, a_pipe_without_data_asks_the_waiter, .init = setup, .fini = teardown)
+{
+    int fds[2];
+    char path[128], buf[16];
+    ddb_source *src = NULL;
+    ddb_error err;
+    waits w = {.feed = -1};
+    ddb_io_waiter outer = ddb_io_set_waiter((ddb_io_waiter){record_wait, &w});
+
+    cr_assert_eq(pipe(fds), 0);
+    snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+    cr_assert_eq(ddb_source_open_file(&src, path, &err), 0, "%s", err.message);
+    cr_assert_eq(write(fds[1], "now", 3), 3);
+    cr_assert_eq(ddb_source_read(src, buf, sizeof(buf), &err), 3);
+    cr_assert_eq(w.calls, 0, "data was there: no wait");
+
+    w.feed = fds[1];
+    cr_assert_eq(ddb_source_read(src, buf, sizeof(buf), &err), 5);
+    cr_assert_eq(memcmp(buf, "later", 5), 0);
+    cr_assert_eq(w.calls, 1);
+
+    w.fail = 1;
+    cr_assert_eq(ddb_source_read(src, buf, sizeof(buf), &err), DDB_EINTR);
+    cr_assert_eq(w.calls, 2);
+    cr_assert_str_eq(err.message, "interrupted");
+    ddb_source_free(src);
+
+    snprintf(path, sizeof(path), "%s/f", tmpdir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fclose(f); /* empty: a read is at the end at once */
+    cr_assert_eq(ddb_source_open_file(&src, path, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_source_read(src, buf, sizeof(buf), &err), 0);
+    cr_assert_eq(w.calls, 2, "a regular file never waits");
+    ddb_source_free(src);
+
+    ddb_io_set_waiter(outer);
+    close(fds[0]);
+    close(fds[1]);
+}

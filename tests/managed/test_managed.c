@@ -311,7 +311,8 @@ static int no_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return ddb_buf_puts(state, "[]");
 }
 
-static const ddb_output_vtable counting_vt = {count_put, no_finish, no_free, no_checkpoint, NULL};
+static const ddb_output_vtable counting_vt = {count_put,     no_finish, no_free,
+                                              no_checkpoint, NULL,      NULL};
 
 Test(managed, checks_items_before_they_are_uploaded)
 {

@@ -15,7 +15,10 @@
 // InternalError body, as S3 may), {"completeDelayMs": N} (the next CompleteMultipartUpload is done
 // at once but answered N ms later, as a slow network can: stats.completedUnanswered counts those
 // done and not yet answered), {"partDelayMs": N} (every UploadPart answered N ms after it is
-// stored; 0 ends it), GET /__uploads (open uploads), GET /__stats.
+// stored; 0 ends it; stats.partsHeld counts those stored and not yet answered, partsAnswered those
+// answered), {"partDelayKey": S}
+// (only the parts of keys that hold S are delayed; "" for all), GET /__uploads (open uploads),
+// GET /__stats.
 'use strict'
 
 const crypto = require('crypto')
@@ -69,10 +72,11 @@ async function main () {
   let upstream = new URL(`http://127.0.0.1:${addr.port}`)
   const regions = new Map(opts.buckets.map((b) => [ b.name, b.region || opts.region ]))
   const uploads = new Map() // uploadId -> { bucket, key, parts: Map(num -> {etag, size}), initiated }
-  const stats = { requests: 0, verified: 0, refused: {}, byOp: {}, completedUnanswered: 0 }
+  const stats = { requests: 0, verified: 0, refused: {}, byOp: {}, completedUnanswered: 0, partsHeld: 0, partsAnswered: 0 }
   let completeErrors = 0
   let completeDelayMs = 0
   let partDelayMs = 0
+  let partDelayKey = ''
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
   const bump = (o, k) => { o[k] = (o[k] || 0) + 1 }
 
@@ -145,11 +149,16 @@ async function main () {
       return forward(req, res, body, (ures, ubody) => {
         if (ures.statusCode === 200) up.parts.set(n, { etag: String(ures.headers.etag || '').replace(/"/g, ''), size: body.length })
         const answer = () => {
+          stats.partsAnswered++
           res.writeHead(ures.statusCode, ures.headers)
           res.end(ubody)
         }
-        if (partDelayMs > 0) setTimeout(answer, partDelayMs)
-        else answer()
+        if (partDelayMs > 0 && key.includes(partDelayKey)) {
+          stats.partsHeld++
+          setTimeout(() => { stats.partsHeld--; answer() }, partDelayMs)
+        } else {
+          answer()
+        }
       })
     }
     if (op === 'AbortMultipartUpload') {
@@ -261,6 +270,7 @@ async function main () {
       if (c.completeErrors != null) completeErrors = Number(c.completeErrors)
       if (c.completeDelayMs != null) completeDelayMs = Number(c.completeDelayMs)
       if (c.partDelayMs != null) partDelayMs = Number(c.partDelayMs)
+      if (c.partDelayKey != null) partDelayKey = String(c.partDelayKey)
     },
   }
   const server = http.createServer(withControl(routes, (req, res, body) => {
