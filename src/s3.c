@@ -395,9 +395,12 @@ int ddb_s3_delete(ddb_s3 *s3, const char *bucket, const char *key, ddb_error *er
     ddb_s3_hold_stop(s3); /* a commit, as ddb_s3_put */
     rc = ddb_s3_call(s3, &resp, "DELETE", bucket, key, NULL, NULL, 0, NULL, 0, err);
     ddb_s3_release_stop(s3);
+    /* S3 answers 204 for a key that is not there; a 404 is a bucket that is
+     * not (NoSuchBucket), not a file removed. NoSuchKey, as some
+     * S3-compatible stores answer, is one. */
     if (rc == 0 && !resp.ok &&
         (rc = ddb_s3_fail(&resp, "DeleteObject", bucket, key, err)) == DDB_ENOTFOUND)
-        rc = 0;
+        rc = strcmp(resp.error_type, "NoSuchKey") == 0 ? 0 : DDB_EIO;
     ddb_response_dispose(&resp);
     return rc;
 }

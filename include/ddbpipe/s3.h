@@ -113,8 +113,9 @@ DDB_MUST_USE int ddb_s3_put(ddb_s3 *s3, const char *bucket, const char *key, con
                             size_t len, ddb_error *err);
 
 /* DeleteObject, run to its answer as ddb_s3_put. A key that is not there is
- * no error (S3 answers 204 for it too). Returns 0, DDB_ENET or another error
- * naming the object. */
+ * no error (S3 answers 204 for it too; NoSuchKey from a compatible store).
+ * Returns 0, DDB_EIO for a bucket that is not there (404 NoSuchBucket),
+ * DDB_ENET or another error naming the object. */
 DDB_MUST_USE int ddb_s3_delete(ddb_s3 *s3, const char *bucket, const char *key, ddb_error *err);
 
 /* The objects about to be read, in order, so their chunks are fetched ahead

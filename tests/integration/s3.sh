@@ -214,6 +214,16 @@ case " $(s3ls unit)" in
 *rejects* | *unmatched* | *Tag.csv* | *Tag.ndjson* | *schema*) fail "unit-clean: stale: $(s3ls unit)" ;;
 esac
 [ "$(uploads)" = "[]" ] || fail "unit: uploads left open: $(uploads)"
+# a DeleteObject answered 404 NoSuchBucket (the bucket deleted during the run) is a failure, not a
+# file removed: S3 answers 204 for a key that is not there (before, the run said it removed them)
+run unit-csv 0 "$bin" export "$sample" --mapping "$fav" --format csv --out s3://data/unit/ \
+    --max-rejects 1000 --overwrite
+ctl '{"deleteNoSuchBucket": 100}'
+run unit-gone 4 "$bin" export "$sample" --mapping "$tmp/tag-only.json" --format ndjson \
+    --out s3://data/unit --max-rejects 1000 --overwrite
+ctl '{"deleteNoSuchBucket": 0}'
+grep -q "DeleteObject: NoSuchBucket" "$tmp/unit-gone.err" || fail "unit-gone: $(tail -3 "$tmp/unit-gone.err")"
+grep -q "removed 3 files" "$tmp/unit-gone.err" && fail "unit-gone: said removed"
 # a bucket that does not exist is said before anything is read
 run unit-nobucket 2 "$bin" export "$sample" --mapping "$fav" --out s3://no-such-bucket/x/
 grep -q "cannot read the output folder: .*NoSuchBucket" "$tmp/unit-nobucket.err" ||

@@ -17,7 +17,8 @@
 // done and not yet answered), {"partDelayMs": N} (every UploadPart answered N ms after it is
 // stored; 0 ends it; stats.partsHeld counts those stored and not yet answered, partsAnswered those
 // answered), {"partDelayKey": S}
-// (only the parts of keys that hold S are delayed; "" for all), GET /__uploads (open uploads),
+// (only the parts of keys that hold S are delayed; "" for all), {"deleteNoSuchBucket": N} (the next N
+// DeleteObject answer 404 NoSuchBucket, as S3 does once the bucket is deleted), GET /__uploads (open uploads),
 // GET /__stats.
 'use strict'
 
@@ -74,6 +75,7 @@ async function main () {
   const uploads = new Map() // uploadId -> { bucket, key, parts: Map(num -> {etag, size}), initiated }
   const stats = { requests: 0, verified: 0, refused: {}, byOp: {}, completedUnanswered: 0, partsHeld: 0, partsAnswered: 0 }
   let completeErrors = 0
+  let deleteNoSuchBucket = 0
   let completeDelayMs = 0
   let partDelayMs = 0
   let partDelayKey = ''
@@ -257,6 +259,10 @@ async function main () {
         forward(req, res, body)
       })
     }
+    if (op === 'DeleteObject' && deleteNoSuchBucket > 0) {
+      deleteNoSuchBucket--
+      return refuse(404, 'NoSuchBucket', 'The specified bucket does not exist', { BucketName: bucket })
+    }
     if (op === 'PutBucket' && !regions.has(bucket)) regions.set(bucket, a.region)
     forward(req, res, body)
   }
@@ -268,6 +274,7 @@ async function main () {
     control: (c) => {
       if (c.upstream) upstream = new URL(c.upstream)
       if (c.completeErrors != null) completeErrors = Number(c.completeErrors)
+      if (c.deleteNoSuchBucket != null) deleteNoSuchBucket = Number(c.deleteNoSuchBucket)
       if (c.completeDelayMs != null) completeDelayMs = Number(c.completeDelayMs)
       if (c.partDelayMs != null) partDelayMs = Number(c.partDelayMs)
       if (c.partDelayKey != null) partDelayKey = String(c.partDelayKey)
