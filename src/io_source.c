@@ -66,7 +66,9 @@ static ssize_t file_read(ddb_source *src, void *buf, size_t len, ddb_error *err)
     if (f->may_block && thread_waiter.wait != NULL) {
         struct pollfd p = {.fd = f->fd, .events = POLLIN};
         int rc;
-        if (poll(&p, 1, 0) == 0 && (rc = thread_waiter.wait(thread_waiter.ctx, f->fd, err)) != 0)
+        /* <= 0: a signal that cut this poll is the waiter's to see, not a
+         * reason to block in read() */
+        if (poll(&p, 1, 0) <= 0 && (rc = thread_waiter.wait(thread_waiter.ctx, f->fd, err)) != 0)
             return rc;
     }
     do {

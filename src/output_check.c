@@ -74,8 +74,17 @@ static int co_stop(ddb_output *o, ddb_error *err)
     return up->vt->stop != NULL ? up->vt->stop(up, err) : 0;
 }
 
+/* The state is saved: the files behind (S3 uploads a resume goes on with,
+ * their parts' spool copies) must hear it, or none is ever named. */
+static void co_saved(ddb_output *o)
+{
+    ddb_output *up = ((check_output *)o)->up;
+    if (up->vt->saved != NULL)
+        up->vt->saved(up);
+}
+
 static const ddb_output_vtable check_vt = {co_put,        co_finish, co_free,
-                                           co_checkpoint, co_stop,   NULL};
+                                           co_checkpoint, co_stop,   co_saved};
 
 int ddb_check_output_new(ddb_output **out, ddb_output *up, const ddb_check_output_opts *opts,
                          ddb_error *err)

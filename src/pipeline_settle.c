@@ -253,9 +253,12 @@ void pl_final_counts(run *r)
 {
     const ddb_pipeline_opts *o = r->o;
     ddb_summary *s = r->s;
-    /* Under --state, the files (and rejects) hold for good what the saved
-     * checkpoint counts: a resume cuts them back to it. */
-    const ddb_checkpoint *c = r->have_saved ? &r->saved : ddb_tracker_committed(r->tracker);
+    /* Under --state, files not yet committed (and the rejects) hold for
+     * good what the saved checkpoint counts: a resume cuts them back to it.
+     * Committed outputs hold every committed record, saved or not: a final
+     * save that fails after the commit takes nothing back. */
+    const ddb_checkpoint *c =
+        r->have_saved && !s->committed ? &r->saved : ddb_tracker_committed(r->tracker);
     int table = o->output != NULL && !o->output->writes_at_once;
     int discarded =
         o->output != NULL && o->output->writes_at_once && !s->committed && o->state_path == NULL;

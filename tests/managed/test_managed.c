@@ -311,8 +311,16 @@ static int no_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return ddb_buf_puts(state, "[]");
 }
 
+static int saved_calls;
+
+static void count_saved(ddb_output *o)
+{
+    (void)o;
+    saved_calls++;
+}
+
 static const ddb_output_vtable counting_vt = {count_put,     no_finish, no_free,
-                                              no_checkpoint, NULL,      NULL};
+                                              no_checkpoint, NULL,      count_saved};
 
 Test(managed, checks_items_before_they_are_uploaded)
 {
@@ -342,6 +350,10 @@ Test(managed, checks_items_before_they_are_uploaded)
     cr_assert_eq(s.rejects, 2);
     cr_assert_str_eq(s.reason, "no deletes here");
     cr_assert_eq(s.acks, 1);
+    saved_calls = 0;
+    cr_assert_not_null(o->vt->saved, "a saved checkpoint must reach the files behind");
+    o->vt->saved(o);
+    cr_assert_eq(saved_calls, 1, "the uploads behind are named only through this hook");
     cr_assert_eq(o->vt->finish(o, &err), 0);
     cr_assert_eq(o->bytes_out, 42);
     ddb_output_free(o);
