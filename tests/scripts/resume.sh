@@ -148,6 +148,22 @@ exec {feed}>&-
 [ "$code" = 130 ] || fail "SIGINT while the input waits: exit $code: $(tail -3 pause.err)"
 grep -q "input error" pause.err && fail "SIGINT while the input waits: counted as an input error"
 
+# outputs committed, then the final checkpoint cannot be saved (a folder is in the state file's
+# place): the files hold every record, and the summary says so (it counted from the first saved
+# checkpoint, 0 written and all "not done")
+mkfifo commit.fifo
+"$bin" export commit.fifo --format ndjson --out commit --state commit.state --summary commit.json \
+    --quiet 2>commit.err &
+pid=$!
+for _ in $(seq 1 100); do [ -f commit.state ] && break; sleep 0.05; done
+rm commit.state && mkdir -p commit.state/in-the-way
+gzip -dc dump.json.gz | head -500 >commit.fifo
+wait "$pid"
+grep -q "cannot save the checkpoint" commit.err || fail "final save after the commit: not said"
+[ "$(wc -l <commit/items.ndjson)" = 500 ] || fail "final save after the commit: the file is not whole"
+[ "$(total commit.json written)" = 500 ] ||
+    fail "final save after the commit: written $(total commit.json written), the file holds 500"
+
 # --resume with different options or inputs is refused, saying what differs
 "$bin" export input.json.gz --mapping "$M" --format csv --gzip --out x --state x.state --quiet \
     --max-rejects 5 --checkpoint-interval 0 2>/dev/null &
