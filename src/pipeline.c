@@ -166,7 +166,6 @@ static void keep_saved(run *r, const ddb_checkpoint *c)
     r->saved = *c;
     r->saved.rows = rows;
     r->saved.n_rows = n;
-    r->have_saved = 1;
 }
 
 /* Saves the committed prefix (see checkpoint.h); complete at the very end. */
@@ -224,14 +223,20 @@ static int at_boundary(const run *r)
                              !ddb_tracker_mid_unit(r->tracker));
 }
 
-/* Every few hundred records: progress and, when due, a checkpoint. */
-int pl_tick(run *r, ddb_error *err)
+/* The live counts, at most ten times a second. */
+static void report_progress(run *r, double now)
 {
-    double now = ddb_clock_seconds();
     if (r->o->progress != NULL && now - r->last_progress >= 0.1) {
         r->last_progress = now;
         r->o->progress(r->o->progress_ctx, r->s, r->reading);
     }
+}
+
+/* Every few hundred records: progress and, when due, a checkpoint. */
+int pl_tick(run *r, ddb_error *err)
+{
+    double now = ddb_clock_seconds();
+    report_progress(r, now);
     if (r->o->state_path != NULL) {
         double since = now - r->last_checkpoint;
         uint64_t done = ddb_tracker_committed(r->tracker)->total.read - r->ck_records;
@@ -482,16 +487,11 @@ static int wait_input(void *ctx, int fd, ddb_error *err)
         return ddb_client_wait_fd(r->o->client, fd, err);
     for (;;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        double now;
         if (r->o->stop && *r->o->stop)
             return ddb_error_set(err, DDB_EINTR, "interrupted");
         if (poll(&p, 1, 100) > 0)
             return 0;
-        now = ddb_clock_seconds();
-        if (r->o->progress != NULL && now - r->last_progress >= 0.1) {
-            r->last_progress = now;
-            r->o->progress(r->o->progress_ctx, r->s, r->reading);
-        }
+        report_progress(r, ddb_clock_seconds());
     }
 }
 

@@ -27,11 +27,11 @@ typedef struct run {
     int checkpoint_due;  /* waiting for a unit boundary to save it */
     uint64_t ahead;      /* records read and decoded ahead, not yet taken (pipeline_ahead.c) */
     uint64_t ck_records; /* records committed at the last checkpoint */
-    /* The counts of the last checkpoint saved (rows owned; none without
-     * --state): what a resumed run keeps, so what the summary reports when a
+    /* The counts of the last checkpoint saved (rows owned; NULL without
+     * --state, where a checkpoint is saved or resumed from before anything
+     * is read): what a resumed run keeps, so what the summary reports when a
      * later checkpoint cannot be saved. */
     ddb_checkpoint saved;
-    int have_saved;
     /* Outputs tell what became of records (acks, late rejects) from wherever
      * they are: a table writer from inside the client's loop, which may run in
      * a scan reader's next(). They only queue it here; drain() settles the

@@ -258,7 +258,7 @@ void pl_final_counts(run *r)
      * Committed outputs hold every committed record, saved or not: a final
      * save that fails after the commit takes nothing back. */
     const ddb_checkpoint *c =
-        r->have_saved && !s->committed ? &r->saved : ddb_tracker_committed(r->tracker);
+        r->saved.rows != NULL && !s->committed ? &r->saved : ddb_tracker_committed(r->tracker);
     int table = o->output != NULL && !o->output->writes_at_once;
     int discarded =
         o->output != NULL && o->output->writes_at_once && !s->committed && o->state_path == NULL;
