@@ -250,14 +250,10 @@ static int file_checkpoint(ddb_sink *s, ddb_error *err)
  * rename at finish is the commit, and nothing cuts it. */
 static int file_prepare(ddb_sink *s, ddb_error *err)
 {
-    file_sink *f = (file_sink *)s;
-    int rc;
-    if (f->finished)
-        return 0;
-    if ((rc = file_flush(s, err)) != 0)
-        return rc;
-    start_writeback(f);
-    return 0;
+    int rc = file_flush(s, err);
+    if (rc == 0 && !((file_sink *)s)->finished)
+        start_writeback((file_sink *)s);
+    return rc;
 }
 
 static const ddb_sink_vtable file_vtable = {file_write,      file_flush,   file_finish, file_free,
