@@ -255,7 +255,7 @@ static void gz_free(ddb_source *src)
     free(g->in);
 }
 
-static const ddb_source_vtable gz_vtable = {gz_read, gz_free};
+static const ddb_source_vtable gz_vtable = {gz_read, gz_free, NULL};
 
 int ddb_source_new_gzip(ddb_source **out, ddb_source *upstream, ddb_error *err)
 {

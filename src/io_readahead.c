@@ -2,6 +2,7 @@
  * io_readahead.c — a source that reads its upstream ahead in a thread (io.h).
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ typedef struct ra_source {
     ra_slot slot[RA_SLOTS];
     size_t head, count; /* the slot being read by the caller; slots filled */
     size_t pos;         /* the caller's position in slot[head] */
+    int lent;           /* slot[head] was lent to its end: given back at the next call */
     int stop;
     uint64_t raw; /* the file's bytes read so far (progress), under mu */
 } ra_source;
@@ -86,11 +88,25 @@ static void *ra_main(void *arg)
     }
 }
 
-static ssize_t ra_read(ddb_source *src, void *buf, size_t len, ddb_error *err)
+/* Gives slot[head], read to its end, back to the thread. */
+static void ra_release(ra_source *r)
 {
-    ra_source *r = (ra_source *)src;
+    pthread_mutex_lock(&r->mu);
+    r->head = (r->head + 1) % RA_SLOTS;
+    r->count--;
+    r->pos = 0;
+    r->lent = 0;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* The slot the caller reads next, once filled; NULL at the end of the
+ * stream, with *rc its end (0) or error (in err). */
+static ra_slot *ra_next(ra_source *r, ssize_t *rc, ddb_error *err)
+{
     ra_slot *s;
-    size_t n;
+    if (r->lent)
+        ra_release(r);
     pthread_mutex_lock(&r->mu);
     while (r->count == 0)
         pthread_cond_wait(&r->cv, &r->mu);
@@ -99,20 +115,46 @@ static ssize_t ra_read(ddb_source *src, void *buf, size_t len, ddb_error *err)
     if (r->pos == s->len && s->final) {
         if (s->rc < 0 && err != NULL)
             *err = s->err;
-        return s->rc;
+        *rc = s->rc;
+        return NULL;
     }
-    n = s->len - r->pos < len ? s->len - r->pos : len;
-    memcpy(buf, s->data + r->pos, n);
+    return s;
+}
+
+/* Up to max bytes of the slot being read, where the thread put them; a slot
+ * taken to its end is lent until the next call. */
+static ssize_t ra_take(ra_source *r, size_t max, const unsigned char **data, ddb_error *err)
+{
+    ssize_t rc;
+    ra_slot *s = ra_next(r, &rc, err);
+    size_t n;
+    if (s == NULL)
+        return rc;
+    n = s->len - r->pos < max ? s->len - r->pos : max;
+    *data = s->data + r->pos;
     r->pos += n;
-    if (r->pos == s->len && !s->final) {
-        pthread_mutex_lock(&r->mu);
-        r->head = (r->head + 1) % RA_SLOTS;
-        r->count--;
-        r->pos = 0;
-        pthread_cond_broadcast(&r->cv);
-        pthread_mutex_unlock(&r->mu);
-    }
+    r->lent = r->pos == s->len && !s->final;
     return (ssize_t)n;
+}
+
+static ssize_t ra_read(ddb_source *src, void *buf, size_t len, ddb_error *err)
+{
+    ra_source *r = (ra_source *)src;
+    const unsigned char *p;
+    ssize_t n = ra_take(r, len, &p, err);
+    if (n > 0) {
+        memcpy(buf, p, (size_t)n);
+        if (r->lent) /* copied: the thread may have it back at once */
+            ra_release(r);
+    }
+    return n;
+}
+
+/* The rest of the slot: it goes back to the thread only at the next call,
+ * when the caller is done with it. */
+static ssize_t ra_borrow(ddb_source *src, const char **data, ddb_error *err)
+{
+    return ra_take((ra_source *)src, SIZE_MAX, (const unsigned char **)data, err);
 }
 
 static void ra_free(ddb_source *src)
@@ -131,7 +173,7 @@ static void ra_free(ddb_source *src)
         free(r->slot[i].data);
 }
 
-static const ddb_source_vtable ra_vtable = {ra_read, ra_free};
+static const ddb_source_vtable ra_vtable = {ra_read, ra_free, ra_borrow};
 
 int ddb_source_new_readahead(ddb_source **out, ddb_source *upstream, ddb_error *err)
 {

@@ -88,7 +88,7 @@ static void file_free(ddb_source *src)
         close(f->fd);
 }
 
-static const ddb_source_vtable file_vtable = {file_read, file_free};
+static const ddb_source_vtable file_vtable = {file_read, file_free, NULL};
 
 int ddb_source_open_file(ddb_source **out, const char *path, ddb_error *err)
 {
@@ -162,7 +162,7 @@ static void mem_free(ddb_source *src)
     (void)src;
 }
 
-static const ddb_source_vtable mem_vtable = {mem_read, mem_free};
+static const ddb_source_vtable mem_vtable = {mem_read, mem_free, NULL};
 
 int ddb_source_new_memory(ddb_source **out, const void *data, size_t len, const char *name,
                           ddb_error *err)
@@ -201,7 +201,7 @@ static void md5_free(ddb_source *src)
     EVP_MD_CTX_free(((md5_source *)src)->ctx);
 }
 
-static const ddb_source_vtable md5_vtable = {md5_read, md5_free};
+static const ddb_source_vtable md5_vtable = {md5_read, md5_free, NULL};
 
 int ddb_source_new_md5(ddb_source **out, ddb_source *upstream, ddb_error *err)
 {
@@ -283,7 +283,20 @@ static void replay_free(ddb_source *src)
     free(((replay_source *)src)->head);
 }
 
-static const ddb_source_vtable replay_vtable = {replay_read, replay_free};
+/* The sniffed head is lent where it lies, then the upstream's chunks. */
+static ssize_t replay_borrow(ddb_source *src, const char **data, ddb_error *err)
+{
+    replay_source *r = (replay_source *)src;
+    size_t n = r->len - r->pos;
+
+    if (n == 0)
+        return ddb_source_borrow(src->upstream, data, err);
+    *data = (const char *)r->head + r->pos;
+    r->pos = r->len;
+    return (ssize_t)n;
+}
+
+static const ddb_source_vtable replay_vtable = {replay_read, replay_free, replay_borrow};
 
 int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want, const unsigned char **peek,
                      size_t *peek_len, ddb_error *err)
@@ -390,6 +403,22 @@ ssize_t ddb_source_read(ddb_source *src, void *buf, size_t len, ddb_error *err)
     if (len == 0)
         return 0;
     n = src->vt->read(src, buf, len, err);
+    if (n > 0)
+        src->bytes_in += (uint64_t)n;
+    return n;
+}
+
+int ddb_source_can_borrow(const ddb_source *src)
+{
+    if (src->vt->borrow == NULL)
+        return 0;
+    /* the replay lends what its upstream lends, after the head */
+    return src->vt != &replay_vtable || ddb_source_can_borrow(src->upstream);
+}
+
+ssize_t ddb_source_borrow(ddb_source *src, const char **data, ddb_error *err)
+{
+    ssize_t n = src->vt->borrow(src, data, err);
     if (n > 0)
         src->bytes_in += (uint64_t)n;
     return n;

@@ -4,6 +4,11 @@
  * This is the hot path for multi-GB inputs: the source reads straight into
  * one big buffer, lines are found with memchr and handed out as pointers into
  * that buffer, and a refill moves only the partial line at the tail.
+ *
+ * A source that can lend its chunks (a readahead's buffers) is not copied at
+ * all: lines within a chunk are handed out where they are, and only a line a
+ * chunk's end cuts is put together in the buffer, which then holds just that
+ * line ([start, end), base its stream offset).
  */
 #include "ddbpipe/io.h"
 
@@ -28,7 +33,12 @@ struct ddb_lines {
     uint64_t base;    /* stream offset of buf[0] */
     size_t max_line;
     int eof;
-    int skipping; /* discarding the rest of an over-long line */
+    int skipping;    /* discarding the rest of an over-long line */
+    int borrow;      /* the source lends its chunks */
+    const char *ext; /* the chunk lent: [ext_pos, ext_len) not yet taken */
+    size_t ext_len, ext_pos;
+    uint64_t ext_base; /* stream offset of ext[0] */
+    uint64_t taken;    /* bytes taken from the source */
     uint64_t lineno;
     uint64_t offset;
 };
@@ -44,6 +54,7 @@ int ddb_lines_new(ddb_lines **out, ddb_source *src, size_t max_line, ddb_error *
         return ddb_error_set(err, DDB_ENOMEM, "out of memory creating a line reader");
     }
     lr->src = src;
+    lr->borrow = ddb_source_can_borrow(src);
     lr->max_line = max_line ? max_line : LINES_DEFAULT_MAX;
     if (lr->max_line > SIZE_MAX / 2) /* keeps max_line + 2 and cap * 2 from wrapping */
         lr->max_line = SIZE_MAX / 2;
@@ -94,6 +105,7 @@ static int lines_refill(ddb_lines *lr, ddb_error *err)
     if (n == 0)
         lr->eof = 1;
     lr->end += (size_t)n;
+    lr->taken += (uint64_t)n;
     return 0;
 }
 
@@ -103,12 +115,120 @@ static int lines_too_big(ddb_lines *lr, ddb_error *err)
                          lr->src->name, (unsigned long long)lr->lineno, lr->max_line);
 }
 
+/* A line found whole (in buf or in a chunk): counted, its CR cut. */
+static int hand_out(ddb_lines *lr, const char *p, size_t n, uint64_t offset, const char **line,
+                    size_t *len, ddb_error *err)
+{
+    lr->lineno++;
+    lr->offset = offset;
+    if (n > 0 && p[n - 1] == '\r')
+        n--;
+    if (n > lr->max_line)
+        return lines_too_big(lr, err);
+    *line = p;
+    *len = n;
+    return 0;
+}
+
+/* Adds p[0..n) to the line being put together in buf (offset: p's). */
+static int append_partial(ddb_lines *lr, const char *p, size_t n, uint64_t offset, ddb_error *err)
+{
+    if (lr->start == lr->end) {
+        lr->start = lr->scan = lr->end = 0;
+        lr->base = offset;
+    }
+    if (lr->cap - lr->end < n) {
+        size_t ncap = lr->cap;
+        char *q;
+        while (ncap - lr->end < n)
+            ncap = ncap * 2 < lr->cap_limit ? ncap * 2 : lr->cap_limit;
+        if ((q = realloc(lr->buf, ncap)) == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "%s:%llu: out of memory for a %zu-byte line",
+                                 lr->src->name, (unsigned long long)(lr->lineno + 1), ncap);
+        lr->buf = q;
+        lr->cap = ncap;
+    }
+    memcpy(lr->buf + lr->end, p, n);
+    lr->end += n;
+    lr->scan = lr->end;
+    return 0;
+}
+
+/* ddb_lines_next over lent chunks. */
+static int next_borrowed(ddb_lines *lr, const char **line, size_t *len, ddb_error *err)
+{
+    for (;;) {
+        const char *p = lr->ext + lr->ext_pos, *nl;
+        size_t left = lr->ext_len - lr->ext_pos, take;
+        uint64_t at = lr->ext_base + lr->ext_pos;
+        ssize_t n;
+        int rc;
+
+        if (left > 0) {
+            nl = memchr(p, '\n', left);
+            take = nl ? (size_t)(nl - p) : left;
+            if (lr->skipping) {
+                lr->ext_pos += take + (nl != NULL);
+                lr->skipping = nl == NULL;
+                continue;
+            }
+            if (nl != NULL && lr->start == lr->end) {
+                lr->ext_pos += take + 1;
+                return hand_out(lr, p, take, at, line, len, err);
+            }
+            /* A line a chunk's end cuts. Past max_line plus a CR it is too
+             * long whatever follows: dropped, and skipped to its LF. */
+            if ((lr->start == lr->end ? 0 : lr->end - lr->start) + take > lr->max_line + 1) {
+                lr->lineno++;
+                lr->offset = lr->start == lr->end ? at : lr->base + lr->start;
+                lr->start = lr->scan = lr->end;
+                lr->ext_pos += take + (nl != NULL);
+                lr->skipping = nl == NULL;
+                return lines_too_big(lr, err);
+            }
+            if ((rc = append_partial(lr, p, take, at, err)) != 0)
+                return rc;
+            lr->ext_pos += take;
+            if (nl != NULL) {
+                size_t s = lr->start;
+                lr->ext_pos++;
+                lr->start = lr->scan = lr->end;
+                return hand_out(lr, lr->buf + s, lr->end - s, lr->base + s, line, len, err);
+            }
+            continue;
+        }
+        if (lr->eof) {
+            size_t s = lr->start;
+            if (lr->skipping || s == lr->end)
+                return DDB_ITEROVER;
+            /* The last line, without its LF: a lone CR at its end is data. */
+            lr->start = lr->scan = lr->end;
+            lr->lineno++;
+            lr->offset = lr->base + s;
+            if (lr->end - s > lr->max_line)
+                return lines_too_big(lr, err);
+            *line = lr->buf + s;
+            *len = lr->end - s;
+            return 0;
+        }
+        if ((n = ddb_source_borrow(lr->src, &lr->ext, err)) < 0)
+            return (int)n;
+        lr->ext_base = lr->taken;
+        lr->taken += (uint64_t)n;
+        lr->ext_len = (size_t)n;
+        lr->ext_pos = 0;
+        lr->eof = n == 0;
+    }
+}
+
 int ddb_lines_next(ddb_lines *lr, const char **line, size_t *len, ddb_error *err)
 {
     int rc;
 
     *line = NULL;
     *len = 0;
+    if (lr->borrow)
+        return next_borrowed(lr, line, len, err);
     for (;;) {
         char *p;
 

@@ -281,7 +281,7 @@ static void s3_source_free(ddb_source *src)
     (void)src; /* its chunks belong to the read-ahead; the next open settles them */
 }
 
-static const ddb_source_vtable s3_source_vt = {s3_read, s3_source_free};
+static const ddb_source_vtable s3_source_vt = {s3_read, s3_source_free, NULL};
 
 int ddb_s3_source_open(ddb_source **out, ddb_s3 *s3, const char *bucket, const ddb_s3_object *obj,
                        const char *name, ddb_error *err)

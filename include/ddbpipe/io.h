@@ -25,6 +25,11 @@ typedef struct ddb_source_vtable {
     ssize_t (*read)(ddb_source *src, void *buf, size_t len, ddb_error *err);
     /* Frees this stream's own state (not the upstream, not the struct name). */
     void (*free)(ddb_source *src);
+    /* Lends the stream's next bytes where they already are instead of copying
+     * them (NULL: the stream cannot): *data holds the count returned (> 0)
+     * and stays valid until the next call on this source; 0 at the end, or a
+     * negative code with err set, as read. */
+    ssize_t (*borrow)(ddb_source *src, const char **data, ddb_error *err);
 } ddb_source_vtable;
 
 struct ddb_source {
@@ -97,6 +102,13 @@ DDB_MUST_USE int ddb_source_auto(ddb_source **out, ddb_source *raw, ddb_source *
 /* Reads through src->vt and counts the bytes in src->bytes_in. Returns > 0,
  * 0 at end of stream (also when len is 0), or a negative code with err set. */
 ssize_t ddb_source_read(ddb_source *src, void *buf, size_t len, ddb_error *err);
+
+/* Whether ddb_source_borrow() works on src for the rest of the stream. */
+int ddb_source_can_borrow(const ddb_source *src);
+
+/* Lends src's next bytes (vtable borrow) and counts them in src->bytes_in;
+ * only where ddb_source_can_borrow(). Returns as the vtable's borrow. */
+ssize_t ddb_source_borrow(ddb_source *src, const char **data, ddb_error *err);
 
 /* Reads upstream ahead in a thread of its own, into a few buffers of 1 MiB
  * (bounded memory), so inflating overlaps parsing; bytes come out in order,

@@ -32,7 +32,7 @@ static void chunk_free(ddb_source *src)
     (void)src;
 }
 
-static const ddb_source_vtable chunk_vtable = {chunk_read, chunk_free};
+static const ddb_source_vtable chunk_vtable = {chunk_read, chunk_free, NULL};
 
 ddb_source *chunk_source_new(const void *data, size_t len, size_t chunk)
 {

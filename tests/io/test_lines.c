@@ -1,6 +1,7 @@
 /*
  * test_lines.c — the line splitter: terminators, numbering, offsets, refills
- * and over-long lines.
+ * and over-long lines, over a source it reads from and over one that lends
+ * its chunks (the readahead's way); each test runs both where it can.
  */
 #include <criterion/criterion.h>
 
@@ -8,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+#include <zlib.h>
+
+#include "ddbpipe/buf.h"
 #include "ddbpipe/io.h"
 
 /* A source returning at most `chunk` bytes per read, to force refills at
@@ -28,7 +33,53 @@ static void chunky_free(ddb_source *s)
     (void)s;
 }
 
-static const ddb_source_vtable chunky_vt = {chunky_read, chunky_free};
+static const ddb_source_vtable chunky_vt = {chunky_read, chunky_free, NULL};
+
+/* A source that lends its data in chunks of 1 to `chunk` bytes (pseudo-random
+ * sizes; 0: all at once), each in a block of its own freed at the next call:
+ * under ASan, a line used past its time is a use after free. */
+typedef struct lender {
+    ddb_source base;
+    const char *data;
+    size_t len, pos, chunk;
+    uint32_t x;
+    char *block;
+} lender;
+
+static ssize_t lender_borrow(ddb_source *s, const char **out, ddb_error *err)
+{
+    lender *l = (lender *)s;
+    size_t n = l->len - l->pos;
+    (void)err;
+    free(l->block);
+    l->block = NULL;
+    if (n == 0)
+        return 0;
+    l->x = l->x * 1664525u + 1013904223u;
+    if (l->chunk && n > 1 + (l->x >> 8) % l->chunk)
+        n = 1 + (l->x >> 8) % l->chunk;
+    l->block = malloc(n);
+    memcpy(l->block, l->data + l->pos, n);
+    l->pos += n;
+    *out = l->block;
+    return (ssize_t)n;
+}
+
+static ssize_t lender_read(ddb_source *s, void *buf, size_t len, ddb_error *err)
+{
+    (void)s, (void)buf, (void)len;
+    return ddb_error_set(err, DDB_ERROR, "a lender is only borrowed from");
+}
+
+static void lender_free(ddb_source *s)
+{
+    free(((lender *)s)->block);
+}
+
+static const ddb_source_vtable lender_vt = {lender_read, lender_free, lender_borrow};
+
+/* Set by a test: lines_over lends the data in chunks instead of reading it. */
+static int lend;
 
 static ddb_lines *lines_over(const void *data, size_t len, size_t chunk, size_t max_line)
 {
@@ -36,6 +87,18 @@ static ddb_lines *lines_over(const void *data, size_t len, size_t chunk, size_t 
     ddb_lines *lr;
     ddb_error err;
 
+    if (lend) {
+        lender *l = calloc(1, sizeof(*l));
+        l->base.vt = &lender_vt;
+        l->base.name = strdup("mem.jsonl");
+        l->data = data;
+        l->len = len;
+        l->chunk = chunk;
+        l->x = (uint32_t)(len * 31 + chunk);
+        cr_assert(ddb_source_can_borrow(&l->base));
+        cr_assert_eq(ddb_lines_new(&lr, &l->base, max_line, &err), 0);
+        return lr;
+    }
     cr_assert_eq(ddb_source_new_memory(&m, data, len, "mem.jsonl", &err), 0);
     if (chunk) {
         chunky *c = calloc(1, sizeof(*c));
@@ -81,7 +144,7 @@ Test(lines, terminators_and_empty_lines)
     size_t chunk;
 
     /* Whole, then one byte at a time (CR and LF in different reads). */
-    for (chunk = 0; chunk <= 1; chunk++) {
+    for (lend = 0, chunk = 0; lend <= 1; chunk = chunk ? 0 : 1, lend += !chunk) {
         ddb_lines *lr = lines_over(text, strlen(text), chunk, 0);
         expect_line(lr, "a", 1, 0);
         expect_line(lr, "bb", 2, 3);
@@ -94,7 +157,7 @@ Test(lines, terminators_and_empty_lines)
     }
 }
 
-Test(lines, empty_and_tiny_inputs)
+static void tiny_inputs(void)
 {
     ddb_lines *lr = lines_over("", 0, 0, 0);
     expect_end(lr);
@@ -116,6 +179,12 @@ Test(lines, empty_and_tiny_inputs)
     expect_line(lr, "", 2, 2);
     expect_end(lr);
     ddb_lines_free(lr);
+}
+
+Test(lines, empty_and_tiny_inputs)
+{
+    for (lend = 0; lend <= 1; lend++)
+        tiny_inputs();
 }
 
 /* Builds many lines of varied length, some longer than the 1 MiB buffer. */
@@ -151,26 +220,27 @@ Test(lines, lines_across_refills)
     char *text = make_lines(n, &lens, &total);
 
     cr_assert_gt(total, 8 * 1024 * 1024);
-    for (chunk = 0; chunk <= 65521; chunk += 65521) {
-        ddb_lines *lr = lines_over(text, total, chunk, 0);
-        uint64_t off = 0;
-        size_t i;
-        for (i = 0; i < n; i++) {
-            const char *line;
-            size_t len;
-            ddb_error err;
-            int rc = ddb_lines_next(lr, &line, &len, &err);
-            cr_assert_eq(rc, 0, "line %zu: %s", i + 1, err.message);
-            cr_assert_eq(len, lens[i], "line %zu", i + 1);
-            cr_assert_eq(memcmp(line, text + off, len), 0, "line %zu", i + 1);
-            cr_assert_eq(ddb_lines_lineno(lr), i + 1);
-            cr_assert_eq(ddb_lines_offset(lr), off);
-            off += lens[i] + (i % 3 == 0 ? 2 : 1);
+    for (lend = 0; lend <= 1; lend++)
+        for (chunk = 0; chunk <= 65521; chunk += 65521) {
+            ddb_lines *lr = lines_over(text, total, chunk, 0);
+            uint64_t off = 0;
+            size_t i;
+            for (i = 0; i < n; i++) {
+                const char *line;
+                size_t len;
+                ddb_error err;
+                int rc = ddb_lines_next(lr, &line, &len, &err);
+                cr_assert_eq(rc, 0, "line %zu: %s", i + 1, err.message);
+                cr_assert_eq(len, lens[i], "line %zu", i + 1);
+                cr_assert_eq(memcmp(line, text + off, len), 0, "line %zu", i + 1);
+                cr_assert_eq(ddb_lines_lineno(lr), i + 1);
+                cr_assert_eq(ddb_lines_offset(lr), off);
+                off += lens[i] + (i % 3 == 0 ? 2 : 1);
+            }
+            expect_end(lr);
+            cr_assert_eq(ddb_source_raw_bytes(ddb_lines_source(lr)), total);
+            ddb_lines_free(lr);
         }
-        expect_end(lr);
-        cr_assert_eq(ddb_source_raw_bytes(ddb_lines_source(lr)), total);
-        ddb_lines_free(lr);
-    }
     free(lens);
     free(text);
 }
@@ -197,17 +267,18 @@ Test(lines, over_long_line_reported_once)
                                "yyyyyyyyyyyy";
     size_t chunk;
 
-    for (chunk = 0; chunk <= 3; chunk += 3) {
-        ddb_lines *lr = lines_over(text, strlen(text), chunk, 10);
-        expect_line(lr, "short", 1, 0);
-        expect_too_big(lr, 2, 6, "mem.jsonl:2: line longer than the limit of 10 bytes");
-        expect_line(lr, "0123456789", 3, 32); /* exactly the limit, CRLF */
-        expect_too_big(lr, 4, 44, "mem.jsonl:4: line longer than the limit of 10 bytes");
-        expect_line(lr, "next", 5, 57);
-        expect_too_big(lr, 6, 62, "mem.jsonl:6: line longer than the limit of 10 bytes");
-        expect_end(lr);
-        ddb_lines_free(lr);
-    }
+    for (lend = 0; lend <= 1; lend++)
+        for (chunk = 0; chunk <= 3; chunk += 3) {
+            ddb_lines *lr = lines_over(text, strlen(text), chunk, 10);
+            expect_line(lr, "short", 1, 0);
+            expect_too_big(lr, 2, 6, "mem.jsonl:2: line longer than the limit of 10 bytes");
+            expect_line(lr, "0123456789", 3, 32); /* exactly the limit, CRLF */
+            expect_too_big(lr, 4, 44, "mem.jsonl:4: line longer than the limit of 10 bytes");
+            expect_line(lr, "next", 5, 57);
+            expect_too_big(lr, 6, 62, "mem.jsonl:6: line longer than the limit of 10 bytes");
+            expect_end(lr);
+            ddb_lines_free(lr);
+        }
 }
 
 Test(lines, huge_line_is_skipped_while_streaming)
@@ -221,12 +292,14 @@ Test(lines, huge_line_is_skipped_while_streaming)
     memcpy(text, "ok\n", 3);
     memset(text + 3, 'z', big);
     memcpy(text + 3 + big, "\nafter\n", 7);
-    lr = lines_over(text, total, 1024 * 1024, 2 * 1024 * 1024);
-    expect_line(lr, "ok", 1, 0);
-    expect_too_big(lr, 2, 3, "mem.jsonl:2: line longer than the limit of 2097152 bytes");
-    expect_line(lr, "after", 3, 3 + (uint64_t)big + 1);
-    expect_end(lr);
-    ddb_lines_free(lr);
+    for (lend = 0; lend <= 1; lend++) {
+        lr = lines_over(text, total, 1024 * 1024, 2 * 1024 * 1024);
+        expect_line(lr, "ok", 1, 0);
+        expect_too_big(lr, 2, 3, "mem.jsonl:2: line longer than the limit of 2097152 bytes");
+        expect_line(lr, "after", 3, 3 + (uint64_t)big + 1);
+        expect_end(lr);
+        ddb_lines_free(lr);
+    }
     free(text);
 }
 
@@ -241,11 +314,13 @@ Test(lines, line_at_the_default_buffer_size_grows)
     memcpy(text + n, "\r\nz\n", 4);
     memset(want, 'q', n);
     want[n] = '\0';
-    lr = lines_over(text, total, 0, n);
-    expect_line(lr, want, 1, 0);
-    expect_line(lr, "z", 2, (uint64_t)n + 2);
-    expect_end(lr);
-    ddb_lines_free(lr);
+    for (lend = 0; lend <= 1; lend++) {
+        lr = lines_over(text, total, lend ? 4096 : 0, n); /* lent: cut in many chunks */
+        expect_line(lr, want, 1, 0);
+        expect_line(lr, "z", 2, (uint64_t)n + 2);
+        expect_end(lr);
+        ddb_lines_free(lr);
+    }
     free(text);
     free(want);
 }
@@ -259,7 +334,7 @@ static ssize_t failing_read(ddb_source *s, void *buf, size_t len, ddb_error *err
     return len < 6 ? (ssize_t)len : 6;
 }
 
-static const ddb_source_vtable failing_vt = {failing_read, chunky_free};
+static const ddb_source_vtable failing_vt = {failing_read, chunky_free, NULL};
 
 Test(lines, read_error_is_returned)
 {
@@ -276,4 +351,98 @@ Test(lines, read_error_is_returned)
     cr_assert_eq(ddb_lines_next(lr, &line, &len, &err), DDB_EIO);
     cr_assert_str_eq(err.message, "read failed");
     ddb_lines_free(lr);
+}
+
+/* Everything ddb_lines_next says, line by line: result, number, offset, text. */
+static char *transcript(ddb_lines *lr)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    for (int guard = 0; guard < 100000; guard++) {
+        const char *line;
+        size_t len;
+        ddb_error err = {0};
+        int rc = ddb_lines_next(lr, &line, &len, &err);
+        ddb_buf_printf(&b, "%d %llu %llu [%.*s] %s\n", rc, (unsigned long long)ddb_lines_lineno(lr),
+                       (unsigned long long)ddb_lines_offset(lr), rc == 0 ? (int)len : 0,
+                       rc == 0 ? line : "", rc == 0 ? "" : err.message);
+        if (rc == DDB_ITEROVER)
+            break;
+    }
+    ddb_buf_putc(&b, '\0');
+    return b.ptr;
+}
+
+Test(lines, lending_says_what_reading_says)
+{
+    /* Random texts of short lines, CRs and LFs, cut at random places, with
+     * limits that make some lines too long: the lent path must say exactly
+     * what the copying path says, error for error. */
+    static const char alphabet[] = "ab\r\n\n";
+    uint32_t x = 7;
+    for (int round = 0; round < 400; round++) {
+        size_t len = (size_t)(round % 97) * 3, max_line = (size_t)(round % 5) * 3 + 2;
+        char *text = malloc(len + 1);
+        for (size_t i = 0; i < len; i++) {
+            x = x * 1664525u + 1013904223u;
+            text[i] = alphabet[(x >> 8) % 5];
+        }
+        for (size_t chunk = 0; chunk <= 9; chunk += 3) {
+            ddb_lines *lr;
+            char *want, *got;
+            lend = 0;
+            lr = lines_over(text, len, chunk, round % 7 == 0 ? 0 : max_line);
+            want = transcript(lr);
+            ddb_lines_free(lr);
+            lend = 1;
+            lr = lines_over(text, len, chunk, round % 7 == 0 ? 0 : max_line);
+            got = transcript(lr);
+            ddb_lines_free(lr);
+            cr_assert_str_eq(got, want, "round %d, chunk %zu, text '%.*s'", round, chunk, (int)len,
+                             text);
+            free(want);
+            free(got);
+        }
+        free(text);
+    }
+}
+
+Test(lines, a_gzip_file_is_lent_by_its_readahead)
+{
+    /* What the readers open: file, gzip, readahead, then the sniff's replay.
+     * Lines come lent across the replayed head and the 1 MiB chunks. */
+    size_t n = 120, total, *lens;
+    char *text = make_lines(n, &lens, &total);
+    char path[] = "/tmp/ddb-lines-XXXXXX";
+    int fd = mkstemp(path);
+    gzFile gz = gzdopen(fd, "wb1");
+    ddb_source *file, *src;
+    const unsigned char *peek;
+    size_t peek_len;
+    ddb_lines *lr;
+    ddb_error err;
+    uint64_t off = 0;
+
+    cr_assert(gz != NULL);
+    cr_assert_eq(gzwrite(gz, text, (unsigned)total), (int)total);
+    cr_assert_eq(gzclose(gz), Z_OK);
+    cr_assert_eq(ddb_source_open_file(&file, path, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_source_auto(&src, file, NULL, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_source_sniff(&src, src, 3000, &peek, &peek_len, &err), 0);
+    cr_assert(ddb_source_can_borrow(src));
+    cr_assert_eq(ddb_lines_new(&lr, src, 0, &err), 0);
+    for (size_t i = 0; i < n; i++) {
+        const char *line;
+        size_t len;
+        cr_assert_eq(ddb_lines_next(lr, &line, &len, &err), 0, "line %zu: %s", i + 1, err.message);
+        cr_assert_eq(len, lens[i], "line %zu", i + 1);
+        cr_assert_eq(memcmp(line, text + off, len), 0, "line %zu", i + 1);
+        cr_assert_eq(ddb_lines_offset(lr), off);
+        off += lens[i] + (i % 3 == 0 ? 2 : 1);
+    }
+    expect_end(lr);
+    cr_assert_eq(ddb_lines_source(lr)->bytes_in, total);
+    ddb_lines_free(lr);
+    unlink(path);
+    free(lens);
+    free(text);
 }

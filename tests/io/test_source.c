@@ -464,7 +464,7 @@ static void trickle_free(ddb_source *s)
     (void)s;
 }
 
-static const ddb_source_vtable trickle_vt = {trickle_read, trickle_free};
+static const ddb_source_vtable trickle_vt = {trickle_read, trickle_free, NULL};
 
 static ddb_source *trickle_over(const char *text)
 {
@@ -558,7 +558,7 @@ static void failing_after_free(ddb_source *s)
     (void)s;
 }
 
-static const ddb_source_vtable failing_after_vt = {failing_after_read, failing_after_free};
+static const ddb_source_vtable failing_after_vt = {failing_after_read, failing_after_free, NULL};
 
 Test(source, readahead_gives_every_byte_in_order_then_the_error)
 {
