@@ -29,11 +29,19 @@ typedef struct json_path_elem {
     size_t index;
 } json_path_elem;
 
+/* Skeletons of lines read before (json_skeleton.c), the most recent first. */
+#define JSON_SKELS 8
+typedef struct json_skel json_skel;
+
 struct ddb_json_parser {
     ddb_stack stack;
     json_path_elem path[JSON_PATH_MAX_DEPTH];
     int path_depth;
     ddb_str item_text; /* the last ITEM or BARE line's item object, verbatim */
+    json_skel *skel[JSON_SKELS];
+    size_t skel_last; /* the one that read the last line */
+    uint64_t skel_hits, skel_misses;
+    int skel_off; /* skeletons matched too few lines: not tried any more */
 };
 
 typedef struct json_ctx {
@@ -94,6 +102,22 @@ static inline int ddb_json_lex_string(json_ctx *c, ddb_str *out)
 
 /* Length of the RFC 8259 number at s (0 when there is none). */
 size_t ddb_json_lex_number(const char *s, const char *end);
+
+/* Reads the line text[0, len) of the given kind (ddb_json_line_kind: ITEM or
+ * BARE) by a skeleton p learned: 1 with item filled (in a) and p->item_text
+ * set, exactly as ddb_json_parse_line would; 0 when no skeleton fits (the
+ * parser must read it); DDB_ENOMEM. */
+int ddb_json_skel_read(ddb_json_parser *p, int kind, ddb_map *item, const char *text, size_t len,
+                       ddb_arena *a);
+
+/* Learns the skeleton of a line the parser has just read into item (and
+ * p->item_text), if its values are all S or N without escapes. Cannot fail:
+ * without memory, nothing is learned. */
+void ddb_json_skel_learn(ddb_json_parser *p, int kind, const ddb_map *item, const char *text,
+                         size_t len);
+
+/* Frees p's skeletons. */
+void ddb_json_skel_free_all(ddb_json_parser *p);
 
 /* Fails unless only whitespace follows the top-level value. */
 int ddb_json_lex_finish(json_ctx *c);

@@ -25,6 +25,7 @@ void ddb_json_parser_free(ddb_json_parser *p)
 {
     if (p == NULL)
         return;
+    ddb_json_skel_free_all(p);
     ddb_stack_dispose(&p->stack);
     free(p);
 }
@@ -459,6 +460,8 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
     ddb_str key;
     const char *at = NULL, *item_end = NULL;
 
+    if (kind != DDB_JSON_LINE_CHANGE && (rc = ddb_json_skel_read(p, kind, item, text, len, a)) != 0)
+        return rc > 0 ? 0 : ddb_error_set(err, rc, "out of memory while parsing JSON");
     ddb_json_lex_init(&c, p, text, len, a, err);
     p->item_text.ptr = NULL;
     p->item_text.len = 0;
@@ -497,6 +500,7 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
     if (item_end != NULL) {
         p->item_text.ptr = at;
         p->item_text.len = (size_t)(item_end - at);
+        ddb_json_skel_learn(p, kind, item, text, len);
     }
     return 0;
 }
