@@ -39,7 +39,9 @@ struct ddb_json_parser {
     int path_depth;
     ddb_str item_text; /* the last ITEM or BARE line's item object, verbatim */
     json_skel *skel[JSON_SKELS];
-    size_t skel_last; /* the one that read the last line */
+    size_t skel_last;                              /* the one that read the last line */
+    unsigned short shared[JSON_SKELS][JSON_SKELS]; /* leading literals i and j share */
+    uint64_t names_id;                             /* ddb_json_parser_names_id */
     uint64_t skel_hits, skel_misses;
     int skel_off; /* skeletons matched too few lines: not tried any more */
 };

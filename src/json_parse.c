@@ -463,6 +463,7 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
     if (kind != DDB_JSON_LINE_CHANGE && (rc = ddb_json_skel_read(p, kind, item, text, len, a)) != 0)
         return rc > 0 ? 0 : ddb_error_set(err, rc, "out of memory while parsing JSON");
     ddb_json_lex_init(&c, p, text, len, a, err);
+    p->names_id = 0;
     p->item_text.ptr = NULL;
     p->item_text.len = 0;
     switch (kind) {
@@ -508,6 +509,11 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
 ddb_str ddb_json_parser_item_text(const ddb_json_parser *p)
 {
     return p->item_text;
+}
+
+uint64_t ddb_json_parser_names_id(const ddb_json_parser *p)
+{
+    return p->names_id;
 }
 
 int ddb_json_sniff_line(ddb_json_line_kind *kind, const char *text, size_t len)

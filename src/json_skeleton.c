@@ -13,6 +13,7 @@
  * a type, a space, a string the lexer refuses) is left to the parser, which
  * also words any error.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,9 @@
 #endif
 
 int ddb_json_skeletons = 1;
+
+/* Skeleton ids, never given twice in a process (ddb_json_parser_names_id). */
+static atomic_uint_fast64_t last_id;
 
 #define SKEL_MAX_ATTRS 64
 /* After this many lines, skeletons that match fewer than one line in four
@@ -38,6 +42,7 @@ typedef struct skel_value {
 } skel_value;
 
 struct json_skel {
+    uint64_t id;
     int kind;
     uint32_t uses; /* lines read by it, halved now and then */
     size_t n;
@@ -54,6 +59,17 @@ void ddb_json_skel_free_all(ddb_json_parser *p)
         free(p->skel[i]);
         p->skel[i] = NULL;
     }
+}
+
+/* How many steps (a literal and the value after it) a and b share. */
+static unsigned short shared_steps(const json_skel *a, const json_skel *b)
+{
+    size_t s = 0;
+    for (; s < a->n && s < b->n; s++)
+        if (a->v[s].lit_len != b->v[s].lit_len ||
+            memcmp(a->lits + a->v[s].lit_off, b->lits + b->v[s].lit_off, a->v[s].lit_len) != 0)
+            break;
+    return (unsigned short)(s < 65535 ? s : 65535);
 }
 
 /* Do the n bytes at s (avail of them readable) equal lit? Most literals
@@ -88,6 +104,7 @@ int ddb_json_skel_read(ddb_json_parser *p, int kind, ddb_map *item, const char *
 {
     ddb_attr *attrs;
     size_t room, item_off = 0;
+    int mixed = 0; /* names of more than one skeleton */
     json_ctx c;
     size_t cur = p->skel_last, step = 0;
     const json_skel *k;
@@ -121,6 +138,8 @@ int ddb_json_skel_read(ddb_json_parser *p, int kind, ddb_map *item, const char *
                     break;
             if (j == JSON_SKELS)
                 goto miss;
+            /* the names so far are j's too where its literals are the same */
+            mixed |= p->shared[cur][j] < step;
             k = p->skel[cur = j];
             if (k->n > room) {
                 ddb_attr *more = ddb_arena_alloc(a, k->n * sizeof(ddb_attr));
@@ -152,6 +171,8 @@ int ddb_json_skel_read(ddb_json_parser *p, int kind, ddb_map *item, const char *
     p->item_text.len = len - k->item_end_back - item_off;
     p->skel_hits++;
     p->skel_last = cur;
+    /* the skeleton's names; a line of several skeletons' has no id */
+    p->names_id = mixed ? 0 : k->id;
     if (++p->skel[cur]->uses == UINT32_MAX / 2 || (p->skel_hits & 4095) == 0)
         for (size_t i = 0; i < JSON_SKELS; i++)
             if (p->skel[i] != NULL) /* what was common long ago counts less */
@@ -200,6 +221,7 @@ void ddb_json_skel_learn(ddb_json_parser *p, int kind, const ddb_map *item, cons
         return; /* the parser goes on without it */
     k->v = (skel_value *)(k + 1);
     k->lits = lits = (char *)(k->v + n + 1);
+    k->id = atomic_fetch_add(&last_id, 1) + 1;
     k->kind = kind;
     k->n = n;
     prev = 0;
@@ -235,5 +257,7 @@ void ddb_json_skel_learn(ddb_json_parser *p, int kind, const ddb_map *item, cons
     k->uses = 1;
     free(p->skel[slot]);
     p->skel[slot] = k;
+    for (size_t j = 0; j < JSON_SKELS; j++)
+        p->shared[slot][j] = p->shared[j][slot] = p->skel[j] ? shared_steps(k, p->skel[j]) : 0;
     p->skel_last = slot;
 }

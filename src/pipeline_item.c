@@ -25,7 +25,7 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
 {
     ddb_error perr;
     /* facts of the names, kept for the next items with the same names */
-    ddb_shape *sh = ddb_shape_cache_find(shapes, &rec->item);
+    ddb_shape *sh = ddb_shape_cache_find_named(shapes, &rec->item, rec->names_id);
     /* a put read for a run that deletes is a delete: taking it makes it one */
     int is_del = rec->kind == DDB_REC_DELETE || (o->delete_all && rec->kind == DDB_REC_PUT);
 

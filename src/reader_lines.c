@@ -99,6 +99,7 @@ static int parse_ddbjson(line_shape *sh, line_out *o, const char *line, size_t l
     }
     if (sh->shape != DDB_JSON_LINE_CHANGE) {
         rec->kind = DDB_REC_PUT;
+        rec->names_id = ddb_json_parser_names_id(o->parser);
         return 0;
     }
 change:
@@ -135,6 +136,7 @@ static int parse_line(line_shape *sh, line_out *o, const char *line, size_t len)
     o->rec->item_text.len = 0;
     /* the JSON lexer refuses invalid UTF-8 and unpaired surrogates */
     o->rec->utf8_checked = 1;
+    o->rec->names_id = 0;
     if (sh->kind == DDB_IN_NDJSON)
         return parse_ndjson(o, line, len);
     return parse_ddbjson(sh, o, line, len);

@@ -31,6 +31,7 @@ typedef struct words {
 } words;
 
 struct ddb_shape {
+    uint64_t gen; /* counts the items it was made for: a name id's link holds for one */
     uint64_t hash;
     uint64_t mask;
     size_t count;
@@ -43,9 +44,15 @@ struct ddb_shape {
     _Alignas(8) unsigned char data[MEMO_BYTES];
 };
 
+#define NAMED 64 /* names ids remembered */
+
 struct ddb_shape_cache {
     ddb_shape shapes[SHAPE_SETS][2];
     unsigned char recent[SHAPE_SETS]; /* the way found last: the other goes first */
+    struct {
+        uint64_t id, gen; /* the shape was made for these names at gen */
+        ddb_shape *s;
+    } named[NAMED];
 };
 
 /* Tests set this to make every shape of a count hash alike, so that only the
@@ -113,6 +120,7 @@ static int make(ddb_shape *s, const ddb_map *item, const words *w, uint64_t hash
             memcpy(p, nm->ptr, nm->len);
         p += nm->len;
     }
+    s->gen++;
     s->hash = hash;
     s->count = item->count;
     s->mask = ddb_map_name_mask(item);
@@ -160,6 +168,24 @@ ddb_shape *ddb_shape_cache_find(ddb_shape_cache *c, const ddb_map *item)
         return NULL;
     c->recent[set] = (unsigned char)way;
     return &c->shapes[set][way];
+}
+
+ddb_shape *ddb_shape_cache_find_named(ddb_shape_cache *c, const ddb_map *item, uint64_t names_id)
+{
+    ddb_shape *s;
+    size_t i = (size_t)(names_id % NAMED);
+    if (c == NULL || names_id == 0)
+        return ddb_shape_cache_find(c, item);
+    s = c->named[i].s;
+    if (c->named[i].id == names_id && s != NULL && s->used && s->gen == c->named[i].gen &&
+        s->count == item->count)
+        return s;
+    if ((s = ddb_shape_cache_find(c, item)) != NULL) {
+        c->named[i].id = names_id;
+        c->named[i].gen = s->gen;
+        c->named[i].s = s;
+    }
+    return s;
 }
 
 uint64_t ddb_shape_name_mask(const ddb_shape *s)

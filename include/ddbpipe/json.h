@@ -69,6 +69,13 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
  * {NULL, 0} otherwise. Points into that line's text. */
 ddb_str ddb_json_parser_item_text(const ddb_json_parser *p);
 
+/* An id for the names of the item of the last line p parsed (in order), or
+ * 0: every item that carries an id carries the same names as every other
+ * item with that id, in any parser of the process (a line read by one
+ * skeleton carries the skeleton's). Lets a cache of names (ddb_shape) skip
+ * reading them. */
+uint64_t ddb_json_parser_names_id(const ddb_json_parser *p);
+
 /*
  * Guesses the shape of a DynamoDB JSON line from its text (used on the first
  * line of a file): 1 and *kind set when the line is DynamoDB JSON of some

@@ -60,6 +60,8 @@ typedef struct ddb_record {
                            typed are set; ddb_record_parse fills in the rest */
     int parse_as;       /* unparsed: how raw is to be parsed (the reader's business) */
     int utf8_checked;   /* the parser checked the item's names and strings as UTF-8 */
+    uint64_t names_id;  /* 0, or an id only items with the same names carry
+                           (ddb_json_parser_names_id) */
 } ddb_record;
 
 typedef enum ddb_input_format {

@@ -50,6 +50,11 @@ void ddb_shape_cache_free(ddb_shape_cache *c);
  */
 ddb_shape *ddb_shape_cache_find(ddb_shape_cache *c, const ddb_map *item);
 
+/* ddb_shape_cache_find for an item whose names carry names_id (0: none;
+ * see ddb_record.names_id): an id met before finds its shape without
+ * reading the names. */
+ddb_shape *ddb_shape_cache_find_named(ddb_shape_cache *c, const ddb_map *item, uint64_t names_id);
+
 /* ddb_map_name_mask of the shape's items. */
 uint64_t ddb_shape_name_mask(const ddb_shape *s);
 

@@ -14,6 +14,35 @@
 
 extern int ddb_json_skeletons;
 
+/* The names ids met so far, each with the names of its first item. */
+typedef struct named {
+    uint64_t id;
+    char names[512];
+} named;
+
+static named ids[8192];
+static size_t n_ids;
+
+/* Every item with an id has the names of the first item with it. */
+static void check_names_id(uint64_t id, const ddb_map *m, const char *line)
+{
+    char names[512] = "";
+    if (id == 0)
+        return;
+    for (size_t i = 0; i < m->count; i++)
+        snprintf(names + strlen(names), sizeof(names) - strlen(names), "%.*s|",
+                 (int)m->attrs[i].name.len, m->attrs[i].name.ptr);
+    for (size_t i = 0; i < n_ids; i++)
+        if (ids[i].id == id) {
+            cr_assert_str_eq(names, ids[i].names, "names id %llu: %s", (unsigned long long)id,
+                             line);
+            return;
+        }
+    cr_assert_lt(n_ids, 8192);
+    ids[n_ids].id = id;
+    snprintf(ids[n_ids++].names, sizeof(ids[0].names), "%s", names);
+}
+
 /* What parsing the line says, as text: the item and its text, or the error. */
 static void transcript(ddb_buf *out, ddb_json_parser *p, ddb_json_line_kind kind, const char *line,
                        size_t len, ddb_arena *a)
@@ -27,6 +56,7 @@ static void transcript(ddb_buf *out, ddb_json_parser *p, ddb_json_line_kind kind
     ddb_buf_printf(out, "rc %d: ", rc);
     if (rc == 0) {
         ddb_str t = ddb_json_parser_item_text(p);
+        check_names_id(ddb_json_parser_names_id(p), &m, line);
         ddb_json_put_typed_map(out, &m);
         for (size_t i = 0; i < m.count; i++) /* the types and lengths exactly */
             ddb_buf_printf(out, " %s:%d:%zu", ddb_type_name(m.attrs[i].value.type),

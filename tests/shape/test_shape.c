@@ -241,3 +241,30 @@ Test(shape, many_shapes_never_mixed_when_hashes_collide)
     many_shapes_never_mixed(10);
     ddb_shape_collide = 0;
 }
+
+/* A names id met before finds its shape; once that shape is made over for
+ * other names (its set full of others), the id no longer finds it and the
+ * names are read again. */
+Test(shape, a_names_id_finds_its_shape_until_it_is_made_over)
+{
+    ddb_shape_cache *c;
+    ddb_attr a[2], b[2], d[2];
+    const char *na[] = {"pk", "sk"}, *nb[] = {"pk", "sb"}, *nd[] = {"pk", "sd"};
+    ddb_map ia = item_of(a, na, 2), ib = item_of(b, nb, 2), id = item_of(d, nd, 2);
+    ddb_shape *sa;
+
+    ddb_shape_collide = 1; /* every item of two names goes to one set of two */
+    cr_assert_eq(ddb_shape_cache_new(&c), 0);
+    sa = ddb_shape_cache_find_named(c, &ia, 7);
+    cr_assert_not_null(sa);
+    cr_assert_eq(ddb_shape_cache_find_named(c, &ia, 7), sa);
+    cr_assert_eq(ddb_shape_cache_find_named(c, &ia, 0), sa, "no id: read as before");
+    /* two other shapes take both ways of the set: sa's place is made over */
+    cr_assert_not_null(ddb_shape_cache_find(c, &ib));
+    cr_assert_not_null(ddb_shape_cache_find(c, &id));
+    cr_assert_eq(ddb_shape_name_mask(ddb_shape_cache_find_named(c, &ia, 7)),
+                 ddb_map_name_mask(&ia));
+    cr_assert_eq(ddb_shape_cache_find_named(c, &ia, 7), ddb_shape_cache_find(c, &ia));
+    ddb_shape_collide = 0;
+    ddb_shape_cache_free(c);
+}
