@@ -369,9 +369,10 @@ static int walk(const ddb_value *v, int depth, const frame *f, size_t *size, ddb
         return 0;
     case DDB_TYPE_N: {
         ddb_number num;
-        if ((rc = ddb_number_parse(&num, v->u.s.ptr, v->u.s.len, err)) != 0)
+        size_t plain = ddb_number_plain_size(v->u.s.ptr, v->u.s.len);
+        if (plain == 0 && (rc = ddb_number_parse(&num, v->u.s.ptr, v->u.s.len, err)) != 0)
             return prefix_path(err, rc, f);
-        *size += ddb_number_size(&num);
+        *size += plain ? plain : ddb_number_size(&num);
         return 0;
     }
     case DDB_TYPE_B:

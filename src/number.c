@@ -199,6 +199,24 @@ size_t ddb_number_size(const ddb_number *n)
     return 1 + ((size_t)n->ndigits + 1) / 2;
 }
 
+size_t ddb_number_plain_size(const char *text, size_t len)
+{
+    size_t first = len, last = 0;
+    if (len == 0 || len > DDB_NUMBER_MAX_DIGITS)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!is_digit((unsigned char)text[i]))
+            return 0;
+        if (text[i] != '0') {
+            if (first == len)
+                first = i;
+            last = i;
+        }
+    }
+    /* significant digits, from the first non-zero to the last; zero has none */
+    return 1 + (first == len ? 0 : last - first + 2) / 2;
+}
+
 int ddb_number_format(ddb_buf *out, const ddb_number *n)
 {
     int nd = n->ndigits, e = n->exponent;

@@ -56,6 +56,11 @@ int ddb_number_compare_text(const char *a, size_t alen, const char *b, size_t bl
  * following its documented approximation; a zero counts 1 byte. */
 size_t ddb_number_size(const ddb_number *n);
 
+/* ddb_number_size of text when it is nothing but 1 to 38 decimal digits
+ * (most numbers: ids, counts, epoch times), found without parsing it; 0 when
+ * it is anything else, which ddb_number_parse must judge. */
+size_t ddb_number_plain_size(const char *text, size_t len);
+
 /* Appends the canonical text: plain notation without exponent ("-0.00012",
  * "1200", "0"), as DynamoDB returns numbers; negative zero prints "0", 1E+125
  * prints 126 digits. Returns 0 or DDB_ENOMEM. */

@@ -334,3 +334,59 @@ Test(number, plain_uint)
     /* length is honoured, not the NUL */
     cr_assert(ddb_number_is_plain_uint("12x", 2));
 }
+
+/* The plain-digits shortcut gives ddb_number_size of what ddb_number_parse
+ * reads, and 0 (parse it) for anything that is not 1 to 38 plain digits. */
+Test(number, plain_size_agrees_with_parse)
+{
+    static const char *const texts[] = {
+        "0",
+        "00",
+        "7",
+        "10",
+        "1000",
+        "0010",
+        "1630061552447",
+        "99999999999999999999999999999999999999",
+        "00000000000000000000000000000000000001",
+        "10000000000000000000000000000000000000",
+        "123456789012345678901234567890123456789",
+        "-1",
+        "+1",
+        "1.5",
+        "1e3",
+        "",
+        " 1",
+        "1 ",
+        "1a",
+        "٣",
+        "0x10",
+    };
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        const char *t = texts[i];
+        size_t len = strlen(t), plain = ddb_number_plain_size(t, len), digits = 0;
+        ddb_number n;
+        for (size_t k = 0; k < len; k++)
+            digits += t[k] >= '0' && t[k] <= '9';
+        if (len > 0 && len <= 38 && digits == len) {
+            cr_assert_eq(ddb_number_parse(&n, t, len, NULL), 0, "%s", t);
+            cr_assert_eq(plain, ddb_number_size(&n), "%s: %zu, parse says %zu", t, plain,
+                         ddb_number_size(&n));
+        } else {
+            cr_assert_eq(plain, 0, "%s is not plain digits", t);
+        }
+    }
+    /* every length from 1 to 40, with zeros around */
+    for (size_t len = 1; len <= 40; len++) {
+        char t[41];
+        ddb_number n;
+        for (size_t k = 0; k < len; k++)
+            t[k] = (char)(k % 3 == 0 ? '0' : '0' + (char)(k % 10));
+        if (len <= 38) {
+            cr_assert_eq(ddb_number_parse(&n, t, len, NULL), 0);
+            cr_assert_eq(ddb_number_plain_size(t, len), ddb_number_size(&n), "length %zu", len);
+        } else {
+            cr_assert_eq(ddb_number_plain_size(t, len), 0);
+        }
+    }
+}
