@@ -51,7 +51,7 @@ int ddb_buf_puts(ddb_buf *b, const char *s)
     return ddb_buf_append(b, s, strlen(s));
 }
 
-int ddb_buf_putc(ddb_buf *b, char c)
+int ddb_buf_putc_grow(ddb_buf *b, char c)
 {
     if (b->len + 2 > b->cap && ddb_buf_reserve(b, 1) != 0)
         return DDB_ENOMEM;

@@ -582,42 +582,55 @@ int ddb_csv_next(ddb_csv *p, ddb_csv_row *row, ddb_error *err)
     }
 }
 
+#ifdef __SSE2__
+/* Mask of the 16 bytes at s that are the delimiter, a quote, a CR or an LF. */
+static inline unsigned special16(const char *s, __m128i d)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    return (unsigned)_mm_movemask_epi8(
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, d), _mm_cmpeq_epi8(v, _mm_set1_epi8('"'))),
+                     _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
+                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')))));
+}
+#endif
+
+/* Does the cell s[0, len) (len > 0) need quotes? */
+static inline int needs_quotes(const char *s, size_t len, char delimiter)
+{
+    uint64_t x;
+    if (s[0] == ' ' || s[0] == '\t' || s[len - 1] == ' ' || s[len - 1] == '\t')
+        return 1;
+#ifdef __SSE2__
+    if (len >= 16) {
+        /* sixteen bytes a step, the last step overlapping the one before */
+        __m128i d = _mm_set1_epi8(delimiter);
+        for (size_t i = 0; i + 16 < len; i += 16)
+            if (special16(s + i, d))
+                return 1;
+        return special16(s + len - 16, d) != 0;
+    }
+#endif
+    if (len >= 8) {
+        /* eight bytes a step, the last overlapping */
+        for (size_t i = 0; i + 8 < len; i += 8) {
+            memcpy(&x, s + i, 8);
+            if (word_has_special(x, (unsigned char)delimiter))
+                return 1;
+        }
+        memcpy(&x, s + len - 8, 8);
+        return word_has_special(x, (unsigned char)delimiter);
+    }
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == delimiter || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+            return 1;
+    return 0;
+}
+
 int ddb_csv_put_field(ddb_buf *b, const char *s, size_t len, char delimiter, int force_quote)
 {
-    int quote = force_quote;
+    int quote = force_quote || (len > 0 && needs_quotes(s, len, delimiter));
     const char *e = s + len;
 
-    if (!quote && len > 0) {
-        size_t i = 0;
-        uint64_t x;
-        quote = s[0] == ' ' || s[0] == '\t' || s[len - 1] == ' ' || s[len - 1] == '\t';
-#ifdef __SSE2__
-        /* sixteen bytes a step while none needs quoting (most cells) */
-        for (; !quote && len - i >= 16; i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            quote = _mm_movemask_epi8(
-                        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(delimiter)),
-                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('"'))),
-                                     _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
-                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))))) != 0;
-        }
-#endif
-        if (len >= 8) {
-            /* then eight, and the last eight bytes (overlapping what was
-             * seen) instead of a byte at a time */
-            for (; !quote && len - i >= 8; i += 8) {
-                memcpy(&x, s + i, 8);
-                quote = word_has_special(x, (unsigned char)delimiter);
-            }
-            if (!quote && i < len) {
-                memcpy(&x, e - 8, 8);
-                quote = word_has_special(x, (unsigned char)delimiter);
-            }
-        } else {
-            for (; !quote && i < len; i++)
-                quote = s[i] == delimiter || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
-        }
-    }
     if (!quote)
         return ddb_buf_append(b, s, len);
     if (ddb_buf_reserve(b, len + 2) != 0)

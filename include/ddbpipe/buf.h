@@ -41,7 +41,18 @@ static inline int ddb_buf_append(ddb_buf *b, const void *data, size_t len)
     return ddb_buf_append_grow(b, data, len);
 }
 int ddb_buf_puts(ddb_buf *b, const char *s);
-int ddb_buf_putc(ddb_buf *b, char c);
+int ddb_buf_putc_grow(ddb_buf *b, char c);
+
+/* Inline while there is room (every delimiter of every row); grows otherwise. */
+static inline int ddb_buf_putc(ddb_buf *b, char c)
+{
+    if (b->cap - b->len > 1 && !b->oom) { /* cap > 0: ptr is there */
+        b->ptr[b->len++] = c;
+        b->ptr[b->len] = '\0';
+        return 0;
+    }
+    return ddb_buf_putc_grow(b, c);
+}
 int ddb_buf_printf(ddb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ddb_buf_put_u64(ddb_buf *b, uint64_t v);
 
