@@ -63,9 +63,14 @@ static int build_fingerprint(ddb_run_plan *p)
     for (size_t i = 0; i < p->n_inputs; i++) {
         struct stat st;
         memset(&st, 0, sizeof(st));
-        stat(p->inputs[i], &st);
-        ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", p->inputs[i],
-                       (long long)st.st_size, (long long)st.st_mtime);
+        if (stat(p->inputs[i], &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+            /* a FIFO or a device: its times change with every write, and
+             * what comes through it can only be taken on trust */
+            ddb_buf_printf(&in, "%s%s (%s)", i ? "; " : "", p->inputs[i],
+                           S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file");
+        else
+            ddb_buf_printf(&in, "%s%s (%lld bytes, modified %lld)", i ? "; " : "", p->inputs[i],
+                           (long long)st.st_size, (long long)st.st_mtime);
     }
     fp_field(b, "inputs", in.ptr);
     if (o->mapping_path && file_sha256(o->mapping_path, sha) == 0)

@@ -148,6 +148,34 @@ exec {feed}>&-
 [ "$code" = 130 ] || fail "SIGINT while the input waits: exit $code: $(tail -3 pause.err)"
 grep -q "input error" pause.err && fail "SIGINT while the input waits: counted as an input error"
 
+# --resume from a FIFO: its type, not its times (which change with every write), is what the
+# state checks; the producer writes the input again from the start and the resumed run skips what
+# the interrupted one committed (before: refused, "inputs differ")
+mkfifo again.fifo
+n_dump=$(gzip -dc dump.json.gz | wc -l)
+"$bin" export again.fifo --format ndjson --out again --state again.state --quiet 2>again.err &
+pid=$!
+exec {feed}>again.fifo
+gzip -dc dump.json.gz | head -1000 >&"$feed"
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+code=$?
+exec {feed}>&-
+[ "$code" = 130 ] || fail "FIFO interrupted: exit $code: $(tail -3 again.err)"
+grep -q '"complete":false' again.state || fail "FIFO interrupted: the state is not an unfinished run"
+gzip -dc dump.json.gz >again.fifo &
+feeder=$!
+if ! "$bin" export again.fifo --format ndjson --out again --state again.state --resume --quiet \
+    2>again2.err; then
+    fail "--resume from a FIFO: $(tail -3 again2.err)"
+    kill "$feeder" 2>/dev/null # blocked opening the FIFO nobody reads
+fi
+wait "$feeder" 2>/dev/null
+[ "$(wc -l <again/items.ndjson)" = "$n_dump" ] ||
+    fail "--resume from a FIFO: $(wc -l <again/items.ndjson) records written, the input has $n_dump"
+[ "$(sort again/items.ndjson | uniq -d | wc -l)" = 0 ] || fail "--resume from a FIFO: records twice"
+
 # outputs committed, then the final checkpoint cannot be saved (a folder is in the state file's
 # place): the files hold every record, and the summary says so (it counted from the first saved
 # checkpoint, 0 written and all "not done")
