@@ -388,6 +388,8 @@ static void athena_ddl(ddb_buf *b, const ddb_schema *s, size_t e, const char *fi
     }
 }
 
+/* store NULL: a local folder of its own (see ddb_schema_write), where a
+ * file is simply written; ddb_dir_sync makes them all durable at the end. */
 static int write_text(ddb_store *store, const char *dir, const char *name, const char *ext,
                       ddb_buf *b, ddb_error *err)
 {
@@ -399,8 +401,12 @@ static int write_text(ddb_store *store, const char *dir, const char *name, const
     }
     sprintf(base, "%s%s", name, ext);
     path = ddb_path_join(dir, base);
-    rc = path ? store->vt->write_all(store, path, b->ptr, b->len, err)
-              : ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (path == NULL)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    else if (store == NULL)
+        rc = ddb_file_write(path, b->ptr, b->len, err);
+    else
+        rc = store->vt->write_all(store, path, b->ptr, b->len, err);
     free(path);
     free(base);
     ddb_buf_clear(b);
@@ -427,11 +433,8 @@ int ddb_schema_write(const ddb_schema *s, ddb_store *store, const char *dir, ddb
     ddb_buf b = DDB_BUF_INIT, load = DDB_BUF_INIT;
     int rc = 0;
 
-    if (store == NULL) {
-        store = ddb_store_local();
-        if ((rc = ddb_make_dirs(dir, err)) != 0)
-            goto done;
-    }
+    if (store == NULL && (rc = ddb_make_dirs(dir, err)) != 0)
+        goto done;
     ddb_buf_puts(&load, "-- Loads every entity file with exact types. Run it from the output "
                         "folder:\n--   duckdb my.db < _ddbpipe/schema/load.duckdb.sql\n");
     for (size_t i = 0; i < n; i++) {
@@ -444,7 +447,8 @@ int ddb_schema_write(const ddb_schema *s, ddb_store *store, const char *dir, ddb
             goto done;
         duckdb_load(&load, s, files[i].entity, files[i].name, fmt, delimiter);
     }
-    rc = write_text(store, dir, "load", ".duckdb.sql", &load, err);
+    if ((rc = write_text(store, dir, "load", ".duckdb.sql", &load, err)) == 0 && store == NULL)
+        rc = ddb_dir_sync(dir, err);
 done:
     ddb_buf_dispose(&b);
     ddb_buf_dispose(&load);

@@ -224,6 +224,16 @@ void ddb_remove_dir(const char *dir);
 /* Writes len bytes to path atomically (a temporary file, fsync, rename): the
  * file is the old one or the new one, never half of one. Returns 0, DDB_EIO,
  * DDB_ENOMEM. */
+/* Writes path (created or truncated) with data, without syncing it: for a
+ * folder of new files that ddb_dir_sync() makes durable together. Returns 0,
+ * DDB_EIO or DDB_ENOMEM. */
+DDB_MUST_USE int ddb_file_write(const char *path, const void *data, size_t len, ddb_error *err);
+
+/* Makes every file in dir, and dir itself, durable (fsync), starting all their
+ * writeback first so that one journal commit serves them all. Returns 0 or
+ * DDB_EIO naming the file. */
+DDB_MUST_USE int ddb_dir_sync(const char *dir, ddb_error *err);
+
 DDB_MUST_USE int ddb_file_write_atomic(const char *path, const void *data, size_t len,
                                        ddb_error *err);
 

@@ -68,7 +68,9 @@ typedef struct ddb_schema_file {
  * types), dir/<Entity>.athena.sql and dir/load.duckdb.sql (run from the
  * output folder) for the record files given, written in format fmt (NDJSON
  * or CSV with delimiter), into store (NULL: the local disk, where dir is
- * created). Returns 0, DDB_EIO, DDB_ENOMEM, or the store's error.
+ * created and must be a folder of its own, new: its files are written plainly
+ * and made durable together at the end, dir with them, for the caller to
+ * rename into place). Returns 0, DDB_EIO, DDB_ENOMEM, or the store's error.
  */
 DDB_MUST_USE int ddb_schema_write(const ddb_schema *s, struct ddb_store *store, const char *dir,
                                   ddb_out_format fmt, char delimiter, const ddb_schema_file *files,
