@@ -393,3 +393,26 @@ Test(sink, gzip_bad_level_frees_upstream)
     cr_assert_null(z);
     cr_assert_null(ddb_sink_memory_data(NULL, NULL));
 }
+
+/* A folder of new files written plainly, then made durable together. */
+Test(sink, dir_sync_syncs_a_folder_of_new_files)
+{
+    char dir[] = "/tmp/ddb-dirsync-XXXXXX";
+    char path[64], got[16] = "";
+    ddb_error err;
+    FILE *f;
+    cr_assert_not_null(mkdtemp(dir));
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s/f%d.txt", dir, i);
+        cr_assert_eq(ddb_file_write(path, "hello", 5, &err), 0, "%s", err.message);
+    }
+    cr_assert_eq(ddb_dir_sync(dir, &err), 0, "%s", err.message);
+    snprintf(path, sizeof(path), "%s/f2.txt", dir);
+    cr_assert_not_null(f = fopen(path, "r"));
+    cr_assert_eq(fread(got, 1, sizeof(got) - 1, f), 5);
+    fclose(f);
+    cr_assert_str_eq(got, "hello");
+    ddb_remove_dir(dir);
+    cr_assert_eq(ddb_dir_sync(dir, &err), DDB_EIO, "a folder that is gone");
+    cr_assert(strstr(err.message, dir) != NULL, "%s", err.message);
+}
