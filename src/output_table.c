@@ -351,11 +351,13 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     size_t item_size = 0, item_off = 0, item_len = 0, req_len = 0;
     if (is_del)
         rc = ddb_item_validate_key(rec, ks, &verr);
-    else
+    else {
+        /* the item as read: its lexer checked UTF-8, its names id finds its shape */
+        int as_read = origin != NULL && rec == &origin->item;
         rc = ddb_item_validate_shaped(
-            rec, ks, ddb_shape_cache_find(to->shapes, rec),
-            /* its lexer checked UTF-8 */
-            origin != NULL && rec == &origin->item && origin->utf8_checked, &item_size, &verr);
+            rec, ks, ddb_shape_cache_find_named(to->shapes, rec, as_read ? origin->names_id : 0),
+            as_read && origin->utf8_checked, &item_size, &verr);
+    }
     if (rc != 0) {
         to->stats.rejected++;
         ddb_output_refuse(o, entity, is_del ? DDB_REC_DELETE : DDB_REC_PUT, rec, origin,
