@@ -48,7 +48,7 @@ int ddb_tracker_new(ddb_tracker **out, size_t rows, ddb_commit_fn on_commit, voi
     ddb_tracker *t = calloc(1, sizeof(*t));
     if (t == NULL)
         return DDB_ENOMEM;
-    t->cap = 1024;
+    t->cap = 1024; /* a power of two, doubled: ring positions are masked, not divided */
     t->ring = calloc(t->cap, sizeof(slot));
     t->committed.rows = calloc(rows ? rows : 1, sizeof(ddb_entity_stats));
     t->acc = calloc(rows ? rows : 1, sizeof(ddb_entity_stats));
@@ -104,7 +104,7 @@ static slot *push(ddb_tracker *t)
     slot *s;
     if (t->count == t->cap && grow(t) != 0)
         return NULL;
-    s = &t->ring[(t->head + t->count) % t->cap];
+    s = &t->ring[(t->head + t->count) & (t->cap - 1)];
     memset(s, 0, sizeof(*s));
     t->count++;
     t->next_seq++;
@@ -214,7 +214,7 @@ static void advance(ddb_tracker *t)
             free(s->line);
         s->line = NULL;
         s->borrowed = 0;
-        t->head = (t->head + 1) % t->cap;
+        t->head = (t->head + 1) & (t->cap - 1);
         t->count--;
         t->head_seq++;
         if (unit_done) {
@@ -245,7 +245,7 @@ int ddb_tracker_settle(ddb_tracker *t, uint64_t seq, int row, ddb_outcome outcom
     slot *s;
     if (seq < t->head_seq || seq >= t->head_seq + t->count)
         return 0; /* not tracked (already committed): nothing to do */
-    s = &t->ring[(t->head + (seq - t->head_seq)) % t->cap];
+    s = &t->ring[(t->head + (seq - t->head_seq)) & (t->cap - 1)];
     s->row = row;
     if (line != NULL && len > 0) {
         /* At the head, advance() below takes the line before this returns. */
