@@ -197,7 +197,7 @@ static ptrdiff_t offset_in(const char *s, const char *text, size_t len)
 void ddb_json_skel_learn(ddb_json_parser *p, int kind, const ddb_map *item, const char *text,
                          size_t len)
 {
-    size_t n = item->count, prev = 0, lit_bytes = 0;
+    size_t n = item->count, prev = 0, lit_bytes = 0, strings = 0;
     ptrdiff_t item_at = offset_in(p->item_text.ptr, text, len);
     json_skel *k;
     char *lits;
@@ -216,8 +216,11 @@ void ddb_json_skel_learn(ddb_json_parser *p, int kind, const ddb_map *item, cons
             text[val + (ptrdiff_t)at->value.u.s.len] != '"')
             return;
         prev = (size_t)val + at->value.u.s.len + 1;
+        strings += at->value.u.s.len + 2;
     }
-    if ((k = calloc(1, sizeof(*k) + (n + 1) * sizeof(skel_value) + len + 32)) == NULL)
+    /* the literals only (a long string costs nothing), and 32 bytes that
+     * lit_eq may read past the last */
+    if ((k = calloc(1, sizeof(*k) + (n + 1) * sizeof(skel_value) + (len - strings) + 32)) == NULL)
         return; /* the parser goes on without it */
     k->v = (skel_value *)(k + 1);
     k->lits = lits = (char *)(k->v + n + 1);
