@@ -528,14 +528,17 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
     }
 }
 
-int ddb_client_wait_fd(ddb_client *c, int fd, ddb_error *err)
+int ddb_client_wait_fd(ddb_client *c, int fd, int timeout_ms, ddb_error *err)
 {
+    uint64_t until = timeout_ms < 0 ? UINT64_MAX : ddb_clock_ms() + (uint64_t)timeout_ms;
     for (;;) {
         struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = c->epfd, .events = POLLIN}};
-        int rc;
+        int rc, wait;
 
         if (poll(p, 1, 0) > 0)
             return 0;
+        if (ddb_clock_ms() >= until)
+            return 1;
         if ((rc = turn_begin(c, err)) != 0)
             return rc;
         if (c->in_flight > 0) {
@@ -546,7 +549,10 @@ int ddb_client_wait_fd(ddb_client *c, int fd, ddb_error *err)
                 continue; /* new work from callbacks can start at once */
         }
         /* the input, or (with requests in flight) one of their sockets */
-        (void)poll(p, c->in_flight > 0 ? 2 : 1, turn_timeout(c));
+        wait = turn_timeout(c);
+        if (until != UINT64_MAX && until - ddb_clock_ms() < (uint64_t)wait)
+            wait = (int)(until - ddb_clock_ms());
+        (void)poll(p, c->in_flight > 0 ? 2 : 1, wait < 0 ? 0 : wait);
     }
 }
 

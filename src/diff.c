@@ -314,7 +314,8 @@ static void so_free(ddb_output *o)
     (void)o;
 }
 
-static const ddb_output_vtable side_vt = {so_put, so_finish, so_free, so_checkpoint, NULL, NULL};
+static const ddb_output_vtable side_vt = {so_put, so_finish, so_free, so_checkpoint,
+                                          NULL,   NULL,      NULL};
 
 static void side_free(side_out *so)
 {

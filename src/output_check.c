@@ -83,8 +83,14 @@ static void co_saved(ddb_output *o)
         up->vt->saved(up);
 }
 
-static const ddb_output_vtable check_vt = {co_put,        co_finish, co_free,
-                                           co_checkpoint, co_stop,   co_saved};
+static int co_idle(ddb_output *o, ddb_error *err)
+{
+    ddb_output *up = ((check_output *)o)->up;
+    return up->vt->idle != NULL ? up->vt->idle(up, err) : 0;
+}
+
+static const ddb_output_vtable check_vt = {co_put,  co_finish, co_free, co_checkpoint,
+                                           co_stop, co_saved,  co_idle};
 
 int ddb_check_output_new(ddb_output **out, ddb_output *up, const ddb_check_output_opts *opts,
                          ddb_error *err)

@@ -509,8 +509,10 @@ static void fo_free(ddb_output *o)
     ddb_schema_free(fo->schema);
 }
 
-static const ddb_output_vtable file_vt = {fo_put,        fo_finish, fo_free,
-                                          fo_checkpoint, NULL,      fo_saved};
+/* no idle: a file's records are written as they come; an upload's parts in
+ * flight move on in the client's loop while the input waits */
+static const ddb_output_vtable file_vt = {fo_put, fo_finish, fo_free, fo_checkpoint,
+                                          NULL,   fo_saved,  NULL};
 
 int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_error *err)
 {

@@ -62,7 +62,8 @@ static int no_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return ddb_buf_puts(state, "[]");
 }
 
-static const ddb_output_vtable null_vt = {no_put, no_finish, no_free, no_checkpoint, NULL, NULL};
+static const ddb_output_vtable null_vt = {no_put, no_finish, no_free, no_checkpoint,
+                                          NULL,   NULL,      NULL};
 
 int ddb_null_output_new(ddb_output **out, const ddb_key_schema *ks, ddb_error *err)
 {

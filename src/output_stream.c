@@ -42,7 +42,8 @@ static int so_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
     return ddb_error_set(err, DDB_EUSAGE, "a stream of items cannot be checkpointed");
 }
 
-static const ddb_output_vtable stream_vt = {so_put, so_finish, so_free, so_checkpoint, NULL, NULL};
+static const ddb_output_vtable stream_vt = {so_put, so_finish, so_free, so_checkpoint,
+                                            NULL,   NULL,      NULL};
 
 int ddb_stream_output_new(ddb_output **out, ddb_sink *sink, ddb_error *err)
 {

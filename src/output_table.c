@@ -502,8 +502,21 @@ static int tw_stop(ddb_output *o, ddb_error *err)
     return ddb_client_settle(to->client, err);
 }
 
-static const ddb_output_vtable table_vt = {tw_put,        tw_finish, tw_free,
-                                           tw_checkpoint, tw_stop,   NULL};
+/* The input pauses: a partial batch goes out now rather than when the
+ * input comes back, and retries whose backoff is over go with it. */
+static int tw_idle(ddb_output *o, ddb_error *err)
+{
+    table_output *to = (table_output *)o;
+    int rc;
+    if (to->fatal || to->queued == 0)
+        return 0;
+    if ((rc = pump(to, 1, err)) != 0)
+        return rc;
+    return ddb_client_step(to->client, err);
+}
+
+static const ddb_output_vtable table_vt = {tw_put,  tw_finish, tw_free, tw_checkpoint,
+                                           tw_stop, NULL,      tw_idle};
 
 int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, ddb_error *err)
 {

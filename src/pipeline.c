@@ -480,11 +480,23 @@ int ddb_pipeline_summary_resumed(ddb_summary *s, const ddb_pipeline_opts *o, ddb
 /* An input with no data yet (a pipe whose writer pauses): the requests in
  * flight go on meanwhile (an S3 part half sent would time out), progress is
  * reported, and an interrupt is seen, not left blocked in read(). */
+/* A wait for input this long is the producer's pause, not a gap in a burst:
+ * the output then sends what it holds back (tw_idle). */
+#define IDLE_MS 100
+
 static int wait_input(void *ctx, int fd, ddb_error *err)
 {
     run *r = ctx;
-    if (r->o->client != NULL)
-        return ddb_client_wait_fd(r->o->client, fd, err);
+    ddb_output *out = r->o->output;
+    if (r->o->client != NULL) {
+        int rc;
+        while ((rc = ddb_client_wait_fd(r->o->client, fd, IDLE_MS, err)) == 1) {
+            report_progress(r, ddb_clock_seconds());
+            if (out != NULL && out->vt->idle != NULL && (rc = out->vt->idle(out, err)) != 0)
+                return rc;
+        }
+        return rc;
+    }
     for (;;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (r->o->stop && *r->o->stop)

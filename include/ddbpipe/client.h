@@ -113,10 +113,11 @@ int ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error 
 int ddb_client_step(ddb_client *c, ddb_error *err);
 
 /* Drives the loop, as ddb_client_run does (the idle hook included), until
- * fd is readable or at its end: what is in flight moves on while the caller
- * waits for its input. Returns 0, DDB_EINTR (the stop flag is set) or
+ * fd is readable or at its end, or timeout_ms have passed (< 0: no limit):
+ * what is in flight moves on while the caller waits for its input. Returns
+ * 0 (readable), 1 (the time is up), DDB_EINTR (the stop flag is set) or
  * DDB_ENET. */
-int ddb_client_wait_fd(ddb_client *c, int fd, ddb_error *err);
+int ddb_client_wait_fd(ddb_client *c, int fd, int timeout_ms, ddb_error *err);
 
 /* Calls queued, waiting out a backoff, or in flight. */
 int ddb_client_pending(const ddb_client *c);

@@ -55,6 +55,11 @@ typedef struct ddb_output_vtable {
     /* The state the last checkpoint appended is saved (may be NULL): what it
      * named is what a resumed run continues; until then it names nothing. */
     void (*saved)(ddb_output *o);
+    /* The input pauses (a pipe whose writer has nothing for now): send what
+     * waits to be sent, a partial batch too, and retries that are due, so a
+     * producer that pauses sees what it wrote stored (may be NULL: nothing
+     * ever waits). Returns 0 or the error that ends the run. */
+    int (*idle)(ddb_output *o, ddb_error *err);
 } ddb_output_vtable;
 
 struct ddb_output {

@@ -39,6 +39,26 @@ run restore 0 "$bin" import "$tmp/dump/items.json" --table movies-copy --create-
 run export-copy 0 "$bin" export --table movies-copy --format ddb-json --out "$tmp/copy" "${E[@]}"
 same_items movies-restore "$tmp/dump/items.json" -- "$tmp/copy/items.json"
 
+# an import from a FIFO whose producer pauses (on one thread, past the first MiB, which the
+# format is told from): the items written before the pause are stored during it (before: a batch
+# short of 25 items waited for the next item or the end of the input)
+run pause-create 0 "$bin" create-table --mapping "$root/formats/movies.json" --table pause "${E[@]}"
+mkfifo "$tmp/pause.fifo"
+"$bin" import "$tmp/pause.fifo" --table pause --quiet --threads 1 "${E[@]}" 2>"$tmp/pause.err" &
+pause_pid=$!
+exec {feed}>"$tmp/pause.fifo"
+seq 1 20010 | sed 's/.*/{"Item":{"pk":{"S":"Pause#&"},"sk":{"S":"1"},"pad":{"S":"............"}}}/' >&"$feed"
+stored=0
+for _ in $(seq 1 100); do
+    stored=$(ddb_call Scan '{"TableName":"pause","Select":"COUNT"}' | sed -n 's/.*"Count":\([0-9]*\).*/\1/p')
+    [ "${stored:-0}" = 20010 ] && break
+    sleep 0.1
+done
+[ "${stored:-0}" = 20010 ] ||
+    fail "pause: ${stored:-0} of the 20010 items written before the pause are stored"
+exec {feed}>&-
+wait "$pause_pid" || fail "pause: the import failed: $(tail -3 "$tmp/pause.err")"
+
 # items go as the input wrote them (spacing, escapes, bare lines): what lands is what was read
 cat >"$tmp/odd.json" <<'EOF'
 {"Item" : { "pk" : {"S":"Odd#\u00e9\"q\/"} , "sk":{ "S" : "1" }, "b":{"B":"AAEC"}, "n":{"N":"1.50"}, "l":{"L":[{"S":"x"},{"NULL":true}, {"M":{"k":{"BOOL":false}}}]}}}

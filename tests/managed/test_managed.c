@@ -319,8 +319,8 @@ static void count_saved(ddb_output *o)
     saved_calls++;
 }
 
-static const ddb_output_vtable counting_vt = {count_put,     no_finish, no_free,
-                                              no_checkpoint, NULL,      count_saved};
+static const ddb_output_vtable counting_vt = {count_put, no_finish,   no_free, no_checkpoint,
+                                              NULL,      count_saved, NULL};
 
 Test(managed, checks_items_before_they_are_uploaded)
 {
