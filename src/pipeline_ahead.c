@@ -11,13 +11,16 @@
  *
  * A checkpoint, a stop, the end of the input and every reader error first
  * take every batch read so far: the reader's position is then the committed
- * one, as checkpoints require.
+ * one, as checkpoints require. So does a pause of the input (a pipe whose
+ * writer has nothing for now): the batch being filled is taken as it is, so
+ * what came before the pause reaches the outputs (ahead_wait).
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ddbpipe/arena.h"
+#include "ddbpipe/io.h"
 #include "ddbpipe/json.h"
 #include "pipeline_internal.h"
 
@@ -54,6 +57,10 @@ typedef struct ahead {
     ddb_json_parser *parser; /* the helper thread's */
     ddb_json_parser *own;    /* this thread's */
     uint64_t n;              /* records taken (for pl_before_record) */
+    slot *filling;           /* the batch being read into, or NULL */
+    ddb_io_waiter outer;     /* the pipeline's waiter, for a read that would block */
+    int paused_rc;           /* taking the batches at a pause failed: the run ends */
+    ddb_error paused_err;
 } ahead;
 
 /* Lines split but not parsed are parsed here first. Only items are decoded
@@ -209,6 +216,23 @@ static int take_all(ahead *a, ddb_error *err)
     return rc;
 }
 
+/* A read of the input would block: the records read so far are taken (the
+ * batch being filled as it is) before waiting, so a producer that pauses
+ * sees them written. The batches hold copies of their records, so this can
+ * run inside the reader's read; the batch it takes is begun anew after. */
+static int ahead_wait(void *ctx, int fd, ddb_error *err)
+{
+    ahead *a = ctx;
+    if (a->paused_rc == 0 && (a->count > 0 || (a->filling != NULL && a->filling->n > 0))) {
+        if (a->filling != NULL && a->filling->n > 0)
+            publish(a, a->filling);
+        a->filling = NULL;
+        if ((a->paused_rc = take_all(a, &a->paused_err)) != 0)
+            return ddb_error_set(err, a->paused_rc, "%s", a->paused_err.message);
+    }
+    return a->outer.wait(a->outer.ctx, fd, err);
+}
+
 static int read_ahead(ahead *a, ddb_error *err)
 {
     run *r = a->r;
@@ -221,13 +245,19 @@ static int read_ahead(ahead *a, ddb_error *err)
         int rrc = 0, stop;
         if (a->count == AHEAD_SLOTS && (rc = take_oldest(a, err)) != 0)
             return rc;
-        s = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
+        s = a->filling = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
         while (s->n < AHEAD_BATCH && s->bytes < AHEAD_BATCH_BYTES && !(o->stop && *o->stop) &&
                !r->checkpoint_due) {
             ddb_record *rec;
             ddb_error_clear(&rerr);
             rrc = a->unparsed ? a->rd->vt->next_unparsed(a->rd, &rec, &rerr)
                               : ddb_reader_next(a->rd, &rec, &rerr);
+            if (a->paused_rc != 0) {
+                *err = a->paused_err;
+                return a->paused_rc;
+            }
+            if (a->filling == NULL) /* taken while the input paused: the next one */
+                s = a->filling = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
             if (rrc != 0)
                 break;
             if (rec->pos < r->skip_below)
@@ -246,6 +276,7 @@ static int read_ahead(ahead *a, ddb_error *err)
         }
         if (s->n > 0)
             publish(a, s);
+        a->filling = NULL;
         stop = o->stop && *o->stop;
         if (rrc == 0 && !stop && !r->checkpoint_due)
             continue;
@@ -301,7 +332,11 @@ int pl_run_reader_ahead(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_error 
         pthread_mutex_destroy(&a->mu);
         goto done;
     }
+    a->outer = ddb_io_set_waiter((ddb_io_waiter){NULL, NULL});
+    if (a->outer.wait != NULL) /* else reads block: nothing to take meanwhile */
+        ddb_io_set_waiter((ddb_io_waiter){ahead_wait, a});
     rc = read_ahead(a, err);
+    ddb_io_set_waiter(a->outer);
     r->ahead = 0; /* a batch left untaken after an error is dropped unbegun */
     pthread_mutex_lock(&a->mu);
     a->quit = 1;

@@ -44,7 +44,7 @@ same_items movies-restore "$tmp/dump/items.json" -- "$tmp/copy/items.json"
 # short of 25 items waited for the next item or the end of the input)
 run pause-create 0 "$bin" create-table --mapping "$root/formats/movies.json" --table pause "${E[@]}"
 mkfifo "$tmp/pause.fifo"
-"$bin" import "$tmp/pause.fifo" --table pause --quiet --threads 1 "${E[@]}" 2>"$tmp/pause.err" &
+"$bin" import "$tmp/pause.fifo" --table pause --quiet "${E[@]}" 2>"$tmp/pause.err" &
 pause_pid=$!
 exec {feed}>"$tmp/pause.fifo"
 seq 1 20010 | sed 's/.*/{"Item":{"pk":{"S":"Pause#&"},"sk":{"S":"1"},"pad":{"S":"............"}}}/' >&"$feed"
@@ -58,6 +58,28 @@ done
     fail "pause: ${stored:-0} of the 20010 items written before the pause are stored"
 exec {feed}>&-
 wait "$pause_pid" || fail "pause: the import failed: $(tail -3 "$tmp/pause.err")"
+
+# the same for a migration, whose items are decoded on two threads in batches of 256: the batch
+# being read when the input pauses is taken as it is (before: its items waited for the next 256
+# or the end of the input)
+mkfifo "$tmp/mig.fifo"
+"$bin" migrate "$tmp/mig.fifo" --mapping "$root/formats/favorites.json" \
+    --to-mapping "$root/formats/favorites.json" --to-table migpause --create-table --quiet \
+    "${E[@]}" 2>"$tmp/mig.err" &
+mig_pid=$!
+exec {feed}>"$tmp/mig.fifo"
+seq 1 20010 | sed 's/.*/{"Item":{"pk":{"S":"Tag#u&"},"sk":{"S":"t1"},"tagName":{"S":"....."}}}/' >&"$feed"
+stored=0
+for _ in $(seq 1 150); do
+    stored=$(ddb_call Scan '{"TableName":"migpause","Select":"COUNT"}' |
+        sed -n 's/.*"Count":\([0-9]*\).*/\1/p')
+    [ "${stored:-0}" = 20010 ] && break
+    sleep 0.1
+done
+[ "${stored:-0}" = 20010 ] ||
+    fail "migrate pause: ${stored:-0} of the 20010 items written before the pause are stored"
+exec {feed}>&-
+wait "$mig_pid" || fail "migrate pause: the run failed: $(tail -3 "$tmp/mig.err")"
 
 # items go as the input wrote them (spacing, escapes, bare lines): what lands is what was read
 cat >"$tmp/odd.json" <<'EOF'
