@@ -39,6 +39,18 @@ run restore 0 "$bin" import "$tmp/dump/items.json" --table movies-copy --create-
 run export-copy 0 "$bin" export --table movies-copy --format ddb-json --out "$tmp/copy" "${E[@]}"
 same_items movies-restore "$tmp/dump/items.json" -- "$tmp/copy/items.json"
 
+# count_within SECONDS TABLE N: the table's item count once it is N, or as it is after SECONDS
+count_within() {
+    local n=0
+    for _ in $(seq 1 $(($1 * 10))); do
+        n=$(ddb_call Scan "{\"TableName\":\"$2\",\"Select\":\"COUNT\"}" |
+            sed -n 's/.*"Count":\([0-9]*\).*/\1/p')
+        [ "${n:-0}" = "$3" ] && break
+        sleep 0.1
+    done
+    echo "${n:-0}"
+}
+
 # an import from a FIFO whose producer pauses (on one thread, past the first MiB, which the
 # format is told from): the items written before the pause are stored during it (before: a batch
 # short of 25 items waited for the next item or the end of the input)
@@ -48,14 +60,9 @@ mkfifo "$tmp/pause.fifo"
 pause_pid=$!
 exec {feed}>"$tmp/pause.fifo"
 seq 1 20010 | sed 's/.*/{"Item":{"pk":{"S":"Pause#&"},"sk":{"S":"1"},"pad":{"S":"............"}}}/' >&"$feed"
-stored=0
-for _ in $(seq 1 100); do
-    stored=$(ddb_call Scan '{"TableName":"pause","Select":"COUNT"}' | sed -n 's/.*"Count":\([0-9]*\).*/\1/p')
-    [ "${stored:-0}" = 20010 ] && break
-    sleep 0.1
-done
-[ "${stored:-0}" = 20010 ] ||
-    fail "pause: ${stored:-0} of the 20010 items written before the pause are stored"
+stored=$(count_within 15 pause 20010)
+[ "$stored" = 20010 ] ||
+    fail "pause: $stored of the 20010 items written before the pause are stored"
 exec {feed}>&-
 wait "$pause_pid" || fail "pause: the import failed: $(tail -3 "$tmp/pause.err")"
 
@@ -69,15 +76,9 @@ mkfifo "$tmp/mig.fifo"
 mig_pid=$!
 exec {feed}>"$tmp/mig.fifo"
 seq 1 20010 | sed 's/.*/{"Item":{"pk":{"S":"Tag#u&"},"sk":{"S":"t1"},"tagName":{"S":"....."}}}/' >&"$feed"
-stored=0
-for _ in $(seq 1 150); do
-    stored=$(ddb_call Scan '{"TableName":"migpause","Select":"COUNT"}' |
-        sed -n 's/.*"Count":\([0-9]*\).*/\1/p')
-    [ "${stored:-0}" = 20010 ] && break
-    sleep 0.1
-done
-[ "${stored:-0}" = 20010 ] ||
-    fail "migrate pause: ${stored:-0} of the 20010 items written before the pause are stored"
+stored=$(count_within 15 migpause 20010)
+[ "$stored" = 20010 ] ||
+    fail "migrate pause: $stored of the 20010 items written before the pause are stored"
 exec {feed}>&-
 wait "$mig_pid" || fail "migrate pause: the run failed: $(tail -3 "$tmp/mig.err")"
 
