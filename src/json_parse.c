@@ -460,12 +460,12 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
     ddb_str key;
     const char *at = NULL, *item_end = NULL;
 
+    p->names_id = 0; /* nothing of the last line's outlives this one */
+    p->item_text.ptr = NULL;
+    p->item_text.len = 0;
     if (kind != DDB_JSON_LINE_CHANGE && (rc = ddb_json_skel_read(p, kind, item, text, len, a)) != 0)
         return rc > 0 ? 0 : ddb_error_set(err, rc, "out of memory while parsing JSON");
     ddb_json_lex_init(&c, p, text, len, a, err);
-    p->names_id = 0;
-    p->item_text.ptr = NULL;
-    p->item_text.len = 0;
     switch (kind) {
     case DDB_JSON_LINE_BARE:
         json_skip_ws(&c);

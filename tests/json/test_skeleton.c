@@ -83,12 +83,17 @@ static uint64_t same_either_way(ddb_json_line_kind kind, const char *const *line
     cr_assert_eq(ddb_json_parser_new(&without), 0);
     cr_assert_eq(ddb_arena_new(&a, 0), 0);
     for (size_t i = 0; i < n; i++) {
+        /* each line in a block of exactly its length: ASan sees a byte read past it */
+        size_t len = strlen(lines[i]);
+        char *line = malloc(len ? len : 1);
+        memcpy(line, lines[i], len);
         ddb_buf_clear(&x);
         ddb_buf_clear(&y);
         ddb_json_skeletons = 1;
-        transcript(&x, with, kind, lines[i], strlen(lines[i]), a);
+        transcript(&x, with, kind, line, len, a);
         ddb_json_skeletons = 0;
-        transcript(&y, without, kind, lines[i], strlen(lines[i]), a);
+        transcript(&y, without, kind, line, len, a);
+        free(line);
         ddb_json_skeletons = 1;
         ddb_buf_putc(&x, '\0');
         ddb_buf_putc(&y, '\0');
