@@ -298,8 +298,31 @@ static ssize_t replay_borrow(ddb_source *src, const char **data, ddb_error *err)
 
 static const ddb_source_vtable replay_vtable = {replay_read, replay_free, replay_borrow};
 
+/* Would a read of s wait for a writer now? Asked of the file at the bottom
+ * (a filter may hold bytes it has not handed out: then the answer is only
+ * early, which costs a shorter sniff, never a wrong one). */
+static int would_block(const ddb_source *s)
+{
+    struct pollfd p;
+    while (s->upstream != NULL)
+        s = s->upstream;
+    if (s->vt != &file_vtable || !((const file_source *)s)->may_block)
+        return 0;
+    p.fd = ((const file_source *)s)->fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    return poll(&p, 1, 0) == 0;
+}
+
 int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want, const unsigned char **peek,
                      size_t *peek_len, ddb_error *err)
+{
+    return ddb_source_sniff_until(out, src, want, NULL, peek, peek_len, err);
+}
+
+int ddb_source_sniff_until(ddb_source **out, ddb_source *src, size_t want,
+                           int (*enough)(const unsigned char *p, size_t n),
+                           const unsigned char **peek, size_t *peek_len, ddb_error *err)
 {
     replay_source *r;
     int rc = 0;
@@ -329,6 +352,8 @@ int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want, const unsig
         if (n == 0)
             break;
         r->len += (size_t)n;
+        if (enough != NULL && r->len < want && would_block(src) && enough(r->head, r->len))
+            break;
     }
 done:
     if (rc != 0) {

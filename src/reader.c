@@ -280,6 +280,19 @@ static int looks_like_ion(const unsigned char *p, size_t n)
            (n - i >= 7 && memcmp(p + i, "{Item:{", 7) == 0);
 }
 
+/* A pipe that pauses is not waited on for the whole sniff when what came is
+ * clearly DynamoDB JSON lines: a first line, whole, that is one (the usual
+ * stream: a producer piping items). Anything else waits for the full sniff
+ * or the end, so the format is told as it always is. */
+static int sniffed_enough(const unsigned char *p, size_t n)
+{
+    size_t i = ddb_sniff_start(p, n);
+    const unsigned char *eol = i < n ? memchr(p + i, '\n', n - i) : NULL;
+    ddb_json_line_kind kind;
+    return eol != NULL && p[i] == '{' &&
+           ddb_json_sniff_line(&kind, (const char *)p + i, (size_t)(eol - (p + i)));
+}
+
 static int open_ddbjson(ddb_reader **out, ddb_source *src, const char *name,
                         const ddb_reader_opts *opts, ddb_error *err)
 {
@@ -617,7 +630,8 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
         rc = ddb_source_open_auto(&src, path, NULL, err);
     else if ((rc = st->vt->open(st, path, &src, err)) == 0)
         rc = ddb_source_auto(&src, src, NULL, err);
-    if (rc != 0 || (rc = ddb_source_sniff(&src, src, SNIFF_BYTES, &peek, &peek_len, err)) != 0)
+    if (rc != 0 || (rc = ddb_source_sniff_until(&src, src, SNIFF_BYTES, sniffed_enough, &peek,
+                                                &peek_len, err)) != 0)
         goto done;
     if (opts->format == DDB_IN_AUTO && looks_like_ion(peek, peek_len)) {
         ddb_source_free(src);

@@ -86,6 +86,15 @@ int ddb_source_md5_digest(ddb_source *src, unsigned char digest[16]);
 DDB_MUST_USE int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want,
                                   const unsigned char **peek, size_t *peek_len, ddb_error *err);
 
+/* ddb_source_sniff that also stops, short of want, when the input would
+ * make it wait (a pipe whose writer pauses) and enough (may be NULL: never)
+ * says the bytes read so far are enough to tell the format: a producer that
+ * writes a few lines and pauses sees them read at once. */
+DDB_MUST_USE int ddb_source_sniff_until(ddb_source **out, ddb_source *src, size_t want,
+                                        int (*enough)(const unsigned char *p, size_t n),
+                                        const unsigned char **peek, size_t *peek_len,
+                                        ddb_error *err);
+
 /* Opens path and, when its first bytes are the gzip magic (1f 8b), inserts a
  * gzip filter: the format is picked by content, never by the extension.
  * md5_out, when not NULL, receives an MD5 filter placed on the raw file bytes

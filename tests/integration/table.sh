@@ -51,24 +51,23 @@ count_within() {
     echo "${n:-0}"
 }
 
-# an import from a FIFO whose producer pauses (on one thread, past the first MiB, which the
-# format is told from): the items written before the pause are stored during it (before: a batch
-# short of 25 items waited for the next item or the end of the input)
+# an import from a FIFO whose producer writes ten items and pauses: they are stored during the
+# pause (before: the format sniff waited for a MiB of input, then a batch short of 25 items for
+# the next item, or the end of the input)
 run pause-create 0 "$bin" create-table --mapping "$root/formats/movies.json" --table pause "${E[@]}"
 mkfifo "$tmp/pause.fifo"
 "$bin" import "$tmp/pause.fifo" --table pause --quiet "${E[@]}" 2>"$tmp/pause.err" &
 pause_pid=$!
 exec {feed}>"$tmp/pause.fifo"
-seq 1 20010 | sed 's/.*/{"Item":{"pk":{"S":"Pause#&"},"sk":{"S":"1"},"pad":{"S":"............"}}}/' >&"$feed"
-stored=$(count_within 15 pause 20010)
-[ "$stored" = 20010 ] ||
-    fail "pause: $stored of the 20010 items written before the pause are stored"
+seq 1 10 | sed 's/.*/{"Item":{"pk":{"S":"Pause#&"},"sk":{"S":"1"}}}/' >&"$feed"
+stored=$(count_within 15 pause 10)
+[ "$stored" = 10 ] || fail "pause: $stored of the 10 items written before the pause are stored"
 exec {feed}>&-
 wait "$pause_pid" || fail "pause: the import failed: $(tail -3 "$tmp/pause.err")"
 
 # the same for a migration, whose items are decoded on two threads in batches of 256: the batch
 # being read when the input pauses is taken as it is (before: its items waited for the next 256
-# or the end of the input)
+# or the end of the input); 20,010 items, so that whole batches go before it
 mkfifo "$tmp/mig.fifo"
 "$bin" migrate "$tmp/mig.fifo" --mapping "$root/formats/favorites.json" \
     --to-mapping "$root/formats/favorites.json" --to-table migpause --create-table --quiet \

@@ -667,3 +667,36 @@ Test(source, a_pipe_without_data_asks_the_waiter, .init = setup, .fini = teardow
     close(fds[0]);
     close(fds[1]);
 }
+
+static int has_lf(const unsigned char *p, size_t n)
+{
+    return memchr(p, '\n', n) != NULL;
+}
+
+/* A pipe whose writer pauses: the sniff stops at the pause once the bytes
+ * are enough, not at want; the bytes are read again, then the rest. */
+Test(source, sniff_stops_at_a_pause_when_the_bytes_are_enough)
+{
+    int fds[2];
+    char path[32], all[16] = "";
+    ddb_source *s;
+    const unsigned char *peek;
+    size_t peek_len, got = 0;
+    ddb_error err;
+    ssize_t n;
+
+    cr_assert_eq(pipe(fds), 0);
+    cr_assert_eq(write(fds[1], "ab\ncd", 5), 5);
+    snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+    cr_assert_eq(ddb_source_open_file(&s, path, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_source_sniff_until(&s, s, 1 << 20, has_lf, &peek, &peek_len, &err), 0);
+    cr_assert_eq(peek_len, 5);
+    cr_assert_eq(write(fds[1], "ef", 2), 2);
+    close(fds[1]);
+    while ((n = ddb_source_read(s, all + got, sizeof(all) - 1 - got, &err)) > 0)
+        got += (size_t)n;
+    cr_assert_eq(n, 0);
+    cr_assert_str_eq(all, "ab\ncdef");
+    ddb_source_free(s);
+    close(fds[0]);
+}
