@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "ddbpipe/codec.h"
 #include "ddbpipe/io.h"
 
@@ -699,4 +701,69 @@ Test(source, sniff_stops_at_a_pause_when_the_bytes_are_enough)
     cr_assert_str_eq(all, "ab\ncdef");
     ddb_source_free(s);
     close(fds[0]);
+}
+
+/* The sniff's replay, partly read, then lent: the rest of the head first,
+ * then the readahead's chunks, every byte once; a gzip cut short lends all
+ * it inflated, then says so. */
+Test(source, a_replay_partly_read_then_lent)
+{
+    char path[] = "/tmp/ddb-lend-XXXXXX";
+    int fd = mkstemp(path);
+    size_t n = 3 * 1024 * 1024, got = 0;
+    unsigned char *text = malloc(n), *back = malloc(n);
+    gzFile gz = gzdopen(dup(fd), "wb1");
+    const unsigned char *peek;
+    size_t peek_len;
+    ddb_source *file, *s;
+    ddb_error err;
+    ssize_t k;
+
+    for (size_t i = 0; i < n; i++)
+        text[i] = (unsigned char)('a' + (i * 7 + i / 1000) % 26);
+    cr_assert_eq(gzwrite(gz, text, (unsigned)n), (int)n);
+    cr_assert_eq(gzclose(gz), Z_OK);
+    cr_assert_eq(ddb_source_open_file(&file, path, &err), 0);
+    cr_assert_eq(ddb_source_auto(&s, file, NULL, &err), 0);
+    cr_assert_eq(ddb_source_sniff(&s, s, 1000, &peek, &peek_len, &err), 0);
+    cr_assert(ddb_source_can_borrow(s));
+    cr_assert_eq(ddb_source_read(s, back, 300, &err), 300);
+    got = 300;
+    for (;;) {
+        const char *p;
+        if ((k = ddb_source_borrow(s, &p, &err)) <= 0)
+            break;
+        cr_assert_leq(got + (size_t)k, n);
+        memcpy(back + got, p, (size_t)k);
+        got += (size_t)k;
+    }
+    cr_assert_eq(k, 0);
+    cr_assert_eq(got, n);
+    cr_assert_eq(memcmp(back, text, n), 0);
+    ddb_source_free(s);
+
+    /* the same file cut in the middle of its deflate stream */
+    {
+        struct stat st;
+        cr_assert_eq(fstat(fd, &st), 0);
+        cr_assert_eq(ftruncate(fd, st.st_size / 2), 0);
+    }
+    cr_assert_eq(ddb_source_open_file(&file, path, &err), 0);
+    cr_assert_eq(ddb_source_auto(&s, file, NULL, &err), 0);
+    got = 0;
+    for (;;) {
+        const char *p;
+        if ((k = ddb_source_borrow(s, &p, &err)) <= 0)
+            break;
+        memcpy(back + got, p, (size_t)k);
+        got += (size_t)k;
+    }
+    cr_assert_eq(k, DDB_EIO, "a cut gzip ends in an error, not an end: %zd", k);
+    cr_assert_gt(got, 0);
+    cr_assert_eq(memcmp(back, text, got), 0, "what came before the error is the data");
+    ddb_source_free(s);
+    close(fd);
+    unlink(path);
+    free(text);
+    free(back);
 }

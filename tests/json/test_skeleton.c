@@ -275,3 +275,35 @@ Test(skeleton, long_strings_are_not_kept)
     for (int i = 0; i < 3; i++)
         free(lines[i]);
 }
+
+Test(skeleton, names_ids_hold_across_parsers_and_replaced_slots)
+{
+    /* Two parsers meet twelve shapes (more than their slots) in opposite
+     * orders, three times: skeletons are replaced and learned again, and
+     * every names id either parser gives still means one list of names. */
+    ddb_json_parser *p[2];
+    ddb_arena *a;
+    ddb_buf out = DDB_BUF_INIT;
+    char line[128];
+    cr_assert_eq(ddb_json_parser_new(&p[0]), 0);
+    cr_assert_eq(ddb_json_parser_new(&p[1]), 0);
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+    n_ids = 0;
+    for (int round = 0; round < 3; round++)
+        for (int shape = 0; shape < 12; shape++)
+            for (int w = 0; w < 2; w++) {
+                int sh = w ? 11 - shape : shape;
+                for (int rep = 0; rep < 3; rep++) {
+                    snprintf(line, sizeof(line),
+                             "{\"Item\":{\"pk\":{\"S\":\"x%d\"},\"a%d\":{\"S\":\"v%d\"}}}", rep, sh,
+                             round);
+                    ddb_buf_clear(&out);
+                    transcript(&out, p[w], DDB_JSON_LINE_ITEM, line, strlen(line), a);
+                }
+            }
+    cr_assert_gt(n_ids, 12, "ids were given (%zu), more than one per shape", n_ids);
+    ddb_buf_dispose(&out);
+    ddb_arena_free(a);
+    ddb_json_parser_free(p[0]);
+    ddb_json_parser_free(p[1]);
+}
