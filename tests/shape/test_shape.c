@@ -268,3 +268,33 @@ Test(shape, a_names_id_finds_its_shape_until_it_is_made_over)
     ddb_shape_collide = 0;
     ddb_shape_cache_free(c);
 }
+
+/* A make that fails in a names id's slot (names too long to keep) leaves it
+ * so that the id still finds a shape of exactly its names. */
+Test(shape, a_names_id_survives_a_failed_make_in_its_slot)
+{
+    ddb_shape_cache *c;
+    static char long1[700], long2[700];
+    ddb_attr a[2], b[2];
+    const char *na[] = {"pk", "sk"}, *nb[] = {long1, long2};
+    ddb_map ia, ib;
+    ddb_shape *sa;
+
+    memset(long1, 'x', sizeof(long1) - 1);
+    memset(long2, 'y', sizeof(long2) - 1);
+    ia = item_of(a, na, 2);
+    ib = item_of(b, nb, 2);
+    ddb_shape_collide = 1; /* both go to one set of two ways */
+    cr_assert_eq(ddb_shape_cache_new(&c), 0);
+    cr_assert_not_null(sa = ddb_shape_cache_find_named(c, &ia, 7));
+    /* two items too long to keep take the set's ways: the first fails where sa was not,
+     * the second where it was */
+    cr_assert_null(ddb_shape_cache_find(c, &ib));
+    cr_assert_null(ddb_shape_cache_find(c, &ib));
+    sa = ddb_shape_cache_find_named(c, &ia, 7);
+    cr_assert_not_null(sa);
+    cr_assert_eq(ddb_shape_name_mask(sa), ddb_map_name_mask(&ia));
+    cr_assert_eq(sa, ddb_shape_cache_find(c, &ia), "the names were read again and kept");
+    ddb_shape_collide = 0;
+    ddb_shape_cache_free(c);
+}
