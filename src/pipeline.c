@@ -511,7 +511,7 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
 {
     run r;
     double t0 = ddb_clock_seconds();
-    int rc = 0;
+    int rc = 0, stopped;
     ddb_io_waiter outer;
 
     memset(s, 0, sizeof(*s));
@@ -574,15 +574,19 @@ int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
                       "committed whole (a commit is not cut; interrupt again to quit at once)");
     }
 done:
+    /* A signal or the rejects limit stops the run between two records: what
+     * was taken is settled and checkpointed like a finished run's part. */
+    stopped = rc == DDB_EINTR || rc == DDB_ELIMIT;
     if (rc == DDB_EINTR)
         s->interrupted = 1;
-    if (rc == DDB_EINTR && o->output != NULL && o->output->vt->stop != NULL) {
+    if (stopped && o->output != NULL && o->output->vt->stop != NULL) {
         /* What was sent may be written already: wait for its answers, so
          * "written" is what the destination holds, not a guess. */
         ddb_error serr;
         pl_report(&r, DDB_REPORT_INFO,
-                  "interrupted: waiting for the answers to the writes already sent (interrupt "
-                  "again to quit at once)");
+                  "%s: waiting for the answers to the writes already sent (interrupt "
+                  "again to quit at once)",
+                  rc == DDB_EINTR ? "interrupted" : "stopped");
         if (o->output->vt->stop(o->output, &serr) != 0) {
             pl_report(&r, DDB_REPORT_ERROR, "%s", serr.message);
             s->output_failed = 1;
@@ -590,7 +594,7 @@ done:
     }
     if (r.tracker != NULL && s->entities != NULL)
         pl_drain(&r);
-    if (r.tracker != NULL && (rc == 0 || rc == DDB_EINTR) && s->entities != NULL) {
+    if (r.tracker != NULL && (rc == 0 || stopped) && s->entities != NULL) {
         ddb_error cerr;
         int crc = o->state_path != NULL && !s->output_failed
                       ? save_checkpoint(&r, rc == 0 && s->input_errors == 0, &cerr)

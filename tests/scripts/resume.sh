@@ -148,6 +148,25 @@ exec {feed}>&-
 [ "$code" = 130 ] || fail "SIGINT while the input waits: exit $code: $(tail -3 pause.err)"
 grep -q "input error" pause.err && fail "SIGINT while the input waits: counted as an input error"
 
+# --max-rejects stops a run under --state: the summary counts the reject that stopped it and the
+# records written before it, and the state stands there (before: the checkpoint saved at the start
+# stood, "0 rejected, more than --max-rejects 0"); resumed with a higher limit, the files are those
+# of an uninterrupted run and the reject is counted once
+"$bin" export input.json.gz --mapping "$M" --format csv --gzip --out lim --state lim.state \
+    --max-rejects 0 --summary lim.json --quiet 2>lim.err
+code=$?
+[ "$code" = 1 ] || fail "max-rejects under --state: exit $code: $(tail -2 lim.err)"
+[ "$(total lim.json rejected)" = 1 ] && [ "$(total lim.json written)" = 170000 ] &&
+    [ "$(total lim.json not_done)" = 0 ] ||
+    fail "max-rejects under --state: rejected $(total lim.json rejected), written $(total lim.json written), not done $(total lim.json not_done)"
+"$bin" export input.json.gz --mapping "$M" --format csv --gzip --out lim --state lim.state \
+    --max-rejects 5 --resume --summary lim2.json --quiet 2>lim2.err ||
+    fail "max-rejects under --state, resumed: $(tail -2 lim2.err)"
+for f in full/*.csv.gz; do
+    cmp -s <(gzip -dc "$f") <(gzip -dc "lim/${f#full/}") || fail "max-rejects, resumed: ${f#full/} differs"
+done
+[ "$(total lim2.json rejected)" = 1 ] || fail "max-rejects, resumed: rejected $(total lim2.json rejected)"
+
 # --resume from a FIFO: its type, not its times (which change with every write), is what the
 # state checks; the producer writes the input again from the start and the resumed run skips what
 # the interrupted one committed (before: refused, "inputs differ")
