@@ -90,6 +90,38 @@ static void file_free(ddb_source *src)
 
 static const ddb_source_vtable file_vtable = {file_read, file_free, NULL};
 
+/* A FIFO's open() waits for a writer, deaf to a stop: it is opened without
+ * waiting, then waited on as a pipe with no data yet is (the thread's waiter
+ * sees a stop; Linux's poll reports nothing until a writer has come), and
+ * read blocking like any pipe. Returns 0 with *fd_out, or an error (set). */
+static int open_fifo(int *fd_out, const char *path, ddb_error *err)
+{
+    struct pollfd p;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc = 0, flags;
+    if (fd < 0)
+        return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "cannot open %s: %s",
+                             path, strerror(errno));
+    p.fd = fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    if (thread_waiter.wait != NULL) {
+        if (poll(&p, 1, 0) <= 0)
+            rc = thread_waiter.wait(thread_waiter.ctx, fd, err);
+    } else {
+        while (poll(&p, 1, -1) < 0 && errno == EINTR)
+            ;
+    }
+    if (rc == 0 &&
+        ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0))
+        rc = ddb_error_set(err, DDB_EIO, "cannot read %s: %s", path, strerror(errno));
+    if (rc != 0) {
+        close(fd);
+        return rc;
+    }
+    *fd_out = fd;
+    return 0;
+}
+
 int ddb_source_open_file(ddb_source **out, const char *path, ddb_error *err)
 {
     file_source *f = NULL;
@@ -107,9 +139,15 @@ int ddb_source_open_file(ddb_source **out, const char *path, ddb_error *err)
         f->may_block = fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode);
         goto done;
     }
-    do {
-        f->fd = open(path, O_RDONLY | O_CLOEXEC);
-    } while (f->fd < 0 && errno == EINTR);
+    /* a named FIFO (an anonymous pipe, /dev/fd/N, has its writer already) */
+    if (lstat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        if ((rc = open_fifo(&f->fd, path, err)) != 0)
+            goto done;
+    } else {
+        do {
+            f->fd = open(path, O_RDONLY | O_CLOEXEC);
+        } while (f->fd < 0 && errno == EINTR);
+    }
     if (f->fd < 0) {
         int e = errno;
         rc = ddb_error_set(err, e == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "cannot open %s: %s", path,

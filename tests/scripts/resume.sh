@@ -195,6 +195,25 @@ wait "$feeder" 2>/dev/null
     fail "--resume from a FIFO: $(wc -l <again/items.ndjson) records written, the input has $n_dump"
 [ "$(sort again/items.ndjson | uniq -d | wc -l)" = 0 ] || fail "--resume from a FIFO: records twice"
 
+# SIGINT while the input is a FIFO no writer has opened yet stops the run with exit 130 (before:
+# open() waited for a writer, deaf to the signal)
+mkfifo nowriter.fifo
+"$bin" export nowriter.fifo --format ndjson --out nowriter --quiet 2>nowriter.err &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+for _ in $(seq 1 100); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+if kill -0 "$pid" 2>/dev/null; then
+    fail "SIGINT before the FIFO has a writer: the run did not stop"
+    kill -KILL "$pid"
+fi
+wait "$pid"
+code=$?
+[ "$code" = 130 ] || fail "SIGINT before the FIFO has a writer: exit $code: $(tail -3 nowriter.err)"
+
 # outputs committed, then the final checkpoint cannot be saved (a folder is in the state file's
 # place): the files hold every record, and the summary says so (it counted from the first saved
 # checkpoint, 0 written and all "not done")
