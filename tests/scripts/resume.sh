@@ -125,6 +125,23 @@ for opts in "--format ndjson" "--format csv --mapping $M"; do
     done
 done
 
+# interrupt_within SECONDS PID WHAT: SIGINT to PID after half a second; its exit code in $code,
+# once it ended within SECONDS (else it is killed and the test fails)
+interrupt_within() {
+    sleep 0.5
+    kill -INT "$2"
+    for _ in $(seq 1 $(($1 * 10))); do
+        kill -0 "$2" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$2" 2>/dev/null; then
+        fail "$3: the run did not stop"
+        kill -KILL "$2"
+    fi
+    wait "$2"
+    code=$?
+}
+
 # SIGINT while the input (a FIFO) waits for its writer stops the run at once with exit 130 (before,
 # the read was restarted and the run went on waiting for the writer)
 mkfifo pause.fifo
@@ -132,18 +149,7 @@ mkfifo pause.fifo
 pid=$!
 exec {feed}>pause.fifo
 gzip -dc dump.json.gz | head -1000 >&"$feed"
-sleep 0.5
-kill -INT "$pid"
-for _ in $(seq 1 100); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-if kill -0 "$pid" 2>/dev/null; then
-    fail "SIGINT while the input waits: the run did not stop"
-    kill -KILL "$pid"
-fi
-wait "$pid"
-code=$?
+interrupt_within 10 "$pid" "SIGINT while the input waits"
 exec {feed}>&-
 [ "$code" = 130 ] || fail "SIGINT while the input waits: exit $code: $(tail -3 pause.err)"
 grep -q "input error" pause.err && fail "SIGINT while the input waits: counted as an input error"
@@ -200,18 +206,7 @@ wait "$feeder" 2>/dev/null
 mkfifo nowriter.fifo
 "$bin" export nowriter.fifo --format ndjson --out nowriter --quiet 2>nowriter.err &
 pid=$!
-sleep 0.5
-kill -INT "$pid"
-for _ in $(seq 1 100); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-if kill -0 "$pid" 2>/dev/null; then
-    fail "SIGINT before the FIFO has a writer: the run did not stop"
-    kill -KILL "$pid"
-fi
-wait "$pid"
-code=$?
+interrupt_within 10 "$pid" "SIGINT before the FIFO has a writer"
 [ "$code" = 130 ] || fail "SIGINT before the FIFO has a writer: exit $code: $(tail -3 nowriter.err)"
 
 # outputs committed, then the final checkpoint cannot be saved (a folder is in the state file's
