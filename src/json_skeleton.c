@@ -23,6 +23,7 @@
 #include <emmintrin.h>
 #endif
 
+/* Tests clear this to read every line with the parser alone. */
 int ddb_json_skeletons = 1;
 
 /* Skeleton ids, never given twice in a process (ddb_json_parser_names_id). */
