@@ -103,6 +103,8 @@ void ddb_client_loop_dispose(ddb_client *c);
 int ddb_client_loop_run(ddb_client *c);
 void ddb_client_loop_wait(ddb_client *c, int timeout_ms);
 long ddb_client_loop_timeout(const ddb_client *c);
+/* Hands every attempt curl has finished to ddb_client_completed. */
+void ddb_client_loop_drain(ddb_client *c);
 
 /* Signs and starts one attempt of cl (client_request.c). */
 void ddb_client_start_attempt(ddb_client *c, call *cl);
@@ -112,6 +114,10 @@ CURL *ddb_client_get_easy(ddb_client *c);
 void ddb_client_attempt_failed(ddb_client *c, call *cl, int retryable);
 int ddb_client_hold_for_credentials(ddb_client *c, call *cl);
 void ddb_client_enqueue_ready(ddb_client *c, call *cl);
+
+/* What became of an attempt curl finished (result): the call answered,
+ * retried or failed (client.c, for the loop's turns in client_loop.c). */
+void ddb_client_completed(ddb_client *c, call *cl, CURLcode result);
 
 /* Frees a call's own memory (not its easy handle). */
 void ddb_client_call_free(call *cl);
