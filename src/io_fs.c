@@ -72,40 +72,44 @@ done:
     return rc;
 }
 
-int ddb_file_write_atomic(const char *path, const void *data, size_t len, ddb_error *err)
+/* path written whole through a file sink (atomic: see ddb_sink_open_file) */
+static int write_whole(const char *path, const void *data, size_t len, int atomic, ddb_error *err)
 {
     ddb_sink *sink = NULL;
     int rc;
-    if ((rc = ddb_sink_open_file(&sink, path, 1, err)) != 0 ||
-        (rc = ddb_sink_write(sink, data, len, err)) != 0 || (rc = ddb_sink_finish(sink, err)) != 0)
-        goto done;
-done:
-    ddb_sink_free(sink);
-    return rc;
-}
-
-int ddb_file_write(const char *path, const void *data, size_t len, ddb_error *err)
-{
-    ddb_sink *sink = NULL;
-    int rc;
-    if ((rc = ddb_sink_open_file(&sink, path, 0, err)) == 0 &&
+    if ((rc = ddb_sink_open_file(&sink, path, atomic, err)) == 0 &&
         (rc = ddb_sink_write(sink, data, len, err)) == 0)
         rc = ddb_sink_finish(sink, err);
     ddb_sink_free(sink);
     return rc;
 }
 
-/* fsync of fd, for messages: EINVAL is a file system that cannot, not a failure */
-static int sync_fd(int fd, const char *what, const char *path, ddb_error *err)
+int ddb_file_write_atomic(const char *path, const void *data, size_t len, ddb_error *err)
 {
+    return write_whole(path, data, len, 1, err);
+}
+
+int ddb_file_write(const char *path, const void *data, size_t len, ddb_error *err)
+{
+    return write_whole(path, data, len, 0, err);
+}
+
+int ddb_io_fsync_dir(const char *dir, const char *of, ddb_error *err)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+    if (fd < 0)
+        return ddb_error_set(err, DDB_EIO, "open directory %s%s%s: %s", dir, of ? " of " : "",
+                             of ? of : "", strerror(errno));
     if (fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP)
-        return ddb_error_set(err, DDB_EIO, "fsync %s %s: %s", what, path, strerror(errno));
-    return 0;
+        rc = ddb_error_set(err, DDB_EIO, "fsync directory %s%s%s: %s", dir, of ? " of " : "",
+                           of ? of : "", strerror(errno));
+    close(fd);
+    return rc;
 }
 
 int ddb_dir_sync(const char *dir, ddb_error *err)
 {
-    int fds[64], n = 0, dfd, rc = 0;
+    int fds[64], n = 0, rc = 0;
     DIR *d = opendir(dir);
     struct dirent *e;
 
@@ -125,7 +129,8 @@ int ddb_dir_sync(const char *dir, ddb_error *err)
         if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0) {
             rc = ddb_error_set(err, DDB_EIO, "open %s: %s", p, strerror(errno));
         } else if (n == 64) { /* more than a schema folder holds: one by one */
-            rc = sync_fd(fd, "file", p, err);
+            if (fsync(fd) != 0)
+                rc = ddb_error_set(err, DDB_EIO, "fsync %s: %s", p, strerror(errno));
             close(fd);
         } else {
 #ifdef __linux__
@@ -137,17 +142,11 @@ int ddb_dir_sync(const char *dir, ddb_error *err)
     }
     closedir(d);
     for (int i = 0; i < n; i++) {
-        if (rc == 0)
-            rc = sync_fd(fds[i], "a file in", dir, err);
+        if (rc == 0 && fsync(fds[i]) != 0)
+            rc = ddb_error_set(err, DDB_EIO, "fsync a file in %s: %s", dir, strerror(errno));
         close(fds[i]);
     }
-    if (rc == 0) {
-        if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-            return ddb_error_set(err, DDB_EIO, "open directory %s: %s", dir, strerror(errno));
-        rc = sync_fd(dfd, "directory", dir, err);
-        close(dfd);
-    }
-    return rc;
+    return rc != 0 ? rc : ddb_io_fsync_dir(dir, NULL, err);
 }
 
 void ddb_remove_dir(const char *dir)

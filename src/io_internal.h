@@ -25,4 +25,9 @@ uint64_t ddb_readahead_raw_bytes(const ddb_source *s);
  * memory. */
 ddb_sink *ddb_sink_alloc(size_t size, const ddb_sink_vtable *vt, const char *name);
 
+/* Makes dir's entries durable (fsync of the folder); file systems that
+ * cannot sync a folder say EINVAL, which is not a failure. of, when not NULL,
+ * is the file it is done for, named in messages. Returns 0 or DDB_EIO. */
+int ddb_io_fsync_dir(const char *dir, const char *of, ddb_error *err);
+
 #endif

@@ -152,13 +152,12 @@ static int file_flush(ddb_sink *s, ddb_error *err)
     return 0;
 }
 
-/* Makes the rename durable. File systems that cannot sync a directory say
- * EINVAL; that is not a failure of ours. */
+/* Makes the rename durable. */
 static int fsync_parent(file_sink *f, ddb_error *err)
 {
     const char *slash = strrchr(f->base.name, '/');
     char *dir;
-    int fd, rc = 0;
+    int rc;
 
     if (slash == NULL)
         dir = strdup(".");
@@ -168,17 +167,7 @@ static int fsync_parent(file_sink *f, ddb_error *err)
         dir = strndup(f->base.name, (size_t)(slash - f->base.name));
     if (dir == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory finishing %s", f->base.name);
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        rc = ddb_error_set(err, DDB_EIO, "open directory %s of %s: %s", dir, f->base.name,
-                           strerror(errno));
-        goto done;
-    }
-    if (fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP)
-        rc = ddb_error_set(err, DDB_EIO, "fsync directory %s of %s: %s", dir, f->base.name,
-                           strerror(errno));
-    close(fd);
-done:
+    rc = ddb_io_fsync_dir(dir, f->base.name, err);
     free(dir);
     return rc;
 }

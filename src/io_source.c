@@ -56,21 +56,31 @@ ddb_io_waiter ddb_io_set_waiter(ddb_io_waiter w)
     return prev;
 }
 
+/* Waits until fd (a pipe, a FIFO) has something to read: through the
+ * thread's waiter when there is one, else, with block, in poll() (without,
+ * the read that follows blocks instead). Returns 0 or the waiter's error. */
+static int wait_readable(int fd, int block, ddb_error *err)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    /* <= 0: a signal that cut this poll is the waiter's to see, not a
+     * reason to block in read() */
+    if (thread_waiter.wait != NULL)
+        return poll(&p, 1, 0) <= 0 ? thread_waiter.wait(thread_waiter.ctx, fd, err) : 0;
+    while (block && poll(&p, 1, -1) < 0 && errno == EINTR)
+        ;
+    return 0;
+}
+
 static ssize_t file_read(ddb_source *src, void *buf, size_t len, ddb_error *err)
 {
     file_source *f = (file_source *)src;
     ssize_t n;
+    int rc;
 
     if (len > (size_t)SSIZE_MAX)
         len = (size_t)SSIZE_MAX;
-    if (f->may_block && thread_waiter.wait != NULL) {
-        struct pollfd p = {.fd = f->fd, .events = POLLIN};
-        int rc;
-        /* <= 0: a signal that cut this poll is the waiter's to see, not a
-         * reason to block in read() */
-        if (poll(&p, 1, 0) <= 0 && (rc = thread_waiter.wait(thread_waiter.ctx, f->fd, err)) != 0)
-            return rc;
-    }
+    if (f->may_block && (rc = wait_readable(f->fd, 0, err)) != 0)
+        return rc;
     do {
         n = read(f->fd, buf, len);
     } while (n < 0 && errno == EINTR);
@@ -96,21 +106,11 @@ static const ddb_source_vtable file_vtable = {file_read, file_free, NULL};
  * read blocking like any pipe. Returns 0 with *fd_out, or an error (set). */
 static int open_fifo(int *fd_out, const char *path, ddb_error *err)
 {
-    struct pollfd p;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc = 0, flags;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc, flags;
     if (fd < 0)
         return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "cannot open %s: %s",
                              path, strerror(errno));
-    p.fd = fd;
-    p.events = POLLIN;
-    p.revents = 0;
-    if (thread_waiter.wait != NULL) {
-        if (poll(&p, 1, 0) <= 0)
-            rc = thread_waiter.wait(thread_waiter.ctx, fd, err);
-    } else {
-        while (poll(&p, 1, -1) < 0 && errno == EINTR)
-            ;
-    }
+    rc = wait_readable(fd, 1, err);
     if (rc == 0 &&
         ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0))
         rc = ddb_error_set(err, DDB_EIO, "cannot read %s: %s", path, strerror(errno));

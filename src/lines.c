@@ -38,7 +38,6 @@ struct ddb_lines {
     const char *ext; /* the chunk lent: [ext_pos, ext_len) not yet taken */
     size_t ext_len, ext_pos;
     uint64_t ext_base; /* stream offset of ext[0] */
-    uint64_t taken;    /* bytes taken from the source */
     uint64_t lineno;
     uint64_t offset;
 };
@@ -69,9 +68,28 @@ int ddb_lines_new(ddb_lines **out, ddb_source *src, size_t max_line, ddb_error *
     return 0;
 }
 
+/* Grows buf (doubling, up to cap_limit) until want bytes are free after end,
+ * or it is as large as a line may make it. Returns 0 or DDB_ENOMEM. */
+static int lines_grow(ddb_lines *lr, size_t want, ddb_error *err)
+{
+    size_t ncap = lr->cap;
+    char *p;
+    while (ncap - lr->end < want && ncap < lr->cap_limit)
+        ncap = ncap < lr->cap_limit / 2 ? ncap * 2 : lr->cap_limit;
+    if (ncap == lr->cap)
+        return 0;
+    if ((p = realloc(lr->buf, ncap)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "%s:%llu: out of memory for a %zu-byte line",
+                             lr->src->name, (unsigned long long)(lr->lineno + 1), ncap);
+    lr->buf = p;
+    lr->cap = ncap;
+    return 0;
+}
+
 /* Makes room and reads once. Returns 0 (lr->eof set at the end) or an error. */
 static int lines_refill(ddb_lines *lr, ddb_error *err)
 {
+    int rc;
     ssize_t n;
 
     if (lr->start == lr->end) {
@@ -85,18 +103,8 @@ static int lines_refill(ddb_lines *lr, ddb_error *err)
         lr->end = tail;
         lr->start = 0;
     }
-    if (lr->cap - lr->end < LINES_MIN_READ && lr->cap < lr->cap_limit) {
-        size_t ncap = lr->cap * 2 > lr->cap ? lr->cap * 2 : lr->cap_limit;
-        char *p;
-        if (ncap > lr->cap_limit)
-            ncap = lr->cap_limit;
-        p = realloc(lr->buf, ncap);
-        if (p == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "%s:%llu: out of memory for a %zu-byte line",
-                                 lr->src->name, (unsigned long long)(lr->lineno + 1), ncap);
-        lr->buf = p;
-        lr->cap = ncap;
-    }
+    if ((rc = lines_grow(lr, LINES_MIN_READ, err)) != 0)
+        return rc;
     if (lr->end == lr->cap) /* cannot happen: the length check fires first */
         return ddb_error_set(err, DDB_ERROR, "%s: line buffer full", lr->src->name);
     n = ddb_source_read(lr->src, lr->buf + lr->end, lr->cap - lr->end, err);
@@ -105,7 +113,6 @@ static int lines_refill(ddb_lines *lr, ddb_error *err)
     if (n == 0)
         lr->eof = 1;
     lr->end += (size_t)n;
-    lr->taken += (uint64_t)n;
     return 0;
 }
 
@@ -130,24 +137,42 @@ static int hand_out(ddb_lines *lr, const char *p, size_t n, uint64_t offset, con
     return 0;
 }
 
+/* The last line, buf[start, end), without its LF: a lone CR at its end is
+ * data, not half a terminator. DDB_ITEROVER when there is none. */
+static int hand_out_last(ddb_lines *lr, const char **line, size_t *len, ddb_error *err)
+{
+    size_t s = lr->start, n = lr->end - s;
+    if (n == 0)
+        return DDB_ITEROVER;
+    lr->start = lr->scan = lr->end;
+    lr->lineno++;
+    lr->offset = lr->base + s;
+    if (n > lr->max_line)
+        return lines_too_big(lr, err);
+    *line = lr->buf + s;
+    *len = n;
+    return 0;
+}
+
+/* A line too long whatever follows, at offset: counted, dropped from buf. */
+static int drop_too_big(ddb_lines *lr, uint64_t offset, ddb_error *err)
+{
+    lr->lineno++;
+    lr->offset = offset;
+    lr->start = lr->scan = lr->end;
+    return lines_too_big(lr, err);
+}
+
 /* Adds p[0..n) to the line being put together in buf (offset: p's). */
 static int append_partial(ddb_lines *lr, const char *p, size_t n, uint64_t offset, ddb_error *err)
 {
+    int rc;
     if (lr->start == lr->end) {
         lr->start = lr->scan = lr->end = 0;
         lr->base = offset;
     }
-    if (lr->cap - lr->end < n) {
-        size_t ncap = lr->cap;
-        char *q;
-        while (ncap - lr->end < n)
-            ncap = ncap * 2 < lr->cap_limit ? ncap * 2 : lr->cap_limit;
-        if ((q = realloc(lr->buf, ncap)) == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "%s:%llu: out of memory for a %zu-byte line",
-                                 lr->src->name, (unsigned long long)(lr->lineno + 1), ncap);
-        lr->buf = q;
-        lr->cap = ncap;
-    }
+    if ((rc = lines_grow(lr, n, err)) != 0)
+        return rc;
     memcpy(lr->buf + lr->end, p, n);
     lr->end += n;
     lr->scan = lr->end;
@@ -178,13 +203,11 @@ static int next_borrowed(ddb_lines *lr, const char **line, size_t *len, ddb_erro
             }
             /* A line a chunk's end cuts. Past max_line plus a CR it is too
              * long whatever follows: dropped, and skipped to its LF. */
-            if ((lr->start == lr->end ? 0 : lr->end - lr->start) + take > lr->max_line + 1) {
-                lr->lineno++;
-                lr->offset = lr->start == lr->end ? at : lr->base + lr->start;
-                lr->start = lr->scan = lr->end;
+            if (lr->end - lr->start + take > lr->max_line + 1) {
+                uint64_t from = lr->start == lr->end ? at : lr->base + lr->start;
                 lr->ext_pos += take + (nl != NULL);
                 lr->skipping = nl == NULL;
-                return lines_too_big(lr, err);
+                return drop_too_big(lr, from, err);
             }
             if ((rc = append_partial(lr, p, take, at, err)) != 0)
                 return rc;
@@ -197,24 +220,11 @@ static int next_borrowed(ddb_lines *lr, const char **line, size_t *len, ddb_erro
             }
             continue;
         }
-        if (lr->eof) {
-            size_t s = lr->start;
-            if (lr->skipping || s == lr->end)
-                return DDB_ITEROVER;
-            /* The last line, without its LF: a lone CR at its end is data. */
-            lr->start = lr->scan = lr->end;
-            lr->lineno++;
-            lr->offset = lr->base + s;
-            if (lr->end - s > lr->max_line)
-                return lines_too_big(lr, err);
-            *line = lr->buf + s;
-            *len = lr->end - s;
-            return 0;
-        }
+        if (lr->eof) /* nothing is kept of a line being skipped */
+            return hand_out_last(lr, line, len, err);
         if ((n = ddb_source_borrow(lr->src, &lr->ext, err)) < 0)
             return (int)n;
-        lr->ext_base = lr->taken;
-        lr->taken += (uint64_t)n;
+        lr->ext_base = lr->src->bytes_in - (uint64_t)n;
         lr->ext_len = (size_t)n;
         lr->ext_pos = 0;
         lr->eof = n == 0;
@@ -250,39 +260,16 @@ int ddb_lines_next(ddb_lines *lr, const char **line, size_t *len, ddb_error *err
         if (p != NULL) {
             size_t s = lr->start, n = (size_t)(p - lr->buf) - s;
             lr->start = lr->scan = (size_t)(p - lr->buf) + 1;
-            lr->lineno++;
-            lr->offset = lr->base + s;
-            if (n > 0 && lr->buf[s + n - 1] == '\r')
-                n--;
-            if (n > lr->max_line)
-                return lines_too_big(lr, err);
-            *line = lr->buf + s;
-            *len = n;
-            return 0;
+            return hand_out(lr, lr->buf + s, n, lr->base + s, line, len, err);
         }
         lr->scan = lr->end;
         /* Without its LF the tail may still end in the CR of a CRLF. */
         if (lr->end - lr->start > lr->max_line + 1) {
-            lr->lineno++;
-            lr->offset = lr->base + lr->start;
-            lr->start = lr->scan = lr->end;
             lr->skipping = 1;
-            return lines_too_big(lr, err);
+            return drop_too_big(lr, lr->base + lr->start, err);
         }
-        if (lr->eof) {
-            size_t s = lr->start, n = lr->end - s;
-            if (n == 0)
-                return DDB_ITEROVER;
-            lr->start = lr->scan = lr->end;
-            lr->lineno++;
-            lr->offset = lr->base + s;
-            /* A lone CR at the very end is data, not half a terminator. */
-            if (n > lr->max_line)
-                return lines_too_big(lr, err);
-            *line = lr->buf + s;
-            *len = n;
-            return 0;
-        }
+        if (lr->eof)
+            return hand_out_last(lr, line, len, err);
         if ((rc = lines_refill(lr, err)) != 0)
             return rc;
     }

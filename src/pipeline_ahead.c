@@ -57,7 +57,6 @@ typedef struct ahead {
     ddb_json_parser *parser; /* the helper thread's */
     ddb_json_parser *own;    /* this thread's */
     uint64_t n;              /* records taken (for pl_before_record) */
-    slot *filling;           /* the batch being read into, or NULL */
     ddb_io_waiter outer;     /* the pipeline's waiter, for a read that would block */
     int paused_rc;           /* taking the batches at a pause failed: the run ends */
     ddb_error paused_err;
@@ -223,10 +222,10 @@ static int take_all(ahead *a, ddb_error *err)
 static int ahead_wait(void *ctx, int fd, ddb_error *err)
 {
     ahead *a = ctx;
-    if (a->paused_rc == 0 && (a->count > 0 || (a->filling != NULL && a->filling->n > 0))) {
-        if (a->filling != NULL && a->filling->n > 0)
-            publish(a, a->filling);
-        a->filling = NULL;
+    slot *filling = &a->slots[(a->head + a->count) % AHEAD_SLOTS]; /* read_ahead's s */
+    if (a->paused_rc == 0 && (a->count > 0 || filling->n > 0)) {
+        if (filling->n > 0)
+            publish(a, filling);
         if ((a->paused_rc = take_all(a, &a->paused_err)) != 0)
             return ddb_error_set(err, a->paused_rc, "%s", a->paused_err.message);
     }
@@ -245,7 +244,7 @@ static int read_ahead(ahead *a, ddb_error *err)
         int rrc = 0, stop;
         if (a->count == AHEAD_SLOTS && (rc = take_oldest(a, err)) != 0)
             return rc;
-        s = a->filling = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
+        s = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
         while (s->n < AHEAD_BATCH && s->bytes < AHEAD_BATCH_BYTES && !(o->stop && *o->stop) &&
                !r->checkpoint_due) {
             ddb_record *rec;
@@ -256,8 +255,8 @@ static int read_ahead(ahead *a, ddb_error *err)
                 *err = a->paused_err;
                 return a->paused_rc;
             }
-            if (a->filling == NULL) /* taken while the input paused: the next one */
-                s = a->filling = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
+            /* the next one, if ahead_wait took s while the input paused */
+            s = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
             if (rrc != 0)
                 break;
             if (rec->pos < r->skip_below)
@@ -276,7 +275,6 @@ static int read_ahead(ahead *a, ddb_error *err)
         }
         if (s->n > 0)
             publish(a, s);
-        a->filling = NULL;
         stop = o->stop && *o->stop;
         if (rrc == 0 && !stop && !r->checkpoint_due)
             continue;
