@@ -16,8 +16,9 @@
 // at once but answered N ms later, as a slow network can: stats.completedUnanswered counts those
 // done and not yet answered), {"partDelayMs": N} (every UploadPart answered N ms after it is
 // stored; 0 ends it; stats.partsHeld counts those stored and not yet answered, partsAnswered those
-// answered), {"partDelayKey": S}
-// (only the parts of keys that hold S are delayed; "" for all), {"deleteNoSuchBucket": N} (the next N
+// answered), {"partHold": true} (every UploadPart is stored and not answered until {"partHold": false},
+// which answers those held: a hold that cannot run out on a slow machine), {"partDelayKey": S}
+// (only the parts of keys that hold S are delayed or held; "" for all), {"deleteNoSuchBucket": N} (the next N
 // DeleteObject answer 404 NoSuchBucket, as S3 does once the bucket is deleted), GET /__uploads (open uploads),
 // GET /__stats.
 'use strict'
@@ -79,6 +80,8 @@ async function main () {
   let completeDelayMs = 0
   let partDelayMs = 0
   let partDelayKey = ''
+  let partHold = false
+  let held = []
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
   const bump = (o, k) => { o[k] = (o[k] || 0) + 1 }
 
@@ -155,9 +158,11 @@ async function main () {
           res.writeHead(ures.statusCode, ures.headers)
           res.end(ubody)
         }
-        if (partDelayMs > 0 && key.includes(partDelayKey)) {
+        if ((partHold || partDelayMs > 0) && key.includes(partDelayKey)) {
           stats.partsHeld++
-          setTimeout(() => { stats.partsHeld--; answer() }, partDelayMs)
+          const release = () => { stats.partsHeld--; answer() }
+          if (partHold) held.push(release)
+          else setTimeout(release, partDelayMs)
         } else {
           answer()
         }
@@ -278,6 +283,14 @@ async function main () {
       if (c.completeDelayMs != null) completeDelayMs = Number(c.completeDelayMs)
       if (c.partDelayMs != null) partDelayMs = Number(c.partDelayMs)
       if (c.partDelayKey != null) partDelayKey = String(c.partDelayKey)
+      if (c.partHold != null) {
+        partHold = Boolean(c.partHold)
+        if (!partHold) {
+          const now = held
+          held = []
+          for (const release of now) release()
+        }
+      }
     },
   }
   const server = http.createServer(withControl(routes, (req, res, body) => {
