@@ -10,6 +10,7 @@
 #include "ddbpipe/io.h"
 #include "ddbpipe/store.h"
 #include "ddbpipe/json.h"
+#include "swar.h"
 
 typedef struct column {
     uint64_t present;    /* records holding the field */
@@ -29,6 +30,14 @@ void ddb_num_shape_add(ddb_num_shape *shape, const char *n, size_t len)
     long point = -1, exp = 0, q;
     int seen_nonzero = 0, neg_exp = 0;
 
+    if (len > 0 && n[0] != '0' && ddb_all_digits(n, len)) {
+        /* a whole number without leading zeros, the usual one: len integer
+         * digits and no fraction */
+        shape->seen++;
+        if ((long)len > shape->int_digits)
+            shape->int_digits = (int)(len > 100000 ? 100000 : len);
+        return;
+    }
     if (i < len && (n[i] == '-' || n[i] == '+'))
         i++;
     /* digits: count the significant ones, where the point falls among them */

@@ -8,6 +8,7 @@
 #define DDBPIPE_SWAR_H
 
 #include <stdint.h>
+#include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -41,6 +42,31 @@ static inline uint64_t ddb_swar_json_special(uint64_t v)
     return ((v - DDB_SWAR_ONES * 0x20) | ((v ^ (DDB_SWAR_ONES * '"')) - DDB_SWAR_ONES) |
             ((v ^ (DDB_SWAR_ONES * '\\')) - DDB_SWAR_ONES)) &
            ~v & DDB_SWAR_HIGHS;
+}
+
+/* Not 0 when a byte of v is not an ASCII digit: below '0' (its subtraction
+ * borrows into the high bit), above '9' (its addition carries into it) or
+ * non-ASCII. A borrow or carry across bytes starts only at a byte that is
+ * caught already. */
+static inline uint64_t ddb_swar_nondigit(uint64_t v)
+{
+    return ((v - DDB_SWAR_ONES * '0') | (v + DDB_SWAR_ONES * (0x7f - '9')) | v) & DDB_SWAR_HIGHS;
+}
+
+/* Are the n bytes at s all ASCII digits (1 when n is 0)? Keys and numbers
+ * are mostly short runs of digits: eight at a time, then one by one. */
+static inline int ddb_all_digits(const char *s, size_t n)
+{
+    uint64_t w;
+    for (; n >= 8; s += 8, n -= 8) {
+        memcpy(&w, s, 8);
+        if (ddb_swar_nondigit(w))
+            return 0;
+    }
+    for (; n > 0; s++, n--)
+        if ((unsigned char)(*s - '0') > 9)
+            return 0;
+    return 1;
 }
 
 #ifdef __SSE2__

@@ -7,10 +7,20 @@
 
 #include "ddbpipe/codec.h"
 #include "ddbpipe/number.h"
+#include "swar.h"
 
 /* Bound on backtracking steps per match: a hostile key cannot make matching
  * quadratic-or-worse; past the bound the key simply does not match. */
 #define MATCH_STEP_LIMIT 20000
+
+static ddb_tpl_how seg_how(const ddb_field *f)
+{
+    if (f->type == DDB_TYPE_S && f->format != DDB_FMT_WEEKDAY)
+        return f->enum_keys != NULL ? DDB_TPL_ENUM_S : DDB_TPL_OWN_S;
+    if (f->type == DDB_TYPE_N && !f->pad && f->enum_keys == NULL)
+        return DDB_TPL_OWN_N;
+    return DDB_TPL_RENDER;
+}
 
 int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e, const char *path,
                          ddb_error *err)
@@ -64,6 +74,7 @@ int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e,
                                      path, e->fields[fi].name, ddb_type_name(e->fields[fi].type));
             }
             t->segs[nseg].field = fi;
+            t->segs[nseg].how = seg_how(&e->fields[fi]);
             t->segs[nseg].lit = NULL;
             t->segs[nseg++].lit_len = 0;
             p = close + 1;
@@ -115,10 +126,7 @@ static int is_digit(char c)
 
 static int digits(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!is_digit(s[i]))
-            return 0;
-    return 1;
+    return ddb_all_digits(s, n);
 }
 
 static int num2(const char *s)
@@ -505,63 +513,79 @@ int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e
     return out->oom ? DDB_ENOMEM : 0;
 }
 
+/* Does s[0, n) hold the one byte c? Key fields are a few dozen bytes: eight
+ * at a time inline, without a call to memchr. */
+static int has_byte(const char *s, size_t n, char c)
+{
+    uint64_t w;
+    for (; n >= 8; s += 8, n -= 8) {
+        memcpy(&w, s, 8);
+        if (ddb_swar_byte(w, (unsigned char)c))
+            return 1;
+    }
+    for (; n > 0; s++, n--)
+        if (*s == c)
+            return 1;
+    return 0;
+}
+
 /* ddb_template_renders_as; with as_match, also ddb_template_matches_as. */
 static int renders_as(const ddb_template *t, const ddb_entity *e, const ddb_value *const *values,
                       const char *text, size_t len, int as_match)
 {
-    size_t pos = 0;
-    for (size_t i = 0; i < t->n_segs; i++) {
-        const ddb_tpl_seg *sg = &t->segs[i];
-        const ddb_field *f;
+    const ddb_tpl_seg *sg = t->segs, *last = t->segs + t->n_segs;
+    const char *p = text, *end = text + len;
+    for (; sg < last; sg++) {
         const ddb_value *v;
-        if (sg->field < 0) {
-            if (len - pos < sg->lit_len || !ddb_mem_eq(text + pos, sg->lit, sg->lit_len))
-                return 0;
-            pos += sg->lit_len;
-            continue;
-        }
+        const ddb_tpl_seg *next;
         const char *bytes;
         size_t n;
-        f = &e->fields[sg->field];
-        v = values[sg->field];
+        if (sg->field < 0) {
+            if ((size_t)(end - p) < sg->lit_len || !ddb_mem_eq(p, sg->lit, sg->lit_len))
+                return 0;
+            p += sg->lit_len;
+            continue;
+        }
         /* only values rendered as their own bytes or their enum's key
          * spelling; the rest (padding, weekdays, binary) is render's */
-        if (v == NULL || v->type != f->type || v->u.s.len == 0 ||
-            !((f->type == DDB_TYPE_S && f->format != DDB_FMT_WEEKDAY) ||
-              (f->type == DDB_TYPE_N && !f->pad && f->enum_keys == NULL)))
+        v = values[sg->field];
+        if (sg->how == DDB_TPL_RENDER || v == NULL ||
+            v->type != (sg->how == DDB_TPL_OWN_N ? DDB_TYPE_N : DDB_TYPE_S) || v->u.s.len == 0)
             return 0;
         bytes = v->u.s.ptr;
         n = v->u.s.len;
-        if (f->enum_keys != NULL) {
+        if (sg->how == DDB_TPL_ENUM_S) {
+            const ddb_field *f = &e->fields[sg->field];
             int ei = ddb_field_enum_index(f, v->u.s.ptr, v->u.s.len, 0);
             if (ei < 0 || (n = strlen(bytes = f->enum_keys[ei])) == 0)
                 return 0; /* render refuses it */
         }
-        if (len - pos < n || !ddb_mem_eq(text + pos, bytes, n))
+        if ((size_t)(end - p) < n || !ddb_mem_eq(p, bytes, n))
             return 0;
-        if (i + 1 < t->n_segs && find(bytes, n, t->segs[i + 1].lit, t->segs[i + 1].lit_len) != NULL)
+        next = sg + 1 < last ? sg + 1 : NULL; /* a literal: compile guarantees it */
+        if (next != NULL && (next->lit_len == 1 ? has_byte(bytes, n, next->lit[0])
+                                                : find(bytes, n, next->lit, next->lit_len) != NULL))
             return 0; /* render refuses it */
         if (as_match) {
             /* match_from cuts the field at the separator's first occurrence
              * after its first byte: one of several bytes that begins inside
              * the field's text (its tail and the separator's head) cuts it
              * short (a one-byte one is not in the text, as seen above) */
-            size_t lit_len = i + 1 < t->n_segs ? t->segs[i + 1].lit_len : 0;
-            if (lit_len > 1 && n > 1) {
-                size_t end = pos + n + lit_len - 1 < len ? pos + n + lit_len - 1 : len;
-                if (find(text + pos + 1, end - pos - 1, t->segs[i + 1].lit, lit_len) != NULL)
+            if (next != NULL && next->lit_len > 1 && n > 1) {
+                size_t win = n + next->lit_len - 2, room = (size_t)(end - p) - 1;
+                if (find(p + 1, win < room ? win : room, next->lit, next->lit_len) != NULL)
                     return 0;
             }
             /* a stored N's text is not checked where its field has no
              * constraints; field_fits checks its syntax (plain digits, up to
              * 38, always pass) */
-            if (f->type == DDB_TYPE_N && !(n <= 38 && digits(bytes, n)) &&
+            if (sg->how == DDB_TPL_OWN_N && !(n <= 38 && digits(bytes, n)) &&
                 ddb_number_validate(bytes, n, NULL) != 0)
                 return 0;
         }
-        pos += n;
+        p += n;
     }
-    return pos == len;
+    return p == end;
 }
 
 int ddb_template_renders_as(const ddb_template *t, const ddb_entity *e,

@@ -71,10 +71,20 @@ typedef enum ddb_key_role {
     DDB_ROLE_COMPUTED /* any other computed attribute */
 } ddb_key_role;
 
+/* How a field segment renders, fixed by its field when the template is
+ * compiled (so the checks made per item need not look at the field). */
+typedef enum ddb_tpl_how {
+    DDB_TPL_RENDER = 0, /* only render knows: padding, weekdays, binary, N enums */
+    DDB_TPL_OWN_S,      /* an S as its own bytes */
+    DDB_TPL_OWN_N,      /* an unpadded N as its own text */
+    DDB_TPL_ENUM_S      /* an S as its enum value's key spelling */
+} ddb_tpl_how;
+
 typedef struct ddb_tpl_seg {
     const char *lit; /* literal text (field < 0) */
     size_t lit_len;
-    int field; /* index into the entity's fields, or -1 for a literal */
+    int field;       /* index into the entity's fields, or -1 for a literal */
+    ddb_tpl_how how; /* a field's; DDB_TPL_RENDER for a literal */
 } ddb_tpl_seg;
 
 typedef struct ddb_template {

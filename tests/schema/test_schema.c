@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,34 @@ Test(schema, what_no_decimal_holds_is_text)
     cr_assert_str_eq(TYPE_OF("12345678901234567890.5", "0.123456789012345678901"), "VARCHAR");
     cr_assert_str_eq(TYPE_OF("1E+100"), "VARCHAR");
     cr_assert_str_eq(TYPE_OF("1E-130"), "VARCHAR");
+}
+
+/* Whole numbers written plainly take a short way; the shape is the one the
+ * same values give spelt otherwise (with a sign, a point or an exponent). */
+Test(schema, plain_integers_shape_as_their_other_spellings)
+{
+    static const char *plain[] = {"7",
+                                  "10",
+                                  "1630061552447",
+                                  "999999999999999999",
+                                  "1000000000000000000",
+                                  "12345678901234567890123456789012345678"};
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+        char other[3][64];
+        ddb_num_shape fast = {0, 0, 0};
+        snprintf(other[0], sizeof(other[0]), "+%s", plain[i]);
+        snprintf(other[1], sizeof(other[1]), "%s.0", plain[i]);
+        snprintf(other[2], sizeof(other[2]), "%sE0", plain[i]);
+        ddb_num_shape_add(&fast, plain[i], strlen(plain[i]));
+        for (int k = 0; k < 3; k++) {
+            ddb_num_shape slow = {0, 0, 0};
+            ddb_num_shape_add(&slow, other[k], strlen(other[k]));
+            cr_assert(fast.seen == slow.seen && fast.int_digits == slow.int_digits &&
+                          fast.scale == slow.scale,
+                      "%s: %d,%d; %s: %d,%d", plain[i], fast.int_digits, fast.scale, other[k],
+                      slow.int_digits, slow.scale);
+        }
+    }
 }
 
 Test(schema, no_values_still_give_a_type)
