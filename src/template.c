@@ -588,6 +588,28 @@ static int renders_as(const ddb_template *t, const ddb_entity *e, const ddb_valu
     return p == end;
 }
 
+int ddb_template_caps_come_back(const ddb_template *t, const ddb_value *const *values,
+                                const ddb_str *caps)
+{
+    for (size_t i = 0; i < t->n_segs; i++) {
+        const ddb_tpl_seg *sg = &t->segs[i], *next;
+        const ddb_value *v;
+        if (sg->field < 0)
+            continue;
+        v = values[sg->field];
+        if ((sg->how != DDB_TPL_OWN_S && sg->how != DDB_TPL_OWN_N) || v == NULL ||
+            v->u.s.ptr != caps[i].ptr || v->u.s.len != caps[i].len)
+            return 0;
+        if (i + 1 == t->n_segs)
+            continue;
+        next = sg + 1; /* a literal: compile guarantees it */
+        if (next->lit_len == 1 ? has_byte(caps[i].ptr, caps[i].len, next->lit[0])
+                               : find(caps[i].ptr, caps[i].len, next->lit, next->lit_len) != NULL)
+            return 0; /* render refuses it */
+    }
+    return 1;
+}
+
 int ddb_template_renders_as(const ddb_template *t, const ddb_entity *e,
                             const ddb_value *const *values, const char *text, size_t len)
 {

@@ -47,6 +47,15 @@ int ddb_template_match(const ddb_template *t, const ddb_entity *e, const char *s
  */
 int ddb_template_renders_as(const ddb_template *t, const ddb_entity *e,
                             const ddb_value *const *values, const char *text, size_t len);
+/*
+ * 1 when ddb_template_renders_as holds for the text that
+ * ddb_template_match split into caps, known from the captures alone: every
+ * field renders as its own bytes, its value is its capture itself (the same
+ * bytes at the same place, not a value that only agrees), and no capture
+ * holds the separator that follows it. 0 means "ask renders_as".
+ */
+int ddb_template_caps_come_back(const ddb_template *t, const ddb_value *const *values,
+                                const ddb_str *caps);
 
 /*
  * 1 when ddb_template_renders_as and ddb_template_match of text would give

@@ -53,10 +53,12 @@ typedef struct key_match {
 
 /* Matches one key attribute of the item against template t and records the
  * captured fields. keep (may be NULL) holds a match of t against v made
- * before, or receives this one when not recording. Returns 0, DDB_ENOMATCH
+ * before, or receives this one when not recording. back (may be NULL; when
+ * recording) is set to 1 when the key is sure to come back from the fields
+ * as it is (ddb_template_caps_come_back), else 0. Returns 0, DDB_ENOMATCH
  * (does not fit) or an error. */
 static int capture_key(tctx *c, const ddb_template *t, const ddb_value *v, int record,
-                       key_match *keep)
+                       key_match *keep, int *back)
 {
     ddb_str caps_small[16];
     ddb_str *caps = caps_small;
@@ -100,6 +102,8 @@ static int capture_key(tctx *c, const ddb_template *t, const ddb_value *v, int r
         if ((rc = tf_set_slot(c, fi, &fv, t->attr)) != 0)
             return rc;
     }
+    if (back != NULL)
+        *back = c->vals != NULL && ddb_template_caps_come_back(t, c->vals, caps);
     return 0;
 }
 
@@ -116,7 +120,7 @@ static int entity_matches(tctx *c, const ddb_entity *e, const ddb_value *const *
         if (t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK)
             break;
         v = table_key[t->role == DDB_ROLE_SK];
-        if (v == NULL || capture_key(c, t, v, 0, &km[t->role == DDB_ROLE_SK]) != 0)
+        if (v == NULL || capture_key(c, t, v, 0, &km[t->role == DDB_ROLE_SK], NULL) != 0)
             return 0;
     }
     return 1;
@@ -429,6 +433,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     for (size_t k = 0; k < e->n_keys; k++) {
         const ddb_template *t = &e->keys[k];
         ptrdiff_t ai = key_at[k];
+        int back = 0;
         if (ai < 0)
             continue;
         if (keys_only && t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK) {
@@ -443,7 +448,10 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         rc = capture_key(&c, t, &item->attrs[ai].value, 1,
                          t->role == DDB_ROLE_PK   ? &km[0]
                          : t->role == DDB_ROLE_SK ? &km[1]
-                                                  : NULL);
+                                                  : NULL,
+                         &back);
+        if (rc == 0 && back && k < 64 && ddb_decode_shortcuts)
+            verified |= UINT64_C(1) << k; /* its fields are its captures: it comes back */
         if (rc == DDB_ENOMATCH) {
             char d[96];
             ddb_value_describe(d, sizeof(d), &item->attrs[ai].value);
