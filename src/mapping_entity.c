@@ -210,6 +210,13 @@ static int parse_keys(mapping_loader *ld, const char *path, json_object *obj,
     if (t->sk.name != NULL && (e->n_keys < 2 || e->keys[1].role != DDB_ROLE_SK))
         return mapping_bad(ld, path, "\"keys\" needs a template for the sort key \"%s\"",
                            t->sk.name);
+    /* keys written the same way (a GSI's sort key that repeats an LSI's):
+     * decode checks one, and the other when it holds the same bytes */
+    for (size_t k = 0; k < e->n_keys; k++)
+        for (size_t j = 0; j < k && e->keys[k].same_as < 0; j++)
+            if (e->keys[j].attr_type == e->keys[k].attr_type &&
+                strcmp(e->keys[j].text, e->keys[k].text) == 0)
+                e->keys[k].same_as = (int)j;
     return 0;
 }
 

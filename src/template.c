@@ -29,6 +29,9 @@ int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e,
     const char *p = text;
     char *lit;
 
+    t->fields = 0;
+    t->fields_exact = 1;
+    t->same_as = -1;
     t->text = strdup(text);
     t->lit_store = malloc(n + 1);
     t->segs = calloc(n + 1, sizeof(*t->segs)); /* never more segments than bytes + 1 */
@@ -75,6 +78,10 @@ int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e,
             }
             t->segs[nseg].field = fi;
             t->segs[nseg].how = seg_how(&e->fields[fi]);
+            if (fi < 64)
+                t->fields |= UINT64_C(1) << fi;
+            else
+                t->fields_exact = 0;
             t->segs[nseg].lit = NULL;
             t->segs[nseg++].lit_len = 0;
             p = close + 1;

@@ -57,6 +57,8 @@ int tf_set_slot(tctx *c, int fi, const ddb_value *v, const char *source)
         s->value = *v;
         s->set = 1;
         s->source = source;
+        if (fi < 64)
+            c->known |= UINT64_C(1) << fi;
         if (c->vals != NULL)
             c->vals[fi] = &s->value; /* the renderer's view stays current */
         return 0;

@@ -225,9 +225,14 @@ static int known_already(const tctx *c, const ddb_template *t, const ddb_value *
     if (!ddb_decode_shortcuts || t->role == DDB_ROLE_PK || t->role == DDB_ROLE_SK ||
         t->attr_type != DDB_TYPE_S || v->type != DDB_TYPE_S)
         return 0;
-    for (size_t i = 0; i < t->n_segs; i++)
-        if (t->segs[i].field >= 0 && c->vals[t->segs[i].field] == NULL)
+    if (t->fields_exact) {
+        if ((t->fields & ~c->known) != 0)
             return 0;
+    } else {
+        for (size_t i = 0; i < t->n_segs; i++)
+            if (t->segs[i].field >= 0 && c->vals[t->segs[i].field] == NULL)
+                return 0;
+    }
     return ddb_template_matches_as(t, c->e, c->vals, v->u.s.ptr, v->u.s.len);
 }
 
@@ -378,7 +383,7 @@ static ptrdiff_t *attr_positions(const ddb_entity *e, const ddb_item *item, ddb_
 static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_shape *sh,
                   ddb_arena *a, ddb_error *err, int keys_only)
 {
-    tctx c = {m, NULL, a, err, NULL, NULL, 0};
+    tctx c = {m, NULL, a, err, NULL, NULL, 0, 0};
     const ddb_entity *e;
     unsigned char *consumed = NULL;
     ptrdiff_t *pos = NULL;    /* attr_positions: the stored attributes', then the keys' */
@@ -441,6 +446,13 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
             continue;
         }
         consumed[ai] = 1;
+        if (k < 64 && ddb_decode_shortcuts && t->same_as >= 0 && key_at[t->same_as] >= 0 &&
+            ddb_value_equal(&item->attrs[ai].value, &item->attrs[key_at[t->same_as]].value)) {
+            /* an earlier key written the same way holds the same bytes: what
+             * was found for it (fields, errors, coming back) holds for this */
+            verified |= UINT64_C(1) << k;
+            continue;
+        }
         if (k < 64 && known_already(&c, t, &item->attrs[ai].value)) {
             verified |= UINT64_C(1) << k;
             continue;

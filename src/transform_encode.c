@@ -169,7 +169,7 @@ static int encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, cons
                   int typed, ddb_arena *a, ddb_error *err, int how)
 {
     int keys_only = how == ENC_KEYS;
-    tctx c = {m, e, a, err, NULL, NULL, how == ENC_UNCHECKED};
+    tctx c = {m, e, a, err, NULL, NULL, how == ENC_UNCHECKED, 0};
     extras x = {NULL, 0, 0};
     ddb_buf buf = DDB_BUF_INIT;
     ddb_attr *attrs;

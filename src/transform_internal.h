@@ -24,6 +24,7 @@ typedef struct tctx {
     slot *slots;
     const ddb_value **vals; /* per field: its value or NULL, for rendering */
     int decoded;            /* the record comes from decode: its values passed the checks */
+    uint64_t known;         /* bit i: slot i (up to 63) is set */
 } tctx;
 
 /* Decode's shortcut for index keys that are their known fields' rendering

@@ -12,6 +12,7 @@
 
 #include <regex.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ddbpipe/arena.h"
 #include "ddbpipe/error.h"
@@ -96,6 +97,9 @@ typedef struct ddb_template {
     char *lit_store; /* unescaped literal text the segments point into */
     ddb_tpl_seg *segs;
     size_t n_segs;
+    uint64_t fields;  /* bit i: field i is in the template (fields up to 63) */
+    int fields_exact; /* no field past 63 is: fields says it all */
+    int same_as;      /* an earlier key of the entity written the same way, or -1 */
 } ddb_template;
 
 typedef struct ddb_entity {
