@@ -197,6 +197,21 @@ int ddb_json_lex_string_any(json_ctx *c, ddb_str *out)
     body = q = c->s + 1;
     for (;;) {
 #ifdef __SSE2__
+        /* Plain ASCII until a byte says otherwise: one mask a step for a
+         * quote, a backslash, a control character or a non-ASCII byte (all
+         * below 0x20 as signed bytes but the first two). */
+        while (!high && c->end - q >= 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+            unsigned m = (unsigned)_mm_movemask_epi8(
+                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                          _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+                             _mm_cmplt_epi8(x, _mm_set1_epi8(0x20))));
+            if (m != 0) {
+                q += __builtin_ctz(m);
+                goto special;
+            }
+            q += 16;
+        }
         /* Sixteen bytes a step, through non-ASCII text too (a string of CJK
          * would otherwise leave this loop at every byte): non-ASCII bytes
          * (negative) only note that UTF-8 must be checked at the end. */

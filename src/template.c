@@ -78,6 +78,10 @@ int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e,
             }
             t->segs[nseg].field = fi;
             t->segs[nseg].how = seg_how(&e->fields[fi]);
+            t->segs[nseg].any_text = e->fields[fi].type == DDB_TYPE_S &&
+                                     e->fields[fi].n_enum == 0 &&
+                                     e->fields[fi].format == DDB_FMT_NONE &&
+                                     !e->fields[fi].has_pattern && !e->fields[fi].pad;
             if (fi < 64)
                 t->fields |= UINT64_C(1) << fi;
             else
@@ -347,9 +351,11 @@ typedef struct match_state {
     int steps;
 } match_state;
 
-static int field_fits(const match_state *ms, int fi, const char *v, size_t n)
+static int field_fits(const match_state *ms, const ddb_tpl_seg *sg, const char *v, size_t n)
 {
-    const ddb_field *f = &ms->e->fields[fi];
+    const ddb_field *f = &ms->e->fields[sg->field];
+    if (sg->any_text)
+        return n > 0;
     if (n > 0 && f->enum_keys != NULL) {
         int i = ddb_field_enum_index(f, v, n, 1);
         return i >= 0 &&
@@ -388,7 +394,7 @@ static int match_from(match_state *ms, size_t seg, size_t pos)
     }
     if (seg + 1 == ms->t->n_segs) {
         /* The last field takes the rest of the key. */
-        if (!field_fits(ms, sg->field, ms->s + pos, ms->len - pos))
+        if (!field_fits(ms, sg, ms->s + pos, ms->len - pos))
             return 0;
         ms->caps[seg].ptr = ms->s + pos;
         ms->caps[seg].len = ms->len - pos;
@@ -402,8 +408,7 @@ static int match_from(match_state *ms, size_t seg, size_t pos)
         while (from < end &&
                (occ = find(from, (size_t)(end - from), next->lit, next->lit_len)) != NULL) {
             size_t vlen = (size_t)(occ - (ms->s + pos));
-            if (field_fits(ms, sg->field, ms->s + pos, vlen) &&
-                match_from(ms, seg + 1, pos + vlen)) {
+            if (field_fits(ms, sg, ms->s + pos, vlen) && match_from(ms, seg + 1, pos + vlen)) {
                 ms->caps[seg].ptr = ms->s + pos;
                 ms->caps[seg].len = vlen;
                 return 1;

@@ -86,6 +86,8 @@ typedef struct ddb_tpl_seg {
     size_t lit_len;
     int field;       /* index into the entity's fields, or -1 for a literal */
     ddb_tpl_how how; /* a field's; DDB_TPL_RENDER for a literal */
+    int any_text;    /* a field that takes any text that is not empty (an S without enum,
+                        format or pattern) */
 } ddb_tpl_seg;
 
 typedef struct ddb_template {
