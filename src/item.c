@@ -578,14 +578,25 @@ static int check_keys(const ddb_item *item, const ddb_key_schema *ks, int with_i
         return rc;
     if (!with_indexes)
         return 0;
-    for (size_t i = 0; i < n_pk; i++)
-        if ((rc = check_key(item, AT(2 + i, &ks->index_pk[i]), &ks->index_pk[i],
-                            "index partition key", DDB_PARTITION_KEY_MAX, 0, validate, err)) != 0)
+        /* an index key the item does not have (a sparse index), of a type a key
+         * can have: nothing to check, without a call */
+#define ABSENT(at, ka)                                                                             \
+    ((at) < 0 && ((ka)->type == DDB_TYPE_S || (ka)->type == DDB_TYPE_N || (ka)->type == DDB_TYPE_B))
+    for (size_t i = 0; i < n_pk; i++) {
+        ptrdiff_t at = AT(2 + i, &ks->index_pk[i]);
+        if (!ABSENT(at, &ks->index_pk[i]) &&
+            (rc = check_key(item, at, &ks->index_pk[i], "index partition key",
+                            DDB_PARTITION_KEY_MAX, 0, validate, err)) != 0)
             return rc;
-    for (size_t i = 0; i < ks->n_index_sk; i++)
-        if ((rc = check_key(item, AT(2 + n_pk + i, &ks->index_sk[i]), &ks->index_sk[i],
-                            "index sort key", DDB_SORT_KEY_MAX, 0, validate, err)) != 0)
+    }
+    for (size_t i = 0; i < ks->n_index_sk; i++) {
+        ptrdiff_t at = AT(2 + n_pk + i, &ks->index_sk[i]);
+        if (!ABSENT(at, &ks->index_sk[i]) &&
+            (rc = check_key(item, at, &ks->index_sk[i], "index sort key", DDB_SORT_KEY_MAX, 0,
+                            validate, err)) != 0)
             return rc;
+    }
+#undef ABSENT
 #undef AT
     return 0;
 }
@@ -615,14 +626,16 @@ static int validate(const ddb_item *item, const ddb_key_schema *ks, size_t *size
     }
     for (size_t i = 0; i < item->count; i++) {
         const ddb_attr *at = &item->attrs[i];
-        frame root = {NULL, FRAME_NAME, at->name.ptr, at->name.len, 0};
         size += at->name.len;
         if (!utf8 && at->value.type == DDB_TYPE_S) {
             size += at->value.u.s.len;
             continue;
         }
-        if ((rc = walk(&at->value, 1, &root, &size, err)) != 0)
-            return rc;
+        {
+            frame root = {NULL, FRAME_NAME, at->name.ptr, at->name.len, 0};
+            if ((rc = walk(&at->value, 1, &root, &size, err)) != 0)
+                return rc;
+        }
     }
     if (size_out)
         *size_out = size;
