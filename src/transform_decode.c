@@ -400,10 +400,21 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         goto done;
     c.e = e;
     out->entity = e;
-    c.slots = ddb_arena_calloc(a, e->n_fields ? e->n_fields : 1, sizeof(slot));
-    consumed = ddb_arena_calloc(a, item->count ? item->count : 1, 1);
+    {
+        /* the slots, the renderer's view of them (kept current as they are
+         * set, so it is there for the keys) and the consumed marks: one
+         * block, zeroed */
+        size_t nf = e->n_fields ? e->n_fields : 1;
+        char *block = ddb_arena_calloc(
+            a, 1, nf * (sizeof(slot) + sizeof(*c.vals)) + (item->count ? item->count : 1));
+        if (block != NULL) {
+            c.slots = (slot *)(void *)block;
+            c.vals = (const ddb_value **)(void *)(block + nf * sizeof(slot));
+            consumed = (unsigned char *)block + nf * (sizeof(slot) + sizeof(*c.vals));
+        }
+    }
     pos = attr_positions(e, item, sh, keys_only, a);
-    if (c.slots == NULL || consumed == NULL || pos == NULL) {
+    if (c.slots == NULL || pos == NULL) {
         rc = tf_oom(err);
         goto done;
     }
@@ -432,8 +443,6 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         }
     }
     /* Then every key attribute present: it must fit its template and agree. */
-    if ((rc = tf_build_vals(&c)) != 0)
-        goto done;
     key_at = pos + pi;
     for (size_t k = 0; k < e->n_keys; k++) {
         const ddb_template *t = &e->keys[k];
