@@ -120,7 +120,14 @@ static int entity_matches(tctx *c, const ddb_entity *e, const ddb_value *const *
         if (t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK)
             break;
         v = table_key[t->role == DDB_ROLE_SK];
-        if (v == NULL || capture_key(c, t, v, 0, &km[t->role == DDB_ROLE_SK], NULL) != 0)
+        if (v == NULL)
+            return 0;
+        /* most entities are told apart by the literal their key begins with */
+        if (t->n_segs > 0 && t->segs[0].field < 0 && v->type == DDB_TYPE_S &&
+            (v->u.s.len < t->segs[0].lit_len ||
+             !ddb_mem_eq(v->u.s.ptr, t->segs[0].lit, t->segs[0].lit_len)))
+            return 0;
+        if (capture_key(c, t, v, 0, &km[t->role == DDB_ROLE_SK], NULL) != 0)
             return 0;
     }
     return 1;
