@@ -69,6 +69,33 @@ static inline int ddb_all_digits(const char *s, size_t n)
     return 1;
 }
 
+/* Does s[0, n) hold the byte c? Key fields are a few dozen bytes: eight at
+ * a time inline, the last word overlapping the one before, without a call
+ * to memchr. */
+static inline int ddb_has_byte(const char *s, size_t n, char c)
+{
+    uint64_t w;
+    uint32_t h, t;
+    if (n >= 8) {
+        for (; n > 8; s += 8, n -= 8) {
+            memcpy(&w, s, 8);
+            if (ddb_swar_byte(w, (unsigned char)c))
+                return 1;
+        }
+        memcpy(&w, s + n - 8, 8);
+        return ddb_swar_byte(w, (unsigned char)c) != 0;
+    }
+    if (n >= 4) { /* the first four and the last four, as one word */
+        memcpy(&h, s, 4);
+        memcpy(&t, s + n - 4, 4);
+        return ddb_swar_byte((uint64_t)h | (uint64_t)t << 32, (unsigned char)c) != 0;
+    }
+    for (; n > 0; s++, n--)
+        if (*s == c)
+            return 1;
+    return 0;
+}
+
 #ifdef __SSE2__
 /* The same for sixteen bytes, as a movemask: bit i set when byte i is '"',
  * '\\' or below 0x20 (non-ASCII bytes, negative as signed, are not). */

@@ -525,22 +525,6 @@ int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e
     return out->oom ? DDB_ENOMEM : 0;
 }
 
-/* Does s[0, n) hold the one byte c? Key fields are a few dozen bytes: eight
- * at a time inline, without a call to memchr. */
-static int has_byte(const char *s, size_t n, char c)
-{
-    uint64_t w;
-    for (; n >= 8; s += 8, n -= 8) {
-        memcpy(&w, s, 8);
-        if (ddb_swar_byte(w, (unsigned char)c))
-            return 1;
-    }
-    for (; n > 0; s++, n--)
-        if (*s == c)
-            return 1;
-    return 0;
-}
-
 /* ddb_template_renders_as; with as_match, also ddb_template_matches_as. */
 static int renders_as(const ddb_template *t, const ddb_entity *e, const ddb_value *const *values,
                       const char *text, size_t len, int as_match)
@@ -575,7 +559,7 @@ static int renders_as(const ddb_template *t, const ddb_entity *e, const ddb_valu
         if ((size_t)(end - p) < n || !ddb_mem_eq(p, bytes, n))
             return 0;
         next = sg + 1 < last ? sg + 1 : NULL; /* a literal: compile guarantees it */
-        if (next != NULL && (next->lit_len == 1 ? has_byte(bytes, n, next->lit[0])
+        if (next != NULL && (next->lit_len == 1 ? ddb_has_byte(bytes, n, next->lit[0])
                                                 : find(bytes, n, next->lit, next->lit_len) != NULL))
             return 0; /* render refuses it */
         if (as_match) {
@@ -615,7 +599,7 @@ int ddb_template_caps_come_back(const ddb_template *t, const ddb_value *const *v
         if (i + 1 == t->n_segs)
             continue;
         next = sg + 1; /* a literal: compile guarantees it */
-        if (next->lit_len == 1 ? has_byte(caps[i].ptr, caps[i].len, next->lit[0])
+        if (next->lit_len == 1 ? ddb_has_byte(caps[i].ptr, caps[i].len, next->lit[0])
                                : find(caps[i].ptr, caps[i].len, next->lit, next->lit_len) != NULL)
             return 0; /* render refuses it */
     }

@@ -45,11 +45,17 @@ static inline int ddb_mem_eq(const void *a, const void *b, size_t n)
     uint32_t u, v;
     if (n > 32)
         return memcmp(p, q, n) == 0;
-    for (; n >= 8; p += 8, q += 8, n -= 8) {
-        memcpy(&x, p, 8);
-        memcpy(&y, q, 8);
-        if (x != y)
-            return 0;
+    if (n >= 8) {
+        /* whole words, the last one overlapping the one before */
+        for (; n > 8; p += 8, q += 8, n -= 8) {
+            memcpy(&x, p, 8);
+            memcpy(&y, q, 8);
+            if (x != y)
+                return 0;
+        }
+        memcpy(&x, p + n - 8, 8);
+        memcpy(&y, q + n - 8, 8);
+        return x == y;
     }
     if (n >= 4) {
         memcpy(&u, p, 4);
