@@ -50,6 +50,13 @@ measure() {
 	fi
 }
 
+# median X...: the middle value (the mean of the two middle ones for an even count).
+median() {
+	printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {
+		if (NR == 0) exit 1
+		printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 rows=()
 # row LABEL INPUT_BYTES ITEMS
 row() {

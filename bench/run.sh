@@ -16,8 +16,11 @@
 #   - ddbpipe export SMALL --format csv (peak memory must not grow with the input)
 # and prints wall time, MB/s of uncompressed input, items/s and peak RSS.
 #
+# zcat and the two exports with a mapping run ROUNDS times side by side (default 3); their rows
+# and ratios are medians, each ratio taken within its round.
+#
 # Environment: KEEP_OUTPUT=1 keeps bench/out/x (the export output); BUILD_DIR overrides
-# build-bench. Delete bench/out/ to force new dumps (e.g. after changing the generator).
+# build-bench; ROUNDS sets the rounds. Delete bench/out/ to force new dumps (e.g. after changing the generator).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,6 +46,11 @@ to_bytes() {
 }
 
 bytes=$(to_bytes "$size")
+rounds="${ROUNDS:-3}"
+if ! [[ $rounds =~ ^[1-9][0-9]*$ ]]; then
+	echo "bench/run.sh: bad ROUNDS '$rounds' (a count, e.g. 3)" >&2
+	exit 2
+fi
 small_bytes=$((bytes / 10))
 
 . "$root/bench/lib.bash"
@@ -81,8 +89,27 @@ small_real=$(info "$small" bytes)
 small_items=$(info "$small" items)
 
 echo "== runs (input: $big_items items, $big_bytes bytes uncompressed, $(stat -c %s "$big") gzip)"
-echo "zcat"
-measure zcat /dev/null zcat "$big"
+# zcat and the two exports with a mapping, side by side in ROUNDS rounds (zcat, csv, ndjson,
+# zcat, ...): on a shared machine one run can be a third slower than the next, so each export's
+# ratio is taken within its round, and the rows and ratios give the medians.
+walls_zcat=() walls_csv=() walls_ndjson=() ratios_csv=() ratios_ndjson=()
+for round in $(seq 1 "$rounds"); do
+	echo "round $round of $rounds: zcat, export --format csv, export --format ndjson"
+	measure zcat /dev/null zcat "$big"
+	walls_zcat+=("$m_wall")
+	rss_zcat=$m_rss rc_zcat=$m_rc
+	for fmt in csv ndjson; do
+		declare -n walls="walls_$fmt" fmt_ratios="ratios_$fmt"
+		rm -rf "$out/x"
+		measure "export-$fmt" /dev/null "$ddbpipe" export "$big" --mapping "$mapping" \
+			--out "$out/x" --format "$fmt"
+		walls+=("$m_wall")
+		fmt_ratios+=("$(awk -v a="$m_wall" -v z="${walls_zcat[-1]}" 'BEGIN {printf "%.3f", a / z}')")
+		declare -g "rss_$fmt=$m_rss" "rc_$fmt=$m_rc"
+		unset -n walls fmt_ratios
+	done
+done
+m_wall=$(median "${walls_zcat[@]}") m_rss=$rss_zcat m_rc=$rc_zcat
 row "zcat FILE > /dev/null" "$big_bytes" "$big_items"
 zcat_wall=$m_wall
 if command -v igzip >/dev/null 2>&1; then
@@ -90,16 +117,14 @@ if command -v igzip >/dev/null 2>&1; then
 	measure igzip /dev/null igzip -dc "$big"
 	row "igzip -dc FILE > /dev/null" "$big_bytes" "$big_items"
 fi
-
 for fmt in csv ndjson; do
-	echo "export --format $fmt"
-	rm -rf "$out/x"
-	measure "export-$fmt" /dev/null "$ddbpipe" export "$big" --mapping "$mapping" --out "$out/x" \
-		--format "$fmt"
+	declare -n walls="walls_$fmt" fmt_ratios="ratios_$fmt" fmt_rss="rss_$fmt" fmt_rc="rc_$fmt"
+	m_wall=$(median "${walls[@]}") m_rss=$fmt_rss m_rc=$fmt_rc
 	row "ddbpipe export --format $fmt" "$big_bytes" "$big_items"
-	rss_big_csv=${rss_big_csv:-$m_rss}
-	ratios+=("export --format $fmt: $(awk -v a="$m_wall" -v z="$zcat_wall" 'BEGIN {printf "%.2f", a / z}') x the wall time of zcat")
+	ratios+=("export --format $fmt: $(median "${fmt_ratios[@]}") x the wall time of zcat (median of $rounds rounds: $(printf '%s\n' "${fmt_ratios[@]}" | sort -n | awk '{printf "%s%.2f", (NR > 1 ? ", " : ""), $1}'))")
+	unset -n walls fmt_ratios fmt_rss fmt_rc
 done
+rss_big_csv=$rss_csv
 
 # Without a mapping: every attribute a typed column, the header their union (records spilled,
 # then replayed under the final header).
@@ -107,7 +132,7 @@ echo "export --format csv without a mapping"
 rm -rf "$out/x"
 measure export-csv-raw /dev/null "$ddbpipe" export "$big" --out "$out/x" --format csv
 row "ddbpipe export csv, no mapping" "$big_bytes" "$big_items"
-ratios+=("export --format csv without a mapping: $(awk -v a="$m_wall" -v z="$zcat_wall" 'BEGIN {printf "%.2f", a / z}') x the wall time of zcat")
+ratios+=("export --format csv without a mapping: $(awk -v a="$m_wall" -v z="$zcat_wall" 'BEGIN {printf "%.2f", a / z}') x the wall time of zcat (one run, against zcat's median)")
 
 # start_sink: a fresh bench/sink.js (item count 0) on a free port; sets sink_pid and sink_url.
 start_sink() {
