@@ -23,8 +23,38 @@ static const unsigned char needs_escape[256] = {
 static char *escape_into(char *o, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
+#ifdef __SSE2__
+    char *const o0 = o;
+#endif
     size_t i = 0;
 
+#ifdef __SSE2__
+    if (len >= 4 && len < 16) {
+        /* a short string with nothing to escape, the usual name or value:
+         * its first and last eight (or four) bytes, looked at and copied as
+         * one */
+        __m128i lo, hi;
+        if (len >= 8) {
+            lo = _mm_loadl_epi64((const __m128i *)(const void *)s);
+            hi = _mm_loadl_epi64((const __m128i *)(const void *)(s + len - 8));
+            if (ddb_sse_json_special(_mm_unpacklo_epi64(lo, hi)) == 0) {
+                _mm_storel_epi64((__m128i *)(void *)o, lo);
+                _mm_storel_epi64((__m128i *)(void *)(o + len - 8), hi);
+                return o + len;
+            }
+        } else {
+            uint32_t h, t;
+            memcpy(&h, s, 4);
+            memcpy(&t, s + len - 4, 4);
+            lo = _mm_unpacklo_epi32(_mm_cvtsi32_si128((int)h), _mm_cvtsi32_si128((int)t));
+            if ((ddb_sse_json_special(lo) & 0xff) == 0) {
+                memcpy(o, &h, 4);
+                memcpy(o + len - 4, &t, 4);
+                return o + len;
+            }
+        }
+    }
+#endif
     while (i < len) {
         unsigned char c;
 #ifdef __SSE2__
@@ -37,6 +67,17 @@ static char *escape_into(char *o, const char *s, size_t len)
             _mm_storeu_si128((__m128i *)(void *)o, x);
             o += 16;
             i += 16;
+        }
+        if (i == len)
+            break;
+        if (len >= 16 && len - i < 16 && (size_t)(o - o0) == i) {
+            /* the tail, nothing escaped so far: the last sixteen bytes,
+             * overlapping what was copied as it is */
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + len - 16));
+            if (ddb_sse_json_special(x) == 0) {
+                _mm_storeu_si128((__m128i *)(void *)(o0 + len - 16), x);
+                return o0 + len;
+            }
         }
 #endif
         /* eight plain bytes at a time */

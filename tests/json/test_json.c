@@ -345,7 +345,9 @@ Test(json, string_writer_one_special_at_every_offset)
             for (size_t k = 0; k < sizeof(specials); k++) {
                 for (int longer = 0; longer <= 1; longer++) {
                     size_t n = longer ? 5100 + len : len, off = longer ? 5100 : 0, w;
-                    memset(in, 'a', n);
+                    /* bytes that differ, so a copy from the wrong place shows */
+                    for (size_t i = 0; i < n; i++)
+                        in[i] = (unsigned char)('a' + i % 26);
                     in[off + at] = specials[k];
                     w = escape_ref(want, in, n);
                     ddb_buf_clear(&b);
