@@ -246,6 +246,60 @@ Test(writer, csv_without_entity_given_columns)
     ddb_writer_free(w);
 }
 
+/* Columns are found by name through a table: names that share its hash
+ * (same length, first and last byte), attributes in any order, a name given
+ * twice (both columns hold it) and many columns, each cell where a search
+ * would put it. */
+Test(writer, csv_without_entity_columns_found_by_name)
+{
+    const char *cols[] = {"ab_c", "axxc", "a", "ayyc", "a", "zz"};
+    ddb_writer_opts o = {.columns = cols, .n_columns = 6};
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, NULL, &o);
+    put(w,
+        "{\"ayyc\":{\"S\":\"3\"},\"a\":{\"S\":\"1\"},\"ab_c\":{\"S\":\"0\"},"
+        "\"axxd\":{\"S\":\"9\"}}",
+        0);
+    put(w, "{\"zz\":{\"S\":\"z\"},\"axxc\":{\"S\":\"x\"}}", 0);
+    expect_output(w, "ab_c,axxc,a,ayyc,a,zz,_extra\n"
+                     "0,,1,3,1,,\"{\"\"axxd\"\":{\"\"S\"\":\"\"9\"\"}}\"\n"
+                     ",x,,,,z,\n");
+    ddb_writer_free(w);
+}
+
+Test(writer, csv_without_entity_many_columns)
+{
+    char names[300][8], json[300 * 24 + 2];
+    const char *cols[300];
+    ddb_writer_opts o = {.columns = cols, .n_columns = 300};
+    ddb_writer *w;
+    ddb_buf want = DDB_BUF_INIT;
+    size_t n = 0;
+    for (int i = 0; i < 300; i++) {
+        snprintf(names[i], sizeof(names[i]), "c%d", i);
+        cols[i] = names[i];
+    }
+    w = tu_memory_writer(DDB_OUT_CSV, NULL, &o);
+    /* every third column, backwards */
+    json[n++] = '{';
+    for (int i = 299; i >= 0; i -= 3)
+        n += (size_t)snprintf(json + n, sizeof(json) - n, "%s\"c%d\":{\"N\":\"%d\"}",
+                              n > 1 ? "," : "", i, i);
+    snprintf(json + n, sizeof(json) - n, "}");
+    put(w, json, 0);
+    for (int i = 0; i < 300; i++)
+        ddb_buf_printf(&want, "c%d,", i);
+    ddb_buf_puts(&want, "_extra\n");
+    for (int i = 0; i < 300; i++) {
+        if ((299 - i) % 3 == 0)
+            ddb_buf_printf(&want, "%d", i);
+        ddb_buf_putc(&want, ',');
+    }
+    ddb_buf_putc(&want, '\n');
+    expect_output(w, want.ptr);
+    ddb_buf_dispose(&want);
+    ddb_writer_free(w);
+}
+
 Test(writer, csv_without_entity_no_records_no_header)
 {
     /* the columns come from the first record: nothing to write without one */
