@@ -260,15 +260,10 @@ static int write_csv_header(rec_writer *w, ddb_error *err)
     return rc;
 }
 
-static size_t column_hash(const char *s, size_t n)
-{
-    return n * 31u + (n ? (unsigned char)s[0] * 7u + (unsigned char)s[n - 1] : 0u);
-}
-
 /* The first column named name, or -1. */
 static ptrdiff_t column_named(const rec_writer *w, const char *name, size_t len)
 {
-    for (size_t k = column_hash(name, len) & w->col_mask; w->col_slots[k] != 0;
+    for (size_t k = ddb_name_hash(name, len) & w->col_mask; w->col_slots[k] != 0;
          k = (k + 1) & w->col_mask) {
         size_t c = w->col_slots[k] - 1;
         if (w->column_lens[c] == len && ddb_mem_eq(w->columns[c], name, len))
@@ -305,7 +300,7 @@ static int set_columns(rec_writer *w, const char *const *names, const size_t *le
                 same = w->col_next[same];
             w->col_next[same] = (ptrdiff_t)i;
         } else {
-            size_t k = column_hash(names[i], len) & w->col_mask;
+            size_t k = ddb_name_hash(names[i], len) & w->col_mask;
             while (w->col_slots[k] != 0)
                 k = (k + 1) & w->col_mask;
             w->col_slots[k] = (uint32_t)i + 1;

@@ -38,14 +38,6 @@ typedef struct union_writer {
     ddb_buf line;
 } union_writer;
 
-static uint32_t name_hash(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
 static int grow_table(union_writer *u)
 {
     size_t cap = u->table_cap ? u->table_cap * 2 : 64;
@@ -53,7 +45,7 @@ static int grow_table(union_writer *u)
     if (t == NULL)
         return DDB_ENOMEM;
     for (size_t i = 0; i < u->n; i++) {
-        size_t k = name_hash(u->cols[i].name, u->cols[i].len) & (cap - 1);
+        size_t k = ddb_name_hash(u->cols[i].name, u->cols[i].len) & (cap - 1);
         while (t[k] != 0)
             k = (k + 1) & (cap - 1);
         t[k] = (uint32_t)i + 1;
@@ -71,10 +63,10 @@ static int column_of(union_writer *u, const ddb_str *name, ucol **out)
     if (u->table_cap == 0 || (u->n + 1) * 2 > u->table_cap)
         if (grow_table(u) != 0)
             return DDB_ENOMEM;
-    k = name_hash(name->ptr, name->len) & (u->table_cap - 1);
+    k = ddb_name_hash(name->ptr, name->len) & (u->table_cap - 1);
     for (; u->table[k] != 0; k = (k + 1) & (u->table_cap - 1)) {
         ucol *c = &u->cols[u->table[k] - 1];
-        if (c->len == name->len && memcmp(c->name, name->ptr, name->len) == 0) {
+        if (c->len == name->len && ddb_mem_eq(c->name, name->ptr, name->len)) {
             *out = c;
             return 0;
         }
