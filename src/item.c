@@ -560,6 +560,21 @@ static const signed char *key_positions(const ddb_item *item, const ddb_key_sche
     return pos;
 }
 
+/* 1 when check_key would pass the key at (-1: absent) without a word, known
+ * at a glance, without the call: an index key the item does not have (a
+ * sparse index) of a type a key can have, or a string of the declared type,
+ * not empty, not too long, its UTF-8 checked by the parser already. */
+static inline int nothing_to_check(const ddb_item *item, ptrdiff_t at, const ddb_key_attr *ka,
+                                   size_t max, int required, int validate)
+{
+    const ddb_value *v;
+    if (at < 0)
+        return !required &&
+               (ka->type == DDB_TYPE_S || ka->type == DDB_TYPE_N || ka->type == DDB_TYPE_B);
+    v = &item->attrs[at].value;
+    return !validate && v->type == DDB_TYPE_S && ka->type == DDB_TYPE_S && v->u.s.len - 1 < max;
+}
+
 /* sh: item's shape (names distinct), or NULL */
 static int check_keys(const ddb_item *item, const ddb_key_schema *ks, int with_indexes,
                       int validate, ddb_shape *sh, ddb_error *err)
@@ -570,33 +585,23 @@ static int check_keys(const ddb_item *item, const ddb_key_schema *ks, int with_i
     int rc;
 
 #define AT(i, ka) (pos ? (ptrdiff_t)pos[i] : find_key(item, names, ka))
-    if ((rc = check_key(item, AT(0, &ks->partition), &ks->partition, "partition key",
-                        DDB_PARTITION_KEY_MAX, 1, validate, err)) != 0)
-        return rc;
-    if (ks->sort.name != NULL && (rc = check_key(item, AT(1, &ks->sort), &ks->sort, "sort key",
-                                                 DDB_SORT_KEY_MAX, 1, validate, err)) != 0)
-        return rc;
+#define CHECK(i, ka, role, max, required)                                                          \
+    do {                                                                                           \
+        ptrdiff_t at_ = AT(i, ka);                                                                 \
+        if (!nothing_to_check(item, at_, ka, max, required, validate) &&                           \
+            (rc = check_key(item, at_, ka, role, max, required, validate, err)) != 0)              \
+            return rc;                                                                             \
+    } while (0)
+    CHECK(0, &ks->partition, "partition key", DDB_PARTITION_KEY_MAX, 1);
+    if (ks->sort.name != NULL)
+        CHECK(1, &ks->sort, "sort key", DDB_SORT_KEY_MAX, 1);
     if (!with_indexes)
         return 0;
-        /* an index key the item does not have (a sparse index), of a type a key
-         * can have: nothing to check, without a call */
-#define ABSENT(at, ka)                                                                             \
-    ((at) < 0 && ((ka)->type == DDB_TYPE_S || (ka)->type == DDB_TYPE_N || (ka)->type == DDB_TYPE_B))
-    for (size_t i = 0; i < n_pk; i++) {
-        ptrdiff_t at = AT(2 + i, &ks->index_pk[i]);
-        if (!ABSENT(at, &ks->index_pk[i]) &&
-            (rc = check_key(item, at, &ks->index_pk[i], "index partition key",
-                            DDB_PARTITION_KEY_MAX, 0, validate, err)) != 0)
-            return rc;
-    }
-    for (size_t i = 0; i < ks->n_index_sk; i++) {
-        ptrdiff_t at = AT(2 + n_pk + i, &ks->index_sk[i]);
-        if (!ABSENT(at, &ks->index_sk[i]) &&
-            (rc = check_key(item, at, &ks->index_sk[i], "index sort key", DDB_SORT_KEY_MAX, 0,
-                            validate, err)) != 0)
-            return rc;
-    }
-#undef ABSENT
+    for (size_t i = 0; i < n_pk; i++)
+        CHECK(2 + i, &ks->index_pk[i], "index partition key", DDB_PARTITION_KEY_MAX, 0);
+    for (size_t i = 0; i < ks->n_index_sk; i++)
+        CHECK(2 + n_pk + i, &ks->index_sk[i], "index sort key", DDB_SORT_KEY_MAX, 0);
+#undef CHECK
 #undef AT
     return 0;
 }
