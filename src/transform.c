@@ -50,19 +50,9 @@ static int values_agree(const ddb_value *a, const ddb_value *b)
     return ddb_value_equal(a, b);
 }
 
-int tf_set_slot(tctx *c, int fi, const ddb_value *v, const char *source)
+int tf_set_slot_again(tctx *c, int fi, const ddb_value *v, const char *source)
 {
     slot *s = &c->slots[fi];
-    if (!s->set) {
-        s->value = *v;
-        s->set = 1;
-        s->source = source;
-        if (fi < 64)
-            c->known |= UINT64_C(1) << fi;
-        if (c->vals != NULL)
-            c->vals[fi] = &s->value; /* the renderer's view stays current */
-        return 0;
-    }
     if (!values_agree(&s->value, v)) {
         char a1[96], a2[96];
         ddb_value_describe(a1, sizeof(a1), &s->value);

@@ -38,10 +38,28 @@ int tf_oom(ddb_error *err);
  * DDB_EINVAL with the reason in err (when err is not NULL). */
 int tf_check_constraints(const ddb_field *f, const ddb_value *v, ddb_error *err);
 
+/* A slot set again (tf_set_slot): the value must agree with the one it
+ * holds. Returns 0, or DDB_EINVAL naming both sources. */
+int tf_set_slot_again(tctx *c, int fi, const ddb_value *v, const char *source);
+
 /* Gives field fi of c's entity the value v, taken from source (an attribute
  * or key name, for messages); a field set before must agree (numbers by
- * value). Returns 0, or DDB_EINVAL naming both sources. */
-int tf_set_slot(tctx *c, int fi, const ddb_value *v, const char *source);
+ * value). Returns 0, or DDB_EINVAL naming both sources. Inline: a decode sets
+ * a handful of slots per item, nearly all for the first time. */
+static inline int tf_set_slot(tctx *c, int fi, const ddb_value *v, const char *source)
+{
+    slot *s = &c->slots[fi];
+    if (s->set)
+        return tf_set_slot_again(c, fi, v, source);
+    s->value = *v;
+    s->set = 1;
+    s->source = source;
+    if (fi < 64)
+        c->known |= UINT64_C(1) << fi;
+    if (c->vals != NULL)
+        c->vals[fi] = &s->value; /* the renderer's view stays current */
+    return 0;
+}
 
 /* The refusal of undeclared attribute name by entity e, which rejects them:
  * returns DDB_EINVAL with the message in err. */
