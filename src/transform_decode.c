@@ -357,15 +357,18 @@ static ptrdiff_t *attr_positions(const ddb_entity *e, const ddb_item *item, ddb_
     ptrdiff_t *pos;
     uint64_t names; /* most fields are not attributes of an item */
 
+    if ((kept = ddb_shape_memo(sh, e, tag, &got)) != NULL) {
+        /* kept for this entity and tag: got is their number, n */
+        if ((pos = ddb_arena_alloc(a, (got ? got : 1) * sizeof(*pos))) == NULL)
+            return NULL;
+        for (size_t i = 0; i < got; i++)
+            pos[i] = kept[i];
+        return pos;
+    }
     for (size_t i = 0; i < e->n_fields && !keys_only; i++)
         n += 1 + e->fields[i].n_aliases;
     if ((pos = ddb_arena_alloc(a, (n ? n : 1) * sizeof(*pos))) == NULL)
         return NULL;
-    if ((kept = ddb_shape_memo(sh, e, tag, &got)) != NULL && got == n) {
-        for (size_t i = 0; i < n; i++)
-            pos[i] = kept[i];
-        return pos;
-    }
     names = sh ? ddb_shape_name_mask(sh) : ddb_map_name_mask(item);
     for (size_t i = 0; i < e->n_fields && !keys_only; i++) {
         const ddb_field *f = &e->fields[i];
