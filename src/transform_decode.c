@@ -123,7 +123,8 @@ static int entity_matches(tctx *c, const ddb_entity *e, const ddb_value *const *
         if (v == NULL)
             return 0;
         /* most entities are told apart by the literal their key begins with */
-        if (t->n_segs > 0 && t->segs[0].field < 0 && v->type == DDB_TYPE_S &&
+        if (ddb_decode_shortcuts && t->n_segs > 0 && t->segs[0].field < 0 &&
+            v->type == DDB_TYPE_S &&
             (v->u.s.len < t->segs[0].lit_len ||
              !ddb_mem_eq(v->u.s.ptr, t->segs[0].lit, t->segs[0].lit_len)))
             return 0;

@@ -263,7 +263,7 @@ static int write_csv_header(rec_writer *w, ddb_error *err)
 /* The first column named name, or -1. */
 static ptrdiff_t column_named(const rec_writer *w, const char *name, size_t len)
 {
-    for (size_t k = ddb_name_hash(name, len) & w->col_mask; w->col_slots[k] != 0;
+    for (size_t k = (size_t)ddb_name_hash(name, len) & w->col_mask; w->col_slots[k] != 0;
          k = (k + 1) & w->col_mask) {
         size_t c = w->col_slots[k] - 1;
         if (w->column_lens[c] == len && ddb_mem_eq(w->columns[c], name, len))
@@ -300,7 +300,7 @@ static int set_columns(rec_writer *w, const char *const *names, const size_t *le
                 same = w->col_next[same];
             w->col_next[same] = (ptrdiff_t)i;
         } else {
-            size_t k = ddb_name_hash(names[i], len) & w->col_mask;
+            size_t k = (size_t)ddb_name_hash(names[i], len) & w->col_mask;
             while (w->col_slots[k] != 0)
                 k = (k + 1) & w->col_mask;
             w->col_slots[k] = (uint32_t)i + 1;
@@ -361,7 +361,9 @@ static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, dd
          * a search would find it, is put in last) */
         for (size_t i = 0; i < w->n_columns; i++)
             w->col_at[i] = -1;
-        for (size_t i = rec->count; i-- > 0;)
+        /* (no columns, no table: appending to a file whose header it was
+         * not given puts everything in _extra) */
+        for (size_t i = w->n_columns > 0 ? rec->count : 0; i-- > 0;)
             for (ptrdiff_t c = column_named(w, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
                  c >= 0; c = w->col_next[c])
                 w->col_at[c] = (ptrdiff_t)i;

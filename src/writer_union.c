@@ -45,7 +45,7 @@ static int grow_table(union_writer *u)
     if (t == NULL)
         return DDB_ENOMEM;
     for (size_t i = 0; i < u->n; i++) {
-        size_t k = ddb_name_hash(u->cols[i].name, u->cols[i].len) & (cap - 1);
+        size_t k = (size_t)ddb_name_hash(u->cols[i].name, u->cols[i].len) & (cap - 1);
         while (t[k] != 0)
             k = (k + 1) & (cap - 1);
         t[k] = (uint32_t)i + 1;
@@ -63,7 +63,7 @@ static int column_of(union_writer *u, const ddb_str *name, ucol **out)
     if (u->table_cap == 0 || (u->n + 1) * 2 > u->table_cap)
         if (grow_table(u) != 0)
             return DDB_ENOMEM;
-    k = ddb_name_hash(name->ptr, name->len) & (u->table_cap - 1);
+    k = (size_t)ddb_name_hash(name->ptr, name->len) & (u->table_cap - 1);
     for (; u->table[k] != 0; k = (k + 1) & (u->table_cap - 1)) {
         ucol *c = &u->cols[u->table[k] - 1];
         if (c->len == name->len && ddb_mem_eq(c->name, name->ptr, name->len)) {

@@ -1,7 +1,12 @@
 /*
- * Decode does not match an index key that is exactly the rendering of fields
- * it already knows (transform_decode.c, known_already). That must never
- * change a verdict, a message or a record: every item the generator makes for
+ * Decode takes shortcuts (transform_decode.c, behind ddb_decode_shortcuts):
+ * it does not match an index key that is exactly the rendering of fields it
+ * already knows (known_already), nor a key written as an earlier key is that
+ * holds the same bytes (same_as); a table key whose fields are its own
+ * captures comes back without rendering; an entity whose key begins with
+ * another literal is passed over without a match. That must never change a
+ * verdict, a message or a record, decoding an item or a key (a delete's):
+ * every item the generator makes for
  * the shipped mappings, and variants of each with one index key changed (a
  * byte flipped, cut, grown, upper-cased, emptied, or given another field's
  * separator), is decoded with the shortcut and without, and both must agree.
@@ -17,22 +22,26 @@
 #include "support/testutil.h"
 #include "transform_internal.h"
 
-/* rc, message and record text of decoding item, in out (a caller buffer). */
+/* rc, message and record text of decoding item, in out (a caller buffer);
+ * then the same of decoding it as a key (a delete's), after " | ". */
 static void decode_text(ddb_buf *out, const ddb_mapping *m, const ddb_item *item, ddb_arena *a)
 {
-    ddb_decoded d;
-    ddb_error err;
-    int rc;
-    ddb_error_clear(&err);
-    rc = ddb_transform_decode(&d, m, item, a, &err);
     ddb_buf_clear(out);
-    ddb_buf_printf(out, "rc=%d ", rc);
-    if (rc != 0) {
-        ddb_buf_puts(out, err.message);
-        return;
+    for (int keys_only = 0; keys_only <= 1; keys_only++) {
+        ddb_decoded d;
+        ddb_error err;
+        int rc;
+        ddb_error_clear(&err);
+        rc = keys_only ? ddb_transform_decode_key(&d, m, item, a, &err)
+                       : ddb_transform_decode(&d, m, item, a, &err);
+        ddb_buf_printf(out, "%src=%d ", keys_only ? " | " : "", rc);
+        if (rc != 0) {
+            ddb_buf_puts(out, err.message);
+            continue;
+        }
+        ddb_buf_printf(out, "%s %zu ", d.entity->name, d.n_declared);
+        ddb_json_put_typed_map(out, &d.record);
     }
-    ddb_buf_printf(out, "%s %zu ", d.entity->name, d.n_declared);
-    ddb_json_put_typed_map(out, &d.record);
 }
 
 /* Both ways; returns whether the item decoded. */
@@ -395,50 +404,70 @@ static const char table_keys_mapping[] =
     "   {\"name\": \"c\", \"type\": \"S\"}, {\"name\": \"d\", \"type\": \"S\", \"pattern\": "
     "\"^[a-z]+$\"}]}]}";
 
-Test(decode, shortcut_agrees_on_table_keys)
+/* A table-key case: the mapping, the printf formats of the table keys (two
+ * parts each: 0 and 1 in the partition key, 2 and 3 in the sort key, which
+ * the index keys gpk and gsk repeat), each part's texts (the first two
+ * good), and the field each part is stored as (NULL: never) with its type
+ * and the texts it is stored with besides the key's own. */
+typedef struct key_case {
+    const char *mapping, *pk_fmt, *sk_fmt;
+    const char *const *texts[4];
+    size_t n_texts[4];
+    const char *field[4];
+    char type[4];
+    const char *const *stored[4];
+    size_t n_stored[4];
+} key_case;
+
+static const char *text_of(const char *const *texts, size_t n)
 {
-    static const char *const a_texts[] = {"a",  "ab",  "a#",   "#a",   "a##1",
-                                          "##", "a#b", "1##2", "x##y#"};
-    static const char *const n_texts[] = {"1", "1.0", "-1", "12", "x", "1##2", "007"};
-    static const char *const c_texts[] = {"c", "cc", "c#", "#c", "c#d#", "##", "c#1"};
-    static const char *const d_texts[] = {"d", "dd", "d#", "D", "d#e"};
+    /* the first two are good: half of the time one of those */
+    return texts[pick(2) ? pick(2) : pick(n)];
+}
+
+/* 20,000 items of the case, each field stored or not, each index key the
+ * table key's text, another or absent, decoded with the shortcuts and
+ * without (agree); some must decode and some must not. */
+static void agree_on_key_case(const key_case *kc)
+{
     ddb_mapping *m = NULL;
     ddb_arena *a;
     ddb_error err;
     size_t ok = 0, tried = 0;
 
-    cr_assert_eq(
-        ddb_mapping_parse(&m, table_keys_mapping, strlen(table_keys_mapping), "keys", &err), 0,
-        "%s", err.message);
+    cr_assert_eq(ddb_mapping_parse(&m, kc->mapping, strlen(kc->mapping), "keys", &err), 0, "%s",
+                 err.message);
     cr_assert_eq(ddb_arena_new(&a, 0), 0);
     for (int round = 0; round < 20000; round++) {
-        /* the first two of each are plain: half of the time one of those */
-        const char *ka = a_texts[pick(2) ? pick(2) : pick(9)],
-                   *kn = n_texts[pick(2) ? pick(2) : pick(7)],
-                   *kc = c_texts[pick(2) ? pick(2) : pick(7)],
-                   *kd = d_texts[pick(2) ? pick(2) : pick(5)];
-        char text[1024];
+        const char *part[4], *other[4];
+        char text[1024], key[256];
         size_t n;
+        for (int i = 0; i < 4; i++) {
+            part[i] = text_of(kc->texts[i], kc->n_texts[i]);
+            other[i] = pick(2) ? part[i] : text_of(kc->texts[i], kc->n_texts[i]);
+        }
         ddb_arena_reset(a);
-        n = (size_t)snprintf(text, sizeof(text),
-                             "{\"pk\":{\"S\":\"P#%s##%s\"},\"sk\":{\"S\":\"%s#%s\"}", ka, kn, kc,
-                             kd);
-        /* each field: not stored, stored as in the key, or stored otherwise */
-        if (pick(3) == 1)
-            n += (size_t)snprintf(text + n, sizeof(text) - n, ",\"a\":{\"S\":\"%s\"}",
-                                  pick(2) ? ka : a_texts[pick(9)]);
-        if (pick(3) == 1)
-            n += (size_t)snprintf(text + n, sizeof(text) - n, ",\"n\":{\"N\":\"%s\"}",
-                                  pick(2) ? kn : n_texts[pick(4)]);
-        if (pick(3) == 1)
-            n += (size_t)snprintf(text + n, sizeof(text) - n, ",\"c\":{\"S\":\"%s\"}",
-                                  pick(2) ? kc : c_texts[pick(7)]);
-        if (pick(3) == 1)
-            n += (size_t)snprintf(text + n, sizeof(text) - n, ",\"gpk\":{\"S\":\"P#%s##%s\"}",
-                                  pick(2) ? ka : a_texts[pick(9)], pick(2) ? kn : n_texts[pick(7)]);
-        if (pick(3) == 1)
-            n += (size_t)snprintf(text + n, sizeof(text) - n, ",\"gsk\":{\"S\":\"%s#%s\"}",
-                                  pick(2) ? kc : c_texts[pick(7)], pick(2) ? kd : d_texts[pick(5)]);
+        n = (size_t)snprintf(text, sizeof(text), "{\"pk\":{\"S\":\"");
+        n += (size_t)snprintf(text + n, sizeof(text) - n, kc->pk_fmt, part[0], part[1]);
+        n += (size_t)snprintf(text + n, sizeof(text) - n, "\"},\"sk\":{\"S\":\"");
+        n += (size_t)snprintf(text + n, sizeof(text) - n, kc->sk_fmt, part[2], part[3]);
+        n += (size_t)snprintf(text + n, sizeof(text) - n, "\"}");
+        /* each field: not stored, stored as in the key (not binary: the key's
+         * text need not be base64), or stored otherwise */
+        for (int i = 0; i < 4; i++)
+            if (kc->field[i] != NULL && pick(3) == 1)
+                n += (size_t)snprintf(
+                    text + n, sizeof(text) - n, ",\"%s\":{\"%c\":\"%s\"}", kc->field[i],
+                    kc->type[i],
+                    kc->type[i] != 'B' && pick(2) ? part[i] : kc->stored[i][pick(kc->n_stored[i])]);
+        if (pick(3) == 1) {
+            snprintf(key, sizeof(key), kc->pk_fmt, other[0], other[1]);
+            n += (size_t)snprintf(text + n, sizeof(text) - n, ",\"gpk\":{\"S\":\"%s\"}", key);
+        }
+        if (pick(3) == 1) {
+            snprintf(key, sizeof(key), kc->sk_fmt, other[2], other[3]);
+            n += (size_t)snprintf(text + n, sizeof(text) - n, ",\"gsk\":{\"S\":\"%s\"}", key);
+        }
         snprintf(text + n, sizeof(text) - n, "}");
         ok += (size_t)agree_json(m, text, a, &tried);
     }
@@ -446,4 +475,68 @@ Test(decode, shortcut_agrees_on_table_keys)
     ddb_mapping_free(m);
     cr_assert_gt(ok, 1000, "only %zu of the items decoded", ok);
     cr_assert_lt(ok, 19000, "%zu of the items decoded: too few refused", ok);
+}
+
+Test(decode, shortcut_agrees_on_table_keys)
+{
+    key_case kc = {.mapping = table_keys_mapping, .pk_fmt = "P#%s##%s", .sk_fmt = "%s#%s"};
+    const char *const *t[4] = {
+        (const char *const[]){"a", "ab", "a#", "#a", "a##1", "##", "a#b", "1##2", "x##y#"},
+        (const char *const[]){"1", "1.0", "-1", "12", "x", "1##2", "007"},
+        (const char *const[]){"c", "cc", "c#", "#c", "c#d#", "##", "c#1"},
+        (const char *const[]){"d", "dd", "d#", "D", "d#e"}};
+    static const size_t nt[4] = {9, 7, 7, 5};
+    static const char *const fields[4] = {"a", "n", "c", NULL};
+    static const char types[4] = {'S', 'N', 'S', 0};
+    for (int i = 0; i < 4; i++) {
+        kc.texts[i] = kc.stored[i] = t[i];
+        kc.n_texts[i] = kc.n_stored[i] = nt[i];
+        kc.field[i] = fields[i];
+        kc.type[i] = types[i];
+    }
+    agree_on_key_case(&kc);
+}
+
+/* The same for table keys of every kind of field: an enum's key spelling, a
+ * padded number, a weekday and binary, each with index keys written the same
+ * way (same_as) and fields stored as well, decoded as items and as keys. */
+static const char field_keys_mapping[] =
+    "{\"table\": {\"name\": \"T\", \"partitionKey\": {\"name\": \"pk\", \"type\": \"S\"},"
+    " \"sortKey\": {\"name\": \"sk\", \"type\": \"S\"}, \"indexes\": [{\"name\": \"g\","
+    " \"type\": \"GSI\", \"partitionKey\": {\"name\": \"gpk\", \"type\": \"S\"},"
+    " \"sortKey\": {\"name\": \"gsk\", \"type\": \"S\"}, \"projection\": \"ALL\"}]},"
+    " \"entities\": [{\"name\": \"L\", \"keys\": {\"pk\": \"L#{x}\", \"sk\": \"S\"}, \"fields\": ["
+    "   {\"name\": \"x\", \"type\": \"S\"}]},"
+    "  {\"name\": \"F\", \"keys\": {\"pk\": \"E#{kind}#{p}\", \"sk\": \"{w}|{b}\","
+    "  \"gpk\": \"E#{kind}#{p}\", \"gsk\": \"{w}|{b}\"},"
+    "  \"fields\": [{\"name\": \"kind\", \"type\": \"S\", \"enum\": {\"IMAGE\": \"image\", "
+    "\"LINK\": \"link\"}},"
+    "   {\"name\": \"p\", \"type\": \"N\", \"pad\": 3},"
+    "   {\"name\": \"w\", \"type\": \"S\", \"format\": \"weekday\"},"
+    "   {\"name\": \"b\", \"type\": \"B\"}]}]}";
+
+Test(decode, shortcut_agrees_on_table_keys_of_every_kind_of_field)
+{
+    key_case kc = {.mapping = field_keys_mapping, .pk_fmt = "E#%s#%s", .sk_fmt = "%s|%s"};
+    const char *const *t[4] = {
+        (const char *const[]){"image", "link", "IMAGE", "img", "image#", "LINK"},
+        (const char *const[]){"005", "123", "5", "1000", "-01", "abc", "05#1"},
+        (const char *const[]){"Monday", "Friday", "MONDAY", "mon", "Funday", "Mon|"},
+        (const char *const[]){"AAEC", "/w==", "AAE=", "AA|C", "x"}};
+    const char *const *st[4] = {(const char *const[]){"IMAGE", "LINK", "image"},
+                                (const char *const[]){"5", "123", "005", "7"},
+                                (const char *const[]){"Monday", "Friday", "mon"},
+                                (const char *const[]){"AAEC", "/w==", "AAE="}};
+    static const size_t nt[4] = {6, 7, 6, 5}, ns[4] = {3, 4, 3, 3};
+    static const char *const fields[4] = {"kind", "p", "w", "b"};
+    static const char types[4] = {'S', 'N', 'S', 'B'};
+    for (int i = 0; i < 4; i++) {
+        kc.texts[i] = t[i];
+        kc.n_texts[i] = nt[i];
+        kc.stored[i] = st[i];
+        kc.n_stored[i] = ns[i];
+        kc.field[i] = fields[i];
+        kc.type[i] = types[i];
+    }
+    agree_on_key_case(&kc);
 }

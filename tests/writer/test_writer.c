@@ -266,6 +266,17 @@ Test(writer, csv_without_entity_columns_found_by_name)
     ddb_writer_free(w);
 }
 
+/* Appending to a file whose header was not given: no columns, so every
+ * attribute goes to _extra (the column table is never made). */
+Test(writer, csv_without_entity_appending_without_columns)
+{
+    ddb_writer_opts o = {.appending = 1};
+    ddb_writer *w = tu_memory_writer(DDB_OUT_CSV, NULL, &o);
+    put(w, "{\"a\":{\"S\":\"x\"}}", 0);
+    expect_output(w, "\"{\"\"a\"\":{\"\"S\"\":\"\"x\"\"}}\"\n");
+    ddb_writer_free(w);
+}
+
 Test(writer, csv_without_entity_many_columns)
 {
     char names[300][8], json[300 * 24 + 2];
