@@ -33,6 +33,10 @@ typedef struct rec_writer {
     unsigned char *used; /* per record attribute: placed in a column */
     size_t used_cap;
     int extra_plain; /* undeclared attributes as plain JSON values */
+    /* NDJSON of an entity: each field's "name": as written, in one buffer
+     * (field i's from name_at[i] to name_at[i + 1]) */
+    ddb_buf names_json;
+    size_t *name_at;
 } rec_writer;
 
 static const char *const out_names[] = {"ndjson", "csv", "ddb-json"};
@@ -149,13 +153,26 @@ static int write_ndjson(ddb_writer *base, const ddb_map *rec, size_t n_declared,
             ddb_json_put_plain_map(b, rec);
     } else {
         int first = 1;
+        size_t f = 0; /* declared attributes come in field order: one merge walk */
         ddb_buf_putc(b, '{');
         for (size_t i = 0; i < n_declared; i++) {
+            const ddb_str *name = &rec->attrs[i].name;
             if (!first)
                 ddb_buf_putc(b, ',');
             first = 0;
-            ddb_json_put_string(b, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
-            ddb_buf_putc(b, ':');
+            /* a decoded record names its fields with the mapping's own strings */
+            while (f < w->entity->n_fields && (w->entity->fields[f].name != name->ptr ||
+                                               w->entity->fields[f].name_len != name->len))
+                f++;
+            if (f < w->entity->n_fields && w->name_at != NULL) {
+                ddb_buf_append(b, w->names_json.ptr + w->name_at[f],
+                               w->name_at[f + 1] - w->name_at[f]);
+                f++;
+            } else {
+                f = 0;
+                ddb_json_put_string(b, name->ptr, name->len);
+                ddb_buf_putc(b, ':');
+            }
             ddb_json_put_plain_value(b, &rec->attrs[i].value);
         }
         if (rec->count > n_declared) {
@@ -403,6 +420,8 @@ static void rec_free(ddb_writer *base)
     rec_writer *w = (rec_writer *)base;
     ddb_buf_dispose(&w->line);
     ddb_buf_dispose(&w->cell);
+    ddb_buf_dispose(&w->names_json);
+    free(w->name_at);
     for (size_t i = 0; i < w->n_columns; i++)
         free(w->columns[i]);
     free(w->columns);
@@ -436,6 +455,23 @@ int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const d
     w->extra_plain = opts && opts->extra_plain;
     w->typed_values = opts && opts->typed_values;
     w->base.vt = fmt == DDB_OUT_CSV ? &csv_vt : fmt == DDB_OUT_DDBJSON ? &ddbjson_vt : &ndjson_vt;
+    if (fmt == DDB_OUT_NDJSON && e != NULL) {
+        /* the names as written, once, not escaped again for every record */
+        if ((w->name_at = malloc((e->n_fields + 1) * sizeof(*w->name_at))) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < e->n_fields; i++) {
+            w->name_at[i] = w->names_json.len;
+            ddb_json_put_string(&w->names_json, e->fields[i].name, e->fields[i].name_len);
+            ddb_buf_putc(&w->names_json, ':');
+        }
+        w->name_at[e->n_fields] = w->names_json.len;
+        if (w->names_json.oom) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
     if (fmt == DDB_OUT_CSV) {
         if (e == NULL && opts && opts->columns &&
             set_columns(w, opts->columns, NULL, opts->n_columns) != 0) {

@@ -88,6 +88,44 @@ Test(writer, extra_plain_writes_undeclared_attributes_as_plain_json)
     ddb_writer_free(w);
 }
 
+/* A decoded record names its fields with the mapping's own strings: those
+ * names are written as kept, once escaped; a name that is not the mapping's
+ * string (a copy) is escaped as it comes, and both read the same. */
+Test(writer, ndjson_entity_names_as_kept_and_as_copies)
+{
+    const ddb_entity *e = entity(fav, "Tag");
+    ddb_writer *w = tu_memory_writer(DDB_OUT_NDJSON, e, NULL);
+    char copy[64];
+    ddb_attr attrs[3];
+    ddb_map rec = {attrs, 3};
+    ddb_error err;
+    snprintf(copy, sizeof(copy), "%s", e->fields[2].name);
+    /* fields 0, 2 (as a copy) and 4 of the five */
+    attrs[0].name = (ddb_str){e->fields[0].name, e->fields[0].name_len};
+    attrs[0].value = ddb_value_str(DDB_TYPE_S, "u1", 2);
+    attrs[1].name = (ddb_str){copy, strlen(copy)};
+    attrs[1].value = ddb_value_str(DDB_TYPE_S, "n", 1);
+    attrs[2].name = (ddb_str){e->fields[4].name, e->fields[4].name_len};
+    attrs[2].value = ddb_value_str(DDB_TYPE_N, "7", 1);
+    cr_assert_eq(ddb_writer_write(w, &rec, 3, &err), 0, "%s", err.message);
+    /* and all five as kept */
+    {
+        ddb_attr all[5];
+        ddb_map full = {all, 5};
+        for (size_t i = 0; i < 5; i++) {
+            all[i].name = (ddb_str){e->fields[i].name, e->fields[i].name_len};
+            all[i].value = ddb_value_str(DDB_TYPE_S, "v", 1);
+        }
+        all[3].value = ddb_value_str(DDB_TYPE_N, "1", 1);
+        all[4].value = ddb_value_str(DDB_TYPE_N, "2", 1);
+        cr_assert_eq(ddb_writer_write(w, &full, 5, &err), 0, "%s", err.message);
+    }
+    expect_output(w, "{\"userId\":\"u1\",\"tagName\":\"n\",\"lastAccessTime\":7}\n"
+                     "{\"userId\":\"v\",\"tagId\":\"v\",\"tagName\":\"v\",\"createTime\":1,"
+                     "\"lastAccessTime\":2}\n");
+    ddb_writer_free(w);
+}
+
 Test(writer, ndjson_entity_declared_types_as_plain_json)
 {
     ddb_writer *w = tu_memory_writer(DDB_OUT_NDJSON, entity(mov, "Movie"), NULL);
