@@ -139,6 +139,8 @@ static void add_stats(ddb_entity_stats *dst, const ddb_entity_stats *src)
 static void fold(ddb_tracker *t)
 {
     ddb_checkpoint *c = &t->committed;
+    if (t->n_touched == 0)
+        return; /* every count touches a row: nothing is accumulated */
     /* only the rows counted into: a fold follows most records, and a mapping
      * can have many entities */
     for (size_t k = 0; k < t->n_touched; k++) {
@@ -197,37 +199,32 @@ static void advance(ddb_tracker *t)
                              : (size_t)s->row;
             if (t->n_touched == 0 && s->line == NULL && (s->rd == NULL || !s->rd->vt->settled)) {
                 /* The common case, a record that commits on its own with
-                 * nothing waiting before it (every count touches a row, so
-                 * nothing is accumulated): counted straight into the
-                 * checkpoint, as fold would. */
+                 * nothing accumulated before it: counted straight into the
+                 * checkpoint, as fold would (and fold has nothing to do). */
                 ddb_checkpoint *c = &t->committed;
                 count_into(&c->rows[row], (ddb_outcome)s->outcome);
                 count_into(&c->total, (ddb_outcome)s->outcome);
                 c->changes[s->change & 3]++;
                 c->rejects += s->outcome == DDB_OUTCOME_REJECTED;
-                c->input = s->input;
-                c->pos = s->pos + 1;
-                t->head = (t->head + 1) & (t->cap - 1);
-                t->count--;
-                t->head_seq++;
-                continue;
+                unit_done = 1;
+            } else {
+                count_into(&t->acc[row], (ddb_outcome)s->outcome);
+                if (!t->is_touched[row]) {
+                    t->is_touched[row] = 1;
+                    t->touched[t->n_touched++] = row;
+                }
+                count_into(&t->acc_total, (ddb_outcome)s->outcome);
+                t->acc_changes[s->change & 3]++;
+                if (s->outcome == DDB_OUTCOME_REJECTED)
+                    t->acc_rejects++;
+                unit_done = s->rd && s->rd->vt->settled ? s->rd->vt->settled(s->rd, s->pos) : 1;
+                if (s->line)
+                    take_line(t, s, unit_done);
             }
-            count_into(&t->acc[row], (ddb_outcome)s->outcome);
-            if (!t->is_touched[row]) {
-                t->is_touched[row] = 1;
-                t->touched[t->n_touched++] = row;
-            }
-            count_into(&t->acc_total, (ddb_outcome)s->outcome);
-            t->acc_changes[s->change & 3]++;
-            if (s->outcome == DDB_OUTCOME_REJECTED)
-                t->acc_rejects++;
-            unit_done = s->rd && s->rd->vt->settled ? s->rd->vt->settled(s->rd, s->pos) : 1;
-            if (s->line)
-                take_line(t, s, unit_done);
             input = s->input;
             pos = s->pos + 1;
         }
-        if (!s->borrowed)
+        if (s->line != NULL && !s->borrowed)
             free(s->line);
         s->line = NULL;
         s->borrowed = 0;

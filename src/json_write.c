@@ -33,25 +33,11 @@ static char *escape_into(char *o, const char *s, size_t len)
         /* a short string with nothing to escape, the usual name or value:
          * its first and last eight (or four) bytes, looked at and copied as
          * one */
-        __m128i lo, hi;
-        if (len >= 8) {
-            lo = _mm_loadl_epi64((const __m128i *)(const void *)s);
-            hi = _mm_loadl_epi64((const __m128i *)(const void *)(s + len - 8));
-            if (ddb_sse_json_special(_mm_unpacklo_epi64(lo, hi)) == 0) {
-                _mm_storel_epi64((__m128i *)(void *)o, lo);
-                _mm_storel_epi64((__m128i *)(void *)(o + len - 8), hi);
-                return o + len;
-            }
-        } else {
-            uint32_t h, t;
-            memcpy(&h, s, 4);
-            memcpy(&t, s + len - 4, 4);
-            lo = _mm_unpacklo_epi32(_mm_cvtsi32_si128((int)h), _mm_cvtsi32_si128((int)t));
-            if ((ddb_sse_json_special(lo) & 0xff) == 0) {
-                memcpy(o, &h, 4);
-                memcpy(o + len - 4, &t, 4);
-                return o + len;
-            }
+        unsigned lanes;
+        __m128i v = ddb_sse_ends(s, len, &lanes);
+        if ((ddb_sse_json_special(v) & lanes) == 0) {
+            ddb_sse_store_ends(o, len, v);
+            return o + len;
         }
     }
 #endif

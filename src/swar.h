@@ -96,6 +96,14 @@ static inline int ddb_has_byte(const char *s, size_t n, char c)
     return 0;
 }
 
+/* Does the word w hold a CSV cell's special byte: the delimiter, a quote, a
+ * CR or an LF? */
+static inline int ddb_swar_csv_special(uint64_t w, unsigned char delim)
+{
+    return (ddb_swar_byte(w, delim) | ddb_swar_byte(w, '"') | ddb_swar_byte(w, '\r') |
+            ddb_swar_byte(w, '\n')) != 0;
+}
+
 #ifdef __SSE2__
 /* The same for sixteen bytes, as a movemask: bit i set when byte i is '"',
  * '\\' or below 0x20 (non-ASCII bytes, negative as signed, are not). */
@@ -106,6 +114,39 @@ static inline unsigned ddb_sse_json_special(__m128i x)
     return (unsigned)_mm_movemask_epi8(_mm_or_si128(
         _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
         ctl));
+}
+
+/* A short run, 4 <= n < 16 bytes: its first and last eight (or four) bytes
+ * side by side in one vector, overlapping where n is not a multiple, so one
+ * test looks at all of it. *lanes: the mask of the lanes that hold bytes (the
+ * rest are 0). Nothing is read outside s[0, n). */
+static inline __m128i ddb_sse_ends(const char *s, size_t n, unsigned *lanes)
+{
+    if (n >= 8) {
+        *lanes = 0xffff;
+        return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)s),
+                                  _mm_loadl_epi64((const __m128i *)(const void *)(s + n - 8)));
+    } else {
+        uint32_t h, t;
+        memcpy(&h, s, 4);
+        memcpy(&t, s + n - 4, 4);
+        *lanes = 0xff;
+        return _mm_unpacklo_epi32(_mm_cvtsi32_si128((int)h), _mm_cvtsi32_si128((int)t));
+    }
+}
+
+/* Writes the run ddb_sse_ends(s, n) took back to dst[0, n). */
+static inline void ddb_sse_store_ends(char *dst, size_t n, __m128i v)
+{
+    if (n >= 8) {
+        _mm_storel_epi64((__m128i *)(void *)dst, v);
+        _mm_storel_epi64((__m128i *)(void *)(dst + n - 8), _mm_srli_si128(v, 8));
+    } else {
+        uint32_t h = (uint32_t)_mm_cvtsi128_si32(v),
+                 t = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(v, 4));
+        memcpy(dst, &h, 4);
+        memcpy(dst + n - 4, &t, 4);
+    }
 }
 #endif
 

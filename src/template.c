@@ -378,6 +378,17 @@ static const char *find(const char *hay, size_t hlen, const char *needle, size_t
     return NULL;
 }
 
+/* Does a field's text s[0, n) hold the literal that follows it (next; NULL
+ * at the end of the template: nothing follows)? Then render refuses it: it
+ * would not decode as the same value. */
+static inline int holds_separator(const char *s, size_t n, const ddb_tpl_seg *next)
+{
+    if (next == NULL)
+        return 0;
+    return next->lit_len == 1 ? ddb_has_byte(s, n, next->lit[0])
+                              : find(s, n, next->lit, next->lit_len) != NULL;
+}
+
 static int match_from(match_state *ms, size_t seg, size_t pos)
 {
     const ddb_tpl_seg *sg;
@@ -513,8 +524,8 @@ int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e
             return ddb_error_set(err, DDB_EINVAL, "field %s is empty and cannot be part of %s",
                                  f->name, t->attr);
         /* A value holding the separator that follows it would decode differently. */
-        if (i + 1 < t->n_segs &&
-            find(out->ptr + start, out->len - start, t->segs[i + 1].lit, t->segs[i + 1].lit_len))
+        if (holds_separator(out->ptr + start, out->len - start,
+                            i + 1 < t->n_segs ? &t->segs[i + 1] : NULL))
             return ddb_error_set(err, DDB_EINVAL,
                                  "field %s: value '%.*s' contains '%.*s', which separates it from "
                                  "the next part of %s \"%s\"",
@@ -559,8 +570,7 @@ static int renders_as(const ddb_template *t, const ddb_entity *e, const ddb_valu
         if ((size_t)(end - p) < n || !ddb_mem_eq(p, bytes, n))
             return 0;
         next = sg + 1 < last ? sg + 1 : NULL; /* a literal: compile guarantees it */
-        if (next != NULL && (next->lit_len == 1 ? ddb_has_byte(bytes, n, next->lit[0])
-                                                : find(bytes, n, next->lit, next->lit_len) != NULL))
+        if (holds_separator(bytes, n, next))
             return 0; /* render refuses it */
         if (as_match) {
             /* match_from cuts the field at the separator's first occurrence
@@ -588,7 +598,7 @@ int ddb_template_caps_come_back(const ddb_template *t, const ddb_value *const *v
                                 const ddb_str *caps)
 {
     for (size_t i = 0; i < t->n_segs; i++) {
-        const ddb_tpl_seg *sg = &t->segs[i], *next;
+        const ddb_tpl_seg *sg = &t->segs[i];
         const ddb_value *v;
         if (sg->field < 0)
             continue;
@@ -596,11 +606,8 @@ int ddb_template_caps_come_back(const ddb_template *t, const ddb_value *const *v
         if ((sg->how != DDB_TPL_OWN_S && sg->how != DDB_TPL_OWN_N) || v == NULL ||
             v->u.s.ptr != caps[i].ptr || v->u.s.len != caps[i].len)
             return 0;
-        if (i + 1 == t->n_segs)
-            continue;
-        next = sg + 1; /* a literal: compile guarantees it */
-        if (next->lit_len == 1 ? ddb_has_byte(caps[i].ptr, caps[i].len, next->lit[0])
-                               : find(caps[i].ptr, caps[i].len, next->lit, next->lit_len) != NULL)
+        /* the next segment is a literal: compile guarantees it */
+        if (holds_separator(caps[i].ptr, caps[i].len, i + 1 < t->n_segs ? sg + 1 : NULL))
             return 0; /* render refuses it */
     }
     return 1;

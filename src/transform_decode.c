@@ -103,7 +103,7 @@ static int capture_key(tctx *c, const ddb_template *t, const ddb_value *v, int r
             return rc;
     }
     if (back != NULL)
-        *back = c->vals != NULL && ddb_template_caps_come_back(t, c->vals, caps);
+        *back = ddb_template_caps_come_back(t, c->vals, caps);
     return 0;
 }
 
