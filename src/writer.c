@@ -9,6 +9,7 @@
 
 #include "ddbpipe/csv.h"
 #include "ddbpipe/json.h"
+#include "name_set.h"
 
 typedef struct rec_writer {
     ddb_writer base;
@@ -22,12 +23,11 @@ typedef struct rec_writer {
     size_t *column_lens;
     size_t n_columns;
     ddb_type *column_types; /* NULL: untyped columns */
-    /* the columns by name (open addressing: column index + 1, 0 = empty),
+    /* the columns' names, each once (col_first: the first column of each),
      * each column's next of the same name (-1: none), and per record the
      * attribute in each column (-1: none) */
-    uint32_t *col_slots;
-    size_t col_mask;
-    ptrdiff_t *col_next, *col_at;
+    ddb_name_set col_names;
+    ptrdiff_t *col_first, *col_next, *col_at;
     int typed_values; /* NDJSON without an entity: DynamoDB JSON values */
     int header_done;
     unsigned char *used; /* per record attribute: placed in a column */
@@ -280,47 +280,37 @@ static int write_csv_header(rec_writer *w, ddb_error *err)
 /* The first column named name, or -1. */
 static ptrdiff_t column_named(const rec_writer *w, const char *name, size_t len)
 {
-    for (size_t k = (size_t)ddb_name_hash(name, len) & w->col_mask; w->col_slots[k] != 0;
-         k = (k + 1) & w->col_mask) {
-        size_t c = w->col_slots[k] - 1;
-        if (w->column_lens[c] == len && ddb_mem_eq(w->columns[c], name, len))
-            return (ptrdiff_t)c;
-    }
-    return -1;
+    ptrdiff_t at = ddb_name_set_find(&w->col_names, name, len);
+    return at < 0 ? -1 : w->col_first[at];
 }
 
 static int set_columns(rec_writer *w, const char *const *names, const size_t *lens, size_t n)
 {
-    size_t cap = 16;
-    while (cap < 2 * n)
-        cap *= 2;
     w->columns = calloc(n ? n : 1, sizeof(char *));
     w->column_lens = calloc(n ? n : 1, sizeof(size_t));
-    w->col_slots = calloc(cap, sizeof(*w->col_slots));
+    w->col_first = malloc((n ? n : 1) * sizeof(*w->col_first));
     w->col_next = malloc((n ? n : 1) * sizeof(*w->col_next));
     w->col_at = malloc((n ? n : 1) * sizeof(*w->col_at));
-    if (w->columns == NULL || w->column_lens == NULL || w->col_slots == NULL ||
+    if (w->columns == NULL || w->column_lens == NULL || w->col_first == NULL ||
         w->col_next == NULL || w->col_at == NULL)
         return DDB_ENOMEM;
-    w->col_mask = cap - 1;
     for (size_t i = 0; i < n; i++) {
-        size_t len = lens ? lens[i] : strlen(names[i]);
-        ptrdiff_t same;
-        if ((w->columns[i] = malloc(len + 1)) == NULL)
+        size_t len = lens ? lens[i] : strlen(names[i]), at;
+        int added;
+        if ((w->columns[i] = malloc(len + 1)) == NULL ||
+            (added = ddb_name_set_add(&w->col_names, names[i], len, &at)) < 0)
             return DDB_ENOMEM;
         memcpy(w->columns[i], names[i], len);
         w->columns[i][len] = '\0';
         w->column_lens[i] = len;
         w->col_next[i] = -1;
-        if ((same = column_named(w, names[i], len)) >= 0) {
+        if (added) {
+            w->col_first[at] = (ptrdiff_t)i;
+        } else {
+            ptrdiff_t same = w->col_first[at];
             while (w->col_next[same] >= 0) /* a name given twice: both columns get it */
                 same = w->col_next[same];
             w->col_next[same] = (ptrdiff_t)i;
-        } else {
-            size_t k = (size_t)ddb_name_hash(names[i], len) & w->col_mask;
-            while (w->col_slots[k] != 0)
-                k = (k + 1) & w->col_mask;
-            w->col_slots[k] = (uint32_t)i + 1;
         }
         w->n_columns++;
     }
@@ -378,9 +368,7 @@ static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, dd
          * a search would find it, is put in last) */
         for (size_t i = 0; i < w->n_columns; i++)
             w->col_at[i] = -1;
-        /* (no columns, no table: appending to a file whose header it was
-         * not given puts everything in _extra) */
-        for (size_t i = w->n_columns > 0 ? rec->count : 0; i-- > 0;)
+        for (size_t i = rec->count; i-- > 0;)
             for (ptrdiff_t c = column_named(w, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
                  c >= 0; c = w->col_next[c])
                 w->col_at[c] = (ptrdiff_t)i;
@@ -426,7 +414,8 @@ static void rec_free(ddb_writer *base)
         free(w->columns[i]);
     free(w->columns);
     free(w->column_lens);
-    free(w->col_slots);
+    ddb_name_set_dispose(&w->col_names);
+    free(w->col_first);
     free(w->col_next);
     free(w->col_at);
     free(w->column_types);

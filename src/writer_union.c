@@ -16,13 +16,8 @@
 #include "ddbpipe/array.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/writer.h"
+#include "name_set.h"
 #include "spill_codec.h"
-
-typedef struct ucol {
-    char *name;
-    size_t len;
-    ddb_type type; /* the first non-NULL value's; NONE while only NULLs were seen */
-} ucol;
 
 typedef struct union_writer {
     ddb_writer base; /* base.sink: the CSV file */
@@ -30,72 +25,35 @@ typedef struct union_writer {
     ddb_sink *spill;
     char *spill_path;
     int keep_spill;
-    int replayed; /* the header and the rows are in the sink, prepared */
-    ucol *cols;
-    size_t n, cap;
-    uint32_t *table; /* open addressing: column index + 1, 0 = empty */
-    size_t table_cap;
+    int replayed;      /* the header and the rows are in the sink, prepared */
+    ddb_name_set cols; /* the attribute names seen, in order: the columns */
+    ddb_type *types;   /* per column, the first non-NULL value's; NONE while only NULLs */
+    size_t types_cap;
     ddb_buf line;
 } union_writer;
 
-static int grow_table(union_writer *u)
+/* The column of an attribute, added at the end when new: its index. */
+static int column_of(union_writer *u, const ddb_str *name, size_t *col)
 {
-    size_t cap = u->table_cap ? u->table_cap * 2 : 64;
-    uint32_t *t = calloc(cap, sizeof(*t));
-    if (t == NULL)
-        return DDB_ENOMEM;
-    for (size_t i = 0; i < u->n; i++) {
-        size_t k = (size_t)ddb_name_hash(u->cols[i].name, u->cols[i].len) & (cap - 1);
-        while (t[k] != 0)
-            k = (k + 1) & (cap - 1);
-        t[k] = (uint32_t)i + 1;
-    }
-    free(u->table);
-    u->table = t;
-    u->table_cap = cap;
-    return 0;
-}
-
-/* The column of an attribute, added at the end when new. */
-static int column_of(union_writer *u, const ddb_str *name, ucol **out)
-{
-    size_t k;
-    if (u->table_cap == 0 || (u->n + 1) * 2 > u->table_cap)
-        if (grow_table(u) != 0)
+    int rc = ddb_name_set_add(&u->cols, name->ptr, name->len, col);
+    if (rc == 1) {
+        ddb_type *t = ddb_array_reserve(u->types, *col, &u->types_cap, sizeof(*t), 16);
+        if (t == NULL)
             return DDB_ENOMEM;
-    k = (size_t)ddb_name_hash(name->ptr, name->len) & (u->table_cap - 1);
-    for (; u->table[k] != 0; k = (k + 1) & (u->table_cap - 1)) {
-        ucol *c = &u->cols[u->table[k] - 1];
-        if (c->len == name->len && ddb_mem_eq(c->name, name->ptr, name->len)) {
-            *out = c;
-            return 0;
-        }
+        u->types = t;
+        u->types[*col] = DDB_TYPE_NONE;
     }
-    {
-        ucol *nc = ddb_array_reserve(u->cols, u->n, &u->cap, sizeof(*nc), 16);
-        if (nc == NULL)
-            return DDB_ENOMEM;
-        u->cols = nc;
-    }
-    if ((u->cols[u->n].name = malloc(name->len + 1)) == NULL)
-        return DDB_ENOMEM;
-    memcpy(u->cols[u->n].name, name->ptr, name->len);
-    u->cols[u->n].name[name->len] = '\0';
-    u->cols[u->n].len = name->len;
-    u->cols[u->n].type = DDB_TYPE_NONE;
-    u->table[k] = (uint32_t)++u->n;
-    *out = &u->cols[u->n - 1];
-    return 0;
+    return rc < 0 ? rc : 0;
 }
 
 static int note_columns(union_writer *u, const ddb_map *rec)
 {
     for (size_t i = 0; i < rec->count; i++) {
-        ucol *c;
+        size_t c;
         if (column_of(u, &rec->attrs[i].name, &c) != 0)
             return DDB_ENOMEM;
-        if (c->type == DDB_TYPE_NONE && rec->attrs[i].value.type != DDB_TYPE_NULL)
-            c->type = rec->attrs[i].value.type;
+        if (u->types[c] == DDB_TYPE_NONE && rec->attrs[i].value.type != DDB_TYPE_NULL)
+            u->types[c] = rec->attrs[i].value.type;
     }
     return 0;
 }
@@ -195,18 +153,18 @@ static int union_prepare(ddb_writer *w, ddb_error *err)
         return 0;
     if ((rc = ddb_sink_flush(u->spill, err)) != 0)
         return rc;
-    names = malloc((u->n ? u->n : 1) * sizeof(*names));
-    types = malloc((u->n ? u->n : 1) * sizeof(*types));
+    names = malloc((u->cols.n ? u->cols.n : 1) * sizeof(*names));
+    types = malloc((u->cols.n ? u->cols.n : 1) * sizeof(*types));
     if (names == NULL || types == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < u->n; i++) {
+    for (size_t i = 0; i < u->cols.n; i++) {
         /* Only NULLs, or an attribute named like the reserved column: to _extra. */
-        if (u->cols[i].type == DDB_TYPE_NONE || strcmp(u->cols[i].name, DDB_EXTRA_FIELD) == 0)
+        if (u->types[i] == DDB_TYPE_NONE || strcmp(u->cols.at[i].name, DDB_EXTRA_FIELD) == 0)
             continue;
-        names[k] = u->cols[i].name;
-        types[k++] = u->cols[i].type;
+        names[k] = u->cols.at[i].name;
+        types[k++] = u->types[i];
     }
     wo.columns = names;
     wo.column_types = types;
@@ -252,10 +210,8 @@ static void union_free(ddb_writer *w)
     ddb_sink_free(u->spill);
     if (u->spill != NULL && !u->keep_spill)
         unlink(u->spill_path);
-    for (size_t i = 0; i < u->n; i++)
-        free(u->cols[i].name);
-    free(u->cols);
-    free(u->table);
+    ddb_name_set_dispose(&u->cols);
+    free(u->types);
     free(u->spill_path);
     ddb_buf_dispose(&u->line);
 }

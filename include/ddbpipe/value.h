@@ -166,33 +166,6 @@ static inline uint64_t ddb_name_bit(const char *p, size_t len)
     return UINT64_C(1) << ((len * 7u + (len ? (unsigned char)p[0] : 0u)) & 63u);
 }
 
-/* A hash of a name for the tables of column names: every byte counts
- * (names that differ in one byte only, as dates do, must not pile up in one
- * cluster), eight at a time, inline. Not a hash for anything kept or sent:
- * its values differ between machines of different byte order. */
-static inline uint64_t ddb_name_hash(const char *p, size_t len)
-{
-    uint64_t h = (uint64_t)len * UINT64_C(0x9E3779B97F4A7C15), w;
-    uint32_t lo, hi;
-    for (; len >= 8; p += 8, len -= 8) {
-        memcpy(&w, p, 8);
-        h = (h ^ w) * UINT64_C(0xBF58476D1CE4E5B9);
-        h ^= h >> 31;
-    }
-    if (len >= 4) { /* the first four and the last four of the rest */
-        memcpy(&lo, p, 4);
-        memcpy(&hi, p + len - 4, 4);
-        w = (uint64_t)lo | (uint64_t)hi << 32;
-    } else if (len > 0) {
-        const unsigned char *u = (const unsigned char *)p;
-        w = (uint64_t)u[0] | (uint64_t)u[len / 2] << 8 | (uint64_t)u[len - 1] << 16;
-    } else {
-        w = 0;
-    }
-    h = (h ^ w) * UINT64_C(0x94D049BB133111EB);
-    return h ^ (h >> 29);
-}
-
 static inline uint64_t ddb_map_name_mask(const ddb_map *m)
 {
     uint64_t bits = 0;
