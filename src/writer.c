@@ -19,14 +19,14 @@ typedef struct rec_writer {
     ddb_buf cell;
     char delim;
     /* CSV without an entity: the columns, fixed by opts or the first record */
-    char **columns;
-    size_t *column_lens;
     size_t n_columns;
     ddb_type *column_types; /* NULL: untyped columns */
-    /* the columns' names, each once (col_first: the first column of each),
-     * each column's next of the same name (-1: none), and per record the
-     * attribute in each column (-1: none) */
+    /* the columns' names, each once (col_first: the first column of each);
+     * per column its name's place there (col_name) and the next column of
+     * the same name (col_next, -1: none); per record the attribute in each
+     * column (col_at, -1: none) */
     ddb_name_set col_names;
+    size_t *col_name;
     ptrdiff_t *col_first, *col_next, *col_at;
     int typed_values; /* NDJSON without an entity: DynamoDB JSON values */
     int header_done;
@@ -252,13 +252,13 @@ static void header_line(rec_writer *w)
     } else {
         for (size_t i = 0; i < w->n_columns; i++) {
             ddb_type t = w->column_types ? w->column_types[i] : DDB_TYPE_NONE;
+            const ddb_name *name = &w->col_names.at[w->col_name[i]];
             ddb_buf_clear(&w->cell);
-            ddb_buf_append(&w->cell, w->columns[i], w->column_lens[i]);
+            ddb_buf_append(&w->cell, name->name, name->len);
             /* A string column is just its name, unless the name itself ends in
              * ":TYPE" (an attribute "ratio:N"), which the reader would take for
              * a type: then it says ":S". */
-            if (t != DDB_TYPE_NONE &&
-                (t != DDB_TYPE_S || ends_like_type(w->columns[i], w->column_lens[i])))
+            if (t != DDB_TYPE_NONE && (t != DDB_TYPE_S || ends_like_type(name->name, name->len)))
                 ddb_buf_printf(&w->cell, ":%s", ddb_type_name(t));
             ddb_csv_put_field(&w->line, w->cell.ptr, w->cell.len, w->delim, 0);
             ddb_buf_putc(&w->line, w->delim);
@@ -286,23 +286,19 @@ static ptrdiff_t column_named(const rec_writer *w, const char *name, size_t len)
 
 static int set_columns(rec_writer *w, const char *const *names, const size_t *lens, size_t n)
 {
-    w->columns = calloc(n ? n : 1, sizeof(char *));
-    w->column_lens = calloc(n ? n : 1, sizeof(size_t));
+    w->col_name = malloc((n ? n : 1) * sizeof(*w->col_name));
     w->col_first = malloc((n ? n : 1) * sizeof(*w->col_first));
     w->col_next = malloc((n ? n : 1) * sizeof(*w->col_next));
     w->col_at = malloc((n ? n : 1) * sizeof(*w->col_at));
-    if (w->columns == NULL || w->column_lens == NULL || w->col_first == NULL ||
-        w->col_next == NULL || w->col_at == NULL)
+    if (w->col_name == NULL || w->col_first == NULL || w->col_next == NULL || w->col_at == NULL)
         return DDB_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        size_t len = lens ? lens[i] : strlen(names[i]), at;
-        int added;
-        if ((w->columns[i] = malloc(len + 1)) == NULL ||
-            (added = ddb_name_set_add(&w->col_names, names[i], len, &at)) < 0)
+        size_t at;
+        int added =
+            ddb_name_set_add(&w->col_names, names[i], lens ? lens[i] : strlen(names[i]), &at);
+        if (added < 0)
             return DDB_ENOMEM;
-        memcpy(w->columns[i], names[i], len);
-        w->columns[i][len] = '\0';
-        w->column_lens[i] = len;
+        w->col_name[i] = at;
         w->col_next[i] = -1;
         if (added) {
             w->col_first[at] = (ptrdiff_t)i;
@@ -410,11 +406,8 @@ static void rec_free(ddb_writer *base)
     ddb_buf_dispose(&w->cell);
     ddb_buf_dispose(&w->names_json);
     free(w->name_at);
-    for (size_t i = 0; i < w->n_columns; i++)
-        free(w->columns[i]);
-    free(w->columns);
-    free(w->column_lens);
     ddb_name_set_dispose(&w->col_names);
+    free(w->col_name);
     free(w->col_first);
     free(w->col_next);
     free(w->col_at);
@@ -479,7 +472,7 @@ int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const d
          * entity without records gets a well-formed file. */
         if (opts && opts->appending)
             w->header_done = 1;
-        else if ((e != NULL || w->columns != NULL) && (rc = write_csv_header(w, err)) != 0)
+        else if ((e != NULL || w->col_name != NULL) && (rc = write_csv_header(w, err)) != 0)
             goto done;
     }
 done:
