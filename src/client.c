@@ -43,6 +43,19 @@ static void enqueue_delayed(ddb_client *c, call *cl)
     *p = cl;
 }
 
+/* libcurl takes its proxy from these; requests through a proxy stay with it. */
+static int proxy_in_environment(void)
+{
+    static const char *const names[] = {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                                        "ALL_PROXY"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = getenv(names[i]);
+        if (v != NULL && v[0] != '\0')
+            return 1;
+    }
+    return 0;
+}
+
 int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
 {
     ddb_client *c = NULL;
@@ -104,6 +117,14 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
         rc = ddb_error_set(err, DDB_ENET, "cannot create an epoll set for the connections");
         goto done;
     }
+    if (o->ca_bundle && (c->ca_bundle = strdup(o->ca_bundle)) == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (!o->use_libcurl && !proxy_in_environment() &&
+        (rc = ddb_wire_new(&c->wire, c->url, c->epfd, DDB_WIRE_TAG, c->connect_timeout_ms,
+                           o->ca_bundle, err)) != 0)
+        goto done;
     *out = c;
     c = NULL;
 done:
@@ -190,9 +211,17 @@ static void free_headers(struct curl_slist *h)
 }
 
 /* Gives back what one attempt holds: its easy handle (kept for reuse; it must
- * be out of the multi handle) and its header lines. */
+ * be out of the multi handle) and its header lines, or its request head and
+ * its place on the wire. */
 static void release_attempt(ddb_client *c, call *cl)
 {
+    if (cl->on_wire && cl->xfer.conn >= 0)
+        ddb_wire_cancel(c->wire, &cl->xfer); /* abandoned in flight */
+    cl->on_wire = 0;
+    if (cl->head.ptr != NULL) {
+        OPENSSL_cleanse(cl->head.ptr, cl->head.len); /* holds the session token */
+        ddb_buf_clear(&cl->head);
+    }
     if (cl->easy != NULL)
         put_easy(c, cl->easy);
     cl->easy = NULL;
@@ -311,14 +340,13 @@ static int crc_ok(call *cl)
 
 /* Tells the notice callback once, at the first attempt that could not reach
  * its endpoint (DynamoDB's, or the S3 host of a generic request). */
-static void tell_unreachable(ddb_client *c, const call *cl, CURLcode result)
+static void tell_unreachable(ddb_client *c, const call *cl, ddb_wire_result failure)
 {
     char msg[700];
     const char *url = c->url;
     int url_len = (int)strlen(c->url);
     if (c->told_unreachable || c->notice == NULL ||
-        (result != CURLE_COULDNT_CONNECT && result != CURLE_COULDNT_RESOLVE_HOST &&
-         result != CURLE_OPERATION_TIMEDOUT))
+        (failure != DDB_WIRE_CONNECT && failure != DDB_WIRE_RESOLVE && failure != DDB_WIRE_TIMEOUT))
         return;
     if (cl->http != NULL) {
         /* scheme://host[:port] of the request, not its object key */
@@ -334,9 +362,9 @@ static void tell_unreachable(ddb_client *c, const call *cl, CURLcode result)
     c->notice(c->notice_ctx, msg);
 }
 
-void ddb_client_completed(ddb_client *c, call *cl, CURLcode result)
+void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result failure,
+                          const char *message)
 {
-    long status = 0;
     int retryable;
     size_t kept = cl->http && cl->http->ranged ? (size_t)cl->http->kept : 0;
 
@@ -346,8 +374,7 @@ void ddb_client_completed(ddb_client *c, call *cl, CURLcode result)
             break;
         }
     }
-    curl_multi_remove_handle(c->multi, cl->easy);
-    curl_easy_getinfo(cl->easy, CURLINFO_RESPONSE_CODE, &status);
+    cl->xfer.conn = -1; /* finished: nothing of it is left on the wire */
     release_attempt(c, cl);
     c->in_flight--;
     c->stats.bytes_received += cl->resp_body.len - kept;
@@ -356,20 +383,19 @@ void ddb_client_completed(ddb_client *c, call *cl, CURLcode result)
     cl->resp.headers = cl->resp_headers.ptr;
     cl->resp.headers_len = cl->resp_headers.len;
 
-    if (result != CURLE_OK) {
+    if (failure != DDB_WIRE_OK) {
         /* Refused, reset, dropped mid-response, timed out: worth another try.
          * A ranged GET keeps what arrived of its range. */
         if (cl->http && cl->http->ranged && cl->status_seen == 206)
             cl->http->kept = cl->resp_body.len;
         else if (cl->http && cl->http->ranged)
             cl->resp_body.len = kept;
-        snprintf(cl->resp.message, sizeof(cl->resp.message), "%s",
-                 cl->curl_err[0] ? cl->curl_err : curl_easy_strerror(result));
+        snprintf(cl->resp.message, sizeof(cl->resp.message), "%s", message);
         snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "%s",
-                 result == CURLE_OPERATION_TIMEDOUT ? "Timeout" : "ConnectionError");
+                 failure == DDB_WIRE_TIMEOUT ? "Timeout" : "ConnectionError");
         if (c->verbose)
             fprintf(stderr, "ddbpipe: %s attempt %d: %s\n", cl->op, cl->attempts, cl->resp.message);
-        tell_unreachable(c, cl, result);
+        tell_unreachable(c, cl, failure);
         ddb_client_attempt_failed(c, cl, 1);
         return;
     }
@@ -502,14 +528,18 @@ void ddb_client_free(ddb_client *c)
     while (c->flying) {
         call *cl = c->flying;
         c->flying = cl->next;
-        curl_multi_remove_handle(c->multi, cl->easy);
-        curl_easy_cleanup(cl->easy);
-        free_headers(cl->headers);
+        if (cl->easy != NULL) {
+            curl_multi_remove_handle(c->multi, cl->easy);
+            curl_easy_cleanup(cl->easy);
+        }
+        cl->easy = NULL;
+        release_attempt(c, cl); /* its lines, or its place on the wire; wiped */
         cl->next = NULL;
         free_calls(cl);
     }
     if (c->multi)
         curl_multi_cleanup(c->multi); /* may still tell on_socket of sockets it closes */
+    ddb_wire_free(c->wire);
     ddb_client_loop_dispose(c);
     free_calls(c->ready_head);
     free_calls(c->delayed);
@@ -520,6 +550,7 @@ void ddb_client_free(ddb_client *c)
     free(c->host);
     free(c->region);
     free(c->user_agent);
+    free(c->ca_bundle);
     free(c);
 }
 

@@ -12,6 +12,10 @@
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/client.h"
+#include "wire.h"
+
+/* epoll data of our own connections (wire.c); curl's sockets are plain fds */
+#define DDB_WIRE_TAG (1ull << 63)
 
 /* A generic request's own parts (see ddb_http_call), owned by the call. */
 typedef struct http_part {
@@ -53,17 +57,23 @@ typedef struct call {
     char crc[16];
     char errtype[128];
     char curl_err[CURL_ERROR_SIZE];
+    int on_wire;  /* this attempt went through c->wire, not libcurl */
+    ddb_buf head; /* its request head (signed: wiped when released) */
+    ddb_wire_xfer xfer;
     ddb_response resp;
 } call;
 
 struct ddb_client {
     CURLM *multi;
-    int epfd;             /* the sockets curl watches (client_loop.c) */
-    uint64_t timer_at_ms; /* when curl wants its timeouts run; UINT64_MAX: never */
+    ddb_wire *wire;        /* DynamoDB's calls, unless libcurl must (proxies) */
+    uint64_t wire_next_ms; /* the wire's next deadline as of the last run */
+    int epfd;              /* the sockets curl watches (client_loop.c) */
+    uint64_t timer_at_ms;  /* when curl wants its timeouts run; UINT64_MAX: never */
     char *url;
     char *host; /* host[:port] as sent in Host */
     char *region;
     char *user_agent;
+    char *ca_bundle; /* NULL: the system's CAs */
     const ddb_aws_credentials *creds;
     struct ddb_credprov *prov;
     int concurrency;     /* current limit of requests in flight (adaptive) */
@@ -115,9 +125,11 @@ void ddb_client_attempt_failed(ddb_client *c, call *cl, int retryable);
 int ddb_client_hold_for_credentials(ddb_client *c, call *cl);
 void ddb_client_enqueue_ready(ddb_client *c, call *cl);
 
-/* What became of an attempt curl finished (result): the call answered,
- * retried or failed (client.c, for the loop's turns in client_loop.c). */
-void ddb_client_completed(ddb_client *c, call *cl, CURLcode result);
+/* What became of a finished attempt: a response with status, or a failure
+ * (how, and message) before one came: the call answered, retried or failed
+ * (client.c, for the loop's turns in client_loop.c). */
+void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result failure,
+                          const char *message);
 
 /* Frees a call's own memory (not its easy handle). */
 void ddb_client_call_free(call *cl);

@@ -46,6 +46,11 @@ typedef struct ddb_client_opts {
     int fixed_concurrency; /* do not adapt: by default throttling halves the
                               requests in flight (at most once a second) and
                               they grow back by one per window of successes */
+    const char *ca_bundle; /* PEM file of the CAs to trust for https (AWS_CA_BUNDLE);
+                              NULL: the system's */
+    int use_libcurl;       /* DynamoDB's calls through libcurl too (by default
+                              they take the client's own HTTP/1.1 path unless a
+                              proxy is set in the environment) */
 } ddb_client_opts;
 
 /* The outcome of one call, after any retries. */

@@ -85,6 +85,13 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
     co.verbose = a->verbose;
     co.notice = print_notice;
     co.request_timeout_ms = (long)a->request_timeout_ms;
+    co.ca_bundle = getenv("AWS_CA_BUNDLE");
+    if (co.ca_bundle != NULL && co.ca_bundle[0] == '\0')
+        co.ca_bundle = NULL;
+    /* DDBPIPE_HTTP=curl: libcurl for every request, as before the client had
+     * its own HTTP path (a way out, should that path meet a server it cannot
+     * talk to) */
+    co.use_libcurl = getenv("DDBPIPE_HTTP") != NULL && strcmp(getenv("DDBPIPE_HTTP"), "curl") == 0;
     if (ddb_client_new(&conn->client, &co, &err) != 0) {
         cli_error("check --endpoint-url", "%s", err.message);
         ddb_aws_config_free(conn->config);

@@ -6,6 +6,7 @@
 #include "ddbpipe/client.h"
 #include "client_internal.h"
 #include "ddbpipe/table.h"
+#include "support/freewatch.h"
 #include "support/testutil.h"
 
 Test(client, backoff_is_full_jitter_under_the_capped_exponential)
@@ -252,6 +253,7 @@ static void refused_call(const ddb_aws_credentials *creds, int attempts)
     ddb_error err;
     refused_opts(&o, attempts);
     o.credentials = creds;
+    o.use_libcurl = 1; /* what libcurl is given is watched */
     cr_assert_eq(ddb_client_new(&c, &o, &err), 0, "%s", err.message);
     cr_assert_eq(ddb_client_call(c, "ListTables", "{}", 2, &resp, &err), 0, "%s", err.message);
     cr_assert_not(resp.ok);
@@ -298,6 +300,40 @@ Test(client, long_session_token_is_sent_whole)
     cr_assert_eq(cm.token_line, 22 + sizeof(token) - 1, "the header line curl got is %zu bytes",
                  cm.token_line);
     cr_assert_eq(cm.secret_freed, 0, "%d blocks holding the token freed unwiped", cm.secret_freed);
+}
+
+/* The client's own HTTP path: the request head, which holds the token, is
+ * wiped before it is freed, and never grows once the token is in (a block
+ * left behind by a growth would hold it): tokens of many lengths, so some
+ * head ends just past a power of two. The message says which path failed. */
+Test(client, session_token_in_no_freed_block_on_the_wire)
+{
+    static char token[4201];
+    ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real", token, 0, "test"};
+    ddb_client *c = NULL;
+    ddb_client_opts o;
+    ddb_response resp;
+    ddb_error err;
+    refused_opts(&o, 1);
+    o.credentials = &creds;
+    cr_assert_eq(ddb_client_new(&c, &o, &err), 0, "%s", err.message);
+    for (size_t len = 3700; len < sizeof(token); len += 7) {
+        for (size_t i = 0; i < len; i++)
+            token[i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/"[i % 38];
+        token[len] = '\0';
+        fw_watched = token;
+        fw_unwiped = 0;
+        cr_assert_eq(ddb_client_call(c, "ListTables", "{}", 2, &resp, &err), 0, "%s", err.message);
+        fw_watched = NULL;
+        cr_assert_str_eq(resp.error_type, "ConnectionError");
+        cr_assert(strstr(resp.message, "Failed to connect to 127.0.0.1 port 9 after") != NULL &&
+                      strstr(resp.message, "Connection refused") != NULL,
+                  "%s", resp.message);
+        cr_assert_eq(fw_unwiped, 0, "a token of %zu bytes: %d freed blocks held it", len,
+                     fw_unwiped);
+        ddb_response_dispose(&resp);
+    }
+    ddb_client_free(c);
 }
 
 static int calls_back;

@@ -5,42 +5,10 @@
  * would leave a copy behind is seen).
  */
 #include <criterion/criterion.h>
-#include <malloc.h>
 #include <string.h>
 
 #include "ddbpipe/sigv4.h"
-#include "support/testutil.h"
-
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-
-static const char *watched; /* the text no freed block may hold */
-static int unwiped;
-
-void *__wrap_realloc(void *p, size_t n);
-void *__wrap_realloc(void *p, size_t n)
-{
-    size_t old;
-    void *q;
-    if (p == NULL)
-        return malloc(n);
-    old = malloc_usable_size(p);
-    if ((q = malloc(n ? n : 1)) == NULL)
-        return NULL;
-    memcpy(q, p, old < n ? old : n);
-    if (watched != NULL && tu_holds(p, old, watched))
-        unwiped++;
-    __real_free(p);
-    return q;
-}
-
-void __wrap_free(void *p);
-void __wrap_free(void *p)
-{
-    if (p != NULL && watched != NULL && tu_holds(p, malloc_usable_size(p), watched))
-        unwiped++;
-    __real_free(p);
-}
+#include "support/freewatch.h"
 
 /* A token of 3,000 bytes (STS tokens run to kilobytes) and many headers, so
  * the canonical request grows far past its first allocation. */
@@ -76,11 +44,11 @@ Test(sigv4, session_token_in_no_freed_block)
     req.access_key_id = "ASIAEXAMPLE";
     req.secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
     req.session_token = token;
-    watched = token;
-    unwiped = 0;
+    fw_watched = token;
+    fw_unwiped = 0;
     cr_assert_eq(ddb_sigv4_sign(&res, &req, &err), 0, "%s", err.message);
     cr_assert(strstr(res->canonical_request, token) != NULL, "the token is signed");
     ddb_sigv4_result_free(res);
-    watched = NULL;
-    cr_assert_eq(unwiped, 0, "%d freed blocks held the session token", unwiped);
+    fw_watched = NULL;
+    cr_assert_eq(fw_unwiped, 0, "%d freed blocks held the session token", fw_unwiped);
 }

@@ -1,0 +1,981 @@
+/*
+ * wire.c — HTTP/1.1 over keep-alive connections of our own (see wire.h).
+ *
+ * A connection is a slot: free, connecting, in its TLS handshake, idle
+ * (kept, watched for the server closing it), sending or receiving. The
+ * request goes out in one sendmsg when the socket takes it; the response is
+ * parsed as it arrives (Content-Length, chunked, or until the close) and
+ * handed over line by line and body piece by piece. A request that finds a
+ * kept connection closed before any byte of its answer came back is sent
+ * once more on a fresh one, as libcurl does: servers close idle connections.
+ */
+#include "wire.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "ddbpipe/clock.h"
+
+#define RESOLVE_TTL_MS 60000 /* libcurl's DNS cache keeps names as long */
+#define READ_ROOM 16384
+#define MAX_HEAD 65536 /* a response's header line, at most */
+/* Waiting for an answer and idle alike: one mask, so a request and its
+ * answer cost no epoll_ctl. */
+#define WATCH_IN (EPOLLIN | EPOLLRDHUP)
+
+enum { C_FREE, C_CONNECTING, C_TLS, C_IDLE, C_SEND, C_RECV };
+enum { P_STATUS, P_HEAD, P_LEN, P_EOF, P_CHUNK_SIZE, P_CHUNK_DATA, P_CHUNK_END, P_TRAILER };
+
+typedef struct conn {
+    int fd;
+    SSL *ssl;
+    int state;
+    uint32_t events;    /* as registered; 0: not in the set */
+    unsigned served;    /* responses completed on it */
+    int addr;           /* the address being tried */
+    uint64_t opened_ms; /* when its connecting began */
+    ddb_wire_xfer *x;
+    size_t sent;
+    /* the response being parsed */
+    char *buf;
+    size_t pos, len, cap;
+    int phase;
+    uint64_t left; /* body or chunk bytes still to come */
+    long status;
+    int got_any, close_after, chunked, has_length, http10, keep_alive;
+    uint64_t length;
+} conn;
+
+struct ddb_wire {
+    int epfd;
+    uint64_t tag;
+    char *host; /* without brackets: for the resolver, SNI and the name check */
+    char port[8];
+    int tls, host_is_ip;
+    SSL_CTX *ctx;
+    BIO_METHOD *bio;
+    struct addrinfo *ai;
+    int n_ai;
+    uint64_t resolved_ms;
+    long connect_timeout_ms;
+    conn *c;
+    int n;
+    ddb_wire_xfer *done_head, *done_tail;
+    uint64_t connections, resent;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static void finish(ddb_wire *w, ddb_wire_xfer *x, ddb_wire_result r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void finish(ddb_wire *w, ddb_wire_xfer *x, ddb_wire_result r, const char *fmt, ...)
+{
+    x->result = r;
+    x->conn = -1;
+    if (fmt != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(x->message, sizeof(x->message), fmt, ap);
+        va_end(ap);
+    }
+    x->next_done = NULL;
+    if (w->done_tail)
+        w->done_tail->next_done = x;
+    else
+        w->done_head = x;
+    w->done_tail = x;
+}
+
+static void set_events(ddb_wire *w, int k, uint32_t ev)
+{
+    conn *cn = &w->c[k];
+    struct epoll_event e;
+    if (cn->events == ev)
+        return;
+    memset(&e, 0, sizeof(e));
+    e.events = ev;
+    e.data.u64 = w->tag | (uint32_t)k;
+    if (ev == 0)
+        epoll_ctl(w->epfd, EPOLL_CTL_DEL, cn->fd, &e);
+    else
+        epoll_ctl(w->epfd, cn->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, cn->fd, &e);
+    cn->events = ev;
+}
+
+static void reset_parser(conn *cn)
+{
+    cn->pos = cn->len = 0;
+    cn->phase = P_STATUS;
+    cn->left = cn->length = 0;
+    cn->status = 0;
+    cn->got_any = cn->close_after = cn->chunked = cn->has_length = 0;
+    cn->http10 = cn->keep_alive = 0;
+}
+
+static void close_conn(ddb_wire *w, int k)
+{
+    conn *cn = &w->c[k];
+    if (cn->ssl)
+        SSL_free(cn->ssl);
+    cn->ssl = NULL;
+    if (cn->fd >= 0) {
+        set_events(w, k, 0);
+        close(cn->fd);
+    }
+    cn->fd = -1;
+    cn->events = 0;
+    cn->state = C_FREE;
+    cn->served = 0;
+    cn->x = NULL;
+    free(cn->buf);
+    cn->buf = NULL;
+    cn->cap = 0;
+    reset_parser(cn);
+}
+
+/* The reason of the last TLS failure, for a message. */
+static const char *tls_reason(const conn *cn, char *out, size_t cap)
+{
+    unsigned long e = ERR_get_error();
+    long v = cn->ssl ? SSL_get_verify_result(cn->ssl) : X509_V_OK;
+    if (v != X509_V_OK)
+        snprintf(out, cap, "SSL certificate problem: %s", X509_verify_cert_error_string(v));
+    else if (e != 0)
+        ERR_error_string_n(e, out, cap);
+    else
+        snprintf(out, cap, "TLS connection failed");
+    ERR_clear_error();
+    return out;
+}
+
+static void do_send(ddb_wire *w, int k);
+static void do_recv(ddb_wire *w, int k);
+static void open_conn(ddb_wire *w, int k, ddb_wire_xfer *x);
+static void broken(ddb_wire *w, int k, const char *reason);
+
+/* After an SSL call on k returned r <= 0 (errno cleared before it): 1 when it
+ * waits for the socket (the events set), 0 when the peer closed the
+ * connection, -1 when it broke (handed to broken()). */
+static int tls_outcome(ddb_wire *w, int k, int r)
+{
+    conn *cn = &w->c[k];
+    char why[200];
+    switch (SSL_get_error(cn->ssl, r)) {
+    case SSL_ERROR_WANT_READ:
+        set_events(w, k, WATCH_IN);
+        return 1;
+    case SSL_ERROR_WANT_WRITE:
+        set_events(w, k, EPOLLOUT);
+        return 1;
+    case SSL_ERROR_ZERO_RETURN:
+        return 0;
+    case SSL_ERROR_SYSCALL:
+        if (errno == 0)
+            return 0;
+        broken(w, k, strerror(errno));
+        return -1;
+    default:
+        broken(w, k, tls_reason(cn, why, sizeof(why)));
+        return -1;
+    }
+}
+
+/* The connection broke while x was on it (reason says how): sent again on a
+ * fresh connection when a kept one had closed before answering, else the
+ * exchange fails. */
+static void broken(ddb_wire *w, int k, const char *reason)
+{
+    conn *cn = &w->c[k];
+    ddb_wire_xfer *x = cn->x;
+    int stale = cn->served > 0 && !cn->got_any;
+    char why[200];
+    snprintf(why, sizeof(why), "%s", reason);
+    cn->x = NULL;
+    close_conn(w, k);
+    if (x == NULL)
+        return;
+    if (stale && !x->resent) {
+        x->resent = 1;
+        w->resent++;
+        open_conn(w, k, x);
+        return;
+    }
+    finish(w, x, DDB_WIRE_FAILED, "%s", why);
+}
+
+/* ----------------------------------------------------- TLS socket BIO */
+
+/* OpenSSL's socket BIO writes with write(2): a peer gone away would raise
+ * SIGPIPE, which the tool takes for its output pipe closing. This one sends
+ * with MSG_NOSIGNAL. */
+static int bio_write(BIO *b, const char *data, int len)
+{
+    ssize_t n = send((int)(intptr_t)BIO_get_data(b), data, (size_t)len, MSG_NOSIGNAL);
+    BIO_clear_retry_flags(b);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        BIO_set_retry_write(b);
+    return (int)n;
+}
+
+static int bio_read(BIO *b, char *data, int len)
+{
+    ssize_t n = recv((int)(intptr_t)BIO_get_data(b), data, (size_t)len, 0);
+    BIO_clear_retry_flags(b);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        BIO_set_retry_read(b);
+    return (int)n;
+}
+
+static long bio_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+    (void)b;
+    (void)num;
+    (void)ptr;
+    return cmd == BIO_CTRL_FLUSH ? 1 : 0;
+}
+
+static int bio_create(BIO *b)
+{
+    BIO_set_init(b, 1);
+    return 1;
+}
+
+static int setup_tls(ddb_wire *w, const char *ca_file, ddb_error *err)
+{
+    curl_version_info_data *vi = curl_version_info(CURLVERSION_NOW);
+    const char *file = ca_file, *dir = NULL;
+    if ((w->ctx = SSL_CTX_new(TLS_client_method())) == NULL ||
+        (w->bio = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "ddb-socket")) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory (TLS)");
+    BIO_meth_set_write(w->bio, bio_write);
+    BIO_meth_set_read(w->bio, bio_read);
+    BIO_meth_set_ctrl(w->bio, bio_ctrl);
+    BIO_meth_set_create(w->bio, bio_create);
+    SSL_CTX_set_min_proto_version(w->ctx, TLS1_2_VERSION);
+    SSL_CTX_set_verify(w->ctx, SSL_VERIFY_PEER, NULL);
+    SSL_CTX_set_options(w->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    /* The same trust as libcurl's other requests: its CA file and folder. */
+    if (file == NULL && vi != NULL) {
+        file = vi->cainfo;
+        dir = vi->capath;
+    }
+    if (file == NULL && dir == NULL) {
+        if (SSL_CTX_set_default_verify_paths(w->ctx) != 1)
+            return ddb_error_set(err, DDB_ENET, "cannot load the system's CA certificates");
+    } else if (SSL_CTX_load_verify_locations(w->ctx, file, dir) != 1) {
+        ERR_clear_error();
+        return ddb_error_set(err, DDB_ENET, "cannot load the CA certificates of %s",
+                             file ? file : dir);
+    }
+    return 0;
+}
+
+static void do_handshake(ddb_wire *w, int k)
+{
+    conn *cn = &w->c[k];
+    int r;
+    ERR_clear_error();
+    errno = 0;
+    r = SSL_connect(cn->ssl);
+    if (r == 1) {
+        cn->state = C_SEND;
+        do_send(w, k);
+    } else if (tls_outcome(w, k, r) == 0) {
+        broken(w, k, "the server closed the connection in the TLS handshake");
+    }
+}
+
+static int start_tls(ddb_wire *w, int k)
+{
+    conn *cn = &w->c[k];
+    BIO *b = BIO_new(w->bio);
+    if (b == NULL || (cn->ssl = SSL_new(w->ctx)) == NULL) {
+        BIO_free(b);
+        return -1;
+    }
+    BIO_set_data(b, (void *)(intptr_t)cn->fd);
+    SSL_set_bio(cn->ssl, b, b);
+    SSL_set_mode(cn->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    if (w->host_is_ip) {
+        if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(cn->ssl), w->host) != 1)
+            return -1;
+    } else if (SSL_set_tlsext_host_name(cn->ssl, w->host) != 1 ||
+               SSL_set1_host(cn->ssl, w->host) != 1) {
+        return -1;
+    }
+    cn->state = C_TLS;
+    return 0;
+}
+
+/* --------------------------------------------------------- connecting */
+
+static int resolve(ddb_wire *w)
+{
+    struct addrinfo hints, *ai = NULL;
+    uint64_t now = ddb_clock_ms();
+    if (w->ai != NULL && now - w->resolved_ms < RESOLVE_TTL_MS)
+        return 0;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(w->host, w->port, &hints, &ai) != 0 || ai == NULL)
+        return w->ai != NULL ? 0 : -1; /* the names kept stay good a while */
+    if (w->ai)
+        freeaddrinfo(w->ai);
+    w->ai = ai;
+    w->n_ai = 0;
+    for (; ai != NULL; ai = ai->ai_next)
+        w->n_ai++;
+    w->resolved_ms = now;
+    return 0;
+}
+
+static void connected(ddb_wire *w, int k)
+{
+    conn *cn = &w->c[k];
+    w->connections++;
+    if (w->tls) {
+        if (start_tls(w, k) != 0) {
+            char why[200];
+            broken(w, k, tls_reason(cn, why, sizeof(why)));
+            return;
+        }
+        do_handshake(w, k);
+        return;
+    }
+    cn->state = C_SEND;
+    do_send(w, k);
+}
+
+/* Tries the addresses from cn->addr on until one connects or is connecting. */
+static void try_connect(ddb_wire *w, int k)
+{
+    conn *cn = &w->c[k];
+    int last = ECONNREFUSED, one = 1;
+    while (cn->addr < w->n_ai) {
+        struct addrinfo *ai = w->ai;
+        for (int i = 0; i < cn->addr; i++)
+            ai = ai->ai_next;
+        cn->addr++;
+        cn->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (cn->fd < 0) {
+            last = errno;
+            continue;
+        }
+        setsockopt(cn->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        setsockopt(cn->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+        if (connect(cn->fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+            connected(w, k);
+            return;
+        }
+        if (errno == EINPROGRESS) {
+            cn->state = C_CONNECTING;
+            set_events(w, k, EPOLLOUT);
+            return;
+        }
+        last = errno;
+        close(cn->fd);
+        cn->fd = -1;
+    }
+    {
+        ddb_wire_xfer *x = cn->x;
+        cn->x = NULL;
+        close_conn(w, k);
+        finish(w, x, DDB_WIRE_CONNECT, "Failed to connect to %s port %s after %llu ms: %s", w->host,
+               w->port, (unsigned long long)(ddb_clock_ms() - cn->opened_ms), strerror(last));
+    }
+}
+
+static void open_conn(ddb_wire *w, int k, ddb_wire_xfer *x)
+{
+    conn *cn = &w->c[k];
+    reset_parser(cn);
+    cn->x = x;
+    x->conn = k;
+    cn->sent = 0;
+    cn->served = 0;
+    cn->addr = 0;
+    cn->opened_ms = ddb_clock_ms();
+    if (resolve(w) != 0) {
+        cn->x = NULL;
+        finish(w, x, DDB_WIRE_RESOLVE, "Could not resolve host: %s", w->host);
+        return;
+    }
+    try_connect(w, k);
+}
+
+static void connect_event(ddb_wire *w, int k)
+{
+    conn *cn = &w->c[k];
+    int e = 0;
+    socklen_t el = sizeof(e);
+    if (getsockopt(cn->fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0)
+        e = errno;
+    if (e == 0) {
+        connected(w, k);
+        return;
+    }
+    set_events(w, k, 0);
+    close(cn->fd);
+    cn->fd = -1;
+    try_connect(w, k);
+}
+
+/* ------------------------------------------------------------ sending */
+
+static void sent_all(ddb_wire *w, int k)
+{
+    w->c[k].state = C_RECV;
+    set_events(w, k, WATCH_IN);
+}
+
+static void do_send(ddb_wire *w, int k)
+{
+    conn *cn = &w->c[k];
+    ddb_wire_xfer *x = cn->x;
+    size_t total = x->head_len + x->body_len;
+    while (cn->sent < total) {
+        int in_head = cn->sent < x->head_len;
+        const char *p = in_head ? x->head + cn->sent : x->body + (cn->sent - x->head_len);
+        size_t n = in_head ? x->head_len - cn->sent : total - cn->sent;
+        if (cn->ssl == NULL) {
+            struct iovec iov[2] = {{(void *)p, n}, {(void *)x->body, x->body_len}};
+            struct msghdr m;
+            ssize_t r;
+            memset(&m, 0, sizeof(m));
+            m.msg_iov = iov;
+            m.msg_iovlen = in_head && x->body_len > 0 ? 2 : 1;
+            r = sendmsg(cn->fd, &m, MSG_NOSIGNAL);
+            if (r > 0) {
+                cn->sent += (size_t)r;
+                continue;
+            }
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                set_events(w, k, EPOLLOUT);
+                return;
+            }
+            broken(w, k, strerror(r < 0 ? errno : EPIPE));
+            return;
+        } else {
+            int r;
+            ERR_clear_error();
+            errno = 0;
+            r = SSL_write(cn->ssl, p, n > INT32_MAX ? INT32_MAX : (int)n);
+            if (r > 0) {
+                cn->sent += (size_t)r;
+                continue;
+            }
+            if (tls_outcome(w, k, r) == 0)
+                broken(w, k, strerror(EPIPE));
+            return;
+        }
+    }
+    sent_all(w, k);
+}
+
+/* ---------------------------------------------------------- receiving */
+
+/* The response is whole: x goes back, and the connection is kept or closed. */
+static void complete(ddb_wire *w, int k)
+{
+    conn *cn = &w->c[k];
+    ddb_wire_xfer *x = cn->x;
+    int keep = !cn->close_after && cn->pos == cn->len && (!cn->http10 || cn->keep_alive);
+    x->status = cn->status;
+    cn->x = NULL;
+    cn->served++;
+    if (keep) {
+        cn->state = C_IDLE;
+        reset_parser(cn);
+        set_events(w, k, WATCH_IN);
+    } else {
+        close_conn(w, k);
+    }
+    finish(w, x, DDB_WIRE_OK, NULL);
+}
+
+static int has_token(const char *v, size_t n, const char *token)
+{
+    size_t tl = strlen(token);
+    for (size_t i = 0; i + tl <= n; i++)
+        if (strncasecmp(v + i, token, tl) == 0)
+            return 1;
+    return 0;
+}
+
+/* One header line of the final response (CRLF stripped into n). */
+static int header_line(conn *cn, const char *line, size_t n)
+{
+    const char *colon = memchr(line, ':', n), *v;
+    size_t nl, vl;
+    if (colon == NULL)
+        return -1;
+    nl = (size_t)(colon - line);
+    v = colon + 1;
+    vl = n - nl - 1;
+    while (vl > 0 && (*v == ' ' || *v == '\t'))
+        v++, vl--;
+    if (nl == 14 && strncasecmp(line, "content-length", 14) == 0) {
+        uint64_t len = 0;
+        size_t i = 0;
+        if (vl == 0)
+            return -1;
+        for (; i < vl && v[i] >= '0' && v[i] <= '9'; i++) {
+            if (len > (UINT64_MAX - 9) / 10)
+                return -1;
+            len = len * 10 + (uint64_t)(v[i] - '0');
+        }
+        while (i < vl && (v[i] == ' ' || v[i] == '\t'))
+            i++;
+        if (i != vl || (cn->has_length && len != cn->length))
+            return -1;
+        cn->has_length = 1;
+        cn->length = len;
+    } else if (nl == 17 && strncasecmp(line, "transfer-encoding", 17) == 0) {
+        cn->chunked = has_token(v, vl, "chunked");
+    } else if (nl == 10 && strncasecmp(line, "connection", 10) == 0) {
+        if (has_token(v, vl, "close"))
+            cn->close_after = 1;
+        if (has_token(v, vl, "keep-alive"))
+            cn->keep_alive = 1;
+    }
+    return 0;
+}
+
+/* The body's framing, once the header block has ended. Returns 1 when the
+ * response has no body. */
+static int begin_body(conn *cn)
+{
+    if (cn->status == 204 || cn->status == 304)
+        return 1;
+    if (cn->chunked) {
+        cn->phase = P_CHUNK_SIZE;
+        return 0;
+    }
+    if (cn->has_length) {
+        cn->phase = P_LEN;
+        cn->left = cn->length;
+        return cn->left == 0;
+    }
+    cn->phase = P_EOF; /* until the server closes */
+    cn->close_after = 1;
+    return 0;
+}
+
+/* Parses what has arrived. Returns 1 when the response is whole, 0 when more
+ * is needed, -1 on a malformed response (why says), -2 when the body was
+ * refused (out of memory). */
+static int parse(conn *cn, const char **why)
+{
+    ddb_wire_xfer *x = cn->x;
+    for (;;) {
+        char *p = cn->buf + cn->pos, *eol;
+        size_t avail = cn->len - cn->pos, n;
+        if (cn->phase == P_LEN || cn->phase == P_EOF || cn->phase == P_CHUNK_DATA) {
+            size_t take = avail;
+            if (cn->phase != P_EOF && take > cn->left)
+                take = (size_t)cn->left;
+            if (take > 0 && x->on_body(x->ud, p, take) != 0)
+                return -2;
+            cn->pos += take;
+            cn->left -= cn->phase != P_EOF ? take : 0;
+            if (cn->phase == P_EOF || cn->left > 0)
+                return 0;
+            if (cn->phase == P_LEN)
+                return 1;
+            cn->phase = P_CHUNK_END;
+            continue;
+        }
+        /* the other phases read lines */
+        if ((eol = memchr(p, '\n', avail)) == NULL) {
+            if (avail > MAX_HEAD) {
+                *why = "response header line too long";
+                return -1;
+            }
+            return 0;
+        }
+        n = (size_t)(eol - p) + 1;
+        cn->pos += n;
+        {
+            size_t bare = n - 1 - (n >= 2 && p[n - 2] == '\r');
+            switch (cn->phase) {
+            case P_STATUS:
+                if (bare < 12 || strncmp(p, "HTTP/1.", 7) != 0 || p[8] != ' ' || p[9] < '1' ||
+                    p[9] > '5' || p[10] < '0' || p[10] > '9' || p[11] < '0' || p[11] > '9') {
+                    *why = "malformed HTTP status line";
+                    return -1;
+                }
+                cn->http10 = p[7] == '0';
+                cn->status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
+                if (x->on_header(x->ud, p, n) != 0)
+                    return -2;
+                cn->phase = P_HEAD;
+                break;
+            case P_HEAD:
+                if (x->on_header(x->ud, p, n) != 0)
+                    return -2;
+                if (bare == 0) {
+                    if (cn->status >= 100 && cn->status < 200) {
+                        /* 100 Continue and the like: the real answer follows */
+                        cn->phase = P_STATUS;
+                        cn->chunked = cn->has_length = cn->close_after = cn->keep_alive = 0;
+                        break;
+                    }
+                    if (begin_body(cn))
+                        return 1;
+                    break;
+                }
+                if (header_line(cn, p, bare) != 0) {
+                    *why = "malformed HTTP header";
+                    return -1;
+                }
+                break;
+            case P_CHUNK_SIZE: {
+                uint64_t size = 0;
+                size_t i = 0;
+                for (; i < bare; i++) {
+                    int d = p[i] >= '0' && p[i] <= '9'   ? p[i] - '0'
+                            : p[i] >= 'a' && p[i] <= 'f' ? p[i] - 'a' + 10
+                            : p[i] >= 'A' && p[i] <= 'F' ? p[i] - 'A' + 10
+                                                         : -1;
+                    if (d < 0)
+                        break;
+                    if (size >> 56)
+                        i = bare + 1; /* too large: fails below */
+                    else
+                        size = size * 16 + (uint64_t)d;
+                }
+                if (i == 0 || i > bare || (i < bare && p[i] != ';' && p[i] != ' ')) {
+                    *why = "malformed chunk size";
+                    return -1;
+                }
+                cn->left = size;
+                cn->phase = size ? P_CHUNK_DATA : P_TRAILER;
+                break;
+            }
+            case P_CHUNK_END:
+                if (bare != 0) {
+                    *why = "malformed chunk end";
+                    return -1;
+                }
+                cn->phase = P_CHUNK_SIZE;
+                break;
+            case P_TRAILER:
+                if (bare == 0)
+                    return 1;
+                break;
+            }
+        }
+    }
+}
+
+static void do_recv(ddb_wire *w, int k)
+{
+    conn *cn = &w->c[k];
+    ddb_wire_xfer *x = cn->x;
+    const char *why = NULL;
+    char reason[200];
+    for (;;) {
+        ssize_t r;
+        int rc;
+        if (cn->pos == cn->len) {
+            cn->pos = cn->len = 0;
+        } else if (cn->pos > 0 && cn->cap - cn->len < READ_ROOM / 2) {
+            memmove(cn->buf, cn->buf + cn->pos, cn->len - cn->pos);
+            cn->len -= cn->pos;
+            cn->pos = 0;
+        }
+        if (cn->cap - cn->len < READ_ROOM / 2) {
+            size_t ncap = cn->cap ? cn->cap * 2 : READ_ROOM;
+            char *nb = realloc(cn->buf, ncap);
+            if (nb == NULL) {
+                cn->x = NULL;
+                close_conn(w, k);
+                finish(w, x, DDB_WIRE_NOMEM, "out of memory");
+                return;
+            }
+            cn->buf = nb;
+            cn->cap = ncap;
+        }
+        if (cn->ssl == NULL) {
+            r = recv(cn->fd, cn->buf + cn->len, cn->cap - cn->len, 0);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                return;
+            if (r < 0) {
+                broken(w, k, strerror(errno));
+                return;
+            }
+        } else {
+            int n;
+            ERR_clear_error();
+            errno = 0;
+            n = SSL_read(cn->ssl, cn->buf + cn->len, (int)(cn->cap - cn->len));
+            r = n;
+            if (n <= 0) {
+                if (tls_outcome(w, k, n) != 0)
+                    return;
+                r = 0; /* the end of the stream */
+            }
+        }
+        if (r == 0) {
+            if (cn->phase == P_EOF) {
+                cn->close_after = 1;
+                complete(w, k);
+            } else if (!cn->got_any) {
+                broken(w, k, "Empty reply from server");
+            } else {
+                snprintf(reason, sizeof(reason),
+                         "transfer closed with the response incomplete (%llu bytes of the body "
+                         "missing)",
+                         (unsigned long long)cn->left);
+                broken(w, k, reason);
+            }
+            return;
+        }
+        cn->got_any = 1;
+        cn->len += (size_t)r;
+        rc = parse(cn, &why);
+        if (rc == 1) {
+            complete(w, k);
+            return;
+        }
+        if (rc == -2) {
+            cn->x = NULL;
+            close_conn(w, k);
+            finish(w, x, DDB_WIRE_NOMEM, "out of memory");
+            return;
+        }
+        if (rc < 0) {
+            cn->x = NULL;
+            close_conn(w, k);
+            finish(w, x, DDB_WIRE_FAILED, "%s", why);
+            return;
+        }
+        /* A read that left room had all there was: epoll tells of more,
+         * unless TLS holds decrypted bytes back. */
+        if (cn->len < cn->cap && (cn->ssl == NULL || SSL_pending(cn->ssl) == 0))
+            return;
+    }
+}
+
+/* ------------------------------------------------------------- public */
+
+int ddb_wire_new(ddb_wire **out, const char *url, int epfd, uint64_t tag, long connect_timeout_ms,
+                 const char *ca_file, ddb_error *err)
+{
+    ddb_wire *w = NULL;
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *port = NULL;
+    int rc = 0;
+    *out = NULL;
+    if (u == NULL || (w = calloc(1, sizeof(*w))) == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK ||
+        (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0) || strlen(port) >= 8) {
+        rc = ddb_error_set(err, DDB_EUSAGE, "\"%s\" is not an http:// or https:// URL", url);
+        goto done;
+    }
+    w->epfd = epfd;
+    w->tag = tag;
+    w->tls = strcmp(scheme, "https") == 0;
+    w->connect_timeout_ms = connect_timeout_ms;
+    snprintf(w->port, sizeof(w->port), "%s", port);
+    if (host[0] == '[') {
+        w->host = strndup(host + 1, strlen(host) - 2);
+        w->host_is_ip = 1;
+    } else {
+        struct in_addr a4;
+        w->host = strdup(host);
+        w->host_is_ip = inet_pton(AF_INET, host, &a4) == 1;
+    }
+    if (w->host == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (w->tls && (rc = setup_tls(w, ca_file, err)) != 0)
+        goto done;
+    *out = w;
+    w = NULL;
+done:
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
+    ddb_wire_free(w);
+    return rc;
+}
+
+void ddb_wire_free(ddb_wire *w)
+{
+    if (w == NULL)
+        return;
+    for (int k = 0; k < w->n; k++)
+        close_conn(w, k);
+    free(w->c);
+    if (w->ai)
+        freeaddrinfo(w->ai);
+    SSL_CTX_free(w->ctx);
+    BIO_meth_free(w->bio);
+    free(w->host);
+    free(w);
+}
+
+void ddb_wire_start(ddb_wire *w, ddb_wire_xfer *x)
+{
+    int k, free_slot = -1;
+    x->conn = -1;
+    x->status = 0;
+    x->resent = 0;
+    x->message[0] = '\0';
+    x->deadline_ms = ddb_clock_ms() + (uint64_t)(x->timeout_ms > 0 ? x->timeout_ms : 60000);
+    for (k = 0; k < w->n; k++) {
+        if (w->c[k].state == C_IDLE)
+            break;
+        if (free_slot < 0 && w->c[k].state == C_FREE)
+            free_slot = k;
+    }
+    if (k < w->n) {
+        conn *cn = &w->c[k];
+        reset_parser(cn);
+        cn->x = x;
+        cn->sent = 0;
+        cn->state = C_SEND;
+        x->conn = k;
+        do_send(w, k);
+        return;
+    }
+    if (free_slot < 0) {
+        int ncap = w->n ? w->n * 2 : 16;
+        conn *nc = realloc(w->c, (size_t)ncap * sizeof(*nc));
+        if (nc == NULL) {
+            finish(w, x, DDB_WIRE_NOMEM, "out of memory");
+            return;
+        }
+        memset(nc + w->n, 0, (size_t)(ncap - w->n) * sizeof(*nc));
+        for (int i = w->n; i < ncap; i++)
+            nc[i].fd = -1;
+        free_slot = w->n;
+        w->c = nc;
+        w->n = ncap;
+    }
+    open_conn(w, free_slot, x);
+}
+
+void ddb_wire_cancel(ddb_wire *w, ddb_wire_xfer *x)
+{
+    ddb_wire_xfer **p;
+    if (x->conn >= 0 && x->conn < w->n && w->c[x->conn].x == x) {
+        w->c[x->conn].x = NULL;
+        close_conn(w, x->conn);
+    }
+    x->conn = -1;
+    for (p = &w->done_head; *p; p = &(*p)->next_done) {
+        if (*p == x) {
+            *p = x->next_done;
+            break;
+        }
+    }
+    w->done_tail = NULL;
+    for (ddb_wire_xfer *d = w->done_head; d; d = d->next_done)
+        w->done_tail = d;
+}
+
+void ddb_wire_event(ddb_wire *w, uint32_t k, uint32_t events)
+{
+    conn *cn;
+    if (k >= (uint32_t)w->n)
+        return;
+    cn = &w->c[k];
+    switch (cn->state) {
+    case C_CONNECTING:
+        connect_event(w, (int)k);
+        break;
+    case C_TLS:
+        do_handshake(w, (int)k);
+        break;
+    case C_IDLE:
+        close_conn(w, (int)k); /* the server closed it, or spoke out of turn */
+        break;
+    case C_SEND:
+        do_send(w, (int)k);
+        break;
+    case C_RECV:
+        do_recv(w, (int)k);
+        break;
+    default:
+        break;
+    }
+}
+
+long ddb_wire_expire(ddb_wire *w, uint64_t now)
+{
+    uint64_t next = UINT64_MAX;
+    for (int k = 0; k < w->n; k++) {
+        conn *cn = &w->c[k];
+        ddb_wire_xfer *x = cn->x;
+        uint64_t at, conn_at;
+        if (x == NULL)
+            continue;
+        conn_at = cn->state == C_CONNECTING ? cn->opened_ms + (uint64_t)w->connect_timeout_ms
+                                            : UINT64_MAX;
+        at = x->deadline_ms < conn_at ? x->deadline_ms : conn_at;
+        if (now < at) {
+            if (at < next)
+                next = at;
+            continue;
+        }
+        cn->x = NULL;
+        close_conn(w, k);
+        if (at == conn_at)
+            finish(w, x, DDB_WIRE_TIMEOUT, "Connection timed out after %ld milliseconds",
+                   w->connect_timeout_ms);
+        else
+            finish(w, x, DDB_WIRE_TIMEOUT, "Operation timed out after %ld milliseconds",
+                   x->timeout_ms);
+    }
+    return next == UINT64_MAX ? -1 : (long)(next - now);
+}
+
+ddb_wire_xfer *ddb_wire_next_done(ddb_wire *w)
+{
+    ddb_wire_xfer *x = w->done_head;
+    if (x != NULL) {
+        w->done_head = x->next_done;
+        if (w->done_head == NULL)
+            w->done_tail = NULL;
+        x->next_done = NULL;
+    }
+    return x;
+}
+
+void ddb_wire_counts(const ddb_wire *w, uint64_t *connections, uint64_t *resent)
+{
+    *connections = w->connections;
+    *resent = w->resent;
+}

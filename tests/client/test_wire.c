@@ -1,0 +1,492 @@
+/*
+ * The client's own HTTP/1.1 path (src/wire.c) against a scripted server on
+ * loopback: a thread that reads each request whole and answers it as the
+ * test says (in pieces, chunked, not at all, closing), over TCP or TLS with
+ * the certificate in tests/client/tls/.
+ */
+#include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <openssl/ssl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ddbpipe/buf.h"
+#include "ddbpipe/clock.h"
+#include "wire.h"
+
+#define TAG (1ull << 63)
+#define TLS_DIR DDB_SOURCE_DIR "/tests/client/tls/"
+
+typedef struct step {
+    const char *answer; /* sent once the request is in; NULL: close without a word */
+    size_t piece;       /* bytes per send, a millisecond apart (0: all at once) */
+    int close_after;    /* close the connection after the answer */
+    int silent;         /* answer nothing and keep the connection open */
+} step;
+
+typedef struct server {
+    int lfd, port, tls;
+    SSL_CTX *ctx;
+    const step *steps;
+    int n_steps;
+    pthread_t th;
+    int requests, connections;
+    ddb_buf last; /* the last request, as it came */
+} server;
+
+static ssize_t srv_read(SSL *ssl, int fd, char *p, size_t n)
+{
+    return ssl ? SSL_read(ssl, p, (int)n) : read(fd, p, n);
+}
+
+static void srv_write(SSL *ssl, int fd, const char *p, size_t n)
+{
+    if (ssl)
+        SSL_write(ssl, p, (int)n);
+    else if (write(fd, p, n) < 0)
+        return;
+}
+
+/* Reads one request whole, then copies it to s->last (before it is answered,
+ * so the test reads it after its answer without a race). Returns 0, or -1 at
+ * the end. */
+static int read_request(server *s, SSL *ssl, int fd)
+{
+    char buf[4096];
+    size_t need = 0;
+    ddb_buf cur = DDB_BUF_INIT;
+    for (;;) {
+        const char *end = cur.ptr ? strstr(cur.ptr, "\r\n\r\n") : NULL;
+        ssize_t r;
+        if (end != NULL && need == 0) {
+            const char *cl = strstr(cur.ptr, "Content-Length:");
+            need = (size_t)(end - cur.ptr) + 4 + (cl ? strtoul(cl + 15, NULL, 10) : 0);
+        }
+        if (need > 0 && cur.len >= need)
+            break;
+        if ((r = srv_read(ssl, fd, buf, sizeof(buf))) <= 0) {
+            ddb_buf_dispose(&cur);
+            return -1;
+        }
+        ddb_buf_append(&cur, buf, (size_t)r);
+    }
+    ddb_buf_dispose(&s->last);
+    s->last = cur;
+    return 0;
+}
+
+static void *serve(void *arg)
+{
+    server *s = arg;
+    for (;;) {
+        int fd = accept(s->lfd, NULL, NULL);
+        SSL *ssl = NULL;
+        if (fd < 0)
+            return NULL;
+        s->connections++;
+        if (s->tls) {
+            ssl = SSL_new(s->ctx);
+            SSL_set_fd(ssl, fd);
+            if (SSL_accept(ssl) != 1) {
+                SSL_free(ssl);
+                close(fd);
+                continue;
+            }
+        }
+        while (read_request(s, ssl, fd) == 0 && s->requests < s->n_steps) {
+            const step *st = &s->steps[s->requests++];
+            if (st->silent) {
+                struct pollfd p = {.fd = fd, .events = POLLIN};
+                poll(&p, 1, 5000); /* until the client gives up */
+                break;
+            }
+            if (st->answer == NULL)
+                break;
+            if (st->piece == 0) {
+                srv_write(ssl, fd, st->answer, strlen(st->answer));
+            } else {
+                for (size_t i = 0, n = strlen(st->answer); i < n; i += st->piece) {
+                    srv_write(ssl, fd, st->answer + i, n - i < st->piece ? n - i : st->piece);
+                    usleep(1000);
+                }
+            }
+            if (st->close_after)
+                break;
+        }
+        if (ssl)
+            SSL_free(ssl);
+        close(fd);
+    }
+}
+
+static void server_start(server *s, const step *steps, int n, int tls)
+{
+    struct sockaddr_in a;
+    socklen_t al = sizeof(a);
+    memset(s, 0, sizeof(*s));
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    s->steps = steps;
+    s->n_steps = n;
+    s->tls = tls;
+    s->lfd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert(bind(s->lfd, (struct sockaddr *)&a, sizeof(a)) == 0);
+    cr_assert(listen(s->lfd, 8) == 0);
+    getsockname(s->lfd, (struct sockaddr *)&a, &al);
+    s->port = ntohs(a.sin_port);
+    if (tls) {
+        s->ctx = SSL_CTX_new(TLS_server_method());
+        cr_assert(SSL_CTX_use_certificate_file(s->ctx, TLS_DIR "cert.pem", SSL_FILETYPE_PEM) == 1);
+        cr_assert(SSL_CTX_use_PrivateKey_file(s->ctx, TLS_DIR "key.pem", SSL_FILETYPE_PEM) == 1);
+    }
+    pthread_create(&s->th, NULL, serve, s);
+}
+
+static void server_stop(server *s)
+{
+    shutdown(s->lfd, SHUT_RDWR); /* wakes accept */
+    pthread_join(s->th, NULL);
+    close(s->lfd);
+    SSL_CTX_free(s->ctx);
+    ddb_buf_dispose(&s->last);
+}
+
+/* ------------------------------------------------------------ the client */
+
+typedef struct got {
+    ddb_buf head, body;
+    int lines;
+} got;
+
+static int on_header(void *ud, const char *line, size_t len)
+{
+    got *g = ud;
+    g->lines++;
+    return ddb_buf_append(&g->head, line, len);
+}
+
+static int on_body(void *ud, const char *data, size_t len)
+{
+    return ddb_buf_append(&((got *)ud)->body, data, len);
+}
+
+static const char REQ_HEAD[] = "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 11\r\n\r\n";
+
+static void xfer_init(ddb_wire_xfer *x, got *g, long timeout_ms)
+{
+    memset(x, 0, sizeof(*x));
+    memset(g, 0, sizeof(*g));
+    x->head = REQ_HEAD;
+    x->head_len = strlen(REQ_HEAD);
+    x->body = "{\"a\":\"b\"}\r\n";
+    x->body_len = 11;
+    x->timeout_ms = timeout_ms;
+    x->on_header = on_header;
+    x->on_body = on_body;
+    x->ud = g;
+}
+
+static void got_free(got *g)
+{
+    ddb_buf_dispose(&g->head);
+    ddb_buf_dispose(&g->body);
+}
+
+/* Runs the engine as the client's loop does until x is back (or 10 s). */
+static void exchange(ddb_wire *w, int epfd, ddb_wire_xfer *x)
+{
+    uint64_t until = ddb_clock_ms() + 10000;
+    ddb_wire_start(w, x);
+    while (ddb_clock_ms() < until) {
+        struct epoll_event ev[8];
+        ddb_wire_xfer *d = ddb_wire_next_done(w);
+        int n;
+        if (d != NULL) {
+            cr_assert_eq(d, x);
+            cr_assert_null(ddb_wire_next_done(w));
+            return;
+        }
+        n = epoll_wait(epfd, ev, 8, 20);
+        for (int i = 0; i < n; i++) {
+            cr_assert(ev[i].data.u64 & TAG, "an event without the engine's tag");
+            ddb_wire_event(w, (uint32_t)ev[i].data.u64, ev[i].events);
+        }
+        ddb_wire_expire(w, ddb_clock_ms());
+    }
+    cr_assert_fail("the exchange did not end");
+}
+
+typedef struct rig {
+    server s;
+    ddb_wire *w;
+    int epfd;
+} rig;
+
+static void rig_up(rig *r, const step *steps, int n, int tls, const char *ca)
+{
+    char url[64];
+    ddb_error err;
+    server_start(&r->s, steps, n, tls);
+    snprintf(url, sizeof(url), "%s://127.0.0.1:%d", tls ? "https" : "http", r->s.port);
+    r->epfd = epoll_create1(0);
+    cr_assert_eq(ddb_wire_new(&r->w, url, r->epfd, TAG, 2000, ca, &err), 0, "%s", err.message);
+}
+
+static void rig_down(rig *r)
+{
+    ddb_wire_free(r->w);
+    close(r->epfd);
+    server_stop(&r->s);
+}
+
+static uint64_t connections(const rig *r)
+{
+    uint64_t c, resent;
+    ddb_wire_counts(r->w, &c, &resent);
+    return c;
+}
+
+static uint64_t resent(const rig *r)
+{
+    uint64_t c, n;
+    ddb_wire_counts(r->w, &c, &n);
+    return n;
+}
+
+/* One exchange that must succeed with a body of body_len bytes. */
+static void expect_ok(rig *r, size_t body_len, int i)
+{
+    ddb_wire_xfer x;
+    got g;
+    xfer_init(&x, &g, 5000);
+    exchange(r->w, r->epfd, &x);
+    cr_assert_eq(x.result, DDB_WIRE_OK, "request %d: %s", i, x.message);
+    cr_assert_eq(g.body.len, body_len, "request %d: %zu bytes", i, g.body.len);
+    cr_assert_eq(r->s.last.len, x.head_len + x.body_len, "request %d came in as %zu bytes", i,
+                 r->s.last.len);
+    got_free(&g);
+}
+
+/* One exchange that must end in failure, with needle in its message. */
+static void expect_failure(rig *r, ddb_wire_result want, const char *needle, long timeout_ms)
+{
+    ddb_wire_xfer x;
+    got g;
+    xfer_init(&x, &g, timeout_ms);
+    exchange(r->w, r->epfd, &x);
+    cr_assert_eq(x.result, want, "%d: %s", x.result, x.message);
+    cr_assert(strstr(x.message, needle) != NULL, "%s", x.message);
+    got_free(&g);
+}
+
+#define OK_HELLO "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nx-amz-crc32: 907060870\r\n\r\nhello"
+
+Test(wire, answer_in_one_byte_pieces_and_request_sent_whole)
+{
+    step steps[] = {{OK_HELLO, 1, 0, 0}};
+    ddb_wire_xfer x;
+    got g;
+    rig r;
+    rig_up(&r, steps, 1, 0, NULL);
+    xfer_init(&x, &g, 5000);
+    exchange(r.w, r.epfd, &x);
+    cr_assert_eq(x.result, DDB_WIRE_OK, "%s", x.message);
+    cr_assert_eq(x.status, 200);
+    cr_assert_eq(g.body.len, 5);
+    cr_assert_eq(memcmp(g.body.ptr, "hello", 5), 0);
+    cr_assert_eq(g.lines, 4, "status, two headers, the blank line: %d", g.lines);
+    cr_assert_str_eq(g.head.ptr, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
+                                 "x-amz-crc32: 907060870\r\n\r\n");
+    cr_assert_eq(r.s.last.len, x.head_len + x.body_len);
+    cr_assert_eq(memcmp(r.s.last.ptr, REQ_HEAD, x.head_len), 0);
+    cr_assert_eq(memcmp(r.s.last.ptr + x.head_len, x.body, x.body_len), 0);
+    got_free(&g);
+    rig_down(&r);
+}
+
+Test(wire, chunked_body_with_extension_and_trailer)
+{
+    step steps[] = {{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     "5;name=value\r\nhello\r\n6\r\n world\r\nA\r\n0123456789\r\n"
+                     "0\r\nX-Trailer: t\r\n\r\n",
+                     3, 0, 0}};
+    ddb_wire_xfer x;
+    got g;
+    rig r;
+    rig_up(&r, steps, 1, 0, NULL);
+    xfer_init(&x, &g, 5000);
+    exchange(r.w, r.epfd, &x);
+    cr_assert_eq(x.result, DDB_WIRE_OK, "%s", x.message);
+    cr_assert_eq(g.body.len, 21);
+    cr_assert_eq(memcmp(g.body.ptr, "hello world0123456789", 21), 0);
+    got_free(&g);
+    rig_down(&r);
+}
+
+Test(wire, continue_then_the_answer)
+{
+    step steps[] = {
+        {"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok", 0, 0,
+         0}};
+    ddb_wire_xfer x;
+    got g;
+    rig r;
+    rig_up(&r, steps, 1, 0, NULL);
+    xfer_init(&x, &g, 5000);
+    exchange(r.w, r.epfd, &x);
+    cr_assert_eq(x.result, DDB_WIRE_OK, "%s", x.message);
+    cr_assert_eq(x.status, 201);
+    cr_assert_eq(g.body.len, 2);
+    got_free(&g);
+    rig_down(&r);
+}
+
+Test(wire, kept_connection_serves_the_next_requests)
+{
+    step steps[] = {{OK_HELLO, 0, 0, 0}, {OK_HELLO, 7, 0, 0}, {OK_HELLO, 0, 0, 0}};
+    rig r;
+    rig_up(&r, steps, 3, 0, NULL);
+    for (int i = 0; i < 3; i++)
+        expect_ok(&r, 5, i);
+    cr_assert_eq(connections(&r), 1);
+    cr_assert_eq(r.s.connections, 1);
+    rig_down(&r);
+}
+
+Test(wire, body_until_close_then_a_new_connection)
+{
+    step steps[] = {{"HTTP/1.0 200 OK\r\n\r\nto the end", 4, 1, 0}, {OK_HELLO, 0, 0, 0}};
+    rig r;
+    rig_up(&r, steps, 2, 0, NULL);
+    expect_ok(&r, 10, 0);
+    expect_ok(&r, 5, 1);
+    cr_assert_eq(connections(&r), 2);
+    rig_down(&r);
+}
+
+/* A server that closes a kept connection as the request arrives: sent again
+ * once, on a fresh connection, and answered there. */
+Test(wire, kept_connection_closed_unanswered_is_resent_once)
+{
+    step steps[] = {{OK_HELLO, 0, 0, 0}, {NULL, 0, 0, 0}, {OK_HELLO, 0, 0, 0}};
+    rig r;
+    rig_up(&r, steps, 3, 0, NULL);
+    expect_ok(&r, 5, 0);
+    expect_ok(&r, 5, 1);
+    cr_assert_eq(resent(&r), 1);
+    cr_assert_eq(connections(&r), 2);
+    cr_assert_eq(r.s.requests, 3);
+    rig_down(&r);
+}
+
+/* On a fresh connection the same silence is a failure: not sent again. */
+Test(wire, fresh_connection_closed_unanswered_fails)
+{
+    step steps[] = {{NULL, 0, 0, 0}, {OK_HELLO, 0, 0, 0}};
+    rig r;
+    rig_up(&r, steps, 2, 0, NULL);
+    expect_failure(&r, DDB_WIRE_FAILED, "Empty reply", 5000);
+    cr_assert_eq(resent(&r), 0);
+    rig_down(&r);
+}
+
+Test(wire, body_cut_short_fails)
+{
+    step steps[] = {{"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf", 0, 1, 0}};
+    rig r;
+    rig_up(&r, steps, 1, 0, NULL);
+    expect_failure(&r, DDB_WIRE_FAILED, "6 bytes of the body missing", 5000);
+    rig_down(&r);
+}
+
+Test(wire, malformed_answers_fail)
+{
+    static const char *const bad[] = {
+        "HTTP/1.1 2x0 OK\r\n\r\n",
+        "SMTP ready\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 5x\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
+        "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n0\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        step steps[] = {{bad[i], 0, 1, 0}};
+        rig r;
+        rig_up(&r, steps, 1, 0, NULL);
+        expect_failure(&r, DDB_WIRE_FAILED, "malformed", 5000);
+        rig_down(&r);
+    }
+}
+
+Test(wire, silent_server_times_out)
+{
+    step steps[] = {{NULL, 0, 0, 1}};
+    rig r;
+    uint64_t t0;
+    rig_up(&r, steps, 1, 0, NULL);
+    t0 = ddb_clock_ms();
+    expect_failure(&r, DDB_WIRE_TIMEOUT, "timed out after 300 milliseconds", 300);
+    cr_assert_geq(ddb_clock_ms() - t0, 300);
+    rig_down(&r);
+}
+
+Test(wire, refused_connection_is_a_connect_failure)
+{
+    server s;
+    step steps[] = {{OK_HELLO, 0, 0, 0}};
+    ddb_wire *w = NULL;
+    ddb_wire_xfer x;
+    ddb_error err;
+    char url[64];
+    got g;
+    int epfd = epoll_create1(0);
+    server_start(&s, steps, 1, 0);
+    server_stop(&s); /* the port is closed now */
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", s.port);
+    cr_assert_eq(ddb_wire_new(&w, url, epfd, TAG, 2000, NULL, &err), 0, "%s", err.message);
+    xfer_init(&x, &g, 5000);
+    exchange(w, epfd, &x);
+    cr_assert_eq(x.result, DDB_WIRE_CONNECT, "%s", x.message);
+    cr_assert(strstr(x.message, "Connection refused") != NULL, "%s", x.message);
+    got_free(&g);
+    ddb_wire_free(w);
+    close(epfd);
+}
+
+Test(wire, tls_with_the_servers_ca_trusted)
+{
+    step steps[] = {{OK_HELLO, 3, 0, 0}, {OK_HELLO, 0, 0, 0}};
+    rig r;
+    rig_up(&r, steps, 2, 1, TLS_DIR "cert.pem");
+    expect_ok(&r, 5, 0);
+    expect_ok(&r, 5, 1);
+    cr_assert_eq(connections(&r), 1);
+    rig_down(&r);
+}
+
+Test(wire, tls_with_an_unknown_ca_is_refused)
+{
+    step steps[] = {{OK_HELLO, 0, 0, 0}};
+    rig r;
+    rig_up(&r, steps, 1, 1, NULL); /* the system's CAs: they do not know it */
+    expect_failure(&r, DDB_WIRE_FAILED, "certificate", 5000);
+    cr_assert_eq(r.s.requests, 0, "a request went to an unverified server");
+    rig_down(&r);
+}
+
+Test(wire, not_http_urls_are_refused)
+{
+    ddb_wire *w = NULL;
+    ddb_error err;
+    cr_assert_eq(ddb_wire_new(&w, "ftp://127.0.0.1/", -1, TAG, 1000, NULL, &err), DDB_EUSAGE);
+    cr_assert_null(w);
+    cr_assert_eq(ddb_wire_new(&w, "https://127.0.0.1/", -1, TAG, 1000, "/nonexistent/ca.pem", &err),
+                 DDB_ENET);
+    cr_assert(strstr(err.message, "/nonexistent/ca.pem") != NULL, "%s", err.message);
+}
