@@ -31,6 +31,14 @@ int ddb_table_output_key_signature(ddb_buf *out, const ddb_key_schema *ks, const
                 return DDB_EINVAL;
             ddb_buf_puts(out, "N:");
             ddb_number_format(out, &n);
+        } else if (v->type == DDB_TYPE_S || v->type == DDB_TYPE_B) {
+            /* the bytes as they are, after their length: nothing to escape or
+             * encode (this was a JSON rendering, a tenth of an import's work
+             * outside SHA-256 and inflate) */
+            ddb_buf_putc(out, v->type == DDB_TYPE_S ? 'S' : 'B');
+            ddb_buf_put_u64(out, v->u.s.len);
+            ddb_buf_putc(out, ':');
+            ddb_buf_append(out, v->u.s.ptr, v->u.s.len);
         } else {
             ddb_json_put_typed_value(out, v);
         }

@@ -14,9 +14,9 @@
 #include "progress.h"
 #include "run_support.h"
 
-/* The flag behind a planning problem, and what to do about it. */
+/* The flag behind a planning problem (message), and what to do about it. */
 static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
-                            const run_args *a, char *buf, size_t cap)
+                            const run_args *a, const char *message, char *buf, size_t cap)
 {
     switch (f) {
     case DDB_RUN_F_INPUTS:
@@ -45,6 +45,13 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
     case DDB_RUN_F_SEGMENTS:
         return "see --segments and --segment-range (A-B, e.g. --segments 8 --segment-range 0-3)";
     case DDB_RUN_F_TARGET_TABLE:
+        /* the table could not be asked about at all: not a matter of its name */
+        if (strstr(message, "certificate") != NULL)
+            return "the endpoint's TLS certificate is not trusted; AWS_CA_BUNDLE=FILE names a PEM "
+                   "file of CAs to trust";
+        if (strstr(message, ": ConnectionError: ") != NULL ||
+            strstr(message, ": Timeout: ") != NULL)
+            return "check --endpoint-url (or the region) and the network";
         return spec->groups & G_MIGRATE ? "--to-table NAME; create it first, or add --create-table"
                                         : "--table NAME; create it first, or add --create-table";
     case DDB_RUN_F_CREATE_TABLE:
@@ -86,7 +93,7 @@ void cli_run_problem(ddb_run_field f, const run_spec *spec, const cli_command *c
                      const run_args *a, const char *message)
 {
     char hint[512];
-    cli_error(hint_for(f, spec, cmd, a, hint, sizeof(hint)), "%s", message);
+    cli_error(hint_for(f, spec, cmd, a, message, hint, sizeof(hint)), "%s", message);
 }
 
 void cli_open_problem(ddb_run_field f, const run_spec *spec, const cli_command *cmd,

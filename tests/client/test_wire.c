@@ -29,7 +29,7 @@ typedef struct step {
 } step;
 
 typedef struct server {
-    int lfd, port, tls;
+    int lfd, port, tls; /* tls: 1 the certificate for 127.0.0.1, 2 one for other.example */
     SSL_CTX *ctx;
     const step *steps;
     int n_steps;
@@ -141,8 +141,10 @@ static void server_start(server *s, const step *steps, int n, int tls)
     s->port = ntohs(a.sin_port);
     if (tls) {
         s->ctx = SSL_CTX_new(TLS_server_method());
-        cr_assert(SSL_CTX_use_certificate_file(s->ctx, TLS_DIR "cert.pem", SSL_FILETYPE_PEM) == 1);
-        cr_assert(SSL_CTX_use_PrivateKey_file(s->ctx, TLS_DIR "key.pem", SSL_FILETYPE_PEM) == 1);
+        const char *cert = tls == 1 ? TLS_DIR "cert.pem" : TLS_DIR "other-cert.pem";
+        const char *key = tls == 1 ? TLS_DIR "key.pem" : TLS_DIR "other-key.pem";
+        cr_assert(SSL_CTX_use_certificate_file(s->ctx, cert, SSL_FILETYPE_PEM) == 1);
+        cr_assert(SSL_CTX_use_PrivateKey_file(s->ctx, key, SSL_FILETYPE_PEM) == 1);
     }
     pthread_create(&s->th, NULL, serve, s);
 }
@@ -477,6 +479,17 @@ Test(wire, tls_with_an_unknown_ca_is_refused)
     rig_up(&r, steps, 1, 1, NULL); /* the system's CAs: they do not know it */
     expect_failure(&r, DDB_WIRE_FAILED, "certificate", 5000);
     cr_assert_eq(r.s.requests, 0, "a request went to an unverified server");
+    rig_down(&r);
+}
+
+/* A certificate the client trusts, but for another name: refused all the same. */
+Test(wire, tls_certificate_for_another_name_is_refused)
+{
+    step steps[] = {{OK_HELLO, 0, 0, 0}};
+    rig r;
+    rig_up(&r, steps, 1, 2, TLS_DIR "other-cert.pem");
+    expect_failure(&r, DDB_WIRE_FAILED, "certificate", 5000);
+    cr_assert_eq(r.s.requests, 0, "a request went to a server of another name");
     rig_down(&r);
 }
 

@@ -6,10 +6,12 @@
 // Usage: node fault-server.js --upstream http://127.0.0.1:PORT [--script faults.json]
 //          [--port N] [--port-file FILE] [--seed N] [--keep-alive-ms MS] [--owner-pid PID]
 //          [--auth http://127.0.0.1:CREDPORT [--auth-region R] [--auth-skew-ms MS]] [--quiet]
+//          [--tls-cert CERT.pem --tls-key KEY.pem]   (serve HTTPS instead of HTTP)
 // Prints "PORT <n>" as the first line on stdout once listening.
 'use strict'
 
 const http = require('http')
+const https = require('https')
 const fs = require('fs')
 const crypto = require('crypto')
 const path = require('path')
@@ -222,7 +224,7 @@ function newStats () {
 }
 
 function parseArgs (argv) {
-  const o = { upstream: null, script: null, port: 0, portFile: null, seed: null, keepAliveMs: 30000, ownerPid: 0, quiet: false, auth: null, authRegion: 'us-east-1', authSkewMs: 0 }
+  const o = { upstream: null, script: null, port: 0, portFile: null, seed: null, keepAliveMs: 30000, ownerPid: 0, quiet: false, auth: null, authRegion: 'us-east-1', authSkewMs: 0, tlsCert: null, tlsKey: null }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -241,10 +243,13 @@ function parseArgs (argv) {
       case '--auth': o.auth = next(); break
       case '--auth-region': o.authRegion = next(); break
       case '--auth-skew-ms': o.authSkewMs = Number(next()); break
+      case '--tls-cert': o.tlsCert = next(); break
+      case '--tls-key': o.tlsKey = next(); break
       default: throw new Error(`unknown option ${a}`)
     }
   }
   if (!o.upstream) throw new Error('--upstream http://127.0.0.1:PORT is required')
+  if (!o.tlsCert !== !o.tlsKey) throw new Error('--tls-cert and --tls-key go together')
   const u = new URL(o.upstream)
   if (u.protocol !== 'http:') throw new Error('--upstream must be an http:// URL')
   // Test traffic must stay on this machine.
@@ -585,7 +590,7 @@ function main () {
     else go()
   }
 
-  const server = http.createServer((req, res) => {
+  const handler = (req, res) => {
     const chunks = []
     let size = 0
     let tooBig = false
@@ -610,7 +615,10 @@ function main () {
         sendJsonError(res, 400, refused.type, refused.message)
       })
     })
-  })
+  }
+  const server = opts.tlsCert
+    ? https.createServer({ cert: fs.readFileSync(opts.tlsCert), key: fs.readFileSync(opts.tlsKey) }, handler)
+    : http.createServer(handler)
   server._ddbOpen = 0
   server.on('connection', (sock) => {
     stats.connections.opened++

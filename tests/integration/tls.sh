@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# DynamoDB over HTTPS: the fault server in front of dynalite serves TLS with the test certificate
+# of tests/client/tls/ (for 127.0.0.1 and localhost). With AWS_CA_BUNDLE naming it, an import and
+# a Scan go through, on the tool's own HTTP path and through libcurl (DDBPIPE_HTTP=curl); without
+# it the server is not trusted, on either path, and no request reaches it.
+. "$(dirname "$0")/lib.bash"
+fav="$root/formats/favorites.json"
+cert="$root/tests/client/tls/cert.pem"
+
+node "$root/tests/fault-server/fault-server.js" --upstream "$endpoint" --port-file "$tmp/fport" \
+    --tls-cert "$cert" --tls-key "$root/tests/client/tls/key.pem" --owner-pid $$ --quiet \
+    >"$tmp/fault.log" 2>&1 &
+fault_pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/fport" ] && break; sleep 0.1; done
+port=$(cat "$tmp/fport")
+https="https://127.0.0.1:$port"
+requests() {
+    curl -s --cacert "$cert" "$https/__stats" |
+        node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).requests))"
+}
+D=(--endpoint-url "$endpoint")
+trusted=(env AWS_CA_BUNDLE="$cert")
+
+for k in $(seq 1 300); do
+    printf '{"Item":{"pk":{"S":"Tag#u%d"},"sk":{"S":"t%d"},"tagName":{"S":"v"}}}\n' "$k" "$k"
+done >"$tmp/items.json"
+run create 0 "$bin" create-table --mapping "$fav" --table tls "${D[@]}"
+
+# -- not trusted: the system's CAs do not know the test certificate --------------------------
+run untrusted 5 "$bin" import "$tmp/items.json" --table tls --endpoint-url "$https" \
+    --max-attempts 2
+expect_in "$tmp/untrusted.err" "SSL certificate problem: self-signed certificate"
+expect_in "$tmp/untrusted.err" "AWS_CA_BUNDLE=FILE"
+run untrusted-curl 5 env DDBPIPE_HTTP=curl "$bin" import "$tmp/items.json" --table tls \
+    --endpoint-url "$https" --max-attempts 2
+expect_in "$tmp/untrusted-curl.err" "SSL certificate problem: self-signed certificate"
+[ "$(requests)" = 0 ] || fail "untrusted: a request reached the server ($(requests))"
+
+# -- trusted through AWS_CA_BUNDLE: the own path by address, libcurl by name -----------------
+run wire 0 "${trusted[@]}" "$bin" import "$tmp/items.json" --table tls --endpoint-url "$https" \
+    --summary "$tmp/wire.json"
+[ "$(summary_total "$tmp/wire.json" written)" = 300 ] || fail "wire: 300 written expected"
+run curl 0 "${trusted[@]}" DDBPIPE_HTTP=curl "$bin" import "$tmp/items.json" --table tls \
+    --endpoint-url "https://localhost:$port" --summary "$tmp/curl.json"
+[ "$(summary_total "$tmp/curl.json" written)" = 300 ] || fail "curl: 300 written expected"
+run scan 0 "${trusted[@]}" "$bin" export --table tls --segments 2 --format ddb-json \
+    --out "$tmp/scan" --endpoint-url "https://localhost:$port"
+same_items scan "$tmp/items.json" -- "$tmp/scan/items.json"
+[ "$(requests)" -gt 0 ] || fail "the server counted no request"
+
+finish
