@@ -215,8 +215,10 @@ static void free_headers(struct curl_slist *h)
  * its place on the wire. */
 static void release_attempt(ddb_client *c, call *cl)
 {
-    if (cl->on_wire && cl->xfer.conn >= 0)
-        ddb_wire_cancel(c->wire, &cl->xfer); /* abandoned in flight */
+    /* abandoned on its connection, or finished and not yet taken: either
+     * way the wire must hold no pointer to it */
+    if (cl->on_wire)
+        ddb_wire_cancel(c->wire, &cl->xfer);
     cl->on_wire = 0;
     if (cl->head.ptr != NULL) {
         OPENSSL_cleanse(cl->head.ptr, cl->head.len); /* holds the session token */
@@ -374,7 +376,6 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
             break;
         }
     }
-    cl->xfer.conn = -1; /* finished: nothing of it is left on the wire */
     release_attempt(c, cl);
     c->in_flight--;
     c->stats.bytes_received += cl->resp_body.len - kept;

@@ -177,8 +177,11 @@ void ddb_client_loop_drain(ddb_client *c)
         ddb_client_completed(c, cl, status, curl_failure(result),
                              cl->curl_err[0] ? cl->curl_err : curl_easy_strerror(result));
     }
-    while (c->wire != NULL && (x = ddb_wire_next_done(c->wire)) != NULL)
-        ddb_client_completed(c, x->ud, x->status, x->result, x->message);
+    while (c->wire != NULL && (x = ddb_wire_next_done(c->wire)) != NULL) {
+        call *cl = x->ud;
+        cl->on_wire = 0; /* taken from the wire: nothing to cancel */
+        ddb_client_completed(c, cl, x->status, x->result, x->message);
+    }
 }
 
 /* The start of a turn of the loop: the stop flag, the idle hook, and what

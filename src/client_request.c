@@ -129,8 +129,11 @@ static void common_options(ddb_client *c, call *cl, const char *url)
     curl_easy_setopt(cl->easy, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(cl->easy, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(cl->easy, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (c->ca_bundle != NULL)
+    if (c->ca_bundle != NULL) {
+        /* that file alone, as the AWS CLI and the own path trust it */
         curl_easy_setopt(cl->easy, CURLOPT_CAINFO, c->ca_bundle);
+        curl_easy_setopt(cl->easy, CURLOPT_CAPATH, NULL);
+    }
     /* Signed requests never follow a redirect: S3's 301 is read, not followed. */
     curl_easy_setopt(cl->easy, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(cl->easy, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
@@ -212,7 +215,9 @@ static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
     curl_easy_setopt(cl->easy, CURLOPT_POST, 1L);
     curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDS, cl->body);
     curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)cl->len);
-    curl_easy_setopt(cl->easy, CURLOPT_ACCEPT_ENCODING, "");
+    /* No Accept-Encoding: DynamoDB gzips large answers when asked, and its
+     * x-amz-crc32 is of the gzipped bytes, which libcurl would have decoded
+     * before crc_ok sees them (the AWS SDKs met this as CRC32 mismatches). */
     common_options(c, cl, c->url);
     return 0;
 }

@@ -33,6 +33,8 @@
 #include "ddbpipe/clock.h"
 
 #define RESOLVE_TTL_MS 60000 /* libcurl's DNS cache keeps names as long */
+#define IDLE_MAX_MS 118000   /* libcurl's default for reusing an idle connection */
+#define KEEPALIVE_S 60       /* TCP keepalive idle and interval, as libcurl's */
 #define READ_ROOM 16384
 #define MAX_HEAD 65536 /* a response's header line, at most */
 /* Waiting for an answer and idle alike: one mask, so a request and its
@@ -46,10 +48,12 @@ typedef struct conn {
     int fd;
     SSL *ssl;
     int state;
-    uint32_t events;    /* as registered; 0: not in the set */
-    unsigned served;    /* responses completed on it */
-    int addr;           /* the address being tried */
-    uint64_t opened_ms; /* when its connecting began */
+    uint32_t events;        /* as registered; 0: not in the set */
+    unsigned served;        /* responses completed on it */
+    int addr;               /* addresses tried so far (from w->good on) */
+    uint64_t opened_ms;     /* when its connecting began */
+    uint64_t addr_deadline; /* when the address being tried has had its share */
+    uint64_t idle_ms;       /* when it last became idle */
     ddb_wire_xfer *x;
     size_t sent;
     /* the response being parsed */
@@ -72,6 +76,7 @@ struct ddb_wire {
     BIO_METHOD *bio;
     struct addrinfo *ai;
     int n_ai;
+    int good; /* the address that connected last: tried first */
     uint64_t resolved_ms;
     long connect_timeout_ms;
     conn *c;
@@ -208,11 +213,14 @@ static void broken(ddb_wire *w, int k, const char *reason)
     char why[200];
     snprintf(why, sizeof(why), "%s", reason);
     cn->x = NULL;
+    if (x != NULL)
+        x->status = cn->status; /* a status line seen before the break */
     close_conn(w, k);
     if (x == NULL)
         return;
     if (stale && !x->resent) {
         x->resent = 1;
+        x->status = 0;
         w->resent++;
         open_conn(w, k, x);
         return;
@@ -335,12 +343,17 @@ static int resolve(ddb_wire *w)
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    if (getaddrinfo(w->host, w->port, &hints, &ai) != 0 || ai == NULL)
-        return w->ai != NULL ? 0 : -1; /* the names kept stay good a while */
+    if (getaddrinfo(w->host, w->port, &hints, &ai) != 0 || ai == NULL) {
+        if (w->ai == NULL)
+            return -1;
+        w->resolved_ms = now; /* the addresses kept serve another while, asked again then */
+        return 0;
+    }
     if (w->ai)
         freeaddrinfo(w->ai);
     w->ai = ai;
     w->n_ai = 0;
+    w->good = 0;
     for (; ai != NULL; ai = ai->ai_next)
         w->n_ai++;
     w->resolved_ms = now;
@@ -351,6 +364,7 @@ static void connected(ddb_wire *w, int k)
 {
     conn *cn = &w->c[k];
     w->connections++;
+    w->good = (w->good + cn->addr - 1) % w->n_ai;
     if (w->tls) {
         if (start_tls(w, k) != 0) {
             char why[200];
@@ -364,16 +378,22 @@ static void connected(ddb_wire *w, int k)
     do_send(w, k);
 }
 
-/* Tries the addresses from cn->addr on until one connects or is connecting. */
+/* Tries the addresses not tried yet (the one that connected last first, then
+ * the others in the resolver's order) until one connects or is connecting.
+ * Each address gets its share of the connect time left, so one that drops
+ * packets (a broken IPv6 route) leaves time for the next. */
 static void try_connect(ddb_wire *w, int k)
 {
     conn *cn = &w->c[k];
-    int last = ECONNREFUSED, one = 1;
+    int last = ECONNREFUSED, one = 1, idle = KEEPALIVE_S;
     while (cn->addr < w->n_ai) {
         struct addrinfo *ai = w->ai;
-        for (int i = 0; i < cn->addr; i++)
+        uint64_t now = ddb_clock_ms(), end = cn->opened_ms + (uint64_t)w->connect_timeout_ms;
+        for (int i = (w->good + cn->addr) % w->n_ai; i > 0; i--)
             ai = ai->ai_next;
         cn->addr++;
+        cn->addr_deadline =
+            now >= end ? now : now + (end - now) / (uint64_t)(w->n_ai - cn->addr + 1);
         cn->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (cn->fd < 0) {
             last = errno;
@@ -381,6 +401,8 @@ static void try_connect(ddb_wire *w, int k)
         }
         setsockopt(cn->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         setsockopt(cn->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+        setsockopt(cn->fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+        setsockopt(cn->fd, IPPROTO_TCP, TCP_KEEPINTVL, &idle, sizeof(idle));
         if (connect(cn->fd, ai->ai_addr, ai->ai_addrlen) == 0) {
             connected(w, k);
             return;
@@ -470,7 +492,8 @@ static void do_send(ddb_wire *w, int k)
             if (r < 0 && errno == EINTR)
                 continue;
             if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-                set_events(w, k, EPOLLOUT);
+                /* and an answer that comes before the body is all out (413) */
+                set_events(w, k, EPOLLOUT | WATCH_IN);
                 return;
             }
             broken(w, k, strerror(r < 0 ? errno : EPIPE));
@@ -499,12 +522,14 @@ static void complete(ddb_wire *w, int k)
 {
     conn *cn = &w->c[k];
     ddb_wire_xfer *x = cn->x;
-    int keep = !cn->close_after && cn->pos == cn->len && (!cn->http10 || cn->keep_alive);
+    int keep = !cn->close_after && cn->pos == cn->len && (!cn->http10 || cn->keep_alive) &&
+               cn->sent == x->head_len + x->body_len; /* an early answer: the rest unsent */
     x->status = cn->status;
     cn->x = NULL;
     cn->served++;
     if (keep) {
         cn->state = C_IDLE;
+        cn->idle_ms = ddb_clock_ms();
         reset_parser(cn);
         set_events(w, k, WATCH_IN);
     } else {
@@ -760,16 +785,14 @@ static void do_recv(ddb_wire *w, int k)
             complete(w, k);
             return;
         }
-        if (rc == -2) {
-            cn->x = NULL;
-            close_conn(w, k);
-            finish(w, x, DDB_WIRE_NOMEM, "out of memory");
-            return;
-        }
         if (rc < 0) {
+            x->status = cn->status;
             cn->x = NULL;
             close_conn(w, k);
-            finish(w, x, DDB_WIRE_FAILED, "%s", why);
+            if (rc == -2)
+                finish(w, x, DDB_WIRE_NOMEM, "out of memory");
+            else
+                finish(w, x, DDB_WIRE_FAILED, "%s", why);
             return;
         }
         /* A read that left room had all there was: epoll tells of more,
@@ -855,6 +878,8 @@ void ddb_wire_start(ddb_wire *w, ddb_wire_xfer *x)
     x->message[0] = '\0';
     x->deadline_ms = ddb_clock_ms() + (uint64_t)(x->timeout_ms > 0 ? x->timeout_ms : 60000);
     for (k = 0; k < w->n; k++) {
+        if (w->c[k].state == C_IDLE && ddb_clock_ms() - w->c[k].idle_ms > IDLE_MAX_MS)
+            close_conn(w, k); /* idle too long: a firewall may have dropped it unseen */
         if (w->c[k].state == C_IDLE)
             break;
         if (free_slot < 0 && w->c[k].state == C_FREE)
@@ -923,7 +948,12 @@ void ddb_wire_event(ddb_wire *w, uint32_t k, uint32_t events)
         close_conn(w, (int)k); /* the server closed it, or spoke out of turn */
         break;
     case C_SEND:
-        do_send(w, (int)k);
+        /* over plain TCP, an answer before the body is all out (a 413, an
+         * error and a close) is read, then the sending goes on if it may */
+        if (cn->ssl == NULL && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+            do_recv(w, (int)k);
+        if (cn->state == C_SEND && cn->x != NULL)
+            do_send(w, (int)k);
         break;
     case C_RECV:
         do_recv(w, (int)k);
@@ -942,12 +972,24 @@ long ddb_wire_expire(ddb_wire *w, uint64_t now)
         uint64_t at, conn_at;
         if (x == NULL)
             continue;
-        conn_at = cn->state == C_CONNECTING ? cn->opened_ms + (uint64_t)w->connect_timeout_ms
+        /* the connect time covers the TLS handshake, as libcurl's does */
+        conn_at = cn->state == C_CONNECTING ? cn->addr_deadline
+                  : cn->state == C_TLS      ? cn->opened_ms + (uint64_t)w->connect_timeout_ms
                                             : UINT64_MAX;
         at = x->deadline_ms < conn_at ? x->deadline_ms : conn_at;
         if (now < at) {
             if (at < next)
                 next = at;
+            continue;
+        }
+        if (at == conn_at && cn->state == C_CONNECTING && cn->addr < w->n_ai &&
+            now < x->deadline_ms) {
+            /* this address had its share of the time: the next one */
+            set_events(w, k, 0);
+            close(cn->fd);
+            cn->fd = -1;
+            try_connect(w, k);
+            k--; /* its new deadline, or its end, is looked at again */
             continue;
         }
         cn->x = NULL;

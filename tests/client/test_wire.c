@@ -5,16 +5,20 @@
  * the certificate in tests/client/tls/.
  */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "ddbpipe/buf.h"
+#include "ddbpipe/client.h"
 #include "ddbpipe/clock.h"
 #include "wire.h"
 
@@ -26,6 +30,7 @@ typedef struct step {
     size_t piece;       /* bytes per send, a millisecond apart (0: all at once) */
     int close_after;    /* close the connection after the answer */
     int silent;         /* answer nothing and keep the connection open */
+    int early;          /* answer once the head is in, read nothing more, close 0.5 s later */
 } step;
 
 typedef struct server {
@@ -97,26 +102,37 @@ static void *serve(void *arg)
                 continue;
             }
         }
-        while (read_request(s, ssl, fd) == 0 && s->requests < s->n_steps) {
-            const step *st = &s->steps[s->requests++];
-            if (st->silent) {
-                struct pollfd p = {.fd = fd, .events = POLLIN};
-                poll(&p, 1, 5000); /* until the client gives up */
-                break;
+        if (s->requests < s->n_steps && s->steps[s->requests].early) {
+            /* the head only: the body stays unread, so the client's send blocks */
+            char c, tail[4] = {0};
+            while (memcmp(tail, "\r\n\r\n", 4) != 0 && srv_read(ssl, fd, &c, 1) == 1) {
+                memmove(tail, tail + 1, 3);
+                tail[3] = c;
             }
-            if (st->answer == NULL)
-                break;
-            if (st->piece == 0) {
-                srv_write(ssl, fd, st->answer, strlen(st->answer));
-            } else {
-                for (size_t i = 0, n = strlen(st->answer); i < n; i += st->piece) {
-                    srv_write(ssl, fd, st->answer + i, n - i < st->piece ? n - i : st->piece);
-                    usleep(1000);
+            srv_write(ssl, fd, s->steps[s->requests].answer, strlen(s->steps[s->requests].answer));
+            s->requests++;
+            usleep(500000);
+        } else
+            while (read_request(s, ssl, fd) == 0 && s->requests < s->n_steps) {
+                const step *st = &s->steps[s->requests++];
+                if (st->silent) {
+                    struct pollfd p = {.fd = fd, .events = POLLIN};
+                    poll(&p, 1, 5000); /* until the client gives up */
+                    break;
                 }
+                if (st->answer == NULL)
+                    break;
+                if (st->piece == 0) {
+                    srv_write(ssl, fd, st->answer, strlen(st->answer));
+                } else {
+                    for (size_t i = 0, n = strlen(st->answer); i < n; i += st->piece) {
+                        srv_write(ssl, fd, st->answer + i, n - i < st->piece ? n - i : st->piece);
+                        usleep(1000);
+                    }
+                }
+                if (st->close_after)
+                    break;
             }
-            if (st->close_after)
-                break;
-        }
         if (ssl)
             SSL_free(ssl);
         close(fd);
@@ -290,7 +306,7 @@ static void expect_failure(rig *r, ddb_wire_result want, const char *needle, lon
 
 Test(wire, answer_in_one_byte_pieces_and_request_sent_whole)
 {
-    step steps[] = {{OK_HELLO, 1, 0, 0}};
+    step steps[] = {{OK_HELLO, 1, 0, 0, 0}};
     ddb_wire_xfer x;
     got g;
     rig r;
@@ -316,7 +332,7 @@ Test(wire, chunked_body_with_extension_and_trailer)
     step steps[] = {{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
                      "5;name=value\r\nhello\r\n6\r\n world\r\nA\r\n0123456789\r\n"
                      "0\r\nX-Trailer: t\r\n\r\n",
-                     3, 0, 0}};
+                     3, 0, 0, 0}};
     ddb_wire_xfer x;
     got g;
     rig r;
@@ -334,7 +350,7 @@ Test(wire, continue_then_the_answer)
 {
     step steps[] = {
         {"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok", 0, 0,
-         0}};
+         0, 0}};
     ddb_wire_xfer x;
     got g;
     rig r;
@@ -350,7 +366,7 @@ Test(wire, continue_then_the_answer)
 
 Test(wire, kept_connection_serves_the_next_requests)
 {
-    step steps[] = {{OK_HELLO, 0, 0, 0}, {OK_HELLO, 7, 0, 0}, {OK_HELLO, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0}, {OK_HELLO, 7, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 3, 0, NULL);
     for (int i = 0; i < 3; i++)
@@ -362,7 +378,7 @@ Test(wire, kept_connection_serves_the_next_requests)
 
 Test(wire, body_until_close_then_a_new_connection)
 {
-    step steps[] = {{"HTTP/1.0 200 OK\r\n\r\nto the end", 4, 1, 0}, {OK_HELLO, 0, 0, 0}};
+    step steps[] = {{"HTTP/1.0 200 OK\r\n\r\nto the end", 4, 1, 0, 0}, {OK_HELLO, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 2, 0, NULL);
     expect_ok(&r, 10, 0);
@@ -375,7 +391,7 @@ Test(wire, body_until_close_then_a_new_connection)
  * once, on a fresh connection, and answered there. */
 Test(wire, kept_connection_closed_unanswered_is_resent_once)
 {
-    step steps[] = {{OK_HELLO, 0, 0, 0}, {NULL, 0, 0, 0}, {OK_HELLO, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0}, {NULL, 0, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 3, 0, NULL);
     expect_ok(&r, 5, 0);
@@ -389,7 +405,7 @@ Test(wire, kept_connection_closed_unanswered_is_resent_once)
 /* On a fresh connection the same silence is a failure: not sent again. */
 Test(wire, fresh_connection_closed_unanswered_fails)
 {
-    step steps[] = {{NULL, 0, 0, 0}, {OK_HELLO, 0, 0, 0}};
+    step steps[] = {{NULL, 0, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 2, 0, NULL);
     expect_failure(&r, DDB_WIRE_FAILED, "Empty reply", 5000);
@@ -399,7 +415,7 @@ Test(wire, fresh_connection_closed_unanswered_fails)
 
 Test(wire, body_cut_short_fails)
 {
-    step steps[] = {{"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf", 0, 1, 0}};
+    step steps[] = {{"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf", 0, 1, 0, 0}};
     rig r;
     rig_up(&r, steps, 1, 0, NULL);
     expect_failure(&r, DDB_WIRE_FAILED, "6 bytes of the body missing", 5000);
@@ -418,7 +434,7 @@ Test(wire, malformed_answers_fail)
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n0\r\n\r\n",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        step steps[] = {{bad[i], 0, 1, 0}};
+        step steps[] = {{bad[i], 0, 1, 0, 0}};
         rig r;
         rig_up(&r, steps, 1, 0, NULL);
         expect_failure(&r, DDB_WIRE_FAILED, "malformed", 5000);
@@ -428,7 +444,7 @@ Test(wire, malformed_answers_fail)
 
 Test(wire, silent_server_times_out)
 {
-    step steps[] = {{NULL, 0, 0, 1}};
+    step steps[] = {{NULL, 0, 0, 1, 0}};
     rig r;
     uint64_t t0;
     rig_up(&r, steps, 1, 0, NULL);
@@ -441,7 +457,7 @@ Test(wire, silent_server_times_out)
 Test(wire, refused_connection_is_a_connect_failure)
 {
     server s;
-    step steps[] = {{OK_HELLO, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0}};
     ddb_wire *w = NULL;
     ddb_wire_xfer x;
     ddb_error err;
@@ -463,7 +479,7 @@ Test(wire, refused_connection_is_a_connect_failure)
 
 Test(wire, tls_with_the_servers_ca_trusted)
 {
-    step steps[] = {{OK_HELLO, 3, 0, 0}, {OK_HELLO, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 3, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 2, 1, TLS_DIR "cert.pem");
     expect_ok(&r, 5, 0);
@@ -474,7 +490,7 @@ Test(wire, tls_with_the_servers_ca_trusted)
 
 Test(wire, tls_with_an_unknown_ca_is_refused)
 {
-    step steps[] = {{OK_HELLO, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 1, 1, NULL); /* the system's CAs: they do not know it */
     expect_failure(&r, DDB_WIRE_FAILED, "certificate", 5000);
@@ -485,7 +501,7 @@ Test(wire, tls_with_an_unknown_ca_is_refused)
 /* A certificate the client trusts, but for another name: refused all the same. */
 Test(wire, tls_certificate_for_another_name_is_refused)
 {
-    step steps[] = {{OK_HELLO, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 1, 2, TLS_DIR "other-cert.pem");
     expect_failure(&r, DDB_WIRE_FAILED, "certificate", 5000);
@@ -502,4 +518,272 @@ Test(wire, not_http_urls_are_refused)
     cr_assert_eq(ddb_wire_new(&w, "https://127.0.0.1/", -1, TAG, 1000, "/nonexistent/ca.pem", &err),
                  DDB_ENET);
     cr_assert(strstr(err.message, "/nonexistent/ca.pem") != NULL, "%s", err.message);
+}
+
+/* ------------------------------------------- connecting takes too long */
+
+/* A listener whose backlog is full: the kernel drops further SYNs, so a
+ * connection to it neither succeeds nor fails (a firewall that drops). */
+typedef struct blackhole {
+    int lfd, fill[3], port;
+} blackhole;
+
+static void blackhole_open(blackhole *b)
+{
+    struct sockaddr_in a;
+    socklen_t al = sizeof(a);
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    b->lfd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert(bind(b->lfd, (struct sockaddr *)&a, sizeof(a)) == 0);
+    cr_assert(listen(b->lfd, 0) == 0);
+    getsockname(b->lfd, (struct sockaddr *)&a, &al);
+    b->port = ntohs(a.sin_port);
+    for (int i = 0; i < 3; i++) {
+        b->fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        (void)connect(b->fill[i], (struct sockaddr *)&a, sizeof(a));
+    }
+    usleep(100000);
+}
+
+static void blackhole_close(blackhole *b)
+{
+    for (int i = 0; i < 3; i++)
+        close(b->fill[i]);
+    close(b->lfd);
+}
+
+/* An exchange with url that must end at the connect timeout (300 ms), well
+ * before its own (5 s). */
+static void expect_connect_timeout(const char *url, const char *ca)
+{
+    ddb_wire *w = NULL;
+    ddb_wire_xfer x;
+    ddb_error err;
+    got g;
+    uint64_t t0;
+    int epfd = epoll_create1(0);
+    cr_assert_eq(ddb_wire_new(&w, url, epfd, TAG, 300, ca, &err), 0, "%s", err.message);
+    xfer_init(&x, &g, 5000);
+    t0 = ddb_clock_ms();
+    exchange(w, epfd, &x);
+    cr_assert_eq(x.result, DDB_WIRE_TIMEOUT, "%d %s", x.result, x.message);
+    cr_assert(strstr(x.message, "Connection timed out after 300 milliseconds") != NULL, "%s",
+              x.message);
+    cr_assert_lt(ddb_clock_ms() - t0, 2000);
+    got_free(&g);
+    ddb_wire_free(w);
+    close(epfd);
+}
+
+Test(wire, connect_that_hangs_times_out_at_the_connect_timeout)
+{
+    blackhole b;
+    char url[64];
+    blackhole_open(&b);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", b.port);
+    expect_connect_timeout(url, NULL);
+    blackhole_close(&b);
+}
+
+/* A server that takes the TCP connection but never answers the TLS hello:
+ * the connect timeout, not the request's, ends it (as with libcurl). */
+Test(wire, tls_handshake_that_hangs_times_out_at_the_connect_timeout)
+{
+    step steps[] = {{NULL, 0, 0, 1, 0}};
+    server s;
+    char url[64];
+    server_start(&s, steps, 1, 0); /* plain TCP, silent */
+    snprintf(url, sizeof(url), "https://127.0.0.1:%d", s.port);
+    expect_connect_timeout(url, TLS_DIR "cert.pem");
+    server_stop(&s);
+}
+
+/* The resolver is the test's for the name "two.test": two addresses, the
+ * first one a black hole, the second the server (their ports in the
+ * addresses). Other names go to the C library's. */
+static int fake_ports[2];
+static char fake_tag;
+
+int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+                struct addrinfo **res);
+int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+                struct addrinfo **res)
+{
+    struct addrinfo *head = NULL, **tail = &head;
+    if (node == NULL || strcmp(node, "two.test") != 0) {
+        int (*real)(const char *, const char *, const struct addrinfo *, struct addrinfo **) =
+            (int (*)(const char *, const char *, const struct addrinfo *, struct addrinfo **))dlsym(
+                RTLD_NEXT, "getaddrinfo");
+        return real(node, service, hints, res);
+    }
+    for (int i = 0; i < 2; i++) {
+        struct addrinfo *ai = calloc(1, sizeof(*ai) + sizeof(struct sockaddr_in));
+        struct sockaddr_in *sa = (struct sockaddr_in *)(ai + 1);
+        sa->sin_family = AF_INET;
+        sa->sin_port = htons((uint16_t)fake_ports[i]);
+        sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ai->ai_family = AF_INET;
+        ai->ai_socktype = SOCK_STREAM;
+        ai->ai_addr = (struct sockaddr *)sa;
+        ai->ai_addrlen = sizeof(*sa);
+        ai->ai_canonname = &fake_tag;
+        *tail = ai;
+        tail = &ai->ai_next;
+    }
+    *res = head;
+    return 0;
+}
+
+void freeaddrinfo(struct addrinfo *ai);
+void freeaddrinfo(struct addrinfo *ai)
+{
+    if (ai != NULL && ai->ai_canonname == &fake_tag) {
+        while (ai != NULL) {
+            struct addrinfo *next = ai->ai_next;
+            free(ai);
+            ai = next;
+        }
+        return;
+    }
+    ((void (*)(struct addrinfo *))dlsym(RTLD_NEXT, "freeaddrinfo"))(ai);
+}
+
+/* The first address drops packets: it gets half the connect time, the second
+ * answers; the next connection goes to the second at once. */
+Test(wire, address_that_hangs_gives_way_to_the_next)
+{
+    step steps[] = {{OK_HELLO, 0, 1, 0, 0}, {OK_HELLO, 0, 1, 0, 0}};
+    blackhole b;
+    server s;
+    ddb_wire *w = NULL;
+    ddb_error err;
+    int epfd = epoll_create1(0);
+    blackhole_open(&b);
+    server_start(&s, steps, 2, 0);
+    fake_ports[0] = b.port;
+    fake_ports[1] = s.port;
+    cr_assert_eq(ddb_wire_new(&w, "http://two.test:1", epfd, TAG, 1000, NULL, &err), 0, "%s",
+                 err.message);
+    for (int i = 0; i < 2; i++) {
+        ddb_wire_xfer x;
+        got g;
+        uint64_t t0 = ddb_clock_ms(), took;
+        xfer_init(&x, &g, 5000);
+        exchange(w, epfd, &x);
+        took = ddb_clock_ms() - t0;
+        cr_assert_eq(x.result, DDB_WIRE_OK, "request %d: %s", i, x.message);
+        if (i == 0)
+            cr_assert(took >= 450 && took < 900, "the black hole's share: %llu ms",
+                      (unsigned long long)took);
+        else
+            cr_assert_lt(took, 300, "the second connection went to the black hole first");
+        got_free(&g);
+    }
+    cr_assert_eq(s.connections, 2);
+    ddb_wire_free(w);
+    close(epfd);
+    server_stop(&s);
+    blackhole_close(&b);
+}
+
+/* -------------------------------------------- answered before it is sent */
+
+/* A server that answers 413 after the head, reading none of the body: the
+ * answer is read while the body cannot go out, not after a timeout. */
+Test(wire, answer_before_the_body_is_out_is_read)
+{
+    static char body[8 << 20];
+    step steps[] = {{"HTTP/1.1 413 Request Entity Too Large\r\nContent-Length: 3\r\n"
+                     "Connection: close\r\n\r\nbig",
+                     0, 0, 0, 1}};
+    ddb_wire_xfer x;
+    got g;
+    rig r;
+    uint64_t t0;
+    memset(body, 'x', sizeof(body));
+    rig_up(&r, steps, 1, 0, NULL);
+    xfer_init(&x, &g, 20000);
+    x.body = body;
+    x.body_len = sizeof(body);
+    t0 = ddb_clock_ms();
+    exchange(r.w, r.epfd, &x);
+    cr_assert_eq(x.result, DDB_WIRE_OK, "%s", x.message);
+    cr_assert_eq(x.status, 413);
+    cr_assert_eq(g.body.len, 3);
+    cr_assert_lt(ddb_clock_ms() - t0, 5000);
+    cr_assert_eq(connections(&r), 1);
+    got_free(&g);
+    rig_down(&r);
+}
+
+/* ------------------------------------------------ the client on the wire */
+
+static int c_done, ab_done;
+static rlim_t fd_limit;
+
+static void ab_back(void *ctx, ddb_response *resp)
+{
+    (void)ctx;
+    (void)resp;
+    ab_done++;
+}
+
+/* C's answer: B and A are queued; the step's last start sends B on C's kept
+ * connection, and A, for want of a descriptor, fails as it starts. */
+static void c_back(void *ctx, ddb_response *resp)
+{
+    ddb_client *c = ctx;
+    struct rlimit rl;
+    ddb_error err;
+    int lowest = dup(0);
+    (void)resp;
+    c_done = 1;
+    cr_assert_eq(ddb_client_submit(c, "B", "{}", 2, ab_back, NULL, &err), 0);
+    cr_assert_eq(ddb_client_submit(c, "A", "{}", 2, ab_back, NULL, &err), 0);
+    close(lowest);
+    getrlimit(RLIMIT_NOFILE, &rl);
+    fd_limit = rl.rlim_cur;
+    rl.rlim_cur = (rlim_t)lowest; /* no new descriptor from here on */
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+/* An attempt that ended as it started, not yet taken from the wire when the
+ * client is freed with another still on its connection: nothing of it may
+ * be left for the wire to read (ASan's heap-use-after-free before). */
+Test(wire, client_freed_with_an_ended_attempt_not_yet_taken)
+{
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0}, {NULL, 0, 0, 1, 0}};
+    ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real", NULL, 0, "test"};
+    ddb_client *c = NULL;
+    ddb_client_opts o;
+    ddb_error err;
+    struct rlimit rl;
+    char url[64];
+    server s;
+    uint64_t until;
+    server_start(&s, steps, 2, 0);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", s.port);
+    memset(&o, 0, sizeof(o));
+    o.region = "us-east-1";
+    o.endpoint = url;
+    o.credentials = &creds;
+    o.max_attempts = 1;
+    o.random_seed = 1;
+    cr_assert_eq(ddb_client_new(&c, &o, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_client_submit(c, "C", "{}", 2, c_back, c, &err), 0);
+    until = ddb_clock_ms() + 5000;
+    while (!c_done && ddb_clock_ms() < until) {
+        cr_assert_eq(ddb_client_step(c, &err), 0, "%s", err.message);
+        usleep(1000);
+    }
+    cr_assert(c_done, "C was not answered");
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rl.rlim_cur = fd_limit;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    cr_assert_eq(ab_done, 0, "A or B finished before the client was freed");
+    cr_assert_eq(ddb_client_pending(c), 2);
+    ddb_client_free(c);
+    server_stop(&s);
 }
