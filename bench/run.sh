@@ -10,7 +10,8 @@
 #   - ddbpipe export FILE --format csv
 #   - ddbpipe export FILE --format ndjson
 #   - ddbpipe export FILE --format csv without a mapping (typed columns, their union as header)
-#   - ddbpipe import SMALL to bench/sink.js (the importer's CPU per item)
+#   - ddbpipe import SMALL to bench/sink.js (the importer's CPU per item), ROUNDS times, each
+#     time also through libcurl (DDBPIPE_HTTP=curl)
 #   - bench/sdk-import.js SMALL to a fresh sink (the same import with the Node AWS SDK v3, for
 #     scale; skipped without node_modules/@aws-sdk)
 #   - ddbpipe export SMALL --format csv (peak memory must not grow with the input)
@@ -161,19 +162,38 @@ check_sink_items() {
 }
 
 # The importer's own CPU per item: a local sink answers every request at once (bench/sink.js),
-# SigV4 and x-amz-crc32 checks on, as against DynamoDB.
-echo "import to a local sink (1/10 input)"
-start_sink
-measure import-sink /dev/null env AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench \
-	AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true "$ddbpipe" import "$small" --table bench \
-	--endpoint-url "$sink_url"
-check_sink_items import-sink
-import_requests=$(sink_stat requests)
-import_body=$(( $(sink_stat bytes) / import_requests ))
-kill "$sink_pid" 2>/dev/null
+# SigV4 and x-amz-crc32 checks on, as against DynamoDB. ROUNDS rounds, each a fresh sink, the
+# client's own HTTP path and libcurl (DDBPIPE_HTTP=curl) in turn; the rows give the medians.
+import_env=(env AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench AWS_REGION=us-east-1
+	AWS_EC2_METADATA_DISABLED=true)
+cpu_own=() cpu_curl=() wall_own=() wall_curl=()
+for round in $(seq 1 "$rounds"); do
+	echo "import round $round of $rounds: to a local sink (1/10 input), own HTTP path, libcurl"
+	for via in own curl; do
+		start_sink
+		measure "import-sink-$via" /dev/null "${import_env[@]}" \
+			$([ $via = curl ] && echo DDBPIPE_HTTP=curl) "$ddbpipe" import "$small" \
+			--table bench --endpoint-url "$sink_url"
+		check_sink_items "import-sink-$via"
+		if [ $via = own ]; then
+			import_requests=$(sink_stat requests)
+			import_body=$(( $(sink_stat bytes) / import_requests ))
+			cpu_own+=("$m_cpu") wall_own+=("$m_wall") rss_own=$m_rss rc_own=$m_rc
+		else
+			cpu_curl+=("$m_cpu") wall_curl+=("$m_wall") rss_curl=$m_rss rc_curl=$m_rc
+		fi
+		kill "$sink_pid" 2>/dev/null
+	done
+done
+per_item() { awk -v c="$1" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}'; }
+all_per_item() { for c in "$@"; do per_item "$c"; echo; done | sort -n | paste -sd, | sed 's/,/, /g'; }
+m_wall=$(median "${wall_own[@]}") m_rss=$rss_own m_rc=$rc_own
 row "ddbpipe import to sink (1/10)" "$small_real" "$small_items"
-import_cpu=$m_cpu
-ratios+=("import: $(awk -v c="$m_cpu" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item (user + system)")
+import_cpu=$(median "${cpu_own[@]}")
+ratios+=("import: $(per_item "$import_cpu") us of CPU per item (user + system; median of $rounds rounds: $(all_per_item "${cpu_own[@]}"))")
+m_wall=$(median "${wall_curl[@]}") m_rss=$rss_curl m_rc=$rc_curl
+row "the same through libcurl" "$small_real" "$small_items"
+ratios+=("import through libcurl (DDBPIPE_HTTP=curl): $(per_item "$(median "${cpu_curl[@]}")") us of CPU per item (rounds: $(all_per_item "${cpu_curl[@]}"))")
 
 # The floor under any importer here: as many requests of the same mean size, sent and answered
 # over 16 keep-alive connections with only SigV4's SHA-256 of each body and the CRC32 of each
