@@ -440,13 +440,23 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
 int ddb_client_submit(ddb_client *c, const char *operation, const char *body, size_t len,
                       ddb_call_done_fn done, void *ctx, ddb_error *err)
 {
+    char *copy = malloc(len + 1);
+    if (copy == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    memcpy(copy, body, len);
+    copy[len] = '\0';
+    return ddb_client_submit_owned(c, operation, copy, len, done, ctx, err);
+}
+
+int ddb_client_submit_owned(ddb_client *c, const char *operation, char *body, size_t len,
+                            ddb_call_done_fn done, void *ctx, ddb_error *err)
+{
     call *cl = calloc(1, sizeof(*cl));
-    if (cl == NULL || (cl->body = malloc(len + 1)) == NULL) {
-        free(cl);
+    if (cl == NULL) {
+        free(body);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
-    memcpy(cl->body, body, len);
-    cl->body[len] = '\0';
+    cl->body = body;
     cl->len = len;
     snprintf(cl->op, sizeof(cl->op), "%s", operation);
     cl->done = done;

@@ -8,16 +8,6 @@
 #include "ddbpipe/error.h"
 #include "ddbpipe/rng.h"
 
-/* 16 bytes: the table is touched at random once when a key is added and once
- * when it is removed, hundreds of items later, so it is kept small enough to
- * stay in cache (at 24 bytes a slot, these two look-ups were 6% of an
- * import's CPU, nearly all of it waiting for memory). */
-struct ddb_keyset_slot {
-    const char *key; /* borrowed; NULL: empty */
-    uint32_t len;
-    uint32_t hash; /* the low half of the key's hash: its home and a first test */
-};
-
 int ddb_keyset_init(ddb_keyset *s, size_t initial)
 {
     size_t cap = 16;
@@ -67,7 +57,19 @@ static int grow(ddb_keyset *s)
 
 uint64_t ddb_keyset_hash(const char *key, size_t len)
 {
-    return ddb_hash64(key, len, 0);
+    const unsigned char *p = (const unsigned char *)key;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+    for (; len >= 8; p += 8, len -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    if (len > 0) {
+        w = 0;
+        memcpy(&w, p, len);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+    return ddb_mix64(h);
 }
 
 int ddb_keyset_add(ddb_keyset *s, const char *key, size_t len, uint64_t h)

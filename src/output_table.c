@@ -71,6 +71,10 @@ static void batch_done(void *ctx, ddb_response *resp)
         tw_entry_done(to, e);
     } else if (resp->ok) {
         char *flags = calloc(b->n ? b->n : 1, 1);
+        /* the busy set's slots of the batch's keys, asked for at once (each
+         * would otherwise be a wait for memory in its own removal) */
+        for (size_t i = 0; i < b->n; i++)
+            ddb_keyset_prefetch(&to->busy, b->entries[i]->key_hash);
         double cu = 0;
         int matched = flags ? ddb_table_output_find_unprocessed(to, b, resp, flags, &cu) : -1;
         to->stats.capacity_units += cu;
@@ -160,7 +164,6 @@ static int send_batch(table_output *to, entry **entries, size_t n, double taken,
 static int post_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err)
 {
     batch *b = calloc(1, sizeof(*b));
-    ddb_buf *body = &to->scratch;
     int rc;
 
     if (b == NULL || (b->entries = malloc(n * sizeof(entry *))) == NULL) {
@@ -175,19 +178,29 @@ static int post_batch(table_output *to, entry **entries, size_t n, double taken,
         rc = ddb_client_submit(to->client, ddb_table_output_single_op(to, entries[0]),
                                entries[0]->req, entries[0]->req_len, batch_done, b, err);
     } else {
-        ddb_buf_clear(body);
-        ddb_buf_puts(body, "{\"RequestItems\":{");
-        ddb_json_put_string(body, to->table, strlen(to->table));
-        ddb_buf_puts(body, ":[");
+        /* built in a block of its own, sized once, that the client takes */
+        ddb_buf own = DDB_BUF_INIT;
+        size_t need = 2 * strlen(to->table) + 80;
+        for (size_t i = 0; i < n; i++)
+            need += entries[i]->req_len + 1;
+        ddb_buf_reserve(&own, need);
+        ddb_buf_puts(&own, "{\"RequestItems\":{");
+        ddb_json_put_string(&own, to->table, strlen(to->table));
+        ddb_buf_puts(&own, ":[");
         for (size_t i = 0; i < n; i++) {
             if (i)
-                ddb_buf_putc(body, ',');
-            ddb_buf_append(body, entries[i]->req, entries[i]->req_len);
+                ddb_buf_putc(&own, ',');
+            ddb_buf_append(&own, entries[i]->req, entries[i]->req_len);
         }
-        ddb_buf_puts(body, "]},\"ReturnConsumedCapacity\":\"TOTAL\"}");
-        rc = body->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory")
-                       : ddb_client_submit(to->client, "BatchWriteItem", body->ptr, body->len,
-                                           batch_done, b, err);
+        ddb_buf_puts(&own, "]},\"ReturnConsumedCapacity\":\"TOTAL\"}");
+        if (own.oom) {
+            ddb_buf_dispose(&own);
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        } else {
+            size_t len = own.len;
+            rc = ddb_client_submit_owned(to->client, "BatchWriteItem", ddb_buf_detach(&own, NULL),
+                                         len, batch_done, b, err);
+        }
     }
     if (rc != 0) {
         free(b->entries);
@@ -343,6 +356,7 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     ddb_buf *b = &to->scratch;
     ddb_map keymap;
     ddb_attr keyattrs[2];
+    uint64_t key_hash;
 
     (void)n_declared;
     if (to->fatal)
@@ -366,6 +380,9 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     }
     if (ddb_table_output_key_signature(&to->keybuf, ks, rec) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    /* the busy set's slot for it is cold: asked for now, needed after the copy below */
+    key_hash = ddb_keyset_hash(to->keybuf.ptr, to->keybuf.len);
+    ddb_keyset_prefetch(&to->busy, key_hash);
     if (is_del) {
         /* A DeleteRequest carries exactly the key attributes. */
         size_t nk = 0;
@@ -381,6 +398,7 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         keymap.count = nk;
         rec = &keymap;
     }
+    e = NULL;
     if (to->mode != DDB_WRITE_BATCH) {
         if ((rc = ddb_table_output_single_request(b, to, rec, is_del, &req_len, &item_off,
                                                   &item_len, &verr)) != 0) {
@@ -391,22 +409,32 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
                               verr.message, b);
             return drive(to, err);
         }
+        e = b->oom ? NULL : tw_entry_new(&to->keybuf, key_hash, b);
+    } else if (!is_del && origin != NULL && rec == &origin->item && origin->item_text.ptr != NULL) {
+        /* the input's own text of this very item: strict typed JSON, checked
+         * above, so it goes as it is rather than written again, and straight
+         * into the entry */
+        static const char put[] = "{\"PutRequest\":{\"Item\":";
+        const char *parts[3] = {put, origin->item_text.ptr, "}}"};
+        size_t lens[3] = {sizeof(put) - 1, origin->item_text.len, 2};
+        item_off = lens[0];
+        item_len = lens[1];
+        req_len = lens[0] + lens[1] + lens[2];
+        e = tw_entry_new_parts(&to->keybuf, key_hash, parts, lens, 3);
     } else {
         ddb_buf_clear(b);
         ddb_buf_puts(b, is_del ? "{\"DeleteRequest\":{\"Key\":" : "{\"PutRequest\":{\"Item\":");
         item_off = b->len;
-        if (!is_del && origin != NULL && rec == &origin->item && origin->item_text.ptr != NULL)
-            /* the input's own text of this very item: strict typed JSON, checked
-             * above, so it goes as it is rather than written again */
-            ddb_buf_append(b, origin->item_text.ptr, origin->item_text.len);
-        else
-            ddb_json_put_typed_map(b, rec);
+        ddb_json_put_typed_map(b, rec);
         item_len = b->len - item_off;
         ddb_buf_puts(b, "}}");
         req_len = b->len;
+        e = b->oom ? NULL : tw_entry_new(&to->keybuf, key_hash, b);
     }
-    if (b->oom || to->keybuf.oom || (e = tw_entry_new(&to->keybuf, b)) == NULL)
+    if (e == NULL || to->keybuf.oom) {
+        tw_entry_free(e);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
     e->req_len = req_len; /* a single-item body is followed by the item, for rejects */
     e->item_off = item_off;
     e->item_len = item_len;

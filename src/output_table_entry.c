@@ -53,24 +53,40 @@ void tw_entry_free(entry *e)
     free(e); /* its key and request live in the same block */
 }
 
-/* An entry with copies of the key signature in kb and the request in rb, in
- * one allocation (a writer makes one per item). NULL when out of memory. */
-entry *tw_entry_new(const ddb_buf *kb, const ddb_buf *rb)
+/* An entry with copies of the key signature in kb and the request put
+ * together from its pieces, in one allocation (a writer makes one per item):
+ * the item's text goes straight in, not through a scratch buffer first.
+ * NULL when out of memory. */
+entry *tw_entry_new_parts(const ddb_buf *kb, uint64_t key_hash, const char *const *parts,
+                          const size_t *lens, int n)
 {
-    entry *e = malloc(sizeof(*e) + kb->len + 1 + rb->len + 1);
-    if (e == NULL)
+    size_t req_len = 0;
+    entry *e;
+    char *w;
+    for (int i = 0; i < n; i++)
+        req_len += lens[i];
+    if ((e = malloc(sizeof(*e) + kb->len + 1 + req_len + 1)) == NULL)
         return NULL;
     memset(e, 0, sizeof(*e));
     e->key = (char *)(e + 1);
     memcpy(e->key, kb->ptr, kb->len);
     e->key[kb->len] = '\0';
     e->key_len = kb->len;
-    e->key_hash = ddb_keyset_hash(e->key, e->key_len);
-    e->req = e->key + kb->len + 1;
-    memcpy(e->req, rb->ptr, rb->len);
-    e->req[rb->len] = '\0';
-    e->req_len = rb->len;
+    e->key_hash = key_hash;
+    e->req = w = e->key + kb->len + 1;
+    for (int i = 0; i < n; i++) {
+        memcpy(w, parts[i], lens[i]);
+        w += lens[i];
+    }
+    *w = '\0';
+    e->req_len = req_len;
     return e;
+}
+
+entry *tw_entry_new(const ddb_buf *kb, uint64_t key_hash, const ddb_buf *rb)
+{
+    const char *part = rb->ptr;
+    return tw_entry_new_parts(kb, key_hash, &part, &rb->len, 1);
 }
 
 const char *tw_intern(table_output *to, const char *s)

@@ -90,7 +90,10 @@ void tw_list_push(entry_list *l, entry *e);
 entry *tw_list_pop(entry_list *l);
 /* An entry holding copies of the key signature kb and the request rb, in one
  * allocation (freed with tw_entry_free). NULL on OOM. */
-entry *tw_entry_new(const ddb_buf *kb, const ddb_buf *rb);
+entry *tw_entry_new(const ddb_buf *kb, uint64_t key_hash, const ddb_buf *rb);
+/* The same, the request given as n pieces put together. */
+entry *tw_entry_new_parts(const ddb_buf *kb, uint64_t key_hash, const char *const *parts,
+                          const size_t *lens, int n);
 void tw_entry_free(entry *e);
 /* A source name kept once for all entries ("-" for NULL or on OOM). */
 const char *tw_intern(table_output *to, const char *s);

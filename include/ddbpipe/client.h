@@ -103,6 +103,11 @@ DDB_MUST_USE int ddb_client_new(ddb_client **out, const ddb_client_opts *opts, d
  */
 DDB_MUST_USE int ddb_client_submit(ddb_client *c, const char *operation, const char *body,
                                    size_t len, ddb_call_done_fn done, void *ctx, ddb_error *err);
+/* The same with a body of malloc's that the client takes, not copies: it is
+ * the client's from the call on, and freed by it even when the call fails. */
+DDB_MUST_USE int ddb_client_submit_owned(ddb_client *c, const char *operation, char *body,
+                                         size_t len, ddb_call_done_fn done, void *ctx,
+                                         ddb_error *err);
 
 /*
  * Drives the loop until until(ctx) returns non-zero (checked after every

@@ -70,3 +70,33 @@ Test(keyset, removing_from_a_full_chain_keeps_the_rest_reachable)
                      i % 2, "k%d", i);
     ddb_keyset_dispose(&s);
 }
+
+/* The set's own hash spreads the keys a writer sees (a common prefix, a
+ * counter at the end, lengths on both sides of a word) over the table:
+ * 40,000 keys in 65,536 home slots, no slot home to many, and almost no two
+ * keys sharing the 32 bits a slot keeps. */
+Test(keyset, hash_spreads_keys_with_long_common_prefixes)
+{
+    static unsigned short home[65536];
+    static uint32_t low[40000];
+    char key[64];
+    unsigned most = 0;
+    size_t same = 0, distinct = 0;
+    for (int i = 0; i < 40000; i++) {
+        size_t len = (size_t)snprintf(key, sizeof(key), "{S%d:Tag#wxid_%d|S5:tag%02d", 10 + i % 7,
+                                      i / 40, i % 40);
+        uint64_t h = ddb_keyset_hash(key, len);
+        distinct += home[h & 65535] == 0;
+        if (++home[h & 65535] > most)
+            most = home[h & 65535];
+        low[i] = (uint32_t)h;
+    }
+    for (int i = 0; i < 40000; i++)
+        for (int j = i + 1; j < i + 64 && j < 40000; j++)
+            same += low[i] == low[j];
+    /* at random: about 29,950 homes taken, the fullest one of 6 keys */
+    cr_assert_geq(distinct, 29000, "%zu home slots taken", distinct);
+    cr_assert_leq(most, 8, "a home slot of %u keys", most);
+    cr_assert_eq(same, 0, "%zu neighbouring keys share their low 32 bits", same);
+    cr_assert_neq(ddb_keyset_hash("a", 1), ddb_keyset_hash("a\0", 2));
+}
