@@ -47,11 +47,27 @@ int ddb_aws_profile_exists(const ddb_aws_resolver *r, const char *profile)
            ddb_ini_has(&r->creds, 0, "profile", profile);
 }
 
+/* The CA bundle to trust for https, as the AWS CLI takes it: AWS_CA_BUNDLE,
+ * else the profile's ca_bundle; NULL: the system's. from names the place. */
+static const char *ca_bundle(const ddb_aws_resolver *r, const ddb_ini_file **from)
+{
+    const char *v = ddb_aws_env(r, "AWS_CA_BUNDLE");
+    *from = NULL;
+    if (v != NULL && *v)
+        return v;
+    v = ddb_aws_profile_get(r, r->profile, "ca_bundle", from);
+    return v != NULL && *v ? v : NULL;
+}
+
 ddb_cred_net ddb_aws_net(const ddb_aws_resolver *r)
 {
-    ddb_cred_net n = {0, 0, 0};
+    ddb_cred_net n = {0, 0, 0, ""};
+    const ddb_ini_file *from;
+    const char *ca = ca_bundle(r, &from);
     n.max_attempts = r->opts->max_attempts > 0 ? r->opts->max_attempts : 10;
     n.timeout_ms = r->opts->request_timeout_ms > 0 ? r->opts->request_timeout_ms : 30000;
+    if (ca != NULL)
+        snprintf(n.ca_file, sizeof(n.ca_file), "%s", ca);
     return n;
 }
 
@@ -181,7 +197,7 @@ int ddb_aws_imds_endpoint(char **out, const ddb_aws_resolver *r)
 
 ddb_cred_net ddb_aws_imds_net(const ddb_aws_resolver *r)
 {
-    ddb_cred_net n = {1, 1000, 1000};
+    ddb_cred_net n = {1, 1000, 1000, ""};
     const char *t = ddb_aws_env(r, "AWS_METADATA_SERVICE_TIMEOUT");
     const char *a = ddb_aws_env(r, "AWS_METADATA_SERVICE_NUM_ATTEMPTS");
     if (t == NULL)
@@ -390,6 +406,20 @@ int ddb_aws_config_resolve(ddb_aws_config **out, const ddb_aws_options *opts, dd
     if (rc != 0 || (cfg->region == NULL && (rc = resolve_region(cfg, &r, 1, err)) != 0) ||
         (rc = resolve_endpoint(cfg, &r, err)) != 0)
         goto done;
+    {
+        const ddb_ini_file *from;
+        const char *ca = ca_bundle(&r, &from);
+        if (ca != NULL && strlen(ca) >= sizeof(((ddb_cred_net *)NULL)->ca_file)) {
+            rc = ddb_error_set(err, DDB_EINVAL, "the CA bundle's path is too long: %.100s...", ca);
+            goto done;
+        }
+        if (ca != NULL && ((cfg->ca_bundle = strdup(ca)) == NULL ||
+                           (cfg->ca_bundle_source = from ? profile_source(&r, "ca_bundle", from)
+                                                         : strdup("AWS_CA_BUNDLE")) == NULL)) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
     rc = ddb_aws_service_endpoint(&cfg->s3_endpoint_url, &cfg->s3_endpoint_source, &r, "S3", "s3");
     if (rc != 0) {
         rc = rc == DDB_ENOMEM ? ddb_error_set(err, rc, "out of memory")
@@ -436,6 +466,8 @@ void ddb_aws_config_free(ddb_aws_config *cfg)
     free(cfg->endpoint_source);
     free(cfg->s3_endpoint_url);
     free(cfg->s3_endpoint_source);
+    free(cfg->ca_bundle);
+    free(cfg->ca_bundle_source);
     free(cfg);
 }
 

@@ -113,6 +113,10 @@ int ddb_http_perform(ddb_http_resp *resp, const ddb_http_req *req, ddb_error *er
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (req->ca_file != NULL && req->ca_file[0] != '\0') {
+        curl_easy_setopt(e, CURLOPT_CAINFO, req->ca_file);
+        curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
+    }
     /* Credentials never follow a redirect, and no proxy sees link-local
      * metadata traffic unless the environment says so explicitly. */
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);

@@ -34,6 +34,7 @@ typedef struct ddb_http_req {
     long timeout_ms;         /* whole exchange; 0: 30000 */
     const char *user_agent;  /* NULL: "ddbpipe/<version>" */
     volatile int *abort;     /* non-zero aborts the exchange and the backoff sleeps */
+    const char *ca_file;     /* a PEM file of the CAs to trust alone; NULL: the system's */
 } ddb_http_req;
 
 typedef struct ddb_http_resp {

@@ -115,6 +115,7 @@ int ddb_container_fetch(ddb_aws_credentials **out, const ddb_cred_source *s,
     req.headers = (const char *const *)lines;
     req.connect_timeout_ms = s->net.connect_timeout_ms;
     req.timeout_ms = s->net.timeout_ms;
+    req.ca_file = s->net.ca_file;
     req.abort = call ? call->abort : NULL;
     policy.max_attempts = s->net.max_attempts;
     policy.base_ms = 500;
@@ -174,6 +175,7 @@ static int imds_request(ddb_http_resp *resp, imds *m, const char *method, const 
     req.headers = lines;
     req.connect_timeout_ms = m->net->connect_timeout_ms > 0 ? m->net->connect_timeout_ms : 1000;
     req.timeout_ms = m->net->timeout_ms > 0 ? m->net->timeout_ms : 1000;
+    req.ca_file = m->net->ca_file;
     req.abort = m->call ? m->call->abort : NULL;
     policy.max_attempts = m->net->max_attempts > 0 ? m->net->max_attempts : 1;
     policy.rng = m->call ? m->call->rng : NULL;

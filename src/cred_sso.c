@@ -112,6 +112,7 @@ int ddb_sso_fetch(ddb_aws_credentials **out, const ddb_cred_source *s, const ddb
     req.headers = (const char *const *)lines;
     req.connect_timeout_ms = s->net.connect_timeout_ms;
     req.timeout_ms = s->net.timeout_ms;
+    req.ca_file = s->net.ca_file;
     req.abort = call ? call->abort : NULL;
     policy.max_attempts = s->net.max_attempts;
     policy.rng = call ? call->rng : NULL;

@@ -300,6 +300,7 @@ static int sts_call(ddb_aws_credentials **out, const ddb_cred_source *s, const c
     req.body_len = r.body.len;
     req.connect_timeout_ms = s->net.connect_timeout_ms;
     req.timeout_ms = s->net.timeout_ms;
+    req.ca_file = s->net.ca_file;
     req.abort = call ? call->abort : NULL;
     policy.max_attempts = s->net.max_attempts;
     policy.rng = call ? call->rng : NULL;

@@ -141,6 +141,11 @@ typedef struct ddb_aws_config {
      * DynamoDB's endpoint option; NULL: AWS itself. */
     char *s3_endpoint_url;
     char *s3_endpoint_source;
+    /* The CAs to trust for https instead of the system's: AWS_CA_BUNDLE, else
+     * the profile's ca_bundle (the AWS CLI's settings); NULL when neither. The
+     * credential providers' own requests (STS, SSO) use it too. */
+    char *ca_bundle;
+    char *ca_bundle_source;
 } ddb_aws_config;
 
 /* Resolves region, credentials (fetching them once, so a broken setup fails

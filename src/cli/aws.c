@@ -66,6 +66,9 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
         fprintf(stderr, "ddbpipe: region %s (from %s), endpoint %s (from %s)\n",
                 conn->config->region, conn->config->region_source, conn->config->endpoint_url,
                 conn->config->endpoint_source);
+        if (conn->config->ca_bundle)
+            fprintf(stderr, "ddbpipe: CAs trusted for https: %s (from %s)\n",
+                    conn->config->ca_bundle, conn->config->ca_bundle_source);
         ddb_buf_dispose(&line);
     }
     if (ddb_credprov_start(conn->config->provider, log_refresh, a->verbose ? (void *)conn : NULL,
@@ -85,9 +88,7 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
     co.verbose = a->verbose;
     co.notice = print_notice;
     co.request_timeout_ms = (long)a->request_timeout_ms;
-    co.ca_bundle = getenv("AWS_CA_BUNDLE");
-    if (co.ca_bundle != NULL && co.ca_bundle[0] == '\0')
-        co.ca_bundle = NULL;
+    co.ca_bundle = conn->config->ca_bundle;
     /* DDBPIPE_HTTP=curl: libcurl for every request, as before the client had
      * its own HTTP path (a way out, should that path meet a server it cannot
      * talk to) */

@@ -25,6 +25,7 @@ static void setup(void)
                   "[default]\nregion = eu-west-1\nendpoint_url = http://profile:8000\n"
                   "services = local\n"
                   "[profile plain]\nregion = ap-south-1\n"
+                  "[profile corp]\nregion = eu-west-1\nca_bundle = /etc/corp/ca.pem\n"
                   "[profile creds-region]\nregion = us-east-2\n"
                   "[profile china]\nregion = cn-north-1\n"
                   "[profile ignoring]\nregion = eu-west-1\nendpoint_url = http://x:1\n"
@@ -182,5 +183,31 @@ Test(awsconfig_region, full_resolution)
     cr_expect_str_eq(cfg->config_file, path);
     snprintf(path, sizeof(path), "%s/.aws/credentials", fx_dir(fx));
     cr_expect_str_eq(cfg->credentials_file, path);
+    ddb_aws_config_free(cfg);
+}
+
+/* The CAs to trust for https: AWS_CA_BUNDLE, else the profile's ca_bundle,
+ * else none (the system's); the credential providers get it too. */
+Test(awsconfig_region, ca_bundle_precedence)
+{
+    ddb_aws_options o = fx_options(fx);
+    ddb_aws_config *cfg = resolve(&o);
+    cr_expect_null(cfg->ca_bundle);
+    cr_expect_null(cfg->ca_bundle_source);
+    ddb_aws_config_free(cfg);
+    fx_set(fx, "AWS_PROFILE", "corp");
+    cfg = resolve(&o);
+    cr_expect_str_eq(cfg->ca_bundle, "/etc/corp/ca.pem");
+    cr_expect(strstr(cfg->ca_bundle_source, "'ca_bundle' in profile 'corp' of ") != NULL, "%s",
+              cfg->ca_bundle_source);
+    ddb_aws_config_free(cfg);
+    fx_set(fx, "AWS_CA_BUNDLE", "/tmp/mine.pem");
+    cfg = resolve(&o);
+    cr_expect_str_eq(cfg->ca_bundle, "/tmp/mine.pem");
+    cr_expect_str_eq(cfg->ca_bundle_source, "AWS_CA_BUNDLE");
+    ddb_aws_config_free(cfg);
+    fx_set(fx, "AWS_CA_BUNDLE", ""); /* empty: not set */
+    cfg = resolve(&o);
+    cr_expect_str_eq(cfg->ca_bundle, "/etc/corp/ca.pem");
     ddb_aws_config_free(cfg);
 }

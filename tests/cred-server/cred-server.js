@@ -12,6 +12,7 @@
 'use strict'
 
 const http = require('http')
+const https = require('https')
 const fs = require('fs')
 const crypto = require('crypto')
 const sigv4 = require('./sigv4')
@@ -40,7 +41,7 @@ const DEFAULTS = {
 }
 
 function parseArgs (argv) {
-  const o = { port: 0, portFile: null, script: null, ownerPid: 0, quiet: false }
+  const o = { port: 0, portFile: null, script: null, ownerPid: 0, quiet: false, tlsCert: null, tlsKey: null }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -53,9 +54,12 @@ function parseArgs (argv) {
       case '--script': o.script = next(); break
       case '--owner-pid': o.ownerPid = Number(next()); break
       case '--quiet': o.quiet = true; break
+      case '--tls-cert': o.tlsCert = next(); break
+      case '--tls-key': o.tlsKey = next(); break
       default: throw new Error(`unknown option ${a}`)
     }
   }
+  if (!o.tlsCert !== !o.tlsKey) throw new Error('--tls-cert and --tls-key go together')
   return o
 }
 
@@ -345,7 +349,7 @@ function main () {
     return jsonOut(res, 404, { error: `unknown control path ${url.pathname}` })
   }
 
-  const server = http.createServer((req, res) => {
+  const handler = (req, res) => {
     const chunks = []
     req.on('data', (c) => chunks.push(c))
     req.on('end', () => {
@@ -363,7 +367,10 @@ function main () {
         jsonOut(res, 500, { error: 'internal' })
       }
     })
-  })
+  }
+  const server = opts.tlsCert
+    ? https.createServer({ cert: fs.readFileSync(opts.tlsCert), key: fs.readFileSync(opts.tlsKey) }, handler)
+    : http.createServer(handler)
   server.keepAliveTimeout = 5000
   serveOnLoopback(server, opts, 'cred-server')
 }

@@ -10,6 +10,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ddbpipe-it.XXXXXX")
 export AWS_ACCESS_KEY_ID=AKIDEXAMPLETESTONLY AWS_SECRET_ACCESS_KEY=test-secret-not-real
 export AWS_REGION=us-east-1
 unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_ENDPOINT_URL_DYNAMODB
+# The runner's own CA settings (some machines set AWS_CA_BUNDLE) must not decide a test.
+unset AWS_CA_BUNDLE
 export AWS_CONFIG_FILE="$tmp/no-config" AWS_SHARED_CREDENTIALS_FILE="$tmp/no-credentials"
 # Never probe the real instance metadata address: tests only touch 127.0.0.1.
 export AWS_EC2_METADATA_DISABLED=true
