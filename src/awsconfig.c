@@ -48,7 +48,9 @@ int ddb_aws_profile_exists(const ddb_aws_resolver *r, const char *profile)
 }
 
 /* The CA bundle to trust for https, as the AWS CLI takes it: AWS_CA_BUNDLE,
- * else the profile's ca_bundle; NULL: the system's. from names the place. */
+ * else the profile's ca_bundle; NULL: the system's. from names the place.
+ * An empty AWS_CA_BUNDLE counts as unset: the AWS CLI would take it as no
+ * verification at all, which ddbpipe never does. */
 static const char *ca_bundle(const ddb_aws_resolver *r, const ddb_ini_file **from)
 {
     const char *v = ddb_aws_env(r, "AWS_CA_BUNDLE");
@@ -57,6 +59,18 @@ static const char *ca_bundle(const ddb_aws_resolver *r, const ddb_ini_file **fro
         return v;
     v = ddb_aws_profile_get(r, r->profile, "ca_bundle", from);
     return v != NULL && *v ? v : NULL;
+}
+
+/* A CA bundle path too long for a credential source's copy (longer than a
+ * path can be) is refused before any request is made with it. */
+static int check_ca_bundle(const ddb_aws_resolver *r, ddb_error *err)
+{
+    const ddb_ini_file *from;
+    const char *ca = ca_bundle(r, &from);
+    if (ca != NULL && strlen(ca) >= sizeof(((ddb_cred_net *)NULL)->ca_file))
+        return ddb_error_set(err, DDB_EINVAL, "the CA bundle's path (%s) is too long: %.100s...",
+                             from ? "ca_bundle" : "AWS_CA_BUNDLE", ca);
+    return 0;
 }
 
 ddb_cred_net ddb_aws_net(const ddb_aws_resolver *r)
@@ -356,7 +370,8 @@ int ddb_aws_credentials_resolve(ddb_aws_credentials **out, const ddb_aws_options
     int rc = ddb_aws_resolver_init(&r, opts, err);
     *out = NULL;
     /* The region only serves STS here; its absence is not an error. */
-    if (rc == 0 && (rc = resolve_region(&region, &r, 0, err)) == 0) {
+    if (rc == 0 && (rc = check_ca_bundle(&r, err)) == 0 &&
+        (rc = resolve_region(&region, &r, 0, err)) == 0) {
         r.region = region.region;
         rc = resolve_credentials(out, &root, &r, err);
     }
@@ -390,7 +405,7 @@ int ddb_aws_config_resolve(ddb_aws_config **out, const ddb_aws_options *opts, dd
         goto done;
     }
     /* The configured region first: STS calls of the chain use it. */
-    if ((rc = resolve_region(cfg, &r, 0, err)) != 0)
+    if ((rc = check_ca_bundle(&r, err)) != 0 || (rc = resolve_region(cfg, &r, 0, err)) != 0)
         goto done;
     r.region = cfg->region;
     obtained = ddb_cred_now_ms();
@@ -409,10 +424,6 @@ int ddb_aws_config_resolve(ddb_aws_config **out, const ddb_aws_options *opts, dd
     {
         const ddb_ini_file *from;
         const char *ca = ca_bundle(&r, &from);
-        if (ca != NULL && strlen(ca) >= sizeof(((ddb_cred_net *)NULL)->ca_file)) {
-            rc = ddb_error_set(err, DDB_EINVAL, "the CA bundle's path is too long: %.100s...", ca);
-            goto done;
-        }
         if (ca != NULL && ((cfg->ca_bundle = strdup(ca)) == NULL ||
                            (cfg->ca_bundle_source = from ? profile_source(&r, "ca_bundle", from)
                                                          : strdup("AWS_CA_BUNDLE")) == NULL)) {

@@ -36,7 +36,8 @@ typedef struct ddb_cred_net {
     int max_attempts;        /* as the DynamoDB client's */
     long connect_timeout_ms; /* 0: the default of the provider */
     long timeout_ms;
-    char ca_file[512]; /* AWS_CA_BUNDLE or the profile's ca_bundle; "": the system's CAs */
+    char ca_file[4096]; /* AWS_CA_BUNDLE or the profile's ca_bundle; "": the system's CAs
+                           (a longer path cannot be opened: refused before any request) */
 } ddb_cred_net;
 
 typedef struct ddb_cred_source {

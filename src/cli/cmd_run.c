@@ -44,16 +44,19 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
         return "--types name=N,other=BOOL (types: S N B BOOL NULL M L SS NS BS)";
     case DDB_RUN_F_SEGMENTS:
         return "see --segments and --segment-range (A-B, e.g. --segments 8 --segment-range 0-3)";
-    case DDB_RUN_F_TARGET_TABLE:
-        /* the table could not be asked about at all: not a matter of its name */
-        if (strstr(message, "certificate") != NULL)
-            return "the endpoint's TLS certificate is not trusted; AWS_CA_BUNDLE=FILE names a PEM "
-                   "file of CAs to trust";
-        if (strstr(message, ": ConnectionError: ") != NULL ||
-            strstr(message, ": Timeout: ") != NULL)
+    case DDB_RUN_F_TARGET_TABLE: {
+        /* the table could not be asked about at all: not a matter of its name
+         * (only the failure's own words are read: a table may be named
+         * "certificates") */
+        const char *conn = strstr(message, " failed: ConnectionError: ");
+        if (conn != NULL && strstr(conn, "certificate") != NULL)
+            return "the endpoint's TLS certificate is not trusted; AWS_CA_BUNDLE=FILE (or the "
+                   "profile's ca_bundle) names a PEM file of CAs to trust";
+        if (conn != NULL || strstr(message, " failed: Timeout: ") != NULL)
             return "check --endpoint-url (or the region) and the network";
         return spec->groups & G_MIGRATE ? "--to-table NAME; create it first, or add --create-table"
                                         : "--table NAME; create it first, or add --create-table";
+    }
     case DDB_RUN_F_CREATE_TABLE:
         return "--create-table builds the table from --mapping";
     case DDB_RUN_F_WAIT:

@@ -211,3 +211,25 @@ Test(awsconfig_region, ca_bundle_precedence)
     cr_expect_str_eq(cfg->ca_bundle, "/etc/corp/ca.pem");
     ddb_aws_config_free(cfg);
 }
+
+/* A CA bundle path longer than any path can be is refused before anything
+ * is fetched with it; a long one that is possible is kept whole. */
+Test(awsconfig_region, ca_bundle_path_too_long)
+{
+    static char path[5000];
+    ddb_aws_options o = fx_options(fx);
+    ddb_aws_config *cfg = NULL;
+    ddb_error err = {0};
+    memset(path, 'd', sizeof(path) - 1);
+    path[0] = '/';
+    fx_set(fx, "AWS_CA_BUNDLE", path);
+    cr_assert_eq(ddb_aws_config_resolve(&cfg, &o, &err), DDB_EINVAL);
+    cr_assert(strstr(err.message, "CA bundle's path (AWS_CA_BUNDLE) is too long") != NULL, "%s",
+              err.message);
+    cr_assert_null(cfg);
+    path[600] = '\0';
+    fx_set(fx, "AWS_CA_BUNDLE", path);
+    cfg = resolve(&o);
+    cr_assert_eq(strlen(cfg->ca_bundle), 600);
+    ddb_aws_config_free(cfg);
+}

@@ -30,11 +30,15 @@ run create 0 "$bin" create-table --mapping "$fav" --table tls "${D[@]}"
 run untrusted 5 "$bin" import "$tmp/items.json" --table tls --endpoint-url "$https" \
     --max-attempts 2
 expect_in "$tmp/untrusted.err" "SSL certificate problem: self-signed certificate"
-expect_in "$tmp/untrusted.err" "AWS_CA_BUNDLE=FILE"
+expect_in "$tmp/untrusted.err" "AWS_CA_BUNDLE=FILE (or the profile's ca_bundle)"
 run untrusted-curl 5 env DDBPIPE_HTTP=curl "$bin" import "$tmp/items.json" --table tls \
     --endpoint-url "$https" --max-attempts 2
 expect_in "$tmp/untrusted-curl.err" "SSL certificate problem: self-signed certificate"
 [ "$(requests)" = 0 ] || fail "untrusted: a request reached the server ($(requests))"
+
+# A table that is not there, named so: its name is no reason to hint at certificates.
+run no-table 2 "$bin" import "$tmp/items.json" --table certificates "${D[@]}"
+expect_in "$tmp/no-table.err" "create it first"
 
 # -- trusted through AWS_CA_BUNDLE: the own path by address, libcurl by name -----------------
 run wire 0 "${trusted[@]}" "$bin" import "$tmp/items.json" --table tls --endpoint-url "$https" \
