@@ -14,6 +14,8 @@
 #include "ddbpipe/credprov.h"
 #include "ddbpipe/sigv4.h"
 
+#define MAX_RESERVED_BODY (32u << 20)
+
 static size_t on_body(char *data, size_t size, size_t n, void *ud)
 {
     call *cl = ud;
@@ -55,6 +57,16 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
         cl->crc[k] = '\0';
     } else if (len > 18 && strncasecmp(data, "x-amzn-errortype:", 17) == 0) {
         header_value(data, len, 17, cl->errtype, sizeof(cl->errtype));
+    } else if (len > 16 && strncasecmp(data, "content-length:", 15) == 0) {
+        /* the body's room at once, not by doubling (a Scan page is a megabyte
+         * of JSON); a length past any DynamoDB answer is left to grow */
+        char num[24];
+        unsigned long long body;
+        header_value(data, len, 15, num, sizeof(num));
+        body = strtoull(num, NULL, 10);
+        if (body > 0 && body <= MAX_RESERVED_BODY &&
+            ddb_buf_reserve(&cl->resp_body, (size_t)body) != 0)
+            return 0;
     }
     return len;
 }
