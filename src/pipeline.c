@@ -491,6 +491,10 @@ static int wait_input(void *ctx, int fd, ddb_error *err)
     if (r->o->client != NULL) {
         int rc;
         while ((rc = ddb_client_wait_fd(r->o->client, fd, IDLE_MS, err)) == 1) {
+            /* the client sees its own stop flag; a caller may have given the
+             * run another one */
+            if (r->o->stop && *r->o->stop)
+                return ddb_error_set(err, DDB_EINTR, "interrupted");
             report_progress(r, ddb_clock_seconds());
             if (out != NULL && out->vt->idle != NULL && (rc = out->vt->idle(out, err)) != 0)
                 return rc;

@@ -6,10 +6,16 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/client.h"
+#include "ddbpipe/clock.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/pipeline.h"
 #include "support/files.h"
@@ -602,4 +608,55 @@ Test(pipeline, no_mapping_export_writes_items)
     cr_assert_eq(ddb_file_output_paths(po.output, &paths), 1);
     ddb_summary_dispose(&s);
     ddb_output_free(po.output);
+}
+
+static volatile sig_atomic_t run_stop;
+
+static void *stop_later(void *arg)
+{
+    (void)arg;
+    usleep(300000);
+    run_stop = 1;
+    return NULL;
+}
+
+/* A pipe whose writer pauses, read with a client in the run (its requests go
+ * on while the input waits): the run's own stop flag ends the wait, even when
+ * the client was given none. */
+Test(pipeline, stop_flag_ends_a_wait_for_input_with_a_client, .timeout = 20)
+{
+    ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real", NULL, 0, "test"};
+    const char *fifo = tu_path(tdir, "paused.fifo");
+    const char *inputs[] = {fifo};
+    ddb_client_opts co;
+    ddb_client *c = NULL;
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    reports rep;
+    ddb_error err;
+    pthread_t th;
+    uint64_t t0;
+    int rc, hold;
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    hold = open(fifo, O_RDWR | O_NONBLOCK); /* a writer that sends nothing */
+    memset(&co, 0, sizeof(co));
+    co.region = "us-east-1";
+    co.endpoint = "http://127.0.0.1:9";
+    co.credentials = &creds;
+    cr_assert_eq(ddb_client_new(&c, &co, &err), 0, "%s", err.message);
+    base_opts(&po, DDB_MODE_EXPORT, inputs, 1, &rep);
+    po.mapping = fav;
+    po.output = tu_file_output(odir, DDB_OUT_NDJSON, fav, 1, 0);
+    po.client = c;
+    po.stop = &run_stop;
+    run_stop = 0;
+    pthread_create(&th, NULL, stop_later, NULL);
+    t0 = ddb_clock_ms();
+    rc = ddb_pipeline_run(&s, &po, &err);
+    pthread_join(th, NULL);
+    cr_assert_lt(ddb_clock_ms() - t0, 5000, "the wait outlived the stop flag");
+    cr_assert(rc == 0 || rc == DDB_EINTR, "%d %s", rc, err.message);
+    ddb_summary_dispose(&s);
+    close(hold);
+    ddb_client_free(c);
 }
