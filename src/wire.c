@@ -20,6 +20,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,15 @@ struct ddb_wire {
     int n_ai;
     int good; /* the address that connected last: tried first */
     uint64_t resolved_ms;
+    long resolve_ttl_ms;
+    /* A lookup again once the names kept are stale runs on a thread of its
+     * own: a slow resolver must not stop the loop (libcurl's threaded
+     * resolver did not either). */
+    pthread_mutex_t mu;
+    pthread_t lookup;
+    int looking;            /* the thread runs, or ended and is not joined yet */
+    int looked;             /* under mu: it ended */
+    struct addrinfo *fresh; /* under mu: its answer; NULL when it failed */
     long connect_timeout_ms;
     conn *c;
     int n;
@@ -334,21 +344,35 @@ static int start_tls(ddb_wire *w, int k)
 
 /* --------------------------------------------------------- connecting */
 
-static int resolve(ddb_wire *w)
+static struct addrinfo *lookup(const ddb_wire *w)
 {
     struct addrinfo hints, *ai = NULL;
-    uint64_t now = ddb_clock_ms();
-    if (w->ai != NULL && now - w->resolved_ms < RESOLVE_TTL_MS)
-        return 0;
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    if (getaddrinfo(w->host, w->port, &hints, &ai) != 0 || ai == NULL) {
-        if (w->ai == NULL)
-            return -1;
-        w->resolved_ms = now; /* the addresses kept serve another while, asked again then */
-        return 0;
-    }
+    if (getaddrinfo(w->host, w->port, &hints, &ai) != 0)
+        return NULL;
+    return ai;
+}
+
+static void *lookup_main(void *arg)
+{
+    ddb_wire *w = arg;
+    struct addrinfo *ai = lookup(w);
+    pthread_mutex_lock(&w->mu);
+    w->fresh = ai;
+    w->looked = 1;
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* Keeps ai (NULL: the lookup failed, and the addresses kept serve another
+ * while) as the host's addresses as of now. */
+static void install(ddb_wire *w, struct addrinfo *ai, uint64_t now)
+{
+    w->resolved_ms = now;
+    if (ai == NULL)
+        return;
     if (w->ai)
         freeaddrinfo(w->ai);
     w->ai = ai;
@@ -356,7 +380,46 @@ static int resolve(ddb_wire *w)
     w->good = 0;
     for (; ai != NULL; ai = ai->ai_next)
         w->n_ai++;
-    w->resolved_ms = now;
+}
+
+/* The answer of a lookup thread that has ended, taken in; 1 when one was. */
+static int take_lookup(ddb_wire *w, uint64_t now)
+{
+    struct addrinfo *ai;
+    int ended;
+    if (!w->looking)
+        return 0;
+    pthread_mutex_lock(&w->mu);
+    ended = w->looked;
+    ai = w->fresh;
+    w->fresh = NULL;
+    pthread_mutex_unlock(&w->mu);
+    if (!ended)
+        return 0;
+    pthread_join(w->lookup, NULL);
+    w->looking = w->looked = 0;
+    install(w, ai, now);
+    return 1;
+}
+
+/* The host's addresses for a new connection. The first lookup waits (no
+ * request is on the wire before it); once they are stale, the kept ones
+ * serve while a thread asks again. Returns 0, or -1 when the host does not
+ * resolve. */
+static int resolve(ddb_wire *w)
+{
+    uint64_t now = ddb_clock_ms();
+    take_lookup(w, now);
+    if (w->ai == NULL) {
+        install(w, lookup(w), now);
+        return w->ai != NULL ? 0 : -1;
+    }
+    if (now - w->resolved_ms >= (uint64_t)w->resolve_ttl_ms && !w->looking) {
+        if (pthread_create(&w->lookup, NULL, lookup_main, w) == 0)
+            w->looking = 1;
+        else
+            w->resolved_ms = now; /* no thread: the kept ones serve another while */
+    }
     return 0;
 }
 
@@ -816,6 +879,7 @@ int ddb_wire_new(ddb_wire **out, const char *url, int epfd, uint64_t tag, long c
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
+    pthread_mutex_init(&w->mu, NULL); /* first: freeing destroys it */
     if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
         curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
         curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
@@ -826,6 +890,7 @@ int ddb_wire_new(ddb_wire **out, const char *url, int epfd, uint64_t tag, long c
     }
     w->epfd = epfd;
     w->tag = tag;
+    w->resolve_ttl_ms = RESOLVE_TTL_MS;
     w->tls = strcmp(scheme, "https") == 0;
     w->connect_timeout_ms = connect_timeout_ms;
     snprintf(w->port, sizeof(w->port), "%s", port);
@@ -861,6 +926,12 @@ void ddb_wire_free(ddb_wire *w)
     for (int k = 0; k < w->n; k++)
         close_conn(w, k);
     free(w->c);
+    if (w->looking) {
+        pthread_join(w->lookup, NULL); /* waits for the resolver, at most its own timeout */
+        if (w->fresh)
+            freeaddrinfo(w->fresh);
+    }
+    pthread_mutex_destroy(&w->mu);
     if (w->ai)
         freeaddrinfo(w->ai);
     SSL_CTX_free(w->ctx);
@@ -1020,4 +1091,9 @@ void ddb_wire_counts(const ddb_wire *w, uint64_t *connections, uint64_t *resent)
 {
     *connections = w->connections;
     *resent = w->resent;
+}
+
+void ddb_wire_set_resolve_ttl(ddb_wire *w, long ms)
+{
+    w->resolve_ttl_ms = ms;
 }

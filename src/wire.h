@@ -79,6 +79,10 @@ long ddb_wire_expire(ddb_wire *w, uint64_t now_ms);
 /* The next finished exchange, or NULL. */
 ddb_wire_xfer *ddb_wire_next_done(ddb_wire *w);
 
+/* How long the host's addresses are kept before they are looked up again
+ * (60 s, as libcurl's DNS cache; tests shorten it). */
+void ddb_wire_set_resolve_ttl(ddb_wire *w, long ms);
+
 /* Counters for tests and the benchmark: connections opened, and exchanges
  * sent again on a fresh connection after a kept one turned out closed. */
 void ddb_wire_counts(const ddb_wire *w, uint64_t *connections, uint64_t *resent);

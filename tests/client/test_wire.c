@@ -605,6 +605,7 @@ Test(wire, tls_handshake_that_hangs_times_out_at_the_connect_timeout)
  * addresses). Other names go to the C library's. */
 static int fake_ports[2];
 static char fake_tag;
+static int slow_lookups;
 
 int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
                 struct addrinfo **res);
@@ -612,13 +613,20 @@ int getaddrinfo(const char *node, const char *service, const struct addrinfo *hi
                 struct addrinfo **res)
 {
     struct addrinfo *head = NULL, **tail = &head;
-    if (node == NULL || strcmp(node, "two.test") != 0) {
+    int n = 2;
+    if (node != NULL && strcmp(node, "slow.test") == 0) {
+        /* a resolver that takes its time: one address, the server's */
+        __atomic_add_fetch(&slow_lookups, 1, __ATOMIC_SEQ_CST);
+        usleep(600000);
+        fake_ports[0] = fake_ports[1];
+        n = 1;
+    } else if (node == NULL || strcmp(node, "two.test") != 0) {
         int (*real)(const char *, const char *, const struct addrinfo *, struct addrinfo **) =
             (int (*)(const char *, const char *, const struct addrinfo *, struct addrinfo **))dlsym(
                 RTLD_NEXT, "getaddrinfo");
         return real(node, service, hints, res);
     }
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < n; i++) {
         struct addrinfo *ai = calloc(1, sizeof(*ai) + sizeof(struct sockaddr_in));
         struct sockaddr_in *sa = (struct sockaddr_in *)(ai + 1);
         sa->sin_family = AF_INET;
@@ -785,5 +793,48 @@ Test(wire, client_freed_with_an_ended_attempt_not_yet_taken)
     cr_assert_eq(ab_done, 0, "A or B finished before the client was freed");
     cr_assert_eq(ddb_client_pending(c), 2);
     ddb_client_free(c);
+    server_stop(&s);
+}
+
+/* Once the host's addresses are stale, a new connection does not wait for a
+ * slow resolver: the kept addresses serve while a thread asks again. (Only
+ * the very first lookup waits.) */
+Test(wire, a_slow_lookup_again_does_not_stop_the_loop)
+{
+    step steps[] = {{OK_HELLO, 0, 1, 0, 0},
+                    {OK_HELLO, 0, 1, 0, 0},
+                    {OK_HELLO, 0, 1, 0, 0},
+                    {OK_HELLO, 0, 1, 0, 0}};
+    server s;
+    ddb_wire *w = NULL;
+    ddb_error err;
+    int epfd = epoll_create1(0);
+    server_start(&s, steps, 4, 0);
+    fake_ports[1] = s.port;
+    cr_assert_eq(ddb_wire_new(&w, "http://slow.test:1", epfd, TAG, 5000, NULL, &err), 0, "%s",
+                 err.message);
+    ddb_wire_set_resolve_ttl(w, 0); /* stale at once */
+    for (int i = 0; i < 4; i++) {
+        ddb_wire_xfer x;
+        got g;
+        uint64_t t0, took;
+        if (i == 3)
+            usleep(800000); /* the lookup thread has ended: its answer is taken in */
+        t0 = ddb_clock_ms();
+        xfer_init(&x, &g, 5000);
+        exchange(w, epfd, &x);
+        took = ddb_clock_ms() - t0;
+        cr_assert_eq(x.result, DDB_WIRE_OK, "request %d: %s", i, x.message);
+        if (i == 0)
+            cr_assert_geq(took, 550, "the first lookup is waited for");
+        else
+            cr_assert_lt(took, 400, "request %d waited %llu ms for the resolver", i,
+                         (unsigned long long)took);
+        got_free(&g);
+    }
+    cr_assert_geq(__atomic_load_n(&slow_lookups, __ATOMIC_SEQ_CST), 2);
+    cr_assert_eq(s.connections, 4);
+    ddb_wire_free(w); /* joins a lookup still running */
+    close(epfd);
     server_stop(&s);
 }
