@@ -64,7 +64,9 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
         unsigned long long body;
         header_value(data, len, 15, num, sizeof(num));
         body = strtoull(num, NULL, 10);
+        /* a HEAD's Content-Length is the object's: no body comes */
         if (body > 0 && body <= MAX_RESERVED_BODY &&
+            !(cl->http != NULL && strcmp(cl->http->method, "HEAD") == 0) &&
             ddb_buf_reserve(&cl->resp_body, (size_t)body) != 0)
             return 0;
     }
