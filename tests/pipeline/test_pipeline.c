@@ -657,6 +657,7 @@ Test(pipeline, stop_flag_ends_a_wait_for_input_with_a_client, .timeout = 20)
     cr_assert_lt(ddb_clock_ms() - t0, 5000, "the wait outlived the stop flag");
     cr_assert(rc == 0 || rc == DDB_EINTR, "%d %s", rc, err.message);
     ddb_summary_dispose(&s);
+    ddb_output_free(po.output);
     close(hold);
     ddb_client_free(c);
 }
