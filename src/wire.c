@@ -9,7 +9,7 @@
  * kept connection closed before any byte of its answer came back is sent
  * once more on a fresh one, as libcurl does: servers close idle connections.
  */
-#include "wire.h"
+#include "wire_internal.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -20,7 +20,6 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,17 +32,14 @@
 
 #include "ddbpipe/clock.h"
 
-#define RESOLVE_TTL_MS 60000 /* libcurl's DNS cache keeps names as long */
-#define IDLE_MAX_MS 118000   /* libcurl's default for reusing an idle connection */
-#define KEEPALIVE_S 60       /* TCP keepalive idle and interval, as libcurl's */
+#define IDLE_MAX_MS 118000 /* libcurl's default for reusing an idle connection */
+#define KEEPALIVE_S 60     /* TCP keepalive idle and interval, as libcurl's */
 #define READ_ROOM 16384
-#define MAX_HEAD 65536 /* a response's header line, at most */
 /* Waiting for an answer and idle alike: one mask, so a request and its
  * answer cost no epoll_ctl. */
 #define WATCH_IN (EPOLLIN | EPOLLRDHUP)
 
 enum { C_FREE, C_CONNECTING, C_TLS, C_IDLE, C_SEND, C_RECV };
-enum { P_STATUS, P_HEAD, P_LEN, P_EOF, P_CHUNK_SIZE, P_CHUNK_DATA, P_CHUNK_END, P_TRAILER };
 
 typedef struct conn {
     int fd;
@@ -51,7 +47,7 @@ typedef struct conn {
     int state;
     uint32_t events;        /* as registered; 0: not in the set */
     unsigned served;        /* responses completed on it */
-    int addr;               /* addresses tried so far (from w->good on) */
+    int addr;               /* addresses tried so far (from w->names.good on) */
     uint64_t opened_ms;     /* when its connecting began */
     uint64_t addr_deadline; /* when the address being tried has had its share */
     uint64_t idle_ms;       /* when it last became idle */
@@ -60,34 +56,17 @@ typedef struct conn {
     /* the response being parsed */
     char *buf;
     size_t pos, len, cap;
-    int phase;
-    uint64_t left; /* body or chunk bytes still to come */
-    long status;
-    int got_any, close_after, chunked, has_length, http10, keep_alive;
-    uint64_t length;
+    int got_any;
+    wire_response rsp;
 } conn;
 
 struct ddb_wire {
     int epfd;
     uint64_t tag;
-    char *host; /* without brackets: for the resolver, SNI and the name check */
-    char port[8];
+    wire_names names;
     int tls, host_is_ip;
     SSL_CTX *ctx;
     BIO_METHOD *bio;
-    struct addrinfo *ai;
-    int n_ai;
-    int good; /* the address that connected last: tried first */
-    uint64_t resolved_ms;
-    long resolve_ttl_ms;
-    /* A lookup again once the names kept are stale runs on a thread of its
-     * own: a slow resolver must not stop the loop (libcurl's threaded
-     * resolver did not either). */
-    pthread_mutex_t mu;
-    pthread_t lookup;
-    int looking;            /* the thread runs, or ended and is not joined yet */
-    int looked;             /* under mu: it ended */
-    struct addrinfo *fresh; /* under mu: its answer; NULL when it failed */
     long connect_timeout_ms;
     conn *c;
     int n;
@@ -137,11 +116,8 @@ static void set_events(ddb_wire *w, int k, uint32_t ev)
 static void reset_parser(conn *cn)
 {
     cn->pos = cn->len = 0;
-    cn->phase = P_STATUS;
-    cn->left = cn->length = 0;
-    cn->status = 0;
-    cn->got_any = cn->close_after = cn->chunked = cn->has_length = 0;
-    cn->http10 = cn->keep_alive = 0;
+    cn->got_any = 0;
+    ddb_wire_response_reset(&cn->rsp);
 }
 
 static void close_conn(ddb_wire *w, int k)
@@ -163,21 +139,6 @@ static void close_conn(ddb_wire *w, int k)
     cn->buf = NULL;
     cn->cap = 0;
     reset_parser(cn);
-}
-
-/* The reason of the last TLS failure, for a message. */
-static const char *tls_reason(const conn *cn, char *out, size_t cap)
-{
-    unsigned long e = ERR_get_error();
-    long v = cn->ssl ? SSL_get_verify_result(cn->ssl) : X509_V_OK;
-    if (v != X509_V_OK)
-        snprintf(out, cap, "SSL certificate problem: %s", X509_verify_cert_error_string(v));
-    else if (e != 0)
-        ERR_error_string_n(e, out, cap);
-    else
-        snprintf(out, cap, "TLS connection failed");
-    ERR_clear_error();
-    return out;
 }
 
 static void do_send(ddb_wire *w, int k);
@@ -207,7 +168,7 @@ static int tls_outcome(ddb_wire *w, int k, int r)
         broken(w, k, strerror(errno));
         return -1;
     default:
-        broken(w, k, tls_reason(cn, why, sizeof(why)));
+        broken(w, k, ddb_wire_tls_reason(cn->ssl, why, sizeof(why)));
         return -1;
     }
 }
@@ -224,7 +185,7 @@ static void broken(ddb_wire *w, int k, const char *reason)
     snprintf(why, sizeof(why), "%s", reason);
     cn->x = NULL;
     if (x != NULL)
-        x->status = cn->status; /* a status line seen before the break */
+        x->status = cn->rsp.status; /* a status line seen before the break */
     close_conn(w, k);
     if (x == NULL)
         return;
@@ -236,73 +197,6 @@ static void broken(ddb_wire *w, int k, const char *reason)
         return;
     }
     finish(w, x, DDB_WIRE_FAILED, "%s", why);
-}
-
-/* ----------------------------------------------------- TLS socket BIO */
-
-/* OpenSSL's socket BIO writes with write(2): a peer gone away would raise
- * SIGPIPE, which the tool takes for its output pipe closing. This one sends
- * with MSG_NOSIGNAL. */
-static int bio_write(BIO *b, const char *data, int len)
-{
-    ssize_t n = send((int)(intptr_t)BIO_get_data(b), data, (size_t)len, MSG_NOSIGNAL);
-    BIO_clear_retry_flags(b);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-        BIO_set_retry_write(b);
-    return (int)n;
-}
-
-static int bio_read(BIO *b, char *data, int len)
-{
-    ssize_t n = recv((int)(intptr_t)BIO_get_data(b), data, (size_t)len, 0);
-    BIO_clear_retry_flags(b);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-        BIO_set_retry_read(b);
-    return (int)n;
-}
-
-static long bio_ctrl(BIO *b, int cmd, long num, void *ptr)
-{
-    (void)b;
-    (void)num;
-    (void)ptr;
-    return cmd == BIO_CTRL_FLUSH ? 1 : 0;
-}
-
-static int bio_create(BIO *b)
-{
-    BIO_set_init(b, 1);
-    return 1;
-}
-
-static int setup_tls(ddb_wire *w, const char *ca_file, ddb_error *err)
-{
-    curl_version_info_data *vi = curl_version_info(CURLVERSION_NOW);
-    const char *file = ca_file, *dir = NULL;
-    if ((w->ctx = SSL_CTX_new(TLS_client_method())) == NULL ||
-        (w->bio = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "ddb-socket")) == NULL)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory (TLS)");
-    BIO_meth_set_write(w->bio, bio_write);
-    BIO_meth_set_read(w->bio, bio_read);
-    BIO_meth_set_ctrl(w->bio, bio_ctrl);
-    BIO_meth_set_create(w->bio, bio_create);
-    SSL_CTX_set_min_proto_version(w->ctx, TLS1_2_VERSION);
-    SSL_CTX_set_verify(w->ctx, SSL_VERIFY_PEER, NULL);
-    SSL_CTX_set_options(w->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
-    /* The same trust as libcurl's other requests: its CA file and folder. */
-    if (file == NULL && vi != NULL) {
-        file = vi->cainfo;
-        dir = vi->capath;
-    }
-    if (file == NULL && dir == NULL) {
-        if (SSL_CTX_set_default_verify_paths(w->ctx) != 1)
-            return ddb_error_set(err, DDB_ENET, "cannot load the system's CA certificates");
-    } else if (SSL_CTX_load_verify_locations(w->ctx, file, dir) != 1) {
-        ERR_clear_error();
-        return ddb_error_set(err, DDB_ENET, "cannot load the CA certificates of %s",
-                             file ? file : dir);
-    }
-    return 0;
 }
 
 static void do_handshake(ddb_wire *w, int k)
@@ -332,10 +226,10 @@ static int start_tls(ddb_wire *w, int k)
     SSL_set_bio(cn->ssl, b, b);
     SSL_set_mode(cn->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     if (w->host_is_ip) {
-        if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(cn->ssl), w->host) != 1)
+        if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(cn->ssl), w->names.host) != 1)
             return -1;
-    } else if (SSL_set_tlsext_host_name(cn->ssl, w->host) != 1 ||
-               SSL_set1_host(cn->ssl, w->host) != 1) {
+    } else if (SSL_set_tlsext_host_name(cn->ssl, w->names.host) != 1 ||
+               SSL_set1_host(cn->ssl, w->names.host) != 1) {
         return -1;
     }
     cn->state = C_TLS;
@@ -344,94 +238,15 @@ static int start_tls(ddb_wire *w, int k)
 
 /* --------------------------------------------------------- connecting */
 
-static struct addrinfo *lookup(const ddb_wire *w)
-{
-    struct addrinfo hints, *ai = NULL;
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    if (getaddrinfo(w->host, w->port, &hints, &ai) != 0)
-        return NULL;
-    return ai;
-}
-
-static void *lookup_main(void *arg)
-{
-    ddb_wire *w = arg;
-    struct addrinfo *ai = lookup(w);
-    pthread_mutex_lock(&w->mu);
-    w->fresh = ai;
-    w->looked = 1;
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
-}
-
-/* Keeps ai (NULL: the lookup failed, and the addresses kept serve another
- * while) as the host's addresses as of now. */
-static void install(ddb_wire *w, struct addrinfo *ai, uint64_t now)
-{
-    w->resolved_ms = now;
-    if (ai == NULL)
-        return;
-    if (w->ai)
-        freeaddrinfo(w->ai);
-    w->ai = ai;
-    w->n_ai = 0;
-    w->good = 0;
-    for (; ai != NULL; ai = ai->ai_next)
-        w->n_ai++;
-}
-
-/* The answer of a lookup thread that has ended, taken in; 1 when one was. */
-static int take_lookup(ddb_wire *w, uint64_t now)
-{
-    struct addrinfo *ai;
-    int ended;
-    if (!w->looking)
-        return 0;
-    pthread_mutex_lock(&w->mu);
-    ended = w->looked;
-    ai = w->fresh;
-    w->fresh = NULL;
-    pthread_mutex_unlock(&w->mu);
-    if (!ended)
-        return 0;
-    pthread_join(w->lookup, NULL);
-    w->looking = w->looked = 0;
-    install(w, ai, now);
-    return 1;
-}
-
-/* The host's addresses for a new connection. The first lookup waits (no
- * request is on the wire before it); once they are stale, the kept ones
- * serve while a thread asks again. Returns 0, or -1 when the host does not
- * resolve. */
-static int resolve(ddb_wire *w)
-{
-    uint64_t now = ddb_clock_ms();
-    take_lookup(w, now);
-    if (w->ai == NULL) {
-        install(w, lookup(w), now);
-        return w->ai != NULL ? 0 : -1;
-    }
-    if (now - w->resolved_ms >= (uint64_t)w->resolve_ttl_ms && !w->looking) {
-        if (pthread_create(&w->lookup, NULL, lookup_main, w) == 0)
-            w->looking = 1;
-        else
-            w->resolved_ms = now; /* no thread: the kept ones serve another while */
-    }
-    return 0;
-}
-
 static void connected(ddb_wire *w, int k)
 {
     conn *cn = &w->c[k];
     w->connections++;
-    w->good = (w->good + cn->addr - 1) % w->n_ai;
+    w->names.good = (w->names.good + cn->addr - 1) % w->names.n_ai;
     if (w->tls) {
         if (start_tls(w, k) != 0) {
             char why[200];
-            broken(w, k, tls_reason(cn, why, sizeof(why)));
+            broken(w, k, ddb_wire_tls_reason(cn->ssl, why, sizeof(why)));
             return;
         }
         do_handshake(w, k);
@@ -449,14 +264,14 @@ static void try_connect(ddb_wire *w, int k)
 {
     conn *cn = &w->c[k];
     int last = ECONNREFUSED, one = 1, idle = KEEPALIVE_S;
-    while (cn->addr < w->n_ai) {
-        struct addrinfo *ai = w->ai;
+    while (cn->addr < w->names.n_ai) {
+        struct addrinfo *ai = w->names.ai;
         uint64_t now = ddb_clock_ms(), end = cn->opened_ms + (uint64_t)w->connect_timeout_ms;
-        for (int i = (w->good + cn->addr) % w->n_ai; i > 0; i--)
+        for (int i = (w->names.good + cn->addr) % w->names.n_ai; i > 0; i--)
             ai = ai->ai_next;
         cn->addr++;
         cn->addr_deadline =
-            now >= end ? now : now + (end - now) / (uint64_t)(w->n_ai - cn->addr + 1);
+            now >= end ? now : now + (end - now) / (uint64_t)(w->names.n_ai - cn->addr + 1);
         cn->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (cn->fd < 0) {
             last = errno;
@@ -483,8 +298,9 @@ static void try_connect(ddb_wire *w, int k)
         ddb_wire_xfer *x = cn->x;
         cn->x = NULL;
         close_conn(w, k);
-        finish(w, x, DDB_WIRE_CONNECT, "Failed to connect to %s port %s after %llu ms: %s", w->host,
-               w->port, (unsigned long long)(ddb_clock_ms() - cn->opened_ms), strerror(last));
+        finish(w, x, DDB_WIRE_CONNECT, "Failed to connect to %s port %s after %llu ms: %s",
+               w->names.host, w->names.port, (unsigned long long)(ddb_clock_ms() - cn->opened_ms),
+               strerror(last));
     }
 }
 
@@ -498,9 +314,9 @@ static void open_conn(ddb_wire *w, int k, ddb_wire_xfer *x)
     cn->served = 0;
     cn->addr = 0;
     cn->opened_ms = ddb_clock_ms();
-    if (resolve(w) != 0) {
+    if (ddb_wire_names_resolve(&w->names) != 0) {
         cn->x = NULL;
-        finish(w, x, DDB_WIRE_RESOLVE, "Could not resolve host: %s", w->host);
+        finish(w, x, DDB_WIRE_RESOLVE, "Could not resolve host: %s", w->names.host);
         return;
     }
     try_connect(w, k);
@@ -585,9 +401,10 @@ static void complete(ddb_wire *w, int k)
 {
     conn *cn = &w->c[k];
     ddb_wire_xfer *x = cn->x;
-    int keep = !cn->close_after && cn->pos == cn->len && (!cn->http10 || cn->keep_alive) &&
+    int keep = !cn->rsp.close_after && cn->pos == cn->len &&
+               (!cn->rsp.http10 || cn->rsp.keep_alive) &&
                cn->sent == x->head_len + x->body_len; /* an early answer: the rest unsent */
-    x->status = cn->status;
+    x->status = cn->rsp.status;
     cn->x = NULL;
     cn->served++;
     if (keep) {
@@ -599,181 +416,6 @@ static void complete(ddb_wire *w, int k)
         close_conn(w, k);
     }
     finish(w, x, DDB_WIRE_OK, NULL);
-}
-
-static int has_token(const char *v, size_t n, const char *token)
-{
-    size_t tl = strlen(token);
-    for (size_t i = 0; i + tl <= n; i++)
-        if (strncasecmp(v + i, token, tl) == 0)
-            return 1;
-    return 0;
-}
-
-/* One header line of the final response (CRLF stripped into n). */
-static int header_line(conn *cn, const char *line, size_t n)
-{
-    const char *colon = memchr(line, ':', n), *v;
-    size_t nl, vl;
-    if (colon == NULL)
-        return -1;
-    nl = (size_t)(colon - line);
-    v = colon + 1;
-    vl = n - nl - 1;
-    while (vl > 0 && (*v == ' ' || *v == '\t'))
-        v++, vl--;
-    if (nl == 14 && strncasecmp(line, "content-length", 14) == 0) {
-        uint64_t len = 0;
-        size_t i = 0;
-        if (vl == 0)
-            return -1;
-        for (; i < vl && v[i] >= '0' && v[i] <= '9'; i++) {
-            if (len > (UINT64_MAX - 9) / 10)
-                return -1;
-            len = len * 10 + (uint64_t)(v[i] - '0');
-        }
-        while (i < vl && (v[i] == ' ' || v[i] == '\t'))
-            i++;
-        if (i != vl || (cn->has_length && len != cn->length))
-            return -1;
-        cn->has_length = 1;
-        cn->length = len;
-    } else if (nl == 17 && strncasecmp(line, "transfer-encoding", 17) == 0) {
-        cn->chunked = has_token(v, vl, "chunked");
-    } else if (nl == 10 && strncasecmp(line, "connection", 10) == 0) {
-        if (has_token(v, vl, "close"))
-            cn->close_after = 1;
-        if (has_token(v, vl, "keep-alive"))
-            cn->keep_alive = 1;
-    }
-    return 0;
-}
-
-/* The body's framing, once the header block has ended. Returns 1 when the
- * response has no body. */
-static int begin_body(conn *cn)
-{
-    if (cn->status == 204 || cn->status == 304)
-        return 1;
-    if (cn->chunked) {
-        cn->phase = P_CHUNK_SIZE;
-        return 0;
-    }
-    if (cn->has_length) {
-        cn->phase = P_LEN;
-        cn->left = cn->length;
-        return cn->left == 0;
-    }
-    cn->phase = P_EOF; /* until the server closes */
-    cn->close_after = 1;
-    return 0;
-}
-
-/* Parses what has arrived. Returns 1 when the response is whole, 0 when more
- * is needed, -1 on a malformed response (why says), -2 when the body was
- * refused (out of memory). */
-static int parse(conn *cn, const char **why)
-{
-    ddb_wire_xfer *x = cn->x;
-    for (;;) {
-        char *p = cn->buf + cn->pos, *eol;
-        size_t avail = cn->len - cn->pos, n;
-        if (cn->phase == P_LEN || cn->phase == P_EOF || cn->phase == P_CHUNK_DATA) {
-            size_t take = avail;
-            if (cn->phase != P_EOF && take > cn->left)
-                take = (size_t)cn->left;
-            if (take > 0 && x->on_body(x->ud, p, take) != 0)
-                return -2;
-            cn->pos += take;
-            cn->left -= cn->phase != P_EOF ? take : 0;
-            if (cn->phase == P_EOF || cn->left > 0)
-                return 0;
-            if (cn->phase == P_LEN)
-                return 1;
-            cn->phase = P_CHUNK_END;
-            continue;
-        }
-        /* the other phases read lines */
-        if ((eol = memchr(p, '\n', avail)) == NULL) {
-            if (avail > MAX_HEAD) {
-                *why = "response header line too long";
-                return -1;
-            }
-            return 0;
-        }
-        n = (size_t)(eol - p) + 1;
-        cn->pos += n;
-        {
-            size_t bare = n - 1 - (n >= 2 && p[n - 2] == '\r');
-            switch (cn->phase) {
-            case P_STATUS:
-                if (bare < 12 || strncmp(p, "HTTP/1.", 7) != 0 || p[8] != ' ' || p[9] < '1' ||
-                    p[9] > '5' || p[10] < '0' || p[10] > '9' || p[11] < '0' || p[11] > '9') {
-                    *why = "malformed HTTP status line";
-                    return -1;
-                }
-                cn->http10 = p[7] == '0';
-                cn->status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
-                if (x->on_header(x->ud, p, n) != 0)
-                    return -2;
-                cn->phase = P_HEAD;
-                break;
-            case P_HEAD:
-                if (x->on_header(x->ud, p, n) != 0)
-                    return -2;
-                if (bare == 0) {
-                    if (cn->status >= 100 && cn->status < 200) {
-                        /* 100 Continue and the like: the real answer follows */
-                        cn->phase = P_STATUS;
-                        cn->chunked = cn->has_length = cn->close_after = cn->keep_alive = 0;
-                        break;
-                    }
-                    if (begin_body(cn))
-                        return 1;
-                    break;
-                }
-                if (header_line(cn, p, bare) != 0) {
-                    *why = "malformed HTTP header";
-                    return -1;
-                }
-                break;
-            case P_CHUNK_SIZE: {
-                uint64_t size = 0;
-                size_t i = 0;
-                for (; i < bare; i++) {
-                    int d = p[i] >= '0' && p[i] <= '9'   ? p[i] - '0'
-                            : p[i] >= 'a' && p[i] <= 'f' ? p[i] - 'a' + 10
-                            : p[i] >= 'A' && p[i] <= 'F' ? p[i] - 'A' + 10
-                                                         : -1;
-                    if (d < 0)
-                        break;
-                    if (size >> 56)
-                        i = bare + 1; /* too large: fails below */
-                    else
-                        size = size * 16 + (uint64_t)d;
-                }
-                if (i == 0 || i > bare || (i < bare && p[i] != ';' && p[i] != ' ')) {
-                    *why = "malformed chunk size";
-                    return -1;
-                }
-                cn->left = size;
-                cn->phase = size ? P_CHUNK_DATA : P_TRAILER;
-                break;
-            }
-            case P_CHUNK_END:
-                if (bare != 0) {
-                    *why = "malformed chunk end";
-                    return -1;
-                }
-                cn->phase = P_CHUNK_SIZE;
-                break;
-            case P_TRAILER:
-                if (bare == 0)
-                    return 1;
-                break;
-            }
-        }
-    }
 }
 
 static void do_recv(ddb_wire *w, int k)
@@ -827,8 +469,8 @@ static void do_recv(ddb_wire *w, int k)
             }
         }
         if (r == 0) {
-            if (cn->phase == P_EOF) {
-                cn->close_after = 1;
+            if (cn->rsp.phase == P_EOF) {
+                cn->rsp.close_after = 1;
                 complete(w, k);
             } else if (!cn->got_any) {
                 broken(w, k, "Empty reply from server");
@@ -836,20 +478,20 @@ static void do_recv(ddb_wire *w, int k)
                 snprintf(reason, sizeof(reason),
                          "transfer closed with the response incomplete (%llu bytes of the body "
                          "missing)",
-                         (unsigned long long)cn->left);
+                         (unsigned long long)cn->rsp.left);
                 broken(w, k, reason);
             }
             return;
         }
         cn->got_any = 1;
         cn->len += (size_t)r;
-        rc = parse(cn, &why);
+        rc = ddb_wire_response_parse(&cn->rsp, x, cn->buf, &cn->pos, cn->len, &why);
         if (rc == 1) {
             complete(w, k);
             return;
         }
         if (rc < 0) {
-            x->status = cn->status;
+            x->status = cn->rsp.status;
             cn->x = NULL;
             close_conn(w, k);
             if (rc == -2)
@@ -879,7 +521,7 @@ int ddb_wire_new(ddb_wire **out, const char *url, int epfd, uint64_t tag, long c
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    pthread_mutex_init(&w->mu, NULL); /* first: freeing destroys it */
+    ddb_wire_names_init(&w->names); /* first: freeing disposes of it */
     if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
         curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
         curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
@@ -890,23 +532,22 @@ int ddb_wire_new(ddb_wire **out, const char *url, int epfd, uint64_t tag, long c
     }
     w->epfd = epfd;
     w->tag = tag;
-    w->resolve_ttl_ms = RESOLVE_TTL_MS;
     w->tls = strcmp(scheme, "https") == 0;
     w->connect_timeout_ms = connect_timeout_ms;
-    snprintf(w->port, sizeof(w->port), "%s", port);
+    snprintf(w->names.port, sizeof(w->names.port), "%s", port);
     if (host[0] == '[') {
-        w->host = strndup(host + 1, strlen(host) - 2);
+        w->names.host = strndup(host + 1, strlen(host) - 2);
         w->host_is_ip = 1;
     } else {
         struct in_addr a4;
-        w->host = strdup(host);
+        w->names.host = strdup(host);
         w->host_is_ip = inet_pton(AF_INET, host, &a4) == 1;
     }
-    if (w->host == NULL) {
+    if (w->names.host == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if (w->tls && (rc = setup_tls(w, ca_file, err)) != 0)
+    if (w->tls && (rc = ddb_wire_tls_setup(&w->ctx, &w->bio, ca_file, err)) != 0)
         goto done;
     *out = w;
     w = NULL;
@@ -926,17 +567,9 @@ void ddb_wire_free(ddb_wire *w)
     for (int k = 0; k < w->n; k++)
         close_conn(w, k);
     free(w->c);
-    if (w->looking) {
-        pthread_join(w->lookup, NULL); /* waits for the resolver, at most its own timeout */
-        if (w->fresh)
-            freeaddrinfo(w->fresh);
-    }
-    pthread_mutex_destroy(&w->mu);
-    if (w->ai)
-        freeaddrinfo(w->ai);
+    ddb_wire_names_dispose(&w->names);
     SSL_CTX_free(w->ctx);
     BIO_meth_free(w->bio);
-    free(w->host);
     free(w);
 }
 
@@ -1053,7 +686,7 @@ long ddb_wire_expire(ddb_wire *w, uint64_t now)
                 next = at;
             continue;
         }
-        if (at == conn_at && cn->state == C_CONNECTING && cn->addr < w->n_ai &&
+        if (at == conn_at && cn->state == C_CONNECTING && cn->addr < w->names.n_ai &&
             now < x->deadline_ms) {
             /* this address had its share of the time: the next one */
             set_events(w, k, 0);
@@ -1095,5 +728,5 @@ void ddb_wire_counts(const ddb_wire *w, uint64_t *connections, uint64_t *resent)
 
 void ddb_wire_set_resolve_ttl(ddb_wire *w, long ms)
 {
-    w->resolve_ttl_ms = ms;
+    w->names.ttl_ms = ms;
 }
