@@ -71,6 +71,7 @@ int ddb_client_loop_run(ddb_client *c)
 {
     struct epoll_event ev[MAX_EVENTS];
     int running = 0, n;
+    uint64_t now;
 
     do {
         n = epoll_wait(c->epfd, ev, MAX_EVENTS, 0);
@@ -88,12 +89,12 @@ int ddb_client_loop_run(ddb_client *c)
                 return -1;
         }
     } while (n == MAX_EVENTS);
+    now = c->wire != NULL || c->timer_at_ms != UINT64_MAX ? ddb_clock_ms() : 0;
     if (c->wire != NULL) {
-        uint64_t now = ddb_clock_ms();
         long next = ddb_wire_expire(c->wire, now);
         c->wire_next_ms = next < 0 ? UINT64_MAX : now + (uint64_t)next;
     }
-    if (c->timer_at_ms != UINT64_MAX && ddb_clock_ms() >= c->timer_at_ms) {
+    if (c->timer_at_ms != UINT64_MAX && now >= c->timer_at_ms) {
         c->timer_at_ms = UINT64_MAX;
         if (curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running) != CURLM_OK)
             return -1;

@@ -576,13 +576,14 @@ void ddb_wire_free(ddb_wire *w)
 void ddb_wire_start(ddb_wire *w, ddb_wire_xfer *x)
 {
     int k, free_slot = -1;
+    uint64_t now = ddb_clock_ms();
     x->conn = -1;
     x->status = 0;
     x->resent = 0;
     x->message[0] = '\0';
-    x->deadline_ms = ddb_clock_ms() + (uint64_t)(x->timeout_ms > 0 ? x->timeout_ms : 60000);
+    x->deadline_ms = now + (uint64_t)(x->timeout_ms > 0 ? x->timeout_ms : 60000);
     for (k = 0; k < w->n; k++) {
-        if (w->c[k].state == C_IDLE && ddb_clock_ms() - w->c[k].idle_ms > IDLE_MAX_MS)
+        if (w->c[k].state == C_IDLE && now - w->c[k].idle_ms > IDLE_MAX_MS)
             close_conn(w, k); /* idle too long: a firewall may have dropped it unseen */
         if (w->c[k].state == C_IDLE)
             break;
