@@ -1,11 +1,14 @@
 # Shared by the benchmark scripts (sourced; needs $root, $build and $out): the Release build,
 # timing with peak memory, and result rows.
 
-# build_release TARGET...: configures $build once (Release, no tests) and builds the targets.
+# build_release TARGET...: configures $build (Release, no tests; its options set once) and builds
+# the targets.
 build_release() {
 	echo "== build (Release) in ${build#"$root"/}"
 	if [ ! -f "$build/CMakeCache.txt" ]; then
 		cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDDB_TESTS=OFF >/dev/null
+	else
+		cmake "$build" >/dev/null # a target added since it was configured
 	fi
 	cmake --build "$build" -j"$(nproc)" --target "$@" >/dev/null
 }

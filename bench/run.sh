@@ -10,8 +10,10 @@
 #   - ddbpipe export FILE --format csv
 #   - ddbpipe export FILE --format ndjson
 #   - ddbpipe export FILE --format csv without a mapping (typed columns, their union as header)
-#   - ddbpipe import SMALL to bench/sink.js (the importer's CPU per item), ROUNDS times, each
-#     time also through libcurl (DDBPIPE_HTTP=curl)
+#   - ddbpipe import FILE to ddbpipe-sink (bench/sink/sink.c: the importer's CPU per item),
+#     ROUNDS times, each time also through libcurl (DDBPIPE_HTTP=curl)
+#   - ddbpipe-floor (bench/floor/floor.c): the same requests, prepared, the least any importer
+#     spends here
 #   - bench/sdk-import.js SMALL to a fresh sink (the same import with the Node AWS SDK v3, for
 #     scale; skipped without node_modules/@aws-sdk)
 #   - ddbpipe export SMALL --format csv (peak memory must not grow with the input)
@@ -55,7 +57,7 @@ fi
 small_bytes=$((bytes / 10))
 
 . "$root/bench/lib.bash"
-build_release ddbpipe ddbpipe-gen ddbpipe-floor
+build_release ddbpipe ddbpipe-gen ddbpipe-floor ddbpipe-sink
 ddbpipe="$build/ddbpipe"
 gen="$build/ddbpipe-gen"
 mkdir -p "$out"
@@ -135,46 +137,47 @@ measure export-csv-raw /dev/null "$ddbpipe" export "$big" --out "$out/x" --forma
 row "ddbpipe export csv, no mapping" "$big_bytes" "$big_items"
 ratios+=("export --format csv without a mapping: $(awk -v a="$m_wall" -v z="$zcat_wall" 'BEGIN {printf "%.2f", a / z}') x the wall time of zcat (one run, against zcat's median)")
 
-# start_sink: a fresh bench/sink.js (item count 0) on a free port; sets sink_pid and sink_url.
+# start_sink: a fresh ddbpipe-sink (item count 0) on a free port; sets sink_pid and sink_url.
 start_sink() {
 	rm -f "$out/sink.port"
-	node "$root/bench/sink.js" "$out/sink.port" &
+	"$build/ddbpipe-sink" "$out/sink.port" &
 	sink_pid=$!
 	for _ in $(seq 1 50); do [ -s "$out/sink.port" ] && break; sleep 0.1; done
 	sink_url="http://127.0.0.1:$(cat "$out/sink.port")"
 }
 # sink_stat NAME: what the running sink counted: items, requests or bytes (of request bodies).
 sink_stat() {
-	node -e 'fetch(process.argv[1], { method: "POST", body: "{}",
-		headers: { "x-amz-target": "DynamoDB_20120810.Stats" } })
-		.then(r => r.json()).then(s => console.log(s[process.argv[2]]))' "$sink_url" "$1"
+	curl -fsS -X POST -H 'x-amz-target: DynamoDB_20120810.Stats' --data '{}' "$sink_url" |
+		sed -E "s/.*\"$1\":([0-9]+).*/\1/"
 }
 sink_items() { sink_stat items; }
-# check_sink_items LABEL: says (and adds to the ratios) when the sink did not get every item of
-# the small dump, so a run that lost items cannot pass for a fast one.
+# check_sink_items LABEL ITEMS: says (and adds to the ratios) when the sink did not get every
+# item of the dump, so a run that lost items cannot pass for a fast one.
 check_sink_items() {
 	local got
 	got=$(sink_items || echo "?")
-	if [ "$got" != "$small_items" ]; then
-		echo "!! $1: the sink got $got items, the file has $small_items" >&2
-		ratios+=("!! $1: the sink got $got items, the file has $small_items")
+	if [ "$got" != "$2" ]; then
+		echo "!! $1: the sink got $got items, the file has $2" >&2
+		ratios+=("!! $1: the sink got $got items, the file has $2")
 	fi
 }
 
-# The importer's own CPU per item: a local sink answers every request at once (bench/sink.js),
-# SigV4 and x-amz-crc32 checks on, as against DynamoDB. ROUNDS rounds, each a fresh sink, the
-# client's own HTTP path and libcurl (DDBPIPE_HTTP=curl) in turn; the rows give the medians.
+# The importer's own CPU per item: a local sink answers every request at once (ddbpipe-sink, a
+# few microseconds a request from one epoll thread), SigV4 and x-amz-crc32 checks on, as against
+# DynamoDB. The whole dump, so that start-up is a negligible share and the CPU figure (10 ms
+# ticks) is fine enough. ROUNDS rounds, each a fresh sink, the client's own HTTP path and
+# libcurl (DDBPIPE_HTTP=curl) in turn; the rows give the medians.
 import_env=(env AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench AWS_REGION=us-east-1
 	AWS_EC2_METADATA_DISABLED=true)
 cpu_own=() cpu_curl=() wall_own=() wall_curl=()
 for round in $(seq 1 "$rounds"); do
-	echo "import round $round of $rounds: to a local sink (1/10 input), own HTTP path, libcurl"
+	echo "import round $round of $rounds: to a local sink, own HTTP path, libcurl"
 	for via in own curl; do
 		start_sink
 		measure "import-sink-$via" /dev/null "${import_env[@]}" \
-			$([ $via = curl ] && echo DDBPIPE_HTTP=curl) "$ddbpipe" import "$small" \
+			$([ $via = curl ] && echo DDBPIPE_HTTP=curl) "$ddbpipe" import "$big" \
 			--table bench --endpoint-url "$sink_url"
-		check_sink_items "import-sink-$via"
+		check_sink_items "import-sink-$via" "$big_items"
 		if [ $via = own ]; then
 			import_requests=$(sink_stat requests)
 			import_body=$(( $(sink_stat bytes) / import_requests ))
@@ -185,14 +188,14 @@ for round in $(seq 1 "$rounds"); do
 		kill "$sink_pid" 2>/dev/null
 	done
 done
-per_item() { awk -v c="$1" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}'; }
+per_item() { awk -v c="$1" -v n="$big_items" 'BEGIN {printf "%.2f", c * 1e6 / n}'; }
 all_per_item() { for c in "$@"; do per_item "$c"; echo; done | sort -n | paste -sd, | sed 's/,/, /g'; }
 m_wall=$(median "${wall_own[@]}") m_rss=$rss_own m_rc=$rc_own
-row "ddbpipe import to sink (1/10)" "$small_real" "$small_items"
+row "ddbpipe import to sink" "$big_bytes" "$big_items"
 import_cpu=$(median "${cpu_own[@]}")
 ratios+=("import: $(per_item "$import_cpu") us of CPU per item (user + system; median of $rounds rounds: $(all_per_item "${cpu_own[@]}"))")
 m_wall=$(median "${wall_curl[@]}") m_rss=$rss_curl m_rc=$rc_curl
-row "the same through libcurl" "$small_real" "$small_items"
+row "the same through libcurl" "$big_bytes" "$big_items"
 ratios+=("import through libcurl (DDBPIPE_HTTP=curl): $(per_item "$(median "${cpu_curl[@]}")") us of CPU per item (rounds: $(all_per_item "${cpu_curl[@]}"))")
 
 # The floor under any importer here: as many requests of the same mean size, sent and answered
@@ -203,8 +206,8 @@ start_sink
 measure floor-sink "$out/floor.txt" "$build/ddbpipe-floor" "${sink_url##*:}" "$import_requests" \
 	"$import_body" 16
 kill "$sink_pid" 2>/dev/null
-row "floor: prepared requests to sink" "$small_real" "$small_items"
-ratios+=("floor under any importer: $(awk -v c="$m_cpu" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item ($import_requests requests of $import_body bytes: loopback HTTP, SHA-256 of each body, CRC32 of each answer); ddbpipe import uses $(awk -v c="$m_cpu" -v d="$import_cpu" 'BEGIN {printf "%.1f", (c > 0 ? d / c : 0)}') x the floor")
+row "floor: prepared requests to sink" "$big_bytes" "$big_items"
+ratios+=("floor under any importer: $(awk -v c="$m_cpu" -v n="$big_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item ($import_requests requests of $import_body bytes: loopback HTTP, SHA-256 of each body, CRC32 of each answer); ddbpipe import uses $(awk -v c="$m_cpu" -v d="$import_cpu" 'BEGIN {printf "%.1f", (c > 0 ? d / c : 0)}') x the floor")
 # The same through libcurl's multi interface, as ddbpipe's client sends them: the HTTP library's
 # own share.
 echo "floor through libcurl (bench/floor --curl)"
@@ -212,8 +215,8 @@ start_sink
 measure floor-curl-sink "$out/floor-curl.txt" "$build/ddbpipe-floor" --curl "${sink_url##*:}" \
 	"$import_requests" "$import_body" 16
 kill "$sink_pid" 2>/dev/null
-row "floor: the same through libcurl" "$small_real" "$small_items"
-ratios+=("floor through libcurl: $(awk -v c="$m_cpu" -v n="$small_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item")
+row "floor: the same through libcurl" "$big_bytes" "$big_items"
+ratios+=("floor through libcurl: $(awk -v c="$m_cpu" -v n="$big_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item")
 
 # For scale: the same file and a fresh sink through the AWS SDK for JavaScript v3, as a Node user
 # would write the importer (bench/sdk-import.js; 16 requests in flight like ddbpipe's default).
@@ -222,12 +225,12 @@ if [ -d "$root/node_modules/@aws-sdk/client-dynamodb" ]; then
 	start_sink
 	measure sdk-import-sink /dev/null node "$root/bench/sdk-import.js" "$small" --table bench \
 		--endpoint "$sink_url" --concurrency 16
-	check_sink_items sdk-import-sink
+	check_sink_items sdk-import-sink "$small_items"
 	kill "$sink_pid" 2>/dev/null
 	row "Node SDK v3 import to sink (1/10)" "$small_real" "$small_items"
-	ratios+=("$(awk -v s="$m_cpu" -v d="$import_cpu" -v n="$small_items" 'BEGIN {
+	ratios+=("$(awk -v s="$m_cpu" -v n="$small_items" -v d="$import_cpu" -v dn="$big_items" 'BEGIN {
 		printf "Node SDK v3 import: %.2f us of CPU per item; ddbpipe uses %.2f x its CPU per item",
-			s * 1e6 / n, (s > 0 ? d / s : 0) }')")
+			s * 1e6 / n, (s > 0 ? (d / dn) / (s / n) : 0) }')")
 else
 	echo "Node AWS SDK v3 import: skipped (node_modules/@aws-sdk missing; run npm ci)"
 	ratios+=("Node SDK v3 import: skipped (node_modules/@aws-sdk missing; run npm ci)")

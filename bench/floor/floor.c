@@ -1,7 +1,7 @@
 /*
  * ddbpipe-floor — the least CPU an importer can spend per BatchWriteItem
  * request on this machine: it sends prepared requests of a given size over
- * keep-alive HTTP/1.1 connections to bench/sink.js and reads the answers,
+ * keep-alive HTTP/1.1 connections to ddbpipe-sink (bench/sink/sink.c) and reads the answers,
  * doing only what any SigV4 importer must do per request besides that: the
  * SHA-256 of the body (SigV4 signs it) and the CRC32 of the answer (the
  * x-amz-crc32 check). No input is read, parsed or encoded.
