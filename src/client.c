@@ -109,6 +109,7 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 5000;
     c->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 60000;
     c->verbose = o->verbose;
+    c->ask_gzip = !o->no_gzip;
     c->notice = o->notice;
     c->notice_ctx = o->notice_ctx;
     c->rng = o->random_seed ? o->random_seed : (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)c;
@@ -302,7 +303,10 @@ static void succeeded(ddb_client *c, call *cl, long status)
         c->concurrency++;
         c->successes = 0;
     }
-    if (c->verbose)
+    if (c->verbose && cl->wire_len != cl->resp_body.len)
+        fprintf(stderr, "ddbpipe: %s attempt %d: %ld (%zu bytes, %zu as sent in %s)\n", cl->op,
+                cl->attempts, status, cl->resp_body.len, cl->wire_len, cl->encoding);
+    else if (c->verbose)
         fprintf(stderr, "ddbpipe: %s attempt %d: %ld (%zu bytes)\n", cl->op, cl->attempts, status,
                 cl->resp_body.len);
     finish_call(c, cl);
@@ -325,7 +329,10 @@ static void throttled(ddb_client *c, call *cl)
     }
 }
 
-static int crc_ok(call *cl)
+/* asked_gzip: the request asked for gzip and the answer came without it, so
+ * a proxy that decodes answers (keeping DynamoDB's CRC of the gzipped bytes)
+ * is a likely cause, and the message says how to stop asking. */
+static int crc_ok(call *cl, int asked_gzip)
 {
     unsigned long want, got;
     if (!cl->crc[0])
@@ -336,8 +343,22 @@ static int crc_ok(call *cl)
         return 1;
     snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "CRC32Mismatch");
     snprintf(cl->resp.message, sizeof(cl->resp.message),
-             "response CRC32 %lu does not match x-amz-crc32 %lu", got, want);
+             "response CRC32 %lu does not match x-amz-crc32 %lu%s", got, want,
+             asked_gzip && cl->encoding[0] == '\0'
+                 ? " (gzip was asked for; a proxy that decodes answers breaks this check: "
+                   "DDBPIPE_NO_GZIP=1 stops asking)"
+                 : "");
     return 0;
+}
+
+/* A 200 whose body cannot be trusted or read (its CRC, its encoding): sent
+ * for again, as the AWS SDKs do. */
+static void unusable_answer(ddb_client *c, call *cl)
+{
+    if (c->verbose)
+        fprintf(stderr, "ddbpipe: %s attempt %d: %s: %s\n", cl->op, cl->attempts,
+                cl->resp.error_type, cl->resp.message);
+    ddb_client_attempt_failed(c, cl, 1);
 }
 
 /* Tells the notice callback once, at the first attempt that could not reach
@@ -400,11 +421,28 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
         ddb_client_attempt_failed(c, cl, 1);
         return;
     }
-    if (cl->http == NULL && status == 200) {
-        if (crc_ok(cl))
+    cl->wire_len = cl->resp_body.len;
+    if (cl->http == NULL && cl->encoding[0] != '\0') {
+        /* gzip: the CRC is of the bytes as sent, so it is checked before they
+         * are decoded; an answer that cannot be decoded is sent for again */
+        if (status == 200 && !crc_ok(cl, 0)) {
+            unusable_answer(c, cl);
+            return;
+        }
+        if (ddb_client_decode_body(cl) != 0) {
+            snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "ContentEncodingError");
+            unusable_answer(c, cl);
+            return;
+        }
+        if (status == 200) {
+            succeeded(c, cl, status);
+            return;
+        }
+    } else if (cl->http == NULL && status == 200) {
+        if (crc_ok(cl, c->ask_gzip))
             succeeded(c, cl, status);
         else
-            ddb_client_attempt_failed(c, cl, 1);
+            unusable_answer(c, cl);
         return;
     }
     if (cl->http != NULL && status >= 200 && status < 300) {

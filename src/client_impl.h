@@ -55,6 +55,8 @@ typedef struct call {
     ddb_buf resp_headers; /* the latest response's header lines */
     long status_seen;     /* status line of the response being received */
     char crc[16];
+    char encoding[32]; /* the answer's Content-Encoding ("" when none) */
+    size_t wire_len;   /* its body's bytes as they came, before any decoding */
     char errtype[128];
     char curl_err[CURL_ERROR_SIZE];
     int on_wire;  /* this attempt went through c->wire, not libcurl */
@@ -85,6 +87,7 @@ struct ddb_client {
     uint32_t base_ms, cap_ms;
     long connect_timeout_ms, request_timeout_ms;
     int verbose;
+    int ask_gzip; /* DynamoDB's calls ask for gzip answers */
     void (*notice)(void *ctx, const char *msg);
     void *notice_ctx;
     int told_unreachable; /* the notice was given */
@@ -130,6 +133,14 @@ void ddb_client_enqueue_ready(ddb_client *c, call *cl);
  * (client.c, for the loop's turns in client_loop.c). */
 void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result failure,
                           const char *message);
+
+/* A DynamoDB answer sent with Content-Encoding (cl->encoding): its body,
+ * gzip as it came (and as x-amz-crc32 covers it), replaced by what it
+ * decodes to (client_gzip.c). Returns 0, or -1 with the reason in
+ * cl->resp.message: an encoding other than gzip, gzip cut short or corrupt
+ * (its own CRC), or more than DDB_CLIENT_MAX_DECODED bytes. */
+#define DDB_CLIENT_MAX_DECODED (256u << 20)
+int ddb_client_decode_body(call *cl);
 
 /* Frees a call's own memory (not its easy handle). */
 void ddb_client_call_free(call *cl);

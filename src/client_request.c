@@ -57,6 +57,10 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
         cl->crc[k] = '\0';
     } else if (len > 18 && strncasecmp(data, "x-amzn-errortype:", 17) == 0) {
         header_value(data, len, 17, cl->errtype, sizeof(cl->errtype));
+    } else if (len > 17 && strncasecmp(data, "content-encoding:", 17) == 0) {
+        header_value(data, len, 17, cl->encoding, sizeof(cl->encoding));
+        if (strcasecmp(cl->encoding, "identity") == 0)
+            cl->encoding[0] = '\0';
     } else if (len > 16 && strncasecmp(data, "content-length:", 15) == 0) {
         /* the body's room at once, not by doubling (a Scan page is a megabyte
          * of JSON); a length past any DynamoDB answer is left to grow */
@@ -194,7 +198,8 @@ static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
               ddb_buf_puts(b, c->host) || ddb_buf_puts(b, "\r\nUser-Agent: ") ||
               ddb_buf_puts(b, c->user_agent) ||
               ddb_buf_puts(b, "\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: ") ||
-              ddb_buf_puts(b, target) || ddb_buf_puts(b, "\r\n");
+              ddb_buf_puts(b, target) || ddb_buf_puts(b, "\r\n") ||
+              (c->ask_gzip && ddb_buf_puts(b, "Accept-Encoding: gzip\r\n"));
         for (size_t i = 0; !oom && i < sig->add_count; i++)
             oom = ddb_buf_puts(b, sig->add[i].name) || ddb_buf_puts(b, ": ") ||
                   ddb_buf_puts(b, sig->add[i].value) || ddb_buf_puts(b, "\r\n");
@@ -219,6 +224,8 @@ static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
     *h = add_header(*h, &oom, "Content-Type", "application/x-amz-json-1.0");
     *h = add_header(*h, &oom, "X-Amz-Target", target);
     *h = add_header(*h, &oom, "Expect", "");
+    if (c->ask_gzip)
+        *h = add_header(*h, &oom, "Accept-Encoding", "gzip");
     for (size_t i = 0; i < sig->add_count; i++)
         *h = add_header(*h, &oom, sig->add[i].name, sig->add[i].value);
     ddb_sigv4_result_free(sig);
@@ -229,10 +236,12 @@ static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
     curl_easy_setopt(cl->easy, CURLOPT_POST, 1L);
     curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDS, cl->body);
     curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)cl->len);
-    /* No Accept-Encoding: DynamoDB gzips large answers when asked, and its
-     * x-amz-crc32 is of the gzipped bytes, which libcurl would have decoded
-     * before crc_ok sees them (the AWS SDKs met this as CRC32 mismatches). */
     common_options(c, cl, c->url);
+    /* Accept-Encoding is ours, not libcurl's (CURLOPT_ACCEPT_ENCODING):
+     * DynamoDB's x-amz-crc32 is of the gzipped bytes, which libcurl would
+     * decode before the CRC is checked (the AWS SDKs met this as CRC32
+     * mismatches); the client decodes after (client_gzip.c). */
+    curl_easy_setopt(cl->easy, CURLOPT_HTTP_CONTENT_DECODING, 0L);
     return 0;
 }
 
@@ -310,7 +319,7 @@ void ddb_client_start_attempt(ddb_client *c, call *cl)
     if (ddb_client_hold_for_credentials(c, cl))
         return;
     cl->attempts++;
-    cl->crc[0] = cl->errtype[0] = cl->curl_err[0] = '\0';
+    cl->crc[0] = cl->errtype[0] = cl->curl_err[0] = cl->encoding[0] = '\0';
     cl->status_seen = 0;
     ddb_buf_clear(&cl->resp_body);
     ddb_buf_clear(&cl->resp_headers);

@@ -51,6 +51,9 @@ typedef struct ddb_client_opts {
     int use_libcurl;       /* DynamoDB's calls through libcurl too (by default
                               they take the client's own HTTP/1.1 path unless a
                               proxy is set in the environment) */
+    int no_gzip;           /* do not ask DynamoDB for gzip answers (by default
+                              Accept-Encoding: gzip: a Scan page comes in about
+                              a sixth of its bytes; the CRC is of those bytes) */
 } ddb_client_opts;
 
 /* The outcome of one call, after any retries. */

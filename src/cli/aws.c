@@ -93,6 +93,9 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
      * its own HTTP path (a way out, should that path meet a server it cannot
      * talk to) */
     co.use_libcurl = getenv("DDBPIPE_HTTP") != NULL && strcmp(getenv("DDBPIPE_HTTP"), "curl") == 0;
+    /* DDBPIPE_NO_GZIP: answers as they are (for a proxy that decodes them) */
+    co.no_gzip = getenv("DDBPIPE_NO_GZIP") != NULL && getenv("DDBPIPE_NO_GZIP")[0] != '\0' &&
+                 strcmp(getenv("DDBPIPE_NO_GZIP"), "0") != 0;
     if (ddb_client_new(&conn->client, &co, &err) != 0) {
         cli_error("check --endpoint-url", "%s", err.message);
         ddb_aws_config_free(conn->config);

@@ -1,8 +1,6 @@
 /*
- * The client's own HTTP/1.1 path (src/wire.c) against a scripted server on
- * loopback: a thread that reads each request whole and answers it as the
- * test says (in pieces, chunked, not at all, closing), over TCP or TLS with
- * the certificate in tests/client/tls/.
+ * The client's own HTTP/1.1 path (src/wire.c) against the scripted loopback
+ * server of scripted.h, over TCP and TLS.
  */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
@@ -20,159 +18,10 @@
 #include "ddbpipe/buf.h"
 #include "ddbpipe/client.h"
 #include "ddbpipe/clock.h"
+#include "scripted.h"
 #include "wire.h"
 
 #define TAG (1ull << 63)
-#define TLS_DIR DDB_SOURCE_DIR "/tests/client/tls/"
-
-typedef struct step {
-    const char *answer; /* sent once the request is in; NULL: close without a word */
-    size_t piece;       /* bytes per send, a millisecond apart (0: all at once) */
-    int close_after;    /* close the connection after the answer */
-    int silent;         /* answer nothing and keep the connection open */
-    int early;          /* answer once the head is in, read nothing more, close 0.5 s later */
-} step;
-
-typedef struct server {
-    int lfd, port, tls; /* tls: 1 the certificate for 127.0.0.1, 2 one for other.example */
-    SSL_CTX *ctx;
-    const step *steps;
-    int n_steps;
-    pthread_t th;
-    int requests, connections;
-    ddb_buf last; /* the last request, as it came */
-} server;
-
-static ssize_t srv_read(SSL *ssl, int fd, char *p, size_t n)
-{
-    return ssl ? SSL_read(ssl, p, (int)n) : read(fd, p, n);
-}
-
-static void srv_write(SSL *ssl, int fd, const char *p, size_t n)
-{
-    if (ssl)
-        SSL_write(ssl, p, (int)n);
-    else if (write(fd, p, n) < 0)
-        return;
-}
-
-/* Reads one request whole, then copies it to s->last (before it is answered,
- * so the test reads it after its answer without a race). Returns 0, or -1 at
- * the end. */
-static int read_request(server *s, SSL *ssl, int fd)
-{
-    char buf[4096];
-    size_t need = 0;
-    ddb_buf cur = DDB_BUF_INIT;
-    for (;;) {
-        const char *end = cur.ptr ? strstr(cur.ptr, "\r\n\r\n") : NULL;
-        ssize_t r;
-        if (end != NULL && need == 0) {
-            const char *cl = strstr(cur.ptr, "Content-Length:");
-            need = (size_t)(end - cur.ptr) + 4 + (cl ? strtoul(cl + 15, NULL, 10) : 0);
-        }
-        if (need > 0 && cur.len >= need)
-            break;
-        if ((r = srv_read(ssl, fd, buf, sizeof(buf))) <= 0) {
-            ddb_buf_dispose(&cur);
-            return -1;
-        }
-        ddb_buf_append(&cur, buf, (size_t)r);
-    }
-    ddb_buf_dispose(&s->last);
-    s->last = cur;
-    return 0;
-}
-
-static void *serve(void *arg)
-{
-    server *s = arg;
-    for (;;) {
-        int fd = accept(s->lfd, NULL, NULL);
-        SSL *ssl = NULL;
-        if (fd < 0)
-            return NULL;
-        s->connections++;
-        if (s->tls) {
-            ssl = SSL_new(s->ctx);
-            SSL_set_fd(ssl, fd);
-            if (SSL_accept(ssl) != 1) {
-                SSL_free(ssl);
-                close(fd);
-                continue;
-            }
-        }
-        if (s->requests < s->n_steps && s->steps[s->requests].early) {
-            /* the head only: the body stays unread, so the client's send blocks */
-            char c, tail[4] = {0};
-            while (memcmp(tail, "\r\n\r\n", 4) != 0 && srv_read(ssl, fd, &c, 1) == 1) {
-                memmove(tail, tail + 1, 3);
-                tail[3] = c;
-            }
-            srv_write(ssl, fd, s->steps[s->requests].answer, strlen(s->steps[s->requests].answer));
-            s->requests++;
-            usleep(500000);
-        } else
-            while (read_request(s, ssl, fd) == 0 && s->requests < s->n_steps) {
-                const step *st = &s->steps[s->requests++];
-                if (st->silent) {
-                    struct pollfd p = {.fd = fd, .events = POLLIN};
-                    poll(&p, 1, 5000); /* until the client gives up */
-                    break;
-                }
-                if (st->answer == NULL)
-                    break;
-                if (st->piece == 0) {
-                    srv_write(ssl, fd, st->answer, strlen(st->answer));
-                } else {
-                    for (size_t i = 0, n = strlen(st->answer); i < n; i += st->piece) {
-                        srv_write(ssl, fd, st->answer + i, n - i < st->piece ? n - i : st->piece);
-                        usleep(1000);
-                    }
-                }
-                if (st->close_after)
-                    break;
-            }
-        if (ssl)
-            SSL_free(ssl);
-        close(fd);
-    }
-}
-
-static void server_start(server *s, const step *steps, int n, int tls)
-{
-    struct sockaddr_in a;
-    socklen_t al = sizeof(a);
-    memset(s, 0, sizeof(*s));
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    s->steps = steps;
-    s->n_steps = n;
-    s->tls = tls;
-    s->lfd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert(bind(s->lfd, (struct sockaddr *)&a, sizeof(a)) == 0);
-    cr_assert(listen(s->lfd, 8) == 0);
-    getsockname(s->lfd, (struct sockaddr *)&a, &al);
-    s->port = ntohs(a.sin_port);
-    if (tls) {
-        s->ctx = SSL_CTX_new(TLS_server_method());
-        const char *cert = tls == 1 ? TLS_DIR "cert.pem" : TLS_DIR "other-cert.pem";
-        const char *key = tls == 1 ? TLS_DIR "key.pem" : TLS_DIR "other-key.pem";
-        cr_assert(SSL_CTX_use_certificate_file(s->ctx, cert, SSL_FILETYPE_PEM) == 1);
-        cr_assert(SSL_CTX_use_PrivateKey_file(s->ctx, key, SSL_FILETYPE_PEM) == 1);
-    }
-    pthread_create(&s->th, NULL, serve, s);
-}
-
-static void server_stop(server *s)
-{
-    shutdown(s->lfd, SHUT_RDWR); /* wakes accept */
-    pthread_join(s->th, NULL);
-    close(s->lfd);
-    SSL_CTX_free(s->ctx);
-    ddb_buf_dispose(&s->last);
-}
 
 /* ------------------------------------------------------------ the client */
 
@@ -306,7 +155,7 @@ static void expect_failure(rig *r, ddb_wire_result want, const char *needle, lon
 
 Test(wire, answer_in_one_byte_pieces_and_request_sent_whole)
 {
-    step steps[] = {{OK_HELLO, 1, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 1, 0, 0, 0, 0}};
     ddb_wire_xfer x;
     got g;
     rig r;
@@ -332,7 +181,7 @@ Test(wire, chunked_body_with_extension_and_trailer)
     step steps[] = {{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
                      "5;name=value\r\nhello\r\n6\r\n world\r\nA\r\n0123456789\r\n"
                      "0\r\nX-Trailer: t\r\n\r\n",
-                     3, 0, 0, 0}};
+                     3, 0, 0, 0, 0}};
     ddb_wire_xfer x;
     got g;
     rig r;
@@ -350,7 +199,7 @@ Test(wire, continue_then_the_answer)
 {
     step steps[] = {
         {"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok", 0, 0,
-         0, 0}};
+         0, 0, 0}};
     ddb_wire_xfer x;
     got g;
     rig r;
@@ -366,7 +215,8 @@ Test(wire, continue_then_the_answer)
 
 Test(wire, kept_connection_serves_the_next_requests)
 {
-    step steps[] = {{OK_HELLO, 0, 0, 0, 0}, {OK_HELLO, 7, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0}};
+    step steps[] = {
+        {OK_HELLO, 0, 0, 0, 0, 0}, {OK_HELLO, 7, 0, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 3, 0, NULL);
     for (int i = 0; i < 3; i++)
@@ -378,7 +228,8 @@ Test(wire, kept_connection_serves_the_next_requests)
 
 Test(wire, body_until_close_then_a_new_connection)
 {
-    step steps[] = {{"HTTP/1.0 200 OK\r\n\r\nto the end", 4, 1, 0, 0}, {OK_HELLO, 0, 0, 0, 0}};
+    step steps[] = {{"HTTP/1.0 200 OK\r\n\r\nto the end", 4, 1, 0, 0, 0},
+                    {OK_HELLO, 0, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 2, 0, NULL);
     expect_ok(&r, 10, 0);
@@ -391,7 +242,7 @@ Test(wire, body_until_close_then_a_new_connection)
  * once, on a fresh connection, and answered there. */
 Test(wire, kept_connection_closed_unanswered_is_resent_once)
 {
-    step steps[] = {{OK_HELLO, 0, 0, 0, 0}, {NULL, 0, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0, 0}, {NULL, 0, 0, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 3, 0, NULL);
     expect_ok(&r, 5, 0);
@@ -405,7 +256,7 @@ Test(wire, kept_connection_closed_unanswered_is_resent_once)
 /* On a fresh connection the same silence is a failure: not sent again. */
 Test(wire, fresh_connection_closed_unanswered_fails)
 {
-    step steps[] = {{NULL, 0, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0}};
+    step steps[] = {{NULL, 0, 0, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 2, 0, NULL);
     expect_failure(&r, DDB_WIRE_FAILED, "Empty reply", 5000);
@@ -415,7 +266,7 @@ Test(wire, fresh_connection_closed_unanswered_fails)
 
 Test(wire, body_cut_short_fails)
 {
-    step steps[] = {{"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf", 0, 1, 0, 0}};
+    step steps[] = {{"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf", 0, 1, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 1, 0, NULL);
     expect_failure(&r, DDB_WIRE_FAILED, "6 bytes of the body missing", 5000);
@@ -434,7 +285,7 @@ Test(wire, malformed_answers_fail)
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n0\r\n\r\n",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        step steps[] = {{bad[i], 0, 1, 0, 0}};
+        step steps[] = {{bad[i], 0, 1, 0, 0, 0}};
         rig r;
         rig_up(&r, steps, 1, 0, NULL);
         expect_failure(&r, DDB_WIRE_FAILED, "malformed", 5000);
@@ -444,7 +295,7 @@ Test(wire, malformed_answers_fail)
 
 Test(wire, silent_server_times_out)
 {
-    step steps[] = {{NULL, 0, 0, 1, 0}};
+    step steps[] = {{NULL, 0, 0, 1, 0, 0}};
     rig r;
     uint64_t t0;
     rig_up(&r, steps, 1, 0, NULL);
@@ -457,7 +308,7 @@ Test(wire, silent_server_times_out)
 Test(wire, refused_connection_is_a_connect_failure)
 {
     server s;
-    step steps[] = {{OK_HELLO, 0, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0, 0}};
     ddb_wire *w = NULL;
     ddb_wire_xfer x;
     ddb_error err;
@@ -479,7 +330,7 @@ Test(wire, refused_connection_is_a_connect_failure)
 
 Test(wire, tls_with_the_servers_ca_trusted)
 {
-    step steps[] = {{OK_HELLO, 3, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 3, 0, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 2, 1, TLS_DIR "cert.pem");
     expect_ok(&r, 5, 0);
@@ -490,7 +341,7 @@ Test(wire, tls_with_the_servers_ca_trusted)
 
 Test(wire, tls_with_an_unknown_ca_is_refused)
 {
-    step steps[] = {{OK_HELLO, 0, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 1, 1, NULL); /* the system's CAs: they do not know it */
     expect_failure(&r, DDB_WIRE_FAILED, "certificate", 5000);
@@ -501,7 +352,7 @@ Test(wire, tls_with_an_unknown_ca_is_refused)
 /* A certificate the client trusts, but for another name: refused all the same. */
 Test(wire, tls_certificate_for_another_name_is_refused)
 {
-    step steps[] = {{OK_HELLO, 0, 0, 0, 0}};
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0, 0}};
     rig r;
     rig_up(&r, steps, 1, 2, TLS_DIR "other-cert.pem");
     expect_failure(&r, DDB_WIRE_FAILED, "certificate", 5000);
@@ -591,7 +442,7 @@ Test(wire, connect_that_hangs_times_out_at_the_connect_timeout)
  * the connect timeout, not the request's, ends it (as with libcurl). */
 Test(wire, tls_handshake_that_hangs_times_out_at_the_connect_timeout)
 {
-    step steps[] = {{NULL, 0, 0, 1, 0}};
+    step steps[] = {{NULL, 0, 0, 1, 0, 0}};
     server s;
     char url[64];
     server_start(&s, steps, 1, 0); /* plain TCP, silent */
@@ -662,7 +513,7 @@ void freeaddrinfo(struct addrinfo *ai)
  * answers; the next connection goes to the second at once. */
 Test(wire, address_that_hangs_gives_way_to_the_next)
 {
-    step steps[] = {{OK_HELLO, 0, 1, 0, 0}, {OK_HELLO, 0, 1, 0, 0}};
+    step steps[] = {{OK_HELLO, 0, 1, 0, 0, 0}, {OK_HELLO, 0, 1, 0, 0, 0}};
     blackhole b;
     server s;
     ddb_wire *w = NULL;
@@ -705,7 +556,7 @@ Test(wire, answer_before_the_body_is_out_is_read)
     static char body[8 << 20];
     step steps[] = {{"HTTP/1.1 413 Request Entity Too Large\r\nContent-Length: 3\r\n"
                      "Connection: close\r\n\r\nbig",
-                     0, 0, 0, 1}};
+                     0, 0, 0, 1, 0}};
     ddb_wire_xfer x;
     got g;
     rig r;
@@ -762,7 +613,7 @@ static void c_back(void *ctx, ddb_response *resp)
  * be left for the wire to read (ASan's heap-use-after-free before). */
 Test(wire, client_freed_with_an_ended_attempt_not_yet_taken)
 {
-    step steps[] = {{OK_HELLO, 0, 0, 0, 0}, {NULL, 0, 0, 1, 0}};
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0, 0}, {NULL, 0, 0, 1, 0, 0}};
     ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real", NULL, 0, "test"};
     ddb_client *c = NULL;
     ddb_client_opts o;
@@ -801,10 +652,10 @@ Test(wire, client_freed_with_an_ended_attempt_not_yet_taken)
  * the very first lookup waits.) */
 Test(wire, a_slow_lookup_again_does_not_stop_the_loop)
 {
-    step steps[] = {{OK_HELLO, 0, 1, 0, 0},
-                    {OK_HELLO, 0, 1, 0, 0},
-                    {OK_HELLO, 0, 1, 0, 0},
-                    {OK_HELLO, 0, 1, 0, 0}};
+    step steps[] = {{OK_HELLO, 0, 1, 0, 0, 0},
+                    {OK_HELLO, 0, 1, 0, 0, 0},
+                    {OK_HELLO, 0, 1, 0, 0, 0},
+                    {OK_HELLO, 0, 1, 0, 0, 0}};
     server s;
     ddb_wire *w = NULL;
     ddb_error err;

@@ -15,6 +15,7 @@ const https = require('https')
 const fs = require('fs')
 const crypto = require('crypto')
 const path = require('path')
+const zlib = require('zlib')
 const sigv4 = require(path.join(__dirname, '..', 'cred-server', 'sigv4.js'))
 const { serveOnLoopback } = require('./loopback')
 
@@ -217,6 +218,7 @@ function newStats () {
     upstreamErrors: 0,
     upstreamRetries: 0,
     responsesByStatus: {},
+    gzipped: { responses: 0, bytesIn: 0, bytesOut: 0 },
     batchWrite: { requests: 0, itemsRequested: 0, itemsForwarded: 0, itemsUnprocessedInjected: 0, itemsUnprocessedUpstream: 0 },
     connections: { opened: 0, current: 0 },
     auth: { verified: 0, missing: 0, malformed: 0, unknown: 0, expired: 0, badSignature: 0, skew: 0, scope: 0, keys: {} },
@@ -224,7 +226,7 @@ function newStats () {
 }
 
 function parseArgs (argv) {
-  const o = { upstream: null, script: null, port: 0, portFile: null, seed: null, keepAliveMs: 30000, ownerPid: 0, quiet: false, auth: null, authRegion: 'us-east-1', authSkewMs: 0, tlsCert: null, tlsKey: null }
+  const o = { upstream: null, script: null, port: 0, portFile: null, seed: null, keepAliveMs: 30000, ownerPid: 0, quiet: false, auth: null, authRegion: 'us-east-1', authSkewMs: 0, tlsCert: null, tlsKey: null, gzipOver: null }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -245,6 +247,7 @@ function parseArgs (argv) {
       case '--auth-skew-ms': o.authSkewMs = Number(next()); break
       case '--tls-cert': o.tlsCert = next(); break
       case '--tls-key': o.tlsKey = next(); break
+      case '--gzip-over': o.gzipOver = Number(next()); break
       default: throw new Error(`unknown option ${a}`)
     }
   }
@@ -315,10 +318,27 @@ function main () {
     if (events.length > MAX_EVENTS) events.splice(0, events.length - MAX_EVENTS)
   }
 
-  // Sends a complete response, adding the CRC header DynamoDB sends on every response.
+  // Does the request accept gzip (a gzip token whose q is not 0)?
+  function acceptsGzip (req) {
+    return String((req && req.headers['accept-encoding']) || '').split(',').some((t) => {
+      const [ coding, ...params ] = t.trim().toLowerCase().split(';').map((x) => x.trim())
+      return (coding === 'gzip' || coding === '*') && !params.some((p) => /^q=0(\.0*)?$/.test(p))
+    })
+  }
+
+  // Sends a complete response, adding the CRC header DynamoDB sends on every response. With
+  // --gzip-over N, as DynamoDB does for a client that accepts gzip: a body over N bytes goes
+  // gzipped, and the CRC is of the gzipped bytes.
   function send (res, status, headers, body, badCrc) {
-    const buf = Buffer.isBuffer(body) ? body : Buffer.from(body)
+    let buf = Buffer.isBuffer(body) ? body : Buffer.from(body)
     const h = { ...headers }
+    if (opts.gzipOver != null && buf.length > opts.gzipOver && acceptsGzip(res.req)) {
+      stats.gzipped.responses++
+      stats.gzipped.bytesIn += buf.length
+      buf = zlib.gzipSync(buf)
+      stats.gzipped.bytesOut += buf.length
+      h['content-encoding'] = 'gzip'
+    }
     let crc = crc32(buf)
     if (badCrc) crc = (crc ^ 0x5A5A5A5A) >>> 0 || 1
     h['x-amz-crc32'] = String(crc)
