@@ -670,6 +670,14 @@ int ddb_item_validate_shaped(const ddb_item *item, const ddb_key_schema *ks, ddb
     return validate(item, ks, size_out, !utf8_checked, shape, err);
 }
 
+int ddb_item_check_keys_shaped(const ddb_item *item, const ddb_key_schema *ks, ddb_shape *shape,
+                               ddb_error *err)
+{
+    if (ks == NULL || ks->partition.name == NULL)
+        return 0;
+    return check_keys(item, ks, 1, 0, shape, err);
+}
+
 int ddb_item_validate_key(const ddb_item *key, const ddb_key_schema *ks, ddb_error *err)
 {
     if (ks == NULL || ks->partition.name == NULL)

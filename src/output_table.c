@@ -70,13 +70,15 @@ static void batch_done(void *ctx, ddb_response *resp)
             to->base.exists(to->base.ack_ctx, e->entity, DDB_REC_PUT, e->seq);
         tw_entry_done(to, e);
     } else if (resp->ok) {
-        char *flags = calloc(b->n ? b->n : 1, 1);
+        char flags[BATCH_MAX_ITEMS] = {0}; /* a batch holds at most 25 */
         /* the busy set's slots of the batch's keys, asked for at once (each
          * would otherwise be a wait for memory in its own removal) */
         for (size_t i = 0; i < b->n; i++)
             ddb_keyset_prefetch(&to->busy, b->entries[i]->key_hash);
         double cu = 0;
-        int matched = flags ? ddb_table_output_find_unprocessed(to, b, resp, flags, &cu) : -1;
+        int matched = b->n <= BATCH_MAX_ITEMS
+                          ? ddb_table_output_find_unprocessed(to, b, resp, flags, &cu)
+                          : -1;
         to->stats.capacity_units += cu;
         ddb_rate_settle(&to->rate, b->taken, cu);
         b->taken = 0;
@@ -88,7 +90,6 @@ static void batch_done(void *ctx, ddb_response *resp)
                 tw_acked(to, b->entries[i]);
             }
         }
-        free(flags);
     } else if (to->stopping &&
                !(strcmp(resp->error_type, "ValidationException") == 0 && b->n == 1)) {
         /* Interrupted: only an answer that refuses this very item is a
@@ -368,9 +369,15 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     else {
         /* the item as read: its lexer checked UTF-8, its names id finds its shape */
         int as_read = origin != NULL && rec == &origin->item;
-        rc = ddb_item_validate_shaped(
-            rec, ks, ddb_shape_cache_find_named(to->shapes, rec, as_read ? origin->names_id : 0),
-            as_read && origin->utf8_checked, &item_size, &verr);
+        ddb_shape *sh = ddb_shape_cache_find_named(to->shapes, rec, as_read ? origin->names_id : 0);
+        if (as_read && origin->checked_size > 0) {
+            /* the pipeline checked all but the table's own keys */
+            item_size = origin->checked_size;
+            rc = ddb_item_check_keys_shaped(rec, ks, sh, &verr);
+        } else {
+            rc = ddb_item_validate_shaped(rec, ks, sh, as_read && origin->utf8_checked, &item_size,
+                                          &verr);
+        }
     }
     if (rc != 0) {
         to->stats.rejected++;
@@ -506,6 +513,8 @@ static void tw_free(ddb_output *o)
     ddb_keyset_dispose(&to->busy);
     ddb_buf_dispose(&to->scratch);
     ddb_buf_dispose(&to->keybuf);
+    ddb_json_parser_free(to->resp_parser);
+    ddb_arena_free(to->resp_arena);
     ddb_shape_cache_free(to->shapes);
     for (size_t i = 0; i < to->n_sources; i++)
         free(to->sources[i]);

@@ -60,10 +60,12 @@ typedef struct table_output {
     uint64_t rng;
     ddb_buf scratch;
     ddb_shape_cache *shapes; /* of the items put: their names are checked once a shape */
-    ddb_buf keybuf;          /* the key signature of the item being put */
-    entry_list pending;      /* ready to send */
-    entry_list retry;        /* waiting out a backoff (sorted by wake_ms) */
-    entry_list blocked;      /* their key is busy */
+    struct ddb_json_parser *resp_parser; /* the answers' (UnprocessedItems), made once */
+    ddb_arena *resp_arena;
+    ddb_buf keybuf;     /* the key signature of the item being put */
+    entry_list pending; /* ready to send */
+    entry_list retry;   /* waiting out a backoff (sorted by wake_ms) */
+    entry_list blocked; /* their key is busy */
     ddb_keyset busy;
     size_t queued; /* entries not yet accepted or refused */
     size_t max_queued;

@@ -10,6 +10,17 @@
 #include "ddbpipe/number.h"
 #include "output_table_internal.h"
 
+/* The attribute named name (len bytes) in item; it is most often where
+ * guess says (keys come first in most items), so that one is looked at
+ * before a search. */
+static const ddb_value *key_value(const ddb_map *item, const char *name, size_t len, size_t guess)
+{
+    if (guess < item->count && item->attrs[guess].name.len == len &&
+        memcmp(item->attrs[guess].name.ptr, name, len) == 0)
+        return &item->attrs[guess].value;
+    return ddb_map_get(item, name, len);
+}
+
 /* Canonical key signature: key attributes in schema order, numbers in
  * canonical form, so an echo of the key in UnprocessedItems matches even if
  * the service rewrote the number's text. */
@@ -21,9 +32,33 @@ int ddb_table_output_key_signature(ddb_buf *out, const ddb_key_schema *ks, const
         const ddb_value *v;
         if (k[i]->name == NULL)
             continue;
-        v = ddb_map_getz(item, k[i]->name);
+        v = key_value(item, k[i]->name, strlen(k[i]->name), (size_t)i);
         if (v == NULL)
             return DDB_EINVAL;
+        if (v->type == DDB_TYPE_S || v->type == DDB_TYPE_B) {
+            /* the bytes as they are, after their length: nothing to escape or
+             * encode (a JSON rendering was a tenth of an import's work outside
+             * SHA-256 and inflate); written in place, room made once */
+            char digits[24], *w;
+            size_t nd = 0, len = v->u.s.len;
+            do
+                digits[sizeof(digits) - ++nd] = (char)('0' + len % 10);
+            while ((len /= 10) != 0);
+            if (ddb_buf_reserve(out, 3 + nd + v->u.s.len) != 0)
+                return DDB_ENOMEM;
+            w = out->ptr + out->len;
+            *w++ = i ? '|' : '{';
+            *w++ = v->type == DDB_TYPE_S ? 'S' : 'B';
+            memcpy(w, digits + sizeof(digits) - nd, nd);
+            w += nd;
+            *w++ = ':';
+            if (v->u.s.len)
+                memcpy(w, v->u.s.ptr, v->u.s.len);
+            w += v->u.s.len;
+            *w = '\0';
+            out->len = (size_t)(w - out->ptr);
+            continue;
+        }
         ddb_buf_putc(out, i ? '|' : '{');
         if (v->type == DDB_TYPE_N) {
             ddb_number n;
@@ -31,14 +66,6 @@ int ddb_table_output_key_signature(ddb_buf *out, const ddb_key_schema *ks, const
                 return DDB_EINVAL;
             ddb_buf_puts(out, "N:");
             ddb_number_format(out, &n);
-        } else if (v->type == DDB_TYPE_S || v->type == DDB_TYPE_B) {
-            /* the bytes as they are, after their length: nothing to escape or
-             * encode (this was a JSON rendering, a tenth of an import's work
-             * outside SHA-256 and inflate) */
-            ddb_buf_putc(out, v->type == DDB_TYPE_S ? 'S' : 'B');
-            ddb_buf_put_u64(out, v->u.s.len);
-            ddb_buf_putc(out, ':');
-            ddb_buf_append(out, v->u.s.ptr, v->u.s.len);
         } else {
             ddb_json_put_typed_value(out, v);
         }
@@ -52,15 +79,23 @@ int ddb_table_output_key_signature(ddb_buf *out, const ddb_key_schema *ks, const
 int ddb_table_output_find_unprocessed(table_output *to, batch *b, const ddb_response *resp,
                                       char *flags, double *capacity)
 {
-    ddb_json_parser *p = NULL;
-    ddb_arena *a = NULL;
+    ddb_json_parser *p;
+    ddb_arena *a;
     ddb_value root, conv;
     const ddb_value *un, *list, *cc;
     ddb_buf sig = DDB_BUF_INIT;
     int rc = 0;
 
-    if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0 ||
-        ddb_json_parse_plain(p, &root, resp->body, resp->body_len, a, NULL) != 0 ||
+    /* the writer's own parser and arena, made once: one answer a batch */
+    if ((to->resp_parser == NULL && ddb_json_parser_new(&to->resp_parser) != 0) ||
+        (to->resp_arena == NULL && ddb_arena_new(&to->resp_arena, 0) != 0)) {
+        rc = -1;
+        goto done;
+    }
+    p = to->resp_parser;
+    a = to->resp_arena;
+    ddb_arena_reset(a);
+    if (ddb_json_parse_plain(p, &root, resp->body, resp->body_len, a, NULL) != 0 ||
         root.type != DDB_TYPE_M) {
         rc = -1;
         goto done;
@@ -129,7 +164,5 @@ int ddb_table_output_find_unprocessed(table_output *to, batch *b, const ddb_resp
     }
 done:
     ddb_buf_dispose(&sig);
-    ddb_arena_free(a);
-    ddb_json_parser_free(p);
     return rc;
 }

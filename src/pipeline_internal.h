@@ -61,6 +61,7 @@ typedef struct pl_verdict {
     int rc2;     /* round trip or re-encoding (msg) */
     ddb_decoded d;
     ddb_item item; /* convert: the re-keyed item */
+    size_t size;   /* the item's size, once it passed */
     const char *msg;
 } pl_verdict;
 

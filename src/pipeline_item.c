@@ -36,7 +36,7 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
      * key is invalid in DynamoDB, not merely unmatched). */
     if (!is_del &&
         ddb_item_validate_shaped(&rec->item, o->mapping ? &o->mapping->table.schema : NULL, sh,
-                                 rec->utf8_checked, NULL, &perr) != 0) {
+                                 rec->utf8_checked, &v->size, &perr) != 0) {
         v->invalid = 1;
         v->msg = keep_message(v, &perr, a);
         return 0;
@@ -88,10 +88,16 @@ int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *e
         return pl_reject(r, rec, -1, v->msg, err);
     }
     if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT) {
+        int rc;
         pl_count_read(r, -1);
         if (o->output == NULL)
             return pl_acknowledge(r, -1, rec->kind, rec->seq), 0;
-        return o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, rec, err);
+        /* checked above: a table writer need only check the table's keys (for
+         * this put alone: the record is the reader's, and lives on) */
+        rec->checked_size = rec->kind == DDB_REC_PUT && !o->delete_all ? v->size : 0;
+        rc = o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, rec, err);
+        rec->checked_size = 0;
+        return rc;
     }
     idx = pl_entity_index(o->mapping, v->d.entity);
     pl_count_read(r, idx);

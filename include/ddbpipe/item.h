@@ -106,6 +106,15 @@ int ddb_item_validate_shaped(const ddb_item *item, const ddb_key_schema *ks, ddb
                              int utf8_checked, size_t *size_out, ddb_error *err);
 
 /*
+ * The key checks ddb_item_validate_shaped ends with, alone, for an item that
+ * passed all its other checks already (ddb_record.checked_size): ks's
+ * partition and sort key present, of their types and sizes, index keys when
+ * present. Same returns and messages.
+ */
+int ddb_item_check_keys_shaped(const ddb_item *item, const ddb_key_schema *ks, ddb_shape *shape,
+                               ddb_error *err);
+
+/*
  * Validates only the key part (used for delete requests, which carry keys
  * only): the table's partition and sort key as in ddb_item_validate(),
  * including that S is UTF-8 and N is valid. Index keys and any other

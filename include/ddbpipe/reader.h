@@ -46,22 +46,25 @@ typedef struct ddb_record {
     uint64_t offset;        /* byte offset of the record in the decoded input */
     const char *raw;        /* original text of the record (may be NULL) */
     size_t raw_len;
-    const char *reason; /* DDB_REC_BAD: why (includes the position) */
-    ddb_str write_time; /* incremental exports: Metadata.WriteTimestampMicros */
-    uint64_t pos;       /* grows with every record of the input: resuming at pos reads
-                           this record again and skips everything before it */
-    uint64_t seq;       /* set by the pipeline: the record's number in the run */
-    const char *table;  /* the table its input names for it (BatchWriteItem requests, a
-                           NoSQL Workbench model, a dynamodump backup), or NULL */
-    ddb_str item_text;  /* the item exactly as typed DynamoDB JSON in the input, when the
-                           reader has it verbatim ({NULL, 0} otherwise): an importer
-                           that changes nothing may send it as it is */
-    int unparsed;       /* from next_unparsed: only raw, line, offset, pos, source and
-                           typed are set; ddb_record_parse fills in the rest */
-    int parse_as;       /* unparsed: how raw is to be parsed (the reader's business) */
-    int utf8_checked;   /* the parser checked the item's names and strings as UTF-8 */
-    uint64_t names_id;  /* 0, or an id only items with the same names carry
-                           (ddb_json_parser_names_id) */
+    const char *reason;  /* DDB_REC_BAD: why (includes the position) */
+    ddb_str write_time;  /* incremental exports: Metadata.WriteTimestampMicros */
+    uint64_t pos;        /* grows with every record of the input: resuming at pos reads
+                            this record again and skips everything before it */
+    uint64_t seq;        /* set by the pipeline: the record's number in the run */
+    const char *table;   /* the table its input names for it (BatchWriteItem requests, a
+                            NoSQL Workbench model, a dynamodump backup), or NULL */
+    ddb_str item_text;   /* the item exactly as typed DynamoDB JSON in the input, when the
+                            reader has it verbatim ({NULL, 0} otherwise): an importer
+                            that changes nothing may send it as it is */
+    int unparsed;        /* from next_unparsed: only raw, line, offset, pos, source and
+                            typed are set; ddb_record_parse fills in the rest */
+    int parse_as;        /* unparsed: how raw is to be parsed (the reader's business) */
+    int utf8_checked;    /* the parser checked the item's names and strings as UTF-8 */
+    uint64_t names_id;   /* 0, or an id only items with the same names carry
+                            (ddb_json_parser_names_id) */
+    size_t checked_size; /* set by the pipeline for the length of one put: the item as read
+                            passed every check but the table's keys, and is this many bytes
+                            (0: not known to have passed; an output checks it whole) */
 } ddb_record;
 
 typedef enum ddb_input_format {

@@ -92,6 +92,22 @@ run odd-dump 0 "$bin" export --table odd --format ddb-json --out "$tmp/odd" "${E
 same_items odd-text "$tmp/odd.json" -- "$tmp/odd/items.json"
 grep -q 'Odd#é\\"q/' "$tmp/odd/items.json" || fail "the escaped key did not come back"
 
+# every item is checked against the table's own keys before it can spoil a batch, also when the
+# pipeline has checked the rest of it already: only the good one is written
+printf '%s\n' '{"Item":{"pk":{"S":"Key#good"},"sk":{"S":"1"},"n":{"N":"7"}}}' \
+    '{"Item":{"pk":{"N":"1"},"sk":{"S":"2"},"n":{"N":"7"}}}' \
+    '{"Item":{"pk":{"S":"Key#nosk"},"n":{"N":"7"}}}' \
+    '{"Item":{"pk":{"S":"Key#emptysk"},"sk":{"S":""},"n":{"N":"7"}}}' \
+    '{"Item":{"pk":{"S":"Key#badn"},"sk":{"S":"5"},"n":{"N":"7x"}}}' >"$tmp/keys.json"
+run keys-import 1 "$bin" import "$tmp/keys.json" --table odd "${E[@]}" --summary "$tmp/keys.sum" \
+    --rejects "$tmp/keys.rej"
+[ "$(summary_total "$tmp/keys.sum" written)" = 1 ] || fail "keys: 1 written expected"
+[ "$(summary_total "$tmp/keys.sum" rejected)" = 4 ] || fail "keys: 4 rejected expected"
+[ "$(wc -l <"$tmp/keys.rej")" = 4 ] || fail "keys: 4 lines in the rejects file expected"
+for want in 'partition key' 'sort key' 'Key#emptysk' 'number'; do
+    grep -q "$want" "$tmp/keys.rej" || fail "keys: no reject mentions '$want'"
+done
+
 # -- favorites: migrate to v2 and back ---------------------------------------------------------
 run fav-import 0 "$bin" import "$root"/samples/favorites/seed/*.csv --table fav --create-table \
     --mapping "$root/formats/favorites.json" "${E[@]}" --summary "$tmp/fav-import.json"

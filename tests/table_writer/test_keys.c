@@ -63,6 +63,11 @@ static void echo_finds(const char *item, const char *echo)
     r.body_len = strlen(body);
     cr_assert_eq(ddb_table_output_find_unprocessed(&to, &b, &r, flags, &cu), 0, "%s", echo);
     cr_assert_eq(flags[0], 1, "the echo %s did not find %s", echo, item);
+    /* what the writer keeps for its answers (tw_free's, in a whole writer) */
+    ddb_json_parser_free(to.resp_parser);
+    ddb_arena_free(to.resp_arena);
+    to.resp_parser = NULL;
+    to.resp_arena = NULL;
     ddb_arena_free(a);
     ddb_buf_dispose(&sig);
 }
