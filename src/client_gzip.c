@@ -33,9 +33,9 @@ int ddb_client_decode_body(call *cl)
         src = NULL; /* the filter took its upstream, even on failure */
         goto fail;
     }
-    /* JSON compresses five to ten times: room for that at once, then doubling */
-    if (ddb_buf_reserve(&out, in_len < (DDB_CLIENT_MAX_DECODED >> 3) ? in_len * 8 + 4096
-                                                                     : DDB_CLIENT_MAX_DECODED)) {
+    /* JSON compresses five to ten times: room for that at once (64 MB at
+     * most, whatever the answer claims), then doubling */
+    if (ddb_buf_reserve(&out, in_len <= (8u << 20) ? in_len * 8 + 4096 : (64u << 20)) != 0) {
         ddb_error_set(&err, DDB_ENOMEM, "out of memory");
         goto fail;
     }
