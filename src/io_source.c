@@ -355,11 +355,11 @@ static int would_block(const ddb_source *s)
 int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want, const unsigned char **peek,
                      size_t *peek_len, ddb_error *err)
 {
-    return ddb_source_sniff_until(out, src, want, NULL, peek, peek_len, err);
+    return ddb_source_sniff_until(out, src, want, NULL, NULL, peek, peek_len, err);
 }
 
 int ddb_source_sniff_until(ddb_source **out, ddb_source *src, size_t want,
-                           int (*enough)(const unsigned char *p, size_t n),
+                           int (*enough)(void *ctx, const unsigned char *p, size_t n), void *ctx,
                            const unsigned char **peek, size_t *peek_len, ddb_error *err)
 {
     replay_source *r;
@@ -390,7 +390,7 @@ int ddb_source_sniff_until(ddb_source **out, ddb_source *src, size_t want,
         if (n == 0)
             break;
         r->len += (size_t)n;
-        if (enough != NULL && r->len < want && would_block(src) && enough(r->head, r->len))
+        if (enough != NULL && r->len < want && would_block(src) && enough(ctx, r->head, r->len))
             break;
     }
 done:

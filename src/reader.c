@@ -280,17 +280,67 @@ static int looks_like_ion(const unsigned char *p, size_t n)
            (n - i >= 7 && memcmp(p + i, "{Item:{", 7) == 0);
 }
 
-/* A pipe that pauses is not waited on for the whole sniff when what came is
- * clearly DynamoDB JSON lines: a first line, whole, that is one (the usual
- * stream: a producer piping items). Anything else waits for the full sniff
- * or the end, so the format is told as it always is. */
-static int sniffed_enough(const unsigned char *p, size_t n)
+/* Is p[0, n) one whole JSON object, with nothing after it but spaces?
+ * Braces and brackets balanced outside strings: a look, not a parse (the
+ * bidders and then the reader judge the rest). */
+static int whole_object(const unsigned char *p, size_t n)
 {
-    size_t i = ddb_sniff_start(p, n);
-    const unsigned char *eol = i < n ? memchr(p + i, '\n', n - i) : NULL;
-    ddb_json_line_kind kind;
-    return eol != NULL && p[i] == '{' &&
-           ddb_json_sniff_line(&kind, (const char *)p + i, (size_t)(eol - (p + i)));
+    int depth = 0, in_str = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        unsigned char c = p[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = 0;
+        } else if (c == '"') {
+            in_str = 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if ((c == '}' || c == ']') && --depth <= 0) {
+            break;
+        }
+    }
+    if (i >= n || depth != 0)
+        return 0;
+    return ddb_sniff_skip_ws(p, i + 1, n) == n;
+}
+
+/* What a sniff stops early for (sniffed_enough). */
+typedef struct sniff_ctx {
+    ddb_input_format format;
+    const char *path;
+} sniff_ctx;
+
+static const ddb_reader_bidder *pick_bidder(ddb_input_format forced, const unsigned char *p,
+                                            size_t n, const char *path);
+
+/*
+ * A pipe that pauses is not waited on for the whole sniff (a megabyte, or the
+ * end) when what came already tells the format: a producer that writes a few
+ * records and pauses sees them read at once. With --format given, any bytes
+ * do. Otherwise whole lines only, and of JSON a first line that is one whole
+ * object (DynamoDB JSON lines or plain records, told apart by that line as
+ * by any); a document spread over lines, or CSV whose header and first row
+ * do not tell it yet, waits as before.
+ */
+static int sniffed_enough(void *ctx, const unsigned char *p, size_t n)
+{
+    const sniff_ctx *sc = ctx;
+    size_t i = ddb_sniff_start(p, n), whole = n;
+    const unsigned char *eol;
+    if (sc->format != DDB_IN_AUTO)
+        return n > 0;
+    while (whole > 0 && p[whole - 1] != '\n')
+        whole--;
+    if (i >= whole || (eol = memchr(p + i, '\n', whole - i)) == NULL)
+        return 0;
+    if (p[i] == '{' && !whole_object(p + i, (size_t)(eol - (p + i))))
+        return 0;
+    if (p[i] == '[')
+        return 0;
+    return pick_bidder(DDB_IN_AUTO, p, whole, sc->path) != NULL;
 }
 
 static int open_ddbjson(ddb_reader **out, ddb_source *src, const char *name,
@@ -593,6 +643,7 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
     char *trimmed = NULL;
     int is_dir = 0, rc;
     uint64_t size = 0;
+    sniff_ctx sc;
 
     *out = NULL;
     if (opts == NULL) {
@@ -630,7 +681,9 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
         rc = ddb_source_open_auto(&src, path, NULL, err);
     else if ((rc = st->vt->open(st, path, &src, err)) == 0)
         rc = ddb_source_auto(&src, src, NULL, err);
-    if (rc != 0 || (rc = ddb_source_sniff_until(&src, src, SNIFF_BYTES, sniffed_enough, &peek,
+    sc.format = opts->format;
+    sc.path = path;
+    if (rc != 0 || (rc = ddb_source_sniff_until(&src, src, SNIFF_BYTES, sniffed_enough, &sc, &peek,
                                                 &peek_len, err)) != 0)
         goto done;
     if (opts->format == DDB_IN_AUTO && looks_like_ion(peek, peek_len)) {

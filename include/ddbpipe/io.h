@@ -87,12 +87,12 @@ DDB_MUST_USE int ddb_source_sniff(ddb_source **out, ddb_source *src, size_t want
                                   const unsigned char **peek, size_t *peek_len, ddb_error *err);
 
 /* ddb_source_sniff that also stops, short of want, when the input would
- * make it wait (a pipe whose writer pauses) and enough (may be NULL: never)
- * says the bytes read so far are enough to tell the format: a producer that
- * writes a few lines and pauses sees them read at once. */
+ * make it wait (a pipe whose writer pauses) and enough(ctx, ...) (may be
+ * NULL: never) says the bytes read so far are enough to tell the format: a
+ * producer that writes a few lines and pauses sees them read at once. */
 DDB_MUST_USE int ddb_source_sniff_until(ddb_source **out, ddb_source *src, size_t want,
-                                        int (*enough)(const unsigned char *p, size_t n),
-                                        const unsigned char **peek, size_t *peek_len,
+                                        int (*enough)(void *ctx, const unsigned char *p, size_t n),
+                                        void *ctx, const unsigned char **peek, size_t *peek_len,
                                         ddb_error *err);
 
 /* Opens path and, when its first bytes are the gzip magic (1f 8b), inserts a

@@ -65,6 +65,31 @@ stored=$(count_within 15 pause 10)
 exec {feed}>&-
 wait "$pause_pid" || fail "pause: the import failed: $(tail -3 "$tmp/pause.err")"
 
+# the same for plain records (NDJSON) and CSV, told apart by their first whole lines, and for a
+# format given (--columns: CSV without a header row) (before: a MiB of input, or its end, before
+# the first record)
+total=10
+for kind in ndjson csv csv-given; do
+    mkfifo "$tmp/pause-$kind.fifo"
+    fmt=()
+    [ $kind = csv-given ] && fmt=(--columns pk,sk,n:N)
+    "$bin" import "$tmp/pause-$kind.fifo" --table pause --quiet "${fmt[@]}" "${E[@]}" \
+        2>"$tmp/pause-$kind.err" &
+    pause_pid=$!
+    exec {feed}>"$tmp/pause-$kind.fifo"
+    if [ $kind = ndjson ]; then
+        seq 1 10 | sed "s/.*/{\"pk\":\"P-$kind#&\",\"sk\":\"1\",\"n\":&}/"
+    else
+        [ $kind = csv ] && echo 'pk,sk,n'
+        seq 1 10 | sed "s/.*/P-$kind#&,1,&/"
+    fi >&"$feed"
+    total=$((total + 10))
+    stored=$(count_within 15 pause $total)
+    [ "$stored" = $total ] || fail "pause $kind: $stored of the $total items stored during the pause"
+    exec {feed}>&-
+    wait "$pause_pid" || fail "pause $kind: the import failed: $(tail -3 "$tmp/pause-$kind.err")"
+done
+
 # the same for a migration, whose items are decoded on two threads in batches of 256: the batch
 # being read when the input pauses is taken as it is (before: its items waited for the next 256
 # or the end of the input); 20,010 items, so that whole batches go before it

@@ -670,8 +670,9 @@ Test(source, a_pipe_without_data_asks_the_waiter, .init = setup, .fini = teardow
     close(fds[1]);
 }
 
-static int has_lf(const unsigned char *p, size_t n)
+static int has_lf(void *ctx, const unsigned char *p, size_t n)
 {
+    (void)ctx;
     return memchr(p, '\n', n) != NULL;
 }
 
@@ -691,7 +692,7 @@ Test(source, sniff_stops_at_a_pause_when_the_bytes_are_enough)
     cr_assert_eq(write(fds[1], "ab\ncd", 5), 5);
     snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
     cr_assert_eq(ddb_source_open_file(&s, path, &err), 0, "%s", err.message);
-    cr_assert_eq(ddb_source_sniff_until(&s, s, 1 << 20, has_lf, &peek, &peek_len, &err), 0);
+    cr_assert_eq(ddb_source_sniff_until(&s, s, 1 << 20, has_lf, NULL, &peek, &peek_len, &err), 0);
     cr_assert_eq(peek_len, 5);
     cr_assert_eq(write(fds[1], "ef", 2), 2);
     close(fds[1]);
