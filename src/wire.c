@@ -378,7 +378,7 @@ static void do_send(ddb_wire *w, int k)
             broken(w, k, strerror(r < 0 ? errno : EPIPE));
             return;
         } else {
-            int r;
+            int r, rc;
             ERR_clear_error();
             errno = 0;
             r = SSL_write(cn->ssl, p, n > INT32_MAX ? INT32_MAX : (int)n);
@@ -386,8 +386,13 @@ static void do_send(ddb_wire *w, int k)
                 cn->sent += (size_t)r;
                 continue;
             }
-            if (tls_outcome(w, k, r) == 0)
+            if ((rc = tls_outcome(w, k, r)) == 0)
                 broken(w, k, strerror(EPIPE));
+            else if (rc == 1 && SSL_want_write(cn->ssl))
+                /* an answer that comes before the body is all out is read
+                 * while the write waits for room (OpenSSL allows it; the
+                 * write goes on with the same bytes after) */
+                set_events(w, k, EPOLLOUT | WATCH_IN);
             return;
         }
     }
@@ -653,9 +658,9 @@ void ddb_wire_event(ddb_wire *w, uint32_t k, uint32_t events)
         close_conn(w, (int)k); /* the server closed it, or spoke out of turn */
         break;
     case C_SEND:
-        /* over plain TCP, an answer before the body is all out (a 413, an
-         * error and a close) is read, then the sending goes on if it may */
-        if (cn->ssl == NULL && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+        /* an answer before the body is all out (a 413, an error and a close)
+         * is read, then the sending goes on if it may */
+        if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
             do_recv(w, (int)k);
         if (cn->state == C_SEND && cn->x != NULL)
             do_send(w, (int)k);

@@ -549,9 +549,11 @@ Test(wire, address_that_hangs_gives_way_to_the_next)
 
 /* -------------------------------------------- answered before it is sent */
 
-/* A server that answers 413 after the head, reading none of the body: the
- * answer is read while the body cannot go out, not after a timeout. */
-Test(wire, answer_before_the_body_is_out_is_read)
+/* A server that answers 413 after the head and reads nothing more, 8 MB to
+ * send: the write waits for room that never comes, and the answer is read
+ * meanwhile, not after a timeout. Over TLS too (before: the write failed
+ * when the server closed). */
+static void early_answer(int tls)
 {
     static char body[8 << 20];
     step steps[] = {{"HTTP/1.1 413 Request Entity Too Large\r\nContent-Length: 3\r\n"
@@ -562,7 +564,7 @@ Test(wire, answer_before_the_body_is_out_is_read)
     rig r;
     uint64_t t0;
     memset(body, 'x', sizeof(body));
-    rig_up(&r, steps, 1, 0, NULL);
+    rig_up(&r, steps, 1, tls, tls ? TLS_DIR "cert.pem" : NULL);
     xfer_init(&x, &g, 20000);
     x.body = body;
     x.body_len = sizeof(body);
@@ -575,6 +577,16 @@ Test(wire, answer_before_the_body_is_out_is_read)
     cr_assert_eq(connections(&r), 1);
     got_free(&g);
     rig_down(&r);
+}
+
+Test(wire, answer_before_the_body_is_out_is_read)
+{
+    early_answer(0);
+}
+
+Test(wire, answer_before_the_body_is_out_is_read_over_tls)
+{
+    early_answer(1);
 }
 
 /* ------------------------------------------------ the client on the wire */
