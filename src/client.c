@@ -388,6 +388,7 @@ static void tell_unreachable(ddb_client *c, const call *cl, ddb_wire_result fail
 void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result failure,
                           const char *message)
 {
+    char undecoded[450] = "";
     int retryable;
     size_t kept = cl->http && cl->http->ranged ? (size_t)cl->http->kept : 0;
 
@@ -426,16 +427,20 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
         /* gzip: DynamoDB's CRC is of the bytes as sent. Some stand-ins take
          * it of the decoded bytes (LocalStack did, #429): either passes, as
          * gzip's own CRC-32 guards the decoded bytes whatever the header says.
-         * An answer that cannot be decoded is sent for again. */
+         * A success that cannot be decoded is sent for again; an error answer
+         * that cannot is still what its status and headers say it is. */
         int sent_ok = status != 200 || !cl->crc[0] ||
                       strtoul(cl->crc, NULL, 10) ==
                           ddb_crc32(cl->resp_body.ptr ? cl->resp_body.ptr : "", cl->resp_body.len);
         if (ddb_client_decode_body(cl) != 0) {
-            snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "ContentEncodingError");
-            unusable_answer(c, cl);
-            return;
-        }
-        if (!sent_ok && !crc_ok(cl, 0)) {
+            if (status == 200) {
+                snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "ContentEncodingError");
+                unusable_answer(c, cl);
+                return;
+            }
+            ddb_buf_clear(&cl->resp_body); /* no error body to read */
+            snprintf(undecoded, sizeof(undecoded), "%s", cl->resp.message);
+        } else if (!sent_ok && !crc_ok(cl, 0)) {
             unusable_answer(c, cl);
             return;
         }
@@ -467,7 +472,8 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
                              sizeof(cl->resp.error_type), cl->resp.message,
                              sizeof(cl->resp.message));
     if (cl->resp.message[0] == '\0')
-        snprintf(cl->resp.message, sizeof(cl->resp.message), "HTTP %ld", status);
+        snprintf(cl->resp.message, sizeof(cl->resp.message), "HTTP %ld%s%.400s", status,
+                 undecoded[0] ? ", its body unreadable: " : "", undecoded);
     if (retry_with_new_credentials(c, cl))
         return;
     retryable = status >= 500 || ddb_error_is_throttling(cl->resp.error_type) ||

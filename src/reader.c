@@ -311,6 +311,7 @@ static int whole_object(const unsigned char *p, size_t n)
 typedef struct sniff_ctx {
     ddb_input_format format;
     const char *path;
+    size_t decided; /* the bytes the format was told from, when the sniff stopped early */
 } sniff_ctx;
 
 static const ddb_reader_bidder *pick_bidder(ddb_input_format forced, const unsigned char *p,
@@ -319,15 +320,17 @@ static const ddb_reader_bidder *pick_bidder(ddb_input_format forced, const unsig
 /*
  * A pipe that pauses is not waited on for the whole sniff (a megabyte, or the
  * end) when what came already tells the format: a producer that writes a few
- * records and pauses sees them read at once. With --format given, any bytes
- * do. Otherwise whole lines only, and of JSON a first line that is one whole
- * object (DynamoDB JSON lines or plain records, told apart by that line as
- * by any); a document spread over lines, or CSV whose header and first row
- * do not tell it yet, waits as before.
+ * records and pauses sees them read at once. With the format given, any
+ * bytes do. Otherwise whole lines only: of JSON a first line that is one
+ * whole object (DynamoDB JSON lines or plain records, told apart by that line
+ * as by any), of anything else a header and a row at least (a header alone
+ * could be all a CSV file holds, not all a stream will); a document spread
+ * over lines waits as before. The format is then told from those lines
+ * (sc->decided), not from a row cut by the pause.
  */
 static int sniffed_enough(void *ctx, const unsigned char *p, size_t n)
 {
-    const sniff_ctx *sc = ctx;
+    sniff_ctx *sc = ctx;
     size_t i = ddb_sniff_start(p, n), whole = n;
     const unsigned char *eol;
     if (sc->format != DDB_IN_AUTO)
@@ -338,9 +341,13 @@ static int sniffed_enough(void *ctx, const unsigned char *p, size_t n)
         return 0;
     if (p[i] == '{' && !whole_object(p + i, (size_t)(eol - (p + i))))
         return 0;
-    if (p[i] == '[')
+    if (p[i] == '[' ||
+        (p[i] != '{' && memchr(eol + 1, '\n', whole - (size_t)(eol + 1 - p)) == NULL))
         return 0;
-    return pick_bidder(DDB_IN_AUTO, p, whole, sc->path) != NULL;
+    if (pick_bidder(DDB_IN_AUTO, p, whole, sc->path) == NULL)
+        return 0;
+    sc->decided = whole;
+    return 1;
 }
 
 static int open_ddbjson(ddb_reader **out, ddb_source *src, const char *name,
@@ -683,6 +690,7 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
         rc = ddb_source_auto(&src, src, NULL, err);
     sc.format = opts->format;
     sc.path = path;
+    sc.decided = 0;
     if (rc != 0 || (rc = ddb_source_sniff_until(&src, src, SNIFF_BYTES, sniffed_enough, &sc, &peek,
                                                 &peek_len, err)) != 0)
         goto done;
@@ -694,7 +702,8 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
                            path);
         goto done;
     }
-    if ((bidder = pick_bidder(opts->format, peek, peek_len, path)) == NULL) {
+    if ((bidder = pick_bidder(opts->format, peek, sc.decided ? sc.decided : peek_len, path)) ==
+        NULL) {
         ddb_source_free(src);
         rc = ddb_error_set(err, DDB_EUSAGE,
                            "%s: cannot tell the format of its content: it is neither JSON "

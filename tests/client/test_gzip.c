@@ -265,3 +265,24 @@ Test(gzip, not_asked_when_turned_off_and_the_hint_when_asked)
         done(&r);
     }
 }
+
+/* An error answer marked gzip whose body will not decode (a proxy's empty
+ * 400): still the error its status and headers say, not retried as a
+ * transport fault, the reason in the message. */
+Test(gzip, undecodable_error_answer_keeps_its_status)
+{
+    step steps[] = {{"HTTP/1.1 400 Bad Request\r\nContent-Encoding: gzip\r\n"
+                     "x-amzn-ErrorType: ValidationException:http://internal.amazon.com/\r\n"
+                     "Content-Length: 0\r\n\r\n",
+                     0, 0, 0, 0, 0}};
+    run r;
+    call(&r, steps, 1, 3, 0, 0);
+    cr_assert_not(r.resp.ok);
+    cr_assert_eq(r.resp.http_status, 400);
+    cr_assert_str_eq(r.resp.error_type, "ValidationException");
+    cr_assert_eq(r.resp.attempts, 1, "retried %d times", r.resp.attempts);
+    cr_assert(strstr(r.resp.message, "HTTP 400, its body unreadable: gzip answer of 0 bytes") !=
+                  NULL,
+              "%s", r.resp.message);
+    done(&r);
+}

@@ -170,6 +170,16 @@ leftovers=$(cd "$tmp/pipe" && find . -mindepth 1 | grep -v '^\./_ddbpipe$' |
     grep -v '^\./_ddbpipe/rejects\.ndjson$' || true)
 [ -z "$leftovers" ] || fail "broken pipe left files behind: $leftovers"
 
+# a pipe that pauses is told as a whole input would be: a CSV header and a row cut by the pause
+# is CSV (before: told from the header alone, then refused for the cut row), and one line of text
+# with a comma is not (before: CSV on a pause, refused without one)
+(printf 'pk,sk,n\nKey#1,'; sleep 1; printf 'a,7\n') | "$bin" validate - >"$tmp/cutrow.out" 2>&1 ||
+    fail "cut-row: a header and a row cut by a pause were refused: $(tail -2 "$tmp/cutrow.out")"
+grep -q "1 read, 1 valid" "$tmp/cutrow.out" || fail "cut-row: $(grep 'validate:' "$tmp/cutrow.out")"
+(printf 'hello, world\n'; sleep 1; printf 'plain text\n') | "$bin" validate - >"$tmp/text.out" 2>&1
+[ $? = 3 ] && grep -q "cannot tell the format" "$tmp/text.out" ||
+    fail "text: two lines of text read as something: $(tail -2 "$tmp/text.out")"
+
 if [ "$failures" -gt 0 ]; then
     echo "inputs.sh: $failures failure(s)" >&2
     exit 1
