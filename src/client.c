@@ -443,6 +443,9 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
         } else if (!sent_ok && !crc_ok(cl, 0)) {
             unusable_answer(c, cl);
             return;
+        } else {
+            c->stats.gzip_sent += cl->wire_len;
+            c->stats.gzip_json += cl->resp_body.len;
         }
         if (status == 200) {
             succeeded(c, cl, status);

@@ -29,7 +29,7 @@ static void row_line(ddb_buf *out, const ddb_entity_stats *e, int deletes, int n
     ddb_buf_putc(out, '\n');
 }
 
-static void human_bytes(char *out, size_t cap, uint64_t b)
+void ddb_summary_bytes(char *out, size_t cap, uint64_t b)
 {
     const char *units[] = {"B", "KB", "MB", "GB", "TB"};
     double v = (double)b;
@@ -80,8 +80,8 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
                        (unsigned long long)s->changes[DDB_CHANGE_INSERT],
                        (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
                        (unsigned long long)s->changes[DDB_CHANGE_REMOVE]);
-    human_bytes(in, sizeof(in), s->bytes_in);
-    human_bytes(outb, sizeof(outb), s->bytes_out);
+    ddb_summary_bytes(in, sizeof(in), s->bytes_in);
+    ddb_summary_bytes(outb, sizeof(outb), s->bytes_out);
     ddb_buf_printf(out, "  %s in, %s out, %.2f s", in, outb, s->seconds);
     if (s->seconds > 0 && s->total.read > 0)
         ddb_buf_printf(

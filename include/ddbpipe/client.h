@@ -87,6 +87,8 @@ typedef struct ddb_client_stats {
     int queued;
     int min_concurrency; /* the lowest in-flight limit throttling brought it to */
     uint64_t decreases;  /* times throttling halved the limit */
+    uint64_t gzip_sent;  /* bytes of the answers that came gzipped, as they came */
+    uint64_t gzip_json;  /* what those answers decoded to */
 } ddb_client_stats;
 
 /*

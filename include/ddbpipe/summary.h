@@ -51,6 +51,10 @@ typedef struct ddb_summary {
 /* Frees what the summary owns (outputs, rejects path, rows). */
 void ddb_summary_dispose(ddb_summary *s);
 
+/* A byte count as the summary writes it ("718.1 KB": powers of 1000), in
+ * out (cap bytes; 16 are enough). */
+void ddb_summary_bytes(char *out, size_t cap, uint64_t b);
+
 /* The table people read at the end of a run (appended to out). */
 void ddb_summary_format(ddb_buf *out, const ddb_summary *s);
 

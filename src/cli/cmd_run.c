@@ -159,6 +159,16 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
                        rr->scan_table, (unsigned long long)rr->scan.requests,
                        (unsigned long long)rr->scan.scanned, rr->scan.capacity_units,
                        (unsigned long long)rr->scan.throttles);
+    if (client != NULL) {
+        ddb_client_stats cs;
+        ddb_client_stats_get(client, &cs);
+        if (cs.gzip_json > 0) {
+            char sent[32], json[32];
+            ddb_summary_bytes(sent, sizeof(sent), cs.gzip_sent);
+            ddb_summary_bytes(json, sizeof(json), cs.gzip_json);
+            ddb_buf_printf(b, "  DynamoDB's answers came gzipped: %s for %s of JSON\n", sent, json);
+        }
+    }
     if (rr->target_table && rr->dry_run) {
         ddb_buf_printf(b,
                        "  dry run: nothing written to %s; would put %llu items (%llu bytes) and "

@@ -36,6 +36,7 @@ same_items scan "$tmp/items.json" -- "$tmp/scan/items.json"
 [ "$(stat gzipped.responses)" -gt "$before" ] || fail "scan: no answer came gzipped"
 [ "$(stat faults.badcrc)" = 1 ] || fail "scan: the bad CRC was not injected ($(stat faults.badcrc))"
 expect_in "$tmp/scan.err" "CRC32Mismatch"
+expect_in "$tmp/scan.err" "DynamoDB's answers came gzipped: "
 in=$(stat gzipped.bytesIn) out=$(stat gzipped.bytesOut)
 [ "$out" -gt 0 ] && [ $((out * 3)) -lt "$in" ] ||
     fail "gzip: $in bytes of JSON should come in well under a third ($out)"
@@ -53,5 +54,6 @@ run scan-plain 0 env DDBPIPE_NO_GZIP=1 "$bin" export --table gzipped --format dd
     --out "$tmp/scan-plain" "${F[@]}"
 same_items scan-plain "$tmp/items.json" -- "$tmp/scan-plain/items.json"
 [ "$(stat gzipped.responses)" = "$before" ] || fail "scan-plain: an answer came gzipped"
+! grep -q "came gzipped" "$tmp/scan-plain.err" || fail "scan-plain: the summary speaks of gzip"
 
 finish
