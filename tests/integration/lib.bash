@@ -34,8 +34,15 @@ fi
 # Tables take time to become ACTIVE, as real ones do (a scripted create-table then import must
 # wait for it): dynalite creates, updates and deletes tables in DYNALITE_TABLE_MS.
 export DYNALITE_TABLE_MS=${DYNALITE_TABLE_MS:-500}
-DYNALITE_OWNER_PID=$$ endpoint=$("$root/scripts/dynalite.sh" start "$tmp/dynalite") || {
+# DYNALITE_OWNER_PID goes to dynalite.sh's environment, so a driver killed with SIGKILL (or one
+# run with KEEP_TMP, whose cleanup leaves the server) leaves no dynalite behind. (Written before
+# `endpoint=` it was only a variable of this shell, and no server had the watch.)
+endpoint=$(DYNALITE_OWNER_PID=$$ "$root/scripts/dynalite.sh" start "$tmp/dynalite") || {
     echo "cannot start dynalite" >&2
+    exit 1
+}
+tr '\0' ' ' <"/proc/$(cat "$tmp/dynalite/pid")/cmdline" | grep -q -- "--owner-pid $$ " || {
+    echo "dynalite does not watch this test's pid (--owner-pid $$)" >&2
     exit 1
 }
 
