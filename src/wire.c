@@ -26,6 +26,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -39,7 +40,10 @@
  * answer cost no epoll_ctl. */
 #define WATCH_IN (EPOLLIN | EPOLLRDHUP)
 
-enum { C_FREE, C_CONNECTING, C_TLS, C_IDLE, C_SEND, C_RECV };
+enum { C_FREE, C_RESOLVING, C_CONNECTING, C_TLS, C_IDLE, C_SEND, C_RECV };
+
+/* The event index of the names' eventfd: no connection's. */
+#define NAMES_EVENT UINT32_MAX
 
 typedef struct conn {
     int fd;
@@ -314,12 +318,45 @@ static void open_conn(ddb_wire *w, int k, ddb_wire_xfer *x)
     cn->served = 0;
     cn->addr = 0;
     cn->opened_ms = ddb_clock_ms();
-    if (ddb_wire_names_resolve(&w->names) != 0) {
+    switch (ddb_wire_names_resolve(&w->names)) {
+    case 0:
+        try_connect(w, k);
+        break;
+    case 1:
+        cn->state = C_RESOLVING; /* names_event goes on when the lookup ends */
+        break;
+    default:
         cn->x = NULL;
         finish(w, x, DDB_WIRE_RESOLVE, "Could not resolve host: %s", w->names.host);
-        return;
+        break;
     }
-    try_connect(w, k);
+}
+
+/* A lookup thread has ended: the connections that waited for it connect, or
+ * fail when it found nothing. */
+static void names_event(ddb_wire *w)
+{
+    uint64_t n;
+    if (read(w->names.notify, &n, sizeof(n)) < 0) {
+        /* nothing to read: another event took it */
+    }
+    ddb_wire_names_settle(&w->names);
+    if (w->names.looking)
+        return;
+    for (int k = 0; k < w->n; k++) {
+        conn *cn = &w->c[k];
+        ddb_wire_xfer *x = cn->x;
+        if (cn->state != C_RESOLVING || x == NULL)
+            continue;
+        if (w->names.ai != NULL) {
+            cn->state = C_FREE;
+            try_connect(w, k);
+        } else {
+            cn->x = NULL;
+            close_conn(w, k);
+            finish(w, x, DDB_WIRE_RESOLVE, "Could not resolve host: %s", w->names.host);
+        }
+    }
 }
 
 static void connect_event(ddb_wire *w, int k)
@@ -552,6 +589,20 @@ int ddb_wire_new(ddb_wire **out, const char *url, int epfd, uint64_t tag, long c
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
+    w->names.numeric = w->host_is_ip;
+    if (epfd >= 0 && !w->host_is_ip) {
+        /* the lookup thread's wake-up for the loop; without it the first
+         * lookup waits, as it did before */
+        struct epoll_event ev;
+        int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        memset(&ev, 0, sizeof(ev));
+        ev.events = EPOLLIN;
+        ev.data.u64 = tag | NAMES_EVENT;
+        if (fd >= 0 && epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
+            w->names.notify = fd;
+        else if (fd >= 0)
+            close(fd);
+    }
     if (w->tls && (rc = ddb_wire_tls_setup(&w->ctx, &w->bio, ca_file, err)) != 0)
         goto done;
     *out = w;
@@ -567,12 +618,18 @@ done:
 
 void ddb_wire_free(ddb_wire *w)
 {
+    int notify;
     if (w == NULL)
         return;
+    notify = w->names.notify;
     for (int k = 0; k < w->n; k++)
         close_conn(w, k);
     free(w->c);
-    ddb_wire_names_dispose(&w->names);
+    ddb_wire_names_dispose(&w->names); /* joins a lookup still running: then its eventfd goes */
+    if (notify >= 0) {
+        epoll_ctl(w->epfd, EPOLL_CTL_DEL, notify, NULL);
+        close(notify);
+    }
     SSL_CTX_free(w->ctx);
     BIO_meth_free(w->bio);
     free(w);
@@ -644,6 +701,10 @@ void ddb_wire_cancel(ddb_wire *w, ddb_wire_xfer *x)
 void ddb_wire_event(ddb_wire *w, uint32_t k, uint32_t events)
 {
     conn *cn;
+    if (k == NAMES_EVENT) {
+        names_event(w);
+        return;
+    }
     if (k >= (uint32_t)w->n)
         return;
     cn = &w->c[k];
@@ -684,8 +745,9 @@ long ddb_wire_expire(ddb_wire *w, uint64_t now)
             continue;
         /* the connect time covers the TLS handshake, as libcurl's does */
         conn_at = cn->state == C_CONNECTING ? cn->addr_deadline
-                  : cn->state == C_TLS      ? cn->opened_ms + (uint64_t)w->connect_timeout_ms
-                                            : UINT64_MAX;
+                  : cn->state == C_TLS || cn->state == C_RESOLVING
+                      ? cn->opened_ms + (uint64_t)w->connect_timeout_ms
+                      : UINT64_MAX;
         at = x->deadline_ms < conn_at ? x->deadline_ms : conn_at;
         if (now < at) {
             if (at < next)
@@ -703,6 +765,12 @@ long ddb_wire_expire(ddb_wire *w, uint64_t now)
             continue;
         }
         cn->x = NULL;
+        if (cn->state == C_RESOLVING && at == conn_at) {
+            close_conn(w, k);
+            finish(w, x, DDB_WIRE_TIMEOUT, "Resolving timed out after %ld milliseconds",
+                   w->connect_timeout_ms);
+            continue;
+        }
         close_conn(w, k);
         if (at == conn_at)
             finish(w, x, DDB_WIRE_TIMEOUT, "Connection timed out after %ld milliseconds",

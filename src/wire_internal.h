@@ -49,13 +49,20 @@ typedef struct wire_names {
     int looking;            /* the thread runs, or ended and is not joined yet */
     int looked;             /* under mu: it ended */
     struct addrinfo *fresh; /* under mu: its answer; NULL when it failed */
+    int notify;             /* an eventfd the thread signals when it ends (-1: none, and the first
+                               lookup waits, as it does for an address written as one) */
+    int numeric;            /* the host is an address: looking it up never waits */
 } wire_names;
 
 void ddb_wire_names_init(wire_names *n);
 /* Joins a lookup still running, frees the addresses and host. */
 void ddb_wire_names_dispose(wire_names *n);
-/* The addresses for a new connection: 0, or -1 when the host does not resolve. */
+/* The addresses for a new connection: 0 when they are there; 1 when a
+ * thread is looking them up (notify tells when it ends); -1 when the host
+ * does not resolve. */
 int ddb_wire_names_resolve(wire_names *n);
+/* Takes in the answer of a lookup thread that has ended: 1 when one had. */
+int ddb_wire_names_settle(wire_names *n);
 
 /* A client context that verifies the peer against ca_file (NULL: libcurl's
  * CA file and folder), and the socket BIO method that sends with

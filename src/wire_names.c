@@ -1,14 +1,17 @@
 /*
  * wire_names.c — the addresses of the own HTTP path's host (wire.c), kept a
- * minute as libcurl's DNS cache keeps them. A lookup again once they are
- * stale runs on a thread of its own: a slow resolver must not stop the loop
- * (libcurl's threaded resolver did not either).
+ * minute as libcurl's DNS cache keeps them. A lookup runs on a thread of its
+ * own, the first as well as a lookup again once they are stale: a slow
+ * resolver must not stop the loop (libcurl's threaded resolver did not
+ * either). The thread tells the loop it has ended through an eventfd in the
+ * loop's epoll set.
  */
 #include <netdb.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "ddbpipe/clock.h"
 #include "wire_internal.h"
@@ -19,6 +22,7 @@ void ddb_wire_names_init(wire_names *w)
 {
     memset(w, 0, sizeof(*w));
     w->ttl_ms = RESOLVE_TTL_MS;
+    w->notify = -1;
     pthread_mutex_init(&w->mu, NULL);
 }
 
@@ -51,10 +55,14 @@ static void *lookup_main(void *arg)
 {
     wire_names *w = arg;
     struct addrinfo *ai = lookup(w);
+    uint64_t one = 1;
     pthread_mutex_lock(&w->mu);
     w->fresh = ai;
     w->looked = 1;
     pthread_mutex_unlock(&w->mu);
+    if (w->notify >= 0 && write(w->notify, &one, sizeof(one)) < 0) {
+        /* the counter is at its top: the loop has a wake-up coming anyway */
+    }
     return NULL;
 }
 
@@ -94,11 +102,27 @@ static int take_lookup(wire_names *w, uint64_t now)
     return 1;
 }
 
+int ddb_wire_names_settle(wire_names *w)
+{
+    return take_lookup(w, ddb_clock_ms());
+}
+
 int ddb_wire_names_resolve(wire_names *w)
 {
     uint64_t now = ddb_clock_ms();
-    take_lookup(w, now);
+    int ended = take_lookup(w, now);
     if (w->ai == NULL) {
+        if (w->looking)
+            return 1;
+        if (ended)
+            return -1; /* the lookup this connection would wait for found nothing */
+        /* the first lookup of a name on a thread too: a slow resolver must not
+         * stop the loop (the progress line, Ctrl-C, the other requests) */
+        if (w->notify >= 0 && !w->numeric &&
+            pthread_create(&w->lookup, NULL, lookup_main, w) == 0) {
+            w->looking = 1;
+            return 1;
+        }
         install(w, lookup(w), now);
         return w->ai != NULL ? 0 : -1;
     }

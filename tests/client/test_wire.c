@@ -453,7 +453,8 @@ Test(wire, tls_handshake_that_hangs_times_out_at_the_connect_timeout)
 
 /* The resolver is the test's for the name "two.test": two addresses, the
  * first one a black hole, the second the server (their ports in the
- * addresses). Other names go to the C library's. */
+ * addresses); for "slow.test", the server's after 0.6 s; for "none.test",
+ * no address after 0.3 s. Other names go to the C library's. */
 static int fake_ports[2];
 static char fake_tag;
 static int slow_lookups;
@@ -465,6 +466,10 @@ int getaddrinfo(const char *node, const char *service, const struct addrinfo *hi
 {
     struct addrinfo *head = NULL, **tail = &head;
     int n = 2;
+    if (node != NULL && strcmp(node, "none.test") == 0) {
+        usleep(300000);
+        return EAI_NONAME;
+    }
     if (node != NULL && strcmp(node, "slow.test") == 0) {
         /* a resolver that takes its time: one address, the server's */
         __atomic_add_fetch(&slow_lookups, 1, __ATOMIC_SEQ_CST);
@@ -659,6 +664,74 @@ Test(wire, client_freed_with_an_ended_attempt_not_yet_taken)
     server_stop(&s);
 }
 
+/* The first lookup of a name runs on a thread too, and the loop turns while
+ * it does: a request whose time (0.2 s) ends during a 0.6 s lookup ends on
+ * time, and the next one, after the lookup, takes the address it found
+ * without asking again (before: the loop stopped in the resolver). */
+/* A rig whose wire asks the test's resolver for slow.test (the server's
+ * address, after 0.6 s). */
+static void rig_up_slow(rig *r, const step *steps, int n)
+{
+    ddb_error err;
+    server_start(&r->s, steps, n, 0);
+    fake_ports[1] = r->s.port;
+    r->epfd = epoll_create1(0);
+    cr_assert_eq(ddb_wire_new(&r->w, "http://slow.test:1", r->epfd, TAG, 5000, NULL, &err), 0, "%s",
+                 err.message);
+}
+
+Test(wire, the_first_lookup_does_not_stop_the_loop)
+{
+    step steps[] = {{OK_HELLO, 0, 1, 0, 0, 0}};
+    rig r;
+    rig_up_slow(&r, steps, 1);
+    for (int i = 0; i < 2; i++) {
+        ddb_wire_xfer x;
+        got g;
+        uint64_t t0, took;
+        xfer_init(&x, &g, i == 0 ? 200 : 5000);
+        t0 = ddb_clock_ms();
+        exchange(r.w, r.epfd, &x);
+        took = ddb_clock_ms() - t0;
+        if (i == 0) {
+            cr_assert_eq(x.result, DDB_WIRE_TIMEOUT, "%d: %s", x.result, x.message);
+            cr_assert_lt(took, 450, "the loop waited %llu ms for the resolver",
+                         (unsigned long long)took);
+            usleep(700000); /* the lookup ends meanwhile */
+        } else {
+            cr_assert_eq(x.result, DDB_WIRE_OK, "%s", x.message);
+            cr_assert_lt(took, 300, "the second request waited %llu ms", (unsigned long long)took);
+        }
+        got_free(&g);
+    }
+    cr_assert_eq(__atomic_load_n(&slow_lookups, __ATOMIC_SEQ_CST), 1);
+    rig_down(&r);
+}
+
+/* A name that does not resolve, slowly: the request fails as the lookup
+ * ends, with the name in the message. */
+Test(wire, a_name_that_does_not_resolve_fails_when_its_lookup_ends)
+{
+    ddb_wire *w = NULL;
+    ddb_wire_xfer x;
+    got g;
+    ddb_error err;
+    uint64_t t0, took;
+    int epfd = epoll_create1(0);
+    cr_assert_eq(ddb_wire_new(&w, "http://none.test:1", epfd, TAG, 5000, NULL, &err), 0, "%s",
+                 err.message);
+    xfer_init(&x, &g, 5000);
+    t0 = ddb_clock_ms();
+    exchange(w, epfd, &x);
+    took = ddb_clock_ms() - t0;
+    cr_assert_eq(x.result, DDB_WIRE_RESOLVE, "%d: %s", x.result, x.message);
+    cr_assert(strstr(x.message, "Could not resolve host: none.test") != NULL, "%s", x.message);
+    cr_assert(took >= 250 && took < 2000, "%llu ms", (unsigned long long)took);
+    got_free(&g);
+    ddb_wire_free(w);
+    close(epfd);
+}
+
 /* Once the host's addresses are stale, a new connection does not wait for a
  * slow resolver: the kept addresses serve while a thread asks again. (Only
  * the very first lookup waits.) */
@@ -668,15 +741,9 @@ Test(wire, a_slow_lookup_again_does_not_stop_the_loop)
                     {OK_HELLO, 0, 1, 0, 0, 0},
                     {OK_HELLO, 0, 1, 0, 0, 0},
                     {OK_HELLO, 0, 1, 0, 0, 0}};
-    server s;
-    ddb_wire *w = NULL;
-    ddb_error err;
-    int epfd = epoll_create1(0);
-    server_start(&s, steps, 4, 0);
-    fake_ports[1] = s.port;
-    cr_assert_eq(ddb_wire_new(&w, "http://slow.test:1", epfd, TAG, 5000, NULL, &err), 0, "%s",
-                 err.message);
-    ddb_wire_set_resolve_ttl(w, 0); /* stale at once */
+    rig r;
+    rig_up_slow(&r, steps, 4);
+    ddb_wire_set_resolve_ttl(r.w, 0); /* stale at once */
     for (int i = 0; i < 4; i++) {
         ddb_wire_xfer x;
         got g;
@@ -685,7 +752,7 @@ Test(wire, a_slow_lookup_again_does_not_stop_the_loop)
             usleep(800000); /* the lookup thread has ended: its answer is taken in */
         t0 = ddb_clock_ms();
         xfer_init(&x, &g, 5000);
-        exchange(w, epfd, &x);
+        exchange(r.w, r.epfd, &x);
         took = ddb_clock_ms() - t0;
         cr_assert_eq(x.result, DDB_WIRE_OK, "request %d: %s", i, x.message);
         if (i == 0)
@@ -696,8 +763,6 @@ Test(wire, a_slow_lookup_again_does_not_stop_the_loop)
         got_free(&g);
     }
     cr_assert_geq(__atomic_load_n(&slow_lookups, __ATOMIC_SEQ_CST), 2);
-    cr_assert_eq(s.connections, 4);
-    ddb_wire_free(w); /* joins a lookup still running */
-    close(epfd);
-    server_stop(&s);
+    cr_assert_eq(r.s.connections, 4);
+    rig_down(&r); /* joins a lookup still running */
 }
