@@ -1,7 +1,8 @@
 /*
  * wire.c — HTTP/1.1 over keep-alive connections of our own (see wire.h).
  *
- * A connection is a slot: free, connecting, in its TLS handshake, idle
+ * A connection is a slot: free, waiting for the host's addresses,
+ * connecting, in its TLS handshake (those three in wire_connect.c), idle
  * (kept, watched for the server closing it), sending or receiving. The
  * request goes out in one sendmsg when the socket takes it; the response is
  * parsed as it arrives (Content-Length, chunked, or until the close) and
@@ -14,12 +15,8 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,56 +31,10 @@
 #include "ddbpipe/clock.h"
 
 #define IDLE_MAX_MS 118000 /* libcurl's default for reusing an idle connection */
-#define KEEPALIVE_S 60     /* TCP keepalive idle and interval, as libcurl's */
 #define READ_ROOM 16384
-/* Waiting for an answer and idle alike: one mask, so a request and its
- * answer cost no epoll_ctl. */
-#define WATCH_IN (EPOLLIN | EPOLLRDHUP)
-
-enum { C_FREE, C_RESOLVING, C_CONNECTING, C_TLS, C_IDLE, C_SEND, C_RECV };
-
-/* The event index of the names' eventfd: no connection's. */
-#define NAMES_EVENT UINT32_MAX
-
-typedef struct conn {
-    int fd;
-    SSL *ssl;
-    int state;
-    uint32_t events;        /* as registered; 0: not in the set */
-    unsigned served;        /* responses completed on it */
-    int addr;               /* addresses tried so far (from w->names.good on) */
-    uint64_t opened_ms;     /* when its connecting began */
-    uint64_t addr_deadline; /* when the address being tried has had its share */
-    uint64_t idle_ms;       /* when it last became idle */
-    ddb_wire_xfer *x;
-    size_t sent;
-    /* the response being parsed */
-    char *buf;
-    size_t pos, len, cap;
-    int got_any;
-    wire_response rsp;
-} conn;
-
-struct ddb_wire {
-    int epfd;
-    uint64_t tag;
-    wire_names names;
-    int tls, host_is_ip;
-    SSL_CTX *ctx;
-    BIO_METHOD *bio;
-    long connect_timeout_ms;
-    conn *c;
-    int n;
-    ddb_wire_xfer *done_head, *done_tail;
-    uint64_t connections, resent;
-};
-
 /* ------------------------------------------------------------ helpers */
 
-static void finish(ddb_wire *w, ddb_wire_xfer *x, ddb_wire_result r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void finish(ddb_wire *w, ddb_wire_xfer *x, ddb_wire_result r, const char *fmt, ...)
+void ddb_wire_finish(ddb_wire *w, ddb_wire_xfer *x, ddb_wire_result r, const char *fmt, ...)
 {
     x->result = r;
     x->conn = -1;
@@ -101,7 +52,7 @@ static void finish(ddb_wire *w, ddb_wire_xfer *x, ddb_wire_result r, const char 
     w->done_tail = x;
 }
 
-static void set_events(ddb_wire *w, int k, uint32_t ev)
+void ddb_wire_set_events(ddb_wire *w, int k, uint32_t ev)
 {
     conn *cn = &w->c[k];
     struct epoll_event e;
@@ -117,21 +68,21 @@ static void set_events(ddb_wire *w, int k, uint32_t ev)
     cn->events = ev;
 }
 
-static void reset_parser(conn *cn)
+void ddb_wire_reset_parser(conn *cn)
 {
     cn->pos = cn->len = 0;
     cn->got_any = 0;
     ddb_wire_response_reset(&cn->rsp);
 }
 
-static void close_conn(ddb_wire *w, int k)
+void ddb_wire_close_conn(ddb_wire *w, int k)
 {
     conn *cn = &w->c[k];
     if (cn->ssl)
         SSL_free(cn->ssl);
     cn->ssl = NULL;
     if (cn->fd >= 0) {
-        set_events(w, k, 0);
+        ddb_wire_set_events(w, k, 0);
         close(cn->fd);
     }
     cn->fd = -1;
@@ -142,37 +93,34 @@ static void close_conn(ddb_wire *w, int k)
     free(cn->buf);
     cn->buf = NULL;
     cn->cap = 0;
-    reset_parser(cn);
+    ddb_wire_reset_parser(cn);
 }
 
-static void do_send(ddb_wire *w, int k);
 static void do_recv(ddb_wire *w, int k);
-static void open_conn(ddb_wire *w, int k, ddb_wire_xfer *x);
-static void broken(ddb_wire *w, int k, const char *reason);
 
 /* After an SSL call on k returned r <= 0 (errno cleared before it): 1 when it
  * waits for the socket (the events set), 0 when the peer closed the
- * connection, -1 when it broke (handed to broken()). */
-static int tls_outcome(ddb_wire *w, int k, int r)
+ * connection, -1 when it broke (handed to ddb_wire_broken()). */
+int ddb_wire_tls_outcome(ddb_wire *w, int k, int r)
 {
     conn *cn = &w->c[k];
     char why[200];
     switch (SSL_get_error(cn->ssl, r)) {
     case SSL_ERROR_WANT_READ:
-        set_events(w, k, WATCH_IN);
+        ddb_wire_set_events(w, k, WATCH_IN);
         return 1;
     case SSL_ERROR_WANT_WRITE:
-        set_events(w, k, EPOLLOUT);
+        ddb_wire_set_events(w, k, EPOLLOUT);
         return 1;
     case SSL_ERROR_ZERO_RETURN:
         return 0;
     case SSL_ERROR_SYSCALL:
         if (errno == 0)
             return 0;
-        broken(w, k, strerror(errno));
+        ddb_wire_broken(w, k, strerror(errno));
         return -1;
     default:
-        broken(w, k, ddb_wire_tls_reason(cn->ssl, why, sizeof(why)));
+        ddb_wire_broken(w, k, ddb_wire_tls_reason(cn->ssl, why, sizeof(why)));
         return -1;
     }
 }
@@ -180,7 +128,7 @@ static int tls_outcome(ddb_wire *w, int k, int r)
 /* The connection broke while x was on it (reason says how): sent again on a
  * fresh connection when a kept one had closed before answering, else the
  * exchange fails. */
-static void broken(ddb_wire *w, int k, const char *reason)
+void ddb_wire_broken(ddb_wire *w, int k, const char *reason)
 {
     conn *cn = &w->c[k];
     ddb_wire_xfer *x = cn->x;
@@ -190,190 +138,17 @@ static void broken(ddb_wire *w, int k, const char *reason)
     cn->x = NULL;
     if (x != NULL)
         x->status = cn->rsp.status; /* a status line seen before the break */
-    close_conn(w, k);
+    ddb_wire_close_conn(w, k);
     if (x == NULL)
         return;
     if (stale && !x->resent) {
         x->resent = 1;
         x->status = 0;
         w->resent++;
-        open_conn(w, k, x);
+        ddb_wire_open_conn(w, k, x);
         return;
     }
-    finish(w, x, DDB_WIRE_FAILED, "%s", why);
-}
-
-static void do_handshake(ddb_wire *w, int k)
-{
-    conn *cn = &w->c[k];
-    int r;
-    ERR_clear_error();
-    errno = 0;
-    r = SSL_connect(cn->ssl);
-    if (r == 1) {
-        cn->state = C_SEND;
-        do_send(w, k);
-    } else if (tls_outcome(w, k, r) == 0) {
-        broken(w, k, "the server closed the connection in the TLS handshake");
-    }
-}
-
-static int start_tls(ddb_wire *w, int k)
-{
-    conn *cn = &w->c[k];
-    BIO *b = BIO_new(w->bio);
-    if (b == NULL || (cn->ssl = SSL_new(w->ctx)) == NULL) {
-        BIO_free(b);
-        return -1;
-    }
-    BIO_set_data(b, (void *)(intptr_t)cn->fd);
-    SSL_set_bio(cn->ssl, b, b);
-    SSL_set_mode(cn->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-    if (w->host_is_ip) {
-        if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(cn->ssl), w->names.host) != 1)
-            return -1;
-    } else if (SSL_set_tlsext_host_name(cn->ssl, w->names.host) != 1 ||
-               SSL_set1_host(cn->ssl, w->names.host) != 1) {
-        return -1;
-    }
-    cn->state = C_TLS;
-    return 0;
-}
-
-/* --------------------------------------------------------- connecting */
-
-static void connected(ddb_wire *w, int k)
-{
-    conn *cn = &w->c[k];
-    w->connections++;
-    w->names.good = (w->names.good + cn->addr - 1) % w->names.n_ai;
-    if (w->tls) {
-        if (start_tls(w, k) != 0) {
-            char why[200];
-            broken(w, k, ddb_wire_tls_reason(cn->ssl, why, sizeof(why)));
-            return;
-        }
-        do_handshake(w, k);
-        return;
-    }
-    cn->state = C_SEND;
-    do_send(w, k);
-}
-
-/* Tries the addresses not tried yet (the one that connected last first, then
- * the others in the resolver's order) until one connects or is connecting.
- * Each address gets its share of the connect time left, so one that drops
- * packets (a broken IPv6 route) leaves time for the next. */
-static void try_connect(ddb_wire *w, int k)
-{
-    conn *cn = &w->c[k];
-    int last = ECONNREFUSED, one = 1, idle = KEEPALIVE_S;
-    while (cn->addr < w->names.n_ai) {
-        struct addrinfo *ai = w->names.ai;
-        uint64_t now = ddb_clock_ms(), end = cn->opened_ms + (uint64_t)w->connect_timeout_ms;
-        for (int i = (w->names.good + cn->addr) % w->names.n_ai; i > 0; i--)
-            ai = ai->ai_next;
-        cn->addr++;
-        cn->addr_deadline =
-            now >= end ? now : now + (end - now) / (uint64_t)(w->names.n_ai - cn->addr + 1);
-        cn->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (cn->fd < 0) {
-            last = errno;
-            continue;
-        }
-        setsockopt(cn->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        setsockopt(cn->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-        setsockopt(cn->fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-        setsockopt(cn->fd, IPPROTO_TCP, TCP_KEEPINTVL, &idle, sizeof(idle));
-        if (connect(cn->fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-            connected(w, k);
-            return;
-        }
-        if (errno == EINPROGRESS) {
-            cn->state = C_CONNECTING;
-            set_events(w, k, EPOLLOUT);
-            return;
-        }
-        last = errno;
-        close(cn->fd);
-        cn->fd = -1;
-    }
-    {
-        ddb_wire_xfer *x = cn->x;
-        cn->x = NULL;
-        close_conn(w, k);
-        finish(w, x, DDB_WIRE_CONNECT, "Failed to connect to %s port %s after %llu ms: %s",
-               w->names.host, w->names.port, (unsigned long long)(ddb_clock_ms() - cn->opened_ms),
-               strerror(last));
-    }
-}
-
-static void open_conn(ddb_wire *w, int k, ddb_wire_xfer *x)
-{
-    conn *cn = &w->c[k];
-    reset_parser(cn);
-    cn->x = x;
-    x->conn = k;
-    cn->sent = 0;
-    cn->served = 0;
-    cn->addr = 0;
-    cn->opened_ms = ddb_clock_ms();
-    switch (ddb_wire_names_resolve(&w->names)) {
-    case 0:
-        try_connect(w, k);
-        break;
-    case 1:
-        cn->state = C_RESOLVING; /* names_event goes on when the lookup ends */
-        break;
-    default:
-        cn->x = NULL;
-        finish(w, x, DDB_WIRE_RESOLVE, "Could not resolve host: %s", w->names.host);
-        break;
-    }
-}
-
-/* A lookup thread has ended: the connections that waited for it connect, or
- * fail when it found nothing. */
-static void names_event(ddb_wire *w)
-{
-    uint64_t n;
-    if (read(w->names.notify, &n, sizeof(n)) < 0) {
-        /* nothing to read: another event took it */
-    }
-    ddb_wire_names_settle(&w->names);
-    if (w->names.looking)
-        return;
-    for (int k = 0; k < w->n; k++) {
-        conn *cn = &w->c[k];
-        ddb_wire_xfer *x = cn->x;
-        if (cn->state != C_RESOLVING || x == NULL)
-            continue;
-        if (w->names.ai != NULL) {
-            cn->state = C_FREE;
-            try_connect(w, k);
-        } else {
-            cn->x = NULL;
-            close_conn(w, k);
-            finish(w, x, DDB_WIRE_RESOLVE, "Could not resolve host: %s", w->names.host);
-        }
-    }
-}
-
-static void connect_event(ddb_wire *w, int k)
-{
-    conn *cn = &w->c[k];
-    int e = 0;
-    socklen_t el = sizeof(e);
-    if (getsockopt(cn->fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0)
-        e = errno;
-    if (e == 0) {
-        connected(w, k);
-        return;
-    }
-    set_events(w, k, 0);
-    close(cn->fd);
-    cn->fd = -1;
-    try_connect(w, k);
+    ddb_wire_finish(w, x, DDB_WIRE_FAILED, "%s", why);
 }
 
 /* ------------------------------------------------------------ sending */
@@ -381,10 +156,10 @@ static void connect_event(ddb_wire *w, int k)
 static void sent_all(ddb_wire *w, int k)
 {
     w->c[k].state = C_RECV;
-    set_events(w, k, WATCH_IN);
+    ddb_wire_set_events(w, k, WATCH_IN);
 }
 
-static void do_send(ddb_wire *w, int k)
+void ddb_wire_do_send(ddb_wire *w, int k)
 {
     conn *cn = &w->c[k];
     ddb_wire_xfer *x = cn->x;
@@ -409,10 +184,10 @@ static void do_send(ddb_wire *w, int k)
                 continue;
             if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
                 /* and an answer that comes before the body is all out (413) */
-                set_events(w, k, EPOLLOUT | WATCH_IN);
+                ddb_wire_set_events(w, k, EPOLLOUT | WATCH_IN);
                 return;
             }
-            broken(w, k, strerror(r < 0 ? errno : EPIPE));
+            ddb_wire_broken(w, k, strerror(r < 0 ? errno : EPIPE));
             return;
         } else {
             int r, rc;
@@ -423,13 +198,13 @@ static void do_send(ddb_wire *w, int k)
                 cn->sent += (size_t)r;
                 continue;
             }
-            if ((rc = tls_outcome(w, k, r)) == 0)
-                broken(w, k, strerror(EPIPE));
+            if ((rc = ddb_wire_tls_outcome(w, k, r)) == 0)
+                ddb_wire_broken(w, k, strerror(EPIPE));
             else if (rc == 1 && SSL_want_write(cn->ssl))
                 /* an answer that comes before the body is all out is read
                  * while the write waits for room (OpenSSL allows it; the
                  * write goes on with the same bytes after) */
-                set_events(w, k, EPOLLOUT | WATCH_IN);
+                ddb_wire_set_events(w, k, EPOLLOUT | WATCH_IN);
             return;
         }
     }
@@ -452,12 +227,12 @@ static void complete(ddb_wire *w, int k)
     if (keep) {
         cn->state = C_IDLE;
         cn->idle_ms = ddb_clock_ms();
-        reset_parser(cn);
-        set_events(w, k, WATCH_IN);
+        ddb_wire_reset_parser(cn);
+        ddb_wire_set_events(w, k, WATCH_IN);
     } else {
-        close_conn(w, k);
+        ddb_wire_close_conn(w, k);
     }
-    finish(w, x, DDB_WIRE_OK, NULL);
+    ddb_wire_finish(w, x, DDB_WIRE_OK, NULL);
 }
 
 static void do_recv(ddb_wire *w, int k)
@@ -481,8 +256,8 @@ static void do_recv(ddb_wire *w, int k)
             char *nb = realloc(cn->buf, ncap);
             if (nb == NULL) {
                 cn->x = NULL;
-                close_conn(w, k);
-                finish(w, x, DDB_WIRE_NOMEM, "out of memory");
+                ddb_wire_close_conn(w, k);
+                ddb_wire_finish(w, x, DDB_WIRE_NOMEM, "out of memory");
                 return;
             }
             cn->buf = nb;
@@ -495,7 +270,7 @@ static void do_recv(ddb_wire *w, int k)
             if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
                 return;
             if (r < 0) {
-                broken(w, k, strerror(errno));
+                ddb_wire_broken(w, k, strerror(errno));
                 return;
             }
         } else {
@@ -505,7 +280,7 @@ static void do_recv(ddb_wire *w, int k)
             n = SSL_read(cn->ssl, cn->buf + cn->len, (int)(cn->cap - cn->len));
             r = n;
             if (n <= 0) {
-                if (tls_outcome(w, k, n) != 0)
+                if (ddb_wire_tls_outcome(w, k, n) != 0)
                     return;
                 r = 0; /* the end of the stream */
             }
@@ -515,13 +290,13 @@ static void do_recv(ddb_wire *w, int k)
                 cn->rsp.close_after = 1;
                 complete(w, k);
             } else if (!cn->got_any) {
-                broken(w, k, "Empty reply from server");
+                ddb_wire_broken(w, k, "Empty reply from server");
             } else {
                 snprintf(reason, sizeof(reason),
                          "transfer closed with the response incomplete (%llu bytes of the body "
                          "missing)",
                          (unsigned long long)cn->rsp.left);
-                broken(w, k, reason);
+                ddb_wire_broken(w, k, reason);
             }
             return;
         }
@@ -535,11 +310,11 @@ static void do_recv(ddb_wire *w, int k)
         if (rc < 0) {
             x->status = cn->rsp.status;
             cn->x = NULL;
-            close_conn(w, k);
+            ddb_wire_close_conn(w, k);
             if (rc == -2)
-                finish(w, x, DDB_WIRE_NOMEM, "out of memory");
+                ddb_wire_finish(w, x, DDB_WIRE_NOMEM, "out of memory");
             else
-                finish(w, x, DDB_WIRE_FAILED, "%s", why);
+                ddb_wire_finish(w, x, DDB_WIRE_FAILED, "%s", why);
             return;
         }
         /* A read that left room had all there was: epoll tells of more,
@@ -623,7 +398,7 @@ void ddb_wire_free(ddb_wire *w)
         return;
     notify = w->names.notify;
     for (int k = 0; k < w->n; k++)
-        close_conn(w, k);
+        ddb_wire_close_conn(w, k);
     free(w->c);
     ddb_wire_names_dispose(&w->names); /* joins a lookup still running: then its eventfd goes */
     if (notify >= 0) {
@@ -646,7 +421,7 @@ void ddb_wire_start(ddb_wire *w, ddb_wire_xfer *x)
     x->deadline_ms = now + (uint64_t)(x->timeout_ms > 0 ? x->timeout_ms : 60000);
     for (k = 0; k < w->n; k++) {
         if (w->c[k].state == C_IDLE && now - w->c[k].idle_ms > IDLE_MAX_MS)
-            close_conn(w, k); /* idle too long: a firewall may have dropped it unseen */
+            ddb_wire_close_conn(w, k); /* idle too long: a firewall may have dropped it unseen */
         if (w->c[k].state == C_IDLE)
             break;
         if (free_slot < 0 && w->c[k].state == C_FREE)
@@ -654,19 +429,19 @@ void ddb_wire_start(ddb_wire *w, ddb_wire_xfer *x)
     }
     if (k < w->n) {
         conn *cn = &w->c[k];
-        reset_parser(cn);
+        ddb_wire_reset_parser(cn);
         cn->x = x;
         cn->sent = 0;
         cn->state = C_SEND;
         x->conn = k;
-        do_send(w, k);
+        ddb_wire_do_send(w, k);
         return;
     }
     if (free_slot < 0) {
         int ncap = w->n ? w->n * 2 : 16;
         conn *nc = realloc(w->c, (size_t)ncap * sizeof(*nc));
         if (nc == NULL) {
-            finish(w, x, DDB_WIRE_NOMEM, "out of memory");
+            ddb_wire_finish(w, x, DDB_WIRE_NOMEM, "out of memory");
             return;
         }
         memset(nc + w->n, 0, (size_t)(ncap - w->n) * sizeof(*nc));
@@ -676,7 +451,7 @@ void ddb_wire_start(ddb_wire *w, ddb_wire_xfer *x)
         w->c = nc;
         w->n = ncap;
     }
-    open_conn(w, free_slot, x);
+    ddb_wire_open_conn(w, free_slot, x);
 }
 
 void ddb_wire_cancel(ddb_wire *w, ddb_wire_xfer *x)
@@ -684,7 +459,7 @@ void ddb_wire_cancel(ddb_wire *w, ddb_wire_xfer *x)
     ddb_wire_xfer **p;
     if (x->conn >= 0 && x->conn < w->n && w->c[x->conn].x == x) {
         w->c[x->conn].x = NULL;
-        close_conn(w, x->conn);
+        ddb_wire_close_conn(w, x->conn);
     }
     x->conn = -1;
     for (p = &w->done_head; *p; p = &(*p)->next_done) {
@@ -702,7 +477,7 @@ void ddb_wire_event(ddb_wire *w, uint32_t k, uint32_t events)
 {
     conn *cn;
     if (k == NAMES_EVENT) {
-        names_event(w);
+        ddb_wire_names_event(w);
         return;
     }
     if (k >= (uint32_t)w->n)
@@ -710,13 +485,13 @@ void ddb_wire_event(ddb_wire *w, uint32_t k, uint32_t events)
     cn = &w->c[k];
     switch (cn->state) {
     case C_CONNECTING:
-        connect_event(w, (int)k);
+        ddb_wire_connect_event(w, (int)k);
         break;
     case C_TLS:
-        do_handshake(w, (int)k);
+        ddb_wire_do_handshake(w, (int)k);
         break;
     case C_IDLE:
-        close_conn(w, (int)k); /* the server closed it, or spoke out of turn */
+        ddb_wire_close_conn(w, (int)k); /* the server closed it, or spoke out of turn */
         break;
     case C_SEND:
         /* an answer before the body is all out (a 413, an error and a close)
@@ -724,7 +499,7 @@ void ddb_wire_event(ddb_wire *w, uint32_t k, uint32_t events)
         if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
             do_recv(w, (int)k);
         if (cn->state == C_SEND && cn->x != NULL)
-            do_send(w, (int)k);
+            ddb_wire_do_send(w, (int)k);
         break;
     case C_RECV:
         do_recv(w, (int)k);
@@ -757,27 +532,27 @@ long ddb_wire_expire(ddb_wire *w, uint64_t now)
         if (at == conn_at && cn->state == C_CONNECTING && cn->addr < w->names.n_ai &&
             now < x->deadline_ms) {
             /* this address had its share of the time: the next one */
-            set_events(w, k, 0);
+            ddb_wire_set_events(w, k, 0);
             close(cn->fd);
             cn->fd = -1;
-            try_connect(w, k);
+            ddb_wire_try_connect(w, k);
             k--; /* its new deadline, or its end, is looked at again */
             continue;
         }
         cn->x = NULL;
         if (cn->state == C_RESOLVING && at == conn_at) {
-            close_conn(w, k);
-            finish(w, x, DDB_WIRE_TIMEOUT, "Resolving timed out after %ld milliseconds",
-                   w->connect_timeout_ms);
+            ddb_wire_close_conn(w, k);
+            ddb_wire_finish(w, x, DDB_WIRE_TIMEOUT, "Resolving timed out after %ld milliseconds",
+                            w->connect_timeout_ms);
             continue;
         }
-        close_conn(w, k);
+        ddb_wire_close_conn(w, k);
         if (at == conn_at)
-            finish(w, x, DDB_WIRE_TIMEOUT, "Connection timed out after %ld milliseconds",
-                   w->connect_timeout_ms);
+            ddb_wire_finish(w, x, DDB_WIRE_TIMEOUT, "Connection timed out after %ld milliseconds",
+                            w->connect_timeout_ms);
         else
-            finish(w, x, DDB_WIRE_TIMEOUT, "Operation timed out after %ld milliseconds",
-                   x->timeout_ms);
+            ddb_wire_finish(w, x, DDB_WIRE_TIMEOUT, "Operation timed out after %ld milliseconds",
+                            x->timeout_ms);
     }
     return next == UINT64_MAX ? -1 : (long)(next - now);
 }
