@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ddbpipe/checksum.h"
 
 #include "client_impl.h"
 #include "client_internal.h"
@@ -329,28 +328,6 @@ static void throttled(ddb_client *c, call *cl)
     }
 }
 
-/* asked_gzip: the request asked for gzip and the answer came without it, so
- * a proxy that decodes answers (keeping DynamoDB's CRC of the gzipped bytes)
- * is a likely cause, and the message says how to stop asking. */
-static int crc_ok(call *cl, int asked_gzip)
-{
-    unsigned long want, got;
-    if (!cl->crc[0])
-        return 1;
-    want = strtoul(cl->crc, NULL, 10);
-    got = ddb_crc32(cl->resp_body.ptr ? cl->resp_body.ptr : "", cl->resp_body.len);
-    if (want == got)
-        return 1;
-    snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "CRC32Mismatch");
-    snprintf(cl->resp.message, sizeof(cl->resp.message),
-             "response CRC32 %lu does not match x-amz-crc32 %lu%s", got, want,
-             asked_gzip && cl->encoding[0] == '\0'
-                 ? " (gzip was asked for; a proxy that decodes answers breaks this check: "
-                   "DDBPIPE_NO_GZIP=1 stops asking)"
-                 : "");
-    return 0;
-}
-
 /* A 200 whose body cannot be trusted or read (its CRC, its encoding): sent
  * for again, as the AWS SDKs do. */
 static void unusable_answer(ddb_client *c, call *cl)
@@ -423,40 +400,16 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
         return;
     }
     cl->wire_len = cl->resp_body.len;
-    if (cl->http == NULL && cl->encoding[0] != '\0') {
-        /* gzip: DynamoDB's CRC is of the bytes as sent. Some stand-ins take
-         * it of the decoded bytes (LocalStack did, #429): either passes, as
-         * gzip's own CRC-32 guards the decoded bytes whatever the header says.
-         * A success that cannot be decoded is sent for again; an error answer
-         * that cannot is still what its status and headers say it is. */
-        int sent_ok = status != 200 || !cl->crc[0] ||
-                      strtoul(cl->crc, NULL, 10) ==
-                          ddb_crc32(cl->resp_body.ptr ? cl->resp_body.ptr : "", cl->resp_body.len);
-        if (ddb_client_decode_body(cl) != 0) {
-            if (status == 200) {
-                snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "ContentEncodingError");
-                unusable_answer(c, cl);
-                return;
-            }
-            ddb_buf_clear(&cl->resp_body); /* no error body to read */
-            snprintf(undecoded, sizeof(undecoded), "%s", cl->resp.message);
-        } else if (!sent_ok && !crc_ok(cl, 0)) {
+    if (cl->http == NULL && (status == 200 || cl->encoding[0] != '\0')) {
+        if (ddb_client_body_ready(cl, status, c->ask_gzip, &c->stats, undecoded,
+                                  sizeof(undecoded)) != 0) {
             unusable_answer(c, cl);
             return;
-        } else {
-            c->stats.gzip_sent += cl->wire_len;
-            c->stats.gzip_json += cl->resp_body.len;
         }
         if (status == 200) {
             succeeded(c, cl, status);
             return;
         }
-    } else if (cl->http == NULL && status == 200) {
-        if (crc_ok(cl, c->ask_gzip))
-            succeeded(c, cl, status);
-        else
-            unusable_answer(c, cl);
-        return;
     }
     if (cl->http != NULL && status >= 200 && status < 300) {
         if (check_range(cl, status) == 0)

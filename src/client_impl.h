@@ -134,9 +134,18 @@ void ddb_client_enqueue_ready(ddb_client *c, call *cl);
 void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result failure,
                           const char *message);
 
+/* A DynamoDB answer's body checked before it is read (client_body.c): its
+ * x-amz-crc32 (of a 200's), and, with Content-Encoding gzip, decoded in its
+ * place (cl->wire_len is what came; stats count it). Returns 0 when the body
+ * can be read: a 200's, or an error answer's (whose body, when it could not
+ * be decoded, is emptied, and why is in undecoded, cap bytes); -1 when a 200
+ * must be sent for again (cl->resp.error_type and message say why). */
+int ddb_client_body_ready(call *cl, long status, int asked_gzip, ddb_client_stats *stats,
+                          char *undecoded, size_t cap);
+
 /* A DynamoDB answer sent with Content-Encoding (cl->encoding): its body,
  * gzip as it came (and as x-amz-crc32 covers it), replaced by what it
- * decodes to (client_gzip.c). Returns 0, or -1 with the reason in
+ * decodes to (client_body.c). Returns 0, or -1 with the reason in
  * cl->resp.message: an encoding other than gzip, gzip cut short or corrupt
  * (its own CRC), or more than DDB_CLIENT_MAX_DECODED bytes. */
 #define DDB_CLIENT_MAX_DECODED (256u << 20)
