@@ -139,8 +139,15 @@ static void usage(FILE *f)
     for (size_t i = 0; i < cli_n_commands; i++)
         fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(f, "\nRun 'ddbpipe COMMAND --help' for a command's options.\n"
-               "Exit status: 0 ok, 1 records rejected, 2 usage, 3 input error, 4 output error,\n"
-               "5 DynamoDB/network error, 130 interrupted.\n");
+               "Exit status: 0 ok, 1 records rejected (diff: the sides differ), 2 usage,\n"
+               "3 input error, 4 output error, 5 DynamoDB/network error, 6 no record matched\n"
+               "the mapping, 130 interrupted, 141 the output pipe was closed.\n"
+               "\nEnvironment: the AWS CLI's (AWS_PROFILE, AWS_REGION, AWS_ACCESS_KEY_ID...,\n"
+               "AWS_ENDPOINT_URL[_DYNAMODB|_S3], AWS_CA_BUNDLE, ~/.aws/config and credentials);\n"
+               "https_proxy, http_proxy, all_proxy and no_proxy as libcurl reads them;\n"
+               "DDBPIPE_HTTP=curl sends DynamoDB's requests through libcurl too;\n"
+               "DDBPIPE_NO_GZIP=1 stops asking DynamoDB for gzip answers (for a proxy that\n"
+               "decodes them).\n");
 }
 
 int main(int argc, char **argv)
