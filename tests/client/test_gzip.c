@@ -137,7 +137,7 @@ Test(gzip, answer_is_decoded_after_its_crc_through_libcurl)
 
 /* A CRC of the decoded bytes is not DynamoDB's, but stand-ins have sent it
  * (LocalStack #429): it passes too, gzip's own CRC-32 guarding those bytes.
- * A CRC of neither is a mismatch, sent for again. */
+ * A CRC of neither is a mismatch, sent for again. Both HTTP paths. */
 Test(gzip, crc_of_the_decoded_bytes_passes_and_of_neither_fails)
 {
     size_t plain_len, gz_len, ans_len, bad_len;
@@ -147,22 +147,24 @@ Test(gzip, crc_of_the_decoded_bytes_passes_and_of_neither_fails)
                        &ans_len);
     char *bad = answer(200, "Content-Encoding: gzip\r\n", ddb_crc32(plain, plain_len - 1), gz,
                        gz_len, &bad_len);
-    {
-        step steps[] = {{ans, 0, 0, 0, 0, ans_len}};
-        run r;
-        call(&r, steps, 1, 1, 0, 0);
-        cr_assert(r.resp.ok, "%s: %s", r.resp.error_type, r.resp.message);
-        cr_assert_eq(r.resp.body_len, plain_len);
-        done(&r);
-    }
-    {
-        step steps[] = {{bad, 0, 0, 0, 0, bad_len}, {bad, 0, 0, 0, 0, bad_len}};
-        run r;
-        call(&r, steps, 2, 2, 0, 0);
-        cr_assert_not(r.resp.ok);
-        cr_assert_str_eq(r.resp.error_type, "CRC32Mismatch");
-        cr_assert_eq(r.resp.attempts, 2);
-        done(&r);
+    for (int curl = 0; curl < 2; curl++) { /* the own path, then libcurl */
+        {
+            step steps[] = {{ans, 0, 0, 0, 0, ans_len}};
+            run r;
+            call(&r, steps, 1, 1, curl, 0);
+            cr_assert(r.resp.ok, "%s: %s", r.resp.error_type, r.resp.message);
+            cr_assert_eq(r.resp.body_len, plain_len);
+            done(&r);
+        }
+        {
+            step steps[] = {{bad, 0, 0, 0, 0, bad_len}, {bad, 0, 0, 0, 0, bad_len}};
+            run r;
+            call(&r, steps, 2, 2, curl, 0);
+            cr_assert_not(r.resp.ok);
+            cr_assert_str_eq(r.resp.error_type, "CRC32Mismatch");
+            cr_assert_eq(r.resp.attempts, 2);
+            done(&r);
+        }
     }
     free(bad);
     free(ans);
@@ -171,7 +173,8 @@ Test(gzip, crc_of_the_decoded_bytes_passes_and_of_neither_fails)
 }
 
 /* gzip whose own trailer is wrong (the transport CRC matches the bytes): an
- * error, not a body, and tried again; the second answer is good. */
+ * error, not a body, and tried again; the second answer is good. Both HTTP
+ * paths. */
 Test(gzip, corrupt_gzip_is_an_error_then_retried)
 {
     size_t plain_len, gz_len, bad_len, good_len;
@@ -182,23 +185,25 @@ Test(gzip, corrupt_gzip_is_an_error_then_retried)
     char *bad;
     gz[gz_len - 8] ^= 0x55; /* the member's CRC-32 */
     bad = answer(200, "Content-Encoding: gzip\r\n", ddb_crc32(gz, gz_len), gz, gz_len, &bad_len);
-    {
-        step steps[] = {{bad, 0, 0, 0, 0, bad_len}};
-        run r;
-        call(&r, steps, 1, 1, 0, 0);
-        cr_assert_not(r.resp.ok);
-        cr_assert_str_eq(r.resp.error_type, "ContentEncodingError");
-        cr_assert(strstr(r.resp.message, "gzip answer of") != NULL, "%s", r.resp.message);
-        done(&r);
-    }
-    {
-        step steps[] = {{bad, 0, 0, 0, 0, bad_len}, {good, 0, 0, 0, 0, good_len}};
-        run r;
-        call(&r, steps, 2, 3, 0, 0);
-        cr_assert(r.resp.ok, "%s: %s", r.resp.error_type, r.resp.message);
-        cr_assert_eq(r.resp.attempts, 2);
-        cr_assert_eq(r.resp.body_len, plain_len);
-        done(&r);
+    for (int curl = 0; curl < 2; curl++) { /* the own path, then libcurl */
+        {
+            step steps[] = {{bad, 0, 0, 0, 0, bad_len}};
+            run r;
+            call(&r, steps, 1, 1, curl, 0);
+            cr_assert_not(r.resp.ok);
+            cr_assert_str_eq(r.resp.error_type, "ContentEncodingError");
+            cr_assert(strstr(r.resp.message, "gzip answer of") != NULL, "%s", r.resp.message);
+            done(&r);
+        }
+        {
+            step steps[] = {{bad, 0, 0, 0, 0, bad_len}, {good, 0, 0, 0, 0, good_len}};
+            run r;
+            call(&r, steps, 2, 3, curl, 0);
+            cr_assert(r.resp.ok, "%s: %s", r.resp.error_type, r.resp.message);
+            cr_assert_eq(r.resp.attempts, 2);
+            cr_assert_eq(r.resp.body_len, plain_len);
+            done(&r);
+        }
     }
     free(good);
     free(bad);
