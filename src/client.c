@@ -365,7 +365,7 @@ static void tell_unreachable(ddb_client *c, const call *cl, ddb_wire_result fail
 void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result failure,
                           const char *message)
 {
-    char undecoded[450] = "";
+    char undecoded[450];
     int retryable;
     size_t kept = cl->http && cl->http->ranged ? (size_t)cl->http->kept : 0;
 
@@ -400,6 +400,7 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
         return;
     }
     cl->wire_len = cl->resp_body.len;
+    undecoded[0] = '\0';
     if (cl->http == NULL && (status == 200 || cl->encoding[0] != '\0')) {
         if (ddb_client_body_ready(cl, status, c->ask_gzip, &c->stats, undecoded,
                                   sizeof(undecoded)) != 0) {

@@ -16,17 +16,24 @@
 #include "ddbpipe/checksum.h"
 #include "ddbpipe/io.h"
 
+/* Does the body as it stands match x-amz-crc32 (or is there none)? *got and
+ * *want say what was compared. */
+static int crc_matches(const call *cl, unsigned long *got, unsigned long *want)
+{
+    if (!cl->crc[0])
+        return 1;
+    *want = strtoul(cl->crc, NULL, 10);
+    *got = ddb_crc32(cl->resp_body.ptr ? cl->resp_body.ptr : "", cl->resp_body.len);
+    return *want == *got;
+}
+
 /* asked_gzip: the request asked for gzip and the answer came without it, so
  * a proxy that decodes answers (keeping DynamoDB's CRC of the gzipped bytes)
  * is a likely cause, and the message says how to stop asking. */
 static int crc_ok(call *cl, int asked_gzip)
 {
-    unsigned long want, got;
-    if (!cl->crc[0])
-        return 1;
-    want = strtoul(cl->crc, NULL, 10);
-    got = ddb_crc32(cl->resp_body.ptr ? cl->resp_body.ptr : "", cl->resp_body.len);
-    if (want == got)
+    unsigned long want = 0, got = 0;
+    if (crc_matches(cl, &got, &want))
         return 1;
     snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "CRC32Mismatch");
     snprintf(cl->resp.message, sizeof(cl->resp.message),
@@ -100,6 +107,7 @@ done:
 int ddb_client_body_ready(call *cl, long status, int asked_gzip, ddb_client_stats *stats,
                           char *undecoded, size_t cap)
 {
+    unsigned long got, want;
     int sent_ok;
     if (cl->encoding[0] == '\0')
         return crc_ok(cl, asked_gzip) ? 0 : -1;
@@ -108,9 +116,7 @@ int ddb_client_body_ready(call *cl, long status, int asked_gzip, ddb_client_stat
      * CRC-32 guards the decoded bytes whatever the header says. A success
      * that cannot be decoded is sent for again; an error answer that cannot
      * is still what its status and headers say it is. */
-    sent_ok = status != 200 || !cl->crc[0] ||
-              strtoul(cl->crc, NULL, 10) ==
-                  ddb_crc32(cl->resp_body.ptr ? cl->resp_body.ptr : "", cl->resp_body.len);
+    sent_ok = status != 200 || crc_matches(cl, &got, &want);
     if (ddb_client_decode_body(cl) != 0) {
         if (status == 200) {
             snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "ContentEncodingError");

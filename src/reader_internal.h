@@ -16,7 +16,7 @@ int ddb_reader_base_init(ddb_reader *r, const ddb_reader_vtable *vt, const char 
  * fewer at the end of a short input) and says how sure it is that its reader
  * reads them: 0 not at all, 100 certain. The highest bid opens the input; a
  * forced --input-format picks the bidder of that format. A new reader plugs
- * in with a bidder in reader.c's table, without touching detection.
+ * in with a bidder in reader_sniff.c's table, without touching detection.
  */
 typedef struct ddb_reader_bidder {
     ddb_input_format format;
@@ -36,6 +36,10 @@ extern const ddb_reader_bidder ddb_csv_bidder;
  * attributes, the reader goes on after it. */
 void ddb_record_set_bad(ddb_record *rec, char *buf, size_t cap, const char *reason);
 
+/* The bytes an input's format is told from (less when a pausing pipe has
+ * shown enough: ddb_reader_sniffed_enough). */
+#define SNIFF_BYTES (1024u * 1024u)
+
 /* Detection helpers the bidders share. */
 size_t ddb_sniff_skip_ws(const unsigned char *p, size_t i, size_t n);
 /* Index of the first byte after a UTF-8 byte-order mark and whitespace. */
@@ -43,5 +47,24 @@ size_t ddb_sniff_start(const unsigned char *p, size_t n);
 /* The first key of the JSON object at p[i] ('{'), or NULL when it cannot be read. */
 const unsigned char *ddb_sniff_first_key(const unsigned char *p, size_t i, size_t n, size_t *len);
 int ddb_sniff_key_in(const unsigned char *k, size_t len, const char *const *names);
+
+/* The bidder of a forced format, or the highest bid on p[0, n) (the first on
+ * a tie); NULL when none bids (reader_sniff.c). */
+const ddb_reader_bidder *ddb_reader_pick_bidder(ddb_input_format forced, const unsigned char *p,
+                                                size_t n, const char *path);
+/* Amazon Ion, binary or text as DynamoDB's ION exports write it: refused by
+ * name rather than misread. */
+int ddb_reader_looks_like_ion(const unsigned char *p, size_t n);
+
+/* What a sniff of a pausing pipe may stop early for (ddb_source_sniff_until's
+ * enough, ctx a ddb_sniff_ctx): format and path are the caller's; decided is
+ * set to the bytes the format was told from when it returns 1, and the pick
+ * is then made on those bytes, not on a row cut by the pause. */
+typedef struct ddb_sniff_ctx {
+    ddb_input_format format;
+    const char *path;
+    size_t decided;
+} ddb_sniff_ctx;
+int ddb_reader_sniffed_enough(void *ctx, const unsigned char *p, size_t n);
 
 #endif
