@@ -109,6 +109,8 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     c->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 60000;
     c->verbose = o->verbose;
     c->ask_gzip = !o->no_gzip;
+    if ((rc = ddb_sigv4_signer_new(&c->signer, err)) != 0)
+        goto done;
     c->notice = o->notice;
     c->notice_ctx = o->notice_ctx;
     c->rng = o->random_seed ? o->random_seed : (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)c;
@@ -568,6 +570,7 @@ void ddb_client_free(ddb_client *c)
     free(c->region);
     free(c->user_agent);
     free(c->ca_bundle);
+    ddb_sigv4_signer_free(c->signer);
     free(c);
 }
 

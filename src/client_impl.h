@@ -12,6 +12,7 @@
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/client.h"
+#include "ddbpipe/sigv4.h"
 #include "wire.h"
 
 /* epoll data of our own connections (wire.c); curl's sockets are plain fds */
@@ -87,7 +88,8 @@ struct ddb_client {
     uint32_t base_ms, cap_ms;
     long connect_timeout_ms, request_timeout_ms;
     int verbose;
-    int ask_gzip; /* DynamoDB's calls ask for gzip answers */
+    int ask_gzip;             /* DynamoDB's calls ask for gzip answers */
+    ddb_sigv4_signer *signer; /* signs the requests of the simple shape (DynamoDB's) */
     void (*notice)(void *ctx, const char *msg);
     void *notice_ctx;
     int told_unreachable; /* the notice was given */

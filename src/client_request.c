@@ -87,23 +87,48 @@ static int wire_body(void *ud, const char *data, size_t len)
     return on_body((char *)data, 1, len, ud) == len ? 0 : -1;
 }
 
-/* The credentials of this attempt (the provider's current ones), signed into
- * the headers to add. Returns 0 or a signing error (message in cl->resp). */
-static int sign(ddb_client *c, call *cl, ddb_sigv4_request *req, ddb_sigv4_result **sig)
-{
+/* A request's signature: the headers to add, from the client's kept signer
+ * or, for a request it hands back, ddb_sigv4_sign. The kept signer's token
+ * header points into the credentials, held until signed_done. */
+typedef struct signed_req {
     const ddb_aws_credentials *creds;
+    ddb_sigv4_result *general;
+    ddb_sigv4_signed kept;
+    const ddb_sigv4_header *add;
+    size_t add_count;
+} signed_req;
+
+/* The credentials of this attempt (the provider's current ones), signed into
+ * the headers to add. Returns 0 or a signing error (message in cl->resp);
+ * either way out is for signed_done. */
+static int sign(ddb_client *c, call *cl, ddb_sigv4_request *req, signed_req *out)
+{
     ddb_error err;
-    int rc;
-    creds = c->prov ? ddb_credprov_acquire(c->prov, &cl->cred_gen) : c->creds;
-    req->access_key_id = creds ? creds->access_key_id : "anonymous";
-    req->secret_access_key = creds ? creds->secret_access_key : "anonymous";
-    req->session_token = creds ? creds->session_token : NULL;
-    rc = ddb_sigv4_sign(sig, req, &err);
-    if (c->prov)
-        ddb_credprov_release(c->prov, creds);
+    int rc = DDB_SIGV4_NOT_SIMPLE;
+    out->general = NULL;
+    out->creds = c->prov ? ddb_credprov_acquire(c->prov, &cl->cred_gen) : c->creds;
+    req->access_key_id = out->creds ? out->creds->access_key_id : "anonymous";
+    req->secret_access_key = out->creds ? out->creds->secret_access_key : "anonymous";
+    req->session_token = out->creds ? out->creds->session_token : NULL;
+    if (c->signer != NULL && (rc = ddb_sigv4_signer_sign(c->signer, &out->kept, req, &err)) == 0) {
+        out->add = out->kept.add;
+        out->add_count = out->kept.add_count;
+    } else if (rc == DDB_SIGV4_NOT_SIMPLE && (rc = ddb_sigv4_sign(&out->general, req, &err)) == 0) {
+        out->add = out->general->add;
+        out->add_count = out->general->add_count;
+    }
     if (rc != 0)
         snprintf(cl->resp.message, sizeof(cl->resp.message), "signing failed: %.400s", err.message);
     return rc;
+}
+
+static void signed_done(ddb_client *c, signed_req *sr)
+{
+    if (c->prov)
+        ddb_credprov_release(c->prov, sr->creds);
+    sr->creds = NULL;
+    ddb_sigv4_result_free(sr->general);
+    sr->general = NULL;
 }
 
 static struct curl_slist *add_header(struct curl_slist *h, int *oom, const char *name,
@@ -164,7 +189,7 @@ static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
     char target[96];
     ddb_sigv4_header hdrs[3];
     ddb_sigv4_request req;
-    ddb_sigv4_result *sig = NULL;
+    signed_req sig;
     int oom = 0;
 
     snprintf(target, sizeof(target), "DynamoDB_20120810.%s", cl->op);
@@ -185,14 +210,16 @@ static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
     req.region = c->region;
     req.service = "dynamodb";
     req.flags = DDB_SIGV4_FLAGS_DYNAMODB;
-    if (sign(c, cl, &req, &sig) != 0)
+    if (sign(c, cl, &req, &sig) != 0) {
+        signed_done(c, &sig);
         return -1;
+    }
     if (c->wire != NULL) {
         /* our own HTTP/1.1: the head as it goes on the wire */
         ddb_buf *b = &cl->head;
         size_t room = 200 + strlen(c->host) + strlen(c->user_agent) + strlen(target);
-        for (size_t i = 0; i < sig->add_count; i++)
-            room += strlen(sig->add[i].name) + strlen(sig->add[i].value) + 4;
+        for (size_t i = 0; i < sig.add_count; i++)
+            room += strlen(sig.add[i].name) + strlen(sig.add[i].value) + 4;
         /* all of it at once: a block that grew would be freed holding the token */
         oom = ddb_buf_reserve(b, room) || ddb_buf_puts(b, "POST / HTTP/1.1\r\nHost: ") ||
               ddb_buf_puts(b, c->host) || ddb_buf_puts(b, "\r\nUser-Agent: ") ||
@@ -200,12 +227,12 @@ static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
               ddb_buf_puts(b, "\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: ") ||
               ddb_buf_puts(b, target) || ddb_buf_puts(b, "\r\n") ||
               (c->ask_gzip && ddb_buf_puts(b, "Accept-Encoding: gzip\r\n"));
-        for (size_t i = 0; !oom && i < sig->add_count; i++)
-            oom = ddb_buf_puts(b, sig->add[i].name) || ddb_buf_puts(b, ": ") ||
-                  ddb_buf_puts(b, sig->add[i].value) || ddb_buf_puts(b, "\r\n");
+        for (size_t i = 0; !oom && i < sig.add_count; i++)
+            oom = ddb_buf_puts(b, sig.add[i].name) || ddb_buf_puts(b, ": ") ||
+                  ddb_buf_puts(b, sig.add[i].value) || ddb_buf_puts(b, "\r\n");
         oom = oom || ddb_buf_puts(b, "Content-Length: ") || ddb_buf_put_u64(b, cl->len) ||
               ddb_buf_puts(b, "\r\n\r\n");
-        ddb_sigv4_result_free(sig);
+        signed_done(c, &sig);
         if (oom) {
             snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
             return -1;
@@ -226,9 +253,9 @@ static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
     *h = add_header(*h, &oom, "Expect", "");
     if (c->ask_gzip)
         *h = add_header(*h, &oom, "Accept-Encoding", "gzip");
-    for (size_t i = 0; i < sig->add_count; i++)
-        *h = add_header(*h, &oom, sig->add[i].name, sig->add[i].value);
-    ddb_sigv4_result_free(sig);
+    for (size_t i = 0; i < sig.add_count; i++)
+        *h = add_header(*h, &oom, sig.add[i].name, sig.add[i].value);
+    signed_done(c, &sig);
     if (oom)
         snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
     if (oom)
@@ -252,7 +279,7 @@ static int build_http(ddb_client *c, call *cl, struct curl_slist **h)
     http_part *hp = cl->http;
     ddb_sigv4_header *hdrs = calloc(hp->n_headers + 2, sizeof(*hdrs));
     ddb_sigv4_request req;
-    ddb_sigv4_result *sig = NULL;
+    signed_req sig = {0};
     char range[80];
     size_t n = 0;
     int oom = 0, rc = -1;
@@ -290,8 +317,8 @@ static int build_http(ddb_client *c, call *cl, struct curl_slist **h)
     *h = add_header(*h, &oom, "Expect", "");
     if (cl->len == 0 && strcmp(hp->method, "PUT") == 0)
         *h = add_header(*h, &oom, "Content-Length", "0");
-    for (size_t i = 0; i < sig->add_count; i++)
-        *h = add_header(*h, &oom, sig->add[i].name, sig->add[i].value);
+    for (size_t i = 0; i < sig.add_count; i++)
+        *h = add_header(*h, &oom, sig.add[i].name, sig.add[i].value);
     if (oom) {
         snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
         goto done;
@@ -306,7 +333,7 @@ static int build_http(ddb_client *c, call *cl, struct curl_slist **h)
     common_options(c, cl, hp->url);
     rc = 0;
 done:
-    ddb_sigv4_result_free(sig);
+    signed_done(c, &sig);
     free(hdrs);
     return rc;
 }

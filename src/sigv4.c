@@ -192,7 +192,7 @@ done:
     return rc;
 }
 
-static int is_tchar(unsigned char c)
+int ddb_sigv4_is_tchar(unsigned char c)
 {
     switch (c) { /* the delimiters of RFC 9110, 5.6.2 */
     case '"':
@@ -257,7 +257,7 @@ static int cmp_header(const void *a, const void *b)
     return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
-static int is_unsigned_header(const char *lname)
+int ddb_sigv4_is_unsigned_header(const char *lname)
 {
     static const char *const skip[] = {"user-agent", "x-amzn-trace-id",   "connection",
                                        "expect",     "transfer-encoding", "upgrade"};
@@ -364,7 +364,7 @@ static int collect_headers(canon_header *h, size_t *n, ddb_sigv4_result *res,
         if (name == NULL || *name == '\0' || value == NULL)
             return ddb_error_set(err, DDB_EINVAL, "SigV4: header %zu has no name or value", i);
         for (const char *p = name; *p; p++)
-            if (!is_tchar((unsigned char)*p))
+            if (!ddb_sigv4_is_tchar((unsigned char)*p))
                 return ddb_error_set(err, DDB_EINVAL,
                                      "SigV4: header name '%.64s' has a character not allowed "
                                      "in an HTTP field name",
@@ -384,7 +384,7 @@ static int collect_headers(canon_header *h, size_t *n, ddb_sigv4_result *res,
                                  "adds it",
                                  name);
         }
-        if (is_unsigned_header(lname)) {
+        if (ddb_sigv4_is_unsigned_header(lname)) {
             free(lname);
             continue;
         }
@@ -473,20 +473,20 @@ static int resolve_payload_hash(ddb_sigv4_result *res, const ddb_sigv4_request *
     return 0;
 }
 
-static int check_request(const ddb_sigv4_request *req, ddb_error *err)
+int ddb_sigv4_check_request(const ddb_sigv4_request *req, ddb_error *err)
 {
     int rc;
     if (req == NULL || req->method == NULL || *req->method == '\0')
         return ddb_error_set(err, DDB_EINVAL, "SigV4: no HTTP method");
     for (const char *p = req->method; *p; p++)
-        if (!is_tchar((unsigned char)*p))
+        if (!ddb_sigv4_is_tchar((unsigned char)*p))
             return ddb_error_set(err, DDB_EINVAL, "SigV4: method '%.32s' is not an HTTP token",
                                  req->method);
     if (req->access_key_id == NULL || *req->access_key_id == '\0')
         return ddb_error_set(err, DDB_EINVAL, "SigV4: access key id is empty");
     /* It goes into "Credential=<id>/<scope>,"; don't echo it back either. */
     for (const char *p = req->access_key_id; *p; p++)
-        if (!is_tchar((unsigned char)*p) || *p == ',' || *p == '/')
+        if (!ddb_sigv4_is_tchar((unsigned char)*p) || *p == ',' || *p == '/')
             return ddb_error_set(err, DDB_EINVAL,
                                  "SigV4: access key id has a space, control character, ',' or "
                                  "'/'");
@@ -613,7 +613,7 @@ int ddb_sigv4_sign(ddb_sigv4_result **out, const ddb_sigv4_request *req, ddb_err
     int rc;
 
     *out = NULL;
-    if ((rc = check_request(req, err)) != 0)
+    if ((rc = ddb_sigv4_check_request(req, err)) != 0)
         return rc;
     res = calloc(1, sizeof(*res));
     if (res == NULL)

@@ -26,7 +26,7 @@ static void fetch_algorithms(void)
     g_sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
 }
 
-static const EVP_MD *sha256_md(void)
+const EVP_MD *ddb_sigv4_sha256_md(void)
 {
     pthread_once(&g_fetch_once, fetch_algorithms);
     return g_sha256;
@@ -36,7 +36,7 @@ int ddb_sigv4_sha256_hex(char out[65], const void *data, size_t len)
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
-    const EVP_MD *sha = sha256_md();
+    const EVP_MD *sha = ddb_sigv4_sha256_md();
     if (sha == NULL || !EVP_Digest(len ? data : "", len, md, &mdlen, sha, NULL) || mdlen != 32)
         return DDB_ERROR;
     ddb_hex_encode(out, md, 32);
@@ -50,7 +50,7 @@ int ddb_sigv4_sha256_hex(char out[65], const void *data, size_t len)
 static int hmac(EVP_MD_CTX *ctx, unsigned char out[32], const void *key, size_t keylen,
                 const char *data)
 {
-    const EVP_MD *sha = sha256_md();
+    const EVP_MD *sha = ddb_sigv4_sha256_md();
     unsigned char k[64], pad[64], inner[32];
     unsigned int n = 0;
     int ok = sha != NULL;
@@ -97,7 +97,9 @@ static int derive_key(unsigned char k[32], EVP_MD_CTX *ctx, const ddb_sigv4_requ
 
     n = snprintf(scope, sizeof(scope), "%s/%s/%s", date8, req->region, req->service);
     if (n < 0 || (size_t)n >= sizeof(scope) ||
-        !EVP_Digest(req->secret_access_key, slen, sh, &shlen, sha256_md(), NULL))
+        !EVP_DigestInit_ex(ctx, ddb_sigv4_sha256_md(), NULL) ||
+        !EVP_DigestUpdate(ctx, req->secret_access_key, slen) ||
+        !EVP_DigestFinal_ex(ctx, sh, &shlen))
         return DDB_ERROR;
     pthread_mutex_lock(&g_key.mu);
     if (g_key.valid && memcmp(g_key.secret_hash, sh, 32) == 0 && strcmp(g_key.scope, scope) == 0) {
@@ -132,17 +134,24 @@ done:
 int ddb_sigv4_compute_signature(char out[65], const ddb_sigv4_request *req, const char *amz_date,
                                 const char *string_to_sign, ddb_error *err)
 {
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int rc;
+    if (ctx == NULL)
+        return ddb_error_set(err, DDB_ERROR, "SigV4: HMAC-SHA256 failed in OpenSSL");
+    rc = ddb_sigv4_signature_with(out, ctx, req, amz_date, string_to_sign, err);
+    EVP_MD_CTX_free(ctx);
+    return rc;
+}
+
+int ddb_sigv4_signature_with(char out[65], EVP_MD_CTX *ctx, const ddb_sigv4_request *req,
+                             const char *amz_date, const char *string_to_sign, ddb_error *err)
+{
     unsigned char k[32], sig[32];
     char date8[9];
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     int rc = DDB_ERROR;
 
     memcpy(date8, amz_date, 8);
     date8[8] = '\0';
-    if (ctx == NULL) {
-        rc = ddb_error_set(err, DDB_ERROR, "SigV4: HMAC-SHA256 failed in OpenSSL");
-        goto done;
-    }
     if ((rc = derive_key(k, ctx, req, date8)) != 0) {
         rc = rc == DDB_ENOMEM
                  ? ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory")
@@ -158,6 +167,5 @@ int ddb_sigv4_compute_signature(char out[65], const ddb_sigv4_request *req, cons
     rc = 0;
 done:
     OPENSSL_cleanse(k, sizeof(k));
-    EVP_MD_CTX_free(ctx);
     return rc;
 }

@@ -5,6 +5,8 @@
 #ifndef DDBPIPE_SIGV4_INTERNAL_H
 #define DDBPIPE_SIGV4_INTERNAL_H
 
+#include <openssl/evp.h>
+
 #include "ddbpipe/sigv4.h"
 
 /* The hex signature of string_to_sign for req's secret, region and service
@@ -12,5 +14,25 @@
  * failed), with err set. */
 int ddb_sigv4_compute_signature(char out[65], const ddb_sigv4_request *req, const char *amz_date,
                                 const char *string_to_sign, ddb_error *err);
+
+/* The same, hashing through the caller's ctx (left in no particular state)
+ * rather than a context made for the call. */
+int ddb_sigv4_signature_with(char out[65], EVP_MD_CTX *ctx, const ddb_sigv4_request *req,
+                             const char *amz_date, const char *string_to_sign, ddb_error *err);
+
+/* SHA-256, fetched from OpenSSL once for the process; NULL if it cannot be. */
+const EVP_MD *ddb_sigv4_sha256_md(void);
+
+/* What ddb_sigv4_sign checks of a request before anything else: a method
+ * that is an HTTP token, an access key id, a secret, a region and a service
+ * of the allowed characters. Returns 0 or DDB_EINVAL with err set (never
+ * quoting a secret). */
+int ddb_sigv4_check_request(const ddb_sigv4_request *req, ddb_error *err);
+
+/* A character allowed in an HTTP field name or method (RFC 9110's tchar). */
+int ddb_sigv4_is_tchar(unsigned char c);
+
+/* A header (lower-case name) that proxies may change, so it is never signed. */
+int ddb_sigv4_is_unsigned_header(const char *lname);
 
 #endif

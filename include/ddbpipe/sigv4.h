@@ -106,6 +106,49 @@ DDB_MUST_USE int ddb_sigv4_sign(ddb_sigv4_result **out, const ddb_sigv4_request 
 /* Frees a result, cleansing the session token copy. Accepts NULL. */
 void ddb_sigv4_result_free(ddb_sigv4_result *res);
 
+/* ddb_sigv4_signer_sign's answer when a request is not of the simple shape
+ * it signs: sign it with ddb_sigv4_sign. */
+#define DDB_SIGV4_NOT_SIMPLE 1
+
+/* Longest Authorization value ddb_sigv4_signer_sign writes (a longer one is
+ * DDB_SIGV4_NOT_SIMPLE). */
+#define DDB_SIGV4_AUTH_MAX 768
+
+/* A signer kept for a stream of requests of one simple shape (a client's
+ * DynamoDB calls): its hashing state is made once, not per request, and
+ * nothing is allocated or copied per request. One thread at a time. */
+typedef struct ddb_sigv4_signer ddb_sigv4_signer;
+
+/* What the signer gives: the headers to add (add[], as in ddb_sigv4_result:
+ * X-Amz-Security-Token pointing at the request's token, X-Amz-Date unless the
+ * request had it, Authorization), pointing into this struct or the request. */
+typedef struct ddb_sigv4_signed {
+    char amz_date[17];
+    char signature[65];
+    char payload_hash[65];
+    char authorization[DDB_SIGV4_AUTH_MAX];
+    ddb_sigv4_header add[3];
+    size_t add_count;
+} ddb_sigv4_signed;
+
+/* A new signer, owned by the caller (ddb_sigv4_signer_free). Returns 0, or
+ * DDB_ENOMEM / DDB_ERROR (OpenSSL) with *out NULL. */
+int ddb_sigv4_signer_new(ddb_sigv4_signer **out, ddb_error *err);
+
+/* Frees a signer. Accepts NULL. */
+void ddb_sigv4_signer_free(ddb_sigv4_signer *s);
+
+/* Signs req as ddb_sigv4_sign would, to the byte, when req is simple: path
+ * "/" (or none) and no query, no DDB_SIGV4_SIGN_BODY, at most 8 headers with
+ * distinct names of at most 64 bytes, values (and the session token) already
+ * canonical (no leading, trailing or doubled spaces, no control characters),
+ * no Authorization, X-Amz-Security-Token or X-Amz-Content-Sha256 header,
+ * X-Amz-Date only when it is the signing time given, and an Authorization that fits. Returns 0 with
+ * *out filled; DDB_SIGV4_NOT_SIMPLE (out untouched: sign with ddb_sigv4_sign, which also names what
+ * is wrong with a bad request); or what ddb_sigv4_sign returns for a request it refuses. */
+DDB_MUST_USE int ddb_sigv4_signer_sign(ddb_sigv4_signer *s, ddb_sigv4_signed *out,
+                                       const ddb_sigv4_request *req, ddb_error *err);
+
 /* Formats t (UTC) as "YYYYMMDDTHHMMSSZ" + NUL. Returns 0, or DDB_EINVAL when
  * t cannot be represented with a four-digit year. */
 int ddb_sigv4_format_date(char out[17], time_t t);
