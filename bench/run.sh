@@ -137,10 +137,11 @@ measure export-csv-raw /dev/null "$ddbpipe" export "$big" --out "$out/x" --forma
 row "ddbpipe export csv, no mapping" "$big_bytes" "$big_items"
 ratios+=("export --format csv without a mapping: $(awk -v a="$m_wall" -v z="$zcat_wall" 'BEGIN {printf "%.2f", a / z}') x the wall time of zcat (one run, against zcat's median)")
 
-# start_sink: a fresh ddbpipe-sink (item count 0) on a free port; sets sink_pid and sink_url.
+# start_sink [--poll USEC]: a fresh ddbpipe-sink (item count 0) on a free port; sets sink_pid and
+# sink_url.
 start_sink() {
 	rm -f "$out/sink.port"
-	"$build/ddbpipe-sink" "$out/sink.port" &
+	"$build/ddbpipe-sink" "$@" "$out/sink.port" &
 	sink_pid=$!
 	for _ in $(seq 1 50); do [ -s "$out/sink.port" ] && break; sleep 0.1; done
 	sink_url="http://127.0.0.1:$(cat "$out/sink.port")"
@@ -166,14 +167,17 @@ check_sink_items() {
 # few microseconds a request from one epoll thread), SigV4 and x-amz-crc32 checks on, as against
 # DynamoDB. The whole dump, so that start-up is a negligible share and the CPU figure (10 ms
 # ticks) is fine enough. ROUNDS rounds, each a fresh sink, the client's own HTTP path and
-# libcurl (DDBPIPE_HTTP=curl) in turn; the rows give the medians.
+# libcurl (DDBPIPE_HTTP=curl) in turn; the rows give the medians. The own path also to a sink that
+# polls rather than sleeps between requests (ddbpipe-sink --poll): on loopback the importer's
+# sendmsg wakes a sleeping sink, an inter-processor interrupt its CPU figure pays for and a
+# request to DynamoDB across a network does not; the two rows side by side show that share.
 import_env=(env AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench AWS_REGION=us-east-1
 	AWS_EC2_METADATA_DISABLED=true)
-cpu_own=() cpu_curl=() wall_own=() wall_curl=()
+cpu_own=() cpu_curl=() cpu_poll=() wall_own=() wall_curl=() wall_poll=()
 for round in $(seq 1 "$rounds"); do
-	echo "import round $round of $rounds: to a local sink, own HTTP path, libcurl"
-	for via in own curl; do
-		start_sink
+	echo "import round $round of $rounds: to a local sink, own HTTP path, the sink polling, libcurl"
+	for via in own poll curl; do
+		if [ $via = poll ]; then start_sink --poll 100000; else start_sink; fi
 		measure "import-sink-$via" /dev/null "${import_env[@]}" \
 			$([ $via = curl ] && echo DDBPIPE_HTTP=curl) "$ddbpipe" import "$big" \
 			--table bench --endpoint-url "$sink_url"
@@ -182,6 +186,8 @@ for round in $(seq 1 "$rounds"); do
 			import_requests=$(sink_stat requests)
 			import_body=$(( $(sink_stat bytes) / import_requests ))
 			cpu_own+=("$m_cpu") wall_own+=("$m_wall") rss_own=$m_rss rc_own=$m_rc
+		elif [ $via = poll ]; then
+			cpu_poll+=("$m_cpu") wall_poll+=("$m_wall") rss_poll=$m_rss rc_poll=$m_rc
 		else
 			cpu_curl+=("$m_cpu") wall_curl+=("$m_wall") rss_curl=$m_rss rc_curl=$m_rc
 		fi
@@ -194,6 +200,9 @@ m_wall=$(median "${wall_own[@]}") m_rss=$rss_own m_rc=$rc_own
 row "ddbpipe import to sink" "$big_bytes" "$big_items"
 import_cpu=$(median "${cpu_own[@]}")
 ratios+=("import: $(per_item "$import_cpu") us of CPU per item (user + system; median of $rounds rounds: $(all_per_item "${cpu_own[@]}"))")
+m_wall=$(median "${wall_poll[@]}") m_rss=$rss_poll m_rc=$rc_poll
+row "the same, the sink polling" "$big_bytes" "$big_items"
+ratios+=("import to a sink that polls (not woken by the importer's sendmsg): $(per_item "$(median "${cpu_poll[@]}")") us of CPU per item (rounds: $(all_per_item "${cpu_poll[@]}"))")
 m_wall=$(median "${wall_curl[@]}") m_rss=$rss_curl m_rc=$rc_curl
 row "the same through libcurl" "$big_bytes" "$big_items"
 ratios+=("import through libcurl (DDBPIPE_HTTP=curl): $(per_item "$(median "${cpu_curl[@]}")") us of CPU per item (rounds: $(all_per_item "${cpu_curl[@]}"))")
@@ -208,6 +217,13 @@ measure floor-sink "$out/floor.txt" "$build/ddbpipe-floor" "${sink_url##*:}" "$i
 kill "$sink_pid" 2>/dev/null
 row "floor: prepared requests to sink" "$big_bytes" "$big_items"
 ratios+=("floor under any importer: $(awk -v c="$m_cpu" -v n="$big_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item ($import_requests requests of $import_body bytes: loopback HTTP, SHA-256 of each body, CRC32 of each answer); ddbpipe import uses $(awk -v c="$m_cpu" -v d="$import_cpu" 'BEGIN {printf "%.1f", (c > 0 ? d / c : 0)}') x the floor")
+echo "floor, the sink polling"
+start_sink --poll 100000
+measure floor-poll-sink "$out/floor-poll.txt" "$build/ddbpipe-floor" "${sink_url##*:}" \
+	"$import_requests" "$import_body" 16
+kill "$sink_pid" 2>/dev/null
+row "floor, the sink polling" "$big_bytes" "$big_items"
+ratios+=("floor, the sink polling: $(awk -v c="$m_cpu" -v n="$big_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item")
 # The same through libcurl's multi interface, as ddbpipe's client sends them: the HTTP library's
 # own share.
 echo "floor through libcurl (bench/floor --curl)"
