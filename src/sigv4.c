@@ -259,10 +259,14 @@ static int cmp_header(const void *a, const void *b)
 
 int ddb_sigv4_is_unsigned_header(const char *lname)
 {
-    static const char *const skip[] = {"user-agent", "x-amzn-trace-id",   "connection",
-                                       "expect",     "transfer-encoding", "upgrade"};
+    static const struct {
+        const char *name;
+        size_t len;
+    } skip[] = {{"user-agent", 10}, {"x-amzn-trace-id", 15},   {"connection", 10},
+                {"expect", 6},      {"transfer-encoding", 17}, {"upgrade", 7}};
+    size_t n = strlen(lname);
     for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
-        if (strcmp(lname, skip[i]) == 0)
+        if (n == skip[i].len && memcmp(lname, skip[i].name, n) == 0)
             return 1;
     return 0;
 }

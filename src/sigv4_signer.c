@@ -72,6 +72,12 @@ static int canonical_as_is(const char *v, size_t *len)
     return n == 0 || v[n - 1] != ' ';
 }
 
+/* Is the lower-cased name of header x the literal lit? Lengths first: the
+ * usual names (host, content-type, x-amz-target) differ from the reserved
+ * ones in length. */
+#define NAME_IS(x, lit)                                                                            \
+    ((x)->name_len == sizeof(lit) - 1 && memcmp((x)->name, lit, sizeof(lit) - 1) == 0)
+
 /* The request's headers, lower-cased, checked and sorted, plus X-Amz-Date and
  * the token as ddb_sigv4_sign adds them. 0, or NOT_SIMPLE. */
 static int gather(simple_header *h, size_t *n, int *has_date, const ddb_sigv4_request *req,
@@ -98,18 +104,17 @@ static int gather(simple_header *h, size_t *n, int *has_date, const ddb_sigv4_re
         x->name_len = k;
         if (k == 0 || ddb_sigv4_is_unsigned_header(x->name))
             continue;
-        if (!canonical_as_is(value, &x->value_len) || strcmp(x->name, "authorization") == 0 ||
-            strcmp(x->name, "x-amz-security-token") == 0 ||
-            strcmp(x->name, "x-amz-content-sha256") == 0)
+        if (!canonical_as_is(value, &x->value_len) || NAME_IS(x, "authorization") ||
+            NAME_IS(x, "x-amz-security-token") || NAME_IS(x, "x-amz-content-sha256"))
             return DDB_SIGV4_NOT_SIMPLE;
-        if (strcmp(x->name, "x-amz-date") == 0) {
+        if (NAME_IS(x, "x-amz-date")) {
             /* only the signing time itself (without one, ddb_sigv4_sign takes
              * the header's) */
             if ((req->amz_date == NULL && req->timestamp == 0) || strcmp(value, amz_date) != 0)
                 return DDB_SIGV4_NOT_SIMPLE;
             *has_date = 1;
         }
-        has_host |= strcmp(x->name, "host") == 0;
+        has_host |= NAME_IS(x, "host");
         x->value = value;
         (*n)++;
     }
