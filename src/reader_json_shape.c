@@ -154,8 +154,12 @@ static int bid_json(const unsigned char *p, size_t n, const char *path)
     case JDOC_TABLES:
         return 95;
     case JDOC_ENVELOPE:
+        /* on one line, a document only if that line holds its records: what
+         * later lines say is theirs (and a pipe that pauses after the first
+         * line must come to the same answer as a file read whole) */
         key = ddb_sniff_first_key(p, i, n, &klen);
-        if (!one_line || (!(klen == 4 && memcmp(key, "Item", 4) == 0) && mentions_records(p, n)))
+        if (!one_line || (!(klen == 4 && memcmp(key, "Item", 4) == 0) &&
+                          mentions_records(p + i, (eol < n ? end : n) - i)))
             return 90;
         return 0;
     default:

@@ -402,6 +402,31 @@ Test(detect, scan_output_compact_count_first)
     ddb_reader_free(r);
 }
 
+/* Plain records whose first key happens to be one of a response's ("Count")
+ * are lines, even when a later line has a key that holds a document's
+ * records: the first line, whole, decides, as it does when a pipe pauses
+ * after it (reader_sniff.c). Before, the later "Items" made the file a JSON
+ * document, which then failed to read. */
+Test(detect, later_lines_do_not_make_a_document)
+{
+    const char *path = tu_put_file(tdir, "counts.json",
+                                   "{\"Count\":3,\"name\":\"a\"}\n"
+                                   "{\"Count\":1,\"name\":\"b\"}\n"
+                                   "{\"Items\":5,\"name\":\"c\"}\n");
+    ddb_reader *r = open_ok(path, NULL);
+    ddb_record *rec;
+    cr_assert_eq(r->format, DDB_IN_NDJSON, "format %s", ddb_input_format_name(r->format));
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->typed, 0);
+    tu_expect_s(&rec->item, "name", "a");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "name", "b");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "name", "c");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
 /* One malformed first line (`{"Item":{"id":{"X":"1"}}}`) does not decide the
  * format of the whole file: it is DynamoDB JSON (judged by the first key
  * "Item"), the first line is BAD and the others are items. */
