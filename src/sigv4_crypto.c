@@ -105,6 +105,7 @@ static int derive_key(unsigned char k[32], EVP_MD_CTX *ctx, const ddb_sigv4_requ
     if (g_key.valid && memcmp(g_key.secret_hash, sh, 32) == 0 && strcmp(g_key.scope, scope) == 0) {
         memcpy(k, g_key.key, 32);
         pthread_mutex_unlock(&g_key.mu);
+        OPENSSL_cleanse(sh, sizeof(sh));
         return 0;
     }
     pthread_mutex_unlock(&g_key.mu);

@@ -24,7 +24,8 @@
 
 struct ddb_sigv4_signer {
     EVP_MD_CTX *ctx;
-    time_t date_t; /* the second date_s was formatted for */
+    int have_date; /* date_s holds date_t's formatting (any time_t, -1 too) */
+    time_t date_t;
     char date_s[17];
 };
 
@@ -41,11 +42,14 @@ int ddb_sigv4_signer_new(ddb_sigv4_signer **out, ddb_error *err)
     *out = NULL;
     if (s == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory");
-    if ((s->ctx = EVP_MD_CTX_new()) == NULL || ddb_sigv4_sha256_md() == NULL) {
+    if ((s->ctx = EVP_MD_CTX_new()) == NULL) {
+        ddb_sigv4_signer_free(s);
+        return ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory");
+    }
+    if (ddb_sigv4_sha256_md() == NULL) {
         ddb_sigv4_signer_free(s);
         return ddb_error_set(err, DDB_ERROR, "SigV4: SHA-256 is not available from OpenSSL");
     }
-    s->date_t = (time_t)-1;
     *out = s;
     return 0;
 }
@@ -78,6 +82,18 @@ static int canonical_as_is(const char *v, size_t *len)
 #define NAME_IS(x, lit)                                                                            \
     ((x)->name_len == sizeof(lit) - 1 && memcmp((x)->name, lit, sizeof(lit) - 1) == 0)
 
+/* A value ddb_sigv4_sign refuses (a control character other than the
+ * whitespace it folds), whether or not the header is signed. */
+static int refused_value(const char *v)
+{
+    for (; *v; v++) {
+        unsigned char c = (unsigned char)*v;
+        if ((c < 0x20 && c != ' ' && c != '\t' && c != '\r' && c != '\n') || c == 0x7f)
+            return 1;
+    }
+    return 0;
+}
+
 /* The request's headers, lower-cased, checked and sorted, plus X-Amz-Date and
  * the token as ddb_sigv4_sign adds them. 0, or NOT_SIMPLE. */
 static int gather(simple_header *h, size_t *n, int *has_date, const ddb_sigv4_request *req,
@@ -102,7 +118,10 @@ static int gather(simple_header *h, size_t *n, int *has_date, const ddb_sigv4_re
         }
         x->name[k] = '\0';
         x->name_len = k;
-        if (k == 0 || ddb_sigv4_is_unsigned_header(x->name))
+        /* what ddb_sigv4_sign refuses is its to word */
+        if (k == 0 || refused_value(value))
+            return DDB_SIGV4_NOT_SIMPLE;
+        if (ddb_sigv4_is_unsigned_header(x->name))
             continue;
         if (!canonical_as_is(value, &x->value_len) || NAME_IS(x, "authorization") ||
             NAME_IS(x, "x-amz-security-token") || NAME_IS(x, "x-amz-content-sha256"))
@@ -159,11 +178,12 @@ static int signing_date(ddb_sigv4_signer *s, char out[17], const ddb_sigv4_reque
         return rc;
     }
     t = req->timestamp ? req->timestamp : time(NULL);
-    if (t != s->date_t) {
+    if (!s->have_date || t != s->date_t) {
         if (ddb_sigv4_format_date(s->date_s, t) != 0)
             return ddb_error_set(err, DDB_EINVAL, "SigV4: timestamp %lld is out of range",
                                  (long long)t);
         s->date_t = t;
+        s->have_date = 1;
     }
     memcpy(out, s->date_s, 17);
     return 0;

@@ -168,6 +168,11 @@ Test(signer, kept_state_follows_time_and_keys)
     req.timestamp = 0; /* now */
     expect_same(s, &req, "now");
     ddb_sigv4_signer_free(s);
+    /* any second, the last of 1969 too, on a signer that has formatted none */
+    cr_assert_eq(ddb_sigv4_signer_new(&s, &err), 0, "%s", err.message);
+    req.timestamp = (time_t)-1;
+    expect_same(s, &req, "19691231T235959Z first");
+    ddb_sigv4_signer_free(s);
 }
 
 static void expect_not_simple(ddb_sigv4_request *req, const char *label)
@@ -210,6 +215,23 @@ Test(signer, hands_back_what_is_not_simple)
         expect_not_simple(&req, odd[i].why);
     }
 
+    /* refused by ddb_sigv4_sign, which says why: an empty name, a control
+     * character in a value, a header it leaves unsigned included */
+    {
+        static const struct {
+            const char *name, *value;
+        } bad[] = {{"", "v"}, {"User-Agent", "a\x01b"}, {"Expect", "x\x7f"}, {"X-Odd", "a\x1f"}};
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+            ddb_sigv4_result *res = NULL;
+            ddb_error err = {0};
+            base_request(&req, h, "localhost", "DynamoDB_20120810.Scan");
+            h[3] = (ddb_sigv4_header){bad[i].name, bad[i].value};
+            req.header_count = 4;
+            expect_not_simple(&req, bad[i].name);
+            cr_expect_eq(ddb_sigv4_sign(&res, &req, &err), DDB_EINVAL, "%s", bad[i].name);
+            ddb_sigv4_result_free(res);
+        }
+    }
     base_request(&req, h, "localhost", "DynamoDB_20120810.Scan");
     req.path = "/tables";
     expect_not_simple(&req, "a path");
