@@ -416,7 +416,7 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
                               verr.message, b);
             return drive(to, err);
         }
-        e = b->oom ? NULL : tw_entry_new(&to->keybuf, key_hash, b);
+        e = b->oom ? NULL : tw_entry_new(to, &to->keybuf, key_hash, b);
     } else if (!is_del && origin != NULL && rec == &origin->item && origin->item_text.ptr != NULL) {
         /* the input's own text of this very item: strict typed JSON, checked
          * above, so it goes as it is rather than written again, and straight
@@ -427,7 +427,7 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         item_off = lens[0];
         item_len = lens[1];
         req_len = lens[0] + lens[1] + lens[2];
-        e = tw_entry_new_parts(&to->keybuf, key_hash, parts, lens, 3);
+        e = tw_entry_new_parts(to, &to->keybuf, key_hash, parts, lens, 3);
     } else {
         ddb_buf_clear(b);
         ddb_buf_puts(b, is_del ? "{\"DeleteRequest\":{\"Key\":" : "{\"PutRequest\":{\"Item\":");
@@ -436,10 +436,10 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         item_len = b->len - item_off;
         ddb_buf_puts(b, "}}");
         req_len = b->len;
-        e = b->oom ? NULL : tw_entry_new(&to->keybuf, key_hash, b);
+        e = b->oom ? NULL : tw_entry_new(to, &to->keybuf, key_hash, b);
     }
     if (e == NULL || to->keybuf.oom) {
-        tw_entry_free(e);
+        tw_entry_free(to, e);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     e->req_len = req_len; /* a single-item body is followed by the item, for rejects */
@@ -459,7 +459,7 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     } else if (rc == 0) {
         tw_list_push(&to->pending, e);
     } else {
-        tw_entry_free(e);
+        tw_entry_free(to, e);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     to->queued++;
@@ -487,7 +487,7 @@ static void free_list(entry_list *l)
     entry *e = l->head;
     while (e) {
         entry *n = e->next;
-        tw_entry_free(e);
+        free(e); /* a whole block, key and request in it */
         e = n;
     }
     l->head = l->tail = NULL;
@@ -503,13 +503,14 @@ static void tw_free(ddb_output *o)
         batch *b = to->flying;
         to->flying = b->next;
         for (size_t i = 0; i < b->n; i++)
-            tw_entry_free(b->entries[i]);
+            free(b->entries[i]);
         free(b->entries);
         free(b);
     }
     free_list(&to->pending);
     free_list(&to->retry);
     free_list(&to->blocked);
+    tw_entry_spares_free(to);
     ddb_keyset_dispose(&to->busy);
     ddb_buf_dispose(&to->scratch);
     ddb_buf_dispose(&to->keybuf);

@@ -48,26 +48,71 @@ static void retry_insert(entry_list *l, entry *e)
     l->n++;
 }
 
-void tw_entry_free(entry *e)
+/* Under AddressSanitizer every block is freed, so that an entry used after
+ * it is done is caught, not quietly reused. */
+#if defined(__SANITIZE_ADDRESS__)
+#define KEEP_SPARES 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KEEP_SPARES 0
+#endif
+#endif
+#ifndef KEEP_SPARES
+#define KEEP_SPARES 1
+#endif
+
+void tw_entry_free(table_output *to, entry *e)
 {
-    free(e); /* its key and request live in the same block */
+    /* its key and request live in the same block */
+    if (e == NULL)
+        return;
+    if (e->block_class != 0 && to->n_spare < to->max_queued && KEEP_SPARES) {
+        e->next = to->spare[e->block_class];
+        to->spare[e->block_class] = e;
+        to->n_spare++;
+        return;
+    }
+    free(e);
+}
+
+void tw_entry_spares_free(table_output *to)
+{
+    for (size_t c = 0; c <= ENTRY_CLASSES; c++) {
+        entry *e, *next;
+        for (e = to->spare[c]; e != NULL; e = next) {
+            next = e->next;
+            free(e);
+        }
+        to->spare[c] = NULL;
+    }
+    to->n_spare = 0;
 }
 
 /* An entry with copies of the key signature in kb and the request put
- * together from its pieces, in one allocation (a writer makes one per item):
- * the item's text goes straight in, not through a scratch buffer first.
+ * together from its pieces, in one block (a writer makes one per item): the
+ * item's text goes straight in, not through a scratch buffer first.
  * NULL when out of memory. */
-entry *tw_entry_new_parts(const ddb_buf *kb, uint64_t key_hash, const char *const *parts,
-                          const size_t *lens, int n)
+entry *tw_entry_new_parts(table_output *to, const ddb_buf *kb, uint64_t key_hash,
+                          const char *const *parts, const size_t *lens, int n)
 {
-    size_t req_len = 0;
+    size_t req_len = 0, need;
+    unsigned cls;
     entry *e;
     char *w;
     for (int i = 0; i < n; i++)
         req_len += lens[i];
-    if ((e = malloc(sizeof(*e) + kb->len + 1 + req_len + 1)) == NULL)
+    need = sizeof(*e) + kb->len + 1 + req_len + 1;
+    cls = need <= (size_t)ENTRY_GRAIN * ENTRY_CLASSES
+              ? (unsigned)((need + ENTRY_GRAIN - 1) / ENTRY_GRAIN)
+              : 0;
+    if (cls != 0 && (e = to->spare[cls]) != NULL) {
+        to->spare[cls] = e->next;
+        to->n_spare--;
+    } else if ((e = malloc(cls != 0 ? (size_t)cls * ENTRY_GRAIN : need)) == NULL) {
         return NULL;
+    }
     memset(e, 0, sizeof(*e));
+    e->block_class = cls;
     e->key = (char *)(e + 1);
     memcpy(e->key, kb->ptr, kb->len);
     e->key[kb->len] = '\0';
@@ -83,10 +128,10 @@ entry *tw_entry_new_parts(const ddb_buf *kb, uint64_t key_hash, const char *cons
     return e;
 }
 
-entry *tw_entry_new(const ddb_buf *kb, uint64_t key_hash, const ddb_buf *rb)
+entry *tw_entry_new(table_output *to, const ddb_buf *kb, uint64_t key_hash, const ddb_buf *rb)
 {
     const char *part = rb->ptr;
-    return tw_entry_new_parts(kb, key_hash, &part, &rb->len, 1);
+    return tw_entry_new_parts(to, kb, key_hash, &part, &rb->len, 1);
 }
 
 const char *tw_intern(table_output *to, const char *s)
@@ -139,7 +184,7 @@ void tw_entry_done(table_output *to, entry *e)
     entry **p = &to->blocked.head, *prev = NULL, *b;
     ddb_keyset_remove(&to->busy, e->key, e->key_len, e->key_hash);
     to->queued--;
-    tw_entry_free(e);
+    tw_entry_free(to, e);
     while (*p) {
         int rc;
         b = *p;

@@ -31,9 +31,16 @@ typedef struct entry {
     uint64_t wake_ms;
     const char *source; /* interned */
     uint64_t line, offset;
-    uint64_t seq; /* the record's number, for acks */
-    double wcu;   /* estimated write units: 1 per started KB (1 for a delete) */
+    uint64_t seq;         /* the record's number, for acks */
+    double wcu;           /* estimated write units: 1 per started KB (1 for a delete) */
+    unsigned block_class; /* its block's size in ENTRY_GRAIN steps, 0: not kept for reuse */
 } entry;
+
+/* Entry blocks are kept for reuse by size, in steps of ENTRY_GRAIN bytes up
+ * to ENTRY_CLASSES steps: the same few sizes come and go by the thousand (a
+ * batch's 25 at once), which glibc's per-size caches of seven do not hold. */
+#define ENTRY_GRAIN 64
+#define ENTRY_CLASSES 64
 
 typedef struct entry_list {
     entry *head, *tail;
@@ -77,7 +84,9 @@ typedef struct table_output {
     size_t items_in_flight;
     size_t since_step; /* puts since the client loop last ran */
     char fatal_msg[512];
-    char **sources; /* interned source names */
+    entry *spare[ENTRY_CLASSES + 1]; /* blocks kept for reuse, by block_class */
+    size_t n_spare;                  /* at most max_queued */
+    char **sources;                  /* interned source names */
     size_t n_sources;
     ddb_rate rate;         /* --max-wcu, adaptive */
     uint32_t rate_wait_ms; /* set when the limiter held a batch back */
@@ -91,12 +100,16 @@ void tw_list_push(entry_list *l, entry *e);
 /* The first entry of l, taken off it, or NULL. */
 entry *tw_list_pop(entry_list *l);
 /* An entry holding copies of the key signature kb and the request rb, in one
- * allocation (freed with tw_entry_free). NULL on OOM. */
-entry *tw_entry_new(const ddb_buf *kb, uint64_t key_hash, const ddb_buf *rb);
+ * block, a kept one when to has one of its size (given back with
+ * tw_entry_free). NULL on OOM. */
+entry *tw_entry_new(table_output *to, const ddb_buf *kb, uint64_t key_hash, const ddb_buf *rb);
 /* The same, the request given as n pieces put together. */
-entry *tw_entry_new_parts(const ddb_buf *kb, uint64_t key_hash, const char *const *parts,
-                          const size_t *lens, int n);
-void tw_entry_free(entry *e);
+entry *tw_entry_new_parts(table_output *to, const ddb_buf *kb, uint64_t key_hash,
+                          const char *const *parts, const size_t *lens, int n);
+/* Gives e's block back: kept for reuse (up to max_queued), or freed. Accepts NULL. */
+void tw_entry_free(table_output *to, entry *e);
+/* Frees the blocks kept for reuse. */
+void tw_entry_spares_free(table_output *to);
 /* A source name kept once for all entries ("-" for NULL or on OOM). */
 const char *tw_intern(table_output *to, const char *s);
 /* e is done (accepted, refused or abandoned): its key is no longer busy and a
