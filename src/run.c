@@ -276,7 +276,8 @@ int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field
     /* Without a table named, the mapping that encodes for it names it. */
     if (o->writes_table && o->target_table == NULL)
         p->o.target_table = (o->mode == DDB_MODE_CONVERT ? p->to_mapping : p->mapping)->table.name;
-    if ((rc = ddb_run_load_state(p, field, err)) != 0 ||
+    if ((rc = ddb_run_check_own_files(p, field, err)) != 0 ||
+        (rc = ddb_run_load_state(p, field, err)) != 0 ||
         (rc = ddb_run_managed_start(p, err)) != 0 || (rc = ddb_run_check_out(p, field, err)) != 0)
         goto done;
     for (size_t i = 0; i < p->n_inputs; i++) {

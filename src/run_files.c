@@ -112,6 +112,63 @@ static int open_side_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *err
     return rc;
 }
 
+/* A local file (not standard input or output, not S3) that exists: its
+ * device and inode in *st. */
+static int local_file(const char *path, struct stat *st)
+{
+    return path != NULL && strcmp(path, "-") != 0 && !ddb_s3_is_url(path) && stat(path, st) == 0 &&
+           S_ISREG(st->st_mode);
+}
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int ddb_run_check_own_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+{
+    const ddb_run_options *o = &p->o;
+    const struct {
+        const char *path, *flag;
+    } own[] = {{o->state_path, "--state"},
+               {o->rejects_path, "--rejects"},
+               {o->unmatched_path, "--unmatched"},
+               {o->summary_path, "--summary"}};
+    const size_t n_own = sizeof(own) / sizeof(own[0]);
+    struct stat ws, rs;
+
+    for (size_t i = 0; i < n_own; i++) {
+        if (!local_file(own[i].path, &ws))
+            continue; /* not there yet: not anything the run reads */
+        for (size_t j = 0; j < p->n_inputs + o->n_inputs; j++) {
+            const char *in = j < p->n_inputs ? p->inputs[j] : o->inputs[j - p->n_inputs];
+            if (local_file(in, &rs) && same_file(&ws, &rs))
+                return ddb_run_fail(field, DDB_RUN_F_OWN_FILES, err,
+                                    "%s %s is the input %s: the run would overwrite what it reads",
+                                    own[i].flag, own[i].path, in);
+        }
+        if ((local_file(o->mapping_path, &rs) && same_file(&ws, &rs)) ||
+            (local_file(o->to_mapping_path, &rs) && same_file(&ws, &rs)))
+            return ddb_run_fail(
+                field, DDB_RUN_F_OWN_FILES, err,
+                "%s %s is the mapping %s: the run would overwrite it", own[i].flag, own[i].path,
+                local_file(o->mapping_path, &rs) && same_file(&ws, &rs) ? o->mapping_path
+                                                                        : o->to_mapping_path);
+    }
+    for (size_t i = 0; i < n_own; i++)
+        for (size_t j = i + 1; j < n_own; j++) {
+            struct stat a, b;
+            if (own[i].path == NULL || own[j].path == NULL || strcmp(own[i].path, "-") == 0)
+                continue;
+            if (strcmp(own[i].path, own[j].path) == 0 ||
+                (local_file(own[i].path, &a) && local_file(own[j].path, &b) && same_file(&a, &b)))
+                return ddb_run_fail(field, DDB_RUN_F_OWN_FILES, err,
+                                    "%s and %s name the same file %s: each needs its own",
+                                    own[i].flag, own[j].flag, own[j].path);
+        }
+    return 0;
+}
+
 /* The output folder, looked at before anything is written there. */
 static int open_outdir(ddb_run_plan *p, ddb_store *store, ddb_run_field *field, ddb_error *err)
 {

@@ -63,6 +63,12 @@ int ddb_run_load_state(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
 int ddb_run_check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_mapping *m,
                          const char *path, ddb_error *err);
 
+/* Before anything is read or written: the run's own files (--state,
+ * --rejects, --unmatched, --summary) are none of its inputs or mappings, and
+ * not each other (a mistyped --state naming the input overwrote it before it
+ * was read). Returns 0, or DDB_EUSAGE with *field set. */
+int ddb_run_check_own_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
+
 /* Before anything is written: the output folder holds nothing but a previous
  * run's files (or the caller allows it). Returns 0, DDB_EUSAGE, DDB_EIO,
  * DDB_ENOMEM with *field set. */

@@ -142,13 +142,15 @@ int ddb_run_load_state(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     if (o->resume) {
         if (rc != 0)
             return ddb_run_fail(field, DDB_RUN_F_STATE, err, "%s", serr.message);
+        /* a finished run is this one only if its command was: another
+         * input, output or mapping under an old state file is not "done" */
+        if (ddb_state_check_fingerprint(p->state->fingerprint, p->fingerprint.ptr, &serr) != 0)
+            return ddb_run_fail(field, DDB_RUN_F_RESUME, err, "%s", serr.message);
         if (p->state->complete && !ddb_run_managed_pending(p->state)) {
             ddb_run_note(p, "the run recorded in %s is complete; nothing to resume", o->state_path);
             p->done = 1;
             return 0;
         }
-        if (ddb_state_check_fingerprint(p->state->fingerprint, p->fingerprint.ptr, &serr) != 0)
-            return ddb_run_fail(field, DDB_RUN_F_RESUME, err, "%s", serr.message);
         return ddb_run_managed_resume(p, field, err);
     }
     if (rc == 0 && (!p->state->complete || ddb_run_managed_pending(p->state)))

@@ -78,6 +78,9 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
     case DDB_RUN_F_UNMATCHED:
         return "--unmatched FILE: check that its folder is writable, and that it is not the "
                "rejects file";
+    case DDB_RUN_F_OWN_FILES:
+        return "--state, --rejects, --unmatched and --summary each need a file of their own, "
+               "not an input or a mapping";
     case DDB_RUN_F_VIA_EXPORT:
     case DDB_RUN_F_EXPORT_TIME:
     case DDB_RUN_F_VIA_IMPORT:

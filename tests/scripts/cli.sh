@@ -25,6 +25,27 @@ check bad-delimiter 2 "$bin" export x --out "$tmp/o" --delimiter ':'
 check bad-types 2 "$bin" export x --out "$tmp/o" --types age=INT
 check unknown-entity 2 "$bin" encode x.csv --out "$tmp/o" --mapping "$root/formats/favorites.json" --entity Nope
 
+# the run's own files are never its input or mapping, nor each other: a mistyped --state naming
+# the input had overwritten it before it was read (exit 0), --rejects and --unmatched removed or
+# overwrote it, --summary replaced it; each is refused, the file left as it was
+printf '{"Item":{"pk":{"S":"a"},"sk":{"S":"1"}}}\n' >"$tmp/own-in.json"
+cp "$root/formats/favorites.json" "$tmp/own-map.json"
+ln -sf own-in.json "$tmp/own-link.json"
+before=$(md5sum <"$tmp/own-in.json")
+for flag in --state --rejects --unmatched --summary; do
+    check "own-input$flag" 2 "$bin" export "$tmp/own-in.json" --out "$tmp/own-o" "$flag" "$tmp/own-in.json" &&
+        expect_in "$tmp/stderr" "$flag $tmp/own-in.json is the input"
+    # the same file under another name
+    check "own-link$flag" 2 "$bin" export "$tmp/own-in.json" --out "$tmp/own-o" "$flag" "$tmp/own-link.json"
+    check "own-mapping$flag" 2 "$bin" export "$tmp/own-in.json" --mapping "$tmp/own-map.json" \
+        --out "$tmp/own-o" "$flag" "$tmp/own-map.json" && expect_in "$tmp/stderr" "is the mapping"
+done
+[ "$(md5sum <"$tmp/own-in.json")" = "$before" ] || fail "own files: the input was changed"
+cmp -s "$tmp/own-map.json" "$root/formats/favorites.json" || fail "own files: the mapping was changed"
+check own-twice 2 "$bin" export "$tmp/own-in.json" --out "$tmp/own-o" --rejects "$tmp/own-r" \
+    --summary "$tmp/own-r" && expect_in "$tmp/stderr" "--rejects and --summary name the same file"
+[ ! -e "$tmp/own-o" ] || fail "own files: an output was made"
+
 # a URL where a local path belongs is refused before anything is written (no ./s3:/bucket/...);
 # s3:// is a place ddbpipe writes to, but for the state (kept on the local disk with its spool)
 printf '{"Item":{"pk":{"S":"x"}}}\n' >"$tmp/url-in.json"

@@ -61,6 +61,13 @@ grep -q '"complete":true' run.state || fail "the state does not say complete"
 "$bin" export input.json.gz --mapping "$M" --format csv --gzip --out part --state run.state \
     --resume --quiet 2>done.err
 grep -q "is complete; nothing to resume" done.err || fail "resuming a complete run"
+# a complete state under another command is not "done": another input, output and format
+"$bin" export dump.json.gz --format ndjson --out other --state run.state --resume --quiet \
+    2>other.err
+code=$?
+[ "$code" = 2 ] || fail "a complete state resumed with another input: exit $code, not 2"
+grep -q "cannot resume: inputs differ" other.err || fail "another input: $(cat other.err)"
+[ ! -e other ] || fail "another input: its output was made"
 
 # SIGINT: clean stop, exit 130, checkpoint; then resume completes
 rm -rf sig sig.state
