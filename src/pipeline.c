@@ -278,7 +278,7 @@ int pl_take_record(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_record *rec
                                       rd->vt->settled ? rd : NULL)) == 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     r->s->changes[rec->change & 3]++;
-    if (o->delete_all && rec->kind == DDB_REC_PUT)
+    if ((o->delete_all || c->item_deletes) && rec->kind == DDB_REC_PUT)
         rec->kind = DDB_REC_DELETE;
     ddb_error_clear(&rerr);
     if (rec->kind == DDB_REC_BAD) {
@@ -323,6 +323,11 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
     c.is_delete = c.fe != NULL && rd->deletes;
     c.records_mode = o->mode == DDB_MODE_ENCODE ||
                      ((o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) && c.fe != NULL);
+    /* The items of a deletes file are keys to delete, as its records are in
+     * records mode: Tag.deletes.json, or deletes.json, where an export without
+     * a mapping writes them (unless the mapping has an entity of that name). */
+    c.item_deletes = !c.records_mode && (rd->deletes || (c.fe == NULL && rd->entity_hint != NULL &&
+                                                         strcmp(rd->entity_hint, "deletes") == 0));
     if (c.records_mode && c.fe != NULL && rd->columns != NULL &&
         check_columns(r, rd, c.fe, c.is_delete || o->delete_all))
         return 0;

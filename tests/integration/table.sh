@@ -173,6 +173,19 @@ JSON
     [ "$(summary_total "$tmp/s5.json" read)" = 133194 ] || fail "after incremental: 133194 expected, got $(summary_total "$tmp/s5.json" read)"
     grep -q '"name":{"S":"Olwen4734"}' "$tmp/unicorn2/items.json" || fail "inserted item missing"
     grep -q '"name":{"S":"Chant3756"}' "$tmp/unicorn2/items.json" && fail "deleted item still there"
+    # the same changes as ddbpipe writes them (items.json and deletes.json, {"Item":{key}} lines),
+    # imported back: the deletes delete. Before, they were put as key-only items.
+    run inc-ddb 0 "$bin" export "$shared/aws-export/01716791487000-6ddcf8cf" --format ddb-json \
+        --out "$tmp/inc-ddb"
+    cp "$tmp/inc-ddb/deletes.json" "$tmp/six-keys.json"
+    run inc-table 0 "$bin" create-table --mapping "$tmp/unicorn.json" --table unicorn3 "${E[@]}"
+    run inc-six 0 "$bin" import "$tmp/six-keys.json" --table unicorn3 "${E[@]}"
+    run inc-back 0 "$bin" import "$tmp/inc-ddb" --table unicorn3 "${E[@]}" --summary "$tmp/s6.json"
+    [ "$(summary_total "$tmp/s6.json" deleted)" = 6 ] ||
+        fail "inc-back: 6 deletes expected, got $(summary_total "$tmp/s6.json" deleted)"
+    run inc-count 0 "$bin" export --table unicorn3 --out "$tmp/unicorn3" "${E[@]}" --summary "$tmp/s7.json"
+    [ "$(summary_total "$tmp/s7.json" read)" = 9 ] ||
+        fail "inc-back: 9 items expected in the table, got $(summary_total "$tmp/s7.json" read)"
 fi
 
 # -- errors ------------------------------------------------------------------------------------
