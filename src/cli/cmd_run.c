@@ -338,7 +338,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     ddb_run_plan_report(plan, &rr);
     summary_extras(&extra, &rr, &s, a, conn.client);
     code = cli_exit_code(&s, max_rejects, rc, rr.table_io);
-    cli_print_summary(spec->name, &s, code, max_rejects, extra.ptr, a->quiet);
+    cli_print_summary(spec->name, &s, code, a->max_rejects, extra.ptr, a->quiet);
     if (a->summary && write_summary(plan, a->summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
     if ((own_summary = ddb_run_plan_summary_path(plan)) != NULL &&

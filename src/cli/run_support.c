@@ -153,9 +153,22 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
     else if (s->total.not_done > 0)
         ddb_buf_printf(&b, "  exit %d: the run is incomplete: %llu record%s not done\n", code,
                        (unsigned long long)s->total.not_done, s->total.not_done == 1 ? "" : "s");
+    else if (code == EXIT_REJECTS && max_rejects == UINT64_MAX)
+        ddb_buf_printf(&b,
+                       "  exit %d: %llu rejected (without --max-rejects, any reject fails the "
+                       "run; the files were written)\n",
+                       code, (unsigned long long)s->total.rejected);
     else if (code == EXIT_REJECTS)
         ddb_buf_printf(&b, "  exit %d: %llu rejected, more than --max-rejects %llu\n", code,
                        (unsigned long long)s->total.rejected, (unsigned long long)max_rejects);
+    /* with a mapping (its entities, then "(none)"), nothing written, every
+     * record refused or unmatched: the usual cause is the wrong mapping */
+    if (code == EXIT_REJECTS && !validating && s->n_entities > 1 && s->total.written == 0 &&
+        s->total.rejected + s->total.unmatched == s->total.read)
+        ddb_buf_printf(&b,
+                       "  not one of the %llu records was written: is it the mapping of this "
+                       "table? (the rejects say why each was refused)\n",
+                       (unsigned long long)s->total.read);
     if (code == EXIT_UNMATCHED)
         ddb_buf_printf(&b,
                        "  exit %d: not one of the %llu records matched an entity of the mapping: "

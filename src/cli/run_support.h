@@ -163,7 +163,8 @@ int cli_write_summary_file(const char *path, const ddb_summary *s, int code);
 int cli_exit_code(const ddb_summary *s, uint64_t max_rejects, int rc, int table_io);
 
 /* Prints the summary of a run to stderr; extra (may be NULL) is appended
- * before the list of files written. */
+ * before the list of files written. max_rejects is --max-rejects as given,
+ * UINT64_MAX when it was not. */
 void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t max_rejects,
                        const char *extra, int quiet);
 

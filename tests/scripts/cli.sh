@@ -46,6 +46,17 @@ check own-twice 2 "$bin" export "$tmp/own-in.json" --out "$tmp/own-o" --rejects 
     --summary "$tmp/own-r" && expect_in "$tmp/stderr" "--rejects and --summary name the same file"
 [ ! -e "$tmp/own-o" ] || fail "own files: an output was made"
 
+# the wrong mapping (favorites' for the real export's table): every record refused or unmatched,
+# and the summary asks whether it is the table's mapping; without --max-rejects it does not claim
+# a limit of 0 was passed
+if [ -d "$shared/aws-export" ]; then
+    check wrong-mapping 1 "$bin" export "$shared/aws-export/01716791487000-6ddcf8cf" \
+        --mapping "$root/formats/favorites.json" --out "$tmp/wrong-map" &&
+        expect_in "$tmp/stderr" "not one of the 15 records was written: is it the mapping of this table?" &&
+        expect_in "$tmp/stderr" "without --max-rejects, any reject fails the run"
+    grep -q "more than --max-rejects 0" "$tmp/stderr" && fail "wrong-mapping: a limit nobody gave"
+fi
+
 # a URL where a local path belongs is refused before anything is written (no ./s3:/bucket/...);
 # s3:// is a place ddbpipe writes to, but for the state (kept on the local disk with its spool)
 printf '{"Item":{"pk":{"S":"x"}}}\n' >"$tmp/url-in.json"
