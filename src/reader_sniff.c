@@ -91,21 +91,29 @@ static int bid_ndjson(const unsigned char *p, size_t n, const char *path)
     return i < n && p[i] == '{' ? 10 : 0;
 }
 
-/* Text, as far as the sniffed bytes tell: UTF-8 without NUL bytes (a
- * sequence cut at the end of the sniffed bytes is fine). */
+/* Text, as far as the sniffed bytes tell: no NUL byte, and nearly all UTF-8
+ * (a sequence cut at the end of the sniffed bytes is fine). A stray byte of
+ * another encoding (a Latin-1 "caf\xe9") is the reader's to reject with its
+ * row, not a reason to call the whole file something other than text; a
+ * binary file has NULs, or invalid bytes everywhere. */
 static int looks_like_text(const unsigned char *p, size_t n)
 {
+    size_t bad = 0;
     for (size_t i = 0; i < n;) {
         unsigned char c = p[i];
         size_t k = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        if (c == 0 || k == 0)
+        if (c == 0)
             return 0;
-        for (size_t j = 1; j < k; j++)
+        for (size_t j = 1; k > 1 && j < k; j++)
             if (i + j < n && (p[i + j] & 0xC0) != 0x80)
-                return 0;
+                k = 0;
+        if (k == 0) {
+            bad++;
+            k = 1;
+        }
         i += k;
     }
-    return 1;
+    return bad <= n / 100 + 1;
 }
 
 /* Fields of the CSV row at p[i] with delimiter d, quotes followed; *next is

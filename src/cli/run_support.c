@@ -156,7 +156,7 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
     else if (code == EXIT_REJECTS && max_rejects == UINT64_MAX)
         ddb_buf_printf(&b,
                        "  exit %d: %llu rejected (without --max-rejects, any reject fails the "
-                       "run; the files were written)\n",
+                       "run)\n",
                        code, (unsigned long long)s->total.rejected);
     else if (code == EXIT_REJECTS)
         ddb_buf_printf(&b, "  exit %d: %llu rejected, more than --max-rejects %llu\n", code,

@@ -427,6 +427,46 @@ Test(detect, later_lines_do_not_make_a_document)
     ddb_reader_free(r);
 }
 
+/* A stray byte of another encoding (Latin-1's e acute) does not make a .csv
+ * file something other than text: the file is CSV, its bytes read as they are
+ * (the item check then rejects that row, with its reason: cli.sh). Before, the
+ * whole file was refused as of no known format. */
+Test(detect, csv_with_one_latin1_byte)
+{
+    const char *path = tu_put_file(tdir, "latin1.csv", "id,name\n1,a\n2,caf\xe9\n3,c\n");
+    ddb_reader *r = open_ok(path, NULL);
+    ddb_record *rec;
+    cr_assert_eq(r->format, DDB_IN_CSV, "format %s", ddb_input_format_name(r->format));
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "name", "a");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "name", "caf\xe9");
+    rec = tu_next_ok(r);
+    tu_expect_s(&rec->item, "name", "c");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
+/* Bytes that are not text (invalid sequences throughout) are still no
+ * format, whatever the name says. */
+Test(detect, binary_named_csv_is_refused)
+{
+    char bin[512], path[128];
+    ddb_reader *r = NULL;
+    ddb_error err;
+    FILE *f;
+    for (size_t i = 0; i < sizeof(bin); i++)
+        bin[i] = (char)(0x80 + (i * 37) % 128);
+    snprintf(path, sizeof(path), "%s/blob.csv", tdir);
+    cr_assert_not_null(f = fopen(path, "wb"));
+    cr_assert_eq(fwrite(bin, 1, sizeof(bin), f), sizeof(bin));
+    fclose(f);
+    ddb_error_clear(&err);
+    cr_assert_neq(ddb_reader_open(&r, path, NULL, &err), 0);
+    cr_assert(strstr(err.message, "cannot tell the format") != NULL, "%s", err.message);
+    cr_assert_null(r);
+}
+
 /* One malformed first line (`{"Item":{"id":{"X":"1"}}}`) does not decide the
  * format of the whole file: it is DynamoDB JSON (judged by the first key
  * "Item"), the first line is BAD and the others are items. */

@@ -57,6 +57,13 @@ if [ -d "$shared/aws-export" ]; then
     grep -q "more than --max-rejects 0" "$tmp/stderr" && fail "wrong-mapping: a limit nobody gave"
 fi
 
+# one Latin-1 byte in a .csv file: the file is read as CSV and that row rejected with its line and
+# reason (before, the whole file was refused as of no known format)
+printf 'id,name\n1,a\n2,caf\xe9\n3,c\n' >"$tmp/latin1.csv"
+check latin1-csv 1 "$bin" validate "$tmp/latin1.csv" &&
+    expect_in "$tmp/stderr" "latin1.csv:3: attribute 'name': string is not valid UTF-8" &&
+    expect_in "$tmp/stderr" "3 read, 2 valid, 1 rejected"
+
 # a URL where a local path belongs is refused before anything is written (no ./s3:/bucket/...);
 # s3:// is a place ddbpipe writes to, but for the state (kept on the local disk with its spool)
 printf '{"Item":{"pk":{"S":"x"}}}\n' >"$tmp/url-in.json"
