@@ -242,8 +242,10 @@ static void pl_final_row(ddb_entity_stats *out, const ddb_entity_stats *live,
         f.deleted = live->deleted;
         f.existing = live->existing;
     }
+    /* discarded outputs hold nothing; the unmatched file, kept beside them
+     * as the rejects are, holds what it holds */
     if (discarded)
-        f.written = f.deleted = f.unmatched = 0;
+        f.written = f.deleted = 0;
     settled = f.written + f.existing + f.rejected + f.unmatched;
     f.not_done = f.read > settled ? f.read - settled : 0;
     *out = f;

@@ -64,6 +64,14 @@ check latin1-csv 1 "$bin" validate "$tmp/latin1.csv" &&
     expect_in "$tmp/stderr" "latin1.csv:3: attribute 'name': string is not valid UTF-8" &&
     expect_in "$tmp/stderr" "3 read, 2 valid, 1 rejected"
 
+# a run stopped by --max-rejects discards its outputs but keeps the rejects and unmatched files;
+# the summary counts what those files hold (the unmatched ones had been counted as not done)
+check stopped-counts 1 "$bin" export "$root/samples/favorites/export" --mapping "$root/formats/favorites.json" \
+    --out "$tmp/stopped" --max-rejects 3 --summary "$tmp/stopped.json"
+[ "$(json_number "$tmp/stopped.json" unmatched)" = "$(wc -l <"$tmp/stopped/_ddbpipe/unmatched.ndjson")" ] ||
+    fail "stopped-counts: unmatched $(json_number "$tmp/stopped.json" unmatched), the file holds $(wc -l <"$tmp/stopped/_ddbpipe/unmatched.ndjson")"
+[ "$(wc -l <"$tmp/stopped/_ddbpipe/unmatched.ndjson")" -gt 0 ] || fail "stopped-counts: no unmatched item kept"
+
 # a URL where a local path belongs is refused before anything is written (no ./s3:/bucket/...);
 # s3:// is a place ddbpipe writes to, but for the state (kept on the local disk with its spool)
 printf '{"Item":{"pk":{"S":"x"}}}\n' >"$tmp/url-in.json"
