@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/arena.h"
+#include "ddbpipe/json.h"
 #include "gen_spec.h"
 #include "mapping_internal.h"
 #include "template.h"
@@ -118,6 +120,54 @@ int mapping_get_string_array(mapping_loader *ld, const char *path, json_object *
     return 0;
 }
 
+/* The first name given twice in one object of v, or NULL. */
+static const ddb_str *repeated_name(const ddb_value *v)
+{
+    const ddb_str *r = NULL;
+    if (v->type == DDB_TYPE_M) {
+        for (size_t i = 0; i < v->u.m.count && r == NULL; i++) {
+            const ddb_str *a = &v->u.m.attrs[i].name;
+            for (size_t j = i + 1; j < v->u.m.count && r == NULL; j++)
+                if (a->len == v->u.m.attrs[j].name.len &&
+                    memcmp(a->ptr, v->u.m.attrs[j].name.ptr, a->len) == 0)
+                    r = &v->u.m.attrs[j].name;
+            if (r == NULL)
+                r = repeated_name(&v->u.m.attrs[i].value);
+        }
+    } else if (v->type == DDB_TYPE_L) {
+        for (size_t i = 0; i < v->u.l.count && r == NULL; i++)
+            r = repeated_name(&v->u.l.items[i]);
+    }
+    return r;
+}
+
+/* json-c keeps the last of a name given twice, without a word: a second
+ * "fields" would drop the first's fields. Read again by ddbpipe's own parser,
+ * which keeps every name, to find one. 0, or DDB_EUSAGE naming it. */
+static int check_repeated_names(const mapping_loader *ld, const char *text, size_t len)
+{
+    ddb_json_parser *p = NULL;
+    ddb_arena *a = NULL;
+    ddb_value v;
+    const ddb_str *r;
+    int rc = 0;
+    if (ddb_json_parser_new(&p) != 0 || ddb_arena_new(&a, 0) != 0) {
+        rc = ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    /* what it cannot read, json-c could: nothing more to say */
+    if (ddb_json_parse_plain(p, &v, text, len, a, NULL) == 0 && (r = repeated_name(&v)) != NULL)
+        rc = ddb_error_set(ld->err, DDB_EUSAGE,
+                           "mapping %s: \"%.*s\" is given twice in one object (byte %zu); each "
+                           "name once",
+                           ld->name, (int)(r->len > 80 ? 80 : r->len), r->ptr,
+                           r->ptr >= text && r->ptr < text + len ? (size_t)(r->ptr - text) : 0);
+done:
+    ddb_json_parser_free(p);
+    ddb_arena_free(a);
+    return rc;
+}
+
 int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len, const char *name,
                       ddb_error *err)
 {
@@ -137,13 +187,25 @@ int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len, const cha
         rc = DDB_ENOMEM;
         goto done;
     }
+    /* strict: no trailing commas, no single quotes, nothing json-c forgives
+     * (text after the document is ours to word, below) */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
     root = json_tokener_parse_ex(tok, text, (int)len);
+    if (root == NULL && json_tokener_get_error(tok) == json_tokener_continue) {
+        rc = ddb_error_set(err, DDB_EUSAGE,
+                           "mapping %s: not valid JSON: the file ends before the JSON document "
+                           "does (empty, or cut short at byte %zu)",
+                           ld.name, len);
+        goto done;
+    }
     if (root == NULL || json_tokener_get_error(tok) != json_tokener_success) {
         rc = ddb_error_set(err, DDB_EUSAGE, "mapping %s: not valid JSON: %s (near byte %zu)",
                            ld.name, json_tokener_error_desc(json_tokener_get_error(tok)),
                            json_tokener_get_parse_end(tok));
         goto done;
     }
+    if ((rc = check_repeated_names(&ld, text, len)) != 0)
+        goto done;
     for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
         if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r') {
             rc = ddb_error_set(err, DDB_EUSAGE,

@@ -231,7 +231,8 @@ void pl_drain(run *r)
  * rest is not done.
  */
 static void pl_final_row(ddb_entity_stats *out, const ddb_entity_stats *live,
-                         const ddb_entity_stats *committed, int confirmed_live, int discarded)
+                         const ddb_entity_stats *committed, int confirmed_live, int discarded,
+                         int unmatched_file)
 {
     ddb_entity_stats f = *committed;
     uint64_t settled;
@@ -242,10 +243,13 @@ static void pl_final_row(ddb_entity_stats *out, const ddb_entity_stats *live,
         f.deleted = live->deleted;
         f.existing = live->existing;
     }
-    /* discarded outputs hold nothing; the unmatched file, kept beside them
-     * as the rejects are, holds what it holds */
-    if (discarded)
+    /* discarded outputs hold nothing; an unmatched file, kept beside them as
+     * the rejects file is, holds what it holds */
+    if (discarded) {
         f.written = f.deleted = 0;
+        if (!unmatched_file)
+            f.unmatched = 0;
+    }
     settled = f.written + f.existing + f.rejected + f.unmatched;
     f.not_done = f.read > settled ? f.read - settled : 0;
     *out = f;
@@ -264,9 +268,10 @@ void pl_final_counts(run *r)
     int table = o->output != NULL && !o->output->writes_at_once;
     int discarded =
         o->output != NULL && o->output->writes_at_once && !s->committed && o->state_path == NULL;
+    int kept = o->unmatched != NULL;
     for (size_t i = 0; i < s->n_entities && i < c->n_rows; i++)
-        pl_final_row(&s->entities[i], &s->entities[i], &c->rows[i], table, discarded);
-    pl_final_row(&s->total, &s->total, &c->total, table, discarded);
+        pl_final_row(&s->entities[i], &s->entities[i], &c->rows[i], table, discarded, kept);
+    pl_final_row(&s->total, &s->total, &c->total, table, discarded, kept);
     s->total.name = "total";
 }
 

@@ -211,6 +211,27 @@ Test(mapping, rejects_other_key_name_collisions)
                  "entities[0].keys.kind: the entity-type attribute cannot be computed");
 }
 
+/* What json-c forgives by default is refused: a name given twice (json-c kept
+ * the last, so a second "fields" dropped the first's), a trailing comma; and
+ * an empty or cut file says so rather than "continue". */
+Test(mapping, rejects_repeated_names_trailing_commas_and_cut_files)
+{
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}],\"fields\":[{\"name\":\"other\"}]}]}",
+                 "\"fields\" is given twice in one object");
+    expect_error("{" TABLE "," TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"}]}]}",
+                 "\"table\" is given twice");
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\"},]}]}",
+                 "not valid JSON");
+    expect_error("", "the file ends before the JSON document does (empty");
+    expect_error("{" TABLE ",\"entities\":[", "cut short at byte");
+}
+
 Test(mapping, rejects_text_after_the_document)
 {
     expect_error("{" TABLE
