@@ -187,7 +187,10 @@ static int next_line(lines_reader *lr, ddb_record **out, int *done, ddb_error *e
             lr->rec.raw_len = 0;
             lr->rec.item_text.ptr = NULL;
             lr->rec.item_text.len = 0;
-            ddb_record_set_bad(&lr->rec, lr->reason, sizeof(lr->reason), err->message);
+            /* the splitter's message names the file and line, which the
+             * report of a bad record puts before its reason anyway */
+            const char *why = strstr(err->message, "line longer than");
+            ddb_record_set_bad(&lr->rec, lr->reason, sizeof(lr->reason), why ? why : err->message);
             ddb_error_clear(err);
             *out = &lr->rec;
             *done = 1;

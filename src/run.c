@@ -111,9 +111,9 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     for (size_t i = 0; o->state_path && i < o->n_inputs; i++)
         if (strcmp(o->inputs[i], "-") == 0)
             return ddb_run_fail(
-                field, DDB_RUN_F_STATE, err,
+                field, DDB_RUN_F_NONE, err, /* the --state hint (--resume) is not for this */
                 "a run reading standard input cannot be resumed: save the input to a "
-                "file first");
+                "file first, or leave --state out");
     if (o->shards > 0 && (o->shard < 1 || o->shard > o->shards))
         return ddb_run_fail(field, DDB_RUN_F_SHARD, err, "share %u of %u does not exist (1 to %u)",
                             o->shard, o->shards, o->shards);

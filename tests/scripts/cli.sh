@@ -72,6 +72,16 @@ check stopped-counts 1 "$bin" export "$root/samples/favorites/export" --mapping 
     fail "stopped-counts: unmatched $(json_number "$tmp/stopped.json" unmatched), the file holds $(wc -l <"$tmp/stopped/_ddbpipe/unmatched.ndjson")"
 [ "$(wc -l <"$tmp/stopped/_ddbpipe/unmatched.ndjson")" -gt 0 ] || fail "stopped-counts: no unmatched item kept"
 
+# a line over --max-line is rejected with its place said once (it was "f:1: f:1: line longer ...")
+printf '{"Item":{"pk":{"S":"aaaaaaaaaaaaaaaaaaaaaa"}}}\n' >"$tmp/long.json"
+check max-line 1 "$bin" export "$tmp/long.json" --out "$tmp/max-line" --max-line 10 &&
+    expect_in "$tmp/stderr" "long.json:1: line longer than the limit of 10 bytes"
+grep -q "long.json:1: $tmp/long.json:1:\|long.json:1: long.json:1:" "$tmp/stderr" && fail "max-line: the place said twice"
+# standard input under --state: refused, without the hint about --resume
+check stdin-state 2 "$bin" export - --out "$tmp/stdin-state" --state "$tmp/stdin.state" </dev/null &&
+    expect_in "$tmp/stderr" "cannot be resumed"
+grep -q "add --resume" "$tmp/stderr" && fail "stdin-state: a hint about --resume"
+
 # a URL where a local path belongs is refused before anything is written (no ./s3:/bucket/...);
 # s3:// is a place ddbpipe writes to, but for the state (kept on the local disk with its spool)
 printf '{"Item":{"pk":{"S":"x"}}}\n' >"$tmp/url-in.json"
