@@ -323,11 +323,11 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
     c.is_delete = c.fe != NULL && rd->deletes;
     c.records_mode = o->mode == DDB_MODE_ENCODE ||
                      ((o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) && c.fe != NULL);
-    /* The items of a deletes file are keys to delete, as its records are in
-     * records mode: Tag.deletes.json, or deletes.json, where an export without
-     * a mapping writes them (unless the mapping has an entity of that name). */
-    c.item_deletes = !c.records_mode && (rd->deletes || (c.fe == NULL && rd->entity_hint != NULL &&
-                                                         strcmp(rd->entity_hint, "deletes") == 0));
+    /* What a deletes file holds, items or records, is keys to delete:
+     * Tag.deletes.json, or deletes.json, where an export without a mapping
+     * writes them (unless the mapping has an entity of that name). */
+    c.item_deletes = rd->deletes || (c.fe == NULL && rd->entity_hint != NULL &&
+                                     strcmp(rd->entity_hint, "deletes") == 0);
     if (c.records_mode && c.fe != NULL && rd->columns != NULL &&
         check_columns(r, rd, c.fe, c.is_delete || o->delete_all))
         return 0;

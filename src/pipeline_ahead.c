@@ -39,6 +39,7 @@ typedef struct slot {
     size_t n;
     size_t bytes;       /* record text in the batch */
     const char *source; /* the copy of the last record's file name, in arena */
+    int deletes;        /* its items are keys to delete (pl_read_ctx.item_deletes) */
     int state;
 } slot;
 
@@ -76,6 +77,9 @@ static void compute(const ddb_pipeline_opts *o, slot *s, ddb_shape_cache *shapes
             s->v[i].oom = 1;
             continue;
         }
+        /* decoded as the delete it is, as the one-thread loop takes it */
+        if (s->deletes && rec->kind == DDB_REC_PUT)
+            rec->kind = DDB_REC_DELETE;
         if (rec->kind != DDB_REC_BAD && (rec->typed || o->n_types == 0))
             pl_item_compute(&s->v[i], o, rec, shapes, s->arena);
         else
@@ -261,6 +265,7 @@ static int read_ahead(ahead *a, ddb_error *err)
                 break;
             if (rec->pos < r->skip_below)
                 continue; /* resuming: committed by the interrupted run */
+            s->deletes = a->c->item_deletes;
             if (copy_record(&s->rec[s->n], rec, s) != 0) {
                 ddb_arena_reset(s->arena);
                 s->n = 0;

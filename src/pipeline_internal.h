@@ -70,8 +70,8 @@ typedef struct pl_read_ctx {
     const ddb_entity *fe; /* the entity its records are (record files), or NULL */
     int is_delete;
     int records_mode; /* per-entity records (encode; validate/import of record files) */
-    int item_deletes; /* items of a deletes file (Tag.deletes.json, or the deletes.json an export
-                         writes without a mapping): keys to delete */
+    int item_deletes; /* what a deletes file holds (Tag.deletes.json, or the deletes.json an
+                         export writes without a mapping): keys to delete */
 } pl_read_ctx;
 
 /* The index of entity e in mapping m, -1 for none. */

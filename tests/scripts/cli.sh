@@ -72,6 +72,26 @@ check stopped-counts 1 "$bin" export "$root/samples/favorites/export" --mapping 
     fail "stopped-counts: unmatched $(json_number "$tmp/stopped.json" unmatched), the file holds $(wc -l <"$tmp/stopped/_ddbpipe/unmatched.ndjson")"
 [ "$(wc -l <"$tmp/stopped/_ddbpipe/unmatched.ndjson")" -gt 0 ] || fail "stopped-counts: no unmatched item kept"
 
+# a deletes file's items are keys to delete with a mapping too, on the default two threads as on
+# one (the helper thread had decoded them as puts: required fields missing, rejected)
+mkdir -p "$tmp/dels"
+dump=$(find "$root/samples/favorites/export" -name '*.json.gz' | head -1)
+gzip -dc "$dump" | head -5 >"$tmp/dels/items.json"
+gzip -dc "$dump" | head -3 | sed -E 's/^\{"Item":\{.*("pk":\{"S":"[^"]*"\}).*("sk":\{"S":"[^"]*"\}).*$/{"Item":{\1,\2}}/' \
+    >"$tmp/dels/deletes.json"
+[ "$(grep -c '^{"Item":{"pk":{"S":"[^"]*"},"sk":{"S":"[^"]*"}}}$' "$tmp/dels/deletes.json")" = 3 ] ||
+    fail "dels: the keys were not cut out: $(head -1 "$tmp/dels/deletes.json")"
+for t in 1 2; do
+    check "dels-export-$t" 0 "$bin" export "$tmp/dels" --mapping "$root/formats/favorites.json" \
+        --out "$tmp/dels-e$t" --threads "$t"
+    [ "$(cat "$tmp"/dels-e$t/*.deletes.ndjson 2>/dev/null | wc -l)" = 3 ] ||
+        fail "dels-export-$t: 3 deletes expected, got $(cat "$tmp"/dels-e$t/*.deletes.ndjson 2>/dev/null | wc -l)"
+    check "dels-convert-$t" 0 "$bin" convert "$tmp/dels" --mapping "$root/formats/favorites.json" \
+        --to-mapping "$root/formats/favorites-v2.json" --out "$tmp/dels-c$t" --threads "$t"
+    [ "$(cat "$tmp"/dels-c$t/*.deletes.json 2>/dev/null | wc -l)" = 3 ] || fail "dels-convert-$t: 3 deletes expected"
+done
+diff -r -x _ddbpipe "$tmp/dels-e1" "$tmp/dels-e2" >/dev/null || fail "dels: one thread and two wrote different files"
+
 # a line over --max-line is rejected with its place said once (it was "f:1: f:1: line longer ...")
 printf '{"Item":{"pk":{"S":"aaaaaaaaaaaaaaaaaaaaaa"}}}\n' >"$tmp/long.json"
 check max-line 1 "$bin" export "$tmp/long.json" --out "$tmp/max-line" --max-line 10 &&
