@@ -2,6 +2,7 @@
  * run_files.c — the files of a run besides its outputs: where the rejects
  * and unmatched items go, and the output folder as one unit (outdir.h).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,37 @@ static int same_file(const struct stat *a, const struct stat *b)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* The input folder (one of o->inputs) that path would be written inside, or
+ * NULL: a file written there is read as input by the next run of the same
+ * command, and in an Export folder it can replace a manifest. */
+static const char *input_folder_holding(const ddb_run_options *o, const char *path)
+{
+    char parent[PATH_MAX], real_parent[PATH_MAX], real_in[PATH_MAX];
+    const char *slash;
+    struct stat st;
+    if (path == NULL || strcmp(path, "-") == 0 || ddb_s3_is_url(path))
+        return NULL;
+    slash = strrchr(path, '/');
+    if (slash == NULL)
+        snprintf(parent, sizeof(parent), ".");
+    else
+        snprintf(parent, sizeof(parent), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (realpath(parent, real_parent) == NULL)
+        return NULL;
+    for (size_t j = 0; j < o->n_inputs; j++) {
+        size_t n;
+        if (strcmp(o->inputs[j], "-") == 0 || ddb_s3_is_url(o->inputs[j]) ||
+            stat(o->inputs[j], &st) != 0 || !S_ISDIR(st.st_mode) ||
+            realpath(o->inputs[j], real_in) == NULL)
+            continue;
+        n = strlen(real_in);
+        if (strncmp(real_parent, real_in, n) == 0 &&
+            (real_parent[n] == '\0' || real_parent[n] == '/' || n == 1))
+            return o->inputs[j];
+    }
+    return NULL;
+}
+
 int ddb_run_check_own_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
     const ddb_run_options *o = &p->o;
@@ -138,6 +170,12 @@ int ddb_run_check_own_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *er
     struct stat ws, rs;
 
     for (size_t i = 0; i < n_own; i++) {
+        const char *folder = input_folder_holding(o, own[i].path);
+        if (folder != NULL)
+            return ddb_run_fail(field, DDB_RUN_F_OWN_FILES, err,
+                                "%s %s is inside the input folder %s: the next run would read it, "
+                                "or it would replace a file of it",
+                                own[i].flag, own[i].path, folder);
         if (!local_file(own[i].path, &ws))
             continue; /* not there yet: not anything the run reads */
         for (size_t j = 0; j < p->n_inputs + o->n_inputs; j++) {

@@ -42,6 +42,13 @@ for flag in --state --rejects --unmatched --summary; do
 done
 [ "$(md5sum <"$tmp/own-in.json")" = "$before" ] || fail "own files: the input was changed"
 cmp -s "$tmp/own-map.json" "$root/formats/favorites.json" || fail "own files: the mapping was changed"
+# inside an input folder: the next run would read it (or, in an Export folder, it would replace a
+# manifest)
+mkdir -p "$tmp/own-dir"
+cp "$tmp/own-in.json" "$tmp/own-dir/a.json"
+check own-in-folder 2 "$bin" export "$tmp/own-dir" --out "$tmp/own-o" --summary "$tmp/own-dir/s.json" &&
+    expect_in "$tmp/stderr" "is inside the input folder"
+[ ! -e "$tmp/own-dir/s.json" ] || fail "own files: a summary was written into the input folder"
 check own-twice 2 "$bin" export "$tmp/own-in.json" --out "$tmp/own-o" --rejects "$tmp/own-r" \
     --summary "$tmp/own-r" && expect_in "$tmp/stderr" "--rejects and --summary name the same file"
 [ ! -e "$tmp/own-o" ] || fail "own files: an output was made"
