@@ -198,6 +198,9 @@ int ddb_run_check_own_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *er
             struct stat a, b;
             if (own[i].path == NULL || own[j].path == NULL || strcmp(own[i].path, "-") == 0)
                 continue;
+            /* a device (/dev/null for files not wanted) takes any number of them */
+            if (stat(own[i].path, &a) == 0 && !S_ISREG(a.st_mode))
+                continue;
             if (strcmp(own[i].path, own[j].path) == 0 ||
                 (local_file(own[i].path, &a) && local_file(own[j].path, &b) && same_file(&a, &b)))
                 return ddb_run_fail(field, DDB_RUN_F_OWN_FILES, err,

@@ -52,6 +52,9 @@ check own-in-folder 2 "$bin" export "$tmp/own-dir" --out "$tmp/own-o" --summary 
 check own-twice 2 "$bin" export "$tmp/own-in.json" --out "$tmp/own-o" --rejects "$tmp/own-r" \
     --summary "$tmp/own-r" && expect_in "$tmp/stderr" "--rejects and --summary name the same file"
 [ ! -e "$tmp/own-o" ] || fail "own files: an output was made"
+# /dev/null takes any number of the files not wanted
+check own-devnull 0 "$bin" export "$tmp/own-in.json" --out "$tmp/own-null" --rejects /dev/null \
+    --summary /dev/null
 
 # the wrong mapping (favorites' for the real export's table): every record refused or unmatched,
 # and the summary asks whether it is the table's mapping; without --max-rejects it does not claim
