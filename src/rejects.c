@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ddbpipe/codec.h"
@@ -72,6 +73,13 @@ static int make_parent(ddb_rejects *r, ddb_error *err)
     return rc;
 }
 
+/* Something there that is not a regular file (a device, a FIFO). */
+static int is_special(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 static int open_sink(ddb_rejects *r, ddb_error *err)
 {
     size_t n = strlen(r->path);
@@ -81,7 +89,8 @@ static int open_sink(ddb_rejects *r, ddb_error *err)
         rc = open_s3_sink(r, err);
     } else if ((rc = make_parent(r, err)) != 0) {
         return rc;
-    } else if (!r->resumable) {
+    } else if (!r->resumable || is_special(r->path)) {
+        /* a device or FIFO is written into, never renamed over */
         rc = ddb_sink_open_file(&r->sink, r->path, 1, err);
     } else if ((partial = malloc(n + 16)) == NULL) {
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -258,6 +267,10 @@ int ddb_rejects_finish(ddb_rejects *r, ddb_error *err)
     /* Nothing rejected: no file, and none left from an earlier run to be
      * taken for this one's. */
     if (r->sink == NULL && r->count == 0 && !ddb_s3_is_url(r->path)) {
+        struct stat st;
+        /* only a file: /dev/null, a FIFO, stays what it is */
+        if (lstat(r->path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+            return 0;
         if (unlink(r->path) != 0 && errno != ENOENT && errno != ENOTDIR)
             return ddb_error_set(err, DDB_EIO, "cannot remove %s, left by an earlier run: %s",
                                  r->path, strerror(errno));

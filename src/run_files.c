@@ -96,7 +96,10 @@ static int open_side_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *err
     if ((o->rejects_path && (p->rejects_path = strdup(o->rejects_path)) == NULL) ||
         (o->unmatched_path && (p->unmatched_path = strdup(o->unmatched_path)) == NULL))
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if (p->rejects_path && p->unmatched_path && strcmp(p->rejects_path, p->unmatched_path) == 0)
+    struct stat st;
+    /* one file for both, but a device (/dev/null) that takes anything */
+    if (p->rejects_path && p->unmatched_path && strcmp(p->rejects_path, p->unmatched_path) == 0 &&
+        !(stat(p->rejects_path, &st) == 0 && S_ISCHR(st.st_mode)))
         return ddb_run_fail(field, DDB_RUN_F_UNMATCHED, err,
                             "the rejects and the unmatched items would go to the same file %s",
                             p->rejects_path);
@@ -169,6 +172,12 @@ int ddb_run_check_own_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *er
     const size_t n_own = sizeof(own) / sizeof(own[0]);
     struct stat ws, rs;
 
+    /* the state is saved by renaming a new copy over it: never over a device */
+    if (o->state_path != NULL && stat(o->state_path, &ws) == 0 && !S_ISREG(ws.st_mode))
+        return ddb_run_fail(field, DDB_RUN_F_OWN_FILES, err,
+                            "--state %s is not a regular file: the state is saved as a file "
+                            "of its own",
+                            o->state_path);
     for (size_t i = 0; i < n_own; i++) {
         const char *folder = input_folder_holding(o, own[i].path);
         if (folder != NULL)
@@ -199,7 +208,7 @@ int ddb_run_check_own_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *er
             if (own[i].path == NULL || own[j].path == NULL || strcmp(own[i].path, "-") == 0)
                 continue;
             /* a device (/dev/null for files not wanted) takes any number of them */
-            if (stat(own[i].path, &a) == 0 && !S_ISREG(a.st_mode))
+            if (stat(own[i].path, &a) == 0 && S_ISCHR(a.st_mode))
                 continue;
             if (strcmp(own[i].path, own[j].path) == 0 ||
                 (local_file(own[i].path, &a) && local_file(own[j].path, &b) && same_file(&a, &b)))

@@ -52,9 +52,21 @@ check own-in-folder 2 "$bin" export "$tmp/own-dir" --out "$tmp/own-o" --summary 
 check own-twice 2 "$bin" export "$tmp/own-in.json" --out "$tmp/own-o" --rejects "$tmp/own-r" \
     --summary "$tmp/own-r" && expect_in "$tmp/stderr" "--rejects and --summary name the same file"
 [ ! -e "$tmp/own-o" ] || fail "own files: an output was made"
-# /dev/null takes any number of the files not wanted
-check own-devnull 0 "$bin" export "$tmp/own-in.json" --out "$tmp/own-null" --rejects /dev/null \
-    --summary /dev/null
+# a device or FIFO (/dev/null for the files not wanted) is written into, never renamed over or
+# removed: run as root, --summary /dev/null had put a regular file in /dev/null's place and a
+# clean run's --rejects /dev/null had removed it. FIFOs here, so that a failure cannot break the
+# machine's /dev/null
+mkfifo "$tmp/sum.fifo" "$tmp/rej.fifo"
+timeout 20 cat "$tmp/sum.fifo" >"$tmp/sum.got" &
+reader=$!
+check own-fifo 0 "$bin" export "$tmp/own-in.json" --out "$tmp/own-fifo" --summary "$tmp/sum.fifo" \
+    --rejects "$tmp/rej.fifo"
+wait "$reader"
+[ -p "$tmp/sum.fifo" ] || fail "own-fifo: the summary's FIFO was replaced"
+[ -p "$tmp/rej.fifo" ] || fail "own-fifo: the rejects' FIFO was removed"
+grep -q '"command":"export"' "$tmp/sum.got" || fail "own-fifo: the summary did not come through the FIFO"
+check own-fifo-state 2 "$bin" export "$tmp/own-in.json" --out "$tmp/own-fifo2" --state "$tmp/rej.fifo" &&
+    expect_in "$tmp/stderr" "is not a regular file"
 
 # the wrong mapping (favorites' for the real export's table): every record refused or unmatched,
 # and the summary asks whether it is the table's mapping; without --max-rejects it does not claim
