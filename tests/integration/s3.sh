@@ -395,7 +395,8 @@ for _ in $(seq 1 600); do
     prev=$now
     sleep 0.25
 done
-[ "$(stat_of 'j.partsHeld')" = 1 ] || fail "held: no part was held"
+[ "$(stat_of 'j.partsHeld')" = 1 ] ||
+    fail "held: no part was held (parts held, in flight, sent: $(held_at); the run is $(kill -0 "$pid" 2>/dev/null && echo running || echo over): $(grep -v '^ ' "$tmp/held.err" | tail -3)"
 kill -INT "$pid"
 # the part is let go once the stop has said where it stands: until then it is in flight
 for _ in $(seq 1 300); do
