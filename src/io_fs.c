@@ -41,6 +41,12 @@ done:
     return rc;
 }
 
+int ddb_path_is_special(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 int ddb_check_dir_writable(const char *dir, ddb_error *err)
 {
     char *p = strdup(dir), *slash;

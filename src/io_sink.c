@@ -300,14 +300,9 @@ int ddb_sink_open_file(ddb_sink **out, const char *path, int atomic, ddb_error *
         f->fd = STDOUT_FILENO;
         goto done;
     }
-    /* A device or a FIFO (/dev/null for a file not wanted) is written into:
-     * renaming a finished copy over it would put a regular file in its place
-     * (run as root, /dev/null itself). */
-    if (atomic) {
-        struct stat st;
-        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-            atomic = 0;
-    }
+    /* a device or a FIFO (/dev/null for a file not wanted) is written into */
+    if (atomic && ddb_path_is_special(path))
+        atomic = 0;
     if (atomic) {
         rc = open_temp(f, path, err);
     } else {

@@ -73,13 +73,6 @@ static int make_parent(ddb_rejects *r, ddb_error *err)
     return rc;
 }
 
-/* Something there that is not a regular file (a device, a FIFO). */
-static int is_special(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-}
-
 static int open_sink(ddb_rejects *r, ddb_error *err)
 {
     size_t n = strlen(r->path);
@@ -89,7 +82,7 @@ static int open_sink(ddb_rejects *r, ddb_error *err)
         rc = open_s3_sink(r, err);
     } else if ((rc = make_parent(r, err)) != 0) {
         return rc;
-    } else if (!r->resumable || is_special(r->path)) {
+    } else if (!r->resumable || ddb_path_is_special(r->path)) {
         /* a device or FIFO is written into, never renamed over */
         rc = ddb_sink_open_file(&r->sink, r->path, 1, err);
     } else if ((partial = malloc(n + 16)) == NULL) {

@@ -80,6 +80,14 @@ static int side_default(ddb_run_plan *p, char **out, const char *name, ddb_error
     return *out == NULL ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
 }
 
+/* A character device (/dev/null for files not wanted): any number of a run's
+ * files may go there. */
+static int is_device(const char *path)
+{
+    struct stat st;
+    return path != NULL && stat(path, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
 /* The rejects and unmatched files: asked for, or where side_default says. */
 static int open_side_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
@@ -96,10 +104,9 @@ static int open_side_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *err
     if ((o->rejects_path && (p->rejects_path = strdup(o->rejects_path)) == NULL) ||
         (o->unmatched_path && (p->unmatched_path = strdup(o->unmatched_path)) == NULL))
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    struct stat st;
     /* one file for both, but a device (/dev/null) that takes anything */
     if (p->rejects_path && p->unmatched_path && strcmp(p->rejects_path, p->unmatched_path) == 0 &&
-        !(stat(p->rejects_path, &st) == 0 && S_ISCHR(st.st_mode)))
+        !is_device(p->rejects_path))
         return ddb_run_fail(field, DDB_RUN_F_UNMATCHED, err,
                             "the rejects and the unmatched items would go to the same file %s",
                             p->rejects_path);
@@ -169,49 +176,54 @@ int ddb_run_check_own_files(ddb_run_plan *p, ddb_run_field *field, ddb_error *er
                {o->rejects_path, "--rejects"},
                {o->unmatched_path, "--unmatched"},
                {o->summary_path, "--summary"}};
-    const size_t n_own = sizeof(own) / sizeof(own[0]);
-    struct stat ws, rs;
+    const char *const mappings[] = {o->mapping_path, o->to_mapping_path};
+    enum { N_OWN = sizeof(own) / sizeof(own[0]) };
+    struct stat ws[N_OWN], rs;
+    int there[N_OWN];
 
     /* the state is saved by renaming a new copy over it: never over a device */
-    if (o->state_path != NULL && stat(o->state_path, &ws) == 0 && !S_ISREG(ws.st_mode))
+    if (o->state_path != NULL && ddb_path_is_special(o->state_path))
         return ddb_run_fail(field, DDB_RUN_F_OWN_FILES, err,
                             "--state %s is not a regular file: the state is saved as a file "
                             "of its own",
                             o->state_path);
-    for (size_t i = 0; i < n_own; i++) {
+    for (size_t i = 0; i < N_OWN; i++) {
         const char *folder = input_folder_holding(o, own[i].path);
         if (folder != NULL)
             return ddb_run_fail(field, DDB_RUN_F_OWN_FILES, err,
                                 "%s %s is inside the input folder %s: the next run would read it, "
                                 "or it would replace a file of it",
                                 own[i].flag, own[i].path, folder);
-        if (!local_file(own[i].path, &ws))
-            continue; /* not there yet: not anything the run reads */
-        for (size_t j = 0; j < p->n_inputs + o->n_inputs; j++) {
-            const char *in = j < p->n_inputs ? p->inputs[j] : o->inputs[j - p->n_inputs];
-            if (local_file(in, &rs) && same_file(&ws, &rs))
+        /* one not there yet is not anything the run reads */
+        there[i] = local_file(own[i].path, &ws[i]);
+    }
+    /* each input looked at once, however many files an input folder holds */
+    for (size_t j = 0; j < p->n_inputs + o->n_inputs; j++) {
+        const char *in = j < p->n_inputs ? p->inputs[j] : o->inputs[j - p->n_inputs];
+        if (!local_file(in, &rs))
+            continue;
+        for (size_t i = 0; i < N_OWN; i++)
+            if (there[i] && same_file(&ws[i], &rs))
                 return ddb_run_fail(field, DDB_RUN_F_OWN_FILES, err,
                                     "%s %s is the input %s: the run would overwrite what it reads",
                                     own[i].flag, own[i].path, in);
-        }
-        if ((local_file(o->mapping_path, &rs) && same_file(&ws, &rs)) ||
-            (local_file(o->to_mapping_path, &rs) && same_file(&ws, &rs)))
-            return ddb_run_fail(
-                field, DDB_RUN_F_OWN_FILES, err,
-                "%s %s is the mapping %s: the run would overwrite it", own[i].flag, own[i].path,
-                local_file(o->mapping_path, &rs) && same_file(&ws, &rs) ? o->mapping_path
-                                                                        : o->to_mapping_path);
     }
-    for (size_t i = 0; i < n_own; i++)
-        for (size_t j = i + 1; j < n_own; j++) {
-            struct stat a, b;
-            if (own[i].path == NULL || own[j].path == NULL || strcmp(own[i].path, "-") == 0)
-                continue;
-            /* a device (/dev/null for files not wanted) takes any number of them */
-            if (stat(own[i].path, &a) == 0 && S_ISCHR(a.st_mode))
+    for (size_t m = 0; m < 2; m++) {
+        if (!local_file(mappings[m], &rs))
+            continue;
+        for (size_t i = 0; i < N_OWN; i++)
+            if (there[i] && same_file(&ws[i], &rs))
+                return ddb_run_fail(field, DDB_RUN_F_OWN_FILES, err,
+                                    "%s %s is the mapping %s: the run would overwrite it",
+                                    own[i].flag, own[i].path, mappings[m]);
+    }
+    for (size_t i = 0; i < N_OWN; i++)
+        for (size_t j = i + 1; j < N_OWN; j++) {
+            if (own[i].path == NULL || own[j].path == NULL || strcmp(own[i].path, "-") == 0 ||
+                is_device(own[i].path))
                 continue;
             if (strcmp(own[i].path, own[j].path) == 0 ||
-                (local_file(own[i].path, &a) && local_file(own[j].path, &b) && same_file(&a, &b)))
+                (there[i] && there[j] && same_file(&ws[i], &ws[j])))
                 return ddb_run_fail(field, DDB_RUN_F_OWN_FILES, err,
                                     "%s and %s name the same file %s: each needs its own",
                                     own[i].flag, own[j].flag, own[j].path);

@@ -257,6 +257,14 @@ static int cmp_header(const void *a, const void *b)
     return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
+int ddb_sigv4_value_refused(const char *value)
+{
+    for (const char *p = value; *p; p++)
+        if (((unsigned char)*p < 0x20 && !is_space((unsigned char)*p)) || *p == 0x7f)
+            return 1;
+    return 0;
+}
+
 int ddb_sigv4_is_unsigned_header(const char *lname)
 {
     static const struct {
@@ -373,11 +381,9 @@ static int collect_headers(canon_header *h, size_t *n, ddb_sigv4_result *res,
                                      "SigV4: header name '%.64s' has a character not allowed "
                                      "in an HTTP field name",
                                      name);
-        for (const char *p = value; *p; p++)
-            if (((unsigned char)*p < 0x20 && !is_space((unsigned char)*p)) || *p == 0x7f)
-                return ddb_error_set(err, DDB_EINVAL,
-                                     "SigV4: value of header '%.64s' has a control character",
-                                     name);
+        if (ddb_sigv4_value_refused(value))
+            return ddb_error_set(err, DDB_EINVAL,
+                                 "SigV4: value of header '%.64s' has a control character", name);
         lname = lower_dup(name);
         if (lname == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "SigV4: out of memory");

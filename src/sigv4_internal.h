@@ -32,6 +32,10 @@ int ddb_sigv4_check_request(const ddb_sigv4_request *req, ddb_error *err);
 /* A character allowed in an HTTP field name or method (RFC 9110's tchar). */
 int ddb_sigv4_is_tchar(unsigned char c);
 
+/* A header value ddb_sigv4_sign refuses: a control character other than the
+ * whitespace it folds (or DEL), whether or not the header is signed. */
+int ddb_sigv4_value_refused(const char *value);
+
 /* A header (lower-case name) that proxies may change, so it is never signed. */
 int ddb_sigv4_is_unsigned_header(const char *lname);
 

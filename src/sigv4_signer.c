@@ -82,18 +82,6 @@ static int canonical_as_is(const char *v, size_t *len)
 #define NAME_IS(x, lit)                                                                            \
     ((x)->name_len == sizeof(lit) - 1 && memcmp((x)->name, lit, sizeof(lit) - 1) == 0)
 
-/* A value ddb_sigv4_sign refuses (a control character other than the
- * whitespace it folds), whether or not the header is signed. */
-static int refused_value(const char *v)
-{
-    for (; *v; v++) {
-        unsigned char c = (unsigned char)*v;
-        if ((c < 0x20 && c != ' ' && c != '\t' && c != '\r' && c != '\n') || c == 0x7f)
-            return 1;
-    }
-    return 0;
-}
-
 /* The request's headers, lower-cased, checked and sorted, plus X-Amz-Date and
  * the token as ddb_sigv4_sign adds them. 0, or NOT_SIMPLE. */
 static int gather(simple_header *h, size_t *n, int *has_date, const ddb_sigv4_request *req,
@@ -119,7 +107,7 @@ static int gather(simple_header *h, size_t *n, int *has_date, const ddb_sigv4_re
         x->name[k] = '\0';
         x->name_len = k;
         /* what ddb_sigv4_sign refuses is its to word */
-        if (k == 0 || refused_value(value))
+        if (k == 0 || ddb_sigv4_value_refused(value))
             return DDB_SIGV4_NOT_SIMPLE;
         if (ddb_sigv4_is_unsigned_header(x->name))
             continue;

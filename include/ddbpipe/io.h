@@ -246,6 +246,12 @@ DDB_MUST_USE int ddb_dir_sync(const char *dir, ddb_error *err);
 DDB_MUST_USE int ddb_file_write_atomic(const char *path, const void *data, size_t len,
                                        ddb_error *err);
 
+/* Is something other than a regular file at path (a device such as
+ * /dev/null, a FIFO, a folder)? A file ddbpipe writes whole there is written
+ * into, never renamed over or removed: run as root, a rename puts a regular
+ * file in /dev/null's place. 0 when nothing is there. */
+int ddb_path_is_special(const char *path);
+
 /* Whether ddb_make_dirs(dir) and files in it could be made: the nearest part
  * of dir that exists must be a folder this process may write. Returns 0, or
  * DDB_EIO naming the part at fault. */
