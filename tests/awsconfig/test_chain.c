@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "awsconfig_internal.h"
-#include "cred_metadata.h"
-#include "cred_sso.h"
+#include "aws/awsconfig_internal.h"
+#include "aws/cred_metadata.h"
+#include "aws/cred_sso.h"
 
 #include "fixture.h"
 

@@ -15,9 +15,9 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "cred_json.h"
-#include "cred_source.h"
-#include "cred_sts.h"
+#include "aws/cred_json.h"
+#include "aws/cred_source.h"
+#include "aws/cred_sts.h"
 
 #define SECRET "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
 

@@ -19,7 +19,7 @@
 #include "ddbpipe/client.h"
 #include "ddbpipe/clock.h"
 #include "scripted.h"
-#include "wire.h"
+#include "net/wire.h"
 
 #define TAG (1ull << 63)
 

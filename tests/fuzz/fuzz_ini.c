@@ -3,7 +3,7 @@
  * file, then every section is looked up both ways (config and credentials
  * naming) for a few keys.
  */
-#include "awsini.h"
+#include "aws/awsini.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen_internal.h"
+#include "gen/gen_internal.h"
 
 static gen_pattern *compile_ok(const char *re)
 {

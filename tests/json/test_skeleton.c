@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ddbpipe/json.h"
-#include "json_internal.h"
+#include "json/json_internal.h"
 
 extern int ddb_json_skeletons;
 

@@ -20,7 +20,7 @@
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/transform.h"
 #include "support/testutil.h"
-#include "transform_internal.h"
+#include "transform/transform_internal.h"
 
 /* rc, message and record text of decoding item, in out (a caller buffer);
  * then the same of decoding it as a key (a delete's), after " | ". */

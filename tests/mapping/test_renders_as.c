@@ -8,7 +8,7 @@
 
 #include "ddbpipe/mapping.h"
 #include "support/testutil.h"
-#include "template.h"
+#include "transform/template.h"
 
 static const char *const samples[] = {"u1",    "a#b",   "#",     "2021-03-13", "007",
                                       "12.50", "IMAGE", "image", "MONDAY",     "Monday",

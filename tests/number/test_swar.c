@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ddbpipe/value.h"
-#include "swar.h"
+#include "core/swar.h"
 
 static int slow_digits(const char *s, size_t n)
 {

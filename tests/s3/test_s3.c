@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_impl.h"
+#include "net/client_impl.h"
 #include "ddbpipe/client.h"
 #include "ddbpipe/s3.h"
-#include "s3_internal.h"
+#include "s3/s3_internal.h"
 
 static ddb_client *client(void)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "ddbpipe/output_table.h"
-#include "output_table_internal.h"
+#include "write/output_table_internal.h"
 #include "support/testutil.h"
 
 /* ------------------------------------------------ the stand-in client */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ddbpipe/json.h"
-#include "output_table_internal.h"
+#include "write/output_table_internal.h"
 #include "support/testutil.h"
 
 static ddb_table_info info;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "keyset.h"
+#include "core/keyset.h"
 
 #define KEYS 300
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ddbpipe/io.h"
-#include "spill_codec.h"
+#include "write/spill_codec.h"
 #include "support/testutil.h"
 
 static ddb_arena *a;

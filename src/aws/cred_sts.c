@@ -1,0 +1,364 @@
+/*
+ * AWS STS over its Query protocol: AssumeRole (signed with SigV4 by
+ * ddb_sigv4_sign, service "sts") and AssumeRoleWithWebIdentity (unsigned: the
+ * web identity token is the proof). Requests are form-encoded POSTs; answers
+ * are XML, <...Result><Credentials>...</Credentials> on success and
+ * <ErrorResponse><Error><Code/><Message/></Error> on failure.
+ */
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+#include "aws/awshttp.h"
+#include "aws/awsini.h"
+#include "aws/cred_source.h"
+#include "aws/cred_sts.h"
+#include "ddbpipe/sigv4.h"
+
+static const char *const sts_retry_codes[] = {"IDPCommunicationError", NULL};
+
+static int form_put(ddb_buf *b, const char *key, const char *value)
+{
+    if (b->len)
+        ddb_buf_putc(b, '&');
+    ddb_buf_puts(b, key);
+    ddb_buf_putc(b, '=');
+    return ddb_cred_percent_encode(b, value);
+}
+
+int ddb_sts_form(ddb_buf *body, const char *action, const ddb_cred_source *s, const char *web_token)
+{
+    char duration[24];
+    /* Reserved up front: the body may carry the web identity token, and a
+     * reallocation would leave a copy of it behind. */
+    if (ddb_buf_reserve(body, 4096 + (web_token ? strlen(web_token) * 3 : 0)) != 0)
+        return DDB_ENOMEM;
+    form_put(body, "Action", action);
+    form_put(body, "Version", "2011-06-15");
+    form_put(body, "RoleArn", s->role_arn);
+    form_put(body, "RoleSessionName", s->session_name);
+    if (s->external_id)
+        form_put(body, "ExternalId", s->external_id);
+    if (s->duration_seconds > 0) {
+        snprintf(duration, sizeof(duration), "%d", s->duration_seconds);
+        form_put(body, "DurationSeconds", duration);
+    }
+    if (web_token)
+        form_put(body, "WebIdentityToken", web_token);
+    return body->oom ? DDB_ENOMEM : 0;
+}
+
+/* The text of the first <tag>...</tag> in [p, end), or NULL. */
+static const char *xml_find(const char *p, const char *end, const char *tag, size_t *len)
+{
+    char open[64], close[64];
+    const char *a, *b;
+    int no = snprintf(open, sizeof(open), "<%s>", tag);
+    snprintf(close, sizeof(close), "</%s>", tag);
+    for (a = p; a && a < end; a++) {
+        a = memchr(a, '<', (size_t)(end - a));
+        if (a == NULL || (size_t)(end - a) < (size_t)no)
+            return NULL;
+        if (memcmp(a, open, (size_t)no) == 0)
+            break;
+    }
+    if (a == NULL || a >= end)
+        return NULL;
+    a += no;
+    for (b = a; b < end; b++)
+        if (*b == '<' && (size_t)(end - b) >= strlen(close) &&
+            memcmp(b, close, strlen(close)) == 0) {
+            *len = (size_t)(b - a);
+            return a;
+        }
+    return NULL;
+}
+
+/* Decodes XML character references into a malloc'd string; NULL on OOM. */
+static char *xml_text(const char *p, size_t len)
+{
+    static const struct {
+        const char *name;
+        char c;
+    } ent[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+    char *out = malloc(len + 1), *o = out;
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < len;) {
+        size_t k, n;
+        if (p[i] != '&') {
+            *o++ = p[i++];
+            continue;
+        }
+        for (k = 0; k < 5; k++) {
+            n = strlen(ent[k].name);
+            if (len - i >= n && memcmp(p + i, ent[k].name, n) == 0)
+                break;
+        }
+        if (k < 5) {
+            *o++ = ent[k].c;
+            i += n;
+        } else if (len - i > 3 && p[i + 1] == '#') {
+            char *e;
+            unsigned long v =
+                p[i + 2] == 'x' ? strtoul(p + i + 3, &e, 16) : strtoul(p + i + 2, &e, 10);
+            if ((size_t)(e - p) < len && *e == ';') {
+                *o++ = v > 0 && v < 128 ? (char)v : '?';
+                i = (size_t)(e - p) + 1;
+            } else {
+                *o++ = p[i++];
+            }
+        } else {
+            *o++ = p[i++];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+void ddb_sts_parse_error(const char *body, size_t len, char *code, size_t code_cap, char *message,
+                         size_t message_cap)
+{
+    const char *end = body + len, *p;
+    size_t n;
+    char *t;
+    code[0] = message[0] = '\0';
+    if (body == NULL)
+        return;
+    if ((p = xml_find(body, end, "Code", &n)) != NULL && (t = xml_text(p, n)) != NULL) {
+        snprintf(code, code_cap, "%s", t);
+        free(t);
+    }
+    if ((p = xml_find(body, end, "Message", &n)) != NULL && (t = xml_text(p, n)) != NULL) {
+        snprintf(message, message_cap, "%s", t);
+        OPENSSL_cleanse(t, strlen(t));
+        free(t);
+    }
+    for (char *c = message; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            *c = ' ';
+}
+
+static void classify(ddb_http_resp *resp)
+{
+    char message[8];
+    if (resp->error_type[0] == '\0')
+        ddb_sts_parse_error(resp->body.ptr, resp->body.len, resp->error_type,
+                            sizeof(resp->error_type), message, sizeof(message));
+}
+
+int ddb_sts_parse_credentials(ddb_aws_credentials **out, const char *body, size_t len,
+                              const char *result_tag, char *source, ddb_error *err)
+{
+    static const char *const field[4] = {"AccessKeyId", "SecretAccessKey", "SessionToken",
+                                         "Expiration"};
+    const char *end = body + len, *p, *cred;
+    char *v[4] = {NULL};
+    size_t n, cn;
+    time_t expiration = 0;
+    int rc = 0;
+
+    *out = NULL;
+    if ((p = xml_find(body, end, result_tag, &n)) == NULL ||
+        (cred = xml_find(p, p + n, "Credentials", &cn)) == NULL) {
+        rc = ddb_error_set(err, DDB_ERROR, "%s: the answer has no <%s><Credentials>", source,
+                           result_tag);
+        goto done;
+    }
+    for (int i = 0; i < 4 && rc == 0; i++) {
+        const char *f = xml_find(cred, cred + cn, field[i], &n);
+        if (f == NULL || n == 0)
+            rc = ddb_error_set(err, DDB_ERROR, "%s: the answer's Credentials have no %s", source,
+                               field[i]);
+        else if ((v[i] = xml_text(f, n)) == NULL)
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    if (rc == 0 && ddb_cred_parse_time(&expiration, v[3]) != 0)
+        rc = ddb_error_set(err, DDB_ERROR, "%s: Expiration '%.40s' is not an ISO 8601 time", source,
+                           v[3]);
+    if (rc == 0) {
+        rc = ddb_cred_make(out, v[0], v[1], v[2], expiration, source, err);
+        source = NULL;
+    }
+done:
+    free(source);
+    for (int i = 0; i < 4; i++)
+        ddb_aws_free_secret(v[i]);
+    return rc;
+}
+
+/* Host header value (host[:port] as in the URL) and path of url. */
+static int split_url(const char *url, char **host, char **path)
+{
+    CURLU *u = curl_url();
+    char *h = NULL, *port = NULL, *pa = NULL;
+    int rc = -1;
+    *host = *path = NULL;
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &h, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PATH, &pa, 0) == CURLUE_OK) {
+        curl_url_get(u, CURLUPART_PORT, &port, 0);
+        *host = port ? ddb_aws_xprintf("%s:%s", h, port) : strdup(h);
+        *path = strdup(pa);
+        rc = *host && *path ? 0 : -1;
+    }
+    curl_free(h);
+    curl_free(port);
+    curl_free(pa);
+    curl_url_cleanup(u);
+    return rc;
+}
+
+void ddb_sts_request_dispose(ddb_sts_request *r)
+{
+    for (int i = 0; i < DDB_STS_MAX_LINES; i++)
+        ddb_aws_free_secret(r->lines[i]);
+    if (r->body.ptr)
+        OPENSSL_cleanse(r->body.ptr, r->body.cap);
+    ddb_buf_dispose(&r->body);
+    ddb_sigv4_result_free(r->sig);
+    free(r->host);
+    free(r->path);
+    memset(r, 0, sizeof(*r));
+}
+
+int ddb_sts_build(ddb_sts_request *r, const ddb_cred_source *s, const char *action,
+                  const ddb_aws_credentials *with, const char *web_token, time_t when,
+                  ddb_error *err)
+{
+    int rc = 0, n = 2;
+
+    memset(r, 0, sizeof(*r));
+    if (split_url(s->sts_url, &r->host, &r->path) != 0) {
+        rc = ddb_error_set(err, DDB_EUSAGE, "STS endpoint '%.200s' is not a URL", s->sts_url);
+        goto done;
+    }
+    if (ddb_sts_form(&r->body, action, s, web_token) != 0) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    r->lines[0] = ddb_aws_xprintf("Host: %s", r->host);
+    r->lines[1] = strdup("Content-Type: " DDB_STS_CONTENT_TYPE);
+    if (with) {
+        ddb_sigv4_header hdrs[2] = {{"Host", r->host}, {"Content-Type", DDB_STS_CONTENT_TYPE}};
+        ddb_sigv4_request sr;
+        memset(&sr, 0, sizeof(sr));
+        sr.method = "POST";
+        sr.path = r->path;
+        sr.query = "";
+        sr.headers = hdrs;
+        sr.header_count = 2;
+        sr.payload = r->body.ptr;
+        sr.payload_len = r->body.len;
+        sr.access_key_id = with->access_key_id;
+        sr.secret_access_key = with->secret_access_key;
+        sr.session_token = with->session_token;
+        sr.region = s->sts_region;
+        sr.service = "sts";
+        sr.timestamp = when;
+        sr.flags = DDB_SIGV4_NORMALIZE_PATH;
+        if ((rc = ddb_sigv4_sign(&r->sig, &sr, err)) != 0)
+            goto done;
+        for (size_t i = 0; i < r->sig->add_count && n < DDB_STS_MAX_LINES - 1; i++)
+            r->lines[n++] = ddb_aws_xprintf("%s: %s", r->sig->add[i].name, r->sig->add[i].value);
+    }
+    for (int i = 0; i < n; i++)
+        if (r->lines[i] == NULL)
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+done:
+    if (rc != 0)
+        ddb_sts_request_dispose(r);
+    return rc;
+}
+
+/* Sends an STS action; on HTTP 200 parses the credentials. with = NULL for
+ * an unsigned request. */
+static int sts_call(ddb_aws_credentials **out, const ddb_cred_source *s, const char *action,
+                    const ddb_aws_credentials *with, const char *web_token,
+                    const ddb_cred_call *call, ddb_error *err)
+{
+    /* What must not leak into error messages, even if STS echoed it. */
+    const char *secrets[] = {with ? with->secret_access_key : NULL,
+                             with ? with->session_token : NULL, web_token, NULL};
+    ddb_sts_request r;
+    ddb_http_resp resp = {0};
+    char result_tag[64], code[128], message[600];
+    ddb_http_policy policy = {0};
+    ddb_http_req req = {0};
+    int rc, attempts = 0;
+
+    *out = NULL;
+    if ((rc = ddb_sts_build(&r, s, action, with, web_token, 0, err)) != 0)
+        return ddb_error_prefix(err, "%s: ", s->label);
+    req.method = "POST";
+    req.url = s->sts_url;
+    req.headers = (const char *const *)r.lines;
+    req.body = r.body.ptr;
+    req.body_len = r.body.len;
+    req.connect_timeout_ms = s->net.connect_timeout_ms;
+    req.timeout_ms = s->net.timeout_ms;
+    req.ca_file = s->net.ca_file;
+    req.abort = call ? call->abort : NULL;
+    policy.max_attempts = s->net.max_attempts;
+    policy.rng = call ? call->rng : NULL;
+    policy.classify = classify;
+    policy.retry_codes = sts_retry_codes;
+    /* One signature serves every attempt: SigV4 allows 5 minutes of skew and
+     * the retries of one call end well within that. */
+    if ((rc = ddb_http_send(&resp, &req, &policy, &attempts, err)) != 0) {
+        ddb_error_prefix(err, "%s: STS %s (%d attempt%s): ", s->label, action, attempts,
+                         attempts == 1 ? "" : "s");
+        goto done;
+    }
+    if (resp.status != 200) {
+        ddb_sts_parse_error(resp.body.ptr, resp.body.len, code, sizeof(code), message,
+                            sizeof(message));
+        ddb_cred_redact(message, secrets, sizeof(secrets) / sizeof(secrets[0]));
+        rc = ddb_error_set(err, resp.status >= 500 || code[0] == '\0' ? DDB_ENET : DDB_ERROR,
+                           "%s: STS %s answered HTTP %ld %s%s%.400s (%d attempt%s)", s->label,
+                           action, resp.status, code[0] ? code : "(no error code)",
+                           message[0] ? ": " : "", message, attempts, attempts == 1 ? "" : "s");
+        goto done;
+    }
+    snprintf(result_tag, sizeof(result_tag), "%sResult", action);
+    if ((rc = ddb_sts_parse_credentials(out, resp.body.ptr, resp.body.len, result_tag,
+                                        strdup(s->label), err)) != 0)
+        goto done;
+    if ((*out)->expiration != 0 && (*out)->expiration <= (time_t)(ddb_cred_now_ms() / 1000)) {
+        char when[32];
+        ddb_cred_format_time(when, sizeof(when), (*out)->expiration);
+        ddb_aws_credentials_free(*out);
+        *out = NULL;
+        rc = ddb_error_set(err, DDB_ERROR,
+                           "%s: STS returned credentials that expired at %s (is the clock "
+                           "right?)",
+                           s->label, when);
+    }
+done:
+    ddb_sts_request_dispose(&r);
+    ddb_http_resp_dispose(&resp);
+    return rc;
+}
+
+int ddb_sts_assume_role(ddb_aws_credentials **out, const ddb_cred_source *s,
+                        const ddb_aws_credentials *with, const ddb_cred_call *call, ddb_error *err)
+{
+    return sts_call(out, s, "AssumeRole", with, NULL, call, err);
+}
+
+int ddb_sts_assume_role_with_web_identity(ddb_aws_credentials **out, const ddb_cred_source *s,
+                                          const ddb_cred_call *call, ddb_error *err)
+{
+    char *token = NULL;
+    int rc;
+    *out = NULL;
+    /* Read at every call: EKS and CI runners rotate the file. */
+    if ((rc = ddb_cred_read_token_file(&token, s->token_file, "web identity token file", err)) != 0)
+        return ddb_error_prefix(err, "%s: ", s->label);
+    rc = sts_call(out, s, "AssumeRoleWithWebIdentity", NULL, token, call, err);
+    ddb_aws_free_secret(token);
+    return rc;
+}

@@ -1,0 +1,507 @@
+/*
+ * What goes on the wire for each attempt of a call: DynamoDB's signed JSON
+ * POST, or a generic signed request (S3), with the response headers and body
+ * collected for the loop (client.c) to judge.
+ */
+#include <curl/curl.h>
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "net/client_impl.h"
+#include "ddbpipe/credprov.h"
+#include "ddbpipe/sigv4.h"
+
+#define MAX_RESERVED_BODY (32u << 20)
+
+static size_t on_body(char *data, size_t size, size_t n, void *ud)
+{
+    call *cl = ud;
+    if (ddb_buf_append(&cl->resp_body, data, size * n) != 0)
+        return 0; /* out of memory: curl aborts the transfer */
+    return size * n;
+}
+
+/* Copies the trimmed value of a header line after its name's colon. */
+static void header_value(const char *data, size_t len, size_t i, char *out, size_t cap)
+{
+    size_t k = 0;
+    while (i < len && data[i] == ' ')
+        i++;
+    while (i < len && data[i] != '\r' && data[i] != '\n' && k + 1 < cap)
+        out[k++] = data[i++];
+    out[k] = '\0';
+}
+
+static size_t on_header(char *data, size_t size, size_t n, void *ud)
+{
+    call *cl = ud;
+    size_t len = size * n;
+    if (len > 5 && strncmp(data, "HTTP/", 5) == 0) {
+        /* A new response (after a 100 Continue, a redirect): its own headers. */
+        const char *sp = memchr(data, ' ', len);
+        cl->status_seen = sp ? strtol(sp + 1, NULL, 10) : 0;
+        ddb_buf_clear(&cl->resp_headers);
+        return len;
+    }
+    if (ddb_buf_append(&cl->resp_headers, data, len) != 0)
+        return 0;
+    if (len > 14 && strncasecmp(data, "x-amz-crc32:", 12) == 0) {
+        size_t i = 12, k = 0;
+        while (i < len && data[i] == ' ')
+            i++;
+        while (i < len && data[i] >= '0' && data[i] <= '9' && k + 1 < sizeof(cl->crc))
+            cl->crc[k++] = data[i++];
+        cl->crc[k] = '\0';
+    } else if (len > 18 && strncasecmp(data, "x-amzn-errortype:", 17) == 0) {
+        header_value(data, len, 17, cl->errtype, sizeof(cl->errtype));
+    } else if (len > 17 && strncasecmp(data, "content-encoding:", 17) == 0) {
+        header_value(data, len, 17, cl->encoding, sizeof(cl->encoding));
+        if (strcasecmp(cl->encoding, "identity") == 0)
+            cl->encoding[0] = '\0';
+    } else if (len > 16 && strncasecmp(data, "content-length:", 15) == 0) {
+        /* the body's room at once, not by doubling (a Scan page is a megabyte
+         * of JSON); a length past any DynamoDB answer is left to grow */
+        char num[24];
+        unsigned long long body;
+        header_value(data, len, 15, num, sizeof(num));
+        body = strtoull(num, NULL, 10);
+        /* a HEAD's Content-Length is the object's: no body comes */
+        if (body > 0 && body <= MAX_RESERVED_BODY &&
+            !(cl->http != NULL && strcmp(cl->http->method, "HEAD") == 0) &&
+            ddb_buf_reserve(&cl->resp_body, (size_t)body) != 0)
+            return 0;
+    }
+    return len;
+}
+
+static int wire_header(void *ud, const char *line, size_t len)
+{
+    return on_header((char *)line, 1, len, ud) == len ? 0 : -1;
+}
+
+static int wire_body(void *ud, const char *data, size_t len)
+{
+    return on_body((char *)data, 1, len, ud) == len ? 0 : -1;
+}
+
+/* A request's signature: the headers to add, from the client's kept signer
+ * or, for a request it hands back, ddb_sigv4_sign. The kept signer's token
+ * header points into the credentials, held until signed_done. */
+typedef struct signed_req {
+    const ddb_aws_credentials *creds;
+    ddb_sigv4_result *general;
+    ddb_sigv4_signed kept;
+    const ddb_sigv4_header *add;
+    size_t add_count;
+} signed_req;
+
+/* The credentials of this attempt (the provider's current ones), signed into
+ * the headers to add. Returns 0 or a signing error (message in cl->resp);
+ * either way out is for signed_done. */
+static int sign(ddb_client *c, call *cl, ddb_sigv4_request *req, signed_req *out)
+{
+    ddb_error err;
+    int rc = DDB_SIGV4_NOT_SIMPLE;
+    out->general = NULL;
+    out->creds = c->prov ? ddb_credprov_acquire(c->prov, &cl->cred_gen) : c->creds;
+    req->access_key_id = out->creds ? out->creds->access_key_id : "anonymous";
+    req->secret_access_key = out->creds ? out->creds->secret_access_key : "anonymous";
+    req->session_token = out->creds ? out->creds->session_token : NULL;
+    if (c->signer != NULL && (rc = ddb_sigv4_signer_sign(c->signer, &out->kept, req, &err)) == 0) {
+        out->add = out->kept.add;
+        out->add_count = out->kept.add_count;
+    } else if (rc == DDB_SIGV4_NOT_SIMPLE && (rc = ddb_sigv4_sign(&out->general, req, &err)) == 0) {
+        out->add = out->general->add;
+        out->add_count = out->general->add_count;
+    }
+    if (rc != 0)
+        snprintf(cl->resp.message, sizeof(cl->resp.message), "signing failed: %.400s", err.message);
+    return rc;
+}
+
+static void signed_done(ddb_client *c, signed_req *sr)
+{
+    if (c->prov)
+        ddb_credprov_release(c->prov, sr->creds);
+    sr->creds = NULL;
+    ddb_sigv4_result_free(sr->general);
+    sr->general = NULL;
+}
+
+static struct curl_slist *add_header(struct curl_slist *h, int *oom, const char *name,
+                                     const char *value)
+{
+    char stack[4096], *line = stack;
+    struct curl_slist *n = NULL;
+    size_t nl = strlen(name), vl = strlen(value), len = nl + 2 + vl;
+
+    /* "name: value" without a format to parse; a long one (a session token
+     * can be) in its own allocation rather than cut */
+    if (len >= sizeof(stack) && (line = malloc(len + 1)) == NULL) {
+        *oom = 1;
+        return h;
+    }
+    memcpy(line, name, nl);
+    memcpy(line + nl, ": ", 2);
+    memcpy(line + nl + 2, value, vl + 1);
+    n = curl_slist_append(h, line);
+    OPENSSL_cleanse(line, len + 1); /* may hold the session token */
+    if (line != stack)
+        free(line);
+    if (n == NULL)
+        *oom = 1;
+    return n ? n : h;
+}
+
+/* The easy handle's options every attempt shares. */
+static void common_options(ddb_client *c, call *cl, const char *url)
+{
+    curl_easy_setopt(cl->easy, CURLOPT_URL, url);
+    curl_easy_setopt(cl->easy, CURLOPT_HTTPHEADER, cl->headers);
+    curl_easy_setopt(cl->easy, CURLOPT_USERAGENT, c->user_agent);
+    curl_easy_setopt(cl->easy, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(cl->easy, CURLOPT_WRITEDATA, cl);
+    curl_easy_setopt(cl->easy, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(cl->easy, CURLOPT_HEADERDATA, cl);
+    curl_easy_setopt(cl->easy, CURLOPT_ERRORBUFFER, cl->curl_err);
+    curl_easy_setopt(cl->easy, CURLOPT_PRIVATE, cl);
+    curl_easy_setopt(cl->easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(cl->easy, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(cl->easy, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(cl->easy, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (c->ca_bundle != NULL) {
+        /* that file alone, as the AWS CLI and the own path trust it */
+        curl_easy_setopt(cl->easy, CURLOPT_CAINFO, c->ca_bundle);
+        curl_easy_setopt(cl->easy, CURLOPT_CAPATH, NULL);
+    }
+    /* Signed requests never follow a redirect: S3's 301 is read, not followed. */
+    curl_easy_setopt(cl->easy, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(cl->easy, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
+    curl_easy_setopt(cl->easy, CURLOPT_TIMEOUT_MS, c->request_timeout_ms);
+}
+
+/* DynamoDB: POST / with X-Amz-Target, the JSON body signed. */
+static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
+{
+    char target[96];
+    ddb_sigv4_header hdrs[3];
+    ddb_sigv4_request req;
+    signed_req sig;
+    int oom = 0;
+
+    snprintf(target, sizeof(target), "DynamoDB_20120810.%s", cl->op);
+    hdrs[0].name = "Host";
+    hdrs[0].value = c->host;
+    hdrs[1].name = "Content-Type";
+    hdrs[1].value = "application/x-amz-json-1.0";
+    hdrs[2].name = "X-Amz-Target";
+    hdrs[2].value = target;
+    memset(&req, 0, sizeof(req));
+    req.method = "POST";
+    req.path = "/";
+    req.query = "";
+    req.headers = hdrs;
+    req.header_count = 3;
+    req.payload = cl->body;
+    req.payload_len = cl->len;
+    req.region = c->region;
+    req.service = "dynamodb";
+    req.flags = DDB_SIGV4_FLAGS_DYNAMODB;
+    if (sign(c, cl, &req, &sig) != 0) {
+        signed_done(c, &sig);
+        return -1;
+    }
+    if (c->wire != NULL) {
+        /* our own HTTP/1.1: the head as it goes on the wire */
+        ddb_buf *b = &cl->head;
+        size_t room = 200 + strlen(c->host) + strlen(c->user_agent) + strlen(target);
+        for (size_t i = 0; i < sig.add_count; i++)
+            room += strlen(sig.add[i].name) + strlen(sig.add[i].value) + 4;
+        /* all of it at once: a block that grew would be freed holding the token */
+        oom = ddb_buf_reserve(b, room) || ddb_buf_puts(b, "POST / HTTP/1.1\r\nHost: ") ||
+              ddb_buf_puts(b, c->host) || ddb_buf_puts(b, "\r\nUser-Agent: ") ||
+              ddb_buf_puts(b, c->user_agent) ||
+              ddb_buf_puts(b, "\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: ") ||
+              ddb_buf_puts(b, target) || ddb_buf_puts(b, "\r\n") ||
+              (c->ask_gzip && ddb_buf_puts(b, "Accept-Encoding: gzip\r\n"));
+        for (size_t i = 0; !oom && i < sig.add_count; i++)
+            oom = ddb_buf_puts(b, sig.add[i].name) || ddb_buf_puts(b, ": ") ||
+                  ddb_buf_puts(b, sig.add[i].value) || ddb_buf_puts(b, "\r\n");
+        oom = oom || ddb_buf_puts(b, "Content-Length: ") || ddb_buf_put_u64(b, cl->len) ||
+              ddb_buf_puts(b, "\r\n\r\n");
+        signed_done(c, &sig);
+        if (oom) {
+            snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
+            return -1;
+        }
+        cl->on_wire = 1;
+        cl->xfer.head = b->ptr;
+        cl->xfer.head_len = b->len;
+        cl->xfer.body = cl->body;
+        cl->xfer.body_len = cl->len;
+        cl->xfer.timeout_ms = c->request_timeout_ms;
+        cl->xfer.on_header = wire_header;
+        cl->xfer.on_body = wire_body;
+        cl->xfer.ud = cl;
+        return 0;
+    }
+    *h = add_header(*h, &oom, "Content-Type", "application/x-amz-json-1.0");
+    *h = add_header(*h, &oom, "X-Amz-Target", target);
+    *h = add_header(*h, &oom, "Expect", "");
+    if (c->ask_gzip)
+        *h = add_header(*h, &oom, "Accept-Encoding", "gzip");
+    for (size_t i = 0; i < sig.add_count; i++)
+        *h = add_header(*h, &oom, sig.add[i].name, sig.add[i].value);
+    signed_done(c, &sig);
+    if (oom)
+        snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
+    if (oom)
+        return -1;
+    curl_easy_setopt(cl->easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDS, cl->body);
+    curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)cl->len);
+    common_options(c, cl, c->url);
+    /* Accept-Encoding is ours, not libcurl's (CURLOPT_ACCEPT_ENCODING):
+     * DynamoDB's x-amz-crc32 is of the gzipped bytes, which libcurl would
+     * decode before the CRC is checked (the AWS SDKs met this as CRC32
+     * mismatches); the client decodes after (client_gzip.c). */
+    curl_easy_setopt(cl->easy, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+    return 0;
+}
+
+/* A generic request: the caller's headers plus Host (and Range for what is
+ * still missing of a ranged GET), all signed. */
+static int build_http(ddb_client *c, call *cl, struct curl_slist **h)
+{
+    http_part *hp = cl->http;
+    ddb_sigv4_header *hdrs = calloc(hp->n_headers + 2, sizeof(*hdrs));
+    ddb_sigv4_request req;
+    signed_req sig = {0};
+    char range[80];
+    size_t n = 0;
+    int oom = 0, rc = -1;
+
+    if (hdrs == NULL) {
+        snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
+        return -1;
+    }
+    hdrs[n].name = "Host";
+    hdrs[n++].value = hp->host;
+    for (size_t i = 0; i < hp->n_headers; i++)
+        hdrs[n++] = hp->headers[i];
+    if (hp->ranged) {
+        snprintf(range, sizeof(range), "bytes=%llu-%llu",
+                 (unsigned long long)(hp->range_start + hp->kept),
+                 (unsigned long long)hp->range_end);
+        hdrs[n].name = "Range";
+        hdrs[n++].value = range;
+    }
+    memset(&req, 0, sizeof(req));
+    req.method = hp->method;
+    req.path = hp->path;
+    req.query = hp->query;
+    req.headers = hdrs;
+    req.header_count = n;
+    req.payload = cl->body;
+    req.payload_len = cl->len;
+    req.region = hp->region ? hp->region : c->region;
+    req.service = hp->service;
+    req.flags = hp->sign_flags;
+    if (sign(c, cl, &req, &sig) != 0)
+        goto done;
+    for (size_t i = 1; i < n; i++)
+        *h = add_header(*h, &oom, hdrs[i].name, hdrs[i].value);
+    *h = add_header(*h, &oom, "Expect", "");
+    if (cl->len == 0 && strcmp(hp->method, "PUT") == 0)
+        *h = add_header(*h, &oom, "Content-Length", "0");
+    for (size_t i = 0; i < sig.add_count; i++)
+        *h = add_header(*h, &oom, sig.add[i].name, sig.add[i].value);
+    if (oom) {
+        snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
+        goto done;
+    }
+    if (strcmp(hp->method, "HEAD") == 0) {
+        curl_easy_setopt(cl->easy, CURLOPT_NOBODY, 1L);
+    } else if (strcmp(hp->method, "GET") != 0) {
+        curl_easy_setopt(cl->easy, CURLOPT_CUSTOMREQUEST, hp->method);
+        curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDS, cl->body ? cl->body : "");
+        curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)cl->len);
+    }
+    common_options(c, cl, hp->url);
+    rc = 0;
+done:
+    signed_done(c, &sig);
+    free(hdrs);
+    return rc;
+}
+
+void ddb_client_start_attempt(ddb_client *c, call *cl)
+{
+    struct curl_slist *h = NULL;
+    int rc;
+
+    if (ddb_client_hold_for_credentials(c, cl))
+        return;
+    cl->attempts++;
+    cl->crc[0] = cl->errtype[0] = cl->curl_err[0] = cl->encoding[0] = '\0';
+    cl->status_seen = 0;
+    ddb_buf_clear(&cl->resp_body);
+    ddb_buf_clear(&cl->resp_headers);
+    /* A ranged GET keeps the bytes earlier attempts received. */
+    if (cl->http != NULL && cl->http->ranged)
+        cl->resp_body.len = (size_t)cl->http->kept;
+    if (c->wire != NULL && cl->http == NULL) {
+        if (build_dynamodb(c, cl, &h) != 0) {
+            ddb_client_attempt_failed(c, cl, 0);
+            return;
+        }
+        ddb_wire_start(c->wire, &cl->xfer);
+        if (cl->xfer.deadline_ms < c->wire_next_ms)
+            c->wire_next_ms = cl->xfer.deadline_ms;
+        goto started;
+    }
+    cl->easy = ddb_client_get_easy(c);
+    if (cl->easy == NULL) {
+        snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
+        ddb_client_attempt_failed(c, cl, 0);
+        return;
+    }
+    rc = cl->http ? build_http(c, cl, &h) : build_dynamodb(c, cl, &h);
+    cl->headers = h;
+    curl_easy_setopt(cl->easy, CURLOPT_HTTPHEADER, cl->headers);
+    if (rc != 0 || curl_multi_add_handle(c->multi, cl->easy) != CURLM_OK) {
+        if (rc == 0)
+            snprintf(cl->resp.message, sizeof(cl->resp.message), "libcurl refused the request");
+        ddb_client_attempt_failed(c, cl, 0); /* gives back the handle and the lines */
+        return;
+    }
+started:
+    cl->next = c->flying;
+    c->flying = cl;
+    c->in_flight++;
+    c->stats.requests++;
+    c->stats.bytes_sent += cl->len;
+    if (cl->attempts > 1)
+        c->stats.retries++;
+}
+
+/* Splits url into host[:port], raw path and raw query. */
+static int split_url(http_part *hp, const char *url)
+{
+    const char *p = strstr(url, "://"), *slash, *q;
+    if (p == NULL)
+        return -1;
+    p += 3;
+    slash = strchr(p, '/');
+    q = strchr(p, '?');
+    if (q != NULL && (slash == NULL || q < slash))
+        slash = NULL;
+    if (slash == NULL) {
+        size_t hl = q ? (size_t)(q - p) : strlen(p);
+        hp->host = strndup(p, hl);
+        hp->path = strdup("/");
+    } else {
+        hp->host = strndup(p, (size_t)(slash - p));
+        hp->path = q ? strndup(slash, (size_t)(q - slash)) : strdup(slash);
+    }
+    hp->query = strdup(q ? q + 1 : "");
+    return hp->host && hp->path && hp->query ? 0 : -1;
+}
+
+static void http_part_free(http_part *hp)
+{
+    if (hp == NULL)
+        return;
+    for (size_t i = 0; i < hp->n_headers; i++) {
+        free((char *)hp->headers[i].name);
+        free((char *)hp->headers[i].value);
+    }
+    free(hp->headers);
+    free(hp->url);
+    free(hp->host);
+    free(hp->path);
+    free(hp->query);
+    free(hp->region);
+    free(hp);
+}
+
+void ddb_client_call_free(call *cl)
+{
+    if (cl == NULL)
+        return;
+    ddb_buf_dispose(&cl->resp_body);
+    ddb_buf_dispose(&cl->resp_headers);
+    if (cl->head.ptr != NULL)
+        OPENSSL_cleanse(cl->head.ptr, cl->head.len);
+    ddb_buf_dispose(&cl->head);
+    http_part_free(cl->http);
+    free(cl->body);
+    free(cl);
+}
+
+int ddb_client_submit_http(ddb_client *c, const ddb_http_call *hc, ddb_call_done_fn done, void *ctx,
+                           ddb_error *err)
+{
+    call *cl = calloc(1, sizeof(*cl));
+    http_part *hp = calloc(1, sizeof(*hp));
+    int oom = cl == NULL || hp == NULL;
+
+    if (!oom) {
+        cl->http = hp;
+        snprintf(hp->method, sizeof(hp->method), "%s", hc->method);
+        snprintf(hp->service, sizeof(hp->service), "%s", hc->service ? hc->service : "s3");
+        snprintf(cl->op, sizeof(cl->op), "%s %s", hp->service, hc->method);
+        hp->sign_flags = hc->sign_flags;
+        hp->ranged = hc->ranged;
+        hp->range_start = hc->range_start;
+        hp->range_end = hc->range_end;
+        oom = (hp->url = strdup(hc->url)) == NULL || split_url(hp, hc->url) != 0 ||
+              (hc->region && (hp->region = strdup(hc->region)) == NULL) ||
+              (hp->headers = calloc(hc->n_headers + 1, sizeof(*hp->headers))) == NULL;
+    }
+    for (size_t i = 0; !oom && i < hc->n_headers; i++) {
+        hp->headers[i].name = strdup(hc->headers[i].name);
+        hp->headers[i].value = strdup(hc->headers[i].value);
+        hp->n_headers++;
+        oom = hp->headers[i].name == NULL || hp->headers[i].value == NULL;
+    }
+    if (!oom && hc->body_len > 0) {
+        if ((cl->body = malloc(hc->body_len)) == NULL)
+            oom = 1;
+        else
+            memcpy(cl->body, hc->body, hc->body_len);
+        cl->len = hc->body_len;
+    }
+    if (oom) {
+        if (cl)
+            ddb_client_call_free(cl);
+        else
+            http_part_free(hp);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    cl->done = done;
+    cl->ctx = ctx;
+    c->queued++;
+    ddb_client_enqueue_ready(c, cl);
+    return 0;
+}
+
+int ddb_response_header(const ddb_response *resp, const char *name, char *out, size_t cap)
+{
+    size_t nlen = strlen(name);
+    const char *p = resp->headers, *end = p ? p + resp->headers_len : NULL;
+    out[0] = '\0';
+    while (p != NULL && p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        size_t len = eol ? (size_t)(eol - p + 1) : (size_t)(end - p);
+        if (len > nlen && p[nlen] == ':' && strncasecmp(p, name, nlen) == 0) {
+            header_value(p, len, nlen + 1, out, cap);
+            return 1;
+        }
+        p += len;
+    }
+    return 0;
+}

@@ -1,0 +1,650 @@
+/*
+ * The pipeline: one record at a time from each reader, through decode and/or
+ * encode, to the output. Nothing is dropped silently: every record ends up
+ * counted as written, rejected or unmatched under some entity row.
+ */
+#include "ddbpipe/pipeline.h"
+#include "ddbpipe/transform.h"
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ddbpipe/checkpoint.h"
+#include "ddbpipe/client.h"
+#include "ddbpipe/io.h"
+#include "ddbpipe/item.h"
+#include "ddbpipe/json.h"
+#include "ddbpipe/text.h"
+#include "ddbpipe/clock.h"
+#include "run/pipeline_internal.h"
+
+/* A checkpoint also comes after this much committed work (but at most once a
+ * second), so a fast run killed between timed checkpoints redoes little. */
+#define CHECKPOINT_RECORDS 1000
+
+/* --types for untyped inputs: converts the named attributes in place. */
+static int apply_types(run *r, ddb_map *item, ddb_error *err)
+{
+    for (size_t t = 0; t < r->o->n_types; t++) {
+        const ddb_type_hint *h = &r->o->types[t];
+        ptrdiff_t i = ddb_map_find(item, h->name, strlen(h->name));
+        ddb_value v;
+        if (i < 0)
+            continue;
+        if (ddb_value_convert(&v, &item->attrs[i].value, h->type, r->arena, err) != 0)
+            return ddb_error_prefix(err, "attribute %s: ", h->name);
+        item->attrs[i].value = v;
+    }
+    return 0;
+}
+
+/* A per-entity record (encode, validate of record files). */
+static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_delete,
+                          ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    int idx = pl_entity_index(o->mapping, e), rc;
+    ddb_record_kind kind = is_delete ? DDB_REC_DELETE : rec->kind;
+    ddb_error perr;
+    ddb_item item;
+
+    pl_count_read(r, idx);
+    ddb_error_clear(&perr);
+    rc = kind == DDB_REC_DELETE
+             ? ddb_transform_encode_key(&item, o->mapping, e, &rec->item, rec->typed, r->arena,
+                                        &perr)
+             : ddb_transform_encode(&item, o->mapping, e, &rec->item, rec->typed, r->arena, &perr);
+    if (rc == DDB_ENOMEM)
+        return ddb_error_set(err, rc, "%s", perr.message);
+    if (rc != 0)
+        return pl_reject(r, rec, idx, perr.message, err);
+    if (o->output == NULL) {
+        pl_acknowledge(r, idx, kind, rec->seq);
+        return 0;
+    }
+    return o->output->vt->put(o->output, idx, kind, &item, 0, rec, err);
+}
+
+/* A record file's header against its entity's fields, once per input, so a
+ * misspelt column is one clear error rather than a silent new attribute (or
+ * an error per row). Returns 1 when the input must not be read. */
+static int check_columns(run *r, const ddb_reader *rd, const ddb_entity *e, int deletes)
+{
+    const char **names = calloc(e->n_fields ? e->n_fields : 1, sizeof(char *));
+    ddb_buf unknown = DDB_BUF_INIT, missing = DDB_BUF_INIT, absent = DDB_BUF_INIT;
+    int skip = 0;
+
+    if (names == NULL) {
+        r->write_failed = 1;
+        return 1;
+    }
+    for (size_t i = 0; i < e->n_fields; i++)
+        names[i] = e->fields[i].name;
+    for (size_t c = 0; c < rd->n_columns; c++) {
+        const char *col = rd->columns[c], *near;
+        if (strcmp(col, DDB_EXTRA_FIELD) == 0 || ddb_entity_field_index(e, col, strlen(col)) >= 0)
+            continue;
+        ddb_buf_printf(&unknown, "%s'%s'", unknown.len ? ", " : "", col);
+        if ((near = ddb_text_nearest(col, names, e->n_fields, 2)) != NULL)
+            ddb_buf_printf(&unknown, " (did you mean '%s'?)", near);
+    }
+    for (size_t i = 0; i < e->n_fields; i++) {
+        const ddb_field *f = &e->fields[i];
+        size_t c;
+        for (c = 0; c < rd->n_columns && strcmp(rd->columns[c], f->name) != 0; c++)
+            ;
+        if (c < rd->n_columns)
+            continue;
+        if (f->in_table_key || (f->required && !deletes))
+            ddb_buf_printf(&missing, "%s%s", missing.len ? ", " : "", f->name);
+        else if (!deletes)
+            ddb_buf_printf(&absent, "%s%s", absent.len ? ", " : "", f->name);
+    }
+    if (unknown.len && !r->o->allow_extra_columns) {
+        pl_report(r, DDB_REPORT_ERROR,
+                  "%s: column%s %s %s not a field of %s; not read (extra columns can be allowed, "
+                  "then they are stored as undeclared attributes)",
+                  rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
+                  strchr(unknown.ptr, ',') ? "are" : "is", e->name);
+        skip = 1;
+    } else if (unknown.len) {
+        pl_report(r, DDB_REPORT_WARNING, "%s: column%s %s stored as undeclared attribute%s of %s",
+                  rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
+                  strchr(unknown.ptr, ',') ? "s" : "", e->name);
+    }
+    if (missing.len) {
+        pl_report(r, DDB_REPORT_ERROR, "%s: no column for %s, which %s needs; not read", rd->name,
+                  missing.ptr, e->name);
+        skip = 1;
+    }
+    if (absent.len && !skip)
+        pl_report(r, DDB_REPORT_WARNING, "%s: no column for %s (its records will not have %s)",
+                  rd->name, absent.ptr, strchr(absent.ptr, ',') ? "them" : "it");
+    if (unknown.oom || missing.oom || absent.oom)
+        r->write_failed = 1;
+    if (skip)
+        r->s->input_errors++;
+    ddb_buf_dispose(&unknown);
+    ddb_buf_dispose(&missing);
+    ddb_buf_dispose(&absent);
+    free(names);
+    return skip;
+}
+
+/* Which entity a reader's records are (encode; validate and import of record
+ * files): the reader's hint, from --entity or its file name. */
+static const ddb_entity *reader_entity(const ddb_pipeline_opts *o, const ddb_reader *rd)
+{
+    if (o->mapping == NULL || rd->entity_hint == NULL)
+        return NULL;
+    return ddb_mapping_entity(o->mapping, rd->entity_hint);
+}
+
+/*
+ * <Entity>.json may hold records (export --format ddb-json) or items (encode,
+ * convert): an item carries the table's partition key attribute, which a
+ * record does not (unless a field has that very name, when both read alike).
+ */
+static int looks_like_item(const ddb_mapping *m, const ddb_entity *e, const ddb_map *item)
+{
+    const char *pk = m->table.pk.name;
+    return ddb_entity_field_index(e, pk, strlen(pk)) < 0 && ddb_map_getz(item, pk) != NULL;
+}
+
+/* Keeps the counts of checkpoint c, just saved or resumed from (r->saved has
+ * room for its rows, allocated with the run). */
+static void keep_saved(run *r, const ddb_checkpoint *c)
+{
+    ddb_entity_stats *rows = r->saved.rows;
+    size_t n = c->n_rows < r->saved.n_rows ? c->n_rows : r->saved.n_rows;
+    if (rows == NULL)
+        return;
+    memcpy(rows, c->rows, n * sizeof(*rows));
+    r->saved = *c;
+    r->saved.rows = rows;
+    r->saved.n_rows = n;
+}
+
+/* Saves the committed prefix (see checkpoint.h); complete at the very end. */
+static int save_checkpoint(run *r, int complete, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    const ddb_checkpoint *c = ddb_tracker_committed(r->tracker);
+    ddb_state st;
+    ddb_buf outputs = DDB_BUF_INIT, reader = DDB_BUF_INIT;
+    int rc = 0;
+
+    memset(&st, 0, sizeof(st));
+    if (o->state_path == NULL)
+        return 0;
+    /* Outputs first: their durable length must cover every committed record. */
+    if (o->output != NULL && (rc = o->output->vt->checkpoint(o->output, &outputs, err)) != 0)
+        goto done;
+    if (o->rejects != NULL &&
+        (rc = ddb_rejects_checkpoint(o->rejects, &st.rejects_bytes, err)) != 0)
+        goto done;
+    if (o->unmatched != NULL &&
+        (rc = ddb_rejects_checkpoint(o->unmatched, &st.unmatched_bytes, err)) != 0)
+        goto done;
+    if (r->reading != NULL && c->input == r->input && r->reading->vt->save_state != NULL &&
+        (rc = r->reading->vt->save_state(r->reading, &reader)) != 0) {
+        rc = ddb_error_set(err, rc, "cannot save the reader's position");
+        goto done;
+    }
+    r->ck_records = c->total.read;
+    st.fingerprint = (char *)o->fingerprint;
+    st.managed = (char *)o->managed;
+    st.ck = *c;
+    st.reader_state = reader.ptr;
+    st.outputs = outputs.ptr ? outputs.ptr : "[]";
+    st.complete = complete;
+    if ((rc = ddb_state_save(o->state_path, &st, err)) != 0)
+        goto done;
+    if (o->output != NULL && o->output->vt->saved != NULL)
+        o->output->vt->saved(o->output);
+    keep_saved(r, c);
+    r->s->checkpoints++;
+    r->last_checkpoint = ddb_clock_seconds();
+done:
+    ddb_buf_dispose(&outputs);
+    ddb_buf_dispose(&reader);
+    return rc;
+}
+
+/* A checkpoint (or a stop) only where every record read is taken (none
+ * decoded ahead), and, for outputs that write as they go, where the committed
+ * prefix ends: not in the middle of a Scan page. */
+static int at_boundary(const run *r)
+{
+    return r->ahead == 0 && (r->o->output == NULL || !r->o->output->writes_at_once ||
+                             !ddb_tracker_mid_unit(r->tracker));
+}
+
+/* The live counts, at most ten times a second. */
+static void report_progress(run *r, double now)
+{
+    if (r->o->progress != NULL && now - r->last_progress >= 0.1) {
+        r->last_progress = now;
+        r->o->progress(r->o->progress_ctx, r->s, r->reading);
+    }
+}
+
+/* Every few hundred records: progress and, when due, a checkpoint. */
+int pl_tick(run *r, ddb_error *err)
+{
+    double now = ddb_clock_seconds();
+    report_progress(r, now);
+    if (r->o->state_path != NULL) {
+        double since = now - r->last_checkpoint;
+        uint64_t done = ddb_tracker_committed(r->tracker)->total.read - r->ck_records;
+        if (since >= (r->o->checkpoint_seconds > 0 ? r->o->checkpoint_seconds : 10) ||
+            (since >= 1.0 && done >= CHECKPOINT_RECORDS))
+            r->checkpoint_due = 1;
+    }
+    if (r->checkpoint_due && at_boundary(r)) {
+        r->checkpoint_due = 0;
+        return save_checkpoint(r, 0, err);
+    }
+    return 0;
+}
+
+int pl_before_record(run *r, uint64_t n, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    pl_drain(r);
+    if (o->limit_rejects && r->s->total.rejected > o->max_rejects)
+        return ddb_error_set(err, DDB_ELIMIT,
+                             "stopped: %llu records were rejected, more than the %llu "
+                             "allowed",
+                             (unsigned long long)r->s->total.rejected,
+                             (unsigned long long)o->max_rejects);
+    if ((n & 255) == 0 || r->checkpoint_due)
+        return pl_tick(r, err);
+    return 0;
+}
+
+int pl_take_record(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_record *rec,
+                   const pl_verdict *v, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    int rc, fi = c->records_mode ? pl_entity_index(o->mapping, c->fe) : -1;
+    ddb_error rerr;
+
+    ddb_arena_reset(r->arena);
+    if ((rec->seq = ddb_tracker_begin(r->tracker, r->input, rec->pos, (int)rec->change,
+                                      rd->vt->settled ? rd : NULL)) == 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    r->s->changes[rec->change & 3]++;
+    if ((o->delete_all || c->item_deletes) && rec->kind == DDB_REC_PUT)
+        rec->kind = DDB_REC_DELETE;
+    ddb_error_clear(&rerr);
+    if (rec->kind == DDB_REC_BAD) {
+        pl_count_read(r, fi);
+        rc = pl_reject(r, rec, fi, rec->reason, err);
+    } else if (v == NULL && !rec->typed && o->n_types && apply_types(r, &rec->item, &rerr) != 0) {
+        pl_count_read(r, fi);
+        rc = pl_reject(r, rec, fi, rerr.message, err);
+    } else if (c->records_mode && !(rec->typed && o->mode != DDB_MODE_ENCODE &&
+                                    looks_like_item(o->mapping, c->fe, &rec->item))) {
+        rc = process_record(r, rec, c->fe, c->is_delete || o->delete_all, err);
+    } else {
+        rc = pl_process_item(r, rec, v, err);
+    }
+    if (rc != 0 && rc != DDB_EINTR)
+        r->s->output_failed = 1;
+    return rc;
+}
+
+int pl_reader_failed(run *r, int rc, const ddb_error *rerr, ddb_error *err)
+{
+    if (rc == DDB_EINTR) /* stopped while it waited for data: not the input's fault */
+        return ddb_error_set(err, rc, "%s", rerr->message);
+    r->s->input_errors++;
+    pl_report(r, DDB_REPORT_ERROR, "%s", rerr->message);
+    if (rc == DDB_EVERIFY)
+        return 1; /* a file failed its checksum: the next one of this input can be read */
+    if (rc == DDB_ENOMEM)
+        return ddb_error_set(err, rc, "%s", rerr->message);
+    return 0;
+}
+
+/* Reads every record of rd through the transformer into the output. */
+static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    pl_read_ctx c;
+    int rc;
+    ddb_error rerr;
+
+    c.fe = reader_entity(o, rd);
+    c.is_delete = c.fe != NULL && rd->deletes;
+    c.records_mode = o->mode == DDB_MODE_ENCODE ||
+                     ((o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) && c.fe != NULL);
+    /* What a deletes file holds, items or records, is keys to delete:
+     * Tag.deletes.json, or deletes.json, where an export without a mapping
+     * writes them (unless the mapping has an entity of that name). */
+    c.item_deletes = rd->deletes || (c.fe == NULL && rd->entity_hint != NULL &&
+                                     strcmp(rd->entity_hint, "deletes") == 0);
+    if (c.records_mode && c.fe != NULL && rd->columns != NULL &&
+        check_columns(r, rd, c.fe, c.is_delete || o->delete_all))
+        return 0;
+    if (o->mode == DDB_MODE_ENCODE && c.fe == NULL) {
+        r->s->input_errors++;
+        pl_report(r, DDB_REPORT_ERROR,
+                  "%s: cannot tell which entity its records are: name the file <Entity>.csv (or "
+                  ".ndjson, .json) after an entity of %s, or name its entity for the run",
+                  rd->name, o->mapping->path);
+        return 0;
+    }
+    /* Parsing, validating and decoding are most of the work of an export or
+     * a conversion (without a mapping, of all but the writing), and pure:
+     * they can run ahead on a second thread. Not for readers that keep a
+     * position of their own (a scan's pages): that state must be saved where
+     * the committed records end, not where reading got to. */
+    if (!c.records_mode && o->mode != DDB_MODE_IMPORT && o->threads != 1 &&
+        rd->vt->settled == NULL && rd->vt->save_state == NULL) {
+        rc = pl_run_reader_ahead(r, rd, &c, err);
+        if (rc != 1)
+            return rc;
+    }
+    for (uint64_t n = 0;; n++) {
+        ddb_record *rec;
+        if ((rc = pl_before_record(r, n, err)) != 0)
+            return rc;
+        /* A stop waits for the end of the unit being read (a Scan page already
+         * in memory) so the outputs end where the checkpoint does. */
+        if (o->stop && *o->stop && at_boundary(r))
+            return ddb_error_set(err, DDB_EINTR, "interrupted");
+        ddb_error_clear(&rerr);
+        rc = ddb_reader_next(rd, &rec, &rerr);
+        if (rc == DDB_ITEROVER)
+            break;
+        if (rc != 0) {
+            if ((rc = pl_reader_failed(r, rc, &rerr, err)) == 1)
+                continue;
+            return rc; /* 0: this input cannot go on, the others can */
+        }
+        if (rec->pos < r->skip_below)
+            continue; /* resuming: committed by the interrupted run */
+        if ((rc = pl_take_record(r, rd, &c, rec, NULL, err)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static void count_bytes(run *r, const ddb_reader *rd)
+{
+    r->s->bytes_in += ddb_reader_raw_bytes(rd);
+    r->s->bytes_decoded += ddb_reader_decoded_bytes(rd);
+}
+
+/* Reader warnings (e.g. a manifest checksum that no longer matches) are
+ * reported and counted, never fatal. */
+static void on_reader_warning(void *ctx, const char *msg)
+{
+    run *r = ctx;
+    r->s->warnings++;
+    pl_report(r, DDB_REPORT_WARNING, "%s", msg);
+}
+
+/* Positions rd where a resumed run continues, when it is the input the
+ * checkpoint stopped in. */
+static int resume_position(run *r, ddb_reader *rd, ddb_error *err)
+{
+    const ddb_state *st = r->o->resume;
+    r->skip_below = 0;
+    if (st == NULL || st->ck.input != r->input)
+        return 0;
+    if (rd->vt->load_state != NULL && st->reader_state != NULL)
+        return rd->vt->load_state(rd, st->reader_state, strlen(st->reader_state), err);
+    if (st->ck.pos == 0)
+        return 0;
+    if (rd->vt->skip_to != NULL)
+        return rd->vt->skip_to(rd, st->ck.pos, err);
+    r->skip_below = st->ck.pos;
+    return 0;
+}
+
+/* Reads one input to its end and marks the end for the tracker. */
+static int read_input(run *r, ddb_reader *rd, const char *path, ddb_error *err)
+{
+    int rc;
+    r->reading = rd;
+    if ((rc = resume_position(r, rd, err)) != 0)
+        return rc;
+    rc = run_reader(r, rd, err);
+    pl_drain(r);
+    count_bytes(r, rd);
+    if (rc == 0 && ddb_tracker_end_input(r->tracker, r->input) != 0)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    return rc;
+}
+
+static int run_input(run *r, const char *path, ddb_error *err)
+{
+    ddb_reader_opts ropts = r->o->reader;
+    ddb_reader *rd = NULL;
+    ddb_error rerr;
+    int rc;
+
+    ddb_error_clear(&rerr);
+    ropts.warn = on_reader_warning;
+    ropts.warn_ctx = r;
+    if ((rc = ddb_reader_open(&rd, path, &ropts, &rerr)) != 0) {
+        if (rc == DDB_EINTR) /* stopped while it waited for the input's first bytes */
+            return ddb_error_set(err, rc, "%s", rerr.message);
+        r->s->input_errors++;
+        pl_report(r, DDB_REPORT_ERROR, "%s", rerr.message);
+        return rc == DDB_ENOMEM ? ddb_error_set(err, rc, "%s", rerr.message) : 0;
+    }
+    rc = read_input(r, rd, path, err);
+    r->reading = NULL;
+    /* Progress hooks (also called from the client's idle callback) must not
+     * keep a reader that is about to be freed. */
+    if (r->o->progress != NULL)
+        r->o->progress(r->o->progress_ctx, r->s, NULL);
+    ddb_reader_free(rd);
+    return rc;
+}
+
+/* The summary's rows, one per entity and "(none)"; a resumed run's counts. */
+static int summary_rows(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
+{
+    const ddb_mapping *m = o->mapping;
+    s->command = o->command;
+    s->n_entities = (m ? m->n_entities : 0) + 1;
+    s->entities = calloc(s->n_entities, sizeof(*s->entities));
+    if (s->entities == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; m && i < m->n_entities; i++)
+        s->entities[i].name = m->entities[i].name;
+    s->entities[s->n_entities - 1].name = "(none)";
+    s->total.name = "total";
+    if (o->resume == NULL)
+        return 0;
+    if (o->resume->ck.n_rows != s->n_entities)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "cannot resume: the checkpoint counts %zu entity rows, this run %zu",
+                             o->resume->ck.n_rows, s->n_entities);
+    pl_restore_counts(s, &o->resume->ck);
+    s->resumed = 1;
+    return 0;
+}
+
+int ddb_pipeline_summary_resumed(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
+{
+    memset(s, 0, sizeof(*s));
+    if (o->resume == NULL)
+        return ddb_error_set(err, DDB_EUSAGE, "no state to take the counts from");
+    return summary_rows(s, o, err);
+}
+
+/* An input with no data yet (a pipe whose writer pauses): the requests in
+ * flight go on meanwhile (an S3 part half sent would time out), progress is
+ * reported, and an interrupt is seen, not left blocked in read(). */
+/* A wait for input this long is the producer's pause, not a gap in a burst:
+ * the output then sends what it holds back (tw_idle). */
+#define IDLE_MS 100
+
+static int wait_input(void *ctx, int fd, ddb_error *err)
+{
+    run *r = ctx;
+    ddb_output *out = r->o->output;
+    if (r->o->client != NULL) {
+        int rc;
+        while ((rc = ddb_client_wait_fd(r->o->client, fd, IDLE_MS, err)) == 1) {
+            /* the client sees its own stop flag; a caller may have given the
+             * run another one */
+            if (r->o->stop && *r->o->stop)
+                return ddb_error_set(err, DDB_EINTR, "interrupted");
+            report_progress(r, ddb_clock_seconds());
+            if (out != NULL && out->vt->idle != NULL && (rc = out->vt->idle(out, err)) != 0)
+                return rc;
+        }
+        return rc;
+    }
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (r->o->stop && *r->o->stop)
+            return ddb_error_set(err, DDB_EINTR, "interrupted");
+        if (poll(&p, 1, 100) > 0)
+            return 0;
+        report_progress(r, ddb_clock_seconds());
+    }
+}
+
+int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
+{
+    run r;
+    double t0 = ddb_clock_seconds();
+    int rc = 0, stopped;
+    ddb_io_waiter outer;
+
+    memset(s, 0, sizeof(*s));
+    memset(&r, 0, sizeof(r));
+    r.o = o;
+    r.s = s;
+    outer = ddb_io_set_waiter((ddb_io_waiter){wait_input, &r});
+    r.last_checkpoint = t0;
+    if ((rc = summary_rows(s, o, err)) != 0)
+        goto done;
+    r.saved.n_rows = s->n_entities;
+    if (ddb_arena_new(&r.arena, 0) != 0 || ddb_shape_cache_new(&r.shapes) != 0 ||
+        ddb_tracker_new(&r.tracker, s->n_entities, pl_on_commit, &r) != 0 ||
+        (o->state_path != NULL &&
+         (r.saved.rows = calloc(s->n_entities, sizeof(*r.saved.rows))) == NULL)) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (o->resume != NULL) {
+        ddb_tracker_restore(r.tracker, &o->resume->ck);
+        keep_saved(&r, ddb_tracker_committed(r.tracker));
+    }
+    if (o->output != NULL) {
+        o->output->ack = pl_on_ack;
+        o->output->exists = pl_on_exists;
+        o->output->reject = pl_on_late_reject;
+        o->output->ack_ctx = &r;
+    }
+    /* The state exists before the first write, so a run killed in its first
+     * second can be resumed too (from the beginning). */
+    if (o->state_path != NULL && o->resume == NULL && (rc = save_checkpoint(&r, 0, err)) != 0) {
+        s->output_failed = 1;
+        goto done;
+    }
+    for (size_t i = 0; i < o->n_inputs + o->n_readers; i++) {
+        r.input = (int)i;
+        if (o->resume != NULL && (int)i < o->resume->ck.input)
+            continue; /* committed by the interrupted run */
+        if (i < o->n_inputs)
+            rc = run_input(&r, o->inputs[i], err);
+        else
+            rc = read_input(&r, o->readers[i - o->n_inputs], NULL, err);
+        r.reading = i < o->n_inputs ? NULL : r.reading;
+        if (rc != 0)
+            goto done;
+    }
+    if (o->output != NULL && s->input_errors == 0) {
+        rc = o->output->vt->finish(o->output, err);
+        pl_drain(&r);
+        if (rc != 0) {
+            if (rc != DDB_EINTR)
+                s->output_failed = 1;
+            goto done;
+        }
+        s->committed = 1;
+        s->bytes_out = o->output->bytes_out;
+        if (o->stop && *o->stop)
+            pl_report(&r, DDB_REPORT_INFO,
+                      "interrupted while the outputs were being committed: they were "
+                      "committed whole (a commit is not cut; interrupt again to quit at once)");
+    }
+done:
+    /* A signal or the rejects limit stops the run between two records: what
+     * was taken is settled and checkpointed like a finished run's part. */
+    stopped = rc == DDB_EINTR || rc == DDB_ELIMIT;
+    if (rc == DDB_EINTR)
+        s->interrupted = 1;
+    if (stopped && o->output != NULL && o->output->vt->stop != NULL) {
+        /* What was sent may be written already: wait for its answers, so
+         * "written" is what the destination holds, not a guess. */
+        ddb_error serr;
+        pl_report(&r, DDB_REPORT_INFO,
+                  "%s: waiting for the answers to the writes already sent (interrupt "
+                  "again to quit at once)",
+                  rc == DDB_EINTR ? "interrupted" : "stopped");
+        if (o->output->vt->stop(o->output, &serr) != 0) {
+            pl_report(&r, DDB_REPORT_ERROR, "%s", serr.message);
+            s->output_failed = 1;
+        }
+    }
+    if (r.tracker != NULL && s->entities != NULL)
+        pl_drain(&r);
+    if (r.tracker != NULL && (rc == 0 || stopped) && s->entities != NULL) {
+        ddb_error cerr;
+        int crc = o->state_path != NULL && !s->output_failed
+                      ? save_checkpoint(&r, rc == 0 && s->input_errors == 0, &cerr)
+                      : 0;
+        if (crc == DDB_EINTR && rc == DDB_EINTR) {
+            /* the outputs could not say where they stand (being finished, or
+             * cut while confirming): the state file keeps the checkpoint
+             * before, which --resume continues from */
+            pl_report(&r, DDB_REPORT_INFO,
+                      "interrupted before the outputs could say where they stand (%s): the "
+                      "checkpoint saved before stands (--resume goes on from it)",
+                      cerr.message);
+        } else if (crc != 0) {
+            pl_report(&r, DDB_REPORT_ERROR, "cannot save the checkpoint: %s", cerr.message);
+            s->output_failed = 1;
+        }
+    }
+    /* Every record read lands in one column, also when the run stopped
+     * early; under --state, as the checkpoint that stands counts it. */
+    if (r.tracker != NULL && s->entities != NULL)
+        pl_final_counts(&r);
+    if (rc == 0 || o->state_path == NULL) {
+        pl_finish_side_file(&r, o->rejects, &s->rejects_path);
+        pl_finish_side_file(&r, o->unmatched, &s->unmatched_path);
+    }
+    if (r.write_failed)
+        s->output_failed = 1;
+    if (o->output != NULL) {
+        o->output->ack = NULL;
+        o->output->exists = NULL;
+        o->output->reject = NULL;
+        o->output->ack_ctx = NULL;
+    }
+    s->seconds = ddb_clock_seconds() - t0;
+    ddb_io_set_waiter(outer);
+    ddb_tracker_free(r.tracker);
+    free(r.saved.rows);
+    ddb_arena_free(r.arena);
+    ddb_shape_cache_free(r.shapes);
+    ddb_buf_dispose(&r.msg);
+    free(r.done);
+    ddb_buf_dispose(&r.done_text);
+    return rc;
+}

@@ -1,0 +1,359 @@
+/*
+ * Decoding ahead: an export or a conversion spends most of its time in work
+ * that depends on nothing but the item and the mapping (parsing, validation,
+ * and with a mapping decode, the round-trip check, re-encoding). This thread
+ * reads records into batches (deep copies, each batch with its own arena); a
+ * second thread computes their verdicts; this thread then takes the batches
+ * in read order, so the outputs, the rejects, the counts and the checkpoints
+ * are exactly those of the one-thread loop in pipeline.c. When the helper
+ * thread lags, this thread computes the oldest batch itself, so neither waits
+ * long for the other.
+ *
+ * A checkpoint, a stop, the end of the input and every reader error first
+ * take every batch read so far: the reader's position is then the committed
+ * one, as checkpoints require. So does a pause of the input (a pipe whose
+ * writer has nothing for now): the batch being filled is taken as it is, so
+ * what came before the pause reaches the outputs (ahead_wait).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/arena.h"
+#include "ddbpipe/io.h"
+#include "ddbpipe/json.h"
+#include "run/pipeline_internal.h"
+
+#define AHEAD_BATCH 256 /* records per batch, at most */
+/* A batch also ends past this much record text: with large items, memory
+ * stays bounded by slots x this (and its decoded copies), not x 256 items. */
+#define AHEAD_BATCH_BYTES (256 * 1024)
+#define AHEAD_SLOTS 8 /* batches read ahead, at most */
+
+enum { SLOT_FREE, SLOT_READY, SLOT_BUSY, SLOT_DONE };
+
+typedef struct slot {
+    ddb_arena *arena; /* the records' copies and their verdicts */
+    ddb_record rec[AHEAD_BATCH];
+    pl_verdict v[AHEAD_BATCH];
+    size_t n;
+    size_t bytes;       /* record text in the batch */
+    const char *source; /* the copy of the last record's file name, in arena */
+    int deletes;        /* its items are keys to delete (pl_read_ctx.item_deletes) */
+    int state;
+} slot;
+
+typedef struct ahead {
+    run *r;
+    ddb_reader *rd;
+    const pl_read_ctx *c;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    slot slots[AHEAD_SLOTS];
+    size_t head, count; /* the batches read and not taken: slots[head..head+count) mod SLOTS */
+    int quit;
+    int unparsed;            /* the reader splits, the computing threads parse */
+    ddb_shape_cache *shapes; /* the helper thread's */
+    ddb_json_parser *parser; /* the helper thread's */
+    ddb_json_parser *own;    /* this thread's */
+    uint64_t n;              /* records taken (for pl_before_record) */
+    ddb_io_waiter outer;     /* the pipeline's waiter, for a read that would block */
+    int paused_rc;           /* taking the batches at a pause failed: the run ends */
+    ddb_error paused_err;
+} ahead;
+
+/* Lines split but not parsed are parsed here first. Only items are decoded
+ * ahead; a bad line or an untyped record that needs --types first is taken
+ * as in the one-thread loop. */
+static void compute(const ddb_pipeline_opts *o, slot *s, ddb_shape_cache *shapes,
+                    ddb_json_parser *parser)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        ddb_record *rec = &s->rec[i];
+        if (rec->unparsed && ddb_record_parse(rec, parser, s->arena) != 0) {
+            memset(&s->v[i], 0, sizeof(s->v[i]));
+            s->v[i].computed = 1;
+            s->v[i].oom = 1;
+            continue;
+        }
+        /* decoded as the delete it is, as the one-thread loop takes it */
+        if (s->deletes && rec->kind == DDB_REC_PUT)
+            rec->kind = DDB_REC_DELETE;
+        if (rec->kind != DDB_REC_BAD && (rec->typed || o->n_types == 0))
+            pl_item_compute(&s->v[i], o, rec, shapes, s->arena);
+        else
+            s->v[i].computed = 0;
+    }
+}
+
+static slot *first_ready(ahead *a)
+{
+    for (size_t i = 0; i < a->count; i++) {
+        slot *s = &a->slots[(a->head + i) % AHEAD_SLOTS];
+        if (s->state == SLOT_READY)
+            return s;
+    }
+    return NULL;
+}
+
+static void *helper(void *arg)
+{
+    ahead *a = arg;
+    pthread_mutex_lock(&a->mu);
+    for (;;) {
+        slot *s;
+        while (!a->quit && (s = first_ready(a)) == NULL)
+            pthread_cond_wait(&a->cv, &a->mu);
+        if (a->quit)
+            break;
+        s->state = SLOT_BUSY;
+        pthread_mutex_unlock(&a->mu);
+        compute(a->r->o, s, a->shapes, a->parser);
+        pthread_mutex_lock(&a->mu);
+        s->state = SLOT_DONE;
+        pthread_cond_broadcast(&a->cv);
+    }
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
+/* A record as the reader handed it, copied into the batch (the reader's
+ * memory is only valid until its next call). */
+static int copy_record(ddb_record *dst, const ddb_record *src, slot *s)
+{
+    ddb_arena *ar = s->arena;
+    *dst = *src;
+    dst->item_text.ptr = NULL; /* the reader's memory; an export does not need it */
+    dst->item_text.len = 0;
+    if (src->raw != NULL && (dst->raw = ddb_arena_memdup(ar, src->raw, src->raw_len)) == NULL)
+        return DDB_ENOMEM;
+    /* the item's strings mostly lie in its line: they point into the line's copy */
+    if (ddb_map_copy_within(&dst->item, &src->item, src->raw, src->raw_len, dst->raw, ar) != 0)
+        return DDB_ENOMEM;
+    /* the file it came from: a reader of several files (a dynamodump folder)
+     * frees a file's name when it moves on, possibly within a batch; copied
+     * once for the records of one file */
+    if (src->source != NULL) {
+        if (s->source == NULL || strcmp(s->source, src->source) != 0) {
+            if ((s->source = ddb_arena_memdup(ar, src->source, strlen(src->source))) == NULL)
+                return DDB_ENOMEM;
+        }
+        dst->source = s->source;
+    }
+    if (src->reason != NULL &&
+        (dst->reason = ddb_arena_memdup(ar, src->reason, strlen(src->reason))) == NULL)
+        return DDB_ENOMEM;
+    if (src->table != NULL &&
+        (dst->table = ddb_arena_memdup(ar, src->table, strlen(src->table))) == NULL)
+        return DDB_ENOMEM;
+    if (src->write_time.len > 0) {
+        char *w = ddb_arena_memdup(ar, src->write_time.ptr, src->write_time.len);
+        if (w == NULL)
+            return DDB_ENOMEM;
+        dst->write_time.ptr = w;
+    }
+    return 0;
+}
+
+static void publish(ahead *a, slot *s)
+{
+    pthread_mutex_lock(&a->mu);
+    s->state = SLOT_READY;
+    a->count++;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+}
+
+/* Takes the oldest batch. While the helper still computes it, this thread
+ * computes a later one rather than wait (or the oldest itself when the helper
+ * has not started it). Returns 0 or the error that ends the reading. */
+static int take_oldest(ahead *a, ddb_error *err)
+{
+    slot *s = &a->slots[a->head];
+    int rc = 0;
+
+    pthread_mutex_lock(&a->mu);
+    while (s->state != SLOT_DONE) {
+        slot *other = first_ready(a);
+        if (other == NULL) {
+            pthread_cond_wait(&a->cv, &a->mu);
+            continue;
+        }
+        other->state = SLOT_BUSY;
+        pthread_mutex_unlock(&a->mu);
+        compute(a->r->o, other, a->r->shapes, a->own);
+        pthread_mutex_lock(&a->mu);
+        other->state = SLOT_DONE;
+        pthread_cond_broadcast(&a->cv);
+    }
+    a->head = (a->head + 1) % AHEAD_SLOTS;
+    a->count--;
+    pthread_mutex_unlock(&a->mu);
+
+    for (size_t i = 0; i < s->n && rc == 0; i++) {
+        /* still counted ahead while its turn comes: no checkpoint may fall
+         * between reading it and taking it */
+        if ((rc = pl_before_record(a->r, a->n++, err)) == 0)
+            rc = pl_take_record(a->r, a->rd, a->c, &s->rec[i], s->v[i].computed ? &s->v[i] : NULL,
+                                err);
+        a->r->ahead--;
+    }
+    /* After an error the rest of the batch was never taken: a resumed run
+     * reads it again (it was not begun in the tracker). */
+    ddb_arena_reset(s->arena);
+    s->n = 0;
+    s->bytes = 0;
+    s->source = NULL;
+    pthread_mutex_lock(&a->mu);
+    s->state = SLOT_FREE;
+    pthread_mutex_unlock(&a->mu);
+    return rc;
+}
+
+static int take_all(ahead *a, ddb_error *err)
+{
+    int rc = 0;
+    while (a->count > 0 && rc == 0)
+        rc = take_oldest(a, err);
+    return rc;
+}
+
+/* A read of the input would block: the records read so far are taken (the
+ * batch being filled as it is) before waiting, so a producer that pauses
+ * sees them written. The batches hold copies of their records, so this can
+ * run inside the reader's read; the batch it takes is begun anew after. */
+static int ahead_wait(void *ctx, int fd, ddb_error *err)
+{
+    ahead *a = ctx;
+    slot *filling = &a->slots[(a->head + a->count) % AHEAD_SLOTS]; /* read_ahead's s */
+    if (a->paused_rc == 0 && (a->count > 0 || filling->n > 0)) {
+        if (filling->n > 0)
+            publish(a, filling);
+        if ((a->paused_rc = take_all(a, &a->paused_err)) != 0)
+            return ddb_error_set(err, a->paused_rc, "%s", a->paused_err.message);
+    }
+    return a->outer.wait(a->outer.ctx, fd, err);
+}
+
+static int read_ahead(ahead *a, ddb_error *err)
+{
+    run *r = a->r;
+    const ddb_pipeline_opts *o = r->o;
+    ddb_error rerr;
+    int rc;
+
+    for (;;) {
+        slot *s;
+        int rrc = 0, stop;
+        if (a->count == AHEAD_SLOTS && (rc = take_oldest(a, err)) != 0)
+            return rc;
+        s = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
+        while (s->n < AHEAD_BATCH && s->bytes < AHEAD_BATCH_BYTES && !(o->stop && *o->stop) &&
+               !r->checkpoint_due) {
+            ddb_record *rec;
+            ddb_error_clear(&rerr);
+            rrc = a->unparsed ? a->rd->vt->next_unparsed(a->rd, &rec, &rerr)
+                              : ddb_reader_next(a->rd, &rec, &rerr);
+            if (a->paused_rc != 0) {
+                *err = a->paused_err;
+                return a->paused_rc;
+            }
+            /* the next one, if ahead_wait took s while the input paused */
+            s = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
+            if (rrc != 0)
+                break;
+            if (rec->pos < r->skip_below)
+                continue; /* resuming: committed by the interrupted run */
+            s->deletes = a->c->item_deletes;
+            if (copy_record(&s->rec[s->n], rec, s) != 0) {
+                ddb_arena_reset(s->arena);
+                s->n = 0;
+                s->bytes = 0;
+                s->source = NULL;
+                take_all(a, err);
+                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            }
+            s->n++;
+            s->bytes += rec->raw != NULL ? rec->raw_len : 1024;
+            r->ahead++;
+        }
+        if (s->n > 0)
+            publish(a, s);
+        stop = o->stop && *o->stop;
+        if (rrc == 0 && !stop && !r->checkpoint_due)
+            continue;
+        /* Everything read is taken before the reader's news or a checkpoint:
+         * its position is then the committed one. */
+        if ((rc = take_all(a, err)) != 0)
+            return rc;
+        if (rrc == DDB_ITEROVER)
+            return 0;
+        if (rrc != 0) {
+            if ((rc = pl_reader_failed(r, rrc, &rerr, err)) == 1)
+                continue;
+            return rc; /* 0: this input cannot go on, the others can */
+        }
+        if (stop)
+            return ddb_error_set(err, DDB_EINTR, "interrupted");
+        /* the outputs' word on the records just taken first: the checkpoint
+         * must count every record its outputs hold */
+        pl_drain(r);
+        if ((rc = pl_tick(r, err)) != 0)
+            return rc;
+    }
+}
+
+int pl_run_reader_ahead(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_error *err)
+{
+    ahead *a = calloc(1, sizeof(*a));
+    size_t made = 0;
+    int rc = 1;
+
+    if (a == NULL)
+        return 1;
+    a->r = r;
+    a->rd = rd;
+    a->c = c;
+    if (ddb_shape_cache_new(&a->shapes) != 0 || ddb_json_parser_new(&a->parser) != 0 ||
+        ddb_json_parser_new(&a->own) != 0)
+        goto done;
+    /* the batch keeps each line anyway: parsing it is then the computing
+     * threads' work, and nothing is copied but the line */
+    a->unparsed = rd->vt->next_unparsed != NULL;
+    for (; made < AHEAD_SLOTS; made++)
+        if (ddb_arena_new(&a->slots[made].arena, 0) != 0)
+            goto done;
+    if (pthread_mutex_init(&a->mu, NULL) != 0)
+        goto done;
+    if (pthread_cond_init(&a->cv, NULL) != 0) {
+        pthread_mutex_destroy(&a->mu);
+        goto done;
+    }
+    if (pthread_create(&a->thread, NULL, helper, a) != 0) {
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+        goto done;
+    }
+    a->outer = ddb_io_set_waiter((ddb_io_waiter){NULL, NULL});
+    if (a->outer.wait != NULL) /* else reads block: nothing to take meanwhile */
+        ddb_io_set_waiter((ddb_io_waiter){ahead_wait, a});
+    rc = read_ahead(a, err);
+    ddb_io_set_waiter(a->outer);
+    r->ahead = 0; /* a batch left untaken after an error is dropped unbegun */
+    pthread_mutex_lock(&a->mu);
+    a->quit = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    pthread_join(a->thread, NULL);
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->mu);
+done:
+    for (size_t i = 0; i < made; i++)
+        ddb_arena_free(a->slots[i].arena);
+    ddb_shape_cache_free(a->shapes);
+    ddb_json_parser_free(a->parser);
+    ddb_json_parser_free(a->own);
+    free(a);
+    return rc;
+}

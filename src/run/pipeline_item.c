@@ -1,0 +1,125 @@
+/*
+ * pipeline_item.c — taking one item (export, convert, validate of items): the
+ * pure verdict (validation, decode, round-trip check or re-encoding), which
+ * any thread may compute, and its application to the counts and the output,
+ * on the pipeline's thread.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ddbpipe/item.h"
+#include "ddbpipe/transform.h"
+#include "run/pipeline_internal.h"
+
+/* Keeps err's message in a (a verdict outlives the error struct). */
+static const char *keep_message(pl_verdict *v, const ddb_error *e, ddb_arena *a)
+{
+    const char *m = ddb_arena_memdup(a, e->message, strlen(e->message));
+    if (m == NULL)
+        v->oom = 1;
+    return m ? m : "out of memory";
+}
+
+int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *rec,
+                    ddb_shape_cache *shapes, ddb_arena *a)
+{
+    ddb_error perr;
+    /* facts of the names, kept for the next items with the same names */
+    ddb_shape *sh = ddb_shape_cache_find_named(shapes, &rec->item, rec->names_id);
+    /* a put read for a run that deletes is a delete: taking it makes it one */
+    int is_del = rec->kind == DDB_REC_DELETE || (o->delete_all && rec->kind == DDB_REC_PUT);
+
+    memset(v, 0, sizeof(*v));
+    v->computed = 1;
+    ddb_error_clear(&perr);
+    /* With a mapping, items must also fit the table's key schema (an empty sort
+     * key is invalid in DynamoDB, not merely unmatched). */
+    if (!is_del &&
+        ddb_item_validate_shaped(&rec->item, o->mapping ? &o->mapping->table.schema : NULL, sh,
+                                 rec->utf8_checked, &v->size, &perr) != 0) {
+        v->invalid = 1;
+        v->msg = keep_message(v, &perr, a);
+        return 0;
+    }
+    if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT)
+        return 0;
+    v->rc = ddb_transform_decode_shaped(&v->d, o->mapping, &rec->item, is_del, sh, a, &perr);
+    if (v->rc != 0) {
+        v->msg = keep_message(v, &perr, a);
+        return 0;
+    }
+    if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
+        /* A record is only as good as the item it encodes back to: export
+         * checks what validate checks, so the two never disagree. */
+        v->rc2 = ddb_transform_round_trip(o->mapping, &v->d, &rec->item, is_del, sh, a, &perr);
+    } else {
+        /* convert: re-key with the target mapping */
+        const ddb_entity *te = ddb_mapping_entity(o->to_mapping, v->d.entity->name);
+        if (te == NULL) {
+            v->rc2 = ddb_error_set(&perr, DDB_EINVAL, "entity %s is not in the target mapping",
+                                   v->d.entity->name);
+        } else {
+            v->rc2 = is_del ? ddb_transform_encode_key(&v->item, o->to_mapping, te, &v->d.record, 1,
+                                                       a, &perr)
+                            : ddb_transform_encode(&v->item, o->to_mapping, te, &v->d.record, 1, a,
+                                                   &perr);
+        }
+    }
+    if (v->rc2 != 0)
+        v->msg = keep_message(v, &perr, a);
+    return 0;
+}
+
+int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    pl_verdict now;
+    const pl_verdict *v = pre;
+    int idx;
+
+    if (v == NULL) {
+        pl_item_compute(&now, o, rec, r->shapes, r->arena);
+        v = &now;
+    }
+    if (v->oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (v->invalid) {
+        pl_count_read(r, -1);
+        return pl_reject(r, rec, -1, v->msg, err);
+    }
+    if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT) {
+        int rc;
+        pl_count_read(r, -1);
+        if (o->output == NULL)
+            return pl_acknowledge(r, -1, rec->kind, rec->seq), 0;
+        /* checked above: a table writer need only check the table's keys (for
+         * this put alone: the record is the reader's, and lives on) */
+        rec->checked_size = rec->kind == DDB_REC_PUT && !o->delete_all ? v->size : 0;
+        rc = o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, rec, err);
+        rec->checked_size = 0;
+        return rc;
+    }
+    idx = pl_entity_index(o->mapping, v->d.entity);
+    pl_count_read(r, idx);
+    if (v->rc == DDB_ENOMATCH)
+        return pl_unmatched(r, rec, v->msg, err);
+    if (v->rc == DDB_ENOMEM)
+        return ddb_error_set(err, v->rc, "%s", v->msg);
+    if (v->rc != 0)
+        return pl_reject(r, rec, idx, v->msg, err);
+    if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
+        if (v->rc2 == DDB_ENOMEM)
+            return ddb_error_set(err, v->rc2, "%s", v->msg);
+        if (v->rc2 != 0)
+            return pl_reject(r, rec, idx, v->msg, err);
+        if (o->mode == DDB_MODE_EXPORT)
+            return o->output->vt->put(o->output, idx, rec->kind, &v->d.record, v->d.n_declared, rec,
+                                      err);
+        pl_acknowledge(r, idx, rec->kind, rec->seq);
+        return 0;
+    }
+    if (v->rc2 != 0)
+        return pl_reject(r, rec, idx, v->msg, err);
+    /* stats stay in the source mapping's rows: the entity names are the same */
+    return o->output->vt->put(o->output, idx, rec->kind, &v->item, 0, rec, err);
+}

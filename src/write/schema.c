@@ -1,0 +1,465 @@
+/*
+ * schema.c — the types of the record files, for DuckDB and Athena (schema.h).
+ */
+#include "ddbpipe/schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/io.h"
+#include "ddbpipe/store.h"
+#include "ddbpipe/json.h"
+#include "core/swar.h"
+
+typedef struct column {
+    uint64_t present;    /* records holding the field */
+    ddb_num_shape shape; /* N and NS */
+} column;
+
+struct ddb_schema {
+    const ddb_mapping *m;
+    column **cols; /* per entity, per declared field */
+};
+
+/* -------------------------------------------------------------- numbers */
+
+void ddb_num_shape_add(ddb_num_shape *shape, const char *n, size_t len)
+{
+    size_t i = 0, digits = 0, lead = 0, trail = 0;
+    long point = -1, exp = 0, q;
+    int seen_nonzero = 0, neg_exp = 0;
+
+    if (len > 0 && n[0] != '0' && ddb_all_digits(n, len)) {
+        /* a whole number without leading zeros, the usual one: len integer
+         * digits and no fraction */
+        shape->seen++;
+        if ((long)len > shape->int_digits)
+            shape->int_digits = (int)(len > 100000 ? 100000 : len);
+        return;
+    }
+    if (i < len && (n[i] == '-' || n[i] == '+'))
+        i++;
+    /* digits: count the significant ones, where the point falls among them */
+    for (; i < len && ((n[i] >= '0' && n[i] <= '9') || n[i] == '.'); i++) {
+        if (n[i] == '.') {
+            point = (long)(digits + lead);
+            continue;
+        }
+        if (n[i] == '0' && !seen_nonzero) {
+            lead++;
+            continue;
+        }
+        seen_nonzero = 1;
+        digits++;
+        trail = n[i] == '0' ? trail + 1 : 0;
+    }
+    if (point < 0)
+        point = (long)(digits + lead);
+    if (i < len && (n[i] == 'e' || n[i] == 'E')) {
+        i++;
+        if (i < len && (n[i] == '-' || n[i] == '+'))
+            neg_exp = n[i++] == '-';
+        for (; i < len && n[i] >= '0' && n[i] <= '9' && exp < 100000; i++)
+            exp = exp * 10 + (n[i] - '0');
+        if (neg_exp)
+            exp = -exp;
+    }
+    shape->seen++;
+    if (digits == 0)
+        return; /* zero needs no digits at all */
+    /* value = 0.DDD x 10^q with the significant digits DDD */
+    q = point - (long)lead + exp;
+    digits -= trail;
+    if (q > shape->int_digits)
+        shape->int_digits = (int)(q > 100000 ? 100000 : q);
+    if ((long)digits - q > shape->scale)
+        shape->scale = (int)((long)digits - q > 100000 ? 100000 : (long)digits - q);
+}
+
+void ddb_num_shape_duckdb(const ddb_num_shape *shape, char *out, size_t cap)
+{
+    if (shape->seen > 0 && shape->scale == 0 && shape->int_digits <= 18)
+        snprintf(out, cap, "BIGINT");
+    else if (shape->int_digits + shape->scale <= 38)
+        snprintf(out, cap, "DECIMAL(38,%d)", shape->scale);
+    else
+        snprintf(out, cap, "VARCHAR");
+}
+
+/* ---------------------------------------------------------- statistics */
+
+int ddb_schema_new(ddb_schema **out, const ddb_mapping *m, ddb_error *err)
+{
+    ddb_schema *s = calloc(1, sizeof(*s));
+    *out = NULL;
+    if (s == NULL ||
+        (s->cols = calloc(m->n_entities ? m->n_entities : 1, sizeof(column *))) == NULL)
+        goto nomem;
+    s->m = m;
+    for (size_t e = 0; e < m->n_entities; e++)
+        if ((s->cols[e] = calloc(m->entities[e].n_fields + 1, sizeof(column))) == NULL)
+            goto nomem;
+    *out = s;
+    return 0;
+nomem:
+    ddb_schema_free(s);
+    return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+}
+
+static int name_is(const ddb_str *s, const char *name)
+{
+    return ddb_cstr_eq(name, s->ptr, s->len);
+}
+
+void ddb_schema_observe(ddb_schema *s, size_t e, const ddb_map *rec, size_t n_declared)
+{
+    const ddb_entity *en = &s->m->entities[e];
+    size_t c = 0; /* declared attributes come in field order: one merge walk */
+    for (size_t f = 0; f < en->n_fields && c < n_declared; f++) {
+        const ddb_value *v;
+        column *col = &s->cols[e][f];
+        if (rec->attrs[c].name.ptr != en->fields[f].name &&
+            !name_is(&rec->attrs[c].name, en->fields[f].name))
+            continue;
+        v = &rec->attrs[c++].value;
+        col->present++;
+        if (v->type == DDB_TYPE_N) {
+            ddb_num_shape_add(&col->shape, v->u.s.ptr, v->u.s.len);
+        } else if (v->type == DDB_TYPE_NS) {
+            for (size_t i = 0; i < v->u.l.count; i++)
+                ddb_num_shape_add(&col->shape, v->u.l.items[i].u.s.ptr, v->u.l.items[i].u.s.len);
+        }
+    }
+}
+
+void ddb_schema_save(const ddb_schema *s, size_t e, ddb_buf *out)
+{
+    ddb_buf_putc(out, '[');
+    for (size_t f = 0; f < s->m->entities[e].n_fields; f++) {
+        const column *c = &s->cols[e][f];
+        ddb_buf_printf(out, "%s[%llu,%llu,%d,%d]", f ? "," : "", (unsigned long long)c->present,
+                       (unsigned long long)c->shape.seen, c->shape.int_digits, c->shape.scale);
+    }
+    ddb_buf_putc(out, ']');
+}
+
+int ddb_schema_restore(ddb_schema *s, size_t e, const ddb_value *root, ddb_error *err)
+{
+    const ddb_entity *en = &s->m->entities[e];
+    if (root->type != DDB_TYPE_L || root->u.l.count != en->n_fields)
+        goto bad;
+    for (size_t f = 0; f < en->n_fields; f++) {
+        const ddb_value *row = &root->u.l.items[f];
+        uint64_t v[4];
+        if (row->type != DDB_TYPE_L || row->u.l.count != 4)
+            goto bad;
+        for (size_t k = 0; k < 4; k++)
+            if (ddb_value_u64(&row->u.l.items[k], &v[k]) != 0 || (k >= 2 && v[k] > 100000))
+                goto bad;
+        s->cols[e][f].present = v[0];
+        s->cols[e][f].shape.seen = v[1];
+        s->cols[e][f].shape.int_digits = (int)v[2];
+        s->cols[e][f].shape.scale = (int)v[3];
+    }
+    return 0;
+bad:
+    return ddb_error_set(err, DDB_EUSAGE, "the saved column types of %s are unreadable", en->name);
+}
+
+int ddb_schema_entity(const ddb_schema *s, const char *name, size_t len)
+{
+    for (size_t e = 0; e < s->m->n_entities; e++)
+        if (strlen(s->m->entities[e].name) == len && memcmp(s->m->entities[e].name, name, len) == 0)
+            return (int)e;
+    return -1;
+}
+
+void ddb_schema_free(ddb_schema *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t e = 0; s->cols && s->m && e < s->m->n_entities; e++)
+        free(s->cols[e]);
+    free(s->cols);
+    free(s);
+}
+
+/* --------------------------------------------------------------- types */
+
+typedef struct col_type {
+    char duckdb[40];
+    char athena[40];
+    const char *note; /* NULL, or how the value is written */
+} col_type;
+
+/* A DuckDB scalar type in Athena's (Hive's) spelling; JSON stays text. */
+static void athena_scalar(char *out, size_t cap, const char *duck, size_t len)
+{
+    if (len == 6 && memcmp(duck, "BIGINT", 6) == 0)
+        snprintf(out, cap, "bigint");
+    else if (len == 7 && memcmp(duck, "BOOLEAN", 7) == 0)
+        snprintf(out, cap, "boolean");
+    else if (len == 4 && memcmp(duck, "DATE", 4) == 0)
+        snprintf(out, cap, "date");
+    else if (len > 7 && memcmp(duck, "DECIMAL", 7) == 0)
+        snprintf(out, cap, "decimal%.*s", (int)(len - 7), duck + 7);
+    else
+        snprintf(out, cap, "string");
+}
+
+static void athena_type(char *out, size_t cap, const char *duck)
+{
+    size_t len = strlen(duck);
+    char inner[40];
+    if (len > 2 && strcmp(duck + len - 2, "[]") == 0) {
+        athena_scalar(inner, sizeof(inner), duck, len - 2);
+        snprintf(out, cap, "array<%s>", inner);
+    } else {
+        athena_scalar(out, cap, duck, len);
+    }
+}
+
+/* The types of a declared field as the file holds it: NDJSON keeps sets as
+ * arrays and maps as objects; a CSV cell holds them as JSON text. */
+static void field_type(col_type *t, const ddb_field *f, const column *c, ddb_out_format fmt)
+{
+    int csv = fmt == DDB_OUT_CSV;
+    char num[40];
+    memset(t, 0, sizeof(*t));
+    ddb_num_shape_duckdb(&c->shape, num, sizeof(num));
+    switch (f->type) {
+    case DDB_TYPE_N:
+        snprintf(t->duckdb, sizeof(t->duckdb), "%s", num);
+        if (strcmp(num, "VARCHAR") == 0)
+            t->note = "numbers too long for DECIMAL(38,s): kept as their exact text";
+        break;
+    case DDB_TYPE_BOOL:
+        snprintf(t->duckdb, sizeof(t->duckdb), "BOOLEAN");
+        break;
+    case DDB_TYPE_B:
+        snprintf(t->duckdb, sizeof(t->duckdb), "VARCHAR");
+        t->note = "base64 (DuckDB: from_base64)";
+        break;
+    case DDB_TYPE_SS:
+    case DDB_TYPE_BS:
+        snprintf(t->duckdb, sizeof(t->duckdb), csv ? "JSON" : "VARCHAR[]");
+        t->note = f->type == DDB_TYPE_BS ? "a set of base64 strings" : NULL;
+        break;
+    case DDB_TYPE_NS:
+        if (csv || strcmp(num, "VARCHAR") == 0)
+            snprintf(t->duckdb, sizeof(t->duckdb), "JSON");
+        else
+            snprintf(t->duckdb, sizeof(t->duckdb), "%s[]", num);
+        break;
+    case DDB_TYPE_M:
+    case DDB_TYPE_L:
+        snprintf(t->duckdb, sizeof(t->duckdb), "JSON");
+        break;
+    default: /* S, NULL */
+        if (f->format == DDB_FMT_DATE) {
+            snprintf(t->duckdb, sizeof(t->duckdb), "DATE");
+        } else if (f->format == DDB_FMT_UUID) {
+            snprintf(t->duckdb, sizeof(t->duckdb), "UUID");
+        } else {
+            snprintf(t->duckdb, sizeof(t->duckdb), "VARCHAR");
+            if (f->format == DDB_FMT_DATETIME)
+                t->note = "ISO 8601 date and time (CAST AS TIMESTAMPTZ)";
+        }
+    }
+    athena_type(t->athena, sizeof(t->athena), t->duckdb);
+}
+
+/* ------------------------------------------------------------- writing */
+
+/* 'text' with quotes doubled: a SQL string literal. */
+static void sql_string(ddb_buf *b, const char *s)
+{
+    ddb_buf_putc(b, '\'');
+    for (; *s; s++) {
+        if (*s == '\'')
+            ddb_buf_putc(b, '\'');
+        ddb_buf_putc(b, *s);
+    }
+    ddb_buf_putc(b, '\'');
+}
+
+/* "name" (DuckDB) or `name` (Athena) with the quote doubled. */
+static void sql_ident(ddb_buf *b, const char *s, char q)
+{
+    ddb_buf_putc(b, q);
+    for (; *s; s++) {
+        if (*s == q)
+            ddb_buf_putc(b, q);
+        ddb_buf_putc(b, *s);
+    }
+    ddb_buf_putc(b, q);
+}
+
+static void put_column_json(ddb_buf *b, const char *name, const char *ddb, const col_type *t,
+                            int first)
+{
+    ddb_buf_puts(b, first ? "\n    {\"name\":" : ",\n    {\"name\":");
+    ddb_json_put_string(b, name, strlen(name));
+    ddb_buf_printf(b, ",\"dynamodb\":\"%s\",\"duckdb\":\"%s\",\"athena\":\"%s\"", ddb, t->duckdb,
+                   t->athena);
+    if (t->note) {
+        ddb_buf_puts(b, ",\"note\":");
+        ddb_json_put_string(b, t->note, strlen(t->note));
+    }
+    ddb_buf_putc(b, '}');
+}
+
+/* The undeclared attributes' column: typed DynamoDB JSON (or plain JSON). */
+static const col_type extra_type = {"JSON", "string", "attributes the mapping does not declare"};
+
+static void entity_json(ddb_buf *b, const ddb_schema *s, size_t e, const char *file,
+                        ddb_out_format fmt)
+{
+    const ddb_entity *en = &s->m->entities[e];
+    col_type t;
+    ddb_buf_puts(b, "{\"entity\":");
+    ddb_json_put_string(b, en->name, strlen(en->name));
+    ddb_buf_puts(b, ",\"file\":");
+    ddb_json_put_string(b, file, strlen(file));
+    ddb_buf_printf(b, ",\"format\":\"%s\",\"columns\":[", ddb_out_format_name(fmt));
+    for (size_t f = 0; f < en->n_fields; f++) {
+        field_type(&t, &en->fields[f], &s->cols[e][f], fmt);
+        put_column_json(b, en->fields[f].name, ddb_type_name(en->fields[f].type), &t, f == 0);
+    }
+    put_column_json(b, DDB_EXTRA_FIELD, "M", &extra_type, en->n_fields == 0);
+    ddb_buf_puts(b, "]}\n");
+}
+
+/* CREATE TABLE "Tag" AS SELECT * FROM read_csv('Tag.csv', ..., columns = {...}); */
+static void duckdb_load(ddb_buf *b, const ddb_schema *s, size_t e, const char *file,
+                        ddb_out_format fmt, char delimiter)
+{
+    const ddb_entity *en = &s->m->entities[e];
+    char delim[2] = {delimiter ? delimiter : ',', '\0'};
+    col_type t;
+    ddb_buf_puts(b, "CREATE OR REPLACE TABLE ");
+    sql_ident(b, en->name, '"');
+    ddb_buf_puts(b, fmt == DDB_OUT_CSV ? " AS SELECT * FROM read_csv("
+                                       : " AS SELECT * FROM read_json(");
+    sql_string(b, file);
+    if (fmt == DDB_OUT_CSV) {
+        /* An empty cell is absent (NULL), "" an empty string. */
+        ddb_buf_puts(b, ", header = true, auto_detect = false, delim = ");
+        sql_string(b, delim);
+        ddb_buf_puts(b, ", quote = '\"', escape = '\"', allow_quoted_nulls = false");
+    } else {
+        ddb_buf_puts(b, ", format = 'newline_delimited'");
+    }
+    ddb_buf_puts(b, ",\n    columns = {");
+    for (size_t f = 0; f < en->n_fields; f++) {
+        field_type(&t, &en->fields[f], &s->cols[e][f], fmt);
+        sql_string(b, en->fields[f].name);
+        ddb_buf_puts(b, ": ");
+        sql_string(b, t.duckdb);
+        ddb_buf_puts(b, ", ");
+    }
+    sql_string(b, DDB_EXTRA_FIELD);
+    ddb_buf_puts(b, ": 'JSON'});\n");
+}
+
+/* CREATE EXTERNAL TABLE for Athena over the entity's own prefix. */
+static void athena_ddl(ddb_buf *b, const ddb_schema *s, size_t e, const char *file,
+                       ddb_out_format fmt, char delimiter)
+{
+    const ddb_entity *en = &s->m->entities[e];
+    col_type t;
+    ddb_buf_printf(b,
+                   "-- Athena reads every file under a location: upload %s alone under a prefix "
+                   "of its own\n-- and put that prefix below.\nCREATE EXTERNAL TABLE ",
+                   file);
+    sql_ident(b, en->name, '`');
+    ddb_buf_puts(b, " (");
+    for (size_t f = 0; f < en->n_fields; f++) {
+        field_type(&t, &en->fields[f], &s->cols[e][f], fmt);
+        ddb_buf_puts(b, f ? ",\n  " : "\n  ");
+        sql_ident(b, en->fields[f].name, '`');
+        ddb_buf_printf(b, " %s", t.athena);
+    }
+    ddb_buf_puts(b, en->n_fields ? ",\n  `_extra` string\n)\n" : "\n  `_extra` string\n)\n");
+    if (fmt == DDB_OUT_CSV) {
+        ddb_buf_puts(b, "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.OpenCSVSerde'\n"
+                        "WITH SERDEPROPERTIES ('separatorChar' = ");
+        sql_string(b, (char[]){delimiter ? delimiter : ',', '\0'});
+        ddb_buf_puts(b, ", 'quoteChar' = '\"')\nLOCATION 's3://YOUR-BUCKET/YOUR-PREFIX/");
+        ddb_buf_puts(b, en->name);
+        ddb_buf_puts(b, "/'\nTBLPROPERTIES ('skip.header.line.count' = '1');\n");
+    } else {
+        ddb_buf_puts(b, "ROW FORMAT SERDE 'org.openx.data.jsonserde.JsonSerDe'\n"
+                        "LOCATION 's3://YOUR-BUCKET/YOUR-PREFIX/");
+        ddb_buf_puts(b, en->name);
+        ddb_buf_puts(b, "/';\n");
+    }
+}
+
+/* store NULL: a local folder of its own (see ddb_schema_write), where a
+ * file is simply written; ddb_dir_sync makes them all durable at the end. */
+static int write_text(ddb_store *store, const char *dir, const char *name, const char *ext,
+                      ddb_buf *b, ddb_error *err)
+{
+    char *base = malloc(strlen(name) + strlen(ext) + 1), *path = NULL;
+    int rc;
+    if (base == NULL || b->oom) {
+        free(base);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    sprintf(base, "%s%s", name, ext);
+    path = ddb_path_join(dir, base);
+    if (path == NULL)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    else if (store == NULL)
+        rc = ddb_file_write(path, b->ptr, b->len, err);
+    else
+        rc = store->vt->write_all(store, path, b->ptr, b->len, err);
+    free(path);
+    free(base);
+    ddb_buf_clear(b);
+    return rc;
+}
+
+int ddb_schema_writes(const ddb_schema *s, const ddb_schema_file *files, size_t n, const char *name)
+{
+    if (strcmp(name, "load.duckdb.sql") == 0)
+        return 1;
+    for (size_t i = 0; i < n; i++) {
+        const char *e = s->m->entities[files[i].entity].name;
+        size_t el = strlen(e);
+        if (strncmp(name, e, el) == 0 &&
+            (strcmp(name + el, ".json") == 0 || strcmp(name + el, ".athena.sql") == 0))
+            return 1;
+    }
+    return 0;
+}
+
+int ddb_schema_write(const ddb_schema *s, ddb_store *store, const char *dir, ddb_out_format fmt,
+                     char delimiter, const ddb_schema_file *files, size_t n, ddb_error *err)
+{
+    ddb_buf b = DDB_BUF_INIT, load = DDB_BUF_INIT;
+    int rc = 0;
+
+    if (store == NULL && (rc = ddb_make_dirs(dir, err)) != 0)
+        goto done;
+    ddb_buf_puts(&load, "-- Loads every entity file with exact types. Run it from the output "
+                        "folder:\n--   duckdb my.db < _ddbpipe/schema/load.duckdb.sql\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *name = s->m->entities[files[i].entity].name;
+        entity_json(&b, s, files[i].entity, files[i].name, fmt);
+        if ((rc = write_text(store, dir, name, ".json", &b, err)) != 0)
+            goto done;
+        athena_ddl(&b, s, files[i].entity, files[i].name, fmt, delimiter);
+        if ((rc = write_text(store, dir, name, ".athena.sql", &b, err)) != 0)
+            goto done;
+        duckdb_load(&load, s, files[i].entity, files[i].name, fmt, delimiter);
+    }
+    if ((rc = write_text(store, dir, "load", ".duckdb.sql", &load, err)) == 0 && store == NULL)
+        rc = ddb_dir_sync(dir, err);
+done:
+    ddb_buf_dispose(&b);
+    ddb_buf_dispose(&load);
+    return rc;
+}

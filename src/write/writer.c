@@ -1,0 +1,508 @@
+/*
+ * Record writers. Each formats a record into one reusable line buffer and
+ * hands it to its sink: no allocation per record once the buffer has grown.
+ */
+#include "ddbpipe/writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/csv.h"
+#include "ddbpipe/json.h"
+#include "core/name_set.h"
+
+typedef struct rec_writer {
+    ddb_writer base;
+    ddb_out_format fmt;
+    const ddb_entity *entity;
+    ddb_buf line;
+    ddb_buf cell;
+    char delim;
+    /* CSV without an entity: the columns, fixed by opts or the first record */
+    size_t n_columns;
+    ddb_type *column_types; /* NULL: untyped columns */
+    /* the columns' names, each once (col_first: the first column of each);
+     * per column its name's place there (col_name) and the next column of
+     * the same name (col_next, -1: none); per record the attribute in each
+     * column (col_at, -1: none) */
+    ddb_name_set col_names;
+    size_t *col_name;
+    ptrdiff_t *col_first, *col_next, *col_at;
+    int typed_values; /* NDJSON without an entity: DynamoDB JSON values */
+    int header_done;
+    unsigned char *used; /* per record attribute: placed in a column */
+    size_t used_cap;
+    int extra_plain; /* undeclared attributes as plain JSON values */
+    /* NDJSON of an entity: each field's "name": as written, in one buffer
+     * (field i's from name_at[i] to name_at[i + 1]) */
+    ddb_buf names_json;
+    size_t *name_at;
+} rec_writer;
+
+static const char *const out_names[] = {"ndjson", "csv", "ddb-json"};
+static const char *const out_exts[] = {"ndjson", "csv", "json"};
+
+const char *ddb_out_format_name(ddb_out_format f)
+{
+    return (unsigned)f < 3 ? out_names[f] : "?";
+}
+
+const char *ddb_out_format_ext(ddb_out_format f)
+{
+    return (unsigned)f < 3 ? out_exts[f] : "out";
+}
+
+int ddb_out_format_parse(ddb_out_format *out, const char *s)
+{
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(s, out_names[i]) == 0) {
+            *out = (ddb_out_format)i;
+            return 0;
+        }
+    }
+    if (strcmp(s, "json") == 0 || strcmp(s, "dynamodb-json") == 0) {
+        *out = DDB_OUT_DDBJSON;
+        return 0;
+    }
+    return DDB_EUSAGE;
+}
+
+int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v)
+{
+    switch (v->type) {
+    case DDB_TYPE_S:
+    case DDB_TYPE_N:
+        return ddb_buf_append(b, v->u.s.ptr, v->u.s.len);
+    case DDB_TYPE_B:
+        return ddb_buf_put_base64(b, (const unsigned char *)v->u.s.ptr, v->u.s.len);
+    case DDB_TYPE_BOOL:
+        return ddb_buf_puts(b, v->u.boolean ? "true" : "false");
+    case DDB_TYPE_NULL:
+        return ddb_buf_puts(b, "null");
+    default:
+        return ddb_json_put_plain_value(b, v);
+    }
+}
+
+int ddb_csv_typed_cell_text(ddb_buf *b, const ddb_value *v)
+{
+    size_t start = b->len, skip;
+    int rc;
+    switch (v->type) {
+    case DDB_TYPE_M:
+    case DDB_TYPE_L:
+    case DDB_TYPE_SS:
+    case DDB_TYPE_NS:
+    case DDB_TYPE_BS:
+        /* {"T":body} -> body */
+        if ((rc = ddb_json_put_typed_value(b, v)) != 0 || b->oom)
+            return DDB_ENOMEM;
+        skip = strlen(ddb_type_name(v->type)) + 4;
+        memmove(b->ptr + start, b->ptr + start + skip, b->len - start - skip - 1);
+        b->len -= skip + 1;
+        return 0;
+    default:
+        return ddb_csv_cell_text(b, v);
+    }
+}
+
+static int emit(rec_writer *w, ddb_error *err)
+{
+    int rc;
+    if (w->line.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
+    rc = ddb_sink_write(w->base.sink, w->line.ptr, w->line.len, err);
+    if (rc == 0)
+        w->base.records++;
+    ddb_buf_clear(&w->line);
+    return rc;
+}
+
+static void put_cell(rec_writer *w, const ddb_value *v, int typed)
+{
+    if ((v->type == DDB_TYPE_S || v->type == DDB_TYPE_N) && v->u.s.len > 0) {
+        /* their cell text is their own text: no copy through w->cell */
+        ddb_csv_put_field(&w->line, v->u.s.ptr, v->u.s.len, w->delim, 0);
+        return;
+    }
+    ddb_buf_clear(&w->cell);
+    if (typed)
+        ddb_csv_typed_cell_text(&w->cell, v);
+    else
+        ddb_csv_cell_text(&w->cell, v);
+    /* An empty value (string or binary) is quoted so it does not read back as "absent". */
+    ddb_csv_put_field(&w->line, w->cell.ptr ? w->cell.ptr : "", w->cell.len, w->delim,
+                      w->cell.len == 0);
+}
+
+static int name_is(const ddb_str *n, const char *s, size_t len)
+{
+    return n->len == len && memcmp(n->ptr, s, len) == 0;
+}
+
+/* ---------------------------------------------------------------- NDJSON */
+
+static int write_ndjson(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
+{
+    rec_writer *w = (rec_writer *)base;
+    ddb_buf *b = &w->line;
+    if (w->entity == NULL) {
+        if (w->typed_values)
+            ddb_json_put_typed_map(b, rec);
+        else
+            ddb_json_put_plain_map(b, rec);
+    } else {
+        int first = 1;
+        size_t f = 0; /* declared attributes come in field order: one merge walk */
+        ddb_buf_putc(b, '{');
+        for (size_t i = 0; i < n_declared; i++) {
+            const ddb_str *name = &rec->attrs[i].name;
+            if (!first)
+                ddb_buf_putc(b, ',');
+            first = 0;
+            /* a decoded record names its fields with the mapping's own strings */
+            while (f < w->entity->n_fields && (w->entity->fields[f].name != name->ptr ||
+                                               w->entity->fields[f].name_len != name->len))
+                f++;
+            if (f < w->entity->n_fields && w->name_at != NULL) {
+                ddb_buf_append(b, w->names_json.ptr + w->name_at[f],
+                               w->name_at[f + 1] - w->name_at[f]);
+                f++;
+            } else {
+                f = 0;
+                ddb_json_put_string(b, name->ptr, name->len);
+                ddb_buf_putc(b, ':');
+            }
+            ddb_json_put_plain_value(b, &rec->attrs[i].value);
+        }
+        if (rec->count > n_declared) {
+            /* Undeclared attributes keep their DynamoDB types so they round-trip,
+             * unless plain values were asked for (analytics tools). */
+            ddb_map extra = {rec->attrs + n_declared, rec->count - n_declared};
+            if (!first)
+                ddb_buf_putc(b, ',');
+            ddb_buf_puts(b, "\"" DDB_EXTRA_FIELD "\":");
+            if (w->extra_plain)
+                ddb_json_put_plain_map(b, &extra);
+            else
+                ddb_json_put_typed_map(b, &extra);
+        }
+        ddb_buf_putc(b, '}');
+    }
+    ddb_buf_putc(b, '\n');
+    return emit(w, err);
+}
+
+/* ------------------------------------------------------------------- CSV */
+
+static int ensure_used(rec_writer *w, size_t n)
+{
+    if (n > w->used_cap) {
+        unsigned char *u = realloc(w->used, n);
+        if (u == NULL)
+            return DDB_ENOMEM;
+        w->used = u;
+        w->used_cap = n;
+    }
+    if (n)
+        memset(w->used, 0, n);
+    return 0;
+}
+
+/* Appends the "_extra" cell: every attribute not placed in a column. */
+static void put_extra_cell(rec_writer *w, const ddb_map *rec)
+{
+    int any = 0;
+    ddb_buf_clear(&w->cell);
+    for (size_t i = 0; i < rec->count; i++) {
+        if (w->used[i])
+            continue;
+        ddb_buf_putc(&w->cell, any ? ',' : '{');
+        any = 1;
+        ddb_json_put_string(&w->cell, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
+        ddb_buf_putc(&w->cell, ':');
+        if (w->extra_plain)
+            ddb_json_put_plain_value(&w->cell, &rec->attrs[i].value);
+        else
+            ddb_json_put_typed_value(&w->cell, &rec->attrs[i].value);
+    }
+    if (any) {
+        ddb_buf_putc(&w->cell, '}');
+        ddb_csv_put_field(&w->line, w->cell.ptr, w->cell.len, w->delim, 0);
+    }
+}
+
+static int ends_like_type(const char *name, size_t len)
+{
+    ddb_type t;
+    for (size_t k = len; k > 1; k--)
+        if (name[k - 1] == ':')
+            return ddb_type_parse(&t, name + k, len - k) == 0;
+    return 0;
+}
+
+static void header_line(rec_writer *w)
+{
+    if (w->entity != NULL) {
+        for (size_t i = 0; i < w->entity->n_fields; i++) {
+            ddb_csv_put_field(&w->line, w->entity->fields[i].name,
+                              strlen(w->entity->fields[i].name), w->delim, 0);
+            ddb_buf_putc(&w->line, w->delim);
+        }
+    } else {
+        for (size_t i = 0; i < w->n_columns; i++) {
+            ddb_type t = w->column_types ? w->column_types[i] : DDB_TYPE_NONE;
+            const ddb_name *name = &w->col_names.at[w->col_name[i]];
+            ddb_buf_clear(&w->cell);
+            ddb_buf_append(&w->cell, name->name, name->len);
+            /* A string column is just its name, unless the name itself ends in
+             * ":TYPE" (an attribute "ratio:N"), which the reader would take for
+             * a type: then it says ":S". */
+            if (t != DDB_TYPE_NONE && (t != DDB_TYPE_S || ends_like_type(name->name, name->len)))
+                ddb_buf_printf(&w->cell, ":%s", ddb_type_name(t));
+            ddb_csv_put_field(&w->line, w->cell.ptr, w->cell.len, w->delim, 0);
+            ddb_buf_putc(&w->line, w->delim);
+        }
+    }
+    ddb_buf_puts(&w->line, DDB_EXTRA_FIELD "\n");
+}
+
+static int write_csv_header(rec_writer *w, ddb_error *err)
+{
+    int rc;
+    header_line(w);
+    rc = emit(w, err);
+    w->base.records = 0; /* the header is not a record */
+    w->header_done = 1;
+    return rc;
+}
+
+/* The first column named name, or -1. */
+static ptrdiff_t column_named(const rec_writer *w, const char *name, size_t len)
+{
+    ptrdiff_t at = ddb_name_set_find(&w->col_names, name, len);
+    return at < 0 ? -1 : w->col_first[at];
+}
+
+static int set_columns(rec_writer *w, const char *const *names, const size_t *lens, size_t n)
+{
+    w->col_name = malloc((n ? n : 1) * sizeof(*w->col_name));
+    w->col_first = malloc((n ? n : 1) * sizeof(*w->col_first));
+    w->col_next = malloc((n ? n : 1) * sizeof(*w->col_next));
+    w->col_at = malloc((n ? n : 1) * sizeof(*w->col_at));
+    if (w->col_name == NULL || w->col_first == NULL || w->col_next == NULL || w->col_at == NULL)
+        return DDB_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        size_t at;
+        int added =
+            ddb_name_set_add(&w->col_names, names[i], lens ? lens[i] : strlen(names[i]), &at);
+        if (added < 0)
+            return DDB_ENOMEM;
+        w->col_name[i] = at;
+        w->col_next[i] = -1;
+        if (added) {
+            w->col_first[at] = (ptrdiff_t)i;
+        } else {
+            ptrdiff_t same = w->col_first[at];
+            while (w->col_next[same] >= 0) /* a name given twice: both columns get it */
+                same = w->col_next[same];
+            w->col_next[same] = (ptrdiff_t)i;
+        }
+        w->n_columns++;
+    }
+    return 0;
+}
+
+static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
+{
+    rec_writer *w = (rec_writer *)base;
+    int rc;
+
+    if (ensure_used(w, rec->count) != 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (w->entity == NULL && !w->header_done) {
+        /* No mapping: the first record's attributes become the columns. */
+        const char **names = malloc((rec->count ? rec->count : 1) * sizeof(char *));
+        size_t *lens = malloc((rec->count ? rec->count : 1) * sizeof(size_t));
+        if (names == NULL || lens == NULL) {
+            free(names);
+            free(lens);
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < rec->count; i++) {
+            names[i] = rec->attrs[i].name.ptr;
+            lens[i] = rec->attrs[i].name.len;
+        }
+        rc = set_columns(w, names, lens, rec->count);
+        free(names);
+        free(lens);
+        if (rc != 0)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    if (!w->header_done && (rc = write_csv_header(w, err)) != 0)
+        return rc;
+
+    if (w->entity != NULL) {
+        size_t c = 0; /* declared attributes come in field order: one merge walk */
+        for (size_t i = 0; i < w->entity->n_fields; i++) {
+            const ddb_field *f = &w->entity->fields[i];
+            /* a decoded record names its fields with the mapping's own strings */
+            if (c < n_declared && (rec->attrs[c].name.ptr == f->name ||
+                                   name_is(&rec->attrs[c].name, f->name, f->name_len))) {
+                /* CSV cannot hold a NULL in a typed column: it goes to _extra. */
+                if (rec->attrs[c].value.type != DDB_TYPE_NULL ||
+                    w->entity->fields[i].type == DDB_TYPE_NULL) {
+                    put_cell(w, &rec->attrs[c].value, 0);
+                    w->used[c] = 1;
+                }
+                c++;
+            }
+            ddb_buf_putc(&w->line, w->delim);
+        }
+    } else {
+        /* each attribute into its columns, once (the first of a name, as
+         * a search would find it, is put in last) */
+        for (size_t i = 0; i < w->n_columns; i++)
+            w->col_at[i] = -1;
+        for (size_t i = rec->count; i-- > 0;)
+            for (ptrdiff_t c = column_named(w, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
+                 c >= 0; c = w->col_next[c])
+                w->col_at[c] = (ptrdiff_t)i;
+        for (size_t i = 0; i < w->n_columns; i++) {
+            ptrdiff_t at = w->col_at[i];
+            ddb_type t = w->column_types ? w->column_types[i] : DDB_TYPE_NONE;
+            /* A typed column holds only its type; NULL never has a column. */
+            if (at >= 0 && rec->attrs[at].value.type != DDB_TYPE_NULL &&
+                (t == DDB_TYPE_NONE || rec->attrs[at].value.type == t)) {
+                put_cell(w, &rec->attrs[at].value, t != DDB_TYPE_NONE);
+                w->used[at] = 1;
+            }
+            ddb_buf_putc(&w->line, w->delim);
+        }
+    }
+    put_extra_cell(w, rec);
+    ddb_buf_putc(&w->line, '\n');
+    return emit(w, err);
+}
+
+/* --------------------------------------------------------- DynamoDB JSON */
+
+static int write_ddbjson(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
+{
+    rec_writer *w = (rec_writer *)base;
+    (void)n_declared;
+    ddb_buf_puts(&w->line, "{\"Item\":");
+    ddb_json_put_typed_map(&w->line, rec);
+    ddb_buf_puts(&w->line, "}\n");
+    return emit(w, err);
+}
+
+/* ------------------------------------------------------------- lifecycle */
+
+static void rec_free(ddb_writer *base)
+{
+    rec_writer *w = (rec_writer *)base;
+    ddb_buf_dispose(&w->line);
+    ddb_buf_dispose(&w->cell);
+    ddb_buf_dispose(&w->names_json);
+    free(w->name_at);
+    ddb_name_set_dispose(&w->col_names);
+    free(w->col_name);
+    free(w->col_first);
+    free(w->col_next);
+    free(w->col_at);
+    free(w->column_types);
+    free(w->used);
+}
+
+static const ddb_writer_vtable ndjson_vt = {write_ndjson, rec_free, NULL, NULL};
+static const ddb_writer_vtable csv_vt = {write_csv, rec_free, NULL, NULL};
+static const ddb_writer_vtable ddbjson_vt = {write_ddbjson, rec_free, NULL, NULL};
+
+int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const ddb_entity *e,
+                   const ddb_writer_opts *opts, ddb_error *err)
+{
+    rec_writer *w = calloc(1, sizeof(*w));
+    int rc = 0;
+
+    *out = NULL;
+    if (w == NULL) {
+        ddb_sink_free(sink);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    w->base.sink = sink;
+    w->fmt = fmt;
+    w->entity = e;
+    w->delim = opts && opts->delimiter ? opts->delimiter : ',';
+    w->extra_plain = opts && opts->extra_plain;
+    w->typed_values = opts && opts->typed_values;
+    w->base.vt = fmt == DDB_OUT_CSV ? &csv_vt : fmt == DDB_OUT_DDBJSON ? &ddbjson_vt : &ndjson_vt;
+    if (fmt == DDB_OUT_NDJSON && e != NULL) {
+        /* the names as written, once, not escaped again for every record */
+        if ((w->name_at = malloc((e->n_fields + 1) * sizeof(*w->name_at))) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < e->n_fields; i++) {
+            w->name_at[i] = w->names_json.len;
+            ddb_json_put_string(&w->names_json, e->fields[i].name, e->fields[i].name_len);
+            ddb_buf_putc(&w->names_json, ':');
+        }
+        w->name_at[e->n_fields] = w->names_json.len;
+        if (w->names_json.oom) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
+    if (fmt == DDB_OUT_CSV) {
+        if (e == NULL && opts && opts->columns &&
+            set_columns(w, opts->columns, NULL, opts->n_columns) != 0) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+        if (e == NULL && opts && opts->columns && opts->column_types) {
+            if ((w->column_types =
+                     malloc((opts->n_columns ? opts->n_columns : 1) * sizeof(ddb_type))) == NULL) {
+                rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+                goto done;
+            }
+            memcpy(w->column_types, opts->column_types, opts->n_columns * sizeof(ddb_type));
+        }
+        /* The header goes out at once when the columns are known, so even an
+         * entity without records gets a well-formed file. */
+        if (opts && opts->appending)
+            w->header_done = 1;
+        else if ((e != NULL || w->col_name != NULL) && (rc = write_csv_header(w, err)) != 0)
+            goto done;
+    }
+done:
+    if (rc != 0) {
+        ddb_writer_free(&w->base);
+        return rc;
+    }
+    *out = &w->base;
+    return 0;
+}
+
+int ddb_writer_prepare(ddb_writer *w, ddb_error *err)
+{
+    if (w->vt->prepare != NULL)
+        return w->vt->prepare(w, err);
+    return ddb_sink_prepare(w->sink, err);
+}
+
+int ddb_writer_finish(ddb_writer *w, ddb_error *err)
+{
+    if (w->vt->finish != NULL)
+        return w->vt->finish(w, err);
+    return ddb_sink_finish(w->sink, err);
+}
+
+void ddb_writer_free(ddb_writer *w)
+{
+    if (w == NULL)
+        return;
+    w->vt->free(w);
+    ddb_sink_free(w->sink);
+    free(w);
+}
