@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ddbpipe/io.h"
+#include "ddbpipe/sink.h"
 #include "ddbpipe/json.h"
 #include "gen.h"
 

@@ -16,7 +16,8 @@
 #include <openssl/evp.h>
 
 #include "ddbpipe/codec.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/sink.h"
+#include "ddbpipe/source.h"
 #include "ddbpipe/item.h"
 #include "ddbpipe/json.h"
 #include "gen.h"

@@ -10,8 +10,9 @@
 #include <string.h>
 
 #include "ddbpipe/csv.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/sink.h"
 #include "ddbpipe/writer.h"
+#include "write/csv_cell.h"
 #include "gen.h"
 
 typedef struct seeder {

@@ -6,7 +6,7 @@
 # their folder ("net/client_impl.h"); a bare "x.h" must sit beside the file that includes it.
 #
 # Prints one line per upward or unknown include and exits 1 if there is any. Run by the test
-# suite (ctest -R layers) and by hand: scripts/check-layers.sh [SOURCE_DIR].
+# suite (tests/scripts/layers.sh, ctest -R layers) and by hand: scripts/check-layers.sh [SOURCE_DIR].
 set -euo pipefail
 top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top"

@@ -47,4 +47,30 @@ void ddb_arena_reset(ddb_arena *a);
 /* Frees the arena and all its chunks. Accepts NULL. */
 void ddb_arena_free(ddb_arena *a);
 
+/*
+ * Builder for maps and lists whose length is not known in advance: entries are
+ * staged on a scratch stack and copied into the arena once complete, so nested
+ * parsing allocates each array exactly once.
+ */
+typedef struct ddb_stack {
+    char *base;
+    size_t len; /* bytes in use */
+    size_t cap;
+} ddb_stack;
+
+#define DDB_STACK_INIT                                                                             \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
+
+/* Pushes one element of size bytes; returns a pointer to it or NULL on OOM.
+ * The pointer is valid until the next push (the stack may move). */
+void *ddb_stack_push(ddb_stack *st, size_t size);
+
+/* Copies the top `bytes` bytes into arena memory and pops them. NULL on OOM
+ * (or when bytes == 0, in which case there is nothing to copy). */
+void *ddb_stack_pop_to_arena(ddb_stack *st, size_t bytes, ddb_arena *a);
+
+void ddb_stack_dispose(ddb_stack *st);
+
 #endif

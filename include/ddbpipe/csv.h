@@ -9,7 +9,7 @@
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 
 typedef struct ddb_csv ddb_csv;
 

@@ -21,7 +21,7 @@
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/sink.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/output.h"
 

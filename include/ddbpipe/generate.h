@@ -35,30 +35,6 @@
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/reader.h"
 
-/* ------------------------------------------------- the mapping's "generate" */
-
-typedef enum ddb_gen_dist {
-    DDB_GEN_UNIFORM = 0,
-    DDB_GEN_NORMAL, /* around the middle of the range, 99.7% within it */
-    DDB_GEN_ZIPF    /* small values common, large ones rare (P ~ 1/rank) */
-} ddb_gen_dist;
-
-/* A field's "generate" property, as loaded (and checked) with the mapping. */
-typedef struct ddb_gen_spec {
-    char *range_lo, *range_hi; /* "range": numbers, dates or date-times as text; NULL: none */
-    char **one_of;             /* "oneOf": each value as text (JSON text for non-strings) */
-    size_t n_one_of;
-    double *weights; /* "weights": per oneOf value, or per enum value */
-    size_t n_weights;
-    ddb_gen_dist distribution; /* "distribution" over the range */
-    uint64_t distinct;         /* "distinct": at most this many values (0: no limit); on a
-                                  partition field: how many partitions */
-    double absent;             /* "absent": share of records without the field */
-    char *pattern;             /* "pattern": values from this expression (not a constraint) */
-} ddb_gen_spec;
-
-void ddb_gen_spec_free(ddb_gen_spec *s);
-
 /* ------------------------------------------------------------- generator */
 
 typedef struct ddb_generator ddb_generator;
@@ -125,12 +101,6 @@ void ddb_generator_describe(const ddb_generator *g, ddb_buf *out);
 int ddb_reader_new_generator(ddb_reader **out, const ddb_generator *g, ddb_error *err);
 
 /* ---------------------------------------------------------- text helpers */
-
-/* "YYYY-MM-DD" of days since 1970-01-01 (proleptic Gregorian; out >= 11). */
-void ddb_gen_date(char *out, int64_t days);
-
-/* Days since 1970-01-01 of a valid "YYYY-MM-DD". */
-int64_t ddb_gen_days(int year, unsigned month, unsigned day);
 
 /* A version-4 UUID text from 128 bits (out >= 37). */
 void ddb_gen_uuid(char *out, uint64_t hi, uint64_t lo);

@@ -166,4 +166,35 @@ const ddb_entity *ddb_mapping_entity(const ddb_mapping *m, const char *name);
 /* Field index by record field name, or -1. */
 int ddb_entity_field_index(const ddb_entity *e, const char *name, size_t len);
 
+/* ------------------------------------------------- the mapping's "generate" */
+
+typedef enum ddb_gen_dist {
+    DDB_GEN_UNIFORM = 0,
+    DDB_GEN_NORMAL, /* around the middle of the range, 99.7% within it */
+    DDB_GEN_ZIPF    /* small values common, large ones rare (P ~ 1/rank) */
+} ddb_gen_dist;
+
+/* A field's "generate" property, as loaded (and checked) with the mapping. */
+typedef struct ddb_gen_spec {
+    char *range_lo, *range_hi; /* "range": numbers, dates or date-times as text; NULL: none */
+    char **one_of;             /* "oneOf": each value as text (JSON text for non-strings) */
+    size_t n_one_of;
+    double *weights; /* "weights": per oneOf value, or per enum value */
+    size_t n_weights;
+    ddb_gen_dist distribution; /* "distribution" over the range */
+    uint64_t distinct;         /* "distinct": at most this many values (0: no limit); on a
+                                  partition field: how many partitions */
+    double absent;             /* "absent": share of records without the field */
+    char *pattern;             /* "pattern": values from this expression (not a constraint) */
+} ddb_gen_spec;
+
+void ddb_gen_spec_free(ddb_gen_spec *s);
+
+/* Calendar days for "generate" ranges of dates. */
+/* "YYYY-MM-DD" of days since 1970-01-01 (proleptic Gregorian; out >= 11). */
+void ddb_gen_date(char *out, int64_t days);
+
+/* Days since 1970-01-01 of a valid "YYYY-MM-DD". */
+int64_t ddb_gen_days(int year, unsigned month, unsigned day);
+
 #endif

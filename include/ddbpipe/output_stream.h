@@ -6,7 +6,7 @@
 #ifndef DDBPIPE_OUTPUT_STREAM_H
 #define DDBPIPE_OUTPUT_STREAM_H
 
-#include "ddbpipe/io.h"
+#include "ddbpipe/sink.h"
 #include "ddbpipe/output.h"
 
 /*

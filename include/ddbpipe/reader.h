@@ -16,7 +16,7 @@
 #include "ddbpipe/arena.h"
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 #include "ddbpipe/value.h"
 
 typedef struct ddb_json_parser ddb_json_parser; /* json.h */

@@ -35,7 +35,8 @@
 
 #include "ddbpipe/client.h"
 #include "ddbpipe/error.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/sink.h"
+#include "ddbpipe/source.h"
 
 #define DDB_S3_MIN_PART (5u * 1024u * 1024u)
 #define DDB_S3_MAX_PARTS 10000u

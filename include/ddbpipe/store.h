@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "ddbpipe/error.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 
 typedef struct ddb_store ddb_store;
 struct ddb_s3;

@@ -1,6 +1,7 @@
 /*
- * writer.h — record writers (NDJSON, CSV, DynamoDB JSON) over a byte sink,
- * and the per-entity file output that routes records to DIR/<Entity>.<ext>.
+ * writer.h — record writers: one entity's records (or items) formatted as
+ * NDJSON, CSV or DynamoDB JSON onto a byte sink. The per-entity files that
+ * route records to DIR/<Entity>.<ext> are output_file.h.
  */
 #ifndef DDBPIPE_WRITER_H
 #define DDBPIPE_WRITER_H
@@ -10,7 +11,7 @@
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/sink.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/value.h"
 
@@ -88,15 +89,6 @@ DDB_MUST_USE int ddb_writer_prepare(ddb_writer *w, ddb_error *err);
 
 /* Frees the writer and its sink (an unfinished atomic file is removed). */
 void ddb_writer_free(ddb_writer *w);
-
-/* Appends the CSV text of one cell (S raw, N text, B base64, BOOL
- * true/false, M/L/sets as plain JSON) without quoting. */
-int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v);
-
-/* The cell text of a typed column (name:TYPE): S, N, B, BOOL as above, M/L/sets
- * as the DynamoDB JSON inside their type ({"a":{"S":"x"}}, ["1","2"]), which
- * the CSV reader reads back exactly. */
-int ddb_csv_typed_cell_text(ddb_buf *b, const ddb_value *v);
 
 /*
  * CSV of items without a mapping, every attribute in a column of its own: the

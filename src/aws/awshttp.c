@@ -12,8 +12,7 @@
 
 #include <openssl/crypto.h>
 
-#include "net/client_internal.h"
-#include "ddbpipe/client.h"
+#include "aws/awserror.h"
 
 typedef struct exchange {
     ddb_http_resp *resp;
@@ -159,7 +158,7 @@ int ddb_http_retryable(const ddb_http_resp *resp, int rc, const ddb_http_policy 
     if (resp->status >= 200 && resp->status < 300)
         return 0;
     return resp->status >= 500 || ddb_error_is_throttling(resp->error_type) ||
-           ddb_client_error_is_server_side(resp->error_type) ||
+           ddb_error_is_server_side(resp->error_type) ||
            is_extra_code(resp->error_type, policy ? policy->retry_codes : NULL);
 }
 

@@ -14,6 +14,7 @@
 #include "ddbpipe/diff.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/run.h"
+#include "ddbpipe/sink.h"
 #include "progress.h"
 #include "run_support.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/sink.h"
 #include "ddbpipe/workbench.h"
 
 int cmd_mapping_from_workbench(int argc, char **argv)

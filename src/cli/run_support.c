@@ -9,7 +9,7 @@
 #include <signal.h>
 
 #include "cli.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/fs.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/pipeline.h"
 #include "run_support.h"

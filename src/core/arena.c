@@ -189,3 +189,42 @@ void ddb_arena_free(ddb_arena *a)
     }
     free(a);
 }
+
+void *ddb_stack_push(ddb_stack *st, size_t size)
+{
+    void *p;
+    if (st->len + size > st->cap) {
+        size_t cap = st->cap ? st->cap : 4096;
+        char *nb;
+        while (cap < st->len + size)
+            cap *= 2;
+        nb = realloc(st->base, cap);
+        if (nb == NULL)
+            return NULL;
+        st->base = nb;
+        st->cap = cap;
+    }
+    p = st->base + st->len;
+    st->len += size;
+    return p;
+}
+
+void *ddb_stack_pop_to_arena(ddb_stack *st, size_t bytes, ddb_arena *a)
+{
+    void *p;
+    if (bytes == 0)
+        return NULL;
+    p = ddb_arena_alloc(a, bytes);
+    if (p == NULL)
+        return NULL;
+    memcpy(p, st->base + st->len - bytes, bytes);
+    st->len -= bytes;
+    return p;
+}
+
+void ddb_stack_dispose(ddb_stack *st)
+{
+    free(st->base);
+    st->base = NULL;
+    st->len = st->cap = 0;
+}

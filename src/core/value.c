@@ -255,45 +255,6 @@ int ddb_map_copy_within(ddb_map *out, const ddb_map *m, const char *from, size_t
     return map_copy(out, m, a, from != NULL && to != NULL ? &rb : NULL);
 }
 
-void *ddb_stack_push(ddb_stack *st, size_t size)
-{
-    void *p;
-    if (st->len + size > st->cap) {
-        size_t cap = st->cap ? st->cap : 4096;
-        char *nb;
-        while (cap < st->len + size)
-            cap *= 2;
-        nb = realloc(st->base, cap);
-        if (nb == NULL)
-            return NULL;
-        st->base = nb;
-        st->cap = cap;
-    }
-    p = st->base + st->len;
-    st->len += size;
-    return p;
-}
-
-void *ddb_stack_pop_to_arena(ddb_stack *st, size_t bytes, ddb_arena *a)
-{
-    void *p;
-    if (bytes == 0)
-        return NULL;
-    p = ddb_arena_alloc(a, bytes);
-    if (p == NULL)
-        return NULL;
-    memcpy(p, st->base + st->len - bytes, bytes);
-    st->len -= bytes;
-    return p;
-}
-
-void ddb_stack_dispose(ddb_stack *st)
-{
-    free(st->base);
-    st->base = NULL;
-    st->len = st->cap = 0;
-}
-
 int ddb_value_u64(const ddb_value *v, uint64_t *out)
 {
     uint64_t n = 0;

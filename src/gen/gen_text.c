@@ -297,33 +297,6 @@ void gen_random_text(ddb_buf *b, int kind, ddb_rng *r, uint64_t place)
     }
 }
 
-/* Civil date from days since 1970-01-01 (H. Hinnant's algorithm). */
-void ddb_gen_date(char *out, int64_t z)
-{
-    int64_t era, yy;
-    unsigned doe, yoe, doy, mp, d, m;
-    z += 719468;
-    era = (z >= 0 ? z : z - 146096) / 146097;
-    doe = (unsigned)(z - era * 146097);
-    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    yy = (int64_t)yoe + era * 400;
-    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    mp = (5 * doy + 2) / 153;
-    d = doy - (153 * mp + 2) / 5 + 1;
-    m = mp < 10 ? mp + 3 : mp - 9;
-    yy += m <= 2;
-    snprintf(out, 11, "%04u-%02u-%02u", (unsigned)yy % 10000u, m % 13u, d % 32u);
-}
-
-int64_t ddb_gen_days(int year, unsigned month, unsigned day)
-{
-    int64_t y = (int64_t)year - (month <= 2), era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
 void ddb_gen_uuid(char *out, uint64_t hi, uint64_t lo)
 {
     static const char hex[] = "0123456789abcdef";

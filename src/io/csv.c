@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ddbpipe/array.h"
+#include "ddbpipe/source.h"
 #include "core/swar.h"
 
 #define CSV_BLOCK (1024u * 1024u)

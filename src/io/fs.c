@@ -1,11 +1,13 @@
 /*
- * io_fs.c — the file system around the streams: folders made, checked,
- * synced and removed, and whole files written at once (io.h).
+ * fs.c — the file system around the streams: paths, folders made, checked,
+ * synced and removed, and whole files read or written at once (fs.h).
  */
 #ifdef __linux__
 #define _GNU_SOURCE /* sync_file_range */
 #endif
-#include "ddbpipe/io.h"
+#include "ddbpipe/fs.h"
+#include "ddbpipe/sink.h"
+#include "ddbpipe/source.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -172,4 +174,48 @@ void ddb_remove_dir(const char *dir)
     }
     closedir(d);
     rmdir(dir);
+}
+
+const char *ddb_path_base(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+char *ddb_path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    char *p;
+    if (strcmp(dir, ".") == 0)
+        return strdup(name);
+    p = malloc(n + strlen(name) + 2);
+    if (p != NULL)
+        sprintf(p, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
+    return p;
+}
+
+int ddb_file_read_small(char **out, size_t *len, const char *path, size_t max, ddb_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    int rc = 0;
+
+    *out = NULL;
+    if (f == NULL)
+        return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "%s: %s", path,
+                             strerror(errno));
+    if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size > max)
+        rc = ddb_error_set(err, DDB_ETOOBIG, "%s: larger than %zu bytes", path, max);
+    else if ((*out = malloc((size_t)st.st_size + 1)) == NULL)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    else if ((*len = fread(*out, 1, (size_t)st.st_size, f)) != (size_t)st.st_size)
+        rc = ddb_error_set(err, DDB_EIO, "%s: read error", path);
+    else
+        (*out)[*len] = '\0';
+    if (rc != 0) {
+        free(*out);
+        *out = NULL;
+    }
+    fclose(f);
+    return rc;
 }

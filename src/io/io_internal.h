@@ -1,6 +1,6 @@
 /*
- * io_internal.h — what the sources (io_source.c, io_gzip.c, io_readahead.c)
- * and the sinks (io_sink.c, io_sink_gzip.c) share.
+ * io_internal.h — what the sources (source.c, source_gzip.c, source_readahead.c)
+ * and the sinks (sink.c, sink_gzip.c) share.
  */
 #ifndef DDBPIPE_IO_INTERNAL_H
 #define DDBPIPE_IO_INTERNAL_H
@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ddbpipe/io.h"
+#include "ddbpipe/sink.h"
+#include "ddbpipe/source.h"
 
 /* A zeroed source of size bytes with vt and a copy of name; NULL when out of
  * memory. */

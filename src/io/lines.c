@@ -10,7 +10,7 @@
  * chunk's end cuts is put together in the buffer, which then holds just that
  * line ([start, end), base its stream offset).
  */
-#include "ddbpipe/io.h"
+#include "ddbpipe/lines.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * io_sink.c — write-side byte streams: file/stdout (optionally atomic via a
+ * sink.c — write-side byte streams: file/stdout (optionally atomic via a
  * temporary file and rename), memory, and the gzip filter.
  *
  * Every system call result is checked, close() included: a full disk often
@@ -8,7 +8,9 @@
 #ifdef __linux__
 #define _GNU_SOURCE /* sync_file_range */
 #endif
-#include "ddbpipe/io.h"
+#include "ddbpipe/fs.h"
+#include "ddbpipe/sink.h"
+#include "ddbpipe/source.h"
 
 #include <errno.h>
 #include <fcntl.h>

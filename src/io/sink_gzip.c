@@ -1,5 +1,5 @@
 /*
- * io_sink_gzip.c — the gzip sink filter (io.h): one member per checkpoint,
+ * sink_gzip.c — the gzip sink filter (sink.h): one member per checkpoint,
  * deflated by Intel ISA-L or zlib.
  *
  * ISA-L level 2 makes files about 3% larger than zlib level 6 in about a
@@ -16,7 +16,7 @@
 #include <isa-l/igzip_lib.h>
 #endif
 
-#include "ddbpipe/io.h"
+#include "ddbpipe/sink.h"
 #include "io/io_internal.h"
 
 #define GZ_OUTBUF (256u * 1024u)

@@ -1,12 +1,13 @@
 /*
- * io_source.c — read-side byte streams: file/stdin, memory, gzip and MD5
+ * source.c — read-side byte streams: file/stdin, memory, gzip and MD5
  * filters, the sniff/replay wrapper and the generic entry points.
  *
  * Filters read their upstream through ddb_source_read() so every stream's
  * bytes_in stays right, and copy their upstream's name so errors raised deep
  * in a chain still name the file.
  */
-#include "ddbpipe/io.h"
+#include "ddbpipe/fs.h"
+#include "ddbpipe/source.h"
 #include "io/io_internal.h"
 
 #include <errno.h>
@@ -506,59 +507,4 @@ void ddb_source_free(ddb_source *src)
         free(src);
         src = up;
     }
-}
-
-const char *ddb_path_base(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-char *ddb_path_join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    char *p;
-    if (strcmp(dir, ".") == 0)
-        return strdup(name);
-    p = malloc(n + strlen(name) + 2);
-    if (p != NULL)
-        sprintf(p, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
-    return p;
-}
-
-char *ddb_path_sibling(const char *path, const char *name)
-{
-    size_t dir = (size_t)(ddb_path_base(path) - path);
-    char *p = malloc(dir + strlen(name) + 1);
-    if (p != NULL) {
-        memcpy(p, path, dir);
-        strcpy(p + dir, name);
-    }
-    return p;
-}
-
-int ddb_file_read_small(char **out, size_t *len, const char *path, size_t max, ddb_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    int rc = 0;
-
-    *out = NULL;
-    if (f == NULL)
-        return ddb_error_set(err, errno == ENOENT ? DDB_ENOTFOUND : DDB_EIO, "%s: %s", path,
-                             strerror(errno));
-    if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size > max)
-        rc = ddb_error_set(err, DDB_ETOOBIG, "%s: larger than %zu bytes", path, max);
-    else if ((*out = malloc((size_t)st.st_size + 1)) == NULL)
-        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    else if ((*len = fread(*out, 1, (size_t)st.st_size, f)) != (size_t)st.st_size)
-        rc = ddb_error_set(err, DDB_EIO, "%s: read error", path);
-    else
-        (*out)[*len] = '\0';
-    if (rc != 0) {
-        free(*out);
-        *out = NULL;
-    }
-    fclose(f);
-    return rc;
 }

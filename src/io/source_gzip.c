@@ -1,6 +1,6 @@
 /*
- * io_gzip.c — the gzip source filter: concatenated members, padding, CRC and
- * length checks, inflated by Intel ISA-L or zlib (io.h).
+ * source_gzip.c — the gzip source filter: concatenated members, padding, CRC and
+ * length checks, inflated by Intel ISA-L or zlib (source.h).
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 #include <isa-l/igzip_lib.h>
 #endif
 
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 #include "io/io_internal.h"
 
 #define GZ_INBUF (256u * 1024u)

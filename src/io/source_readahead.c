@@ -1,12 +1,12 @@
 /*
- * io_readahead.c — a source that reads its upstream ahead in a thread (io.h).
+ * source_readahead.c — a source that reads its upstream ahead in a thread (source.h).
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 #include "io/io_internal.h"
 
 /* ------------------------------------------------------------- readahead */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "json/json_internal.h"
+#include "ddbpipe/source.h"
 
 #define JCUR_BLOCK (1024u * 1024u)
 #define JCUR_DEFAULT_MAX (64u * 1024u * 1024u)

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "ddbpipe/error.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 
 typedef struct ddb_jcur {
     ddb_source *src;  /* owned */

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "net/client_impl.h"
-#include "net/client_internal.h"
+#include "aws/awserror.h"
 #include "ddbpipe/credprov.h"
 #include "ddbpipe/sigv4.h"
 
@@ -436,7 +436,7 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
     if (retry_with_new_credentials(c, cl))
         return;
     retryable = status >= 500 || ddb_error_is_throttling(cl->resp.error_type) ||
-                ddb_client_error_is_server_side(cl->resp.error_type);
+                ddb_error_is_server_side(cl->resp.error_type);
     if (ddb_error_is_throttling(cl->resp.error_type))
         throttled(c, cl);
     if (c->verbose)

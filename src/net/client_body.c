@@ -14,7 +14,7 @@
 
 #include "net/client_impl.h"
 #include "ddbpipe/checksum.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 
 /* Does the body as it stands match x-amz-crc32 (or is there none)? *got and
  * *want say what was compared. */

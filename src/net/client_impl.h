@@ -156,9 +156,4 @@ int ddb_client_decode_body(call *cl);
 /* Frees a call's own memory (not its easy handle). */
 void ddb_client_call_free(call *cl);
 
-/* Parses an S3-style XML error (<Error><Code>..</Code><Message>..</Message>)
- * into type and message. Returns 1 when the body was such an error. */
-int ddb_parse_xml_error(const char *body, size_t len, char *type, size_t type_cap, char *message,
-                        size_t message_cap);
-
 #endif

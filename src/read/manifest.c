@@ -18,7 +18,7 @@
 #include "ddbpipe/array.h"
 #include "ddbpipe/checksum.h"
 #include "ddbpipe/codec.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/fs.h"
 #include "ddbpipe/store.h"
 
 #define SUMMARY_MAX (1024u * 1024u)

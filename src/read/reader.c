@@ -20,6 +20,8 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/s3.h"
 #include "ddbpipe/store.h"
+#include "ddbpipe/fs.h"
+#include "ddbpipe/source.h"
 #include "read/reader_internal.h"
 
 

@@ -26,6 +26,7 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/reader.h"
+#include "ddbpipe/source.h"
 #include "read/reader_internal.h"
 
 typedef struct csv_col {

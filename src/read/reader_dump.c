@@ -15,6 +15,7 @@
 #include "ddbpipe/reader.h"
 #include "ddbpipe/store.h"
 #include "ddbpipe/table.h"
+#include "ddbpipe/source.h"
 #include "read/reader_internal.h"
 
 /* A record's position: the page's index, then the byte offset in it. */

@@ -13,6 +13,7 @@
 #include "ddbpipe/manifest.h"
 #include "ddbpipe/reader.h"
 #include "ddbpipe/store.h"
+#include "ddbpipe/source.h"
 #include "read/reader_internal.h"
 
 /* A record's position: the data file's index in the manifest, then the

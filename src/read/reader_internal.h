@@ -2,7 +2,7 @@
 #ifndef DDBPIPE_READER_INTERNAL_H
 #define DDBPIPE_READER_INTERNAL_H
 
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 #include "ddbpipe/reader.h"
 
 /* Fills the common part of a reader: vtable, a copy of name, the format, and

@@ -35,6 +35,7 @@
 
 #include "ddbpipe/json.h"
 #include "ddbpipe/reader.h"
+#include "ddbpipe/source.h"
 #include "json/json_cursor.h"
 #include "read/reader_internal.h"
 #include "read/reader_json_shape.h"

@@ -10,6 +10,8 @@
 
 #include "ddbpipe/json.h"
 #include "ddbpipe/reader.h"
+#include "ddbpipe/lines.h"
+#include "ddbpipe/source.h"
 #include "read/reader_internal.h"
 
 typedef struct lines_reader {

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ddbpipe/io.h"
+#include "ddbpipe/fs.h"
+#include "ddbpipe/source.h"
 #include "ddbpipe/json.h"
 
 typedef struct slot {

@@ -14,6 +14,7 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/rng.h"
 #include "ddbpipe/transform.h"
+#include "ddbpipe/sink.h"
 #include "run/diff_internal.h"
 
 typedef struct side_out {

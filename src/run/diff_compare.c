@@ -12,6 +12,7 @@
 #include "ddbpipe/array.h"
 #include "ddbpipe/canon.h"
 #include "ddbpipe/json.h"
+#include "ddbpipe/sink.h"
 #include "run/diff_internal.h"
 
 /* Deeper than this a bucket is compared whatever its size: its keys hash

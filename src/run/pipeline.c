@@ -14,7 +14,7 @@
 
 #include "ddbpipe/checkpoint.h"
 #include "ddbpipe/client.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 #include "ddbpipe/item.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/text.h"

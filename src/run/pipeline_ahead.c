@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "ddbpipe/arena.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 #include "ddbpipe/json.h"
 #include "run/pipeline_internal.h"
 

@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 
 #include "ddbpipe/checkpoint.h"
-#include "ddbpipe/io.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/output_file.h"
 #include "ddbpipe/output_stream.h"

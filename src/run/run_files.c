@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "ddbpipe/io.h"
+#include "ddbpipe/fs.h"
+#include "ddbpipe/sink.h"
 #include "ddbpipe/output_file.h"
 #include "ddbpipe/output_stream.h"
 #include "ddbpipe/s3.h"

@@ -18,6 +18,7 @@
 #include <openssl/evp.h>
 
 #include "ddbpipe/array.h"
+#include "ddbpipe/fs.h"
 #include "ddbpipe/json.h"
 #include "s3/s3_internal.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "s3/s3_internal.h"
+#include "ddbpipe/source.h"
 
 enum { CHUNK_FLYING = 0, CHUNK_DONE, CHUNK_FAILED };
 

@@ -13,6 +13,8 @@
 
 #include "ddbpipe/array.h"
 #include "ddbpipe/s3.h"
+#include "ddbpipe/fs.h"
+#include "ddbpipe/source.h"
 
 /* ------------------------------------------------------------- local */
 

@@ -8,7 +8,6 @@
 
 #include <json-c/json.h>
 
-#include "ddbpipe/generate.h"
 #include "ddbpipe/mapping.h"
 
 /*

@@ -11,7 +11,7 @@
 #include "ddbpipe/array.h"
 #include "ddbpipe/arena.h"
 #include "ddbpipe/buf.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/fs.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/value.h"
 

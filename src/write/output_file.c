@@ -15,6 +15,8 @@
 #include "ddbpipe/s3.h"
 #include "ddbpipe/schema.h"
 #include "ddbpipe/store.h"
+#include "ddbpipe/fs.h"
+#include "ddbpipe/sink.h"
 
 typedef struct file_slot {
     ddb_writer *w;

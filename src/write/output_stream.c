@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ddbpipe/writer.h"
+#include "ddbpipe/sink.h"
 
 typedef struct stream_output {
     ddb_output base;

@@ -21,7 +21,7 @@
 #include "ddbpipe/rate.h"
 #include "ddbpipe/clock.h"
 #include "core/keyset.h"
-#include "net/client_internal.h"
+#include "aws/awserror.h"
 #include "write/output_table_internal.h"
 
 #define BATCH_MAX_ITEMS 25

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ddbpipe/clock.h"
-#include "net/client_internal.h"
+#include "aws/awserror.h"
 #include "core/keyset.h"
 #include "write/output_table_internal.h"
 

@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "ddbpipe/codec.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/fs.h"
+#include "ddbpipe/sink.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/rejects.h"
 #include "ddbpipe/s3.h"

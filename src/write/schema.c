@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ddbpipe/io.h"
+#include "ddbpipe/fs.h"
 #include "ddbpipe/store.h"
 #include "ddbpipe/json.h"
 #include "core/swar.h"

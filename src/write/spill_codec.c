@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "write/spill_codec.h"
+#include "ddbpipe/source.h"
 
 #define SPILL_MAX_DEPTH 64 /* DynamoDB nests at most 32 levels */
 #define SPILL_CHUNK (1u << 20)

@@ -24,7 +24,7 @@
 #include "ddbpipe/arena.h"
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 #include "ddbpipe/value.h"
 
 #define DDB_SPILL_MAGIC "ddbpipe-spill 2\n"

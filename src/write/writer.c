@@ -9,7 +9,9 @@
 
 #include "ddbpipe/csv.h"
 #include "ddbpipe/json.h"
+#include "ddbpipe/sink.h"
 #include "core/name_set.h"
+#include "write/csv_cell.h"
 
 typedef struct rec_writer {
     ddb_writer base;
@@ -65,45 +67,6 @@ int ddb_out_format_parse(ddb_out_format *out, const char *s)
         return 0;
     }
     return DDB_EUSAGE;
-}
-
-int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v)
-{
-    switch (v->type) {
-    case DDB_TYPE_S:
-    case DDB_TYPE_N:
-        return ddb_buf_append(b, v->u.s.ptr, v->u.s.len);
-    case DDB_TYPE_B:
-        return ddb_buf_put_base64(b, (const unsigned char *)v->u.s.ptr, v->u.s.len);
-    case DDB_TYPE_BOOL:
-        return ddb_buf_puts(b, v->u.boolean ? "true" : "false");
-    case DDB_TYPE_NULL:
-        return ddb_buf_puts(b, "null");
-    default:
-        return ddb_json_put_plain_value(b, v);
-    }
-}
-
-int ddb_csv_typed_cell_text(ddb_buf *b, const ddb_value *v)
-{
-    size_t start = b->len, skip;
-    int rc;
-    switch (v->type) {
-    case DDB_TYPE_M:
-    case DDB_TYPE_L:
-    case DDB_TYPE_SS:
-    case DDB_TYPE_NS:
-    case DDB_TYPE_BS:
-        /* {"T":body} -> body */
-        if ((rc = ddb_json_put_typed_value(b, v)) != 0 || b->oom)
-            return DDB_ENOMEM;
-        skip = strlen(ddb_type_name(v->type)) + 4;
-        memmove(b->ptr + start, b->ptr + start + skip, b->len - start - skip - 1);
-        b->len -= skip + 1;
-        return 0;
-    default:
-        return ddb_csv_cell_text(b, v);
-    }
 }
 
 static int emit(rec_writer *w, ddb_error *err)

@@ -16,6 +16,8 @@
 #include "ddbpipe/array.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/writer.h"
+#include "ddbpipe/sink.h"
+#include "ddbpipe/source.h"
 #include "core/name_set.h"
 #include "write/spill_codec.h"
 

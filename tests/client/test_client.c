@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "ddbpipe/client.h"
-#include "net/client_internal.h"
+#include "aws/awserror.h"
 #include "ddbpipe/table.h"
 #include "support/freewatch.h"
 #include "support/testutil.h"

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ddbpipe/source.h"
 
 typedef struct chunk_source {
     ddb_source base;

@@ -10,7 +10,7 @@
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/csv.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 
 /* A source over data that returns at most chunk bytes per read. */
 ddb_source *chunk_source_new(const void *data, size_t len, size_t chunk);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "csv_test_util.h"
+#include "ddbpipe/source.h"
 
 #define S(lit) lit, sizeof(lit) - 1
 #define ROW(p, ...)                                                                                \

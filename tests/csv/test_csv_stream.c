@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "csv_test_util.h"
+#include "ddbpipe/source.h"
 
 #define S(lit) lit, sizeof(lit) - 1
 

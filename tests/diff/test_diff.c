@@ -13,6 +13,7 @@
 #include "ddbpipe/diff.h"
 #include "ddbpipe/generate.h"
 #include "ddbpipe/transform.h"
+#include "ddbpipe/sink.h"
 #include "support/files.h"
 #include "support/testutil.h"
 

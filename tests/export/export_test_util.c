@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "ddbpipe/codec.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/sink.h"
 #include "ddbpipe/checksum.h"
 #include "ddbpipe/manifest.h"
 

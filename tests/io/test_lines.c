@@ -13,7 +13,7 @@
 #include <zlib.h>
 
 #include "ddbpipe/buf.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/lines.h"
 
 /* A source returning at most `chunk` bytes per read, to force refills at
  * awkward places. */

@@ -13,7 +13,8 @@
 #include <zlib.h>
 
 #include "ddbpipe/codec.h"
-#include "ddbpipe/io.h"
+#include "ddbpipe/lines.h"
+#include "ddbpipe/sink.h"
 
 static char tmpdir[64];
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ddbpipe/reader.h"
+#include "ddbpipe/source.h"
 #include "support/readers.h"
 #include "support/testutil.h"
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aws/awserror.h"
 #include "net/client_impl.h"
 #include "ddbpipe/client.h"
 #include "ddbpipe/s3.h"

@@ -11,6 +11,7 @@
 #include "ddbpipe/reader.h"
 #include "ddbpipe/transform.h"
 #include "ddbpipe/writer.h"
+#include "ddbpipe/sink.h"
 #include "support/outputs.h"
 #include "support/readers.h"
 #include "support/testutil.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ddbpipe/io.h"
+#include "ddbpipe/source.h"
 #include "write/spill_codec.h"
 #include "support/testutil.h"
 

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "ddbpipe/writer.h"
+#include "ddbpipe/sink.h"
+#include "write/csv_cell.h"
 #include "support/files.h"
 #include "support/outputs.h"
 #include "support/testutil.h"

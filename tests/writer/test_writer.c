@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ddbpipe/writer.h"
+#include "write/csv_cell.h"
 #include "support/outputs.h"
 #include "support/testutil.h"
 

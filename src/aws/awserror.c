@@ -1,14 +1,13 @@
 /*
- * The client's pure helpers: backoff with full jitter, and reading what kind
- * of error DynamoDB answered (throttling, server side, or the caller's fault).
+ * awserror.c — AWS's error rules (awserror.h): backoff with full jitter, and
+ * reading what kind of error a service answered (throttling, server side, or
+ * the caller's fault).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "net/client_impl.h"
-#include "net/client_internal.h"
-#include "ddbpipe/client.h"
+#include "aws/awserror.h"
 
 /* xorshift64*: deterministic jitter in tests, no global rand() state. */
 static uint64_t next_random(uint64_t *s)
@@ -41,7 +40,7 @@ int ddb_error_is_throttling(const char *t)
            strcmp(t, "SlowDown") == 0; /* S3 */
 }
 
-int ddb_client_error_is_server_side(const char *t)
+int ddb_error_is_server_side(const char *t)
 {
     return strcmp(t, "InternalServerError") == 0 || strcmp(t, "ServiceUnavailable") == 0 ||
            strcmp(t, "InternalFailure") == 0 ||

@@ -1,16 +1,20 @@
 /*
- * client_internal.h — the client's pieces that other engine modules (the
- * table writer's retries) and the unit tests use, beyond the public API.
+ * awserror.h (private to aws/, used by net/, s3/ and write/) — how AWS's
+ * services say what went wrong, and what a caller does about it: the error
+ * bodies (JSON for DynamoDB and STS's JSON protocol, XML for S3), which
+ * errors are throttling or the service's own fault, and the full-jitter
+ * backoff before trying again. The DynamoDB client, the table writer and the
+ * credential calls all follow these rules.
  */
-#ifndef DDBPIPE_CLIENT_INTERNAL_H
-#define DDBPIPE_CLIENT_INTERNAL_H
+#ifndef DDBPIPE_AWS_AWSERROR_H
+#define DDBPIPE_AWS_AWSERROR_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* Is an error type (the part after '#') a retryable failure on the
  * service's side (InternalServerError, ServiceUnavailable, InternalFailure)? */
-int ddb_client_error_is_server_side(const char *error_type);
+int ddb_error_is_server_side(const char *error_type);
 
 /* Full-jitter backoff for attempt n (1-based): a random delay in
  * [0, min(cap, base * 2^n)) milliseconds. */
@@ -24,5 +28,10 @@ int ddb_error_is_throttling(const char *error_type);
  * (it wins, up to its first ':'). */
 void ddb_parse_error_body(const char *body, size_t len, const char *header_type, char *type,
                           size_t type_cap, char *message, size_t message_cap);
+
+/* Parses an S3-style XML error (<Error><Code>..</Code><Message>..</Message>)
+ * into type and message. Returns 1 when the body was such an error. */
+int ddb_parse_xml_error(const char *body, size_t len, char *type, size_t type_cap, char *message,
+                        size_t message_cap);
 
 #endif

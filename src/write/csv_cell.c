@@ -1,0 +1,47 @@
+/*
+ * csv_cell.c — a value as the text of one CSV cell (write/csv_cell.h).
+ */
+#include "write/csv_cell.h"
+
+#include <string.h>
+
+#include "ddbpipe/json.h"
+
+int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v)
+{
+    switch (v->type) {
+    case DDB_TYPE_S:
+    case DDB_TYPE_N:
+        return ddb_buf_append(b, v->u.s.ptr, v->u.s.len);
+    case DDB_TYPE_B:
+        return ddb_buf_put_base64(b, (const unsigned char *)v->u.s.ptr, v->u.s.len);
+    case DDB_TYPE_BOOL:
+        return ddb_buf_puts(b, v->u.boolean ? "true" : "false");
+    case DDB_TYPE_NULL:
+        return ddb_buf_puts(b, "null");
+    default:
+        return ddb_json_put_plain_value(b, v);
+    }
+}
+
+int ddb_csv_typed_cell_text(ddb_buf *b, const ddb_value *v)
+{
+    size_t start = b->len, skip;
+    int rc;
+    switch (v->type) {
+    case DDB_TYPE_M:
+    case DDB_TYPE_L:
+    case DDB_TYPE_SS:
+    case DDB_TYPE_NS:
+    case DDB_TYPE_BS:
+        /* {"T":body} -> body */
+        if ((rc = ddb_json_put_typed_value(b, v)) != 0 || b->oom)
+            return DDB_ENOMEM;
+        skip = strlen(ddb_type_name(v->type)) + 4;
+        memmove(b->ptr + start, b->ptr + start + skip, b->len - start - skip - 1);
+        b->len -= skip + 1;
+        return 0;
+    default:
+        return ddb_csv_cell_text(b, v);
+    }
+}

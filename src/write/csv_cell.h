@@ -1,0 +1,20 @@
+/*
+ * csv_cell.h (private to write/) — a value as the text of one CSV cell, for
+ * the CSV writers (writer.c, writer_union.c) and the generators of bench/.
+ */
+#ifndef DDBPIPE_WRITE_CSV_CELL_H
+#define DDBPIPE_WRITE_CSV_CELL_H
+
+#include "ddbpipe/buf.h"
+#include "ddbpipe/value.h"
+
+/* Appends the CSV text of one cell (S raw, N text, B base64, BOOL
+ * true/false, M/L/sets as plain JSON) without quoting. */
+int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v);
+
+/* The cell text of a typed column (name:TYPE): S, N, B, BOOL as above, M/L/sets
+ * as the DynamoDB JSON inside their type ({"a":{"S":"x"}}, ["1","2"]), which
+ * the CSV reader reads back exactly. */
+int ddb_csv_typed_cell_text(ddb_buf *b, const ddb_value *v);
+
+#endif
