@@ -1,5 +1,5 @@
 /*
- * awsconfig_internal.h — what the credential chain (cred_chain.c) shares with
+ * awsconfig_internal.h (private header of aws/) — what the credential chain (cred_chain.c) shares with
  * the configuration resolver (awsconfig.c): the loaded files, the profile,
  * the environment, and service endpoints.
  */

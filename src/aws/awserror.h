@@ -1,5 +1,5 @@
 /*
- * awserror.h (private to aws/, used by net/, s3/ and write/) — how AWS's
+ * awserror.h (private header of aws/, used by net/ and write/) — how AWS's
  * services say what went wrong, and what a caller does about it: the error
  * bodies (JSON for DynamoDB and STS's JSON protocol, XML for S3), which
  * errors are throttling or the service's own fault, and the full-jitter

@@ -1,5 +1,5 @@
 /*
- * awshttp.h (internal) — one HTTP exchange at a time, synchronously, for the
+ * awshttp.h (private header of aws/) — one HTTP exchange at a time, synchronously, for the
  * credential providers (STS, the SSO portal, the container endpoint, EC2
  * instance metadata). They run at start-up and in the credential refresher's
  * thread, away from the DynamoDB client's event loop, so they cannot share

@@ -1,5 +1,5 @@
 /*
- * awsini.h (internal) — the AWS CLI's INI files (config and credentials) for
+ * awsini.h (private header of aws/) — the AWS CLI's INI files (config and credentials) for
  * awsconfig.c: loading, parsing (the syntax is described in awsconfig.h) and
  * looking up a profile's keys. Values may be secrets: they are wiped when
  * freed.

@@ -1,4 +1,4 @@
-/* cred_json.h (internal) — credentials out of JSON answers (cred_json.c). */
+/* cred_json.h (private header of aws/) — credentials out of JSON answers (cred_json.c). */
 #ifndef DDBPIPE_CRED_JSON_H
 #define DDBPIPE_CRED_JSON_H
 

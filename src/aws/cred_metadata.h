@@ -1,4 +1,4 @@
-/* cred_metadata.h (internal) — container endpoint and EC2 instance metadata
+/* cred_metadata.h (private header of aws/) — container endpoint and EC2 instance metadata
  * (cred_metadata.c), beyond the fetchers declared in cred_source.h. */
 #ifndef DDBPIPE_CRED_METADATA_H
 #define DDBPIPE_CRED_METADATA_H

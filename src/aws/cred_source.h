@@ -1,5 +1,5 @@
 /*
- * cred_source.h (internal) — one credential provider of the chain, resolved:
+ * cred_source.h (private header of aws/) — one credential provider of the chain, resolved:
  * everything it needs to fetch credentials again later is copied into it at
  * start-up (file paths, URLs, role parameters), so a refresh hours later
  * neither re-reads the AWS config files nor consults the environment. Only

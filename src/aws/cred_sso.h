@@ -1,4 +1,4 @@
-/* cred_sso.h (internal) — IAM Identity Center (cred_sso.c). */
+/* cred_sso.h (private header of aws/) — IAM Identity Center (cred_sso.c). */
 #ifndef DDBPIPE_CRED_SSO_H
 #define DDBPIPE_CRED_SSO_H
 

@@ -1,5 +1,5 @@
 /*
- * cred_sts.h (internal) — the pieces of the STS calls (cred_sts.c) that unit
+ * cred_sts.h (private header of aws/) — the pieces of the STS calls (cred_sts.c) that unit
  * tests check on their own: the form body, the signed request, and the XML
  * answers.
  */

@@ -1,4 +1,4 @@
-/* credprov_internal.h — creating a provider (awsconfig.c does, from the chain). */
+/* credprov_internal.h (private header of aws/) — creating a provider (awsconfig.c does, from the chain). */
 #ifndef DDBPIPE_CREDPROV_INTERNAL_H
 #define DDBPIPE_CREDPROV_INTERNAL_H
 

@@ -1,5 +1,5 @@
 /*
- * sigv4_internal.h — what sigv4.c (the canonical request) takes from
+ * sigv4_internal.h (private header of aws/) — what sigv4.c (the canonical request) takes from
  * sigv4_crypto.c (the signature).
  */
 #ifndef DDBPIPE_SIGV4_INTERNAL_H

@@ -1,5 +1,5 @@
 /*
- * cli.h — the command-line tool: option parsing, printing, exit codes. The
+ * cli.h (private header of cli/) — the command-line tool: option parsing, printing, exit codes. The
  * engine (the modules in src/) knows nothing of argv; everything user-facing is here.
  */
 #ifndef DDBPIPE_CLI_H

@@ -1,4 +1,4 @@
-/* progress.h (cli) — live progress on stderr. */
+/* progress.h (private header of cli/) — live progress on stderr. */
 #ifndef DDBPIPE_CLI_PROGRESS_H
 #define DDBPIPE_CLI_PROGRESS_H
 

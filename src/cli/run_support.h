@@ -1,5 +1,5 @@
 /*
- * run_support.h — what the pipeline commands (cmd_run.c, and generate and
+ * run_support.h (private header of cli/) — what the pipeline commands (cmd_run.c, and generate and
  * diff, which run the same plans) build on: their options (run_options.c),
  * exit status and summaries, and the flag SIGINT/SIGTERM set.
  */

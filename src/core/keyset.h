@@ -1,4 +1,4 @@
-/* keyset.h (internal) — a set of byte strings (item key signatures). */
+/* keyset.h (private header of core/) — a set of byte strings (item key signatures). */
 #ifndef DDBPIPE_KEYSET_H
 #define DDBPIPE_KEYSET_H
 

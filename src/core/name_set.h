@@ -1,5 +1,5 @@
 /*
- * name_set.h (internal) — a set of names, each at the position it was added
+ * name_set.h (private header of core/) — a set of names, each at the position it was added
  * in, found by an open-addressing table on a hash of every byte: the columns of the
  * CSV writers (a mapping-less file's union of attribute names, a writer's
  * given columns), looked up once per attribute of every record.

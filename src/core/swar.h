@@ -1,5 +1,5 @@
 /*
- * swar.h — byte tests on eight bytes at once (SIMD within a register), for
+ * swar.h (private header of core/) — byte tests on eight bytes at once (SIMD within a register), for
  * the scanners of JSON strings and CSV cells. Exact as yes/no answers: a
  * word has such a byte exactly when the result is not 0 (which bit is set
  * says nothing).

@@ -1,5 +1,5 @@
 /*
- * gen_internal.h (internal) — the parts of the generator: strings from a
+ * gen_internal.h (private header of gen/) — the parts of the generator: strings from a
  * regular expression (gen_pattern.c) and the value makers of single fields
  * (gen_value.c), used by the planner (generate.c).
  */

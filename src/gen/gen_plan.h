@@ -1,5 +1,5 @@
 /*
- * gen_plan.h (internal) — the generator's plan (gen_plan.c: which entities
+ * gen_plan.h (private header of gen/) — the generator's plan (gen_plan.c: which entities
  * refer to which, the partition pools, the counts each owner holds) and
  * what the record maker (generate.c) reads of it.
  */

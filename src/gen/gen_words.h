@@ -1,5 +1,5 @@
 /*
- * gen_words.h (internal) — the word lists realistic text is made from: names,
+ * gen_words.h (private header of gen/) — the word lists realistic text is made from: names,
  * words (several scripts, so exports are tested with UTF-8), places whose
  * country, region, city and time zone agree, and domains.
  */

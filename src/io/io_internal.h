@@ -1,5 +1,5 @@
 /*
- * io_internal.h — what the sources (source.c, source_gzip.c, source_readahead.c)
+ * io_internal.h (private header of io/) — what the sources (source.c, source_gzip.c, source_readahead.c)
  * and the sinks (sink.c, sink_gzip.c) share.
  */
 #ifndef DDBPIPE_IO_INTERNAL_H

@@ -1,5 +1,5 @@
 /*
- * json_cursor.h (internal) — a cursor over a stream of JSON text that follows
+ * json_cursor.h (private header of json/) — a cursor over a stream of JSON text that follows
  * its structure without building it: whitespace, punctuation, and the extent
  * of one complete value (strings with escapes, nested brackets). Readers of
  * JSON documents (scan output, arrays of items, BatchWriteItem requests,

@@ -1,5 +1,5 @@
 /*
- * json_internal.h (internal) — the lexer under the JSON parser: the parse
+ * json_internal.h (private header of json/) — the lexer under the JSON parser: the parse
  * context, error messages naming the attribute path and column, whitespace,
  * strings (escapes, UTF-8), numbers and literals. json_lex.c implements it;
  * json_parse.c builds values on top of it.

@@ -1,5 +1,5 @@
 /*
- * client_impl.h (internal) — the client's state, shared by the loop and its
+ * client_impl.h (private header of net/) — the client's state, shared by the loop and its
  * retries (client.c) and what goes on the wire for each attempt
  * (client_request.c: DynamoDB's JSON calls and generic requests such as S3's).
  */

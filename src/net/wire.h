@@ -1,5 +1,5 @@
 /*
- * wire.h (internal) — HTTP/1.1 exchanges with one origin (scheme, host,
+ * wire.h (private header of net/) — HTTP/1.1 exchanges with one origin (scheme, host,
  * port) over keep-alive connections of our own: plain TCP, or TLS through
  * OpenSSL with the peer verified. The client's DynamoDB calls go this way;
  * libcurl's path costs about twice the CPU per request (its own work, two

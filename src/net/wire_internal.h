@@ -1,5 +1,5 @@
 /*
- * wire_internal.h (internal) — the pieces of the own HTTP path (wire.c):
+ * wire_internal.h (private header of net/) — the pieces of the own HTTP path (wire.c):
  * the response parser (wire_parse.c), the host's addresses (wire_names.c),
  * TLS's setup (wire_tls.c) and the opening of connections (wire_connect.c).
  */

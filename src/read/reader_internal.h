@@ -1,4 +1,4 @@
-/* reader_internal.h — shared plumbing for the record readers. */
+/* reader_internal.h (private header of read/) — shared plumbing for the record readers. */
 #ifndef DDBPIPE_READER_INTERNAL_H
 #define DDBPIPE_READER_INTERNAL_H
 

@@ -1,5 +1,5 @@
 /*
- * reader_json_shape.h (internal) — what the JSON document reader
+ * reader_json_shape.h (private header of read/) — what the JSON document reader
  * (reader_json.c: the cursor, the frames, the tables) asks of
  * reader_json_shape.c: what a document or an element of one is, judged from
  * its text, and how one element becomes a record.

@@ -1,5 +1,5 @@
 /*
- * workbench_internal.h (internal) — the draft of a mapping from a NoSQL
+ * workbench_internal.h (private header of read/) — the draft of a mapping from a NoSQL
  * Workbench model, shared by the model reader (workbench.c) and the
  * derivation of key templates and fields (workbench_draft.c).
  */

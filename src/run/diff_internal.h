@@ -1,5 +1,5 @@
 /*
- * diff_internal.h (internal) — what the two halves of the diff share: the
+ * diff_internal.h (private header of run/) — what the two halves of the diff share: the
  * partitioning side (diff.c: rows, side outputs, bucket files) and the
  * comparison (diff_compare.c).
  *

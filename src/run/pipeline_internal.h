@@ -1,5 +1,5 @@
 /*
- * pipeline_internal.h — the state of one pipeline run, shared by pipeline.c
+ * pipeline_internal.h (private header of run/) — the state of one pipeline run, shared by pipeline.c
  * (reading and transforming) and pipeline_settle.c (the accounting).
  */
 #ifndef DDBPIPE_PIPELINE_INTERNAL_H

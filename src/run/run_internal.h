@@ -1,5 +1,5 @@
 /*
- * run_internal.h — the run plan's parts shared by run.c (checking, tables,
+ * run_internal.h (private header of run/) — the run plan's parts shared by run.c (checking, tables,
  * running) and run_files.c (the output folder, rejects and unmatched files).
  */
 #ifndef DDBPIPE_RUN_INTERNAL_H

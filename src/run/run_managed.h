@@ -1,5 +1,5 @@
 /*
- * run_managed.h (internal) — the part of a run plan (run.c) that goes
+ * run_managed.h (private header of run/) — the part of a run plan (run.c) that goes
  * through DynamoDB's own export to S3 or import from S3 (managed.h):
  *
  *   export: ExportTableToPointInTime when the plan is attached, waited for,

@@ -1,4 +1,4 @@
-/* run_s3.h (internal) — the S3 side of a run plan (run.c): connecting S3,
+/* run_s3.h (private header of run/) — the S3 side of a run plan (run.c): connecting S3,
  * listing the prefixes given as inputs, sharding their objects. */
 #ifndef DDBPIPE_RUN_S3_H
 #define DDBPIPE_RUN_S3_H

@@ -1,4 +1,4 @@
-/* s3_internal.h — the S3 context shared by s3.c (requests, listing),
+/* s3_internal.h (private header of s3/) — the S3 context shared by s3.c (requests, listing),
  * s3_source.c (ranged reads) and s3_sink.c (multipart uploads). */
 #ifndef DDBPIPE_S3_INTERNAL_H
 #define DDBPIPE_S3_INTERNAL_H

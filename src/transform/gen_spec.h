@@ -1,5 +1,5 @@
 /*
- * gen_spec.h (internal) — the "generate" property of a mapping field: parsed
+ * gen_spec.h (private header of transform/) — the "generate" property of a mapping field: parsed
  * and checked when the mapping is loaded, so a mistake is reported with the
  * mapping's file and JSON path like every other mapping error.
  */

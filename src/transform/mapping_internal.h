@@ -1,5 +1,5 @@
 /*
- * mapping_internal.h (internal) — what the parts of the mapping loader share:
+ * mapping_internal.h (private header of transform/) — what the parts of the mapping loader share:
  * reading JSON properties with errors that name the mapping and the JSON path
  * (mapping.c, which also loads the whole document), the table with its keys
  * and indexes (mapping_table.c), and the entities with their fields and key

@@ -1,5 +1,5 @@
 /*
- * template.h (internal) — key templates such as "Tag#{userId}" or
+ * template.h (private header of transform/) — key templates such as "Tag#{userId}" or
  * "{clipTime}#{dataId}": compiling, matching a stored key against one, and
  * rendering one from field values. Also the field constraints (enum, pattern,
  * date/weekday...) that matching uses to tell entity variants apart.

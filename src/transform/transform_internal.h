@@ -1,5 +1,5 @@
 /*
- * transform_internal.h — what decode (transform_decode.c) and encode
+ * transform_internal.h (private header of transform/) — what decode (transform_decode.c) and encode
  * (transform_encode.c) share: the per-field slots a record's values are
  * gathered in, and rendering key templates from them (transform.c).
  */

@@ -1,5 +1,5 @@
 /*
- * transform_memo.h — shapes known to round-trip (transform_memo.c), for the
+ * transform_memo.h (private header of transform/) — shapes known to round-trip (transform_memo.c), for the
  * round-trip check in transform.c.
  */
 #ifndef DDBPIPE_TRANSFORM_MEMO_H

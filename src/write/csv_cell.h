@@ -1,5 +1,5 @@
 /*
- * csv_cell.h (private to write/) — a value as the text of one CSV cell, for
+ * csv_cell.h (private header of write/) — a value as the text of one CSV cell, for
  * the CSV writers (writer.c, writer_union.c) and the generators of bench/.
  */
 #ifndef DDBPIPE_WRITE_CSV_CELL_H

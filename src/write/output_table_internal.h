@@ -1,5 +1,5 @@
 /*
- * output_table_internal.h — the BatchWriteItem writer's state, shared by
+ * output_table_internal.h (private header of write/) — the BatchWriteItem writer's state, shared by
  * output_table.c (batching, retries, the output) and output_table_keys.c
  * (key signatures, UnprocessedItems).
  */

@@ -1,5 +1,5 @@
 /*
- * spill_codec.h (internal) — records in a spill file, as length-prefixed
+ * spill_codec.h (private header of write/) — records in a spill file, as length-prefixed
  * binary frames instead of DynamoDB JSON text.
  *
  * A spill is written and read back by the same run (or its --resume), so its
