@@ -48,10 +48,10 @@ done
 # check FILE LAYER: every quoted include of FILE may be used from LAYER.
 check() {
     local file=$1 layer=$2 n=0 line inc target tl
+    local re='^([0-9]+):[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)"'
     while IFS= read -r line; do
-        n=${line%%:*}
-        inc=$(printf '%s' "$line" | sed -n 's/^[0-9]*:[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p')
-        [ -n "$inc" ] || continue
+        [[ $line =~ $re ]] || continue
+        n=${BASH_REMATCH[1]} inc=${BASH_REMATCH[2]}
         case "$inc" in
         ddbpipe/*)
             target=${inc#ddbpipe/}
@@ -62,7 +62,7 @@ check() {
             [ -e "src/$inc" ] || { complain "$file:$n: includes $inc, which is not there"; continue; }
             [ -n "${rank[$tl]+x}" ] || { complain "$file:$n: includes $inc, of no layer"; continue; } ;;
         *)
-            if [ ! -e "$(dirname "$file")/$inc" ]; then
+            if [ ! -e "${file%/*}/$inc" ]; then
                 complain "$file:$n: includes \"$inc\": name its folder (\"layer/$inc\")"
             fi
             continue ;;
