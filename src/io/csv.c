@@ -371,8 +371,7 @@ static inline enum scan_result scan_after_quote(ddb_csv *p, const unsigned char 
 }
 
 /* ST_RESYNC: a malformed row ends at the next LF or CRLF, quotes or not. */
-static enum scan_result scan_resync(ddb_csv *p, const unsigned char *b, size_t i, size_t n,
-                                    int eof)
+static enum scan_result scan_resync(ddb_csv *p, const unsigned char *b, size_t i, size_t n, int eof)
 {
     const unsigned char *q = memchr(b + i, '\n', n - i);
 
