@@ -9,10 +9,10 @@
 cc=${CC:-cc}
 src=$root/src/aws/sigv4.c
 
-# compile FILE: syntax only, NULL an int, a missing or non-pointer sentinel an error
+# compile FILE: syntax only, NULL an int, warnings (a missing or non-pointer sentinel) errors
 compile() {
     { grep '^#include' "$1"; printf '#undef NULL\n#define NULL 0\n'; } >"$tmp/int_null.h"
-    "$cc" -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fsyntax-only -Werror=format \
+    "$cc" -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fsyntax-only -Wformat -Werror \
         -I"$root/include" -I"$root/src" -include "$tmp/int_null.h" "$1"
 }
 
