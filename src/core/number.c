@@ -41,110 +41,154 @@ static int syntax_error(ddb_error *err, const char *text, size_t len, size_t at)
                          "not a number: '%s' (unexpected byte 0x%02X at offset %zu)", q, p[at], at);
 }
 
+/* Where a number's parts are in its text. Digit positions count the integer
+ * digits and then the fraction digits as one run. */
+typedef struct num_text {
+    size_t int_start, int_len;   /* integer digits */
+    size_t frac_start, frac_len; /* fraction digits */
+    size_t first_nz, last_nz;    /* first and last nonzero digit; first_nz SIZE_MAX: none */
+    int negative;
+    int64_t exp; /* the exponent written (0 when none), its size capped at EXP_TEXT_CAP */
+} num_text;
+
+/* Runs over the digits from i and returns where they end; a nonzero digit at
+ * j is digit position at + (j - i) for t's first_nz and last_nz. (Kept in
+ * locals in the loop: p may alias t as far as the compiler knows.) */
+static inline size_t scan_digits(num_text *t, const unsigned char *p, size_t i, size_t len,
+                                 size_t at)
+{
+    size_t start = i, first_nz = t->first_nz, last_nz = t->last_nz;
+
+    while (i < len && is_digit(p[i])) {
+        if (p[i] != '0') {
+            if (first_nz == SIZE_MAX)
+                first_nz = at + (i - start);
+            last_nz = at + (i - start);
+        }
+        i++;
+    }
+    t->first_nz = first_nz;
+    t->last_nz = last_nz;
+    return i;
+}
+
+/* The exponent from *ip, just after the 'e' or 'E': an optional sign and at
+ * least one digit. Moves *ip past it; -1 (*ip where a digit should be) when
+ * it has no digit. */
+static inline int scan_exponent(num_text *t, const unsigned char *p, size_t *ip, size_t len)
+{
+    size_t i = *ip, start;
+    int64_t exp = 0;
+    int negative = 0;
+
+    if (i < len && (p[i] == '+' || p[i] == '-')) {
+        negative = p[i] == '-';
+        i++;
+    }
+    start = i;
+    while (i < len && is_digit(p[i])) {
+        if (exp < EXP_TEXT_CAP)
+            exp = exp * 10 + (p[i] - '0');
+        i++;
+    }
+    *ip = i;
+    if (i == start)
+        return -1;
+    t->exp = negative ? -exp : exp;
+    return 0;
+}
+
+/* Splits text into t's parts. Returns 0, or the syntax error at the first
+ * byte that does not fit (or at the end, when the text ends early). */
+static inline int scan_number(num_text *t, const char *text, size_t len, ddb_error *err)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t i = 0;
+
+    memset(t, 0, sizeof(*t));
+    t->first_nz = SIZE_MAX;
+    if (i < len && (p[i] == '+' || p[i] == '-')) {
+        t->negative = p[i] == '-';
+        i++;
+    }
+    t->int_start = i;
+    i = scan_digits(t, p, i, len, 0);
+    t->int_len = i - t->int_start;
+    if (i < len && p[i] == '.') {
+        t->frac_start = ++i;
+        i = scan_digits(t, p, i, len, t->int_len);
+        t->frac_len = i - t->frac_start;
+    }
+    if (t->int_len + t->frac_len == 0)
+        return syntax_error(err, text, len, i < len ? i : len);
+    if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (scan_exponent(t, p, &i, len) != 0)
+            return syntax_error(err, text, len, i);
+    }
+    if (i != len)
+        return syntax_error(err, text, len, i);
+    return 0;
+}
+
+/* A nonzero number DynamoDB cannot hold: more than 38 significant digits
+ * (ndigits) or a normalized exponent e out of [EXP_MIN, EXP_MAX]. Returns
+ * DDB_EINVAL, with the message in err when err is not NULL. */
+static int range_error(ddb_error *err, const char *text, size_t len, size_t ndigits, int64_t e)
+{
+    char q[DDB_QUOTE_MAX * 2 + 8];
+
+    if (err == NULL)
+        return DDB_EINVAL;
+    ddb_error_quote(q, sizeof(q), text, len);
+    if (ndigits > DDB_NUMBER_MAX_DIGITS)
+        ddb_error_set(err, DDB_EINVAL, "number '%s' has more than 38 significant digits (%zu)", q,
+                      ndigits);
+    else if (e > EXP_MAX)
+        ddb_error_set(err, DDB_EINVAL,
+                      "number '%s' is too large: magnitude above "
+                      "9.9999999999999999999999999999999999999E+125",
+                      q);
+    else
+        ddb_error_set(err, DDB_EINVAL, "number '%s' is too small: magnitude below 1E-130", q);
+    return DDB_EINVAL;
+}
+
 int ddb_number_parse(ddb_number *out, const char *text, size_t len, ddb_error *err)
 {
     const unsigned char *p = (const unsigned char *)text;
-    size_t i = 0, int_start, int_len, frac_start = 0, frac_len = 0;
-    size_t first_nz = SIZE_MAX, last_nz = 0, ndigits;
-    int negative = 0, exp_negative = 0;
-    int64_t exp_text = 0, e;
-    char q[DDB_QUOTE_MAX * 2 + 8];
+    num_text t;
+    size_t ndigits;
+    int64_t e;
+    int rc;
 
     if (text == NULL)
         len = 0;
     /* Positions are later mixed with the exponent in int64 arithmetic. */
     if (len > (SIZE_MAX >> 2) || len > (size_t)(INT64_MAX >> 2))
         return ddb_error_set(err, DDB_EINVAL, "not a number: text of %zu bytes is too long", len);
-
-    if (i < len && (p[i] == '+' || p[i] == '-')) {
-        negative = p[i] == '-';
-        i++;
-    }
-    int_start = i;
-    while (i < len && is_digit(p[i])) {
-        if (p[i] != '0') {
-            if (first_nz == SIZE_MAX)
-                first_nz = i - int_start;
-            last_nz = i - int_start;
-        }
-        i++;
-    }
-    int_len = i - int_start;
-    if (i < len && p[i] == '.') {
-        i++;
-        frac_start = i;
-        while (i < len && is_digit(p[i])) {
-            if (p[i] != '0') {
-                if (first_nz == SIZE_MAX)
-                    first_nz = int_len + (i - frac_start);
-                last_nz = int_len + (i - frac_start);
-            }
-            i++;
-        }
-        frac_len = i - frac_start;
-    }
-    if (int_len + frac_len == 0)
-        return syntax_error(err, text, len, i < len ? i : len);
-    if (i < len && (p[i] == 'e' || p[i] == 'E')) {
-        size_t exp_start;
-        i++;
-        if (i < len && (p[i] == '+' || p[i] == '-')) {
-            exp_negative = p[i] == '-';
-            i++;
-        }
-        exp_start = i;
-        while (i < len && is_digit(p[i])) {
-            if (exp_text < EXP_TEXT_CAP)
-                exp_text = exp_text * 10 + (p[i] - '0');
-            i++;
-        }
-        if (i == exp_start)
-            return syntax_error(err, text, len, i);
-    }
-    if (i != len)
-        return syntax_error(err, text, len, i);
-
-    if (first_nz == SIZE_MAX) {
+    if ((rc = scan_number(&t, text, len, err)) != 0)
+        return rc;
+    if (t.first_nz == SIZE_MAX) {
         /* Zero has no magnitude, so no exponent can put it out of range. */
-        if (out) {
+        if (out)
             memset(out, 0, sizeof(*out));
-        }
         return 0;
     }
-
-    ndigits = last_nz - first_nz + 1;
-    if (ndigits > DDB_NUMBER_MAX_DIGITS) {
-        if (err) {
-            ddb_error_quote(q, sizeof(q), text, len);
-            ddb_error_set(err, DDB_EINVAL, "number '%s' has more than 38 significant digits (%zu)",
-                          q, ndigits);
-        }
-        return DDB_EINVAL;
-    }
-    e = (int64_t)int_len - (int64_t)first_nz + (exp_negative ? -exp_text : exp_text);
-    if (e > EXP_MAX || e < EXP_MIN) {
-        if (err) {
-            ddb_error_quote(q, sizeof(q), text, len);
-            if (e > EXP_MAX)
-                ddb_error_set(err, DDB_EINVAL,
-                              "number '%s' is too large: magnitude above "
-                              "9.9999999999999999999999999999999999999E+125",
-                              q);
-            else
-                ddb_error_set(err, DDB_EINVAL, "number '%s' is too small: magnitude below 1E-130",
-                              q);
-        }
-        return DDB_EINVAL;
-    }
-
+    ndigits = t.last_nz - t.first_nz + 1;
+    if (ndigits > DDB_NUMBER_MAX_DIGITS)
+        return range_error(err, text, len, ndigits, 0);
+    e = (int64_t)t.int_len - (int64_t)t.first_nz + t.exp;
+    if (e > EXP_MAX || e < EXP_MIN)
+        return range_error(err, text, len, ndigits, e);
     if (out) {
-        out->negative = negative;
+        out->negative = t.negative;
         out->ndigits = (int)ndigits;
         out->exponent = (int)e;
         for (size_t k = 0; k < ndigits; k++) {
-            size_t pos = first_nz + k;
-            out->digits[k] =
-                (char)(pos < int_len ? p[int_start + pos] : p[frac_start + (pos - int_len)]);
+            size_t pos = t.first_nz + k;
+            out->digits[k] = (char)(pos < t.int_len ? p[t.int_start + pos]
+                                                    : p[t.frac_start + (pos - t.int_len)]);
         }
         out->digits[ndigits] = '\0';
     }

@@ -36,7 +36,8 @@ enum csv_state {
     ST_RESYNC, /* after a malformed byte: skipping to the end of the line */
 };
 
-enum scan_result { SC_ROW, SC_MORE, SC_END };
+/* SC_NEXT stays inside scan: a step done, the row going on. */
+enum scan_result { SC_ROW, SC_MORE, SC_END, SC_NEXT };
 
 typedef struct csv_span {
     size_t off; /* from the row start */
@@ -227,6 +228,164 @@ static enum scan_result start_row(ddb_csv *p)
     return SC_ROW;
 }
 
+/* Leaves the row in progress for the next refill, i its scan position. */
+static enum scan_result scan_more(ddb_csv *p, size_t i)
+{
+    p->i = i;
+    return SC_MORE;
+}
+
+/*
+ * The steps of scan, one per state. Each looks at the row's buffered bytes
+ * b[0..n) from *i (eof: no more will come) and returns SC_NEXT to go on in
+ * the state it leaves in p->st, at the position it leaves in *i, or scan's
+ * own result (SC_MORE having saved the position).
+ */
+
+/* ST_FIELD: the first byte decides the field's kind; an empty field ends here. */
+static inline enum scan_result scan_field_start(ddb_csv *p, const unsigned char *b, size_t *i,
+                                                size_t n, int eof)
+{
+    size_t at = *i;
+
+    if (at == n) {
+        if (!eof)
+            return scan_more(p, at);
+        push_span(p, at, 0, 0, 0);
+        return row_done(p, at, 0);
+    }
+    if (b[at] == '"') {
+        p->st = ST_QUO;
+        p->fstart = ++at;
+        p->fesc = 0;
+        p->fnl = p->nl;
+    } else if (b[at] == (unsigned char)p->delim) {
+        push_span(p, at, 0, 0, 0);
+        at++;
+    } else if (b[at] == '\n') {
+        push_span(p, at, 0, 0, 0);
+        return row_done(p, at, 1);
+    } else {
+        p->st = ST_UNQ;
+        p->fstart = at;
+    }
+    *i = at;
+    return SC_NEXT;
+}
+
+/* ST_UNQ: runs to the next special byte, which ends the field or the row, is a
+ * bare CR (data) or a stray quote (the row is malformed). */
+static inline enum scan_result scan_unquoted(ddb_csv *p, const unsigned char *b, size_t *i,
+                                             size_t n, int eof)
+{
+    size_t at = skip_plain(p, b, *i, n);
+
+    if (at == n) {
+        if (!eof)
+            return scan_more(p, at);
+        push_span(p, p->fstart, at - p->fstart, 0, 0);
+        return row_done(p, at, 0);
+    }
+    if (b[at] == (unsigned char)p->delim) {
+        push_span(p, p->fstart, at - p->fstart, 0, 0);
+        p->st = ST_FIELD;
+        at++;
+    } else if (b[at] == '\n') {
+        push_span(p, p->fstart, at - p->fstart, 0, 0);
+        return row_done(p, at, 1);
+    } else if (b[at] == '\r') {
+        if (at + 1 == n && !eof)
+            return scan_more(p, at);
+        if (at + 1 < n && b[at + 1] == '\n') {
+            push_span(p, p->fstart, at - p->fstart, 0, 0);
+            return row_done(p, at, 2);
+        }
+        at++; /* bare CR: data */
+    } else {
+        mark_bad(p, "unexpected '\"' inside an unquoted field", at);
+        p->st = ST_RESYNC;
+    }
+    *i = at;
+    return SC_NEXT;
+}
+
+/* ST_QUO: runs to the next quote, counting the newlines inside the field. */
+static inline enum scan_result scan_quoted(ddb_csv *p, const unsigned char *b, size_t *i, size_t n,
+                                           int eof)
+{
+    const unsigned char *q = memchr(b + *i, '"', n - *i);
+
+    if (q == NULL) {
+        p->nl += count_lf(b + *i, n - *i);
+        if (!eof)
+            return scan_more(p, n);
+        /* Unterminated at end of input: report where the quote opened. */
+        p->bad = "unterminated quoted field at end of input";
+        p->bad_eof = 1;
+        p->bad_line = p->line + p->fnl;
+        p->bad_off = p->base + p->rs + p->fstart - 1;
+        return row_done(p, n, 0);
+    }
+    p->nl += count_lf(b + *i, (size_t)(q - (b + *i)));
+    *i = (size_t)(q - b) + 1;
+    p->st = ST_QSEEN;
+    return SC_NEXT;
+}
+
+/* ST_QSEEN: after a quote comes a second one (an escaped quote), or the end
+ * of the field or row; anything else makes the row malformed. */
+static inline enum scan_result scan_after_quote(ddb_csv *p, const unsigned char *b, size_t *i,
+                                                size_t n, int eof)
+{
+    size_t at = *i;
+    size_t flen = at - 1 - p->fstart;
+
+    if (at == n) {
+        if (!eof)
+            return scan_more(p, at);
+        push_span(p, p->fstart, flen, 1, p->fesc);
+        return row_done(p, at, 0);
+    }
+    if (b[at] == '"') {
+        p->fesc = 1;
+        p->st = ST_QUO;
+        at++;
+    } else if (b[at] == (unsigned char)p->delim) {
+        push_span(p, p->fstart, flen, 1, p->fesc);
+        p->st = ST_FIELD;
+        at++;
+    } else if (b[at] == '\n') {
+        push_span(p, p->fstart, flen, 1, p->fesc);
+        return row_done(p, at, 1);
+    } else if (b[at] == '\r' && at + 1 == n && !eof) {
+        return scan_more(p, at);
+    } else if (b[at] == '\r' && at + 1 < n && b[at + 1] == '\n') {
+        push_span(p, p->fstart, flen, 1, p->fesc);
+        return row_done(p, at, 2);
+    } else {
+        mark_bad(p, "unexpected character after a closing quote", at);
+        p->st = ST_RESYNC;
+    }
+    *i = at;
+    return SC_NEXT;
+}
+
+/* ST_RESYNC: a malformed row ends at the next LF or CRLF, quotes or not. */
+static enum scan_result scan_resync(ddb_csv *p, const unsigned char *b, size_t i, size_t n, int eof)
+{
+    const unsigned char *q = memchr(b + i, '\n', n - i);
+
+    if (q == NULL) {
+        if (!eof)
+            return scan_more(p, n);
+        return row_done(p, n, 0);
+    }
+    i = (size_t)(q - b);
+    if (i > 0 && b[i - 1] == '\r')
+        return row_done(p, i - 1, 2);
+    return row_done(p, i, 1);
+}
+
 /*
  * Advances the row in progress over the buffered bytes. SC_MORE: the bytes
  * ran out before the row ended (state kept in p). SC_ROW: p->end/p->term are
@@ -241,10 +400,10 @@ static enum scan_result scan(ddb_csv *p)
     const unsigned char *b;
     size_t n, i;
     int eof = p->eof;
-    const unsigned char *q;
+    enum scan_result r;
 
     if (p->st == ST_ROW) {
-        enum scan_result r = start_row(p);
+        r = start_row(p);
         if (r != SC_ROW)
             return r;
     }
@@ -257,122 +416,27 @@ static enum scan_result scan(ddb_csv *p)
     }
     for (;;) {
         switch (p->st) {
-        case ST_ROW: /* handled above */
-            return SC_END;
         case ST_FIELD:
-            if (i == n) {
-                if (!eof)
-                    goto more;
-                push_span(p, i, 0, 0, 0);
-                return row_done(p, i, 0);
-            }
-            if (b[i] == '"') {
-                p->st = ST_QUO;
-                p->fstart = ++i;
-                p->fesc = 0;
-                p->fnl = p->nl;
-            } else if (b[i] == (unsigned char)p->delim) {
-                push_span(p, i, 0, 0, 0);
-                i++;
-            } else if (b[i] == '\n') {
-                push_span(p, i, 0, 0, 0);
-                return row_done(p, i, 1);
-            } else {
-                p->st = ST_UNQ;
-                p->fstart = i;
-            }
-            continue;
+            r = scan_field_start(p, b, &i, n, eof);
+            break;
         case ST_UNQ:
-            i = skip_plain(p, b, i, n);
-            if (i == n) {
-                if (!eof)
-                    goto more;
-                push_span(p, p->fstart, i - p->fstart, 0, 0);
-                return row_done(p, i, 0);
-            }
-            if (b[i] == (unsigned char)p->delim) {
-                push_span(p, p->fstart, i - p->fstart, 0, 0);
-                p->st = ST_FIELD;
-                i++;
-            } else if (b[i] == '\n') {
-                push_span(p, p->fstart, i - p->fstart, 0, 0);
-                return row_done(p, i, 1);
-            } else if (b[i] == '\r') {
-                if (i + 1 == n && !eof)
-                    goto more;
-                if (i + 1 < n && b[i + 1] == '\n') {
-                    push_span(p, p->fstart, i - p->fstart, 0, 0);
-                    return row_done(p, i, 2);
-                }
-                i++; /* bare CR: data */
-            } else {
-                mark_bad(p, "unexpected '\"' inside an unquoted field", i);
-                p->st = ST_RESYNC;
-            }
-            continue;
+            r = scan_unquoted(p, b, &i, n, eof);
+            break;
         case ST_QUO:
-            q = memchr(b + i, '"', n - i);
-            if (q == NULL) {
-                p->nl += count_lf(b + i, n - i);
-                i = n;
-                if (!eof)
-                    goto more;
-                /* Unterminated at end of input: report where the quote opened. */
-                p->bad = "unterminated quoted field at end of input";
-                p->bad_eof = 1;
-                p->bad_line = p->line + p->fnl;
-                p->bad_off = p->base + p->rs + p->fstart - 1;
-                return row_done(p, n, 0);
-            }
-            p->nl += count_lf(b + i, (size_t)(q - (b + i)));
-            i = (size_t)(q - b) + 1;
-            p->st = ST_QSEEN;
-            continue;
+            r = scan_quoted(p, b, &i, n, eof);
+            break;
         case ST_QSEEN:
-            if (i == n) {
-                if (!eof)
-                    goto more;
-                push_span(p, p->fstart, i - 1 - p->fstart, 1, p->fesc);
-                return row_done(p, i, 0);
-            }
-            if (b[i] == '"') {
-                p->fesc = 1;
-                p->st = ST_QUO;
-                i++;
-            } else if (b[i] == (unsigned char)p->delim) {
-                push_span(p, p->fstart, i - 1 - p->fstart, 1, p->fesc);
-                p->st = ST_FIELD;
-                i++;
-            } else if (b[i] == '\n') {
-                push_span(p, p->fstart, i - 1 - p->fstart, 1, p->fesc);
-                return row_done(p, i, 1);
-            } else if (b[i] == '\r' && i + 1 == n && !eof) {
-                goto more;
-            } else if (b[i] == '\r' && i + 1 < n && b[i + 1] == '\n') {
-                push_span(p, p->fstart, i - 1 - p->fstart, 1, p->fesc);
-                return row_done(p, i, 2);
-            } else {
-                mark_bad(p, "unexpected character after a closing quote", i);
-                p->st = ST_RESYNC;
-            }
-            continue;
+            r = scan_after_quote(p, b, &i, n, eof);
+            break;
         case ST_RESYNC:
-            q = memchr(b + i, '\n', n - i);
-            if (q == NULL) {
-                i = n;
-                if (!eof)
-                    goto more;
-                return row_done(p, n, 0);
-            }
-            i = (size_t)(q - b);
-            if (i > 0 && b[i - 1] == '\r')
-                return row_done(p, i - 1, 2);
-            return row_done(p, i, 1);
+            return scan_resync(p, b, i, n, eof);
+        case ST_ROW: /* handled above */
+        default:
+            return SC_END;
         }
+        if (r != SC_NEXT)
+            return r;
     }
-more:
-    p->i = i;
-    return SC_MORE;
 }
 
 /* Makes room after the buffered bytes and reads once. Moves the partial row to

@@ -168,6 +168,74 @@ done:
     return rc;
 }
 
+/* The JSON document of text into *root (the caller puts it, also on error):
+ * strict (no trailing commas, no single quotes, nothing json-c forgives),
+ * each name once in an object, nothing but white space after it. Returns 0,
+ * DDB_EUSAGE saying what is wrong and where, or DDB_ENOMEM. */
+static int parse_document(const mapping_loader *ld, json_tokener *tok, const char *text, size_t len,
+                          json_object **root)
+{
+    int rc;
+
+    /* text after the document is ours to word, below */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
+    *root = json_tokener_parse_ex(tok, text, (int)len);
+    if (*root == NULL && json_tokener_get_error(tok) == json_tokener_continue)
+        return ddb_error_set(ld->err, DDB_EUSAGE,
+                             "mapping %s: not valid JSON: the file ends before the JSON document "
+                             "does (empty, or cut short at byte %zu)",
+                             ld->name, len);
+    if (*root == NULL || json_tokener_get_error(tok) != json_tokener_success)
+        return ddb_error_set(ld->err, DDB_EUSAGE, "mapping %s: not valid JSON: %s (near byte %zu)",
+                             ld->name, json_tokener_error_desc(json_tokener_get_error(tok)),
+                             json_tokener_get_parse_end(tok));
+    if ((rc = check_repeated_names(ld, text, len)) != 0)
+        return rc;
+    for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
+            return ddb_error_set(ld->err, DDB_EUSAGE,
+                                 "mapping %s: text after the JSON document (byte %zu); a mapping "
+                                 "is one JSON object",
+                                 ld->name, i);
+    }
+    return 0;
+}
+
+/* The top level's "entities" into m->entities (m->table parsed already):
+ * a non-empty array, no two entities of one name or (with a type
+ * attribute) of one typeValue. Returns 0, DDB_EUSAGE or DDB_ENOMEM. */
+static int parse_entities(mapping_loader *ld, json_object *root, ddb_mapping *m)
+{
+    json_object *v;
+    size_t n;
+    int rc;
+
+    if (!json_object_object_get_ex(root, "entities", &v) ||
+        !json_object_is_type(v, json_type_array) || json_object_array_length(v) == 0)
+        return mapping_bad(ld, "(top level)", "\"entities\" must be a non-empty array");
+    n = json_object_array_length(v);
+    if ((m->entities = calloc(n, sizeof(*m->entities))) == NULL)
+        return ddb_error_set(ld->err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        char path[64];
+        snprintf(path, sizeof(path), "entities[%zu]", i);
+        m->n_entities++;
+        if ((rc = mapping_parse_entity(ld, path, json_object_array_get_idx(v, i), &m->table,
+                                       &m->entities[i])) != 0)
+            return rc;
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(m->entities[j].name, m->entities[i].name) == 0)
+                return mapping_bad(ld, path, "entity \"%s\" is declared twice",
+                                   m->entities[i].name);
+            if (m->table.type_attr &&
+                strcmp(m->entities[j].type_value, m->entities[i].type_value) == 0)
+                return mapping_bad(ld, path, "entities \"%s\" and \"%s\" have the same typeValue",
+                                   m->entities[j].name, m->entities[i].name);
+        }
+    }
+    return 0;
+}
+
 int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len, const char *name,
                       ddb_error *err)
 {
@@ -187,34 +255,8 @@ int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len, const cha
         rc = DDB_ENOMEM;
         goto done;
     }
-    /* strict: no trailing commas, no single quotes, nothing json-c forgives
-     * (text after the document is ours to word, below) */
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
-    root = json_tokener_parse_ex(tok, text, (int)len);
-    if (root == NULL && json_tokener_get_error(tok) == json_tokener_continue) {
-        rc = ddb_error_set(err, DDB_EUSAGE,
-                           "mapping %s: not valid JSON: the file ends before the JSON document "
-                           "does (empty, or cut short at byte %zu)",
-                           ld.name, len);
+    if ((rc = parse_document(&ld, tok, text, len, &root)) != 0)
         goto done;
-    }
-    if (root == NULL || json_tokener_get_error(tok) != json_tokener_success) {
-        rc = ddb_error_set(err, DDB_EUSAGE, "mapping %s: not valid JSON: %s (near byte %zu)",
-                           ld.name, json_tokener_error_desc(json_tokener_get_error(tok)),
-                           json_tokener_get_parse_end(tok));
-        goto done;
-    }
-    if ((rc = check_repeated_names(&ld, text, len)) != 0)
-        goto done;
-    for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
-        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r') {
-            rc = ddb_error_set(err, DDB_EUSAGE,
-                               "mapping %s: text after the JSON document (byte %zu); a mapping "
-                               "is one JSON object",
-                               ld.name, i);
-            goto done;
-        }
-    }
     if (!json_object_is_type(root, json_type_object)) {
         rc = mapping_bad(&ld, "(top level)", "must be an object with \"table\" and \"entities\"");
         goto done;
@@ -225,38 +267,9 @@ int ddb_mapping_parse(ddb_mapping **out, const char *text, size_t len, const cha
         rc = mapping_bad(&ld, "(top level)", "missing \"table\"");
         goto done;
     }
-    if ((rc = mapping_parse_table(&ld, v, &m->table)) != 0)
+    if ((rc = mapping_parse_table(&ld, v, &m->table)) != 0 ||
+        (rc = parse_entities(&ld, root, m)) != 0)
         goto done;
-    if (!json_object_object_get_ex(root, "entities", &v) ||
-        !json_object_is_type(v, json_type_array) || json_object_array_length(v) == 0) {
-        rc = mapping_bad(&ld, "(top level)", "\"entities\" must be a non-empty array");
-        goto done;
-    }
-    m->entities = calloc(json_object_array_length(v), sizeof(*m->entities));
-    if (m->entities == NULL) {
-        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < json_object_array_length(v); i++) {
-        char path[64];
-        snprintf(path, sizeof(path), "entities[%zu]", i);
-        m->n_entities++;
-        if ((rc = mapping_parse_entity(&ld, path, json_object_array_get_idx(v, i), &m->table,
-                                       &m->entities[i])) != 0)
-            goto done;
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(m->entities[j].name, m->entities[i].name) == 0) {
-                rc = mapping_bad(&ld, path, "entity \"%s\" is declared twice", m->entities[i].name);
-                goto done;
-            }
-            if (m->table.type_attr &&
-                strcmp(m->entities[j].type_value, m->entities[i].type_value) == 0) {
-                rc = mapping_bad(&ld, path, "entities \"%s\" and \"%s\" have the same typeValue",
-                                 m->entities[j].name, m->entities[i].name);
-                goto done;
-            }
-        }
-    }
     if ((rc = mapping_build_schema(m)) != 0) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;

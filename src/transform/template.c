@@ -22,12 +22,76 @@ static ddb_tpl_how seg_how(const ddb_field *f)
     return DDB_TPL_RENDER;
 }
 
+/* Ends the literal run (the *nlit bytes just before lit) as a segment of t;
+ * nothing when there is none. */
+static void end_literal(ddb_template *t, size_t *nseg, const char *lit, size_t *nlit)
+{
+    if (*nlit == 0)
+        return;
+    t->segs[*nseg].lit = lit - *nlit;
+    t->segs[*nseg].lit_len = *nlit;
+    t->segs[(*nseg)++].field = -1;
+    *nlit = 0;
+}
+
+/* Field fi as the next segment of t: an S, N or B field, with a literal
+ * between it and the field before. Returns 0 or DDB_EUSAGE. */
+static int field_segment(ddb_template *t, size_t *nseg, const ddb_entity *e, int fi,
+                         const char *path, ddb_error *err)
+{
+    const ddb_field *f = &e->fields[fi];
+    ddb_tpl_seg *s;
+
+    if (*nseg > 0 && t->segs[*nseg - 1].field >= 0)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s: template \"%s\" puts two fields next to each other; put a "
+                             "separator between them",
+                             path, t->text);
+    if (f->type != DDB_TYPE_S && f->type != DDB_TYPE_N && f->type != DDB_TYPE_B)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s: field \"%s\" is %s; only S, N and B fields can be part of a key",
+                             path, f->name, ddb_type_name(f->type));
+    s = &t->segs[(*nseg)++];
+    s->field = fi;
+    s->how = seg_how(f);
+    s->any_text = f->type == DDB_TYPE_S && f->n_enum == 0 && f->format == DDB_FMT_NONE &&
+                  !f->has_pattern && !f->pad;
+    s->lit = NULL;
+    s->lit_len = 0;
+    if (fi < 64)
+        t->fields |= UINT64_C(1) << fi;
+    else
+        t->fields_exact = 0;
+    return 0;
+}
+
+/* An N or B key attribute's template is one {field} of its type, not padded.
+ * Returns 0 or DDB_EUSAGE. */
+static int check_typed_key(const ddb_template *t, const ddb_entity *e, const char *path,
+                           ddb_error *err)
+{
+    if (t->attr_type == DDB_TYPE_S)
+        return 0;
+    if (t->n_segs != 1 || t->segs[0].field < 0 || e->fields[t->segs[0].field].type != t->attr_type)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s: attribute \"%s\" is of type %s, so its template must be a "
+                             "single {field} of type %s",
+                             path, t->attr, ddb_type_name(t->attr_type),
+                             ddb_type_name(t->attr_type));
+    if (e->fields[t->segs[0].field].pad)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "%s: a padded field cannot be a number key; pad only in strings",
+                             path);
+    return 0;
+}
+
 int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e, const char *path,
                          ddb_error *err)
 {
     size_t n = strlen(text), nseg = 0, nlit = 0;
     const char *p = text;
     char *lit;
+    int rc;
 
     t->fields = 0;
     t->fields_exact = 1;
@@ -54,40 +118,9 @@ int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e,
                                      "%s: template \"%s\" uses \"%.*s\", which is not a declared "
                                      "field",
                                      path, text, (int)(close - p - 1), p + 1);
-            if (nlit > 0) {
-                t->segs[nseg].lit = lit - nlit;
-                t->segs[nseg].lit_len = nlit;
-                t->segs[nseg++].field = -1;
-                nlit = 0;
-            } else if (nseg > 0 && t->segs[nseg - 1].field >= 0) {
-                return ddb_error_set(err, DDB_EUSAGE,
-                                     "%s: template \"%s\" puts two fields next to each other; "
-                                     "put a separator between them",
-                                     path, text);
-            }
-            switch (e->fields[fi].type) {
-            case DDB_TYPE_S:
-            case DDB_TYPE_N:
-            case DDB_TYPE_B:
-                break;
-            default:
-                return ddb_error_set(err, DDB_EUSAGE,
-                                     "%s: field \"%s\" is %s; only S, N and B fields can be part "
-                                     "of a key",
-                                     path, e->fields[fi].name, ddb_type_name(e->fields[fi].type));
-            }
-            t->segs[nseg].field = fi;
-            t->segs[nseg].how = seg_how(&e->fields[fi]);
-            t->segs[nseg].any_text = e->fields[fi].type == DDB_TYPE_S &&
-                                     e->fields[fi].n_enum == 0 &&
-                                     e->fields[fi].format == DDB_FMT_NONE &&
-                                     !e->fields[fi].has_pattern && !e->fields[fi].pad;
-            if (fi < 64)
-                t->fields |= UINT64_C(1) << fi;
-            else
-                t->fields_exact = 0;
-            t->segs[nseg].lit = NULL;
-            t->segs[nseg++].lit_len = 0;
+            end_literal(t, &nseg, lit, &nlit);
+            if ((rc = field_segment(t, &nseg, e, fi, path, err)) != 0)
+                return rc;
             p = close + 1;
             continue;
         }
@@ -100,26 +133,9 @@ int ddb_template_compile(ddb_template *t, const char *text, const ddb_entity *e,
         nlit++;
         p += (*p == '{' || *p == '}') ? 2 : 1;
     }
-    if (nlit > 0) {
-        t->segs[nseg].lit = lit - nlit;
-        t->segs[nseg].lit_len = nlit;
-        t->segs[nseg++].field = -1;
-    }
+    end_literal(t, &nseg, lit, &nlit);
     t->n_segs = nseg;
-
-    if (t->attr_type != DDB_TYPE_S) {
-        if (nseg != 1 || t->segs[0].field < 0 || e->fields[t->segs[0].field].type != t->attr_type)
-            return ddb_error_set(err, DDB_EUSAGE,
-                                 "%s: attribute \"%s\" is of type %s, so its template must be a "
-                                 "single {field} of type %s",
-                                 path, t->attr, ddb_type_name(t->attr_type),
-                                 ddb_type_name(t->attr_type));
-        if (e->fields[t->segs[0].field].pad)
-            return ddb_error_set(err, DDB_EUSAGE,
-                                 "%s: a padded field cannot be a number key; pad only in strings",
-                                 path);
-    }
-    return 0;
+    return check_typed_key(t, e, path, err);
 }
 
 void ddb_template_dispose(ddb_template *t)

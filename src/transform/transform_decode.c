@@ -4,6 +4,7 @@
  * template that mentions it, and checks that every key comes back byte for
  * byte from the result.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -391,6 +392,129 @@ static ptrdiff_t *attr_positions(const ddb_entity *e, const ddb_item *item, ddb_
     return pos;
 }
 
+/* The slots, the renderer's view of them (kept current as they are set, so
+ * it is there for the keys) and the consumed marks (one per attribute of
+ * item): one zeroed block in c's arena. Returns 0 or DDB_ENOMEM. */
+static int alloc_slots(tctx *c, const ddb_item *item, unsigned char **consumed)
+{
+    size_t nf = c->e->n_fields ? c->e->n_fields : 1;
+    char *block = ddb_arena_calloc(
+        c->a, 1, nf * (sizeof(slot) + sizeof(*c->vals)) + (item->count ? item->count : 1));
+
+    if (block == NULL)
+        return tf_oom(c->err);
+    c->slots = (slot *)(void *)block;
+    c->vals = (const ddb_value **)(void *)(block + nf * sizeof(slot));
+    *consumed = (unsigned char *)block + nf * (sizeof(slot) + sizeof(*c->vals));
+    return 0;
+}
+
+/* Sets the fields from their stored attributes (each field's attribute,
+ * then its aliases; pos[] says where they are, as attr_positions lists them)
+ * and marks those consumed: their exact text is what the record keeps.
+ * *used: how many positions that is (the keys' follow). Returns 0, or the
+ * conversion's, constraint's or slot's error. */
+static inline int decode_stored(tctx *c, const ddb_item *item, const ptrdiff_t *pos,
+                                unsigned char *consumed, size_t *used)
+{
+    const ddb_entity *e = c->e;
+    size_t pi = 0;
+    int rc;
+
+    for (size_t i = 0; i < e->n_fields; i++) {
+        const ddb_field *f = &e->fields[i];
+        for (size_t k = 0; k <= f->n_aliases; k++) {
+            const char *name = k == 0 ? f->attribute : f->aliases[k - 1];
+            ptrdiff_t ai = pos[pi++];
+            ddb_value v;
+            if (ai < 0)
+                continue;
+            consumed[ai] = 1;
+            if ((rc = ddb_value_convert(&v, &item->attrs[ai].value, f->type, c->a, c->err)) != 0) {
+                ddb_error_prefix(c->err, "attribute %s (field %s): ", name, f->name);
+                return rc;
+            }
+            if ((rc = tf_check_constraints(f, &v, c->err)) != 0) {
+                if (strcmp(name, f->name) != 0)
+                    ddb_error_prefix(c->err, "attribute %s: ", name);
+                return rc;
+            }
+            if ((rc = tf_set_slot(c, (int)i, &v, name)) != 0)
+                return rc;
+        }
+    }
+    *used = pi;
+    return 0;
+}
+
+/* Key k's part of decode_keys (its attribute is in item: key_at[k] >= 0):
+ * sets the fields key k's value gives, or sees that they are known already
+ * (then sets bit k of *verified, as when the key is sure to come back as it
+ * is). Returns 0, DDB_EINVAL (it does not fit its template) or capture_key's
+ * error. */
+static inline int decode_key(tctx *c, const ddb_item *item, const ptrdiff_t *key_at, size_t k,
+                             key_match *km, uint64_t *verified)
+{
+    const ddb_template *t = &c->e->keys[k];
+    const ddb_value *v = &item->attrs[key_at[k]].value;
+    int back = 0, rc;
+
+    assert(key_at[k] >= 0);
+    if (k < 64 && ddb_decode_shortcuts && t->same_as >= 0 && key_at[t->same_as] >= 0 &&
+        ddb_value_equal(v, &item->attrs[key_at[t->same_as]].value)) {
+        /* an earlier key written the same way holds the same bytes: what
+         * was found for it (fields, errors, coming back) holds for this */
+        *verified |= UINT64_C(1) << k;
+        return 0;
+    }
+    if (k < 64 && known_already(c, t, v)) {
+        *verified |= UINT64_C(1) << k;
+        return 0;
+    }
+    rc = capture_key(c, t, v, 1,
+                     t->role == DDB_ROLE_PK   ? &km[0]
+                     : t->role == DDB_ROLE_SK ? &km[1]
+                                              : NULL,
+                     &back);
+    if (rc == 0 && back && k < 64 && ddb_decode_shortcuts)
+        *verified |= UINT64_C(1) << k; /* its fields are its captures: it comes back */
+    if (rc == DDB_ENOMATCH) {
+        char d[96];
+        ddb_value_describe(d, sizeof(d), v);
+        rc = ddb_error_set(c->err, DDB_EINVAL, "%s %s does not fit template \"%s\"", t->attr, d,
+                           t->text);
+    }
+    return rc;
+}
+
+/* Then every key attribute present (key_at[k], or -1): it must fit its
+ * template and agree with the fields set so far; it is consumed. With
+ * keys_only the index keys are passed over (key_at[k] becomes -1). km holds
+ * find_entity's matches of the table key. Bit k of *verified: key k is seen
+ * to come back as it is. */
+static inline int decode_keys(tctx *c, const ddb_item *item, ptrdiff_t *key_at,
+                              unsigned char *consumed, key_match *km, int keys_only,
+                              uint64_t *verified)
+{
+    const ddb_entity *e = c->e;
+    int rc;
+
+    for (size_t k = 0; k < e->n_keys; k++) {
+        const ddb_template *t = &e->keys[k];
+        ptrdiff_t ai = key_at[k];
+        if (ai < 0)
+            continue;
+        if (keys_only && t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK) {
+            key_at[k] = -1;
+            continue;
+        }
+        consumed[ai] = 1;
+        if ((rc = decode_key(c, item, key_at, k, km, verified)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, ddb_shape *sh,
                   ddb_arena *a, ddb_error *err, int keys_only)
 {
@@ -399,7 +523,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
     unsigned char *consumed = NULL;
     ptrdiff_t *pos = NULL;    /* attr_positions: the stored attributes', then the keys' */
     ptrdiff_t *key_at = NULL; /* per key template: its attribute in item, or -1 (in pos) */
-    size_t pi = 0;
+    size_t n_stored = 0;      /* positions in pos before the keys' */
     ddb_buf buf = DDB_BUF_INIT;
     uint64_t verified = 0; /* keys seen to be their fields' rendering */
     key_match km[2];       /* only .t is read before it is set */
@@ -411,88 +535,17 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         goto done;
     c.e = e;
     out->entity = e;
-    {
-        /* the slots, the renderer's view of them (kept current as they are
-         * set, so it is there for the keys) and the consumed marks: one
-         * block, zeroed */
-        size_t nf = e->n_fields ? e->n_fields : 1;
-        char *block = ddb_arena_calloc(
-            a, 1, nf * (sizeof(slot) + sizeof(*c.vals)) + (item->count ? item->count : 1));
-        if (block != NULL) {
-            c.slots = (slot *)(void *)block;
-            c.vals = (const ddb_value **)(void *)(block + nf * sizeof(slot));
-            consumed = (unsigned char *)block + nf * (sizeof(slot) + sizeof(*c.vals));
-        }
-    }
-    pos = attr_positions(e, item, sh, keys_only, a);
-    if (c.slots == NULL || pos == NULL) {
+    if ((rc = alloc_slots(&c, item, &consumed)) != 0)
+        goto done;
+    if ((pos = attr_positions(e, item, sh, keys_only, a)) == NULL) {
         rc = tf_oom(err);
         goto done;
     }
-
-    /* Stored attributes first: their exact text is what the record keeps. */
-    for (size_t i = 0; i < e->n_fields && !keys_only; i++) {
-        const ddb_field *f = &e->fields[i];
-        for (size_t k = 0; k <= f->n_aliases; k++) {
-            const char *name = k == 0 ? f->attribute : f->aliases[k - 1];
-            ptrdiff_t ai = pos[pi++];
-            ddb_value v;
-            if (ai < 0)
-                continue;
-            consumed[ai] = 1;
-            if ((rc = ddb_value_convert(&v, &item->attrs[ai].value, f->type, a, err)) != 0) {
-                ddb_error_prefix(err, "attribute %s (field %s): ", name, f->name);
-                goto done;
-            }
-            if ((rc = tf_check_constraints(f, &v, err)) != 0) {
-                if (strcmp(name, f->name) != 0)
-                    ddb_error_prefix(err, "attribute %s: ", name);
-                goto done;
-            }
-            if ((rc = tf_set_slot(&c, (int)i, &v, name)) != 0)
-                goto done;
-        }
-    }
-    /* Then every key attribute present: it must fit its template and agree. */
-    key_at = pos + pi;
-    for (size_t k = 0; k < e->n_keys; k++) {
-        const ddb_template *t = &e->keys[k];
-        ptrdiff_t ai = key_at[k];
-        int back = 0;
-        if (ai < 0)
-            continue;
-        if (keys_only && t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK) {
-            key_at[k] = -1;
-            continue;
-        }
-        consumed[ai] = 1;
-        if (k < 64 && ddb_decode_shortcuts && t->same_as >= 0 && key_at[t->same_as] >= 0 &&
-            ddb_value_equal(&item->attrs[ai].value, &item->attrs[key_at[t->same_as]].value)) {
-            /* an earlier key written the same way holds the same bytes: what
-             * was found for it (fields, errors, coming back) holds for this */
-            verified |= UINT64_C(1) << k;
-            continue;
-        }
-        if (k < 64 && known_already(&c, t, &item->attrs[ai].value)) {
-            verified |= UINT64_C(1) << k;
-            continue;
-        }
-        rc = capture_key(&c, t, &item->attrs[ai].value, 1,
-                         t->role == DDB_ROLE_PK   ? &km[0]
-                         : t->role == DDB_ROLE_SK ? &km[1]
-                                                  : NULL,
-                         &back);
-        if (rc == 0 && back && k < 64 && ddb_decode_shortcuts)
-            verified |= UINT64_C(1) << k; /* its fields are its captures: it comes back */
-        if (rc == DDB_ENOMATCH) {
-            char d[96];
-            ddb_value_describe(d, sizeof(d), &item->attrs[ai].value);
-            rc = ddb_error_set(err, DDB_EINVAL, "%s %s does not fit template \"%s\"", t->attr, d,
-                               t->text);
-        }
-        if (rc != 0)
-            goto done;
-    }
+    if (!keys_only && (rc = decode_stored(&c, item, pos, consumed, &n_stored)) != 0)
+        goto done;
+    key_at = pos + n_stored;
+    if ((rc = decode_keys(&c, item, key_at, consumed, km, keys_only, &verified)) != 0)
+        goto done;
     /* Each key must come back byte for byte from the decoded fields. */
     if ((rc = keys_come_back(&c, item, key_at, verified, &buf)) != 0)
         goto done;
@@ -501,10 +554,7 @@ static int decode(ddb_decoded *out, const ddb_mapping *m, const ddb_item *item, 
         if (ai >= 0)
             consumed[ai] = 1;
     }
-
-    if ((rc = build_record(out, &c, item, consumed)) != 0)
-        goto done;
-    rc = 0;
+    rc = build_record(out, &c, item, consumed);
 done:
     ddb_buf_dispose(&buf);
     return rc;

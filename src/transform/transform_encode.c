@@ -165,6 +165,115 @@ static size_t drop_lone_constants(const ddb_mapping *m, const ddb_entity *e, ddb
  * schema, or (a round-trip check of an item already checked) not. */
 enum { ENC_FULL = 0, ENC_KEYS = 1, ENC_UNCHECKED = 2 };
 
+/* Sorts the record's attributes: declared fields into c's slots, _extra's
+ * attributes and undeclared ones into x. Then, unless keys_only, every
+ * required field must be set and not NULL. Returns 0, DDB_EINVAL or
+ * DDB_ENOMEM. */
+static inline int take_record(tctx *c, const ddb_map *record, int typed, int keys_only, extras *x)
+{
+    const ddb_entity *e = c->e;
+    int rc;
+
+    for (size_t i = 0; i < record->count; i++) {
+        const ddb_attr *at = &record->attrs[i];
+        int fi = ddb_entity_field_index(e, at->name.ptr, at->name.len);
+        if (fi >= 0) {
+            if ((rc = take_field(c, fi, &at->value, "the record")) != 0)
+                return rc;
+        } else if (at->name.len == strlen(DDB_EXTRA_FIELD) &&
+                   memcmp(at->name.ptr, DDB_EXTRA_FIELD, at->name.len) == 0) {
+            if ((rc = take_extra(c, &at->value, typed, x)) != 0)
+                return rc;
+        } else if (extras_add(x, at, c->a) != 0) {
+            return tf_oom(c->err);
+        }
+    }
+    for (size_t i = 0; i < e->n_fields && !keys_only; i++) {
+        if (e->fields[i].required && (!c->slots[i].set || c->slots[i].value.type == DDB_TYPE_NULL))
+            return ddb_error_set(c->err, DDB_EINVAL, "required field %s is missing",
+                                 e->fields[i].name);
+    }
+    return 0;
+}
+
+/* Appends to attrs (*n of them so far) each key attribute rendered from the
+ * fields (only the table key's with keys_only); an index key whose field is
+ * missing is left out (a sparse index). buf is scratch. Returns 0, DDB_EINVAL
+ * (a table key's field is missing, or the rendering's error) or DDB_ENOMEM. */
+static inline int put_keys(tctx *c, int keys_only, ddb_buf *buf, ddb_attr *attrs, size_t *n)
+{
+    const ddb_entity *e = c->e;
+    int rc = 0;
+
+    for (size_t k = 0; k < e->n_keys; k++) {
+        const ddb_template *t = &e->keys[k];
+        int table_key = t->role == DDB_ROLE_PK || t->role == DDB_ROLE_SK, missing = -1;
+        const ddb_value *v;
+        if (keys_only && !table_key)
+            continue;
+        v = tf_render_key(c, t, buf, &missing, &rc);
+        if (rc == DDB_ENOMATCH) {
+            if (table_key)
+                return ddb_error_set(c->err, DDB_EINVAL,
+                                     "cannot compute %s \"%s\": field %s is missing", t->attr,
+                                     t->text, e->fields[missing].name);
+            rc = 0;
+            continue; /* sparse index: the item simply is not in it */
+        }
+        if (rc != 0) {
+            ddb_error_prefix(c->err, "%s: ", t->attr);
+            return rc;
+        }
+        attrs[*n].name.ptr = t->attr;
+        attrs[*n].name.len = t->attr_len;
+        attrs[(*n)++].value = *v;
+    }
+    return 0;
+}
+
+/* Appends to attrs (*n so far) the table's type attribute, if it has one,
+ * and each stored field that is set, under its attribute name. */
+static inline void put_stored(const tctx *c, ddb_attr *attrs, size_t *n)
+{
+    const ddb_entity *e = c->e;
+    const char *type_attr = c->m->table.type_attr;
+
+    if (type_attr) {
+        attrs[*n].name.ptr = type_attr;
+        attrs[*n].name.len = strlen(type_attr);
+        attrs[(*n)++].value = ddb_value_str(DDB_TYPE_S, e->type_value, strlen(e->type_value));
+    }
+    for (size_t i = 0; i < e->n_fields; i++) {
+        if (!e->fields[i].store || !c->slots[i].set)
+            continue;
+        attrs[*n].name.ptr = e->fields[i].attribute;
+        attrs[*n].name.len = e->fields[i].attribute_len;
+        attrs[(*n)++].value = c->slots[i].value;
+    }
+}
+
+/* Appends to attrs (*n so far) the undeclared attributes x, as e's policy
+ * says: dropped, refused, or kept unless one would overwrite an attribute
+ * already there. Returns 0 or DDB_EINVAL. */
+static inline int put_extras(const ddb_entity *e, const extras *x, ddb_attr *attrs, size_t *n,
+                             ddb_error *err)
+{
+    for (size_t i = 0; i < x->count; i++) {
+        const ddb_str *name = &x->attrs[i].name;
+        if (e->undeclared == DDB_UNDECLARED_DROP)
+            break;
+        if (e->undeclared == DDB_UNDECLARED_REJECT)
+            return tf_refuse_undeclared(e, name, err);
+        if (ddb_map_find(&(ddb_map){attrs, *n}, name->ptr, name->len) >= 0)
+            return ddb_error_set(err, DDB_EINVAL,
+                                 "undeclared attribute '%.*s' would overwrite a computed or "
+                                 "declared attribute of the same name",
+                                 (int)name->len, name->ptr);
+        attrs[(*n)++] = x->attrs[i];
+    }
+    return 0;
+}
+
 static int encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, const ddb_map *record,
                   int typed, ddb_arena *a, ddb_error *err, int how)
 {
@@ -182,88 +291,21 @@ static int encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, cons
         rc = tf_oom(err);
         goto done;
     }
-    for (size_t i = 0; i < record->count; i++) {
-        const ddb_attr *at = &record->attrs[i];
-        int fi = ddb_entity_field_index(e, at->name.ptr, at->name.len);
-        if (fi >= 0) {
-            if ((rc = take_field(&c, fi, &at->value, "the record")) != 0)
-                goto done;
-        } else if (at->name.len == strlen(DDB_EXTRA_FIELD) &&
-                   memcmp(at->name.ptr, DDB_EXTRA_FIELD, at->name.len) == 0) {
-            if ((rc = take_extra(&c, &at->value, typed, &x)) != 0)
-                goto done;
-        } else if (extras_add(&x, at, a) != 0) {
-            rc = tf_oom(err);
-            goto done;
-        }
-    }
-    for (size_t i = 0; i < e->n_fields && !keys_only; i++) {
-        if (e->fields[i].required && (!c.slots[i].set || c.slots[i].value.type == DDB_TYPE_NULL)) {
-            rc = ddb_error_set(err, DDB_EINVAL, "required field %s is missing", e->fields[i].name);
-            goto done;
-        }
-    }
-
+    if ((rc = take_record(&c, record, typed, keys_only, &x)) != 0)
+        goto done;
     attrs = ddb_arena_alloc(a, (e->n_keys + 1 + e->n_fields + x.count) * sizeof(*attrs));
     if (attrs == NULL || tf_build_vals(&c) != 0) {
         rc = tf_oom(err);
         goto done;
     }
-    for (size_t k = 0; k < e->n_keys; k++) {
-        const ddb_template *t = &e->keys[k];
-        int table_key = t->role == DDB_ROLE_PK || t->role == DDB_ROLE_SK, missing = -1;
-        const ddb_value *v;
-        if (keys_only && !table_key)
-            continue;
-        v = tf_render_key(&c, t, &buf, &missing, &rc);
-        if (rc == DDB_ENOMATCH) {
-            if (table_key) {
-                rc = ddb_error_set(err, DDB_EINVAL, "cannot compute %s \"%s\": field %s is missing",
-                                   t->attr, t->text, e->fields[missing].name);
-                goto done;
-            }
-            rc = 0;
-            continue; /* sparse index: the item simply is not in it */
-        }
-        if (rc != 0) {
-            ddb_error_prefix(err, "%s: ", t->attr);
+    if ((rc = put_keys(&c, keys_only, &buf, attrs, &n)) != 0)
+        goto done;
+    if (!keys_only) {
+        put_stored(&c, attrs, &n);
+        if ((rc = put_extras(e, &x, attrs, &n, err)) != 0)
             goto done;
-        }
-        attrs[n].name.ptr = t->attr;
-        attrs[n].name.len = t->attr_len;
-        attrs[n++].value = *v;
-    }
-    if (m->table.type_attr && !keys_only) {
-        attrs[n].name.ptr = m->table.type_attr;
-        attrs[n].name.len = strlen(m->table.type_attr);
-        attrs[n++].value = ddb_value_str(DDB_TYPE_S, e->type_value, strlen(e->type_value));
-    }
-    for (size_t i = 0; i < e->n_fields && !keys_only; i++) {
-        if (!e->fields[i].store || !c.slots[i].set)
-            continue;
-        attrs[n].name.ptr = e->fields[i].attribute;
-        attrs[n].name.len = e->fields[i].attribute_len;
-        attrs[n++].value = c.slots[i].value;
-    }
-    for (size_t i = 0; i < x.count && !keys_only; i++) {
-        const ddb_str *name = &x.attrs[i].name;
-        if (e->undeclared == DDB_UNDECLARED_DROP)
-            break;
-        if (e->undeclared == DDB_UNDECLARED_REJECT) {
-            rc = tf_refuse_undeclared(e, name, err);
-            goto done;
-        }
-        if (ddb_map_find(&(ddb_map){attrs, n}, name->ptr, name->len) >= 0) {
-            rc = ddb_error_set(err, DDB_EINVAL,
-                               "undeclared attribute '%.*s' would overwrite a computed or "
-                               "declared attribute of the same name",
-                               (int)name->len, name->ptr);
-            goto done;
-        }
-        attrs[n++] = x.attrs[i];
-    }
-    if (!keys_only)
         n = drop_lone_constants(m, e, attrs, n);
+    }
     out->attrs = attrs;
     out->count = n;
     if (how == ENC_UNCHECKED)
