@@ -41,6 +41,9 @@ static int set_value(const cli_command *cmd, const cli_opt *o, const char *v)
     char *end;
     switch (o->kind) {
     case OPT_STRING:
+        /* a mapping may be named by a shipped one's name: --mapping favorites */
+        if (strcmp(o->name, "mapping") == 0 || strcmp(o->name, "to-mapping") == 0)
+            v = cli_mapping_path(v);
         *(const char **)o->target = v;
         return 0;
     case OPT_UINT: {
@@ -155,8 +158,27 @@ fail:
     return EXIT_USAGE;
 }
 
+cli_help_form cli_help_as = CLI_HELP_TEXT;
+ddb_buf cli_help_options = DDB_BUF_INIT;
+
 void cli_print_help(const cli_command *cmd, const cli_opt *opts)
 {
+    if (cli_help_as == CLI_HELP_MAN) {
+        cli_manual_command(cmd, opts);
+        return;
+    }
+    if (cli_help_as == CLI_HELP_OPTIONS) {
+        for (const cli_opt *o = opts; o->name != NULL; o++) {
+            ddb_buf_puts(&cli_help_options, "--");
+            ddb_buf_puts(&cli_help_options, o->name);
+            if (o->metavar != NULL) {
+                ddb_buf_putc(&cli_help_options, '=');
+                ddb_buf_puts(&cli_help_options, o->metavar);
+            }
+            ddb_buf_putc(&cli_help_options, '\n');
+        }
+        return;
+    }
     printf("Usage: ddbpipe %s\n\n%s\n", cmd->usage, cmd->description);
     printf("\nOptions:\n");
     for (const cli_opt *o = opts; o->name != NULL; o++) {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ddbpipe/awsconfig.h"
+#include "ddbpipe/buf.h"
 #include "ddbpipe/client.h"
 #include "ddbpipe/error.h"
 #include "ddbpipe/pipeline.h"
@@ -57,8 +58,49 @@ const cli_command *cli_find_command(const char *name);
 /* Prints "ddbpipe: error: <msg>" and, when hint is not NULL, "hint: <hint>". */
 void cli_error(const char *hint, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Prints the help of a command: usage, description, options. */
+/* Prints the help of a command: usage, description, options; as text (--help), or in the form
+ * cli_help_as asks for while the manual page or the shell completions are made
+ * (cli/manual.c), so that all three come from the same text. */
 void cli_print_help(const cli_command *cmd, const cli_opt *opts);
+
+typedef enum cli_help_form {
+    CLI_HELP_TEXT = 0, /* --help: plain text on stdout */
+    CLI_HELP_MAN,      /* the command's section of ddbpipe(1), in roff, on stdout */
+    CLI_HELP_OPTIONS   /* the command's options into cli_help_options (completions) */
+} cli_help_form;
+
+/* How cli_print_help prints (CLI_HELP_TEXT unless the manual or completions are being made). */
+extern cli_help_form cli_help_as;
+/* CLI_HELP_OPTIONS collects here: "--name" or "--name=METAVAR", one a line. */
+extern ddb_buf cli_help_options;
+
+/* The exit codes and the environment variables ddbpipe reads, as --help and the manual page
+ * list them: {what, meaning} pairs, ending with {NULL, NULL}. */
+extern const char *const cli_exit_codes[][2];
+extern const char *const cli_environment[][2];
+
+/* Prints --version: ddbpipe's version, then the libraries it runs with (what a bug report
+ * needs). */
+void cli_print_version(void);
+
+/* The section of one command in the manual page (cli_print_help under CLI_HELP_MAN). */
+void cli_manual_command(const cli_command *cmd, const cli_opt *opts);
+
+/* Prints the manual page ddbpipe(1), in roff, made from the commands' own --help. */
+void cli_print_manual(void);
+
+/* Prints the completion script of shell ("bash" or "zsh"), made from the commands' own
+ * options. Returns EXIT_OK, or EXIT_USAGE for another shell. */
+int cli_print_completion(const char *shell);
+
+/* Where the shipped mappings are: "<prefix>/share/ddbpipe/formats" beside the running
+ * binary's "<prefix>/bin", else the folder it was built to be installed in. */
+const char *cli_formats_dir(void);
+
+/* A --mapping or --to-mapping value: a path as given when something is there, else a shipped
+ * mapping of that name ("favorites" or "favorites.json" in cli_formats_dir()), else v as given
+ * (its load then says it is not there). The result lives as long as the process. */
+const char *cli_mapping_path(const char *v);
 
 /* Problem reporter for the pipeline: prints to stderr. */
 void cli_report(void *ctx, int severity, const char *msg);

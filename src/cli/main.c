@@ -1,4 +1,4 @@
-/* ddbpipe: command dispatch, --help and --version. */
+/* ddbpipe: command dispatch, --help, --version, the manual page and completions. */
 #include <stdio.h>
 #include <string.h>
 
@@ -130,6 +130,31 @@ const cli_command cli_commands[] = {
 };
 const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
 
+const char *const cli_exit_codes[][2] = {
+    {"0", "ok"},
+    {"1", "records were rejected (diff: the sides differ)"},
+    {"2", "usage: a bad command line or mapping"},
+    {"3", "input error"},
+    {"4", "output error"},
+    {"5", "DynamoDB or network error"},
+    {"6", "no record matched the mapping"},
+    {"130", "interrupted"},
+    {"141", "the output pipe was closed"},
+    {NULL, NULL},
+};
+
+const char *const cli_environment[][2] = {
+    {"AWS_PROFILE, AWS_REGION, AWS_ACCESS_KEY_ID...",
+     "the AWS CLI's variables, with ~/.aws/config and ~/.aws/credentials"},
+    {"AWS_ENDPOINT_URL[_DYNAMODB|_S3]", "the endpoints, as the AWS CLI reads them"},
+    {"AWS_CA_BUNDLE", "the certificates TLS trusts"},
+    {"https_proxy, http_proxy, all_proxy, no_proxy", "proxies, as libcurl reads them"},
+    {"DDBPIPE_HTTP=curl", "sends DynamoDB's requests through libcurl too"},
+    {"DDBPIPE_NO_GZIP=1",
+     "stops asking DynamoDB for gzip answers (for a proxy that decodes them)"},
+    {NULL, NULL},
+};
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -138,16 +163,15 @@ static void usage(FILE *f)
             DDB_VERSION);
     for (size_t i = 0; i < cli_n_commands; i++)
         fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
-    fprintf(f, "\nRun 'ddbpipe COMMAND --help' for a command's options.\n"
-               "Exit status: 0 ok, 1 records rejected (diff: the sides differ), 2 usage,\n"
-               "3 input error, 4 output error, 5 DynamoDB/network error, 6 no record matched\n"
-               "the mapping, 130 interrupted, 141 the output pipe was closed.\n"
-               "\nEnvironment: the AWS CLI's (AWS_PROFILE, AWS_REGION, AWS_ACCESS_KEY_ID...,\n"
-               "AWS_ENDPOINT_URL[_DYNAMODB|_S3], AWS_CA_BUNDLE, ~/.aws/config and credentials);\n"
-               "https_proxy, http_proxy, all_proxy and no_proxy as libcurl reads them;\n"
-               "DDBPIPE_HTTP=curl sends DynamoDB's requests through libcurl too;\n"
-               "DDBPIPE_NO_GZIP=1 stops asking DynamoDB for gzip answers (for a proxy that\n"
-               "decodes them).\n");
+    fprintf(f, "\nRun 'ddbpipe COMMAND --help' for a command's options; 'man ddbpipe' for all.\n"
+               "'ddbpipe --version' names the libraries it runs with; 'ddbpipe --completion\n"
+               "bash|zsh' prints a shell completion script, 'ddbpipe --manual' the manual page.\n"
+               "\nExit status:\n");
+    for (size_t i = 0; cli_exit_codes[i][0] != NULL; i++)
+        fprintf(f, "  %-4s %s\n", cli_exit_codes[i][0], cli_exit_codes[i][1]);
+    fprintf(f, "\nEnvironment:\n");
+    for (size_t i = 0; cli_environment[i][0] != NULL; i++)
+        fprintf(f, "  %s: %s\n", cli_environment[i][0], cli_environment[i][1]);
 }
 
 int main(int argc, char **argv)
@@ -163,8 +187,19 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-        printf("ddbpipe %s\n", DDB_VERSION);
+        cli_print_version();
         return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--manual") == 0) {
+        cli_print_manual();
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--completion") == 0) {
+        if (argc != 3) {
+            cli_error("ddbpipe --completion bash (or zsh)", "--completion needs a shell");
+            return EXIT_USAGE;
+        }
+        return cli_print_completion(argv[2]);
     }
     if ((cmd = cli_find_command(argv[1])) != NULL)
         return cmd->run(argc - 1, argv + 1);
