@@ -48,9 +48,6 @@ typedef struct ddb_client_opts {
                               they grow back by one per window of successes */
     const char *ca_bundle; /* PEM file of the CAs to trust for https (AWS_CA_BUNDLE);
                               NULL: the system's */
-    int use_libcurl;       /* DynamoDB's calls through libcurl too (by default
-                              they take the client's own HTTP/1.1 path unless a
-                              proxy is set in the environment) */
     int no_gzip;           /* do not ask DynamoDB for gzip answers (by default
                               Accept-Encoding: gzip: a Scan page comes in about
                               a sixth of its bytes; the CRC is of those bytes) */

@@ -89,10 +89,6 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
     co.notice = print_notice;
     co.request_timeout_ms = (long)a->request_timeout_ms;
     co.ca_bundle = conn->config->ca_bundle;
-    /* DDBPIPE_HTTP=curl: libcurl for every request, as before the client had
-     * its own HTTP path (a way out, should that path meet a server it cannot
-     * talk to) */
-    co.use_libcurl = getenv("DDBPIPE_HTTP") != NULL && strcmp(getenv("DDBPIPE_HTTP"), "curl") == 0;
     /* DDBPIPE_NO_GZIP: answers as they are (for a proxy that decodes them) */
     co.no_gzip = getenv("DDBPIPE_NO_GZIP") != NULL && getenv("DDBPIPE_NO_GZIP")[0] != '\0' &&
                  strcmp(getenv("DDBPIPE_NO_GZIP"), "0") != 0;

@@ -145,7 +145,6 @@ static void usage(FILE *f)
                "\nEnvironment: the AWS CLI's (AWS_PROFILE, AWS_REGION, AWS_ACCESS_KEY_ID...,\n"
                "AWS_ENDPOINT_URL[_DYNAMODB|_S3], AWS_CA_BUNDLE, ~/.aws/config and credentials);\n"
                "https_proxy, http_proxy, all_proxy and no_proxy as libcurl reads them;\n"
-               "DDBPIPE_HTTP=curl sends DynamoDB's requests through libcurl too;\n"
                "DDBPIPE_NO_GZIP=1 stops asking DynamoDB for gzip answers (for a proxy that\n"
                "decodes them).\n");
 }

@@ -42,19 +42,6 @@ static void enqueue_delayed(ddb_client *c, call *cl)
     *p = cl;
 }
 
-/* libcurl takes its proxy from these; requests through a proxy stay with it. */
-static int proxy_in_environment(void)
-{
-    static const char *const names[] = {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy",
-                                        "ALL_PROXY"};
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        const char *v = getenv(names[i]);
-        if (v != NULL && v[0] != '\0')
-            return 1;
-    }
-    return 0;
-}
-
 int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
 {
     ddb_client *c = NULL;
@@ -123,10 +110,6 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if (!o->use_libcurl && !proxy_in_environment() &&
-        (rc = ddb_wire_new(&c->wire, c->url, c->epfd, DDB_WIRE_TAG, c->connect_timeout_ms,
-                           o->ca_bundle, err)) != 0)
-        goto done;
     *out = c;
     c = NULL;
 done:
@@ -213,19 +196,9 @@ static void free_headers(struct curl_slist *h)
 }
 
 /* Gives back what one attempt holds: its easy handle (kept for reuse; it must
- * be out of the multi handle) and its header lines, or its request head and
- * its place on the wire. */
+ * be out of the multi handle) and its header lines. */
 static void release_attempt(ddb_client *c, call *cl)
 {
-    /* abandoned on its connection, or finished and not yet taken: either
-     * way the wire must hold no pointer to it */
-    if (cl->on_wire)
-        ddb_wire_cancel(c->wire, &cl->xfer);
-    cl->on_wire = 0;
-    if (cl->head.ptr != NULL) {
-        OPENSSL_cleanse(cl->head.ptr, cl->head.len); /* holds the session token */
-        ddb_buf_clear(&cl->head);
-    }
     if (cl->easy != NULL)
         put_easy(c, cl->easy);
     cl->easy = NULL;
@@ -342,13 +315,14 @@ static void unusable_answer(ddb_client *c, call *cl)
 
 /* Tells the notice callback once, at the first attempt that could not reach
  * its endpoint (DynamoDB's, or the S3 host of a generic request). */
-static void tell_unreachable(ddb_client *c, const call *cl, ddb_wire_result failure)
+static void tell_unreachable(ddb_client *c, const call *cl, ddb_transfer_result failure)
 {
     char msg[700];
     const char *url = c->url;
     int url_len = (int)strlen(c->url);
     if (c->told_unreachable || c->notice == NULL ||
-        (failure != DDB_WIRE_CONNECT && failure != DDB_WIRE_RESOLVE && failure != DDB_WIRE_TIMEOUT))
+        (failure != DDB_TRANSFER_CONNECT && failure != DDB_TRANSFER_RESOLVE &&
+         failure != DDB_TRANSFER_TIMEOUT))
         return;
     if (cl->http != NULL) {
         /* scheme://host[:port] of the request, not its object key */
@@ -364,7 +338,7 @@ static void tell_unreachable(ddb_client *c, const call *cl, ddb_wire_result fail
     c->notice(c->notice_ctx, msg);
 }
 
-void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result failure,
+void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_transfer_result failure,
                           const char *message)
 {
     char undecoded[450];
@@ -385,7 +359,7 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
     cl->resp.headers = cl->resp_headers.ptr;
     cl->resp.headers_len = cl->resp_headers.len;
 
-    if (failure != DDB_WIRE_OK) {
+    if (failure != DDB_TRANSFER_OK) {
         /* Refused, reset, dropped mid-response, timed out: worth another try.
          * A ranged GET keeps what arrived of its range. */
         if (cl->http && cl->http->ranged && cl->status_seen == 206)
@@ -394,7 +368,7 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
             cl->resp_body.len = kept;
         snprintf(cl->resp.message, sizeof(cl->resp.message), "%s", message);
         snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "%s",
-                 failure == DDB_WIRE_TIMEOUT ? "Timeout" : "ConnectionError");
+                 failure == DDB_TRANSFER_TIMEOUT ? "Timeout" : "ConnectionError");
         if (c->verbose)
             fprintf(stderr, "ddbpipe: %s attempt %d: %s\n", cl->op, cl->attempts, cl->resp.message);
         tell_unreachable(c, cl, failure);
@@ -552,13 +526,12 @@ void ddb_client_free(ddb_client *c)
             curl_easy_cleanup(cl->easy);
         }
         cl->easy = NULL;
-        release_attempt(c, cl); /* its lines, or its place on the wire; wiped */
+        release_attempt(c, cl); /* its header lines, wiped */
         cl->next = NULL;
         free_calls(cl);
     }
     if (c->multi)
         curl_multi_cleanup(c->multi); /* may still tell on_socket of sockets it closes */
-    ddb_wire_free(c->wire);
     ddb_client_loop_dispose(c);
     free_calls(c->ready_head);
     free_calls(c->delayed);
@@ -574,7 +547,7 @@ void ddb_client_free(ddb_client *c)
     free(c);
 }
 
-/* Finishes every call not on the wire as never sent. */
+/* Finishes every call not in flight as never sent. */
 static void cancel_waiting(ddb_client *c)
 {
     call *cl;

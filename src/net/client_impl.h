@@ -13,10 +13,16 @@
 #include "ddbpipe/buf.h"
 #include "ddbpipe/client.h"
 #include "ddbpipe/sigv4.h"
-#include "net/wire.h"
 
-/* epoll data of our own connections (wire.c); curl's sockets are plain fds */
-#define DDB_WIRE_TAG (1ull << 63)
+/* How an attempt failed before a whole answer came (libcurl's result, in
+ * the terms the retry rules and the unreachable notice need). */
+typedef enum ddb_transfer_result {
+    DDB_TRANSFER_OK = 0,  /* a whole response (any status) */
+    DDB_TRANSFER_RESOLVE, /* the host name did not resolve */
+    DDB_TRANSFER_CONNECT, /* no address accepted a connection */
+    DDB_TRANSFER_TIMEOUT, /* connect or request time ran out */
+    DDB_TRANSFER_FAILED,  /* dropped, reset, TLS or protocol failure */
+} ddb_transfer_result;
 
 /* A generic request's own parts (see ddb_http_call), owned by the call. */
 typedef struct http_part {
@@ -60,16 +66,11 @@ typedef struct call {
     size_t wire_len;   /* its body's bytes as they came, before any decoding */
     char errtype[128];
     char curl_err[CURL_ERROR_SIZE];
-    int on_wire;  /* this attempt went through c->wire, not libcurl */
-    ddb_buf head; /* its request head (signed: wiped when released) */
-    ddb_wire_xfer xfer;
     ddb_response resp;
 } call;
 
 struct ddb_client {
     CURLM *multi;
-    ddb_wire *wire;        /* DynamoDB's calls, unless libcurl must (proxies) */
-    uint64_t wire_next_ms; /* the wire's next deadline as of the last run */
     int epfd;              /* the sockets curl watches (client_loop.c) */
     uint64_t timer_at_ms;  /* when curl wants its timeouts run; UINT64_MAX: never */
     char *url;
@@ -133,7 +134,7 @@ void ddb_client_enqueue_ready(ddb_client *c, call *cl);
 /* What became of a finished attempt: a response with status, or a failure
  * (how, and message) before one came: the call answered, retried or failed
  * (client.c, for the loop's turns in client_loop.c). */
-void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result failure,
+void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_transfer_result failure,
                           const char *message);
 
 /* A DynamoDB answer's body checked before it is read (client_body.c): its

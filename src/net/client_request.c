@@ -77,16 +77,6 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
     return len;
 }
 
-static int wire_header(void *ud, const char *line, size_t len)
-{
-    return on_header((char *)line, 1, len, ud) == len ? 0 : -1;
-}
-
-static int wire_body(void *ud, const char *data, size_t len)
-{
-    return on_body((char *)data, 1, len, ud) == len ? 0 : -1;
-}
-
 /* A request's signature: the headers to add, from the client's kept signer
  * or, for a request it hands back, ddb_sigv4_sign. The kept signer's token
  * header points into the credentials, held until signed_done. */
@@ -214,40 +204,6 @@ static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
         signed_done(c, &sig);
         return -1;
     }
-    if (c->wire != NULL) {
-        /* our own HTTP/1.1: the head as it goes on the wire */
-        ddb_buf *b = &cl->head;
-        size_t room = 200 + strlen(c->host) + strlen(c->user_agent) + strlen(target);
-        for (size_t i = 0; i < sig.add_count; i++)
-            room += strlen(sig.add[i].name) + strlen(sig.add[i].value) + 4;
-        /* all of it at once: a block that grew would be freed holding the token */
-        oom = ddb_buf_reserve(b, room) || ddb_buf_puts(b, "POST / HTTP/1.1\r\nHost: ") ||
-              ddb_buf_puts(b, c->host) || ddb_buf_puts(b, "\r\nUser-Agent: ") ||
-              ddb_buf_puts(b, c->user_agent) ||
-              ddb_buf_puts(b, "\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: ") ||
-              ddb_buf_puts(b, target) || ddb_buf_puts(b, "\r\n") ||
-              (c->ask_gzip && ddb_buf_puts(b, "Accept-Encoding: gzip\r\n"));
-        for (size_t i = 0; !oom && i < sig.add_count; i++)
-            oom = ddb_buf_puts(b, sig.add[i].name) || ddb_buf_puts(b, ": ") ||
-                  ddb_buf_puts(b, sig.add[i].value) || ddb_buf_puts(b, "\r\n");
-        oom = oom || ddb_buf_puts(b, "Content-Length: ") || ddb_buf_put_u64(b, cl->len) ||
-              ddb_buf_puts(b, "\r\n\r\n");
-        signed_done(c, &sig);
-        if (oom) {
-            snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
-            return -1;
-        }
-        cl->on_wire = 1;
-        cl->xfer.head = b->ptr;
-        cl->xfer.head_len = b->len;
-        cl->xfer.body = cl->body;
-        cl->xfer.body_len = cl->len;
-        cl->xfer.timeout_ms = c->request_timeout_ms;
-        cl->xfer.on_header = wire_header;
-        cl->xfer.on_body = wire_body;
-        cl->xfer.ud = cl;
-        return 0;
-    }
     *h = add_header(*h, &oom, "Content-Type", "application/x-amz-json-1.0");
     *h = add_header(*h, &oom, "X-Amz-Target", target);
     *h = add_header(*h, &oom, "Expect", "");
@@ -353,16 +309,6 @@ void ddb_client_start_attempt(ddb_client *c, call *cl)
     /* A ranged GET keeps the bytes earlier attempts received. */
     if (cl->http != NULL && cl->http->ranged)
         cl->resp_body.len = (size_t)cl->http->kept;
-    if (c->wire != NULL && cl->http == NULL) {
-        if (build_dynamodb(c, cl, &h) != 0) {
-            ddb_client_attempt_failed(c, cl, 0);
-            return;
-        }
-        ddb_wire_start(c->wire, &cl->xfer);
-        if (cl->xfer.deadline_ms < c->wire_next_ms)
-            c->wire_next_ms = cl->xfer.deadline_ms;
-        goto started;
-    }
     cl->easy = ddb_client_get_easy(c);
     if (cl->easy == NULL) {
         snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
@@ -378,7 +324,6 @@ void ddb_client_start_attempt(ddb_client *c, call *cl)
         ddb_client_attempt_failed(c, cl, 0); /* gives back the handle and the lines */
         return;
     }
-started:
     cl->next = c->flying;
     c->flying = cl;
     c->in_flight++;
@@ -434,9 +379,6 @@ void ddb_client_call_free(call *cl)
         return;
     ddb_buf_dispose(&cl->resp_body);
     ddb_buf_dispose(&cl->resp_headers);
-    if (cl->head.ptr != NULL)
-        OPENSSL_cleanse(cl->head.ptr, cl->head.len);
-    ddb_buf_dispose(&cl->head);
     http_part_free(cl->http);
     free(cl->body);
     free(cl);

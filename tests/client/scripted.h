@@ -1,5 +1,5 @@
 /*
- * A scripted HTTP server on loopback for the client's tests (test_wire.c,
+ * A scripted HTTP server on loopback for the client's tests (test_transport.c,
  * test_gzip.c): a thread that reads each request whole and answers it as the
  * test says (in pieces, chunked, not at all, closing), over TCP or TLS with
  * the certificate in tests/client/tls/.

