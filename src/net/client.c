@@ -42,6 +42,20 @@ static void enqueue_delayed(ddb_client *c, call *cl)
     *p = cl;
 }
 
+/* Is a proxy set where libcurl looks for one? When none is, it is told so
+ * once (CURLOPT_PROXY ""), rather than reading five variables a request. */
+static int proxy_in_environment(void)
+{
+    static const char *const names[] = {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                                        "ALL_PROXY"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = getenv(names[i]);
+        if (v != NULL && v[0] != '\0')
+            return 1;
+    }
+    return 0;
+}
+
 int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
 {
     ddb_client *c = NULL;
@@ -96,6 +110,7 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     c->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 60000;
     c->verbose = o->verbose;
     c->ask_gzip = !o->no_gzip;
+    c->no_proxy = !proxy_in_environment();
     if ((rc = ddb_sigv4_signer_new(&c->signer, err)) != 0)
         goto done;
     c->notice = o->notice;
@@ -119,31 +134,6 @@ done:
     curl_url_cleanup(u);
     ddb_client_free(c);
     return rc;
-}
-
-CURL *ddb_client_get_easy(ddb_client *c)
-{
-    if (c->n_idle > 0) {
-        CURL *e = c->idle[--c->n_idle];
-        curl_easy_reset(e);
-        return e;
-    }
-    return curl_easy_init();
-}
-
-static void put_easy(ddb_client *c, CURL *e)
-{
-    if (c->n_idle == c->cap_idle) {
-        int ncap = c->cap_idle ? c->cap_idle * 2 : 16;
-        CURL **n = realloc(c->idle, (size_t)ncap * sizeof(CURL *));
-        if (n == NULL) {
-            curl_easy_cleanup(e);
-            return;
-        }
-        c->idle = n;
-        c->cap_idle = ncap;
-    }
-    c->idle[c->n_idle++] = e;
 }
 
 /* A call sent again for newer credentials waits while the refresh it asked
@@ -199,9 +189,8 @@ static void free_headers(struct curl_slist *h)
  * be out of the multi handle) and its header lines. */
 static void release_attempt(ddb_client *c, call *cl)
 {
-    if (cl->easy != NULL)
-        put_easy(c, cl->easy);
-    cl->easy = NULL;
+    ddb_client_put_slot(c, cl->slot);
+    cl->slot = NULL;
     free_headers(cl->headers);
     cl->headers = NULL;
 }
@@ -521,11 +510,11 @@ void ddb_client_free(ddb_client *c)
     while (c->flying) {
         call *cl = c->flying;
         c->flying = cl->next;
-        if (cl->easy != NULL) {
-            curl_multi_remove_handle(c->multi, cl->easy);
-            curl_easy_cleanup(cl->easy);
+        if (cl->slot != NULL) {
+            curl_multi_remove_handle(c->multi, cl->slot->easy);
+            ddb_client_slot_free(cl->slot);
         }
-        cl->easy = NULL;
+        cl->slot = NULL;
         release_attempt(c, cl); /* its header lines, wiped */
         cl->next = NULL;
         free_calls(cl);
@@ -535,9 +524,12 @@ void ddb_client_free(ddb_client *c)
     ddb_client_loop_dispose(c);
     free_calls(c->ready_head);
     free_calls(c->delayed);
-    for (int i = 0; i < c->n_idle; i++)
-        curl_easy_cleanup(c->idle[i]);
-    free(c->idle);
+    for (int i = 0; i < c->n_ready; i++)
+        ddb_client_slot_free(c->idle_ready[i]);
+    for (int i = 0; i < c->n_other; i++)
+        ddb_client_slot_free(c->idle_other[i]);
+    free(c->idle_ready);
+    free(c->idle_other);
     free(c->url);
     free(c->host);
     free(c->region);

@@ -41,6 +41,21 @@ typedef struct http_part {
     uint64_t kept; /* bytes of the range already received by earlier attempts */
 } http_part;
 
+/* An easy handle kept for reuse. One set up for DynamoDB's calls (ready)
+ * keeps its options (the URL, callbacks, TLS, timeouts, the header list)
+ * from one attempt to the next, which sets only its body and rewrites its
+ * header lines in place: lines holds them, node[] points into it and is the
+ * handle's CURLOPT_HTTPHEADER. lines holds the session token: wiped before
+ * it is freed or replaced. Any other request resets the handle first. */
+#define DDB_EASY_LINES (4 + DDB_SIGV4_MAX_ADDED)
+typedef struct easy_slot {
+    CURL *easy;
+    int ready; /* set up for DynamoDB's calls */
+    struct curl_slist node[DDB_EASY_LINES];
+    char *lines;
+    size_t cap;
+} easy_slot;
+
 typedef struct call {
     struct call *next;
     char op[64]; /* DynamoDB operation, or "S3 GET" style label for logs */
@@ -56,8 +71,8 @@ typedef struct call {
     int cred_retries;      /* sent again because of its credentials */
     uint64_t cred_hold_ms; /* waiting for a refresh since (0: not waiting) */
     /* per attempt */
-    CURL *easy;
-    struct curl_slist *headers;
+    easy_slot *slot;
+    struct curl_slist *headers; /* a generic request's (DynamoDB's are the slot's) */
     ddb_buf resp_body;
     ddb_buf resp_headers; /* the latest response's header lines */
     long status_seen;     /* status line of the response being received */
@@ -101,8 +116,10 @@ struct ddb_client {
     call *flying;  /* in flight (linked through next) */
     int in_flight;
     int queued;
-    CURL **idle; /* easy handles kept for reuse */
-    int n_idle, cap_idle;
+    easy_slot **idle_ready; /* kept for reuse, set up for DynamoDB's calls */
+    easy_slot **idle_other; /* kept for reuse, reset before their next use */
+    int n_ready, n_other, cap_idle;
+    int no_proxy; /* no proxy in the environment: libcurl need not look each time */
     volatile sig_atomic_t *stop;
     void (*on_idle)(void *ctx);
     void *idle_ctx;
@@ -126,7 +143,18 @@ void ddb_client_loop_drain(ddb_client *c);
 void ddb_client_start_attempt(ddb_client *c, call *cl);
 
 /* The loop's pieces the attempt builder uses (client.c). */
-CURL *ddb_client_get_easy(ddb_client *c);
+/* Kept easy handles (client_easy.c). get: a handle for one attempt: for a
+ * DynamoDB call (dynamodb) one set up for it when there is one, else one
+ * reset (ready 0, for the caller to set up); NULL when out of memory. put: back for
+ * reuse (out of the multi handle). free: NULL-safe, its lines wiped. */
+easy_slot *ddb_client_get_slot(ddb_client *c, int dynamodb);
+void ddb_client_put_slot(ddb_client *c, easy_slot *s);
+void ddb_client_slot_free(easy_slot *s);
+/* Writes n header lines ("name: value", names[i] and values[i]; a NULL
+ * value gives "name:", which keeps libcurl from sending its own) into s's
+ * kept lines, its list ending after them. Returns 0 or -1 (out of memory). */
+int ddb_client_slot_lines(easy_slot *s, const char *const *names, const char *const *values,
+                          size_t n);
 void ddb_client_attempt_failed(ddb_client *c, call *cl, int retryable);
 int ddb_client_hold_for_credentials(ddb_client *c, call *cl);
 void ddb_client_enqueue_ready(ddb_client *c, call *cl);
