@@ -9,7 +9,9 @@
 
 #include <curl/curl.h>
 #include <openssl/crypto.h>
+#include <assert.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,21 @@
 #define MAX_CONCURRENCY 1024
 #define MAX_CREDENTIAL_RETRIES 5
 #define CREDENTIAL_HOLD_MS 120000 /* longest wait for a refresh before sending anyway */
+
+/* Hands a message to the caller's log (with verbose set: no message is
+ * formatted that would go nowhere). */
+static void client_log(const ddb_client *c, ddb_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void client_log(const ddb_client *c, ddb_log_level level, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    assert(c->verbose && c->log != NULL);
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    c->log(c->log_ctx, level, msg);
+}
 
 void ddb_client_enqueue_ready(ddb_client *c, call *cl)
 {
@@ -108,7 +125,9 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     c->cap_ms = o->backoff_cap_ms ? o->backoff_cap_ms : 20000;
     c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 5000;
     c->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 60000;
-    c->verbose = o->verbose;
+    c->verbose = o->verbose && o->log != NULL;
+    c->log = o->log;
+    c->log_ctx = o->log_ctx;
     c->ask_gzip = !o->no_gzip;
     c->no_proxy = !proxy_in_environment();
     if ((rc = ddb_sigv4_signer_new(&c->signer, err)) != 0)
@@ -168,8 +187,8 @@ static int retry_with_new_credentials(ddb_client *c, call *cl)
     cl->attempts--; /* the credentials failed, not the request */
     cl->cred_hold_ms = v == DDB_CRED_WAIT ? ddb_clock_ms() : 0;
     if (c->verbose)
-        fprintf(stderr, "ddbpipe: %s: %s with credentials of generation %llu; sending again %s\n",
-                cl->op, cl->resp.error_type, (unsigned long long)cl->cred_gen,
+        client_log(c, DDB_LOG_INFO, "%s: %s with credentials of generation %llu; sending again %s",
+                   cl->op, cl->resp.error_type, (unsigned long long)cl->cred_gen,
                 v == DDB_CRED_WAIT ? "after the refresh" : "with newer ones");
     cl->wake_ms = ddb_clock_ms();
     c->queued++;
@@ -267,11 +286,11 @@ static void succeeded(ddb_client *c, call *cl, long status)
         c->successes = 0;
     }
     if (c->verbose && cl->wire_len != cl->resp_body.len)
-        fprintf(stderr, "ddbpipe: %s attempt %d: %ld (%zu bytes, %zu as sent in %s)\n", cl->op,
-                cl->attempts, status, cl->resp_body.len, cl->wire_len, cl->encoding);
+        client_log(c, DDB_LOG_DEBUG, "%s attempt %d: %ld (%zu bytes, %zu as sent in %s)", cl->op,
+                   cl->attempts, status, cl->resp_body.len, cl->wire_len, cl->encoding);
     else if (c->verbose)
-        fprintf(stderr, "ddbpipe: %s attempt %d: %ld (%zu bytes)\n", cl->op, cl->attempts, status,
-                cl->resp_body.len);
+        client_log(c, DDB_LOG_DEBUG, "%s attempt %d: %ld (%zu bytes)", cl->op, cl->attempts, status,
+                   cl->resp_body.len);
     finish_call(c, cl);
 }
 
@@ -297,8 +316,8 @@ static void throttled(ddb_client *c, call *cl)
 static void unusable_answer(ddb_client *c, call *cl)
 {
     if (c->verbose)
-        fprintf(stderr, "ddbpipe: %s attempt %d: %s: %s\n", cl->op, cl->attempts,
-                cl->resp.error_type, cl->resp.message);
+        client_log(c, DDB_LOG_INFO, "%s attempt %d: %s: %s", cl->op, cl->attempts,
+                   cl->resp.error_type, cl->resp.message);
     ddb_client_attempt_failed(c, cl, 1);
 }
 
@@ -359,7 +378,7 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_transfer_res
         snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "%s",
                  failure == DDB_TRANSFER_TIMEOUT ? "Timeout" : "ConnectionError");
         if (c->verbose)
-            fprintf(stderr, "ddbpipe: %s attempt %d: %s\n", cl->op, cl->attempts, cl->resp.message);
+            client_log(c, DDB_LOG_INFO, "%s attempt %d: %s", cl->op, cl->attempts, cl->resp.message);
         tell_unreachable(c, cl, failure);
         ddb_client_attempt_failed(c, cl, 1);
         return;
@@ -403,8 +422,8 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_transfer_res
     if (ddb_error_is_throttling(cl->resp.error_type))
         throttled(c, cl);
     if (c->verbose)
-        fprintf(stderr, "ddbpipe: %s attempt %d: HTTP %ld %s\n", cl->op, cl->attempts, status,
-                cl->resp.error_type);
+        client_log(c, DDB_LOG_INFO, "%s attempt %d: HTTP %ld %s", cl->op, cl->attempts, status,
+                   cl->resp.error_type);
     ddb_client_attempt_failed(c, cl, retryable);
 }
 

@@ -334,3 +334,85 @@ Test(transport, answer_before_the_body_is_out_is_read)
     ddb_client_free(c);
     server_stop(&s);
 }
+
+/* ------------------------------------------------------------ the log */
+
+typedef struct logged {
+    int n;
+    ddb_log_level level[8];
+    char text[8][256];
+} logged;
+
+static void collect(void *ctx, ddb_log_level level, const char *message)
+{
+    logged *l = ctx;
+    if (l->n < 8) {
+        l->level[l->n] = level;
+        snprintf(l->text[l->n], sizeof(l->text[0]), "%s", message);
+    }
+    l->n++;
+}
+
+/* One call answered 503 then 200, verbose, the log given to log (may be
+ * NULL); the engine's stderr goes to a file meanwhile, which must stay
+ * empty. */
+static void retried_call(void (*log)(void *, ddb_log_level, const char *), logged *l, int verbose)
+{
+    step steps[] = {{"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n", 0, 0, 0, 0, 0},
+                    {OK_HELLO, 0, 0, 0, 0, 0}};
+    ddb_client *c = NULL;
+    ddb_client_opts o;
+    ddb_response resp;
+    ddb_error err;
+    char url[64];
+    server s;
+    FILE *tmp = tmpfile();
+    int saved = dup(2);
+    server_start(&s, steps, 2, 0);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", s.port);
+    memset(&o, 0, sizeof(o));
+    o.region = "us-east-1";
+    o.endpoint = url;
+    o.credentials = &creds;
+    o.max_attempts = 3;
+    o.backoff_base_ms = 1;
+    o.backoff_cap_ms = 2;
+    o.random_seed = 1;
+    o.no_gzip = 1;
+    o.verbose = verbose;
+    o.log = log;
+    o.log_ctx = l;
+    fflush(stderr);
+    dup2(fileno(tmp), 2);
+    cr_assert_eq(ddb_client_new(&c, &o, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_client_call(c, "GetItem", "{}", 2, &resp, &err), 0, "%s", err.message);
+    ddb_client_free(c);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    cr_assert(resp.ok, "%s: %s", resp.error_type, resp.message);
+    cr_assert_eq(resp.attempts, 2);
+    cr_assert_eq(ftell(tmp), 0, "the engine wrote %ld bytes to stderr", ftell(tmp));
+    fclose(tmp);
+    ddb_response_dispose(&resp);
+    server_stop(&s);
+}
+
+Test(transport, attempts_are_logged_through_the_callback_not_to_stderr)
+{
+    logged l = {0};
+    retried_call(collect, &l, 1);
+    cr_assert_eq(l.n, 2, "%d messages", l.n);
+    cr_assert_eq(l.level[0], DDB_LOG_INFO);
+    cr_assert_str_eq(l.text[0], "GetItem attempt 1: HTTP 503 ");
+    cr_assert_eq(l.level[1], DDB_LOG_DEBUG);
+    cr_assert_str_eq(l.text[1], "GetItem attempt 2: 200 (5 bytes)");
+}
+
+Test(transport, nothing_is_logged_without_verbose_or_without_a_callback)
+{
+    logged l = {0};
+    retried_call(collect, &l, 0);
+    cr_assert_eq(l.n, 0, "%d messages without verbose", l.n);
+    retried_call(NULL, NULL, 1); /* verbose, nowhere to log: silent */
+}
