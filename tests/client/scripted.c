@@ -149,3 +149,16 @@ void server_stop(server *s)
     SSL_CTX_free(s->ctx);
     ddb_buf_dispose(&s->last);
 }
+
+void scripted_opts(ddb_client_opts *o, const char *url, const ddb_aws_credentials *creds,
+                   int attempts)
+{
+    memset(o, 0, sizeof(*o));
+    o->region = "us-east-1";
+    o->endpoint = url;
+    o->credentials = creds;
+    o->max_attempts = attempts;
+    o->backoff_base_ms = 1;
+    o->backoff_cap_ms = 2;
+    o->random_seed = 1;
+}

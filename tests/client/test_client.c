@@ -21,12 +21,7 @@ static ddb_client *scripted_client(const server *s, const ddb_aws_credentials *c
     ddb_error err;
     char url[64];
     snprintf(url, sizeof(url), "http://127.0.0.1:%d", s->port);
-    memset(&o, 0, sizeof(o));
-    o.region = "us-east-1";
-    o.endpoint = url;
-    o.credentials = creds;
-    o.max_attempts = 1;
-    o.random_seed = 1;
+    scripted_opts(&o, url, creds, 1);
     cr_assert_eq(ddb_client_new(&c, &o, &err), 0, "%s", err.message);
     return c;
 }

@@ -81,14 +81,7 @@ static void call(run *r, const step *steps, int n, int attempts, int no_gzip)
     char url[64];
     server_start(&r->s, steps, n, 0);
     snprintf(url, sizeof(url), "http://127.0.0.1:%d", r->s.port);
-    memset(&o, 0, sizeof(o));
-    o.region = "us-east-1";
-    o.endpoint = url;
-    o.credentials = &creds;
-    o.max_attempts = attempts;
-    o.backoff_base_ms = 1;
-    o.backoff_cap_ms = 2;
-    o.random_seed = 1;
+    scripted_opts(&o, url, &creds, attempts);
     o.no_gzip = no_gzip;
     cr_assert_eq(ddb_client_new(&r->c, &o, &err), 0, "%s", err.message);
     r->rc = ddb_client_call(r->c, "Scan", "{}", 2, &r->resp, &err);

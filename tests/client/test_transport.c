@@ -26,14 +26,7 @@ static ddb_client *client_of(const char *url, int attempts, long connect_ms, lon
     ddb_client *c = NULL;
     ddb_client_opts o;
     ddb_error err;
-    memset(&o, 0, sizeof(o));
-    o.region = "us-east-1";
-    o.endpoint = url;
-    o.credentials = &creds;
-    o.max_attempts = attempts;
-    o.backoff_base_ms = 1;
-    o.backoff_cap_ms = 2;
-    o.random_seed = 1;
+    scripted_opts(&o, url, &creds, attempts);
     o.connect_timeout_ms = connect_ms;
     o.request_timeout_ms = request_ms;
     o.ca_bundle = ca;
@@ -69,6 +62,18 @@ static void expect_hellos(ddb_client *c, int n)
         cr_assert_eq(memcmp(resp.body, "hello", 5), 0);
         ddb_response_dispose(&resp);
     }
+}
+
+/* The scripted server s with steps (tls as for server_start) answers calls
+ * calls, each "hello", to a client trusting ca; s's counts stay readable. */
+static void hellos(server *s, const step *steps, int n, int tls, const char *ca, int calls)
+{
+    ddb_client *c;
+    server_start(s, steps, n, tls);
+    c = client_for(s, 1, 0, ca);
+    expect_hellos(c, calls);
+    ddb_client_free(c);
+    server_stop(s);
 }
 
 /* One call that must fail for good with error_type type and needle in its
@@ -107,12 +112,7 @@ Test(transport, chunked_body_and_a_continue_before_the_answer)
                      "\r\n5;name=value\r\nhello\r\n0\r\nX-Trailer: t\r\n\r\n",
                      3, 0, 0, 0, 0}};
     server s;
-    ddb_client *c;
-    server_start(&s, steps, 1, 0);
-    c = client_for(&s, 1, 0, NULL);
-    expect_hellos(c, 1);
-    ddb_client_free(c);
-    server_stop(&s);
+    hellos(&s, steps, 1, 0, NULL, 1);
 }
 
 Test(transport, kept_connection_serves_the_next_requests)
@@ -120,13 +120,8 @@ Test(transport, kept_connection_serves_the_next_requests)
     step steps[] = {
         {OK_HELLO, 0, 0, 0, 0, 0}, {OK_HELLO, 7, 0, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0, 0}};
     server s;
-    ddb_client *c;
-    server_start(&s, steps, 3, 0);
-    c = client_for(&s, 1, 0, NULL);
-    expect_hellos(c, 3);
+    hellos(&s, steps, 3, 0, NULL, 3);
     cr_assert_eq(s.connections, 1);
-    ddb_client_free(c);
-    server_stop(&s);
 }
 
 /* A server that closes a kept connection as the next request arrives: the
@@ -136,14 +131,9 @@ Test(transport, kept_connection_closed_unanswered_is_sent_again)
 {
     step steps[] = {{OK_HELLO, 0, 0, 0, 0, 0}, {NULL, 0, 0, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0, 0}};
     server s;
-    ddb_client *c;
-    server_start(&s, steps, 3, 0);
-    c = client_for(&s, 1, 0, NULL);
-    expect_hellos(c, 2);
+    hellos(&s, steps, 3, 0, NULL, 2);
     cr_assert_eq(s.connections, 2);
     cr_assert_eq(s.requests, 3);
-    ddb_client_free(c);
-    server_stop(&s);
 }
 
 /* The same silence on a fresh connection, or a body cut short: a failed
@@ -269,40 +259,34 @@ Test(transport, tls_with_the_servers_ca_trusted)
 {
     step steps[] = {{OK_HELLO, 3, 0, 0, 0, 0}, {OK_HELLO, 0, 0, 0, 0, 0}};
     server s;
-    ddb_client *c;
-    server_start(&s, steps, 2, 1);
-    c = client_for(&s, 1, 0, TLS_DIR "cert.pem");
-    expect_hellos(c, 2);
+    hellos(&s, steps, 2, 1, TLS_DIR "cert.pem", 2);
     cr_assert_eq(s.connections, 1);
+}
+
+/* A TLS server (tls as for server_start) the client must refuse before any
+ * request reaches it, trusting ca. */
+static void expect_tls_refused(int tls, const char *ca)
+{
+    step steps[] = {{OK_HELLO, 0, 0, 0, 0, 0}};
+    server s;
+    ddb_client *c;
+    server_start(&s, steps, 1, tls);
+    c = client_for(&s, 1, 0, ca);
+    expect_failure(c, "ConnectionError", "certificate", 1);
+    cr_assert_eq(s.requests, 0, "a request went to a server the client should not trust");
     ddb_client_free(c);
     server_stop(&s);
 }
 
 Test(transport, tls_with_an_unknown_ca_is_refused)
 {
-    step steps[] = {{OK_HELLO, 0, 0, 0, 0, 0}};
-    server s;
-    ddb_client *c;
-    server_start(&s, steps, 1, 1);
-    c = client_for(&s, 1, 0, NULL); /* the system's CAs: they do not know it */
-    expect_failure(c, "ConnectionError", "certificate", 1);
-    cr_assert_eq(s.requests, 0, "a request went to an unverified server");
-    ddb_client_free(c);
-    server_stop(&s);
+    expect_tls_refused(1, NULL); /* the system's CAs: they do not know it */
 }
 
 /* A certificate the client trusts, but for another name: refused all the same. */
 Test(transport, tls_certificate_for_another_name_is_refused)
 {
-    step steps[] = {{OK_HELLO, 0, 0, 0, 0, 0}};
-    server s;
-    ddb_client *c;
-    server_start(&s, steps, 1, 2);
-    c = client_for(&s, 1, 0, TLS_DIR "other-cert.pem");
-    expect_failure(c, "ConnectionError", "certificate", 1);
-    cr_assert_eq(s.requests, 0, "a request went to a server of another name");
-    ddb_client_free(c);
-    server_stop(&s);
+    expect_tls_refused(2, TLS_DIR "other-cert.pem");
 }
 
 /* A server that answers 413 after the head and reads nothing more, 8 MB to
@@ -370,14 +354,7 @@ static void retried_call(void (*log)(void *, ddb_log_level, const char *), logge
     int saved = dup(2);
     server_start(&s, steps, 2, 0);
     snprintf(url, sizeof(url), "http://127.0.0.1:%d", s.port);
-    memset(&o, 0, sizeof(o));
-    o.region = "us-east-1";
-    o.endpoint = url;
-    o.credentials = &creds;
-    o.max_attempts = 3;
-    o.backoff_base_ms = 1;
-    o.backoff_cap_ms = 2;
-    o.random_seed = 1;
+    scripted_opts(&o, url, &creds, 3);
     o.no_gzip = 1;
     o.verbose = verbose;
     o.log = log;
