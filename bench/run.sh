@@ -11,7 +11,7 @@
 #   - ddbpipe export FILE --format ndjson
 #   - ddbpipe export FILE --format csv without a mapping (typed columns, their union as header)
 #   - ddbpipe import FILE to ddbpipe-sink (bench/sink/sink.c: the importer's CPU per item),
-#     ROUNDS times, each time also through libcurl (DDBPIPE_HTTP=curl)
+#     ROUNDS times, each time also to a sink that polls
 #   - ddbpipe-floor (bench/floor/floor.c): the same requests, prepared, the least any importer
 #     spends here
 #   - bench/sdk-import.js SMALL to a fresh sink (the same import with the Node AWS SDK v3, for
@@ -166,30 +166,27 @@ check_sink_items() {
 # The importer's own CPU per item: a local sink answers every request at once (ddbpipe-sink, a
 # few microseconds a request from one epoll thread), SigV4 and x-amz-crc32 checks on, as against
 # DynamoDB. The whole dump, so that start-up is a negligible share and the CPU figure (10 ms
-# ticks) is fine enough. ROUNDS rounds, each a fresh sink, the client's own HTTP path and
-# libcurl (DDBPIPE_HTTP=curl) in turn; the rows give the medians. The own path also to a sink that
-# polls rather than sleeps between requests (ddbpipe-sink --poll): on loopback the importer's
-# sendmsg wakes a sleeping sink, an inter-processor interrupt its CPU figure pays for and a
-# request to DynamoDB across a network does not; the two rows side by side show that share.
+# ticks) is fine enough. ROUNDS rounds, each a fresh sink, one that sleeps and one that polls
+# rather than sleeps between requests (ddbpipe-sink --poll) in turn; the rows give the medians.
+# Why both: on loopback the importer's sendmsg wakes a sleeping sink, an inter-processor
+# interrupt its CPU figure pays for and a request to DynamoDB across a network does not; the two
+# rows side by side show that share.
 import_env=(env AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench AWS_REGION=us-east-1
 	AWS_EC2_METADATA_DISABLED=true)
-cpu_own=() cpu_curl=() cpu_poll=() wall_own=() wall_curl=() wall_poll=()
+cpu_own=() cpu_poll=() wall_own=() wall_poll=()
 for round in $(seq 1 "$rounds"); do
-	echo "import round $round of $rounds: to a local sink, own HTTP path, the sink polling, libcurl"
-	for via in own poll curl; do
+	echo "import round $round of $rounds: to a local sink, then to one that polls"
+	for via in own poll; do
 		if [ $via = poll ]; then start_sink --poll 100000; else start_sink; fi
-		measure "import-sink-$via" /dev/null "${import_env[@]}" \
-			$([ $via = curl ] && echo DDBPIPE_HTTP=curl) "$ddbpipe" import "$big" \
+		measure "import-sink-$via" /dev/null "${import_env[@]}" "$ddbpipe" import "$big" \
 			--table bench --endpoint-url "$sink_url"
 		check_sink_items "import-sink-$via" "$big_items"
 		if [ $via = own ]; then
 			import_requests=$(sink_stat requests)
 			import_body=$(( $(sink_stat bytes) / import_requests ))
 			cpu_own+=("$m_cpu") wall_own+=("$m_wall") rss_own=$m_rss rc_own=$m_rc
-		elif [ $via = poll ]; then
-			cpu_poll+=("$m_cpu") wall_poll+=("$m_wall") rss_poll=$m_rss rc_poll=$m_rc
 		else
-			cpu_curl+=("$m_cpu") wall_curl+=("$m_wall") rss_curl=$m_rss rc_curl=$m_rc
+			cpu_poll+=("$m_cpu") wall_poll+=("$m_wall") rss_poll=$m_rss rc_poll=$m_rc
 		fi
 		kill "$sink_pid" 2>/dev/null
 	done
@@ -203,9 +200,6 @@ ratios+=("import: $(per_item "$import_cpu") us of CPU per item (user + system; m
 m_wall=$(median "${wall_poll[@]}") m_rss=$rss_poll m_rc=$rc_poll
 row "the same, the sink polling" "$big_bytes" "$big_items"
 ratios+=("import to a sink that polls (not woken by the importer's sendmsg): $(per_item "$(median "${cpu_poll[@]}")") us of CPU per item (rounds: $(all_per_item "${cpu_poll[@]}"))")
-m_wall=$(median "${wall_curl[@]}") m_rss=$rss_curl m_rc=$rc_curl
-row "the same through libcurl" "$big_bytes" "$big_items"
-ratios+=("import through libcurl (DDBPIPE_HTTP=curl): $(per_item "$(median "${cpu_curl[@]}")") us of CPU per item (rounds: $(all_per_item "${cpu_curl[@]}"))")
 
 # The floor under any importer here: as many requests of the same mean size, sent and answered
 # over 16 keep-alive connections with only SigV4's SHA-256 of each body and the CRC32 of each

@@ -22,6 +22,12 @@
 
 typedef struct ddb_client ddb_client;
 
+/* How much a message of the client's log matters. */
+typedef enum ddb_log_level {
+    DDB_LOG_DEBUG, /* an attempt that succeeded */
+    DDB_LOG_INFO,  /* an attempt that failed, to be retried or not */
+} ddb_log_level;
+
 typedef struct ddb_client_opts {
     const char *endpoint; /* https://dynamodb.<region>.amazonaws.com or a local URL */
     const char *region;
@@ -37,7 +43,11 @@ typedef struct ddb_client_opts {
     long request_timeout_ms;                /* whole request, default 60000 */
     const char *user_agent;                 /* default "ddbpipe/<version>" */
     uint64_t random_seed;                   /* 0 = from the clock; fixed in tests */
-    int verbose;                            /* log requests (never credentials) to stderr */
+    int verbose;                            /* log every attempt's outcome (never credentials) */
+    /* Where the log goes: one line of text a message, no newline, never a
+     * credential. May be NULL: the client writes nothing anywhere. */
+    void (*log)(void *ctx, ddb_log_level level, const char *message);
+    void *log_ctx;
     /* Told once, at the first request that cannot reach the endpoint (refused,
      * no such host, no answer in time): a wrong endpoint otherwise retries
      * silently for half a minute. May be NULL. */
@@ -48,9 +58,6 @@ typedef struct ddb_client_opts {
                               they grow back by one per window of successes */
     const char *ca_bundle; /* PEM file of the CAs to trust for https (AWS_CA_BUNDLE);
                               NULL: the system's */
-    int use_libcurl;       /* DynamoDB's calls through libcurl too (by default
-                              they take the client's own HTTP/1.1 path unless a
-                              proxy is set in the environment) */
     int no_gzip;           /* do not ask DynamoDB for gzip answers (by default
                               Accept-Encoding: gzip: a Scan page comes in about
                               a sixth of its bytes; the CRC is of those bytes) */

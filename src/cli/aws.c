@@ -22,6 +22,14 @@ static void log_refresh(void *ctx, int level, const char *msg)
         fprintf(stderr, "ddbpipe: %s\n", msg);
 }
 
+/* The client's log (its attempts, with --verbose), as the tool prints it. */
+static void print_client_log(void *ctx, ddb_log_level level, const char *msg)
+{
+    (void)ctx;
+    (void)level;
+    fprintf(stderr, "ddbpipe: %s\n", msg);
+}
+
 static void print_notice(void *ctx, const char *msg)
 {
     (void)ctx;
@@ -86,13 +94,10 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
     co.concurrency = (int)(a->concurrency ? a->concurrency : 16);
     co.max_attempts = (int)a->max_attempts;
     co.verbose = a->verbose;
+    co.log = print_client_log;
     co.notice = print_notice;
     co.request_timeout_ms = (long)a->request_timeout_ms;
     co.ca_bundle = conn->config->ca_bundle;
-    /* DDBPIPE_HTTP=curl: libcurl for every request, as before the client had
-     * its own HTTP path (a way out, should that path meet a server it cannot
-     * talk to) */
-    co.use_libcurl = getenv("DDBPIPE_HTTP") != NULL && strcmp(getenv("DDBPIPE_HTTP"), "curl") == 0;
     /* DDBPIPE_NO_GZIP: answers as they are (for a proxy that decodes them) */
     co.no_gzip = getenv("DDBPIPE_NO_GZIP") != NULL && getenv("DDBPIPE_NO_GZIP")[0] != '\0' &&
                  strcmp(getenv("DDBPIPE_NO_GZIP"), "0") != 0;

@@ -149,7 +149,6 @@ const char *const cli_environment[][2] = {
     {"AWS_ENDPOINT_URL[_DYNAMODB|_S3]", "the endpoints, as the AWS CLI reads them"},
     {"AWS_CA_BUNDLE", "the certificates TLS trusts"},
     {"https_proxy, http_proxy, all_proxy, no_proxy", "proxies, as libcurl reads them"},
-    {"DDBPIPE_HTTP=curl", "sends DynamoDB's requests through libcurl too"},
     {"DDBPIPE_NO_GZIP=1",
      "stops asking DynamoDB for gzip answers (for a proxy that decodes them)"},
     {NULL, NULL},

@@ -9,7 +9,9 @@
 
 #include <curl/curl.h>
 #include <openssl/crypto.h>
+#include <assert.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,21 @@
 #define MAX_CONCURRENCY 1024
 #define MAX_CREDENTIAL_RETRIES 5
 #define CREDENTIAL_HOLD_MS 120000 /* longest wait for a refresh before sending anyway */
+
+/* Hands a message to the caller's log (with verbose set: no message is
+ * formatted that would go nowhere). */
+static void client_log(const ddb_client *c, ddb_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void client_log(const ddb_client *c, ddb_log_level level, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    assert(c->verbose && c->log != NULL);
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    c->log(c->log_ctx, level, msg);
+}
 
 void ddb_client_enqueue_ready(ddb_client *c, call *cl)
 {
@@ -42,7 +59,8 @@ static void enqueue_delayed(ddb_client *c, call *cl)
     *p = cl;
 }
 
-/* libcurl takes its proxy from these; requests through a proxy stay with it. */
+/* Is a proxy set where libcurl looks for one? When none is, it is told so
+ * once (CURLOPT_PROXY ""), rather than reading five variables a request. */
 static int proxy_in_environment(void)
 {
     static const char *const names[] = {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy",
@@ -107,8 +125,11 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
     c->cap_ms = o->backoff_cap_ms ? o->backoff_cap_ms : 20000;
     c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 5000;
     c->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 60000;
-    c->verbose = o->verbose;
+    c->verbose = o->verbose && o->log != NULL;
+    c->log = o->log;
+    c->log_ctx = o->log_ctx;
     c->ask_gzip = !o->no_gzip;
+    c->no_proxy = !proxy_in_environment();
     if ((rc = ddb_sigv4_signer_new(&c->signer, err)) != 0)
         goto done;
     c->notice = o->notice;
@@ -123,10 +144,6 @@ int ddb_client_new(ddb_client **out, const ddb_client_opts *o, ddb_error *err)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if (!o->use_libcurl && !proxy_in_environment() &&
-        (rc = ddb_wire_new(&c->wire, c->url, c->epfd, DDB_WIRE_TAG, c->connect_timeout_ms,
-                           o->ca_bundle, err)) != 0)
-        goto done;
     *out = c;
     c = NULL;
 done:
@@ -136,31 +153,6 @@ done:
     curl_url_cleanup(u);
     ddb_client_free(c);
     return rc;
-}
-
-CURL *ddb_client_get_easy(ddb_client *c)
-{
-    if (c->n_idle > 0) {
-        CURL *e = c->idle[--c->n_idle];
-        curl_easy_reset(e);
-        return e;
-    }
-    return curl_easy_init();
-}
-
-static void put_easy(ddb_client *c, CURL *e)
-{
-    if (c->n_idle == c->cap_idle) {
-        int ncap = c->cap_idle ? c->cap_idle * 2 : 16;
-        CURL **n = realloc(c->idle, (size_t)ncap * sizeof(CURL *));
-        if (n == NULL) {
-            curl_easy_cleanup(e);
-            return;
-        }
-        c->idle = n;
-        c->cap_idle = ncap;
-    }
-    c->idle[c->n_idle++] = e;
 }
 
 /* A call sent again for newer credentials waits while the refresh it asked
@@ -195,8 +187,8 @@ static int retry_with_new_credentials(ddb_client *c, call *cl)
     cl->attempts--; /* the credentials failed, not the request */
     cl->cred_hold_ms = v == DDB_CRED_WAIT ? ddb_clock_ms() : 0;
     if (c->verbose)
-        fprintf(stderr, "ddbpipe: %s: %s with credentials of generation %llu; sending again %s\n",
-                cl->op, cl->resp.error_type, (unsigned long long)cl->cred_gen,
+        client_log(c, DDB_LOG_INFO, "%s: %s with credentials of generation %llu; sending again %s",
+                   cl->op, cl->resp.error_type, (unsigned long long)cl->cred_gen,
                 v == DDB_CRED_WAIT ? "after the refresh" : "with newer ones");
     cl->wake_ms = ddb_clock_ms();
     c->queued++;
@@ -213,22 +205,11 @@ static void free_headers(struct curl_slist *h)
 }
 
 /* Gives back what one attempt holds: its easy handle (kept for reuse; it must
- * be out of the multi handle) and its header lines, or its request head and
- * its place on the wire. */
+ * be out of the multi handle) and its header lines. */
 static void release_attempt(ddb_client *c, call *cl)
 {
-    /* abandoned on its connection, or finished and not yet taken: either
-     * way the wire must hold no pointer to it */
-    if (cl->on_wire)
-        ddb_wire_cancel(c->wire, &cl->xfer);
-    cl->on_wire = 0;
-    if (cl->head.ptr != NULL) {
-        OPENSSL_cleanse(cl->head.ptr, cl->head.len); /* holds the session token */
-        ddb_buf_clear(&cl->head);
-    }
-    if (cl->easy != NULL)
-        put_easy(c, cl->easy);
-    cl->easy = NULL;
+    ddb_client_put_slot(c, cl->slot);
+    cl->slot = NULL;
     free_headers(cl->headers);
     cl->headers = NULL;
 }
@@ -305,11 +286,11 @@ static void succeeded(ddb_client *c, call *cl, long status)
         c->successes = 0;
     }
     if (c->verbose && cl->wire_len != cl->resp_body.len)
-        fprintf(stderr, "ddbpipe: %s attempt %d: %ld (%zu bytes, %zu as sent in %s)\n", cl->op,
-                cl->attempts, status, cl->resp_body.len, cl->wire_len, cl->encoding);
+        client_log(c, DDB_LOG_DEBUG, "%s attempt %d: %ld (%zu bytes, %zu as sent in %s)", cl->op,
+                   cl->attempts, status, cl->resp_body.len, cl->wire_len, cl->encoding);
     else if (c->verbose)
-        fprintf(stderr, "ddbpipe: %s attempt %d: %ld (%zu bytes)\n", cl->op, cl->attempts, status,
-                cl->resp_body.len);
+        client_log(c, DDB_LOG_DEBUG, "%s attempt %d: %ld (%zu bytes)", cl->op, cl->attempts, status,
+                   cl->resp_body.len);
     finish_call(c, cl);
 }
 
@@ -335,20 +316,21 @@ static void throttled(ddb_client *c, call *cl)
 static void unusable_answer(ddb_client *c, call *cl)
 {
     if (c->verbose)
-        fprintf(stderr, "ddbpipe: %s attempt %d: %s: %s\n", cl->op, cl->attempts,
-                cl->resp.error_type, cl->resp.message);
+        client_log(c, DDB_LOG_INFO, "%s attempt %d: %s: %s", cl->op, cl->attempts,
+                   cl->resp.error_type, cl->resp.message);
     ddb_client_attempt_failed(c, cl, 1);
 }
 
 /* Tells the notice callback once, at the first attempt that could not reach
  * its endpoint (DynamoDB's, or the S3 host of a generic request). */
-static void tell_unreachable(ddb_client *c, const call *cl, ddb_wire_result failure)
+static void tell_unreachable(ddb_client *c, const call *cl, ddb_transfer_result failure)
 {
     char msg[700];
     const char *url = c->url;
     int url_len = (int)strlen(c->url);
     if (c->told_unreachable || c->notice == NULL ||
-        (failure != DDB_WIRE_CONNECT && failure != DDB_WIRE_RESOLVE && failure != DDB_WIRE_TIMEOUT))
+        (failure != DDB_TRANSFER_CONNECT && failure != DDB_TRANSFER_RESOLVE &&
+         failure != DDB_TRANSFER_TIMEOUT))
         return;
     if (cl->http != NULL) {
         /* scheme://host[:port] of the request, not its object key */
@@ -364,7 +346,7 @@ static void tell_unreachable(ddb_client *c, const call *cl, ddb_wire_result fail
     c->notice(c->notice_ctx, msg);
 }
 
-void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result failure,
+void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_transfer_result failure,
                           const char *message)
 {
     char undecoded[450];
@@ -385,7 +367,7 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
     cl->resp.headers = cl->resp_headers.ptr;
     cl->resp.headers_len = cl->resp_headers.len;
 
-    if (failure != DDB_WIRE_OK) {
+    if (failure != DDB_TRANSFER_OK) {
         /* Refused, reset, dropped mid-response, timed out: worth another try.
          * A ranged GET keeps what arrived of its range. */
         if (cl->http && cl->http->ranged && cl->status_seen == 206)
@@ -394,9 +376,9 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
             cl->resp_body.len = kept;
         snprintf(cl->resp.message, sizeof(cl->resp.message), "%s", message);
         snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "%s",
-                 failure == DDB_WIRE_TIMEOUT ? "Timeout" : "ConnectionError");
+                 failure == DDB_TRANSFER_TIMEOUT ? "Timeout" : "ConnectionError");
         if (c->verbose)
-            fprintf(stderr, "ddbpipe: %s attempt %d: %s\n", cl->op, cl->attempts, cl->resp.message);
+            client_log(c, DDB_LOG_INFO, "%s attempt %d: %s", cl->op, cl->attempts, cl->resp.message);
         tell_unreachable(c, cl, failure);
         ddb_client_attempt_failed(c, cl, 1);
         return;
@@ -440,8 +422,8 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result 
     if (ddb_error_is_throttling(cl->resp.error_type))
         throttled(c, cl);
     if (c->verbose)
-        fprintf(stderr, "ddbpipe: %s attempt %d: HTTP %ld %s\n", cl->op, cl->attempts, status,
-                cl->resp.error_type);
+        client_log(c, DDB_LOG_INFO, "%s attempt %d: HTTP %ld %s", cl->op, cl->attempts, status,
+                   cl->resp.error_type);
     ddb_client_attempt_failed(c, cl, retryable);
 }
 
@@ -547,24 +529,26 @@ void ddb_client_free(ddb_client *c)
     while (c->flying) {
         call *cl = c->flying;
         c->flying = cl->next;
-        if (cl->easy != NULL) {
-            curl_multi_remove_handle(c->multi, cl->easy);
-            curl_easy_cleanup(cl->easy);
+        if (cl->slot != NULL) {
+            curl_multi_remove_handle(c->multi, cl->slot->easy);
+            ddb_client_slot_free(cl->slot);
         }
-        cl->easy = NULL;
-        release_attempt(c, cl); /* its lines, or its place on the wire; wiped */
+        cl->slot = NULL;
+        release_attempt(c, cl); /* its header lines, wiped */
         cl->next = NULL;
         free_calls(cl);
     }
     if (c->multi)
         curl_multi_cleanup(c->multi); /* may still tell on_socket of sockets it closes */
-    ddb_wire_free(c->wire);
     ddb_client_loop_dispose(c);
     free_calls(c->ready_head);
     free_calls(c->delayed);
-    for (int i = 0; i < c->n_idle; i++)
-        curl_easy_cleanup(c->idle[i]);
-    free(c->idle);
+    for (int i = 0; i < c->n_ready; i++)
+        ddb_client_slot_free(c->idle_ready[i]);
+    for (int i = 0; i < c->n_other; i++)
+        ddb_client_slot_free(c->idle_other[i]);
+    free(c->idle_ready);
+    free(c->idle_other);
     free(c->url);
     free(c->host);
     free(c->region);
@@ -574,7 +558,7 @@ void ddb_client_free(ddb_client *c)
     free(c);
 }
 
-/* Finishes every call not on the wire as never sent. */
+/* Finishes every call not in flight as never sent. */
 static void cancel_waiting(ddb_client *c)
 {
     call *cl;

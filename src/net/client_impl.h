@@ -13,10 +13,16 @@
 #include "ddbpipe/buf.h"
 #include "ddbpipe/client.h"
 #include "ddbpipe/sigv4.h"
-#include "net/wire.h"
 
-/* epoll data of our own connections (wire.c); curl's sockets are plain fds */
-#define DDB_WIRE_TAG (1ull << 63)
+/* How an attempt failed before a whole answer came (libcurl's result, in
+ * the terms the retry rules and the unreachable notice need). */
+typedef enum ddb_transfer_result {
+    DDB_TRANSFER_OK = 0,  /* a whole response (any status) */
+    DDB_TRANSFER_RESOLVE, /* the host name did not resolve */
+    DDB_TRANSFER_CONNECT, /* no address accepted a connection */
+    DDB_TRANSFER_TIMEOUT, /* connect or request time ran out */
+    DDB_TRANSFER_FAILED,  /* dropped, reset, TLS or protocol failure */
+} ddb_transfer_result;
 
 /* A generic request's own parts (see ddb_http_call), owned by the call. */
 typedef struct http_part {
@@ -35,6 +41,21 @@ typedef struct http_part {
     uint64_t kept; /* bytes of the range already received by earlier attempts */
 } http_part;
 
+/* An easy handle kept for reuse. One set up for DynamoDB's calls (ready)
+ * keeps its options (the URL, callbacks, TLS, timeouts, the header list)
+ * from one attempt to the next, which sets only its body and rewrites its
+ * header lines in place: lines holds them, node[] points into it and is the
+ * handle's CURLOPT_HTTPHEADER. lines holds the session token: wiped before
+ * it is freed or replaced. Any other request resets the handle first. */
+#define DDB_EASY_LINES (4 + DDB_SIGV4_MAX_ADDED)
+typedef struct easy_slot {
+    CURL *easy;
+    int ready; /* set up for DynamoDB's calls */
+    struct curl_slist node[DDB_EASY_LINES];
+    char *lines;
+    size_t cap;
+} easy_slot;
+
 typedef struct call {
     struct call *next;
     char op[64]; /* DynamoDB operation, or "S3 GET" style label for logs */
@@ -50,8 +71,8 @@ typedef struct call {
     int cred_retries;      /* sent again because of its credentials */
     uint64_t cred_hold_ms; /* waiting for a refresh since (0: not waiting) */
     /* per attempt */
-    CURL *easy;
-    struct curl_slist *headers;
+    easy_slot *slot;
+    struct curl_slist *headers; /* a generic request's (DynamoDB's are the slot's) */
     ddb_buf resp_body;
     ddb_buf resp_headers; /* the latest response's header lines */
     long status_seen;     /* status line of the response being received */
@@ -60,16 +81,11 @@ typedef struct call {
     size_t wire_len;   /* its body's bytes as they came, before any decoding */
     char errtype[128];
     char curl_err[CURL_ERROR_SIZE];
-    int on_wire;  /* this attempt went through c->wire, not libcurl */
-    ddb_buf head; /* its request head (signed: wiped when released) */
-    ddb_wire_xfer xfer;
     ddb_response resp;
 } call;
 
 struct ddb_client {
     CURLM *multi;
-    ddb_wire *wire;        /* DynamoDB's calls, unless libcurl must (proxies) */
-    uint64_t wire_next_ms; /* the wire's next deadline as of the last run */
     int epfd;              /* the sockets curl watches (client_loop.c) */
     uint64_t timer_at_ms;  /* when curl wants its timeouts run; UINT64_MAX: never */
     char *url;
@@ -87,7 +103,9 @@ struct ddb_client {
     int max_attempts;
     uint32_t base_ms, cap_ms;
     long connect_timeout_ms, request_timeout_ms;
-    int verbose;
+    int verbose; /* and log != NULL: every attempt's outcome is logged */
+    void (*log)(void *ctx, ddb_log_level level, const char *message);
+    void *log_ctx;
     int ask_gzip;             /* DynamoDB's calls ask for gzip answers */
     ddb_sigv4_signer *signer; /* signs the requests of the simple shape (DynamoDB's) */
     void (*notice)(void *ctx, const char *msg);
@@ -100,8 +118,10 @@ struct ddb_client {
     call *flying;  /* in flight (linked through next) */
     int in_flight;
     int queued;
-    CURL **idle; /* easy handles kept for reuse */
-    int n_idle, cap_idle;
+    easy_slot **idle_ready; /* kept for reuse, set up for DynamoDB's calls */
+    easy_slot **idle_other; /* kept for reuse, reset before their next use */
+    int n_ready, n_other, cap_idle;
+    int no_proxy; /* no proxy in the environment: libcurl need not look each time */
     volatile sig_atomic_t *stop;
     void (*on_idle)(void *ctx);
     void *idle_ctx;
@@ -125,7 +145,18 @@ void ddb_client_loop_drain(ddb_client *c);
 void ddb_client_start_attempt(ddb_client *c, call *cl);
 
 /* The loop's pieces the attempt builder uses (client.c). */
-CURL *ddb_client_get_easy(ddb_client *c);
+/* Kept easy handles (client_easy.c). get: a handle for one attempt: for a
+ * DynamoDB call (dynamodb) one set up for it when there is one, else one
+ * reset (ready 0, for the caller to set up); NULL when out of memory. put: back for
+ * reuse (out of the multi handle). free: NULL-safe, its lines wiped. */
+easy_slot *ddb_client_get_slot(ddb_client *c, int dynamodb);
+void ddb_client_put_slot(ddb_client *c, easy_slot *s);
+void ddb_client_slot_free(easy_slot *s);
+/* Writes n header lines ("name: value", names[i] and values[i]; a NULL
+ * value gives "name:", which keeps libcurl from sending its own) into s's
+ * kept lines, its list ending after them. Returns 0 or -1 (out of memory). */
+int ddb_client_slot_lines(easy_slot *s, const char *const *names, const char *const *values,
+                          size_t n);
 void ddb_client_attempt_failed(ddb_client *c, call *cl, int retryable);
 int ddb_client_hold_for_credentials(ddb_client *c, call *cl);
 void ddb_client_enqueue_ready(ddb_client *c, call *cl);
@@ -133,7 +164,7 @@ void ddb_client_enqueue_ready(ddb_client *c, call *cl);
 /* What became of a finished attempt: a response with status, or a failure
  * (how, and message) before one came: the call answered, retried or failed
  * (client.c, for the loop's turns in client_loop.c). */
-void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_wire_result failure,
+void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_transfer_result failure,
                           const char *message);
 
 /* A DynamoDB answer's body checked before it is read (client_body.c): its

@@ -30,7 +30,7 @@ static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *s
         return 0;
     }
     ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
-    ev.data.u64 = (uint64_t)(unsigned)s; /* no DDB_WIRE_TAG: curl's */
+    ev.data.u64 = (uint64_t)(unsigned)s;
     /* a socket number curl had closed and opened again is new to the set */
     if (epoll_ctl(c->epfd, EPOLL_CTL_MOD, s, &ev) != 0 && errno == ENOENT &&
         epoll_ctl(c->epfd, EPOLL_CTL_ADD, s, &ev) != 0)
@@ -50,7 +50,6 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 int ddb_client_loop_init(ddb_client *c)
 {
     c->timer_at_ms = UINT64_MAX;
-    c->wire_next_ms = UINT64_MAX;
     if ((c->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
         return -1;
     curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
@@ -71,17 +70,11 @@ int ddb_client_loop_run(ddb_client *c)
 {
     struct epoll_event ev[MAX_EVENTS];
     int running = 0, n;
-    uint64_t now;
 
     do {
         n = epoll_wait(c->epfd, ev, MAX_EVENTS, 0);
         for (int i = 0; i < n; i++) {
-            int flags;
-            if (ev[i].data.u64 & DDB_WIRE_TAG) {
-                ddb_wire_event(c->wire, (uint32_t)ev[i].data.u64, ev[i].events);
-                continue;
-            }
-            flags = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+            int flags = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
                     (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
                     (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
             if (curl_multi_socket_action(c->multi, (curl_socket_t)ev[i].data.u64, flags,
@@ -89,12 +82,7 @@ int ddb_client_loop_run(ddb_client *c)
                 return -1;
         }
     } while (n == MAX_EVENTS);
-    now = c->wire != NULL || c->timer_at_ms != UINT64_MAX ? ddb_clock_ms() : 0;
-    if (c->wire != NULL) {
-        long next = ddb_wire_expire(c->wire, now);
-        c->wire_next_ms = next < 0 ? UINT64_MAX : now + (uint64_t)next;
-    }
-    if (c->timer_at_ms != UINT64_MAX && now >= c->timer_at_ms) {
+    if (c->timer_at_ms != UINT64_MAX && ddb_clock_ms() >= c->timer_at_ms) {
         c->timer_at_ms = UINT64_MAX;
         if (curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running) != CURLM_OK)
             return -1;
@@ -104,7 +92,7 @@ int ddb_client_loop_run(ddb_client *c)
 
 long ddb_client_loop_timeout(const ddb_client *c)
 {
-    uint64_t now, at = c->timer_at_ms < c->wire_next_ms ? c->timer_at_ms : c->wire_next_ms;
+    uint64_t now, at = c->timer_at_ms;
     if (at == UINT64_MAX)
         return -1;
     now = ddb_clock_ms();
@@ -144,26 +132,25 @@ static void start_ready(ddb_client *c)
     }
 }
 
-/* How a transfer curl ended failed, in the wire's terms. */
-static ddb_wire_result curl_failure(CURLcode result)
+/* How a transfer curl ended failed, in the retry rules' terms. */
+static ddb_transfer_result curl_failure(CURLcode result)
 {
     switch (result) {
     case CURLE_OK:
-        return DDB_WIRE_OK;
+        return DDB_TRANSFER_OK;
     case CURLE_COULDNT_RESOLVE_HOST:
-        return DDB_WIRE_RESOLVE;
+        return DDB_TRANSFER_RESOLVE;
     case CURLE_COULDNT_CONNECT:
-        return DDB_WIRE_CONNECT;
+        return DDB_TRANSFER_CONNECT;
     case CURLE_OPERATION_TIMEDOUT:
-        return DDB_WIRE_TIMEOUT;
+        return DDB_TRANSFER_TIMEOUT;
     default:
-        return DDB_WIRE_FAILED;
+        return DDB_TRANSFER_FAILED;
     }
 }
 
 void ddb_client_loop_drain(ddb_client *c)
 {
-    ddb_wire_xfer *x;
     CURLMsg *m;
     int left;
     while ((m = curl_multi_info_read(c->multi, &left)) != NULL) {
@@ -177,11 +164,6 @@ void ddb_client_loop_drain(ddb_client *c)
         curl_multi_remove_handle(c->multi, m->easy_handle); /* m is gone after this */
         ddb_client_completed(c, cl, status, curl_failure(result),
                              cl->curl_err[0] ? cl->curl_err : curl_easy_strerror(result));
-    }
-    while (c->wire != NULL && (x = ddb_wire_next_done(c->wire)) != NULL) {
-        call *cl = x->ud;
-        cl->on_wire = 0; /* taken from the wire: nothing to cancel */
-        ddb_client_completed(c, cl, x->status, x->result, x->message);
     }
 }
 

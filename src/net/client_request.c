@@ -3,6 +3,7 @@
  * POST, or a generic signed request (S3), with the response headers and body
  * collected for the loop (client.c) to judge.
  */
+#include <assert.h>
 #include <curl/curl.h>
 #include <openssl/crypto.h>
 #include <stdio.h>
@@ -77,16 +78,6 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
     return len;
 }
 
-static int wire_header(void *ud, const char *line, size_t len)
-{
-    return on_header((char *)line, 1, len, ud) == len ? 0 : -1;
-}
-
-static int wire_body(void *ud, const char *data, size_t len)
-{
-    return on_body((char *)data, 1, len, ud) == len ? 0 : -1;
-}
-
 /* A request's signature: the headers to add, from the client's kept signer
  * or, for a request it hands back, ddb_sigv4_sign. The kept signer's token
  * header points into the credentials, held until signed_done. */
@@ -156,41 +147,69 @@ static struct curl_slist *add_header(struct curl_slist *h, int *oom, const char 
     return n ? n : h;
 }
 
-/* The easy handle's options every attempt shares. */
-static void common_options(ddb_client *c, call *cl, const char *url)
+/* The options every request of c shares, whatever it is. */
+static void constant_options(const ddb_client *c, CURL *easy)
 {
-    curl_easy_setopt(cl->easy, CURLOPT_URL, url);
-    curl_easy_setopt(cl->easy, CURLOPT_HTTPHEADER, cl->headers);
-    curl_easy_setopt(cl->easy, CURLOPT_USERAGENT, c->user_agent);
-    curl_easy_setopt(cl->easy, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(cl->easy, CURLOPT_WRITEDATA, cl);
-    curl_easy_setopt(cl->easy, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(cl->easy, CURLOPT_HEADERDATA, cl);
-    curl_easy_setopt(cl->easy, CURLOPT_ERRORBUFFER, cl->curl_err);
-    curl_easy_setopt(cl->easy, CURLOPT_PRIVATE, cl);
-    curl_easy_setopt(cl->easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(cl->easy, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(cl->easy, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(cl->easy, CURLOPT_SSL_VERIFYHOST, 2L);
+    curl_easy_setopt(easy, CURLOPT_USERAGENT, c->user_agent);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
     if (c->ca_bundle != NULL) {
-        /* that file alone, as the AWS CLI and the own path trust it */
-        curl_easy_setopt(cl->easy, CURLOPT_CAINFO, c->ca_bundle);
-        curl_easy_setopt(cl->easy, CURLOPT_CAPATH, NULL);
+        /* that file alone, as the AWS CLI trusts it */
+        curl_easy_setopt(easy, CURLOPT_CAINFO, c->ca_bundle);
+        curl_easy_setopt(easy, CURLOPT_CAPATH, NULL);
+    }
+    if (c->no_proxy) {
+        /* what libcurl would find in the environment, without looking
+         * (five getenv calls a request) */
+        curl_easy_setopt(easy, CURLOPT_PROXY, "");
+        curl_easy_setopt(easy, CURLOPT_NOPROXY, "");
     }
     /* Signed requests never follow a redirect: S3's 301 is read, not followed. */
-    curl_easy_setopt(cl->easy, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(cl->easy, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
-    curl_easy_setopt(cl->easy, CURLOPT_TIMEOUT_MS, c->request_timeout_ms);
+    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, c->request_timeout_ms);
+}
+
+/* The options that point at the attempt's call. */
+static void call_options(call *cl)
+{
+    CURL *easy = cl->slot->easy;
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, cl);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, cl);
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, cl->curl_err);
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, cl);
+}
+
+/* A handle set up once for DynamoDB's calls: POST to the endpoint with the
+ * slot's header lines. */
+static void set_up_dynamodb(const ddb_client *c, easy_slot *s)
+{
+    constant_options(c, s->easy);
+    curl_easy_setopt(s->easy, CURLOPT_URL, c->url);
+    curl_easy_setopt(s->easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(s->easy, CURLOPT_HTTPHEADER, s->node);
+    /* Accept-Encoding is ours, not libcurl's (CURLOPT_ACCEPT_ENCODING):
+     * DynamoDB's x-amz-crc32 is of the gzipped bytes, which libcurl would
+     * decode before the CRC is checked (the AWS SDKs met this as CRC32
+     * mismatches); the client decodes after (client_body.c). */
+    curl_easy_setopt(s->easy, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+    s->ready = 1;
 }
 
 /* DynamoDB: POST / with X-Amz-Target, the JSON body signed. */
-static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
+static int build_dynamodb(ddb_client *c, call *cl)
 {
     char target[96];
     ddb_sigv4_header hdrs[3];
     ddb_sigv4_request req;
     signed_req sig;
-    int oom = 0;
+    const char *names[DDB_EASY_LINES], *values[DDB_EASY_LINES];
+    size_t n = 0;
+    int rc;
 
     snprintf(target, sizeof(target), "DynamoDB_20120810.%s", cl->op);
     hdrs[0].name = "Host";
@@ -214,69 +233,35 @@ static int build_dynamodb(ddb_client *c, call *cl, struct curl_slist **h)
         signed_done(c, &sig);
         return -1;
     }
-    if (c->wire != NULL) {
-        /* our own HTTP/1.1: the head as it goes on the wire */
-        ddb_buf *b = &cl->head;
-        size_t room = 200 + strlen(c->host) + strlen(c->user_agent) + strlen(target);
-        for (size_t i = 0; i < sig.add_count; i++)
-            room += strlen(sig.add[i].name) + strlen(sig.add[i].value) + 4;
-        /* all of it at once: a block that grew would be freed holding the token */
-        oom = ddb_buf_reserve(b, room) || ddb_buf_puts(b, "POST / HTTP/1.1\r\nHost: ") ||
-              ddb_buf_puts(b, c->host) || ddb_buf_puts(b, "\r\nUser-Agent: ") ||
-              ddb_buf_puts(b, c->user_agent) ||
-              ddb_buf_puts(b, "\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: ") ||
-              ddb_buf_puts(b, target) || ddb_buf_puts(b, "\r\n") ||
-              (c->ask_gzip && ddb_buf_puts(b, "Accept-Encoding: gzip\r\n"));
-        for (size_t i = 0; !oom && i < sig.add_count; i++)
-            oom = ddb_buf_puts(b, sig.add[i].name) || ddb_buf_puts(b, ": ") ||
-                  ddb_buf_puts(b, sig.add[i].value) || ddb_buf_puts(b, "\r\n");
-        oom = oom || ddb_buf_puts(b, "Content-Length: ") || ddb_buf_put_u64(b, cl->len) ||
-              ddb_buf_puts(b, "\r\n\r\n");
-        signed_done(c, &sig);
-        if (oom) {
-            snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
-            return -1;
-        }
-        cl->on_wire = 1;
-        cl->xfer.head = b->ptr;
-        cl->xfer.head_len = b->len;
-        cl->xfer.body = cl->body;
-        cl->xfer.body_len = cl->len;
-        cl->xfer.timeout_ms = c->request_timeout_ms;
-        cl->xfer.on_header = wire_header;
-        cl->xfer.on_body = wire_body;
-        cl->xfer.ud = cl;
-        return 0;
-    }
-    *h = add_header(*h, &oom, "Content-Type", "application/x-amz-json-1.0");
-    *h = add_header(*h, &oom, "X-Amz-Target", target);
-    *h = add_header(*h, &oom, "Expect", "");
+    assert(sig.add_count <= DDB_SIGV4_MAX_ADDED);
+    names[n] = "Content-Type", values[n++] = hdrs[1].value;
+    names[n] = "X-Amz-Target", values[n++] = target;
+    names[n] = "Expect", values[n++] = NULL;
     if (c->ask_gzip)
-        *h = add_header(*h, &oom, "Accept-Encoding", "gzip");
+        names[n] = "Accept-Encoding", values[n++] = "gzip";
     for (size_t i = 0; i < sig.add_count; i++)
-        *h = add_header(*h, &oom, sig.add[i].name, sig.add[i].value);
+        names[n] = sig.add[i].name, values[n++] = sig.add[i].value;
+    if (!cl->slot->ready)
+        set_up_dynamodb(c, cl->slot);
+    rc = ddb_client_slot_lines(cl->slot, names, values, n);
     signed_done(c, &sig);
-    if (oom)
+    if (rc != 0) {
         snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
-    if (oom)
         return -1;
-    curl_easy_setopt(cl->easy, CURLOPT_POST, 1L);
-    curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDS, cl->body);
-    curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)cl->len);
-    common_options(c, cl, c->url);
-    /* Accept-Encoding is ours, not libcurl's (CURLOPT_ACCEPT_ENCODING):
-     * DynamoDB's x-amz-crc32 is of the gzipped bytes, which libcurl would
-     * decode before the CRC is checked (the AWS SDKs met this as CRC32
-     * mismatches); the client decodes after (client_gzip.c). */
-    curl_easy_setopt(cl->easy, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+    }
+    call_options(cl);
+    curl_easy_setopt(cl->slot->easy, CURLOPT_POSTFIELDS, cl->body);
+    curl_easy_setopt(cl->slot->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)cl->len);
     return 0;
 }
 
 /* A generic request: the caller's headers plus Host (and Range for what is
  * still missing of a ranged GET), all signed. */
-static int build_http(ddb_client *c, call *cl, struct curl_slist **h)
+static int build_http(ddb_client *c, call *cl)
 {
     http_part *hp = cl->http;
+    CURL *easy = cl->slot->easy;
+    struct curl_slist **h = &cl->headers; /* freed with the attempt, even on failure */
     ddb_sigv4_header *hdrs = calloc(hp->n_headers + 2, sizeof(*hdrs));
     ddb_sigv4_request req;
     signed_req sig = {0};
@@ -324,13 +309,16 @@ static int build_http(ddb_client *c, call *cl, struct curl_slist **h)
         goto done;
     }
     if (strcmp(hp->method, "HEAD") == 0) {
-        curl_easy_setopt(cl->easy, CURLOPT_NOBODY, 1L);
+        curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
     } else if (strcmp(hp->method, "GET") != 0) {
-        curl_easy_setopt(cl->easy, CURLOPT_CUSTOMREQUEST, hp->method);
-        curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDS, cl->body ? cl->body : "");
-        curl_easy_setopt(cl->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)cl->len);
+        curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, hp->method);
+        curl_easy_setopt(easy, CURLOPT_POSTFIELDS, cl->body ? cl->body : "");
+        curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)cl->len);
     }
-    common_options(c, cl, hp->url);
+    constant_options(c, easy);
+    call_options(cl);
+    curl_easy_setopt(easy, CURLOPT_URL, hp->url);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, cl->headers);
     rc = 0;
 done:
     signed_done(c, &sig);
@@ -340,7 +328,6 @@ done:
 
 void ddb_client_start_attempt(ddb_client *c, call *cl)
 {
-    struct curl_slist *h = NULL;
     int rc;
 
     if (ddb_client_hold_for_credentials(c, cl))
@@ -353,32 +340,19 @@ void ddb_client_start_attempt(ddb_client *c, call *cl)
     /* A ranged GET keeps the bytes earlier attempts received. */
     if (cl->http != NULL && cl->http->ranged)
         cl->resp_body.len = (size_t)cl->http->kept;
-    if (c->wire != NULL && cl->http == NULL) {
-        if (build_dynamodb(c, cl, &h) != 0) {
-            ddb_client_attempt_failed(c, cl, 0);
-            return;
-        }
-        ddb_wire_start(c->wire, &cl->xfer);
-        if (cl->xfer.deadline_ms < c->wire_next_ms)
-            c->wire_next_ms = cl->xfer.deadline_ms;
-        goto started;
-    }
-    cl->easy = ddb_client_get_easy(c);
-    if (cl->easy == NULL) {
+    cl->slot = ddb_client_get_slot(c, cl->http == NULL);
+    if (cl->slot == NULL) {
         snprintf(cl->resp.message, sizeof(cl->resp.message), "out of memory");
         ddb_client_attempt_failed(c, cl, 0);
         return;
     }
-    rc = cl->http ? build_http(c, cl, &h) : build_dynamodb(c, cl, &h);
-    cl->headers = h;
-    curl_easy_setopt(cl->easy, CURLOPT_HTTPHEADER, cl->headers);
-    if (rc != 0 || curl_multi_add_handle(c->multi, cl->easy) != CURLM_OK) {
+    rc = cl->http ? build_http(c, cl) : build_dynamodb(c, cl);
+    if (rc != 0 || curl_multi_add_handle(c->multi, cl->slot->easy) != CURLM_OK) {
         if (rc == 0)
             snprintf(cl->resp.message, sizeof(cl->resp.message), "libcurl refused the request");
         ddb_client_attempt_failed(c, cl, 0); /* gives back the handle and the lines */
         return;
     }
-started:
     cl->next = c->flying;
     c->flying = cl;
     c->in_flight++;
@@ -434,9 +408,6 @@ void ddb_client_call_free(call *cl)
         return;
     ddb_buf_dispose(&cl->resp_body);
     ddb_buf_dispose(&cl->resp_headers);
-    if (cl->head.ptr != NULL)
-        OPENSSL_cleanse(cl->head.ptr, cl->head.len);
-    ddb_buf_dispose(&cl->head);
     http_part_free(cl->http);
     free(cl->body);
     free(cl);

@@ -1,5 +1,5 @@
 /*
- * A scripted HTTP server on loopback for the client's tests (test_wire.c,
+ * A scripted HTTP server on loopback for the client's tests (test_transport.c,
  * test_gzip.c): a thread that reads each request whole and answers it as the
  * test says (in pieces, chunked, not at all, closing), over TCP or TLS with
  * the certificate in tests/client/tls/.
@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "ddbpipe/buf.h"
+#include "ddbpipe/client.h"
 
 #define TLS_DIR DDB_SOURCE_DIR "/tests/client/tls/"
 
@@ -41,5 +42,11 @@ void server_start(server *s, const step *steps, int n, int tls);
 
 /* Stops the thread and frees what the server holds. */
 void server_stop(server *s);
+
+/* Client options for url (a scripted server's), signing with creds (kept
+ * by the caller), at most attempts tries, a backoff of a few milliseconds
+ * and a fixed seed; everything else zero (the defaults). */
+void scripted_opts(ddb_client_opts *o, const char *url, const ddb_aws_credentials *creds,
+                   int attempts);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * DynamoDB's gzip answers (src/client_gzip.c), through the whole client on
- * both HTTP paths, against the scripted server: the request asks for gzip,
+ * DynamoDB's gzip answers (src/net/client_body.c), through the whole client
+ * (libcurl), against the scripted server: the request asks for gzip,
  * x-amz-crc32 is checked over the gzipped bytes as DynamoDB computes it, and
  * the caller gets the decoded body; an answer that cannot be decoded is an
  * error, never a body.
@@ -72,8 +72,8 @@ typedef struct run {
     int rc;
 } run;
 
-/* One Scan call, at most `attempts` tries, through the own path or libcurl. */
-static void call(run *r, const step *steps, int n, int attempts, int curl, int no_gzip)
+/* One Scan call, at most `attempts` tries. */
+static void call(run *r, const step *steps, int n, int attempts, int no_gzip)
 {
     ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real", NULL, 0, "test"};
     ddb_client_opts o;
@@ -81,15 +81,7 @@ static void call(run *r, const step *steps, int n, int attempts, int curl, int n
     char url[64];
     server_start(&r->s, steps, n, 0);
     snprintf(url, sizeof(url), "http://127.0.0.1:%d", r->s.port);
-    memset(&o, 0, sizeof(o));
-    o.region = "us-east-1";
-    o.endpoint = url;
-    o.credentials = &creds;
-    o.max_attempts = attempts;
-    o.backoff_base_ms = 1;
-    o.backoff_cap_ms = 2;
-    o.random_seed = 1;
-    o.use_libcurl = curl;
+    scripted_opts(&o, url, &creds, attempts);
     o.no_gzip = no_gzip;
     cr_assert_eq(ddb_client_new(&r->c, &o, &err), 0, "%s", err.message);
     r->rc = ddb_client_call(r->c, "Scan", "{}", 2, &r->resp, &err);
@@ -103,7 +95,7 @@ static void done(run *r)
     server_stop(&r->s);
 }
 
-static void gzip_answer_is_decoded(int curl)
+Test(gzip, answer_is_decoded_after_its_crc)
 {
     size_t plain_len, gz_len, ans_len;
     char *plain = page_json(&plain_len);
@@ -112,7 +104,7 @@ static void gzip_answer_is_decoded(int curl)
         answer(200, "Content-Encoding: gzip\r\n", ddb_crc32(gz, gz_len), gz, gz_len, &ans_len);
     step steps[] = {{ans, 0, 0, 0, 0, ans_len}};
     run r;
-    call(&r, steps, 1, 1, curl, 0);
+    call(&r, steps, 1, 1, 0);
     cr_assert(r.resp.ok, "%s: %s", r.resp.error_type, r.resp.message);
     cr_assert_eq(r.resp.body_len, plain_len);
     cr_assert(memcmp(r.resp.body, plain, plain_len) == 0);
@@ -125,19 +117,9 @@ static void gzip_answer_is_decoded(int curl)
     free(plain);
 }
 
-Test(gzip, answer_is_decoded_after_its_crc_on_the_own_path)
-{
-    gzip_answer_is_decoded(0);
-}
-
-Test(gzip, answer_is_decoded_after_its_crc_through_libcurl)
-{
-    gzip_answer_is_decoded(1);
-}
-
 /* A CRC of the decoded bytes is not DynamoDB's, but stand-ins have sent it
  * (LocalStack #429): it passes too, gzip's own CRC-32 guarding those bytes.
- * A CRC of neither is a mismatch, sent for again. Both HTTP paths. */
+ * A CRC of neither is a mismatch, sent for again. */
 Test(gzip, crc_of_the_decoded_bytes_passes_and_of_neither_fails)
 {
     size_t plain_len, gz_len, ans_len, bad_len;
@@ -147,24 +129,22 @@ Test(gzip, crc_of_the_decoded_bytes_passes_and_of_neither_fails)
                        &ans_len);
     char *bad = answer(200, "Content-Encoding: gzip\r\n", ddb_crc32(plain, plain_len - 1), gz,
                        gz_len, &bad_len);
-    for (int curl = 0; curl < 2; curl++) { /* the own path, then libcurl */
-        {
-            step steps[] = {{ans, 0, 0, 0, 0, ans_len}};
-            run r;
-            call(&r, steps, 1, 1, curl, 0);
-            cr_assert(r.resp.ok, "%s: %s", r.resp.error_type, r.resp.message);
-            cr_assert_eq(r.resp.body_len, plain_len);
-            done(&r);
-        }
-        {
-            step steps[] = {{bad, 0, 0, 0, 0, bad_len}, {bad, 0, 0, 0, 0, bad_len}};
-            run r;
-            call(&r, steps, 2, 2, curl, 0);
-            cr_assert_not(r.resp.ok);
-            cr_assert_str_eq(r.resp.error_type, "CRC32Mismatch");
-            cr_assert_eq(r.resp.attempts, 2);
-            done(&r);
-        }
+    {
+        step steps[] = {{ans, 0, 0, 0, 0, ans_len}};
+        run r;
+        call(&r, steps, 1, 1, 0);
+        cr_assert(r.resp.ok, "%s: %s", r.resp.error_type, r.resp.message);
+        cr_assert_eq(r.resp.body_len, plain_len);
+        done(&r);
+    }
+    {
+        step steps[] = {{bad, 0, 0, 0, 0, bad_len}, {bad, 0, 0, 0, 0, bad_len}};
+        run r;
+        call(&r, steps, 2, 2, 0);
+        cr_assert_not(r.resp.ok);
+        cr_assert_str_eq(r.resp.error_type, "CRC32Mismatch");
+        cr_assert_eq(r.resp.attempts, 2);
+        done(&r);
     }
     free(bad);
     free(ans);
@@ -173,8 +153,7 @@ Test(gzip, crc_of_the_decoded_bytes_passes_and_of_neither_fails)
 }
 
 /* gzip whose own trailer is wrong (the transport CRC matches the bytes): an
- * error, not a body, and tried again; the second answer is good. Both HTTP
- * paths. */
+ * error, not a body, and tried again; the second answer is good. */
 Test(gzip, corrupt_gzip_is_an_error_then_retried)
 {
     size_t plain_len, gz_len, bad_len, good_len;
@@ -185,25 +164,23 @@ Test(gzip, corrupt_gzip_is_an_error_then_retried)
     char *bad;
     gz[gz_len - 8] ^= 0x55; /* the member's CRC-32 */
     bad = answer(200, "Content-Encoding: gzip\r\n", ddb_crc32(gz, gz_len), gz, gz_len, &bad_len);
-    for (int curl = 0; curl < 2; curl++) { /* the own path, then libcurl */
-        {
-            step steps[] = {{bad, 0, 0, 0, 0, bad_len}};
-            run r;
-            call(&r, steps, 1, 1, curl, 0);
-            cr_assert_not(r.resp.ok);
-            cr_assert_str_eq(r.resp.error_type, "ContentEncodingError");
-            cr_assert(strstr(r.resp.message, "gzip answer of") != NULL, "%s", r.resp.message);
-            done(&r);
-        }
-        {
-            step steps[] = {{bad, 0, 0, 0, 0, bad_len}, {good, 0, 0, 0, 0, good_len}};
-            run r;
-            call(&r, steps, 2, 3, curl, 0);
-            cr_assert(r.resp.ok, "%s: %s", r.resp.error_type, r.resp.message);
-            cr_assert_eq(r.resp.attempts, 2);
-            cr_assert_eq(r.resp.body_len, plain_len);
-            done(&r);
-        }
+    {
+        step steps[] = {{bad, 0, 0, 0, 0, bad_len}};
+        run r;
+        call(&r, steps, 1, 1, 0);
+        cr_assert_not(r.resp.ok);
+        cr_assert_str_eq(r.resp.error_type, "ContentEncodingError");
+        cr_assert(strstr(r.resp.message, "gzip answer of") != NULL, "%s", r.resp.message);
+        done(&r);
+    }
+    {
+        step steps[] = {{bad, 0, 0, 0, 0, bad_len}, {good, 0, 0, 0, 0, good_len}};
+        run r;
+        call(&r, steps, 2, 3, 0);
+        cr_assert(r.resp.ok, "%s: %s", r.resp.error_type, r.resp.message);
+        cr_assert_eq(r.resp.attempts, 2);
+        cr_assert_eq(r.resp.body_len, plain_len);
+        done(&r);
     }
     free(good);
     free(bad);
@@ -217,7 +194,7 @@ Test(gzip, an_encoding_not_asked_for_is_an_error)
     char *ans = answer(200, "Content-Encoding: br\r\n", ddb_crc32("{}", 2), "{}", 2, &ans_len);
     step steps[] = {{ans, 0, 0, 0, 0, ans_len}};
     run r;
-    call(&r, steps, 1, 1, 0, 0);
+    call(&r, steps, 1, 1, 0);
     cr_assert_not(r.resp.ok);
     cr_assert(strstr(r.resp.message, "'br', which was not asked for") != NULL, "%s",
               r.resp.message);
@@ -236,7 +213,7 @@ Test(gzip, gzipped_error_answer_is_read)
         answer(400, "Content-Encoding: gzip\r\n", ddb_crc32(gz, gz_len), gz, gz_len, &ans_len);
     step steps[] = {{ans, 0, 0, 0, 0, ans_len}};
     run r;
-    call(&r, steps, 1, 3, 0, 0);
+    call(&r, steps, 1, 3, 0);
     cr_assert_not(r.resp.ok);
     cr_assert_str_eq(r.resp.error_type, "ValidationException");
     cr_assert_str_eq(r.resp.message, "bad key");
@@ -246,16 +223,16 @@ Test(gzip, gzipped_error_answer_is_read)
     free(gz);
 }
 
-/* no_gzip (DDBPIPE_NO_GZIP): nothing asked, on either path; and a CRC that
- * fails while gzip was asked for and not used names the way out. */
+/* no_gzip (DDBPIPE_NO_GZIP): nothing asked; and a CRC that fails while gzip
+ * was asked for and not used names the way out. */
 Test(gzip, not_asked_when_turned_off_and_the_hint_when_asked)
 {
-    for (int curl = 0; curl < 2; curl++) {
+    {
         step steps[] = {
             {"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nx-amz-crc32: 2745614147\r\n\r\n{}", 0, 0, 0,
              0, 0}};
         run r;
-        call(&r, steps, 1, 1, curl, 1);
+        call(&r, steps, 1, 1, 1);
         cr_assert(r.resp.ok, "%s", r.resp.message);
         cr_assert(strstr(r.s.last.ptr, "Accept-Encoding") == NULL, "%s", r.s.last.ptr);
         done(&r);
@@ -264,7 +241,7 @@ Test(gzip, not_asked_when_turned_off_and_the_hint_when_asked)
         step steps[] = {
             {"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nx-amz-crc32: 1\r\n\r\n{}", 0, 0, 0, 0, 0}};
         run r;
-        call(&r, steps, 1, 1, 0, 0);
+        call(&r, steps, 1, 1, 0);
         cr_assert_str_eq(r.resp.error_type, "CRC32Mismatch");
         cr_assert(strstr(r.resp.message, "DDBPIPE_NO_GZIP=1") != NULL, "%s", r.resp.message);
         done(&r);
@@ -281,7 +258,7 @@ Test(gzip, undecodable_error_answer_keeps_its_status)
                      "Content-Length: 0\r\n\r\n",
                      0, 0, 0, 0, 0}};
     run r;
-    call(&r, steps, 1, 3, 0, 0);
+    call(&r, steps, 1, 3, 0);
     cr_assert_not(r.resp.ok);
     cr_assert_eq(r.resp.http_status, 400);
     cr_assert_str_eq(r.resp.error_type, "ValidationException");

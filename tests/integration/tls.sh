@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # DynamoDB over HTTPS: the fault server in front of dynalite serves TLS with the test certificate
 # of tests/client/tls/ (for 127.0.0.1 and localhost). With AWS_CA_BUNDLE naming it, an import and
-# a Scan go through, on the tool's own HTTP path and through libcurl (DDBPIPE_HTTP=curl); without
-# it the server is not trusted, on either path, and no request reaches it.
+# a Scan go through, to the server by address and by name; without it the server is not trusted
+# and no request reaches it.
 . "$(dirname "$0")/lib.bash"
 fav="$root/formats/favorites.json"
 cert="$root/tests/client/tls/cert.pem"
@@ -31,22 +31,19 @@ run untrusted 5 "$bin" import "$tmp/items.json" --table tls --endpoint-url "$htt
     --max-attempts 2
 expect_in "$tmp/untrusted.err" "SSL certificate problem: self-signed certificate"
 expect_in "$tmp/untrusted.err" "AWS_CA_BUNDLE=FILE (or the profile's ca_bundle)"
-run untrusted-curl 5 env DDBPIPE_HTTP=curl "$bin" import "$tmp/items.json" --table tls \
-    --endpoint-url "$https" --max-attempts 2
-expect_in "$tmp/untrusted-curl.err" "SSL certificate problem: self-signed certificate"
 [ "$(requests)" = 0 ] || fail "untrusted: a request reached the server ($(requests))"
 
 # A table that is not there, named so: its name is no reason to hint at certificates.
 run no-table 2 "$bin" import "$tmp/items.json" --table certificates "${D[@]}"
 expect_in "$tmp/no-table.err" "create it first"
 
-# -- trusted through AWS_CA_BUNDLE: the own path by address, libcurl by name -----------------
-run wire 0 "${trusted[@]}" "$bin" import "$tmp/items.json" --table tls --endpoint-url "$https" \
-    --summary "$tmp/wire.json"
-[ "$(summary_total "$tmp/wire.json" written)" = 300 ] || fail "wire: 300 written expected"
-run curl 0 "${trusted[@]}" DDBPIPE_HTTP=curl "$bin" import "$tmp/items.json" --table tls \
-    --endpoint-url "https://localhost:$port" --summary "$tmp/curl.json"
-[ "$(summary_total "$tmp/curl.json" written)" = 300 ] || fail "curl: 300 written expected"
+# -- trusted through AWS_CA_BUNDLE: by address and by name ------------------------------------
+run by-address 0 "${trusted[@]}" "$bin" import "$tmp/items.json" --table tls \
+    --endpoint-url "$https" --summary "$tmp/by-address.json"
+[ "$(summary_total "$tmp/by-address.json" written)" = 300 ] || fail "by-address: 300 written expected"
+run by-name 0 "${trusted[@]}" "$bin" import "$tmp/items.json" --table tls \
+    --endpoint-url "https://localhost:$port" --summary "$tmp/by-name.json"
+[ "$(summary_total "$tmp/by-name.json" written)" = 300 ] || fail "by-name: 300 written expected"
 run scan 0 "${trusted[@]}" "$bin" export --table tls --segments 2 --format ddb-json \
     --out "$tmp/scan" --endpoint-url "https://localhost:$port"
 same_items scan "$tmp/items.json" -- "$tmp/scan/items.json"

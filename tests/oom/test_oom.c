@@ -444,7 +444,7 @@ Test(oom, sigv4_kept_signer)
     expect_clean("kept signer", scn_kept_signer, NULL);
 }
 
-/* A client made and freed (its own HTTP path, its kept signer): nothing sent. */
+/* A client made and freed (its kept signer): nothing sent. */
 static int scn_client_new(void *ctx)
 {
     ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret", NULL, 0, "test"};

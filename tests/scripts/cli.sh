@@ -6,7 +6,7 @@ shared="$root/../shared/testdata"
 check version 0 "$bin" --version && expect_in "$tmp/stdout" "ddbpipe 0."
 check help 0 "$bin" --help && expect_in "$tmp/stdout" "export"
 # every exit code README lists, and the environment the tool reads
-for want in "6    no record matched" "141  the output pipe" "DDBPIPE_NO_GZIP=1" "DDBPIPE_HTTP=curl" \
+for want in "6    no record matched" "141  the output pipe" "DDBPIPE_NO_GZIP=1" \
     "AWS_CA_BUNDLE"; do
     expect_in "$tmp/stdout" "$want"
 done
