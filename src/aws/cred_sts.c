@@ -122,12 +122,13 @@ static char *xml_text(const char *p, size_t len)
 void ddb_sts_parse_error(const char *body, size_t len, char *code, size_t code_cap, char *message,
                          size_t message_cap)
 {
-    const char *end = body + len, *p;
+    const char *end, *p;
     size_t n;
     char *t;
     code[0] = message[0] = '\0';
     if (body == NULL)
-        return;
+        return; /* an empty answer's buffer: no offset may be taken from NULL */
+    end = body + len;
     if ((p = xml_find(body, end, "Code", &n)) != NULL && (t = xml_text(p, n)) != NULL) {
         snprintf(code, code_cap, "%s", t);
         free(t);
