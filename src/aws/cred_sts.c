@@ -12,6 +12,7 @@
 
 #include <openssl/crypto.h>
 
+#include "aws/awserror.h"
 #include "aws/awshttp.h"
 #include "aws/awsini.h"
 #include "aws/cred_source.h"
@@ -51,71 +52,13 @@ int ddb_sts_form(ddb_buf *body, const char *action, const ddb_cred_source *s, co
     return body->oom ? DDB_ENOMEM : 0;
 }
 
-/* The text of the first <tag>...</tag> in [p, end), or NULL. */
-static const char *xml_find(const char *p, const char *end, const char *tag, size_t *len)
-{
-    char open[64], close[64];
-    const char *a, *b;
-    int no = snprintf(open, sizeof(open), "<%s>", tag);
-    snprintf(close, sizeof(close), "</%s>", tag);
-    for (a = p; a && a < end; a++) {
-        a = memchr(a, '<', (size_t)(end - a));
-        if (a == NULL || (size_t)(end - a) < (size_t)no)
-            return NULL;
-        if (memcmp(a, open, (size_t)no) == 0)
-            break;
-    }
-    if (a == NULL || a >= end)
-        return NULL;
-    a += no;
-    for (b = a; b < end; b++)
-        if (*b == '<' && (size_t)(end - b) >= strlen(close) &&
-            memcmp(b, close, strlen(close)) == 0) {
-            *len = (size_t)(b - a);
-            return a;
-        }
-    return NULL;
-}
-
-/* Decodes XML character references into a malloc'd string; NULL on OOM. */
+/* The XML text [p, p + len) decoded into a malloc'd string of its own size
+ * (it may be a secret: never grown, so no copy is left behind); NULL on OOM. */
 static char *xml_text(const char *p, size_t len)
 {
-    static const struct {
-        const char *name;
-        char c;
-    } ent[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
-    char *out = malloc(len + 1), *o = out;
-    if (out == NULL)
-        return NULL;
-    for (size_t i = 0; i < len;) {
-        size_t k, n;
-        if (p[i] != '&') {
-            *o++ = p[i++];
-            continue;
-        }
-        for (k = 0; k < 5; k++) {
-            n = strlen(ent[k].name);
-            if (len - i >= n && memcmp(p + i, ent[k].name, n) == 0)
-                break;
-        }
-        if (k < 5) {
-            *o++ = ent[k].c;
-            i += n;
-        } else if (len - i > 3 && p[i + 1] == '#') {
-            char *e;
-            unsigned long v =
-                p[i + 2] == 'x' ? strtoul(p + i + 3, &e, 16) : strtoul(p + i + 2, &e, 10);
-            if ((size_t)(e - p) < len && *e == ';') {
-                *o++ = v > 0 && v < 128 ? (char)v : '?';
-                i = (size_t)(e - p) + 1;
-            } else {
-                *o++ = p[i++];
-            }
-        } else {
-            *o++ = p[i++];
-        }
-    }
-    *o = '\0';
+    char *out = malloc(len + 1);
+    if (out != NULL)
+        ddb_xml_decode(out, len + 1, p, len);
     return out;
 }
 
@@ -124,20 +67,16 @@ void ddb_sts_parse_error(const char *body, size_t len, char *code, size_t code_c
 {
     const char *end, *p;
     size_t n;
-    char *t;
     code[0] = message[0] = '\0';
     if (body == NULL)
         return; /* an empty answer's buffer: no offset may be taken from NULL */
     end = body + len;
-    if ((p = xml_find(body, end, "Code", &n)) != NULL && (t = xml_text(p, n)) != NULL) {
-        snprintf(code, code_cap, "%s", t);
-        free(t);
-    }
-    if ((p = xml_find(body, end, "Message", &n)) != NULL && (t = xml_text(p, n)) != NULL) {
-        snprintf(message, message_cap, "%s", t);
-        OPENSSL_cleanse(t, strlen(t));
-        free(t);
-    }
+    /* Decoded in place, not through the heap: the message may echo a secret
+     * (redacted by the caller), and no copy of it is left in freed memory. */
+    if ((p = ddb_xml_find(body, end, "Code", &n)) != NULL)
+        ddb_xml_decode(code, code_cap, p, n);
+    if ((p = ddb_xml_find(body, end, "Message", &n)) != NULL)
+        ddb_xml_decode(message, message_cap, p, n);
     for (char *c = message; *c; c++)
         if ((unsigned char)*c < 0x20)
             *c = ' ';
@@ -163,14 +102,14 @@ int ddb_sts_parse_credentials(ddb_aws_credentials **out, const char *body, size_
     int rc = 0;
 
     *out = NULL;
-    if ((p = xml_find(body, end, result_tag, &n)) == NULL ||
-        (cred = xml_find(p, p + n, "Credentials", &cn)) == NULL) {
+    if ((p = ddb_xml_find(body, end, result_tag, &n)) == NULL ||
+        (cred = ddb_xml_find(p, p + n, "Credentials", &cn)) == NULL) {
         rc = ddb_error_set(err, DDB_ERROR, "%s: the answer has no <%s><Credentials>", source,
                            result_tag);
         goto done;
     }
     for (int i = 0; i < 4 && rc == 0; i++) {
-        const char *f = xml_find(cred, cred + cn, field[i], &n);
+        const char *f = ddb_xml_find(cred, cred + cn, field[i], &n);
         if (f == NULL || n == 0)
             rc = ddb_error_set(err, DDB_ERROR, "%s: the answer's Credentials have no %s", source,
                                field[i]);
