@@ -113,11 +113,6 @@ int ddb_s3_new(ddb_s3 **out, const ddb_s3_opts *o, ddb_error *err)
     return 0;
 }
 
-ddb_client *ddb_s3_client(ddb_s3 *s3)
-{
-    return s3->client;
-}
-
 void ddb_s3_free(ddb_s3 *s3)
 {
     if (s3 == NULL)
