@@ -126,7 +126,7 @@ static uint32_t char_ref(const char *p, size_t len, size_t *n)
     if (len < 4 || p[0] != '&' || p[1] != '#')
         return 0;
     for (; i < len && cp <= 0x10FFFF; i++) {
-        int d = p[i] >= '0' && p[i] <= '9'                 ? p[i] - '0'
+        int d = p[i] >= '0' && p[i] <= '9'          ? p[i] - '0'
                 : hex && p[i] >= 'a' && p[i] <= 'f' ? p[i] - 'a' + 10
                 : hex && p[i] >= 'A' && p[i] <= 'F' ? p[i] - 'A' + 10
                                                     : -1;
@@ -172,7 +172,10 @@ size_t ddb_xml_decode(char *out, size_t cap, const char *p, size_t len)
         const char *name;
         size_t len;
         char c;
-    } ent[] = {{"&lt;", 4, '<'}, {"&gt;", 4, '>'}, {"&amp;", 5, '&'}, {"&quot;", 6, '"'},
+    } ent[] = {{"&lt;", 4, '<'},
+               {"&gt;", 4, '>'},
+               {"&amp;", 5, '&'},
+               {"&quot;", 6, '"'},
                {"&apos;", 6, '\''}};
     size_t i = 0, n = 0;
     assert(cap > 0);

@@ -434,7 +434,6 @@ static void url_decode(char *s)
 
 /* ------------------------------------------------------------- listing */
 
-
 static int add_object(ddb_s3_listing *l, const char *key, uint64_t size, const char *etag)
 {
     ddb_s3_object *o = ddb_array_reserve(l->objs, l->n, &l->cap, sizeof(*o), 64);
