@@ -152,7 +152,8 @@ static int set_bucket_region(ddb_s3 *s3, const char *bucket, const char *region)
             return 0;
         }
     }
-    if ((n = realloc(s3->regions, (s3->n_regions + 1) * sizeof(*n))) == NULL)
+    if ((n = ddb_array_reserve(s3->regions, s3->n_regions, &s3->cap_regions, sizeof(*n), 4)) ==
+        NULL)
         return DDB_ENOMEM;
     s3->regions = n;
     n[s3->n_regions].bucket = strdup(bucket);

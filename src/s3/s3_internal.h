@@ -22,7 +22,7 @@ struct ddb_s3 {
     int window, parts_in_flight;
     char *spool_dir;
     s3_region *regions; /* buckets found elsewhere than region */
-    size_t n_regions;
+    size_t n_regions, cap_regions;
     s3_fetch *fetch;
     volatile sig_atomic_t *stop;
     int held;    /* ddb_s3_hold_stop calls not yet released */
