@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "aws/awserror.h"
+#include "ddbpipe/codec.h"
 
 /* xorshift64*: deterministic jitter in tests, no global rand() state. */
 static uint64_t next_random(uint64_t *s)
@@ -141,31 +142,6 @@ static uint32_t char_ref(const char *p, size_t len, size_t *n)
     return cp;
 }
 
-/* cp as UTF-8 into u (4 bytes); its length. */
-static size_t utf8(char *u, uint32_t cp)
-{
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        u[0] = (char)(0xC0 | cp >> 6);
-        u[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | cp >> 12);
-        u[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    u[0] = (char)(0xF0 | cp >> 18);
-    u[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-    u[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-    u[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 size_t ddb_xml_decode(char *out, size_t cap, const char *p, size_t len)
 {
     static const struct {
@@ -192,7 +168,7 @@ size_t ddb_xml_decode(char *out, size_t cap, const char *p, size_t len)
                     break;
                 }
             if (k == 5 && (cp = char_ref(p + i, len - i, &step)) != 0)
-                un = utf8(u, cp);
+                un = ddb_utf8_encode(u, cp);
         }
         if (n + un >= cap)
             break; /* cut to fit, never inside a character */
