@@ -158,7 +158,4 @@ const char *ddb_s3_spool_dir(const ddb_s3 *s3);
  * two files of one name (or two runs' files) never share one. */
 char *ddb_s3_local_name(const char *dir, const char *url, const char *suffix);
 
-/* The client, for callers that drive the loop. */
-ddb_client *ddb_s3_client(ddb_s3 *s3);
-
 #endif

@@ -61,9 +61,6 @@ DDB_MUST_USE int ddb_store_new_s3(ddb_store **out, struct ddb_s3 *s3, ddb_error 
 int ddb_store_remember(ddb_store *st, const char *bucket, const struct ddb_s3_object *objs,
                        size_t n);
 
-/* The ETag of an S3 object the store has seen (listing or HEAD), or NULL. */
-const char *ddb_store_etag(ddb_store *st, const char *path);
-
 /* The store a path lives in: remote for s3:// paths (NULL when none was
  * given), the local disk otherwise. */
 ddb_store *ddb_store_for(ddb_store *remote, const char *path);

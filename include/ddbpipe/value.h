@@ -186,8 +186,7 @@ int ddb_value_equal(const ddb_value *a, const ddb_value *b);
 /* Map equality ignoring attribute order. */
 int ddb_map_equal(const ddb_map *a, const ddb_map *b);
 
-/* Deep copy of v into arena a. Returns 0 or DDB_ENOMEM. */
-int ddb_value_copy(ddb_value *out, const ddb_value *v, ddb_arena *a);
+/* Deep copy of m into arena a. Returns 0 or DDB_ENOMEM. */
 int ddb_map_copy(ddb_map *out, const ddb_map *m, ddb_arena *a);
 /* As ddb_map_copy, but a name or string lying wholly inside bytes [from,
  * from + len) (the text it was parsed from) points at the same offset in to,

@@ -3,11 +3,13 @@
  * reading what kind of error a service answered (throttling, server side, or
  * the caller's fault).
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "aws/awserror.h"
+#include "ddbpipe/codec.h"
 
 /* xorshift64*: deterministic jitter in tests, no global rand() state. */
 static uint64_t next_random(uint64_t *s)
@@ -92,51 +94,102 @@ void ddb_parse_error_body(const char *body, size_t len, const char *header_type,
         json_string_field(body, len, "Message", message, message_cap);
 }
 
-/* The text of <tag>...</tag> in a small XML document (entities decoded for
- * the five predefined ones). Returns 1 when found. */
-static int xml_field(const char *body, size_t len, const char *tag, char *out, size_t cap)
+const char *ddb_xml_find(const char *p, const char *end, const char *tag, size_t *len)
 {
-    char open[64], close[64];
-    const char *p, *q, *end = body + len;
-    size_t n = 0;
-    snprintf(open, sizeof(open), "<%s>", tag);
-    snprintf(close, sizeof(close), "</%s>", tag);
-    for (p = body; p + strlen(open) <= end; p++)
-        if (memcmp(p, open, strlen(open)) == 0)
+    size_t tl = strlen(tag);
+    const char *a;
+    assert(p != NULL && p <= end && tl > 0);
+    /* "<tag>" then the first "</tag>" after it: AWS's answers have no
+     * attributes on the elements read here and never nest one in itself. */
+    for (a = p; (size_t)(end - a) >= tl + 2; a++)
+        if (a[0] == '<' && memcmp(a + 1, tag, tl) == 0 && a[tl + 1] == '>')
             break;
-    if (p + strlen(open) > end)
-        return 0;
-    p += strlen(open);
-    for (q = p; q + strlen(close) <= end; q++)
-        if (memcmp(q, close, strlen(close)) == 0)
-            break;
-    if (q + strlen(close) > end)
-        return 0;
-    while (p < q && n + 1 < cap) {
-        static const char *const ent[][2] = {
-            {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}, {"&quot;", "\""}, {"&apos;", "'"}};
-        size_t k;
-        for (k = 0; k < 5; k++) {
-            size_t el = strlen(ent[k][0]);
-            if ((size_t)(q - p) >= el && memcmp(p, ent[k][0], el) == 0) {
-                out[n++] = ent[k][1][0];
-                p += el;
-                break;
-            }
+    if ((size_t)(end - a) < tl + 2)
+        return NULL;
+    a += tl + 2;
+    for (const char *b = a; (size_t)(end - b) >= tl + 3; b++)
+        if (b[0] == '<' && b[1] == '/' && memcmp(b + 2, tag, tl) == 0 && b[tl + 2] == '>') {
+            *len = (size_t)(b - a);
+            return a;
         }
-        if (k == 5)
-            out[n++] = *p++;
+    return NULL;
+}
+
+/* The code point of the character reference at p ("&#13;" or "&#x0D;", at
+ * most len bytes), with *n its length; 0 when p holds none or one XML does
+ * not allow (NUL, a surrogate, beyond U+10FFFF). Parsed by hand: strtoul
+ * would take a sign or spaces, and read on past len. */
+static uint32_t char_ref(const char *p, size_t len, size_t *n)
+{
+    int hex = len > 2 && p[2] == 'x';
+    size_t i = hex ? 3 : 2, first = i;
+    uint32_t cp = 0;
+    if (len < 4 || p[0] != '&' || p[1] != '#')
+        return 0;
+    for (; i < len && cp <= 0x10FFFF; i++) {
+        int d = p[i] >= '0' && p[i] <= '9'          ? p[i] - '0'
+                : hex && p[i] >= 'a' && p[i] <= 'f' ? p[i] - 'a' + 10
+                : hex && p[i] >= 'A' && p[i] <= 'F' ? p[i] - 'A' + 10
+                                                    : -1;
+        if (d < 0)
+            break;
+        cp = cp * (hex ? 16 : 10) + (uint32_t)d;
+    }
+    if (i == first || i >= len || p[i] != ';' || cp == 0 || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    *n = i + 1;
+    return cp;
+}
+
+size_t ddb_xml_decode(char *out, size_t cap, const char *p, size_t len)
+{
+    static const struct {
+        const char *name;
+        size_t len;
+        char c;
+    } ent[] = {{"&lt;", 4, '<'},
+               {"&gt;", 4, '>'},
+               {"&amp;", 5, '&'},
+               {"&quot;", 6, '"'},
+               {"&apos;", 6, '\''}};
+    size_t i = 0, n = 0;
+    assert(cap > 0);
+    while (i < len) {
+        char u[4];
+        size_t k, step = 1, un = 1;
+        uint32_t cp;
+        u[0] = p[i];
+        if (p[i] == '&') {
+            for (k = 0; k < 5; k++)
+                if (len - i >= ent[k].len && memcmp(p + i, ent[k].name, ent[k].len) == 0) {
+                    u[0] = ent[k].c;
+                    step = ent[k].len;
+                    break;
+                }
+            if (k == 5 && (cp = char_ref(p + i, len - i, &step)) != 0)
+                un = ddb_utf8_encode(u, cp);
+        }
+        if (n + un >= cap)
+            break; /* cut to fit, never inside a character */
+        memcpy(out + n, u, un);
+        n += un;
+        i += step;
     }
     out[n] = '\0';
-    return 1;
+    return n;
 }
 
 int ddb_parse_xml_error(const char *body, size_t len, char *type, size_t type_cap, char *message,
                         size_t message_cap)
 {
+    const char *p;
+    size_t n;
     type[0] = message[0] = '\0';
-    if (body == NULL || len == 0 || !xml_field(body, len, "Code", type, type_cap))
+    if (body == NULL || len == 0 || (p = ddb_xml_find(body, body + len, "Code", &n)) == NULL)
         return 0;
-    xml_field(body, len, "Message", message, message_cap);
+    ddb_xml_decode(type, type_cap, p, n);
+    if ((p = ddb_xml_find(body, body + len, "Message", &n)) != NULL)
+        ddb_xml_decode(message, message_cap, p, n);
     return 1;
 }

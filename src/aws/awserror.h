@@ -34,4 +34,16 @@ void ddb_parse_error_body(const char *body, size_t len, const char *header_type,
 int ddb_parse_xml_error(const char *body, size_t len, char *type, size_t type_cap, char *message,
                         size_t message_cap);
 
+/* The text of the first <tag>...</tag> in [p, end) (an element written
+ * without attributes), still encoded: its start, *len its length; NULL when
+ * there is none. */
+const char *ddb_xml_find(const char *p, const char *end, const char *tag, size_t *len);
+
+/* XML text [p, p + len) decoded into out (cap > 0 bytes, NUL-terminated, cut
+ * to fit): the five predefined entities, and character references (&#13;,
+ * &#x0D;) as UTF-8; anything else, a malformed reference or &#0; among them,
+ * is kept as written. Decoding never lengthens the text, so a cap of len + 1
+ * always holds it all. Returns the length written. */
+size_t ddb_xml_decode(char *out, size_t cap, const char *p, size_t len);
+
 #endif

@@ -4,6 +4,7 @@
  */
 #include "aws/awshttp.h"
 
+#include <assert.h>
 #include <curl/curl.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <openssl/crypto.h>
 
 #include "aws/awserror.h"
+#include "aws/awsini.h"
 
 typedef struct exchange {
     ddb_http_resp *resp;
@@ -139,6 +141,41 @@ done:
     wipe_list(h);
     curl_easy_cleanup(e);
     return rc;
+}
+
+void ddb_http_call_init(ddb_http_call *c, const char *method, const char *url,
+                        const ddb_cred_net *net, const ddb_cred_call *call)
+{
+    assert(method != NULL && url != NULL && net != NULL);
+    memset(c, 0, sizeof(*c));
+    c->req.method = method;
+    c->req.url = url;
+    c->req.headers = (const char *const *)c->lines;
+    c->req.connect_timeout_ms = net->connect_timeout_ms;
+    c->req.timeout_ms = net->timeout_ms;
+    c->req.ca_file = net->ca_file;
+    c->req.abort = call ? call->abort : NULL;
+    c->policy.max_attempts = net->max_attempts;
+    c->policy.rng = call ? call->rng : NULL;
+}
+
+int ddb_http_call_header(ddb_http_call *c, const char *name, const char *value, ddb_error *err)
+{
+    char *line;
+    if (c->n_lines >= DDB_HTTP_MAX_LINES - 1)
+        return ddb_error_set(err, DDB_ETOOBIG, "%s: more than %d header lines", c->req.url,
+                             DDB_HTTP_MAX_LINES - 1);
+    if ((line = ddb_aws_xprintf("%s: %s", name, value)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    c->lines[c->n_lines++] = line;
+    return 0;
+}
+
+void ddb_http_call_dispose(ddb_http_call *c)
+{
+    for (int i = 0; i < c->n_lines; i++)
+        ddb_aws_free_secret(c->lines[i]);
+    memset(c, 0, sizeof(*c));
 }
 
 static int is_extra_code(const char *type, const char *const *codes)

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aws/cred_source.h"
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
 
@@ -57,6 +58,35 @@ typedef struct ddb_http_policy {
      * IDPCommunicationError), NULL-terminated; may be NULL. */
     const char *const *retry_codes;
 } ddb_http_policy;
+
+/* Header lines a request may carry, the NULL ending them included. */
+#define DDB_HTTP_MAX_LINES 8
+
+/* A credential server's request as ddb_http_send takes it (req, policy),
+ * with the header lines it owns. */
+typedef struct ddb_http_call {
+    ddb_http_req req;
+    ddb_http_policy policy;
+    char *lines[DDB_HTTP_MAX_LINES]; /* req.headers, NULL-terminated; may hold secrets */
+    int n_lines;
+} ddb_http_call;
+
+/* Sets c up for method to url (borrowed: it must outlive c) with net's
+ * timeouts, CA file and attempts (a 0 leaves ddb_http_perform's and
+ * ddb_http_send's defaults) and call's abort flag and backoff jitter (call
+ * may be NULL), and no header lines yet. The caller sets what else its
+ * service needs (a body, a classifier, other defaults) and disposes of c with
+ * ddb_http_call_dispose. */
+void ddb_http_call_init(ddb_http_call *c, const char *method, const char *url,
+                        const ddb_cred_net *net, const ddb_cred_call *call);
+
+/* Appends the header line "name: value". Returns 0, DDB_ENOMEM, or
+ * DDB_ETOOBIG when DDB_HTTP_MAX_LINES - 1 are there already. */
+int ddb_http_call_header(ddb_http_call *c, const char *name, const char *value, ddb_error *err);
+
+/* Wipes and frees the header lines and zeroes c. Accepts one zeroed or
+ * disposed of already. */
+void ddb_http_call_dispose(ddb_http_call *c);
 
 /*
  * One attempt. Returns 0 when a response arrived, whatever its status;

@@ -17,6 +17,7 @@
 
 #include <openssl/crypto.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/buf.h"
 
 #define INI_MAX_BYTES (1u << 20)
@@ -75,7 +76,7 @@ void ddb_ini_dispose(ddb_ini_file *f)
 
 static int ini_add(ddb_ini_file *f, size_t sec, char *key, const char *value, unsigned line)
 {
-    ddb_ini_entry *e = realloc(f->e, (f->n + 1) * sizeof(*e));
+    ddb_ini_entry *e = ddb_array_reserve(f->e, f->n, &f->e_cap, sizeof(*e), 16);
     if (e == NULL)
         return free(key), DDB_ENOMEM;
     f->e = e;
@@ -134,7 +135,7 @@ static int ini_parse(ddb_ini_file *f, char *text, ddb_error *err)
                                          f->path, line, t, f->sec[i].line);
             if (*t == '\0')
                 return ddb_error_set(err, DDB_EINVAL, "%s:%u: empty section name", f->path, line);
-            if ((s = realloc(f->sec, (f->nsec + 1) * sizeof(*s))) == NULL)
+            if ((s = ddb_array_reserve(f->sec, f->nsec, &f->sec_cap, sizeof(*s), 8)) == NULL)
                 return ddb_error_set(err, DDB_ENOMEM, "out of memory");
             f->sec = s;
             s[f->nsec] = (ddb_ini_section){strdup(t), line};

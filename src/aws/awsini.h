@@ -27,9 +27,9 @@ typedef struct ddb_ini_file {
     char *path; /* NULL when it could not be located (no HOME) */
     int present;
     ddb_ini_section *sec;
-    size_t nsec;
+    size_t nsec, sec_cap;
     ddb_ini_entry *e;
-    size_t n;
+    size_t n, e_cap;
 } ddb_ini_file;
 
 /*

@@ -80,11 +80,10 @@ int ddb_container_fetch(ddb_aws_credentials **out, const ddb_cred_source *s,
 {
     static const ddb_cred_fields fields = {
         "AccessKeyId", "SecretAccessKey", "Token", "Expiration", 1, 1, 0};
-    char *token = NULL, *lines[3] = {NULL}, what[600], msg[400];
+    char *token = NULL, what[600], msg[400];
     const char *secrets[2] = {NULL, NULL};
     ddb_http_resp resp = {0};
-    ddb_http_policy policy = {0};
-    ddb_http_req req = {0};
+    ddb_http_call http = {0};
     json_object *root = NULL;
     int rc = 0, attempts = 0;
 
@@ -103,25 +102,13 @@ int ddb_container_fetch(ddb_aws_credentials **out, const ddb_cred_source *s,
         goto done;
     }
     secrets[0] = token;
-    lines[0] = strdup("Accept: application/json");
-    if (token)
-        lines[1] = ddb_aws_xprintf("Authorization: %s", token);
-    if (lines[0] == NULL || (token && lines[1] == NULL)) {
-        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    ddb_http_call_init(&http, "GET", s->url, &s->net, call);
+    http.policy.base_ms = 500;
+    http.policy.cap_ms = 1000;
+    if ((rc = ddb_http_call_header(&http, "Accept", "application/json", err)) != 0 ||
+        (token && (rc = ddb_http_call_header(&http, "Authorization", token, err)) != 0))
         goto done;
-    }
-    req.method = "GET";
-    req.url = s->url;
-    req.headers = (const char *const *)lines;
-    req.connect_timeout_ms = s->net.connect_timeout_ms;
-    req.timeout_ms = s->net.timeout_ms;
-    req.ca_file = s->net.ca_file;
-    req.abort = call ? call->abort : NULL;
-    policy.max_attempts = s->net.max_attempts;
-    policy.base_ms = 500;
-    policy.cap_ms = 1000;
-    policy.rng = call ? call->rng : NULL;
-    if ((rc = ddb_http_send(&resp, &req, &policy, &attempts, err)) != 0) {
+    if ((rc = ddb_http_send(&resp, &http.req, &http.policy, &attempts, err)) != 0) {
         ddb_error_prefix(err, "%s (%d attempt%s): ", s->label, attempts, attempts == 1 ? "" : "s");
         goto done;
     }
@@ -139,8 +126,7 @@ done:
     ddb_cred_json_wipe(root);
     json_object_put(root);
     ddb_http_resp_dispose(&resp);
-    for (int i = 0; i < 3; i++)
-        ddb_aws_free_secret(lines[i]);
+    ddb_http_call_dispose(&http);
     ddb_aws_free_secret(token);
     return rc;
 }
@@ -157,30 +143,30 @@ typedef struct imds {
 static int imds_request(ddb_http_resp *resp, imds *m, const char *method, const char *path,
                         ddb_error *err)
 {
-    char url[1024], line[320];
-    const char *lines[2] = {line, NULL};
-    ddb_http_req req = {0};
-    ddb_http_policy policy = {0};
+    char url[1024];
+    ddb_http_call http;
     size_t n = strlen(m->base);
     int rc;
 
     snprintf(url, sizeof(url), "%.*s/%s", (int)(n && m->base[n - 1] == '/' ? n - 1 : n), m->base,
              path);
+    ddb_http_call_init(&http, method, url, m->net, m->call);
+    /* The metadata service is near or absent: a second each, one attempt,
+     * unless the profile says otherwise. */
+    if (http.req.connect_timeout_ms <= 0)
+        http.req.connect_timeout_ms = 1000;
+    if (http.req.timeout_ms <= 0)
+        http.req.timeout_ms = 1000;
+    if (http.policy.max_attempts <= 0)
+        http.policy.max_attempts = 1;
     if (strcmp(method, "PUT") == 0)
-        snprintf(line, sizeof(line), "X-aws-ec2-metadata-token-ttl-seconds: " IMDS_TOKEN_TTL);
+        rc = ddb_http_call_header(&http, "X-aws-ec2-metadata-token-ttl-seconds", IMDS_TOKEN_TTL,
+                                  err);
     else
-        snprintf(line, sizeof(line), "X-aws-ec2-metadata-token: %s", m->token);
-    req.method = method;
-    req.url = url;
-    req.headers = lines;
-    req.connect_timeout_ms = m->net->connect_timeout_ms > 0 ? m->net->connect_timeout_ms : 1000;
-    req.timeout_ms = m->net->timeout_ms > 0 ? m->net->timeout_ms : 1000;
-    req.ca_file = m->net->ca_file;
-    req.abort = m->call ? m->call->abort : NULL;
-    policy.max_attempts = m->net->max_attempts > 0 ? m->net->max_attempts : 1;
-    policy.rng = m->call ? m->call->rng : NULL;
-    rc = ddb_http_send(resp, &req, &policy, NULL, err);
-    OPENSSL_cleanse(line, sizeof(line));
+        rc = ddb_http_call_header(&http, "X-aws-ec2-metadata-token", m->token, err);
+    if (rc == 0)
+        rc = ddb_http_send(resp, &http.req, &http.policy, NULL, err);
+    ddb_http_call_dispose(&http);
     return rc;
 }
 

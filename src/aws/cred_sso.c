@@ -82,12 +82,11 @@ int ddb_sso_fetch(ddb_aws_credentials **out, const ddb_cred_source *s, const ddb
 {
     static const ddb_cred_fields fields = {
         "accessKeyId", "secretAccessKey", "sessionToken", "expiration", 1, 1, 1};
-    char *token = NULL, *lines[3] = {NULL}, what[600], message[400] = "";
+    char *token = NULL, what[600], message[400] = "";
     const char *secrets[2] = {NULL, NULL};
     ddb_buf url = DDB_BUF_INIT;
     ddb_http_resp resp = {0};
-    ddb_http_policy policy = {0};
-    ddb_http_req req = {0};
+    ddb_http_call http = {0};
     json_object *root = NULL, *rc_obj = NULL, *m = NULL;
     size_t n = strlen(s->sso_url);
     int rc, attempts = 0;
@@ -101,22 +100,15 @@ int ddb_sso_fetch(ddb_aws_credentials **out, const ddb_cred_source *s, const ddb
     ddb_cred_percent_encode(&url, s->sso_account);
     ddb_buf_puts(&url, "&role_name=");
     ddb_cred_percent_encode(&url, s->sso_role);
-    lines[0] = strdup("Accept: application/json");
-    lines[1] = ddb_aws_xprintf("x-amz-sso_bearer_token: %s", token);
-    if (url.oom || lines[0] == NULL || lines[1] == NULL) {
+    if (url.oom) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    req.method = "GET";
-    req.url = url.ptr;
-    req.headers = (const char *const *)lines;
-    req.connect_timeout_ms = s->net.connect_timeout_ms;
-    req.timeout_ms = s->net.timeout_ms;
-    req.ca_file = s->net.ca_file;
-    req.abort = call ? call->abort : NULL;
-    policy.max_attempts = s->net.max_attempts;
-    policy.rng = call ? call->rng : NULL;
-    if ((rc = ddb_http_send(&resp, &req, &policy, &attempts, err)) != 0) {
+    ddb_http_call_init(&http, "GET", url.ptr, &s->net, call);
+    if ((rc = ddb_http_call_header(&http, "Accept", "application/json", err)) != 0 ||
+        (rc = ddb_http_call_header(&http, "x-amz-sso_bearer_token", token, err)) != 0)
+        goto done;
+    if ((rc = ddb_http_send(&resp, &http.req, &http.policy, &attempts, err)) != 0) {
         ddb_error_prefix(err, "%s: SSO portal (%d attempt%s): ", s->label, attempts,
                          attempts == 1 ? "" : "s");
         goto done;
@@ -156,9 +148,8 @@ done:
     ddb_cred_json_wipe(root);
     json_object_put(root);
     ddb_http_resp_dispose(&resp);
+    ddb_http_call_dispose(&http);
     ddb_buf_dispose(&url);
-    for (int i = 0; i < 3; i++)
-        ddb_aws_free_secret(lines[i]);
     ddb_aws_free_secret(token);
     return rc;
 }

@@ -12,6 +12,7 @@
 
 #include <openssl/crypto.h>
 
+#include "aws/awserror.h"
 #include "aws/awshttp.h"
 #include "aws/awsini.h"
 #include "aws/cred_source.h"
@@ -51,92 +52,31 @@ int ddb_sts_form(ddb_buf *body, const char *action, const ddb_cred_source *s, co
     return body->oom ? DDB_ENOMEM : 0;
 }
 
-/* The text of the first <tag>...</tag> in [p, end), or NULL. */
-static const char *xml_find(const char *p, const char *end, const char *tag, size_t *len)
-{
-    char open[64], close[64];
-    const char *a, *b;
-    int no = snprintf(open, sizeof(open), "<%s>", tag);
-    snprintf(close, sizeof(close), "</%s>", tag);
-    for (a = p; a && a < end; a++) {
-        a = memchr(a, '<', (size_t)(end - a));
-        if (a == NULL || (size_t)(end - a) < (size_t)no)
-            return NULL;
-        if (memcmp(a, open, (size_t)no) == 0)
-            break;
-    }
-    if (a == NULL || a >= end)
-        return NULL;
-    a += no;
-    for (b = a; b < end; b++)
-        if (*b == '<' && (size_t)(end - b) >= strlen(close) &&
-            memcmp(b, close, strlen(close)) == 0) {
-            *len = (size_t)(b - a);
-            return a;
-        }
-    return NULL;
-}
-
-/* Decodes XML character references into a malloc'd string; NULL on OOM. */
+/* The XML text [p, p + len) decoded into a malloc'd string of its own size
+ * (it may be a secret: never grown, so no copy is left behind); NULL on OOM. */
 static char *xml_text(const char *p, size_t len)
 {
-    static const struct {
-        const char *name;
-        char c;
-    } ent[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
-    char *out = malloc(len + 1), *o = out;
-    if (out == NULL)
-        return NULL;
-    for (size_t i = 0; i < len;) {
-        size_t k, n;
-        if (p[i] != '&') {
-            *o++ = p[i++];
-            continue;
-        }
-        for (k = 0; k < 5; k++) {
-            n = strlen(ent[k].name);
-            if (len - i >= n && memcmp(p + i, ent[k].name, n) == 0)
-                break;
-        }
-        if (k < 5) {
-            *o++ = ent[k].c;
-            i += n;
-        } else if (len - i > 3 && p[i + 1] == '#') {
-            char *e;
-            unsigned long v =
-                p[i + 2] == 'x' ? strtoul(p + i + 3, &e, 16) : strtoul(p + i + 2, &e, 10);
-            if ((size_t)(e - p) < len && *e == ';') {
-                *o++ = v > 0 && v < 128 ? (char)v : '?';
-                i = (size_t)(e - p) + 1;
-            } else {
-                *o++ = p[i++];
-            }
-        } else {
-            *o++ = p[i++];
-        }
-    }
-    *o = '\0';
+    char *out = malloc(len + 1);
+    if (out != NULL)
+        ddb_xml_decode(out, len + 1, p, len);
     return out;
 }
 
 void ddb_sts_parse_error(const char *body, size_t len, char *code, size_t code_cap, char *message,
                          size_t message_cap)
 {
-    const char *end = body + len, *p;
+    const char *end, *p;
     size_t n;
-    char *t;
     code[0] = message[0] = '\0';
     if (body == NULL)
-        return;
-    if ((p = xml_find(body, end, "Code", &n)) != NULL && (t = xml_text(p, n)) != NULL) {
-        snprintf(code, code_cap, "%s", t);
-        free(t);
-    }
-    if ((p = xml_find(body, end, "Message", &n)) != NULL && (t = xml_text(p, n)) != NULL) {
-        snprintf(message, message_cap, "%s", t);
-        OPENSSL_cleanse(t, strlen(t));
-        free(t);
-    }
+        return; /* an empty answer's buffer: no offset may be taken from NULL */
+    end = body + len;
+    /* Decoded in place, not through the heap: the message may echo a secret
+     * (redacted by the caller), and no copy of it is left in freed memory. */
+    if ((p = ddb_xml_find(body, end, "Code", &n)) != NULL)
+        ddb_xml_decode(code, code_cap, p, n);
+    if ((p = ddb_xml_find(body, end, "Message", &n)) != NULL)
+        ddb_xml_decode(message, message_cap, p, n);
     for (char *c = message; *c; c++)
         if ((unsigned char)*c < 0x20)
             *c = ' ';
@@ -162,14 +102,14 @@ int ddb_sts_parse_credentials(ddb_aws_credentials **out, const char *body, size_
     int rc = 0;
 
     *out = NULL;
-    if ((p = xml_find(body, end, result_tag, &n)) == NULL ||
-        (cred = xml_find(p, p + n, "Credentials", &cn)) == NULL) {
+    if ((p = ddb_xml_find(body, end, result_tag, &n)) == NULL ||
+        (cred = ddb_xml_find(p, p + n, "Credentials", &cn)) == NULL) {
         rc = ddb_error_set(err, DDB_ERROR, "%s: the answer has no <%s><Credentials>", source,
                            result_tag);
         goto done;
     }
     for (int i = 0; i < 4 && rc == 0; i++) {
-        const char *f = xml_find(cred, cred + cn, field[i], &n);
+        const char *f = ddb_xml_find(cred, cred + cn, field[i], &n);
         if (f == NULL || n == 0)
             rc = ddb_error_set(err, DDB_ERROR, "%s: the answer's Credentials have no %s", source,
                                field[i]);
@@ -214,8 +154,7 @@ static int split_url(const char *url, char **host, char **path)
 
 void ddb_sts_request_dispose(ddb_sts_request *r)
 {
-    for (int i = 0; i < DDB_STS_MAX_LINES; i++)
-        ddb_aws_free_secret(r->lines[i]);
+    ddb_http_call_dispose(&r->http);
     if (r->body.ptr)
         OPENSSL_cleanse(r->body.ptr, r->body.cap);
     ddb_buf_dispose(&r->body);
@@ -225,11 +164,40 @@ void ddb_sts_request_dispose(ddb_sts_request *r)
     memset(r, 0, sizeof(*r));
 }
 
+/* The SigV4 headers of r's POST, signed with `with` at `when`. */
+static int sign(ddb_sts_request *r, const ddb_cred_source *s, const ddb_aws_credentials *with,
+                time_t when, ddb_error *err)
+{
+    ddb_sigv4_header hdrs[2] = {{"Host", r->host}, {"Content-Type", DDB_STS_CONTENT_TYPE}};
+    ddb_sigv4_request sr;
+    int rc;
+    memset(&sr, 0, sizeof(sr));
+    sr.method = "POST";
+    sr.path = r->path;
+    sr.query = "";
+    sr.headers = hdrs;
+    sr.header_count = 2;
+    sr.payload = r->body.ptr;
+    sr.payload_len = r->body.len;
+    sr.access_key_id = with->access_key_id;
+    sr.secret_access_key = with->secret_access_key;
+    sr.session_token = with->session_token;
+    sr.region = s->sts_region;
+    sr.service = "sts";
+    sr.timestamp = when;
+    sr.flags = DDB_SIGV4_NORMALIZE_PATH;
+    if ((rc = ddb_sigv4_sign(&r->sig, &sr, err)) != 0)
+        return rc;
+    for (size_t i = 0; i < r->sig->add_count && rc == 0; i++)
+        rc = ddb_http_call_header(&r->http, r->sig->add[i].name, r->sig->add[i].value, err);
+    return rc;
+}
+
 int ddb_sts_build(ddb_sts_request *r, const ddb_cred_source *s, const char *action,
                   const ddb_aws_credentials *with, const char *web_token, time_t when,
-                  ddb_error *err)
+                  const ddb_cred_call *call, ddb_error *err)
 {
-    int rc = 0, n = 2;
+    int rc = 0;
 
     memset(r, 0, sizeof(*r));
     if (split_url(s->sts_url, &r->host, &r->path) != 0) {
@@ -240,34 +208,16 @@ int ddb_sts_build(ddb_sts_request *r, const ddb_cred_source *s, const char *acti
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    r->lines[0] = ddb_aws_xprintf("Host: %s", r->host);
-    r->lines[1] = strdup("Content-Type: " DDB_STS_CONTENT_TYPE);
-    if (with) {
-        ddb_sigv4_header hdrs[2] = {{"Host", r->host}, {"Content-Type", DDB_STS_CONTENT_TYPE}};
-        ddb_sigv4_request sr;
-        memset(&sr, 0, sizeof(sr));
-        sr.method = "POST";
-        sr.path = r->path;
-        sr.query = "";
-        sr.headers = hdrs;
-        sr.header_count = 2;
-        sr.payload = r->body.ptr;
-        sr.payload_len = r->body.len;
-        sr.access_key_id = with->access_key_id;
-        sr.secret_access_key = with->secret_access_key;
-        sr.session_token = with->session_token;
-        sr.region = s->sts_region;
-        sr.service = "sts";
-        sr.timestamp = when;
-        sr.flags = DDB_SIGV4_NORMALIZE_PATH;
-        if ((rc = ddb_sigv4_sign(&r->sig, &sr, err)) != 0)
-            goto done;
-        for (size_t i = 0; i < r->sig->add_count && n < DDB_STS_MAX_LINES - 1; i++)
-            r->lines[n++] = ddb_aws_xprintf("%s: %s", r->sig->add[i].name, r->sig->add[i].value);
-    }
-    for (int i = 0; i < n; i++)
-        if (r->lines[i] == NULL)
-            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    ddb_http_call_init(&r->http, "POST", s->sts_url, &s->net, call);
+    r->http.req.body = r->body.ptr;
+    r->http.req.body_len = r->body.len;
+    r->http.policy.classify = classify;
+    r->http.policy.retry_codes = sts_retry_codes;
+    if ((rc = ddb_http_call_header(&r->http, "Host", r->host, err)) != 0 ||
+        (rc = ddb_http_call_header(&r->http, "Content-Type", DDB_STS_CONTENT_TYPE, err)) != 0)
+        goto done;
+    if (with)
+        rc = sign(r, s, with, when, err);
 done:
     if (rc != 0)
         ddb_sts_request_dispose(r);
@@ -286,29 +236,14 @@ static int sts_call(ddb_aws_credentials **out, const ddb_cred_source *s, const c
     ddb_sts_request r;
     ddb_http_resp resp = {0};
     char result_tag[64], code[128], message[600];
-    ddb_http_policy policy = {0};
-    ddb_http_req req = {0};
     int rc, attempts = 0;
 
     *out = NULL;
-    if ((rc = ddb_sts_build(&r, s, action, with, web_token, 0, err)) != 0)
+    if ((rc = ddb_sts_build(&r, s, action, with, web_token, 0, call, err)) != 0)
         return ddb_error_prefix(err, "%s: ", s->label);
-    req.method = "POST";
-    req.url = s->sts_url;
-    req.headers = (const char *const *)r.lines;
-    req.body = r.body.ptr;
-    req.body_len = r.body.len;
-    req.connect_timeout_ms = s->net.connect_timeout_ms;
-    req.timeout_ms = s->net.timeout_ms;
-    req.ca_file = s->net.ca_file;
-    req.abort = call ? call->abort : NULL;
-    policy.max_attempts = s->net.max_attempts;
-    policy.rng = call ? call->rng : NULL;
-    policy.classify = classify;
-    policy.retry_codes = sts_retry_codes;
     /* One signature serves every attempt: SigV4 allows 5 minutes of skew and
      * the retries of one call end well within that. */
-    if ((rc = ddb_http_send(&resp, &req, &policy, &attempts, err)) != 0) {
+    if ((rc = ddb_http_send(&resp, &r.http.req, &r.http.policy, &attempts, err)) != 0) {
         ddb_error_prefix(err, "%s: STS %s (%d attempt%s): ", s->label, action, attempts,
                          attempts == 1 ? "" : "s");
         goto done;

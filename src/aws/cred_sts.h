@@ -9,18 +9,18 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "aws/awshttp.h"
 #include "aws/cred_source.h"
 #include "ddbpipe/sigv4.h"
 
 #define DDB_STS_CONTENT_TYPE "application/x-www-form-urlencoded; charset=utf-8"
-#define DDB_STS_MAX_LINES 8
 
 typedef struct ddb_sts_request {
     char *host; /* Host header value: host[:port] of the STS URL */
     char *path;
-    ddb_buf body;                   /* the form; wiped on dispose */
-    char *lines[DDB_STS_MAX_LINES]; /* "Name: value" headers, NULL-terminated */
-    ddb_sigv4_result *sig;          /* NULL for an unsigned request */
+    ddb_buf body;          /* the form; wiped on dispose */
+    ddb_http_call http;    /* what ddb_http_send takes: the POST, its headers, STS's retries */
+    ddb_sigv4_result *sig; /* NULL for an unsigned request */
 } ddb_sts_request;
 
 /* The form body of action for source s: Action, Version=2011-06-15, RoleArn,
@@ -32,11 +32,12 @@ int ddb_sts_form(ddb_buf *body, const char *action, const ddb_cred_source *s,
 
 /* Builds the request to s->sts_url, signed with `with` (SigV4, service
  * "sts", region s->sts_region, at `when`, 0 = now) or unsigned when with is
- * NULL. r is owned by the caller (ddb_sts_request_dispose) when this returns
- * 0; else DDB_EUSAGE (bad URL), DDB_EINVAL (cannot sign) or DDB_ENOMEM. */
+ * NULL, to be sent under call (may be NULL). r is owned by the caller
+ * (ddb_sts_request_dispose) when this returns 0; else DDB_EUSAGE (bad URL),
+ * DDB_EINVAL (cannot sign) or DDB_ENOMEM. */
 int ddb_sts_build(ddb_sts_request *r, const ddb_cred_source *s, const char *action,
                   const ddb_aws_credentials *with, const char *web_token, time_t when,
-                  ddb_error *err);
+                  const ddb_cred_call *call, ddb_error *err);
 void ddb_sts_request_dispose(ddb_sts_request *r);
 
 /* Credentials from a successful answer: <result_tag><Credentials> with

@@ -238,11 +238,6 @@ static int map_copy(ddb_map *out, const ddb_map *m, ddb_arena *a, const rebase *
     return 0;
 }
 
-int ddb_value_copy(ddb_value *out, const ddb_value *v, ddb_arena *a)
-{
-    return value_copy(out, v, a, NULL);
-}
-
 int ddb_map_copy(ddb_map *out, const ddb_map *m, ddb_arena *a)
 {
     return map_copy(out, m, a, NULL);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/error.h"
 #include "gen/gen_internal.h"
 
@@ -22,7 +23,7 @@ typedef struct pnode {
     unsigned char chars[256]; /* P_CLASS: the bytes, ascending */
     int nchars;
     struct pnode **kids; /* P_SEQ, P_ALT; P_REP has one */
-    size_t nkids;
+    size_t nkids, kids_cap;
     unsigned min, max; /* P_REP */
 } pnode;
 
@@ -85,7 +86,7 @@ static pnode *new_node(parser *p, int kind)
 
 static int add_kid(parser *p, pnode *n, pnode *kid)
 {
-    pnode **k = realloc(n->kids, (n->nkids + 1) * sizeof(*k));
+    pnode **k = ddb_array_reserve(n->kids, n->nkids, &n->kids_cap, sizeof(*k), 4);
     if (k == NULL) {
         p->oom = 1;
         fail(p, "out of memory");

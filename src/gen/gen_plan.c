@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/rng.h"
 #include "gen/gen_plan.h"
 
@@ -125,7 +126,7 @@ static int find_pool(ddb_generator *g, size_t e, ddb_error *err)
     for (size_t i = 0; i < g->n_pools; i++)
         if (strcmp(g->pools[i].names, name) == 0)
             return (int)i;
-    p = realloc(g->pools, (g->n_pools + 1) * sizeof(*p));
+    p = ddb_array_reserve(g->pools, g->n_pools, &g->cap_pools, sizeof(*p), 8);
     if (p == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     g->pools = p;

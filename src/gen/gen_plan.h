@@ -60,7 +60,7 @@ struct ddb_generator {
     gent *ents;
     size_t n;
     gpool *pools;
-    size_t n_pools;
+    size_t n_pools, cap_pools;
     size_t *order; /* parents before children */
     uint64_t total;
 };

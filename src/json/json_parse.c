@@ -35,105 +35,93 @@ void ddb_json_parser_free(ddb_json_parser *p)
 /* Parses one member value or array element (plain or typed JSON). */
 typedef int (*value_parser)(json_ctx *c, ddb_value *out);
 
-/* The members of an object whose '{' was just consumed, through the closing
- * '}'. Each "name": value pair goes through parse_value; the pairs are staged
- * on the scratch stack and copied to the arena in one piece. colon_what and
- * close_what name the expected punctuation in messages. */
-static int parse_members(json_ctx *c, value_parser parse_value, const char *colon_what,
-                         const char *close_what, ddb_map *out)
+/* The members of an object into m (object 1: {name, value} pairs,
+ * colon_what naming the ':' after each name) or the elements of an array
+ * into l (object 0),
+ * whose opening bracket was just consumed, through the closing one;
+ * close_what names what may follow each. Each value goes through
+ * parse_value; the pairs or values are staged on the scratch stack and copied
+ * to the arena in one piece. One walk for both, so objects and arrays cannot
+ * drift apart in what they accept or how they word an error. Always inlined,
+ * into parse_members and parse_elements: there object is a constant, and
+ * each copy has only its own steps (called as one function for both, it
+ * cost 4% more instructions on an export of lists of maps). */
+static inline __attribute__((always_inline)) int
+parse_container(json_ctx *c, int object, value_parser parse_value, const char *colon_what,
+                const char *close_what, ddb_map *m, ddb_list *l)
 {
-    size_t count = 0;
+    const char close = object ? '}' : ']';
+    const size_t size = object ? sizeof(ddb_attr) : sizeof(ddb_value);
+    size_t n = 0;
+    void *items = NULL;
     int rc;
 
     if ((rc = json_enter(c)) != 0)
         return rc;
     json_skip_ws(c);
-    if (c->s < c->end && *c->s == '}') {
+    if (c->s < c->end && *c->s == close) {
         c->s++;
         goto done;
     }
     for (;;) {
-        ddb_attr attr, *slot;
-        json_skip_ws(c);
-        if ((rc = ddb_json_lex_string(c, &attr.name)) != 0)
-            return rc;
-        if ((rc = json_expect(c, ':', colon_what)) != 0)
-            return rc;
-        json_path_push_name(c, attr.name.ptr, attr.name.len);
+        ddb_attr attr;
+        void *slot;
+        if (object) {
+            json_skip_ws(c);
+            if ((rc = ddb_json_lex_string(c, &attr.name)) != 0)
+                return rc;
+            if ((rc = json_expect(c, ':', colon_what)) != 0)
+                return rc;
+            json_path_push_name(c, attr.name.ptr, attr.name.len);
+        } else {
+            json_path_push_index(c, n);
+        }
         rc = parse_value(c, &attr.value);
         json_path_pop(c);
         if (rc != 0)
             return rc;
-        if ((slot = ddb_stack_push(&c->p->stack, sizeof(attr))) == NULL)
+        if ((slot = ddb_stack_push(&c->p->stack, size)) == NULL)
             return ddb_json_lex_oom(c);
-        *slot = attr;
-        count++;
+        if (object)
+            *(ddb_attr *)slot = attr;
+        else
+            *(ddb_value *)slot = attr.value;
+        n++;
         json_skip_ws(c);
         if (c->s < c->end && *c->s == ',') {
             c->s++;
             continue;
         }
-        if ((rc = json_expect(c, '}', close_what)) != 0)
+        if ((rc = json_expect(c, close, close_what)) != 0)
             return rc;
         break;
     }
 done:
     c->nesting--;
-    out->count = count;
-    out->attrs = NULL;
-    if (count) {
-        out->attrs = ddb_stack_pop_to_arena(&c->p->stack, count * sizeof(ddb_attr), c->a);
-        if (out->attrs == NULL)
-            return ddb_json_lex_oom(c);
+    if (n && (items = ddb_stack_pop_to_arena(&c->p->stack, n * size, c->a)) == NULL)
+        return ddb_json_lex_oom(c);
+    if (object) {
+        m->count = n;
+        m->attrs = items;
+    } else {
+        l->count = n;
+        l->items = items;
     }
     return 0;
 }
 
-/* The elements of an array whose '[' was just consumed, through the closing
- * ']', each parsed by parse_value; staged like parse_members' pairs. */
+/* An object's members into out (see parse_container). */
+static int parse_members(json_ctx *c, value_parser parse_value, const char *colon_what,
+                         const char *close_what, ddb_map *out)
+{
+    return parse_container(c, 1, parse_value, colon_what, close_what, out, NULL);
+}
+
+/* An array's elements into out (see parse_container). */
 static int parse_elements(json_ctx *c, value_parser parse_value, const char *close_what,
                           ddb_list *out)
 {
-    size_t count = 0;
-    int rc;
-
-    if ((rc = json_enter(c)) != 0)
-        return rc;
-    json_skip_ws(c);
-    if (c->s < c->end && *c->s == ']') {
-        c->s++;
-        goto done;
-    }
-    for (;;) {
-        ddb_value v, *slot;
-        json_path_push_index(c, count);
-        rc = parse_value(c, &v);
-        json_path_pop(c);
-        if (rc != 0)
-            return rc;
-        if ((slot = ddb_stack_push(&c->p->stack, sizeof(v))) == NULL)
-            return ddb_json_lex_oom(c);
-        *slot = v;
-        count++;
-        json_skip_ws(c);
-        if (c->s < c->end && *c->s == ',') {
-            c->s++;
-            continue;
-        }
-        if ((rc = json_expect(c, ']', close_what)) != 0)
-            return rc;
-        break;
-    }
-done:
-    c->nesting--;
-    out->count = count;
-    out->items = NULL;
-    if (count) {
-        out->items = ddb_stack_pop_to_arena(&c->p->stack, count * sizeof(ddb_value), c->a);
-        if (out->items == NULL)
-            return ddb_json_lex_oom(c);
-    }
-    return 0;
+    return parse_container(c, 0, parse_value, NULL, close_what, NULL, out);
 }
 
 /* ------------------------------------------------------------ plain JSON */

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/reader.h"
 #include "ddbpipe/source.h"
@@ -77,7 +78,7 @@ typedef struct json_reader {
         char *table;
         uint64_t records;
     } * skipped;
-    size_t n_skipped;
+    size_t n_skipped, cap_skipped;
     void (*warn)(void *ctx, const char *msg);
     void *warn_ctx;
     uint64_t skip_below;
@@ -236,7 +237,8 @@ static int note_skipped(json_reader *jr, ddb_error *err)
             return 0;
         }
     }
-    if ((sk = realloc(jr->skipped, (jr->n_skipped + 1) * sizeof(*sk))) == NULL)
+    if ((sk = ddb_array_reserve(jr->skipped, jr->n_skipped, &jr->cap_skipped, sizeof(*sk), 4)) ==
+        NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     jr->skipped = sk;
     if ((sk[jr->n_skipped].table = strdup(jr->table)) == NULL)

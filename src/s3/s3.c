@@ -10,6 +10,7 @@
 
 #include <openssl/evp.h>
 
+#include "aws/awserror.h"
 #include "ddbpipe/array.h"
 #include "ddbpipe/codec.h"
 #include "s3/s3_internal.h"
@@ -112,11 +113,6 @@ int ddb_s3_new(ddb_s3 **out, const ddb_s3_opts *o, ddb_error *err)
     return 0;
 }
 
-ddb_client *ddb_s3_client(ddb_s3 *s3)
-{
-    return s3->client;
-}
-
 void ddb_s3_free(ddb_s3 *s3)
 {
     if (s3 == NULL)
@@ -156,7 +152,8 @@ static int set_bucket_region(ddb_s3 *s3, const char *bucket, const char *region)
             return 0;
         }
     }
-    if ((n = realloc(s3->regions, (s3->n_regions + 1) * sizeof(*n))) == NULL)
+    if ((n = ddb_array_reserve(s3->regions, s3->n_regions, &s3->cap_regions, sizeof(*n), 4)) ==
+        NULL)
         return DDB_ENOMEM;
     s3->regions = n;
     n[s3->n_regions].bucket = strdup(bucket);
@@ -407,58 +404,16 @@ int ddb_s3_delete(ddb_s3 *s3, const char *bucket, const char *key, ddb_error *er
 
 /* --------------------------------------------------------------- XML */
 
-static void xml_decode(ddb_buf *out, const char *p, const char *q)
-{
-    static const char *const ent[][2] = {
-        {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}, {"&quot;", "\""}, {"&apos;", "'"}};
-    while (p < q) {
-        size_t k;
-        if (*p == '&' && p + 2 < q && p[1] == '#') {
-            /* numeric reference: &#13; or &#x0D; */
-            char *e;
-            unsigned long cp = p[2] == 'x' ? strtoul(p + 3, &e, 16) : strtoul(p + 2, &e, 10);
-            if (*e == ';' && cp < 0x80) {
-                ddb_buf_putc(out, (char)cp);
-                p = e + 1;
-                continue;
-            }
-        }
-        for (k = 0; k < 5; k++) {
-            size_t el = strlen(ent[k][0]);
-            if ((size_t)(q - p) >= el && memcmp(p, ent[k][0], el) == 0) {
-                ddb_buf_putc(out, ent[k][1][0]);
-                p += el;
-                break;
-            }
-        }
-        if (k == 5)
-            ddb_buf_putc(out, *p++);
-    }
-}
-
 int ddb_s3_xml_take(const char **pp, const char *end, const char *tag, ddb_buf *out)
 {
-    char open[64], close[64];
-    size_t ol, cl;
-    const char *p = *pp, *q;
-    ol = (size_t)snprintf(open, sizeof(open), "<%s>", tag);
-    cl = (size_t)snprintf(close, sizeof(close), "</%s>", tag);
-    for (; p + ol <= end; p++)
-        if (*p == '<' && memcmp(p, open, ol) == 0)
-            break;
-    if (p + ol > end)
-        return 0;
-    p += ol;
-    for (q = p; q + cl <= end; q++)
-        if (*q == '<' && memcmp(q, close, cl) == 0)
-            break;
-    if (q + cl > end)
+    size_t n;
+    const char *p = ddb_xml_find(*pp, end, tag, &n);
+    if (p == NULL)
         return 0;
     ddb_buf_clear(out);
-    xml_decode(out, p, q);
-    ddb_buf_putc(out, '\0');
-    out->len--;
-    *pp = q + cl;
+    if (ddb_buf_reserve(out, n) == 0)
+        out->len = ddb_xml_decode(out->ptr, n + 1, p, n);
+    *pp = p + n + strlen(tag) + 3; /* past "</tag>" */
     return 1;
 }
 
@@ -480,14 +435,7 @@ static void url_decode(char *s)
 
 /* ------------------------------------------------------------- listing */
 
-typedef struct listing {
-    ddb_s3_object *objs;
-    size_t n, cap;
-    char **dirs;
-    size_t n_dirs, cap_dirs;
-} listing;
-
-static int add_object(listing *l, const char *key, uint64_t size, const char *etag)
+static int add_object(ddb_s3_listing *l, const char *key, uint64_t size, const char *etag)
 {
     ddb_s3_object *o = ddb_array_reserve(l->objs, l->n, &l->cap, sizeof(*o), 64);
     if (o == NULL)
@@ -506,7 +454,7 @@ static int add_object(listing *l, const char *key, uint64_t size, const char *et
     return 0;
 }
 
-static int add_dir(listing *l, const char *prefix)
+static int add_dir(ddb_s3_listing *l, const char *prefix)
 {
     char **n = ddb_array_reserve(l->dirs, l->n_dirs, &l->cap_dirs, sizeof(*n), 16);
     if (n == NULL)
@@ -518,46 +466,52 @@ static int add_dir(listing *l, const char *prefix)
     return 0;
 }
 
-/* One page: its objects and folders into l, the next token into token
- * (cleared on the last page). */
-static int parse_page(listing *l, const char *body, size_t len, ddb_buf *token)
+/* A leaf of an element [c, e): decoded into out, or out cleared. */
+static int take_leaf(const char *c, const char *e, const char *tag, ddb_buf *out)
 {
-    const char *p = body, *end = body + len, *e;
+    ddb_buf_clear(out);
+    return ddb_s3_xml_take(&c, e, tag, out);
+}
+
+int ddb_s3_list_page(ddb_s3_listing *l, const char *body, size_t len, ddb_buf *token)
+{
+    const char *p, *end, *c;
     ddb_buf v = DDB_BUF_INIT, key = DDB_BUF_INIT, etag = DDB_BUF_INIT, size = DDB_BUF_INIT;
     int url_encoded = 0, truncated = 0, rc = 0;
+    size_t n;
 
-    if (ddb_s3_xml_take(&p, end, "EncodingType", &v))
-        url_encoded = v.ptr && strcmp(v.ptr, "url") == 0;
-    p = body;
-    if (ddb_s3_xml_take(&p, end, "IsTruncated", &v))
-        truncated = v.ptr && strcmp(v.ptr, "true") == 0;
     ddb_buf_clear(token);
-    p = body;
-    if (truncated && ddb_s3_xml_take(&p, end, "NextContinuationToken", &v) && v.ptr)
+    if (body == NULL)
+        return 0; /* an empty answer: no offset may be taken from NULL */
+    end = body + len;
+    if (take_leaf(body, end, "EncodingType", &v))
+        url_encoded = v.ptr && strcmp(v.ptr, "url") == 0;
+    if (take_leaf(body, end, "IsTruncated", &v))
+        truncated = v.ptr && strcmp(v.ptr, "true") == 0;
+    if (truncated && take_leaf(body, end, "NextContinuationToken", &v) && v.ptr)
         ddb_buf_puts(token, v.ptr);
-    p = body;
-    while (rc == 0 && ddb_s3_xml_take(&p, end, "Contents", &v)) {
-        const char *c = v.ptr;
-        e = v.ptr + v.len;
-        if (!ddb_s3_xml_take(&c, e, "Key", &key))
+    /* The elements holding others are found, not decoded: their leaves are
+     * decoded once, each (a key written "a&amp;amp;b" is "a&amp;b"). */
+    for (p = body; rc == 0 && (c = ddb_xml_find(p, end, "Contents", &n)) != NULL;) {
+        p = c + n;
+        if (!take_leaf(c, c + n, "Key", &key))
             continue;
-        c = v.ptr;
-        ddb_s3_xml_take(&c, e, "ETag", &etag);
-        c = v.ptr;
-        ddb_s3_xml_take(&c, e, "Size", &size);
-        if (url_encoded)
+        take_leaf(c, c + n, "ETag", &etag);
+        take_leaf(c, c + n, "Size", &size);
+        if (url_encoded && key.ptr)
             url_decode(key.ptr);
-        rc = add_object(l, key.ptr, size.ptr ? strtoull(size.ptr, NULL, 10) : 0,
-                        etag.ptr ? etag.ptr : "");
+        if (key.ptr)
+            rc = add_object(l, key.ptr, size.ptr ? strtoull(size.ptr, NULL, 10) : 0,
+                            etag.ptr ? etag.ptr : "");
     }
-    p = body;
-    while (rc == 0 && ddb_s3_xml_take(&p, end, "CommonPrefixes", &v)) {
-        const char *c = v.ptr;
-        if (!ddb_s3_xml_take(&c, v.ptr + v.len, "Prefix", &key))
+    for (p = body; rc == 0 && (c = ddb_xml_find(p, end, "CommonPrefixes", &n)) != NULL;) {
+        p = c + n;
+        if (!take_leaf(c, c + n, "Prefix", &key))
             continue;
-        if (url_encoded)
+        if (url_encoded && key.ptr)
             url_decode(key.ptr);
-        rc = add_dir(l, key.ptr);
+        if (key.ptr)
+            rc = add_dir(l, key.ptr);
     }
     if (v.oom || key.oom || etag.oom || size.oom || token->oom)
         rc = DDB_ENOMEM;
@@ -571,7 +525,7 @@ static int parse_page(listing *l, const char *body, size_t len, ddb_buf *token)
 int ddb_s3_list(ddb_s3 *s3, ddb_s3_object **objs, size_t *n_objs, char ***dirs, size_t *n_dirs,
                 const char *bucket, const char *prefix, const char *delimiter, ddb_error *err)
 {
-    listing l;
+    ddb_s3_listing l;
     ddb_buf q = DDB_BUF_INIT, token = DDB_BUF_INIT;
     ddb_response resp;
     int rc = 0;
@@ -604,7 +558,7 @@ int ddb_s3_list(ddb_s3 *s3, ddb_s3_object **objs, size_t *n_objs, char ***dirs, 
             rc = ddb_s3_fail(&resp, "ListObjectsV2", bucket, prefix, err);
             break;
         }
-        if ((rc = parse_page(&l, resp.body, resp.body_len, &token)) != 0) {
+        if ((rc = ddb_s3_list_page(&l, resp.body, resp.body_len, &token)) != 0) {
             rc = ddb_error_set(err, rc, "out of memory");
             break;
         }

@@ -22,7 +22,7 @@ struct ddb_s3 {
     int window, parts_in_flight;
     char *spool_dir;
     s3_region *regions; /* buckets found elsewhere than region */
-    size_t n_regions;
+    size_t n_regions, cap_regions;
     s3_fetch *fetch;
     volatile sig_atomic_t *stop;
     int held;    /* ddb_s3_hold_stop calls not yet released */
@@ -54,6 +54,19 @@ void ddb_s3_encode(ddb_buf *b, const char *s, size_t len, int keep_slash);
 /* The text of the first <tag>..</tag> at or after *p (before end), XML
  * entities decoded, appended to out; *p moves past it. Returns 1 when found. */
 int ddb_s3_xml_take(const char **p, const char *end, const char *tag, ddb_buf *out);
+
+/* What ListObjectsV2's pages add up to. */
+typedef struct ddb_s3_listing {
+    ddb_s3_object *objs;
+    size_t n, cap;
+    char **dirs;
+    size_t n_dirs, cap_dirs;
+} ddb_s3_listing;
+
+/* One page of ListObjectsV2 (body may be NULL when len is 0): its objects
+ * and folders appended to l, the next continuation token into token (cleared
+ * on the last page). Returns 0 or DDB_ENOMEM (what l holds stays l's). */
+int ddb_s3_list_page(ddb_s3_listing *l, const char *body, size_t len, ddb_buf *token);
 
 /* Base64 of the MD5 of data (Content-MD5), NUL-terminated in out[25]. */
 void ddb_s3_content_md5(char out[25], const void *data, size_t len);

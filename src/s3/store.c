@@ -393,18 +393,6 @@ int ddb_store_new_s3(ddb_store **out, ddb_s3 *s3, ddb_error *err)
     return 0;
 }
 
-const char *ddb_store_etag(ddb_store *st, const char *path)
-{
-    char *bucket = NULL, *key = NULL;
-    const ddb_s3_object *o = NULL;
-    if (st == NULL || st->vt != &s3_vt || ddb_s3_parse_url(&bucket, &key, path, NULL) != 0)
-        return NULL;
-    o = known((s3_store *)st, bucket, key);
-    free(bucket);
-    free(key);
-    return o ? o->etag : NULL;
-}
-
 int ddb_store_remember(ddb_store *st, const char *bucket, const ddb_s3_object *objs, size_t n)
 {
     if (st == NULL || st->vt != &s3_vt)

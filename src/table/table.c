@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/clock.h"
 
@@ -95,7 +96,7 @@ int ddb_table_info_parse(ddb_table_info **out, const char *json, const char *tab
 {
     json_object *root = json_tokener_parse(json), *t, *defs = NULL, *ks = NULL, *v;
     ddb_table_info *ti = NULL;
-    size_t npk = 0, nsk = 0;
+    size_t npk = 0, nsk = 0, cap_indexes = 0;
     int rc = 0, oom = 0;
 
     *out = NULL;
@@ -133,7 +134,8 @@ int ddb_table_info_parse(ddb_table_info **out, const char *json, const char *tab
             continue;
         for (size_t i = 0; i < json_object_array_length(list); i++) {
             json_object *ix = json_object_array_get_idx(list, i), *iks = NULL;
-            ddb_index_info *n = realloc(ti->indexes, (ti->n_indexes + 1) * sizeof(*n));
+            ddb_index_info *n =
+                ddb_array_reserve(ti->indexes, ti->n_indexes, &cap_indexes, sizeof(*n), 4);
             if (n == NULL) {
                 rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
                 goto done;

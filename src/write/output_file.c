@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/output.h"
 #include "ddbpipe/output_file.h"
@@ -31,7 +32,7 @@ typedef struct file_output {
     file_slot *puts;
     file_slot *dels;
     char **committed;
-    size_t n_committed;
+    size_t n_committed, cap_committed;
     /* resuming: the files of the interrupted run and their checkpointed lengths */
     char **resume_paths;
     uint64_t *resume_bytes;
@@ -220,7 +221,7 @@ static int commit(file_output *fo, int rc, const char *path, ddb_error *err)
     char **nc;
     if (rc != 0)
         return rc;
-    nc = realloc(fo->committed, (fo->n_committed + 1) * sizeof(char *));
+    nc = ddb_array_reserve(fo->committed, fo->n_committed, &fo->cap_committed, sizeof(*nc), 16);
     if (nc == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     fo->committed = nc;

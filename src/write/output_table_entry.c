@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/clock.h"
 #include "aws/awserror.h"
 #include "core/keyset.h"
@@ -142,7 +143,7 @@ const char *tw_intern(table_output *to, const char *s)
     for (size_t i = to->n_sources; i > 0; i--)
         if (strcmp(to->sources[i - 1], s) == 0)
             return to->sources[i - 1];
-    n = realloc(to->sources, (to->n_sources + 1) * sizeof(char *));
+    n = ddb_array_reserve(to->sources, to->n_sources, &to->cap_sources, sizeof(*n), 16);
     if (n == NULL)
         return "-";
     to->sources = n;

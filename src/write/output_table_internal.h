@@ -87,7 +87,7 @@ typedef struct table_output {
     entry *spare[ENTRY_CLASSES + 1]; /* blocks kept for reuse, by block_class */
     size_t n_spare;                  /* at most max_queued */
     char **sources;                  /* interned source names */
-    size_t n_sources;
+    size_t n_sources, cap_sources;
     ddb_rate rate;         /* --max-wcu, adaptive */
     uint32_t rate_wait_ms; /* set when the limiter held a batch back */
     ddb_table_write_stats stats;

@@ -90,6 +90,60 @@ Test(s3, reads_xml_fields_with_entities)
     ddb_buf_dispose(&k);
 }
 
+/* The one XML decoder S3, STS and the error bodies share. */
+Test(s3, xml_decode_references)
+{
+    char out[64];
+    const char *t = "&#65;&#x42;&#0;&#;&#x;&#-1;&# 65;&#1114112;&#xD800;&amp&nbsp;";
+    cr_expect_eq(ddb_xml_decode(out, sizeof(out), t, strlen(t)), strlen(t) - 9);
+    cr_expect_str_eq(out, "AB&#0;&#;&#x;&#-1;&# 65;&#1114112;&#xD800;&amp&nbsp;");
+    /* cut to fit, never inside a character */
+    t = "ab&#233;";
+    cr_expect_eq(ddb_xml_decode(out, 4, t, strlen(t)), 2);
+    cr_expect_str_eq(out, "ab");
+    cr_expect_eq(ddb_xml_decode(out, 5, t, strlen(t)), 4);
+    cr_expect_str_eq(out, "ab\xc3\xa9");
+    /* the reference may not run past the text it is given */
+    cr_expect_eq(ddb_xml_decode(out, sizeof(out), "&#65;", 4), 4);
+    cr_expect_str_eq(out, "&#65");
+}
+
+/* Each leaf decoded once: an element holding others is not decoded before
+ * its leaves are read (a key spelled like an entity or a tag stays as it is),
+ * and a leaf one object lacks is not taken from the object before it. */
+Test(s3, list_page_decodes_each_leaf_once)
+{
+    const char *xml = "<ListBucketResult><IsTruncated>true</IsTruncated>"
+                      "<NextContinuationToken>t&amp;1</NextContinuationToken>"
+                      "<Contents><Key>a&amp;amp;b&#x2F;&#233;</Key><ETag>&quot;e1&quot;</ETag>"
+                      "<Size>5</Size></Contents>"
+                      "<Contents><Key>&lt;Key&gt;x&lt;/Key&gt;</Key></Contents>"
+                      "<CommonPrefixes><Prefix>d&amp;lt;/</Prefix></CommonPrefixes>"
+                      "</ListBucketResult>";
+    ddb_s3_listing l;
+    ddb_buf token = DDB_BUF_INIT;
+    memset(&l, 0, sizeof(l));
+    cr_assert_eq(ddb_s3_list_page(&l, xml, strlen(xml), &token), 0);
+    cr_assert_eq(l.n, 2);
+    cr_expect_str_eq(l.objs[0].key, "a&amp;b/\xc3\xa9");
+    cr_expect_str_eq(l.objs[0].etag, "\"e1\"");
+    cr_expect_eq(l.objs[0].size, 5);
+    cr_expect_str_eq(l.objs[1].key, "<Key>x</Key>");
+    cr_expect_str_eq(l.objs[1].etag, "");
+    cr_expect_eq(l.objs[1].size, 0);
+    cr_assert_eq(l.n_dirs, 1);
+    cr_expect_str_eq(l.dirs[0], "d&lt;/");
+    cr_expect_str_eq(token.ptr, "t&1");
+    /* an empty answer (no body at all) is an empty last page */
+    cr_assert_eq(ddb_s3_list_page(&l, NULL, 0, &token), 0);
+    cr_expect_eq(l.n, 2);
+    cr_expect_eq(token.len, 0);
+    ddb_s3_objects_free(l.objs, l.n);
+    free(l.dirs[0]);
+    free(l.dirs);
+    ddb_buf_dispose(&token);
+}
+
 Test(s3, parses_error_answers)
 {
     const char *body = "<?xml version=\"1.0\"?><Error><Code>SlowDown</Code>"
