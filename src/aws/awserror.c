@@ -191,5 +191,14 @@ int ddb_parse_xml_error(const char *body, size_t len, char *type, size_t type_ca
     ddb_xml_decode(type, type_cap, p, n);
     if ((p = ddb_xml_find(body, body + len, "Message", &n)) != NULL)
         ddb_xml_decode(message, message_cap, p, n);
+    ddb_xml_one_line(type);
+    ddb_xml_one_line(message);
     return 1;
+}
+
+void ddb_xml_one_line(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20)
+            *s = ' ';
 }

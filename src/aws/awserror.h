@@ -46,4 +46,8 @@ const char *ddb_xml_find(const char *p, const char *end, const char *tag, size_t
  * always holds it all. Returns the length written. */
 size_t ddb_xml_decode(char *out, size_t cap, const char *p, size_t len);
 
+/* Turns the control bytes of a decoded message (a &#13;&#10; in it) into spaces, so that a
+ * service's words stay one line of ddbpipe's message. */
+void ddb_xml_one_line(char *s);
+
 #endif

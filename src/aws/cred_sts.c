@@ -77,9 +77,7 @@ void ddb_sts_parse_error(const char *body, size_t len, char *code, size_t code_c
         ddb_xml_decode(code, code_cap, p, n);
     if ((p = ddb_xml_find(body, end, "Message", &n)) != NULL)
         ddb_xml_decode(message, message_cap, p, n);
-    for (char *c = message; *c; c++)
-        if ((unsigned char)*c < 0x20)
-            *c = ' ';
+    ddb_xml_one_line(message);
 }
 
 static void classify(ddb_http_resp *resp)

@@ -153,4 +153,9 @@ Test(s3, parses_error_answers)
     cr_assert_str_eq(type, "SlowDown");
     cr_assert_str_eq(msg, "Please reduce your request rate.");
     cr_assert(!ddb_parse_xml_error("{\"__type\":\"x\"}", 14, type, sizeof(type), msg, sizeof(msg)));
+    /* a reference to a control character stays out of the one-line message */
+    body = "<Error><Code>Slow&#10;Down</Code><Message>Please&#13;&#10;wait.</Message></Error>";
+    cr_assert(ddb_parse_xml_error(body, strlen(body), type, sizeof(type), msg, sizeof(msg)));
+    cr_assert_str_eq(type, "Slow Down");
+    cr_assert_str_eq(msg, "Please  wait.");
 }
