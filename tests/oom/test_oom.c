@@ -466,3 +466,100 @@ Test(oom, client_new)
 {
     expect_clean("client new", scn_client_new, NULL);
 }
+
+/* ------------------------------------------------- a record file's header */
+
+typedef struct columns_ctx {
+    char path[96]; /* Tag.csv with a column the entity does not have */
+    ddb_summary s;
+    ddb_error err;
+    int warnings;
+} columns_ctx;
+
+static void count_warnings(void *ctx, int severity, const char *msg)
+{
+    columns_ctx *c = ctx;
+    (void)msg;
+    c->warnings += severity == DDB_REPORT_WARNING;
+}
+
+/* Validates a CSV of Tag records whose header has a column Tag has no field
+ * for (allowed: a warning, and the rows are read): the header is checked
+ * against the entity's fields before a row is read. */
+static int scn_columns(void *vctx)
+{
+    columns_ctx *c = vctx;
+    const char *inputs[] = {c->path};
+    ddb_mapping *m = NULL;
+    ddb_pipeline_opts po;
+    int rc;
+
+    ddb_summary_dispose(&c->s);
+    memset(&c->s, 0, sizeof(c->s));
+    ddb_error_clear(&c->err);
+    c->warnings = 0;
+    if ((rc = ddb_mapping_load(&m, src_path("formats/favorites.json"), &c->err)) != 0)
+        return rc;
+    memset(&po, 0, sizeof(po));
+    po.mode = DDB_MODE_VALIDATE;
+    po.command = "oom";
+    po.inputs = inputs;
+    po.n_inputs = 1;
+    po.mapping = m;
+    po.allow_extra_columns = 1;
+    po.report = count_warnings;
+    po.report_ctx = c;
+    rc = ddb_pipeline_run(&c->s, &po, &c->err);
+    ddb_mapping_free(m);
+    return rc;
+}
+
+/* Out of memory while the header is checked fails the run as out of memory,
+ * with its message: the input is neither skipped nor read by a run that then
+ * fails without a word. Any other allocation failure on the path ends the
+ * same way, or is absorbed and every row is read. */
+Test(oom, record_file_columns)
+{
+    char dir[] = "/tmp/ddbpipe-oom-columns-XXXXXX", cmd[128];
+    columns_ctx c;
+    FILE *in, *out;
+    char line[512];
+    long n;
+
+    memset(&c, 0, sizeof(c));
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(c.path, sizeof(c.path), "%s/Tag.csv", dir);
+    cr_assert_not_null(in = fopen(src_path("samples/favorites/seed/Tag.csv"), "r"));
+    cr_assert_not_null(out = fopen(c.path, "w"));
+    for (n = 0; fgets(line, sizeof(line), in) != NULL; n++) {
+        line[strcspn(line, "\r\n")] = '\0';
+        fprintf(out, "%s,%s\n", line, n == 0 ? "tagNames" : "x");
+    }
+    fclose(in);
+    cr_assert_eq(fclose(out), 0);
+    for (long fail = 1;; fail++) {
+        int rc;
+        oom_arm(fail);
+        rc = scn_columns(&c);
+        if (!oom_disarm()) {
+            cr_assert_eq(rc, 0, "%s", c.err.message);
+            cr_assert_eq(c.s.total.read, (uint64_t)(n - 1));
+            cr_assert_eq(c.warnings, 1, "the extra column is one warning");
+            break;
+        }
+        if (rc == 0) {
+            cr_assert_eq(c.s.total.read, (uint64_t)(n - 1),
+                         "allocation %ld failed: %llu of %ld rows read, and the run succeeded",
+                         fail, (unsigned long long)c.s.total.read, n - 1);
+            cr_assert_not(c.s.output_failed, "allocation %ld failed: the run failed silently",
+                          fail);
+        } else {
+            cr_assert_eq(rc, DDB_ENOMEM, "allocation %ld failed: %d (%s)", fail, rc,
+                         c.err.message);
+            cr_assert_neq(c.err.message[0], '\0', "allocation %ld failed: no message", fail);
+        }
+    }
+    ddb_summary_dispose(&c.s);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
