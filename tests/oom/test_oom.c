@@ -563,3 +563,92 @@ Test(oom, record_file_columns)
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* ------------------------------------------------------ decoding ahead */
+
+typedef struct ahead_ctx {
+    char path[96]; /* items.ndjson: Tag items, its second line not JSON */
+    ddb_summary s;
+    ddb_error err;
+} ahead_ctx;
+
+#define AHEAD_ITEMS 1000 /* four batches of the decode-ahead thread: all read before one is taken */
+
+/* Validates the items with decoding ahead on a second thread and no reject
+ * allowed: the line that is not JSON is rejected when its batch is taken; by
+ * then the reading thread has read every other line into batches. */
+static int scn_ahead(void *vctx)
+{
+    ahead_ctx *c = vctx;
+    const char *inputs[] = {c->path};
+    ddb_mapping *m = NULL;
+    ddb_pipeline_opts po;
+    int rc;
+
+    ddb_summary_dispose(&c->s);
+    memset(&c->s, 0, sizeof(c->s));
+    ddb_error_clear(&c->err);
+    if ((rc = ddb_mapping_load(&m, src_path("formats/favorites.json"), &c->err)) != 0)
+        return rc;
+    memset(&po, 0, sizeof(po));
+    po.mode = DDB_MODE_VALIDATE;
+    po.command = "oom";
+    po.inputs = inputs;
+    po.n_inputs = 1;
+    po.mapping = m;
+    po.threads = 2;
+    po.limit_rejects = 1;
+    po.max_rejects = 0;
+    rc = ddb_pipeline_run(&c->s, &po, &c->err);
+    ddb_mapping_free(m);
+    return rc;
+}
+
+/* The reading thread running out of memory while it copies a record into a
+ * batch first takes the batches before it, as the one-thread loop would have:
+ * when they reach the rejects limit, the run stops at the limit (DDB_ELIMIT),
+ * as it does without the failure, and is not reported as out of memory. The
+ * countdown counts the reading thread's allocations only, so the walk hits
+ * the same allocation in every run whatever the helper thread does. */
+Test(oom, decode_ahead_stops_at_the_rejects_limit, .timeout = 120)
+{
+    char dir[] = "/tmp/ddbpipe-oom-ahead-XXXXXX", cmd[128];
+    ahead_ctx c;
+    FILE *out;
+    char name[400]; /* the tag's name: a batch's copies take several arena chunks */
+    long limited = 0;
+
+    memset(&c, 0, sizeof(c));
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(c.path, sizeof(c.path), "%s/items.ndjson", dir);
+    cr_assert_not_null(out = fopen(c.path, "w"));
+    memset(name, 'a', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    for (int i = 1; i < AHEAD_ITEMS; i++)
+        fprintf(out,
+                "%s{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t%d\"},\"tagName\":{\"S\":\"%s\"},"
+                "\"createTime\":{\"N\":\"5\"},\"lastAccessTime\":{\"N\":\"0\"},"
+                "\"lsiOneSk\":{\"S\":\"%s\"},\"lsiTwoSk\":{\"S\":\"5\"},\"lsiThreeSk\":{\"S\":\"0\"}}\n",
+                i == 2 ? "not json\n" : "", i, name, name);
+    cr_assert_eq(fclose(out), 0);
+    for (long fail = 1;; fail++) {
+        int rc;
+        oom_arm_thread(fail);
+        rc = scn_ahead(&c);
+        if (!oom_disarm()) {
+            cr_assert_eq(rc, DDB_ELIMIT, "%d (%s)", rc, c.err.message);
+            cr_assert_eq(c.s.total.rejected, 1);
+            break;
+        }
+        if (c.s.total.rejected > 0) {
+            cr_assert_eq(rc, DDB_ELIMIT, "allocation %ld failed: %d (%s) after the reject", fail,
+                         rc, c.err.message);
+            limited++;
+        }
+    }
+    cr_assert_gt(limited, 0, "no failure came after the reject was read");
+    cr_log_info("decode ahead: %ld failures stopped at the rejects limit", limited);
+    ddb_summary_dispose(&c.s);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
