@@ -467,31 +467,31 @@ Test(oom, client_new)
     expect_clean("client new", scn_client_new, NULL);
 }
 
-/* ------------------------------------------------- a record file's header */
+/* ------------------------------------------------------------- validate */
 
-typedef struct columns_ctx {
-    char path[96]; /* Tag.csv with a column the entity does not have */
+/* One input validated against favorites.json; each test sets what else the
+ * run takes in po. */
+typedef struct validate_ctx {
+    char path[96];
+    ddb_pipeline_opts po;
     ddb_summary s;
     ddb_error err;
     int warnings;
-} columns_ctx;
+} validate_ctx;
 
 static void count_warnings(void *ctx, int severity, const char *msg)
 {
-    columns_ctx *c = ctx;
+    validate_ctx *c = ctx;
     (void)msg;
     c->warnings += severity == DDB_REPORT_WARNING;
 }
 
-/* Validates a CSV of Tag records whose header has a column Tag has no field
- * for (allowed: a warning, and the rows are read): the header is checked
- * against the entity's fields before a row is read. */
-static int scn_columns(void *vctx)
+static int scn_validate(void *vctx)
 {
-    columns_ctx *c = vctx;
+    validate_ctx *c = vctx;
     const char *inputs[] = {c->path};
+    ddb_pipeline_opts po = c->po;
     ddb_mapping *m = NULL;
-    ddb_pipeline_opts po;
     int rc;
 
     ddb_summary_dispose(&c->s);
@@ -500,13 +500,11 @@ static int scn_columns(void *vctx)
     c->warnings = 0;
     if ((rc = ddb_mapping_load(&m, src_path("formats/favorites.json"), &c->err)) != 0)
         return rc;
-    memset(&po, 0, sizeof(po));
     po.mode = DDB_MODE_VALIDATE;
     po.command = "oom";
     po.inputs = inputs;
     po.n_inputs = 1;
     po.mapping = m;
-    po.allow_extra_columns = 1;
     po.report = count_warnings;
     po.report_ctx = c;
     rc = ddb_pipeline_run(&c->s, &po, &c->err);
@@ -514,20 +512,23 @@ static int scn_columns(void *vctx)
     return rc;
 }
 
-/* Out of memory while the header is checked fails the run as out of memory,
+/* A Tag CSV whose header has a column Tag has no field for (allowed: a
+ * warning, and the rows are read) is checked against the entity's fields
+ * before a row is read. Out of memory there fails the run as out of memory,
  * with its message: the input is neither skipped nor read by a run that then
  * fails without a word. Any other allocation failure on the path ends the
  * same way, or is absorbed and every row is read. */
 Test(oom, record_file_columns)
 {
     char dir[] = "/tmp/ddbpipe-oom-columns-XXXXXX", cmd[128];
-    columns_ctx c;
+    validate_ctx c;
     FILE *in, *out;
     char line[512];
     long n;
 
     memset(&c, 0, sizeof(c));
     cr_assert_not_null(mkdtemp(dir));
+    c.po.allow_extra_columns = 1;
     snprintf(c.path, sizeof(c.path), "%s/Tag.csv", dir);
     cr_assert_not_null(in = fopen(src_path("samples/favorites/seed/Tag.csv"), "r"));
     cr_assert_not_null(out = fopen(c.path, "w"));
@@ -540,7 +541,7 @@ Test(oom, record_file_columns)
     for (long fail = 1;; fail++) {
         int rc;
         oom_arm(fail);
-        rc = scn_columns(&c);
+        rc = scn_validate(&c);
         if (!oom_disarm()) {
             cr_assert_eq(rc, 0, "%s", c.err.message);
             cr_assert_eq(c.s.total.read, (uint64_t)(n - 1));
@@ -566,60 +567,30 @@ Test(oom, record_file_columns)
 
 /* ------------------------------------------------------ decoding ahead */
 
-typedef struct ahead_ctx {
-    char path[96]; /* items.ndjson: Tag items, its second line not JSON */
-    ddb_summary s;
-    ddb_error err;
-} ahead_ctx;
-
 #define AHEAD_ITEMS 1000 /* four batches of the decode-ahead thread: all read before one is taken */
-
-/* Validates the items with decoding ahead on a second thread and no reject
- * allowed: the line that is not JSON is rejected when its batch is taken; by
- * then the reading thread has read every other line into batches. */
-static int scn_ahead(void *vctx)
-{
-    ahead_ctx *c = vctx;
-    const char *inputs[] = {c->path};
-    ddb_mapping *m = NULL;
-    ddb_pipeline_opts po;
-    int rc;
-
-    ddb_summary_dispose(&c->s);
-    memset(&c->s, 0, sizeof(c->s));
-    ddb_error_clear(&c->err);
-    if ((rc = ddb_mapping_load(&m, src_path("formats/favorites.json"), &c->err)) != 0)
-        return rc;
-    memset(&po, 0, sizeof(po));
-    po.mode = DDB_MODE_VALIDATE;
-    po.command = "oom";
-    po.inputs = inputs;
-    po.n_inputs = 1;
-    po.mapping = m;
-    po.threads = 2;
-    po.limit_rejects = 1;
-    po.max_rejects = 0;
-    rc = ddb_pipeline_run(&c->s, &po, &c->err);
-    ddb_mapping_free(m);
-    return rc;
-}
 
 /* The reading thread running out of memory while it copies a record into a
  * batch first takes the batches before it, as the one-thread loop would have:
  * when they reach the rejects limit, the run stops at the limit (DDB_ELIMIT),
  * as it does without the failure, and is not reported as out of memory. The
- * countdown counts the reading thread's allocations only, so the walk hits
- * the same allocation in every run whatever the helper thread does. */
+ * items are validated with no reject allowed; the second line is not JSON,
+ * and is rejected when its batch is taken, after the reading thread has read
+ * every line into batches. The countdown counts the reading thread's
+ * allocations only, so the walk hits the same allocation in every run
+ * whatever the helper thread does. */
 Test(oom, decode_ahead_stops_at_the_rejects_limit, .timeout = 120)
 {
     char dir[] = "/tmp/ddbpipe-oom-ahead-XXXXXX", cmd[128];
-    ahead_ctx c;
+    validate_ctx c;
     FILE *out;
     char name[400]; /* the tag's name: a batch's copies take several arena chunks */
     long limited = 0;
 
     memset(&c, 0, sizeof(c));
     cr_assert_not_null(mkdtemp(dir));
+    c.po.threads = 2;
+    c.po.limit_rejects = 1;
+    c.po.max_rejects = 0;
     snprintf(c.path, sizeof(c.path), "%s/items.ndjson", dir);
     cr_assert_not_null(out = fopen(c.path, "w"));
     memset(name, 'a', sizeof(name) - 1);
@@ -634,7 +605,7 @@ Test(oom, decode_ahead_stops_at_the_rejects_limit, .timeout = 120)
     for (long fail = 1;; fail++) {
         int rc;
         oom_arm_thread(fail);
-        rc = scn_ahead(&c);
+        rc = scn_validate(&c);
         if (!oom_disarm()) {
             cr_assert_eq(rc, DDB_ELIMIT, "%d (%s)", rc, c.err.message);
             cr_assert_eq(c.s.total.rejected, 1);
