@@ -23,9 +23,10 @@ cmake --build build-asan -j"$jobs"
 echo "== thread sanitizer build (TSan): the threaded paths"
 # Decoding ahead on a second thread, with the read-ahead source under its gzip inputs
 # (threads.sh); a long import while the credential refresher renews 8-second credentials, and
-# forced refreshes (credentials.sh); the client's name lookup thread, over TLS to localhost
-# (tls.sh). Only the command-line tests: Criterion's runner does not start under ThreadSanitizer
-# (it cannot map its shared arena: Snaipe/Criterion issue 274), so only the tool is built.
+# forced refreshes (credentials.sh); the client's name lookups, which run on a thread of their
+# own (tls.sh, the one that names its endpoint: localhost over TLS). Only the command-line
+# tests: Criterion's runner does not start under ThreadSanitizer (it cannot map its shared
+# arena: Snaipe/Criterion issue 274), so only the tool is built.
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDDB_SANITIZE_THREAD=ON >/dev/null
 cmake --build build-tsan -j"$jobs" --target ddbpipe ddbpipe-gen ddbpipe-canon
 # Reports go to files rather than the tool's stderr, which a script may read or discard: a
