@@ -175,6 +175,25 @@ static void ra_free(ddb_source *src)
 
 static const ddb_source_vtable ra_vtable = {ra_read, ra_free, ra_borrow};
 
+/* The lock, its condition and the thread. ra_free ends them once started;
+ * until then a failure ends here what was made, as ra_free will not. */
+static int ra_start(ra_source *r)
+{
+    if (pthread_mutex_init(&r->mu, NULL) != 0)
+        return -1;
+    if (pthread_cond_init(&r->cv, NULL) != 0) {
+        pthread_mutex_destroy(&r->mu);
+        return -1;
+    }
+    if (pthread_create(&r->thread, NULL, ra_main, r) != 0) {
+        pthread_cond_destroy(&r->cv);
+        pthread_mutex_destroy(&r->mu);
+        return -1;
+    }
+    r->started = 1;
+    return 0;
+}
+
 int ddb_source_new_readahead(ddb_source **out, ddb_source *upstream, ddb_error *err)
 {
     ra_source *r = (ra_source *)ddb_source_alloc(sizeof(ra_source), &ra_vtable, upstream->name);
@@ -192,13 +211,11 @@ int ddb_source_new_readahead(ddb_source **out, ddb_source *upstream, ddb_error *
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory reading %s", upstream->name);
             goto done;
         }
-    if (pthread_mutex_init(&r->mu, NULL) != 0 || pthread_cond_init(&r->cv, NULL) != 0 ||
-        pthread_create(&r->thread, NULL, ra_main, r) != 0) {
+    if (ra_start(r) != 0) {
         rc =
             ddb_error_set(err, DDB_ERROR, "cannot start the reading thread for %s", upstream->name);
         goto done;
     }
-    r->started = 1;
 done:
     if (rc != 0) {
         ddb_source_free(&r->base);

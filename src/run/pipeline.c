@@ -70,17 +70,18 @@ static int process_record(run *r, ddb_record *rec, const ddb_entity *e, int is_d
 
 /* A record file's header against its entity's fields, once per input, so a
  * misspelt column is one clear error rather than a silent new attribute (or
- * an error per row). Returns 1 when the input must not be read. */
-static int check_columns(run *r, const ddb_reader *rd, const ddb_entity *e, int deletes)
+ * an error per row). Returns 0 when the input can be read, 1 when it must not
+ * be (reported and counted), or DDB_ENOMEM (err): an input that could not be
+ * checked fails the run rather than be skipped or read unchecked. */
+static int check_columns(run *r, const ddb_reader *rd, const ddb_entity *e, int deletes,
+                         ddb_error *err)
 {
     const char **names = calloc(e->n_fields ? e->n_fields : 1, sizeof(char *));
     ddb_buf unknown = DDB_BUF_INIT, missing = DDB_BUF_INIT, absent = DDB_BUF_INIT;
-    int skip = 0;
+    int rc = 0;
 
-    if (names == NULL) {
-        r->write_failed = 1;
-        return 1;
-    }
+    if (names == NULL)
+        goto done;
     for (size_t i = 0; i < e->n_fields; i++)
         names[i] = e->fields[i].name;
     for (size_t c = 0; c < rd->n_columns; c++) {
@@ -103,13 +104,16 @@ static int check_columns(run *r, const ddb_reader *rd, const ddb_entity *e, int 
         else if (!deletes)
             ddb_buf_printf(&absent, "%s%s", absent.len ? ", " : "", f->name);
     }
+    /* a list cut short would misreport the header: nothing is said but this */
+    if (unknown.oom || missing.oom || absent.oom)
+        goto done;
     if (unknown.len && !r->o->allow_extra_columns) {
         pl_report(r, DDB_REPORT_ERROR,
                   "%s: column%s %s %s not a field of %s; not read (extra columns can be allowed, "
                   "then they are stored as undeclared attributes)",
                   rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
                   strchr(unknown.ptr, ',') ? "are" : "is", e->name);
-        skip = 1;
+        rc = 1;
     } else if (unknown.len) {
         pl_report(r, DDB_REPORT_WARNING, "%s: column%s %s stored as undeclared attribute%s of %s",
                   rd->name, strchr(unknown.ptr, ',') ? "s" : "", unknown.ptr,
@@ -118,20 +122,21 @@ static int check_columns(run *r, const ddb_reader *rd, const ddb_entity *e, int 
     if (missing.len) {
         pl_report(r, DDB_REPORT_ERROR, "%s: no column for %s, which %s needs; not read", rd->name,
                   missing.ptr, e->name);
-        skip = 1;
+        rc = 1;
     }
-    if (absent.len && !skip)
+    if (absent.len && rc == 0)
         pl_report(r, DDB_REPORT_WARNING, "%s: no column for %s (its records will not have %s)",
                   rd->name, absent.ptr, strchr(absent.ptr, ',') ? "them" : "it");
-    if (unknown.oom || missing.oom || absent.oom)
-        r->write_failed = 1;
-    if (skip)
+    if (rc == 1)
         r->s->input_errors++;
+done:
+    if (names == NULL || unknown.oom || missing.oom || absent.oom)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory checking the columns of %s", rd->name);
     ddb_buf_dispose(&unknown);
     ddb_buf_dispose(&missing);
     ddb_buf_dispose(&absent);
     free(names);
-    return skip;
+    return rc;
 }
 
 /* Which entity a reader's records are (encode; validate and import of record
@@ -329,8 +334,8 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
     c.item_deletes = rd->deletes || (c.fe == NULL && rd->entity_hint != NULL &&
                                      strcmp(rd->entity_hint, "deletes") == 0);
     if (c.records_mode && c.fe != NULL && rd->columns != NULL &&
-        check_columns(r, rd, c.fe, c.is_delete || o->delete_all))
-        return 0;
+        (rc = check_columns(r, rd, c.fe, c.is_delete || o->delete_all, err)) != 0)
+        return rc == 1 ? 0 : rc; /* 1: not read, the other inputs are */
     if (o->mode == DDB_MODE_ENCODE && c.fe == NULL) {
         r->s->input_errors++;
         pl_report(r, DDB_REPORT_ERROR,

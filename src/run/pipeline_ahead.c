@@ -236,6 +236,21 @@ static int ahead_wait(void *ctx, int fd, ddb_error *err)
     return a->outer.wait(a->outer.ctx, fd, err);
 }
 
+/* Out of memory copying a record into s. The records read before it are
+ * taken first, as the one-thread loop would have taken them: a stop, the
+ * rejects limit or an output's error among them ends the run as it would
+ * there, and only then is it out of memory. The failed copy's leftovers in
+ * s's arena go when the batch is taken or the arenas freed. */
+static int copy_failed(ahead *a, slot *s, ddb_error *err)
+{
+    int rc;
+    if (s->n > 0)
+        publish(a, s);
+    if ((rc = take_all(a, err)) != 0)
+        return rc;
+    return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+}
+
 static int read_ahead(ahead *a, ddb_error *err)
 {
     run *r = a->r;
@@ -266,14 +281,8 @@ static int read_ahead(ahead *a, ddb_error *err)
             if (rec->pos < r->skip_below)
                 continue; /* resuming: committed by the interrupted run */
             s->deletes = a->c->item_deletes;
-            if (copy_record(&s->rec[s->n], rec, s) != 0) {
-                ddb_arena_reset(s->arena);
-                s->n = 0;
-                s->bytes = 0;
-                s->source = NULL;
-                take_all(a, err);
-                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            }
+            if (copy_record(&s->rec[s->n], rec, s) != 0)
+                return copy_failed(a, s, err);
             s->n++;
             s->bytes += rec->raw != NULL ? rec->raw_len : 1024;
             r->ahead++;

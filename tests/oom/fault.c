@@ -11,6 +11,7 @@
 #include "fault.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -27,10 +28,16 @@ char *__wrap_strndup(const char *s, size_t n);
 
 static long countdown; /* 0: disarmed */
 static int fired;
+/* Armed for one thread: set before that thread starts any other, so the
+ * others read them without a lock (and never touch the countdown). */
+static int one_thread;
+static pthread_t armed_thread;
 
 /* Counts one allocation; 1 when it is the one that must fail. */
 static int should_fail(void)
 {
+    if (one_thread && !pthread_equal(pthread_self(), armed_thread))
+        return 0;
     if (countdown <= 0)
         return 0;
     if (--countdown > 0)
@@ -67,6 +74,15 @@ char *__wrap_strndup(const char *s, size_t n)
 
 void oom_arm(long n)
 {
+    one_thread = 0;
+    countdown = n;
+    fired = 0;
+}
+
+void oom_arm_thread(long n)
+{
+    armed_thread = pthread_self();
+    one_thread = 1;
     countdown = n;
     fired = 0;
 }
@@ -74,6 +90,7 @@ void oom_arm(long n)
 int oom_disarm(void)
 {
     countdown = 0;
+    one_thread = 0;
     return fired;
 }
 

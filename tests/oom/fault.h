@@ -5,6 +5,11 @@
 /* The n-th engine allocation from now on fails (n >= 1; 0 disarms). */
 void oom_arm(long n);
 
+/* The n-th allocation the calling thread makes from now on fails (n >= 1);
+ * other threads' allocations neither count nor fail, so a path that hands
+ * work to a helper thread fails at the same point in every run. */
+void oom_arm_thread(long n);
+
 /* Disarms; returns 1 when the armed failure happened. */
 int oom_disarm(void);
 

@@ -466,3 +466,160 @@ Test(oom, client_new)
 {
     expect_clean("client new", scn_client_new, NULL);
 }
+
+/* ------------------------------------------------------------- validate */
+
+/* One input validated against favorites.json; each test sets what else the
+ * run takes in po. */
+typedef struct validate_ctx {
+    char path[96];
+    ddb_pipeline_opts po;
+    ddb_summary s;
+    ddb_error err;
+    int warnings;
+} validate_ctx;
+
+static void count_warnings(void *ctx, int severity, const char *msg)
+{
+    validate_ctx *c = ctx;
+    (void)msg;
+    c->warnings += severity == DDB_REPORT_WARNING;
+}
+
+static int scn_validate(void *vctx)
+{
+    validate_ctx *c = vctx;
+    const char *inputs[] = {c->path};
+    ddb_pipeline_opts po = c->po;
+    ddb_mapping *m = NULL;
+    int rc;
+
+    ddb_summary_dispose(&c->s);
+    memset(&c->s, 0, sizeof(c->s));
+    ddb_error_clear(&c->err);
+    c->warnings = 0;
+    if ((rc = ddb_mapping_load(&m, src_path("formats/favorites.json"), &c->err)) != 0)
+        return rc;
+    po.mode = DDB_MODE_VALIDATE;
+    po.command = "oom";
+    po.inputs = inputs;
+    po.n_inputs = 1;
+    po.mapping = m;
+    po.report = count_warnings;
+    po.report_ctx = c;
+    rc = ddb_pipeline_run(&c->s, &po, &c->err);
+    ddb_mapping_free(m);
+    return rc;
+}
+
+/* A Tag CSV whose header has a column Tag has no field for (allowed: a
+ * warning, and the rows are read) is checked against the entity's fields
+ * before a row is read. Out of memory there fails the run as out of memory,
+ * with its message: the input is neither skipped nor read by a run that then
+ * fails without a word. Any other allocation failure on the path ends the
+ * same way, or is absorbed and every row is read. */
+Test(oom, record_file_columns)
+{
+    char dir[] = "/tmp/ddbpipe-oom-columns-XXXXXX", cmd[128];
+    validate_ctx c;
+    FILE *in, *out;
+    char line[512];
+    long n;
+
+    memset(&c, 0, sizeof(c));
+    cr_assert_not_null(mkdtemp(dir));
+    c.po.allow_extra_columns = 1;
+    snprintf(c.path, sizeof(c.path), "%s/Tag.csv", dir);
+    cr_assert_not_null(in = fopen(src_path("samples/favorites/seed/Tag.csv"), "r"));
+    cr_assert_not_null(out = fopen(c.path, "w"));
+    for (n = 0; fgets(line, sizeof(line), in) != NULL; n++) {
+        line[strcspn(line, "\r\n")] = '\0';
+        fprintf(out, "%s,%s\n", line, n == 0 ? "tagNames" : "x");
+    }
+    fclose(in);
+    cr_assert_eq(fclose(out), 0);
+    for (long fail = 1;; fail++) {
+        int rc;
+        oom_arm(fail);
+        rc = scn_validate(&c);
+        if (!oom_disarm()) {
+            cr_assert_eq(rc, 0, "%s", c.err.message);
+            cr_assert_eq(c.s.total.read, (uint64_t)(n - 1));
+            cr_assert_eq(c.warnings, 1, "the extra column is one warning");
+            break;
+        }
+        if (rc == 0) {
+            cr_assert_eq(c.s.total.read, (uint64_t)(n - 1),
+                         "allocation %ld failed: %llu of %ld rows read, and the run succeeded",
+                         fail, (unsigned long long)c.s.total.read, n - 1);
+            cr_assert_not(c.s.output_failed, "allocation %ld failed: the run failed silently",
+                          fail);
+        } else {
+            cr_assert_eq(rc, DDB_ENOMEM, "allocation %ld failed: %d (%s)", fail, rc,
+                         c.err.message);
+            cr_assert_neq(c.err.message[0], '\0', "allocation %ld failed: no message", fail);
+        }
+    }
+    ddb_summary_dispose(&c.s);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* ------------------------------------------------------ decoding ahead */
+
+#define AHEAD_ITEMS 1000 /* four batches of the decode-ahead thread: all read before one is taken */
+
+/* The reading thread running out of memory while it copies a record into a
+ * batch first takes the batches before it, as the one-thread loop would have:
+ * when they reach the rejects limit, the run stops at the limit (DDB_ELIMIT),
+ * as it does without the failure, and is not reported as out of memory. The
+ * items are validated with no reject allowed; the second line is not JSON,
+ * and is rejected when its batch is taken, after the reading thread has read
+ * every line into batches. The countdown counts the reading thread's
+ * allocations only, so the walk hits the same allocation in every run
+ * whatever the helper thread does. */
+Test(oom, decode_ahead_stops_at_the_rejects_limit, .timeout = 120)
+{
+    char dir[] = "/tmp/ddbpipe-oom-ahead-XXXXXX", cmd[128];
+    validate_ctx c;
+    FILE *out;
+    char name[400]; /* the tag's name: a batch's copies take several arena chunks */
+    long limited = 0;
+
+    memset(&c, 0, sizeof(c));
+    cr_assert_not_null(mkdtemp(dir));
+    c.po.threads = 2;
+    c.po.limit_rejects = 1;
+    c.po.max_rejects = 0;
+    snprintf(c.path, sizeof(c.path), "%s/items.ndjson", dir);
+    cr_assert_not_null(out = fopen(c.path, "w"));
+    memset(name, 'a', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    for (int i = 1; i < AHEAD_ITEMS; i++)
+        fprintf(out,
+                "%s{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t%d\"},\"tagName\":{\"S\":\"%s\"},"
+                "\"createTime\":{\"N\":\"5\"},\"lastAccessTime\":{\"N\":\"0\"},"
+                "\"lsiOneSk\":{\"S\":\"%s\"},\"lsiTwoSk\":{\"S\":\"5\"},\"lsiThreeSk\":{\"S\":\"0\"}}\n",
+                i == 2 ? "not json\n" : "", i, name, name);
+    cr_assert_eq(fclose(out), 0);
+    for (long fail = 1;; fail++) {
+        int rc;
+        oom_arm_thread(fail);
+        rc = scn_validate(&c);
+        if (!oom_disarm()) {
+            cr_assert_eq(rc, DDB_ELIMIT, "%d (%s)", rc, c.err.message);
+            cr_assert_eq(c.s.total.rejected, 1);
+            break;
+        }
+        if (c.s.total.rejected > 0) {
+            cr_assert_eq(rc, DDB_ELIMIT, "allocation %ld failed: %d (%s) after the reject", fail,
+                         rc, c.err.message);
+            limited++;
+        }
+    }
+    cr_assert_gt(limited, 0, "no failure came after the reject was read");
+    cr_log_info("decode ahead: %ld failures stopped at the rejects limit", limited);
+    ddb_summary_dispose(&c.s);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
