@@ -65,7 +65,7 @@ const ddb_aws_credentials *ddb_credprov_acquire(ddb_credprov *p, uint64_t *gener
 void ddb_credprov_release(ddb_credprov *p, const ddb_aws_credentials *c);
 
 /* Do the credentials expire (and so get refreshed)? */
-int ddb_credprov_expiring(const ddb_credprov *p);
+int ddb_credprov_expiring(ddb_credprov *p);
 
 /* Is a refresh running or due at once (forced)? A request waiting for newer
  * credentials holds off while this is true. */

@@ -18,7 +18,7 @@
 
 typedef struct exchange {
     ddb_http_resp *resp;
-    volatile int *abort;
+    atomic_int *abort;
     int too_big;
 } exchange;
 
@@ -58,7 +58,7 @@ static int on_progress(void *ud, curl_off_t a, curl_off_t b, curl_off_t c, curl_
 {
     exchange *x = ud;
     (void)a, (void)b, (void)c, (void)d;
-    return x->abort && *x->abort ? 1 : 0;
+    return x->abort && atomic_load_explicit(x->abort, memory_order_relaxed) ? 1 : 0;
 }
 
 static void wipe_list(struct curl_slist *h)
@@ -130,7 +130,7 @@ int ddb_http_perform(ddb_http_resp *resp, const ddb_http_req *req, ddb_error *er
     } else if (x.too_big) {
         rc = ddb_error_set(err, DDB_ETOOBIG, "%s: response body over %u bytes", req->url,
                            DDB_HTTP_MAX_BODY);
-    } else if (req->abort && *req->abort) {
+    } else if (req->abort && atomic_load_explicit(req->abort, memory_order_relaxed)) {
         rc = ddb_error_set(err, DDB_EINTR, "interrupted");
     } else {
         snprintf(resp->transport, sizeof(resp->transport), "%s",
@@ -199,7 +199,7 @@ int ddb_http_retryable(const ddb_http_resp *resp, int rc, const ddb_http_policy 
            is_extra_code(resp->error_type, policy ? policy->retry_codes : NULL);
 }
 
-int ddb_http_sleep(uint32_t ms, volatile int *abort)
+int ddb_http_sleep(uint32_t ms, atomic_int *abort)
 {
     while (ms > 0) {
         uint32_t step = ms > 50 ? 50 : ms;

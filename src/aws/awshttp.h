@@ -15,6 +15,7 @@
 #ifndef DDBPIPE_AWSHTTP_H
 #define DDBPIPE_AWSHTTP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,7 +35,8 @@ typedef struct ddb_http_req {
     long connect_timeout_ms; /* 0: 5000 */
     long timeout_ms;         /* whole exchange; 0: 30000 */
     const char *user_agent;  /* NULL: "ddbpipe/<version>" */
-    volatile int *abort;     /* non-zero aborts the exchange and the backoff sleeps */
+    atomic_int *abort;       /* non-zero aborts the exchange and the backoff sleeps; set from
+                                another thread (the provider's free), hence atomic */
     const char *ca_file;     /* a PEM file of the CAs to trust alone; NULL: the system's */
 } ddb_http_req;
 
@@ -113,6 +115,6 @@ void ddb_http_resp_dispose(ddb_http_resp *resp);
 
 /* Sleeps ms milliseconds, waking early when *abort becomes non-zero.
  * Returns DDB_EINTR when aborted, else 0. */
-int ddb_http_sleep(uint32_t ms, volatile int *abort);
+int ddb_http_sleep(uint32_t ms, atomic_int *abort);
 
 #endif

@@ -14,6 +14,7 @@
 #ifndef DDBPIPE_CRED_SOURCE_H
 #define DDBPIPE_CRED_SOURCE_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -66,7 +67,7 @@ typedef struct ddb_cred_source {
 
 /* What a fetch may be interrupted by, and the jitter state for backoff. */
 typedef struct ddb_cred_call {
-    volatile int *abort;
+    atomic_int *abort; /* set from another thread: the provider's free */
     uint64_t *rng;
 } ddb_cred_call;
 

@@ -33,7 +33,7 @@ struct ddb_credprov {
     pthread_cond_t cv;
     pthread_t thread;
     int running;
-    volatile int stop; /* read by the fetch's HTTP exchanges to abort */
+    atomic_int stop; /* read without the lock by the fetch's HTTP exchanges, to abort */
     ddb_cred_source *root;
     snap *cur;
     snap *retired;
@@ -247,9 +247,13 @@ void ddb_credprov_release(ddb_credprov *p, const ddb_aws_credentials *c)
     pthread_mutex_unlock(&p->mu);
 }
 
-int ddb_credprov_expiring(const ddb_credprov *p)
+int ddb_credprov_expiring(ddb_credprov *p)
 {
-    return p->expiring;
+    int e;
+    pthread_mutex_lock(&p->mu);
+    e = p->expiring;
+    pthread_mutex_unlock(&p->mu);
+    return e;
 }
 
 int ddb_credprov_refreshing(ddb_credprov *p)
@@ -354,7 +358,7 @@ void ddb_credprov_free(ddb_credprov *p)
     if (p == NULL)
         return;
     pthread_mutex_lock(&p->mu);
-    p->stop = 1;
+    atomic_store(&p->stop, 1);
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     if (p->running)
