@@ -114,6 +114,7 @@ int diff_bucket_put(const ddb_diff *d, diff_buckets *bk, int side, unsigned b, u
 {
     unsigned char head[DIFF_ENTRY_HEADER];
     int rc;
+    assert(b < d->o.fanout);
     if (bk->files == NULL && (bk->files = calloc(d->o.fanout, sizeof(ddb_sink *))) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if (bk->files[b] == NULL) {
@@ -363,8 +364,11 @@ static int retypes(side_out *so, const ddb_mapping *b, const ddb_mapping *a)
 
 int ddb_diff_side(ddb_diff *d, int side, ddb_output **out, ddb_error *err)
 {
-    side_out *so = d->sides[side];
-    const ddb_mapping *m = d->map[side];
+    side_out *so;
+    const ddb_mapping *m;
+    assert(side == 0 || side == 1);
+    so = d->sides[side];
+    m = d->map[side];
     *out = NULL;
     if (so == NULL) {
         if ((so = calloc(1, sizeof(*so))) == NULL || ddb_arena_new(&so->arena, 0) != 0 ||

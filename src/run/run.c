@@ -605,6 +605,7 @@ const ddb_generator *ddb_run_plan_generator(const ddb_run_plan *p)
 
 void ddb_run_plan_set_output(ddb_run_plan *p, ddb_output *o)
 {
+    assert(p->o.own_output && p->rejects == NULL); /* a plan for it, not opened yet */
     if (!p->output_borrowed)
         ddb_output_free(p->output);
     p->output = o;

@@ -12,6 +12,7 @@
  */
 #include "ddbpipe/output_table.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,10 +198,12 @@ static int send_batch(table_output *to, entry **entries, size_t n, double taken,
 
 static int post_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err)
 {
-    batch *b = calloc(1, sizeof(*b));
+    batch *b;
     int rc;
 
-    if (b == NULL || (b->entries = malloc(n * sizeof(entry *))) == NULL) {
+    /* a single-item request carries one entry; a batch at most 25 */
+    assert(n >= 1 && n <= (to->mode == DDB_WRITE_BATCH ? BATCH_MAX_ITEMS : 1));
+    if ((b = calloc(1, sizeof(*b))) == NULL || (b->entries = malloc(n * sizeof(entry *))) == NULL) {
         free(b);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
