@@ -24,6 +24,7 @@
 #include "ddbpipe/sink.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/output.h"
+#include "ddbpipe/run.h"
 
 typedef struct ddb_diff ddb_diff;
 
@@ -110,5 +111,82 @@ void ddb_diff_stats_format(ddb_buf *out, const ddb_diff *d);
 
 /* Frees d and removes its work folder. Accepts NULL. */
 void ddb_diff_free(ddb_diff *d);
+
+/* ------------------------------------------------------------------------
+ * The diff command's run: each side read by a run plan (run.h) in import
+ * mode into its side of a ddb_diff, then the comparison written to
+ * OUT/differences.ndjson. The command line fills the options and prints,
+ * through the hooks while it runs and from the outcome after.
+ */
+
+/* Where a run stopped. */
+typedef enum ddb_diff_step {
+    DDB_DIFF_DONE = 0, /* compared */
+    DDB_DIFF_PLAN,     /* planning a side (outcome.field: the option at fault) */
+    DDB_DIFF_CONNECT,  /* hooks.connect refused */
+    DDB_DIFF_ATTACH,   /* attaching a side's table (field) */
+    DDB_DIFF_KEY,      /* items without a mapping, and no key to compare them by */
+    DDB_DIFF_SETUP,    /* the output folder, the work folder, the sides' outputs */
+    DDB_DIFF_OPEN,     /* opening a side's rejects and unmatched files (field) */
+    DDB_DIFF_READ,     /* reading a side: it stopped, or hooks.read said stop */
+    DDB_DIFF_COMPARE   /* comparing, or writing the differences file */
+} ddb_diff_step;
+
+typedef struct ddb_diff_hooks {
+    void *ctx;
+    /* A side reads a table: the client to read it with, borrowed until
+     * ddb_diff_run returns. Called once, after both sides are planned. Returns
+     * 0 with *client set, or a code ddb_diff_run returns (the hook said why). */
+    int (*connect)(void *ctx, ddb_client **client);
+    /* Side s is about to be read (live progress); client may be NULL. May be NULL. */
+    void (*reading)(void *ctx, int side, ddb_run_plan *plan, ddb_client *client);
+    /* Side s was read: rc is what ddb_run_plan_execute returned (err set when
+     * it is not 0). Returns 0 to go on, or a code that stops the run before
+     * the comparison. A side that stopped (rc != 0) ends the run anyway. May
+     * be NULL. */
+    int (*read)(void *ctx, int side, ddb_run_plan *plan, int rc, const ddb_summary *s,
+                const ddb_error *err);
+} ddb_diff_hooks;
+
+typedef struct ddb_diff_run_options {
+    /* Each side's run: its inputs or scan_table, mapping_path, reader and
+     * common options, and the hooks of run.h. The run sets what makes it a side
+     * of a comparison: scan_allowed, own_output, folder_unmatched, no
+     * to_mapping_path, and the side files OUT/_rejects_a.ndjson,
+     * _unmatched_a.ndjson (_b for side B). */
+    ddb_run_options side[2];
+    const char *out_dir; /* made if missing: the differences, the side files, the work folder */
+    const char *key;     /* "pk,sk": the key attributes of items read without a mapping
+                            (NULL: the key schema of a side that is a table) */
+    ddb_diff_opts diff;  /* sample, sample_seed, max_memory, fanout (work_dir and the key
+                            attributes are the run's) */
+    ddb_diff_hooks hooks;
+} ddb_diff_run_options;
+
+/* What a run did, for its report; filled even when it failed. */
+typedef struct ddb_diff_outcome {
+    ddb_diff_step step;  /* DDB_DIFF_DONE, or the step that failed */
+    int side;            /* the side it failed on (0: A, 1: B) */
+    ddb_run_field field; /* the option a failed plan, attach or open is about */
+    int side_rc[2];      /* what reading each side returned */
+    ddb_summary s[2];    /* what each side read */
+    ddb_diff *diff;      /* the comparison (ddb_diff_get_stats), once set up; owned */
+    char differences[4096]; /* the differences file, once compared */
+} ddb_diff_outcome;
+
+/*
+ * Plans both sides, connects when one is a table, attaches, makes the
+ * comparison, reads A then B, and compares. *out is filled (release with
+ * ddb_diff_outcome_dispose, whatever the return), and the work folder stays
+ * until then. Returns 0 or the failing step's code (out->step says which):
+ * DDB_EUSAGE, DDB_ENOMEM, DDB_EIO, DDB_ENOTFOUND, DDB_ENET, DDB_EINTR,
+ * DDB_ELIMIT, or a hook's.
+ */
+DDB_MUST_USE int ddb_diff_run(ddb_diff_outcome *out, const ddb_diff_run_options *o,
+                              ddb_error *err);
+
+/* Frees what out holds (the comparison and its work folder, the summaries).
+ * Accepts NULL. */
+void ddb_diff_outcome_dispose(ddb_diff_outcome *out);
 
 #endif

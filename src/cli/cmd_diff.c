@@ -1,37 +1,42 @@
 /*
  * diff: two sides (a table, files, an export folder), each read by a run
  * plan (run.h) in import mode into the diff's bucket output, then compared.
- * The engine (diff.h) does the work; here are the sides, the report and the
- * exit status: 0 only when the sides hold the same records.
+ * The engine (ddb_diff_run, diff.h) does the work; here are the sides as the
+ * command line names them, the messages and progress through its hooks, the
+ * report and the exit status: 0 only when the sides hold the same records.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "ddbpipe/diff.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/run.h"
-#include "ddbpipe/sink.h"
 #include "progress.h"
 #include "run_support.h"
 
 static const run_spec diff_spec = {"diff", DDB_MODE_IMPORT,
                                    G_MAP | G_IN | G_DIFF | G_AWS | G_COMMON};
 
+/* A side as the command line names it: a table or input paths. */
 typedef struct side {
     const char *table;   /* or NULL: files */
     const char **inputs; /* into the command line's inputs */
     size_t n_inputs;
-    ddb_run_options ro;
-    ddb_run_plan *plan;
-    ddb_summary s;
-    int rc;
     char label[300];
-    char rejects[4096], unmatched[4096];
 } side;
+
+/* What the engine's hooks print with, and the exit status they decide. */
+typedef struct diff_cli {
+    const run_args *a;
+    const cli_command *cmd;
+    cli_conn conn;
+    cli_table_wait waiting;
+    cli_progress progress;
+    int code;       /* the exit status of a refused connection, else of the last side read */
+    side sides[2];
+} diff_cli;
 
 /* "10%" or "0.1" -> 0.1. Returns 0 or -1. */
 static int parse_share(const char *s, double *out)
@@ -50,107 +55,68 @@ static int parse_share(const char *s, double *out)
     return 0;
 }
 
-/* The key attributes of items compared without a mapping: --key, else the
- * key schema of a side that is a table. Returns 0, or -1 when there are none
- * (or no memory for them). */
-static int key_attrs(const run_args *a, side *sides, char **names, size_t *n)
+/* hooks.connect: once a side reads a table. */
+static int connect_hook(void *ctx, ddb_client **client)
 {
-    *n = 0;
-    if (a->key != NULL) {
-        char *copy = strdup(a->key), *save = NULL, *tok;
-        for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && *n < 2;
-             tok = strtok_r(NULL, ",", &save))
-            if ((names[*n] = strdup(tok)) != NULL)
-                (*n)++;
-        free(copy);
-        return *n > 0 ? 0 : -1;
-    }
-    for (int s = 0; s < 2 && *n == 0; s++) {
-        const ddb_table_info *t = ddb_run_plan_scanned_table(sides[s].plan);
-        if (t == NULL)
-            continue;
-        if ((names[*n] = strdup(t->pk.name)) != NULL)
-            (*n)++;
-        if (t->sk.name && (names[*n] = strdup(t->sk.name)) != NULL)
-            (*n)++;
-    }
-    return *n > 0 ? 0 : -1;
-}
-
-/* A side's run options: the command's, with its own input (files or a
- * table), mapping and rejects file, into the diff's output. */
-static int side_options(side *sd, int index, const run_args *a)
-{
-    ddb_run_options *o = &sd->ro;
-    int code = cli_fill_run_options(o, &diff_spec, a, sd->inputs, sd->n_inputs);
-    if (code != 0)
-        return code;
-    o->scan_allowed = 1;
-    o->scan_table = sd->table;
-    o->own_output = 1;
-    o->folder_unmatched = 1; /* an export's unmatched items are compared too */
-    o->mapping_path = index == 0 || a->to_mapping == NULL ? a->mapping : a->to_mapping;
-    o->to_mapping_path = NULL;
-    /* Import mode passes items as they are (the diff output decodes them), so
-     * nothing reaches the unmatched file; each side still has its own. */
-    snprintf(sd->rejects, sizeof(sd->rejects), "%s/_rejects_%c.ndjson", a->out, index ? 'b' : 'a');
-    snprintf(sd->unmatched, sizeof(sd->unmatched), "%s/_unmatched_%c.ndjson", a->out,
-             index ? 'b' : 'a');
-    o->rejects_path = sd->rejects;
-    o->unmatched_path = sd->unmatched;
+    diff_cli *c = ctx;
+    if ((c->code = cli_connect(&c->conn, &c->a->aws)) != 0)
+        return DDB_ERROR;
+    cli_catch_stop_signals();
+    *client = c->conn.client;
     return 0;
 }
 
-/* Reads one side into the diff, with progress (the plan's progress hook
- * points there). Returns the side's exit status. */
-static int run_side(side *sd, const run_args *a, const cli_command *cmd, ddb_client *client,
-                    cli_progress *progress)
+/* hooks.reading: live progress while a side is read. */
+static void reading_hook(void *ctx, int s, ddb_run_plan *plan, ddb_client *client)
 {
-    ddb_run_field field = DDB_RUN_F_NONE;
-    ddb_run_report rr;
-    ddb_error err;
-    int rc;
-
-    if ((rc = ddb_run_plan_open(sd->plan, &field, &err)) != 0) {
-        cli_open_problem(field, &diff_spec, cmd, a, err.message);
-        return rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;
-    }
-    cli_start_progress(progress, a, sd->plan, client);
-    sd->rc = ddb_run_plan_execute(sd->plan, &sd->s, &err);
-    cli_progress_end(progress);
-    if (client)
-        ddb_client_set_idle(client, NULL, NULL);
-    if (sd->rc != 0 && sd->rc != DDB_EINTR)
-        cli_error(NULL, "%s", err.message);
-    ddb_run_plan_report(sd->plan, &rr);
-    return cli_exit_code(&sd->s, a->max_rejects == UINT64_MAX ? 0 : a->max_rejects, sd->rc,
-                         rr.table_io);
+    diff_cli *c = ctx;
+    (void)s;
+    cli_start_progress(&c->progress, c->a, plan, client);
 }
 
-static void side_json(ddb_buf *b, const char *name, const side *sd, const ddb_diff_stats *st,
-                      int index)
+/* hooks.read: the side's exit status. A side read to its end is compared
+ * even with rejects (exit 1); anything else worse stops the run. */
+static int read_hook(void *ctx, int index, ddb_run_plan *plan, int rc, const ddb_summary *s,
+                     const ddb_error *err)
+{
+    diff_cli *c = ctx;
+    ddb_run_report rr;
+    (void)index;
+    cli_progress_end(&c->progress);
+    if (c->conn.client)
+        ddb_client_set_idle(c->conn.client, NULL, NULL);
+    if (rc != 0 && rc != DDB_EINTR)
+        cli_error(NULL, "%s", err->message);
+    ddb_run_plan_report(plan, &rr);
+    c->code = cli_exit_code(s, c->a->max_rejects == UINT64_MAX ? 0 : c->a->max_rejects, rc,
+                            rr.table_io);
+    return c->code == EXIT_OK || c->code == EXIT_REJECTS ? 0 : DDB_ERROR;
+}
+
+static void side_json(ddb_buf *b, const char *name, const char *label, const ddb_summary *s,
+                      const ddb_diff_stats *st, int index)
 {
     ddb_buf_printf(b, ",\"%s\":{\"source\":", name);
-    ddb_json_put_string(b, sd->label, strlen(sd->label));
+    ddb_json_put_string(b, label, strlen(label));
     ddb_buf_printf(b,
                    ",\"read\":%llu,\"rejected\":%llu,\"input_errors\":%llu,\"compared\":%llu,"
                    "\"left_out\":%llu,\"seconds\":%.3f}",
-                   (unsigned long long)sd->s.total.read, (unsigned long long)sd->s.total.rejected,
-                   (unsigned long long)sd->s.input_errors, (unsigned long long)st->kept[index],
-                   (unsigned long long)st->skipped[index], sd->s.seconds);
+                   (unsigned long long)s->total.read, (unsigned long long)s->total.rejected,
+                   (unsigned long long)s->input_errors, (unsigned long long)st->kept[index],
+                   (unsigned long long)st->skipped[index], s->seconds);
 }
 
-static int write_summary(const char *path, const ddb_diff *d, const side *sides,
-                         const char *differences, int code)
+static int write_summary(const char *path, const ddb_diff_outcome *r, const side *sides, int code)
 {
+    const ddb_diff_stats *st = ddb_diff_get_stats(r->diff);
     ddb_buf b = DDB_BUF_INIT;
     int rc;
     ddb_buf_puts(&b, "{\"command\":\"diff\",");
-    ddb_diff_stats_json(&b, d);
-    side_json(&b, "a", &sides[0], ddb_diff_get_stats(d), 0);
-    side_json(&b, "b", &sides[1], ddb_diff_get_stats(d), 1);
+    ddb_diff_stats_json(&b, r->diff);
+    side_json(&b, "a", sides[0].label, &r->s[0], st, 0);
+    side_json(&b, "b", sides[1].label, &r->s[1], st, 1);
     ddb_buf_puts(&b, ",\"differences_file\":");
-    ddb_json_put_string(&b, differences, strlen(differences));
+    ddb_json_put_string(&b, r->differences, strlen(r->differences));
     ddb_buf_printf(&b, ",\"exit_code\":%d}\n", code);
     rc = b.oom ? (cli_error(NULL, "out of memory"), EXIT_OUTPUT)
                : cli_write_file(path, b.ptr, b.len, "summary");
@@ -158,9 +124,9 @@ static int write_summary(const char *path, const ddb_diff *d, const side *sides,
     return rc;
 }
 
-static void print_report(const ddb_diff *d, const side *sides, const char *differences, int code)
+static void print_report(const ddb_diff_outcome *r, const side *sides, int code)
 {
-    const ddb_diff_stats *st = ddb_diff_get_stats(d);
+    const ddb_diff_stats *st = ddb_diff_get_stats(r->diff);
     ddb_buf b = DDB_BUF_INIT;
     ddb_buf_printf(&b,
                    "ddbpipe diff: %s: %llu equal, %llu different, %llu only in A, %llu "
@@ -168,17 +134,17 @@ static void print_report(const ddb_diff *d, const side *sides, const char *diffe
                    code == EXIT_OK ? "the same" : "NOT the same",
                    (unsigned long long)st->total.equal, (unsigned long long)st->total.different,
                    (unsigned long long)st->total.only_a, (unsigned long long)st->total.only_b);
-    ddb_diff_stats_format(&b, d);
+    ddb_diff_stats_format(&b, r->diff);
     for (int s = 0; s < 2; s++)
         ddb_buf_printf(&b, "  %c: %s: %llu read, %llu rejected, %llu compared%s (%.2f s)\n",
-                       s ? 'B' : 'A', sides[s].label, (unsigned long long)sides[s].s.total.read,
-                       (unsigned long long)sides[s].s.total.rejected,
+                       s ? 'B' : 'A', sides[s].label, (unsigned long long)r->s[s].total.read,
+                       (unsigned long long)r->s[s].total.rejected,
                        (unsigned long long)st->kept[s], st->skipped[s] ? " (a sample)" : "",
-                       sides[s].s.seconds);
+                       r->s[s].seconds);
     if (st->levels > 1)
         ddb_buf_printf(&b, "  buckets were split %u level%s deep to fit in memory\n",
                        st->levels - 1, st->levels == 2 ? "" : "s");
-    ddb_buf_printf(&b, "  differences: %s\n", differences);
+    ddb_buf_printf(&b, "  differences: %s\n", r->differences);
     fputs(b.ptr, stderr);
     ddb_buf_dispose(&b);
 }
@@ -221,59 +187,75 @@ static int assign_sides(side *sides, const run_args *a, const char **pos, size_t
     return 0;
 }
 
-/* Plans both sides and attaches their tables. Returns 0 or an exit status
- * after printing the problem. */
-static int plan_sides(side *sides, const run_args *a, const cli_command *cmd, cli_conn *conn,
-                      cli_table_wait *waiting, cli_progress *progress)
+/* The rest of the engine's options from the command line: each side's run
+ * (its input or table, its mapping), the comparison's, and the hooks into
+ * c. Returns 0 or an exit status after printing the problem. */
+static int fill_options(ddb_diff_run_options *o, diff_cli *c, const run_args *a)
 {
-    ddb_run_field field = DDB_RUN_F_NONE;
-    ddb_error err;
-    int rc, code;
-
+    int code;
     for (int s = 0; s < 2; s++) {
-        if ((code = side_options(&sides[s], s, a)) != 0)
+        ddb_run_options *ro = &o->side[s];
+        const side *sd = &c->sides[s];
+        if ((code = cli_fill_run_options(ro, &diff_spec, a, sd->inputs, sd->n_inputs)) != 0)
             return code;
-        cli_run_hooks(&sides[s].ro, a, waiting, progress);
-        if ((rc = ddb_run_plan_new(&sides[s].plan, &sides[s].ro, &field, &err)) != 0) {
-            cli_run_problem(field, &diff_spec, cmd, a, err.message);
-            return rc == DDB_ENOMEM ? EXIT_OUTPUT : EXIT_USAGE;
-        }
+        ro->scan_table = sd->table;
+        ro->mapping_path = s == 0 || a->to_mapping == NULL ? a->mapping : a->to_mapping;
+        cli_run_hooks(ro, a, &c->waiting, &c->progress);
     }
-    if (!ddb_run_plan_needs_client(sides[0].plan) && !ddb_run_plan_needs_client(sides[1].plan))
-        return 0;
-    if ((code = cli_connect(conn, &a->aws)) != 0)
-        return code;
-    cli_catch_stop_signals();
-    for (int s = 0; s < 2; s++)
-        if (ddb_run_plan_needs_client(sides[s].plan) &&
-            (rc = ddb_run_plan_attach(sides[s].plan, conn->client, &field, &err)) != 0) {
-            cli_run_problem(field, &diff_spec, cmd, a, err.message);
-            return cli_attach_exit(rc, field);
-        }
+    o->out_dir = a->out;
+    o->key = a->key;
+    o->diff.max_memory = (size_t)a->max_memory << 20;
+    o->hooks.ctx = c;
+    o->hooks.connect = connect_hook;
+    o->hooks.reading = reading_hook;
+    o->hooks.read = read_hook;
     return 0;
+}
+
+/* Says why a run stopped at r->step (unless a hook already did); returns
+ * the exit status. */
+static int stopped(const diff_cli *c, const ddb_diff_outcome *r, int rc, const ddb_error *err)
+{
+    switch (r->step) {
+    case DDB_DIFF_PLAN:
+        cli_run_problem(r->field, &diff_spec, c->cmd, c->a, err->message);
+        return rc == DDB_ENOMEM ? EXIT_OUTPUT : EXIT_USAGE;
+    case DDB_DIFF_CONNECT:
+    case DDB_DIFF_READ:
+        return c->code;
+    case DDB_DIFF_ATTACH:
+        cli_run_problem(r->field, &diff_spec, c->cmd, c->a, err->message);
+        return cli_attach_exit(rc, r->field);
+    case DDB_DIFF_KEY:
+        cli_error(rc == DDB_EUSAGE ? "e.g. --key pk,sk, or --mapping FILE" : NULL, "%s",
+                  err->message);
+        return rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;
+    case DDB_DIFF_OPEN:
+        cli_open_problem(r->field, &diff_spec, c->cmd, c->a, err->message);
+        return rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;
+    default: /* SETUP, COMPARE */
+        cli_error(NULL, "%s", err->message);
+        return rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;
+    }
 }
 
 int cmd_diff(int argc, char **argv)
 {
-    const cli_command *cmd = cli_find_command("diff");
+    diff_cli c;
     run_args a;
     const char **pos = NULL;
-    size_t npos = 0, n_keys = 0;
-    int help = 0, code;
-    side sides[2];
-    ddb_diff *d = NULL;
-    ddb_diff_opts dopts;
-    cli_conn conn;
-    cli_table_wait waiting;
-    cli_progress progress;
-    ddb_sink *out = NULL;
+    size_t npos = 0;
+    int help = 0, code, rc;
+    ddb_diff_run_options o;
+    ddb_diff_outcome r;
     ddb_error err;
-    char *keys[2] = {NULL, NULL}, differences[4096];
 
-    memset(sides, 0, sizeof(sides));
-    memset(&conn, 0, sizeof(conn));
-    memset(&dopts, 0, sizeof(dopts));
-    if ((code = cli_run_parse(cmd, diff_spec.groups, argc, argv, &a, &pos, &npos, &help)) != 0 ||
+    memset(&c, 0, sizeof(c));
+    memset(&r, 0, sizeof(r));
+    memset(&o, 0, sizeof(o));
+    c.a = &a;
+    c.cmd = cli_find_command("diff");
+    if ((code = cli_run_parse(c.cmd, diff_spec.groups, argc, argv, &a, &pos, &npos, &help)) != 0 ||
         help)
         goto done;
     code = EXIT_USAGE;
@@ -284,74 +266,27 @@ int cmd_diff(int argc, char **argv)
                   "--to-mapping needs --mapping");
         goto done;
     }
-    if (a.sample && parse_share(a.sample, &dopts.sample) != 0) {
+    if (a.sample && parse_share(a.sample, &o.diff.sample) != 0) {
         cli_error("e.g. --sample 10% or --sample 0.1", "bad --sample \"%s\"", a.sample);
         goto done;
     }
-    if ((code = assign_sides(sides, &a, pos, npos)) != 0 ||
-        (code = plan_sides(sides, &a, cmd, &conn, &waiting, &progress)) != 0)
+    if ((code = assign_sides(c.sides, &a, pos, npos)) != 0 || (code = fill_options(&o, &c, &a)) != 0)
         goto done;
-    code = EXIT_USAGE;
-    if (a.mapping == NULL && key_attrs(&a, sides, keys, &n_keys) != 0) {
-        cli_error("e.g. --key pk,sk, or --mapping FILE",
-                  "without a mapping or a table, diff needs --key: the key attributes");
-        goto done;
-    }
-    dopts.work_dir = a.out;
-    dopts.key_attrs = (const char *const *)keys;
-    dopts.n_key_attrs = n_keys;
-    dopts.max_memory = (size_t)a.max_memory << 20;
-    if (mkdir(a.out, 0777) != 0 && errno != EEXIST) {
-        cli_error(NULL, "cannot create folder %s: %s", a.out, strerror(errno));
-        code = EXIT_OUTPUT;
-        goto done;
-    }
-    if (ddb_diff_new(&d, ddb_run_plan_mapping(sides[0].plan), ddb_run_plan_mapping(sides[1].plan),
-                     &dopts, &err) != 0) {
-        cli_error(NULL, "%s", err.message);
-        code = err.code == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;
-        goto done;
-    }
-    for (int s = 0; s < 2; s++) {
-        ddb_output *o;
-        if (ddb_diff_side(d, s, &o, &err) != 0) {
-            cli_error(NULL, "%s", err.message);
-            code = EXIT_OUTPUT;
-            goto done;
-        }
-        ddb_run_plan_set_output(sides[s].plan, o);
-    }
-    /* A side read to its end is compared even with rejects (exit 1); one that
-     * stopped (past --max-rejects, interrupted, failed) would compare half a side. */
-    for (int s = 0; s < 2; s++)
-        if ((code = run_side(&sides[s], &a, cmd, conn.client, &progress)) != EXIT_OK &&
-            (code != EXIT_REJECTS || sides[s].rc != 0))
-            goto done;
-    snprintf(differences, sizeof(differences), "%s/differences.ndjson", a.out);
-    if (ddb_sink_open_file(&out, differences, 1, &err) != 0 ||
-        ddb_diff_compare(d, out, &err) != 0 || ddb_sink_finish(out, &err) != 0) {
-        cli_error(NULL, "%s", err.message);
-        code = EXIT_OUTPUT;
+    if ((rc = ddb_diff_run(&r, &o, &err)) != 0) {
+        code = stopped(&c, &r, rc, &err);
         goto done;
     }
     {
-        const ddb_diff_stats *st = ddb_diff_get_stats(d);
+        const ddb_diff_stats *st = ddb_diff_get_stats(r.diff);
         int same = st->total.different + st->total.only_a + st->total.only_b == 0;
-        code = code == EXIT_REJECTS || !same ? EXIT_REJECTS : EXIT_OK;
+        code = c.code == EXIT_REJECTS || !same ? EXIT_REJECTS : EXIT_OK;
     }
-    print_report(d, sides, differences, code);
-    if (a.summary && write_summary(a.summary, d, sides, differences, code) != 0)
+    print_report(&r, c.sides, code);
+    if (a.summary && write_summary(a.summary, &r, c.sides, code) != 0)
         code = EXIT_OUTPUT;
 done:
-    ddb_sink_free(out);
-    ddb_diff_free(d); /* with the sides' outputs, which the plans only borrow */
-    for (int s = 0; s < 2; s++) {
-        ddb_run_plan_free(sides[s].plan);
-        ddb_summary_dispose(&sides[s].s);
-    }
-    cli_disconnect(&conn);
-    free(keys[0]);
-    free(keys[1]);
+    ddb_diff_outcome_dispose(&r); /* removes the comparison's work folder */
+    cli_disconnect(&c.conn);
     free(pos);
     return code;
 }

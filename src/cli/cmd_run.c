@@ -151,10 +151,8 @@ void cli_run_hooks(ddb_run_options *ro, const run_args *a, cli_table_wait *waiti
     ro->progress_ctx = progress;
 }
 
-/* The lines of the summary that are not counts: the tables, the dry run,
- * throttling, interruption and resume. */
-static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summary *s,
-                           const run_args *a, ddb_client *client)
+/* The table scanned, and how much of DynamoDB's answers came gzipped. */
+static void read_lines(ddb_buf *b, const ddb_run_report *rr, ddb_client *client)
 {
     if (rr->scan_table)
         ddb_buf_printf(b,
@@ -172,56 +170,56 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
             ddb_buf_printf(b, "  DynamoDB's answers came gzipped: %s for %s of JSON\n", sent, json);
         }
     }
-    if (rr->target_table && rr->dry_run) {
+}
+
+/* A dry run: what would have been written, and what it would cost. */
+static void dry_run_lines(ddb_buf *b, const ddb_run_report *rr, const run_args *a)
+{
+    ddb_buf_printf(b,
+                   "  dry run: nothing written to %s; would put %llu items (%llu bytes) and "
+                   "delete %llu, about %llu WCU\n",
+                   rr->target_table, (unsigned long long)rr->dry.puts,
+                   (unsigned long long)rr->dry.bytes, (unsigned long long)rr->dry.deletes,
+                   (unsigned long long)rr->dry.wcu);
+    if (rr->target_indexes > 0)
         ddb_buf_printf(b,
-                       "  dry run: nothing written to %s; would put %llu items (%llu bytes) and "
-                       "delete %llu, about %llu WCU\n",
-                       rr->target_table, (unsigned long long)rr->dry.puts,
-                       (unsigned long long)rr->dry.bytes, (unsigned long long)rr->dry.deletes,
-                       (unsigned long long)rr->dry.wcu);
-        if (rr->target_indexes > 0)
-            ddb_buf_printf(b,
-                           "  (each index an item is written to costs as much again: %zu "
-                           "indexes on %s)\n",
-                           rr->target_indexes, rr->target_table);
-        if (a->max_wcu > 0) {
-            double secs = (double)rr->dry.wcu / (double)a->max_wcu;
-            ddb_buf_printf(b, "  at --max-wcu %llu that takes about %.0f s (%.1f min) of writing\n",
-                           (unsigned long long)a->max_wcu, secs, secs / 60.0);
-        }
-    } else if (rr->target_table && a->via_import == NULL) {
-        const ddb_table_write_stats *ws = &rr->writes;
+                       "  (each index an item is written to costs as much again: %zu "
+                       "indexes on %s)\n",
+                       rr->target_indexes, rr->target_table);
+    if (a->max_wcu > 0) {
+        double secs = (double)rr->dry.wcu / (double)a->max_wcu;
+        ddb_buf_printf(b, "  at --max-wcu %llu that takes about %.0f s (%.1f min) of writing\n",
+                       (unsigned long long)a->max_wcu, secs, secs / 60.0);
+    }
+}
+
+/* The table written: its batches, retries and capacity, and what is not done. */
+static void table_write_lines(ddb_buf *b, const ddb_run_report *rr, const ddb_summary *s,
+                              const run_args *a)
+{
+    const ddb_table_write_stats *ws = &rr->writes;
+    ddb_buf_printf(b,
+                   "  %s: %llu batches, %llu items retried as unprocessed, %llu throttled, "
+                   "%llu batches split, %llu waited for an earlier write of their key, "
+                   "%.1f WCU (%.1f WCU/s)\n",
+                   rr->target_table, (unsigned long long)ws->batches,
+                   (unsigned long long)ws->unprocessed, (unsigned long long)ws->throttles,
+                   (unsigned long long)ws->splits, (unsigned long long)ws->blocked,
+                   ws->capacity_units, s->seconds > 0 ? ws->capacity_units / s->seconds : 0);
+    if (a->update)
+        ddb_buf_printf(b, "  updated in place (UpdateItem): %llu items\n",
+                       (unsigned long long)ws->updated);
+    if (s->interrupted || s->total.not_done > 0)
         ddb_buf_printf(b,
-                       "  %s: %llu batches, %llu items retried as unprocessed, %llu throttled, "
-                       "%llu batches split, %llu waited for an earlier write of their key, "
-                       "%.1f WCU (%.1f WCU/s)\n",
-                       rr->target_table, (unsigned long long)ws->batches,
-                       (unsigned long long)ws->unprocessed, (unsigned long long)ws->throttles,
-                       (unsigned long long)ws->splits, (unsigned long long)ws->blocked,
-                       ws->capacity_units, s->seconds > 0 ? ws->capacity_units / s->seconds : 0);
-        if (a->update)
-            ddb_buf_printf(b, "  updated in place (UpdateItem): %llu items\n",
-                           (unsigned long long)ws->updated);
-        if (s->interrupted || s->total.not_done > 0)
-            ddb_buf_printf(b,
-                           "  written = confirmed by DynamoDB: %llu items; %llu not done (never "
-                           "sent, or sent without an answer)\n",
-                           (unsigned long long)s->total.written,
-                           (unsigned long long)s->total.not_done);
-    }
-    cli_managed_summary(b, rr, s, a);
-    if (client) {
-        ddb_client_stats cs;
-        ddb_client_stats_get(client, &cs);
-        if (cs.decreases > 0)
-            ddb_buf_printf(b,
-                           "  throttled: requests in flight cut %llu time%s, down to %d (of %llu); "
-                           "%llu retries in all\n",
-                           (unsigned long long)cs.decreases, cs.decreases == 1 ? "" : "s",
-                           cs.min_concurrency,
-                           (unsigned long long)(a->aws.concurrency ? a->aws.concurrency : 16),
-                           (unsigned long long)cs.retries);
-    }
+                       "  written = confirmed by DynamoDB: %llu items; %llu not done (never "
+                       "sent, or sent without an answer)\n",
+                       (unsigned long long)s->total.written, (unsigned long long)s->total.not_done);
+}
+
+/* How the run ended when it did not simply finish: a closed pipe, an
+ * interrupt (and how to go on), or a resume. */
+static void ending_lines(ddb_buf *b, const ddb_summary *s, const run_args *a)
+{
     if (cli_pipe_broken())
         ddb_buf_printf(b,
                        "  stopped: an output pipe was closed by its reader (broken pipe); "
@@ -237,6 +235,32 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
         ddb_buf_puts(b, "  interrupted (run with --state FILE to be able to resume)\n");
     else if (s->resumed)
         ddb_buf_printf(b, "  resumed from %s\n", a->state);
+}
+
+/* The lines of the summary that are not counts: the tables, the dry run,
+ * throttling, interruption and resume. */
+static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summary *s,
+                           const run_args *a, ddb_client *client)
+{
+    read_lines(b, rr, client);
+    if (rr->target_table && rr->dry_run)
+        dry_run_lines(b, rr, a);
+    else if (rr->target_table && a->via_import == NULL)
+        table_write_lines(b, rr, s, a);
+    cli_managed_summary(b, rr, s, a);
+    if (client) {
+        ddb_client_stats cs;
+        ddb_client_stats_get(client, &cs);
+        if (cs.decreases > 0)
+            ddb_buf_printf(b,
+                           "  throttled: requests in flight cut %llu time%s, down to %d (of %llu); "
+                           "%llu retries in all\n",
+                           (unsigned long long)cs.decreases, cs.decreases == 1 ? "" : "s",
+                           cs.min_concurrency,
+                           (unsigned long long)(a->aws.concurrency ? a->aws.concurrency : 16),
+                           (unsigned long long)cs.retries);
+    }
+    ending_lines(b, s, a);
 }
 
 void cli_start_progress(cli_progress *pr, const run_args *a, ddb_run_plan *plan, ddb_client *client)

@@ -5,6 +5,7 @@
  * into the ddb_run_options the engine plans from (run.h), refusing what does
  * not parse with the flag at fault.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -299,18 +300,11 @@ int cli_run_parse(const cli_command *cmd, unsigned groups, int argc, char **argv
     return EXIT_OK;
 }
 
-int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
-                         const char **inputs, size_t n_inputs)
+/* What is read and how: the mappings, the reader's options, --types, a
+ * shard of the inputs, S3 and the managed paths. Returns 0 or EXIT_USAGE
+ * after saying what is wrong. */
+static int fill_input(ddb_run_options *o, const run_args *a)
 {
-    memset(o, 0, sizeof(*o));
-    o->command = spec->name;
-    o->mode = spec->mode;
-    o->inputs = inputs;
-    o->n_inputs = n_inputs;
-    o->scan_allowed = (spec->groups & G_SCAN) != 0;
-    o->writes_table =
-        (spec->groups & (G_IMPORT | G_MIGRATE)) != 0 || ((spec->groups & G_GEN) && a->table);
-    o->ignore_schema_mismatch = a->ignore_schema_mismatch;
     o->mapping_path = a->mapping;
     o->to_mapping_path = a->to_mapping;
     o->reader.delimiter = a->delimiter;
@@ -332,8 +326,13 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
     }
     o->sse = a->sse;
     o->sse_kms_key_id = a->sse_kms_key_id;
-    if (cli_fill_managed_options(o, a) != 0)
-        return EXIT_USAGE;
+    return cli_fill_managed_options(o, a) != 0 ? EXIT_USAGE : 0;
+}
+
+/* The table read (export, validate, migrate): its segments and pace. Returns
+ * 0 or EXIT_USAGE after saying what is wrong. */
+static int fill_scan(ddb_run_options *o, const run_spec *spec, const run_args *a)
+{
     o->scan_table = (spec->groups & G_SCAN) ? a->table : NULL;
     o->segments = (int)a->segments;
     if (a->segment_range) {
@@ -346,6 +345,13 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
     o->consistent_read = a->consistent_read;
     o->page_size = a->page_size;
     o->max_rcu = (double)a->max_rcu;
+    return 0;
+}
+
+/* The files written: folder, format, compression, undeclared attributes.
+ * Returns 0 or EXIT_USAGE after saying what is wrong. */
+static int fill_files(ddb_run_options *o, const run_args *a)
+{
     o->out_dir = a->out;
     if (a->format) {
         o->format_set = 1;
@@ -364,6 +370,13 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
         }
         o->extra_plain = 1;
     }
+    return 0;
+}
+
+/* The table written (import, migrate, generate): how, and how hard it is
+ * pressed. Returns 0 or EXIT_USAGE after saying what is wrong. */
+static int fill_target(ddb_run_options *o, const run_spec *spec, const run_args *a)
+{
     o->target_table = (spec->groups & (G_IMPORT | G_GEN)) ? a->table
                       : (spec->groups & G_MIGRATE)        ? a->to_table
                                                           : NULL;
@@ -381,6 +394,13 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
     o->max_wcu = (double)a->max_wcu;
     o->max_attempts = (int)a->aws.max_attempts;
     o->wait_active_s = (int)a->wait_active;
+    return 0;
+}
+
+/* Where the records not written go, the limits, the checkpoints, the threads
+ * and the reporting. */
+static void fill_control(ddb_run_options *o, const run_spec *spec, const run_args *a)
+{
     o->rejects_path = a->rejects;
     o->unmatched_path = a->unmatched;
     o->overwrite = a->overwrite;
@@ -397,18 +417,42 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
                                                                  : (double)a->checkpoint_interval;
     o->report = cli_report;
     o->stop = cli_stop_flag();
-    if (spec->groups & G_GEN) {
-        /* Records are written as they are made (export's way); items, for a
-         * table, DynamoDB JSON files or a pipe, are encoded with the mapping
-         * again (convert's way), so every entity is counted by name. */
-        o->generate = 1;
-        o->gen_seed = a->seed;
-        o->out_stream = 1;
-        if (a->table || (a->out && strcmp(a->out, "-") == 0) ||
-            (o->format_set && o->format == DDB_OUT_DDBJSON)) {
-            o->mode = DDB_MODE_CONVERT;
-            o->to_mapping_path = a->mapping;
-        }
+}
+
+/* generate: records are written as they are made (export's way); items, for
+ * a table, DynamoDB JSON files or a pipe, are encoded with the mapping again
+ * (convert's way), so every entity is counted by name. */
+static void fill_generate(ddb_run_options *o, const run_args *a)
+{
+    o->generate = 1;
+    o->gen_seed = a->seed;
+    o->out_stream = 1;
+    if (a->table || (a->out && strcmp(a->out, "-") == 0) ||
+        (o->format_set && o->format == DDB_OUT_DDBJSON)) {
+        o->mode = DDB_MODE_CONVERT;
+        o->to_mapping_path = a->mapping;
     }
+}
+
+int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
+                         const char **inputs, size_t n_inputs)
+{
+    int code;
+    assert(o != NULL && spec != NULL && a != NULL);
+    memset(o, 0, sizeof(*o));
+    o->command = spec->name;
+    o->mode = spec->mode;
+    o->inputs = inputs;
+    o->n_inputs = n_inputs;
+    o->scan_allowed = (spec->groups & G_SCAN) != 0;
+    o->writes_table =
+        (spec->groups & (G_IMPORT | G_MIGRATE)) != 0 || ((spec->groups & G_GEN) && a->table);
+    o->ignore_schema_mismatch = a->ignore_schema_mismatch;
+    if ((code = fill_input(o, a)) != 0 || (code = fill_scan(o, spec, a)) != 0 ||
+        (code = fill_files(o, a)) != 0 || (code = fill_target(o, spec, a)) != 0)
+        return code;
+    fill_control(o, spec, a);
+    if (spec->groups & G_GEN)
+        fill_generate(o, a);
     return 0;
 }

@@ -3,6 +3,7 @@
  * are read into, and the bucket files records are partitioned into. See
  * diff.h for why records are hash-partitioned rather than sorted.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ddbpipe/array.h"
 #include "ddbpipe/canon.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/rng.h"
@@ -31,14 +33,15 @@ typedef struct side_out {
 
 /* ------------------------------------------------------------------ rows */
 
+/* rows and defs grow together: defs[i] is how rows[i] is keyed. */
 static int add_row(ddb_diff *d, const char *name, const ddb_entity *e, ddb_error *err)
 {
-    ddb_diff_row *r = realloc(d->rows, (d->n_rows + 1) * sizeof(*r));
+    ddb_diff_row *r = ddb_array_reserve(d->rows, d->n_rows, &d->rows_cap, sizeof(*r), 8);
     diff_rowdef *def;
     if (r == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     d->rows = r;
-    if ((def = realloc(d->defs, (d->n_rows + 1) * sizeof(*def))) == NULL)
+    if ((def = ddb_array_reserve(d->defs, d->n_rows, &d->defs_cap, sizeof(*def), 8)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     d->defs = def;
     memset(&r[d->n_rows], 0, sizeof(*r));
@@ -111,6 +114,7 @@ int diff_bucket_put(const ddb_diff *d, diff_buckets *bk, int side, unsigned b, u
 {
     unsigned char head[DIFF_ENTRY_HEADER];
     int rc;
+    assert(b < d->o.fanout);
     if (bk->files == NULL && (bk->files = calloc(d->o.fanout, sizeof(ddb_sink *))) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if (bk->files[b] == NULL) {
@@ -360,8 +364,11 @@ static int retypes(side_out *so, const ddb_mapping *b, const ddb_mapping *a)
 
 int ddb_diff_side(ddb_diff *d, int side, ddb_output **out, ddb_error *err)
 {
-    side_out *so = d->sides[side];
-    const ddb_mapping *m = d->map[side];
+    side_out *so;
+    const ddb_mapping *m;
+    assert(side == 0 || side == 1);
+    so = d->sides[side];
+    m = d->map[side];
     *out = NULL;
     if (so == NULL) {
         if ((so = calloc(1, sizeof(*so))) == NULL || ddb_arena_new(&so->arena, 0) != 0 ||
@@ -386,6 +393,24 @@ int ddb_diff_side(ddb_diff *d, int side, ddb_output **out, ddb_error *err)
 
 /* ------------------------------------------------------------ lifecycle */
 
+/* The key attributes named in o, copied: a copy that fails is an error, as
+ * an item keyed by fewer names (or by none, every item under one empty key)
+ * would be compared with the wrong records. */
+static int copy_key_attrs(ddb_diff *d, const ddb_diff_opts *o, ddb_error *err)
+{
+    if (o->n_key_attrs == 0)
+        return 0;
+    if ((d->key_attrs = calloc(o->n_key_attrs, sizeof(char *))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < o->n_key_attrs; i++) {
+        assert(o->key_attrs[i] != NULL);
+        if ((d->key_attrs[i] = strdup(o->key_attrs[i])) == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        d->n_key_attrs++;
+    }
+    return 0;
+}
+
 int ddb_diff_new(ddb_diff **out, const ddb_mapping *a, const ddb_mapping *b, const ddb_diff_opts *o,
                  ddb_error *err)
 {
@@ -409,11 +434,8 @@ int ddb_diff_new(ddb_diff **out, const ddb_mapping *a, const ddb_mapping *b, con
     }
     if ((rc = make_rows(d, err)) != 0)
         goto done;
-    if (o->n_key_attrs) {
-        d->key_attrs = calloc(o->n_key_attrs, sizeof(char *));
-        for (size_t i = 0; d->key_attrs && i < o->n_key_attrs; i++)
-            d->key_attrs[d->n_key_attrs++] = strdup(o->key_attrs[i]);
-    }
+    if ((rc = copy_key_attrs(d, o, err)) != 0)
+        goto done;
     d->sampling = o->sample > 0 && o->sample < 1;
     d->sample_limit = d->sampling ? (uint64_t)(o->sample * 18446744073709551616.0) : UINT64_MAX;
     if ((d->work = malloc(strlen(dir) + 32)) == NULL) {

@@ -36,7 +36,7 @@ struct ddb_diff {
     char *work;
     ddb_diff_row *rows;
     diff_rowdef *defs;
-    size_t n_rows;
+    size_t n_rows, rows_cap, defs_cap;
     int unmatched_row, items_row;
     char **key_attrs;
     size_t n_key_attrs;

@@ -6,6 +6,7 @@
 #include "ddbpipe/pipeline.h"
 #include "ddbpipe/transform.h"
 
+#include <assert.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -521,120 +522,153 @@ static int wait_input(void *ctx, int fd, ddb_error *err)
     }
 }
 
-int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
+/* What the run needs before its first record: the summary's rows, the
+ * tracker (restored when resuming), the output's callbacks, and under a
+ * state file a first checkpoint. */
+static int start_run(run *r, ddb_error *err)
 {
-    run r;
-    double t0 = ddb_clock_seconds();
-    int rc = 0, stopped;
-    ddb_io_waiter outer;
-
-    memset(s, 0, sizeof(*s));
-    memset(&r, 0, sizeof(r));
-    r.o = o;
-    r.s = s;
-    outer = ddb_io_set_waiter((ddb_io_waiter){wait_input, &r});
-    r.last_checkpoint = t0;
+    const ddb_pipeline_opts *o = r->o;
+    ddb_summary *s = r->s;
+    int rc;
     if ((rc = summary_rows(s, o, err)) != 0)
-        goto done;
-    r.saved.n_rows = s->n_entities;
-    if (ddb_arena_new(&r.arena, 0) != 0 || ddb_shape_cache_new(&r.shapes) != 0 ||
-        ddb_tracker_new(&r.tracker, s->n_entities, pl_on_commit, &r) != 0 ||
+        return rc;
+    r->saved.n_rows = s->n_entities;
+    if (ddb_arena_new(&r->arena, 0) != 0 || ddb_shape_cache_new(&r->shapes) != 0 ||
+        ddb_tracker_new(&r->tracker, s->n_entities, pl_on_commit, r) != 0 ||
         (o->state_path != NULL &&
-         (r.saved.rows = calloc(s->n_entities, sizeof(*r.saved.rows))) == NULL)) {
-        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        goto done;
-    }
+         (r->saved.rows = calloc(s->n_entities, sizeof(*r->saved.rows))) == NULL))
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if (o->resume != NULL) {
-        ddb_tracker_restore(r.tracker, &o->resume->ck);
-        keep_saved(&r, ddb_tracker_committed(r.tracker));
+        ddb_tracker_restore(r->tracker, &o->resume->ck);
+        keep_saved(r, ddb_tracker_committed(r->tracker));
     }
     if (o->output != NULL) {
         o->output->ack = pl_on_ack;
         o->output->exists = pl_on_exists;
         o->output->reject = pl_on_late_reject;
-        o->output->ack_ctx = &r;
+        o->output->ack_ctx = r;
     }
     /* The state exists before the first write, so a run killed in its first
      * second can be resumed too (from the beginning). */
-    if (o->state_path != NULL && o->resume == NULL && (rc = save_checkpoint(&r, 0, err)) != 0) {
+    if (o->state_path != NULL && o->resume == NULL && (rc = save_checkpoint(r, 0, err)) != 0) {
         s->output_failed = 1;
-        goto done;
+        return rc;
     }
+    return 0;
+}
+
+/* The inputs (paths), then the readers given open, each to its end. */
+static int read_all_inputs(run *r, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    int rc;
     for (size_t i = 0; i < o->n_inputs + o->n_readers; i++) {
-        r.input = (int)i;
+        r->input = (int)i;
         if (o->resume != NULL && (int)i < o->resume->ck.input)
             continue; /* committed by the interrupted run */
         if (i < o->n_inputs)
-            rc = run_input(&r, o->inputs[i], err);
+            rc = run_input(r, o->inputs[i], err);
         else
-            rc = read_input(&r, o->readers[i - o->n_inputs], NULL, err);
-        r.reading = i < o->n_inputs ? NULL : r.reading;
+            rc = read_input(r, o->readers[i - o->n_inputs], NULL, err);
+        r->reading = i < o->n_inputs ? NULL : r->reading;
         if (rc != 0)
-            goto done;
+            return rc;
     }
-    if (o->output != NULL && s->input_errors == 0) {
-        rc = o->output->vt->finish(o->output, err);
-        pl_drain(&r);
-        if (rc != 0) {
-            if (rc != DDB_EINTR)
-                s->output_failed = 1;
-            goto done;
-        }
-        s->committed = 1;
-        s->bytes_out = o->output->bytes_out;
-        if (o->stop && *o->stop)
-            pl_report(&r, DDB_REPORT_INFO,
-                      "interrupted while the outputs were being committed: they were "
-                      "committed whole (a commit is not cut; interrupt again to quit at once)");
+    return 0;
+}
+
+/* Every input read whole: the output finishes and commits its files. */
+static int commit_output(run *r, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    ddb_summary *s = r->s;
+    int rc = o->output->vt->finish(o->output, err);
+    pl_drain(r);
+    if (rc != 0) {
+        if (rc != DDB_EINTR)
+            s->output_failed = 1;
+        return rc;
     }
-done:
+    s->committed = 1;
+    s->bytes_out = o->output->bytes_out;
+    if (o->stop && *o->stop)
+        pl_report(r, DDB_REPORT_INFO,
+                  "interrupted while the outputs were being committed: they were "
+                  "committed whole (a commit is not cut; interrupt again to quit at once)");
+    return 0;
+}
+
+/* A run stopped (rc: DDB_EINTR, DDB_ELIMIT) with writes sent: they may be
+ * written already, so their answers are waited for and "written" is what
+ * the destination holds, not a guess. */
+static void await_sent_writes(run *r, int rc)
+{
+    ddb_output *out = r->o->output;
+    ddb_error serr;
+    assert(rc == DDB_EINTR || rc == DDB_ELIMIT);
+    if (out == NULL || out->vt->stop == NULL)
+        return;
+    pl_report(r, DDB_REPORT_INFO,
+              "%s: waiting for the answers to the writes already sent (interrupt "
+              "again to quit at once)",
+              rc == DDB_EINTR ? "interrupted" : "stopped");
+    if (out->vt->stop(out, &serr) != 0) {
+        pl_report(r, DDB_REPORT_ERROR, "%s", serr.message);
+        r->s->output_failed = 1;
+    }
+}
+
+/* Under a state file, the checkpoint of a run that finished (rc 0) or
+ * stopped between two records; complete when nothing is left to read. */
+static void save_last_checkpoint(run *r, int rc)
+{
+    ddb_summary *s = r->s;
+    ddb_error cerr;
+    int crc;
+    if (r->o->state_path == NULL || s->output_failed)
+        return;
+    crc = save_checkpoint(r, rc == 0 && s->input_errors == 0, &cerr);
+    if (crc == DDB_EINTR && rc == DDB_EINTR) {
+        /* the outputs could not say where they stand (being finished, or
+         * cut while confirming): the state file keeps the checkpoint
+         * before, which --resume continues from */
+        pl_report(r, DDB_REPORT_INFO,
+                  "interrupted before the outputs could say where they stand (%s): the "
+                  "checkpoint saved before stands (--resume goes on from it)",
+                  cerr.message);
+    } else if (crc != 0) {
+        pl_report(r, DDB_REPORT_ERROR, "cannot save the checkpoint: %s", cerr.message);
+        s->output_failed = 1;
+    }
+}
+
+/* After the run, however it ended (rc): what was taken is settled and
+ * counted, the side files closed, and the output let go of. */
+static void end_run(run *r, int rc)
+{
+    const ddb_pipeline_opts *o = r->o;
+    ddb_summary *s = r->s;
     /* A signal or the rejects limit stops the run between two records: what
      * was taken is settled and checkpointed like a finished run's part. */
-    stopped = rc == DDB_EINTR || rc == DDB_ELIMIT;
+    int stopped = rc == DDB_EINTR || rc == DDB_ELIMIT;
+    int counted = r->tracker != NULL && s->entities != NULL;
     if (rc == DDB_EINTR)
         s->interrupted = 1;
-    if (stopped && o->output != NULL && o->output->vt->stop != NULL) {
-        /* What was sent may be written already: wait for its answers, so
-         * "written" is what the destination holds, not a guess. */
-        ddb_error serr;
-        pl_report(&r, DDB_REPORT_INFO,
-                  "%s: waiting for the answers to the writes already sent (interrupt "
-                  "again to quit at once)",
-                  rc == DDB_EINTR ? "interrupted" : "stopped");
-        if (o->output->vt->stop(o->output, &serr) != 0) {
-            pl_report(&r, DDB_REPORT_ERROR, "%s", serr.message);
-            s->output_failed = 1;
-        }
-    }
-    if (r.tracker != NULL && s->entities != NULL)
-        pl_drain(&r);
-    if (r.tracker != NULL && (rc == 0 || stopped) && s->entities != NULL) {
-        ddb_error cerr;
-        int crc = o->state_path != NULL && !s->output_failed
-                      ? save_checkpoint(&r, rc == 0 && s->input_errors == 0, &cerr)
-                      : 0;
-        if (crc == DDB_EINTR && rc == DDB_EINTR) {
-            /* the outputs could not say where they stand (being finished, or
-             * cut while confirming): the state file keeps the checkpoint
-             * before, which --resume continues from */
-            pl_report(&r, DDB_REPORT_INFO,
-                      "interrupted before the outputs could say where they stand (%s): the "
-                      "checkpoint saved before stands (--resume goes on from it)",
-                      cerr.message);
-        } else if (crc != 0) {
-            pl_report(&r, DDB_REPORT_ERROR, "cannot save the checkpoint: %s", cerr.message);
-            s->output_failed = 1;
-        }
-    }
+    if (stopped)
+        await_sent_writes(r, rc);
+    if (counted)
+        pl_drain(r);
+    if (counted && (rc == 0 || stopped))
+        save_last_checkpoint(r, rc);
     /* Every record read lands in one column, also when the run stopped
      * early; under --state, as the checkpoint that stands counts it. */
-    if (r.tracker != NULL && s->entities != NULL)
-        pl_final_counts(&r);
+    if (counted)
+        pl_final_counts(r);
     if (rc == 0 || o->state_path == NULL) {
-        pl_finish_side_file(&r, o->rejects, &s->rejects_path);
-        pl_finish_side_file(&r, o->unmatched, &s->unmatched_path);
+        pl_finish_side_file(r, o->rejects, &s->rejects_path);
+        pl_finish_side_file(r, o->unmatched, &s->unmatched_path);
     }
-    if (r.write_failed)
+    if (r->write_failed)
         s->output_failed = 1;
     if (o->output != NULL) {
         o->output->ack = NULL;
@@ -642,6 +676,26 @@ done:
         o->output->reject = NULL;
         o->output->ack_ctx = NULL;
     }
+}
+
+int ddb_pipeline_run(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *err)
+{
+    run r;
+    double t0 = ddb_clock_seconds();
+    int rc;
+    ddb_io_waiter outer;
+
+    assert(s != NULL && o != NULL);
+    memset(s, 0, sizeof(*s));
+    memset(&r, 0, sizeof(r));
+    r.o = o;
+    r.s = s;
+    outer = ddb_io_set_waiter((ddb_io_waiter){wait_input, &r});
+    r.last_checkpoint = t0;
+    if ((rc = start_run(&r, err)) == 0 && (rc = read_all_inputs(&r, err)) == 0 &&
+        o->output != NULL && s->input_errors == 0)
+        rc = commit_output(&r, err);
+    end_run(&r, rc);
     s->seconds = ddb_clock_seconds() - t0;
     ddb_io_set_waiter(outer);
     ddb_tracker_free(r.tracker);

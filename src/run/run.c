@@ -5,6 +5,7 @@
 #include "ddbpipe/run.h"
 #include "run/run_internal.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -465,65 +466,80 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
 
 /* ------------------------------------------------------------- running */
 
-int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
+/* The pipeline's options for the plan: its inputs or reader, mappings,
+ * output and side files, limits, checkpoints and hooks. */
+static void pipeline_options(const ddb_run_plan *p, ddb_pipeline_opts *po)
 {
     const ddb_run_options *o = &p->o;
+    memset(po, 0, sizeof(*po));
+    po->mode = o->mode;
+    po->command = o->command;
+    po->inputs = (const char *const *)p->inputs;
+    po->n_inputs = p->n_inputs;
+    po->readers = p->scan ? &p->scan : p->gen_reader ? &p->gen_reader : NULL;
+    po->n_readers = po->readers ? 1 : 0;
+    po->reader = o->reader;
+    po->reader.remote = p->s3.store;
+    po->reader.shard = o->shard;
+    po->reader.shards = o->shards;
+    po->mapping = p->mapping;
+    po->to_mapping = p->to_mapping;
+    po->types = p->types;
+    po->n_types = p->n_types;
+    po->output = p->output;
+    po->rejects = p->rejects;
+    po->unmatched = p->unmatched;
+    po->delete_all = o->delete_all;
+    po->report_limit = o->report_limit;
+    po->allow_extra_columns = o->allow_extra_columns;
+    po->limit_rejects = o->limit_rejects && o->mode != DDB_MODE_VALIDATE;
+    po->max_rejects = o->max_rejects;
+    po->report = o->report;
+    po->report_ctx = o->report_ctx;
+    po->state_path = o->state_path;
+    po->fingerprint = p->fingerprint.ptr;
+    po->resume = p->state;
+    po->checkpoint_seconds = o->checkpoint_seconds;
+    po->threads = o->threads;
+    po->stop = o->stop;
+    po->client = p->client;
+    po->progress = o->progress;
+    po->progress_ctx = o->progress_ctx;
+    po->managed = ddb_run_managed_state(p);
+}
+
+/* A run that committed its files: their paths into the summary, and the
+ * folder's previous files replaced; when the list cannot be made, none is
+ * removed (which are this run's is not known). */
+static void list_outputs(ddb_run_plan *p, ddb_summary *s)
+{
+    const char *const *paths;
+    size_t n = ddb_file_output_paths(p->output, &paths);
+    if ((s->outputs = calloc(n ? n : 1, sizeof(char *))) != NULL)
+        for (size_t i = 0; i < n; i++)
+            if ((s->outputs[s->n_outputs] = strdup(paths[i])) != NULL)
+                s->n_outputs++;
+    if (s->n_outputs == n)
+        ddb_run_commit_out(p, s);
+    else
+        s->output_failed = 1;
+}
+
+int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
+{
     ddb_pipeline_opts po;
     int rc;
 
-    memset(&po, 0, sizeof(po));
-    po.mode = o->mode;
-    po.command = o->command;
-    po.inputs = (const char *const *)p->inputs;
-    po.n_inputs = p->n_inputs;
-    po.readers = p->scan ? &p->scan : p->gen_reader ? &p->gen_reader : NULL;
-    po.n_readers = po.readers ? 1 : 0;
-    po.reader = o->reader;
-    po.reader.remote = p->s3.store;
-    po.reader.shard = o->shard;
-    po.reader.shards = o->shards;
-    po.mapping = p->mapping;
-    po.to_mapping = p->to_mapping;
-    po.types = p->types;
-    po.n_types = p->n_types;
-    po.output = p->output;
-    po.rejects = p->rejects;
-    po.unmatched = p->unmatched;
-    po.delete_all = o->delete_all;
-    po.report_limit = o->report_limit;
-    po.allow_extra_columns = o->allow_extra_columns;
-    po.limit_rejects = o->limit_rejects && o->mode != DDB_MODE_VALIDATE;
-    po.max_rejects = o->max_rejects;
-    po.report = o->report;
-    po.report_ctx = o->report_ctx;
-    po.state_path = o->state_path;
-    po.fingerprint = p->fingerprint.ptr;
-    po.resume = p->state;
-    po.checkpoint_seconds = o->checkpoint_seconds;
-    po.threads = o->threads;
-    po.stop = o->stop;
-    po.client = p->client;
-    po.progress = o->progress;
-    po.progress_ctx = o->progress_ctx;
-    po.managed = ddb_run_managed_state(p);
+    assert(p != NULL && s != NULL);
+    pipeline_options(p, &po);
     if (p->managed.uploaded_before) { /* only the import is left to follow */
         if ((rc = ddb_pipeline_summary_resumed(s, &po, err)) == 0)
             s->committed = 1;
         return ddb_run_managed_import(p, s, rc, err);
     }
     rc = ddb_pipeline_run(s, &po, err);
-    if (p->output != NULL && s->committed && p->writes_files && !p->streams) {
-        const char *const *paths;
-        size_t n = ddb_file_output_paths(p->output, &paths);
-        if ((s->outputs = calloc(n ? n : 1, sizeof(char *))) != NULL)
-            for (size_t i = 0; i < n; i++)
-                if ((s->outputs[s->n_outputs] = strdup(paths[i])) != NULL)
-                    s->n_outputs++;
-        if (s->n_outputs == n)
-            ddb_run_commit_out(p, s);
-        else
-            s->output_failed = 1; /* cannot tell which files are this run's: remove none */
-    }
+    if (p->output != NULL && s->committed && p->writes_files && !p->streams)
+        list_outputs(p, s);
     return ddb_run_managed_import(p, s, rc, err);
 }
 
@@ -589,6 +605,7 @@ const ddb_generator *ddb_run_plan_generator(const ddb_run_plan *p)
 
 void ddb_run_plan_set_output(ddb_run_plan *p, ddb_output *o)
 {
+    assert(p->o.own_output && p->rejects == NULL); /* a plan for it, not opened yet */
     if (!p->output_borrowed)
         ddb_output_free(p->output);
     p->output = o;

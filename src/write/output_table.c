@@ -12,6 +12,7 @@
  */
 #include "ddbpipe/output_table.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +42,103 @@ static void unlink_batch(table_output *to, batch *b)
         b->next->prev = b->prev;
 }
 
+/* A single-item request (a conditional put, an update) answered yes. */
+static void single_written(table_output *to, batch *b, const ddb_response *resp)
+{
+    double cu = ddb_table_output_single_cu(resp);
+    to->stats.capacity_units += cu;
+    ddb_rate_settle(&to->rate, b->taken, cu);
+    b->taken = 0;
+    if (to->mode == DDB_WRITE_UPDATE && !b->entries[0]->is_delete)
+        to->stats.updated++;
+    tw_acked(to, b->entries[0]);
+}
+
+/* A put only where absent found its item there: left as it was, which is
+ * what was asked. */
+static void single_existing(table_output *to, batch *b)
+{
+    entry *e = b->entries[0];
+    to->stats.existing++;
+    if (to->base.exists)
+        to->base.exists(to->base.ack_ctx, e->entity, DDB_REC_PUT, e->seq);
+    tw_entry_done(to, e);
+}
+
+/* A batch answered: each item written, or back in the queue when the
+ * answer lists it in UnprocessedItems (all of them when the list cannot be
+ * matched to the batch). */
+static void batch_answered(table_output *to, batch *b, ddb_response *resp)
+{
+    char flags[BATCH_MAX_ITEMS] = {0}; /* a batch holds at most 25 */
+    double cu = 0;
+    int matched;
+    /* the busy set's slots of the batch's keys, asked for at once (each
+     * would otherwise be a wait for memory in its own removal) */
+    for (size_t i = 0; i < b->n; i++)
+        ddb_keyset_prefetch(&to->busy, b->entries[i]->key_hash);
+    matched = b->n <= BATCH_MAX_ITEMS ? ddb_table_output_find_unprocessed(to, b, resp, flags, &cu)
+                                      : -1;
+    to->stats.capacity_units += cu;
+    ddb_rate_settle(&to->rate, b->taken, cu);
+    b->taken = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        if (matched < 0 || flags[i]) {
+            to->stats.unprocessed++;
+            tw_requeue(to, b->entries[i], "DynamoDB kept returning it in UnprocessedItems");
+        } else {
+            tw_acked(to, b->entries[i]);
+        }
+    }
+}
+
+/* The table itself is the problem (deleted, wrong region, no permission):
+ * the run stops, and the batch's items are not done, not rejected; they are
+ * fine where the table is. */
+static void table_failed(table_output *to, batch *b, const ddb_response *resp)
+{
+    if (!to->fatal) {
+        char where[300];
+        ddb_client_describe_target(to->client, where, sizeof(where));
+        to->fatal = 1;
+        if (strcmp(resp->error_type, "ResourceNotFoundException") == 0)
+            snprintf(to->fatal_msg, sizeof(to->fatal_msg),
+                     "table %.100s does not exist in %.200s (it was deleted during the run, "
+                     "or this is the wrong region or endpoint): %.150s",
+                     to->table, where, resp->message);
+        else
+            snprintf(to->fatal_msg, sizeof(to->fatal_msg),
+                     "BatchWriteItem to %.100s failed (%.200s): %.60s%s%.200s", to->table, where,
+                     resp->error_type, resp->error_type[0] ? ": " : "", resp->message);
+    }
+    for (size_t i = 0; i < b->n; i++)
+        tw_abandoned(to, b->entries[i]);
+}
+
+/* The batch's items refused for good: by DynamoDB, or after every attempt. */
+static void batch_refused(table_output *to, batch *b, const ddb_response *resp)
+{
+    char why[700];
+    snprintf(why, sizeof(why), "%s%s%s", resp->error_type, resp->error_type[0] ? ": " : "",
+             resp->message);
+    for (size_t i = 0; i < b->n; i++) {
+        if (resp->retryable) {
+            char reason[800];
+            snprintf(reason, sizeof(reason), "gave up after %d attempts: %s", resp->attempts, why);
+            tw_refused(to, b->entries[i], reason);
+        } else {
+            tw_refused(to, b->entries[i], why);
+        }
+    }
+}
+
+/* The client's answer to a batch (or single-item request) b: settles each of
+ * its entries by what the answer says, then sends what can go next. */
 static void batch_done(void *ctx, ddb_response *resp)
 {
     batch *b = ctx;
     table_output *to = b->to;
-    char why[700];
+    int invalid = strcmp(resp->error_type, "ValidationException") == 0;
 
     unlink_batch(to, b);
     to->batches_in_flight--;
@@ -54,49 +147,18 @@ static void batch_done(void *ctx, ddb_response *resp)
     if (resp->throttles > 0)
         ddb_rate_throttled(&to->rate, ddb_clock_seconds());
     if (to->mode != DDB_WRITE_BATCH && resp->ok) {
-        double cu = ddb_table_output_single_cu(resp);
-        to->stats.capacity_units += cu;
-        ddb_rate_settle(&to->rate, b->taken, cu);
-        b->taken = 0;
-        if (to->mode == DDB_WRITE_UPDATE && !b->entries[0]->is_delete)
-            to->stats.updated++;
-        tw_acked(to, b->entries[0]);
+        single_written(to, b, resp);
     } else if (to->mode == DDB_WRITE_IF_ABSENT &&
                strcmp(resp->error_type, "ConditionalCheckFailedException") == 0) {
-        /* The item is there: left as it was, which is what was asked. */
-        entry *e = b->entries[0];
-        to->stats.existing++;
-        if (to->base.exists)
-            to->base.exists(to->base.ack_ctx, e->entity, DDB_REC_PUT, e->seq);
-        tw_entry_done(to, e);
+        single_existing(to, b);
     } else if (resp->ok) {
-        char flags[BATCH_MAX_ITEMS] = {0}; /* a batch holds at most 25 */
-        /* the busy set's slots of the batch's keys, asked for at once (each
-         * would otherwise be a wait for memory in its own removal) */
-        for (size_t i = 0; i < b->n; i++)
-            ddb_keyset_prefetch(&to->busy, b->entries[i]->key_hash);
-        double cu = 0;
-        int matched = b->n <= BATCH_MAX_ITEMS
-                          ? ddb_table_output_find_unprocessed(to, b, resp, flags, &cu)
-                          : -1;
-        to->stats.capacity_units += cu;
-        ddb_rate_settle(&to->rate, b->taken, cu);
-        b->taken = 0;
-        for (size_t i = 0; i < b->n; i++) {
-            if (matched < 0 || flags[i]) {
-                to->stats.unprocessed++;
-                tw_requeue(to, b->entries[i], "DynamoDB kept returning it in UnprocessedItems");
-            } else {
-                tw_acked(to, b->entries[i]);
-            }
-        }
-    } else if (to->stopping &&
-               !(strcmp(resp->error_type, "ValidationException") == 0 && b->n == 1)) {
+        batch_answered(to, b, resp);
+    } else if (to->stopping && !(invalid && b->n == 1)) {
         /* Interrupted: only an answer that refuses this very item is a
          * rejection; a batch to split, to retry or never sent is not done. */
         for (size_t i = 0; i < b->n; i++)
             tw_abandoned(to, b->entries[i]);
-    } else if (strcmp(resp->error_type, "ValidationException") == 0 && b->n > 1) {
+    } else if (invalid && b->n > 1) {
         /* One bad item refuses the whole batch: halve until it stands alone.
          * A half that cannot be sent is refused (and stops the run); the
          * other half still goes. */
@@ -105,38 +167,10 @@ static void batch_done(void *ctx, ddb_response *resp)
         to->stats.splits++;
         send_batch(to, b->entries, half, 0, &err);
         send_batch(to, b->entries + half, b->n - half, 0, &err);
-    } else if (!resp->retryable && strcmp(resp->error_type, "ValidationException") != 0) {
-        /* The table itself is the problem (deleted, wrong region, no permission): the run
-         * stops, and its items are not done, not rejected; they are fine where the table is. */
-        if (!to->fatal) {
-            char where[300];
-            ddb_client_describe_target(to->client, where, sizeof(where));
-            to->fatal = 1;
-            if (strcmp(resp->error_type, "ResourceNotFoundException") == 0)
-                snprintf(to->fatal_msg, sizeof(to->fatal_msg),
-                         "table %.100s does not exist in %.200s (it was deleted during the run, "
-                         "or this is the wrong region or endpoint): %.150s",
-                         to->table, where, resp->message);
-            else
-                snprintf(to->fatal_msg, sizeof(to->fatal_msg),
-                         "BatchWriteItem to %.100s failed (%.200s): %.60s%s%.200s", to->table,
-                         where, resp->error_type, resp->error_type[0] ? ": " : "", resp->message);
-        }
-        for (size_t i = 0; i < b->n; i++)
-            tw_abandoned(to, b->entries[i]);
+    } else if (!resp->retryable && !invalid) {
+        table_failed(to, b, resp);
     } else {
-        snprintf(why, sizeof(why), "%s%s%s", resp->error_type, resp->error_type[0] ? ": " : "",
-                 resp->message);
-        for (size_t i = 0; i < b->n; i++) {
-            if (resp->retryable) {
-                char reason[800];
-                snprintf(reason, sizeof(reason), "gave up after %d attempts: %s", resp->attempts,
-                         why);
-                tw_refused(to, b->entries[i], reason);
-            } else {
-                tw_refused(to, b->entries[i], why);
-            }
-        }
+        batch_refused(to, b, resp);
     }
     if (b->taken > 0)
         ddb_rate_settle(&to->rate, b->taken, 0); /* refused: nothing was consumed */
@@ -164,10 +198,12 @@ static int send_batch(table_output *to, entry **entries, size_t n, double taken,
 
 static int post_batch(table_output *to, entry **entries, size_t n, double taken, ddb_error *err)
 {
-    batch *b = calloc(1, sizeof(*b));
+    batch *b;
     int rc;
 
-    if (b == NULL || (b->entries = malloc(n * sizeof(entry *))) == NULL) {
+    /* a single-item request carries one entry; a batch at most 25 */
+    assert(n >= 1 && n <= (to->mode == DDB_WRITE_BATCH ? BATCH_MAX_ITEMS : 1));
+    if ((b = calloc(1, sizeof(*b))) == NULL || (b->entries = malloc(n * sizeof(entry *))) == NULL) {
         free(b);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
@@ -346,76 +382,72 @@ static int drive(table_output *to, ddb_error *err)
     return ddb_client_step(to->client, err);
 }
 
-static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map *rec,
-                  size_t n_declared, const ddb_record *origin, ddb_error *err)
+/* An item checked against the table's real key schema before it can spoil
+ * a batch (a deletion: its key only); *item_size its size when known (0:
+ * not). Returns 0, or nonzero with verr saying why it cannot be written. */
+static int check_item(table_output *to, const ddb_map *rec, int is_del, const ddb_record *origin,
+                      size_t *item_size, ddb_error *verr)
 {
-    table_output *to = (table_output *)o;
     const ddb_key_schema *ks = &to->info->schema;
-    int is_del = kind == DDB_REC_DELETE, rc;
-    ddb_error verr;
-    entry *e;
-    ddb_buf *b = &to->scratch;
-    ddb_map keymap;
-    ddb_attr keyattrs[2];
-    uint64_t key_hash;
-
-    (void)n_declared;
-    if (to->fatal)
-        return ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg);
-    /* Checked against the table's real key schema before it can spoil a batch. */
-    size_t item_size = 0, item_off = 0, item_len = 0, req_len = 0;
+    /* the item as read: its lexer checked UTF-8, its names id finds its shape */
+    int as_read = origin != NULL && rec == &origin->item;
+    ddb_shape *sh;
+    *item_size = 0;
     if (is_del)
-        rc = ddb_item_validate_key(rec, ks, &verr);
-    else {
-        /* the item as read: its lexer checked UTF-8, its names id finds its shape */
-        int as_read = origin != NULL && rec == &origin->item;
-        ddb_shape *sh = ddb_shape_cache_find_named(to->shapes, rec, as_read ? origin->names_id : 0);
-        if (as_read && origin->checked_size > 0) {
-            /* the pipeline checked all but the table's own keys */
-            item_size = origin->checked_size;
-            rc = ddb_item_check_keys_shaped(rec, ks, sh, &verr);
-        } else {
-            rc = ddb_item_validate_shaped(rec, ks, sh, as_read && origin->utf8_checked, &item_size,
-                                          &verr);
-        }
+        return ddb_item_validate_key(rec, ks, verr);
+    sh = ddb_shape_cache_find_named(to->shapes, rec, as_read ? origin->names_id : 0);
+    if (as_read && origin->checked_size > 0) {
+        /* the pipeline checked all but the table's own keys */
+        *item_size = origin->checked_size;
+        return ddb_item_check_keys_shaped(rec, ks, sh, verr);
     }
-    if (rc != 0) {
-        to->stats.rejected++;
-        ddb_output_refuse(o, entity, is_del ? DDB_REC_DELETE : DDB_REC_PUT, rec, origin,
-                          verr.message, b);
-        return drive(to, err);
+    return ddb_item_validate_shaped(rec, ks, sh, as_read && origin->utf8_checked, item_size, verr);
+}
+
+/* An item that cannot be written: rejected with why, and the network still
+ * driven (answers are read while a run of bad items goes by). */
+static int refuse_item(table_output *to, int entity, int is_del, const ddb_map *rec,
+                       const ddb_record *origin, const char *why, ddb_error *err)
+{
+    to->stats.rejected++;
+    ddb_output_refuse(&to->base, entity, is_del ? DDB_REC_DELETE : DDB_REC_PUT, rec, origin, why,
+                      &to->scratch);
+    return drive(to, err);
+}
+
+/* The key attributes of rec, all a DeleteRequest carries, into *keymap
+ * (attrs: room for 2). */
+static void delete_key(const ddb_key_schema *ks, const ddb_map *rec, ddb_map *keymap,
+                       ddb_attr *attrs)
+{
+    size_t nk = 0;
+    attrs[nk].name.ptr = ks->partition.name;
+    attrs[nk].name.len = strlen(ks->partition.name);
+    attrs[nk++].value = *ddb_map_getz(rec, ks->partition.name);
+    if (ks->sort.name) {
+        attrs[nk].name.ptr = ks->sort.name;
+        attrs[nk].name.len = strlen(ks->sort.name);
+        attrs[nk++].value = *ddb_map_getz(rec, ks->sort.name);
     }
-    if (ddb_table_output_key_signature(&to->keybuf, ks, rec) != 0)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    /* the busy set's slot for it is cold: asked for now, needed after the copy below */
-    key_hash = ddb_keyset_hash(to->keybuf.ptr, to->keybuf.len);
-    ddb_keyset_prefetch(&to->busy, key_hash);
-    if (is_del) {
-        /* A DeleteRequest carries exactly the key attributes. */
-        size_t nk = 0;
-        keyattrs[nk].name.ptr = ks->partition.name;
-        keyattrs[nk].name.len = strlen(ks->partition.name);
-        keyattrs[nk++].value = *ddb_map_getz(rec, ks->partition.name);
-        if (ks->sort.name) {
-            keyattrs[nk].name.ptr = ks->sort.name;
-            keyattrs[nk].name.len = strlen(ks->sort.name);
-            keyattrs[nk++].value = *ddb_map_getz(rec, ks->sort.name);
-        }
-        keymap.attrs = keyattrs;
-        keymap.count = nk;
-        rec = &keymap;
-    }
-    e = NULL;
+    keymap->attrs = attrs;
+    keymap->count = nk;
+}
+
+/* The entry of one write, keyed by to->keybuf: its request as the mode sends
+ * it (a single-item call's body, or a Put/DeleteRequest of a batch).
+ * Returns 0 with *out set, DDB_EINVAL (the item cannot be written: verr
+ * says why), or another code with verr set. */
+static int make_entry(table_output *to, const ddb_map *rec, int is_del, const ddb_record *origin,
+                      uint64_t key_hash, entry **out, ddb_error *verr)
+{
+    ddb_buf *b = &to->scratch;
+    size_t item_off = 0, item_len = 0, req_len = 0;
+    entry *e;
+    int rc;
     if (to->mode != DDB_WRITE_BATCH) {
         if ((rc = ddb_table_output_single_request(b, to, rec, is_del, &req_len, &item_off,
-                                                  &item_len, &verr)) != 0) {
-            if (rc != DDB_EINVAL)
-                return ddb_error_set(err, rc, "%s", verr.message);
-            to->stats.rejected++;
-            ddb_output_refuse(o, entity, is_del ? DDB_REC_DELETE : DDB_REC_PUT, rec, origin,
-                              verr.message, b);
-            return drive(to, err);
-        }
+                                                  &item_len, verr)) != 0)
+            return rc;
         e = b->oom ? NULL : tw_entry_new(to, &to->keybuf, key_hash, b);
     } else if (!is_del && origin != NULL && rec == &origin->item && origin->item_text.ptr != NULL) {
         /* the input's own text of this very item: strict typed JSON, checked
@@ -440,11 +472,21 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
     }
     if (e == NULL || to->keybuf.oom) {
         tw_entry_free(to, e);
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        return ddb_error_set(verr, DDB_ENOMEM, "out of memory");
     }
     e->req_len = req_len; /* a single-item body is followed by the item, for rejects */
     e->item_off = item_off;
     e->item_len = item_len;
+    *out = e;
+    return 0;
+}
+
+/* Queues e: pending, or blocked while an earlier write of its key is
+ * unsettled. Returns 0, or DDB_ENOMEM with e freed. */
+static int queue_entry(table_output *to, entry *e, int entity, int is_del,
+                       const ddb_record *origin, size_t item_size, ddb_error *err)
+{
+    int rc;
     e->entity = entity;
     e->is_delete = is_del;
     e->source = tw_intern(to, origin ? origin->source : NULL);
@@ -463,7 +505,41 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     to->queued++;
-    if ((rc = drive(to, err)) != 0)
+    return 0;
+}
+
+static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map *rec,
+                  size_t n_declared, const ddb_record *origin, ddb_error *err)
+{
+    table_output *to = (table_output *)o;
+    int is_del = kind == DDB_REC_DELETE, rc;
+    size_t item_size;
+    ddb_error verr;
+    entry *e = NULL;
+    ddb_map keymap;
+    ddb_attr keyattrs[2];
+    uint64_t key_hash;
+
+    (void)n_declared;
+    if (to->fatal)
+        return ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg);
+    if (check_item(to, rec, is_del, origin, &item_size, &verr) != 0)
+        return refuse_item(to, entity, is_del, rec, origin, verr.message, err);
+    if (ddb_table_output_key_signature(&to->keybuf, &to->info->schema, rec) != 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    /* the busy set's slot for it is cold: asked for now, needed after the copy below */
+    key_hash = ddb_keyset_hash(to->keybuf.ptr, to->keybuf.len);
+    ddb_keyset_prefetch(&to->busy, key_hash);
+    if (is_del) {
+        delete_key(&to->info->schema, rec, &keymap, keyattrs);
+        rec = &keymap;
+    }
+    if ((rc = make_entry(to, rec, is_del, origin, key_hash, &e, &verr)) == DDB_EINVAL)
+        return refuse_item(to, entity, is_del, rec, origin, verr.message, err);
+    if (rc != 0)
+        return ddb_error_set(err, rc, "%s", verr.message);
+    if ((rc = queue_entry(to, e, entity, is_del, origin, item_size, err)) != 0 ||
+        (rc = drive(to, err)) != 0)
         return rc;
     /* Bounded memory: past the high-water mark, wait for DynamoDB to catch up. */
     if (to->queued >= to->max_queued && (rc = wait_for(to, below_high_water, err)) != 0)

@@ -73,96 +73,89 @@ int ddb_table_output_key_signature(ddb_buf *out, const ddb_key_schema *ks, const
     return out->oom ? DDB_ENOMEM : 0;
 }
 
+/* The capacity units an answer's ConsumedCapacity adds up to, added to *capacity. */
+static void add_consumed(const ddb_map *root, double *capacity)
+{
+    const ddb_value *cc = ddb_map_getz(root, "ConsumedCapacity");
+    if (cc == NULL || cc->type != DDB_TYPE_L)
+        return;
+    for (size_t i = 0; i < cc->u.l.count; i++) {
+        const ddb_value *cu;
+        if (cc->u.l.items[i].type == DDB_TYPE_M &&
+            (cu = ddb_map_getz(&cc->u.l.items[i].u.m, "CapacityUnits")) != NULL &&
+            cu->type == DDB_TYPE_N)
+            *capacity += strtod(cu->u.s.ptr, NULL); /* a gauge, not data: double is fine */
+    }
+}
+
+/* Flags the entry of b that one request of UnprocessedItems ({"PutRequest":
+ * {"Item": ..}} or {"DeleteRequest": {"Key": ..}}) is, by its key signature
+ * (built in sig). Returns 0, or -1 when it is no entry of the batch that is
+ * not flagged yet. */
+static int flag_unprocessed(table_output *to, const batch *b, const ddb_value *req, char *flags,
+                            ddb_buf *sig, ddb_arena *a)
+{
+    const ddb_value *inner, *item;
+    ddb_value wrapped, conv;
+    ddb_attr wa;
+    int is_del;
+    if (req->type != DDB_TYPE_M || req->u.m.count != 1)
+        return -1;
+    is_del = req->u.m.attrs[0].name.len == 13 &&
+             memcmp(req->u.m.attrs[0].name.ptr, "DeleteRequest", 13) == 0;
+    inner = &req->u.m.attrs[0].value;
+    item = inner->type == DDB_TYPE_M ? ddb_map_getz(&inner->u.m, is_del ? "Key" : "Item") : NULL;
+    if (item == NULL)
+        return -1;
+    /* {"attr":{"S":..}} parsed as plain JSON: read it as the typed map it spells */
+    wa.name.ptr = "M";
+    wa.name.len = 1;
+    wa.value = *item;
+    wrapped.type = DDB_TYPE_M;
+    wrapped.u.m.attrs = &wa;
+    wrapped.u.m.count = 1;
+    if (ddb_value_from_typed_json(&conv, &wrapped, a, NULL) != 0 ||
+        ddb_table_output_key_signature(sig, &to->info->schema, &conv.u.m) != 0)
+        return -1;
+    for (size_t j = 0; j < b->n; j++) {
+        if (!flags[j] && b->entries[j]->key_len == sig->len &&
+            memcmp(b->entries[j]->key, sig->ptr, sig->len) == 0) {
+            flags[j] = 1;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 /* Parses the UnprocessedItems of a response and returns which entries they
  * are (flags[i] = 1). Returns 0, or -1 when the answer cannot be matched to
  * the batch (then everything is sent again: puts are idempotent). */
 int ddb_table_output_find_unprocessed(table_output *to, batch *b, const ddb_response *resp,
                                       char *flags, double *capacity)
 {
-    ddb_json_parser *p;
-    ddb_arena *a;
-    ddb_value root, conv;
-    const ddb_value *un, *list, *cc;
+    ddb_value root;
+    const ddb_value *un, *list;
     ddb_buf sig = DDB_BUF_INIT;
     int rc = 0;
 
     /* the writer's own parser and arena, made once: one answer a batch */
     if ((to->resp_parser == NULL && ddb_json_parser_new(&to->resp_parser) != 0) ||
-        (to->resp_arena == NULL && ddb_arena_new(&to->resp_arena, 0) != 0)) {
-        rc = -1;
-        goto done;
-    }
-    p = to->resp_parser;
-    a = to->resp_arena;
-    ddb_arena_reset(a);
-    if (ddb_json_parse_plain(p, &root, resp->body, resp->body_len, a, NULL) != 0 ||
-        root.type != DDB_TYPE_M) {
-        rc = -1;
-        goto done;
-    }
-    if ((cc = ddb_map_getz(&root.u.m, "ConsumedCapacity")) != NULL && cc->type == DDB_TYPE_L) {
-        for (size_t i = 0; i < cc->u.l.count; i++) {
-            const ddb_value *cu;
-            if (cc->u.l.items[i].type == DDB_TYPE_M &&
-                (cu = ddb_map_getz(&cc->u.l.items[i].u.m, "CapacityUnits")) != NULL &&
-                cu->type == DDB_TYPE_N)
-                *capacity += strtod(cu->u.s.ptr, NULL); /* a gauge, not data: double is fine */
-        }
-    }
+        (to->resp_arena == NULL && ddb_arena_new(&to->resp_arena, 0) != 0))
+        return -1;
+    ddb_arena_reset(to->resp_arena);
+    if (ddb_json_parse_plain(to->resp_parser, &root, resp->body, resp->body_len, to->resp_arena,
+                             NULL) != 0 ||
+        root.type != DDB_TYPE_M)
+        return -1;
+    add_consumed(&root.u.m, capacity);
     un = ddb_map_getz(&root.u.m, "UnprocessedItems");
     if (un == NULL || un->type != DDB_TYPE_M || un->u.m.count == 0)
-        goto done;
+        return 0;
     list = ddb_map_getz(&un->u.m, to->table);
-    if (list == NULL || list->type != DDB_TYPE_L || un->u.m.count != 1) {
-        rc = -1;
-        goto done;
-    }
-    for (size_t i = 0; i < list->u.l.count; i++) {
-        const ddb_value *req = &list->u.l.items[i], *inner, *item;
-        int is_del;
-        size_t j;
-        if (req->type != DDB_TYPE_M || req->u.m.count != 1) {
-            rc = -1;
-            goto done;
-        }
-        is_del = req->u.m.attrs[0].name.len == 13 &&
-                 memcmp(req->u.m.attrs[0].name.ptr, "DeleteRequest", 13) == 0;
-        inner = &req->u.m.attrs[0].value;
-        item =
-            inner->type == DDB_TYPE_M ? ddb_map_getz(&inner->u.m, is_del ? "Key" : "Item") : NULL;
-        if (item == NULL) {
-            rc = -1;
-            goto done;
-        }
-        /* {"attr":{"S":..}} parsed as plain JSON: read it as the typed map it spells */
-        {
-            ddb_value wrapped;
-            ddb_attr wa;
-            wa.name.ptr = "M";
-            wa.name.len = 1;
-            wa.value = *item;
-            wrapped.type = DDB_TYPE_M;
-            wrapped.u.m.attrs = &wa;
-            wrapped.u.m.count = 1;
-            if (ddb_value_from_typed_json(&conv, &wrapped, a, NULL) != 0 ||
-                ddb_table_output_key_signature(&sig, &to->info->schema, &conv.u.m) != 0) {
-                rc = -1;
-                goto done;
-            }
-        }
-        for (j = 0; j < b->n; j++) {
-            if (!flags[j] && b->entries[j]->key_len == sig.len &&
-                memcmp(b->entries[j]->key, sig.ptr, sig.len) == 0) {
-                flags[j] = 1;
-                break;
-            }
-        }
-        if (j == b->n) {
-            rc = -1;
-            goto done;
-        }
-    }
-done:
+    if (list == NULL || list->type != DDB_TYPE_L || un->u.m.count != 1)
+        return -1;
+    for (size_t i = 0; i < list->u.l.count && rc == 0; i++)
+        rc = flag_unprocessed(to, b, &list->u.l.items[i], flags, &sig, to->resp_arena);
     ddb_buf_dispose(&sig);
     return rc;
 }
