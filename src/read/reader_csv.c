@@ -27,10 +27,11 @@
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/reader.h"
 #include "ddbpipe/source.h"
+#include "core/name_set.h"
 #include "read/reader_internal.h"
 
 typedef struct csv_col {
-    char *name;
+    const char *name; /* owned by the reader's names_seen */
     size_t len;
     ddb_type type; /* DDB_TYPE_NONE: untyped (a string) */
     int extra;     /* the _extra column */
@@ -44,6 +45,7 @@ typedef struct csv_reader {
     ddb_json_parser *parser;
     csv_col *cols;
     size_t ncols;
+    ddb_name_set names_seen; /* the columns' names, owned: a header may have 100,000 */
     const char **names; /* cols[i].name, for base.columns */
     int any_untyped;
     int allow_short, allow_long;
@@ -231,8 +233,7 @@ static void csv_free(ddb_reader *r)
     ddb_arena_free(cr->arena);
     ddb_json_parser_free(cr->parser);
     ddb_buf_dispose(&cr->text);
-    for (size_t i = 0; i < cr->ncols; i++)
-        free(cr->cols[i].name);
+    ddb_name_set_dispose(&cr->names_seen);
     free(cr->cols);
     free(cr->names);
 }
@@ -276,6 +277,8 @@ static int add_column(csv_reader *cr, const char *text, size_t len, const char *
     csv_col *c = &cr->cols[cr->ncols];
     const char *colon = NULL;
     ddb_type t;
+    size_t pos;
+    int rc;
     for (size_t k = len; k > 0 && colon == NULL; k--)
         if (text[k - 1] == ':')
             colon = text + k - 1;
@@ -288,15 +291,13 @@ static int add_column(csv_reader *cr, const char *text, size_t len, const char *
     if (len == 0)
         return ddb_error_set(err, DDB_EUSAGE, "%s: %s column %zu has no name", cr->base.name, where,
                              index + 1);
-    for (size_t j = 0; j < cr->ncols; j++)
-        if (cr->cols[j].len == len && memcmp(cr->cols[j].name, text, len) == 0)
-            return ddb_error_set(err, DDB_EUSAGE, "%s: %s column \"%s\" appears twice",
-                                 cr->base.name, where, cr->cols[j].name);
-    /* Not strndup: a name may hold a NUL byte, and its attribute keeps all len bytes. */
-    if ((c->name = malloc(len + 1)) == NULL)
+    /* The set keeps all len bytes (a name may hold a NUL byte, and its attribute keeps them). */
+    if ((rc = ddb_name_set_add(&cr->names_seen, text, len, &pos)) < 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    memcpy(c->name, text, len);
-    c->name[len] = '\0';
+    if (rc == 0)
+        return ddb_error_set(err, DDB_EUSAGE, "%s: %s column \"%s\" appears twice", cr->base.name,
+                             where, cr->names_seen.at[pos].name);
+    c->name = cr->names_seen.at[pos].name;
     c->len = len;
     c->extra = c->type == DDB_TYPE_NONE && strcmp(c->name, DDB_EXTRA_FIELD) == 0;
     if (c->type == DDB_TYPE_NONE && !c->extra)

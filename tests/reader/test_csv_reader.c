@@ -451,3 +451,52 @@ Test(csvreader, short_and_long_rows_when_allowed)
     cr_assert_eq(tu_next_ok(r)->kind, DDB_REC_BAD);
     ddb_reader_free(r);
 }
+
+/* "c0,c1,...,c<n-1>" then, when dup is not NULL, one more column named dup;
+ * then a row of the column numbers. malloc'd. */
+static char *wide_csv(size_t n, const char *dup)
+{
+    size_t cap = n * 16 + 64, len = 0;
+    char *t = malloc(cap);
+    cr_assert_not_null(t);
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(t + len, cap - len, "%sc%zu", i ? "," : "", i);
+    if (dup != NULL)
+        len += (size_t)snprintf(t + len, cap - len, ",%s", dup);
+    t[len++] = '\n';
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(t + len, cap - len, "%s%zu", i ? "," : "", i);
+    t[len++] = '\n';
+    t[len] = '\0';
+    return t;
+}
+
+/* A header of 100,000 columns: each name is checked against the others through a hash, not
+ * against every earlier one (which took seconds of CPU at this width). */
+Test(csvreader, header_of_100000_columns)
+{
+    enum { WIDE = 100000 };
+    char *text = wide_csv(WIDE, NULL);
+    const char *path = tu_put_file(tdir, "wide.csv", text);
+    ddb_reader *r = NULL;
+    ddb_record *rec;
+    ddb_error err;
+
+    cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), 0, "%s", err.message);
+    cr_assert_eq(r->n_columns, WIDE);
+    cr_assert_str_eq(r->columns[WIDE - 1], "c99999");
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->item.count, WIDE);
+    tu_expect_s(&rec->item, "c99999", "99999");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+    free(text);
+
+    text = wide_csv(WIDE, "c77777");
+    path = tu_put_file(tdir, "wide-dup.csv", text);
+    r = (ddb_reader *)1;
+    cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), DDB_EUSAGE);
+    cr_assert_null(r);
+    cr_assert_not_null(strstr(err.message, "\"c77777\" appears twice"), "%s", err.message);
+    free(text);
+}
