@@ -161,8 +161,8 @@ static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
          {"input-format", OPT_STRING, &ap->input_format, "FMT",
           "force the input format: ddb-json, ndjson, csv, json (documents: arrays, "
           "pretty-printed items, scan output, BatchWriteItem requests, Workbench models), "
-          "scan, export, dynamodump (default: by content; what is neither JSON nor clearly "
-          "CSV is refused)"}},
+          "scan, export, dynamodump, datapipeline (AWS Data Pipeline / EMR exports) "
+          "(default: by content; what is neither JSON nor clearly CSV is refused)"}},
         {G_IN,
          {"columns", OPT_STRING, &ap->columns, "A,B:N,...",
           "the columns of a CSV without a header row (its first row is data); NAME:TYPE "
@@ -321,7 +321,7 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
     o->reader.allow_short_rows = a->allow_short_rows;
     o->reader.allow_long_rows = a->allow_long_rows;
     if (a->input_format && ddb_input_format_parse(&o->reader.format, a->input_format) != 0) {
-        cli_error("use ddb-json, ndjson, csv, json, scan, export or dynamodump",
+        cli_error("use ddb-json, ndjson, csv, json, scan, export, dynamodump or datapipeline",
                   "unknown --input-format \"%s\"", a->input_format);
         return EXIT_USAGE;
     }
