@@ -99,6 +99,8 @@ typedef struct ddb_reader_opts {
     int allow_short_rows; /* a row with fewer cells than columns: the rest are absent */
     int allow_long_rows;  /* a row with more cells: the extra ones are kept as attributes
                              _col<N> (N = 1-based column), so they land in _extra */
+    const char *types_file; /* a dynamodb-csv spec file ([CSV_SPEC] column=TYPE lines) typing
+                               the columns; NULL: none */
     /* Where s3:// inputs are read from (store.h); NULL: they cannot be. */
     struct ddb_store *remote;
     /* Shard I of N (1 <= shard <= shards): an export reads only its data files

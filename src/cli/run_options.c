@@ -185,6 +185,10 @@ static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_IN,
          {"types", OPT_STRING, &ap->types, "NAME=T,...",
           "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
+        {G_IN,
+         {"types-file", OPT_STRING, &ap->types_file, "FILE",
+          "type CSV columns by a dynamodb-csv spec file ([CSV_SPEC] "
+          "column=S|I|D|B|J|SL|SS|DL|DS)"}},
         {G_ENTITY | G_IMPORT | G_DIFF,
          {"allow-extra-columns", OPT_FLAG, &ap->allow_extra_columns, NULL,
           "record files: keep CSV columns that are no field of the entity, as undeclared "
@@ -320,6 +324,7 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
     o->reader.table = a->input_table;
     o->reader.allow_short_rows = a->allow_short_rows;
     o->reader.allow_long_rows = a->allow_long_rows;
+    o->reader.types_file = a->types_file;
     if (a->input_format && ddb_input_format_parse(&o->reader.format, a->input_format) != 0) {
         cli_error("use ddb-json, ndjson, csv, json, scan, export, dynamodump or datapipeline",
                   "unknown --input-format \"%s\"", a->input_format);
