@@ -69,14 +69,16 @@ typedef struct ddb_record {
 
 typedef enum ddb_input_format {
     DDB_IN_AUTO = 0,
-    DDB_IN_DDBJSON,   /* DynamoDB JSON lines: {"Item":..}, bare items, incremental changes */
-    DDB_IN_SCAN,      /* AWS CLI scan output: {"Items":[...], "Count":...} */
-    DDB_IN_NDJSON,    /* plain JSON objects, one per line */
-    DDB_IN_CSV,       /* RFC 4180 with a header row */
-    DDB_IN_EXPORT,    /* an Export to S3 folder (manifest-summary.json) */
-    DDB_IN_JSON,      /* JSON documents: arrays of items, pretty-printed items, scan and
-                         get-item output, BatchWriteItem requests, NoSQL Workbench models */
-    DDB_IN_DYNAMODUMP /* a dynamodump backup of a table: schema.json + data/NNNN.json */
+    DDB_IN_DDBJSON,     /* DynamoDB JSON lines: {"Item":..}, bare items, incremental changes */
+    DDB_IN_SCAN,        /* AWS CLI scan output: {"Items":[...], "Count":...} */
+    DDB_IN_NDJSON,      /* plain JSON objects, one per line */
+    DDB_IN_CSV,         /* RFC 4180 with a header row */
+    DDB_IN_EXPORT,      /* an Export to S3 folder (manifest-summary.json) */
+    DDB_IN_JSON,        /* JSON documents: arrays of items, pretty-printed items, scan and
+                           get-item output, BatchWriteItem requests, NoSQL Workbench models */
+    DDB_IN_DYNAMODUMP,  /* a dynamodump backup of a table: schema.json + data/NNNN.json */
+    DDB_IN_DATAPIPELINE /* AWS Data Pipeline / EMR exports: {"a":{"s":"x"}} lines, or the older
+                           name<0x03>value<0x02>... lines */
 } ddb_input_format;
 
 struct ddb_store;
@@ -97,6 +99,8 @@ typedef struct ddb_reader_opts {
     int allow_short_rows; /* a row with fewer cells than columns: the rest are absent */
     int allow_long_rows;  /* a row with more cells: the extra ones are kept as attributes
                              _col<N> (N = 1-based column), so they land in _extra */
+    const char *types_file; /* a dynamodb-csv spec file ([CSV_SPEC] column=TYPE lines) typing
+                               the columns; NULL: none */
     /* Where s3:// inputs are read from (store.h); NULL: they cannot be. */
     struct ddb_store *remote;
     /* Shard I of N (1 <= shard <= shards): an export reads only its data files
@@ -223,7 +227,7 @@ DDB_MUST_USE int ddb_reader_list_folder(char ***out, size_t *n, const char *path
  * this name: it starts with '_' (a run's own files) or '.'. */
 int ddb_reader_skips_name(const char *name);
 
-/* "ddb-json", "scan", "ndjson", "csv", "export", "json", "dynamodump". */
+/* "ddb-json", "scan", "ndjson", "csv", "export", "json", "dynamodump", "datapipeline". */
 const char *ddb_input_format_name(ddb_input_format f);
 
 /* Parses an --input-format value. Returns 0 or DDB_EUSAGE. */
@@ -258,6 +262,12 @@ DDB_MUST_USE int ddb_reader_new_scan(ddb_reader **out, ddb_source *src, const ch
  * record. */
 DDB_MUST_USE int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
                                     const ddb_reader_opts *opts, ddb_error *err);
+
+/* AWS Data Pipeline / EMR export lines over src (owned): items typed with the Java SDK's
+ * keys ({"a":{"s":"x"},"b":{"nS":["1"]}}, any case), or the older Hive text form
+ * (name<0x03>value, attributes separated by 0x02). */
+DDB_MUST_USE int ddb_reader_new_datapipeline(ddb_reader **out, ddb_source *src, const char *name,
+                                             const ddb_reader_opts *opts, ddb_error *err);
 
 /* An Export to S3 folder (the one holding manifest-summary.json). */
 DDB_MUST_USE int ddb_reader_new_export(ddb_reader **out, const char *dir,

@@ -172,7 +172,7 @@ static const char *option_values(const char *name)
         return formats;
     }
     if (strcmp(name, "input-format") == 0)
-        return "ddb-json ndjson csv json scan export dynamodump";
+        return "ddb-json ndjson csv json scan export dynamodump datapipeline";
     if (strcmp(name, "progress") == 0)
         return "auto bar log json off";
     if (strcmp(name, "export-view") == 0)

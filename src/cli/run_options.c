@@ -162,8 +162,8 @@ static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
          {"input-format", OPT_STRING, &ap->input_format, "FMT",
           "force the input format: ddb-json, ndjson, csv, json (documents: arrays, "
           "pretty-printed items, scan output, BatchWriteItem requests, Workbench models), "
-          "scan, export, dynamodump (default: by content; what is neither JSON nor clearly "
-          "CSV is refused)"}},
+          "scan, export, dynamodump, datapipeline (AWS Data Pipeline / EMR exports) "
+          "(default: by content; what is neither JSON nor clearly CSV is refused)"}},
         {G_IN,
          {"columns", OPT_STRING, &ap->columns, "A,B:N,...",
           "the columns of a CSV without a header row (its first row is data); NAME:TYPE "
@@ -186,6 +186,10 @@ static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_IN,
          {"types", OPT_STRING, &ap->types, "NAME=T,...",
           "types of CSV/NDJSON attributes without a mapping, e.g. age=N,tags=SS"}},
+        {G_IN,
+         {"types-file", OPT_STRING, &ap->types_file, "FILE",
+          "type CSV columns by a dynamodb-csv spec file ([CSV_SPEC] "
+          "column=S|I|D|B|J|SL|SS|DL|DS)"}},
         {G_ENTITY | G_IMPORT | G_DIFF,
          {"allow-extra-columns", OPT_FLAG, &ap->allow_extra_columns, NULL,
           "record files: keep CSV columns that are no field of the entity, as undeclared "
@@ -314,8 +318,9 @@ static int fill_input(ddb_run_options *o, const run_args *a)
     o->reader.table = a->input_table;
     o->reader.allow_short_rows = a->allow_short_rows;
     o->reader.allow_long_rows = a->allow_long_rows;
+    o->reader.types_file = a->types_file;
     if (a->input_format && ddb_input_format_parse(&o->reader.format, a->input_format) != 0) {
-        cli_error("use ddb-json, ndjson, csv, json, scan, export or dynamodump",
+        cli_error("use ddb-json, ndjson, csv, json, scan, export, dynamodump or datapipeline",
                   "unknown --input-format \"%s\"", a->input_format);
         return EXIT_USAGE;
     }

@@ -25,8 +25,8 @@
 #include "read/reader_internal.h"
 
 
-static const char *const format_names[] = {"auto", "ddb-json", "scan", "ndjson",
-                                           "csv",  "export",   "json", "dynamodump"};
+static const char *const format_names[] = {"auto",   "ddb-json", "scan",       "ndjson",      "csv",
+                                           "export", "json",     "dynamodump", "datapipeline"};
 
 const char *ddb_input_format_name(ddb_input_format f)
 {

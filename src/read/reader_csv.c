@@ -25,15 +25,21 @@
 #include "ddbpipe/csv.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/mapping.h"
+#include "ddbpipe/number.h"
 #include "ddbpipe/reader.h"
 #include "ddbpipe/source.h"
+#include "core/name_set.h"
 #include "read/reader_internal.h"
 
 typedef struct csv_col {
-    char *name;
+    const char *name; /* owned by the reader's names_seen */
     size_t len;
     ddb_type type; /* DDB_TYPE_NONE: untyped (a string) */
     int extra;     /* the _extra column */
+    /* From a --types-file (dynamodb-csv's spec): its type and blank rule, and their lines. */
+    ddb_csv_spec_type spec;
+    ddb_csv_spec_blank blank;
+    unsigned spec_line, blank_line;
 } csv_col;
 
 typedef struct csv_reader {
@@ -44,11 +50,13 @@ typedef struct csv_reader {
     ddb_json_parser *parser;
     csv_col *cols;
     size_t ncols;
-    const char **names; /* cols[i].name, for base.columns */
+    ddb_name_set names_seen; /* the columns' names, owned: a header may have 100,000 */
+    const char **names;      /* cols[i].name, for base.columns */
     int any_untyped;
     int allow_short, allow_long;
     int given;    /* the columns were given: no header row */
     ddb_buf text; /* scratch for typed cells */
+    char *split;  /* what splits a spec's list and set cells */
     ddb_record rec;
     uint64_t skip_below;
     char reason[DDB_ERROR_MAX];
@@ -67,13 +75,101 @@ static void set_bad(csv_reader *cr, const char *fmt, ...)
     cr->rec.item.count = 0;
 }
 
+/* The next occurrence of cr->split in [p, end), or NULL. */
+static const char *find_split(const csv_reader *cr, const char *p, const char *end)
+{
+    size_t n = strlen(cr->split);
+    for (; (size_t)(end - p) >= n; p++)
+        if (memcmp(p, cr->split, n) == 0)
+            return p;
+    return NULL;
+}
+
+/* A list or set cell of a spec: split as dynamodb-csv splits it (str.split(delimiter): two
+ * delimiters in a row make an empty member); number members are checked. */
+static int split_cell(csv_reader *cr, const csv_col *c, const ddb_csv_field *f, ddb_value *out,
+                      ddb_error *err)
+{
+    const char *end = f->ptr + f->len, *p = f->ptr, *q;
+    int numbers = c->spec == DDB_SPEC_DL || c->spec == DDB_SPEC_DS;
+    size_t n = 1, k = 0, dl = strlen(cr->split);
+    ddb_value *items;
+    for (q = find_split(cr, p, end); q != NULL; q = find_split(cr, q + dl, end))
+        n++;
+    if ((items = ddb_arena_alloc(cr->arena, n * sizeof(*items))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (; k < n; k++, p = q + dl) {
+        if ((q = find_split(cr, p, end)) == NULL)
+            q = end;
+        items[k] = ddb_value_str(numbers ? DDB_TYPE_N : DDB_TYPE_S, p, (size_t)(q - p));
+        if (numbers && ddb_number_validate(p, (size_t)(q - p), err) != 0)
+            return ddb_error_prefix(err, "member %zu: ", k + 1);
+    }
+    memset(out, 0, sizeof(*out));
+    out->type = c->spec == DDB_SPEC_SS   ? DDB_TYPE_SS
+                : c->spec == DDB_SPEC_DS ? DDB_TYPE_NS
+                                         : DDB_TYPE_L;
+    out->u.l.items = items;
+    out->u.l.count = n;
+    return 0;
+}
+
+/* A cell of a column a spec types, converted as dynamodb-csv converts it, or refused where
+ * that would not keep the text exactly or would guess. */
+static int spec_cell(csv_reader *cr, const csv_col *c, const ddb_csv_field *f, ddb_value *out,
+                     ddb_error *err)
+{
+    size_t sign = f->len > 0 && f->ptr[0] == '-', i = sign;
+    switch (c->spec) {
+    case DDB_SPEC_S:
+        *out = ddb_value_str(DDB_TYPE_S, f->ptr, f->len);
+        return 0;
+    case DDB_SPEC_I:
+        while (i < f->len && f->ptr[i] >= '0' && f->ptr[i] <= '9')
+            i++;
+        if (i < f->len || f->len == sign)
+            return ddb_error_set(err, DDB_EINVAL, "\"%.*s\" is not an integer", (int)f->len,
+                                 f->ptr);
+        *out = ddb_value_str(DDB_TYPE_N, f->ptr, f->len);
+        return ddb_number_validate(f->ptr, f->len, err);
+    case DDB_SPEC_D:
+        *out = ddb_value_str(DDB_TYPE_N, f->ptr, f->len);
+        return ddb_number_validate(f->ptr, f->len, err);
+    case DDB_SPEC_B:
+        /* dynamodb-csv writes false as a blank cell and true as True; it reads any other
+         * text as true too, which is not guessed here. */
+        *out = ddb_value_bool(f->len > 0);
+        if (f->len == 0 ||
+            (f->len == 4 && (memcmp(f->ptr, "True", 4) == 0 || memcmp(f->ptr, "true", 4) == 0 ||
+                             memcmp(f->ptr, "TRUE", 4) == 0)))
+            return 0;
+        return ddb_error_set(err, DDB_EINVAL,
+                             "\"%.*s\" is neither blank (false) nor true (dynamodb-csv would "
+                             "read it as true)",
+                             (int)f->len, f->ptr);
+    case DDB_SPEC_J:
+        return ddb_json_parse_plain(cr->parser, out, f->ptr, f->len, cr->arena, err);
+    default:
+        return split_cell(cr, c, f, out, err);
+    }
+}
+
 /* The value of a typed cell. Returns 0, or DDB_EINVAL with the reason in err. */
 static int typed_cell(csv_reader *cr, const csv_col *c, const ddb_csv_field *f, ddb_value *out,
                       ddb_error *err)
 {
     ddb_value s = ddb_value_str(DDB_TYPE_S, f->ptr, f->len);
     ddb_map m;
+    if (f->len == 0 && c->blank == DDB_SPEC_BLANK_NULL) {
+        *out = ddb_value_null();
+        return 0;
+    }
+    if (c->spec != DDB_SPEC_NONE)
+        return spec_cell(cr, c, f, out, err);
     switch (c->type) {
+    case DDB_TYPE_NONE:
+        *out = s;
+        return 0;
     case DDB_TYPE_S:
         *out = s;
         return 0;
@@ -122,6 +218,26 @@ static int parse_extra(csv_reader *cr, const ddb_csv_field *f, ddb_map *out, ddb
     return 0;
 }
 
+/* Is the empty cell f of column c (NULL: a cell past the columns) absent? When unquoted, but
+ * for a spec's rules: a blank B cell is false, ConvertBlankToNullAttrs makes it NULL, and
+ * ConvertBlankToDropAttrs drops a quoted one too. */
+static int blank_absent(const csv_col *c, const ddb_csv_field *f)
+{
+    if (c == NULL)
+        return !f->quoted;
+    if (c->blank == DDB_SPEC_BLANK_DROP)
+        return 1;
+    if (c->blank == DDB_SPEC_BLANK_NULL || c->spec == DDB_SPEC_B)
+        return 0;
+    return !f->quoted;
+}
+
+/* The type a message names for column c. */
+static const char *col_type_name(const csv_col *c)
+{
+    return c->spec != DDB_SPEC_NONE ? ddb_csv_spec_type_name(c->spec) : ddb_type_name(c->type);
+}
+
 /* Builds the record from a row. Returns 0 (a record, maybe BAD) or ENOMEM. */
 static int build_record(csv_reader *cr, const ddb_csv_row *row, ddb_error *err)
 {
@@ -151,7 +267,7 @@ static int build_record(csv_reader *cr, const ddb_csv_row *row, ddb_error *err)
     for (size_t i = 0; i < ncells; i++) {
         const ddb_csv_field *f = &row->fields[i];
         ddb_attr *at = &attrs[n];
-        if (f->len == 0 && !f->quoted)
+        if (f->len == 0 && blank_absent(i < cr->ncols ? &cr->cols[i] : NULL, f))
             continue;
         if (i >= cr->ncols) {
             char name[32];
@@ -167,12 +283,13 @@ static int build_record(csv_reader *cr, const ddb_csv_row *row, ddb_error *err)
             continue;
         at->name.ptr = cr->cols[i].name;
         at->name.len = cr->cols[i].len;
-        if (cr->cols[i].type == DDB_TYPE_NONE) {
+        if (cr->cols[i].type == DDB_TYPE_NONE && cr->cols[i].spec == DDB_SPEC_NONE &&
+            cr->cols[i].blank == DDB_SPEC_BLANK_DEFAULT) {
             at->value = ddb_value_str(DDB_TYPE_S, f->ptr, f->len);
         } else if (typed_cell(cr, &cr->cols[i], f, &at->value, &cerr) != 0) {
             if (cerr.code == DDB_ENOMEM)
                 return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            set_bad(cr, "column %s (%s): %s", cr->cols[i].name, ddb_type_name(cr->cols[i].type),
+            set_bad(cr, "column %s (%s): %s", cr->cols[i].name, col_type_name(&cr->cols[i]),
                     cerr.message);
             return 0;
         }
@@ -231,8 +348,8 @@ static void csv_free(ddb_reader *r)
     ddb_arena_free(cr->arena);
     ddb_json_parser_free(cr->parser);
     ddb_buf_dispose(&cr->text);
-    for (size_t i = 0; i < cr->ncols; i++)
-        free(cr->cols[i].name);
+    ddb_name_set_dispose(&cr->names_seen);
+    free(cr->split);
     free(cr->cols);
     free(cr->names);
 }
@@ -276,6 +393,8 @@ static int add_column(csv_reader *cr, const char *text, size_t len, const char *
     csv_col *c = &cr->cols[cr->ncols];
     const char *colon = NULL;
     ddb_type t;
+    size_t pos;
+    int rc;
     for (size_t k = len; k > 0 && colon == NULL; k--)
         if (text[k - 1] == ':')
             colon = text + k - 1;
@@ -288,15 +407,13 @@ static int add_column(csv_reader *cr, const char *text, size_t len, const char *
     if (len == 0)
         return ddb_error_set(err, DDB_EUSAGE, "%s: %s column %zu has no name", cr->base.name, where,
                              index + 1);
-    for (size_t j = 0; j < cr->ncols; j++)
-        if (cr->cols[j].len == len && memcmp(cr->cols[j].name, text, len) == 0)
-            return ddb_error_set(err, DDB_EUSAGE, "%s: %s column \"%s\" appears twice",
-                                 cr->base.name, where, cr->cols[j].name);
-    /* Not strndup: a name may hold a NUL byte, and its attribute keeps all len bytes. */
-    if ((c->name = malloc(len + 1)) == NULL)
+    /* The set keeps all len bytes (a name may hold a NUL byte, and its attribute keeps them). */
+    if ((rc = ddb_name_set_add(&cr->names_seen, text, len, &pos)) < 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    memcpy(c->name, text, len);
-    c->name[len] = '\0';
+    if (rc == 0)
+        return ddb_error_set(err, DDB_EUSAGE, "%s: %s column \"%s\" appears twice", cr->base.name,
+                             where, cr->names_seen.at[pos].name);
+    c->name = cr->names_seen.at[pos].name;
     c->len = len;
     c->extra = c->type == DDB_TYPE_NONE && strcmp(c->name, DDB_EXTRA_FIELD) == 0;
     if (c->type == DDB_TYPE_NONE && !c->extra)
@@ -336,6 +453,50 @@ static int given_columns(csv_reader *cr, const ddb_reader_opts *opts, ddb_error 
     return 0;
 }
 
+/* One line of a spec file on the column it names. */
+static int apply_spec_entry(csv_reader *cr, const char *path, const ddb_csv_spec_entry *e,
+                            ddb_error *err)
+{
+    ptrdiff_t at = ddb_name_set_find(&cr->names_seen, e->column, strlen(e->column));
+    csv_col *c = at >= 0 ? &cr->cols[at] : NULL; /* the set holds the columns in order */
+    unsigned before = c == NULL ? 0 : e->type == DDB_SPEC_NONE ? c->blank_line : c->spec_line;
+    if (c == NULL)
+        return ddb_error_set(err, DDB_EUSAGE, "%s:%u: \"%s\" is not a column of %s", path, e->line,
+                             e->column, cr->base.name);
+    if (before != 0)
+        return ddb_error_set(err, DDB_EUSAGE, "%s:%u: column \"%s\" is named on line %u already",
+                             path, e->line, e->column, before);
+    if (e->type == DDB_SPEC_NONE) {
+        c->blank = e->blank;
+        c->blank_line = e->line;
+        return 0;
+    }
+    if (c->type != DDB_TYPE_NONE || c->extra)
+        return ddb_error_set(err, DDB_EUSAGE, "%s:%u: column \"%s\" of %s has a type already", path,
+                             e->line, e->column, cr->base.name);
+    c->spec = e->type;
+    c->spec_line = e->line;
+    return 0;
+}
+
+/* Types the columns by a dynamodb-csv spec file (--types-file). */
+static int apply_spec(csv_reader *cr, const char *path, ddb_error *err)
+{
+    ddb_csv_spec spec;
+    int rc = ddb_csv_spec_load(&spec, path, err);
+    for (size_t i = 0; rc == 0 && i < spec.n; i++)
+        rc = apply_spec_entry(cr, path, &spec.entries[i], err);
+    if (rc == 0 && (cr->split = strdup(spec.delimiter ? spec.delimiter : " ")) == NULL)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    ddb_csv_spec_dispose(&spec);
+    cr->any_untyped = 0;
+    for (size_t i = 0; i < cr->ncols; i++)
+        if (cr->cols[i].type == DDB_TYPE_NONE && cr->cols[i].spec == DDB_SPEC_NONE &&
+            !cr->cols[i].extra)
+            cr->any_untyped = 1;
+    return rc;
+}
+
 int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
                        const ddb_reader_opts *opts, ddb_error *err)
 {
@@ -363,6 +524,8 @@ int ddb_reader_new_csv(ddb_reader **out, ddb_source *src, const char *name,
         rc = given_columns(cr, opts, err);
     } else
         rc = read_header(cr, err);
+    if (rc == 0 && opts && opts->types_file)
+        rc = apply_spec(cr, opts->types_file, err);
     if (rc != 0)
         goto fail;
     cr->allow_short = opts && opts->allow_short_rows;

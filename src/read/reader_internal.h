@@ -31,6 +31,7 @@ extern const ddb_reader_bidder ddb_scan_bidder;
 extern const ddb_reader_bidder ddb_ddbjson_bidder;
 extern const ddb_reader_bidder ddb_ndjson_bidder;
 extern const ddb_reader_bidder ddb_csv_bidder;
+extern const ddb_reader_bidder ddb_datapipeline_bidder;
 
 /* Makes rec a bad record saying reason (copied into buf, cap bytes): no
  * attributes, the reader goes on after it. */
@@ -66,5 +67,50 @@ typedef struct ddb_sniff_ctx {
     size_t decided;
 } ddb_sniff_ctx;
 int ddb_reader_sniffed_enough(void *ctx, const unsigned char *p, size_t n);
+
+/* A dynamodb-csv spec file (reader_csv_spec.c): its [CSV_SPEC] column=TYPE lines, the
+ * [IMPORT_OPTION] lists of columns whose blank cells are NULL or absent, and the
+ * [DELIMITER_OPTION] that splits list and set cells (default one space). */
+typedef enum ddb_csv_spec_type {
+    DDB_SPEC_NONE = 0,
+    DDB_SPEC_S,  /* string */
+    DDB_SPEC_I,  /* integer: an N of digits */
+    DDB_SPEC_D,  /* decimal: an N */
+    DDB_SPEC_B,  /* boolean: blank is false, True/true/TRUE true */
+    DDB_SPEC_J,  /* JSON: plain JSON, numbers as their text */
+    DDB_SPEC_SL, /* a list of strings, split by the delimiter */
+    DDB_SPEC_SS, /* a string set, split so */
+    DDB_SPEC_DL, /* a list of numbers, split so */
+    DDB_SPEC_DS  /* a number set, split so */
+} ddb_csv_spec_type;
+
+typedef enum ddb_csv_spec_blank {
+    DDB_SPEC_BLANK_DEFAULT = 0,
+    DDB_SPEC_BLANK_NULL, /* ConvertBlankToNullAttrs */
+    DDB_SPEC_BLANK_DROP  /* ConvertBlankToDropAttrs */
+} ddb_csv_spec_blank;
+
+/* One line of the file that names a column: a type, or a blank rule. */
+typedef struct ddb_csv_spec_entry {
+    char *column;
+    ddb_csv_spec_type type; /* DDB_SPEC_NONE for a blank rule */
+    ddb_csv_spec_blank blank;
+    unsigned line;
+} ddb_csv_spec_entry;
+
+typedef struct ddb_csv_spec {
+    ddb_csv_spec_entry *entries;
+    size_t n, cap;
+    char *delimiter; /* NULL: one space */
+} ddb_csv_spec;
+
+/* Reads the spec file at path into *out (zeroed first; ddb_csv_spec_dispose frees it, also
+ * after a failure). Refuses, naming path and line, what it cannot read exactly: an unknown
+ * section, key or type, a line that is no key=value, a column named twice. Returns 0,
+ * DDB_EUSAGE, or the codes of ddb_file_read_small. */
+DDB_MUST_USE int ddb_csv_spec_load(ddb_csv_spec *out, const char *path, ddb_error *err);
+void ddb_csv_spec_dispose(ddb_csv_spec *s);
+/* "S", "I", ... as the file spells it. */
+const char *ddb_csv_spec_type_name(ddb_csv_spec_type t);
 
 #endif

@@ -101,6 +101,8 @@ static inline void fuzz_read_records_with(const ddb_reader_opts *o, const uint8_
         rc = ddb_reader_new_scan(&rd, src, "fuzz.json", o, &err);
     else if (o->format == DDB_IN_JSON)
         rc = ddb_reader_new_json(&rd, src, "fuzz.json", o, &err);
+    else if (o->format == DDB_IN_DATAPIPELINE)
+        rc = ddb_reader_new_datapipeline(&rd, src, "fuzz.json", o, &err);
     else
         rc = ddb_reader_new_lines(&rd, src, o->format, "fuzz.json", o, &err);
     if (rc == 0)

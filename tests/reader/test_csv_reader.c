@@ -451,3 +451,169 @@ Test(csvreader, short_and_long_rows_when_allowed)
     cr_assert_eq(tu_next_ok(r)->kind, DDB_REC_BAD);
     ddb_reader_free(r);
 }
+
+/* "c0,c1,...,c<n-1>" then, when dup is not NULL, one more column named dup;
+ * then a row of the column numbers. malloc'd. */
+static char *wide_csv(size_t n, const char *dup)
+{
+    size_t cap = n * 16 + 64, len = 0;
+    char *t = malloc(cap);
+    cr_assert_not_null(t);
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(t + len, cap - len, "%sc%zu", i ? "," : "", i);
+    if (dup != NULL)
+        len += (size_t)snprintf(t + len, cap - len, ",%s", dup);
+    t[len++] = '\n';
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(t + len, cap - len, "%s%zu", i ? "," : "", i);
+    t[len++] = '\n';
+    t[len] = '\0';
+    return t;
+}
+
+/* A header of 100,000 columns: each name is checked against the others through a hash, not
+ * against every earlier one (which took seconds of CPU at this width). */
+Test(csvreader, header_of_100000_columns)
+{
+    enum { WIDE = 100000 };
+    char *text = wide_csv(WIDE, NULL);
+    const char *path = tu_put_file(tdir, "wide.csv", text);
+    ddb_reader *r = NULL;
+    ddb_record *rec;
+    ddb_error err;
+
+    cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), 0, "%s", err.message);
+    cr_assert_eq(r->n_columns, WIDE);
+    cr_assert_str_eq(r->columns[WIDE - 1], "c99999");
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->item.count, WIDE);
+    tu_expect_s(&rec->item, "c99999", "99999");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+    free(text);
+
+    text = wide_csv(WIDE, "c77777");
+    path = tu_put_file(tdir, "wide-dup.csv", text);
+    r = (ddb_reader *)1;
+    cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), DDB_EUSAGE);
+    cr_assert_null(r);
+    cr_assert_not_null(strstr(err.message, "\"c77777\" appears twice"), "%s", err.message);
+    free(text);
+}
+
+/* Opens dir/name (text) with the spec file dir/name.spec (spec): 0 or the error. */
+static int open_with_spec(ddb_reader **r, const char *name, const char *text, const char *spec,
+                          ddb_error *err)
+{
+    char spec_name[128];
+    ddb_reader_opts o;
+    memset(&o, 0, sizeof(o));
+    snprintf(spec_name, sizeof(spec_name), "%s.spec", name);
+    o.types_file = tu_put_file(tdir, spec_name, spec);
+    return ddb_reader_open(r, tu_put_file(tdir, name, text), &o, err);
+}
+
+/* dynamodb-csv's spec files: every type it knows, its delimiter option and blank rules. */
+Test(csvreader, types_file_types_the_columns)
+{
+    ddb_reader *r = NULL;
+    ddb_record *rec;
+    ddb_error err;
+    cr_assert_eq(open_with_spec(&r, "s.csv",
+                                "pk,sk,dec,flag,js,sl,ss,dl,ds,note,gone\n"
+                                "foo,1,12345678901234567890.5,True,\"[{\"\"a\"\": 1.50}]\",a b,x y,"
+                                "10 10.1,1 2,,\"\"\n"
+                                "foo,2,0.001,,{},c,z,3,4,\"\",x\n",
+                                "# sample spec\n[CSV_SPEC]\npk=S\nsk = I\ndec=D\nflag=B\njs=J\n"
+                                "sl=SL\nss=SS\ndl=DL\nds=DS\n\n[IMPORT_OPTION]\n"
+                                "ConvertBlankToNullAttrs=note\nConvertBlankToDropAttrs=gone\n"
+                                "; a comment\n[QUERY_OPTION]\nPKAttribute=pk\n",
+                                &err),
+                 0, "%s", err.message);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT, "%s", rec->reason);
+    cr_assert_str_eq(
+        tu_typed(&rec->item),
+        "{\"pk\":{\"S\":\"foo\"},\"sk\":{\"N\":\"1\"},"
+        "\"dec\":{\"N\":\"12345678901234567890.5\"},\"flag\":{\"BOOL\":true},"
+        "\"js\":{\"L\":[{\"M\":{\"a\":{\"N\":\"1.50\"}}}]},"
+        "\"sl\":{\"L\":[{\"S\":\"a\"},{\"S\":\"b\"}]},\"ss\":{\"SS\":[\"x\",\"y\"]},"
+        "\"dl\":{\"L\":[{\"N\":\"10\"},{\"N\":\"10.1\"}]},\"ds\":{\"NS\":[\"1\",\"2\"]},"
+        "\"note\":{\"NULL\":true}}");
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT, "%s", rec->reason);
+    cr_assert_str_eq(tu_typed(&rec->item),
+                     "{\"pk\":{\"S\":\"foo\"},\"sk\":{\"N\":\"2\"},\"dec\":{\"N\":\"0.001\"},"
+                     "\"flag\":{\"BOOL\":false},\"js\":{\"M\":{}},"
+                     "\"sl\":{\"L\":[{\"S\":\"c\"}]},\"ss\":{\"SS\":[\"z\"]},"
+                     "\"dl\":{\"L\":[{\"N\":\"3\"}]},\"ds\":{\"NS\":[\"4\"]},"
+                     "\"note\":{\"NULL\":true},\"gone\":{\"S\":\"x\"}}");
+    cr_assert(rec->typed == 0, "gone is untyped");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
+Test(csvreader, types_file_delimiter_option)
+{
+    ddb_reader *r = NULL;
+    ddb_error err;
+    cr_assert_eq(
+        open_with_spec(&r, "d.csv", "id,t\n1,a|b||c\n",
+                       "[CSV_SPEC]\nid=S\nt=SL\n[DELIMITER_OPTION]\nDelimiterCharacter=|\n", &err),
+        0, "%s", err.message);
+    cr_assert_str_eq(tu_typed(&tu_next_ok(r)->item),
+                     "{\"id\":{\"S\":\"1\"},\"t\":{\"L\":[{\"S\":\"a\"},{\"S\":\"b\"},{\"S\":\"\"},"
+                     "{\"S\":\"c\"}]}}");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
+/* Cells a spec's type cannot hold exactly, or that dynamodb-csv reads otherwise than they say,
+ * are bad rows naming the column and type. */
+Test(csvreader, types_file_bad_cells_are_bad_rows)
+{
+    static const char *const rows[][2] = {
+        {"1.5,,,", "column i (I): \"1.5\" is not an integer"},
+        {",FALSE,,", "column b (B): \"FALSE\" is neither blank"},
+        {",,1 x,", "column dl (DL): member 2"},
+        {",,,{", "column j (J)"},
+    };
+    for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+        char text[128];
+        ddb_reader *r = NULL;
+        ddb_record *rec;
+        ddb_error err;
+        snprintf(text, sizeof(text), "i,b,dl,j\n%s\n", rows[k][0]);
+        cr_assert_eq(
+            open_with_spec(&r, "bad.csv", text, "[CSV_SPEC]\ni=I\nb=B\ndl=DL\nj=J\n", &err), 0,
+            "%s", err.message);
+        rec = tu_next_ok(r);
+        cr_assert_eq(rec->kind, DDB_REC_BAD, "%s", rows[k][0]);
+        cr_assert_not_null(strstr(rec->reason, rows[k][1]), "%s", rec->reason);
+        ddb_reader_free(r);
+    }
+}
+
+/* A spec the reader cannot apply exactly is refused, naming the file and line. */
+Test(csvreader, types_file_refusals_name_file_and_line)
+{
+    static const char *const specs[][2] = {
+        {"[CSV_SPEC]\nid=S\nprice=N\n", ".spec:3: unknown type \"N\" for column \"price\""},
+        {"[CSV_SPEC]\nid=S\nnope=S\n", ".spec:3: \"nope\" is not a column of"},
+        {"[CSV_SPEC]\nid=S\nid=I\n", ".spec:3: column \"id\" is named on line 2 already"},
+        {"[CSV_SPEC]\ntyped=S\n", ".spec:2: column \"typed\" of"},
+        {"id=S\n", ".spec:1: not a key=value line of a section"},
+        {"[CSV]\nid=S\n", ".spec:1: unknown section [CSV]"},
+        {"[CSV_SPEC]\nid=S\n  more\n", ".spec:3: an indented line"},
+        {"[IMPORT_OPTION]\nConvertBlankToZero=id\n", ".spec:2: unknown key"},
+    };
+    for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
+        ddb_reader *r = (ddb_reader *)1;
+        ddb_error err;
+        ddb_error_clear(&err);
+        cr_assert_eq(open_with_spec(&r, "t.csv", "id,typed:N\n1,2\n", specs[k][0], &err),
+                     DDB_EUSAGE, "%s", specs[k][0]);
+        cr_assert_null(r);
+        cr_assert_not_null(strstr(err.message, specs[k][1]), "%s", err.message);
+    }
+}
