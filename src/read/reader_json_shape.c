@@ -473,19 +473,29 @@ static int looks_typed(const ddb_value *v)
     return 0;
 }
 
-/* The first value in v or nested in it that looks typed, or NULL. The plain
- * parser bounds the nesting, and so this recursion. */
+/* Does v hold values (an object or an array)? */
+static int nests(const ddb_value *v)
+{
+    return v->type == DDB_TYPE_M || v->type == DDB_TYPE_L;
+}
+
+/* The first value in v or nested in it that looks typed, or NULL. Only
+ * objects and arrays are looked into (a record is mostly scalars: no call
+ * for each). The plain parser bounds the nesting, and so this recursion. */
 static const ddb_value *find_typed(const ddb_value *v)
 {
     const ddb_value *t = NULL;
-    if (looks_typed(v))
-        return v;
-    if (v->type == DDB_TYPE_M)
+    if (v->type == DDB_TYPE_M) {
+        if (looks_typed(v))
+            return v;
         for (size_t i = 0; i < v->u.m.count && t == NULL; i++)
-            t = find_typed(&v->u.m.attrs[i].value);
-    else if (v->type == DDB_TYPE_L)
+            if (nests(&v->u.m.attrs[i].value))
+                t = find_typed(&v->u.m.attrs[i].value);
+    } else if (v->type == DDB_TYPE_L) {
         for (size_t i = 0; i < v->u.l.count && t == NULL; i++)
-            t = find_typed(&v->u.l.items[i]);
+            if (nests(&v->u.l.items[i]))
+                t = find_typed(&v->u.l.items[i]);
+    }
     return t;
 }
 
@@ -494,7 +504,8 @@ int ddb_plain_holds_typed(const ddb_map *item, char *why, size_t cap)
     const ddb_value *t = NULL;
     size_t at, n;
     for (at = 0; at < item->count && t == NULL; at++)
-        if (!ddb_cstr_eq(DDB_EXTRA_FIELD, item->attrs[at].name.ptr, item->attrs[at].name.len))
+        if (nests(&item->attrs[at].value) &&
+            !ddb_cstr_eq(DDB_EXTRA_FIELD, item->attrs[at].name.ptr, item->attrs[at].name.len))
             t = find_typed(&item->attrs[at].value);
     if (t == NULL)
         return 0;
