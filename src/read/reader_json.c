@@ -7,12 +7,17 @@
  *                                       (dynein's json / json-compact export, the AWS docs'
  *                                       moviedata.json), {"Item":..} or write requests
  *   {"Items": [...], "Count": ..}       AWS CLI scan / query output (dynamodump's data files)
+ *   {"Count": .., "ScannedCount": ..}   a scan / query with Select COUNT: no records
  *   {"Item": {...}}                     get-item output
  *   {"Table": [{"PutRequest": ..}, {"DeleteRequest": ..}], "Other": [..]}
  *                                       BatchWriteItem request items (the AWS docs' sample
  *                                       data; batch-write-item --request-items); also under
  *                                       "RequestItems" / "UnprocessedItems"
  *   {"Responses": {"Table": [...]}}     batch-get-item output
+ *   {"Responses": [{"Item": ..}, {}]}   transact-get-items output ({}: a key not found)
+ *   [{"Put": ..}, {"Delete": ..}, ..]   a TransactWriteItems request file (--transact-items):
+ *                                       Put an item, Delete a key; Update and ConditionCheck
+ *                                       carry no item and are rejected
  *   {"ModelName": .., "DataModel": [{"TableName": .., "TableData": [..],
  *     "TableFacets": [{"TableData": [..]}]}]}   a NoSQL Workbench model
  *   {...}                               one item (typed or plain), pretty-printed
@@ -20,9 +25,12 @@
  * The document is walked with a cursor (json_cursor.h) and a small stack of
  * frames; each element that is a record is handed to the parser on its own,
  * so memory is bounded by the largest element. Records carry the table their
- * document names for them (request files, models); an input naming several
- * tables is read for one of them (opts->table, else the first it names) and
- * its records for the others are rejected, never mixed in.
+ * document names for them (request files, models, transaction actions); an
+ * input naming several tables is read for one of them (opts->table, else the
+ * first it names) and its records for the others are rejected, never mixed in.
+ *
+ * A plain record that holds DynamoDB JSON ({"S": ..} as a value) is a document
+ * whose shape ddbpipe does not know: never read as plain items (check_plain).
  *
  * This file walks the document, keeps the frames and chooses the table;
  * reader_json_shape.c knows the shapes above from their text (which one a
