@@ -8,14 +8,15 @@ const cli_command cli_commands[] = {
     {"export",
      "export (INPUT... | --table NAME) --out DIR [--mapping FILE] [--format ndjson|csv|ddb-json]",
      "DynamoDB items -> per-entity record files",
-     "Reads DynamoDB items (an Export to S3 folder, DynamoDB JSON lines, AWS CLI scan\n"
-     "output, JSON arrays and documents, BatchWriteItem request files, NoSQL Workbench\n"
-     "models, dynamodump backups, NDJSON or CSV; gzip or not; - for stdin) and writes\n"
-     "them out. With a mapping, each item is decoded into a record of its entity with\n"
-     "readable field names and types, one file per entity: OUT/<Entity>.<ext>. Items no\n"
-     "entity matches go to OUT/_ddbpipe/unmatched.ndjson (or --unmatched FILE). Without\n"
-     "a mapping, all items go to one file OUT/items.<ext>. Incremental exports' deletes\n"
-     "go to OUT/<Entity>.deletes.<ext>.\n"
+     "Reads DynamoDB items (an Export to S3 folder, DynamoDB JSON lines, AWS CLI scan,\n"
+     "query, get and transact-get output, JSON arrays and documents, BatchWriteItem and\n"
+     "TransactWriteItems request files, NoSQL Workbench models, dynamodump backups,\n"
+     "NDJSON or CSV; gzip or not; - for stdin) and writes them out. With a mapping, each\n"
+     "item is decoded into a record of its entity with readable field names and types,\n"
+     "one file per entity: OUT/<Entity>.<ext>. Items no entity matches go to\n"
+     "OUT/_ddbpipe/unmatched.ndjson (or --unmatched FILE). Without a mapping, all items\n"
+     "go to one file OUT/items.<ext>. Incremental exports' deletes go to\n"
+     "OUT/<Entity>.deletes.<ext>.\n"
      "With --table, the live table is read with a parallel Scan (--segments N); without a\n"
      "mapping that gives DynamoDB JSON lines in the Import from S3 form with --format\n"
      "ddb-json: a full backup you can import again.\n"

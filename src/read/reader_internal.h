@@ -37,6 +37,17 @@ extern const ddb_reader_bidder ddb_datapipeline_bidder;
  * attributes, the reader goes on after it. */
 void ddb_record_set_bad(ddb_record *rec, char *buf, size_t cap, const char *reason);
 
+/* Does the plain JSON item hold DynamoDB JSON: a value (an attribute's, or
+ * one nested in it) that is an object with exactly one key, a DynamoDB type
+ * name, whose value is of that type's JSON kind ({"S": "x"}, {"M": {..}})?
+ * Such an item is a document ddbpipe does not know (a stream record, a
+ * request of an API it does not read), never to be read as plain items
+ * (unless the format was given). "_extra" is passed over: ddbpipe's own
+ * records keep the attributes no field holds there, as DynamoDB JSON. On
+ * 1, why (cap bytes) says so, naming the item's keys and the shapes
+ * ddbpipe reads; 0 when it holds none (reader_json_shape.c). */
+int ddb_plain_holds_typed(const ddb_map *item, char *why, size_t cap);
+
 /* The bytes an input's format is told from (less when a pausing pipe has
  * shown enough: ddb_reader_sniffed_enough). */
 #define SNIFF_BYTES (1024u * 1024u)

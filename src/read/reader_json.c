@@ -7,12 +7,17 @@
  *                                       (dynein's json / json-compact export, the AWS docs'
  *                                       moviedata.json), {"Item":..} or write requests
  *   {"Items": [...], "Count": ..}       AWS CLI scan / query output (dynamodump's data files)
+ *   {"Count": .., "ScannedCount": ..}   a scan / query with Select COUNT: no records
  *   {"Item": {...}}                     get-item output
  *   {"Table": [{"PutRequest": ..}, {"DeleteRequest": ..}], "Other": [..]}
  *                                       BatchWriteItem request items (the AWS docs' sample
  *                                       data; batch-write-item --request-items); also under
  *                                       "RequestItems" / "UnprocessedItems"
  *   {"Responses": {"Table": [...]}}     batch-get-item output
+ *   {"Responses": [{"Item": ..}, {}]}   transact-get-items output ({}: a key not found)
+ *   [{"Put": ..}, {"Delete": ..}, ..]   a TransactWriteItems request file (--transact-items):
+ *                                       Put an item, Delete a key; Update and ConditionCheck
+ *                                       carry no item and are rejected
  *   {"ModelName": .., "DataModel": [{"TableName": .., "TableData": [..],
  *     "TableFacets": [{"TableData": [..]}]}]}   a NoSQL Workbench model
  *   {...}                               one item (typed or plain), pretty-printed
@@ -20,9 +25,12 @@
  * The document is walked with a cursor (json_cursor.h) and a small stack of
  * frames; each element that is a record is handed to the parser on its own,
  * so memory is bounded by the largest element. Records carry the table their
- * document names for them (request files, models); an input naming several
- * tables is read for one of them (opts->table, else the first it names) and
- * its records for the others are rejected, never mixed in.
+ * document names for them (request files, models, transaction actions); an
+ * input naming several tables is read for one of them (opts->table, else the
+ * first it names) and its records for the others are rejected, never mixed in.
+ *
+ * A plain record that holds DynamoDB JSON ({"S": ..} as a value) is a document
+ * whose shape ddbpipe does not know: never read as plain items (check_plain).
  *
  * This file walks the document, keeps the frames and chooses the table;
  * reader_json_shape.c knows the shapes above from their text (which one a
@@ -57,6 +65,7 @@ typedef struct frame {
     unsigned char shape; /* FR_ITEMS */
     unsigned char holds; /* FR_TABLES: FR_ITEMS or FR_REQUESTS */
     unsigned char found; /* FR_ENVELOPE: it held records */
+    unsigned char count; /* FR_ENVELOPE: it said Count (1) and ScannedCount (2) */
     uint64_t line;       /* where it starts, for messages */
 } frame;
 
@@ -82,6 +91,9 @@ typedef struct json_reader {
     void (*warn)(void *ctx, const char *msg);
     void *warn_ctx;
     uint64_t skip_below;
+    int plain_seen;   /* a plain record was read: the first decides what the input is */
+    int as_given;     /* the format was given, not told: plain records are read unchecked */
+    char counted[24]; /* an envelope's Count, as its text */
     ddb_record rec;
     char reason[DDB_ERROR_MAX];
 } json_reader;
@@ -159,6 +171,24 @@ static int key_is(const char *k, size_t len, const char *s)
     return strlen(s) == len && memcmp(k, s, len) == 0;
 }
 
+/* An envelope's Count: kept (its text) to say what a Select COUNT answer,
+ * which holds no items, counted. */
+static int read_count(json_reader *jr, frame *f, ddb_error *err)
+{
+    size_t end, n;
+    int rc = ddb_jcur_peek(&jr->cur, err);
+    if (rc <= 0)
+        return rc < 0 ? rc : skip_value(jr, err);
+    if ((rc = ddb_jcur_value(&jr->cur, &end, err)) != 0)
+        return rc;
+    n = end - jr->cur.pos < sizeof(jr->counted) - 1 ? end - jr->cur.pos : sizeof(jr->counted) - 1;
+    memcpy(jr->counted, jr->cur.buf + jr->cur.pos, n);
+    jr->counted[n] = '\0';
+    f->count |= 1;
+    ddb_jcur_advance(&jr->cur, end);
+    return 0;
+}
+
 static int take_record(json_reader *jr, enum jdoc_shape shape, ddb_error *err);
 
 /* One key of an object frame: descends into what holds records, skips the
@@ -179,7 +209,10 @@ static int object_key(json_reader *jr, frame *f, const char *k, size_t len, ddb_
             return open_frame(jr, '[', FR_ITEMS, JSH_TYPED, "'[' after \"Items\"", err);
         }
         if (key_is(k, len, "Responses")) {
+            int rc = ddb_jcur_peek(&jr->cur, err);
             f->found = 1;
+            if (rc > 0 && jr->cur.buf[jr->cur.pos] == '[') /* TransactGetItems */
+                return open_frame(jr, '[', FR_ITEMS, JSH_RESPONSE, "'[' after \"Responses\"", err);
             if (open_frame(jr, '{', FR_TABLES, 0, "'{' after \"Responses\"", err) != 0)
                 return err->code;
             jr->stack[jr->depth - 1].holds = FR_ITEMS;
@@ -196,6 +229,10 @@ static int object_key(json_reader *jr, frame *f, const char *k, size_t len, ddb_
             f->found = 1;
             return open_frame(jr, '[', FR_MODELS, 0, "'[' after \"DataModel\"", err);
         }
+        if (key_is(k, len, "Count"))
+            return read_count(jr, f, err);
+        if (key_is(k, len, "ScannedCount"))
+            f->count |= 2;
         return skip_value(jr, err);
     case FR_TABLES:
         if (set_table(jr, k, len, err) != 0)
@@ -292,6 +329,41 @@ static void say_skipped(json_reader *jr)
     jr->n_skipped = 0; /* said once */
 }
 
+/* A TransactWriteItems action names its own table (each may name another):
+ * the record's table is the one its element names, none when it names none. */
+static int element_table(json_reader *jr, enum jdoc_shape shape, size_t end, ddb_error *err)
+{
+    ddb_str t;
+    if (shape != JSH_TRANSACT)
+        return 0;
+    ddb_arena_reset(jr->arena);
+    ddb_jdoc_transact_table(&t, jr->parser, jr->arena, jr->cur.buf + jr->cur.pos,
+                            end - jr->cur.pos);
+    if (t.ptr != NULL)
+        return set_table(jr, t.ptr, t.len, err);
+    free(jr->table);
+    jr->table = NULL;
+    return 0;
+}
+
+/* A plain record holding DynamoDB JSON is a document ddbpipe does not know:
+ * the first one refuses the input (what it is is unknown), a later one is
+ * rejected (the input was plain records until then). */
+static int check_plain(json_reader *jr, ddb_error *err)
+{
+    char why[DDB_ERROR_MAX - 100];
+    int first = !jr->plain_seen;
+    jr->plain_seen = 1;
+    if (jr->as_given || jr->rec.kind != DDB_REC_PUT ||
+        !ddb_plain_holds_typed(&jr->rec.item, why, sizeof(why)))
+        return 0;
+    if (first)
+        return ddb_error_set(err, DDB_EINVAL, "%s: line %llu: %s", jr->base.name,
+                             (unsigned long long)jr->rec.line, why);
+    set_bad(jr, why);
+    return 0;
+}
+
 /* Takes the value at the cursor as one record of the given shape. Returns 1
  * with the record, 0 when it was skipped (resuming), <0 on error. */
 static int take_record(json_reader *jr, enum jdoc_shape shape, ddb_error *err)
@@ -305,6 +377,12 @@ static int take_record(json_reader *jr, enum jdoc_shape shape, ddb_error *err)
         shape = ddb_jdoc_element_shape((const unsigned char *)c->buf, c->pos, end);
         if (jr->depth > 0)
             jr->stack[jr->depth - 1].shape = (unsigned char)shape;
+    }
+    if ((rc = element_table(jr, shape, end, err)) != 0)
+        return rc;
+    if (shape == JSH_RESPONSE && ddb_jdoc_holds_nothing(c->buf + c->pos, end - c->pos)) {
+        ddb_jcur_advance(c, end); /* a key TransactGetItems did not find: no item */
+        return 0;
     }
     if (ddb_jcur_offset(c) < jr->skip_below) {
         if ((rc = check_table(jr, err)) < 0)
@@ -325,9 +403,12 @@ static int take_record(json_reader *jr, enum jdoc_shape shape, ddb_error *err)
         ddb_jcur_advance(c, end);
         return 0;
     }
-    if (rc == 0)
+    if (rc == 0) {
         ddb_jdoc_parse_element(&jr->rec, jr->reason, sizeof(jr->reason), jr->parser, jr->arena,
                                shape, jr->rec.raw, jr->rec.raw_len);
+        if (shape == JSH_PLAIN && (rc = check_plain(jr, err)) != 0)
+            return rc;
+    }
     /* The record points into the buffer: count its lines but keep it in place
      * until the next call (refills only happen then). */
     ddb_jcur_advance(c, end);
@@ -352,6 +433,18 @@ static const char *frame_what(const frame *f)
 static int pop(json_reader *jr, ddb_error *err)
 {
     frame *f = &jr->stack[--jr->depth];
+    if (f->kind == FR_ENVELOPE && !f->found && f->count == 3) {
+        /* A query or scan with Select COUNT: no items to read, and said. */
+        if (jr->warn) {
+            char msg[600];
+            snprintf(msg, sizeof(msg),
+                     "%s: line %llu: a query or scan answer with Select COUNT (Count %s): it "
+                     "holds no items, 0 records read",
+                     jr->base.name, (unsigned long long)f->line, jr->counted);
+            jr->warn(jr->warn_ctx, msg);
+        }
+        return 0;
+    }
     if (f->kind == FR_ENVELOPE && !f->found)
         return ddb_error_set(err, DDB_EINVAL,
                              "%s: line %llu: the document holds no items (no \"Items\", \"Item\", "
@@ -376,6 +469,8 @@ static int next_document(json_reader *jr, ddb_error *err)
         say_skipped(jr);
         return DDB_ITEROVER;
     }
+    free(jr->table); /* no frame names a table between documents */
+    jr->table = NULL;
     if (c->buf[c->pos] == '[') {
         c->pos++;
         return push(jr, FR_ITEMS, JSH_UNKNOWN, err);
@@ -512,6 +607,7 @@ static int new_json(ddb_reader **out, ddb_source *src, const char *name, ddb_inp
         goto fail;
     }
     jr->chosen_given = jr->chosen != NULL;
+    jr->as_given = opts != NULL && opts->format != DDB_IN_AUTO;
     if (opts != NULL) {
         jr->warn = opts->warn;
         jr->warn_ctx = opts->warn_ctx;

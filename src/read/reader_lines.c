@@ -24,6 +24,8 @@ typedef struct lines_reader {
     ddb_json_line_kind shape;
     ddb_record rec;
     uint64_t skip_below; /* lines starting before this offset are skipped unparsed */
+    int first_done;      /* NDJSON: the first line was read (it decides what the input is) */
+    int as_given;        /* NDJSON given as the format: lines read as plain, unchecked */
     char reason[DDB_ERROR_MAX];
 } lines_reader;
 
@@ -42,6 +44,7 @@ typedef struct line_shape {
     ddb_input_format kind;
     ddb_json_line_kind shape;
     int known;
+    int as_given; /* NDJSON: the format was given, not told (lines_reader's as_given) */
 } line_shape;
 
 /* Where a parse puts its results and its reason for refusing a line. */
@@ -51,6 +54,7 @@ typedef struct line_out {
     ddb_arena *arena;
     char *reason; /* cap bytes, or NULL: allocated in arena when needed */
     size_t cap;
+    int typed; /* NDJSON: the line was refused for holding DynamoDB JSON */
 } line_out;
 
 static int set_bad(line_out *o, const char *reason)
@@ -118,14 +122,21 @@ change:
     return 0;
 }
 
-static int parse_ndjson(line_out *o, const char *line, size_t len)
+/* A plain record holding DynamoDB JSON is refused (o->typed set) unless the
+ * format was given: told from the content, it is no shape ddbpipe knows. */
+static int parse_ndjson(const line_shape *sh, line_out *o, const char *line, size_t len)
 {
     ddb_value v;
     ddb_error perr;
+    char why[DDB_ERROR_MAX - 100];
     if (ddb_json_parse_plain(o->parser, &v, line, len, o->arena, &perr) != 0)
         return set_bad(o, perr.message);
     if (v.type != DDB_TYPE_M)
         return set_bad(o, "expected a JSON object per line");
+    if (!sh->as_given && ddb_plain_holds_typed(&v.u.m, why, sizeof(why))) {
+        o->typed = 1;
+        return set_bad(o, why);
+    }
     o->rec->kind = DDB_REC_PUT;
     o->rec->item = v.u.m;
     return 0;
@@ -140,22 +151,26 @@ static int parse_line(line_shape *sh, line_out *o, const char *line, size_t len)
     o->rec->utf8_checked = 1;
     o->rec->names_id = 0;
     if (sh->kind == DDB_IN_NDJSON)
-        return parse_ndjson(o, line, len);
+        return parse_ndjson(sh, o, line, len);
     return parse_ddbjson(sh, o, line, len);
 }
 
 /* A deferred line's shape travels in rec->parse_as: the format's number
- * times 8 plus the line shape (decided by then). */
+ * times 8 plus the line shape (decided by then), of NDJSON as_given. */
 #define PARSE_AS(kind, shape) ((int)(kind)*8 + (int)(shape))
 
 int ddb_record_parse(ddb_record *rec, ddb_json_parser *p, ddb_arena *a)
 {
     line_shape sh = {(ddb_input_format)(rec->parse_as / 8), (ddb_json_line_kind)(rec->parse_as % 8),
-                     1};
-    line_out o = {rec, p, a, NULL, 0};
+                     1, 0};
+    line_out o = {rec, p, a, NULL, 0, 0};
     if (!rec->unparsed)
         return 0;
     rec->unparsed = 0;
+    if (sh.kind == DDB_IN_NDJSON) {
+        sh.as_given = (int)sh.shape;
+        sh.shape = 0;
+    }
     return parse_line(&sh, &o, rec->raw, rec->raw_len);
 }
 
@@ -214,17 +229,25 @@ static int next_line(lines_reader *lr, ddb_record **out, int *done, ddb_error *e
     return 0;
 }
 
-static int lines_parse_here(lines_reader *lr)
+/* Parses the line read. Of NDJSON, a first line holding DynamoDB JSON refuses
+ * the input (what it is is unknown: a stream record, an API request); a later
+ * one is rejected with its line. */
+static int lines_parse_here(lines_reader *lr, ddb_error *err)
 {
-    line_shape sh = {lr->kind, lr->shape, lr->shape_known};
-    line_out o = {&lr->rec, lr->parser, lr->arena, lr->reason, sizeof(lr->reason)};
-    int rc = parse_line(&sh, &o, lr->rec.raw, lr->rec.raw_len);
+    line_shape sh = {lr->kind, lr->shape, lr->shape_known, lr->as_given};
+    line_out o = {&lr->rec, lr->parser, lr->arena, lr->reason, sizeof(lr->reason), 0};
+    int first = !lr->first_done;
+    (void)parse_line(&sh, &o, lr->rec.raw, lr->rec.raw_len); /* a reason always fits lr->reason */
+    lr->first_done = 1;
+    if (o.typed && first)
+        return ddb_error_set(err, DDB_EINVAL, "%s: line %llu: %s", lr->base.name,
+                             (unsigned long long)lr->rec.line, lr->rec.reason);
     lr->shape = sh.shape;
     lr->shape_known = sh.known;
-    if (rc == 0 && lr->kind != DDB_IN_NDJSON && lr->rec.kind == DDB_REC_PUT &&
+    if (lr->kind != DDB_IN_NDJSON && lr->rec.kind == DDB_REC_PUT &&
         lr->rec.change == DDB_CHANGE_NONE)
         lr->rec.item_text = ddb_json_parser_item_text(lr->parser);
-    return rc;
+    return 0;
 }
 
 static int lines_next(ddb_reader *r, ddb_record **out, ddb_error *err)
@@ -233,8 +256,7 @@ static int lines_next(ddb_reader *r, ddb_record **out, ddb_error *err)
     int done, rc = next_line(lr, out, &done, err);
     if (rc != 0 || done)
         return rc;
-    (void)lines_parse_here(lr); /* the reason always fits lr->reason */
-    return 0;
+    return lines_parse_here(lr, err);
 }
 
 /* Lines are left unparsed once the file's shape is settled (before that,
@@ -245,12 +267,11 @@ static int lines_next_unparsed(ddb_reader *r, ddb_record **out, ddb_error *err)
     int done, rc = next_line(lr, out, &done, err);
     if (rc != 0 || done)
         return rc;
-    if (lr->kind != DDB_IN_NDJSON && !lr->shape_known) {
-        (void)lines_parse_here(lr);
-        return 0;
-    }
+    if (lr->kind == DDB_IN_NDJSON ? !lr->first_done : !lr->shape_known)
+        return lines_parse_here(lr, err);
     lr->rec.unparsed = 1;
-    lr->rec.parse_as = PARSE_AS(lr->kind, lr->kind == DDB_IN_NDJSON ? 0 : lr->shape);
+    lr->rec.parse_as =
+        PARSE_AS(lr->kind, lr->kind == DDB_IN_NDJSON ? lr->as_given : (int)lr->shape);
     lr->rec.kind = DDB_REC_PUT;
     lr->rec.reason = NULL;
     lr->rec.item.attrs = NULL;
@@ -315,6 +336,7 @@ int ddb_reader_new_lines(ddb_reader **out, ddb_source *src, ddb_input_format kin
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     lr->kind = kind;
+    lr->as_given = opts != NULL && opts->format == DDB_IN_NDJSON;
     lr->rec.typed = kind != DDB_IN_NDJSON;
     lr->rec.source = lr->base.name;
     *out = &lr->base;

@@ -312,6 +312,250 @@ Test(jsondoc, resume_skips_elements_before_the_position)
     ddb_reader_free(r);
 }
 
+/* TransactWriteItems request files (aws dynamodb transact-write-items
+ * --transact-items file://..): a Put is its Item, a Delete its Key to delete;
+ * an Update and a ConditionCheck carry no item and are rejected saying so.
+ * Each action names its table: the first named is read, the others' rejected. */
+Test(jsondoc, transact_write_items_actions)
+{
+    ddb_reader *r = open_text(
+        "transact-items.json",
+        "[\n"
+        "  {\"Put\": {\"Item\": {\"Artist\": {\"S\": \"Acme Band\"}, \"Year\": {\"N\": "
+        "\"2020\"}},\n"
+        "           \"TableName\": \"MusicCollection\",\n"
+        "           \"ConditionExpression\": \"attribute_not_exists(Artist)\"}},\n"
+        "  {\"Update\": {\"Key\": {\"Artist\": {\"S\": \"Acme Band\"}},\n"
+        "              \"UpdateExpression\": \"SET AlbumTitle = :v\",\n"
+        "              \"ExpressionAttributeValues\": {\":v\": {\"S\": \"New\"}},\n"
+        "              \"TableName\": \"MusicCollection\"}},\n"
+        "  {\"Delete\": {\"Key\": {\"Artist\": {\"S\": \"No One You Know\"}},\n"
+        "              \"TableName\": \"MusicCollection\"}},\n"
+        "  {\"ConditionCheck\": {\"Key\": {\"Artist\": {\"S\": \"x\"}}, \"TableName\": "
+        "\"MusicCollection\",\n"
+        "                      \"ConditionExpression\": \"attribute_exists(Artist)\"}},\n"
+        "  {\"Put\": {\"TableName\": \"Other\", \"Item\": {\"Artist\": {\"S\": \"y\"}}}},\n"
+        "  {\"Put\": {\"Key\": {\"Artist\": {\"S\": \"z\"}}, \"TableName\": "
+        "\"MusicCollection\"}},\n"
+        "  {\"Delete\": {\"TableName\": \"MusicCollection\"}}\n"
+        "]\n",
+        DDB_IN_JSON, NULL);
+    ddb_record *rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(rec->typed, 1);
+    cr_assert_eq(rec->line, 2);
+    cr_assert_str_eq(rec->table, "MusicCollection");
+    cr_assert_eq(rec->item.count, 2);
+    tu_expect_s(&rec->item, "Artist", "Acme Band");
+    tu_expect_n(&rec->item, "Year", "2020");
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_eq(rec->line, 5);
+    cr_assert_not_null(strstr(rec->reason, "a TransactWriteItems Update carries no item"), "%s",
+                       rec->reason);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_DELETE);
+    cr_assert_eq(rec->item.count, 1);
+    tu_expect_s(&rec->item, "Artist", "No One You Know");
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_not_null(strstr(rec->reason, "a TransactWriteItems ConditionCheck carries no item"),
+                       "%s", rec->reason);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_str_eq(rec->table, "Other");
+    cr_assert_not_null(strstr(rec->reason, "read for table MusicCollection"), "%s", rec->reason);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_not_null(strstr(rec->reason, "unexpected key \"Key\" in a TransactWriteItems Put"),
+                       "%s", rec->reason);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_not_null(strstr(rec->reason, "a TransactWriteItems Delete without a Key"), "%s",
+                       rec->reason);
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
+/* With the table named for the run, the other tables' actions are passed
+ * over and counted; a plain item whose attribute happens to be "Put" stays an
+ * item. */
+Test(jsondoc, transact_write_items_chosen_table_and_a_put_attribute)
+{
+    char warning[512] = "";
+    ddb_reader_opts o = {.table = "B", .warn = collect_warning, .warn_ctx = warning};
+    ddb_reader *r = open_text("t.json",
+                              "[{\"Put\":{\"TableName\":\"A\",\"Item\":{\"k\":{\"S\":\"1\"}}}},\n"
+                              "{\"Delete\":{\"TableName\":\"B\",\"Key\":{\"k\":{\"S\":\"2\"}}}}]\n",
+                              DDB_IN_JSON, &o);
+    ddb_record *rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_DELETE);
+    cr_assert_str_eq(rec->table, "B");
+    tu_expect_end(r);
+    cr_assert_not_null(strstr(warning, "1 record of table A not read"), "%s", warning);
+    ddb_reader_free(r);
+    r = open_text("p.json", "[\n{\"Put\": {\"where\": \"shelf\"}, \"n\": 1}\n]\n", DDB_IN_JSON,
+                  NULL);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(rec->typed, 0);
+    tu_expect_n(&rec->item, "n", "1");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
+/* TransactGetItems output: its items are the responses' Items; a response
+ * without one (a key not found: {} or null) holds no item. */
+Test(jsondoc, transact_get_items_output)
+{
+    ddb_reader *r = open_text(
+        "tg.json",
+        "{\n  \"ConsumedCapacity\": [{\"TableName\": \"T\", \"CapacityUnits\": 4.0}],\n"
+        "  \"Responses\": [\n    {\"Item\": {\"k\": {\"S\": \"1\"}}},\n    {},\n    null,\n"
+        "    {\"Item\": {\"k\": {\"S\": \"2\"}, \"n\": {\"N\": \"7\"}}}\n  ]\n}\n",
+        DDB_IN_JSON, NULL);
+    ddb_record *rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(rec->line, 4);
+    tu_expect_s(&rec->item, "k", "1");
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->line, 7);
+    tu_expect_s(&rec->item, "k", "2");
+    tu_expect_n(&rec->item, "n", "7");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+    r = open_text("tg1.json", "{\"Responses\":[{\"Item\":{\"k\":{\"S\":\"1\"}}},{\"Item\":{}}]}\n",
+                  DDB_IN_JSON, NULL);
+    tu_expect_s(&tu_next_ok(r)->item, "k", "1");
+    cr_assert_eq(tu_next_ok(r)->item.count, 0);
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
+/* A query or scan with Select COUNT: Count and ScannedCount, no Items. An
+ * input of 0 records, said in a warning; on one line too (a document, not a
+ * plain record with attributes Count and ScannedCount). */
+Test(jsondoc, select_count_output_holds_no_records)
+{
+    char warning[512] = "";
+    ddb_reader_opts o = {.warn = collect_warning, .warn_ctx = warning};
+    ddb_reader *r = open_text(
+        "count.json",
+        "{\n    \"Count\": 12,\n    \"ScannedCount\": 40,\n    \"ConsumedCapacity\": null\n}\n",
+        DDB_IN_JSON, &o);
+    tu_expect_end(r);
+    cr_assert_not_null(strstr(warning, "count.json: line 1: a query or scan answer with Select "
+                                       "COUNT (Count 12): it holds no items, 0 records read"),
+                       "%s", warning);
+    ddb_reader_free(r);
+    r = open_text("count1.json", "{\"Count\":3,\"ScannedCount\":3}\n", DDB_IN_JSON, NULL);
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
+/* An input error naming the file, the top-level keys and the shapes known. */
+static void expect_typed_refused(const char *name, const char *text, ddb_input_format format,
+                                 const char *keys)
+{
+    ddb_reader *r = open_text(name, text, format, NULL);
+    const char *msg = next_fails(r);
+    cr_assert_not_null(strstr(msg, name), "%s", msg);
+    cr_assert_not_null(strstr(msg, "DynamoDB JSON values"), "%s", msg);
+    cr_assert_not_null(strstr(msg, keys), "%s", msg);
+    cr_assert_not_null(strstr(msg, "ddbpipe reads items"), "%s", msg);
+    ddb_reader_free(r);
+}
+
+/* DynamoDB JSON under an envelope ddbpipe does not know is never read as
+ * plain items: a DynamoDB Streams event, an array of its records, a
+ * document of one, NDJSON lines of them. */
+Test(jsondoc, dynamodb_json_under_unknown_keys_is_refused)
+{
+    expect_typed_refused("stream.json",
+                         "{\n  \"Records\": [\n    {\"eventName\": \"INSERT\",\n"
+                         "     \"dynamodb\": {\"Keys\": {\"Id\": {\"N\": \"101\"}},\n"
+                         "                  \"NewImage\": {\"Id\": {\"N\": \"101\"}}}}\n  ]\n}\n",
+                         DDB_IN_JSON, "(Records)");
+    expect_typed_refused("records.json",
+                         "[\n  {\"eventID\": \"1\", \"eventName\": \"REMOVE\",\n"
+                         "   \"dynamodb\": {\"Keys\": {\"Id\": {\"N\": \"101\"}}}}\n]\n",
+                         DDB_IN_JSON, "(eventID, eventName, dynamodb)");
+    expect_typed_refused(
+        "records.ndjson",
+        "{\"eventName\":\"INSERT\",\"dynamodb\":{\"NewImage\":{\"a\":{\"BOOL\":true}}}}\n"
+        "{\"eventName\":\"INSERT\",\"dynamodb\":{\"NewImage\":{\"a\":{\"S\":\"x\"}}}}\n",
+        DDB_IN_NDJSON, "(eventName, dynamodb)");
+    expect_typed_refused("stream1.json",
+                         "{\"Records\":[{\"dynamodb\":{\"Keys\":{\"Id\":{\"N\":\"1\"}}}}]}\n",
+                         DDB_IN_NDJSON, "{\"N\": ...} in \"Records\"");
+}
+
+/* Each shape of a DynamoDB JSON value (one key, a type name, a value of that
+ * type's JSON kind) is refused; objects that are not one (a second key, a
+ * number for N, an unknown name, a wrong kind) are plain values as before. */
+Test(jsondoc, what_looks_like_dynamodb_json)
+{
+    static const char *const typed[] = {
+        "{\"S\": \"x\"}",    "{\"N\": \"1\"}", "{\"B\": \"AA==\"}", "{\"BOOL\": false}",
+        "{\"NULL\": true}",  "{\"M\": {}}",    "{\"L\": []}",       "{\"SS\": [\"a\"]}",
+        "{\"NS\": [\"1\"]}", "{\"BS\": []}"};
+    static const char *const plain[] = {"{\"S\": \"x\", \"t\": 1}",
+                                        "{\"N\": 1}",
+                                        "{\"Q\": \"x\"}",
+                                        "{\"BOOL\": \"yes\"}",
+                                        "{\"NULL\": null}",
+                                        "{\"M\": []}",
+                                        "{\"L\": {}}",
+                                        "{\"SS\": \"a\"}",
+                                        "{}",
+                                        "{\"s\": \"x\"}",
+                                        "[{\"n\": {\"x\": 1}}]"};
+    char text[256];
+    for (size_t i = 0; i < sizeof(typed) / sizeof(typed[0]); i++) {
+        snprintf(text, sizeof(text), "{\"id\": 1,\n \"deep\": [{\"v\": %s}]}\n", typed[i]);
+        expect_typed_refused("typed.json", text, DDB_IN_JSON, "(id, deep)");
+    }
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+        snprintf(text, sizeof(text), "{\"id\": 1,\n \"deep\": [{\"v\": %s}]}\n", plain[i]);
+        ddb_reader *r = open_text("plain.json", text, DDB_IN_JSON, NULL);
+        ddb_record *rec = tu_next_ok(r);
+        cr_assert_eq(rec->kind, DDB_REC_PUT, "%s", plain[i]);
+        cr_assert_eq(rec->typed, 0);
+        cr_assert_eq(ddb_map_getz(&rec->item, "deep")->type, DDB_TYPE_L);
+        tu_expect_end(r);
+        ddb_reader_free(r);
+    }
+}
+
+/* After plain records, one holding DynamoDB JSON is rejected (the input was
+ * plain until then); "_extra" (ddbpipe's own records keep undeclared
+ * attributes there, typed) is not looked into; a format given reads it all
+ * as plain JSON, as asked. */
+Test(jsondoc, typed_values_after_plain_records_extra_and_forced)
+{
+    const char *text = "[\n{\"id\": 1, \"_extra\": {\"x\": {\"S\": \"kept\"}}},\n"
+                       "{\"id\": 2, \"meta\": {\"S\": \"x\"}},\n{\"id\": 3}\n]\n";
+    ddb_reader_opts forced = {.format = DDB_IN_JSON};
+    ddb_reader *r = open_text("mixed.json", text, DDB_IN_JSON, NULL);
+    ddb_record *rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(ddb_map_getz(&rec->item, "_extra")->type, DDB_TYPE_M);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_eq(rec->line, 3);
+    cr_assert_not_null(strstr(rec->reason, "{\"S\": ...} in \"meta\""), "%s", rec->reason);
+    tu_expect_n(&tu_next_ok(r)->item, "id", "3");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+    r = open_text("forced.json", "{\n \"Records\": [{\"a\": {\"S\": \"x\"}}]\n}\n", DDB_IN_JSON,
+                  &forced);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(ddb_map_getz(&rec->item, "Records")->type, DDB_TYPE_L);
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
 /* One object per line stays with the line readers (a bad line does not end
  * the file); the same objects pretty-printed are a document. */
 Test(jsondoc, lines_stay_lines)

@@ -236,6 +236,49 @@ Test(lines, ndjson_values_and_non_objects)
     ddb_reader_free(r);
 }
 
+/* A plain line holding DynamoDB JSON ({"S": "x"} as a value): the first line
+ * refuses the input, naming it and its keys; after plain lines it is
+ * rejected; with the format given it is read as the plain JSON asked for. */
+Test(lines, ndjson_holding_dynamodb_json)
+{
+    const char *stream =
+        "{\"eventName\":\"INSERT\",\"dynamodb\":{\"Keys\":{\"Id\":{\"N\":\"1\"}}}}\n";
+    const char *later = "{\"a\":1}\n{\"a\":{\"S\":\"x\"}}\n{\"a\":{\"S\":\"x\",\"n\":1}}\n";
+    ddb_reader *r = lines_over(stream, DDB_IN_NDJSON, 0);
+    ddb_reader_opts o;
+    ddb_record *rec;
+    ddb_error err;
+    cr_assert_lt(ddb_reader_next(r, &rec, &err), 0);
+    cr_assert_not_null(strstr(err.message, "mem.json: line 1: DynamoDB JSON values ({\"N\": ...} "
+                                           "in \"dynamodb\") under top-level keys ddbpipe knows "
+                                           "no shape of (eventName, dynamodb)"),
+                       "%s", err.message);
+    ddb_reader_free(r);
+
+    r = lines_over(later, DDB_IN_NDJSON, 0);
+    tu_expect_n(&tu_next_ok(r)->item, "a", "1");
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_BAD);
+    cr_assert_eq(rec->line, 2);
+    cr_assert_not_null(strstr(rec->reason, "{\"S\": ...} in \"a\""), "%s", rec->reason);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(ddb_map_getz(&rec->item, "a")->u.m.count, 2);
+    tu_expect_end(r);
+    ddb_reader_free(r);
+
+    memset(&o, 0, sizeof(o));
+    o.format = DDB_IN_NDJSON;
+    cr_assert_eq(ddb_reader_new_lines(&r, tu_memory_source(stream, strlen(stream), "mem.json"),
+                                      DDB_IN_NDJSON, "mem.json", &o, &err),
+                 0);
+    rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT);
+    cr_assert_eq(ddb_map_getz(&rec->item, "dynamodb")->type, DDB_TYPE_M);
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
+
 Test(lines, ndjson_bad_json_reason_and_text)
 {
     ddb_reader *r = lines_over("{\"a\":\"x\"\n{\"a\":\"y\"}\n", DDB_IN_NDJSON, 0);

@@ -253,10 +253,20 @@ Test(scan, closing_brace_where_an_item_belongs_is_an_error, .timeout = 10)
 
 Test(scan, document_without_items_is_an_error)
 {
-    const char *doc = "{\"Count\": 0, \"ScannedCount\": 0, \"ConsumedCapacity\": null}";
+    const char *doc = "{\"ConsumedCapacity\": null, \"LastEvaluatedKey\": {\"k\": {\"S\": \"a\"}}}";
     ddb_reader *r = scan_over(doc, strlen(doc));
     const char *msg = expect_fail(r, NULL);
     cr_assert_not_null(strstr(msg, "Items"), "%s", msg);
+    ddb_reader_free(r);
+}
+
+/* A query or scan with Select COUNT answers Count and ScannedCount, no Items:
+ * an input of no records, not an error (and not an item). */
+Test(scan, select_count_output_holds_no_records)
+{
+    const char *doc = "{\"Count\": 0, \"ScannedCount\": 0, \"ConsumedCapacity\": null}";
+    ddb_reader *r = scan_over(doc, strlen(doc));
+    tu_expect_end(r);
     ddb_reader_free(r);
 }
 

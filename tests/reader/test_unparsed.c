@@ -149,3 +149,11 @@ Test(unparsed, plain_ndjson)
 {
     both_ways("{\"a\":1,\"b\":\"x\"}\n[1]\n{\"c\":{\"d\":null}}\n{bad\n", DDB_IN_NDJSON, 0, 4);
 }
+
+/* A plain line holding DynamoDB JSON after plain ones is rejected, whether
+ * parsed at once or later (the first line of the file would refuse it). */
+Test(unparsed, plain_ndjson_holding_dynamodb_json)
+{
+    both_ways("{\"a\":1}\n{\"a\":{\"S\":\"x\"}}\n{\"a\":{\"S\":\"x\",\"b\":2}}\n", DDB_IN_NDJSON, 0,
+              3);
+}
