@@ -234,9 +234,11 @@ void ddb_s3_release_stop(ddb_s3 *s3)
         ddb_client_set_stop_flag(s3->client, s3->stop);
 }
 
-int ddb_s3_call(ddb_s3 *s3, ddb_response *resp, const char *method, const char *bucket,
-                const char *key, const char *query, const ddb_sigv4_header *headers,
-                size_t n_headers, const void *body, size_t len, ddb_error *err)
+/* ddb_s3_call, its answer's body at most max_body bytes (0: the client's
+ * limit, DDB_CLIENT_MAX_BODY). */
+static int s3_call(ddb_s3 *s3, ddb_response *resp, const char *method, const char *bucket,
+                   const char *key, const char *query, const ddb_sigv4_header *headers,
+                   size_t n_headers, const void *body, size_t len, size_t max_body, ddb_error *err)
 {
     ddb_buf url = DDB_BUF_INIT;
     ddb_http_call hc;
@@ -258,6 +260,7 @@ int ddb_s3_call(ddb_s3 *s3, ddb_response *resp, const char *method, const char *
         hc.body = body;
         hc.body_len = len;
         hc.sign_flags = S3_SIGN_FLAGS;
+        hc.max_body = max_body;
         ddb_response_dispose(resp);
         if ((rc = ddb_client_call_http(s3->client, &hc, resp, err)) != 0 || resp->ok)
             break;
@@ -274,6 +277,13 @@ int ddb_s3_call(ddb_s3 *s3, ddb_response *resp, const char *method, const char *
     }
     ddb_buf_dispose(&url);
     return rc;
+}
+
+int ddb_s3_call(ddb_s3 *s3, ddb_response *resp, const char *method, const char *bucket,
+                const char *key, const char *query, const ddb_sigv4_header *headers,
+                size_t n_headers, const void *body, size_t len, ddb_error *err)
+{
+    return s3_call(s3, resp, method, bucket, key, query, headers, n_headers, body, len, 0, err);
 }
 
 int ddb_s3_fail(const ddb_response *resp, const char *what, const char *bucket, const char *key,
@@ -331,8 +341,13 @@ int ddb_s3_get(ddb_s3 *s3, char **data, size_t *len, const char *bucket, const c
     int rc;
     *data = NULL;
     *len = 0;
-    if ((rc = ddb_s3_call(s3, &resp, "GET", bucket, key, NULL, NULL, 0, NULL, 0, err)) != 0)
+    /* the caller's limit is the client's: the object is never read past it */
+    if ((rc = s3_call(s3, &resp, "GET", bucket, key, NULL, NULL, 0, NULL, 0, max, err)) != 0)
         goto done;
+    if (!resp.ok && strcmp(resp.error_type, "ResponseTooLarge") == 0) {
+        rc = ddb_error_set(err, DDB_ETOOBIG, "s3://%s/%s: %s", bucket, key, resp.message);
+        goto done;
+    }
     if (!resp.ok) {
         rc = ddb_s3_fail(&resp, "GET", bucket, key, err);
         goto done;
