@@ -537,11 +537,33 @@ int ddb_s3_list_page(ddb_s3_listing *l, const char *body, size_t len, ddb_buf *t
     return rc;
 }
 
+/* A listing's next continuation token, kept in seen (each followed by its
+ * NUL): 0, or DDB_ENET when it was given before. A token that comes back
+ * would list the same keys again and again, growing the listing until memory
+ * runs out; any earlier one counts, not only the last, as a cycle of pages
+ * is as endless. A listing is bounded by its bucket (1000 keys a page), so
+ * the tokens are few and a list searched from the start is enough. */
+static int token_fresh(ddb_buf *seen, const ddb_buf *token, size_t page, const char *bucket,
+                       const char *prefix, ddb_error *err)
+{
+    for (size_t at = 0; at < seen->len; at += strlen(seen->ptr + at) + 1)
+        if (strcmp(seen->ptr + at, token->ptr) == 0)
+            return ddb_error_set(err, DDB_ENET,
+                                 "s3://%s/%s: ListObjectsV2: page %zu's NextContinuationToken "
+                                 "\"%.200s\" was given before in this listing: the server is "
+                                 "repeating itself (stopped rather than list the same keys "
+                                 "again)",
+                                 bucket, prefix, page, token->ptr);
+    ddb_buf_append(seen, token->ptr, token->len + 1);
+    return seen->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
+}
+
 int ddb_s3_list(ddb_s3 *s3, ddb_s3_object **objs, size_t *n_objs, char ***dirs, size_t *n_dirs,
                 const char *bucket, const char *prefix, const char *delimiter, ddb_error *err)
 {
     ddb_s3_listing l;
-    ddb_buf q = DDB_BUF_INIT, token = DDB_BUF_INIT;
+    ddb_buf q = DDB_BUF_INIT, token = DDB_BUF_INIT, seen = DDB_BUF_INIT;
+    size_t page = 0;
     ddb_response resp;
     int rc = 0;
 
@@ -577,10 +599,13 @@ int ddb_s3_list(ddb_s3 *s3, ddb_s3_object **objs, size_t *n_objs, char ***dirs, 
             rc = ddb_error_set(err, rc, "out of memory");
             break;
         }
+        if (token.len > 0 && (rc = token_fresh(&seen, &token, ++page, bucket, prefix, err)) != 0)
+            break;
     } while (token.len > 0);
     ddb_response_dispose(&resp);
     ddb_buf_dispose(&q);
     ddb_buf_dispose(&token);
+    ddb_buf_dispose(&seen);
     if (rc != 0) {
         ddb_s3_objects_free(l.objs, l.n);
         for (size_t i = 0; i < l.n_dirs; i++)

@@ -1,7 +1,9 @@
 /*
  * Hostile servers on loopback (scripted.h): answers past what DynamoDB or S3
  * send (header lines without end, bodies past DDB_CLIENT_MAX_BODY) fail the
- * call once, naming the limit, without taking the memory they offer.
+ * call once, naming the limit, without taking the memory they offer; an S3
+ * listing whose continuation token comes back stops instead of listing the
+ * same keys for ever.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -172,6 +174,38 @@ static char *list_page(const char *key, const char *token)
     ddb_buf_dispose(&body);
     cr_assert_not(b.oom);
     return ddb_buf_detach(&b, NULL);
+}
+
+/* A token given before, not only the one just sent, ends the listing: a
+ * cycle of pages is as endless as one page. */
+Test(bounds, listing_whose_token_comes_back_stops, .timeout = 30)
+{
+    char *p1 = list_page("a", "tok-A"), *p2 = list_page("b", "tok-B"),
+         *p3 = list_page("c", "tok-A"), *p4 = list_page("d", NULL);
+    step steps[] = {
+        {p1, 0, 0, 0, 0, 0}, {p2, 0, 0, 0, 0, 0}, {p3, 0, 0, 0, 0, 0}, {p4, 0, 0, 0, 0, 0}};
+    server s;
+    ddb_client *c;
+    ddb_s3 *s3;
+    ddb_s3_object *objs = NULL;
+    size_t n = 0;
+    ddb_error err;
+    int rc;
+    server_start(&s, steps, 4, 0);
+    s3 = s3_for(&s, &c);
+    rc = ddb_s3_list(s3, &objs, &n, NULL, NULL, "bkt", "pre/", NULL, &err);
+    cr_assert_eq(rc, DDB_ENET, "rc %d, %zu keys: %s", rc, n, rc ? err.message : "");
+    cr_assert(strstr(err.message, "\"tok-A\" was given before") != NULL, "%s", err.message);
+    cr_assert(strstr(err.message, "page 3") != NULL, "%s", err.message);
+    cr_assert(strstr(err.message, "s3://bkt/pre/") != NULL, "%s", err.message);
+    cr_assert_eq(s.requests, 3, "%d requests", s.requests);
+    ddb_s3_free(s3);
+    ddb_client_free(c);
+    server_stop(&s);
+    free(p1);
+    free(p2);
+    free(p3);
+    free(p4);
 }
 
 Test(bounds, listing_of_distinct_tokens_reads_every_page)
