@@ -74,25 +74,32 @@ static char *chunked(int n, size_t *len)
     return ddb_buf_detach(&b, NULL);
 }
 
-/* One GetItem call against the server answering ans (twice, for a retry
- * that must not come); it must fail ResponseTooLarge naming limit, once. */
+/* One GetItem call, at most attempts tries, against a server of the n steps;
+ * *resp is the caller's (ddb_response_dispose). */
+static void get_item(const step *steps, int n, int attempts, ddb_response *resp)
+{
+    server s;
+    ddb_client *c;
+    ddb_error err;
+    server_start(&s, steps, n, 0);
+    c = client_for(&s, attempts);
+    cr_assert_eq(ddb_client_call(c, "GetItem", "{}", 2, resp, &err), 0, "%s", err.message);
+    ddb_client_free(c);
+    server_stop(&s);
+}
+
+/* A GetItem call against the server answering ans (twice, for a retry that
+ * must not come) must fail ResponseTooLarge naming limit, once. */
 static void expect_too_large(const char *ans, size_t len, const char *limit)
 {
     step steps[] = {{ans, 0, 1, 0, 0, len}, {ans, 0, 1, 0, 0, len}};
-    server s;
-    ddb_client *c;
     ddb_response resp;
-    ddb_error err;
-    server_start(&s, steps, 2, 0);
-    c = client_for(&s, 3);
-    cr_assert_eq(ddb_client_call(c, "GetItem", "{}", 2, &resp, &err), 0, "%s", err.message);
+    get_item(steps, 2, 3, &resp);
     cr_assert_not(resp.ok, "an answer past the limit was taken (%zu bytes)", resp.body_len);
     cr_assert_str_eq(resp.error_type, "ResponseTooLarge", "%s", resp.message);
     cr_assert(strstr(resp.message, limit) != NULL, "%s", resp.message);
     cr_assert_eq(resp.attempts, 1, "not retried: %d attempts", resp.attempts);
     ddb_response_dispose(&resp);
-    ddb_client_free(c);
-    server_stop(&s);
 }
 
 Test(bounds, header_lines_past_64_kib_fail_the_call, .timeout = 60)
@@ -108,18 +115,11 @@ Test(bounds, headers_just_under_the_limit_pass)
     size_t len;
     char *ans = answer(60u << 10, 0, &len);
     step steps[] = {{ans, 0, 0, 0, 0, len}};
-    server s;
-    ddb_client *c;
     ddb_response resp;
-    ddb_error err;
-    server_start(&s, steps, 1, 0);
-    c = client_for(&s, 1);
-    cr_assert_eq(ddb_client_call(c, "GetItem", "{}", 2, &resp, &err), 0, "%s", err.message);
+    get_item(steps, 1, 1, &resp);
     cr_assert(resp.ok, "%s: %s", resp.error_type, resp.message);
     cr_assert_eq(resp.body_len, 5);
     ddb_response_dispose(&resp);
-    ddb_client_free(c);
-    server_stop(&s);
     free(ans);
 }
 
@@ -139,21 +139,45 @@ Test(bounds, chunked_body_past_32_mib_fails_the_call, .timeout = 60)
     free(ans);
 }
 
-/* An S3 context of a client of the scripted server s (started). */
-static ddb_s3 *s3_for(const server *s, ddb_client **c)
-{
-    ddb_s3 *s3 = NULL;
-    ddb_s3_opts o;
+/* An S3 context on a client of the scripted server serving steps, and what
+ * a listing through it found. */
+typedef struct s3_run {
+    server s;
+    ddb_client *c;
+    ddb_s3 *s3;
+    ddb_s3_object *objs;
+    size_t n;
     ddb_error err;
+} s3_run;
+
+static void s3_start(s3_run *r, const step *steps, int n)
+{
+    ddb_s3_opts o;
     char url[64];
-    *c = client_for(s, 1);
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d", s->port);
+    memset(r, 0, sizeof(*r));
+    server_start(&r->s, steps, n, 0);
+    r->c = client_for(&r->s, 1);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", r->s.port);
     memset(&o, 0, sizeof(o));
-    o.client = *c;
+    o.client = r->c;
     o.region = "us-east-1";
     o.endpoint = url;
-    cr_assert_eq(ddb_s3_new(&s3, &o, &err), 0, "%s", err.message);
-    return s3;
+    cr_assert_eq(ddb_s3_new(&r->s3, &o, &r->err), 0, "%s", r->err.message);
+}
+
+/* Lists s3://bkt/prefix through a new run of steps; its status. */
+static int s3_list(s3_run *r, const step *steps, int n, const char *prefix)
+{
+    s3_start(r, steps, n);
+    return ddb_s3_list(r->s3, &r->objs, &r->n, NULL, NULL, "bkt", prefix, NULL, &r->err);
+}
+
+static void s3_done(s3_run *r)
+{
+    ddb_s3_objects_free(r->objs, r->n);
+    ddb_s3_free(r->s3);
+    ddb_client_free(r->c);
+    server_stop(&r->s);
 }
 
 /* A ListObjectsV2 page of one key, truncated with token (NULL: the last). */
@@ -180,58 +204,34 @@ static char *list_page(const char *key, const char *token)
  * cycle of pages is as endless as one page. */
 Test(bounds, listing_whose_token_comes_back_stops, .timeout = 30)
 {
-    char *p1 = list_page("a", "tok-A"), *p2 = list_page("b", "tok-B"),
-         *p3 = list_page("c", "tok-A"), *p4 = list_page("d", NULL);
+    char *p[] = {list_page("a", "tok-A"), list_page("b", "tok-B"), list_page("c", "tok-A"),
+                 list_page("d", NULL)};
     step steps[] = {
-        {p1, 0, 0, 0, 0, 0}, {p2, 0, 0, 0, 0, 0}, {p3, 0, 0, 0, 0, 0}, {p4, 0, 0, 0, 0, 0}};
-    server s;
-    ddb_client *c;
-    ddb_s3 *s3;
-    ddb_s3_object *objs = NULL;
-    size_t n = 0;
-    ddb_error err;
-    int rc;
-    server_start(&s, steps, 4, 0);
-    s3 = s3_for(&s, &c);
-    rc = ddb_s3_list(s3, &objs, &n, NULL, NULL, "bkt", "pre/", NULL, &err);
-    cr_assert_eq(rc, DDB_ENET, "rc %d, %zu keys: %s", rc, n, rc ? err.message : "");
-    cr_assert(strstr(err.message, "\"tok-A\" was given before") != NULL, "%s", err.message);
-    cr_assert(strstr(err.message, "page 3") != NULL, "%s", err.message);
-    cr_assert(strstr(err.message, "s3://bkt/pre/") != NULL, "%s", err.message);
-    cr_assert_eq(s.requests, 3, "%d requests", s.requests);
-    ddb_s3_free(s3);
-    ddb_client_free(c);
-    server_stop(&s);
-    free(p1);
-    free(p2);
-    free(p3);
-    free(p4);
+        {p[0], 0, 0, 0, 0, 0}, {p[1], 0, 0, 0, 0, 0}, {p[2], 0, 0, 0, 0, 0}, {p[3], 0, 0, 0, 0, 0}};
+    s3_run r;
+    int rc = s3_list(&r, steps, 4, "pre/");
+    cr_assert_eq(rc, DDB_ENET, "rc %d, %zu keys: %s", rc, r.n, rc ? r.err.message : "");
+    cr_assert(strstr(r.err.message, "\"tok-A\" was given before") != NULL, "%s", r.err.message);
+    cr_assert(strstr(r.err.message, "page 3") != NULL, "%s", r.err.message);
+    cr_assert(strstr(r.err.message, "s3://bkt/pre/") != NULL, "%s", r.err.message);
+    cr_assert_eq(r.s.requests, 3, "%d requests", r.s.requests);
+    s3_done(&r);
+    for (int i = 0; i < 4; i++)
+        free(p[i]);
 }
 
 Test(bounds, listing_of_distinct_tokens_reads_every_page)
 {
-    char *p1 = list_page("a", "tok-A"), *p2 = list_page("b", "tok-B"), *p3 = list_page("c", NULL);
-    step steps[] = {{p1, 0, 0, 0, 0, 0}, {p2, 0, 0, 0, 0, 0}, {p3, 0, 0, 0, 0, 0}};
-    server s;
-    ddb_client *c;
-    ddb_s3 *s3;
-    ddb_s3_object *objs = NULL;
-    size_t n = 0;
-    ddb_error err;
-    server_start(&s, steps, 3, 0);
-    s3 = s3_for(&s, &c);
-    cr_assert_eq(ddb_s3_list(s3, &objs, &n, NULL, NULL, "bkt", "", NULL, &err), 0, "%s",
-                 err.message);
-    cr_assert_eq(n, 3);
-    cr_assert_str_eq(objs[2].key, "c");
-    cr_assert(strstr(s.last.ptr, "continuation-token=tok-B") != NULL, "%s", s.last.ptr);
-    ddb_s3_objects_free(objs, n);
-    ddb_s3_free(s3);
-    ddb_client_free(c);
-    server_stop(&s);
-    free(p1);
-    free(p2);
-    free(p3);
+    char *p[] = {list_page("a", "tok-A"), list_page("b", "tok-B"), list_page("c", NULL)};
+    step steps[] = {{p[0], 0, 0, 0, 0, 0}, {p[1], 0, 0, 0, 0, 0}, {p[2], 0, 0, 0, 0, 0}};
+    s3_run r;
+    cr_assert_eq(s3_list(&r, steps, 3, ""), 0, "%s", r.err.message);
+    cr_assert_eq(r.n, 3);
+    cr_assert_str_eq(r.objs[2].key, "c");
+    cr_assert(strstr(r.s.last.ptr, "continuation-token=tok-B") != NULL, "%s", r.s.last.ptr);
+    s3_done(&r);
+    for (int i = 0; i < 3; i++)
+        free(p[i]);
 }
 
 /* A listing answer past the limit fails the listing, naming it, rather than
@@ -241,22 +241,12 @@ Test(bounds, listing_body_past_the_limit_fails, .timeout = 60)
     size_t len;
     char *ans = chunked(40, &len);
     step steps[] = {{ans, 0, 1, 0, 0, len}};
-    server s;
-    ddb_client *c;
-    ddb_s3 *s3;
-    ddb_s3_object *objs = NULL;
-    size_t n = 0;
-    ddb_error err;
-    int rc;
-    server_start(&s, steps, 1, 0);
-    s3 = s3_for(&s, &c);
-    rc = ddb_s3_list(s3, &objs, &n, NULL, NULL, "bkt", "", NULL, &err);
-    cr_assert_eq(rc, DDB_ENET, "rc %d, %zu keys", rc, n);
-    cr_assert(strstr(err.message, "ResponseTooLarge") != NULL, "%s", err.message);
-    cr_assert(strstr(err.message, "32 MiB") != NULL, "%s", err.message);
-    ddb_s3_free(s3);
-    ddb_client_free(c);
-    server_stop(&s);
+    s3_run r;
+    int rc = s3_list(&r, steps, 1, "");
+    cr_assert_eq(rc, DDB_ENET, "rc %d, %zu keys", rc, r.n);
+    cr_assert(strstr(r.err.message, "ResponseTooLarge") != NULL, "%s", r.err.message);
+    cr_assert(strstr(r.err.message, "32 MiB") != NULL, "%s", r.err.message);
+    s3_done(&r);
     free(ans);
 }
 
@@ -264,24 +254,17 @@ Test(bounds, listing_body_past_the_limit_fails, .timeout = 60)
  * limit, however long the answer says it is. */
 Test(bounds, object_read_whole_stops_at_its_limit)
 {
-    size_t len;
+    size_t len, got = 0;
     char *ans = answer(0, 5000, &len), *data = NULL;
     step steps[] = {{ans, 0, 1, 0, 0, len}};
-    server s;
-    ddb_client *c;
-    ddb_s3 *s3;
-    size_t got = 0;
-    ddb_error err;
+    s3_run r;
     int rc;
-    server_start(&s, steps, 1, 0);
-    s3 = s3_for(&s, &c);
-    rc = ddb_s3_get(s3, &data, &got, "bkt", "manifest.json", 1000, &err);
+    s3_start(&r, steps, 1);
+    rc = ddb_s3_get(r.s3, &data, &got, "bkt", "manifest.json", 1000, &r.err);
     cr_assert_eq(rc, DDB_ETOOBIG, "rc %d", rc);
-    cr_assert(strstr(err.message, "s3://bkt/manifest.json") != NULL, "%s", err.message);
-    cr_assert(strstr(err.message, "1000 bytes") != NULL, "%s", err.message);
+    cr_assert(strstr(r.err.message, "s3://bkt/manifest.json") != NULL, "%s", r.err.message);
+    cr_assert(strstr(r.err.message, "1000 bytes") != NULL, "%s", r.err.message);
     cr_assert_null(data);
-    ddb_s3_free(s3);
-    ddb_client_free(c);
-    server_stop(&s);
+    s3_done(&r);
     free(ans);
 }
