@@ -102,7 +102,7 @@ static void expect_too_large(const char *ans, size_t len, const char *limit)
     ddb_response_dispose(&resp);
 }
 
-Test(bounds, header_lines_past_64_kib_fail_the_call, .timeout = 60)
+Test(bounds, header_lines_past_64_kib_fail_the_call)
 {
     size_t len;
     char *ans = answer(8u << 20, 0, &len);
@@ -123,7 +123,7 @@ Test(bounds, headers_just_under_the_limit_pass)
     free(ans);
 }
 
-Test(bounds, body_claimed_past_32_mib_fails_the_call, .timeout = 60)
+Test(bounds, body_claimed_past_32_mib_fails_the_call)
 {
     size_t len;
     char *ans = answer(0, (32u << 20) + 1, &len);
@@ -131,7 +131,7 @@ Test(bounds, body_claimed_past_32_mib_fails_the_call, .timeout = 60)
     free(ans);
 }
 
-Test(bounds, chunked_body_past_32_mib_fails_the_call, .timeout = 60)
+Test(bounds, chunked_body_past_32_mib_fails_the_call)
 {
     size_t len;
     char *ans = chunked(40, &len);
@@ -202,7 +202,7 @@ static char *list_page(const char *key, const char *token)
 
 /* A token given before, not only the one just sent, ends the listing: a
  * cycle of pages is as endless as one page. */
-Test(bounds, listing_whose_token_comes_back_stops, .timeout = 30)
+Test(bounds, listing_whose_token_comes_back_stops)
 {
     char *p[] = {list_page("a", "tok-A"), list_page("b", "tok-B"), list_page("c", "tok-A"),
                  list_page("d", NULL)};
@@ -236,7 +236,7 @@ Test(bounds, listing_of_distinct_tokens_reads_every_page)
 
 /* A listing answer past the limit fails the listing, naming it, rather than
  * being read whole. */
-Test(bounds, listing_body_past_the_limit_fails, .timeout = 60)
+Test(bounds, listing_body_past_the_limit_fails)
 {
     size_t len;
     char *ans = chunked(40, &len);
