@@ -63,6 +63,20 @@ typedef struct ddb_client_opts {
                               a sixth of its bytes; the CRC is of those bytes) */
 } ddb_client_opts;
 
+/* What one answer may bring. A server that sends more (endless header lines,
+ * an endless body) fails the call: error_type "ResponseTooLarge", a message
+ * naming the limit, not retried (a server or proxy that sent that once will
+ * again, and every try costs the limit in memory and time). Headers:
+ * DynamoDB's are under 1 KiB, S3's under 8 KiB with user metadata (2 KiB at
+ * most): 64 KiB in all, 1xx answers included. Bodies: the largest a
+ * DynamoDB call of ours answers is a BatchWriteItem's UnprocessedItems (at
+ * most its request: 16 MB) or a Scan page (1 MB of items, about 6 MB of
+ * JSON at worst: one-byte names and numbers, escaped control characters);
+ * an S3 listing page is 1000 keys of at most 1 KiB (6 KiB XML-escaped):
+ * 32 MiB leaves twice the largest, as it comes and decoded from gzip. */
+#define DDB_CLIENT_MAX_HEADERS (64u << 10)
+#define DDB_CLIENT_MAX_BODY (32u << 20)
+
 /* The outcome of one call, after any retries. */
 typedef struct ddb_response {
     int ok;           /* HTTP 200 with a verified body */
@@ -188,6 +202,10 @@ typedef struct ddb_http_call {
      * changed object fails (412) instead of mixing two versions. */
     int ranged;
     uint64_t range_start, range_end;
+    /* The most body bytes an answer may bring (0: a ranged GET's range, else
+     * DDB_CLIENT_MAX_BODY); past it the call fails, not retried, with
+     * error_type "ResponseTooLarge". */
+    size_t max_body;
 } ddb_http_call;
 
 /* Queues a generic request (see ddb_http_call). done is called once from

@@ -367,6 +367,14 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_transfer_res
     cl->resp.headers = cl->resp_headers.ptr;
     cl->resp.headers_len = cl->resp_headers.len;
 
+    if (cl->over != OVER_NONE) {
+        ddb_client_over_limit(cl);
+        if (c->verbose)
+            client_log(c, DDB_LOG_INFO, "%s attempt %d: %s", cl->op, cl->attempts,
+                       cl->resp.message);
+        ddb_client_attempt_failed(c, cl, 0);
+        return;
+    }
     if (failure != DDB_TRANSFER_OK) {
         /* Refused, reset, dropped mid-response, timed out: worth another try.
          * A ranged GET keeps what arrived of its range. */
@@ -388,7 +396,12 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_transfer_res
     if (cl->http == NULL && (status == 200 || cl->encoding[0] != '\0')) {
         if (ddb_client_body_ready(cl, status, c->ask_gzip, &c->stats, undecoded,
                                   sizeof(undecoded)) != 0) {
-            unusable_answer(c, cl);
+            if (cl->over == OVER_NONE) {
+                unusable_answer(c, cl);
+                return;
+            }
+            ddb_client_over_limit(cl); /* decoded past the limit: as one sent past it */
+            ddb_client_attempt_failed(c, cl, 0);
             return;
         }
         if (status == 200) {

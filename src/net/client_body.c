@@ -65,9 +65,10 @@ int ddb_client_decode_body(call *cl)
         src = NULL; /* the filter took its upstream, even on failure */
         goto fail;
     }
-    /* JSON compresses five to ten times: room for that at once (64 MB at
-     * most, whatever the answer claims), then doubling */
-    if (ddb_buf_reserve(&out, in_len <= (8u << 20) ? in_len * 8 + 4096 : (64u << 20)) != 0) {
+    /* JSON compresses five to ten times: room for that at once (the limit
+     * at most, whatever the answer claims), then doubling */
+    if (ddb_buf_reserve(&out, in_len <= DDB_CLIENT_MAX_BODY / 8 ? in_len * 8 + 4096
+                                                                : DDB_CLIENT_MAX_BODY) != 0) {
         ddb_error_set(&err, DDB_ENOMEM, "out of memory");
         goto fail;
     }
@@ -83,9 +84,10 @@ int ddb_client_decode_body(call *cl)
         if (n == 0)
             break;
         out.len += (size_t)n;
-        if (out.len > DDB_CLIENT_MAX_DECODED) {
-            ddb_error_set(&err, DDB_EIO, "it decodes to more than %u MB",
-                          DDB_CLIENT_MAX_DECODED >> 20);
+        if (out.len > DDB_CLIENT_MAX_BODY) {
+            cl->over = OVER_BODY;
+            ddb_error_set(&err, DDB_ETOOBIG, "it decodes to more than %u MiB",
+                          DDB_CLIENT_MAX_BODY >> 20);
             goto fail;
         }
     }
@@ -119,7 +121,8 @@ int ddb_client_body_ready(call *cl, long status, int asked_gzip, ddb_client_stat
     sent_ok = status != 200 || crc_matches(cl, &got, &want);
     if (ddb_client_decode_body(cl) != 0) {
         if (status == 200) {
-            snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "ContentEncodingError");
+            snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "%s",
+                     cl->over ? "ResponseTooLarge" : "ContentEncodingError");
             return -1;
         }
         ddb_buf_clear(&cl->resp_body); /* no error body to read */

@@ -39,7 +39,11 @@ typedef struct http_part {
     int ranged;
     uint64_t range_start, range_end;
     uint64_t kept; /* bytes of the range already received by earlier attempts */
+    size_t max_body;
 } http_part;
+
+/* Which limit of what an answer may bring (client.h) it passed. */
+enum { OVER_NONE, OVER_HEADERS, OVER_BODY };
 
 /* An easy handle kept for reuse. One set up for DynamoDB's calls (ready)
  * keeps its options (the URL, callbacks, TLS, timeouts, the header list)
@@ -77,8 +81,10 @@ typedef struct call {
     ddb_buf resp_headers; /* the latest response's header lines */
     long status_seen;     /* status line of the response being received */
     char crc[16];
-    char encoding[32]; /* the answer's Content-Encoding ("" when none) */
-    size_t wire_len;   /* its body's bytes as they came, before any decoding */
+    char encoding[32];   /* the answer's Content-Encoding ("" when none) */
+    size_t wire_len;     /* its body's bytes as they came, before any decoding */
+    size_t header_bytes; /* the attempt's header lines, 1xx answers' included */
+    int over;            /* the answer passed a limit: OVER_HEADERS, OVER_BODY */
     char errtype[128];
     char curl_err[CURL_ERROR_SIZE];
     ddb_response resp;
@@ -172,7 +178,8 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_transfer_res
  * place (cl->wire_len is what came; stats count it). Returns 0 when the body
  * can be read: a 200's, or an error answer's (whose body, when it could not
  * be decoded, is emptied, and why is in undecoded, cap bytes); -1 when a 200
- * must be sent for again (cl->resp.error_type and message say why). */
+ * must be sent for again (cl->resp.error_type and message say why), or,
+ * when it decodes past the limit (cl->over), fails. */
 int ddb_client_body_ready(call *cl, long status, int asked_gzip, ddb_client_stats *stats,
                           char *undecoded, size_t cap);
 
@@ -180,9 +187,14 @@ int ddb_client_body_ready(call *cl, long status, int asked_gzip, ddb_client_stat
  * gzip as it came (and as x-amz-crc32 covers it), replaced by what it
  * decodes to (client_body.c). Returns 0, or -1 with the reason in
  * cl->resp.message: an encoding other than gzip, gzip cut short or corrupt
- * (its own CRC), or more than DDB_CLIENT_MAX_DECODED bytes. */
-#define DDB_CLIENT_MAX_DECODED (256u << 20)
+ * (its own CRC), or more than DDB_CLIENT_MAX_BODY bytes (cl->over set). */
 int ddb_client_decode_body(call *cl);
+
+/* The most body bytes cl's answer may bring (see DDB_CLIENT_MAX_BODY). */
+size_t ddb_client_max_body(const call *cl);
+
+/* The message of an answer that passed a limit (cl->over), into cl->resp. */
+void ddb_client_over_limit(call *cl);
 
 /* Frees a call's own memory (not its easy handle). */
 void ddb_client_call_free(call *cl);

@@ -15,11 +15,50 @@
 #include "ddbpipe/credprov.h"
 #include "ddbpipe/sigv4.h"
 
-#define MAX_RESERVED_BODY (32u << 20)
+size_t ddb_client_max_body(const call *cl)
+{
+    const http_part *hp = cl->http;
+    if (hp == NULL)
+        return DDB_CLIENT_MAX_BODY;
+    if (hp->max_body > 0)
+        return hp->max_body;
+    /* the range, or an error document in its place after what was kept */
+    if (hp->ranged)
+        return (size_t)(hp->range_end - hp->range_start + 1) + DDB_CLIENT_MAX_HEADERS;
+    return DDB_CLIENT_MAX_BODY;
+}
+
+/* A limit as a reader would write it: "64 KiB", "32 MiB", "1000 bytes". */
+static void limit_text(char *out, size_t cap, size_t n)
+{
+    if (n >= (1u << 20) && n % (1u << 20) == 0)
+        snprintf(out, cap, "%zu MiB", n >> 20);
+    else if (n >= (1u << 10) && n % (1u << 10) == 0)
+        snprintf(out, cap, "%zu KiB", n >> 10);
+    else
+        snprintf(out, cap, "%zu bytes", n);
+}
+
+void ddb_client_over_limit(call *cl)
+{
+    char limit[32];
+    assert(cl->over != OVER_NONE);
+    limit_text(limit, sizeof(limit),
+               cl->over == OVER_HEADERS ? DDB_CLIENT_MAX_HEADERS : ddb_client_max_body(cl));
+    snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "ResponseTooLarge");
+    snprintf(cl->resp.message, sizeof(cl->resp.message),
+             "the answer's %s passed %s, more than the service sends: a broken server or "
+             "proxy (not retried)",
+             cl->over == OVER_HEADERS ? "header lines" : "body", limit);
+}
 
 static size_t on_body(char *data, size_t size, size_t n, void *ud)
 {
     call *cl = ud;
+    if (cl->resp_body.len + size * n > ddb_client_max_body(cl)) {
+        cl->over = OVER_BODY;
+        return 0; /* curl aborts the transfer */
+    }
     if (ddb_buf_append(&cl->resp_body, data, size * n) != 0)
         return 0; /* out of memory: curl aborts the transfer */
     return size * n;
@@ -40,6 +79,10 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
 {
     call *cl = ud;
     size_t len = size * n;
+    if ((cl->header_bytes += len) > DDB_CLIENT_MAX_HEADERS) {
+        cl->over = OVER_HEADERS;
+        return 0; /* curl aborts the transfer */
+    }
     if (len > 5 && strncmp(data, "HTTP/", 5) == 0) {
         /* A new response (after a 100 Continue, a redirect): its own headers. */
         const char *sp = memchr(data, ' ', len);
@@ -64,15 +107,19 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
             cl->encoding[0] = '\0';
     } else if (len > 16 && strncasecmp(data, "content-length:", 15) == 0) {
         /* the body's room at once, not by doubling (a Scan page is a megabyte
-         * of JSON); a length past any DynamoDB answer is left to grow */
+         * of JSON); a length past the limit fails before any of it comes */
         char num[24];
         unsigned long long body;
         header_value(data, len, 15, num, sizeof(num));
         body = strtoull(num, NULL, 10);
         /* a HEAD's Content-Length is the object's: no body comes */
-        if (body > 0 && body <= MAX_RESERVED_BODY &&
-            !(cl->http != NULL && strcmp(cl->http->method, "HEAD") == 0) &&
-            ddb_buf_reserve(&cl->resp_body, (size_t)body) != 0)
+        if (body == 0 || (cl->http != NULL && strcmp(cl->http->method, "HEAD") == 0))
+            return len;
+        if (body > ddb_client_max_body(cl) - cl->resp_body.len) {
+            cl->over = OVER_BODY;
+            return 0;
+        }
+        if (ddb_buf_reserve(&cl->resp_body, (size_t)body) != 0)
             return 0;
     }
     return len;
@@ -335,6 +382,8 @@ void ddb_client_start_attempt(ddb_client *c, call *cl)
     cl->attempts++;
     cl->crc[0] = cl->errtype[0] = cl->curl_err[0] = cl->encoding[0] = '\0';
     cl->status_seen = 0;
+    cl->header_bytes = 0;
+    cl->over = OVER_NONE;
     ddb_buf_clear(&cl->resp_body);
     ddb_buf_clear(&cl->resp_headers);
     /* A ranged GET keeps the bytes earlier attempts received. */
@@ -429,6 +478,7 @@ int ddb_client_submit_http(ddb_client *c, const ddb_http_call *hc, ddb_call_done
         hp->ranged = hc->ranged;
         hp->range_start = hc->range_start;
         hp->range_end = hc->range_end;
+        hp->max_body = hc->max_body;
         oom = (hp->url = strdup(hc->url)) == NULL || split_url(hp, hc->url) != 0 ||
               (hc->region && (hp->region = strdup(hc->region)) == NULL) ||
               (hp->headers = calloc(hc->n_headers + 1, sizeof(*hp->headers))) == NULL;

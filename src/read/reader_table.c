@@ -136,22 +136,43 @@ static int parse_page(table_reader *tr, segment *seg, page *pg, ddb_error *err)
     if ((v = ddb_map_getz(&root.u.m, "ConsumedCapacity")) != NULL && v->type == DDB_TYPE_M &&
         (v = ddb_map_getz(&v->u.m, "CapacityUnits")) != NULL && v->type == DDB_TYPE_N)
         tr->stats.capacity_units += strtod(v->u.s.ptr, NULL); /* a gauge, not data */
-    free(seg->start_key);
-    seg->start_key = NULL;
     lek = ddb_map_getz(&root.u.m, "LastEvaluatedKey");
     if (lek != NULL && lek->type == DDB_TYPE_M && lek->u.m.count > 0) {
         ddb_value wrapped, typed;
         ddb_attr wa = {{"M", 1}, *lek};
         ddb_buf kb = DDB_BUF_INIT;
+        char *key;
         wrapped.type = DDB_TYPE_M;
         wrapped.u.m.attrs = &wa;
         wrapped.u.m.count = 1;
         if ((rc = ddb_value_from_typed_json(&typed, &wrapped, pg->arena, err)) != 0)
             goto done;
         ddb_json_put_typed_map(&kb, &typed.u.m);
-        seg->start_key = ddb_buf_detach(&kb, NULL);
-        pg->next_key = seg->start_key ? strdup(seg->start_key) : NULL;
+        if ((key = ddb_buf_detach(&kb, NULL)) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+        /* The key just sent back as the next start: the same page for ever
+         * (progress at 100%, the same items written again). Only the last
+         * key is compared: keys are not ordered across partitions, so an
+         * earlier one coming back proves nothing. Both are written the same
+         * way (ddb_json_put_typed_map), so equal keys are equal text. */
+        if (seg->start_key != NULL && strcmp(key, seg->start_key) == 0) {
+            rc = ddb_error_set(err, DDB_ENET,
+                               "Scan of %s segment %d: page %llu's LastEvaluatedKey %.300s is "
+                               "the ExclusiveStartKey just sent: the service is repeating a "
+                               "page (stopped rather than read the same items again)",
+                               tr->table, seg->number, (unsigned long long)seg->pages + 1, key);
+            free(key);
+            goto done;
+        }
+        free(seg->start_key);
+        seg->start_key = key;
+        if ((pg->next_key = strdup(key)) == NULL)
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
     } else {
+        free(seg->start_key);
+        seg->start_key = NULL;
         seg->done = 1;
     }
 done:

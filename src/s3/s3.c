@@ -234,9 +234,11 @@ void ddb_s3_release_stop(ddb_s3 *s3)
         ddb_client_set_stop_flag(s3->client, s3->stop);
 }
 
-int ddb_s3_call(ddb_s3 *s3, ddb_response *resp, const char *method, const char *bucket,
-                const char *key, const char *query, const ddb_sigv4_header *headers,
-                size_t n_headers, const void *body, size_t len, ddb_error *err)
+/* ddb_s3_call, its answer's body at most max_body bytes (0: the client's
+ * limit, DDB_CLIENT_MAX_BODY). */
+static int s3_call(ddb_s3 *s3, ddb_response *resp, const char *method, const char *bucket,
+                   const char *key, const char *query, const ddb_sigv4_header *headers,
+                   size_t n_headers, const void *body, size_t len, size_t max_body, ddb_error *err)
 {
     ddb_buf url = DDB_BUF_INIT;
     ddb_http_call hc;
@@ -258,6 +260,7 @@ int ddb_s3_call(ddb_s3 *s3, ddb_response *resp, const char *method, const char *
         hc.body = body;
         hc.body_len = len;
         hc.sign_flags = S3_SIGN_FLAGS;
+        hc.max_body = max_body;
         ddb_response_dispose(resp);
         if ((rc = ddb_client_call_http(s3->client, &hc, resp, err)) != 0 || resp->ok)
             break;
@@ -274,6 +277,13 @@ int ddb_s3_call(ddb_s3 *s3, ddb_response *resp, const char *method, const char *
     }
     ddb_buf_dispose(&url);
     return rc;
+}
+
+int ddb_s3_call(ddb_s3 *s3, ddb_response *resp, const char *method, const char *bucket,
+                const char *key, const char *query, const ddb_sigv4_header *headers,
+                size_t n_headers, const void *body, size_t len, ddb_error *err)
+{
+    return s3_call(s3, resp, method, bucket, key, query, headers, n_headers, body, len, 0, err);
 }
 
 int ddb_s3_fail(const ddb_response *resp, const char *what, const char *bucket, const char *key,
@@ -331,8 +341,13 @@ int ddb_s3_get(ddb_s3 *s3, char **data, size_t *len, const char *bucket, const c
     int rc;
     *data = NULL;
     *len = 0;
-    if ((rc = ddb_s3_call(s3, &resp, "GET", bucket, key, NULL, NULL, 0, NULL, 0, err)) != 0)
+    /* the caller's limit is the client's: the object is never read past it */
+    if ((rc = s3_call(s3, &resp, "GET", bucket, key, NULL, NULL, 0, NULL, 0, max, err)) != 0)
         goto done;
+    if (!resp.ok && strcmp(resp.error_type, "ResponseTooLarge") == 0) {
+        rc = ddb_error_set(err, DDB_ETOOBIG, "s3://%s/%s: %s", bucket, key, resp.message);
+        goto done;
+    }
     if (!resp.ok) {
         rc = ddb_s3_fail(&resp, "GET", bucket, key, err);
         goto done;
@@ -522,11 +537,33 @@ int ddb_s3_list_page(ddb_s3_listing *l, const char *body, size_t len, ddb_buf *t
     return rc;
 }
 
+/* A listing's next continuation token, kept in seen (each followed by its
+ * NUL): 0, or DDB_ENET when it was given before. A token that comes back
+ * would list the same keys again and again, growing the listing until memory
+ * runs out; any earlier one counts, not only the last, as a cycle of pages
+ * is as endless. A listing is bounded by its bucket (1000 keys a page), so
+ * the tokens are few and a list searched from the start is enough. */
+static int token_fresh(ddb_buf *seen, const ddb_buf *token, size_t page, const char *bucket,
+                       const char *prefix, ddb_error *err)
+{
+    for (size_t at = 0; at < seen->len; at += strlen(seen->ptr + at) + 1)
+        if (strcmp(seen->ptr + at, token->ptr) == 0)
+            return ddb_error_set(err, DDB_ENET,
+                                 "s3://%s/%s: ListObjectsV2: page %zu's NextContinuationToken "
+                                 "\"%.200s\" was given before in this listing: the server is "
+                                 "repeating itself (stopped rather than list the same keys "
+                                 "again)",
+                                 bucket, prefix, page, token->ptr);
+    ddb_buf_append(seen, token->ptr, token->len + 1);
+    return seen->oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : 0;
+}
+
 int ddb_s3_list(ddb_s3 *s3, ddb_s3_object **objs, size_t *n_objs, char ***dirs, size_t *n_dirs,
                 const char *bucket, const char *prefix, const char *delimiter, ddb_error *err)
 {
     ddb_s3_listing l;
-    ddb_buf q = DDB_BUF_INIT, token = DDB_BUF_INIT;
+    ddb_buf q = DDB_BUF_INIT, token = DDB_BUF_INIT, seen = DDB_BUF_INIT;
+    size_t page = 0;
     ddb_response resp;
     int rc = 0;
 
@@ -562,10 +599,13 @@ int ddb_s3_list(ddb_s3 *s3, ddb_s3_object **objs, size_t *n_objs, char ***dirs, 
             rc = ddb_error_set(err, rc, "out of memory");
             break;
         }
+        if (token.len > 0 && (rc = token_fresh(&seen, &token, ++page, bucket, prefix, err)) != 0)
+            break;
     } while (token.len > 0);
     ddb_response_dispose(&resp);
     ddb_buf_dispose(&q);
     ddb_buf_dispose(&token);
+    ddb_buf_dispose(&seen);
     if (rc != 0) {
         ddb_s3_objects_free(l.objs, l.n);
         for (size_t i = 0; i < l.n_dirs; i++)

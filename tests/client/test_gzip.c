@@ -268,3 +268,29 @@ Test(gzip, undecodable_error_answer_keeps_its_status)
               "%s", r.resp.message);
     done(&r);
 }
+
+/* A gzip answer that decodes past DDB_CLIENT_MAX_BODY (40 MiB of spaces come
+ * in 40 KiB): fails once, naming the limit, and is not sent for again; the
+ * decoding stops at the limit rather than filling memory. */
+Test(gzip, answer_decoding_past_the_limit_fails_once)
+{
+    size_t plain_len = 40u << 20, gz_len, ans_len;
+    char *plain = malloc(plain_len);
+    unsigned char *gz;
+    char *ans;
+    cr_assert_not_null(plain);
+    memset(plain, ' ', plain_len);
+    gz = gzip_bytes(plain, plain_len, &gz_len);
+    ans = answer(200, "Content-Encoding: gzip\r\n", ddb_crc32(gz, gz_len), gz, gz_len, &ans_len);
+    step steps[] = {{ans, 0, 0, 0, 0, ans_len}, {ans, 0, 0, 0, 0, ans_len}};
+    run r;
+    call(&r, steps, 2, 2, 0);
+    cr_assert_not(r.resp.ok);
+    cr_assert_str_eq(r.resp.error_type, "ResponseTooLarge", "%s", r.resp.message);
+    cr_assert(strstr(r.resp.message, "32 MiB") != NULL, "%s", r.resp.message);
+    cr_assert_eq(r.resp.attempts, 1);
+    done(&r);
+    free(ans);
+    free(gz);
+    free(plain);
+}

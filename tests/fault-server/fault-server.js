@@ -55,7 +55,9 @@ function mulberry32 (seed) {
 // ---------------------------------------------------------------------------------------------
 // Rules
 
-const KINDS = [ 'throttle', 'unprocessed', 'http500', 'http503', 'drop', 'slow', 'badcrc', 'validation' ]
+const KINDS = [ 'throttle', 'unprocessed', 'http500', 'http503', 'drop', 'slow', 'badcrc', 'validation', 'padheaders', 'endlessbody', 'repeatkey' ]
+// What a relayed answer keeps of the upstream's (the rest answer on their own).
+const RELAYED = [ 'slow', 'badcrc', 'unprocessed', 'repeatkey' ]
 const THROTTLE_TYPES = {
   ProvisionedThroughputExceededException: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
   ThrottlingException: 'com.amazon.coral.availability#ThrottlingException',
@@ -110,6 +112,11 @@ function compileRule (raw, index) {
     r.when = raw.when || 'mid'
     if (!DROP_WHEN.includes(r.when)) throw new Error(`${where}: when must be one of ${DROP_WHEN.join(', ')}`)
   }
+  if (r.kind === 'padheaders' || r.kind === 'endlessbody') {
+    // 0: without end, until the client hangs up
+    r.bytes = raw.bytes != null ? raw.bytes : 0
+    if (!isNonNegInt(r.bytes)) throw new Error(`${where}: bytes must be an integer >= 0`)
+  }
   if (r.kind === 'slow') {
     r.ms = raw.ms != null ? raw.ms : 1000
     if (!isNonNegInt(r.ms)) throw new Error(`${where}: ms must be an integer >= 0`)
@@ -117,10 +124,10 @@ function compileRule (raw, index) {
     if (![ 'before', 'after' ].includes(r.where)) throw new Error(`${where}: where must be before or after`)
   }
   // Whether the request still reaches the upstream (i.e. the write happens) before the fault.
-  const forwardDefault = { throttle: false, validation: false, http500: false, http503: false, drop: r.when !== 'before' && r.when !== 'reset', slow: true, badcrc: true, unprocessed: true }
+  const forwardDefault = { throttle: false, validation: false, http500: false, http503: false, drop: r.when !== 'before' && r.when !== 'reset', slow: true, badcrc: true, unprocessed: true, padheaders: false, endlessbody: false, repeatkey: true }
   r.forward = raw.forward != null ? Boolean(raw.forward) : forwardDefault[r.kind]
   if (r.kind === 'drop' && (r.when === 'headers' || r.when === 'mid')) r.forward = true
-  if (r.kind === 'slow' || r.kind === 'badcrc' || r.kind === 'unprocessed') r.forward = true
+  if (RELAYED.includes(r.kind)) r.forward = true
   return r
 }
 
@@ -324,6 +331,44 @@ function main () {
       const [ coding, ...params ] = t.trim().toLowerCase().split(';').map((x) => x.trim())
       return (coding === 'gzip' || coding === '*') && !params.some((p) => /^q=0(\.0*)?$/.test(p))
     })
+  }
+
+  // An answer without end, written on the raw socket as fast as the client reads it: a 200
+  // whose header lines never end (padheaders) or whose chunked body never does (endlessbody),
+  // until the client hangs up or rule.bytes (0: no limit) are sent, then the connection closes.
+  function endless (sock, rule) {
+    const line = 'X-Pad: ' + 'p'.repeat(1015) + '\r\n'
+    const piece = rule.kind === 'padheaders' ? Buffer.from(line.repeat(64))
+      : Buffer.from('10000\r\n' + ' '.repeat(65536) + '\r\n')
+    let sent = 0
+    let gone = false
+    sock.on('error', () => { gone = true })
+    sock.on('close', () => { gone = true })
+    sock.write(rule.kind === 'padheaders' ? 'HTTP/1.1 200 OK\r\n'
+      : 'HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nTransfer-Encoding: chunked\r\n\r\n')
+    const pump = () => {
+      while (!gone && (rule.bytes === 0 || sent < rule.bytes)) {
+        sent += piece.length
+        if (!sock.write(piece)) return sock.once('drain', pump)
+      }
+      if (!gone) sock.end(rule.kind === 'padheaders' ? '\r\n' : '0\r\n\r\n', () => sock.destroy())
+    }
+    pump()
+  }
+
+  // A Scan page that names the key it was asked from as its LastEvaluatedKey: the same page
+  // for ever, as a broken service would send it. The first page (no ExclusiveStartKey) and the
+  // last (no LastEvaluatedKey) pass unchanged.
+  function repeatKey (reqBody, ubody, ev) {
+    let q, a
+    try {
+      q = JSON.parse(reqBody.toString('utf8'))
+      a = JSON.parse(ubody.toString('utf8'))
+    } catch { return ubody }
+    if (!q || !q.ExclusiveStartKey || !a || !a.LastEvaluatedKey) return ubody
+    a.LastEvaluatedKey = q.ExclusiveStartKey
+    ev.repeated = true
+    return Buffer.from(JSON.stringify(a))
   }
 
   // Sends a complete response, adding the CRC header DynamoDB sends on every response. With
@@ -536,6 +581,10 @@ function main () {
           finish('dropped')
           if (rule.when === 'reset' && typeof req.socket.resetAndDestroy === 'function') return req.socket.resetAndDestroy()
           return req.socket.destroy()
+        case 'padheaders':
+        case 'endlessbody':
+          finish('endless')
+          return endless(req.socket, rule)
       }
     }
 
@@ -554,7 +603,7 @@ function main () {
         res.flushHeaders()
         return res.write(part, () => res.socket && res.socket.destroy())
       }
-      if (rule && !(rule.kind === 'slow' || rule.kind === 'badcrc' || rule.kind === 'unprocessed')) {
+      if (rule && !RELAYED.includes(rule.kind)) {
         return synth() // a forward:true error rule: the write happened, the client sees an error
       }
       finish(status)
@@ -582,6 +631,7 @@ function main () {
         }
         const headers = relayHeaders(uheaders)
         let out = ubody
+        if (rule && rule.kind === 'repeatkey' && status === 200) out = repeatKey(body, ubody, ev)
         if (isBatch && status === 200) {
           let parsed = null
           try { parsed = JSON.parse(ubody.toString('utf8')) } catch {}

@@ -113,4 +113,35 @@ run order-dump 0 "$bin" export --table order --format ddb-json --out "$tmp/order
 [ "$(grep -c '"tagName":{"S":"v4"}' "$tmp/order-dump/items.json")" = 40 ] ||
     fail "order: every key must hold its last version (v4)"
 
+# -- answers without end fail their call once, naming the limit, in bounded memory -------------
+# The server stops after 64 MiB (a thousand times the header limit) only so that a client
+# without limits fails these checks rather than taking the machine's memory.
+peak_kb() { # peak_kb NAME: the peak RSS /usr/bin/time kept for run NAME (0 without it)
+    [ -s "$tmp/$1.rss" ] && tail -1 "$tmp/$1.rss" || echo 0
+}
+timed() { # timed NAME COMMAND...: COMMAND, its peak RSS in $tmp/NAME.rss where it can be had
+    local name=$1
+    shift
+    if [ -x /usr/bin/time ]; then /usr/bin/time -f %M -o "$tmp/$name.rss" "$@"; else "$@"; fi
+}
+for kind in padheaders endlessbody; do
+    control '{"resetStats":true,"rules":[{"kind":"'$kind'","op":"Scan","bytes":67108864}]}'
+    run "$kind" 5 timed "$kind" "$bin" export --table storm --segments 1 --format ddb-json \
+        --out "$tmp/$kind" "${F[@]}"
+    [ "$(stat_of "o.faults.$kind")" = 1 ] || fail "$kind: sent again ($(stat_of "o.faults.$kind"))"
+    [ "$(peak_kb "$kind")" -lt 65536 ] || fail "$kind: peak RSS $(peak_kb "$kind") KB"
+done
+expect_in "$tmp/padheaders.err" "ResponseTooLarge: the answer's header lines passed 64 KiB"
+expect_in "$tmp/endlessbody.err" "ResponseTooLarge: the answer's body passed 32 MiB"
+
+# -- a Scan whose LastEvaluatedKey is the key it was asked from stops, naming it ----------------
+# (after 40 such pages the server moves on, so a client that does not notice ends with every
+# item of the repeated page written 40 times, and exit 0)
+control '{"resetStats":true,"rules":[{"kind":"repeatkey","op":"Scan","times":40}]}'
+run repeatkey 5 "$bin" export --table storm --segments 2 --page-size 100 --format ddb-json \
+    --out "$tmp/repeatkey" "${F[@]}"
+expect_in "$tmp/repeatkey.err" "is the ExclusiveStartKey just sent: the service is repeating a page"
+grep -q "Scan of storm segment [01]: page 2's LastEvaluatedKey {" "$tmp/repeatkey.err" ||
+    fail "repeatkey: the table, segment, page and key are named"
+
 finish
