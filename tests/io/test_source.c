@@ -562,7 +562,7 @@ Test(source, real_export_file_md5_and_lines)
     size_t len;
     unsigned char d[16];
     char b64[25] = {0};
-    uint64_t lines = 0, bytes = 0;
+    uint64_t lines = 0;
     ddb_error err;
     int rc;
     struct stat st;
@@ -573,7 +573,6 @@ Test(source, real_export_file_md5_and_lines)
     cr_assert_eq(ddb_lines_new(&lr, s, 0, &err), 0);
     while ((rc = ddb_lines_next(lr, &line, &len, &err)) == 0) {
         lines++;
-        bytes += len;
         cr_assert(len > 0 && line[0] == '{', "line %llu", (unsigned long long)lines);
     }
     cr_assert_eq(rc, DDB_ITEROVER, "%s", err.message);
