@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing ddbpipe needs on Debian/Ubuntu, skipping what is there:
-# compiler and CMake, the five libraries (libcurl, OpenSSL, zlib, json-c, Criterion), what the
-# install test uses (dpkg-dev, man-db, zsh), Node.js
+# compilers (gcc, and clang for the sanitizer stage) and CMake, the five libraries (libcurl,
+# OpenSSL, zlib, json-c, Criterion), what the install test uses (dpkg-dev, man-db, zsh), Node.js
 # for the local DynamoDB server used by the integration tests, and the npm packages pinned in
 # package-lock.json.
 set -euo pipefail
@@ -12,6 +12,8 @@ if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
 
 pkgs="build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev zlib1g-dev libjson-c-dev
       libcriterion-dev gzip curl libisal-dev isal"
+# clang for the sanitizer stage of scripts/test.sh: its UBSan checks pointer arithmetic, gcc's not.
+pkgs="$pkgs clang"
 # The install test: the Debian package (dpkg-shlibdeps), its manual page, its completions.
 pkgs="$pkgs dpkg-dev man-db groff-base zsh"
 command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"

@@ -304,6 +304,33 @@ int cli_run_parse(const cli_command *cmd, unsigned groups, int argc, char **argv
     return EXIT_OK;
 }
 
+/* Beyond this many shares a share is a handful of files at most: a larger N is a typo. */
+#define SHARD_MAX 100000u
+
+/* One number of --shard: digits only (no sign, no space, which sscanf's %u let through, -1
+ * becoming 4294967295), at most SHARD_MAX, so that no value wraps. Returns the end or NULL. */
+static const char *parse_shard_number(const char *s, unsigned *out)
+{
+    unsigned v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (unsigned)(*p - '0');
+        if (v > SHARD_MAX)
+            return NULL;
+    }
+    *out = v;
+    return p == s ? NULL : p;
+}
+
+/* --shard K/N, strictly: 1 <= K <= N <= SHARD_MAX. */
+static int parse_shard(const char *s, unsigned *k, unsigned *n)
+{
+    const char *p = parse_shard_number(s, k);
+    if (p == NULL || *p != '/' || (p = parse_shard_number(p + 1, n)) == NULL || *p != '\0')
+        return -1;
+    return *k >= 1 && *k <= *n ? 0 : -1;
+}
+
 /* What is read and how: the mappings, the reader's options, --types, a
  * shard of the inputs, S3 and the managed paths. Returns 0 or EXIT_USAGE
  * after saying what is wrong. */
@@ -325,8 +352,9 @@ static int fill_input(ddb_run_options *o, const run_args *a)
         return EXIT_USAGE;
     }
     o->types = a->types;
-    if (a->shard && (sscanf(a->shard, "%u/%u", &o->shard, &o->shards) != 2 || o->shards == 0)) {
-        cli_error("write it I/N, e.g. 2/3", "bad --shard \"%s\"", a->shard);
+    if (a->shard && parse_shard(a->shard, &o->shard, &o->shards) != 0) {
+        cli_error("write it I/N with 1 <= I <= N <= 100000, e.g. 2/3", "bad --shard \"%s\"",
+                  a->shard);
         return EXIT_USAGE;
     }
     o->sse = a->sse;

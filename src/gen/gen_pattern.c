@@ -11,15 +11,20 @@
 #include "ddbpipe/array.h"
 #include "ddbpipe/error.h"
 #include "gen/gen_internal.h"
+#include "transform/pattern_limits.h"
 
 /* Unbounded repetitions (* + {n,}) stop this many past their minimum. */
 #define OPEN_REPEAT 8
+/* The longest string a pattern may make: nested repetitions multiply ((a*)* up to 8 * 8), and
+ * past DynamoDB's 400 KB item a value is of no use. */
+#define LONGEST 100000
 
 enum { P_CLASS, P_SEQ, P_ALT, P_REP };
 
 typedef struct pnode {
     int kind;
     uint64_t size;
+    uint64_t longest;         /* bytes of its longest string, saturating */
     unsigned char chars[256]; /* P_CLASS: the bytes, ascending */
     int nchars;
     struct pnode **kids; /* P_SEQ, P_ALT; P_REP has one */
@@ -348,23 +353,33 @@ static pnode *parse_alt(parser *p)
     }
 }
 
+/* Sets size and longest of n and the nodes under it; returns size. */
 static uint64_t count(pnode *n)
 {
     switch (n->kind) {
     case P_CLASS:
+        n->longest = 1;
         return n->size;
     case P_SEQ:
         n->size = 1;
-        for (size_t i = 0; i < n->nkids; i++)
+        n->longest = 0;
+        for (size_t i = 0; i < n->nkids; i++) {
             n->size = mul_sat(n->size, count(n->kids[i]));
+            n->longest = add_sat(n->longest, n->kids[i]->longest);
+        }
         return n->size;
     case P_ALT:
         n->size = 0;
-        for (size_t i = 0; i < n->nkids; i++)
+        n->longest = 0;
+        for (size_t i = 0; i < n->nkids; i++) {
             n->size = add_sat(n->size, count(n->kids[i]));
+            if (n->kids[i]->longest > n->longest)
+                n->longest = n->kids[i]->longest;
+        }
         return n->size;
     default: {
         uint64_t one = count(n->kids[0]), pw = 1;
+        n->longest = mul_sat(n->kids[0]->longest, n->max);
         n->size = 0;
         for (unsigned l = 0; l <= n->max; l++) {
             if (l >= n->min)
@@ -382,6 +397,9 @@ int gen_pattern_compile(gen_pattern **out, const char *re, char *why, size_t why
     gen_pattern *g;
     pnode *root;
     *out = NULL;
+    /* the parser recurses once per group: its depth is bounded here */
+    if (ddb_pattern_check(re, why, why_cap) != 0)
+        return DDB_EUSAGE;
     if (p.n > 0 && re[0] == '^')
         p.i++;
     root = parse_alt(&p);
@@ -394,6 +412,14 @@ int gen_pattern_compile(gen_pattern **out, const char *re, char *why, size_t why
     if (count(root) == 0) {
         node_free(root);
         snprintf(why, why_cap, "the expression matches nothing");
+        return DDB_EUSAGE;
+    }
+    if (root->longest > LONGEST) {
+        node_free(root);
+        snprintf(why, why_cap,
+                 "its strings can be longer than %d bytes (nested repetitions "
+                 "multiply; '*' and '+' make up to %d more)",
+                 LONGEST, OPEN_REPEAT);
         return DDB_EUSAGE;
     }
     if ((g = malloc(sizeof(*g))) == NULL) {

@@ -99,7 +99,6 @@ static inline int short_needs_quotes(const char *s, size_t len, char delimiter)
 int ddb_csv_put_field(ddb_buf *b, const char *s, size_t len, char delimiter, int force_quote)
 {
     int quote = force_quote;
-    const char *e = s + len;
 
     if (!quote && len >= COPY_MIN) {
         if ((b->cap - b->len <= len || b->oom) && ddb_buf_reserve(b, len) != 0)
@@ -118,14 +117,16 @@ int ddb_csv_put_field(ddb_buf *b, const char *s, size_t len, char delimiter, int
     if (ddb_buf_reserve(b, len + 2) != 0)
         return DDB_ENOMEM;
     ddb_buf_putc(b, '"');
-    while (s < e) {
-        const char *qt = memchr(s, '"', (size_t)(e - s));
-        size_t chunk = qt ? (size_t)(qt - s) + 1 : (size_t)(e - s);
+    /* counted by what is left, not s + len: an empty cell may come as NULL, 0 */
+    for (size_t left = len; left > 0;) {
+        const char *qt = memchr(s, '"', left);
+        size_t chunk = qt ? (size_t)(qt - s) + 1 : left;
 
         ddb_buf_append(b, s, chunk);
         if (qt != NULL)
             ddb_buf_putc(b, '"');
         s += chunk;
+        left -= chunk;
     }
     ddb_buf_putc(b, '"');
     return b->oom ? DDB_ENOMEM : 0;

@@ -183,13 +183,14 @@ static int append_partial(ddb_lines *lr, const char *p, size_t n, uint64_t offse
 static int next_borrowed(ddb_lines *lr, const char **line, size_t *len, ddb_error *err)
 {
     for (;;) {
-        const char *p = lr->ext + lr->ext_pos, *nl;
+        const char *p, *nl;
         size_t left = lr->ext_len - lr->ext_pos, take;
         uint64_t at = lr->ext_base + lr->ext_pos;
         ssize_t n;
         int rc;
 
         if (left > 0) {
+            p = lr->ext + lr->ext_pos; /* not before: ext is NULL until the first chunk */
             nl = memchr(p, '\n', left);
             take = nl ? (size_t)(nl - p) : left;
             if (lr->skipping) {

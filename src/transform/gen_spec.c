@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ddbpipe/number.h"
+#include "transform/pattern_limits.h"
 #include "transform/template.h"
 
 typedef struct sctx {
@@ -262,8 +263,11 @@ static int parse_misc(sctx *c, json_object *obj, ddb_gen_spec *s)
     }
     if (json_object_object_get_ex(obj, "pattern", &v)) {
         regex_t re;
+        char why[160];
         if (!json_object_is_type(v, json_type_string))
             return bad(c, "\"pattern\" must be a string");
+        if (ddb_pattern_check(json_object_get_string(v), why, sizeof(why)) != 0)
+            return bad(c, "\"pattern\" of field \"%s\" is too complex: %s", c->f->name, why);
         if (regcomp(&re, json_object_get_string(v), REG_EXTENDED | REG_NOSUB) != 0)
             return bad(c, "\"pattern\" is not a valid POSIX extended regular expression");
         regfree(&re);

@@ -11,6 +11,7 @@
 
 #include "transform/gen_spec.h"
 #include "transform/mapping_internal.h"
+#include "transform/pattern_limits.h"
 #include "transform/template.h"
 
 static int parse_format(mapping_loader *ld, const char *path, const char *s, ddb_field_format *out)
@@ -116,8 +117,11 @@ static int parse_field(mapping_loader *ld, const char *path, json_object *obj, d
         f->pad = json_object_get_int(v);
     }
     if (pattern != NULL) {
-        char *anchored = malloc(strlen(pattern) + 5);
-        if (anchored == NULL)
+        char why[160], *anchored;
+        if (ddb_pattern_check(pattern, why, sizeof(why)) != 0)
+            return mapping_bad(ld, path, "\"pattern\" of field \"%s\" is too complex: %s", name,
+                               why);
+        if ((anchored = malloc(strlen(pattern) + 5)) == NULL)
             return mapping_nomem(ld);
         sprintf(anchored, "^(%s)$", pattern);
         rc = regcomp(&f->pattern, anchored, REG_EXTENDED | REG_NOSUB);

@@ -487,6 +487,8 @@ Test(generate, mistakes_in_the_generate_property_are_mapping_errors)
                "\"2024-12-01\"]}}",
                "dates");
     load_fails("{\"name\":\"x\",\"generate\":{\"pattern\":\"(a\"}}", "not a valid");
+    load_fails("{\"name\":\"x\",\"generate\":{\"pattern\":\"((a{1000}){1000}){1000}\"}}",
+               "\"pattern\" of field \"x\" is too complex: more than 10000 atoms");
     load_fails("{\"name\":\"x\",\"generate\":{\"range\":[1,2],\"oneOf\":[\"1\"]}}", "one of");
 }
 

@@ -110,3 +110,55 @@ Test(pattern, unsupported_constructs_say_why)
         cr_assert_gt(strlen(why), 5, "%s: no reason", res[i]);
     }
 }
+
+/* Patterns past the bounds are refused with the limit, before the parser
+ * recurses into them (30,000 nested groups overflowed its stack) or makes
+ * strings of a billion bytes (((a{1000}){1000}){1000}, or nested stars). */
+Test(pattern, patterns_past_the_limits_say_which)
+{
+    size_t n = 30000;
+    char *deep = malloc(2 * n + 2);
+    cr_assert_not_null(deep);
+    memset(deep, '(', n);
+    deep[n] = 'a';
+    memset(deep + n + 1, ')', n);
+    deep[2 * n + 1] = '\0';
+    const struct {
+        const char *re, *why;
+    } cases[] = {
+        {deep, "longer than 4096 bytes"},
+        {"(((((((((((((((((((((((((((((((((a)))))))))))))))))))))))))))))))))",
+         "groups nest deeper than 32"},
+        {"((a{1000}){1000}){1000}", "more than 10000 atoms"},
+        {"a{1001}", "a repetition count over 1000"},
+        {"((((((a*)*)*)*)*)*)", "longer than 100000 bytes"},
+        {"(([a-z]{1000}){1000})", "more than 10000 atoms"},
+        {"(((x{200}|y)+)+)+", "longer than 100000 bytes"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        gen_pattern *p = NULL;
+        char why[200] = "";
+        cr_assert_eq(gen_pattern_compile(&p, cases[i].re, why, sizeof(why)), DDB_EUSAGE, "%.40s",
+                     cases[i].re);
+        cr_assert_null(p);
+        cr_assert_not_null(strstr(why, cases[i].why), "%.40s: %s", cases[i].re, why);
+    }
+    free(deep);
+}
+
+/* Just within the limits: compiled, and what it makes matches. */
+Test(pattern, patterns_at_the_limits_make_strings)
+{
+    const char *re = "(((a*)*)*)*[b-c]{1000}";
+    gen_pattern *p = compile_ok(re);
+    ddb_rng r;
+    ddb_rng_seed(&r, 5);
+    for (int i = 0; i < 20; i++) {
+        ddb_buf b = DDB_BUF_INIT;
+        cr_assert_eq(gen_pattern_random(p, &r, &b), 0);
+        cr_assert_geq(b.len, 1000);
+        assert_matches(re, b.ptr, b.len);
+        ddb_buf_dispose(&b);
+    }
+    gen_pattern_free(p);
+}

@@ -195,11 +195,12 @@ Test(skeleton, random_edits_read_as_the_parser_reads_them)
      * from those that matter to JSON. */
     static const char *const bases[] = {
         TAG,
-        "{\"Item\":{\"pk\":{\"S\":\"FavoriteDataTag#wxid_uozfcn5t787yv6#7122207765277428025\"},"
-        "\"sk\":{\"S\":\"tag04\"},\"gsiOneSk\":{\"S\":\"1570219089658#7122207765277428025\"},"
-        "\"clipTime\":{\"S\":\"1570219089658\"},\"dataType\":{\"S\":\"LINK\"}}}",
-        "{\"Item\":{\"pk\":{\"S\":\"Tag#wxid\"},\"lsiOneSk\":{\"S\":\"\xe7\xbe\x8e\xe9\xa3\x9f\"},"
-        "\"createTime\":{\"N\":\"1630061552447\"}}}",
+        /* parenthesised: one string each, as clang's -Wstring-concatenation wants it said */
+        ("{\"Item\":{\"pk\":{\"S\":\"FavoriteDataTag#wxid_uozfcn5t787yv6#7122207765277428025\"},"
+         "\"sk\":{\"S\":\"tag04\"},\"gsiOneSk\":{\"S\":\"1570219089658#7122207765277428025\"},"
+         "\"clipTime\":{\"S\":\"1570219089658\"},\"dataType\":{\"S\":\"LINK\"}}}"),
+        ("{\"Item\":{\"pk\":{\"S\":\"Tag#wxid\"},\"lsiOneSk\":{\"S\":\"\xe7\xbe\x8e\xe9\xa3\x9f\"},"
+         "\"createTime\":{\"N\":\"1630061552447\"}}}"),
     };
     static const char bytes[] = "\"\\{}[]:, \t\nSNabu0\x80\xc3\x01";
     uint32_t x = 12345;

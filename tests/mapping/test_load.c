@@ -1,4 +1,6 @@
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ddbpipe/mapping.h"
@@ -104,6 +106,90 @@ Test(mapping, rejects_bad_types_pad_and_patterns)
                  ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{m}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"m\",\"type\":\"M\"}]}]}",
                  "only S, N and B fields can be part of a key");
+}
+
+/* A mapping whose field "id" has the pattern re (JSON-escaped), in memory of its own. */
+static char *with_pattern(const char *re)
+{
+    const char *head = "{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\","
+                       "\"sk\":\"x\"},\"fields\":[{\"name\":\"id\",\"pattern\":\"";
+    char *text = malloc(strlen(head) + strlen(re) + 8);
+    cr_assert_not_null(text);
+    sprintf(text, "%s%s\"}]}]}", head, re);
+    return text;
+}
+
+/* s repeated n times, then tail */
+static char *repeated(const char *s, size_t n, const char *tail)
+{
+    char *out = malloc(strlen(s) * n + strlen(tail) + 1), *p = out;
+    cr_assert_not_null(out);
+    for (size_t i = 0; i < n; i++, p += strlen(s))
+        memcpy(p, s, strlen(s));
+    strcpy(p, tail);
+    return out;
+}
+
+/* a in n nested groups */
+static char *nested(size_t n)
+{
+    char *out = malloc(2 * n + 2);
+    cr_assert_not_null(out);
+    memset(out, '(', n);
+    out[n] = 'a';
+    memset(out + n + 1, ')', n);
+    out[2 * n + 1] = '\0';
+    return out;
+}
+
+/*
+ * Patterns go to glibc's regcomp, which has no bounds of its own: 30,000
+ * nested groups overflowed its stack, ((a{1000}){1000}){1000} took 6 GB and
+ * 100,000 alternatives 24 GB. They are measured first, and refused naming
+ * the field and the limit.
+ */
+Test(mapping, patterns_past_the_limits_are_refused_before_compiling)
+{
+    char *deep = nested(30000), *alts = repeated("a|", 100000, "a"), *wide = nested(33),
+         *cases[][2] = {
+             {deep, "longer than 4096 bytes"},
+             {"((a{1000}){1000}){1000}", "more than 10000 atoms"},
+             {"(a{100}){101}", "more than 10000 atoms"},
+             {"a{1001}", "a repetition count over 1000"},
+             {"a{0,4294967297}", "a repetition count over 1000"},
+             {alts, "longer than 4096 bytes"},
+             {"", "more than 256 alternatives"},
+             {wide, "groups nest deeper than 32"},
+         };
+    char *alts257 = repeated("a|", 257, "a");
+    cases[6][0] = alts257;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *text = with_pattern(cases[i][0]);
+        expect_error(text, cases[i][1]);
+        cr_assert(strstr(err.message, "\"pattern\" of field \"id\" is too complex") != NULL, "%s",
+                  err.message);
+        free(text);
+    }
+    free(deep);
+    free(alts);
+    free(wide);
+    free(alts257);
+}
+
+Test(mapping, patterns_within_the_limits_load)
+{
+    char *deep = nested(32), *alts = repeated("a|", 256, "a");
+    const char *res[] = {deep,       alts,      "(a{99}){100}",      "[0-9]{1000}",
+                         "a{1000,}", "[]{]{5}", "[[:alpha:]]{1000}", "(x\\\\({3}){1000}"};
+    for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
+        char *text = with_pattern(res[i]);
+        ddb_mapping *m = NULL;
+        cr_assert_eq(load_text(text, &m), 0, "%s: %s", res[i], err.message);
+        ddb_mapping_free(m);
+        free(text);
+    }
+    free(deep);
+    free(alts);
 }
 
 Test(mapping, number_key_attribute_needs_a_single_number_field)

@@ -24,6 +24,15 @@ check bad-number 2 "$bin" export x --out "$tmp/o" --max-rejects -3
 check bad-delimiter 2 "$bin" export x --out "$tmp/o" --delimiter ':'
 check bad-types 2 "$bin" export x --out "$tmp/o" --types age=INT
 check unknown-entity 2 "$bin" encode x.csv --out "$tmp/o" --mapping "$root/formats/favorites.json" --entity Nope
+# --shard is parsed strictly: sscanf's %u had wrapped 4294967297/4294967297 to 1/1 (every file
+# read) and -1/2 to share 4294967295; signs, spaces, zero, K > N and a huge N are refused
+printf '{"Item":{"pk":{"S":"a"}}}\n' >"$tmp/shard-in.json"
+for s in 4294967297/4294967297 -1/2 +1/2 " 1/2" "1/ 2" 0/2 3/2 1/0 0/0 1/100001 \
+    1/99999999999999999999 1 1/ /2 1/2x 1/2/3 ""; do
+    check "bad-shard-$s" 2 "$bin" export "$tmp/shard-in.json" --out "$tmp/shard-o" --shard "$s" &&
+        expect_in "$tmp/stderr" "bad --shard \"$s\""
+done
+check shard-ok 0 "$bin" export "$tmp/shard-in.json" --out "$tmp/shard-o" --shard 1/100000
 
 # the run's own files are never its input or mapping, nor each other: a mistyped --state naming
 # the input had overwritten it before it was read (exit 0), --rejects and --unmatched removed or

@@ -173,8 +173,8 @@ Test(sigv4, kept_signing_key_follows_secret_day_and_region)
 {
     /* the last makes "AWS4" + secret longer than HMAC's 64-byte block: it is hashed first */
     static const char *secrets[] = {SECRET, "AnotherSecretKeyOfTheSameLength0000000000", "short",
-                                    "AnExtraordinarilyLongSecretAccessKeyOfOneHundredCharacters"
-                                    "/ThatNoIssuerWritesButHMACMustStillTake+00"};
+                                    ("AnExtraordinarilyLongSecretAccessKeyOfOneHundredCharacters"
+                                     "/ThatNoIssuerWritesButHMACMustStillTake+00")};
     static const char *dates[] = {DATE, "20240528T000001Z"};
     static const char *regions[] = {"us-east-1", "eu-west-1"};
     for (int round = 0; round < 2; round++) {
