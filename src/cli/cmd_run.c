@@ -222,7 +222,8 @@ static void ending_lines(ddb_buf *b, const ddb_summary *s, const run_args *a)
 {
     if (cli_pipe_broken())
         ddb_buf_printf(b,
-                       "  stopped: an output pipe was closed by its reader (broken pipe); "
+                       "  stopped: the data output (standard output) was closed by its reader "
+                       "(broken pipe); "
                        "%s\n",
                        a->state ? "checkpoint saved, continue with --resume"
                                 : "no output file was written, temporary files removed");
@@ -319,6 +320,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
 
     memset(&s, 0, sizeof(s));
     memset(&conn, 0, sizeof(conn));
+    cli_catch_broken_pipe(a->out != NULL && strcmp(a->out, "-") == 0);
     cli_run_hooks(ro, a, &waiting, &progress);
     if ((rc = ddb_run_plan_new(&plan, ro, &field, &err)) != 0) {
         cli_run_problem(field, spec, cmd, a, err.message);

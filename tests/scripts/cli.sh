@@ -267,4 +267,26 @@ check overwrite 0 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity 
 expect_in "$tmp/stderr" "beside 1 file ddbpipe did not write"
 fail_if '[ "$(cat "$tmp/re/notes.txt")" != mine ]' "overwrite: a file ddbpipe did not write was touched"
 
+# -- a closed pipe: only a closed data output (--out -) stops a run. Fd 4 is a pipe whose reader
+# is gone (a FIFO opened both ways, then its reading end closed), as after "2>&1 | head -3":
+# messages there were taken for cut data: the run stopped half way with exit 141 (or, before the
+# signal handler was set, died with no summary)
+mkfifo "$tmp/gone.fifo"
+exec 3<>"$tmp/gone.fifo" 4>"$tmp/gone.fifo" 3<&-
+"$bin" generate --mapping "$fav_map" --count 3000 --seed 3 --format ndjson --out "$tmp/gone" \
+    --summary "$tmp/gone.json" >&4 2>&4
+got=$?
+[ "$got" = 0 ] || fail "closed-stderr: exit $got, expected 0 (the messages' pipe carries no data)"
+grep -q '"complete":true' "$tmp/gone.json" 2>/dev/null || fail "closed-stderr: the summary does not say complete"
+[ "$(json_number "$tmp/gone.json" written)" = "$(cat "$tmp"/gone/*.ndjson | wc -l)" ] ||
+    fail "closed-stderr: the summary's written is not the files' records"
+[ "$(cat "$tmp"/gone/*.ndjson | wc -l)" -ge 3000 ] || fail "closed-stderr: files written in part"
+# the data itself on the closed pipe: stopped, 141, the summary says so
+"$bin" generate --mapping "$fav_map" --count 3000 --seed 3 --format ddb-json --out - \
+    --summary "$tmp/gone-data.json" >&4 2>/dev/null
+got=$?
+[ "$got" = 141 ] || fail "closed-data: exit $got, expected 141"
+grep -q '"complete":true' "$tmp/gone-data.json" 2>/dev/null && fail "closed-data: the summary says complete"
+exec 4>&-
+
 finish
