@@ -145,7 +145,13 @@ s3env=(env AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_
 printf '{"Item":{"pk":{"S":"x"}}}\nnot json\n' >"$tmp/url-bad.json"
 check url-out-s3 5 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
     "$tmp/url-in.json" --out s3://bucket/prefix --max-attempts 1 &&
-    expect_in "$tmp/stderr" "s3://bucket/prefix/_ddbpipe/manifest.json: GET"
+    expect_in "$tmp/stderr" "s3://bucket/prefix/_ddbpipe/manifest.json: GET" &&
+    expect_in "$tmp/stderr" "the bucket must exist" && expect_in "$tmp/stderr" "AWS_ENDPOINT_URL_S3"
+# no region: the hint says where a region is set (it spoke of credentials)
+check no-region 2 env -i HOME="$tmp" PATH="$PATH" AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=x \
+    AWS_SECRET_ACCESS_KEY=y "$bin" describe --table t &&
+    expect_in "$tmp/stderr" "hint: --region us-east-1, or AWS_REGION=us-east-1, or region = us-east-1"
+grep -q "AWS_SECRET_ACCESS_KEY" "$tmp/stderr" && fail "no-region: the hint speaks of credentials"
 check url-rejects-s3 4 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
     "$tmp/url-bad.json" --out "$tmp/o-url3" --rejects s3://bucket/r.ndjson --max-attempts 1 &&
     expect_in "$tmp/stderr" "s3://bucket/r.ndjson"
