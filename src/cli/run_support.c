@@ -175,9 +175,14 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
         ddb_buf_printf(&b, "  rejects: %s\n", s->rejects_path);
     if (s->unmatched_path)
         ddb_buf_printf(&b, "  unmatched: %s\n", s->unmatched_path);
-    if (s->input_errors)
-        ddb_buf_printf(&b, "  %llu input error%s: file outputs were NOT written\n",
-                       (unsigned long long)s->input_errors, s->input_errors == 1 ? "" : "s");
+    if (s->input_errors) /* what stands depends on what the run writes */
+        ddb_buf_printf(&b, "  %llu input error%s: %s\n", (unsigned long long)s->input_errors,
+                       s->input_errors == 1 ? "" : "s",
+                       validating ? "the inputs are not valid"
+                       : strcmp(cmd, "import") == 0 || strcmp(cmd, "migrate") == 0
+                           ? "the records counted written are in the table; the rest of a "
+                             "failed input was not read"
+                           : "file outputs were NOT written");
     if (code == EXIT_REJECTS && s->total.not_done > 0)
         ddb_buf_printf(&b,
                        "  exit %d: %llu rejected, more than --max-rejects %llu: the run stopped "

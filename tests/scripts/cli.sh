@@ -273,6 +273,17 @@ check overwrite 0 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity 
 expect_in "$tmp/stderr" "beside 1 file ddbpipe did not write"
 fail_if '[ "$(cat "$tmp/re/notes.txt")" != mine ]' "overwrite: a file ddbpipe did not write was touched"
 
+# a CSV whose file name is no entity: said once, with the entities and --entity (it was
+# "missing partition key" on every row); validate writes no files and does not say it
+cp "$root/samples/favorites/seed/Tag.csv" "$tmp/Tag2.csv"
+check csv-no-entity 3 "$bin" validate "$tmp/Tag2.csv" --mapping "$root/formats/favorites.json"
+expect_in "$tmp/stderr" '"Tag2" is no entity of'
+expect_in "$tmp/stderr" "(Tag, FavoriteData, FavoriteDataTag)"
+expect_in "$tmp/stderr" "--entity NAME"
+[ "$(grep -c "Tag2.csv" "$tmp/stderr")" = 1 ] || fail "csv-no-entity: said $(grep -c "Tag2.csv" "$tmp/stderr") times"
+grep -q "missing partition key" "$tmp/stderr" && fail "csv-no-entity: a row's error"
+grep -q "file outputs were NOT written" "$tmp/stderr" && fail "csv-no-entity: validate spoke of file outputs"
+
 # -- a closed pipe: only a closed data output (--out -) stops a run. Fd 4 is a pipe whose reader
 # is gone (a FIFO opened both ways, then its reading end closed), as after "2>&1 | head -3":
 # messages there were taken for cut data: the run stopped half way with exit 141 (or, before the
