@@ -353,6 +353,7 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.dir = o->out_dir;
         fo.gzip = o->gzip;
         fo.delimiter = o->out_delimiter;
+        fo.max_columns = o->max_columns;
         fo.extra_plain = o->extra_plain;
         fo.typed_values = o->typed_values;
         fo.mapping = p->mapping;

@@ -284,6 +284,21 @@ expect_in "$tmp/stderr" "--entity NAME"
 grep -q "missing partition key" "$tmp/stderr" && fail "csv-no-entity: a row's error"
 grep -q "file outputs were NOT written" "$tmp/stderr" && fail "csv-no-entity: validate spoke of file outputs"
 
+# CSV without a mapping: a column per attribute name; items each with a name of its own made a
+# file of empty cells a thousand times the input: past 1000 columns the run stops, pointing to
+# NDJSON; --max-columns allows more
+awk 'BEGIN { for (i = 1; i <= 1000; i++) printf "{\"Item\":{\"pk\":{\"S\":\"k%d\"},\"a%d\":{\"S\":\"x\"}}}\n", i, i }' \
+    >"$tmp/names.json"
+check csv-columns 4 "$bin" export "$tmp/names.json" --format csv --out "$tmp/names-csv" &&
+    expect_in "$tmp/stderr" "more than 1000 distinct attribute names" &&
+    expect_in "$tmp/stderr" "--format ndjson"
+[ ! -e "$tmp/names-csv/items.csv" ] || fail "csv-columns: the CSV was written"
+check csv-columns-allowed 0 "$bin" export "$tmp/names.json" --format csv --out "$tmp/names-csv2" \
+    --max-columns 1001 --quiet
+[ "$(head -1 "$tmp/names-csv2/items.csv" | tr "," "\n" | wc -l)" = 1002 ] ||
+    fail "csv-columns-allowed: the header is not pk, a1...a1000 and _extra"
+check csv-columns-ndjson 0 "$bin" export "$tmp/names.json" --format ndjson --out "$tmp/names-nd" --quiet
+
 # -- a closed pipe: only a closed data output (--out -) stops a run. Fd 4 is a pipe whose reader
 # is gone (a FIFO opened both ways, then its reading end closed), as after "2>&1 | head -3":
 # messages there were taken for cut data: the run stopped half way with exit 141 (or, before the
