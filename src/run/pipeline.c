@@ -325,7 +325,8 @@ static int unknown_entity_file(run *r, const ddb_reader *rd)
 {
     const ddb_mapping *m = r->o->mapping;
     ddb_buf names = DDB_BUF_INIT;
-    if (m == NULL || rd->columns == NULL || m->table.pk.name == NULL)
+    /* no name at all (nor memory to keep one) is not a wrong name */
+    if (m == NULL || rd->columns == NULL || rd->entity_hint == NULL || m->table.pk.name == NULL)
         return 0;
     for (size_t c = 0; c < rd->n_columns; c++)
         if (strcmp(rd->columns[c], m->table.pk.name) == 0)
@@ -337,7 +338,7 @@ static int unknown_entity_file(run *r, const ddb_reader *rd)
               "%s: the file name picks the entity of a CSV's records, and \"%s\" is no entity "
               "of %s (%s); rename the file <Entity>.csv or give --entity NAME (a CSV of items "
               "would have the key column '%s')",
-              rd->name, rd->entity_hint ? rd->entity_hint : rd->name, m->path,
+              rd->name, rd->entity_hint, m->path,
               names.oom || names.ptr == NULL ? "?" : names.ptr, m->table.pk.name);
     ddb_buf_dispose(&names);
     return 1;
