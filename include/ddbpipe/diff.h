@@ -155,7 +155,8 @@ typedef struct ddb_diff_run_options {
      * to_mapping_path, and the side files OUT/_rejects_a.ndjson,
      * _unmatched_a.ndjson (_b for side B). */
     ddb_run_options side[2];
-    const char *out_dir; /* made if missing: the differences, the side files, the work folder */
+    const char *out_dir; /* made if missing: the differences, the side files, the work folder
+                            (NULL: a folder of the run's own, ddbpipe-runs/diff-<UTC time>) */
     const char *key;     /* "pk,sk": the key attributes of items read without a mapping
                             (NULL: the key schema of a side that is a table) */
     ddb_diff_opts diff;  /* sample, sample_seed, max_memory, fanout (work_dir and the key
@@ -172,6 +173,8 @@ typedef struct ddb_diff_outcome {
     ddb_summary s[2];    /* what each side read */
     ddb_diff *diff;      /* the comparison (ddb_diff_get_stats), once set up; owned */
     char differences[4096]; /* the differences file, once compared */
+    char out_dir[4096];     /* the folder of the differences and the side files */
+    char rejects[2][4096];  /* each side's rejects file (written when it rejected records) */
 } ddb_diff_outcome;
 
 /*

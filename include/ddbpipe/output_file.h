@@ -24,6 +24,7 @@ typedef struct ddb_file_output_opts {
     ddb_out_format format;
     int gzip;
     char delimiter;             /* CSV */
+    uint64_t max_columns;       /* CSV without a mapping (writer.h; 0: the default) */
     int extra_plain;            /* records: undeclared attributes as plain JSON (writer.h) */
     int typed_values;           /* NDJSON without a mapping: DynamoDB JSON values */
     const ddb_mapping *mapping; /* entity layout; NULL = one file */

@@ -112,6 +112,7 @@ typedef struct ddb_run_options {
     ddb_out_format format;
     int gzip;
     char out_delimiter;
+    uint64_t max_columns; /* CSV without a mapping: most columns (0: DDB_CSV_MAX_COLUMNS) */
     int extra_plain;  /* undeclared attributes as plain JSON, not typed */
     int typed_values; /* without a mapping, NDJSON values as DynamoDB JSON */
 

@@ -40,6 +40,7 @@ typedef struct ddb_summary {
     int output_failed;    /* the output could not be written or committed */
     int interrupted;      /* stopped by a signal; a checkpoint was written if asked */
     int resumed;          /* continued from a checkpoint */
+    int dry_run;          /* a table's dry run: "written" counts what would be */
     uint64_t checkpoints; /* state files written */
     int committed;        /* the outputs were committed */
     char **outputs;       /* committed files */

@@ -61,7 +61,14 @@ typedef struct ddb_writer_opts {
                                      go to _extra */
     int typed_values; /* NDJSON without an entity: every value as DynamoDB JSON, so B and
                          sets read back as such (a bare DynamoDB JSON item per line) */
+    uint64_t max_columns; /* CSV without an entity, columns from every record: a write that
+                             would make more fails (0: DDB_CSV_MAX_COLUMNS) */
 } ddb_writer_opts;
+
+/* Items whose attribute names vary (a name per item) made a CSV of a column
+ * each: 40k such items, 0.8 MB, a 1.5 GB file of empty cells. Past this many
+ * columns the run stops and points to NDJSON. */
+#define DDB_CSV_MAX_COLUMNS 1000
 
 /*
  * A writer of format fmt into sink (owned from now on, even on failure).

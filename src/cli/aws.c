@@ -54,11 +54,15 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a)
     o.request_timeout_ms = (long)a->request_timeout_ms;
     o.getenv = real_getenv;
     if (ddb_aws_config_resolve(&conn->config, &o, &err) != 0) {
-        /* Only a missing credential or region needs the general hint; the
+        /* Only a missing credential or region needs a hint of its own; the
          * other messages say what to fix (run aws sso login, a profile...). */
-        cli_error(err.code == DDB_ENOTFOUND
-                      ? "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile; and "
-                        "--region (for a local server: --endpoint-url http://127.0.0.1:PORT)"
+        int no_region = strncmp(err.message, "no AWS region", 13) == 0;
+        cli_error(err.code == DDB_ENOTFOUND && no_region
+                      ? "--region us-east-1, or AWS_REGION=us-east-1, or region = us-east-1 in the "
+                        "profile's section of ~/.aws/config (any region for a local server)"
+                  : err.code == DDB_ENOTFOUND
+                      ? "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile (for a "
+                        "local server: --endpoint-url http://127.0.0.1:PORT)"
                   : strstr(err.message, "endpoint URL") != NULL
                       ? "e.g. --endpoint-url http://127.0.0.1:8000"
                       : NULL,

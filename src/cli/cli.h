@@ -24,6 +24,7 @@ enum {
     EXIT_OUTPUT = 4,    /* an output could not be written */
     EXIT_SERVICE = 5,   /* DynamoDB or the network failed */
     EXIT_UNMATCHED = 6, /* not one record matched an entity of the mapping */
+    EXIT_UNPROVEN = 7,  /* diff: no difference found, but a side rejected records */
     EXIT_INTERRUPTED = 130,
     EXIT_BROKEN_PIPE = 141 /* an output pipe closed early (| head): stopped and cleaned up */
 };

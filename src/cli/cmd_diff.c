@@ -131,7 +131,9 @@ static void print_report(const ddb_diff_outcome *r, const side *sides, int code)
     ddb_buf_printf(&b,
                    "ddbpipe diff: %s: %llu equal, %llu different, %llu only in A, %llu "
                    "only in B\n",
-                   code == EXIT_OK ? "the same" : "NOT the same",
+                   code == EXIT_OK         ? "the same"
+                   : code == EXIT_UNPROVEN ? "not proven equal (no difference found)"
+                                           : "NOT the same",
                    (unsigned long long)st->total.equal, (unsigned long long)st->total.different,
                    (unsigned long long)st->total.only_a, (unsigned long long)st->total.only_b);
     ddb_diff_stats_format(&b, r->diff);
@@ -145,6 +147,17 @@ static void print_report(const ddb_diff_outcome *r, const side *sides, int code)
         ddb_buf_printf(&b, "  buckets were split %u level%s deep to fit in memory\n",
                        st->levels - 1, st->levels == 2 ? "" : "s");
     ddb_buf_printf(&b, "  differences: %s\n", r->differences);
+    for (int s = 0; s < 2; s++)
+        if (r->s[s].total.rejected > 0)
+            ddb_buf_printf(&b, "  rejects of %c: %s\n", s ? 'B' : 'A', r->rejects[s]);
+    if (code == EXIT_UNPROVEN)
+        ddb_buf_printf(&b,
+                       "  exit %d: %llu record%s rejected (A %llu, B %llu) were not compared: "
+                       "the sides may still differ there\n",
+                       code, (unsigned long long)(r->s[0].total.rejected + r->s[1].total.rejected),
+                       r->s[0].total.rejected + r->s[1].total.rejected == 1 ? "" : "s",
+                       (unsigned long long)r->s[0].total.rejected,
+                       (unsigned long long)r->s[1].total.rejected);
     fputs(b.ptr, stderr);
     ddb_buf_dispose(&b);
 }
@@ -258,9 +271,9 @@ int cmd_diff(int argc, char **argv)
     if ((code = cli_run_parse(c.cmd, diff_spec.groups, argc, argv, &a, &pos, &npos, &help)) != 0 ||
         help)
         goto done;
+    /* its data goes to files: a closed pipe carries messages only */
+    cli_catch_broken_pipe(0);
     code = EXIT_USAGE;
-    if (a.out == NULL)
-        a.out = ".";
     if (a.to_mapping && !a.mapping) {
         cli_error("--mapping is side A's (and B's, unless --to-mapping differs)",
                   "--to-mapping needs --mapping");
@@ -277,9 +290,12 @@ int cmd_diff(int argc, char **argv)
         goto done;
     }
     {
+        /* both sides' rejects (the hook's status is the last side's only): a
+         * record not compared may differ, so no difference found proves nothing */
         const ddb_diff_stats *st = ddb_diff_get_stats(r.diff);
         int same = st->total.different + st->total.only_a + st->total.only_b == 0;
-        code = c.code == EXIT_REJECTS || !same ? EXIT_REJECTS : EXIT_OK;
+        uint64_t rejected = r.s[0].total.rejected + r.s[1].total.rejected;
+        code = !same ? EXIT_REJECTS : rejected > 0 ? EXIT_UNPROVEN : EXIT_OK;
     }
     print_report(&r, c.sides, code);
     if (a.summary && write_summary(a.summary, &r, c.sides, code) != 0)

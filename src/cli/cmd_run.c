@@ -14,6 +14,11 @@
 #include "progress.h"
 #include "run_support.h"
 
+/* An s3:// output that failed: the bucket or the endpoint, not the folder. */
+static const char S3_OUT_HINT[] =
+    "--out s3://BUCKET/PREFIX: the bucket must exist and the credentials may write to it; "
+    "for an S3 server of your own set AWS_ENDPOINT_URL_S3";
+
 /* The flag behind a planning problem (message), and what to do about it. */
 static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_command *cmd,
                             const run_args *a, const char *message, char *buf, size_t cap)
@@ -28,6 +33,8 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
         if (spec->groups & G_GEN)
             return a->out ? "--out DIR (or -) for files, or --table NAME for a table"
                           : "--out DIR is required (or - for standard output, or --table NAME)";
+        if (a->out && strncmp(a->out, "s3://", 5) == 0)
+            return S3_OUT_HINT;
         return a->out ? "--out DIR: a folder for the output files"
                       : "--out DIR is required: the folder for the output files";
     case DDB_RUN_F_FORMAT:
@@ -106,7 +113,9 @@ void cli_open_problem(ddb_run_field f, const run_spec *spec, const cli_command *
                       const run_args *a, const char *message)
 {
     if (f == DDB_RUN_F_OUT)
-        cli_error("check that the folder is writable", "%s", message);
+        cli_error(a->out && strncmp(a->out, "s3://", 5) == 0 ? S3_OUT_HINT
+                                                              : "check that the folder is writable",
+                  "%s", message);
     else
         cli_run_problem(f, spec, cmd, a, message);
 }
@@ -222,7 +231,8 @@ static void ending_lines(ddb_buf *b, const ddb_summary *s, const run_args *a)
 {
     if (cli_pipe_broken())
         ddb_buf_printf(b,
-                       "  stopped: an output pipe was closed by its reader (broken pipe); "
+                       "  stopped: the data output (standard output) was closed by its reader "
+                       "(broken pipe); "
                        "%s\n",
                        a->state ? "checkpoint saved, continue with --resume"
                                 : "no output file was written, temporary files removed");
@@ -319,6 +329,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
 
     memset(&s, 0, sizeof(s));
     memset(&conn, 0, sizeof(conn));
+    cli_catch_broken_pipe(a->out != NULL && strcmp(a->out, "-") == 0);
     cli_run_hooks(ro, a, &waiting, &progress);
     if ((rc = ddb_run_plan_new(&plan, ro, &field, &err)) != 0) {
         cli_run_problem(field, spec, cmd, a, err.message);

@@ -57,6 +57,7 @@ int cmd_create_table(int argc, char **argv)
     waiting.quiet = 0;
     waiting.limit_s = (int)(timeout ? timeout : 600);
     waiting.last_said = -1;
+    cli_catch_broken_pipe(0); /* its messages are no data: a closed pipe stops nothing */
     cli_catch_stop_signals();
     if (ddb_table_create(conn.client, m, table, exists_ok, (int)timeout, cli_stop_flag(),
                          cli_table_waiting, &waiting, &err) != 0) {

@@ -105,8 +105,11 @@ const cli_command cli_commands[] = {
      "each difference, by key with the attributes that differ, to OUT/differences.ndjson.\n"
      "Memory stays bounded: records are hash-partitioned into bucket files under OUT and\n"
      "compared a bucket at a time. --sample compares a share of the keys (the same keys\n"
-     "on both sides). Exit status 0 only when the sides are the same; 1 when they differ\n"
-     "(or records were rejected beyond --max-rejects).",
+     "on both sides). Without --out, the files go to a folder of the run's own,\n"
+     "ddbpipe-runs/diff-<UTC time>/, and the report names them. Exit status 0 only when\n"
+     "the sides are the same; 1 when they differ (or a side stopped past --max-rejects);\n"
+     "7 when no difference was found but a side rejected records\n"
+     "(_rejects_a.ndjson, _rejects_b.ndjson): what was not compared may differ.",
      cmd_diff},
     {"create-table", "create-table --mapping FILE [--table NAME] [--if-not-exists]",
      "create a table and all its indexes from a mapping",
@@ -139,8 +142,9 @@ const char *const cli_exit_codes[][2] = {
     {"4", "output error"},
     {"5", "DynamoDB or network error"},
     {"6", "no record matched the mapping"},
+    {"7", "diff: no difference found, but records were rejected: not proven equal"},
     {"130", "interrupted"},
-    {"141", "the output pipe was closed"},
+    {"141", "the output pipe was closed (--out -: standard output carrying data)"},
     {NULL, NULL},
 };
 

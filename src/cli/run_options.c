@@ -58,6 +58,10 @@ static size_t output_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_RECORDS | G_GEN,
          {"out-delimiter", OPT_CHAR, &ap->out_delimiter, "C", "CSV output delimiter (default ,)"}},
         {G_RECORDS,
+         {"max-columns", OPT_UINT, &ap->max_columns, "N",
+          "CSV without a mapping: a column per attribute name; more than N (default 1000) "
+          "stops the run (items whose names vary belong in NDJSON)"}},
+        {G_RECORDS,
          {"typed", OPT_FLAG, &ap->typed, NULL,
           "without a mapping, write NDJSON values as DynamoDB JSON ({\"price\":{\"N\":\"9.5\"}}) "
           "so binary and sets read back as such (plain NDJSON reads them back as base64 "
@@ -395,6 +399,7 @@ static int fill_files(ddb_run_options *o, const run_args *a)
     }
     o->gzip = a->gzip;
     o->out_delimiter = a->out_delimiter;
+    o->max_columns = a->max_columns;
     o->typed_values = a->typed;
     if (a->extra != NULL && strcmp(a->extra, "typed") != 0) {
         if (strcmp(a->extra, "plain") != 0) {

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ddbpipe/fs.h"
@@ -18,6 +21,9 @@
  * client. The only mutable global: a signal handler can reach nothing else. */
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t pipe_broken;
+/* Standard output carries the run's data (--out -): only its closing cuts
+ * the run short. Until a command says otherwise, it does. */
+static volatile sig_atomic_t data_on_stdout = 1;
 
 static void on_stop_signal(int sig)
 {
@@ -26,15 +32,44 @@ static void on_stop_signal(int sig)
     signal(sig, SIG_DFL);
 }
 
-/* Whoever read our output went away (| head): stop as for an interrupt, so
- * temporary files are removed (or, under --state, a checkpoint is saved)
- * instead of dying with them left behind. The write that failed returns
- * EPIPE; later ones too, harmlessly. */
+/* A pipe whose reader went away reports POLLERR to its writer (poll is safe
+ * in a signal handler; errno is saved, the interrupted code may read it). */
+static int stdout_closed(void)
+{
+    struct pollfd pf;
+    int saved = errno, closed;
+    pf.fd = STDOUT_FILENO;
+    pf.events = POLLOUT;
+    pf.revents = 0;
+    closed = poll(&pf, 1, 0) == 1 && (pf.revents & (POLLERR | POLLHUP)) != 0;
+    errno = saved;
+    return closed;
+}
+
+/* Whoever read our data went away (--out - | head): stop as for an
+ * interrupt, so temporary files are removed (or, under --state, a checkpoint
+ * is saved) instead of dying with them left behind. A closed pipe that
+ * carries only messages (2>&1 | head) stops nothing: a table write or files
+ * written half because nobody reads the progress would lose work; the
+ * messages are dropped (their writes fail with EPIPE) and --summary FILE
+ * still says how the run went. */
 static void on_broken_pipe(int sig)
 {
     (void)sig;
+    if (!data_on_stdout || !stdout_closed())
+        return;
     stop_requested = 1;
     pipe_broken = 1;
+}
+
+void cli_catch_broken_pipe(int data_out)
+{
+    struct sigaction sa;
+    data_on_stdout = data_out != 0;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_broken_pipe;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPIPE, &sa, NULL);
 }
 
 void cli_catch_stop_signals(void)
@@ -45,8 +80,7 @@ void cli_catch_stop_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    sa.sa_handler = on_broken_pipe;
-    sigaction(SIGPIPE, &sa, NULL);
+    cli_catch_broken_pipe(data_on_stdout);
 }
 
 int cli_pipe_broken(void)
@@ -141,9 +175,14 @@ void cli_print_summary(const char *cmd, const ddb_summary *s, int code, uint64_t
         ddb_buf_printf(&b, "  rejects: %s\n", s->rejects_path);
     if (s->unmatched_path)
         ddb_buf_printf(&b, "  unmatched: %s\n", s->unmatched_path);
-    if (s->input_errors)
-        ddb_buf_printf(&b, "  %llu input error%s: file outputs were NOT written\n",
-                       (unsigned long long)s->input_errors, s->input_errors == 1 ? "" : "s");
+    if (s->input_errors) /* what stands depends on what the run writes */
+        ddb_buf_printf(&b, "  %llu input error%s: %s\n", (unsigned long long)s->input_errors,
+                       s->input_errors == 1 ? "" : "s",
+                       validating ? "the inputs are not valid"
+                       : strcmp(cmd, "import") == 0 || strcmp(cmd, "migrate") == 0
+                           ? "the records counted written are in the table; the rest of a "
+                             "failed input was not read"
+                           : "file outputs were NOT written");
     if (code == EXIT_REJECTS && s->total.not_done > 0)
         ddb_buf_printf(&b,
                        "  exit %d: %llu rejected, more than --max-rejects %llu: the run stopped "

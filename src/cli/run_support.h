@@ -46,7 +46,7 @@ typedef struct run_args {
     const char *shard, *sse, *sse_kms_key_id; /* S3 */
     const char *via_export, *since, *until, *export_view, *export_format, *via_import;
     char delimiter, out_delimiter;
-    uint64_t max_rejects, max_line, segments, page_size;
+    uint64_t max_rejects, max_line, segments, page_size, max_columns;
     int overwrite;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
     int update, if_not_exists;
@@ -178,11 +178,18 @@ int cli_refuse_url(const char *opt, const char *value, int s3_ok);
 int cli_parse_range(const char *s, int *first, int *last);
 
 /* Installs the SIGINT/SIGTERM handlers that set the stop flag (a second
- * signal ends the process the default way), and SIGPIPE's, which stops the
- * run the same way and marks the pipe broken. */
+ * signal ends the process the default way), and SIGPIPE's (as
+ * cli_catch_broken_pipe, keeping what it was told of standard output). */
 void cli_catch_stop_signals(void);
 
-/* An output pipe (standard output or error) was closed by its reader. */
+/* Installs the SIGPIPE handler: when data_out (standard output carries the
+ * run's data) and standard output's reader went away, it stops the run as
+ * an interrupt does and marks the pipe broken; any other closed pipe (the
+ * messages on standard error, a standard output with no data) stops
+ * nothing, its writes just fail. Call it before anything is written. */
+void cli_catch_broken_pipe(int data_out);
+
+/* The data output on standard output was closed by its reader. */
 int cli_pipe_broken(void);
 
 /* The flag the stop signals set, for the pipeline and the client to poll.

@@ -5,15 +5,15 @@
  * options and prints; the order of the steps and what stops them is here.
  */
 #include <assert.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "ddbpipe/diff.h"
+#include "ddbpipe/fs.h"
 #include "ddbpipe/run.h"
 #include "ddbpipe/sink.h"
+#include "run/run_internal.h"
 
 /* One ddb_diff_run: what its steps share. */
 typedef struct diff_job {
@@ -22,7 +22,8 @@ typedef struct diff_job {
     ddb_run_options ro[2]; /* the caller's, with the diff's own output and side files */
     ddb_run_plan *plan[2];
     ddb_client *client; /* the caller's (hooks.connect), when a side needs one */
-    char rejects[2][4096], unmatched[2][4096];
+    const char *dir;    /* o->out_dir, or the run's own folder (out->out_dir) */
+    char unmatched[2][4096];
     char *key_text; /* --key, cut into the names keys point to */
     const char *keys[2];
     size_t n_keys;
@@ -48,11 +49,11 @@ static void side_options(diff_job *j, int s)
     ro->to_mapping_path = NULL;
     /* Import mode passes items as they are (the diff output decodes them), so
      * nothing reaches the unmatched file; each side still has its own. */
-    snprintf(j->rejects[s], sizeof(j->rejects[s]), "%s/_rejects_%c.ndjson", j->o->out_dir,
+    snprintf(j->out->rejects[s], sizeof(j->out->rejects[s]), "%s/_rejects_%c.ndjson", j->dir,
              s ? 'b' : 'a');
-    snprintf(j->unmatched[s], sizeof(j->unmatched[s]), "%s/_unmatched_%c.ndjson", j->o->out_dir,
+    snprintf(j->unmatched[s], sizeof(j->unmatched[s]), "%s/_unmatched_%c.ndjson", j->dir,
              s ? 'b' : 'a');
-    ro->rejects_path = j->rejects[s];
+    ro->rejects_path = j->out->rejects[s];
     ro->unmatched_path = j->unmatched[s];
 }
 
@@ -108,12 +109,11 @@ static int make_diff(diff_job *j, ddb_error *err)
 {
     ddb_diff_opts dopts = j->o->diff;
     int rc;
-    dopts.work_dir = j->o->out_dir;
+    dopts.work_dir = j->dir;
     dopts.key_attrs = j->keys;
     dopts.n_key_attrs = j->n_keys;
-    if (mkdir(j->o->out_dir, 0777) != 0 && errno != EEXIST)
-        return ddb_error_set(err, DDB_EIO, "cannot create folder %s: %s", j->o->out_dir,
-                             strerror(errno));
+    if ((rc = ddb_make_dirs(j->dir, err)) != 0)
+        return rc;
     if ((rc = ddb_diff_new(&j->out->diff, ddb_run_plan_mapping(j->plan[0]),
                            ddb_run_plan_mapping(j->plan[1]), &dopts, err)) != 0)
         return rc;
@@ -150,7 +150,7 @@ static int compare(diff_job *j, ddb_error *err)
     ddb_sink *sink = NULL;
     int rc;
     snprintf(j->out->differences, sizeof(j->out->differences), "%s/differences.ndjson",
-             j->o->out_dir);
+             j->dir);
     if ((rc = ddb_sink_open_file(&sink, j->out->differences, 1, err)) == 0 &&
         (rc = ddb_diff_compare(j->out->diff, sink, err)) == 0)
         rc = ddb_sink_finish(sink, err);
@@ -163,11 +163,25 @@ int ddb_diff_run(ddb_diff_outcome *out, const ddb_diff_run_options *o, ddb_error
     diff_job j;
     int rc;
 
-    assert(out != NULL && o != NULL && o->out_dir != NULL && o->hooks.connect != NULL);
+    assert(out != NULL && o != NULL && o->hooks.connect != NULL);
     memset(out, 0, sizeof(*out));
     memset(&j, 0, sizeof(j));
     j.o = o;
     j.out = out;
+    if (o->out_dir == NULL) {
+        /* where other runs without an output folder keep their files, never
+         * the current folder (which held someone's differences.ndjson) */
+        char *own = ddb_run_folder_name("diff");
+        if (own == NULL) {
+            rc = stop_at(&j, DDB_DIFF_SETUP, 0, ddb_error_set(err, DDB_ENOMEM, "out of memory"));
+            goto done;
+        }
+        snprintf(out->out_dir, sizeof(out->out_dir), "%s", own);
+        free(own);
+    } else {
+        snprintf(out->out_dir, sizeof(out->out_dir), "%s", o->out_dir);
+    }
+    j.dir = out->out_dir;
     if ((rc = plan_sides(&j, err)) != 0)
         goto done;
     if (j.ro[0].mapping_path == NULL && (rc = key_attrs(&j, err)) != 0) {

@@ -317,6 +317,33 @@ int pl_reader_failed(run *r, int rc, const ddb_error *rerr, ddb_error *err)
     return 0;
 }
 
+/* A CSV read as items (its file name is no entity of the mapping) without
+ * the table's partition key among its columns is records of an entity the
+ * run cannot tell: said once, with the entities, instead of "missing
+ * partition key" on every row. Returns 1 (the input is not read) or 0. */
+static int unknown_entity_file(run *r, const ddb_reader *rd)
+{
+    const ddb_mapping *m = r->o->mapping;
+    ddb_buf names = DDB_BUF_INIT;
+    /* no name at all (nor memory to keep one) is not a wrong name */
+    if (m == NULL || rd->columns == NULL || rd->entity_hint == NULL || m->table.pk.name == NULL)
+        return 0;
+    for (size_t c = 0; c < rd->n_columns; c++)
+        if (strcmp(rd->columns[c], m->table.pk.name) == 0)
+            return 0;
+    for (size_t i = 0; i < m->n_entities; i++)
+        ddb_buf_printf(&names, "%s%s", i ? ", " : "", m->entities[i].name);
+    r->s->input_errors++;
+    pl_report(r, DDB_REPORT_ERROR,
+              "%s: the file name picks the entity of a CSV's records, and \"%s\" is no entity "
+              "of %s (%s); rename the file <Entity>.csv or give --entity NAME (a CSV of items "
+              "would have the key column '%s')",
+              rd->name, rd->entity_hint, m->path,
+              names.oom || names.ptr == NULL ? "?" : names.ptr, m->table.pk.name);
+    ddb_buf_dispose(&names);
+    return 1;
+}
+
 /* Reads every record of rd through the transformer into the output. */
 static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
 {
@@ -345,6 +372,9 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
                   rd->name, o->mapping->path);
         return 0;
     }
+    if (c.fe == NULL && (o->mode == DDB_MODE_VALIDATE || o->mode == DDB_MODE_IMPORT) &&
+        unknown_entity_file(r, rd))
+        return 0;
     /* Parsing, validating and decoding are most of the work of an export or
      * a conversion (without a mapping, of all but the writing), and pure:
      * they can run ahead on a second thread. Not for readers that keep a

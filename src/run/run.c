@@ -538,6 +538,7 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
         return ddb_run_managed_import(p, s, rc, err);
     }
     rc = ddb_pipeline_run(s, &po, err);
+    s->dry_run = p->o.dry_run;
     if (p->output != NULL && s->committed && p->writes_files && !p->streams)
         list_outputs(p, s);
     return ddb_run_managed_import(p, s, rc, err);

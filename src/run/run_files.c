@@ -23,9 +23,7 @@ static int open_side_file(ddb_run_plan *p, ddb_rejects **out, const char *path, 
                             lines, err);
 }
 
-/* ddbpipe-runs/<table>-<UTC time>[-n]: a folder of this run's own, so a
- * clean run's missing rejects file is never mistaken for an older run's. */
-static char *run_folder(const char *table)
+char *ddb_run_folder_name(const char *table)
 {
     const char *t = strstr(table, ":table/"); /* a table ARN names the table after it */
     char name[300], path[400];
@@ -74,7 +72,7 @@ static int side_default(ddb_run_plan *p, char **out, const char *name, ddb_error
         if ((*out = malloc(n)) != NULL)
             snprintf(*out, n, "%s.%s", o->state_path, name);
     } else {
-        if (p->run_dir == NULL && (p->run_dir = run_folder(o->target_table)) == NULL)
+        if (p->run_dir == NULL && (p->run_dir = ddb_run_folder_name(o->target_table)) == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
         *out = ddb_path_join(p->run_dir, name);
     }
@@ -355,6 +353,7 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.dir = o->out_dir;
         fo.gzip = o->gzip;
         fo.delimiter = o->out_delimiter;
+        fo.max_columns = o->max_columns;
         fo.extra_plain = o->extra_plain;
         fo.typed_values = o->typed_values;
         fo.mapping = p->mapping;

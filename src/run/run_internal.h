@@ -53,6 +53,12 @@ int ddb_run_fail(ddb_run_field *field, ddb_run_field which, ddb_error *err, cons
 void ddb_run_note(const ddb_run_plan *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* ddbpipe-runs/<name>-<UTC time>[-n] (name: a table, or a table ARN's table,
+ * other bytes made '_'): a folder of the run's own, so a clean run's missing
+ * rejects file is never mistaken for an older run's. Not made here. Returns
+ * the path (the caller frees it), or NULL when out of memory. */
+char *ddb_run_folder_name(const char *table);
+
 /* The fingerprint of the run and, under a state file, the state it resumes
  * from, checked against it (run_state.c). Returns 0 or DDB_EUSAGE/DDB_ENOMEM
  * with *field set; p->done when the state records a finished run. */

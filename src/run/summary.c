@@ -50,7 +50,7 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
     int validating = s->command && strcmp(s->command, "validate") == 0;
     int not_done = s->total.not_done > 0, existing = s->total.existing > 0;
     ddb_buf_printf(out, "  %-24s %12s %12s%s %10s %10s%s%s\n", "entity", "read",
-                   validating ? "valid" : "written", existing ? "   existing" : "", "rejected",
+                   validating ? "valid" : s->dry_run ? "would write" : "written", existing ? "   existing" : "", "rejected",
                    "unmatched", not_done ? "   not done" : "", deletes ? "    deleted" : "");
     for (size_t i = 0; i < s->n_entities; i++) {
         const ddb_entity_stats *e = &s->entities[i];

@@ -177,7 +177,9 @@ static char *slot_path(const file_output *fo, int index, int deletes)
 static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, ddb_error *err)
 {
     const ddb_entity *e = NULL;
-    ddb_writer_opts wo = {.delimiter = fo->opts.delimiter, .extra_plain = fo->opts.extra_plain};
+    ddb_writer_opts wo = {.delimiter = fo->opts.delimiter,
+                          .extra_plain = fo->opts.extra_plain,
+                          .max_columns = fo->opts.max_columns};
     ddb_sink *sink = NULL;
     int rc;
 

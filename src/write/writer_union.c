@@ -64,9 +64,16 @@ static int union_write(ddb_writer *w, const ddb_map *rec, size_t n_declared, ddb
 {
     union_writer *u = (union_writer *)w;
     int rc;
+    uint64_t limit = u->opts.max_columns ? u->opts.max_columns : DDB_CSV_MAX_COLUMNS;
     (void)n_declared;
     if (note_columns(u, rec) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (u->cols.n > limit)
+        return ddb_error_set(err, DDB_EUSAGE,
+                             "CSV: more than %llu distinct attribute names, a column each (most "
+                             "of every row empty cells): write these items as NDJSON (--format "
+                             "ndjson), or allow more columns with --max-columns N",
+                             (unsigned long long)limit);
     ddb_buf_clear(&u->line);
     if (ddb_spill_pack(&u->line, rec) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");

@@ -140,6 +140,8 @@ n_fav=$(summary_total "$tmp/fav-import.json" written)
 run fav-dry 0 "$bin" migrate --table fav --mapping "$root/formats/favorites.json" --to-table fav2 \
     --to-mapping "$root/formats/favorites-v2.json" --dry-run --create-table "${E[@]}"
 grep -q "dry run: nothing written to fav2; would put $n_fav items" "$tmp/fav-dry.err" || fail "dry run report"
+# a dry run writes nothing: its column is not headed "written"
+grep -q "  entity  *read  *would write" "$tmp/fav-dry.err" || fail "dry run: the column is not headed 'would write'"
 run fav-to-v2 0 "$bin" migrate --table fav --mapping "$root/formats/favorites.json" --to-table fav2 \
     --to-mapping "$root/formats/favorites-v2.json" --create-table "${E[@]}"
 run fav2-dump 0 "$bin" export --table fav2 --format ddb-json --out "$tmp/fav2" "${E[@]}"

@@ -154,7 +154,13 @@ s3env=(env AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_
 printf '{"Item":{"pk":{"S":"x"}}}\nnot json\n' >"$tmp/url-bad.json"
 check url-out-s3 5 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
     "$tmp/url-in.json" --out s3://bucket/prefix --max-attempts 1 &&
-    expect_in "$tmp/stderr" "s3://bucket/prefix/_ddbpipe/manifest.json: GET"
+    expect_in "$tmp/stderr" "s3://bucket/prefix/_ddbpipe/manifest.json: GET" &&
+    expect_in "$tmp/stderr" "the bucket must exist" && expect_in "$tmp/stderr" "AWS_ENDPOINT_URL_S3"
+# no region: the hint says where a region is set (it spoke of credentials)
+check no-region 2 env -i HOME="$tmp" PATH="$PATH" AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=x \
+    AWS_SECRET_ACCESS_KEY=y "$bin" describe --table t &&
+    expect_in "$tmp/stderr" "hint: --region us-east-1, or AWS_REGION=us-east-1, or region = us-east-1"
+grep -q "AWS_SECRET_ACCESS_KEY" "$tmp/stderr" && fail "no-region: the hint speaks of credentials"
 check url-rejects-s3 4 sh -c 'cd "$1" && shift && exec "$@"' - "$tmp/cwd" "${s3env[@]}" "$bin" export \
     "$tmp/url-bad.json" --out "$tmp/o-url3" --rejects s3://bucket/r.ndjson --max-attempts 1 &&
     expect_in "$tmp/stderr" "s3://bucket/r.ndjson"
@@ -275,5 +281,53 @@ check overwrite 0 "$bin" encode "$root/samples/favorites/seed/Tag.csv" --entity 
     --mapping "$fav_map" --out "$tmp/re" --overwrite
 expect_in "$tmp/stderr" "beside 1 file ddbpipe did not write"
 fail_if '[ "$(cat "$tmp/re/notes.txt")" != mine ]' "overwrite: a file ddbpipe did not write was touched"
+
+# a CSV whose file name is no entity: said once, with the entities and --entity (it was
+# "missing partition key" on every row); validate writes no files and does not say it
+cp "$root/samples/favorites/seed/Tag.csv" "$tmp/Tag2.csv"
+check csv-no-entity 3 "$bin" validate "$tmp/Tag2.csv" --mapping "$root/formats/favorites.json"
+expect_in "$tmp/stderr" '"Tag2" is no entity of'
+expect_in "$tmp/stderr" "(Tag, FavoriteData, FavoriteDataTag)"
+expect_in "$tmp/stderr" "--entity NAME"
+[ "$(grep -c "Tag2.csv" "$tmp/stderr")" = 1 ] || fail "csv-no-entity: said $(grep -c "Tag2.csv" "$tmp/stderr") times"
+grep -q "missing partition key" "$tmp/stderr" && fail "csv-no-entity: a row's error"
+grep -q "file outputs were NOT written" "$tmp/stderr" && fail "csv-no-entity: validate spoke of file outputs"
+
+# CSV without a mapping: a column per attribute name; items each with a name of its own made a
+# file of empty cells a thousand times the input: past 1000 columns the run stops, pointing to
+# NDJSON; --max-columns allows more
+awk 'BEGIN { for (i = 1; i <= 1000; i++) printf "{\"Item\":{\"pk\":{\"S\":\"k%d\"},\"a%d\":{\"S\":\"x\"}}}\n", i, i }' \
+    >"$tmp/names.json"
+check csv-columns 4 "$bin" export "$tmp/names.json" --format csv --out "$tmp/names-csv" &&
+    expect_in "$tmp/stderr" "more than 1000 distinct attribute names" &&
+    expect_in "$tmp/stderr" "--format ndjson"
+[ ! -e "$tmp/names-csv/items.csv" ] || fail "csv-columns: the CSV was written"
+check csv-columns-allowed 0 "$bin" export "$tmp/names.json" --format csv --out "$tmp/names-csv2" \
+    --max-columns 1001 --quiet
+[ "$(head -1 "$tmp/names-csv2/items.csv" | tr "," "\n" | wc -l)" = 1002 ] ||
+    fail "csv-columns-allowed: the header is not pk, a1...a1000 and _extra"
+check csv-columns-ndjson 0 "$bin" export "$tmp/names.json" --format ndjson --out "$tmp/names-nd" --quiet
+
+# -- a closed pipe: only a closed data output (--out -) stops a run. Fd 4 is a pipe whose reader
+# is gone (a FIFO opened both ways, then its reading end closed), as after "2>&1 | head -3":
+# messages there were taken for cut data: the run stopped half way with exit 141 (or, before the
+# signal handler was set, died with no summary)
+mkfifo "$tmp/gone.fifo"
+exec 3<>"$tmp/gone.fifo" 4>"$tmp/gone.fifo" 3<&-
+"$bin" generate --mapping "$fav_map" --count 3000 --seed 3 --format ndjson --out "$tmp/gone" \
+    --summary "$tmp/gone.json" >&4 2>&4
+got=$?
+[ "$got" = 0 ] || fail "closed-stderr: exit $got, expected 0 (the messages' pipe carries no data)"
+grep -q '"complete":true' "$tmp/gone.json" 2>/dev/null || fail "closed-stderr: the summary does not say complete"
+[ "$(json_number "$tmp/gone.json" written)" = "$(cat "$tmp"/gone/*.ndjson | wc -l)" ] ||
+    fail "closed-stderr: the summary's written is not the files' records"
+[ "$(cat "$tmp"/gone/*.ndjson | wc -l)" -ge 3000 ] || fail "closed-stderr: files written in part"
+# the data itself on the closed pipe: stopped, 141, the summary says so
+"$bin" generate --mapping "$fav_map" --count 3000 --seed 3 --format ddb-json --out - \
+    --summary "$tmp/gone-data.json" >&4 2>/dev/null
+got=$?
+[ "$got" = 141 ] || fail "closed-data: exit $got, expected 141"
+grep -q '"complete":true' "$tmp/gone-data.json" 2>/dev/null && fail "closed-data: the summary says complete"
+exec 4>&-
 
 finish

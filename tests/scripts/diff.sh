@@ -108,6 +108,24 @@ expect_in "$tmp/stderr" "NOT the same"
 check rejects-stop 1 "$bin" diff "$tmp/a4" "$tmp/a" --mapping "$m1" --out "$tmp/d14" --max-rejects 1
 expect_in "$tmp/stderr" "more than the 1 allowed"
 [ ! -e "$tmp/d14/differences.ndjson" ] || fail "rejects-stop: compared a side read in part"
+# rejects on either side: nothing compared differs, but the rejected records were not compared
+# (side A's rejects were dropped: "the same", exit 0); without --out the files go to a folder
+# of the run's own, not the current folder, and the report names them
+mkdir -p "$tmp/arej" "$tmp/cwd"
+cp "$tmp"/a/*.json "$tmp/arej/"
+printf 'not json\nnor this\n' >>"$tmp/arej/$name"
+(cd "$tmp/cwd" && "$bin" diff "$tmp/arej" "$tmp/a" --mapping "$m1" >"$tmp/unproven-a.out" 2>"$tmp/unproven-a.err")
+got=$?
+[ "$got" = 7 ] || fail "unproven-a: exit $got, expected 7"
+expect_in "$tmp/unproven-a.err" "not proven equal"
+expect_in "$tmp/unproven-a.err" "rejects of A: ddbpipe-runs/diff-"
+expect_in "$tmp/unproven-a.err" "differences: ddbpipe-runs/diff-"
+[ -z "$(ls -A "$tmp/cwd" | grep -v '^ddbpipe-runs$')" ] || fail "unproven-a: files in the current folder: $(ls -A "$tmp/cwd")"
+ls "$tmp"/cwd/ddbpipe-runs/diff-*/_rejects_a.ndjson >/dev/null 2>&1 || fail "unproven-a: no rejects file in ddbpipe-runs/diff-*/"
+check unproven-b 7 "$bin" diff "$tmp/a" "$tmp/arej" --mapping "$m1" --out "$tmp/d15" --summary "$tmp/s15.json"
+expect_in "$tmp/stderr" "rejects of B: $tmp/d15/_rejects_b.ndjson"
+expect_in "$tmp/s15.json" '"exit_code":7'
+check help-exit-7 0 "$bin" --help && expect_in "$tmp/stdout" "7    diff: no difference found"
 check url-out 2 "$bin" diff "$tmp/a" "$tmp/a" --mapping "$m1" --out s3://bucket/d && expect_in "$tmp/stderr" "a URL"
 check help 0 "$bin" diff --help && expect_in "$tmp/stdout" "--to-table"
 finish
