@@ -13,7 +13,7 @@ if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
 pkgs="build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev zlib1g-dev libjson-c-dev
       libcriterion-dev gzip curl libisal-dev isal"
 # clang for the sanitizer stage of scripts/test.sh: its UBSan checks pointer arithmetic, gcc's not.
-pkgs="$pkgs clang"
+pkgs="$pkgs clang libclang-rt-dev"
 # The install test: the Debian package (dpkg-shlibdeps), its manual page, its completions.
 pkgs="$pkgs dpkg-dev man-db groff-base zsh"
 command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
