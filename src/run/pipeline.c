@@ -22,10 +22,6 @@
 #include "ddbpipe/clock.h"
 #include "run/pipeline_internal.h"
 
-/* A checkpoint also comes after this much committed work (but at most once a
- * second), so a fast run killed between timed checkpoints redoes little. */
-#define CHECKPOINT_RECORDS 1000
-
 /* --types for untyped inputs: converts the named attributes in place. */
 static int apply_types(run *r, ddb_map *item, ddb_error *err)
 {
@@ -158,103 +154,6 @@ static int looks_like_item(const ddb_mapping *m, const ddb_entity *e, const ddb_
 {
     const char *pk = m->table.pk.name;
     return ddb_entity_field_index(e, pk, strlen(pk)) < 0 && ddb_map_getz(item, pk) != NULL;
-}
-
-/* Keeps the counts of checkpoint c, just saved or resumed from (r->saved has
- * room for its rows, allocated with the run). */
-static void keep_saved(run *r, const ddb_checkpoint *c)
-{
-    ddb_entity_stats *rows = r->saved.rows;
-    size_t n = c->n_rows < r->saved.n_rows ? c->n_rows : r->saved.n_rows;
-    if (rows == NULL)
-        return;
-    memcpy(rows, c->rows, n * sizeof(*rows));
-    r->saved = *c;
-    r->saved.rows = rows;
-    r->saved.n_rows = n;
-}
-
-/* Saves the committed prefix (see checkpoint.h); complete at the very end. */
-static int save_checkpoint(run *r, int complete, ddb_error *err)
-{
-    const ddb_pipeline_opts *o = r->o;
-    const ddb_checkpoint *c = ddb_tracker_committed(r->tracker);
-    ddb_state st;
-    ddb_buf outputs = DDB_BUF_INIT, reader = DDB_BUF_INIT;
-    int rc = 0;
-
-    memset(&st, 0, sizeof(st));
-    if (o->state_path == NULL)
-        return 0;
-    /* Outputs first: their durable length must cover every committed record. */
-    if (o->output != NULL && (rc = o->output->vt->checkpoint(o->output, &outputs, err)) != 0)
-        goto done;
-    if (o->rejects != NULL &&
-        (rc = ddb_rejects_checkpoint(o->rejects, &st.rejects_bytes, err)) != 0)
-        goto done;
-    if (o->unmatched != NULL &&
-        (rc = ddb_rejects_checkpoint(o->unmatched, &st.unmatched_bytes, err)) != 0)
-        goto done;
-    if (r->reading != NULL && c->input == r->input && r->reading->vt->save_state != NULL &&
-        (rc = r->reading->vt->save_state(r->reading, &reader)) != 0) {
-        rc = ddb_error_set(err, rc, "cannot save the reader's position");
-        goto done;
-    }
-    r->ck_records = c->total.read;
-    st.fingerprint = (char *)o->fingerprint;
-    st.managed = (char *)o->managed;
-    st.ck = *c;
-    st.reader_state = reader.ptr;
-    st.outputs = outputs.ptr ? outputs.ptr : "[]";
-    st.complete = complete;
-    if ((rc = ddb_state_save(o->state_path, &st, err)) != 0)
-        goto done;
-    if (o->output != NULL && o->output->vt->saved != NULL)
-        o->output->vt->saved(o->output);
-    keep_saved(r, c);
-    r->s->checkpoints++;
-    r->last_checkpoint = ddb_clock_seconds();
-done:
-    ddb_buf_dispose(&outputs);
-    ddb_buf_dispose(&reader);
-    return rc;
-}
-
-/* A checkpoint (or a stop) only where every record read is taken (none
- * decoded ahead), and, for outputs that write as they go, where the committed
- * prefix ends: not in the middle of a Scan page. */
-static int at_boundary(const run *r)
-{
-    return r->ahead == 0 && (r->o->output == NULL || !r->o->output->writes_at_once ||
-                             !ddb_tracker_mid_unit(r->tracker));
-}
-
-/* The live counts, at most ten times a second. */
-static void report_progress(run *r, double now)
-{
-    if (r->o->progress != NULL && now - r->last_progress >= 0.1) {
-        r->last_progress = now;
-        r->o->progress(r->o->progress_ctx, r->s, r->reading);
-    }
-}
-
-/* Every few hundred records: progress and, when due, a checkpoint. */
-int pl_tick(run *r, ddb_error *err)
-{
-    double now = ddb_clock_seconds();
-    report_progress(r, now);
-    if (r->o->state_path != NULL) {
-        double since = now - r->last_checkpoint;
-        uint64_t done = ddb_tracker_committed(r->tracker)->total.read - r->ck_records;
-        if (since >= (r->o->checkpoint_seconds > 0 ? r->o->checkpoint_seconds : 10) ||
-            (since >= 1.0 && done >= CHECKPOINT_RECORDS))
-            r->checkpoint_due = 1;
-    }
-    if (r->checkpoint_due && at_boundary(r)) {
-        r->checkpoint_due = 0;
-        return save_checkpoint(r, 0, err);
-    }
-    return 0;
 }
 
 int pl_before_record(run *r, uint64_t n, ddb_error *err)
@@ -392,7 +291,7 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
             return rc;
         /* A stop waits for the end of the unit being read (a Scan page already
          * in memory) so the outputs end where the checkpoint does. */
-        if (o->stop && *o->stop && at_boundary(r))
+        if (o->stop && *o->stop && pl_at_boundary(r))
             return ddb_error_set(err, DDB_EINTR, "interrupted");
         ddb_error_clear(&rerr);
         rc = ddb_reader_next(rd, &rec, &rerr);
@@ -536,7 +435,7 @@ static int wait_input(void *ctx, int fd, ddb_error *err)
              * run another one */
             if (r->o->stop && *r->o->stop)
                 return ddb_error_set(err, DDB_EINTR, "interrupted");
-            report_progress(r, ddb_clock_seconds());
+            pl_report_progress(r, ddb_clock_seconds());
             if (out != NULL && out->vt->idle != NULL && (rc = out->vt->idle(out, err)) != 0)
                 return rc;
         }
@@ -548,7 +447,7 @@ static int wait_input(void *ctx, int fd, ddb_error *err)
             return ddb_error_set(err, DDB_EINTR, "interrupted");
         if (poll(&p, 1, 100) > 0)
             return 0;
-        report_progress(r, ddb_clock_seconds());
+        pl_report_progress(r, ddb_clock_seconds());
     }
 }
 
@@ -570,7 +469,7 @@ static int start_run(run *r, ddb_error *err)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if (o->resume != NULL) {
         ddb_tracker_restore(r->tracker, &o->resume->ck);
-        keep_saved(r, ddb_tracker_committed(r->tracker));
+        pl_keep_saved(r, ddb_tracker_committed(r->tracker));
     }
     if (o->output != NULL) {
         o->output->ack = pl_on_ack;
@@ -580,7 +479,7 @@ static int start_run(run *r, ddb_error *err)
     }
     /* The state exists before the first write, so a run killed in its first
      * second can be resumed too (from the beginning). */
-    if (o->state_path != NULL && o->resume == NULL && (rc = save_checkpoint(r, 0, err)) != 0) {
+    if (o->state_path != NULL && o->resume == NULL && (rc = pl_save_checkpoint(r, 0, err)) != 0) {
         s->output_failed = 1;
         return rc;
     }
@@ -657,7 +556,7 @@ static void save_last_checkpoint(run *r, int rc)
     int crc;
     if (r->o->state_path == NULL || s->output_failed)
         return;
-    crc = save_checkpoint(r, rc == 0 && s->input_errors == 0, &cerr);
+    crc = pl_save_checkpoint(r, rc == 0 && s->input_errors == 0, &cerr);
     if (crc == DDB_EINTR && rc == DDB_EINTR) {
         /* the outputs could not say where they stand (being finished, or
          * cut while confirming): the state file keeps the checkpoint

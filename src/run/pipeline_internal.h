@@ -102,6 +102,17 @@ int pl_take_record(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_record *rec
 int pl_reader_failed(run *r, int rc, const ddb_error *rerr, ddb_error *err);
 /* Progress and, when due and possible, a checkpoint. */
 int pl_tick(run *r, ddb_error *err);
+
+/* pipeline_checkpoint.c: keeps the counts of checkpoint c, just saved or resumed from. */
+void pl_keep_saved(run *r, const ddb_checkpoint *c);
+/* Saves the committed prefix (checkpoint.h), outputs first; complete at the very end. A no-op
+ * without --state. Returns 0 or the failing step's code, err set. */
+int pl_save_checkpoint(run *r, int complete, ddb_error *err);
+/* Whether a checkpoint or a stop may come now: every record read taken, and not in the middle
+ * of an output's unit (a Scan page). */
+int pl_at_boundary(const run *r);
+/* Calls the progress callback, at most ten times a second. */
+void pl_report_progress(run *r, double now);
 /* Reads rd with decoding on a second thread, taking records in read order
  * (pipeline_ahead.c). Returns as run_reader does, or 1 when no thread could
  * be started (nothing was read: read it on this thread). */
