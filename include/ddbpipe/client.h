@@ -22,12 +22,6 @@
 
 typedef struct ddb_client ddb_client;
 
-/* How much a message of the client's log matters. */
-typedef enum ddb_log_level {
-    DDB_LOG_DEBUG, /* an attempt that succeeded */
-    DDB_LOG_INFO,  /* an attempt that failed, to be retried or not */
-} ddb_log_level;
-
 typedef struct ddb_client_opts {
     const char *endpoint; /* https://dynamodb.<region>.amazonaws.com or a local URL */
     const char *region;
@@ -46,7 +40,7 @@ typedef struct ddb_client_opts {
     int verbose;                            /* log every attempt's outcome (never credentials) */
     /* Where the log goes: one line of text a message, no newline, never a
      * credential. May be NULL: the client writes nothing anywhere. */
-    void (*log)(void *ctx, ddb_log_level level, const char *message);
+    ddb_log_fn log;
     void *log_ctx;
     /* Told once, at the first request that cannot reach the endpoint (refused,
      * no such host, no answer in time): a wrong endpoint otherwise retries

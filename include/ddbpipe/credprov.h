@@ -33,12 +33,6 @@
 
 typedef struct ddb_credprov ddb_credprov;
 
-enum { DDB_CREDPROV_INFO = 0, DDB_CREDPROV_WARNING = 1 };
-
-/* Receives one line (no newline) about a refresh: INFO when credentials were
- * refreshed, WARNING when a refresh failed. Called from the refresher's
- * thread. */
-typedef void (*ddb_credprov_log_fn)(void *ctx, int level, const char *message);
 
 typedef enum ddb_cred_verdict {
     DDB_CRED_NOT_MINE = 0, /* not a credential problem, or nothing newer to try: fail as usual */
@@ -57,7 +51,7 @@ typedef struct ddb_credprov_stats {
 /* Starts the refresher thread when the credentials expire (a no-op for
  * long-term keys). log may be NULL. Returns 0 or DDB_ERROR (thread creation
  * failed). */
-int ddb_credprov_start(ddb_credprov *p, ddb_credprov_log_fn log, void *ctx, ddb_error *err);
+int ddb_credprov_start(ddb_credprov *p, ddb_log_fn log, void *ctx, ddb_error *err);
 
 /* The current credentials, held until ddb_credprov_release; *generation (may
  * be NULL) receives their generation. Never NULL. */

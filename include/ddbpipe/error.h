@@ -65,4 +65,15 @@ size_t ddb_error_quote(char *dst, size_t cap, const char *s, size_t len);
 /* Static, human name of a code ("invalid data", "I/O error"...). */
 const char *ddb_error_code_name(int code);
 
+/* How much a line the engine reports through a log callback matters. */
+typedef enum ddb_log_level {
+    DDB_LOG_DEBUG,  /* what --verbose shows: an attempt that succeeded */
+    DDB_LOG_INFO,   /* worth knowing: a failed attempt to be retried, credentials refreshed */
+    DDB_LOG_WARNING /* something went wrong that the run survives: a refresh that failed */
+} ddb_log_level;
+
+/* The engine's log callback (it never prints): one line of text a call, no newline, never a
+ * secret. Where it is called from (which thread) is the caller's contract to say. */
+typedef void (*ddb_log_fn)(void *ctx, ddb_log_level level, const char *message);
+
 #endif

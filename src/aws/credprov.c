@@ -45,7 +45,7 @@ struct ddb_credprov {
     int64_t due_ms;
     int failures_in_row;
     uint64_t rng;
-    ddb_credprov_log_fn log;
+    ddb_log_fn log;
     void *log_ctx;
     ddb_credprov_stats stats;
 };
@@ -119,7 +119,7 @@ static void publish(ddb_credprov *p, ddb_aws_credentials *c, int64_t now)
     p->failures_in_row = 0;
 }
 
-static void say(ddb_credprov *p, int level, ddb_buf *line)
+static void say(ddb_credprov *p, ddb_log_level level, ddb_buf *line)
 {
     if (p->log && line->ptr)
         p->log(p->log_ctx, level, line->ptr);
@@ -150,7 +150,7 @@ static void refresh_once(ddb_credprov *p, ddb_buf *line)
                        forced ? " after a request was refused" : "",
                        (unsigned long long)p->cur->gen);
         ddb_aws_credentials_describe(line, p->cur->creds);
-        say(p, DDB_CREDPROV_INFO, line);
+        say(p, DDB_LOG_INFO, line);
     } else if (!p->stop) {
         int64_t gap = 1000LL << (p->failures_in_row < 6 ? p->failures_in_row : 6);
         char when[32];
@@ -164,7 +164,7 @@ static void refresh_once(ddb_credprov *p, ddb_buf *line)
                        p->failures_in_row, when,
                        p->cur->creds->expiration <= (time_t)(now / 1000) ? ", already past" : "",
                        (long long)((p->due_ms - now + 999) / 1000), err.message);
-        say(p, DDB_CREDPROV_WARNING, line);
+        say(p, DDB_LOG_WARNING, line);
     }
     pthread_cond_broadcast(&p->cv);
 }
@@ -193,7 +193,7 @@ static void *refresher(void *arg)
     return NULL;
 }
 
-int ddb_credprov_start(ddb_credprov *p, ddb_credprov_log_fn log, void *ctx, ddb_error *err)
+int ddb_credprov_start(ddb_credprov *p, ddb_log_fn log, void *ctx, ddb_error *err)
 {
     sigset_t all, old;
     int rc;

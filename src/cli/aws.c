@@ -14,9 +14,9 @@ static const char *real_getenv(void *ctx, const char *name)
 
 /* Refresh reports from the credential refresher's thread: successes with
  * --verbose, failures always (one fprintf, so lines do not interleave). */
-static void log_refresh(void *ctx, int level, const char *msg)
+static void log_refresh(void *ctx, ddb_log_level level, const char *msg)
 {
-    if (level == DDB_CREDPROV_WARNING)
+    if (level == DDB_LOG_WARNING)
         fprintf(stderr, "ddbpipe: warning: %s\n", msg);
     else if (ctx != NULL) /* --verbose */
         fprintf(stderr, "ddbpipe: %s\n", msg);

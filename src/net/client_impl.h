@@ -110,7 +110,7 @@ struct ddb_client {
     uint32_t base_ms, cap_ms;
     long connect_timeout_ms, request_timeout_ms;
     int verbose; /* and log != NULL: every attempt's outcome is logged */
-    void (*log)(void *ctx, ddb_log_level level, const char *message);
+    ddb_log_fn log;
     void *log_ctx;
     int ask_gzip;             /* DynamoDB's calls ask for gzip answers */
     ddb_sigv4_signer *signer; /* signs the requests of the simple shape (DynamoDB's) */

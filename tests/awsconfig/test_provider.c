@@ -25,10 +25,10 @@ static fx_env *fx;
 static char logs[8192];
 static int warnings, infos;
 
-static void on_log(void *ctx, int level, const char *msg)
+static void on_log(void *ctx, ddb_log_level level, const char *msg)
 {
     (void)ctx;
-    if (level == DDB_CREDPROV_WARNING)
+    if (level == DDB_LOG_WARNING)
         warnings++;
     else
         infos++;
