@@ -63,7 +63,8 @@ typedef enum ddb_run_field {
     DDB_RUN_F_EXPORT_TIME,  /* the export's point in time or incremental window */
     DDB_RUN_F_VIA_IMPORT,   /* writing the table through DynamoDB's import from S3 */
     DDB_RUN_F_LSI,          /* an import from S3 cannot create local secondary indexes */
-    DDB_RUN_F_OWN_FILES     /* the run's own files would be an input, a mapping, each other */
+    DDB_RUN_F_OWN_FILES,    /* the run's own files would be an input, a mapping, each other */
+    DDB_RUN_F_TABLE_SCHEMA  /* a table exists, but not as the mapping describes it */
 } ddb_run_field;
 
 typedef struct ddb_run_options {

@@ -51,6 +51,15 @@ DDB_MUST_USE int ddb_transform_decode_shaped(ddb_decoded *out, const ddb_mapping
                                              ddb_arena *a, ddb_error *err);
 
 /*
+ * The entity an item is of, as ddb_transform_decode would find it (its type
+ * attribute, else its table key against each entity's key templates), without
+ * decoding it: *out is NULL when none matches. An import of items with a
+ * mapping counts them per entity this way. Returns 0, or DDB_ENOMEM.
+ */
+DDB_MUST_USE int ddb_transform_entity_of(const ddb_entity **out, const ddb_mapping *m,
+                                         const ddb_item *item, ddb_shape *shape, ddb_arena *a);
+
+/*
  * Encodes a record of entity e into an item with every key and index
  * attribute computed. typed = 0 means values come from CSV/plain JSON and are
  * converted to the declared types; typed = 1 means they are DynamoDB values

@@ -64,6 +64,10 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
         return spec->groups & G_MIGRATE ? "--to-table NAME; create it first, or add --create-table"
                                         : "--table NAME; create it first, or add --create-table";
     }
+    case DDB_RUN_F_TABLE_SCHEMA:
+        /* --create-table would not help: the table is there, with other keys */
+        return "give the mapping that describes that table, or name another table; "
+               "--ignore-schema-mismatch goes on anyway";
     case DDB_RUN_F_CREATE_TABLE:
         return "--create-table builds the table from --mapping";
     case DDB_RUN_F_WAIT:

@@ -41,8 +41,15 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
         v->msg = keep_message(v, &perr, a);
         return 0;
     }
-    if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT)
+    if (o->mapping == NULL)
         return 0;
+    if (o->mode == DDB_MODE_IMPORT) {
+        /* items are written as they are; the mapping only says whose they are,
+         * for the counts */
+        if (ddb_transform_entity_of(&v->d.entity, o->mapping, &rec->item, sh, a) != 0)
+            v->oom = 1;
+        return 0;
+    }
     v->rc = ddb_transform_decode_shaped(&v->d, o->mapping, &rec->item, is_del, sh, a, &perr);
     if (v->rc != 0) {
         v->msg = keep_message(v, &perr, a);
@@ -89,13 +96,14 @@ int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *e
     }
     if (o->mapping == NULL || o->mode == DDB_MODE_IMPORT) {
         int rc;
-        pl_count_read(r, -1);
+        idx = o->mapping ? pl_entity_index(o->mapping, v->d.entity) : -1;
+        pl_count_read(r, idx);
         if (o->output == NULL)
-            return pl_acknowledge(r, -1, rec->kind, rec->seq), 0;
+            return pl_acknowledge(r, idx, rec->kind, rec->seq), 0;
         /* checked above: a table writer need only check the table's keys (for
          * this put alone: the record is the reader's, and lives on) */
         rec->checked_size = rec->kind == DDB_REC_PUT && !o->delete_all ? v->size : 0;
-        rc = o->output->vt->put(o->output, -1, rec->kind, &rec->item, 0, rec, err);
+        rc = o->output->vt->put(o->output, idx, rec->kind, &rec->item, 0, rec, err);
         rec->checked_size = 0;
         return rc;
     }

@@ -328,7 +328,7 @@ int ddb_run_plan_done(const ddb_run_plan *p)
 /* A mapping that does not describe its table reads nothing or writes junk:
  * stop before the first request, unless told to go on. */
 int ddb_run_check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_mapping *m,
-                         const char *path, ddb_error *err)
+                         const char *path, ddb_run_field *field, ddb_error *err)
 {
     ddb_buf why = DDB_BUF_INIT;
     int rc = 0;
@@ -340,6 +340,7 @@ int ddb_run_check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_map
         ddb_run_note(p, "warning: table %s does not match %s, going on as asked: %s", t->name, path,
                      why.ptr);
     } else {
+        *field = DDB_RUN_F_TABLE_SCHEMA;
         rc = ddb_error_set(err, DDB_EUSAGE, "table %s does not match %s: %s", t->name, path,
                            why.ptr);
     }
@@ -368,7 +369,7 @@ static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     to.consistent_read = o->consistent_read;
     to.page_size = o->page_size;
     to.max_rcu = o->max_rcu;
-    if ((rc = ddb_run_check_schema(p, p->source, p->mapping, o->mapping_path, err)) != 0)
+    if ((rc = ddb_run_check_schema(p, p->source, p->mapping, o->mapping_path, field, err)) != 0)
         return rc;
     to.item_count = p->source->item_count;
     if ((rc = ddb_reader_new_table(&p->scan, &to, err)) != 0) {
@@ -410,7 +411,7 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     if (tm != NULL && p->target != NULL &&
         (rc = ddb_run_check_schema(
              p, p->target, tm, o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path,
-             err)) != 0)
+             field, err)) != 0)
         return rc;
     if (o->dry_run) {
         rc = ddb_null_output_new(&p->output,

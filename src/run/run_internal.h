@@ -65,9 +65,10 @@ char *ddb_run_folder_name(const char *table);
 int ddb_run_load_state(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
 
 /* A mapping that does not describe its table reads nothing or writes junk:
- * DDB_EUSAGE naming the differences, unless told to go on (a warning). */
+ * DDB_EUSAGE naming the differences (*field DDB_RUN_F_TABLE_SCHEMA), unless
+ * told to go on (a warning). */
 int ddb_run_check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_mapping *m,
-                         const char *path, ddb_error *err);
+                         const char *path, ddb_run_field *field, ddb_error *err);
 
 /* Before anything is read or written: the run's own files (--state,
  * --rejects, --unmatched, --summary) are none of its inputs or mappings, and

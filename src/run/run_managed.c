@@ -193,7 +193,7 @@ static int attach_export(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     *field = DDB_RUN_F_SCAN_TABLE;
     if ((rc = ddb_table_wait_ready(&p->source, p->client, o->scan_table, 0, o->wait_active_s,
                                    o->stop, o->on_wait, o->wait_ctx, err)) != 0 ||
-        (rc = ddb_run_check_schema(p, p->source, p->mapping, o->mapping_path, err)) != 0)
+        (rc = ddb_run_check_schema(p, p->source, p->mapping, o->mapping_path, field, err)) != 0)
         goto done;
     *field = DDB_RUN_F_VIA_EXPORT;
     if (p->source->arn == NULL) {

@@ -422,10 +422,14 @@ int ddb_table_create(ddb_client *c, const ddb_mapping *m, const char *table, int
             if (rc != 0)
                 goto done;
         } else {
-            rc = ddb_error_set(
-                err, strcmp(resp.error_type, "ResourceInUseException") == 0 ? DDB_EUSAGE : DDB_ENET,
-                "CreateTable %s failed: %s%s%s", name, resp.error_type,
-                resp.error_type[0] ? ": " : "", resp.message);
+            int in_use = strcmp(resp.error_type, "ResourceInUseException") == 0;
+            /* Some servers give this one no message, and "HTTP 400" says nothing */
+            const char *msg = in_use && strncmp(resp.message, "HTTP ", 5) == 0
+                                  ? "the table already exists, or is being created or deleted"
+                                  : resp.message;
+            rc = ddb_error_set(err, in_use ? DDB_EUSAGE : DDB_ENET,
+                               "CreateTable %s failed: %s%s%s", name, resp.error_type,
+                               resp.error_type[0] ? ": " : "", msg);
             goto done;
         }
     }

@@ -220,6 +220,23 @@ static int find_entity(tctx *c, const ddb_item *item, ddb_shape *sh, const ddb_e
     return ddb_error_set(c->err, DDB_ENOMATCH, "no entity's key templates match (%s)", keys);
 }
 
+int ddb_transform_entity_of(const ddb_entity **out, const ddb_mapping *m, const ddb_item *item,
+                            ddb_shape *shape, ddb_arena *a)
+{
+    ddb_error quiet;
+    tctx c = {m, NULL, a, &quiet, NULL, NULL, 0, 0};
+    key_match km[2];
+    int rc;
+
+    assert(out != NULL && m != NULL && item != NULL && a != NULL);
+    km[0].t = km[1].t = NULL;
+    ddb_error_clear(&quiet);
+    rc = find_entity(&c, item, shape, out, km);
+    if (rc != 0)
+        *out = NULL;
+    return rc == DDB_ENOMEM ? rc : 0;
+}
+
 /* ---------------------------------------------------------- decode */
 
 int ddb_decode_shortcuts = 1;
