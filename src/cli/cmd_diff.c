@@ -14,7 +14,7 @@
 #include "diff_cli.h"
 
 static const run_spec diff_spec = {"diff", DDB_MODE_IMPORT,
-                                   G_MAP | G_IN | G_DIFF | G_AWS | G_COMMON};
+                                   G_MAP | G_IN | G_DIFF | G_SAMPLE | G_AWS | G_COMMON};
 
 static int write_summary(const char *path, const ddb_diff_outcome *r, const diff_side *sides,
                          int code)
