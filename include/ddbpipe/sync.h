@@ -54,9 +54,11 @@ typedef struct ddb_sync_outcome {
 
 /*
  * Compares as ddb_diff_run does (OUT/differences.ndjson is written too:
- * what the sync found) and writes each difference to the target as it is
- * found: puts for records only in A or different, deletes for records only
- * in B (unless no_delete). A record of A no entity matches is put as the
+ * what the sync found) and writes the differences to the target: deletes
+ * of records only in B (unless no_delete) as they are found, then puts of
+ * records only in A or different, kept in a spill file in the output folder
+ * until the comparison is over, so a put and a delete of one key end with
+ * the put. A record of A no entity matches is put as the
  * item it is only when both sides are read with the same mapping (or none);
  * re-keyed, it has no place in the target and is refused. The writer is
  * finished before it returns, so the counts are what DynamoDB accepted.

@@ -3,12 +3,24 @@
  * difference into a write of the target table. Nothing here compares: the
  * records are matched and judged by the diff alone, so sync and diff can
  * never disagree on what differs.
+ *
+ * Deletes go out as they are found; puts are kept in a spill file and sent
+ * once the comparison is over. A delete and a put can meet on one key: the
+ * target's item there matches another entity than the source's record
+ * encoded to that key, or none (its type attribute spoiled), so the diff
+ * finds it only in B and the record only in A, in buckets of different
+ * rows, in no set order. The put must land last, and the writer keeps the
+ * order of the writes of one key, so every delete is queued before the first
+ * put. A file, not memory: the puts are as many as the records.
  */
 #include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "ddbpipe/canon.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/rejects.h"
 #include "ddbpipe/sync.h"
@@ -27,6 +39,8 @@ typedef struct sync_job {
     ddb_rejects *rejects;
     int rejects_rc; /* the first failure to write a reject (a callback cannot return it) */
     ddb_error rejects_err;
+    FILE *puts;    /* the items to put, one canonical DynamoDB JSON line each (not in a dry run) */
+    ddb_buf line;  /* one of them */
     ddb_json_parser *parser;
     ddb_arena *arena;
 } sync_job;
@@ -82,6 +96,23 @@ static void on_reject(void *ctx, int entity, const ddb_reject_info *info)
         j->rejects_rc = ddb_rejects_write_info(j->rejects, info, NULL, &j->rejects_err);
 }
 
+/* The spill file of the puts, in the output folder, already unlinked: it
+ * goes with the process whatever happens. */
+static int open_spill(sync_job *j, ddb_error *err)
+{
+    char path[4200];
+    int fd;
+    snprintf(path, sizeof(path), "%s/.ddbpipe-sync-puts-XXXXXX", j->out->diff.out_dir);
+    if ((fd = mkstemp(path)) < 0 || (j->puts = fdopen(fd, "w+b")) == NULL) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return ddb_error_set(err, DDB_EIO, "cannot make %s: %s", path, strerror(e));
+    }
+    unlink(path);
+    return 0;
+}
+
 /* The first difference: the target described, the rejects file and (unless
  * a dry run) the writer made. Later than the comparison's start, so a run
  * with nothing to write never describes the table. */
@@ -100,6 +131,8 @@ static int get_ready(sync_job *j, ddb_error *err)
     j->ready = 1;
     if (so->dry_run)
         return 0;
+    if ((rc = open_spill(j, err)) != 0)
+        return rc;
     memset(&to, 0, sizeof(to));
     to.client = j->client;
     to.table = j->o->diff.side[1].scan_table;
@@ -130,16 +163,26 @@ static int refuse(sync_job *j, const ddb_diff_verdict *v, const char *why, ddb_e
     return ddb_rejects_write_info(j->rejects, &info, v->entity, err);
 }
 
-static int write_one(sync_job *j, const ddb_map *item, ddb_record_kind kind, ddb_error *err)
+/* A put, into the spill file (see the top of the file). */
+static int spill_put(sync_job *j, const ddb_map *item, ddb_error *err)
 {
-    int rc;
-    if (kind == DDB_REC_DELETE)
-        j->out->st.to_delete++;
-    else
-        j->out->st.to_put++;
-    if (j->writer == NULL)
+    j->out->st.to_put++;
+    if (j->puts == NULL)
         return 0;
-    rc = j->writer->vt->put(j->writer, -1, kind, item, 0, NULL, err);
+    ddb_buf_clear(&j->line);
+    ddb_canon_map(&j->line, item);
+    ddb_buf_putc(&j->line, '\n');
+    if (j->line.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (fwrite(j->line.ptr, 1, j->line.len, j->puts) != j->line.len)
+        return ddb_error_set(err, DDB_EIO, "cannot keep the items to put: %s", strerror(errno));
+    return 0;
+}
+
+/* A write to the target, now (a put from the spill file, or a delete). */
+static int send(sync_job *j, const ddb_map *item, ddb_record_kind kind, ddb_error *err)
+{
+    int rc = j->writer->vt->put(j->writer, -1, kind, item, 0, NULL, err);
     if (rc == 0 && j->rejects_rc != 0)
         return ddb_error_set(err, j->rejects_rc, "%s", j->rejects_err.message);
     return rc;
@@ -161,7 +204,7 @@ static int put_source(sync_job *j, const ddb_diff_verdict *v, ddb_error *err)
                           "the item matches no entity of the source's mapping: re-keyed, it "
                           "has no place in the target",
                           err);
-        return write_one(j, &rec, DDB_REC_PUT, err);
+        return spill_put(j, &rec, err);
     }
     if (j->target_map == NULL || (te = ddb_mapping_entity(j->target_map, v->entity)) == NULL) {
         snprintf(why.message, sizeof(why.message), "entity %s is not in the target's mapping",
@@ -173,7 +216,7 @@ static int put_source(sync_job *j, const ddb_diff_verdict *v, ddb_error *err)
         return ddb_error_set(err, rc, "out of memory");
     if (rc != 0)
         return refuse(j, v, why.message, err);
-    return write_one(j, &item, DDB_REC_PUT, err);
+    return spill_put(j, &item, err);
 }
 
 /* Side B's item the source lacks, deleted by its key (or kept). */
@@ -189,7 +232,8 @@ static int delete_extra(sync_job *j, const ddb_diff_verdict *v, ddb_error *err)
         return refuse(j, v, "the target's item has no key to delete it by", err);
     if ((rc = ddb_json_parse_typed_map(j->parser, &key, v->b_key, v->b_key_len, j->arena, err)) != 0)
         return rc;
-    return write_one(j, &key, DDB_REC_DELETE, err);
+    j->out->st.to_delete++;
+    return j->writer != NULL ? send(j, &key, DDB_REC_DELETE, err) : 0;
 }
 
 static int on_verdict(void *ctx, const ddb_diff_verdict *v, ddb_error *err)
@@ -210,6 +254,36 @@ static int on_verdict(void *ctx, const ddb_diff_verdict *v, ddb_error *err)
 static int same_path(const char *a, const char *b)
 {
     return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* The comparison is over, every delete queued: the puts, from the spill file. */
+static int send_puts(sync_job *j, ddb_error *err)
+{
+    volatile sig_atomic_t *stop = j->o->diff.side[1].stop;
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = 0;
+    if (j->puts == NULL)
+        return 0;
+    if (fflush(j->puts) != 0 || fseek(j->puts, 0, SEEK_SET) != 0)
+        return ddb_error_set(err, DDB_EIO, "cannot read back the items to put: %s",
+                             strerror(errno));
+    while (rc == 0 && (n = getline(&text, &cap, j->puts)) > 0) {
+        ddb_map item;
+        if (stop != NULL && *stop) {
+            rc = ddb_error_set(err, DDB_EINTR, "interrupted");
+            break;
+        }
+        ddb_arena_reset(j->arena);
+        if ((rc = ddb_json_parse_typed_map(j->parser, &item, text, (size_t)n - 1, j->arena,
+                                           err)) == 0)
+            rc = send(j, &item, DDB_REC_PUT, err);
+    }
+    if (rc == 0 && ferror(j->puts))
+        rc = ddb_error_set(err, DDB_EIO, "cannot read back the items to put");
+    free(text);
+    return rc;
 }
 
 /* The writer finished (every write answered) and the rejects file committed;
@@ -263,11 +337,16 @@ int ddb_sync_run(ddb_sync_outcome *out, const ddb_sync_run_options *o, ddb_error
     dro.diff.verdict_ctx = &j;
     dro.diff.keep_b_keys = 1;
     rc = ddb_diff_run(&out->diff, &dro, err);
-    if (rc == 0 && out->diff.step == DDB_DIFF_DONE)
+    if (rc == 0 && (rc = send_puts(&j, err)) != 0)
+        out->diff.step = DDB_DIFF_COMPARE;
+    if (rc == 0)
         rc = settle(&j, 0, err);
     else
-        (void)settle(&j, rc != 0 ? rc : DDB_ERROR, err);
+        (void)settle(&j, rc, err);
 done:
+    if (j.puts != NULL)
+        fclose(j.puts);
+    ddb_buf_dispose(&j.line);
     ddb_output_free(j.writer);
     ddb_rejects_free(j.rejects);
     ddb_table_info_free(j.info);
