@@ -32,7 +32,10 @@ typedef struct ddb_diff ddb_diff;
 typedef enum ddb_diff_kind {
     DDB_DIFF_ONLY_A = 1, /* a record side B lacks */
     DDB_DIFF_ONLY_B,     /* a record side A lacks */
-    DDB_DIFF_DIFFERENT   /* the same key, other values */
+    DDB_DIFF_DIFFERENT,  /* the same key, other values */
+    DDB_DIFF_REPEATED_B  /* a record of side B whose key comes again on B (two items of a
+                            table that decode to one key): only the last is compared, this
+                            one is told (no line in the differences file) */
 } ddb_diff_kind;
 
 typedef struct ddb_diff_verdict {

@@ -273,10 +273,16 @@ static int compare_loaded(cmp *c, const loaded *A, const loaded *B)
         if (dups)
             c->d->rows[A->e[i].row].c.dup_a += dups, c->d->st.total.dup_a += dups;
         dups = 0;
-        if (j < B->n)
+        if (j < B->n) {
+            size_t first = j;
             j = last_of_run(B, j, &dups);
+            while (rc == 0 && first < j)
+                rc = tell(c, DDB_DIFF_REPEATED_B, NULL, &B->e[first++]);
+        }
         if (dups)
             c->d->rows[B->e[j].row].c.dup_b += dups, c->d->st.total.dup_b += dups;
+        if (rc != 0)
+            break;
         order = i >= A->n ? 1 : j >= B->n ? -1 : entry_cmp(&A->e[i], &B->e[j]);
         if (i < A->n && j < B->n && same_key(&A->e[i], &B->e[j]))
             order = 0;

@@ -152,7 +152,7 @@ static int get_ready(sync_job *j, ddb_error *err)
 static int refuse(sync_job *j, const ddb_diff_verdict *v, const char *why, ddb_error *err)
 {
     ddb_reject_info info;
-    int is_delete = v->kind == DDB_DIFF_ONLY_B;
+    int is_delete = v->kind == DDB_DIFF_ONLY_B || v->kind == DDB_DIFF_REPEATED_B;
     memset(&info, 0, sizeof(info));
     info.source = "sync";
     info.reason = why;
@@ -246,7 +246,9 @@ static int on_verdict(void *ctx, const ddb_diff_verdict *v, ddb_error *err)
     if ((rc = get_ready(j, err)) != 0)
         return rc;
     ddb_arena_reset(j->arena);
-    return v->kind == DDB_DIFF_ONLY_B ? delete_extra(j, v, err) : put_source(j, v, err);
+    /* a repeated key of the target is an item too many, like one the source lacks */
+    return v->kind == DDB_DIFF_ONLY_B || v->kind == DDB_DIFF_REPEATED_B ? delete_extra(j, v, err)
+                                                                         : put_source(j, v, err);
 }
 
 /* ------------------------------------------------------------------- run */

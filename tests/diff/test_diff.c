@@ -63,9 +63,10 @@ static int on_verdict(void *ctx, const ddb_diff_verdict *v, ddb_error *err)
     ddb_buf *b = ctx;
     (void)err;
     ddb_buf_printf(b, "%s %s%s a=%.*s b=%.*s key=%.*s\n",
-                   v->kind == DDB_DIFF_ONLY_A   ? "only_a"
-                   : v->kind == DDB_DIFF_ONLY_B ? "only_b"
-                                                : "different",
+                   v->kind == DDB_DIFF_ONLY_A       ? "only_a"
+                   : v->kind == DDB_DIFF_ONLY_B     ? "only_b"
+                   : v->kind == DDB_DIFF_REPEATED_B ? "repeated_b"
+                                                    : "different",
                    v->entity, v->is_item ? " (item)" : "", (int)v->a_len, v->a ? v->a : "",
                    (int)v->b_len, v->b ? v->b : "", v->b_key ? (int)v->b_key_len : 1, v->b_key ? v->b_key : "-");
     return 0;
@@ -438,6 +439,27 @@ Test(diff, side_b_item_keys_survive_buckets_split_to_fit_in_memory)
     for (const char *p = heard.ptr; (p = strchr(p, '\n')) != NULL; p++)
         lines++;
     cr_assert_eq(lines, 30);
+    ddb_diff_free(d);
+    ddb_mapping_free(m);
+}
+
+Test(diff, a_key_repeated_on_side_b_is_told_for_all_but_the_last)
+{
+    ddb_mapping *m = parse(MAPPING);
+    const char *side_a[] = {T("a", "1", ",\"label\":{\"S\":\"new\"}")};
+    const char *side_b[] = {T("a", "1", ",\"label\":{\"S\":\"old\"}"),
+                            T("a", "1.0", ",\"label\":{\"S\":\"new\"}")};
+    ddb_diff *d;
+    told = 1;
+    d = new_diff(m, m, 0, 0);
+    feed(d, 0, side_a, 1);
+    feed(d, 1, side_b, 2);
+    free(compare(d));
+    cr_assert_eq(ddb_diff_get_stats(d)->total.equal, 1);
+    cr_assert_eq(ddb_diff_get_stats(d)->total.dup_b, 1);
+    cr_assert_not_null(heard.ptr);
+    cr_assert_str_eq(heard.ptr, "repeated_b Thing a= b={\"id\":{\"S\":\"a\"},\"label\":{\"S\":\"old\"},"
+                                "\"n\":{\"N\":\"1\"}} key={\"pk\":{\"S\":\"T#a\"},\"sk\":{\"N\":\"1\"}}\n");
     ddb_diff_free(d);
     ddb_mapping_free(m);
 }
