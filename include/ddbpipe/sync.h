@@ -55,7 +55,8 @@ typedef struct ddb_sync_outcome {
 /*
  * Compares as ddb_diff_run does (OUT/differences.ndjson is written too:
  * what the sync found) and writes the differences to the target: deletes
- * of records only in B (unless no_delete) as they are found, then puts of
+ * of records only in B, and of all but the last of a record repeated in B
+ * (unless no_delete), as they are found, then puts of
  * records only in A or different, kept in a spill file in the output folder
  * until the comparison is over, so a put and a delete of one key end with
  * the put. A record of A no entity matches is put as the
