@@ -165,6 +165,11 @@ int cmd_sync(int argc, char **argv)
     o.sync.max_wcu = (double)a.max_wcu;
     if ((rc = ddb_sync_run(&r, &o, &err)) != 0) {
         code = diff_cli_stopped(&c, &r.diff, rc, &err);
+        if (r.st.put + r.st.deleted > 0 || code == EXIT_INTERRUPTED)
+            fprintf(stderr,
+                    "ddbpipe sync: stopped after %llu put, %llu deleted: the target is part way; "
+                    "sync again to finish (it writes only what still differs)\n",
+                    (unsigned long long)r.st.put, (unsigned long long)r.st.deleted);
         goto done;
     }
     if (o.sync.dry_run)

@@ -152,6 +152,27 @@ grep -q '"to_put":0,"to_delete":1,"put":0,"deleted":1,' "$tmp/s7.json" ||
 run dups-after 0 "$bin" export --table dups --format ddb-json --out "$tmp/dups-dump" "${D[@]}"
 [ "$(wc -l <"$tmp/dups-dump/items.json")" = 1 ] || fail "dups-after: one item expected"
 
+# interrupted while it writes (one slow batch at a time): exit 130, what it wrote said, and a
+# second sync writes the rest and no more
+run create-copy2 0 "$bin" create-table --mapping "$m1" --table favcopy2 "${D[@]}"
+control '{"resetStats":true,"rules":[{"kind":"slow","op":"BatchWriteItem","ms":700}]}'
+"$bin" sync --table fav --to-table favcopy2 --mapping "$m1" --concurrency 1 --out "$tmp/s8" \
+    "${F[@]}" >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+for _ in $(seq 1 200); do [ "$(forwarded)" -gt 0 ] && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"
+[ $? = 130 ] || fail "interrupted: exit 130 expected"
+control '{"clear":true}'
+done_before=$(sed -n 's/.*stopped after \([0-9]*\) put, 0 deleted.*/\1/p' "$tmp/int.err")
+[ -n "$done_before" ] && [ "$done_before" -gt 0 ] && [ "$done_before" -le "$total" ] ||
+    fail "interrupted: $(tail -2 "$tmp/int.err")"
+run resync 0 "$bin" sync --table fav --to-table favcopy2 --mapping "$m1" --out "$tmp/s9" \
+    --summary "$tmp/s9.json" "${F[@]}"
+grep -q "\"to_put\":$((total + 1 - done_before))," "$tmp/s9.json" ||
+    fail "resync: $done_before put before, $(grep -o '"sync":{[^}]*}' "$tmp/s9.json")"
+run resynced 0 "$bin" diff --table fav --to-table favcopy2 --mapping "$m1" --out "$tmp/d9" "${D[@]}"
+
 # usage: the target must be a table
 run files-target 2 "$bin" sync --table fav "$tmp/dump1/items.json" --mapping "$m1" "${D[@]}"
 expect_in "$tmp/files-target.err" "give the target as --to-table"
