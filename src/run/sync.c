@@ -103,14 +103,28 @@ static int open_spill(sync_job *j, ddb_error *err)
     char path[4200];
     int fd;
     snprintf(path, sizeof(path), "%s/.ddbpipe-sync-puts-XXXXXX", j->out->diff.out_dir);
-    if ((fd = mkstemp(path)) < 0 || (j->puts = fdopen(fd, "w+b")) == NULL) {
+    fd = mkstemp(path);
+    if (fd >= 0 && (j->puts = fdopen(fd, "w+b")) == NULL)
+        close(fd);
+    if (j->puts == NULL) {
         int e = errno;
         if (fd >= 0)
-            close(fd);
+            unlink(path);
         return ddb_error_set(err, DDB_EIO, "cannot make %s: %s", path, strerror(e));
     }
     unlink(path);
     return 0;
+}
+
+/* OUT/_rejects_sync.ndjson (made only when a line is written; finishing
+ * it removes one an earlier sync left there). */
+static int open_rejects(sync_job *j, ddb_error *err)
+{
+    if (j->rejects != NULL)
+        return 0;
+    snprintf(j->out->rejects, sizeof(j->out->rejects), "%s/_rejects_sync.ndjson",
+             j->out->diff.out_dir);
+    return ddb_rejects_new(&j->rejects, j->out->rejects, err);
 }
 
 /* The first difference: the target described, the rejects file and (unless
@@ -123,9 +137,7 @@ static int get_ready(sync_job *j, ddb_error *err)
     int rc;
     if (j->ready)
         return 0;
-    snprintf(j->out->rejects, sizeof(j->out->rejects), "%s/_rejects_sync.ndjson",
-             j->out->diff.out_dir);
-    if ((rc = ddb_rejects_new(&j->rejects, j->out->rejects, err)) != 0 ||
+    if ((rc = open_rejects(j, err)) != 0 ||
         (rc = ddb_table_describe(&j->info, j->client, j->o->diff.side[1].scan_table, err)) != 0)
         return rc;
     j->ready = 1;
@@ -303,7 +315,9 @@ static int settle(sync_job *j, int rc, ddb_error *err)
     }
     if (rc == 0 && j->rejects_rc != 0)
         rc = ddb_error_set(err, j->rejects_rc, "%s", j->rejects_err.message);
-    if (j->rejects != NULL)
+    if (rc == 0)
+        rc2 = open_rejects(j, err); /* nothing differed: a stale file goes */
+    if (rc2 == 0 && j->rejects != NULL)
         rc2 = ddb_rejects_finish(j->rejects, rc == 0 ? err : &e2);
     if (rc == 0 && rc2 != 0) {
         j->out->diff.step = DDB_DIFF_COMPARE;

@@ -117,6 +117,10 @@ grep -q '"to_put":0,"to_delete":0,"put":0,"deleted":0,"kept":0,"refused":1' "$tm
 [ "$(forwarded)" = 0 ] || fail "refused: $(forwarded) items written"
 expect_in "$tmp/s4/_rejects_sync.ndjson" "has no place in the target"
 expect_in "$tmp/s4/_rejects_sync.ndjson" '"Stray#2"'
+# a later sync into the same folder with nothing refused leaves no stale rejects file behind
+run clean 0 "$bin" sync --table fav --to-table fav2 --mapping "$m1" --to-mapping "$m2" \
+    --out "$tmp/s4" "${D[@]}"
+[ -e "$tmp/s4/_rejects_sync.ndjson" ] && fail "clean: the earlier rejects file is still there"
 
 # the same mapping on both sides: an unmatched item is copied as it is, into an empty table
 run stray 0 "$bin" import "$tmp/stray.json" --table fav "${D[@]}"
