@@ -68,8 +68,7 @@ typedef struct ddb_sync_outcome {
  * DDB_ENET, an interrupt with DDB_EINTR). *out is filled either way
  * (ddb_sync_outcome_dispose).
  */
-DDB_MUST_USE int ddb_sync_run(ddb_sync_outcome *out, const ddb_sync_run_options *o,
-                              ddb_error *err);
+DDB_MUST_USE int ddb_sync_run(ddb_sync_outcome *out, const ddb_sync_run_options *o, ddb_error *err);
 
 /* Releases what out holds (the comparison's work folder too). Accepts NULL. */
 void ddb_sync_outcome_dispose(ddb_sync_outcome *out);

@@ -71,11 +71,12 @@ static void headline(ddb_buf *b, const ddb_sync_outcome *r, const ddb_sync_opts 
     const ddb_sync_stats *st = &r->st;
     const ddb_diff_stats *ds = ddb_diff_get_stats(r->diff.diff);
     if (o->dry_run)
-        ddb_buf_printf(b, "ddbpipe sync (dry run, nothing written): %s: %llu equal, %llu to put, "
-                          "%llu to delete",
-                       code == EXIT_OK ? "the target holds the source's records"
-                                       : code == EXIT_UNPROVEN ? "not proven equal"
-                                                               : "they differ",
+        ddb_buf_printf(b,
+                       "ddbpipe sync (dry run, nothing written): %s: %llu equal, %llu to put, "
+                       "%llu to delete",
+                       code == EXIT_OK         ? "the target holds the source's records"
+                       : code == EXIT_UNPROVEN ? "not proven equal"
+                                               : "they differ",
                        (unsigned long long)ds->total.equal, (unsigned long long)st->to_put,
                        (unsigned long long)st->to_delete);
     else
@@ -93,8 +94,8 @@ static void headline(ddb_buf *b, const ddb_sync_outcome *r, const ddb_sync_opts 
     ddb_buf_putc(b, '\n');
 }
 
-static void print_report(const ddb_sync_outcome *r, const ddb_sync_opts *o,
-                         const diff_side *sides, int code)
+static void print_report(const ddb_sync_outcome *r, const ddb_sync_opts *o, const diff_side *sides,
+                         int code)
 {
     const ddb_sync_stats *st = &r->st;
     ddb_buf b = DDB_BUF_INIT;
@@ -173,7 +174,8 @@ int cmd_sync(int argc, char **argv)
         goto done;
     }
     if (o.sync.dry_run)
-        code = diff_cli_verdict(&r.diff, r.st.to_put + r.st.to_delete + r.st.kept + r.st.refused > 0);
+        code =
+            diff_cli_verdict(&r.diff, r.st.to_put + r.st.to_delete + r.st.kept + r.st.refused > 0);
     else
         code = diff_cli_verdict(&r.diff, not_written(&r.st) > 0);
     print_report(&r, &o.sync, c.sides, code);

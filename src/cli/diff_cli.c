@@ -75,8 +75,8 @@ static int read_hook(void *ctx, int index, ddb_run_plan *plan, int rc, const ddb
     if (rc != 0 && rc != DDB_EINTR)
         cli_error(NULL, "%s", err->message);
     ddb_run_plan_report(plan, &rr);
-    c->code = cli_exit_code(s, c->a->max_rejects == UINT64_MAX ? 0 : c->a->max_rejects, rc,
-                            rr.table_io);
+    c->code =
+        cli_exit_code(s, c->a->max_rejects == UINT64_MAX ? 0 : c->a->max_rejects, rc, rr.table_io);
     return c->code == EXIT_OK || c->code == EXIT_REJECTS ? 0 : DDB_ERROR;
 }
 
@@ -100,20 +100,18 @@ void diff_cli_sides_json(ddb_buf *b, const ddb_diff_outcome *r, const diff_side 
     side_json(b, "b", sides[1].label, &r->s[1], st, 1);
 }
 
-void diff_cli_sides_report(ddb_buf *b, const ddb_diff_outcome *r, const diff_side *sides,
-                           int code)
+void diff_cli_sides_report(ddb_buf *b, const ddb_diff_outcome *r, const diff_side *sides, int code)
 {
     uint64_t rejected = r->s[0].total.rejected + r->s[1].total.rejected;
     const ddb_diff_stats *st = ddb_diff_get_stats(r->diff);
     for (int s = 0; s < 2; s++)
         ddb_buf_printf(b, "  %c: %s: %llu read, %llu rejected, %llu compared%s (%.2f s)\n",
                        s ? 'B' : 'A', sides[s].label, (unsigned long long)r->s[s].total.read,
-                       (unsigned long long)r->s[s].total.rejected,
-                       (unsigned long long)st->kept[s], st->skipped[s] ? " (a sample)" : "",
-                       r->s[s].seconds);
+                       (unsigned long long)r->s[s].total.rejected, (unsigned long long)st->kept[s],
+                       st->skipped[s] ? " (a sample)" : "", r->s[s].seconds);
     if (st->levels > 1)
-        ddb_buf_printf(b, "  buckets were split %u level%s deep to fit in memory\n",
-                       st->levels - 1, st->levels == 2 ? "" : "s");
+        ddb_buf_printf(b, "  buckets were split %u level%s deep to fit in memory\n", st->levels - 1,
+                       st->levels == 2 ? "" : "s");
     ddb_buf_printf(b, "  differences: %s\n", r->differences);
     for (int s = 0; s < 2; s++)
         if (r->s[s].total.rejected > 0)
@@ -217,8 +215,8 @@ int diff_cli_stopped(const diff_cli *c, const ddb_diff_outcome *r, int rc, const
         if (rc == DDB_EINTR)
             return EXIT_INTERRUPTED;
         cli_error(NULL, "%s", err->message);
-        return rc == DDB_EUSAGE              ? EXIT_USAGE
+        return rc == DDB_EUSAGE                        ? EXIT_USAGE
                : rc == DDB_ENET || rc == DDB_ENOTFOUND ? EXIT_SERVICE
-                                                      : EXIT_OUTPUT;
+                                                       : EXIT_OUTPUT;
     }
 }

@@ -61,7 +61,6 @@ void diff_cli_sides_json(ddb_buf *b, const ddb_diff_outcome *r, const diff_side 
 
 /* The report's lines after the counts: each side, the splits, the files,
  * and why exit status 7 (code) proves nothing. */
-void diff_cli_sides_report(ddb_buf *b, const ddb_diff_outcome *r, const diff_side *sides,
-                           int code);
+void diff_cli_sides_report(ddb_buf *b, const ddb_diff_outcome *r, const diff_side *sides, int code);
 
 #endif

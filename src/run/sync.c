@@ -39,8 +39,8 @@ typedef struct sync_job {
     ddb_rejects *rejects;
     int rejects_rc; /* the first failure to write a reject (a callback cannot return it) */
     ddb_error rejects_err;
-    FILE *puts;    /* the items to put, one canonical DynamoDB JSON line each (not in a dry run) */
-    ddb_buf line;  /* one of them */
+    FILE *puts;   /* the items to put, one canonical DynamoDB JSON line each (not in a dry run) */
+    ddb_buf line; /* one of them */
     ddb_json_parser *parser;
     ddb_arena *arena;
 } sync_job;
@@ -242,7 +242,8 @@ static int delete_extra(sync_job *j, const ddb_diff_verdict *v, ddb_error *err)
     }
     if (v->b_key == NULL)
         return refuse(j, v, "the target's item has no key to delete it by", err);
-    if ((rc = ddb_json_parse_typed_map(j->parser, &key, v->b_key, v->b_key_len, j->arena, err)) != 0)
+    if ((rc = ddb_json_parse_typed_map(j->parser, &key, v->b_key, v->b_key_len, j->arena, err)) !=
+        0)
         return rc;
     j->out->st.to_delete++;
     return j->writer != NULL ? send(j, &key, DDB_REC_DELETE, err) : 0;
@@ -260,7 +261,7 @@ static int on_verdict(void *ctx, const ddb_diff_verdict *v, ddb_error *err)
     ddb_arena_reset(j->arena);
     /* a repeated key of the target is an item too many, like one the source lacks */
     return v->kind == DDB_DIFF_ONLY_B || v->kind == DDB_DIFF_REPEATED_B ? delete_extra(j, v, err)
-                                                                         : put_source(j, v, err);
+                                                                        : put_source(j, v, err);
 }
 
 /* ------------------------------------------------------------------- run */
@@ -290,8 +291,8 @@ static int send_puts(sync_job *j, ddb_error *err)
             break;
         }
         ddb_arena_reset(j->arena);
-        if ((rc = ddb_json_parse_typed_map(j->parser, &item, text, (size_t)n - 1, j->arena,
-                                           err)) == 0)
+        if ((rc = ddb_json_parse_typed_map(j->parser, &item, text, (size_t)n - 1, j->arena, err)) ==
+            0)
             rc = send(j, &item, DDB_REC_PUT, err);
     }
     if (rc == 0 && ferror(j->puts))
