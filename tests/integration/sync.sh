@@ -121,6 +121,13 @@ expect_in "$tmp/s4/_rejects_sync.ndjson" '"Stray#2"'
 run clean 0 "$bin" sync --table fav --to-table fav2 --mapping "$m1" --to-mapping "$m2" \
     --out "$tmp/s4" "${D[@]}"
 [ -e "$tmp/s4/_rejects_sync.ndjson" ] && fail "clean: the earlier rejects file is still there"
+# a source record that does not decode is not compared: nothing to write, but not proven equal
+echo '{"pk":{"S":"Tag#u1"},"sk":{"S":"t1"},"tagName":{"S":"n"},"createTime":{"S":"soon"}}' \
+    >"$tmp/bad.json"
+run unproven 7 "$bin" sync "$tmp/dump1/items.json" "$tmp/bad.json" --to-table fav2 \
+    --mapping "$m1" --to-mapping "$m2" --out "$tmp/s10" --summary "$tmp/s10.json" "${D[@]}"
+expect_in "$tmp/unproven.err" "not proven equal: $total equal, 0 put, 0 deleted"
+expect_in "$tmp/s10/_rejects_a.ndjson" "createTime"
 
 # the same mapping on both sides: an unmatched item is copied as it is, into an empty table
 run stray 0 "$bin" import "$tmp/stray.json" --table fav "${D[@]}"
