@@ -43,6 +43,10 @@ typedef struct ddb_sync_run_options {
      * keep_b_keys are the sync's own. */
     ddb_diff_run_options diff;
     ddb_sync_opts sync;
+    /* While the differences are written: the counts so far, about once a
+     * second (may be NULL). */
+    void (*writing)(void *ctx, const ddb_sync_stats *st);
+    void *writing_ctx;
 } ddb_sync_run_options;
 
 typedef struct ddb_sync_outcome {

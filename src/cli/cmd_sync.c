@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/clock.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/sync.h"
 #include "diff_cli.h"
@@ -119,6 +120,24 @@ static void print_report(const ddb_sync_outcome *r, const ddb_sync_opts *o, cons
     ddb_buf_dispose(&b);
 }
 
+/* While it writes: a line every --progress-interval (10 s), unless --quiet,
+ * --progress off or json. */
+typedef struct sync_progress {
+    double every, last;
+} sync_progress;
+
+static void writing_hook(void *ctx, const ddb_sync_stats *st)
+{
+    sync_progress *p = ctx;
+    double now = ddb_clock_seconds();
+    if (now - p->last < p->every)
+        return;
+    p->last = now;
+    fprintf(stderr, "ddbpipe sync: writing: %llu deleted, %llu put so far (%.1f capacity units)\n",
+            (unsigned long long)st->deleted, (unsigned long long)st->put,
+            st->writes.capacity_units);
+}
+
 /* What diff checks, and what sync asks more: a table target. */
 static int check(ddb_diff_run_options *o, const run_args *a)
 {
@@ -144,6 +163,7 @@ int cmd_sync(int argc, char **argv)
     ddb_sync_run_options o;
     ddb_sync_outcome r;
     ddb_error err;
+    sync_progress pr;
 
     memset(&c, 0, sizeof(c));
     memset(&r, 0, sizeof(r));
@@ -164,6 +184,13 @@ int cmd_sync(int argc, char **argv)
     o.sync.no_delete = a.no_delete;
     o.sync.dry_run = a.dry_run;
     o.sync.max_wcu = (double)a.max_wcu;
+    if (!a.quiet &&
+        !(a.progress && (strcmp(a.progress, "off") == 0 || strcmp(a.progress, "json") == 0))) {
+        pr.every = a.progress_interval ? (double)a.progress_interval : 10;
+        pr.last = ddb_clock_seconds();
+        o.writing = writing_hook;
+        o.writing_ctx = &pr;
+    }
     if ((rc = ddb_sync_run(&r, &o, &err)) != 0) {
         code = diff_cli_stopped(&c, &r.diff, rc, &err);
         if (r.st.put + r.st.deleted > 0 || code == EXIT_INTERRUPTED)

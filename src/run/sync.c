@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ddbpipe/canon.h"
+#include "ddbpipe/clock.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/rejects.h"
 #include "ddbpipe/sync.h"
@@ -43,6 +44,7 @@ typedef struct sync_job {
     ddb_buf line; /* one of them */
     ddb_json_parser *parser;
     ddb_arena *arena;
+    double told_at; /* when o->writing was last called */
 } sync_job;
 
 static int connect_hook(void *ctx, ddb_client **client)
@@ -94,6 +96,23 @@ static void on_reject(void *ctx, int entity, const ddb_reject_info *info)
     j->out->st.refused++;
     if (j->rejects_rc == 0)
         j->rejects_rc = ddb_rejects_write_info(j->rejects, info, NULL, &j->rejects_err);
+}
+
+/* o->writing, about once a second: from each write, and from the client
+ * while the writer waits for DynamoDB. */
+static void tick(sync_job *j)
+{
+    double now = ddb_clock_seconds();
+    if (j->o->writing == NULL || now - j->told_at < 1.0)
+        return;
+    ddb_table_output_stats(j->writer, &j->out->st.writes);
+    j->o->writing(j->o->writing_ctx, &j->out->st);
+    j->told_at = now;
+}
+
+static void on_idle(void *ctx)
+{
+    tick(ctx);
 }
 
 /* The spill file of the puts, in the output folder, already unlinked: it
@@ -156,6 +175,7 @@ static int get_ready(sync_job *j, ddb_error *err)
     j->writer->ack = on_ack;
     j->writer->reject = on_reject;
     j->writer->ack_ctx = j;
+    ddb_client_set_idle(j->client, on_idle, j);
     return 0;
 }
 
@@ -197,6 +217,8 @@ static int send(sync_job *j, const ddb_map *item, ddb_record_kind kind, ddb_erro
     int rc = j->writer->vt->put(j->writer, -1, kind, item, 0, NULL, err);
     if (rc == 0 && j->rejects_rc != 0)
         return ddb_error_set(err, j->rejects_rc, "%s", j->rejects_err.message);
+    if (rc == 0)
+        tick(j);
     return rc;
 }
 
@@ -313,6 +335,7 @@ static int settle(sync_job *j, int rc, ddb_error *err)
         else if (j->writer->vt->stop)
             (void)j->writer->vt->stop(j->writer, &e2);
         ddb_table_output_stats(j->writer, &j->out->st.writes);
+        ddb_client_set_idle(j->client, NULL, NULL);
     }
     if (rc == 0 && j->rejects_rc != 0)
         rc = ddb_error_set(err, j->rejects_rc, "%s", j->rejects_err.message);
@@ -340,6 +363,7 @@ int ddb_sync_run(ddb_sync_outcome *out, const ddb_sync_run_options *o, ddb_error
     j.o = o;
     j.out = out;
     j.same_mapping = same_path(o->diff.side[0].mapping_path, o->diff.side[1].mapping_path);
+    j.told_at = ddb_clock_seconds();
     if (ddb_json_parser_new(&j.parser) != 0 || ddb_arena_new(&j.arena, 0) != 0) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         out->diff.step = DDB_DIFF_SETUP;

@@ -183,6 +183,13 @@ run resync 0 "$bin" sync --table fav --to-table favcopy2 --mapping "$m1" --out "
 grep -q "\"to_put\":$((total + 1 - done_before))," "$tmp/s9.json" ||
     fail "resync: $done_before put before, $(grep -o '"sync":{[^}]*}' "$tmp/s9.json")"
 run resynced 0 "$bin" diff --table fav --to-table favcopy2 --mapping "$m1" --out "$tmp/d9" "${D[@]}"
+# a line of progress while it writes (slow batches, one at a time, for two seconds or so)
+run create-copy3 0 "$bin" create-table --mapping "$m1" --table favcopy3 "${D[@]}"
+control '{"rules":[{"kind":"slow","op":"BatchWriteItem","ms":400}]}'
+run slow 0 "$bin" sync --table fav --to-table favcopy3 --mapping "$m1" --concurrency 1 \
+    --progress log --progress-interval 1 --out "$tmp/s11" "${F[@]}"
+control '{"clear":true}'
+expect_in "$tmp/slow.err" "ddbpipe sync: writing: 0 deleted, "
 
 # usage: the target must be a table
 run files-target 2 "$bin" sync --table fav "$tmp/dump1/items.json" --mapping "$m1" "${D[@]}"
