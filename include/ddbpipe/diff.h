@@ -28,6 +28,32 @@
 
 typedef struct ddb_diff ddb_diff;
 
+/* What the comparison found for one key, for a caller that acts on it (sync). */
+typedef enum ddb_diff_kind {
+    DDB_DIFF_ONLY_A = 1, /* a record side B lacks */
+    DDB_DIFF_ONLY_B,     /* a record side A lacks */
+    DDB_DIFF_DIFFERENT,  /* the same key, other values */
+    DDB_DIFF_REPEATED_B  /* a record of side B whose key comes again on B (two items of a
+                            table that decode to one key): only the last is compared, this
+                            one is told (no line in the differences file) */
+} ddb_diff_kind;
+
+typedef struct ddb_diff_verdict {
+    ddb_diff_kind kind;
+    const char *entity; /* the row: an entity, "(unmatched)" or "(items)" */
+    int is_item;        /* a and b are items (no entity matched, or no mapping), not records */
+    const char *a, *b;  /* canonical DynamoDB JSON of the record on each side (NULL: absent) */
+    size_t a_len, b_len;
+    const char *b_key; /* side B's item key (its table's key attributes), canonical DynamoDB
+                          JSON, when ddb_diff_opts.keep_b_keys; else NULL */
+    size_t b_key_len;
+} ddb_diff_verdict;
+
+/* Called for each difference, in the order of the differences file; the
+ * verdict's text lives until it returns. Returns 0, or a code that stops the
+ * comparison (err set). */
+typedef int (*ddb_diff_verdict_fn)(void *ctx, const ddb_diff_verdict *v, ddb_error *err);
+
 typedef struct ddb_diff_opts {
     const char *work_dir;         /* bucket files go in a folder made here, removed at the end */
     double sample;                /* share of the keys compared (0 or >= 1: all) */
@@ -37,6 +63,9 @@ typedef struct ddb_diff_opts {
     const char *const *key_attrs; /* the key attributes of items compared without a
                                      mapping (table partition key, then sort key) */
     size_t n_key_attrs;
+    ddb_diff_verdict_fn verdict; /* each difference, besides its line (may be NULL) */
+    void *verdict_ctx;
+    int keep_b_keys; /* remember side B's item keys, for the verdicts (what to delete) */
 } ddb_diff_opts;
 
 typedef struct ddb_diff_counts {

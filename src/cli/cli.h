@@ -164,6 +164,7 @@ int cmd_import(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_sync(int argc, char **argv);
 int cmd_mapping_from_workbench(int argc, char **argv);
 
 extern const cli_command cli_commands[];

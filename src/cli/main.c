@@ -111,6 +111,24 @@ const cli_command cli_commands[] = {
      "7 when no difference was found but a side rejected records\n"
      "(_rejects_a.ndjson, _rejects_b.ndjson): what was not compared may differ.",
      cmd_diff},
+    {"sync",
+     "sync (SOURCE | --table T) --to-table TARGET [--mapping FILE [--to-mapping FILE]] "
+     "[--no-delete] [--dry-run] [--out DIR]",
+     "make a table hold the source's records, writing only the differences",
+     "Compares as diff does (the source as side A: a table, an Export to S3 folder or\n"
+     "files; the target table as side B; records matched by entity and key through the\n"
+     "mappings) and writes only the differences, with BatchWriteItem: an item the source\n"
+     "lacks is deleted (--no-delete keeps it); then a record the target lacks or holds\n"
+     "different is encoded with the target's mapping (--to-mapping, else --mapping) and\n"
+     "put whole. Items no entity matches are put as they are only when both\n"
+     "sides use the same mapping. --dry-run compares and counts, and writes nothing.\n"
+     "Prints how many records were equal, put and deleted; OUT/differences.ndjson lists\n"
+     "what was found, OUT/_rejects_sync.ndjson what could not be written and why. Exit\n"
+     "status 0 once the target holds the source's records (extras kept by --no-delete\n"
+     "aside); 1 when a difference could not be written (with --dry-run: when there are\n"
+     "differences); 7 when all was written but a side rejected records, which were not\n"
+     "compared: not proven equal.",
+     cmd_sync},
     {"create-table", "create-table --mapping FILE [--table NAME] [--if-not-exists]",
      "create a table and all its indexes from a mapping",
      "Creates the mapping's table (or --table NAME) with its key schema and every GSI and\n"
@@ -136,13 +154,13 @@ const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
 
 const char *const cli_exit_codes[][2] = {
     {"0", "ok"},
-    {"1", "records were rejected (diff: the sides differ)"},
+    {"1", "records were rejected (diff: the sides differ; sync: a difference not written)"},
     {"2", "usage: a bad command line or mapping"},
     {"3", "input error"},
     {"4", "output error"},
     {"5", "DynamoDB or network error"},
     {"6", "no record matched the mapping"},
-    {"7", "diff: no difference found, but records were rejected: not proven equal"},
+    {"7", "diff: no difference found, but records were rejected: not proven equal (sync too)"},
     {"130", "interrupted"},
     {"141", "the output pipe was closed (--out -: standard output carrying data)"},
     {NULL, NULL},

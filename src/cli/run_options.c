@@ -104,7 +104,7 @@ static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_DIFF,
          {"key", OPT_STRING, &ap->key, "NAME[,NAME]",
           "without a mapping: the key attributes (default: the table's key schema)"}},
-        {G_DIFF,
+        {G_SAMPLE,
          {"sample", OPT_STRING, &ap->sample, "P",
           "compare only a share of the keys, the same on both sides: 10% or 0.1"}},
         {G_DIFF,
@@ -147,7 +147,11 @@ static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_SCAN | G_DIFF,
          {"max-rcu", OPT_UINT, &ap->max_rcu, "N",
           "read at most N capacity units per second (as DynamoDB reports them)"}},
-        {G_IMPORT | G_MIGRATE | G_GEN,
+        {G_SYNC,
+         {"no-delete", OPT_FLAG, &ap->no_delete, NULL,
+          "keep the target's items the source lacks (counted as kept) instead of deleting "
+          "them"}},
+        {G_IMPORT | G_MIGRATE | G_GEN | G_SYNC,
          {"max-wcu", OPT_UINT, &ap->max_wcu, "N",
           "write at most N capacity units per second (as DynamoDB reports "
           "them; also sizes the --dry-run estimate)"}},

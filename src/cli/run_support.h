@@ -36,7 +36,9 @@ enum {
     G_GEN = 1 << 15,     /* generate: --count, --seed, records made up instead of inputs */
     G_DIFF = 1 << 16,    /* diff: two sides (--table, --to-table, --to-mapping), scan options */
     G_VIAEXP = 1 << 17,  /* export: the table read through DynamoDB's export to S3 */
-    G_VIAIMP = 1 << 18   /* import: the table written through DynamoDB's import from S3 */
+    G_VIAIMP = 1 << 18,  /* import: the table written through DynamoDB's import from S3 */
+    G_SYNC = 1 << 19,    /* sync: what it writes to its target (--no-delete, --max-wcu) */
+    G_SAMPLE = 1 << 20   /* diff: --sample (sync compares every key) */
 };
 
 typedef struct run_args {
@@ -49,7 +51,7 @@ typedef struct run_args {
     uint64_t max_rejects, max_line, segments, page_size, max_columns;
     int overwrite;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
-    int update, if_not_exists;
+    int update, if_not_exists, no_delete;
     int typed, allow_short_rows, allow_long_rows;
     int ignore_schema_mismatch, allow_extra_columns;
     const char *state, *progress;

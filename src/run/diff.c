@@ -29,6 +29,7 @@ typedef struct side_out {
                           where it differs (DDB_TYPE_NONE: the same); NULL: none differs */
     ddb_arena *arena;
     ddb_buf key, val, json;
+    ddb_buf item_key; /* side B's, for the verdicts (keep_b_keys) */
 } side_out;
 
 /* ------------------------------------------------------------------ rows */
@@ -109,8 +110,8 @@ static void put_u32(unsigned char *p, uint32_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-int diff_bucket_put(const ddb_diff *d, diff_buckets *bk, int side, unsigned b, uint32_t row,
-                    const char *key, size_t klen, const char *val, size_t vlen, ddb_error *err)
+int diff_bucket_put(const ddb_diff *d, diff_buckets *bk, int side, unsigned b, const diff_entry *e,
+                    ddb_error *err)
 {
     unsigned char head[DIFF_ENTRY_HEADER];
     int rc;
@@ -126,16 +127,16 @@ int diff_bucket_put(const ddb_diff *d, diff_buckets *bk, int side, unsigned b, u
         if (rc != 0)
             return rc;
     }
-    if (klen > UINT32_MAX || vlen > UINT32_MAX)
-        return ddb_error_set(err, DDB_ETOOBIG, "a record too large to compare");
-    put_u32(head, row);
-    put_u32(head + 4, (uint32_t)klen);
-    put_u32(head + 8, (uint32_t)vlen);
+    put_u32(head, e->row);
+    put_u32(head + 4, e->klen);
+    put_u32(head + 8, e->vlen);
+    put_u32(head + 12, e->xlen);
     if ((rc = ddb_sink_write(bk->files[b], head, sizeof(head), err)) != 0 ||
-        (rc = ddb_sink_write(bk->files[b], key, klen, err)) != 0 ||
-        (rc = ddb_sink_write(bk->files[b], val, vlen, err)) != 0)
+        (rc = ddb_sink_write(bk->files[b], e->key, e->klen, err)) != 0 ||
+        (rc = ddb_sink_write(bk->files[b], e->val, e->vlen, err)) != 0 ||
+        (e->xlen > 0 && (rc = ddb_sink_write(bk->files[b], e->x, e->xlen, err)) != 0))
         return rc;
-    bk->bytes += sizeof(head) + klen + vlen;
+    bk->bytes += sizeof(head) + (uint64_t)e->klen + e->vlen + e->xlen;
     return 0;
 }
 
@@ -254,6 +255,50 @@ static int key_value(side_out *so, const ddb_map *item, int *row, char *why, siz
     return ddb_canon_map(&so->val, &dec.record);
 }
 
+/* The item key of a side B item: its table's key attributes (the items'
+ * key without a mapping). Returns 0 or DDB_ENOMEM; an item without them
+ * (compared without a mapping, refused before) leaves the key empty. */
+static int b_item_key(side_out *so, const ddb_map *item)
+{
+    const ddb_diff *d = so->d;
+    const ddb_mapping *m = d->map[1];
+    const char *names[2] = {m ? m->table.pk.name : NULL, m ? m->table.sk.name : NULL};
+    const char *const *keys = m ? names : (const char *const *)d->key_attrs;
+    size_t n = m ? (names[1] ? 2 : 1) : d->n_key_attrs;
+    int rc;
+    ddb_buf_clear(&so->item_key);
+    rc = item_key(&so->item_key, keys, n, item, so->arena);
+    if (rc == 1)
+        ddb_buf_clear(&so->item_key);
+    return rc == DDB_ENOMEM || so->item_key.oom ? DDB_ENOMEM : 0;
+}
+
+/* Into the side's bucket: the key and value made, and side B's item key
+ * when the verdicts need it. */
+static int so_keep(side_out *so, const ddb_map *item, uint32_t row, ddb_error *err)
+{
+    ddb_diff *d = so->d;
+    diff_entry e;
+    int rc;
+    memset(&e, 0, sizeof(e));
+    if (so->side == 1 && d->o.keep_b_keys && b_item_key(so, item) != 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (so->key.len > UINT32_MAX || so->val.len > UINT32_MAX || so->item_key.len > UINT32_MAX)
+        return ddb_error_set(err, DDB_ETOOBIG, "a record too large to compare");
+    e.row = row;
+    e.key = so->key.ptr;
+    e.klen = (uint32_t)so->key.len;
+    e.val = so->val.ptr;
+    e.vlen = (uint32_t)so->val.len;
+    e.x = so->item_key.ptr;
+    e.xlen = (uint32_t)so->item_key.len;
+    rc = diff_bucket_put(d, &d->buckets[so->side], so->side,
+                         diff_bucket_of(d, 0, row, e.key, e.klen), &e, err);
+    if (rc == 0)
+        d->st.kept[so->side]++;
+    return rc;
+}
+
 static int so_put(ddb_output *o, int entity_index, ddb_record_kind kind, const ddb_map *item,
                   size_t n_declared, const ddb_record *origin, ddb_error *err)
 {
@@ -284,12 +329,8 @@ static int so_put(ddb_output *o, int entity_index, ddb_record_kind kind, const d
         ddb_hash64(so->key.ptr, so->key.len, ddb_hash_combine(d->o.sample_seed, (uint64_t)row)) >=
             d->sample_limit) {
         d->st.skipped[so->side]++;
-    } else {
-        unsigned b = diff_bucket_of(d, 0, (uint32_t)row, so->key.ptr, so->key.len);
-        if ((rc = diff_bucket_put(d, &d->buckets[so->side], so->side, b, (uint32_t)row, so->key.ptr,
-                                  so->key.len, so->val.ptr, so->val.len, err)) != 0)
-            return rc;
-        d->st.kept[so->side]++;
+    } else if ((rc = so_keep(so, item, (uint32_t)row, err)) != 0) {
+        return rc;
     }
     if (o->ack)
         o->ack(o->ack_ctx, entity_index, kind, origin ? origin->seq : 0);
@@ -330,6 +371,7 @@ static void side_free(side_out *so)
     ddb_buf_dispose(&so->key);
     ddb_buf_dispose(&so->val);
     ddb_buf_dispose(&so->json);
+    ddb_buf_dispose(&so->item_key);
     for (size_t i = 0; so->retype && i < so->n_entities; i++)
         free(so->retype[i]);
     free(so->retype);

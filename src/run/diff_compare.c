@@ -19,11 +19,7 @@
  * alike at every level, i.e. it is one key many times over. */
 #define MAX_LEVEL 6
 
-typedef struct entry {
-    const char *key, *val;
-    uint32_t row, klen, vlen;
-    uint64_t seq;
-} entry;
+typedef diff_entry entry;
 
 typedef struct loaded {
     char *data;
@@ -85,7 +81,8 @@ static int load(loaded *l, const char *path, ddb_error *err)
         const unsigned char *h = (const unsigned char *)l->data + at;
         entry *e;
         if (size - at < DIFF_ENTRY_HEADER ||
-            size - at - DIFF_ENTRY_HEADER < (uint64_t)get_u32(h + 4) + get_u32(h + 8))
+            size - at - DIFF_ENTRY_HEADER <
+                (uint64_t)get_u32(h + 4) + get_u32(h + 8) + get_u32(h + 12))
             return ddb_error_set(err, DDB_EIO, "%s is cut short at byte %zu", path, at);
         if ((e = ddb_array_reserve(l->e, l->n, &cap, sizeof(entry), 1024)) == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -94,10 +91,12 @@ static int load(loaded *l, const char *path, ddb_error *err)
         e->row = get_u32(h);
         e->klen = get_u32(h + 4);
         e->vlen = get_u32(h + 8);
+        e->xlen = get_u32(h + 12);
         e->key = l->data + at + DIFF_ENTRY_HEADER;
         e->val = e->key + e->klen;
+        e->x = e->val + e->vlen;
         e->seq = l->n++;
-        at += DIFF_ENTRY_HEADER + (size_t)e->klen + e->vlen;
+        at += DIFF_ENTRY_HEADER + (size_t)e->klen + e->vlen + e->xlen;
     }
     qsort(l->e, l->n, sizeof(entry), entry_cmp);
     return 0;
@@ -240,6 +239,28 @@ static void count(ddb_diff *d, uint32_t row, int what)
     (*counter(&d->st.total, what))++;
 }
 
+/* Hands a difference to the caller's verdict function (sync acts on it). */
+static int tell(cmp *c, ddb_diff_kind kind, const entry *a, const entry *b)
+{
+    ddb_diff *d = c->d;
+    const entry *any = a ? a : b;
+    ddb_diff_verdict v;
+    if (d->o.verdict == NULL)
+        return 0;
+    memset(&v, 0, sizeof(v));
+    v.kind = kind;
+    v.entity = d->rows[any->row].name;
+    v.is_item = (int)any->row == d->unmatched_row || (int)any->row == d->items_row;
+    if (a != NULL)
+        v.a = a->val, v.a_len = a->vlen;
+    if (b != NULL) {
+        v.b = b->val, v.b_len = b->vlen;
+        if (b->xlen > 0)
+            v.b_key = b->x, v.b_key_len = b->xlen;
+    }
+    return d->o.verdict(d->o.verdict_ctx, &v, c->err);
+}
+
 static int compare_loaded(cmp *c, const loaded *A, const loaded *B)
 {
     size_t i = 0, j = 0;
@@ -252,26 +273,38 @@ static int compare_loaded(cmp *c, const loaded *A, const loaded *B)
         if (dups)
             c->d->rows[A->e[i].row].c.dup_a += dups, c->d->st.total.dup_a += dups;
         dups = 0;
-        if (j < B->n)
+        if (j < B->n) {
+            size_t first = j;
             j = last_of_run(B, j, &dups);
+            while (rc == 0 && first < j)
+                rc = tell(c, DDB_DIFF_REPEATED_B, NULL, &B->e[first++]);
+        }
         if (dups)
             c->d->rows[B->e[j].row].c.dup_b += dups, c->d->st.total.dup_b += dups;
+        if (rc != 0)
+            break;
         order = i >= A->n ? 1 : j >= B->n ? -1 : entry_cmp(&A->e[i], &B->e[j]);
         if (i < A->n && j < B->n && same_key(&A->e[i], &B->e[j]))
             order = 0;
         if (order < 0) {
             count(c->d, A->e[i].row, C_ONLY_A);
-            rc = report_only(c, &A->e[i++], 0);
+            if ((rc = report_only(c, &A->e[i], 0)) == 0)
+                rc = tell(c, DDB_DIFF_ONLY_A, &A->e[i], NULL);
+            i++;
         } else if (order > 0) {
             count(c->d, B->e[j].row, C_ONLY_B);
-            rc = report_only(c, &B->e[j++], 1);
+            if ((rc = report_only(c, &B->e[j], 1)) == 0)
+                rc = tell(c, DDB_DIFF_ONLY_B, NULL, &B->e[j]);
+            j++;
         } else if (A->e[i].vlen == B->e[j].vlen &&
                    memcmp(A->e[i].val, B->e[j].val, A->e[i].vlen) == 0) {
             count(c->d, A->e[i].row, C_EQUAL);
             i++, j++;
         } else {
             count(c->d, A->e[i].row, C_DIFFERENT);
-            rc = report_different(c, &A->e[i++], &B->e[j++]);
+            if ((rc = report_different(c, &A->e[i], &B->e[j])) == 0)
+                rc = tell(c, DDB_DIFF_DIFFERENT, &A->e[i], &B->e[j]);
+            i++, j++;
         }
     }
     return rc;
@@ -292,7 +325,8 @@ static int next_entry(FILE *f, const char *path, ddb_buf *buf, entry *e, ddb_err
     e->row = get_u32(h);
     e->klen = get_u32(h + 4);
     e->vlen = get_u32(h + 8);
-    n = (size_t)e->klen + e->vlen;
+    e->xlen = get_u32(h + 12);
+    n = (size_t)e->klen + e->vlen + e->xlen;
     ddb_buf_clear(buf);
     if (ddb_buf_reserve(buf, n) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -300,6 +334,7 @@ static int next_entry(FILE *f, const char *path, ddb_buf *buf, entry *e, ddb_err
         return ddb_error_set(err, DDB_EIO, "%s is cut short", path);
     e->key = buf->ptr;
     e->val = buf->ptr + e->klen;
+    e->x = e->val + e->vlen;
     return 1;
 }
 
@@ -315,7 +350,8 @@ static int split(cmp *c, const char *prefix, unsigned level, unsigned b)
     for (int s = 0; s < 2 && rc == 0; s++) {
         char *path = diff_bucket_path(prefix, b, s);
         FILE *f = NULL;
-        entry e = {NULL, NULL, 0, 0, 0, 0};
+        entry e;
+        memset(&e, 0, sizeof(e));
         sub[s].level = level + 1;
         sub[s].prefix = malloc(strlen(prefix) + 24);
         if (path == NULL || sub[s].prefix == NULL) {
@@ -328,7 +364,7 @@ static int split(cmp *c, const char *prefix, unsigned level, unsigned b)
             rc = ddb_error_set(c->err, DDB_EIO, "cannot open %s", path);
         while (rc == 0 && f != NULL && (rc = next_entry(f, path, &buf, &e, c->err)) == 1)
             rc = diff_bucket_put(d, &sub[s], s, diff_bucket_of(d, level + 1, e.row, e.key, e.klen),
-                                 e.row, e.key, e.klen, e.val, e.vlen, c->err);
+                                 &e, c->err);
         if (rc == 0)
             rc = diff_buckets_finish(d, &sub[s], c->err);
         if (f != NULL)

@@ -4,16 +4,18 @@
  * comparison (diff_compare.c).
  *
  * A bucket file is a sequence of entries: row (u32), key length (u32),
- * value length (u32), all little-endian, then the key and the value. The key
- * is the canonical JSON of the record's key fields, the value the canonical
- * JSON of the whole record, so equal records are equal bytes.
+ * value length (u32), extra length (u32), all little-endian, then the key,
+ * the value and the extra. The key is the canonical JSON of the record's key
+ * fields, the value the canonical JSON of the whole record, so equal records
+ * are equal bytes. The extra is side B's item key when the caller acts on
+ * the verdicts (sync deletes by it), else empty: it is never compared.
  */
 #ifndef DDBPIPE_DIFF_INTERNAL_H
 #define DDBPIPE_DIFF_INTERNAL_H
 
 #include "ddbpipe/diff.h"
 
-#define DIFF_ENTRY_HEADER 12
+#define DIFF_ENTRY_HEADER 16
 
 typedef struct diff_rowdef {
     char **key_fields; /* the entity's table-key fields, in declared order */
@@ -51,9 +53,16 @@ struct ddb_diff {
 unsigned diff_bucket_of(const ddb_diff *d, unsigned level, uint32_t row, const char *key,
                         size_t klen);
 
-/* Opens (on first use) bucket b of bk and appends one entry. */
-int diff_bucket_put(const ddb_diff *d, diff_buckets *bk, int side, unsigned b, uint32_t row,
-                    const char *key, size_t klen, const char *val, size_t vlen, ddb_error *err);
+/* One entry of a bucket file (see above). */
+typedef struct diff_entry {
+    const char *key, *val, *x;
+    uint32_t row, klen, vlen, xlen;
+    uint64_t seq;
+} diff_entry;
+
+/* Opens (on first use) bucket b of bk and appends e. */
+int diff_bucket_put(const ddb_diff *d, diff_buckets *bk, int side, unsigned b, const diff_entry *e,
+                    ddb_error *err);
 
 /* Finishes and closes every open file of bk. */
 int diff_buckets_finish(const ddb_diff *d, diff_buckets *bk, ddb_error *err);

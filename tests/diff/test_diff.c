@@ -3,7 +3,8 @@
  * differences read back from memory. Equal sides, a changed attribute, a
  * missing and an extra record, 1.0 against 1, repeated keys, a re-keyed side
  * (favorites v1 against v2, from formats/ at run time), sampling, and
- * buckets split to fit a tiny memory budget.
+ * buckets split to fit a tiny memory budget; the verdicts a caller acts on
+ * (sync), with side B's item keys.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -21,17 +22,22 @@ static ddb_arena *a;
 static char dir[64];
 static int rejected;
 static char last_reason[1024];
+static int told;      /* ask for the verdicts, with side B's item keys (new_diff) */
+static ddb_buf heard; /* the verdicts, a line each: kind, entity, a, b, B's key */
 
 static void setup(void)
 {
     cr_assert_eq(ddb_arena_new(&a, 0), 0);
     tu_mkdtemp(dir, sizeof(dir), "/tmp/ddb-diff-XXXXXX");
     rejected = 0;
+    told = 0;
+    ddb_buf_clear(&heard);
 }
 
 static void teardown(void)
 {
     ddb_arena_free(a);
+    ddb_buf_dispose(&heard);
     tu_rmtree(dir);
 }
 
@@ -51,6 +57,20 @@ static void on_reject(void *ctx, int entity, const ddb_reject_info *info)
     "\"entities\":[{\"name\":\"Thing\",\"keys\":{\"pk\":\"T#{id}\",\"sk\":\"{n}\"},"               \
     "\"fields\":[{\"name\":\"id\"},{\"name\":\"n\",\"type\":\"N\"},{\"name\":\"label\"},"          \
     "{\"name\":\"score\",\"type\":\"N\"},{\"name\":\"tags\",\"type\":\"SS\"}]}]}"
+
+static int on_verdict(void *ctx, const ddb_diff_verdict *v, ddb_error *err)
+{
+    ddb_buf *b = ctx;
+    (void)err;
+    ddb_buf_printf(b, "%s %s%s a=%.*s b=%.*s key=%.*s\n",
+                   v->kind == DDB_DIFF_ONLY_A       ? "only_a"
+                   : v->kind == DDB_DIFF_ONLY_B     ? "only_b"
+                   : v->kind == DDB_DIFF_REPEATED_B ? "repeated_b"
+                                                    : "different",
+                   v->entity, v->is_item ? " (item)" : "", (int)v->a_len, v->a ? v->a : "",
+                   (int)v->b_len, v->b ? v->b : "", v->b_key ? (int)v->b_key_len : 1, v->b_key ? v->b_key : "-");
+    return 0;
+}
 
 static ddb_mapping *parse(const char *text)
 {
@@ -74,6 +94,11 @@ static ddb_diff *new_diff(const ddb_mapping *ma, const ddb_mapping *mb, double s
     o.fanout = max_memory ? 4 : 0;
     o.key_attrs = keys;
     o.n_key_attrs = 2;
+    if (told) {
+        o.verdict = on_verdict;
+        o.verdict_ctx = &heard;
+        o.keep_b_keys = 1;
+    }
     cr_assert_eq(ddb_diff_new(&d, ma, mb, &o, &err), 0, "%s", err.message);
     return d;
 }
@@ -352,5 +377,89 @@ Test(diff, buckets_too_large_for_memory_are_split_with_the_same_result)
     free(t2);
     ddb_diff_free(whole);
     ddb_diff_free(split);
+    ddb_mapping_free(m);
+}
+
+Test(diff, each_difference_is_told_with_side_b_item_key)
+{
+    ddb_mapping *m = parse(MAPPING);
+    const char *side_a[] = {T("a", "1", ",\"label\":{\"S\":\"x\"}"), T("b", "2", ""),
+                            T("c", "3", "")};
+    const char *side_b[] = {T("a", "1", ",\"label\":{\"S\":\"y\"}"), T("c", "3.0", ""),
+                            T("d", "4", ""), "{\"pk\":{\"S\":\"other\"},\"sk\":{\"N\":\"9\"}}"};
+    ddb_diff *d;
+    char *text;
+    told = 1;
+    d = new_diff(m, m, 0, 0);
+    feed(d, 0, side_a, 3);
+    feed(d, 1, side_b, 4);
+    text = compare(d);
+    cr_assert_not_null(heard.ptr);
+    cr_assert_not_null(
+        strstr(heard.ptr, "different Thing a={\"id\":{\"S\":\"a\"},\"label\":{\"S\":\"x\"},\"n\":"
+                          "{\"N\":\"1\"}} b={\"id\":{\"S\":\"a\"},\"label\":{\"S\":\"y\"},\"n\":"
+                          "{\"N\":\"1\"}} key={\"pk\":{\"S\":\"T#a\"},\"sk\":{\"N\":\"1\"}}\n"),
+        "%s", heard.ptr);
+    cr_assert_not_null(strstr(heard.ptr, "only_a Thing a={\"id\":{\"S\":\"b\"},\"n\":{\"N\":\"2\"}}"
+                                         " b= key=-\n"),
+                       "%s", heard.ptr);
+    /* B's key is the item's as stored (its table's attributes), not the record's fields */
+    cr_assert_not_null(strstr(heard.ptr, "only_b Thing a= b={\"id\":{\"S\":\"d\"},\"n\":{\"N\":"
+                                         "\"4\"}} key={\"pk\":{\"S\":\"T#d\"},\"sk\":{\"N\":\"4\"}}\n"),
+                       "%s", heard.ptr);
+    cr_assert_not_null(strstr(heard.ptr, "only_b (unmatched) (item) a= b={\"pk\":{\"S\":\"other\"},"
+                                         "\"sk\":{\"N\":\"9\"}} key={\"pk\":{\"S\":\"other\"},"
+                                         "\"sk\":{\"N\":\"9\"}}\n"),
+                       "%s", heard.ptr);
+    cr_assert_null(strstr(heard.ptr, "T#c"), "equal records are not told: %s", heard.ptr);
+    /* the differences file is what it is without verdicts */
+    cr_assert_not_null(strstr(text, "\"diff\":\"only_in_b\",\"b\":{\"id\":{\"S\":\"d\"}"), "%s",
+                       text);
+    free(text);
+    ddb_diff_free(d);
+    ddb_mapping_free(m);
+}
+
+Test(diff, side_b_item_keys_survive_buckets_split_to_fit_in_memory)
+{
+    ddb_mapping *m = parse(MAPPING);
+    ddb_diff *d;
+    size_t lines = 0;
+    told = 1;
+    d = new_diff(m, m, 0, 2048);
+    feed_many(d);
+    free(compare(d));
+    cr_assert_gt(ddb_diff_get_stats(d)->levels, 1);
+    cr_assert_not_null(heard.ptr);
+    for (int i = 0; i < 300; i += 10) {
+        char want[160];
+        snprintf(want, sizeof(want), "key={\"pk\":{\"S\":\"T#k%d\"},\"sk\":{\"N\":\"%d\"}}\n", i, i);
+        cr_assert_not_null(strstr(heard.ptr, want), "%s", want);
+    }
+    for (const char *p = heard.ptr; (p = strchr(p, '\n')) != NULL; p++)
+        lines++;
+    cr_assert_eq(lines, 30);
+    ddb_diff_free(d);
+    ddb_mapping_free(m);
+}
+
+Test(diff, a_key_repeated_on_side_b_is_told_for_all_but_the_last)
+{
+    ddb_mapping *m = parse(MAPPING);
+    const char *side_a[] = {T("a", "1", ",\"label\":{\"S\":\"new\"}")};
+    const char *side_b[] = {T("a", "1", ",\"label\":{\"S\":\"old\"}"),
+                            T("a", "1.0", ",\"label\":{\"S\":\"new\"}")};
+    ddb_diff *d;
+    told = 1;
+    d = new_diff(m, m, 0, 0);
+    feed(d, 0, side_a, 1);
+    feed(d, 1, side_b, 2);
+    free(compare(d));
+    cr_assert_eq(ddb_diff_get_stats(d)->total.equal, 1);
+    cr_assert_eq(ddb_diff_get_stats(d)->total.dup_b, 1);
+    cr_assert_not_null(heard.ptr);
+    cr_assert_str_eq(heard.ptr, "repeated_b Thing a= b={\"id\":{\"S\":\"a\"},\"label\":{\"S\":\"old\"},"
+                                "\"n\":{\"N\":\"1\"}} key={\"pk\":{\"S\":\"T#a\"},\"sk\":{\"N\":\"1\"}}\n");
+    ddb_diff_free(d);
     ddb_mapping_free(m);
 }
