@@ -114,6 +114,8 @@ static slot *push(ddb_tracker *t)
 
 static void count_into(ddb_entity_stats *st, ddb_outcome o)
 {
+    if (o == DDB_OUTCOME_SKIPPED)
+        return;
     st->read++;
     if (o == DDB_OUTCOME_WRITTEN || o == DDB_OUTCOME_DELETED)
         st->written++;

@@ -4,6 +4,7 @@
  */
 #include "ddbpipe/table.h"
 
+#include <assert.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -562,4 +563,70 @@ int ddb_table_check_mapping(const ddb_table_info *t, const ddb_mapping *m, ddb_b
         }
     }
     return n;
+}
+
+int ddb_table_ttl_parse(char **out, const char *json, const char *table, ddb_error *err)
+{
+    json_object *root = json_tokener_parse(json), *d;
+    const char *status, *name;
+    int rc = 0;
+
+    assert(out != NULL && json != NULL && table != NULL);
+    *out = NULL;
+    if (root == NULL || !json_object_object_get_ex(root, "TimeToLiveDescription", &d) ||
+        (status = jstr(d, "TimeToLiveStatus")) == NULL) {
+        rc = ddb_error_set(err, DDB_EINVAL, "DescribeTimeToLive %s: unexpected response", table);
+        goto done;
+    }
+    name = jstr(d, "AttributeName");
+    /* ENABLING: DynamoDB is about to delete by it; DISABLING and DISABLED:
+     * it deletes nothing, so nothing it would delete is to be left out */
+    if (strcmp(status, "ENABLED") != 0 && strcmp(status, "ENABLING") != 0) {
+        rc = ddb_error_set(err, DDB_EUSAGE,
+                           "table %s has Time to Live %s: no item of it is deleted as expired, so "
+                           "--skip-expired has nothing to go by (give --ttl-attribute NAME to "
+                           "skip by an attribute all the same)",
+                           table, status);
+        goto done;
+    }
+    if (name == NULL) {
+        rc = ddb_error_set(err, DDB_EINVAL, "DescribeTimeToLive %s: %s without an AttributeName",
+                           table, status);
+        goto done;
+    }
+    if ((*out = strdup(name)) == NULL)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+done:
+    if (root)
+        json_object_put(root);
+    return rc;
+}
+
+int ddb_table_ttl_attribute(char **out, ddb_client *c, const char *table, ddb_error *err)
+{
+    ddb_buf body = DDB_BUF_INIT;
+    ddb_response resp;
+    int rc;
+
+    *out = NULL;
+    memset(&resp, 0, sizeof(resp));
+    ddb_buf_puts(&body, "{\"TableName\":");
+    ddb_json_put_string(&body, table, strlen(table));
+    ddb_buf_putc(&body, '}');
+    if ((rc = ddb_client_call(c, "DescribeTimeToLive", body.ptr, body.len, &resp, err)) != 0)
+        goto done;
+    if (!resp.ok) {
+        rc = ddb_error_set(err,
+                           strcmp(resp.error_type, "ResourceNotFoundException") == 0 ? DDB_ENOTFOUND
+                                                                                     : DDB_ENET,
+                           "DescribeTimeToLive %s failed: %s%s%s", table, resp.error_type,
+                           resp.error_type[0] ? ": " : "", resp.message);
+        goto done;
+    }
+    if ((rc = ddb_table_ttl_parse(out, resp.body, table, err)) == DDB_EINVAL)
+        rc = DDB_ENET;
+done:
+    ddb_response_dispose(&resp);
+    ddb_buf_dispose(&body);
+    return rc;
 }
