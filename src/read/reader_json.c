@@ -412,6 +412,7 @@ static int take_record(json_reader *jr, enum jdoc_shape shape, ddb_error *err)
     jr->rec.raw_len = end - c->pos;
     jr->rec.reason = NULL;
     jr->rec.change = DDB_CHANGE_NONE;
+    jr->rec.by_ttl = 0;
     if ((rc = check_table(jr, err)) < 0)
         return rc;
     if (rc == 1) {

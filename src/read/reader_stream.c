@@ -117,7 +117,7 @@ int ddb_stream_record_sniff(const unsigned char *p, size_t i, size_t n)
 
 /* The parts of a record that decide what it does. */
 typedef struct stream_parts {
-    ddb_value event, source;
+    ddb_value event, source, identity;
     const char *keys, *image, *view;
     size_t keys_len, image_len, view_len;
 } stream_parts;
@@ -169,6 +169,8 @@ static const char *record_parts(stream_parts *sp, ddb_json_parser *parser, ddb_a
             bad = plain(&sp->event, parser, arena, &m) != 0 || sp->event.type != DDB_TYPE_S;
         else if (key_is(&m, "eventSource"))
             bad = plain(&sp->source, parser, arena, &m) != 0 || sp->source.type != DDB_TYPE_S;
+        else if (key_is(&m, "userIdentity"))
+            bad = plain(&sp->identity, parser, arena, &m) != 0;
         else if (key_is(&m, "dynamodb")) {
             const char *r = change_parts(sp, m.val, m.vlen, why, cap);
             if (r != NULL)
@@ -179,8 +181,8 @@ static const char *record_parts(stream_parts *sp, ddb_json_parser *parser, ddb_a
             return why;
         }
         if (bad) {
-            snprintf(why, cap, "malformed stream record: \"%.*s\" is not a string", (int)m.klen,
-                     m.key);
+            snprintf(why, cap, "malformed stream record: \"%.*s\" is not what it should be",
+                     (int)m.klen, m.key);
             return why;
         }
     }
@@ -225,6 +227,32 @@ static const char *record_change(ddb_change_kind *change, const stream_parts *sp
     return NULL;
 }
 
+/* A member of the plain map m named name, either spelling: a Lambda event's
+ * lowerCamel ("principalId") or the API's UpperCamel ("PrincipalId"). */
+static const ddb_value *member(const ddb_value *m, const char *name)
+{
+    for (size_t i = 0; i < m->u.m.count; i++) {
+        const ddb_str *k = &m->u.m.attrs[i].name;
+        if (k->len == strlen(name) && k->len > 0 && (k->ptr[0] | 0x20) == name[0] &&
+            memcmp(k->ptr + 1, name + 1, k->len - 1) == 0)
+            return &m->u.m.attrs[i].value;
+    }
+    return NULL;
+}
+
+/* A removal by Time to Live: userIdentity {"type": "Service", "principalId":
+ * "dynamodb.amazonaws.com"} (the Developer Guide's page on TTL and streams). */
+static int ttl_removal(const ddb_value *identity)
+{
+    const ddb_value *type, *who;
+    if (identity->type != DDB_TYPE_M)
+        return 0;
+    type = member(identity, "type");
+    who = member(identity, "principalId");
+    return type != NULL && who != NULL && str_is(type, "Service") &&
+           str_is(who, "dynamodb.amazonaws.com");
+}
+
 void ddb_stream_record_parse(ddb_record *rec, char *reason, size_t cap, ddb_json_parser *parser,
                              ddb_arena *arena, const char *text, size_t len)
 {
@@ -236,7 +264,7 @@ void ddb_stream_record_parse(ddb_record *rec, char *reason, size_t cap, ddb_json
     int del;
 
     memset(&sp, 0, sizeof(sp));
-    sp.event.type = sp.source.type = DDB_TYPE_NULL;
+    sp.event.type = sp.source.type = sp.identity.type = DDB_TYPE_NULL;
     bad = record_parts(&sp, parser, arena, text, len, why, sizeof(why));
     if (bad == NULL)
         bad = record_change(&change, &sp, why, sizeof(why));
@@ -252,6 +280,7 @@ void ddb_stream_record_parse(ddb_record *rec, char *reason, size_t cap, ddb_json
     }
     rec->kind = del ? DDB_REC_DELETE : DDB_REC_PUT;
     rec->change = change;
+    rec->by_ttl = del && ttl_removal(&sp.identity);
 }
 
 void ddb_stream_record_table(ddb_str *table, ddb_json_parser *parser, ddb_arena *arena,

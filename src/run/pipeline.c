@@ -201,6 +201,7 @@ int pl_take_record(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_record *rec
         return 0;
     }
     r->s->changes[rec->change & 3]++;
+    r->s->ttl_removed += rec->by_ttl != 0;
     if ((o->delete_all || c->item_deletes) && rec->kind == DDB_REC_PUT)
         rec->kind = DDB_REC_DELETE;
     ddb_error_clear(&rerr);

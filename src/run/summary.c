@@ -75,11 +75,15 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
                        (unsigned long long)s->total.not_done,
                        s->total.not_done == 1 ? " was" : "s were");
     if (s->changes[DDB_CHANGE_INSERT] + s->changes[DDB_CHANGE_MODIFY] +
-        s->changes[DDB_CHANGE_REMOVE])
-        ddb_buf_printf(out, "  changes: %llu inserted, %llu modified, %llu removed\n",
+        s->changes[DDB_CHANGE_REMOVE]) {
+        ddb_buf_printf(out, "  changes: %llu inserted, %llu modified, %llu removed",
                        (unsigned long long)s->changes[DDB_CHANGE_INSERT],
                        (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
                        (unsigned long long)s->changes[DDB_CHANGE_REMOVE]);
+        if (s->ttl_removed > 0)
+            ddb_buf_printf(out, " (%llu by Time to Live)", (unsigned long long)s->ttl_removed);
+        ddb_buf_putc(out, '\n');
+    }
     if (s->ttl_attribute != NULL)
         ddb_buf_printf(out,
                        "  skipped %llu expired (TTL attribute %s in the past, --skip-expired; not "
@@ -142,6 +146,9 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
         (unsigned long long)s->warnings, (unsigned long long)s->changes[DDB_CHANGE_INSERT],
         (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
         (unsigned long long)s->changes[DDB_CHANGE_REMOVE]);
+    /* only when there are some: the summaries of other inputs stay as they were */
+    if (s->ttl_removed > 0)
+        ddb_buf_printf(out, ",\"removed_by_ttl\":%llu", (unsigned long long)s->ttl_removed);
     if (s->ttl_attribute != NULL) /* only when asked: other runs' summaries stay as they were */
         ddb_buf_printf(out, ",\"expired\":%llu", (unsigned long long)s->expired);
     ddb_buf_printf(out, ",\"committed\":%s,\"outputs\":[", s->committed ? "true" : "false");

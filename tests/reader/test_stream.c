@@ -140,13 +140,46 @@ Test(stream, kinesis_records_lines_and_run_together)
     ddb_record *rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_PUT);
     cr_assert_str_eq(rec->table, "T");
+    cr_assert_eq(rec->by_ttl, 0);
     tu_expect_s(&rec->item, "Msg", "k");
     expect_change(r, DDB_REC_DELETE, DDB_CHANGE_REMOVE, "2");
     rec = tu_next_ok(r);
     cr_assert_eq(rec->kind, DDB_REC_DELETE);
+    cr_assert_eq(rec->by_ttl, 1);
     cr_assert_eq(rec->line, 2);
     tu_expect_end(r);
     ddb_reader_free(r);
+}
+
+/* A removal by Time to Live is told by its userIdentity, in the Lambda
+ * event's spelling or the API's (GetRecords: PrincipalId, Type); another
+ * principal, or a user's removal, is not one. */
+Test(stream, removals_by_time_to_live)
+{
+    static const struct {
+        const char *identity;
+        int by_ttl;
+    } cases[] = {
+        {"{\"type\":\"Service\",\"principalId\":\"dynamodb.amazonaws.com\"}", 1},
+        {"{\"PrincipalId\":\"dynamodb.amazonaws.com\",\"Type\":\"Service\"}", 1},
+        {"{\"type\":\"Service\",\"principalId\":\"events.amazonaws.com\"}", 0},
+        {"{\"type\":\"User\",\"principalId\":\"dynamodb.amazonaws.com\"}", 0},
+        {"{\"principalId\":\"dynamodb.amazonaws.com\"}", 0},
+        {"null", 0},
+    };
+    char text[512];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(text, sizeof(text),
+                 "[{\"eventID\":\"1\",\"eventName\":\"REMOVE\",\"userIdentity\":%s,"
+                 "\"dynamodb\":{" KEYS("3") "}}]\n",
+                 cases[i].identity);
+        ddb_reader *r = open_stream("ttl.json", text, 0);
+        ddb_record *rec = tu_next_ok(r);
+        cr_assert_eq(rec->kind, DDB_REC_DELETE, "%s", cases[i].identity);
+        cr_assert_eq(rec->by_ttl, cases[i].by_ttl, "%s", cases[i].identity);
+        tu_expect_end(r);
+        ddb_reader_free(r);
+    }
 }
 
 /* What cannot be applied is rejected, one record at a time, and the input
