@@ -3,8 +3,10 @@
 # INSERT, MODIFY and REMOVE in order (the item put, changed, then deleted; another one left as its
 # last MODIFY made it); --skip-expired leaves out, and counts, items whose TTL attribute is in the
 # past (a Number of epoch seconds, not over five years back), from a file (--ttl-attribute) and
-# from a table, also under --state with small Scan pages. dynalite answers DescribeTimeToLive
-# with DISABLED, which --skip-expired without --ttl-attribute refuses, saying so.
+# from a table, also killed and resumed under --state with small Scan pages. dynalite answers
+# DescribeTimeToLive with DISABLED, which --skip-expired without --ttl-attribute refuses, saying
+# so. Kinesis records as Firehose leaves them in S3 (gzip objects under a dated prefix) read from
+# s3:// as from the local file.
 . "$(dirname "$0")/lib.bash"
 E=(--endpoint-url "$endpoint")
 now=$(date +%s)
@@ -106,5 +108,18 @@ grep -q '"complete":true' "$tmp/m.state" ||
 [ "$(wc -l <"$tmp/many-full/items.json")" = 1334 ] || fail "many: $(wc -l <"$tmp/many-full/items.json") items, not 1334"
 cmp -s "$tmp/many-full/items.json" "$tmp/many-part/items.json" ||
     fail "many: the resumed export differs from the uninterrupted one ($(wc -l <"$tmp/many-part/items.json") items)"
+
+# -- Kinesis records from s3://, as Firehose delivers them -------------------------------------------
+command -v aws >/dev/null || { echo "the AWS CLI is not installed (scripts/install-deps.sh)" >&2; exit 1; }
+start_s3 lake
+kin="$root/tests/golden/cases/streams-kinesis-firehose/music-changes.json.gz"
+aws --endpoint-url "$s3" s3 cp --quiet "$kin" \
+    s3://lake/music/2021/11/17/22/music-stream-1-2021-11-17-22-47-04-0f3d2a1b.gz || fail "upload"
+run kinesis-local 0 "$bin" export "$kin" --out "$tmp/kl" --format ddb-json --max-rejects 2
+run kinesis-s3 0 "$bin" export s3://lake/music/ --out "$tmp/ks" --format ddb-json --max-rejects 2
+expect_in "$tmp/kinesis-s3.err" "changes: 2 inserted, 1 modified, 2 removed (1 by Time to Live)"
+for f in items.json deletes.json; do
+    cmp -s "$tmp/kl/$f" "$tmp/ks/$f" || fail "kinesis: $f from s3:// differs from the local file's"
+done
 
 finish
