@@ -47,10 +47,10 @@ typedef struct jmember {
     size_t klen, vlen;
 } jmember;
 
-/* The member of the object text[0, len) that starts at *at (0: at the '{').
- * 1 with m (m->val NULL when the value is cut off by the end of a sniffed
- * text, eof 0), 0 after the last, -1 when it is not an object. */
-static int next_member(const char *text, size_t len, size_t *at, jmember *m, int eof)
+/* The key of the member of the object text[0, len) at *at (0: at its '{'):
+ * 1 with m->key, m->klen and m->val (where the value starts, *at there),
+ * 0 after the last member (*at past the '}'), -1 when it is not an object. */
+static int member_key(const char *text, size_t len, size_t *at, jmember *m)
 {
     const unsigned char *p = (const unsigned char *)text;
     size_t i = ddb_sniff_skip_ws(p, *at, len), end;
@@ -62,8 +62,10 @@ static int next_member(const char *text, size_t len, size_t *at, jmember *m, int
         i++;
     }
     i = ddb_sniff_skip_ws(p, i, len);
-    if (i < len && text[i] == '}')
+    if (i < len && text[i] == '}') {
+        *at = i + 1;
         return 0;
+    }
     if (i >= len || text[i] != '"' || ddb_json_value_end(text, i, len, 1, &end) != 1)
         return -1;
     m->key = text + i + 1;
@@ -72,18 +74,34 @@ static int next_member(const char *text, size_t len, size_t *at, jmember *m, int
     if (i >= len || text[i] != ':')
         return -1;
     i = ddb_sniff_skip_ws(p, i + 1, len);
+    if (i >= len)
+        return -1;
     m->val = text + i;
-    if (i >= len || ddb_json_value_end(text, i, len, eof, &end) != 1) {
-        if (eof || i >= len)
-            return -1;
-        m->val = NULL; /* cut off: enough to know the key */
-        m->vlen = len - i;
-        *at = len;
-        return 1;
-    }
-    m->vlen = end - i;
+    *at = i;
+    return 1;
+}
+
+/* The end of the value member_key found: 1 with m->vlen and *at past it,
+ * 0 when it runs past len (a sniffed text cut off, eof 0), -1 when it is
+ * malformed. */
+static int member_value(const char *text, size_t len, size_t *at, jmember *m, int eof)
+{
+    size_t end;
+    int rc = ddb_json_value_end(text, *at, len, eof, &end);
+    if (rc != 1)
+        return rc;
+    m->vlen = end - *at;
     *at = end;
     return 1;
+}
+
+/* Both: the next member, its key and value (eof 1). */
+static int next_member(const char *text, size_t len, size_t *at, jmember *m)
+{
+    int rc = member_key(text, len, at, m);
+    if (rc == 1 && (rc = member_value(text, len, at, m, 1)) == 0)
+        rc = -1;
+    return rc;
 }
 
 static int key_is(const jmember *m, const char *s)
@@ -104,12 +122,14 @@ int ddb_stream_record_sniff(const unsigned char *p, size_t i, size_t n)
      * walked at all */
     if (k == NULL || !ddb_sniff_key_in(k, klen, first))
         return 0;
-    while (next_member(text, n - i, &at, &m, 0) == 1) {
-        if (key_is(&m, "eventName") && m.val != NULL && m.val[0] == '"')
+    /* a large record need not be gone through: its "dynamodb" is not
+     * looked into, and the look stops once both are found */
+    while (member_key(text, n - i, &at, &m) == 1) {
+        if (key_is(&m, "eventName") && m.val[0] == '"')
             event = 1;
-        else if (key_is(&m, "dynamodb") && m.vlen > 0 && m.val[0] == '{')
+        else if (key_is(&m, "dynamodb") && m.val[0] == '{')
             change = 1;
-        if (m.val == NULL)
+        if ((event && change) || member_value(text, n - i, &at, &m, 0) != 1)
             break;
     }
     return event && change;
@@ -122,15 +142,17 @@ typedef struct stream_parts {
     size_t keys_len, image_len, view_len;
 } stream_parts;
 
-/* Reads the "dynamodb" part: its Keys, NewImage and StreamViewType spans.
- * Returns NULL, or the reason it cannot be read (into why, cap bytes). */
-static const char *change_parts(stream_parts *sp, const char *text, size_t len, char *why,
-                                size_t cap)
+/* Reads the "dynamodb" part, the object at text[0] (the record's rest
+ * follows it, up to len): its Keys, NewImage and StreamViewType spans, and
+ * *used, where it ends. Returns NULL, or the reason it cannot be read (into
+ * why, cap bytes). */
+static const char *change_parts(stream_parts *sp, const char *text, size_t len, size_t *used,
+                                char *why, size_t cap)
 {
     size_t at = 0;
     jmember m;
     int rc;
-    while ((rc = next_member(text, len, &at, &m, 1)) == 1) {
+    while ((rc = next_member(text, len, &at, &m)) == 1) {
         if (key_is(&m, "Keys")) {
             sp->keys = m.val;
             sp->keys_len = m.vlen;
@@ -146,6 +168,7 @@ static const char *change_parts(stream_parts *sp, const char *text, size_t len, 
             return why;
         }
     }
+    *used = at;
     return rc < 0 ? "malformed stream record: \"dynamodb\" is not an object" : NULL;
 }
 
@@ -163,19 +186,26 @@ static const char *record_parts(stream_parts *sp, ddb_json_parser *parser, ddb_a
     size_t at = 0;
     jmember m;
     int rc;
-    while ((rc = next_member(text, len, &at, &m, 1)) == 1) {
+    while ((rc = member_key(text, len, &at, &m)) == 1) {
         int bad = 0;
+        if (key_is(&m, "dynamodb")) {
+            /* gone through once, as its members are read */
+            size_t used = 0;
+            const char *r = change_parts(sp, m.val, len - at, &used, why, cap);
+            if (r != NULL)
+                return r;
+            at += used;
+            continue;
+        }
+        if ((rc = member_value(text, len, &at, &m, 1)) != 1)
+            break;
         if (key_is(&m, "eventName"))
             bad = plain(&sp->event, parser, arena, &m) != 0 || sp->event.type != DDB_TYPE_S;
         else if (key_is(&m, "eventSource"))
             bad = plain(&sp->source, parser, arena, &m) != 0 || sp->source.type != DDB_TYPE_S;
         else if (key_is(&m, "userIdentity"))
             bad = plain(&sp->identity, parser, arena, &m) != 0;
-        else if (key_is(&m, "dynamodb")) {
-            const char *r = change_parts(sp, m.val, m.vlen, why, cap);
-            if (r != NULL)
-                return r;
-        } else if (!ddb_sniff_key_in((const unsigned char *)m.key, m.klen, record_meta)) {
+        else if (!ddb_sniff_key_in((const unsigned char *)m.key, m.klen, record_meta)) {
             snprintf(why, cap, "unexpected key \"%.*s\" in a stream record",
                      (int)(m.klen > 64 ? 64 : m.klen), m.key);
             return why;
@@ -186,7 +216,7 @@ static const char *record_parts(stream_parts *sp, ddb_json_parser *parser, ddb_a
             return why;
         }
     }
-    return rc < 0 ? "malformed stream record: expected an object" : NULL;
+    return rc != 0 ? "malformed stream record: expected an object" : NULL;
 }
 
 static int str_is(const ddb_value *v, const char *s)
@@ -283,6 +313,18 @@ void ddb_stream_record_parse(ddb_record *rec, char *reason, size_t cap, ddb_json
     rec->by_ttl = del && ttl_removal(&sp.identity);
 }
 
+/* Does "tableName" (quoted) occur in text[0, len)? */
+static int mentions_table(const char *text, size_t len)
+{
+    const char *q = text, *end = text + len;
+    while ((q = memchr(q, 'N', (size_t)(end - q))) != NULL) {
+        if (q - text >= 6 && end - q >= 5 && memcmp(q - 6, "\"tableName\"", 11) == 0)
+            return 1;
+        q++;
+    }
+    return 0;
+}
+
 void ddb_stream_record_table(ddb_str *table, ddb_json_parser *parser, ddb_arena *arena,
                              const char *text, size_t len)
 {
@@ -291,7 +333,14 @@ void ddb_stream_record_table(ddb_str *table, ddb_json_parser *parser, ddb_arena 
     jmember m;
     table->ptr = NULL;
     table->len = 0;
-    while (next_member(text, len, &at, &m, 1) == 1)
-        if (key_is(&m, "tableName") && plain(&v, parser, arena, &m) == 0 && v.type == DDB_TYPE_S)
-            *table = v.u.s;
+    /* most records name none (Lambda events, get-records output): a search
+     * is quicker than a walk through their values */
+    if (!mentions_table(text, len))
+        return;
+    while (next_member(text, len, &at, &m) == 1)
+        if (key_is(&m, "tableName")) {
+            if (plain(&v, parser, arena, &m) == 0 && v.type == DDB_TYPE_S)
+                *table = v.u.s;
+            return;
+        }
 }
