@@ -125,14 +125,21 @@ int ddb_stream_record_sniff(const unsigned char *p, size_t i, size_t n)
     /* a large record need not be gone through: its "dynamodb" is not
      * looked into, and the look stops once both are found */
     while (member_key(text, n - i, &at, &m) == 1) {
+        int rc;
         if (key_is(&m, "eventName") && m.val[0] == '"')
             event = 1;
         else if (key_is(&m, "dynamodb") && m.val[0] == '{')
             change = 1;
-        if ((event && change) || member_value(text, n - i, &at, &m, 0) != 1)
+        if (event && change)
+            return 1;
+        if ((rc = member_value(text, n - i, &at, &m, 0)) == 0)
+            return change; /* a "dynamodb" larger than the text sniffed: its
+                              eventName may come after it (the Lambda
+                              example's order); reading the record checks it */
+        if (rc < 0)
             break;
     }
-    return event && change;
+    return 0;
 }
 
 /* The parts of a record that decide what it does. */

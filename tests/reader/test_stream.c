@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ddbpipe/reader.h"
@@ -246,4 +247,31 @@ Test(stream, look_alikes_stay_what_they_were)
     tu_expect_s(&rec->item, "dynamodb", "y");
     tu_expect_end(r);
     ddb_reader_free(r);
+}
+
+/* A first record larger than the bytes its document is told from (the
+ * first MiB), "dynamodb" before "eventName" as in the Lambda Developer
+ * Guide's example event: still a stream event, read whole. */
+Test(stream, large_first_record_with_dynamodb_first)
+{
+    size_t big = 1500 * 1024, cap = big + 1024;
+    char *text = malloc(cap), *pad = malloc(big + 1);
+    cr_assert_not_null(text);
+    cr_assert_not_null(pad);
+    memset(pad, 'x', big);
+    pad[big] = '\0';
+    snprintf(text, cap,
+             "{\n  \"Records\": [\n    {\n      \"eventID\": \"1\",\n      \"dynamodb\": {"
+             "\"Keys\": {\"Id\": {\"N\": \"1\"}}, \"NewImage\": {\"Id\": {\"N\": \"1\"}, "
+             "\"Msg\": {\"S\": \"%s\"}}},\n      \"eventName\": \"INSERT\"\n    }\n  ]\n}\n",
+             pad);
+    ddb_reader *r = open_stream("big.json", text, 0);
+    ddb_record *rec = tu_next_ok(r);
+    cr_assert_eq(rec->kind, DDB_REC_PUT, "%s", rec->reason ? rec->reason : "");
+    cr_assert_eq(rec->change, DDB_CHANGE_INSERT);
+    cr_assert_eq(ddb_map_getz(&rec->item, "Msg")->u.s.len, big);
+    tu_expect_end(r);
+    ddb_reader_free(r);
+    free(text);
+    free(pad);
 }
