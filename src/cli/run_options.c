@@ -165,7 +165,8 @@ static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_IN,
          {"input-format", OPT_STRING, &ap->input_format, "FMT",
           "force the input format: ddb-json, ndjson, csv, json (documents: arrays, "
-          "pretty-printed items, scan output, BatchWriteItem requests, Workbench models), "
+          "pretty-printed items, scan output, BatchWriteItem requests, Workbench models, "
+          "DynamoDB Streams records), "
           "scan, export, dynamodump, datapipeline (AWS Data Pipeline / EMR exports) "
           "(default: by content; what is neither JSON nor clearly CSV is refused)"}},
         {G_IN,
