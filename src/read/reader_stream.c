@@ -166,7 +166,7 @@ static const char *change_parts(stream_parts *sp, const char *text, size_t len, 
         } else if (key_is(&m, "NewImage")) {
             sp->image = m.val;
             sp->image_len = m.vlen;
-        } else if (key_is(&m, "StreamViewType") && m.vlen > 2 && m.vlen < 40) {
+        } else if (key_is(&m, "StreamViewType") && m.val[0] == '"' && m.vlen > 2 && m.vlen < 40) {
             sp->view = m.val + 1;
             sp->view_len = m.vlen - 2;
         } else if (!ddb_sniff_key_in((const unsigned char *)m.key, m.klen, change_meta)) {
