@@ -275,3 +275,17 @@ Test(stream, large_first_record_with_dynamodb_first)
     free(text);
     free(pad);
 }
+
+/* The view type a rejection names is the record's string, nothing else. */
+Test(stream, view_type_named_only_when_a_string)
+{
+    ddb_reader *r =
+        open_stream("views.json",
+                    "[" REC("INSERT", KEYS("1") ",\"StreamViewType\":\"OLD_IMAGE\"") ",\n" REC(
+                        "INSERT", KEYS("1") ",\"StreamViewType\":12345") "]\n",
+                    0);
+    expect_bad(r, 1, "without NewImage (StreamViewType OLD_IMAGE): the item");
+    expect_bad(r, 2, "a stream INSERT record without NewImage: the item");
+    tu_expect_end(r);
+    ddb_reader_free(r);
+}
