@@ -45,6 +45,7 @@ typedef struct ddb_checkpoint {
     ddb_entity_stats total;
     uint64_t changes[4];
     uint64_t rejects; /* lines in the rejects file */
+    uint64_t expired; /* items --skip-expired left out (DDB_OUTCOME_SKIPPED) */
 } ddb_checkpoint;
 
 typedef struct ddb_tracker ddb_tracker;

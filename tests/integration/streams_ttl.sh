@@ -80,7 +80,7 @@ expect_in "$tmp/ts.sum" '"complete":true'
 same_items table-skip "$tmp/fs/items.json" -- "$tmp/ts/items.json"
 
 # -- killed and resumed: the items left out are settled with their Scan page, so a resume starts
-# after what was written, neither again nor short -----------------------------------------------
+# after what was written, neither again nor short, and counts those left out before the kill ----
 create many
 for i in $(seq 1 2000); do
     printf '{"Item":{"id":{"S":"i%04d"},"ttl":{"N":"%s"}}}\n' "$i" $((i % 3 ? now + 86400 : now - 86400))
@@ -94,7 +94,7 @@ for round in 1 2; do
     resume=""
     [ -f "$tmp/m.state" ] && resume=--resume
     "$bin" "${K[@]}" --out "$tmp/many-part" "${E[@]}" --state "$tmp/m.state" \
-        --checkpoint-interval 0 $resume --quiet 2>>"$tmp/m.err" &
+        --checkpoint-interval 0 $resume --quiet --summary "$tmp/m.sum" 2>>"$tmp/m.err" &
     pid=$!
     if p=$(kill_after_progress "$pid" "$tmp/m.state" "$last"); then
         killed=$((killed + 1))
@@ -104,8 +104,12 @@ for round in 1 2; do
 done
 [ "$killed" -ge 1 ] || fail "many: never killed"
 grep -q '"complete":true' "$tmp/m.state" ||
-    run many-resume 0 "$bin" "${K[@]}" --out "$tmp/many-part" "${E[@]}" --state "$tmp/m.state" --resume
+    run many-resume 0 "$bin" "${K[@]}" --out "$tmp/many-part" "${E[@]}" --state "$tmp/m.state" \
+        --resume --summary "$tmp/m.sum"
 [ "$(wc -l <"$tmp/many-full/items.json")" = 1334 ] || fail "many: $(wc -l <"$tmp/many-full/items.json") items, not 1334"
+# the items left out before the kill are counted too: the state keeps them
+[ "$(summary_number "$tmp/m.sum" expired)" = 666 ] ||
+    fail "many: $(summary_number "$tmp/m.sum" expired) expired counted after the resume, not 666"
 cmp -s "$tmp/many-full/items.json" "$tmp/many-part/items.json" ||
     fail "many: the resumed export differs from the uninterrupted one ($(wc -l <"$tmp/many-part/items.json") items)"
 
