@@ -191,9 +191,10 @@ int pl_take_record(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_record *rec
     skip = expired(r, c, rec);
     /* a record left out is tracked all the same: a reader that resumes by
      * units (a table's Scan pages) counts every record of a unit settled */
-    if ((rec->seq = ddb_tracker_begin(r->tracker, r->input, rec->pos,
-                                      skip ? DDB_CHANGE_NONE : (int)rec->change,
-                                      rd->vt->settled ? rd : NULL)) == 0)
+    if ((rec->seq = ddb_tracker_begin(
+             r->tracker, r->input, rec->pos,
+             skip ? DDB_CHANGE_NONE : (int)rec->change | (rec->by_ttl ? DDB_TRACK_BY_TTL : 0),
+             rd->vt->settled ? rd : NULL)) == 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if (skip) {
         r->s->expired++;

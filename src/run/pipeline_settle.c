@@ -301,4 +301,5 @@ void pl_restore_counts(ddb_summary *s, const ddb_checkpoint *c)
     s->total.name = "total";
     memcpy(s->changes, c->changes, sizeof(s->changes));
     s->expired = c->expired;
+    s->ttl_removed = c->removed_by_ttl;
 }

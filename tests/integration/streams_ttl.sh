@@ -113,6 +113,41 @@ grep -q '"complete":true' "$tmp/m.state" ||
 cmp -s "$tmp/many-full/items.json" "$tmp/many-part/items.json" ||
     fail "many: the resumed export differs from the uninterrupted one ($(wc -l <"$tmp/many-part/items.json") items)"
 
+# -- stream records imported, killed and resumed: applied once each, in order, and the removals by
+# Time to Live before the kill still counted ------------------------------------------------------
+create kin
+for i in $(seq 1 2400); do
+    if [ $((i % 3)) = 0 ]; then
+        printf '{"eventID":"%s","eventName":"REMOVE","userIdentity":{"type":"Service","principalId":"dynamodb.amazonaws.com"},"dynamodb":{"Keys":{"id":{"S":"k%s"}}}}\n' "$i" $((i - 1))
+    else
+        printf '{"eventID":"%s","eventName":"INSERT","dynamodb":{"Keys":{"id":{"S":"k%s"}},"NewImage":{"id":{"S":"k%s"},"n":{"N":"%s"}}}}\n' "$i" "$i" "$i" "$i"
+    fi
+done >"$tmp/kin.json"
+killed=0
+last=none
+for round in 1 2; do
+    resume=""
+    [ -f "$tmp/k.state" ] && resume=--resume
+    "$bin" import "$tmp/kin.json" --table kin "${E[@]}" --state "$tmp/k.state" \
+        --checkpoint-interval 0 $resume --quiet --summary "$tmp/k.sum" 2>>"$tmp/k.err" &
+    pid=$!
+    if p=$(kill_after_progress "$pid" "$tmp/k.state" "$last"); then
+        killed=$((killed + 1))
+        last=$p
+    fi
+    wait "$pid" 2>/dev/null
+done
+[ "$killed" -ge 1 ] || fail "kin: never killed"
+grep -q '"complete":true' "$tmp/k.state" ||
+    run kin-resume 0 "$bin" import "$tmp/kin.json" --table kin "${E[@]}" --state "$tmp/k.state" \
+        --resume --summary "$tmp/k.sum"
+[ "$(summary_number "$tmp/k.sum" removed_by_ttl)" = 800 ] ||
+    fail "kin: $(summary_number "$tmp/k.sum" removed_by_ttl) removals by TTL counted, not 800"
+run kin-dump 0 "$bin" export --table kin --format ddb-json --out "$tmp/kd" "${E[@]}"
+[ "$(wc -l <"$tmp/kd/items.json")" = 800 ] || fail "kin: $(wc -l <"$tmp/kd/items.json") items left, not 800"
+grep -q '"k1"' "$tmp/kd/items.json" || fail "kin: k1 was put and never removed, yet it is gone"
+grep -q '"k2"' "$tmp/kd/items.json" && fail "kin: k2 was removed after it was put, yet it is there"
+
 # -- Kinesis records from s3://, as Firehose delivers them -------------------------------------------
 command -v aws >/dev/null || { echo "the AWS CLI is not installed (scripts/install-deps.sh)" >&2; exit 1; }
 start_s3 lake
