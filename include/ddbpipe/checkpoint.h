@@ -31,7 +31,9 @@ typedef enum ddb_outcome {
     DDB_OUTCOME_REJECTED,
     DDB_OUTCOME_UNMATCHED,
     DDB_OUTCOME_EXISTING, /* written only if absent, and it was there: left as it was */
-    DDB_OUTCOME_MARK      /* the end of an input, not a record */
+    DDB_OUTCOME_MARK,     /* the end of an input, not a record */
+    DDB_OUTCOME_SKIPPED   /* left out before it was read (--skip-expired): counted nowhere,
+                             settled so that what was read around it can commit */
 } ddb_outcome;
 
 /* The committed prefix: where to resume and what it counted. */
@@ -43,6 +45,8 @@ typedef struct ddb_checkpoint {
     ddb_entity_stats total;
     uint64_t changes[4];
     uint64_t rejects; /* lines in the rejects file */
+    uint64_t expired; /* items --skip-expired left out (DDB_OUTCOME_SKIPPED) */
+    uint64_t removed_by_ttl; /* of changes[DDB_CHANGE_REMOVE]: by Time to Live */
 } ddb_checkpoint;
 
 typedef struct ddb_tracker ddb_tracker;
@@ -60,9 +64,14 @@ DDB_MUST_USE int ddb_tracker_new(ddb_tracker **out, size_t rows, ddb_commit_fn o
                                  void *ctx);
 void ddb_tracker_free(ddb_tracker *t);
 
-/* Starts a record read from input at pos; a reader with settled() (a scan)
- * is told about each commit. Returns the record's sequence number, or 0 when
- * out of memory (sequence numbers start at 1). */
+/* Added to a tracked record's change kind: a removal by Time to Live. */
+#define DDB_TRACK_BY_TTL 4
+
+/* Starts a record read from input at pos, a change of kind change (its
+ * ddb_change_kind, with DDB_TRACK_BY_TTL for a removal by Time to Live); a
+ * reader with settled() (a scan) is told about each commit. Returns the
+ * record's sequence number, or 0 when out of memory (sequence numbers start
+ * at 1). */
 uint64_t ddb_tracker_begin(ddb_tracker *t, int input, uint64_t pos, int change, ddb_reader *rd);
 
 /* The record's outcome; row is its entity row. A rejected or unmatched

@@ -123,4 +123,20 @@ int ddb_item_check_keys_shaped(const ddb_item *item, const ddb_key_schema *ks, d
  */
 int ddb_item_validate_key(const ddb_item *key, const ddb_key_schema *ks, ddb_error *err);
 
+/* How far back DynamoDB's Time to Live still deletes: items whose TTL
+ * attribute is more than five years in the past are left alone (the
+ * Developer Guide's TTL page). Five years of days, one of them leap. */
+#define DDB_TTL_HORIZON_S (1826ull * 86400ull)
+
+/*
+ * Has the item expired by Time to Live, at now (seconds since the epoch)?
+ * As DynamoDB judges it: its attribute attr is a Number (top level) of epoch
+ * seconds that is less than now and not more than DDB_TTL_HORIZON_S before
+ * it. Compared exactly, on the number's text (a fraction, an exponent and
+ * any size are fine). Anything else (attr absent, another type, a date to
+ * come, one too old, milliseconds that read as a date far ahead) has not
+ * expired: DynamoDB would not delete it. Returns 1 or 0.
+ */
+int ddb_item_expired(const ddb_item *item, const char *attr, uint64_t now);
+
 #endif

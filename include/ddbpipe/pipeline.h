@@ -77,6 +77,11 @@ typedef struct ddb_pipeline_opts {
     ddb_rejects *unmatched;  /* items no entity matches ({"Item":..} lines, like the
                                 rejects file); NULL: only counted */
     int delete_all;          /* --delete: every record is a deletion of its key */
+    /* --skip-expired: items whose attribute ttl_attribute says they expired
+     * before ttl_now (ddb_item_expired) are left out and counted
+     * (summary.expired), not read; NULL: none is. */
+    const char *ttl_attribute;
+    uint64_t ttl_now;
     uint64_t report_limit;   /* problems passed to report (0 = all) */
     int allow_extra_columns; /* a CSV column no field of the entity has is stored as an
                                 undeclared attribute, not an error */

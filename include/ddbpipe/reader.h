@@ -38,7 +38,9 @@ typedef enum ddb_change_kind {
 
 typedef struct ddb_record {
     ddb_record_kind kind;
-    ddb_change_kind change; /* incremental exports only */
+    ddb_change_kind change; /* incremental exports and stream records only */
+    int by_ttl;             /* a stream record's REMOVE made by Time to Live (its userIdentity
+                               the DynamoDB service) */
     ddb_map item;           /* the attributes (valid until the next call to next) */
     int typed;              /* 1: DynamoDB-typed values; 0: CSV/plain JSON (types to infer) */
     const char *source;     /* input file, as the user named it (or "stdin") */

@@ -89,6 +89,9 @@ typedef struct ddb_run_options {
     const char *to_mapping_path;
     ddb_reader_opts reader; /* format, delimiter, max_line, no_verify, entity */
     const char *types;      /* "age=N,tags=SS" for untyped inputs, or NULL */
+    int skip_expired;       /* leave out items expired by Time to Live (ddb_item_expired) */
+    const char *ttl_attribute; /* ... by this attribute; NULL: the scanned table's
+                                  (DescribeTimeToLive) */
     unsigned shard, shards; /* read only share I of N of an export's data files or of an
                                S3 prefix's objects (0: everything) */
     const char *sse;        /* S3 outputs: server-side encryption (AES256, aws:kms) */

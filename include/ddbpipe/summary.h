@@ -37,6 +37,9 @@ typedef struct ddb_summary {
     double seconds;
     uint64_t input_errors; /* inputs that failed (unreadable, corrupt, checksum) */
     uint64_t warnings;
+    const char *ttl_attribute; /* --skip-expired: the TTL attribute; NULL: not asked */
+    uint64_t expired;          /* items left out as expired (not counted as read) */
+    uint64_t ttl_removed;      /* of changes[DDB_CHANGE_REMOVE]: made by Time to Live */
     int output_failed;    /* the output could not be written or committed */
     int interrupted;      /* stopped by a signal; a checkpoint was written if asked */
     int resumed;          /* continued from a checkpoint */

@@ -60,6 +60,20 @@ DDB_MUST_USE int ddb_table_info_parse(ddb_table_info **out, const char *json, co
 
 void ddb_table_info_free(ddb_table_info *t);
 
+/* The attribute Time to Live deletes table's items by, from a
+ * DescribeTimeToLive answer ({"TimeToLiveDescription": {"TimeToLiveStatus":
+ * .., "AttributeName": ..}}; table names it in messages): ENABLED or ENABLING
+ * give *out (malloc'd, the caller's). DDB_EUSAGE when TTL is DISABLED or
+ * DISABLING (no item will be deleted as expired: the message says so),
+ * DDB_EINVAL when the text is no such answer, DDB_ENOMEM. */
+DDB_MUST_USE int ddb_table_ttl_parse(char **out, const char *json, const char *table,
+                                     ddb_error *err);
+
+/* DescribeTimeToLive of table, read by ddb_table_ttl_parse. Returns its
+ * codes, DDB_ENOTFOUND (no such table), DDB_ENET. */
+DDB_MUST_USE int ddb_table_ttl_attribute(char **out, ddb_client *c, const char *table,
+                                         ddb_error *err);
+
 /* Called while waiting for a table: its latest description and the seconds
  * waited so far (for a progress message). */
 typedef void (*ddb_table_wait_fn)(void *ctx, const ddb_table_info *t, double waited_s);

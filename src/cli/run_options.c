@@ -169,7 +169,8 @@ static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_IN,
          {"input-format", OPT_STRING, &ap->input_format, "FMT",
           "force the input format: ddb-json, ndjson, csv, json (documents: arrays, "
-          "pretty-printed items, scan output, BatchWriteItem requests, Workbench models), "
+          "pretty-printed items, scan output, BatchWriteItem requests, Workbench models, "
+          "DynamoDB Streams records), "
           "scan, export, dynamodump, datapipeline (AWS Data Pipeline / EMR exports) "
           "(default: by content; what is neither JSON nor clearly CSV is refused)"}},
         {G_IN,
@@ -188,6 +189,15 @@ static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
           "inputs that name several tables (BatchWriteItem request files, Workbench models): "
           "read this table's records, pass over the others' (default: read the first table "
           "each names, reject the others' records)"}},
+        {G_IN,
+         {"skip-expired", OPT_FLAG, &ap->skip_expired, NULL,
+          "leave out items Time to Live has expired but not deleted yet (its attribute a "
+          "Number of epoch seconds before the run's start, and not over five years before; "
+          "counted in the summary)"}},
+        {G_IN,
+         {"ttl-attribute", OPT_STRING, &ap->ttl_attribute, "NAME",
+          "the TTL attribute --skip-expired goes by (default: the table's, from "
+          "DescribeTimeToLive; needed for files)"}},
         {G_IN,
          {"delimiter", OPT_CHAR, &ap->delimiter, "C",
           "CSV input delimiter: , tab ; | (default ,)"}},
@@ -360,6 +370,8 @@ static int fill_input(ddb_run_options *o, const run_args *a)
         return EXIT_USAGE;
     }
     o->types = a->types;
+    o->skip_expired = a->skip_expired;
+    o->ttl_attribute = a->ttl_attribute;
     if (a->shard && parse_shard(a->shard, &o->shard, &o->shards) != 0) {
         cli_error("write it I/N with 1 <= I <= N <= 100000, e.g. 2/3", "bad --shard \"%s\"",
                   a->shard);

@@ -54,6 +54,8 @@ typedef struct run_args {
     int update, if_not_exists, no_delete;
     int typed, allow_short_rows, allow_long_rows;
     int ignore_schema_mismatch, allow_extra_columns;
+    int skip_expired;
+    const char *ttl_attribute;
     const char *state, *progress;
     uint64_t checkpoint_interval, progress_interval, max_wcu, max_rcu, wait_active, threads;
     cli_aws_args aws;

@@ -1,6 +1,7 @@
 #include "ddbpipe/item.h"
 #include "ddbpipe/rng.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -683,4 +684,21 @@ int ddb_item_validate_key(const ddb_item *key, const ddb_key_schema *ks, ddb_err
     if (ks == NULL || ks->partition.name == NULL)
         return 0;
     return check_keys(key, ks, 0, 1, NULL, err);
+}
+
+int ddb_item_expired(const ddb_item *item, const char *attr, uint64_t now)
+{
+    const ddb_value *v;
+    char at[24], oldest[24];
+    ddb_error err;
+    assert(item != NULL && attr != NULL);
+    v = ddb_map_getz(item, attr);
+    if (v == NULL || v->type != DDB_TYPE_N)
+        return 0;
+    snprintf(at, sizeof(at), "%llu", (unsigned long long)now);
+    snprintf(oldest, sizeof(oldest), "%llu",
+             (unsigned long long)(now > DDB_TTL_HORIZON_S ? now - DDB_TTL_HORIZON_S : 0));
+    /* an invalid number (DDB_EINVAL, negative) is not a time */
+    return ddb_number_compare_text(v->u.s.ptr, v->u.s.len, at, strlen(at), &err) == -1 &&
+           ddb_number_compare_text(v->u.s.ptr, v->u.s.len, oldest, strlen(oldest), &err) >= 0;
 }

@@ -48,6 +48,26 @@ void ddb_record_set_bad(ddb_record *rec, char *buf, size_t cap, const char *reas
  * ddbpipe reads; 0 when it holds none (reader_json_shape.c). */
 int ddb_plain_holds_typed(const ddb_map *item, char *why, size_t cap);
 
+/* Is the object at p[i] ('{'), as far as p[0, n) shows it (a sniff may cut it
+ * off), a DynamoDB Streams record: an "eventName" string and a "dynamodb"
+ * object among its top-level keys? Owns nothing (reader_stream.c). */
+int ddb_stream_record_sniff(const unsigned char *p, size_t i, size_t n);
+
+/* Reads the stream record text[0, len) into rec: INSERT and MODIFY a
+ * DDB_REC_PUT of NewImage, REMOVE a DDB_REC_DELETE of Keys (a removal by
+ * Time to Live too: userIdentity only says who removed it), rec->change set
+ * accordingly, values in arena. What cannot be applied (no NewImage under
+ * a KEYS_ONLY or OLD_IMAGE view, another eventSource, an unknown key) makes
+ * rec DDB_REC_BAD with the reason copied into reason (cap bytes). */
+void ddb_stream_record_parse(ddb_record *rec, char *reason, size_t cap, ddb_json_parser *parser,
+                             ddb_arena *arena, const char *text, size_t len);
+
+/* The tableName of the stream record text[0, len) (Kinesis Data Streams
+ * records name it), into *table (bytes in arena); table->ptr NULL when it
+ * names none. Owns nothing; cannot fail. */
+void ddb_stream_record_table(ddb_str *table, ddb_json_parser *parser, ddb_arena *arena,
+                             const char *text, size_t len);
+
 /* The bytes an input's format is told from (less when a pausing pipe has
  * shown enough: ddb_reader_sniffed_enough). */
 #define SNIFF_BYTES (1024u * 1024u)

@@ -18,6 +18,11 @@
  *   [{"Put": ..}, {"Delete": ..}, ..]   a TransactWriteItems request file (--transact-items):
  *                                       Put an item, Delete a key; Update and ConditionCheck
  *                                       carry no item and are rejected
+ *   {"Records": [{"eventName": .., "dynamodb": {"Keys": .., "NewImage": ..}}, ..],
+ *    "NextShardIterator": ..}           DynamoDB Streams records: get-records output, a Lambda
+ *                                       function's event; Kinesis Data Streams records one
+ *                                       after another. A put of NewImage or a delete of Keys
+ *                                       (reader_stream.c)
  *   {"ModelName": .., "DataModel": [{"TableName": .., "TableData": [..],
  *     "TableFacets": [{"TableData": [..]}]}]}   a NoSQL Workbench model
  *   {...}                               one item (typed or plain), pretty-printed
@@ -229,6 +234,10 @@ static int object_key(json_reader *jr, frame *f, const char *k, size_t len, ddb_
             f->found = 1;
             return open_frame(jr, '[', FR_MODELS, 0, "'[' after \"DataModel\"", err);
         }
+        if (key_is(k, len, "Records")) {
+            f->found = 1;
+            return open_frame(jr, '[', FR_ITEMS, JSH_STREAM, "'[' after \"Records\"", err);
+        }
         if (key_is(k, len, "Count"))
             return read_count(jr, f, err);
         if (key_is(k, len, "ScannedCount"))
@@ -329,16 +338,21 @@ static void say_skipped(json_reader *jr)
     jr->n_skipped = 0; /* said once */
 }
 
-/* A TransactWriteItems action names its own table (each may name another):
- * the record's table is the one its element names, none when it names none. */
+/* A TransactWriteItems action names its own table (each may name another),
+ * as a Kinesis Data Streams record does (one stream may carry several
+ * tables' changes): the record's table is the one its element names, none
+ * when it names none. */
 static int element_table(json_reader *jr, enum jdoc_shape shape, size_t end, ddb_error *err)
 {
+    const char *text = jr->cur.buf + jr->cur.pos;
     ddb_str t;
-    if (shape != JSH_TRANSACT)
+    if (shape != JSH_TRANSACT && shape != JSH_STREAM)
         return 0;
     ddb_arena_reset(jr->arena);
-    ddb_jdoc_transact_table(&t, jr->parser, jr->arena, jr->cur.buf + jr->cur.pos,
-                            end - jr->cur.pos);
+    if (shape == JSH_TRANSACT)
+        ddb_jdoc_transact_table(&t, jr->parser, jr->arena, text, end - jr->cur.pos);
+    else
+        ddb_stream_record_table(&t, jr->parser, jr->arena, text, end - jr->cur.pos);
     if (t.ptr != NULL)
         return set_table(jr, t.ptr, t.len, err);
     free(jr->table);
@@ -397,6 +411,8 @@ static int take_record(json_reader *jr, enum jdoc_shape shape, ddb_error *err)
     jr->rec.raw = c->buf + c->pos;
     jr->rec.raw_len = end - c->pos;
     jr->rec.reason = NULL;
+    jr->rec.change = DDB_CHANGE_NONE;
+    jr->rec.by_ttl = 0;
     if ((rc = check_table(jr, err)) < 0)
         return rc;
     if (rc == 1) {

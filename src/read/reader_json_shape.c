@@ -36,6 +36,7 @@ static const char *const envelope_keys[] = {"Items",
                                             "ResponseMetadata",
                                             "UnprocessedKeys",
                                             "ItemCollectionMetrics",
+                                            "NextShardIterator",
                                             NULL};
 
 static const char *const request_keys[] = {"PutRequest", "DeleteRequest", NULL};
@@ -114,6 +115,16 @@ static int is_transact_action(const unsigned char *p, size_t v, size_t n, const 
            object_first_key_in(p, v, n, transact_body_keys);
 }
 
+/* Is p[v] "Records": [ followed by a stream record (get-records output, a
+ * Lambda event)? Other documents have "Records" too (S3 event notifications):
+ * those stay what they were. */
+static int is_stream_records(const unsigned char *p, size_t v, size_t n, const unsigned char *k,
+                             size_t klen)
+{
+    return klen == 7 && memcmp(k, "Records", 7) == 0 && v < n && p[v] == '[' &&
+           ddb_stream_record_sniff(p, ddb_sniff_skip_ws(p, v + 1, n), n);
+}
+
 /* What the object at p[i] ('{') is, from its first key and value. */
 enum jdoc_class ddb_jdoc_classify(const unsigned char *p, size_t i, size_t n)
 {
@@ -121,7 +132,8 @@ enum jdoc_class ddb_jdoc_classify(const unsigned char *p, size_t i, size_t n)
     size_t klen, v = first_value_at(p, i, n, &key, &klen);
     if (key == NULL || v >= n)
         return JDOC_ITEM;
-    if (ddb_sniff_key_in(key, klen, envelope_keys) && !is_descriptor(p, v, n))
+    if ((ddb_sniff_key_in(key, klen, envelope_keys) && !is_descriptor(p, v, n)) ||
+        is_stream_records(p, v, n, key, klen))
         return JDOC_ENVELOPE;
     if (is_request_array(p, v, n))
         return JDOC_TABLES;
@@ -144,7 +156,9 @@ enum jdoc_shape ddb_jdoc_element_shape(const unsigned char *p, size_t i, size_t 
         return JSH_TRANSACT;
     if (klen == 4 && memcmp(key, "Item", 4) == 0 && v < n && p[v] == '{' && !is_descriptor(p, v, n))
         return JSH_WRAPPED;
-    return is_descriptor(p, v, n) ? JSH_TYPED : JSH_PLAIN;
+    if (is_descriptor(p, v, n))
+        return JSH_TYPED;
+    return ddb_stream_record_sniff(p, i, n) ? JSH_STREAM : JSH_PLAIN;
 }
 
 /* Does the text mention one of keys (each quoted)? */
@@ -165,9 +179,13 @@ static int mentions(const unsigned char *p, size_t n, const char *const *keys)
  * ScannedCount)? */
 static int mentions_records(const unsigned char *p, size_t n)
 {
-    static const char *const keys[] = {"\"Items\"",        "\"Responses\"",
-                                       "\"RequestItems\"", "\"UnprocessedItems\"",
-                                       "\"DataModel\"",    NULL};
+    static const char *const keys[] = {"\"Items\"",
+                                       "\"Responses\"",
+                                       "\"RequestItems\"",
+                                       "\"UnprocessedItems\"",
+                                       "\"DataModel\"",
+                                       "\"Records\"",
+                                       NULL};
     static const char *const count[] = {"\"Count\"", NULL}, *const scanned[] = {"\"ScannedCount\"",
                                                                                 NULL};
     return mentions(p, n, keys) || (mentions(p, n, count) && mentions(p, n, scanned));
@@ -209,7 +227,12 @@ static int bid_json(const unsigned char *p, size_t n, const char *path)
             return 90;
         return 0;
     default:
-        return one_line ? 0 : 85;
+        /* stream records one per line (Kinesis Data Streams records as Firehose
+         * writes them) or run together: read as a document, which may be
+         * followed by another on the same line */
+        if (one_line)
+            return ddb_stream_record_sniff(p, i, n) ? 90 : 0;
+        return 85;
     }
 }
 
@@ -428,6 +451,9 @@ void ddb_jdoc_parse_element(ddb_record *rec, char *reason, size_t cap, ddb_json_
     case JSH_TRANSACT:
         parse_transact(rec, reason, cap, parser, arena, text, len);
         return;
+    case JSH_STREAM:
+        ddb_stream_record_parse(rec, reason, cap, parser, arena, text, len);
+        return;
     case JSH_WRAPPED:
     case JSH_RESPONSE:
         if (ddb_json_parse_line(parser, DDB_JSON_LINE_ITEM, &rec->item, NULL, text, len, arena,
@@ -525,7 +551,8 @@ int ddb_plain_holds_typed(const ddb_map *item, char *why, size_t cap)
                  "%s): not read as plain items. ddbpipe reads items (DynamoDB JSON or plain), "
                  "{\"Item\": ..}, scan and query output {\"Items\": [..]}, batch-get and "
                  "transact-get output {\"Responses\": ..}, BatchWriteItem and TransactWriteItems "
-                 "request files, NoSQL Workbench models and exports",
+                 "request files, DynamoDB Streams records (get-records output, Lambda events, "
+                 "Kinesis records), NoSQL Workbench models and exports",
                  item->count > 6 ? ", ..." : "");
     return 1;
 }

@@ -15,7 +15,8 @@
 /* What the elements of an array of items look like, decided by its first:
  * items, {"Item": ..}, BatchWriteItem requests, TransactWriteItems actions
  * ({"Put"|"Update"|"Delete"|"ConditionCheck": {..}}), TransactGetItems
- * responses ({"Item": ..}, or {} / null for a key not found). */
+ * responses ({"Item": ..}, or {} / null for a key not found), DynamoDB Streams
+ * records (reader_stream.c). */
 enum jdoc_shape {
     JSH_UNKNOWN = 0,
     JSH_TYPED,
@@ -23,7 +24,8 @@ enum jdoc_shape {
     JSH_WRAPPED,
     JSH_REQUEST,
     JSH_TRANSACT,
-    JSH_RESPONSE
+    JSH_RESPONSE,
+    JSH_STREAM
 };
 
 /* What an object at the top of a document is. */

@@ -38,6 +38,7 @@ struct ddb_tracker {
     ddb_entity_stats acc_total;
     uint64_t acc_changes[4];
     uint64_t acc_rejects;
+    uint64_t acc_expired, acc_by_ttl;
     ddb_buf acc_lines[2]; /* rejects-file lines, unmatched-file lines */
     uint64_t acc_counts[2];
     ddb_commit_fn on_commit;
@@ -114,6 +115,8 @@ static slot *push(ddb_tracker *t)
 
 static void count_into(ddb_entity_stats *st, ddb_outcome o)
 {
+    if (o == DDB_OUTCOME_SKIPPED)
+        return;
     st->read++;
     if (o == DDB_OUTCOME_WRITTEN || o == DDB_OUTCOME_DELETED)
         st->written++;
@@ -159,6 +162,9 @@ static void fold(ddb_tracker *t)
     }
     c->rejects += t->acc_rejects;
     t->acc_rejects = 0;
+    c->expired += t->acc_expired;
+    c->removed_by_ttl += t->acc_by_ttl;
+    t->acc_expired = t->acc_by_ttl = 0;
     for (int k = 0; k < 2; k++) {
         if (t->acc_lines[k].len > 0 && t->on_commit)
             t->on_commit(t->ctx, k ? DDB_OUTCOME_UNMATCHED : DDB_OUTCOME_REJECTED,
@@ -207,6 +213,8 @@ static void advance(ddb_tracker *t)
                 count_into(&c->total, (ddb_outcome)s->outcome);
                 c->changes[s->change & 3]++;
                 c->rejects += s->outcome == DDB_OUTCOME_REJECTED;
+                c->expired += s->outcome == DDB_OUTCOME_SKIPPED;
+                c->removed_by_ttl += (s->change & DDB_TRACK_BY_TTL) != 0;
                 unit_done = 1;
             } else {
                 count_into(&t->acc[row], (ddb_outcome)s->outcome);
@@ -218,6 +226,8 @@ static void advance(ddb_tracker *t)
                 t->acc_changes[s->change & 3]++;
                 if (s->outcome == DDB_OUTCOME_REJECTED)
                     t->acc_rejects++;
+                t->acc_expired += s->outcome == DDB_OUTCOME_SKIPPED;
+                t->acc_by_ttl += (s->change & DDB_TRACK_BY_TTL) != 0;
                 unit_done = s->rd && s->rd->vt->settled ? s->rd->vt->settled(s->rd, s->pos) : 1;
                 if (s->line)
                     take_line(t, s, unit_done);
@@ -312,6 +322,8 @@ int ddb_tracker_restore(ddb_tracker *t, const ddb_checkpoint *c)
     t->committed.total = c->total;
     memcpy(t->committed.changes, c->changes, sizeof(c->changes));
     t->committed.rejects = c->rejects;
+    t->committed.expired = c->expired;
+    t->committed.removed_by_ttl = c->removed_by_ttl;
     t->committed.input = c->input;
     t->committed.pos = c->pos;
     return 0;
@@ -345,10 +357,16 @@ int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err)
     }
     ddb_buf_puts(&b, "],\"total\":");
     put_stats(&b, &c->total);
-    ddb_buf_printf(&b, ",\"changes\":[%llu,%llu,%llu,%llu],\"rejects\":%llu},\"reader\":",
+    ddb_buf_printf(&b, ",\"changes\":[%llu,%llu,%llu,%llu],\"rejects\":%llu",
                    (unsigned long long)c->changes[0], (unsigned long long)c->changes[1],
                    (unsigned long long)c->changes[2], (unsigned long long)c->changes[3],
                    (unsigned long long)c->rejects);
+    /* only when there are some: the states of other runs are as they were */
+    if (c->expired > 0)
+        ddb_buf_printf(&b, ",\"expired\":%llu", (unsigned long long)c->expired);
+    if (c->removed_by_ttl > 0)
+        ddb_buf_printf(&b, ",\"removed_by_ttl\":%llu", (unsigned long long)c->removed_by_ttl);
+    ddb_buf_puts(&b, "},\"reader\":");
     ddb_buf_puts(&b, s->reader_state ? s->reader_state : "null");
     ddb_buf_puts(&b, ",\"outputs\":");
     ddb_buf_puts(&b, s->outputs ? s->outputs : "[]");
@@ -463,6 +481,12 @@ static int state_from_json(ddb_state *s, const ddb_map *root, const char *path, 
     }
     if ((rc = get_stats(ddb_map_getz(cm, "total"), &s->ck.total, path, "counts.total", err)) != 0 ||
         (rc = get_u64(cm, "rejects", path, "counts.rejects", &s->ck.rejects, err)) != 0)
+        return rc;
+    if ((ddb_map_getz(cm, "expired") != NULL &&
+         (rc = get_u64(cm, "expired", path, "counts.expired", &s->ck.expired, err)) != 0) ||
+        (ddb_map_getz(cm, "removed_by_ttl") != NULL &&
+         (rc = get_u64(cm, "removed_by_ttl", path, "counts.removed_by_ttl", &s->ck.removed_by_ttl,
+                       err)) != 0))
         return rc;
     if ((v = ddb_map_getz(cm, "changes")) == NULL || v->type != DDB_TYPE_L || v->u.l.count != 4)
         return damaged(err, path, "counts.changes", "an array of 4 counts");

@@ -171,18 +171,38 @@ int pl_before_record(run *r, uint64_t n, ddb_error *err)
     return 0;
 }
 
+/* Is rec an item --skip-expired leaves out? Only puts: a delete of an
+ * expired item is applied like any other. */
+static int expired(const run *r, const pl_read_ctx *c, const ddb_record *rec)
+{
+    const ddb_pipeline_opts *o = r->o;
+    return o->ttl_attribute != NULL && rec->kind == DDB_REC_PUT && !o->delete_all &&
+           !c->item_deletes && ddb_item_expired(&rec->item, o->ttl_attribute, o->ttl_now);
+}
+
 int pl_take_record(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_record *rec,
                    const pl_verdict *v, ddb_error *err)
 {
     const ddb_pipeline_opts *o = r->o;
-    int rc, fi = c->records_mode ? pl_entity_index(o->mapping, c->fe) : -1;
+    int rc, skip, fi = c->records_mode ? pl_entity_index(o->mapping, c->fe) : -1;
     ddb_error rerr;
 
     ddb_arena_reset(r->arena);
-    if ((rec->seq = ddb_tracker_begin(r->tracker, r->input, rec->pos, (int)rec->change,
-                                      rd->vt->settled ? rd : NULL)) == 0)
+    skip = expired(r, c, rec);
+    /* a record left out is tracked all the same: a reader that resumes by
+     * units (a table's Scan pages) counts every record of a unit settled */
+    if ((rec->seq = ddb_tracker_begin(
+             r->tracker, r->input, rec->pos,
+             skip ? DDB_CHANGE_NONE : (int)rec->change | (rec->by_ttl ? DDB_TRACK_BY_TTL : 0),
+             rd->vt->settled ? rd : NULL)) == 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (skip) {
+        r->s->expired++;
+        pl_settle(r, rec->seq, -1, DDB_OUTCOME_SKIPPED, NULL, 0);
+        return 0;
+    }
     r->s->changes[rec->change & 3]++;
+    r->s->ttl_removed += rec->by_ttl != 0;
     if ((o->delete_all || c->item_deletes) && rec->kind == DDB_REC_PUT)
         rec->kind = DDB_REC_DELETE;
     ddb_error_clear(&rerr);
@@ -390,6 +410,7 @@ static int summary_rows(ddb_summary *s, const ddb_pipeline_opts *o, ddb_error *e
 {
     const ddb_mapping *m = o->mapping;
     s->command = o->command;
+    s->ttl_attribute = o->ttl_attribute;
     s->n_entities = (m ? m->n_entities : 0) + 1;
     s->entities = calloc(s->n_entities, sizeof(*s->entities));
     if (s->entities == NULL)

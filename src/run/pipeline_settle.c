@@ -300,4 +300,6 @@ void pl_restore_counts(ddb_summary *s, const ddb_checkpoint *c)
     s->total = c->total;
     s->total.name = "total";
     memcpy(s->changes, c->changes, sizeof(s->changes));
+    s->expired = c->expired;
+    s->ttl_removed = c->removed_by_ttl;
 }

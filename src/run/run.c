@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "ddbpipe/checkpoint.h"
 #include "ddbpipe/json.h"
@@ -49,6 +50,14 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     const ddb_run_options *o = &p->o;
     int scanning = o->scan_allowed && o->scan_table != NULL;
 
+    if (o->ttl_attribute != NULL && !o->skip_expired)
+        return ddb_run_fail(
+            field, DDB_RUN_F_INPUTS, err,
+            "--ttl-attribute names the attribute --skip-expired goes by: give both");
+    if (o->skip_expired && o->ttl_attribute == NULL && !scanning)
+        return ddb_run_fail(field, DDB_RUN_F_INPUTS, err,
+                            "--skip-expired on files needs --ttl-attribute NAME (a table's own "
+                            "comes from DescribeTimeToLive)");
     if (o->generate && o->n_inputs > 0)
         return ddb_run_fail(field, DDB_RUN_F_INPUTS, err,
                             "%s reads no input: it makes records up from the mapping", o->command);
@@ -456,6 +465,13 @@ int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, dd
         if ((rc = ddb_run_check_out_s3(p, field, err)) != 0)
             return rc;
     }
+    /* the table's TTL attribute, however it is read (Scan or its export) */
+    if (p->o.skip_expired && p->o.ttl_attribute == NULL && p->o.scan_allowed &&
+        p->o.scan_table != NULL &&
+        (rc = ddb_table_ttl_attribute(&p->ttl_attribute, c, p->o.scan_table, err)) != 0) {
+        *field = DDB_RUN_F_SCAN_TABLE;
+        return rc;
+    }
     if (p->o.via_export != NULL || p->o.via_import != NULL)
         return ddb_run_managed_attach(p, field, err);
     if (p->o.scan_allowed && p->o.scan_table != NULL && (rc = attach_scan(p, field, err)) != 0)
@@ -491,6 +507,10 @@ static void pipeline_options(const ddb_run_plan *p, ddb_pipeline_opts *po)
     po->rejects = p->rejects;
     po->unmatched = p->unmatched;
     po->delete_all = o->delete_all;
+    if (o->skip_expired) {
+        po->ttl_attribute = o->ttl_attribute ? o->ttl_attribute : p->ttl_attribute;
+        po->ttl_now = (uint64_t)time(NULL); /* one instant for the whole run */
+    }
     po->report_limit = o->report_limit;
     po->allow_extra_columns = o->allow_extra_columns;
     po->limit_rejects = o->limit_rejects && o->mode != DDB_MODE_VALIDATE;
@@ -632,6 +652,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
     ddb_mapping_free(p->mapping);
     ddb_mapping_free(p->to_mapping);
     ddb_state_free(p->state);
+    free(p->ttl_attribute);
     for (size_t i = 0; i < p->n_types; i++)
         free((char *)p->types[i].name);
     free(p->types);

@@ -19,6 +19,7 @@ struct ddb_run_plan {
     ddb_type_hint *types;
     size_t n_types;
     ddb_state *state; /* resuming from it */
+    char *ttl_attribute; /* --skip-expired on a table: its TTL attribute (DescribeTimeToLive) */
     int done;         /* the state records a finished run */
     ddb_buf fingerprint;
     ddb_out_format format;

@@ -75,11 +75,20 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
                        (unsigned long long)s->total.not_done,
                        s->total.not_done == 1 ? " was" : "s were");
     if (s->changes[DDB_CHANGE_INSERT] + s->changes[DDB_CHANGE_MODIFY] +
-        s->changes[DDB_CHANGE_REMOVE])
-        ddb_buf_printf(out, "  changes: %llu inserted, %llu modified, %llu removed\n",
+        s->changes[DDB_CHANGE_REMOVE]) {
+        ddb_buf_printf(out, "  changes: %llu inserted, %llu modified, %llu removed",
                        (unsigned long long)s->changes[DDB_CHANGE_INSERT],
                        (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
                        (unsigned long long)s->changes[DDB_CHANGE_REMOVE]);
+        if (s->ttl_removed > 0)
+            ddb_buf_printf(out, " (%llu by Time to Live)", (unsigned long long)s->ttl_removed);
+        ddb_buf_putc(out, '\n');
+    }
+    if (s->ttl_attribute != NULL)
+        ddb_buf_printf(out,
+                       "  skipped %llu expired (TTL attribute %s in the past, --skip-expired; not "
+                       "counted as read)\n",
+                       (unsigned long long)s->expired, s->ttl_attribute);
     ddb_summary_bytes(in, sizeof(in), s->bytes_in);
     ddb_summary_bytes(outb, sizeof(outb), s->bytes_out);
     ddb_buf_printf(out, "  %s in, %s out, %.2f s", in, outb, s->seconds);
@@ -131,12 +140,18 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
         "],\"bytes_in\":%llu,\"bytes_decoded\":%llu,\"bytes_out\":%llu,\"seconds\":%.3f,\"input_"
         "errors\":%llu,"
         "\"warnings\":%llu,\"changes\":{\"inserted\":%llu,\"modified\":%llu,"
-        "\"removed\":%llu},\"committed\":%s,\"outputs\":[",
+        "\"removed\":%llu}",
         (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_decoded,
         (unsigned long long)s->bytes_out, s->seconds, (unsigned long long)s->input_errors,
         (unsigned long long)s->warnings, (unsigned long long)s->changes[DDB_CHANGE_INSERT],
         (unsigned long long)s->changes[DDB_CHANGE_MODIFY],
-        (unsigned long long)s->changes[DDB_CHANGE_REMOVE], s->committed ? "true" : "false");
+        (unsigned long long)s->changes[DDB_CHANGE_REMOVE]);
+    /* only when there are some: the summaries of other inputs stay as they were */
+    if (s->ttl_removed > 0)
+        ddb_buf_printf(out, ",\"removed_by_ttl\":%llu", (unsigned long long)s->ttl_removed);
+    if (s->ttl_attribute != NULL) /* only when asked: other runs' summaries stay as they were */
+        ddb_buf_printf(out, ",\"expired\":%llu", (unsigned long long)s->expired);
+    ddb_buf_printf(out, ",\"committed\":%s,\"outputs\":[", s->committed ? "true" : "false");
     for (size_t i = 0; i < s->n_outputs; i++) {
         if (i)
             ddb_buf_putc(out, ',');

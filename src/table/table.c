@@ -4,6 +4,7 @@
  */
 #include "ddbpipe/table.h"
 
+#include <assert.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,35 +179,48 @@ done:
     return rc;
 }
 
-int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, ddb_error *err)
+/* Calls op with {"TableName": table}. 0 with *resp a success (the caller
+ * disposes of it, also after a failure); DDB_ENOTFOUND when the table does
+ * not exist (the message names the endpoint's region), DDB_ENET for other
+ * failures. */
+static int call_on_table(ddb_response *resp, ddb_client *c, const char *op, const char *table,
+                         ddb_error *err)
 {
     ddb_buf body = DDB_BUF_INIT;
+    int rc;
+
+    memset(resp, 0, sizeof(*resp));
+    ddb_buf_puts(&body, "{\"TableName\":");
+    ddb_json_put_string(&body, table, strlen(table));
+    ddb_buf_putc(&body, '}');
+    if ((rc = ddb_client_call(c, op, body.ptr, body.len, resp, err)) != 0 || resp->ok)
+        goto done;
+    if (strcmp(resp->error_type, "ResourceNotFoundException") == 0) {
+        char where[300];
+        ddb_client_describe_target(c, where, sizeof(where));
+        rc = ddb_error_set(err, DDB_ENOTFOUND, "table %s does not exist in %s (%s)", table, where,
+                           resp->message);
+    } else {
+        rc = ddb_error_set(err, DDB_ENET, "%s %s failed: %s%s%s", op, table, resp->error_type,
+                           resp->error_type[0] ? ": " : "", resp->message);
+    }
+done:
+    ddb_buf_dispose(&body);
+    return rc;
+}
+
+int ddb_table_describe(ddb_table_info **out, ddb_client *c, const char *table, ddb_error *err)
+{
     ddb_response resp;
     int rc;
 
     *out = NULL;
-    memset(&resp, 0, sizeof(resp));
-    ddb_buf_puts(&body, "{\"TableName\":");
-    ddb_json_put_string(&body, table, strlen(table));
-    ddb_buf_putc(&body, '}');
-    if ((rc = ddb_client_call(c, "DescribeTable", body.ptr, body.len, &resp, err)) != 0)
+    if ((rc = call_on_table(&resp, c, "DescribeTable", table, err)) != 0)
         goto done;
-    if (!resp.ok) {
-        if (strcmp(resp.error_type, "ResourceNotFoundException") == 0) {
-            char where[300];
-            ddb_client_describe_target(c, where, sizeof(where));
-            rc = ddb_error_set(err, DDB_ENOTFOUND, "table %s does not exist in %s (%s)", table,
-                               where, resp.message);
-        } else
-            rc = ddb_error_set(err, DDB_ENET, "DescribeTable %s failed: %s%s%s", table,
-                               resp.error_type, resp.error_type[0] ? ": " : "", resp.message);
-        goto done;
-    }
     if ((rc = ddb_table_info_parse(out, resp.body, table, err)) == DDB_EINVAL)
         rc = ddb_error_set(err, DDB_ENET, "DescribeTable %s: unexpected response", table);
 done:
     ddb_response_dispose(&resp);
-    ddb_buf_dispose(&body);
     return rc;
 }
 
@@ -566,4 +580,54 @@ int ddb_table_check_mapping(const ddb_table_info *t, const ddb_mapping *m, ddb_b
         }
     }
     return n;
+}
+
+int ddb_table_ttl_parse(char **out, const char *json, const char *table, ddb_error *err)
+{
+    json_object *root = json_tokener_parse(json), *d;
+    const char *status, *name;
+    int rc = 0;
+
+    assert(out != NULL && json != NULL && table != NULL);
+    *out = NULL;
+    if (root == NULL || !json_object_object_get_ex(root, "TimeToLiveDescription", &d) ||
+        (status = jstr(d, "TimeToLiveStatus")) == NULL) {
+        rc = ddb_error_set(err, DDB_EINVAL, "DescribeTimeToLive %s: unexpected response", table);
+        goto done;
+    }
+    name = jstr(d, "AttributeName");
+    /* ENABLING: DynamoDB is about to delete by it; DISABLING and DISABLED:
+     * it deletes nothing, so nothing it would delete is to be left out */
+    if (strcmp(status, "ENABLED") != 0 && strcmp(status, "ENABLING") != 0) {
+        rc = ddb_error_set(err, DDB_EUSAGE,
+                           "table %s has Time to Live %s: no item of it is deleted as expired, so "
+                           "--skip-expired has nothing to go by (give --ttl-attribute NAME to "
+                           "skip by an attribute all the same)",
+                           table, status);
+        goto done;
+    }
+    if (name == NULL) {
+        rc = ddb_error_set(err, DDB_EINVAL, "DescribeTimeToLive %s: %s without an AttributeName",
+                           table, status);
+        goto done;
+    }
+    if ((*out = strdup(name)) == NULL)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+done:
+    if (root)
+        json_object_put(root);
+    return rc;
+}
+
+int ddb_table_ttl_attribute(char **out, ddb_client *c, const char *table, ddb_error *err)
+{
+    ddb_response resp;
+    int rc;
+
+    *out = NULL;
+    if ((rc = call_on_table(&resp, c, "DescribeTimeToLive", table, err)) == 0 &&
+        (rc = ddb_table_ttl_parse(out, resp.body, table, err)) == DDB_EINVAL)
+        rc = DDB_ENET;
+    ddb_response_dispose(&resp);
+    return rc;
 }

@@ -467,24 +467,24 @@ static void expect_typed_refused(const char *name, const char *text, ddb_input_f
 }
 
 /* DynamoDB JSON under an envelope ddbpipe does not know is never read as
- * plain items: a DynamoDB Streams event, an array of its records, a
- * document of one, NDJSON lines of them. */
+ * plain items: "Records" whose elements are not stream records (no
+ * eventName, or not an object with "dynamodb"), an array of such, NDJSON
+ * lines of them. (Stream records themselves are read: test_stream.c.) */
 Test(jsondoc, dynamodb_json_under_unknown_keys_is_refused)
 {
-    expect_typed_refused("stream.json",
-                         "{\n  \"Records\": [\n    {\"eventName\": \"INSERT\",\n"
-                         "     \"dynamodb\": {\"Keys\": {\"Id\": {\"N\": \"101\"}},\n"
-                         "                  \"NewImage\": {\"Id\": {\"N\": \"101\"}}}}\n  ]\n}\n",
+    expect_typed_refused("s3.json",
+                         "{\n  \"Records\": [\n    {\"eventSource\": \"aws:s3\",\n"
+                         "     \"s3\": {\"object\": {\"key\": {\"S\": \"a.txt\"}}}}\n  ]\n}\n",
                          DDB_IN_JSON, "(Records)");
     expect_typed_refused("records.json",
-                         "[\n  {\"eventID\": \"1\", \"eventName\": \"REMOVE\",\n"
+                         "[\n  {\"eventID\": \"1\", \"event\": \"REMOVE\",\n"
                          "   \"dynamodb\": {\"Keys\": {\"Id\": {\"N\": \"101\"}}}}\n]\n",
-                         DDB_IN_JSON, "(eventID, eventName, dynamodb)");
+                         DDB_IN_JSON, "(eventID, event, dynamodb)");
     expect_typed_refused(
         "records.ndjson",
-        "{\"eventName\":\"INSERT\",\"dynamodb\":{\"NewImage\":{\"a\":{\"BOOL\":true}}}}\n"
-        "{\"eventName\":\"INSERT\",\"dynamodb\":{\"NewImage\":{\"a\":{\"S\":\"x\"}}}}\n",
-        DDB_IN_NDJSON, "(eventName, dynamodb)");
+        "{\"eventName\":\"INSERT\",\"change\":{\"NewImage\":{\"a\":{\"BOOL\":true}}}}\n"
+        "{\"eventName\":\"INSERT\",\"change\":{\"NewImage\":{\"a\":{\"S\":\"x\"}}}}\n",
+        DDB_IN_NDJSON, "(eventName, change)");
     expect_typed_refused("stream1.json",
                          "{\"Records\":[{\"dynamodb\":{\"Keys\":{\"Id\":{\"N\":\"1\"}}}}]}\n",
                          DDB_IN_NDJSON, "{\"N\": ...} in \"Records\"");
