@@ -64,6 +64,7 @@ typedef struct ddb_live_opts {
     const char *unmatched_path; /* where changes of no entity go (NDJSON), or NULL: counted */
     const char *rejects_path;   /* where refused changes go (NDJSON), or NULL: counted */
     double stop_when_idle;      /* > 0: return once caught up and nothing came for this long */
+    double max_wcu;             /* write capacity units per second at most (0: no limit) */
     double poll_s;              /* the wait between polls of a quiet stream (0: 0.25) */
     volatile sig_atomic_t *stop; /* set by a signal: save and return DDB_EINTR */
     /* Told about every round (about once a second at most): may be NULL. */

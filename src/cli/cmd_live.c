@@ -99,6 +99,7 @@ int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn)
     o.unmatched_path = lv->unmatched;
     o.rejects_path = lv->rejects;
     o.stop_when_idle = (double)a->stop_when_idle;
+    o.max_wcu = (double)a->max_wcu;
     o.stop = cli_stop_flag();
     o.progress = live_progress;
     o.progress_ctx = (void *)a;

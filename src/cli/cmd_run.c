@@ -343,6 +343,10 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     }
     if (ddb_run_plan_done(plan) && a->live) {
         /* the copy is done: the stream goes on from its saved position */
+        if (!a->quiet)
+            fprintf(stderr, "ddbpipe: the copy is complete; the stream goes on from the "
+                            "position saved in %s.live\n",
+                    a->state);
         cli_catch_stop_signals();
         if ((code = cli_connect(&conn, &a->aws)) == 0 &&
             (code = cli_live_prepare(&live, a, &conn)) == 0)
@@ -364,6 +368,9 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     }
     /* A signal while waiting for a table, or later, stops the run cleanly. */
     cli_catch_stop_signals();
+    /* the stream's position is taken before the copy (or creating the target) starts */
+    if (a->live && (code = cli_live_prepare(&live, a, &conn)) != 0)
+        goto done;
     if (conn.client && (rc = ddb_run_plan_attach(plan, conn.client, &field, &err)) != 0) {
         cli_run_problem(field, spec, cmd, a, err.message);
         code = cli_attach_exit(rc, field);
@@ -373,9 +380,6 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
         }
         goto done;
     }
-    /* the stream's position is taken before the copy reads a single item */
-    if (a->live && (code = cli_live_prepare(&live, a, &conn)) != 0)
-        goto done;
     if ((rc = ddb_run_plan_open(plan, &field, &err)) != 0) {
         cli_open_problem(field, spec, cmd, a, err.message);
         code = rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;

@@ -278,6 +278,7 @@ static int open_writer(live *l, ddb_error *err)
     to.client = l->o.client;
     to.table = l->o.target_table;
     to.info = l->target_info;
+    to.max_wcu = l->o.max_wcu;
     if ((rc = ddb_table_output_new(&l->out, &to, err)) != 0)
         return rc;
     l->out->reject = reject_change;
@@ -327,8 +328,6 @@ int ddb_live_prepare(ddb_live **out, const ddb_live_opts *o, ddb_error *err)
         if ((rc = refresh_shards(l, 1, err)) == 0)
             rc = save_state(l, err);
     }
-    if (rc == 0)
-        rc = open_writer(l, err);
 done:
     if (rc != 0)
         ddb_live_free((ddb_live *)l);
@@ -503,6 +502,9 @@ int ddb_live_run(ddb_live *lv, ddb_live_stats *s, ddb_error *err)
 {
     live *l = (live *)lv;
     int rc;
+    /* the target may have been created by the copy, after the position */
+    if (l->out == NULL && (rc = open_writer(l, err)) != 0)
+        return rc;
     l->started = l->last_report = ddb_clock_seconds();
     l->stats.phase = DDB_LIVE_CATCH_UP;
     report(l, 1);
