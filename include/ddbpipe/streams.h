@@ -125,7 +125,4 @@ DDB_MUST_USE int ddb_stream_get_records(ddb_stream_page **out, ddb_streams *s,
                                         const char *iterator, int limit, ddb_error *err);
 void ddb_stream_page_free(ddb_stream_page *p);
 
-/* Compares two sequence numbers (decimal text without sign): <0, 0, >0. */
-int ddb_stream_seq_cmp(const char *a, const char *b);
-
 #endif

@@ -259,12 +259,29 @@ static int check_stream(live *l, ddb_error *err)
     return rc;
 }
 
+/* The target refused a write (an item too large for it, say): counted, and
+ * kept in the rejects file with DynamoDB's reason. A file that cannot be
+ * written is told at the end of the round (set_aside's error). */
 static void reject_change(void *ctx, int entity, const ddb_reject_info *info)
 {
     live *l = ctx;
+    ddb_buf *b = &l->reject_line;
     (void)entity;
-    (void)info;
     l->write_failed++;
+    if (l->o.rejects_path == NULL)
+        return;
+    if (l->rejects == NULL && (l->rejects = fopen(l->o.rejects_path, "a")) == NULL) {
+        l->reject_io = 1;
+        return;
+    }
+    b->len = 0;
+    ddb_buf_printf(b, "{\"%s\":", info->is_delete ? "delete" : "put");
+    ddb_buf_append(b, info->item_json, info->item_len);
+    ddb_buf_puts(b, ",\"reason\":");
+    ddb_json_put_text(b, info->reason, strlen(info->reason));
+    ddb_buf_puts(b, "}\n");
+    if (b->oom || fwrite(b->ptr, 1, b->len, l->rejects) != b->len || fflush(l->rejects) != 0)
+        l->reject_io = 1;
 }
 
 /* The writer into the target, and the arena the rounds use. */
@@ -382,6 +399,8 @@ static int settle_round(live *l, ddb_error *err)
     int rc = l->out->vt->finish(l->out, err), moved = 0;
     if (rc != 0)
         return rc;
+    if (l->reject_io)
+        return ddb_error_set(err, DDB_EIO, "cannot write %s", l->o.rejects_path);
     for (size_t i = 0; i < l->n_shards; i++) {
         live_shard *s = &l->shards[i];
         if (s->pending != NULL) {
@@ -533,6 +552,7 @@ void ddb_live_free(ddb_live *lv)
     ddb_table_info_free(l->target_info);
     ddb_arena_free(l->arena);
     ddb_buf_dispose(&l->scratch);
+    ddb_buf_dispose(&l->reject_line);
     if (l->unmatched)
         fclose(l->unmatched);
     if (l->rejects)

@@ -37,6 +37,8 @@ typedef struct live {
     ddb_output *out;
     ddb_arena *arena; /* the round's records, images and encoded items */
     ddb_buf scratch;
+    ddb_buf reject_line; /* the writer's refusals, written from its callback */
+    int reject_io;       /* one could not be written */
     FILE *unmatched, *rejects;
     ddb_live_stats stats;
     double started, last_describe, last_change_at, last_report;

@@ -456,16 +456,3 @@ void ddb_stream_page_free(ddb_stream_page *p)
     free(p->next_iterator);
     free(p);
 }
-
-int ddb_stream_seq_cmp(const char *a, const char *b)
-{
-    size_t la, lb;
-    while (*a == '0' && a[1] != '\0')
-        a++;
-    while (*b == '0' && b[1] != '\0')
-        b++;
-    la = strlen(a), lb = strlen(b);
-    if (la != lb)
-        return la < lb ? -1 : 1;
-    return strcmp(a, b);
-}
