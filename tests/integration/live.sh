@@ -41,10 +41,24 @@ run new-image 2 "$bin" migrate --live --table NewOnly "${M[@]}" --to-table Targe
 expect_in "$tmp/new-image.err" "Tag.tagName feeds the target key SK but is not in the source key"
 run live-files 2 "$bin" migrate --live "$here/source.json" "${M[@]}" --to-table Target0 "${E[@]}"
 
+# -- a KEYS_ONLY stream: each changed item is read back (consistent GetItem) -------------------
+app create --table KeysOnly --view KEYS_ONLY
+app seed --table KeysOnly --users 3
+K=(--mapping "$here/source.json" --to-mapping "$here/target-fixed.json")
+"$bin" migrate --live --table KeysOnly "${K[@]}" --to-table KeysOnlyTarget --create-table "${E[@]}" \
+    --stop-when-idle 4 >"$tmp/keys-only.out" 2>"$tmp/keys-only.err" &
+ko_pid=$!
+app churn --table KeysOnly --users 3 --seconds 2 --rate 40 --seed 3 >/dev/null ||
+    fail "the application failed on KeysOnly"
+wait "$ko_pid" || fail "keys-only: exit $?: $(tail -3 "$tmp/keys-only.err")"
+grep -q ' 0 read back' "$tmp/keys-only.err" && fail "keys-only: no item was read back"
+run keys-only-diff 0 "$bin" diff --table KeysOnly --to-table KeysOnlyTarget "${K[@]}" "${E[@]}" \
+    --out "$tmp/diff-ko"
+
 # -- a live migration, killed twice, resumed ---------------------------------------------------
 app create --table LiveSource
 app seed --table LiveSource --users 30
-app churn --table LiveSource --users 30 --seconds 14 --rate 60 >"$tmp/app.out" 2>"$tmp/app.err" &
+app churn --table LiveSource --users 30 --seconds 60 --rate 60 --stop-file "$tmp/app.stop" >"$tmp/app.out" 2>"$tmp/app.err" &
 app_pid=$!
 st="$tmp/live.state"
 # the copy slowed so the kill lands in it (300 items at 60 WCU/s: about 5 s)
@@ -69,6 +83,8 @@ kill -0 "$pid" 2>/dev/null || fail "run 2 ended before it was killed: $(tail -3 
 kill -KILL "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 kill -0 "$app_pid" 2>/dev/null || fail "the application stopped writing before the replay was killed"
+sleep 1 # a little more written after the kill
+touch "$tmp/app.stop"
 wait "$app_pid" || fail "the application failed: $(cat "$tmp/app.err")"
 run resume 0 "$bin" "${L[@]}" --resume --stop-when-idle 2
 expect_in "$tmp/resume.err" "changes applied"

@@ -4,7 +4,8 @@
 //   node app.js create --endpoint URL --table T [--view NEW_AND_OLD_IMAGES|NEW_IMAGE|none]
 //   node app.js seed   --endpoint URL --table T --users N
 //   node app.js churn  --endpoint URL --table T --users N --seconds S --rate R [--seed X]
-// churn writes about R changes a second for S seconds, one at a time: new tags, renamed tags and
+//                      [--stop-file F]
+// churn writes about R changes a second for S seconds (or until file F exists), one at a time: new tags, renamed tags and
 // favorites whose type changes (both move the item in the target layout), other updates, deletes.
 // Prints "app: N changes (P puts, M moves, U updates, D deletes)" at the end.
 'use strict'
@@ -64,7 +65,8 @@ async function churn (db, o) {
   const pause = 1000 / o.rate
   let next = Date.now()
   const key = (u, prefix, id) => ({ pk: { S: `USER#u${u}` }, sk: { S: `${prefix}${id}` } })
-  while (Date.now() < end) {
+  const fs = require('fs')
+  while (Date.now() < end && !(o['stop-file'] && fs.existsSync(o['stop-file']))) {
     const u = Math.floor(r() * o.users)
     const id = Math.floor(r() * 8) // ids 5..7 are new items at first
     const what = r()
