@@ -4,20 +4,26 @@
 //   node app.js create --endpoint URL --table T [--view NEW_AND_OLD_IMAGES|NEW_IMAGE|none]
 //   node app.js seed   --endpoint URL --table T --users N
 //   node app.js churn  --endpoint URL --table T --users N --seconds S --rate R [--seed X]
-//                      [--stop-file F]
-// churn writes about R changes a second for S seconds (or until file F exists), one at a time: new tags, renamed tags and
+//                      [--stop-file F] [--concurrency C]
+//   node app.js burst  --endpoint URL --table T --count N     (N new tags, BatchWriteItem, fast)
+//   node app.js probe  --endpoint URL --table T --target T2 --seconds S
+// probe writes a new tag every 200 ms and waits until it shows in T2 (the layout of target.json):
+// prints the median, 95th percentile and largest of those delays (the migration's lag).
+// churn writes about R changes a second for S seconds (or until file F exists), C writers each
+// one change at a time: new tags, renamed tags and
 // favorites whose type changes (both move the item in the target layout), other updates, deletes.
 // Prints "app: N changes (P puts, M moves, U updates, D deletes)" at the end.
 'use strict'
 const {
-  DynamoDBClient, CreateTableCommand, PutItemCommand, UpdateItemCommand, DeleteItemCommand
+  DynamoDBClient, CreateTableCommand, PutItemCommand, UpdateItemCommand, DeleteItemCommand,
+  BatchWriteItemCommand, GetItemCommand
 } = require('@aws-sdk/client-dynamodb')
 
 function parseArgs (argv) {
-  const o = { cmd: argv[0], users: 20, seconds: 5, rate: 100, seed: 1, view: 'NEW_AND_OLD_IMAGES' }
+  const o = { cmd: argv[0], users: 20, seconds: 5, rate: 100, seed: 1, view: 'NEW_AND_OLD_IMAGES', concurrency: 1, count: 1000 }
   for (let i = 1; i < argv.length; i += 2) {
     const k = argv[i].replace(/^--/, '')
-    o[k] = ['users', 'seconds', 'rate', 'seed'].includes(k) ? Number(argv[i + 1]) : argv[i + 1]
+    o[k] = ['users', 'seconds', 'rate', 'seed', 'concurrency', 'count'].includes(k) ? Number(argv[i + 1]) : argv[i + 1]
   }
   if (!o.endpoint || !o.table) {
     process.stderr.write('usage: node app.js create|seed|churn --endpoint URL --table T ...\n')
@@ -59,10 +65,60 @@ async function seed (db, o) {
 }
 
 async function churn (db, o) {
-  const r = rng(o.seed)
   const n = { puts: 0, moves: 0, updates: 0, deletes: 0 }
+  const writers = []
+  for (let w = 0; w < o.concurrency; w++) writers.push(writer(db, o, n, o.seed + w * 7919))
+  await Promise.all(writers)
+  const total = n.puts + n.moves + n.updates + n.deletes
+  process.stdout.write(`app: ${total} changes (${n.puts} puts, ${n.moves} moves, ${n.updates} updates, ${n.deletes} deletes)\n`)
+}
+
+async function burst (db, o) {
+  const items = []
+  for (let i = 0; i < o.count; i++) items.push(tag(1000 + Math.floor(i / 1000), i % 1000, `burst${i}`, i))
+  const batches = []
+  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25))
+  let next = 0
+  const worker = async () => {
+    while (next < batches.length) {
+      let req = { [o.table]: batches[next++].map(Item => ({ PutRequest: { Item } })) }
+      while (req && Object.keys(req).length) {
+        const out = await db.send(new BatchWriteItemCommand({ RequestItems: req }))
+        req = out.UnprocessedItems
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: 8 }, worker))
+}
+
+async function probe (db, o) {
+  const delays = []
   const end = Date.now() + o.seconds * 1000
-  const pause = 1000 / o.rate
+  for (let i = 0; Date.now() < end; i++) {
+    const name = `probe${i}`
+    const t0 = Date.now()
+    await db.send(new PutItemCommand({ TableName: o.table, Item: tag(9999, i, name, i) }))
+    const Key = { PK: { S: 'U#u9999' }, SK: { S: `TAGNAME#${name}#t${i}` } }
+    for (;;) {
+      const got = await db.send(new GetItemCommand({ TableName: o.target, Key }))
+      if (got.Item) break
+      if (Date.now() - t0 > 60000) throw new Error(`${name} not in ${o.target} after 60 s`)
+      await new Promise(resolve => setTimeout(resolve, 20))
+    }
+    delays.push((Date.now() - t0) / 1000)
+    const rest = t0 + 200 - Date.now()
+    if (rest > 0) await new Promise(resolve => setTimeout(resolve, rest))
+  }
+  delays.sort((a, b) => a - b)
+  const at = q => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))]
+  process.stdout.write(`probe: ${delays.length} probes, lag median ${at(0.5).toFixed(2)} s, ` +
+    `p95 ${at(0.95).toFixed(2)} s, max ${delays[delays.length - 1].toFixed(2)} s\n`)
+}
+
+async function writer (db, o, n, seed) {
+  const r = rng(seed)
+  const end = Date.now() + o.seconds * 1000
+  const pause = 1000 * o.concurrency / o.rate
   let next = Date.now()
   const key = (u, prefix, id) => ({ pk: { S: `USER#u${u}` }, sk: { S: `${prefix}${id}` } })
   const fs = require('fs')
@@ -97,8 +153,6 @@ async function churn (db, o) {
     const wait = next - Date.now()
     if (wait > 0) await new Promise(resolve => setTimeout(resolve, wait))
   }
-  const total = n.puts + n.moves + n.updates + n.deletes
-  process.stdout.write(`app: ${total} changes (${n.puts} puts, ${n.moves} moves, ${n.updates} updates, ${n.deletes} deletes)\n`)
 }
 
 async function main () {
@@ -111,6 +165,8 @@ async function main () {
   if (o.cmd === 'create') await create(db, o)
   else if (o.cmd === 'seed') await seed(db, o)
   else if (o.cmd === 'churn') await churn(db, o)
+  else if (o.cmd === 'burst') await burst(db, o)
+  else if (o.cmd === 'probe') await probe(db, o)
   else throw new Error(`unknown command ${o.cmd}`)
 }
 
