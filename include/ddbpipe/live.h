@@ -52,21 +52,21 @@ typedef struct ddb_live_stats {
 } ddb_live_stats;
 
 typedef struct ddb_live_opts {
-    ddb_client *client;          /* borrowed; drives DynamoDB and Streams calls */
+    ddb_client *client;           /* borrowed; drives DynamoDB and Streams calls */
     const char *streams_endpoint; /* ddb_streams_endpoint of the DynamoDB endpoint */
     const char *source_table;
     const char *target_table;
     const ddb_mapping *mapping;    /* borrowed: decodes the source's items */
     const ddb_mapping *to_mapping; /* borrowed: encodes the target's */
-    const char *state_path; /* the run's state file, or NULL; the stream position is kept in
-                               STATE.live beside it */
-    int resume;             /* go on from STATE.live */
-    const char *unmatched_path; /* where changes of no entity go (NDJSON), or NULL: counted */
-    const char *rejects_path;   /* where refused changes go (NDJSON), or NULL: counted */
-    double stop_when_idle;      /* > 0: return once caught up and nothing came for this long */
-    double max_wcu;             /* write capacity units per second at most (0: no limit) */
-    double poll_s;              /* the wait between polls of a quiet stream (0: 0.25) */
-    volatile sig_atomic_t *stop; /* set by a signal: save and return DDB_EINTR */
+    const char *state_path;        /* the run's state file, or NULL; the stream position is kept in
+                                      STATE.live beside it */
+    int resume;                    /* go on from STATE.live */
+    const char *unmatched_path;    /* where changes of no entity go (NDJSON), or NULL: counted */
+    const char *rejects_path;      /* where refused changes go (NDJSON), or NULL: counted */
+    double stop_when_idle;         /* > 0: return once caught up and nothing came for this long */
+    double max_wcu;                /* write capacity units per second at most (0: no limit) */
+    double poll_s;                 /* the wait between polls of a quiet stream (0: 0.25) */
+    volatile sig_atomic_t *stop;   /* set by a signal: save and return DDB_EINTR */
     /* Told about every round (about once a second at most): may be NULL. */
     void (*progress)(void *ctx, const ddb_live_stats *s);
     void *progress_ctx;

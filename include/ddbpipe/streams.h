@@ -38,7 +38,7 @@ typedef struct ddb_stream_shard {
 } ddb_stream_shard;
 
 typedef struct ddb_stream_desc {
-    char *status;    /* ENABLING, ENABLED, DISABLING, DISABLED */
+    char *status; /* ENABLING, ENABLED, DISABLING, DISABLED */
     char *view_type;
     ddb_stream_shard *shards; /* in DescribeStream's order, every page */
     size_t n_shards;
@@ -53,8 +53,8 @@ typedef enum ddb_stream_event {
 /* One record of GetRecords; values live in the page's arena. */
 typedef struct ddb_stream_record {
     ddb_stream_event event;
-    const char *seq;  /* SequenceNumber (decimal text, up to 40 digits) */
-    double created;   /* ApproximateCreationDateTime, seconds since the epoch */
+    const char *seq; /* SequenceNumber (decimal text, up to 40 digits) */
+    double created;  /* ApproximateCreationDateTime, seconds since the epoch */
     ddb_item keys;
     ddb_item new_image; /* with has_new */
     ddb_item old_image; /* with has_old */
@@ -110,9 +110,8 @@ void ddb_stream_desc_free(ddb_stream_desc *d);
  * ResourceNotFoundException: the shard or stream is gone): the message says
  * to start over; DDB_ENET; DDB_ENOMEM.
  */
-DDB_MUST_USE int ddb_stream_iterator(char **out, ddb_streams *s, const char *arn,
-                                     const char *shard, ddb_stream_iter_type type,
-                                     const char *seq, ddb_error *err);
+DDB_MUST_USE int ddb_stream_iterator(char **out, ddb_streams *s, const char *arn, const char *shard,
+                                     ddb_stream_iter_type type, const char *seq, ddb_error *err);
 
 /*
  * GetRecords at iterator (at most limit records, 1..1000; 0: 1000). *out
@@ -121,8 +120,13 @@ DDB_MUST_USE int ddb_stream_iterator(char **out, ddb_streams *s, const char *arn
  * to start over: iterators live 15 minutes, records 24 hours); DDB_ENET;
  * DDB_EINVAL for a record this code cannot read; DDB_ENOMEM.
  */
-DDB_MUST_USE int ddb_stream_get_records(ddb_stream_page **out, ddb_streams *s,
-                                        const char *iterator, int limit, ddb_error *err);
+DDB_MUST_USE int ddb_stream_get_records(ddb_stream_page **out, ddb_streams *s, const char *iterator,
+                                        int limit, ddb_error *err);
 void ddb_stream_page_free(ddb_stream_page *p);
+
+/* A typed item ({"a":{"S":"x"}}, as Keys, NewImage, OldImage and GetItem's
+ * Item are) that ddb_json_parse_plain read -> the item, its values in a.
+ * Returns 0 or DDB_EINVAL (err says why). */
+int ddb_stream_typed_item(ddb_item *out, const ddb_value *plain, ddb_arena *a, ddb_error *err);
 
 #endif

@@ -112,7 +112,7 @@ int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn)
                   ? "--resume needs the same --state as the interrupted run"
                   : NULL,
               "%s", err.message);
-    return rc == DDB_EINTR                             ? EXIT_INTERRUPTED
+    return rc == DDB_EINTR                           ? EXIT_INTERRUPTED
            : rc == DDB_EUSAGE || rc == DDB_ENOTFOUND ? EXIT_USAGE
                                                      : EXIT_SERVICE;
 }

@@ -344,8 +344,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     if (ddb_run_plan_done(plan) && a->live) {
         /* the copy is done: the stream goes on from its saved position */
         if (!a->quiet)
-            fprintf(stderr, "ddbpipe: the copy is complete; the stream goes on from the "
-                            "position saved in %s.live\n",
+            fprintf(stderr, "ddbpipe: the copy is complete; the stream goes on from %s.live\n",
                     a->state);
         cli_catch_stop_signals();
         if ((code = cli_connect(&conn, &a->aws)) == 0 &&

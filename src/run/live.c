@@ -362,8 +362,8 @@ static int ensure_iterator(live *l, live_shard *s, ddb_error *err)
         return 0;
     return s->seq ? ddb_stream_iterator(&s->iter, l->streams, l->arn, s->id, DDB_ITER_AFTER_SEQ,
                                         s->seq, err)
-                  : ddb_stream_iterator(&s->iter, l->streams, l->arn, s->id,
-                                        DDB_ITER_TRIM_HORIZON, NULL, err);
+                  : ddb_stream_iterator(&s->iter, l->streams, l->arn, s->id, DDB_ITER_TRIM_HORIZON,
+                                        NULL, err);
 }
 
 /* One page of shard s, applied (written once the round settles). */

@@ -58,9 +58,9 @@ static int rekey(ddb_item *out, const ddb_entity **ent, live *l, const ddb_item 
     if ((te = ddb_mapping_entity(l->o.to_mapping, d.entity->name)) == NULL)
         return ddb_error_set(err, DDB_EINVAL, "entity %s is not in the target mapping",
                              d.entity->name);
-    return keys_only ? ddb_transform_encode_key(out, l->o.to_mapping, te, &d.record, 1, l->arena,
-                                                err)
-                     : ddb_transform_encode(out, l->o.to_mapping, te, &d.record, 1, l->arena, err);
+    return keys_only
+               ? ddb_transform_encode_key(out, l->o.to_mapping, te, &d.record, 1, l->arena, err)
+               : ddb_transform_encode(out, l->o.to_mapping, te, &d.record, 1, l->arena, err);
 }
 
 /* The target key the item had before the change: from the old image (any
@@ -120,7 +120,7 @@ static int fetch_current(ddb_item *out, int *found, live *l, const ddb_stream_re
         goto done;
     l->stats.fetched++;
     if ((it = ddb_map_getz(&root.u.m, "Item")) != NULL &&
-        (rc = live_typed_image(out, it, l->arena, err)) == 0)
+        (rc = ddb_stream_typed_item(out, it, l->arena, err)) == 0)
         *found = 1;
 done:
     ddb_json_parser_free(jp);
@@ -229,19 +229,6 @@ int live_apply_change(live *l, const ddb_stream_record *r, ddb_error *err)
     if (rc == 0)
         l->stats.changes++;
     return rc;
-}
-
-int live_typed_image(ddb_item *out, const ddb_value *plain, ddb_arena *a, ddb_error *err)
-{
-    ddb_value wrapped, typed;
-    ddb_attr wa = {{"M", 1}, *plain};
-    wrapped.type = DDB_TYPE_M;
-    wrapped.u.m.attrs = &wa;
-    wrapped.u.m.count = 1;
-    if (ddb_value_from_typed_json(&typed, &wrapped, a, err) != 0)
-        return DDB_EINVAL;
-    *out = typed.u.m;
-    return 0;
 }
 
 int live_check_view(const live *l, const char *view, ddb_buf *why)

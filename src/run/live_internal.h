@@ -53,9 +53,6 @@ typedef struct live {
  * run (DDB_ENET, DDB_EIO, DDB_ENOMEM). */
 int live_apply_change(live *l, const ddb_stream_record *r, ddb_error *err);
 
-/* A typed image read as plain JSON ({"a":{"S":"x"}}) -> the item, in a. */
-int live_typed_image(ddb_item *out, const ddb_value *plain, ddb_arena *a, ddb_error *err);
-
 /* For a stream view without old images: appends to why each target key
  * that depends on a field the source key does not hold, and returns how
  * many (0: a change can never move an item in the target). */

@@ -77,9 +77,9 @@ static int call_error(const ddb_response *r, const char *op, const char *what, d
     if (strcmp(r->error_type, "ResourceNotFoundException") == 0)
         return ddb_error_set(err, DDB_ENOTFOUND, "%s of %s: %s: %s", op, what, r->error_type,
                              r->message);
-    return ddb_error_set(err, DDB_ENET, "%s of %s failed: %s: %s (HTTP %ld, %d attempts)", op,
-                         what, r->error_type[0] ? r->error_type : "error", r->message,
-                         r->http_status, r->attempts);
+    return ddb_error_set(err, DDB_ENET, "%s of %s failed: %s: %s (HTTP %ld, %d attempts)", op, what,
+                         r->error_type[0] ? r->error_type : "error", r->message, r->http_status,
+                         r->attempts);
 }
 
 /* One Streams call, synchronously; on success resp owns the body. */
@@ -87,7 +87,8 @@ static int streams_call(ddb_streams *s, const char *op, const char *body, ddb_re
                         ddb_error *err)
 {
     char target[64];
-    ddb_sigv4_header h[2] = {{"Content-Type", "application/x-amz-json-1.0"}, {"X-Amz-Target", target}};
+    ddb_sigv4_header h[2] = {{"Content-Type", "application/x-amz-json-1.0"},
+                             {"X-Amz-Target", target}};
     ddb_http_call hc;
     snprintf(target, sizeof(target), "DynamoDBStreams_20120810.%s", op);
     memset(&hc, 0, sizeof(hc));
@@ -313,8 +314,7 @@ done:
     return rc;
 }
 
-/* A typed image ({"a":{"S":..}}) read as plain JSON -> its item. */
-static int typed_image(ddb_item *out, const ddb_value *plain, ddb_arena *a, ddb_error *err)
+int ddb_stream_typed_item(ddb_item *out, const ddb_value *plain, ddb_arena *a, ddb_error *err)
 {
     ddb_value wrapped, typed;
     ddb_attr wa = {{"M", 1}, *plain};
@@ -352,15 +352,16 @@ static int read_record(ddb_stream_record *rec, const ddb_value *v, ddb_arena *a,
     if ((x = ddb_map_getz(&db->u.m, "ApproximateCreationDateTime")) != NULL &&
         x->type == DDB_TYPE_N)
         rec->created = strtod(x->u.s.ptr, NULL); /* a clock reading for the lag, not data */
-    if ((x = ddb_map_getz(&db->u.m, "Keys")) == NULL || typed_image(&rec->keys, x, a, err) != 0)
+    if ((x = ddb_map_getz(&db->u.m, "Keys")) == NULL ||
+        ddb_stream_typed_item(&rec->keys, x, a, err) != 0)
         return ddb_error_set(err, DDB_EINVAL, "record %s: no readable Keys", rec->seq);
     if ((x = ddb_map_getz(&db->u.m, "NewImage")) != NULL) {
-        if (typed_image(&rec->new_image, x, a, err) != 0)
+        if (ddb_stream_typed_item(&rec->new_image, x, a, err) != 0)
             return ddb_error_prefix(err, "record %s: NewImage: ", rec->seq);
         rec->has_new = 1;
     }
     if ((x = ddb_map_getz(&db->u.m, "OldImage")) != NULL) {
-        if (typed_image(&rec->old_image, x, a, err) != 0)
+        if (ddb_stream_typed_item(&rec->old_image, x, a, err) != 0)
             return ddb_error_prefix(err, "record %s: OldImage: ", rec->seq);
         rec->has_old = 1;
     }
