@@ -69,6 +69,10 @@ typedef struct ddb_stream_page {
     char *body;
 } ddb_stream_page;
 
+/* ddb_stream_get_records: the iterator expired (not an error code: the
+ * position it stood for can be asked for again). */
+#define DDB_STREAM_EXPIRED 1
+
 typedef enum ddb_stream_iter_type {
     DDB_ITER_TRIM_HORIZON = 0, /* the oldest record the stream keeps */
     DDB_ITER_LATEST,           /* after the newest */
@@ -115,9 +119,11 @@ DDB_MUST_USE int ddb_stream_iterator(char **out, ddb_streams *s, const char *arn
 
 /*
  * GetRecords at iterator (at most limit records, 1..1000; 0: 1000). *out
- * owned by the caller (ddb_stream_page_free). Returns 0; DDB_ENOTFOUND for
- * ExpiredIteratorException and TrimmedDataAccessException (the message says
- * to start over: iterators live 15 minutes, records 24 hours); DDB_ENET;
+ * owned by the caller (ddb_stream_page_free). Returns 0;
+ * DDB_STREAM_EXPIRED (ExpiredIteratorException: the iterator is older than
+ * 15 minutes, but its records may still be there: get a new iterator from
+ * the last sequence number read); DDB_ENOTFOUND for TrimmedDataAccessException
+ * (the records are gone: the message says to start over); DDB_ENET;
  * DDB_EINVAL for a record this code cannot read; DDB_ENOMEM.
  */
 DDB_MUST_USE int ddb_stream_get_records(ddb_stream_page **out, ddb_streams *s, const char *iterator,

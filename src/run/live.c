@@ -196,6 +196,8 @@ static int skip_to_end(live *l, live_shard *s, ddb_error *err)
         ddb_stream_page_free(p);
     }
     free(it);
+    if (rc == DDB_STREAM_EXPIRED) /* a fresh iterator, used at once */
+        rc = ddb_error_set(err, DDB_ENET, "GetRecords of shard %s: the iterator expired", s->id);
     return rc;
 }
 
@@ -366,17 +368,34 @@ static int ensure_iterator(live *l, live_shard *s, ddb_error *err)
                                         NULL, err);
 }
 
+/* The next page of shard s. An iterator held past its 15 minutes (a round
+ * that waited long on the writes) is asked for again from the position,
+ * which is where it stood: nothing of the shard was applied since. */
+static int next_page(ddb_stream_page **p, live *l, live_shard *s, ddb_error *err)
+{
+    int rc = ensure_iterator(l, s, err);
+    if (rc == 0 && (rc = ddb_stream_get_records(p, l->streams, s->iter, PAGE_LIMIT, err)) ==
+                       DDB_STREAM_EXPIRED) {
+        assert(s->pending == NULL);
+        free(s->iter);
+        s->iter = NULL;
+        if ((rc = ensure_iterator(l, s, err)) == 0)
+            rc = ddb_stream_get_records(p, l->streams, s->iter, PAGE_LIMIT, err);
+        if (rc == DDB_STREAM_EXPIRED)
+            rc = ddb_error_set(err, DDB_ENET, "GetRecords: a fresh iterator expired at once");
+    }
+    if (rc == DDB_ENOTFOUND)
+        ddb_error_prefix(err, "shard %s: ", s->id);
+    return rc;
+}
+
 /* One page of shard s, applied (written once the round settles). */
 static int read_shard(live *l, live_shard *s, size_t *got, ddb_error *err)
 {
     ddb_stream_page *p = NULL;
     int rc;
-    if ((rc = ensure_iterator(l, s, err)) != 0 ||
-        (rc = ddb_stream_get_records(&p, l->streams, s->iter, PAGE_LIMIT, err)) != 0) {
-        if (rc == DDB_ENOTFOUND)
-            ddb_error_prefix(err, "shard %s: ", s->id);
+    if ((rc = next_page(&p, l, s, err)) != 0)
         return rc;
-    }
     for (size_t i = 0; i < p->n_records && rc == 0; i++)
         if ((rc = live_apply_change(l, &p->records[i], err)) == 0) {
             l->created_last = p->records[i].created;

@@ -433,6 +433,8 @@ int ddb_stream_get_records(ddb_stream_page **out, ddb_streams *s, const char *it
         goto done;
     if (!r.ok) {
         rc = call_error(&r, "GetRecords", "a shard", err);
+        if (strcmp(r.error_type, "ExpiredIteratorException") == 0)
+            rc = DDB_STREAM_EXPIRED;
         goto done;
     }
     p->body = r.body; /* the page's values point into it */
