@@ -48,6 +48,10 @@ typedef struct ddb_live_stats {
                            (-1: none applied yet) */
     double rate;        /* changes per second over the last report */
     double seconds;     /* since ddb_live_run started */
+    /* where the changes set aside went (NDJSON lines, made at the first one): beside the
+     * state file (STATE.live.unmatched.ndjson, STATE.live.rejects.ndjson), else in
+     * ./ddbpipe-runs/<target>-<time>-live/; owned by the run; NULL: none went */
+    const char *unmatched_file, *rejects_file;
     unsigned shards_open, shards_done;
 } ddb_live_stats;
 
@@ -61,8 +65,6 @@ typedef struct ddb_live_opts {
     const char *state_path;        /* the run's state file, or NULL; the stream position is kept in
                                       STATE.live beside it */
     int resume;                    /* go on from STATE.live */
-    const char *unmatched_path;    /* where changes of no entity go (NDJSON), or NULL: counted */
-    const char *rejects_path;      /* where refused changes go (NDJSON), or NULL: counted */
     double stop_when_idle;         /* > 0: return once caught up and nothing came for this long */
     double max_wcu;                /* write capacity units per second at most (0: no limit) */
     double poll_s;                 /* the wait between polls of a quiet stream (0: 0.25) */

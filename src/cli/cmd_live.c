@@ -59,17 +59,6 @@ int cli_live_check(const run_args *a)
     return 0;
 }
 
-/* A side file beside the state file, or NULL without one. */
-static char *side_path(const run_args *a, const char *given, const char *suffix)
-{
-    char *p;
-    if (given != NULL || a->state == NULL)
-        return given ? strdup(given) : NULL;
-    if ((p = malloc(strlen(a->state) + strlen(suffix) + 1)) != NULL)
-        strcat(strcpy(p, a->state), suffix);
-    return p;
-}
-
 int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn)
 {
     ddb_live_opts o;
@@ -83,10 +72,6 @@ int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn)
         return EXIT_USAGE;
     }
     ddb_streams_endpoint(lv->endpoint, sizeof(lv->endpoint), conn->config->endpoint_url);
-    /* the snapshot's side files are its own (a resume cuts them to what it
-     * committed): the changes set aside get files of their own */
-    lv->unmatched = side_path(a, NULL, ".live.unmatched.ndjson");
-    lv->rejects = side_path(a, NULL, ".live.rejects.ndjson");
     memset(&o, 0, sizeof(o));
     o.client = conn->client;
     o.streams_endpoint = lv->endpoint;
@@ -96,8 +81,6 @@ int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn)
     o.to_mapping = lv->to_mapping;
     o.state_path = a->state;
     o.resume = a->resume;
-    o.unmatched_path = lv->unmatched;
-    o.rejects_path = lv->rejects;
     o.stop_when_idle = (double)a->stop_when_idle;
     o.max_wcu = (double)a->max_wcu;
     o.stop = cli_stop_flag();
@@ -138,6 +121,10 @@ int cli_live_run(cli_live *lv, const run_args *a)
                                               "same command and --resume"
                                             : "; interrupted (run with --state FILE to resume)")
                                 : "");
+    if (s.unmatched_file)
+        fprintf(stderr, "ddbpipe: live: changes of no entity: %s\n", s.unmatched_file);
+    if (s.rejects_file)
+        fprintf(stderr, "ddbpipe: live: changes refused: %s\n", s.rejects_file);
     if (rc == DDB_EINTR)
         return EXIT_INTERRUPTED;
     if (rc == DDB_ENOTFOUND)
@@ -152,7 +139,5 @@ void cli_live_dispose(cli_live *lv)
     ddb_live_free(lv->live);
     ddb_mapping_free(lv->mapping);
     ddb_mapping_free(lv->to_mapping);
-    free(lv->unmatched);
-    free(lv->rejects);
     memset(lv, 0, sizeof(*lv));
 }

@@ -204,7 +204,6 @@ typedef struct cli_live {
     ddb_live *live;
     ddb_mapping *mapping, *to_mapping;
     char endpoint[512]; /* the Streams endpoint */
-    char *unmatched, *rejects;
 } cli_live;
 
 /* --live and --stop-when-idle against the other options. Returns 0, or

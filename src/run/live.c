@@ -11,6 +11,7 @@
  * round, and replaying is harmless (live.h says why).
  */
 #include <assert.h>
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/output_table.h"
 #include "run/live_internal.h"
+#include "run/run_internal.h"
 
 /* Records a GetRecords may bring: the most DynamoDB Streams allows. */
 #define PAGE_LIMIT 1000
@@ -270,9 +272,7 @@ static void reject_change(void *ctx, int entity, const ddb_reject_info *info)
     ddb_buf *b = &l->reject_line;
     (void)entity;
     l->write_failed++;
-    if (l->o.rejects_path == NULL)
-        return;
-    if (l->rejects == NULL && (l->rejects = fopen(l->o.rejects_path, "a")) == NULL) {
+    if (l->rejects == NULL && (l->rejects = live_open_side(l->rejects_path)) == NULL) {
         l->reject_io = 1;
         return;
     }
@@ -307,19 +307,58 @@ static int open_writer(live *l, ddb_error *err)
     return 0;
 }
 
-/* Sets up l from o: the state file's name, the Streams client. */
+FILE *live_open_side(const char *path)
+{
+    FILE *f = fopen(path, "a");
+    char *dir;
+    ddb_error ignored;
+    if (f != NULL || errno != ENOENT || strchr(path, '/') == NULL || (dir = strdup(path)) == NULL)
+        return f;
+    *strrchr(dir, '/') = '\0';
+    if (ddb_make_dirs(dir, &ignored) == 0)
+        f = fopen(path, "a");
+    free(dir);
+    return f;
+}
+
+/* base + suffix, malloc'd. */
+static char *concat(const char *base, const char *suffix)
+{
+    char *p = malloc(strlen(base) + strlen(suffix) + 1);
+    return p ? strcat(strcpy(p, base), suffix) : NULL;
+}
+
+/* Where the position and the changes set aside go: beside the state file,
+ * or (side files only) in a folder of the run's own under ./ddbpipe-runs/.
+ * The copy's side files are its own (a resume cuts them back to what it
+ * committed), so these are others. */
+static int side_paths(live *l, ddb_error *err)
+{
+    char *dir = NULL;
+    if (l->o.state_path != NULL) {
+        l->state_file = concat(l->o.state_path, ".live");
+        l->unmatched_path = concat(l->o.state_path, ".live.unmatched.ndjson");
+        l->rejects_path = concat(l->o.state_path, ".live.rejects.ndjson");
+    } else if ((dir = ddb_run_folder_name(l->o.target_table)) != NULL) {
+        l->unmatched_path = concat(dir, "-live/unmatched.ndjson");
+        l->rejects_path = concat(dir, "-live/rejects.ndjson");
+    }
+    free(dir);
+    if (l->unmatched_path == NULL || l->rejects_path == NULL ||
+        (l->o.state_path != NULL && l->state_file == NULL))
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* Sets up l from o: its files, the Streams client. */
 static int init_live(live *l, const ddb_live_opts *o, ddb_error *err)
 {
+    int rc;
     l->o = *o;
     l->stats.phase = DDB_LIVE_COPY;
     l->stats.lag_s = -1;
-    if (o->state_path != NULL) {
-        size_t n = strlen(o->state_path);
-        if ((l->state_file = malloc(n + 6)) == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        memcpy(l->state_file, o->state_path, n);
-        memcpy(l->state_file + n, ".live", 6);
-    }
+    if ((rc = side_paths(l, err)) != 0)
+        return rc;
     return ddb_streams_new(&l->streams, o->client, o->streams_endpoint, err);
 }
 
@@ -419,7 +458,7 @@ static int settle_round(live *l, ddb_error *err)
     if (rc != 0)
         return rc;
     if (l->reject_io)
-        return ddb_error_set(err, DDB_EIO, "cannot write %s", l->o.rejects_path);
+        return ddb_error_set(err, DDB_EIO, "cannot write %s", l->rejects_path);
     for (size_t i = 0; i < l->n_shards; i++) {
         live_shard *s = &l->shards[i];
         if (s->pending != NULL) {
@@ -549,6 +588,8 @@ int ddb_live_run(ddb_live *lv, ddb_live_stats *s, ddb_error *err)
     rc = follow(l, err);
     l->stats.rejected += l->write_failed;
     l->write_failed = 0;
+    l->stats.unmatched_file = l->unmatched ? l->unmatched_path : NULL;
+    l->stats.rejects_file = l->rejects ? l->rejects_path : NULL;
     report(l, 1);
     *s = l->stats;
     return rc;
@@ -578,6 +619,8 @@ void ddb_live_free(ddb_live *lv)
         fclose(l->rejects);
     ddb_streams_free(l->streams);
     free(l->state_file);
+    free(l->unmatched_path);
+    free(l->rejects_path);
     free(l->arn);
     free(l);
 }

@@ -12,6 +12,7 @@
  * back with a consistent GetItem: the item as it is now, which the records
  * still to come lead to anyway.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,8 +138,8 @@ static int set_aside(live *l, FILE **f, const char *path, uint64_t *count,
     (*count)++;
     if (path == NULL)
         return 0;
-    if (*f == NULL && (*f = fopen(path, "a")) == NULL)
-        return ddb_error_set(err, DDB_EIO, "cannot open %s", path);
+    if (*f == NULL && (*f = live_open_side(path)) == NULL)
+        return ddb_error_set(err, DDB_EIO, "cannot open %s: %s", path, strerror(errno));
     b->len = 0;
     ddb_buf_printf(b, "{\"sequenceNumber\":\"%s\",\"eventName\":\"%s\",\"reason\":", r->seq,
                    r->event == DDB_STREAM_INSERT   ? "INSERT"
@@ -172,11 +173,10 @@ static int settle_failure(live *l, const ddb_stream_record *r, int rc, const ddb
                           ddb_error *err)
 {
     if (rc == DDB_ENOMATCH)
-        return set_aside(l, &l->unmatched, l->o.unmatched_path, &l->stats.unmatched, r,
-                         why->message, err);
-    if (rc == DDB_EINVAL)
-        return set_aside(l, &l->rejects, l->o.rejects_path, &l->stats.rejected, r, why->message,
+        return set_aside(l, &l->unmatched, l->unmatched_path, &l->stats.unmatched, r, why->message,
                          err);
+    if (rc == DDB_EINVAL)
+        return set_aside(l, &l->rejects, l->rejects_path, &l->stats.rejected, r, why->message, err);
     return ddb_error_set(err, rc, "%s", why->message);
 }
 

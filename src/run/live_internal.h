@@ -30,7 +30,8 @@ typedef struct live {
     ddb_streams *streams;
     char *arn;
     char view[24];
-    char *state_file; /* STATE.live, or NULL */
+    char *state_file;                    /* STATE.live, or NULL */
+    char *unmatched_path, *rejects_path; /* where changes set aside go */
     live_shard *shards;
     size_t n_shards, cap_shards;
     ddb_table_info *target_info;
@@ -57,5 +58,9 @@ int live_apply_change(live *l, const ddb_stream_record *r, ddb_error *err);
  * that depends on a field the source key does not hold, and returns how
  * many (0: a change can never move an item in the target). */
 int live_check_view(const live *l, const char *view, ddb_buf *why);
+
+/* Opens a side file for appending at its first line, making its folder.
+ * Returns the file or NULL (errno says why). */
+FILE *live_open_side(const char *path);
 
 #endif

@@ -20,12 +20,17 @@ M=(--mapping "$here/source.json" --to-mapping "$here/target.json")
 E=(--endpoint-url "$ddbl")
 app() { node "$here/app.js" "$1" --endpoint "$ddbl" "${@:2}"; }
 
+# local_call OPERATION JSON: one raw request to DynamoDB Local; prints the answer
+local_call() {
+    curl -s --max-time 10 -H 'Content-Type: application/x-amz-json-1.0' \
+        -H "X-Amz-Target: DynamoDB_20120810.$1" -H 'X-Amz-Date: 20240101T000000Z' \
+        -H 'Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLETESTONLY/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=0000' \
+        --data "$2" "$ddbl/"
+}
+
 # count TABLE: the items a plain Scan counts
 count() {
-    curl -s --max-time 10 -H 'Content-Type: application/x-amz-json-1.0' \
-        -H 'X-Amz-Target: DynamoDB_20120810.Scan' -H 'X-Amz-Date: 20240101T000000Z' \
-        -H 'Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLETESTONLY/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=0000' \
-        --data "{\"TableName\":\"$1\",\"Select\":\"COUNT\"}" "$ddbl/" |
+    local_call Scan "{\"TableName\":\"$1\",\"Select\":\"COUNT\"}" |
         sed -n 's/.*"Count":\([0-9]*\).*/\1/p'
 }
 
@@ -118,6 +123,14 @@ rc=$?
 [ "$rc" = 130 ] || fail "SIGINT: exit $rc, expected 130"
 expect_in "$tmp/int.err" "position saved, continue with the same command and --resume"
 run diff-int 0 "$bin" diff --table LiveSource --to-table LiveTarget "${M[@]}" "${E[@]}" --out "$tmp/diff2"
+
+# -- a change whose item is of no entity goes to the unmatched file beside the state ---------
+local_call PutItem '{"TableName":"LiveSource","Item":{"pk":{"S":"OTHER#1"},"sk":{"S":"x"}}}' >/dev/null
+run unmatched 0 "$bin" "${L[@]}" --resume --stop-when-idle 1
+expect_in "$tmp/unmatched.err" "1 unmatched"
+expect_in "$tmp/unmatched.err" "changes of no entity: $st.live.unmatched.ndjson"
+expect_in "$st.live.unmatched.ndjson" '"pk":{"S":"OTHER#1"}'
+local_call DeleteItem '{"TableName":"LiveSource","Key":{"pk":{"S":"OTHER#1"},"sk":{"S":"x"}}}' >/dev/null
 
 # -- a position the stream no longer holds is an error, never a gap ----------------------------
 sed 's/"id":"[^"]*"/"id":"shardId-00000000000000000000-00000000"/' "$st.live" >"$st.tmp" &&
