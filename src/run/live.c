@@ -362,6 +362,29 @@ static int init_live(live *l, const ddb_live_opts *o, ddb_error *err)
     return ddb_streams_new(&l->streams, o->client, o->streams_endpoint, err);
 }
 
+/* The saved position, on the stream the table has now: a stream disabled
+ * and enabled again is another stream, and what was written between the
+ * two is in neither. */
+static int resume_position(live *l, ddb_error *err)
+{
+    char *now = l->arn;
+    int rc;
+    l->arn = NULL;
+    if ((rc = load_state(l, err)) == DDB_ENOTFOUND)
+        rc = ddb_error_set(err, DDB_EUSAGE,
+                           "--resume: %s does not exist: the stream position was never saved, "
+                           "so the run cannot go on exactly; start over",
+                           l->state_file);
+    else if (rc == 0 && strcmp(now, l->arn) != 0)
+        rc = ddb_error_set(err, DDB_ENOTFOUND,
+                           "the stream of %s is not the one the position was taken on (%s, now "
+                           "%s): it was turned off and on again, and changes made in between "
+                           "are in neither; start the live migration over (without --resume)",
+                           l->o.source_table, l->arn, now);
+    free(now);
+    return rc;
+}
+
 int ddb_live_prepare(ddb_live **out, const ddb_live_opts *o, ddb_error *err)
 {
     live *l = calloc(1, sizeof(*l));
@@ -374,13 +397,7 @@ int ddb_live_prepare(ddb_live **out, const ddb_live_opts *o, ddb_error *err)
     if ((rc = init_live(l, o, err)) != 0 || (rc = check_stream(l, err)) != 0)
         goto done;
     if (o->resume && l->state_file != NULL) {
-        free(l->arn);
-        l->arn = NULL;
-        if ((rc = load_state(l, err)) == DDB_ENOTFOUND)
-            rc = ddb_error_set(err, DDB_EUSAGE,
-                               "--resume: %s does not exist: the stream position was never "
-                               "saved, so the run cannot go on exactly; start over",
-                               l->state_file);
+        rc = resume_position(l, err);
     } else {
         note(l, "taking the stream position of %s before the copy", o->source_table);
         if ((rc = refresh_shards(l, 1, err)) == 0)

@@ -138,4 +138,12 @@ sed 's/"id":"[^"]*"/"id":"shardId-00000000000000000000-00000000"/' "$st.live" >"
 run lost 2 "$bin" "${L[@]}" --resume --stop-when-idle 1
 expect_in "$tmp/lost.err" "start the live migration over"
 
+# -- a stream turned off and on again is another stream: the saved position is refused ---------
+local_call UpdateTable '{"TableName":"LiveSource","StreamSpecification":{"StreamEnabled":false}}' >/dev/null
+local_call UpdateTable '{"TableName":"LiveSource","StreamSpecification":{"StreamEnabled":true,
+    "StreamViewType":"NEW_AND_OLD_IMAGES"}}' >"$tmp/reenable.json"
+grep -q LatestStreamArn "$tmp/reenable.json" || fail "re-enabling the stream: $(cat "$tmp/reenable.json")"
+run other-stream 2 "$bin" "${L[@]}" --resume --stop-when-idle 1
+expect_in "$tmp/other-stream.err" "it was turned off and on again"
+
 finish
