@@ -130,6 +130,21 @@ DDB_MUST_USE int ddb_stream_get_records(ddb_stream_page **out, ddb_streams *s, c
                                         int limit, ddb_error *err);
 void ddb_stream_page_free(ddb_stream_page *p);
 
+/* A GetRecords in flight: filled in when its answer comes (from inside
+ * ddb_client_run), so several shards are read at once on one loop. */
+typedef struct ddb_stream_fetch {
+    int finished;
+    int rc;                /* as ddb_stream_get_records returns */
+    ddb_stream_page *page; /* rc 0: the caller's (ddb_stream_page_free) */
+    ddb_error err;         /* rc != 0: why */
+} ddb_stream_fetch;
+
+/* Queues GetRecords at iterator on the client's loop; f (the caller's) is
+ * filled in once the answer comes, and must stay until then (or until
+ * ddb_client_forget(client, f)). Returns 0 or DDB_ENOMEM. */
+DDB_MUST_USE int ddb_stream_fetch_submit(ddb_stream_fetch *f, ddb_streams *s, const char *iterator,
+                                         int limit, ddb_error *err);
+
 /* A typed item ({"a":{"S":"x"}}, as Keys, NewImage, OldImage and GetItem's
  * Item are) that ddb_json_parse_plain read -> the item, its values in a.
  * Returns 0 or DDB_EINVAL (err says why). */

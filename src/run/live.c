@@ -424,14 +424,71 @@ static int ensure_iterator(live *l, live_shard *s, ddb_error *err)
                                         NULL, err);
 }
 
-/* The next page of shard s. An iterator held past its 15 minutes (a round
- * that waited long on the writes) is asked for again from the position,
- * which is where it stood: nothing of the shard was applied since. */
-static int next_page(ddb_stream_page **p, live *l, live_shard *s, ddb_error *err)
+/* A round's reads: one GetRecords per readable shard, all in flight at once
+ * on the client's loop (their pages are applied afterwards, shard by shard,
+ * so a shard's records stay in sequence). */
+typedef struct round {
+    live_shard **shards; /* pointers into l->shards, which does not grow in a round */
+    ddb_stream_fetch *f;
+    size_t n;
+} round;
+
+static int all_fetched(void *ctx)
 {
-    int rc = ensure_iterator(l, s, err);
-    if (rc == 0 && (rc = ddb_stream_get_records(p, l->streams, s->iter, PAGE_LIMIT, err)) ==
-                       DDB_STREAM_EXPIRED) {
+    const round *r = ctx;
+    for (size_t i = 0; i < r->n; i++)
+        if (!r->f[i].finished)
+            return 0;
+    return 1;
+}
+
+static void round_free(live *l, round *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (!r->f[i].finished) /* interrupted: its answer must not come to freed memory */
+            ddb_client_forget(l->o.client, &r->f[i]);
+        ddb_stream_page_free(r->f[i].page);
+    }
+    free(r->shards);
+    free(r->f);
+}
+
+/* Sends a GetRecords for every readable shard and waits for all answers. */
+static int fetch_all(live *l, round *r, ddb_error *err)
+{
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t i = 0; i < l->n_shards; i++)
+        cap += readable(l, &l->shards[i]);
+    if (cap == 0)
+        return 0;
+    if ((r->shards = calloc(cap, sizeof(*r->shards))) == NULL ||
+        (r->f = calloc(cap, sizeof(*r->f))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < l->n_shards && rc == 0; i++) {
+        live_shard *s = &l->shards[i];
+        if (!readable(l, s))
+            continue;
+        if ((rc = ensure_iterator(l, s, err)) == DDB_ENOTFOUND)
+            ddb_error_prefix(err, "shard %s: ", s->id);
+        else if (rc == 0 && (rc = ddb_stream_fetch_submit(&r->f[r->n], l->streams, s->iter,
+                                                          PAGE_LIMIT, err)) == 0)
+            r->shards[r->n++] = s;
+    }
+    /* on a failure, what was sent is forgotten (round_free) */
+    return rc == 0 && r->n > 0 ? ddb_client_run(l->o.client, all_fetched, r, err) : rc;
+}
+
+/* Shard s's page from its fetch. An iterator held past its 15 minutes (a
+ * round that waited long on the writes) is asked for again from the
+ * position, which is where it stood: nothing of the shard was applied since. */
+static int take_page(ddb_stream_page **p, live *l, live_shard *s, ddb_stream_fetch *f,
+                     ddb_error *err)
+{
+    int rc = f->rc;
+    *p = f->page;
+    f->page = NULL;
+    if (rc == DDB_STREAM_EXPIRED) {
         assert(s->pending == NULL);
         free(s->iter);
         s->iter = NULL;
@@ -439,19 +496,18 @@ static int next_page(ddb_stream_page **p, live *l, live_shard *s, ddb_error *err
             rc = ddb_stream_get_records(p, l->streams, s->iter, PAGE_LIMIT, err);
         if (rc == DDB_STREAM_EXPIRED)
             rc = ddb_error_set(err, DDB_ENET, "GetRecords: a fresh iterator expired at once");
+    } else if (rc != 0) {
+        ddb_error_set(err, rc, "%s", f->err.message);
     }
     if (rc == DDB_ENOTFOUND)
         ddb_error_prefix(err, "shard %s: ", s->id);
     return rc;
 }
 
-/* One page of shard s, applied (written once the round settles). */
-static int read_shard(live *l, live_shard *s, size_t *got, ddb_error *err)
+/* Shard s's page applied (written once the round settles). */
+static int apply_page(live *l, live_shard *s, ddb_stream_page *p, size_t *got, ddb_error *err)
 {
-    ddb_stream_page *p = NULL;
-    int rc;
-    if ((rc = next_page(&p, l, s, err)) != 0)
-        return rc;
+    int rc = 0;
     for (size_t i = 0; i < p->n_records && rc == 0; i++)
         if ((rc = live_apply_change(l, &p->records[i], err)) == 0) {
             l->created_last = p->records[i].created;
@@ -464,7 +520,6 @@ static int read_shard(live *l, live_shard *s, size_t *got, ddb_error *err)
     s->iter = p->next_iterator; /* NULL: closed, read to its end */
     p->next_iterator = NULL;
     s->closing = s->iter == NULL;
-    ddb_stream_page_free(p);
     return rc;
 }
 
@@ -494,16 +549,19 @@ static int settle_round(live *l, ddb_error *err)
 /* One round over every readable shard. *got: records read. */
 static int one_round(live *l, size_t *got, int *all_quiet, ddb_error *err)
 {
-    int rc = 0;
+    round r = {NULL, NULL, 0};
+    int rc = fetch_all(l, &r, err);
     *got = 0;
     *all_quiet = 1;
-    for (size_t i = 0; i < l->n_shards && rc == 0; i++) {
-        live_shard *s = &l->shards[i];
-        if (!readable(l, s))
-            continue;
-        rc = read_shard(l, s, got, err);
+    for (size_t i = 0; i < r.n && rc == 0; i++) {
+        live_shard *s = r.shards[i];
+        ddb_stream_page *p = NULL;
+        if ((rc = take_page(&p, l, s, &r.f[i], err)) == 0)
+            rc = apply_page(l, s, p, got, err);
+        ddb_stream_page_free(p);
         *all_quiet &= s->quiet || s->closing;
     }
+    round_free(l, &r);
     if (rc == 0)
         rc = settle_round(l, err);
     return rc;

@@ -82,24 +82,35 @@ static int call_error(const ddb_response *r, const char *op, const char *what, d
                          r->attempts);
 }
 
+/* A Streams call of op with body (both borrowed until submitted), into hc;
+ * h and target are its storage. */
+static void streams_request(ddb_http_call *hc, ddb_sigv4_header h[2], char *target, size_t cap,
+                            ddb_streams *s, const char *op, const char *body)
+{
+    snprintf(target, cap, "DynamoDBStreams_20120810.%s", op);
+    h[0].name = "Content-Type";
+    h[0].value = "application/x-amz-json-1.0";
+    h[1].name = "X-Amz-Target";
+    h[1].value = target;
+    memset(hc, 0, sizeof(*hc));
+    hc->method = "POST";
+    hc->url = s->url;
+    hc->service = "dynamodb";
+    hc->headers = h;
+    hc->n_headers = 2;
+    hc->body = body;
+    hc->body_len = strlen(body);
+    hc->sign_flags = DDB_SIGV4_FLAGS_DYNAMODB;
+}
+
 /* One Streams call, synchronously; on success resp owns the body. */
 static int streams_call(ddb_streams *s, const char *op, const char *body, ddb_response *resp,
                         ddb_error *err)
 {
     char target[64];
-    ddb_sigv4_header h[2] = {{"Content-Type", "application/x-amz-json-1.0"},
-                             {"X-Amz-Target", target}};
+    ddb_sigv4_header h[2];
     ddb_http_call hc;
-    snprintf(target, sizeof(target), "DynamoDBStreams_20120810.%s", op);
-    memset(&hc, 0, sizeof(hc));
-    hc.method = "POST";
-    hc.url = s->url;
-    hc.service = "dynamodb";
-    hc.headers = h;
-    hc.n_headers = 2;
-    hc.body = body;
-    hc.body_len = strlen(body);
-    hc.sign_flags = DDB_SIGV4_FLAGS_DYNAMODB;
+    streams_request(&hc, h, target, sizeof(target), s, op, body);
     return ddb_client_call_http(s->client, &hc, resp, err);
 }
 
@@ -412,40 +423,85 @@ done:
     return rc;
 }
 
+/* The GetRecords request for iterator. */
+static void records_request(ddb_buf *b, const char *iterator, int limit)
+{
+    ddb_buf_puts(b, "{\"ShardIterator\":");
+    ddb_json_put_string(b, iterator, strlen(iterator));
+    ddb_buf_printf(b, ",\"Limit\":%d}", limit > 0 && limit <= 1000 ? limit : 1000);
+}
+
+/* A GetRecords answer -> *out (body taken when own_body, else copied). */
+static int records_answer(ddb_stream_page **out, ddb_response *r, int own_body, ddb_error *err)
+{
+    ddb_stream_page *p;
+    int rc;
+    *out = NULL;
+    if (!r->ok) {
+        rc = call_error(r, "GetRecords", "a shard", err);
+        return strcmp(r->error_type, "ExpiredIteratorException") == 0 ? DDB_STREAM_EXPIRED : rc;
+    }
+    if ((p = calloc(1, sizeof(*p))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (own_body) {
+        p->body = r->body; /* the page's values point into it */
+        r->body = NULL;
+    } else if ((p->body = malloc(r->body_len + 1)) != NULL) {
+        memcpy(p->body, r->body, r->body_len);
+        p->body[r->body_len] = '\0';
+    }
+    rc = p->body == NULL ? ddb_error_set(err, DDB_ENOMEM, "out of memory") : read_page(p, err);
+    if (rc != 0)
+        ddb_stream_page_free(p);
+    else
+        *out = p;
+    return rc;
+}
+
 int ddb_stream_get_records(ddb_stream_page **out, ddb_streams *s, const char *iterator, int limit,
                            ddb_error *err)
 {
     ddb_buf b = DDB_BUF_INIT;
     ddb_response r;
-    ddb_stream_page *p = NULL;
     int rc;
 
     *out = NULL;
     memset(&r, 0, sizeof(r));
-    ddb_buf_puts(&b, "{\"ShardIterator\":");
-    ddb_json_put_string(&b, iterator, strlen(iterator));
-    ddb_buf_printf(&b, ",\"Limit\":%d}", limit > 0 && limit <= 1000 ? limit : 1000);
-    if (b.oom || (p = calloc(1, sizeof(*p))) == NULL) {
+    records_request(&b, iterator, limit);
+    if (b.oom)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        goto done;
-    }
-    if ((rc = streams_call(s, "GetRecords", b.ptr, &r, err)) != 0)
-        goto done;
-    if (!r.ok) {
-        rc = call_error(&r, "GetRecords", "a shard", err);
-        if (strcmp(r.error_type, "ExpiredIteratorException") == 0)
-            rc = DDB_STREAM_EXPIRED;
-        goto done;
-    }
-    p->body = r.body; /* the page's values point into it */
-    r.body = NULL;
-    if ((rc = read_page(p, err)) == 0) {
-        *out = p;
-        p = NULL;
-    }
-done:
-    ddb_stream_page_free(p);
+    else if ((rc = streams_call(s, "GetRecords", b.ptr, &r, err)) == 0)
+        rc = records_answer(out, &r, 1, err);
     ddb_response_dispose(&r);
+    ddb_buf_dispose(&b);
+    return rc;
+}
+
+static void fetched(void *ctx, ddb_response *r)
+{
+    ddb_stream_fetch *f = ctx;
+    ddb_error_clear(&f->err);
+    f->rc = records_answer(&f->page, r, 0, &f->err);
+    f->finished = 1;
+}
+
+int ddb_stream_fetch_submit(ddb_stream_fetch *f, ddb_streams *s, const char *iterator, int limit,
+                            ddb_error *err)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    char target[64];
+    ddb_sigv4_header h[2];
+    ddb_http_call hc;
+    int rc;
+
+    memset(f, 0, sizeof(*f));
+    records_request(&b, iterator, limit);
+    if (b.oom) {
+        ddb_buf_dispose(&b);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
+    streams_request(&hc, h, target, sizeof(target), s, "GetRecords", b.ptr);
+    rc = ddb_client_submit_http(s->client, &hc, fetched, f, err);
     ddb_buf_dispose(&b);
     return rc;
 }
