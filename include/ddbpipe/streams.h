@@ -72,6 +72,10 @@ typedef struct ddb_stream_page {
 /* ddb_stream_get_records: the iterator expired (not an error code: the
  * position it stood for can be asked for again). */
 #define DDB_STREAM_EXPIRED 1
+/* ddb_stream_get_records: LimitExceededException, the shard was read too
+ * often (DynamoDB Streams allows about 5 GetRecords a second per shard):
+ * ask again a little later with the same iterator. */
+#define DDB_STREAM_THROTTLED 2
 
 typedef enum ddb_stream_iter_type {
     DDB_ITER_TRIM_HORIZON = 0, /* the oldest record the stream keeps */
@@ -122,7 +126,8 @@ DDB_MUST_USE int ddb_stream_iterator(char **out, ddb_streams *s, const char *arn
  * owned by the caller (ddb_stream_page_free). Returns 0;
  * DDB_STREAM_EXPIRED (ExpiredIteratorException: the iterator is older than
  * 15 minutes, but its records may still be there: get a new iterator from
- * the last sequence number read); DDB_ENOTFOUND for TrimmedDataAccessException
+ * the last sequence number read); DDB_STREAM_THROTTLED (LimitExceededException:
+ * the same iterator again later); DDB_ENOTFOUND for TrimmedDataAccessException
  * (the records are gone: the message says to start over); DDB_ENET;
  * DDB_EINVAL for a record this code cannot read; DDB_ENOMEM.
  */

@@ -178,6 +178,18 @@ static int load_state(live *l, ddb_error *err)
 
 /* ------------------------------------------------------------- position */
 
+/* Waits secs, in short naps so a signal is heard at once. */
+static int nap(live *l, double secs)
+{
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    for (double slept = 0; slept < secs; slept += 0.05) {
+        if (l->o.stop && *l->o.stop)
+            return DDB_EINTR;
+        nanosleep(&ts, NULL);
+    }
+    return l->o.stop && *l->o.stop ? DDB_EINTR : 0;
+}
+
 /* Reads an open shard from its oldest record to its end, only to learn the
  * last sequence number: the replay starts after it. The end is where a page
  * comes back empty; stopping early only means replaying more. */
@@ -187,7 +199,12 @@ static int skip_to_end(live *l, live_shard *s, ddb_error *err)
     int rc = ddb_stream_iterator(&it, l->streams, l->arn, s->id, DDB_ITER_TRIM_HORIZON, NULL, err);
     while (rc == 0 && it != NULL) {
         ddb_stream_page *p = NULL;
-        if ((rc = ddb_stream_get_records(&p, l->streams, it, PAGE_LIMIT, err)) != 0)
+        if ((rc = ddb_stream_get_records(&p, l->streams, it, PAGE_LIMIT, err)) ==
+            DDB_STREAM_THROTTLED) {
+            rc = nap(l, 0.5); /* read too often: the same iterator, a little later */
+            continue;
+        }
+        if (rc != 0)
             break;
         if (p->n_records > 0 && set_str(&s->seq, p->records[p->n_records - 1].seq) != 0)
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -198,6 +215,8 @@ static int skip_to_end(live *l, live_shard *s, ddb_error *err)
         ddb_stream_page_free(p);
     }
     free(it);
+    if (rc == DDB_EINTR)
+        rc = ddb_error_set(err, DDB_EINTR, "interrupted");
     if (rc == DDB_STREAM_EXPIRED) /* a fresh iterator, used at once */
         rc = ddb_error_set(err, DDB_ENET, "GetRecords of shard %s: the iterator expired", s->id);
     return rc;
@@ -479,21 +498,26 @@ static int fetch_all(live *l, round *r, ddb_error *err)
     return rc == 0 && r->n > 0 ? ddb_client_run(l->o.client, all_fetched, r, err) : rc;
 }
 
-/* Shard s's page from its fetch. An iterator held past its 15 minutes (a
- * round that waited long on the writes) is asked for again from the
- * position, which is where it stood: nothing of the shard was applied since. */
+/* Shard s's page from its fetch (*p NULL: none this round, the shard was
+ * read too often). An iterator held past its 15 minutes (a round that
+ * waited long on the writes) is asked for again from the position, which
+ * is where it stood: nothing of the shard was applied since. */
 static int take_page(ddb_stream_page **p, live *l, live_shard *s, ddb_stream_fetch *f,
                      ddb_error *err)
 {
     int rc = f->rc;
     *p = f->page;
     f->page = NULL;
+    if (rc == DDB_STREAM_THROTTLED)
+        return 0; /* no page: this shard sits this round out, its iterator kept */
     if (rc == DDB_STREAM_EXPIRED) {
         assert(s->pending == NULL);
         free(s->iter);
         s->iter = NULL;
         if ((rc = ensure_iterator(l, s, err)) == 0)
             rc = ddb_stream_get_records(p, l->streams, s->iter, PAGE_LIMIT, err);
+        if (rc == DDB_STREAM_THROTTLED)
+            rc = 0; /* the fresh iterator is read next round */
         if (rc == DDB_STREAM_EXPIRED)
             rc = ddb_error_set(err, DDB_ENET, "GetRecords: a fresh iterator expired at once");
     } else if (rc != 0) {
@@ -556,8 +580,10 @@ static int one_round(live *l, size_t *got, int *all_quiet, ddb_error *err)
     for (size_t i = 0; i < r.n && rc == 0; i++) {
         live_shard *s = r.shards[i];
         ddb_stream_page *p = NULL;
-        if ((rc = take_page(&p, l, s, &r.f[i], err)) == 0)
+        if ((rc = take_page(&p, l, s, &r.f[i], err)) == 0 && p != NULL)
             rc = apply_page(l, s, p, got, err);
+        else if (rc == 0)
+            s->quiet = 1;
         ddb_stream_page_free(p);
         *all_quiet &= s->quiet || s->closing;
     }
@@ -591,18 +617,6 @@ static void report(live *l, int force)
     l->changes_at_report = l->stats.changes;
     l->last_report = now;
     l->o.progress(l->o.progress_ctx, &l->stats);
-}
-
-/* Waits secs, in short naps so a signal is heard at once. */
-static int nap(live *l, double secs)
-{
-    struct timespec ts = {0, 50 * 1000 * 1000};
-    for (double slept = 0; slept < secs; slept += 0.05) {
-        if (l->o.stop && *l->o.stop)
-            return DDB_EINTR;
-        nanosleep(&ts, NULL);
-    }
-    return l->o.stop && *l->o.stop ? DDB_EINTR : 0;
 }
 
 /* Interrupted: what is in flight is answered, the position is the last

@@ -439,6 +439,8 @@ static int records_answer(ddb_stream_page **out, ddb_response *r, int own_body, 
     *out = NULL;
     if (!r->ok) {
         rc = call_error(r, "GetRecords", "a shard", err);
+        if (strcmp(r->error_type, "LimitExceededException") == 0)
+            return DDB_STREAM_THROTTLED;
         return strcmp(r->error_type, "ExpiredIteratorException") == 0 ? DDB_STREAM_EXPIRED : rc;
     }
     if ((p = calloc(1, sizeof(*p))) == NULL)
