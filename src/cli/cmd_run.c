@@ -370,6 +370,8 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     /* the stream's position is taken before the copy (or creating the target) starts */
     if (a->live && (code = cli_live_prepare(&live, a, &conn)) != 0)
         goto done;
+    if (a->live && !a->quiet)
+        fprintf(stderr, "ddbpipe: copy: %s as it is now; then its changes since\n", a->table);
     if (conn.client && (rc = ddb_run_plan_attach(plan, conn.client, &field, &err)) != 0) {
         cli_run_problem(field, spec, cmd, a, err.message);
         code = cli_attach_exit(rc, field);
