@@ -190,34 +190,56 @@ static int nap(live *l, double secs)
     return l->o.stop && *l->o.stop ? DDB_EINTR : 0;
 }
 
+/* The iterator to read s from: after its position, or its start. */
+static int ensure_iterator(live *l, live_shard *s, ddb_error *err)
+{
+    if (s->iter != NULL)
+        return 0;
+    return s->seq ? ddb_stream_iterator(&s->iter, l->streams, l->arn, s->id, DDB_ITER_AFTER_SEQ,
+                                        s->seq, err)
+                  : ddb_stream_iterator(&s->iter, l->streams, l->arn, s->id, DDB_ITER_TRIM_HORIZON,
+                                        NULL, err);
+}
+
 /* Reads an open shard from its oldest record to its end, only to learn the
  * last sequence number: the replay starts after it. The end is where a page
  * comes back empty; stopping early only means replaying more. */
 static int skip_to_end(live *l, live_shard *s, ddb_error *err)
 {
-    char *it = NULL;
-    int rc = ddb_stream_iterator(&it, l->streams, l->arn, s->id, DDB_ITER_TRIM_HORIZON, NULL, err);
-    while (rc == 0 && it != NULL) {
+    int rc = 0, expired = 0;
+    /* from the start, or (an iterator that expired) after what was read */
+    while (rc == 0 && (rc = ensure_iterator(l, s, err)) == 0) {
         ddb_stream_page *p = NULL;
-        if ((rc = ddb_stream_get_records(&p, l->streams, it, PAGE_LIMIT, err)) ==
-            DDB_STREAM_THROTTLED) {
+        rc = ddb_stream_get_records(&p, l->streams, s->iter, PAGE_LIMIT, err);
+        if (rc == DDB_STREAM_THROTTLED) {
             rc = nap(l, 0.5); /* read too often: the same iterator, a little later */
+            continue;
+        }
+        if (rc == DDB_STREAM_EXPIRED && expired++ == 0) {
+            free(s->iter);
+            s->iter = NULL;
+            rc = 0;
             continue;
         }
         if (rc != 0)
             break;
+        expired = 0;
         if (p->n_records > 0 && set_str(&s->seq, p->records[p->n_records - 1].seq) != 0)
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        free(it);
-        it = p->n_records > 0 ? p->next_iterator : NULL;
-        if (it == p->next_iterator)
+        free(s->iter);
+        s->iter = p->n_records > 0 ? p->next_iterator : NULL; /* empty: the end, for now */
+        if (s->iter == p->next_iterator)
             p->next_iterator = NULL;
         ddb_stream_page_free(p);
+        if (s->iter == NULL)
+            break;
     }
-    free(it);
+    /* the replay gets its own iterator after the copy: this one would expire */
+    free(s->iter);
+    s->iter = NULL;
     if (rc == DDB_EINTR)
         rc = ddb_error_set(err, DDB_EINTR, "interrupted");
-    if (rc == DDB_STREAM_EXPIRED) /* a fresh iterator, used at once */
+    if (rc == DDB_STREAM_EXPIRED) /* twice in a row: a fresh iterator, used at once */
         rc = ddb_error_set(err, DDB_ENET, "GetRecords of shard %s: the iterator expired", s->id);
     return rc;
 }
@@ -431,17 +453,6 @@ done:
 }
 
 /* --------------------------------------------------------------- rounds */
-
-/* The iterator to read s from: after its position, or its start. */
-static int ensure_iterator(live *l, live_shard *s, ddb_error *err)
-{
-    if (s->iter != NULL)
-        return 0;
-    return s->seq ? ddb_stream_iterator(&s->iter, l->streams, l->arn, s->id, DDB_ITER_AFTER_SEQ,
-                                        s->seq, err)
-                  : ddb_stream_iterator(&s->iter, l->streams, l->arn, s->id, DDB_ITER_TRIM_HORIZON,
-                                        NULL, err);
-}
 
 /* A round's reads: one GetRecords per readable shard, all in flight at once
  * on the client's loop (their pages are applied afterwards, shard by shard,
