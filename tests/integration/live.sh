@@ -66,7 +66,7 @@ app create --table KeysOnly --view KEYS_ONLY
 app seed --table KeysOnly --users 3
 K=(--mapping "$here/source.json" --to-mapping "$here/target-fixed.json")
 "$bin" migrate --live --table KeysOnly "${K[@]}" --to-table KeysOnlyTarget --create-table \
-    --endpoint-url "$fs" --stop-when-idle 4 >"$tmp/keys-only.out" 2>"$tmp/keys-only.err" &
+    --endpoint-url "$fs" --stop-when-idle 6 >"$tmp/keys-only.out" 2>"$tmp/keys-only.err" &
 ko_pid=$!
 app churn --table KeysOnly --users 3 --seconds 2 --rate 40 --seed 3 >/dev/null ||
     fail "the application failed on KeysOnly"
