@@ -329,15 +329,31 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     cli_progress progress;
     ddb_buf extra = DDB_BUF_INIT;
     char *own_summary = NULL;
+    cli_live live;
     int code = EXIT_USAGE, rc;
 
     memset(&s, 0, sizeof(s));
     memset(&conn, 0, sizeof(conn));
+    memset(&live, 0, sizeof(live));
+    if ((code = cli_live_check(a)) != 0)
+        return code;
+    code = EXIT_USAGE;
     cli_catch_broken_pipe(a->out != NULL && strcmp(a->out, "-") == 0);
     cli_run_hooks(ro, a, &waiting, &progress);
     if ((rc = ddb_run_plan_new(&plan, ro, &field, &err)) != 0) {
         cli_run_problem(field, spec, cmd, a, err.message);
         code = rc == DDB_ENOMEM ? EXIT_OUTPUT : EXIT_USAGE;
+        goto done;
+    }
+    if (ddb_run_plan_done(plan) && a->live) {
+        /* the copy is done: the stream goes on from its saved position */
+        if (!a->quiet)
+            fprintf(stderr, "ddbpipe: the copy is complete; the stream goes on from %s.live\n",
+                    a->state);
+        cli_catch_stop_signals();
+        if ((code = cli_connect(&conn, &a->aws)) == 0 &&
+            (code = cli_live_prepare(&live, a, &conn)) == 0)
+            code = cli_live_run(&live, a);
         goto done;
     }
     if (ddb_run_plan_done(plan)) {
@@ -355,6 +371,11 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     }
     /* A signal while waiting for a table, or later, stops the run cleanly. */
     cli_catch_stop_signals();
+    /* the stream's position is taken before the copy (or creating the target) starts */
+    if (a->live && (code = cli_live_prepare(&live, a, &conn)) != 0)
+        goto done;
+    if (a->live && !a->quiet)
+        fprintf(stderr, "ddbpipe: copy: %s as it is now; then its changes since\n", a->table);
     if (conn.client && (rc = ddb_run_plan_attach(plan, conn.client, &field, &err)) != 0) {
         cli_run_problem(field, spec, cmd, a, err.message);
         code = cli_attach_exit(rc, field);
@@ -383,7 +404,10 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     if ((own_summary = ddb_run_plan_summary_path(plan)) != NULL &&
         write_summary(plan, own_summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
+    if (a->live && code == EXIT_OK)
+        code = cli_live_run(&live, a);
 done:
+    cli_live_dispose(&live);
     ddb_buf_dispose(&extra);
     free(own_summary);
     ddb_summary_dispose(&s);

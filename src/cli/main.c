@@ -66,14 +66,22 @@ const cli_command cli_commands[] = {
      "it imported.",
      cmd_import},
     {"migrate",
-     "migrate (--table SRC | INPUT...) --mapping A --to-table DST --to-mapping B [--dry-run]",
+     "migrate (--table SRC [--live] | INPUT...) --mapping A --to-table DST --to-mapping B "
+     "[--dry-run]",
      "re-key a table (or files) into another table",
      "Scans SRC (or reads files), decodes each item with mapping A, encodes the record\n"
      "with mapping B and writes it to DST. Items no entity of A matches are kept in\n"
      "ddbpipe-runs/<DST>-<time>/unmatched.ndjson, or STATE.unmatched.ndjson beside\n"
      "--state STATE (or --unmatched FILE), with the rejects. --dry-run\n"
      "does everything but the writes and reports what would be written and the write\n"
-     "capacity it would take.",
+     "capacity it would take.\n"
+     "\n"
+     "--live migrates a table in use: the position of its DynamoDB Stream is taken before\n"
+     "the copy, then every change since is re-keyed and applied in order per key (an item\n"
+     "whose target key changed is deleted at its old key), and new changes are followed\n"
+     "until SIGINT/SIGTERM (position saved, exit 130) or --stop-when-idle. The stream must\n"
+     "be enabled (NEW_AND_OLD_IMAGES where changes can move items in the target). With\n"
+     "--state STATE the position is kept in STATE.live: --resume goes on exactly.",
      cmd_migrate},
     {"generate",
      "generate --mapping FILE --count ENTITY=N,... (--out DIR [--format ndjson|csv|ddb-json] | "

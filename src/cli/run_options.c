@@ -110,6 +110,14 @@ static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_DIFF,
          {"max-memory", OPT_UINT, &ap->max_memory, "MB",
           "memory for comparing one pair of buckets (default 256); larger ones are split"}},
+        {G_MIGRATE,
+         {"live", OPT_FLAG, &ap->live, NULL,
+          "the source is in use: take its stream's position, copy, then replay every change "
+          "since through the mappings and follow new ones (needs the table's stream)"}},
+        {G_MIGRATE,
+         {"stop-when-idle", OPT_UINT, &ap->stop_when_idle, "SECONDS",
+          "--live: stop (exit 0) once caught up and no change came for SECONDS "
+          "(default: follow until interrupted)"}},
         {G_IMPORT | G_MIGRATE | G_GEN,
          {"create-table", OPT_FLAG, &ap->create_table, NULL,
           "create the target table with all its indexes from the mapping "

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "ddbpipe/buf.h"
+#include "ddbpipe/live.h"
 #include "ddbpipe/pipeline.h"
 #include "ddbpipe/run.h"
 #include "progress.h"
@@ -63,6 +64,8 @@ typedef struct run_args {
     uint64_t seed;
     const char *key, *sample; /* diff */
     uint64_t max_memory;
+    int live;                /* migrate --live: replay and follow the source's stream */
+    uint64_t stop_when_idle; /* --live: seconds without a change before stopping (0: never) */
 } run_args;
 
 typedef struct run_spec {
@@ -199,5 +202,27 @@ int cli_pipe_broken(void);
 /* The flag the stop signals set, for the pipeline and the client to poll.
  * Never NULL; lives as long as the process. */
 volatile sig_atomic_t *cli_stop_flag(void);
+
+/* migrate --live (cmd_live.c): the engine's live migration and what it borrows. */
+typedef struct cli_live {
+    ddb_live *live;
+    ddb_mapping *mapping, *to_mapping;
+    char endpoint[512]; /* the Streams endpoint */
+} cli_live;
+
+/* --live and --stop-when-idle against the other options. Returns 0, or
+ * EXIT_USAGE after printing the problem. */
+int cli_live_check(const run_args *a);
+
+/* Before the copy: the stream checked and its position taken (or loaded
+ * with --resume). Returns 0 or the exit status after printing the problem;
+ * cli_live_dispose either way. */
+int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn);
+
+/* After the copy: replays and follows the stream; prints its summary.
+ * Returns the exit status. */
+int cli_live_run(cli_live *lv, const run_args *a);
+
+void cli_live_dispose(cli_live *lv);
 
 #endif

@@ -570,7 +570,7 @@ function main () {
           return sendJsonError(res, 400, THROTTLE_TYPES[rule.error], rule.message || THROTTLE_MESSAGES[rule.error])
         case 'validation':
           finish(400)
-          return sendJsonError(res, 400, 'com.amazon.coral.validate#ValidationException', rule.message || 'Injected validation error (fault-server)')
+          return sendJsonError(res, 400, rule.type || 'com.amazon.coral.validate#ValidationException', rule.message || 'Injected validation error (fault-server)')
         case 'http500':
           finish(500)
           return sendJsonError(res, 500, 'com.amazonaws.dynamodb.v20120810#InternalServerError', rule.message || 'Internal server error')
