@@ -23,6 +23,7 @@
 #include "ddbpipe/fs.h"
 #include "ddbpipe/source.h"
 #include "read/reader_internal.h"
+#include "read/reader_json_shape.h"
 
 
 static const char *const format_names[] = {"auto",   "ddb-json", "scan",       "ndjson",      "csv",
@@ -425,8 +426,13 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
                            path);
         goto done;
     }
-    if ((bidder = ddb_reader_pick_bidder(opts->format, peek, sc.decided ? sc.decided : peek_len,
-                                         path)) == NULL) {
+    /* a Data Pipeline export's manifest beside its data files, even when
+     * they are read as --input-format datapipeline: no items, and said */
+    if ((bidder = ddb_reader_pick_bidder(
+             opts->format == DDB_IN_DATAPIPELINE && ddb_jdoc_is_datapipeline_manifest(peek, peek_len)
+                 ? DDB_IN_JSON
+                 : opts->format,
+             peek, sc.decided ? sc.decided : peek_len, path)) == NULL) {
         ddb_source_free(src);
         rc = ddb_error_set(err, DDB_EUSAGE,
                            "%s: cannot tell the format of its content: it is neither JSON "

@@ -23,6 +23,9 @@
  *                                       function's event; Kinesis Data Streams records one
  *                                       after another. A put of NewImage or a delete of Keys
  *                                       (reader_stream.c)
+ *   {"name": "DynamoDB-export", "version": 3, "entries": [{"url": .., "mandatory": true}]}
+ *                                       the manifest of an AWS Data Pipeline (EMR) export: it
+ *                                       lists the data files beside it and holds no records
  *   {"ModelName": .., "DataModel": [{"TableName": .., "TableData": [..],
  *     "TableFacets": [{"TableData": [..]}]}]}   a NoSQL Workbench model
  *   {...}                               one item (typed or plain), pretty-printed
@@ -70,7 +73,8 @@ typedef struct frame {
     unsigned char shape; /* FR_ITEMS */
     unsigned char holds; /* FR_TABLES: FR_ITEMS or FR_REQUESTS */
     unsigned char found; /* FR_ENVELOPE: it held records */
-    unsigned char count; /* FR_ENVELOPE: it said Count (1) and ScannedCount (2) */
+    unsigned char count; /* FR_ENVELOPE: it said Count (1) and ScannedCount (2); it is a
+                            Data Pipeline export's manifest (4) */
     uint64_t line;       /* where it starts, for messages */
 } frame;
 
@@ -194,6 +198,24 @@ static int read_count(json_reader *jr, frame *f, ddb_error *err)
     return 0;
 }
 
+/* An envelope's "name": "DynamoDB-export" makes it a Data Pipeline export's
+ * manifest (the bidder took it for one), which holds no records. */
+static int read_name(json_reader *jr, frame *f, ddb_error *err)
+{
+    static const char want[] = "\"DynamoDB-export\"";
+    size_t end;
+    int rc = ddb_jcur_peek(&jr->cur, err);
+    if (rc <= 0)
+        return rc < 0 ? rc : skip_value(jr, err);
+    if ((rc = ddb_jcur_value(&jr->cur, &end, err)) != 0)
+        return rc;
+    if (end - jr->cur.pos == sizeof(want) - 1 &&
+        memcmp(jr->cur.buf + jr->cur.pos, want, sizeof(want) - 1) == 0)
+        f->count |= 4;
+    ddb_jcur_advance(&jr->cur, end);
+    return 0;
+}
+
 static int take_record(json_reader *jr, enum jdoc_shape shape, ddb_error *err);
 
 /* One key of an object frame: descends into what holds records, skips the
@@ -242,6 +264,8 @@ static int object_key(json_reader *jr, frame *f, const char *k, size_t len, ddb_
             return read_count(jr, f, err);
         if (key_is(k, len, "ScannedCount"))
             f->count |= 2;
+        if (key_is(k, len, "name"))
+            return read_name(jr, f, err);
         return skip_value(jr, err);
     case FR_TABLES:
         if (set_table(jr, k, len, err) != 0)
@@ -457,6 +481,18 @@ static int pop(json_reader *jr, ddb_error *err)
                      "%s: line %llu: a query or scan answer with Select COUNT (Count %s): it "
                      "holds no items, 0 records read",
                      jr->base.name, (unsigned long long)f->line, jr->counted);
+            jr->warn(jr->warn_ctx, msg);
+        }
+        return 0;
+    }
+    if (f->kind == FR_ENVELOPE && !f->found && (f->count & 4)) {
+        /* read beside the data files it lists (a folder of the export) */
+        if (jr->warn) {
+            char msg[600];
+            snprintf(msg, sizeof(msg),
+                     "%s: line %llu: the manifest of a Data Pipeline export: it lists the "
+                     "export's data files and holds no items, 0 records read",
+                     jr->base.name, (unsigned long long)f->line);
             jr->warn(jr->warn_ctx, msg);
         }
         return 0;

@@ -125,6 +125,28 @@ static int is_stream_records(const unsigned char *p, size_t v, size_t n, const u
            ddb_stream_record_sniff(p, ddb_sniff_skip_ws(p, v + 1, n), n);
 }
 
+/* Is the object whose first key k has its value at p[v] the manifest of an
+ * AWS Data Pipeline (EMR) export, {"name":"DynamoDB-export","version":3,
+ * "entries":[{"url":..,"mandatory":true}, ..]}? It lists the export's data
+ * files and sits beside them: a document without items, not one item. */
+static int is_datapipeline_manifest(const unsigned char *p, size_t v, size_t n,
+                                    const unsigned char *k, size_t klen)
+{
+    static const char want[] = "\"DynamoDB-export\"";
+    return klen == 4 && memcmp(k, "name", 4) == 0 && n - v >= sizeof(want) - 1 &&
+           memcmp(p + v, want, sizeof(want) - 1) == 0;
+}
+
+int ddb_jdoc_is_datapipeline_manifest(const unsigned char *p, size_t n)
+{
+    const unsigned char *key;
+    size_t klen, i = ddb_sniff_start(p, n), v;
+    if (i >= n || p[i] != '{')
+        return 0;
+    v = first_value_at(p, i, n, &key, &klen);
+    return key != NULL && v < n && is_datapipeline_manifest(p, v, n, key, klen);
+}
+
 /* What the object at p[i] ('{') is, from its first key and value. */
 enum jdoc_class ddb_jdoc_classify(const unsigned char *p, size_t i, size_t n)
 {
@@ -133,7 +155,7 @@ enum jdoc_class ddb_jdoc_classify(const unsigned char *p, size_t i, size_t n)
     if (key == NULL || v >= n)
         return JDOC_ITEM;
     if ((ddb_sniff_key_in(key, klen, envelope_keys) && !is_descriptor(p, v, n)) ||
-        is_stream_records(p, v, n, key, klen))
+        is_stream_records(p, v, n, key, klen) || is_datapipeline_manifest(p, v, n, key, klen))
         return JDOC_ENVELOPE;
     if (is_request_array(p, v, n))
         return JDOC_TABLES;
@@ -222,8 +244,9 @@ static int bid_json(const unsigned char *p, size_t n, const char *path)
          * later lines say is theirs (and a pipe that pauses after the first
          * line must come to the same answer as a file read whole) */
         key = ddb_sniff_first_key(p, i, n, &klen);
-        if (!one_line || (!(klen == 4 && memcmp(key, "Item", 4) == 0) &&
-                          mentions_records(p + i, (eol < n ? end : n) - i)))
+        if (!one_line || ddb_jdoc_is_datapipeline_manifest(p + i, n - i) ||
+            (!(klen == 4 && memcmp(key, "Item", 4) == 0) &&
+             mentions_records(p + i, (eol < n ? end : n) - i)))
             return 90;
         return 0;
     default:

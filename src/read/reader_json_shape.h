@@ -35,6 +35,11 @@ enum jdoc_class { JDOC_ITEM, JDOC_ENVELOPE, JDOC_TABLES };
  * p[0, n). Owns nothing; cannot fail: what it cannot tell is JDOC_ITEM. */
 enum jdoc_class ddb_jdoc_classify(const unsigned char *p, size_t i, size_t n);
 
+/* Do the first bytes p[0, n) of an input begin the manifest of an AWS Data
+ * Pipeline export ({"name":"DynamoDB-export", ..})? It holds no items: any
+ * input format reads it as none. */
+int ddb_jdoc_is_datapipeline_manifest(const unsigned char *p, size_t n);
+
 /* The shape of the items of an array, from its first element p[i, n). Owns
  * nothing; cannot fail: what is not a typed item, a {"Item": ..} or a write
  * request is JSH_PLAIN (the plain parser then says what is wrong). */
