@@ -247,9 +247,12 @@ static void field_type(col_type *t, const ddb_field *f, const column *c, ddb_out
         t->note = f->type == DDB_TYPE_BS ? "a set of base64 strings" : NULL;
         break;
     case DDB_TYPE_NS:
-        if (csv || strcmp(num, "VARCHAR") == 0)
+        if (csv) {
             snprintf(t->duckdb, sizeof(t->duckdb), "JSON");
-        else
+        } else if (strcmp(num, "VARCHAR") == 0) {
+            snprintf(t->duckdb, sizeof(t->duckdb), "VARCHAR[]");
+            t->note = "numbers too long for DECIMAL(38,s): kept as their exact text";
+        } else
             snprintf(t->duckdb, sizeof(t->duckdb), "%s[]", num);
         break;
     case DDB_TYPE_M:
@@ -331,6 +334,40 @@ static void entity_json(ddb_buf *b, const ddb_schema *s, size_t e, const char *f
     ddb_buf_puts(b, "]}\n");
 }
 
+/* Whether DuckDB's JSON reader would round a number of this NDJSON column:
+ * it reads every number with a fraction or an exponent as a double (1.5
+ * into DECIMAL(38,37) is 1.4999...; 0.1234567890123456789 loses its tail),
+ * and only integers come through exactly (up to 64 bits as integers, wider
+ * ones as raw text). A BIGINT column holds integers only. */
+static int rounded_by_json_reader(const ddb_field *f, const col_type *t)
+{
+    return (f->type == DDB_TYPE_N || f->type == DDB_TYPE_NS) &&
+           strncmp(t->duckdb, "BIGINT", 6) != 0;
+}
+
+static int entity_needs_number_text(const ddb_schema *s, size_t e)
+{
+    const ddb_entity *en = &s->m->entities[e];
+    col_type t;
+    for (size_t f = 0; f < en->n_fields; f++) {
+        field_type(&t, &en->fields[f], &s->cols[e][f], DDB_OUT_NDJSON);
+        if (rounded_by_json_reader(&en->fields[f], &t))
+            return 1;
+    }
+    return 0;
+}
+
+/* The macro the exact NDJSON loads share: every number outside a string
+ * becomes a string of its own text (a line is split into its strings and
+ * what lies between them, where a digit can only be part of a number), so
+ * that from_json hands over the digits as written and CAST(... AS DECIMAL)
+ * reads them exactly. */
+static const char number_text_macro[] =
+    "CREATE OR REPLACE TEMP MACRO ddbpipe_numbers_as_text(line) AS array_to_string(\n"
+    "    list_transform(regexp_extract_all(line, '\"(?:[^\"\\\\]|\\\\.)*\"|[^\"]+'),\n"
+    "        t -> CASE WHEN t[1] = '\"' THEN t\n"
+    "                  ELSE regexp_replace(t, '-?[0-9][0-9.eE+-]*', '\"\\0\"', 'g') END), '');\n";
+
 /* CREATE TABLE "Tag" AS SELECT * FROM read_csv('Tag.csv', ..., columns = {...}); */
 static void duckdb_load(ddb_buf *b, const ddb_schema *s, size_t e, const char *file,
                         ddb_out_format fmt, char delimiter)
@@ -361,6 +398,80 @@ static void duckdb_load(ddb_buf *b, const ddb_schema *s, size_t e, const char *f
     }
     sql_string(b, DDB_EXTRA_FIELD);
     ddb_buf_puts(b, ": 'JSON'});\n");
+}
+
+/* One member of a from_json structure: "name":"TYPE". */
+static void json_member(ddb_buf *spec, const char *name, const char *type)
+{
+    if (spec->len > 1)
+        ddb_buf_putc(spec, ',');
+    ddb_json_put_string(spec, name, strlen(name));
+    ddb_buf_printf(spec, ":\"%s\"", type);
+}
+
+static int is_number(const ddb_field *f)
+{
+    return f->type == DDB_TYPE_N || f->type == DDB_TYPE_NS;
+}
+
+/* One column of the exact NDJSON load: its member of the from_json
+ * structure (r or n, read as text) and its SELECT expression, CAST to its
+ * type, which fails loudly where from_json would give NULL. */
+static void lines_column(ddb_buf *b, ddb_buf *r, ddb_buf *n, const ddb_field *fd,
+                         const col_type *t, int first)
+{
+    size_t len = strlen(t->duckdb);
+    int list = len > 2 && strcmp(t->duckdb + len - 2, "[]") == 0;
+    int json = strcmp(t->duckdb, "JSON") == 0;
+    int text = json || strcmp(t->duckdb, "VARCHAR") == 0 || strcmp(t->duckdb, "VARCHAR[]") == 0;
+    json_member(is_number(fd) ? n : r, fd->name, json ? "JSON" : list ? "VARCHAR[]" : "VARCHAR");
+    ddb_buf_puts(b, first ? "\n    " : ",\n    ");
+    if (!text)
+        ddb_buf_puts(b, "CAST(");
+    ddb_buf_puts(b, is_number(fd) ? "n." : "r.");
+    sql_ident(b, fd->name, '"');
+    if (!text) {
+        ddb_buf_printf(b, " AS %s) AS ", t->duckdb);
+        sql_ident(b, fd->name, '"');
+    }
+}
+
+/* The NDJSON load of an entity with numbers the JSON reader would round:
+ * each line read as text (read_csv with a delimiter JSON text never holds
+ * raw: control bytes are always escaped), numbers taken from
+ * ddbpipe_numbers_as_text (n), everything else from the line as written
+ * (r). */
+static void duckdb_load_lines(ddb_buf *b, const ddb_schema *s, size_t e, const char *file)
+{
+    const ddb_entity *en = &s->m->entities[e];
+    ddb_buf r = DDB_BUF_INIT, n = DDB_BUF_INIT;
+    col_type t;
+    ddb_buf_putc(&r, '{');
+    ddb_buf_putc(&n, '{');
+    ddb_buf_puts(b, "CREATE OR REPLACE TABLE ");
+    sql_ident(b, en->name, '"');
+    ddb_buf_puts(b, " AS SELECT");
+    for (size_t f = 0; f < en->n_fields; f++) {
+        field_type(&t, &en->fields[f], &s->cols[e][f], DDB_OUT_NDJSON);
+        lines_column(b, &r, &n, &en->fields[f], &t, f == 0);
+    }
+    json_member(&r, DDB_EXTRA_FIELD, "JSON");
+    ddb_buf_putc(&r, '}');
+    ddb_buf_putc(&n, '}');
+    ddb_buf_puts(b, en->n_fields ? ",\n    r.\"_extra\"\n" : "\n    r.\"_extra\"\n");
+    ddb_buf_puts(b, "FROM (SELECT from_json(line, ");
+    sql_string(b, r.oom ? "" : r.ptr);
+    ddb_buf_puts(b, ") AS r,\n             from_json(ddbpipe_numbers_as_text(line), ");
+    sql_string(b, n.oom ? "" : n.ptr);
+    ddb_buf_puts(b, ") AS n\n      FROM read_csv(");
+    sql_string(b, file);
+    ddb_buf_puts(b, ", columns = {'line': 'VARCHAR'}, header = false, auto_detect = false,\n"
+                    "                    delim = E'\\x01', quote = '', escape = '', "
+                    "max_line_size = 100000000));\n");
+    if (r.oom || n.oom)
+        b->oom = 1;
+    ddb_buf_dispose(&r);
+    ddb_buf_dispose(&n);
 }
 
 /* CREATE EXTERNAL TABLE for Athena over the entity's own prefix. */
@@ -446,6 +557,11 @@ int ddb_schema_write(const ddb_schema *s, ddb_store *store, const char *dir, ddb
         goto done;
     ddb_buf_puts(&load, "-- Loads every entity file with exact types. Run it from the output "
                         "folder:\n--   duckdb my.db < _ddbpipe/schema/load.duckdb.sql\n");
+    for (size_t i = 0; fmt != DDB_OUT_CSV && i < n; i++)
+        if (entity_needs_number_text(s, files[i].entity)) {
+            ddb_buf_puts(&load, number_text_macro);
+            break;
+        }
     for (size_t i = 0; i < n; i++) {
         const char *name = s->m->entities[files[i].entity].name;
         entity_json(&b, s, files[i].entity, files[i].name, fmt);
@@ -454,7 +570,10 @@ int ddb_schema_write(const ddb_schema *s, ddb_store *store, const char *dir, ddb
         athena_ddl(&b, s, files[i].entity, files[i].name, fmt, delimiter);
         if ((rc = write_text(store, dir, name, ".athena.sql", &b, err)) != 0)
             goto done;
-        duckdb_load(&load, s, files[i].entity, files[i].name, fmt, delimiter);
+        if (fmt != DDB_OUT_CSV && entity_needs_number_text(s, files[i].entity))
+            duckdb_load_lines(&load, s, files[i].entity, files[i].name);
+        else
+            duckdb_load(&load, s, files[i].entity, files[i].name, fmt, delimiter);
     }
     if ((rc = write_text(store, dir, "load", ".duckdb.sql", &load, err)) == 0 && store == NULL)
         rc = ddb_dir_sync(dir, err);
