@@ -63,7 +63,8 @@ typedef enum ddb_run_field {
     DDB_RUN_F_EXPORT_TIME,  /* the export's point in time or incremental window */
     DDB_RUN_F_VIA_IMPORT,   /* writing the table through DynamoDB's import from S3 */
     DDB_RUN_F_LSI,          /* an import from S3 cannot create local secondary indexes */
-    DDB_RUN_F_OWN_FILES     /* the run's own files would be an input, a mapping, each other */
+    DDB_RUN_F_OWN_FILES,    /* the run's own files would be an input, a mapping, each other */
+    DDB_RUN_F_SELECT        /* --entities, --where, --sample */
 } ddb_run_field;
 
 typedef struct ddb_run_options {
@@ -92,6 +93,11 @@ typedef struct ddb_run_options {
                                S3 prefix's objects (0: everything) */
     const char *sse;        /* S3 outputs: server-side encryption (AES256, aws:kms) */
     const char *sse_kms_key_id;
+
+    /* only the data asked for (select.h): NULL/0 for everything */
+    const char *select_entities; /* "A,B" */
+    const char *select_where;    /* "F=V,F^=P,F>=A,..." */
+    uint64_t select_sample;      /* the first N records asked for */
 
     /* a table to read */
     const char *scan_table;

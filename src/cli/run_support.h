@@ -36,7 +36,8 @@ enum {
     G_GEN = 1 << 15,     /* generate: --count, --seed, records made up instead of inputs */
     G_DIFF = 1 << 16,    /* diff: two sides (--table, --to-table, --to-mapping), scan options */
     G_VIAEXP = 1 << 17,  /* export: the table read through DynamoDB's export to S3 */
-    G_VIAIMP = 1 << 18   /* import: the table written through DynamoDB's import from S3 */
+    G_VIAIMP = 1 << 18,  /* import: the table written through DynamoDB's import from S3 */
+    G_SELECT = 1 << 19   /* --entities, --where, --sample: only the records asked for */
 };
 
 typedef struct run_args {
@@ -57,7 +58,8 @@ typedef struct run_args {
     cli_aws_args aws;
     const char *count; /* generate */
     uint64_t seed;
-    const char *key, *sample; /* diff */
+    const char *key, *sample; /* diff; sample also --sample N of G_SELECT */
+    const char *entities, *where;
     uint64_t max_memory;
 } run_args;
 

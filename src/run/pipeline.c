@@ -306,6 +306,8 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
             continue; /* resuming: committed by the interrupted run */
         if ((rc = pl_take_record(r, rd, &c, rec, NULL, err)) != 0)
             return rc;
+        if (r->sample_full)
+            break; /* --sample: the rest is not read */
     }
     return 0;
 }
@@ -491,7 +493,7 @@ static int read_all_inputs(run *r, ddb_error *err)
 {
     const ddb_pipeline_opts *o = r->o;
     int rc;
-    for (size_t i = 0; i < o->n_inputs + o->n_readers; i++) {
+    for (size_t i = 0; i < o->n_inputs + o->n_readers && !r->sample_full; i++) {
         r->input = (int)i;
         if (o->resume != NULL && (int)i < o->resume->ck.input)
             continue; /* committed by the interrupted run */

@@ -113,8 +113,8 @@ Test(tracker, a_reader_with_units_commits_whole_units_only)
     ddb_tracker_free(t);
 }
 
-static ddb_entity_stats sample_rows[2] = {{NULL, 10, 8, 1, 1, 0, 1, 0},
-                                          {NULL, 5, 0, 0, 2, 3, 0, 0}};
+static ddb_entity_stats sample_rows[2] = {{NULL, 10, 8, 1, 1, 0, 1, 0, 0},
+                                          {NULL, 5, 0, 0, 2, 3, 0, 0, 0}};
 
 /* A state with something in every member, saved to DIR/s.json (path). */
 static void save_sample_state(ddb_state *st, char *dir, char *path, size_t cap)
@@ -128,7 +128,7 @@ static void save_sample_state(ddb_state *st, char *dir, char *path, size_t cap)
     st->ck.pos = 123456789012ull;
     st->ck.rows = sample_rows;
     st->ck.n_rows = 2;
-    st->ck.total = (ddb_entity_stats){NULL, 15, 8, 1, 3, 3, 1, 0};
+    st->ck.total = (ddb_entity_stats){NULL, 15, 8, 1, 3, 3, 1, 0, 0};
     st->ck.changes[1] = 7;
     st->ck.rejects = 3;
     st->reader_state = "{\"total_segments\":4,\"segments\":[]}";
