@@ -167,8 +167,16 @@ static int best_key(candidate *best, const ddb_select *s, const ddb_mapping *m,
 
 typedef struct expr {
     ddb_buf names, values, text;
+    ddb_buf readable; /* the same with the names and values written in, for people */
     int n;
 } expr;
+
+/* Appends the same words to the expression and its readable form. */
+static void expr_word(expr *x, const char *w)
+{
+    ddb_buf_puts(&x->text, w);
+    ddb_buf_puts(&x->readable, w);
+}
 
 /* Adds #nN and :vN for an attribute and a typed value; returns N. */
 static int expr_operand(expr *x, const char *attr, ddb_type type, const char *v, size_t len)
@@ -237,31 +245,60 @@ static void filter_condition(expr *x, const ddb_select *s, const ddb_mapping *m,
             continue;
         n = expr_operand(x, f->attribute, f->type, c->value, strlen(c->value));
         if (x->text.len)
-            ddb_buf_puts(&x->text, " AND ");
-        if (c->op == DDB_COND_PREFIX)
+            expr_word(x, " AND ");
+        if (c->op == DDB_COND_PREFIX) {
             ddb_buf_printf(&x->text, "begins_with(#n%d, :v%d)", n, n);
-        else
+            ddb_buf_printf(&x->readable, "begins_with(%s, '%s')", f->attribute, c->value);
+        } else {
             ddb_buf_printf(&x->text, "#n%d %s :v%d", n, ops[c->op], n);
+            ddb_buf_printf(&x->readable, "%s %s %s%s%s", f->attribute, ops[c->op],
+                           f->type == DDB_TYPE_S ? "'" : "", c->value,
+                           f->type == DDB_TYPE_S ? "'" : "");
+        }
     }
 }
 
-/* The selected entities' type values, when the table has a type attribute
- * and every one of them has a value there. */
+/* The literal text every key of e's pk_template begins with, or NULL. */
+static const ddb_tpl_seg *pk_literal(const ddb_mapping *m, const ddb_entity *e)
+{
+    const ddb_template *t = template_of(e, m->table.pk.name);
+    if (t == NULL || t->n_segs == 0 || t->segs[0].field >= 0 || t->segs[0].lit_len == 0 ||
+        t->attr_type != DDB_TYPE_S)
+        return NULL;
+    return &t->segs[0];
+}
+
+/* Only the selected entities' items: by the table's type attribute when every
+ * one of them has a value there, else by the literal start of their partition
+ * keys when every one has one; else no condition (the records tell). */
 static void entity_condition(expr *x, const ddb_select *s, const ddb_mapping *m)
 {
-    size_t start = x->text.len;
-    if (s->n_entities == 0 || m->table.type_attr == NULL)
+    int by_type = m->table.type_attr != NULL, by_pk = 1;
+    if (s->n_entities == 0)
         return;
-    for (size_t i = 0; i < s->n_entities; i++)
-        if (ddb_mapping_entity(m, s->entities[i])->type_value == NULL)
-            return;
-    ddb_buf_puts(&x->text, start ? " AND " : "");
     for (size_t i = 0; i < s->n_entities; i++) {
-        const char *tv = ddb_mapping_entity(m, s->entities[i])->type_value;
-        int n = expr_operand(x, m->table.type_attr, DDB_TYPE_S, tv, strlen(tv));
-        ddb_buf_printf(&x->text, "%s#n%d = :v%d", i ? " OR " : "(", n, n);
+        const ddb_entity *e = ddb_mapping_entity(m, s->entities[i]);
+        by_type = by_type && e->type_value != NULL;
+        by_pk = by_pk && pk_literal(m, e) != NULL;
     }
-    ddb_buf_putc(&x->text, ')');
+    if (!by_type && !by_pk)
+        return;
+    expr_word(x, x->text.len ? " AND (" : "(");
+    for (size_t i = 0; i < s->n_entities; i++) {
+        const ddb_entity *e = ddb_mapping_entity(m, s->entities[i]);
+        const ddb_tpl_seg *lit = by_type ? NULL : pk_literal(m, e);
+        const char *attr = by_type ? m->table.type_attr : m->table.pk.name;
+        int n = by_type ? expr_operand(x, attr, DDB_TYPE_S, e->type_value, strlen(e->type_value))
+                        : expr_operand(x, attr, DDB_TYPE_S, lit->lit, lit->lit_len);
+        expr_word(x, i ? " OR " : "");
+        ddb_buf_printf(&x->text, by_type ? "#n%d = :v%d" : "begins_with(#n%d, :v%d)", n, n);
+        if (by_type)
+            ddb_buf_printf(&x->readable, "%s = '%s'", attr, e->type_value);
+        else
+            ddb_buf_printf(&x->readable, "begins_with(%s, '%.*s')", attr, (int)lit->lit_len,
+                           lit->lit);
+    }
+    expr_word(x, ")");
 }
 
 static void put_member(ddb_buf *b, const char *name, const ddb_buf *text)
@@ -277,8 +314,11 @@ static void describe(ddb_buf *how, const candidate *c, const ddb_buf *filter)
         ddb_buf_printf(how, "Scan with FilterExpression %s", filter->len ? filter->ptr : "(none)");
         return;
     }
-    ddb_buf_printf(how, "Query of %s %s: %s = %.*s", c->index ? "index" : "table",
-                   c->index ? c->index : "", c->pk_attr, (int)c->pk.len, c->pk.ptr ? c->pk.ptr : "");
+    if (c->index)
+        ddb_buf_printf(how, "Query of index %s: ", c->index);
+    else
+        ddb_buf_puts(how, "Query of the table: ");
+    ddb_buf_printf(how, "%s = %.*s", c->pk_attr, (int)c->pk.len, c->pk.ptr ? c->pk.ptr : "");
     if (c->sk_op && strcmp(c->sk_op, "BETWEEN") == 0)
         ddb_buf_printf(how, ", %s BETWEEN %.*s AND %.*s", c->sk_attr, (int)c->sk_lo.len,
                        c->sk_lo.ptr ? c->sk_lo.ptr : "", (int)c->sk_hi.len,
@@ -317,10 +357,11 @@ static void build(ddb_select_request *out, ddb_buf *b, ddb_buf *how, const ddb_s
         ddb_buf_append(b, fx.values.ptr ? fx.values.ptr : "", fx.values.len);
         ddb_buf_putc(b, '}');
     }
-    describe(how, key, &fx.text);
+    describe(how, key, &fx.readable);
     out->query = key != NULL;
     ddb_buf_dispose(&kx.names), ddb_buf_dispose(&kx.values), ddb_buf_dispose(&kx.text);
     ddb_buf_dispose(&fx.names), ddb_buf_dispose(&fx.values), ddb_buf_dispose(&fx.text);
+    ddb_buf_dispose(&kx.readable), ddb_buf_dispose(&fx.readable);
 }
 
 int ddb_select_plan(ddb_select_request *out, const ddb_select *s, const ddb_mapping *m,
