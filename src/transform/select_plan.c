@@ -54,6 +54,14 @@ static int fields_in(const ddb_template *t)
     return n;
 }
 
+/* a > b, byte by byte (a longer a after an equal start is after). */
+static int bytes_after(const ddb_buf *a, const ddb_buf *b)
+{
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = n ? memcmp(a->ptr, b->ptr, n) : 0;
+    return c > 0 || (c == 0 && a->len > b->len);
+}
+
 /* The sort key past its fixed prefix (c->sk_lo): begins_with or a range on
  * the first field not fixed, when it is the key's own bytes. */
 static void narrow_sort_key(candidate *c, const ddb_select *s, const ddb_entity *e,
@@ -74,20 +82,34 @@ static void narrow_sort_key(candidate *c, const ddb_select *s, const ddb_entity 
     }
     lo = cond_on(s, name, DDB_COND_GE) ? cond_on(s, name, DDB_COND_GE) : cond_on(s, name, DDB_COND_GT);
     hi = cond_on(s, name, DDB_COND_LE) ? cond_on(s, name, DDB_COND_LE) : cond_on(s, name, DDB_COND_LT);
-    if (k + 1 == t->n_segs && (lo || hi) && (hi || c->sk_lo.len == 0)) {
-        /* the field ends the key: the key's order is the field's */
+    if (hi && k + 1 == t->n_segs) {
+        /* the field ends the key: P + field <= P + B exactly when field <= B */
         ddb_buf_append(&c->sk_hi, c->sk_lo.ptr, c->sk_lo.len);
+        ddb_buf_puts(&c->sk_hi, hi->value);
         if (lo)
             ddb_buf_puts(&c->sk_lo, lo->value);
-        if (hi)
-            ddb_buf_puts(&c->sk_hi, hi->value);
-        c->sk_op = hi ? "BETWEEN" : ">=";
+        if (bytes_after(&c->sk_lo, &c->sk_hi)) {
+            /* A > B: DynamoDB refuses such a BETWEEN; the partition's records
+             * are read and none passes the filter */
+            ddb_buf_clear(&c->sk_lo);
+            return;
+        }
+        c->sk_op = "BETWEEN";
+        c->score++;
+        return;
+    }
+    if (lo && c->sk_lo.len == 0) {
+        /* field >= A byte by byte makes field + anything >= A, wherever it ends */
+        ddb_buf_puts(&c->sk_lo, lo->value);
+        c->sk_op = ">=";
         c->score++;
         return;
     }
 prefix_only:
-    if (c->sk_lo.len > 0)
+    if (c->sk_lo.len > 0 && c->sk_type == DDB_TYPE_S)
         c->sk_op = "begins_with";
+    else
+        ddb_buf_clear(&c->sk_lo);
 }
 
 /* Whether the fixed fields give e's key pk_attr (and how far sk_attr). */
