@@ -97,6 +97,7 @@ typedef struct ddb_run_options {
     /* only the data asked for (select.h): NULL/0 for everything */
     const char *select_entities; /* "A,B" */
     const char *select_where;    /* "F=V,F^=P,F>=A,..." */
+    const char *select_project;  /* "F1,F2": only these fields written (export) */
     uint64_t select_sample;      /* the first N records asked for */
 
     /* a table to read */

@@ -1,7 +1,7 @@
 /*
  * select.h — only the data asked for: --entities A,B, --where on record
  * fields (FIELD=V, FIELD^=PREFIX, FIELD>=A, FIELD>A, FIELD<=B, FIELD<B),
- * --sample N.
+ * --project F1,F2 (only those fields written), --sample N.
  *
  * A selection is applied to every record as it is decoded, whatever the
  * input, so what is written is exactly what was asked for. For a table it
@@ -41,6 +41,8 @@ typedef struct ddb_select {
     size_t n_entities;
     ddb_cond *conds; /* all must hold */
     size_t n_conds;
+    char **project; /* the fields written; n_project 0: every field */
+    size_t n_project;
     uint64_t sample; /* keep the first N records that match (0: all) */
 } ddb_select;
 
@@ -55,17 +57,18 @@ typedef struct ddb_select_request {
 
 /*
  * Parses the options: entities "A,B" (or NULL), where "F=V,F^=P,F>=A,..." (or
- * NULL; a value runs to the next comma, "\," is a comma in it), sample N (0:
- * all). *out is owned by the caller (ddb_select_free); NULL when nothing is
+ * NULL; a value runs to the next comma, "\," is a comma in it), project
+ * "F1,F2" (or NULL), sample N (0: all). *out is owned by the caller (ddb_select_free); NULL when nothing is
  * asked for. Returns 0, DDB_EUSAGE (names the part that does not parse),
  * DDB_ENOMEM.
  */
 DDB_MUST_USE int ddb_select_parse(ddb_select **out, const char *entities, const char *where,
-                                  uint64_t sample, ddb_error *err);
+                                  const char *project, uint64_t sample, ddb_error *err);
 
 /* Checks the selection against mapping m: every entity exists, every field of
  * --where is a field of a selected entity, of type S or N, and every N value a
- * number. Returns 0 or DDB_EUSAGE. */
+ * number; every field of --project a field of a selected entity. Returns 0 or
+ * DDB_EUSAGE. */
 DDB_MUST_USE int ddb_select_check(const ddb_select *s, const ddb_mapping *m, ddb_error *err);
 
 /* 1 when records of entity e are asked for. */
@@ -75,8 +78,18 @@ int ddb_select_entity(const ddb_select *s, const ddb_entity *e);
  * condition holds (a field the record lacks holds none). */
 int ddb_select_record(const ddb_select *s, const ddb_entity *e, const ddb_map *rec);
 
+/* rec (a record of e, its first n_declared attributes declared) with only the
+ * projected fields, into *out (attributes borrowed from rec, the array in a);
+ * *out_declared of them declared. Without --project, rec itself. Returns 0 or
+ * DDB_ENOMEM. */
+DDB_MUST_USE int ddb_select_project(const ddb_select *s, const ddb_map *rec, size_t n_declared,
+                                    ddb_map *out, size_t *out_declared, ddb_arena *a);
+
 /* How to read the table of m for s (checked): a Query when the fixed fields
- * give a key, else a Scan with a filter. Returns 0 or DDB_ENOMEM. */
+ * give a key, else a Scan with a filter; with --project, a
+ * ProjectionExpression of the projected fields' attributes, those --where
+ * reads, and the table's keys and type attribute (what tells the entity).
+ * Returns 0 or DDB_ENOMEM. */
 DDB_MUST_USE int ddb_select_plan(ddb_select_request *out, const ddb_select *s,
                                  const ddb_mapping *m, ddb_error *err);
 

@@ -118,6 +118,11 @@ static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
           "V). Reading a table, fields that fix an entity's partition key (on the table or "
           "an index) make it one Query, else a Scan with a FilterExpression; records filtered "
           "out are counted"}},
+        {G_RECORDS,
+         {"project", OPT_STRING, &ap->project, "F1,F2",
+          "write only these fields of the records (the others are left out, and so is "
+          "_extra); reading a table, a ProjectionExpression of their attributes and of what "
+          "tells each item's entity (its keys, required fields, the fields --where reads)"}},
         {G_SELECT,
          {"sample", OPT_STRING, &ap->sample, "N",
           "keep the first N records asked for (in the order they are read), then stop reading"}},
@@ -491,6 +496,7 @@ static int fill_select(ddb_run_options *o, const run_args *a)
 {
     o->select_entities = a->entities;
     o->select_where = a->where;
+    o->select_project = a->project;
     if (a->sample != NULL) {
         char *end;
         unsigned long long n = strtoull(a->sample, &end, 10);

@@ -59,7 +59,7 @@ typedef struct run_args {
     const char *count; /* generate */
     uint64_t seed;
     const char *key, *sample; /* diff; sample also --sample N of G_SELECT */
-    const char *entities, *where;
+    const char *entities, *where, *project;
     uint64_t max_memory;
 } run_args;
 

@@ -49,7 +49,12 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
         v->msg = keep_message(v, &perr, a);
         return 0;
     }
-    if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
+    if ((o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) &&
+        o->select != NULL && o->select->n_project > 0) {
+        /* --project: the item was read partial (a ProjectionExpression), and
+         * only some of its record is written: there is no whole item for
+         * the record to encode back to */
+    } else if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
         /* A record is only as good as the item it encodes back to: export
          * checks what validate checks, so the two never disagree. */
         v->rc2 = ddb_transform_round_trip(o->mapping, &v->d, &rec->item, is_del, sh, a, &perr);
@@ -135,9 +140,14 @@ int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *e
             return ddb_error_set(err, v->rc2, "%s", v->msg);
         if (v->rc2 != 0)
             return pl_reject(r, rec, idx, v->msg, err);
-        if (o->mode == DDB_MODE_EXPORT)
-            return o->output->vt->put(o->output, idx, rec->kind, &v->d.record, v->d.n_declared, rec,
-                                      err);
+        if (o->mode == DDB_MODE_EXPORT) {
+            ddb_map out;
+            size_t declared;
+            if (ddb_select_project(o->select, &v->d.record, v->d.n_declared, &out, &declared,
+                                   r->arena) != 0)
+                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            return o->output->vt->put(o->output, idx, rec->kind, &out, declared, rec, err);
+        }
         pl_acknowledge(r, idx, rec->kind, rec->seq);
         return 0;
     }

@@ -13,8 +13,8 @@ int ddb_run_select_new(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
     const ddb_run_options *o = &p->o;
     int rc;
-    if ((rc = ddb_select_parse(&p->select, o->select_entities, o->select_where, o->select_sample,
-                               err)) != 0) {
+    if ((rc = ddb_select_parse(&p->select, o->select_entities, o->select_where,
+                               o->select_project, o->select_sample, err)) != 0) {
         *field = DDB_RUN_F_SELECT;
         return rc;
     }
@@ -24,6 +24,10 @@ int ddb_run_select_new(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         return ddb_run_fail(field, DDB_RUN_F_SELECT, err,
                             "--entities, --where and --sample choose records of a mapping's "
                             "entities: they need --mapping, with export or convert");
+    if (p->select->n_project && o->mode != DDB_MODE_EXPORT)
+        return ddb_run_fail(field, DDB_RUN_F_SELECT, err,
+                            "--project writes records with only some fields: it is for export "
+                            "(items re-keyed with fields missing would be other items)");
     if (o->select_sample && o->state_path != NULL)
         return ddb_run_fail(field, DDB_RUN_F_SELECT, err,
                             "--sample takes the first records asked for in one go: it cannot "

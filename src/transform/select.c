@@ -59,7 +59,9 @@ static int split_cond(ddb_cond *c, char *part, ddb_error *err)
     return ddb_error_set(err, DDB_EUSAGE, "'%s': '^' must be followed by '='", part);
 }
 
-static int parse_entities(ddb_select *s, const char *list, ddb_error *err)
+/* A list of names ("A,B": entities, fields) into *names. */
+static int parse_names(char ***names, size_t *n, const char *list, const char *what,
+                       ddb_error *err)
 {
     const char *p = list;
     while (*p) {
@@ -68,15 +70,15 @@ static int parse_entities(ddb_select *s, const char *list, ddb_error *err)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
         if (name[0] == '\0') {
             free(name);
-            return ddb_error_set(err, DDB_EUSAGE, "an empty entity name in '%s'", list);
+            return ddb_error_set(err, DDB_EUSAGE, "an empty %s name in '%s'", what, list);
         }
-        grown = realloc(s->entities, (s->n_entities + 1) * sizeof(char *));
+        grown = realloc(*names, (*n + 1) * sizeof(char *));
         if (grown == NULL) {
             free(name);
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
         }
-        s->entities = grown;
-        s->entities[s->n_entities++] = name;
+        *names = grown;
+        (*names)[(*n)++] = name;
     }
     return 0;
 }
@@ -105,18 +107,23 @@ static int parse_where(ddb_select *s, const char *list, ddb_error *err)
     return 0;
 }
 
-int ddb_select_parse(ddb_select **out, const char *entities, const char *where, uint64_t sample,
-                     ddb_error *err)
+int ddb_select_parse(ddb_select **out, const char *entities, const char *where,
+                     const char *project, uint64_t sample, ddb_error *err)
 {
     ddb_select *s;
     int rc = 0;
     *out = NULL;
-    if ((entities == NULL || !*entities) && (where == NULL || !*where) && sample == 0)
+    if ((entities == NULL || !*entities) && (where == NULL || !*where) &&
+        (project == NULL || !*project) && sample == 0)
         return 0;
     if ((s = calloc(1, sizeof(*s))) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     s->sample = sample;
-    if (entities != NULL && (rc = parse_entities(s, entities, err)) != 0)
+    if (entities != NULL &&
+        (rc = parse_names(&s->entities, &s->n_entities, entities, "entity", err)) != 0)
+        goto done;
+    if (project != NULL &&
+        (rc = parse_names(&s->project, &s->n_project, project, "field", err)) != 0)
         goto done;
     if (where != NULL && (rc = parse_where(s, where, err)) != 0)
         goto done;
@@ -192,6 +199,15 @@ int ddb_select_check(const ddb_select *s, const ddb_mapping *m, ddb_error *err)
         if (rc != 0)
             return rc;
     }
+    for (size_t i = 0; i < s->n_project; i++) {
+        int found = 0;
+        for (size_t e = 0; e < m->n_entities && !found; e++)
+            found = ddb_select_entity(s, &m->entities[e]) &&
+                    field_of(&m->entities[e], s->project[i]) != NULL;
+        if (!found)
+            return ddb_error_set(err, DDB_EUSAGE, "--project %s: no %s entity has a field %s",
+                                 s->project[i], s->n_entities ? "selected" : "", s->project[i]);
+    }
     return 0;
 }
 
@@ -253,6 +269,34 @@ int ddb_select_record(const ddb_select *s, const ddb_entity *e, const ddb_map *r
     return 1;
 }
 
+static int projected(const ddb_select *s, const ddb_str *name)
+{
+    for (size_t i = 0; i < s->n_project; i++)
+        if (ddb_cstr_eq(s->project[i], name->ptr, name->len))
+            return 1;
+    return 0;
+}
+
+int ddb_select_project(const ddb_select *s, const ddb_map *rec, size_t n_declared, ddb_map *out,
+                       size_t *out_declared, ddb_arena *a)
+{
+    size_t k = 0;
+    *out = *rec;
+    *out_declared = n_declared;
+    if (s == NULL || s->n_project == 0)
+        return 0;
+    /* undeclared attributes (_extra) are no fields: never projected */
+    out->attrs = ddb_arena_alloc(a, (n_declared ? n_declared : 1) * sizeof(ddb_attr));
+    if (out->attrs == NULL)
+        return DDB_ENOMEM;
+    for (size_t i = 0; i < n_declared; i++)
+        if (projected(s, &rec->attrs[i].name))
+            out->attrs[k++] = rec->attrs[i];
+    out->count = k;
+    *out_declared = k;
+    return 0;
+}
+
 void ddb_select_request_dispose(ddb_select_request *r)
 {
     if (r == NULL)
@@ -275,5 +319,8 @@ void ddb_select_free(ddb_select *s)
         free(s->conds[i].value);
     }
     free(s->conds);
+    for (size_t i = 0; i < s->n_project; i++)
+        free(s->project[i]);
+    free(s->project);
     free(s);
 }

@@ -323,6 +323,66 @@ static void entity_condition(expr *x, const ddb_select *s, const ddb_mapping *m)
     expr_word(x, ")");
 }
 
+/* Adds #nN for attr to the projection (once). */
+static void projection_name(expr *x, const char *attr)
+{
+    size_t len = strlen(attr);
+    for (const char *p = x->readable.ptr; p != NULL && *p;) { /* readable: "a, b, ..." */
+        const char *end = strstr(p, ", ");
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && memcmp(p, attr, len) == 0)
+            return;
+        p = end ? end + 2 : p + n;
+    }
+    ddb_buf_printf(&x->names, "%s\"#n%d\":", x->n ? "," : "", x->n);
+    ddb_json_put_string(&x->names, attr, len);
+    ddb_buf_printf(&x->text, "%s#n%d", x->text.len ? ", " : "", x->n++);
+    ddb_buf_printf(&x->readable, "%s%s", x->readable.len ? ", " : "", attr);
+}
+
+/* The attributes field name comes from in entity e: its own (and the other
+ * names it is accepted under), and the keys whose templates hold it. */
+static void projection_field(expr *x, const ddb_entity *e, const char *name)
+{
+    int fi = ddb_entity_field_index(e, name, strlen(name));
+    if (fi < 0)
+        return;
+    if (e->fields[fi].store)
+        projection_name(x, e->fields[fi].attribute);
+    for (size_t i = 0; i < e->fields[fi].n_aliases; i++)
+        projection_name(x, e->fields[fi].aliases[i]);
+    for (size_t k = 0; k < e->n_keys; k++)
+        for (size_t g = 0; g < e->keys[k].n_segs; g++)
+            if (e->keys[k].segs[g].field == fi) {
+                projection_name(x, e->keys[k].attr);
+                break;
+            }
+}
+
+/* What the records need: the table's keys and type attribute (they tell the
+ * entity), and for each selected entity the projected fields, the fields
+ * --where reads and the required ones (a record without them is no record). */
+static void projection(expr *x, const ddb_select *s, const ddb_mapping *m)
+{
+    projection_name(x, m->table.pk.name);
+    if (m->table.sk.name)
+        projection_name(x, m->table.sk.name);
+    if (m->table.type_attr)
+        projection_name(x, m->table.type_attr);
+    for (size_t i = 0; i < m->n_entities; i++) {
+        const ddb_entity *e = &m->entities[i];
+        if (!ddb_select_entity(s, e))
+            continue;
+        for (size_t f = 0; f < s->n_project; f++)
+            projection_field(x, e, s->project[f]);
+        for (size_t c = 0; c < s->n_conds; c++)
+            projection_field(x, e, s->conds[c].field);
+        for (size_t f = 0; f < e->n_fields; f++)
+            if (e->fields[f].required)
+                projection_field(x, e, e->fields[f].name);
+    }
+}
+
 static void put_member(ddb_buf *b, const char *name, const ddb_buf *text)
 {
     ddb_buf_printf(b, ",\"%s\":", name);
@@ -355,9 +415,10 @@ static void describe(ddb_buf *how, const candidate *c, const ddb_buf *filter)
 static void build(ddb_select_request *out, ddb_buf *b, ddb_buf *how, const ddb_select *s,
                   const ddb_mapping *m, const candidate *key)
 {
-    expr kx, fx;
+    expr kx, fx, px;
     memset(&kx, 0, sizeof(kx));
     memset(&fx, 0, sizeof(fx));
+    memset(&px, 0, sizeof(px));
     if (key) {
         key_condition(&kx, key);
         if (key->index)
@@ -370,20 +431,32 @@ static void build(ddb_select_request *out, ddb_buf *b, ddb_buf *how, const ddb_s
         entity_condition(&fx, s, m);
     if (fx.text.len)
         put_member(b, "FilterExpression", &fx.text);
-    if (kx.n || fx.n > kx.n) {
+    px.n = fx.n;
+    if (s->n_project) {
+        projection(&px, s, m);
+        put_member(b, "ProjectionExpression", &px.text);
+    }
+    if (px.n) {
         ddb_buf_puts(b, ",\"ExpressionAttributeNames\":{");
         ddb_buf_append(b, kx.names.ptr ? kx.names.ptr : "", kx.names.len);
         ddb_buf_append(b, fx.names.ptr ? fx.names.ptr : "", fx.names.len);
-        ddb_buf_puts(b, "},\"ExpressionAttributeValues\":{");
+        ddb_buf_append(b, px.names.ptr ? px.names.ptr : "", px.names.len);
+        ddb_buf_putc(b, '}');
+    }
+    if (kx.values.len || fx.values.len) { /* DynamoDB refuses an empty one */
+        ddb_buf_puts(b, ",\"ExpressionAttributeValues\":{");
         ddb_buf_append(b, kx.values.ptr ? kx.values.ptr : "", kx.values.len);
         ddb_buf_append(b, fx.values.ptr ? fx.values.ptr : "", fx.values.len);
         ddb_buf_putc(b, '}');
     }
     describe(how, key, &fx.readable);
+    if (px.readable.len)
+        ddb_buf_printf(how, ", ProjectionExpression %s", px.readable.ptr);
     out->query = key != NULL;
     ddb_buf_dispose(&kx.names), ddb_buf_dispose(&kx.values), ddb_buf_dispose(&kx.text);
     ddb_buf_dispose(&fx.names), ddb_buf_dispose(&fx.values), ddb_buf_dispose(&fx.text);
     ddb_buf_dispose(&kx.readable), ddb_buf_dispose(&fx.readable);
+    ddb_buf_dispose(&px.names), ddb_buf_dispose(&px.text), ddb_buf_dispose(&px.readable);
 }
 
 int ddb_select_plan(ddb_select_request *out, const ddb_select *s, const ddb_mapping *m,

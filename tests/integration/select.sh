@@ -12,15 +12,18 @@ run import 0 "$bin" import "$root/samples/favorites/export" --table fav "${M[@]}
     --max-rejects 100
 run all 0 "$bin" export --table fav "${M[@]}" --format ndjson --out "$tmp/all" "${E[@]}"
 
-# want NAME ENTITY JS-CONDITION: the records of ENTITY in the full export that the condition
-# (on r, the record) keeps, sorted, in $tmp/NAME.want; the run's in $tmp/NAME.got
+# want NAME ENTITY JS-CONDITION [FIELDS]: the records of ENTITY in the full export that the
+# condition (on r, the record) keeps (only FIELDS of them, when given), sorted, in $tmp/NAME.want;
+# the run's in $tmp/NAME.got
 want() {
     node -e '
-        const fs = require("fs"); const [file, cond] = process.argv.slice(1);
+        const fs = require("fs"); const [file, cond, fields] = process.argv.slice(1);
         const keep = new Function("r", "return " + cond);
-        const lines = fs.readFileSync(file, "utf8").split("\n").filter(Boolean);
-        console.log(lines.filter((l) => keep(JSON.parse(l))).sort().join("\n"));
-    ' "$tmp/all/$2.ndjson" "$3" >"$tmp/$1.want"
+        const only = (r) => !fields ? r : Object.fromEntries(Object.entries(r)
+            .filter(([k]) => fields.split(",").includes(k)));
+        const lines = fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map(JSON.parse);
+        console.log(lines.filter(keep).map((r) => JSON.stringify(only(r))).sort().join("\n"));
+    ' "$tmp/all/$2.ndjson" "$3" "${4:-}" >"$tmp/$1.want"
     sort "$tmp/$1/$2.ndjson" | sed '/^$/d' >"$tmp/$1.got"
     [ -s "$tmp/$1.want" ] || fail "$1: the full export has no such record (a test that cannot fail)"
     cmp -s "$tmp/$1.want" "$tmp/$1.got" ||
@@ -52,6 +55,13 @@ run query-table 0 "$bin" export --table fav "${M[@]}" --format ndjson --out "$tm
 want query-table Tag "r.userId === '$tuser' && r.tagId.startsWith('$tpre')"
 expect_in "$tmp/query-table.err" "selection: Query of the table: pk = Tag#$tuser, sk begins_with $tpre"
 grep -q 'Scan' "$tmp/query-table.err" && fail "query-table: a Scan was sent"
+
+# only some fields: a ProjectionExpression of theirs and of what tells the entity
+run project 0 "$bin" export --table fav "${M[@]}" --format ndjson --out "$tmp/project" "${E[@]}" \
+    --entities FavoriteData --where "userId=$user,dataType=IMAGE" --project title,clipTime --verbose
+want project FavoriteData "r.userId === '$user' && r.dataType === 'IMAGE'" title,clipTime
+expect_in "$tmp/project.err" "ProjectionExpression pk, sk, title, clipTime, gsiOneSk, gsiOnePk, dataType"
+grep -q 'Scan' "$tmp/project.err" && fail "project: a Scan was sent"
 
 # no key fixed: a Scan with a filter, the records filtered again as read
 run scan 0 "$bin" export --table fav "${M[@]}" --format ndjson --out "$tmp/scan" "${E[@]}" \

@@ -15,7 +15,7 @@ static ddb_select *parse_ok(const char *entities, const char *where, uint64_t sa
 {
     ddb_select *s = NULL;
     ddb_error err;
-    cr_assert_eq(ddb_select_parse(&s, entities, where, sample, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_select_parse(&s, entities, where, NULL, sample, &err), 0, "%s", err.message);
     return s;
 }
 
@@ -41,10 +41,10 @@ Test(select, refuses_what_does_not_parse)
 {
     ddb_select *s = NULL;
     ddb_error err;
-    cr_assert_eq(ddb_select_parse(&s, NULL, "userId", 0, &err), DDB_EUSAGE);
-    cr_assert_eq(ddb_select_parse(&s, NULL, "=x", 0, &err), DDB_EUSAGE);
-    cr_assert_eq(ddb_select_parse(&s, NULL, "a^x", 0, &err), DDB_EUSAGE);
-    cr_assert_eq(ddb_select_parse(&s, "A,,B", NULL, 0, &err), DDB_EUSAGE);
+    cr_assert_eq(ddb_select_parse(&s, NULL, "userId", NULL, 0, &err), DDB_EUSAGE);
+    cr_assert_eq(ddb_select_parse(&s, NULL, "=x", NULL, 0, &err), DDB_EUSAGE);
+    cr_assert_eq(ddb_select_parse(&s, NULL, "a^x", NULL, 0, &err), DDB_EUSAGE);
+    cr_assert_eq(ddb_select_parse(&s, "A,,B", NULL, NULL, 0, &err), DDB_EUSAGE);
     cr_assert_null(s);
 }
 
@@ -169,4 +169,26 @@ Test(select, scans_with_a_filter_when_no_key_is_fixed)
     cr_assert_str_eq(r.how, "Scan with FilterExpression (begins_with(pk, 'Tag#') OR "
                             "begins_with(pk, 'FavoriteData#'))");
     ddb_select_request_dispose(&r);
+}
+
+Test(select, projects_what_tells_the_entity_too)
+{
+    ddb_select_request r;
+    ddb_mapping *m = tu_load_format("favorites.json");
+    ddb_select *s = NULL;
+    ddb_error err;
+    cr_assert_eq(ddb_select_parse(&s, NULL, NULL, "tagName", 0, &err), 0);
+    cr_assert_eq(ddb_select_check(s, m, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_select_plan(&r, s, m, &err), 0);
+    /* tagName is stored, and lsiOneSk is written from it; no filter: no values */
+    cr_assert(strstr(r.how, "ProjectionExpression pk, sk, tagName, lsiOneSk"), "%s", r.how);
+    cr_assert(strstr(r.members, "\"ProjectionExpression\":\"#n"), "%s", r.members);
+    cr_assert_null(strstr(r.members, "ExpressionAttributeValues"), "%s", r.members);
+    ddb_select_request_dispose(&r);
+    ddb_select_free(s);
+    /* a field no selected entity has */
+    cr_assert_eq(ddb_select_parse(&s, "Tag", NULL, "title", 0, &err), 0);
+    cr_assert_eq(ddb_select_check(s, m, &err), DDB_EUSAGE);
+    ddb_select_free(s);
+    ddb_mapping_free(m);
 }
