@@ -242,6 +242,7 @@ typedef struct ddb_run_report {
     int table_io;           /* 0: no table; 1: a table written; 2: a table scanned */
     const char *scan_table; /* with its stats, when a table was scanned */
     ddb_scan_stats scan;
+    int queried; /* the table was read with a Query (--where fixed a key), not a Scan */
     const char *target_table; /* with write or dry-run stats when one was written */
     int dry_run;
     ddb_table_write_stats writes;

@@ -168,8 +168,9 @@ static void read_lines(ddb_buf *b, const ddb_run_report *rr, ddb_client *client)
 {
     if (rr->scan_table)
         ddb_buf_printf(b,
-                       "  scan of %s: %llu pages, %llu items scanned, %.1f RCU, %llu throttled\n",
-                       rr->scan_table, (unsigned long long)rr->scan.requests,
+                       "  %s of %s: %llu pages, %llu items scanned, %.1f RCU, %llu throttled\n",
+                       rr->queried ? "query" : "scan", rr->scan_table,
+                       (unsigned long long)rr->scan.requests,
                        (unsigned long long)rr->scan.scanned, rr->scan.capacity_units,
                        (unsigned long long)rr->scan.throttles);
     if (client != NULL) {

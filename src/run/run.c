@@ -562,6 +562,7 @@ void ddb_run_plan_report(const ddb_run_plan *p, ddb_run_report *out)
     if (p->scan != NULL) {
         out->table_io = 2;
         out->scan_table = p->o.scan_table;
+        out->queried = p->select_req.query;
         ddb_table_reader_stats(p->scan, &out->scan);
     }
     if (p->o.target_table != NULL && p->output != NULL) {

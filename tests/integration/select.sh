@@ -72,5 +72,14 @@ expect_in "$tmp/scan.err" "selection: Scan with FilterExpression begins_with(tit
 grep -q '"Query"\|Query of' "$tmp/scan.err" && fail "scan: a Query was sent"
 [ "$(summary_total "$tmp/scan.json" filtered)" -gt 0 ] || fail "scan: nothing counted as filtered"
 
+# the first 3 records asked for: the Scan stops there (its pages in flight are dropped)
+run sample 0 "$bin" export --table fav "${M[@]}" --format ndjson --out "$tmp/sample" "${E[@]}" \
+    --entities FavoriteDataTag --sample 3 --segments 1 --page-size 5 --summary "$tmp/sample.json"
+[ "$(cat "$tmp/sample/FavoriteDataTag.ndjson" | wc -l)" = 3 ] || fail "sample: not 3 records"
+[ "$(summary_total "$tmp/sample.json" written)" = 3 ] || fail "sample: not 3 written"
+[ "$(summary_total "$tmp/sample.json" read)" -lt "$(cat "$tmp"/all/*.ndjson | wc -l)" ] ||
+    fail "sample: the whole table was read"
+expect_in "$tmp/query-gsi.err" "query of fav: 1 pages"
+
 [ "$failures" = 0 ] && echo "select: ok"
 exit $((failures > 0))
