@@ -20,6 +20,7 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/text.h"
 #include "ddbpipe/clock.h"
+#include "ddbpipe/select.h"
 #include "run/pipeline_internal.h"
 
 /* --types for untyped inputs: converts the named attributes in place. */
@@ -280,7 +281,10 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
      * position of their own (a scan's pages): that state must be saved where
      * the committed records end, not where reading got to. */
     if (!c.records_mode && o->mode != DDB_MODE_IMPORT && o->threads != 1 &&
-        rd->vt->settled == NULL && rd->vt->save_state == NULL) {
+        rd->vt->settled == NULL && rd->vt->save_state == NULL &&
+        (o->select == NULL || o->select->sample == 0)) {
+        /* (not for --sample: reading ahead would read, and count, records
+         * past the N-th that one thread never reads) */
         rc = pl_run_reader_ahead(r, rd, &c, err);
         if (rc != 1)
             return rc;
