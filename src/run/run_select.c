@@ -23,7 +23,7 @@ int ddb_run_select_new(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     if (p->mapping == NULL || (o->mode != DDB_MODE_EXPORT && o->mode != DDB_MODE_CONVERT))
         return ddb_run_fail(field, DDB_RUN_F_SELECT, err,
                             "--entities, --where and --sample choose records of a mapping's "
-                            "entities: they need --mapping, with export or convert");
+                            "entities: they need --mapping, with export, convert or migrate");
     if (p->select->n_project && o->mode != DDB_MODE_EXPORT)
         return ddb_run_fail(field, DDB_RUN_F_SELECT, err,
                             "--project writes records with only some fields: it is for export "

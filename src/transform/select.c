@@ -177,8 +177,8 @@ static int check_cond(const ddb_select *s, const ddb_mapping *m, const ddb_cond 
         seen = f;
     }
     if (seen == NULL)
-        return ddb_error_set(err, DDB_EUSAGE, "--where %s: no %s entity has a field %s",
-                             c->field, s->n_entities ? "selected" : "", c->field);
+        return ddb_error_set(err, DDB_EUSAGE, "--where %s: no %sentity has a field %s",
+                             c->field, s->n_entities ? "selected " : "", c->field);
     if (seen->type == DDB_TYPE_N && c->op == DDB_COND_PREFIX)
         return ddb_error_set(err, DDB_EUSAGE, "--where %s^=: a prefix of a number field",
                              c->field);
@@ -205,8 +205,8 @@ int ddb_select_check(const ddb_select *s, const ddb_mapping *m, ddb_error *err)
             found = ddb_select_entity(s, &m->entities[e]) &&
                     field_of(&m->entities[e], s->project[i]) != NULL;
         if (!found)
-            return ddb_error_set(err, DDB_EUSAGE, "--project %s: no %s entity has a field %s",
-                                 s->project[i], s->n_entities ? "selected" : "", s->project[i]);
+            return ddb_error_set(err, DDB_EUSAGE, "--project %s: no %sentity has a field %s",
+                                 s->project[i], s->n_entities ? "selected " : "", s->project[i]);
     }
     return 0;
 }
