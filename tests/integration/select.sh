@@ -9,6 +9,7 @@ M=(--mapping "$root/formats/favorites.json")
 
 run create 0 "$bin" create-table "${M[@]}" --table fav "${E[@]}"
 run import 0 "$bin" import "$root/samples/favorites/export" --table fav "${M[@]}" "${E[@]}" \
+    --rejects "$tmp/import.rejects.ndjson" \
     --max-rejects 100
 run all 0 "$bin" export --table fav "${M[@]}" --format ndjson --out "$tmp/all" "${E[@]}"
 
