@@ -34,11 +34,13 @@ async function main() {
         "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'Reading'"))
         .getRows();
     const rows = (await c.runAndReadAll(`SELECT id, big::VARCHAR, frac::VARCHAR, mixed::VARCHAR,
-        huge::VARCHAR, nums::VARCHAR[], hugeset::VARCHAR[], note, meta::VARCHAR FROM Reading`))
+        huge::VARCHAR, nums::VARCHAR[], hugeset::VARCHAR[], note, meta::VARCHAR, late::VARCHAR
+        FROM Reading`))
         .getRowsJson();
     let bad = 0, checked = 0;
     const byId = new Map(rows.map((r) => [r[0], r]));
     const fields = ['big', 'frac', 'mixed', 'huge', 'nums', 'hugeset'];
+    const late = 9; // the column after note and meta
     for (const item of items) {
         const id = item.pk.S.replace(/^r#/, '');
         const row = byId.get(id);
@@ -59,6 +61,12 @@ async function main() {
             }
         });
         if (item.note && row[7] !== item.note.S) { console.error(`${id}.note: ${row[7]}`); bad++; }
+        const wantLate = item.late ? canon(item.late.N) : null;
+        if ((row[late] === null ? null : canon(row[late])) !== wantLate) {
+            console.error(`${id}.late: want ${wantLate} got ${row[late]}`);
+            bad++;
+        }
+        checked += item.late ? 1 : 0;
     }
     if (rows.length !== items.length) { console.error(`${rows.length} rows, ${items.length} items`); bad++; }
     // sum() over the 38-digit column, in DuckDB's own DECIMAL arithmetic

@@ -1,22 +1,17 @@
 -- Loads every entity file with exact types. Run it from the output folder:
 --   duckdb my.db < _ddbpipe/schema/load.duckdb.sql
-CREATE OR REPLACE TEMP MACRO ddbpipe_numbers_as_text(line) AS array_to_string(
-    list_transform(regexp_extract_all(line, '"(?:[^"\\]|\\.)*"|[^"]+'),
-        t -> CASE WHEN t[1] = '"' THEN t
-                  ELSE regexp_replace(t, '-?[0-9][0-9.eE+-]*', '"\0"', 'g') END), '');
 CREATE OR REPLACE TABLE "Movie" AS SELECT
     r."movieId",
     r."title",
-    CAST(n."releaseYear" AS BIGINT) AS "releaseYear",
-    CAST(n."runtimeMinutes" AS DECIMAL(38,0)) AS "runtimeMinutes",
-    CAST(n."budget" AS DECIMAL(38,0)) AS "budget",
+    CAST(CASE WHEN r."releaseYear" IS NOT NULL THEN regexp_extract(line, '"releaseYear":(-?[0-9][0-9.eE+-]*)', 1) END AS BIGINT) AS "releaseYear",
+    CAST(CASE WHEN r."runtimeMinutes" IS NOT NULL THEN regexp_extract(line, '"runtimeMinutes":(-?[0-9][0-9.eE+-]*)', 1) END AS DECIMAL(38,0)) AS "runtimeMinutes",
+    CAST(CASE WHEN r."budget" IS NOT NULL THEN regexp_extract(line, '"budget":(-?[0-9][0-9.eE+-]*)', 1) END AS DECIMAL(38,0)) AS "budget",
     r."genres",
     r."ratings",
     r."poster",
     CAST(r."released" AS BOOLEAN) AS "released",
     r."_extra"
-FROM (SELECT from_json(line, '{"movieId":"VARCHAR","title":"VARCHAR","genres":"VARCHAR[]","ratings":"JSON","poster":"VARCHAR","released":"VARCHAR","_extra":"JSON"}') AS r,
-             from_json(ddbpipe_numbers_as_text(line), '{"releaseYear":"VARCHAR","runtimeMinutes":"VARCHAR","budget":"VARCHAR"}') AS n
+FROM (SELECT line, from_json(line, '{"movieId":"VARCHAR","title":"VARCHAR","releaseYear":"JSON","runtimeMinutes":"JSON","budget":"JSON","genres":"VARCHAR[]","ratings":"JSON","poster":"VARCHAR","released":"VARCHAR","_extra":"JSON"}') AS r
       FROM read_csv('Movie.ndjson', columns = {'line': 'VARCHAR'}, header = false, auto_detect = false,
                     delim = E'\x01', quote = '', escape = '', max_line_size = 100000000));
 CREATE OR REPLACE TABLE "Actor" AS SELECT
@@ -24,12 +19,11 @@ CREATE OR REPLACE TABLE "Actor" AS SELECT
     r."name",
     CAST(r."birthDate" AS DATE) AS "birthDate",
     r."birthPlace",
-    CAST(n."awardYears" AS DECIMAL(38,0)[]) AS "awardYears",
+    CAST(CASE WHEN r."awardYears" IS NOT NULL THEN string_split(regexp_extract(line, '"awardYears":\[([-0-9.eE+,]*)\]', 1), ',') END AS DECIMAL(38,0)[]) AS "awardYears",
     r."aliases",
     r."signature",
     r."_extra"
-FROM (SELECT from_json(line, '{"actorId":"VARCHAR","name":"VARCHAR","birthDate":"VARCHAR","birthPlace":"VARCHAR","aliases":"JSON","signature":"VARCHAR[]","_extra":"JSON"}') AS r,
-             from_json(ddbpipe_numbers_as_text(line), '{"awardYears":"VARCHAR[]"}') AS n
+FROM (SELECT line, from_json(line, '{"actorId":"VARCHAR","name":"VARCHAR","birthDate":"VARCHAR","birthPlace":"VARCHAR","awardYears":"JSON","aliases":"JSON","signature":"VARCHAR[]","_extra":"JSON"}') AS r
       FROM read_csv('Actor.ndjson', columns = {'line': 'VARCHAR'}, header = false, auto_detect = false,
                     delim = E'\x01', quote = '', escape = '', max_line_size = 100000000));
 CREATE OR REPLACE TABLE "CastMember" AS SELECT * FROM read_json('CastMember.ndjson', format = 'newline_delimited',
