@@ -31,6 +31,7 @@ typedef enum ddb_outcome {
     DDB_OUTCOME_REJECTED,
     DDB_OUTCOME_UNMATCHED,
     DDB_OUTCOME_EXISTING, /* written only if absent, and it was there: left as it was */
+    DDB_OUTCOME_FILTERED, /* not asked for (--entities, --where, --sample): left out */
     DDB_OUTCOME_MARK,     /* the end of an input, not a record */
     DDB_OUTCOME_SKIPPED   /* left out before it was read (--skip-expired): counted nowhere,
                              settled so that what was read around it can commit */

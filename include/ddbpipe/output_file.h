@@ -36,6 +36,8 @@ typedef struct ddb_file_output_opts {
                                    (schema.h), replaced as a whole by finish(); NULL = none */
     struct ddb_s3 *s3;          /* for a dir s3://bucket/prefix: objects, multipart uploads */
     struct ddb_store *store;    /* for a dir s3://bucket/prefix: where schema_dir is */
+    const struct ddb_select *select; /* records: only the entities it asks for get files up
+                                        front (NULL: every entity) */
 } ddb_file_output_opts;
 
 /*

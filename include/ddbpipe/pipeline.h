@@ -70,6 +70,7 @@ typedef struct ddb_pipeline_opts {
     ddb_reader_opts reader;
     const ddb_mapping *mapping;    /* decode (export/convert/validate) or encode (encode) */
     const ddb_mapping *to_mapping; /* convert: encode with this one */
+    const struct ddb_select *select; /* only these records (select.h); NULL: all */
     const ddb_type_hint *types;    /* --types for untyped inputs */
     size_t n_types;
     ddb_output *output;      /* NULL in validate mode */

@@ -1,6 +1,6 @@
 /*
- * reader_table.h — a live table as an input: parallel Scan segments, each
- * paginated with LastEvaluatedKey -> ExclusiveStartKey.
+ * reader_table.h — a live table as an input: parallel Scan segments, or one
+ * Query, each paginated with LastEvaluatedKey -> ExclusiveStartKey.
  */
 #ifndef DDBPIPE_READER_TABLE_H
 #define DDBPIPE_READER_TABLE_H
@@ -23,6 +23,9 @@ typedef struct ddb_table_reader_opts {
     uint64_t page_size;  /* Limit per request; 0 = DynamoDB's 1 MB pages */
     double max_rcu;      /* read capacity units per second at most (0 = no limit) */
     uint64_t item_count; /* the table's ItemCount (DescribeTable), for progress; 0 = unknown */
+    int query;           /* Query instead of Scan (one "segment": no Segment parameter) */
+    const char *members; /* JSON members every request carries (",\"IndexName\":..."): the
+                            key and filter expressions of a selection (select.h), or NULL */
 } ddb_table_reader_opts;
 
 typedef struct ddb_scan_stats {

@@ -64,7 +64,8 @@ typedef enum ddb_run_field {
     DDB_RUN_F_VIA_IMPORT,   /* writing the table through DynamoDB's import from S3 */
     DDB_RUN_F_LSI,          /* an import from S3 cannot create local secondary indexes */
     DDB_RUN_F_OWN_FILES,    /* the run's own files would be an input, a mapping, each other */
-    DDB_RUN_F_TABLE_SCHEMA  /* a table exists, but not as the mapping describes it */
+    DDB_RUN_F_TABLE_SCHEMA, /* a table exists, but not as the mapping describes it */
+    DDB_RUN_F_SELECT        /* --entities, --where, --sample */
 } ddb_run_field;
 
 typedef struct ddb_run_options {
@@ -96,6 +97,12 @@ typedef struct ddb_run_options {
                                S3 prefix's objects (0: everything) */
     const char *sse;        /* S3 outputs: server-side encryption (AES256, aws:kms) */
     const char *sse_kms_key_id;
+
+    /* only the data asked for (select.h): NULL/0 for everything */
+    const char *select_entities; /* "A,B" */
+    const char *select_where;    /* "F=V,F^=P,F>=A,..." */
+    const char *select_project;  /* "F1,F2": only these fields written (export) */
+    uint64_t select_sample;      /* the first N records asked for */
 
     /* a table to read */
     const char *scan_table;
@@ -239,6 +246,7 @@ typedef struct ddb_run_report {
     int table_io;           /* 0: no table; 1: a table written; 2: a table scanned */
     const char *scan_table; /* with its stats, when a table was scanned */
     ddb_scan_stats scan;
+    int queried; /* the table was read with a Query (--where fixed a key), not a Scan */
     const char *target_table; /* with write or dry-run stats when one was written */
     int dry_run;
     ddb_table_write_stats writes;

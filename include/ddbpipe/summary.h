@@ -22,7 +22,9 @@ typedef struct ddb_entity_stats {
     uint64_t not_done; /* read but neither written, existing, rejected nor unmatched when the
                           run ended (in flight, queued, or in outputs that were discarded); set
                           once the run is over:
-                          read = written + existing + rejected + unmatched + not_done */
+                          read = written + existing + rejected + unmatched + filtered +
+                          not_done */
+    uint64_t filtered; /* read but not asked for (--entities, --where, --sample): left out */
 } ddb_entity_stats;
 
 typedef struct ddb_summary {
@@ -50,6 +52,8 @@ typedef struct ddb_summary {
     size_t n_outputs;
     char *rejects_path;   /* NULL when nothing was rejected */
     char *unmatched_path; /* NULL when no item was kept as unmatched */
+    char *selection;      /* how the records asked for were read (a Query, a Scan with a
+                             filter, a filter as files are read), or NULL: everything */
 } ddb_summary;
 
 /* Frees what the summary owns (outputs, rejects path, rows). */

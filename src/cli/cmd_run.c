@@ -84,6 +84,9 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
         return "give an empty or new folder, or add --overwrite to write there anyway";
     case DDB_RUN_F_S3:
         return "check the s3:// paths, AWS_ENDPOINT_URL_S3 and the credentials' S3 permissions";
+    case DDB_RUN_F_SELECT:
+        return "--entities A,B and --where FIELD=VALUE,FIELD^=PREFIX,FIELD>=A,FIELD<B name "
+               "entities and fields of --mapping; --sample N";
     case DDB_RUN_F_SHARD:
         return "--shard I/N with 1 <= I <= N, e.g. --shard 2/3";
     case DDB_RUN_F_UNMATCHED:
@@ -169,8 +172,9 @@ static void read_lines(ddb_buf *b, const ddb_run_report *rr, ddb_client *client)
 {
     if (rr->scan_table)
         ddb_buf_printf(b,
-                       "  scan of %s: %llu pages, %llu items scanned, %.1f RCU, %llu throttled\n",
-                       rr->scan_table, (unsigned long long)rr->scan.requests,
+                       "  %s of %s: %llu pages, %llu items scanned, %.1f RCU, %llu throttled\n",
+                       rr->queried ? "query" : "scan", rr->scan_table,
+                       (unsigned long long)rr->scan.requests,
                        (unsigned long long)rr->scan.scanned, rr->scan.capacity_units,
                        (unsigned long long)rr->scan.throttles);
     if (client != NULL) {
@@ -472,16 +476,18 @@ done:
 
 static const run_spec specs[] = {
     {"export", DDB_MODE_EXPORT,
-     G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE | G_STATE | G_VIAEXP},
+     G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE | G_STATE | G_VIAEXP |
+         G_SELECT},
     {"convert", DDB_MODE_CONVERT,
-     G_OUT | G_ITEMS | G_MAP | G_TOMAP | G_IN | G_COMMON | G_SIDE | G_STATE},
+     G_OUT | G_ITEMS | G_MAP | G_TOMAP | G_IN | G_COMMON | G_SIDE | G_STATE | G_SELECT},
     {"encode", DDB_MODE_ENCODE,
      G_OUT | G_ITEMS | G_MAP | G_ENTITY | G_IN | G_COMMON | G_SIDE | G_STATE},
     {"validate", DDB_MODE_VALIDATE, G_MAP | G_ENTITY | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE},
     {"import", DDB_MODE_IMPORT,
      G_MAP | G_ENTITY | G_IN | G_IMPORT | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE | G_VIAIMP},
     {"migrate", DDB_MODE_CONVERT,
-     G_MAP | G_TOMAP | G_IN | G_SCAN | G_MIGRATE | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE},
+     G_MAP | G_TOMAP | G_IN | G_SCAN | G_MIGRATE | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE |
+         G_SELECT},
     /* export's way for records, convert's for items (cli_fill_run_options) */
     {"generate", DDB_MODE_EXPORT, G_GEN | G_MAP | G_AWS | G_DRY | G_COMMON | G_SIDE | G_STATE},
 };

@@ -7,6 +7,7 @@
  */
 #include <assert.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -107,6 +108,24 @@ static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_SAMPLE,
          {"sample", OPT_STRING, &ap->sample, "P",
           "compare only a share of the keys, the same on both sides: 10% or 0.1"}},
+        {G_SELECT,
+         {"entities", OPT_STRING, &ap->entities, "A,B",
+          "read and write only the records of these entities of --mapping"}},
+        {G_SELECT,
+         {"where", OPT_STRING, &ap->where, "F=V,...",
+          "only records whose fields match: F=V, F^=PREFIX (begins with), F>=A, F>A, F<=B, "
+          "F<B, all of them (numbers compare as numbers, text byte by byte; \\, is a comma in "
+          "V). Reading a table, fields that fix an entity's partition key (on the table or "
+          "an index) make it one Query, else a Scan with a FilterExpression; records filtered "
+          "out are counted"}},
+        {G_RECORDS,
+         {"project", OPT_STRING, &ap->project, "F1,F2",
+          "write only these fields of the records (the others are left out, and so is "
+          "_extra); reading a table, a ProjectionExpression of their attributes and of what "
+          "tells each item's entity (its keys, required fields, the fields --where reads)"}},
+        {G_SELECT,
+         {"sample", OPT_STRING, &ap->sample, "N",
+          "keep the first N records asked for (in the order they are read), then stop reading"}},
         {G_DIFF,
          {"max-memory", OPT_UINT, &ap->max_memory, "MB",
           "memory for comparing one pair of buckets (default 256); larger ones are split"}},
@@ -496,6 +515,25 @@ static void fill_generate(ddb_run_options *o, const run_args *a)
     }
 }
 
+/* --entities, --where, --sample N. Returns 0 or EXIT_USAGE after saying what is wrong. */
+static int fill_select(ddb_run_options *o, const run_args *a)
+{
+    o->select_entities = a->entities;
+    o->select_where = a->where;
+    o->select_project = a->project;
+    if (a->sample != NULL) {
+        char *end;
+        unsigned long long n = strtoull(a->sample, &end, 10);
+        if (end == a->sample || *end != '\0' || n == 0 || a->sample[0] == '-') {
+            cli_error("--sample N: how many records, e.g. --sample 1000", "bad --sample \"%s\"",
+                      a->sample);
+            return EXIT_USAGE;
+        }
+        o->select_sample = n;
+    }
+    return 0;
+}
+
 int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
                          const char **inputs, size_t n_inputs)
 {
@@ -514,6 +552,8 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
         (code = fill_files(o, a)) != 0 || (code = fill_target(o, spec, a)) != 0)
         return code;
     fill_control(o, spec, a);
+    if ((spec->groups & G_SELECT) && (code = fill_select(o, a)) != 0)
+        return code;
     if (spec->groups & G_GEN)
         fill_generate(o, a);
     return 0;

@@ -39,7 +39,8 @@ enum {
     G_VIAEXP = 1 << 17,  /* export: the table read through DynamoDB's export to S3 */
     G_VIAIMP = 1 << 18,  /* import: the table written through DynamoDB's import from S3 */
     G_SYNC = 1 << 19,    /* sync: what it writes to its target (--no-delete, --max-wcu) */
-    G_SAMPLE = 1 << 20   /* diff: --sample (sync compares every key) */
+    G_SAMPLE = 1 << 20,  /* diff: --sample (sync compares every key) */
+    G_SELECT = 1 << 21   /* --entities, --where, --sample: only the records asked for */
 };
 
 typedef struct run_args {
@@ -62,7 +63,8 @@ typedef struct run_args {
     cli_aws_args aws;
     const char *count; /* generate */
     uint64_t seed;
-    const char *key, *sample; /* diff */
+    const char *key, *sample; /* diff; sample also --sample N of G_SELECT */
+    const char *entities, *where, *project;
     uint64_t max_memory;
     int live;                /* migrate --live: replay and follow the source's stream */
     uint64_t stop_when_idle; /* --live: seconds without a change before stopping (0: never) */

@@ -57,6 +57,8 @@ typedef struct table_reader {
     segment *segs;
     int n_segs;
     int consistent;
+    const char *op; /* "Scan" or "Query" */
+    char *members;  /* JSON members added to every request, or NULL */
     uint64_t page_size;
     page *head, *tail; /* pages waiting to be read */
     int n_pages;
@@ -108,7 +110,7 @@ static int parse_page(table_reader *tr, segment *seg, page *pg, ddb_error *err)
     }
     if (ddb_json_parse_plain(p, &root, pg->body, strlen(pg->body), pg->arena, err) != 0 ||
         root.type != DDB_TYPE_M) {
-        rc = ddb_error_prefix(err, "Scan of %s: unreadable response: ", tr->table);
+        rc = ddb_error_prefix(err, "%s of %s: unreadable response: ", tr->op, tr->table);
         goto done;
     }
     items = ddb_map_getz(&root.u.m, "Items");
@@ -125,7 +127,7 @@ static int parse_page(table_reader *tr, segment *seg, page *pg, ddb_error *err)
             wrapped.u.m.attrs = &wa;
             wrapped.u.m.count = 1;
             if ((rc = ddb_value_from_typed_json(&typed, &wrapped, pg->arena, err)) != 0) {
-                ddb_error_prefix(err, "Scan of %s: item %zu: ", tr->table, i);
+                ddb_error_prefix(err, "%s of %s: item %zu: ", tr->op, tr->table, i);
                 goto done;
             }
             pg->items[pg->n_items++] = typed.u.m;
@@ -159,10 +161,10 @@ static int parse_page(table_reader *tr, segment *seg, page *pg, ddb_error *err)
          * way (ddb_json_put_typed_map), so equal keys are equal text. */
         if (seg->start_key != NULL && strcmp(key, seg->start_key) == 0) {
             rc = ddb_error_set(err, DDB_ENET,
-                               "Scan of %s segment %d: page %llu's LastEvaluatedKey %.300s is "
+                               "%s of %s segment %d: page %llu's LastEvaluatedKey %.300s is "
                                "the ExclusiveStartKey just sent: the service is repeating a "
                                "page (stopped rather than read the same items again)",
-                               tr->table, seg->number, (unsigned long long)seg->pages + 1, key);
+                               tr->op, tr->table, seg->number, (unsigned long long)seg->pages + 1, key);
             free(key);
             goto done;
         }
@@ -216,8 +218,8 @@ static void scan_done(void *ctx, ddb_response *resp)
                               tr->table, where, resp->message);
             else
                 ddb_error_set(&tr->failure, DDB_ENET,
-                              "Scan of %s segment %d failed after %d attempt%s (%s): %s%s%s",
-                              tr->table, seg->number, resp->attempts,
+                              "%s of %s segment %d failed after %d attempt%s (%s): %s%s%s",
+                              tr->op, tr->table, seg->number, resp->attempts,
                               resp->attempts == 1 ? "" : "s", where, resp->error_type,
                               resp->error_type[0] ? ": " : "", resp->message);
         }
@@ -283,6 +285,8 @@ static int request_page(table_reader *tr, segment *seg, ddb_error *err)
         ddb_buf_puts(b, ",\"ExclusiveStartKey\":");
         ddb_buf_puts(b, seg->start_key);
     }
+    if (tr->members)
+        ddb_buf_puts(b, tr->members);
     ddb_buf_puts(b, ",\"ReturnConsumedCapacity\":\"TOTAL\"}");
     if (b->oom || (sc = malloc(sizeof(*sc))) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -290,7 +294,7 @@ static int request_page(table_reader *tr, segment *seg, ddb_error *err)
     sc->tr = tr;
     sc->seg = seg;
     sc->taken = cost;
-    if ((rc = ddb_client_submit(tr->client, "Scan", b->ptr, b->len, scan_done, sc, err)) != 0) {
+    if ((rc = ddb_client_submit(tr->client, tr->op, b->ptr, b->len, scan_done, sc, err)) != 0) {
         free(sc);
         return rc;
     }
@@ -516,6 +520,7 @@ static void tr_free(ddb_reader *r)
     free(tr->segs);
     free(tr->table);
     free(tr->source);
+    free(tr->members);
     ddb_buf_dispose(&tr->body);
 }
 
@@ -531,9 +536,10 @@ static const ddb_reader_vtable table_vt = {"table scan",  tr_next, tr_free,    t
 int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_error *err)
 {
     table_reader *tr = calloc(1, sizeof(*tr));
-    int total = o->total_segments > 0 ? o->total_segments : 1;
-    int first = o->has_range ? o->segment_first : 0;
-    int last = o->has_range ? o->segment_last : total - 1;
+    /* a Query is one sequence of pages: one segment */
+    int total = o->total_segments > 0 && !o->query ? o->total_segments : 1;
+    int first = o->has_range && !o->query ? o->segment_first : 0;
+    int last = o->has_range && !o->query ? o->segment_last : total - 1;
     char name[600];
 
     *out = NULL;
@@ -557,9 +563,12 @@ int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_e
     tr->n_segs = last - first + 1;
     tr->segs = calloc((size_t)tr->n_segs, sizeof(segment));
     tr->consistent = o->consistent_read;
+    tr->op = o->query ? "Query" : "Scan";
+    tr->members = o->members ? strdup(o->members) : NULL;
     tr->page_size = o->page_size;
     tr->max_pages = tr->n_segs * 2 < 4 ? 4 : tr->n_segs * 2;
-    if (tr->base.name == NULL || tr->table == NULL || tr->source == NULL || tr->segs == NULL) {
+    if (tr->base.name == NULL || tr->table == NULL || tr->source == NULL || tr->segs == NULL ||
+        (o->members && tr->members == NULL)) {
         tr_free(&tr->base);
         free(tr->base.name);
         free(tr);

@@ -128,6 +128,8 @@ static void count_into(ddb_entity_stats *st, ddb_outcome o)
         st->unmatched++;
     if (o == DDB_OUTCOME_EXISTING)
         st->existing++;
+    if (o == DDB_OUTCOME_FILTERED)
+        st->filtered++;
 }
 
 static void add_stats(ddb_entity_stats *dst, const ddb_entity_stats *src)
@@ -138,6 +140,7 @@ static void add_stats(ddb_entity_stats *dst, const ddb_entity_stats *src)
     dst->rejected += src->rejected;
     dst->unmatched += src->unmatched;
     dst->existing += src->existing;
+    dst->filtered += src->filtered;
 }
 
 static void fold(ddb_tracker *t)
@@ -337,6 +340,11 @@ static void put_stats(ddb_buf *b, const ddb_entity_stats *e)
                    (unsigned long long)e->written, (unsigned long long)e->deleted,
                    (unsigned long long)e->rejected, (unsigned long long)e->unmatched,
                    (unsigned long long)e->existing);
+    /* a 7th count only when there is one: states without a selection stay as they were */
+    if (e->filtered > 0) {
+        b->len--;
+        ddb_buf_printf(b, ",%llu]", (unsigned long long)e->filtered);
+    }
 }
 
 int ddb_state_save(const char *path, const ddb_state *s, ddb_error *err)
@@ -404,14 +412,14 @@ static int get_u64(const ddb_map *m, const char *key, const char *path, const ch
     return 0;
 }
 
-/* [read, written, deleted, rejected, unmatched, existing] (states of earlier
- * versions lack existing) */
+/* [read, written, deleted, rejected, unmatched, existing[, filtered]] (states
+ * of earlier versions lack existing; filtered is there when not 0) */
 static int get_stats(const ddb_value *v, ddb_entity_stats *e, const char *path, const char *member,
                      ddb_error *err)
 {
-    uint64_t f[6] = {0};
+    uint64_t f[7] = {0};
     char sub[96];
-    if (v == NULL || v->type != DDB_TYPE_L || (v->u.l.count != 5 && v->u.l.count != 6))
+    if (v == NULL || v->type != DDB_TYPE_L || v->u.l.count < 5 || v->u.l.count > 7)
         return damaged(err, path, member, "an array of 6 counts");
     for (size_t i = 0; i < v->u.l.count; i++) {
         if (ddb_value_u64(&v->u.l.items[i], &f[i]) != 0) {
@@ -425,6 +433,7 @@ static int get_stats(const ddb_value *v, ddb_entity_stats *e, const char *path, 
     e->rejected = f[3];
     e->unmatched = f[4];
     e->existing = f[5];
+    e->filtered = f[6];
     return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "ddbpipe/json.h"
 #include "ddbpipe/text.h"
 #include "ddbpipe/clock.h"
+#include "ddbpipe/select.h"
 #include "run/pipeline_internal.h"
 
 /* --types for untyped inputs: converts the named attributes in place. */
@@ -300,7 +301,10 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
      * position of their own (a scan's pages): that state must be saved where
      * the committed records end, not where reading got to. */
     if (!c.records_mode && o->mode != DDB_MODE_IMPORT && o->threads != 1 &&
-        rd->vt->settled == NULL && rd->vt->save_state == NULL) {
+        rd->vt->settled == NULL && rd->vt->save_state == NULL &&
+        (o->select == NULL || o->select->sample == 0)) {
+        /* (not for --sample: reading ahead would read, and count, records
+         * past the N-th that one thread never reads) */
         rc = pl_run_reader_ahead(r, rd, &c, err);
         if (rc != 1)
             return rc;
@@ -326,6 +330,8 @@ static int run_reader(run *r, ddb_reader *rd, ddb_error *err)
             continue; /* resuming: committed by the interrupted run */
         if ((rc = pl_take_record(r, rd, &c, rec, NULL, err)) != 0)
             return rc;
+        if (r->sample_full)
+            break; /* --sample: the rest is not read */
     }
     return 0;
 }
@@ -512,7 +518,7 @@ static int read_all_inputs(run *r, ddb_error *err)
 {
     const ddb_pipeline_opts *o = r->o;
     int rc;
-    for (size_t i = 0; i < o->n_inputs + o->n_readers; i++) {
+    for (size_t i = 0; i < o->n_inputs + o->n_readers && !r->sample_full; i++) {
         r->input = (int)i;
         if (o->resume != NULL && (int)i < o->resume->ck.input)
             continue; /* committed by the interrupted run */

@@ -290,14 +290,14 @@ static int read_ahead(ahead *a, ddb_error *err)
         if (s->n > 0)
             publish(a, s);
         stop = o->stop && *o->stop;
-        if (rrc == 0 && !stop && !r->checkpoint_due)
+        if (rrc == 0 && !stop && !r->checkpoint_due && !r->sample_full)
             continue;
         /* Everything read is taken before the reader's news or a checkpoint:
          * its position is then the committed one. */
         if ((rc = take_all(a, err)) != 0)
             return rc;
-        if (rrc == DDB_ITEROVER)
-            return 0;
+        if (rrc == DDB_ITEROVER || r->sample_full)
+            return 0; /* --sample: what was read ahead is counted, the rest is not read */
         if (rrc != 0) {
             if ((rc = pl_reader_failed(r, rrc, &rerr, err)) == 1)
                 continue;

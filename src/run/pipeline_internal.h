@@ -39,6 +39,8 @@ typedef struct run {
     struct completion *done;
     size_t n_done, cap_done;
     ddb_buf done_text; /* rejects lines and report messages of queued late rejects */
+    uint64_t sampled;  /* records asked for and taken (--sample) */
+    int sample_full;   /* --sample N taken: nothing more is read */
 } run;
 
 typedef struct completion {
@@ -131,6 +133,7 @@ const char *pl_count_reject(run *r, int entity_index, const char *source, uint64
                             uint64_t offset, const char *reason);
 int pl_reject(run *r, const ddb_record *rec, int entity_index, const char *reason, ddb_error *err);
 void pl_count_read(run *r, int entity_index);
+void pl_filtered(run *r, int entity_index, uint64_t seq);
 int pl_unmatched(run *r, const ddb_record *rec, const char *why, ddb_error *err);
 /* Output callbacks: they only queue what happened (see run.done). */
 void pl_on_exists(void *ctx, int entity_index, ddb_record_kind kind, uint64_t seq);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ddbpipe/item.h"
+#include "ddbpipe/select.h"
 #include "ddbpipe/transform.h"
 #include "run/pipeline_internal.h"
 
@@ -55,7 +56,12 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
         v->msg = keep_message(v, &perr, a);
         return 0;
     }
-    if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
+    if ((o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) &&
+        o->select != NULL && o->select->n_project > 0) {
+        /* --project: the item was read partial (a ProjectionExpression), and
+         * only some of its record is written: there is no whole item for
+         * the record to encode back to */
+    } else if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
         /* A record is only as good as the item it encodes back to: export
          * checks what validate checks, so the two never disagree. */
         v->rc2 = ddb_transform_round_trip(o->mapping, &v->d, &rec->item, is_del, sh, a, &perr);
@@ -75,6 +81,24 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
     if (v->rc2 != 0)
         v->msg = keep_message(v, &perr, a);
     return 0;
+}
+
+/* Whether the record is one the selection asks for, and within --sample: an
+ * item of no entity is not; a record of a selected entity that failed to
+ * decode is (its rejection is news). */
+static int asked_for(run *r, const pl_verdict *v)
+{
+    const ddb_select *s = r->o->select;
+    if (v->rc == DDB_ENOMATCH || v->d.entity == NULL || !ddb_select_entity(s, v->d.entity))
+        return 0;
+    if (v->rc == 0 && !ddb_select_record(s, v->d.entity, &v->d.record))
+        return 0;
+    if (s->sample == 0)
+        return 1;
+    if (r->sampled >= s->sample)
+        return 0;
+    r->sample_full = ++r->sampled == s->sample;
+    return 1;
 }
 
 int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *err)
@@ -109,10 +133,14 @@ int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *e
     }
     idx = pl_entity_index(o->mapping, v->d.entity);
     pl_count_read(r, idx);
+    if (v->rc == DDB_ENOMEM || v->rc2 == DDB_ENOMEM)
+        return ddb_error_set(err, DDB_ENOMEM, "%s", v->msg);
+    if (o->select != NULL && !asked_for(r, v)) {
+        pl_filtered(r, idx, rec->seq);
+        return 0;
+    }
     if (v->rc == DDB_ENOMATCH)
         return pl_unmatched(r, rec, v->msg, err);
-    if (v->rc == DDB_ENOMEM)
-        return ddb_error_set(err, v->rc, "%s", v->msg);
     if (v->rc != 0)
         return pl_reject(r, rec, idx, v->msg, err);
     if (o->mode == DDB_MODE_EXPORT || o->mode == DDB_MODE_VALIDATE) {
@@ -120,9 +148,14 @@ int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *e
             return ddb_error_set(err, v->rc2, "%s", v->msg);
         if (v->rc2 != 0)
             return pl_reject(r, rec, idx, v->msg, err);
-        if (o->mode == DDB_MODE_EXPORT)
-            return o->output->vt->put(o->output, idx, rec->kind, &v->d.record, v->d.n_declared, rec,
-                                      err);
+        if (o->mode == DDB_MODE_EXPORT) {
+            ddb_map out;
+            size_t declared;
+            if (ddb_select_project(o->select, &v->d.record, v->d.n_declared, &out, &declared,
+                                   r->arena) != 0)
+                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            return o->output->vt->put(o->output, idx, rec->kind, &out, declared, rec, err);
+        }
         pl_acknowledge(r, idx, rec->kind, rec->seq);
         return 0;
     }

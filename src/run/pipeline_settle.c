@@ -110,6 +110,14 @@ int pl_reject(run *r, const ddb_record *rec, int entity_index, const char *reaso
     return 0;
 }
 
+/* A record not asked for: counted as left out, settled at once. */
+void pl_filtered(run *r, int entity_index, uint64_t seq)
+{
+    pl_row(r, entity_index)->filtered++;
+    r->s->total.filtered++;
+    pl_settle(r, seq, entity_index, DDB_OUTCOME_FILTERED, NULL, 0);
+}
+
 void pl_count_read(run *r, int entity_index)
 {
     pl_row(r, entity_index)->read++;
@@ -243,6 +251,7 @@ static void pl_final_row(ddb_entity_stats *out, const ddb_entity_stats *live,
         f.deleted = live->deleted;
         f.existing = live->existing;
     }
+    f.filtered = live->filtered; /* left out as read: nothing to confirm */
     /* discarded outputs hold nothing; an unmatched file, kept beside them as
      * the rejects file is, holds what it holds */
     if (discarded) {
@@ -250,7 +259,7 @@ static void pl_final_row(ddb_entity_stats *out, const ddb_entity_stats *live,
         if (!unmatched_file)
             f.unmatched = 0;
     }
-    settled = f.written + f.existing + f.rejected + f.unmatched;
+    settled = f.written + f.existing + f.rejected + f.unmatched + f.filtered;
     f.not_done = f.read > settled ? f.read - settled : 0;
     *out = f;
 }

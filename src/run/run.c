@@ -274,7 +274,8 @@ int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o, ddb_run_field
     p->writes_files = !o->writes_table && !o->own_output && o->mode != DDB_MODE_VALIDATE;
     p->streams = p->writes_files && o->out_stream && o->out_dir && strcmp(o->out_dir, "-") == 0;
     if ((rc = check_shape(p, field, err)) != 0 || (rc = pick_format(p, field, err)) != 0 ||
-        (rc = load_mappings(p, field, err)) != 0 || (rc = parse_types(p, field, err)) != 0)
+        (rc = load_mappings(p, field, err)) != 0 || (rc = parse_types(p, field, err)) != 0 ||
+        (rc = ddb_run_select_new(p, field, err)) != 0)
         goto done;
     if (o->generate && (rc = make_generator(p, field, err)) != 0)
         goto done;
@@ -381,6 +382,8 @@ static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     if ((rc = ddb_run_check_schema(p, p->source, p->mapping, o->mapping_path, field, err)) != 0)
         return rc;
     to.item_count = p->source->item_count;
+    if ((rc = ddb_run_select_table(p, &to, err)) != 0)
+        return rc;
     if ((rc = ddb_reader_new_table(&p->scan, &to, err)) != 0) {
         *field = DDB_RUN_F_SEGMENTS;
         return rc;
@@ -501,6 +504,7 @@ static void pipeline_options(const ddb_run_plan *p, ddb_pipeline_opts *po)
     po->reader.shards = o->shards;
     po->mapping = p->mapping;
     po->to_mapping = p->to_mapping;
+    po->select = p->select;
     po->types = p->types;
     po->n_types = p->n_types;
     po->output = p->output;
@@ -560,6 +564,7 @@ int ddb_run_plan_execute(ddb_run_plan *p, ddb_summary *s, ddb_error *err)
     }
     rc = ddb_pipeline_run(s, &po, err);
     s->dry_run = p->o.dry_run;
+    ddb_run_select_summary(p, s);
     if (p->output != NULL && s->committed && p->writes_files && !p->streams)
         list_outputs(p, s);
     return ddb_run_managed_import(p, s, rc, err);
@@ -578,6 +583,7 @@ void ddb_run_plan_report(const ddb_run_plan *p, ddb_run_report *out)
     if (p->scan != NULL) {
         out->table_io = 2;
         out->scan_table = p->o.scan_table;
+        out->queried = p->select_req.query;
         ddb_table_reader_stats(p->scan, &out->scan);
     }
     if (p->o.target_table != NULL && p->output != NULL) {
@@ -663,5 +669,6 @@ void ddb_run_plan_free(ddb_run_plan *p)
     ddb_outdir_free(p->outdir);
     ddb_store_names_free(p->inputs, p->n_inputs);
     ddb_buf_dispose(&p->fingerprint);
+    ddb_run_select_dispose(p);
     free(p);
 }

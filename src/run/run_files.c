@@ -358,6 +358,7 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.typed_values = o->typed_values;
         fo.mapping = p->mapping;
         fo.records = o->mode == DDB_MODE_EXPORT;
+        fo.select = p->select;
         fo.single_name = "items";
         fo.resumable = o->state_path != NULL;
         fo.resume_state = p->state ? p->state->outputs : NULL;

@@ -10,6 +10,7 @@
 #include "ddbpipe/outdir.h"
 #include "ddbpipe/rejects.h"
 #include "ddbpipe/run.h"
+#include "ddbpipe/select.h"
 #include "run/run_managed.h"
 #include "run/run_s3.h"
 
@@ -44,7 +45,18 @@ struct ddb_run_plan {
     size_t n_inputs;
     ddb_run_s3 s3;           /* S3 inputs and outputs (run_s3.c) */
     ddb_run_managed managed; /* DynamoDB's export or import through S3 (run_managed.c) */
+    struct ddb_select *select;      /* --entities, --where, --sample; NULL: everything */
+    ddb_select_request select_req; /* the table's Query or Scan for it */
+    char *select_how;               /* how the selection is read, for the summary */
 };
+
+/* The selection (run_select.c): parsed and checked against the mapping (0,
+ * DDB_EUSAGE with *field, DDB_ENOMEM); the table reader's Query or Scan for it
+ * (0 or DDB_ENOMEM; to borrows from the plan); named in the summary; freed. */
+int ddb_run_select_new(ddb_run_plan *p, ddb_run_field *field, ddb_error *err);
+int ddb_run_select_table(ddb_run_plan *p, ddb_table_reader_opts *to, ddb_error *err);
+void ddb_run_select_summary(const ddb_run_plan *p, ddb_summary *s);
+void ddb_run_select_dispose(ddb_run_plan *p);
 
 /* Sets err (DDB_EUSAGE) and *field = which; returns DDB_EUSAGE. */
 int ddb_run_fail(ddb_run_field *field, ddb_run_field which, ddb_error *err, const char *fmt, ...)

@@ -102,6 +102,13 @@ static int build_fingerprint(ddb_run_plan *p)
     for (size_t i = 0; i < o->reader.n_columns; i++)
         ddb_buf_printf(&opts, "%s%s", i ? "," : "", o->reader.columns[i]);
     ddb_run_managed_fingerprint(o, &opts);
+    if (o->select_entities || o->select_where || o->select_project || o->select_sample)
+        /* only then: the states of runs without them stay as they were */
+        ddb_buf_printf(&opts, " entities=%s where=%s project=%s sample=%llu",
+                       o->select_entities ? o->select_entities : "",
+                       o->select_where ? o->select_where : "",
+                       o->select_project ? o->select_project : "",
+                       (unsigned long long)o->select_sample);
     fp_field(b, "options", opts.ptr);
     if (p->gen != NULL) {
         const ddb_mapping *m = p->mapping;

@@ -13,15 +13,22 @@ static int has_deletes(const ddb_summary *s)
     return s->total.deleted > 0;
 }
 
-static void row_line(ddb_buf *out, const ddb_entity_stats *e, int deletes, int not_done,
-                     int existing)
+/* The columns shown beside the ones always there (each only when it counts something). */
+typedef struct columns {
+    int deletes, not_done, existing, filtered;
+} columns;
+
+static void row_line(ddb_buf *out, const ddb_entity_stats *e, const columns *c)
 {
+    int deletes = c->deletes, not_done = c->not_done;
     ddb_buf_printf(out, "  %-24s %12llu %12llu", e->name, (unsigned long long)e->read,
                    (unsigned long long)e->written);
-    if (existing)
+    if (c->existing)
         ddb_buf_printf(out, " %10llu", (unsigned long long)e->existing);
     ddb_buf_printf(out, " %10llu %10llu", (unsigned long long)e->rejected,
                    (unsigned long long)e->unmatched);
+    if (c->filtered)
+        ddb_buf_printf(out, " %10llu", (unsigned long long)e->filtered);
     if (not_done)
         ddb_buf_printf(out, " %10llu", (unsigned long long)e->not_done);
     if (deletes)
@@ -49,18 +56,20 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
     /* validate writes nothing: what it counts are the records that would be written */
     int validating = s->command && strcmp(s->command, "validate") == 0;
     int not_done = s->total.not_done > 0, existing = s->total.existing > 0;
-    ddb_buf_printf(out, "  %-24s %12s %12s%s %10s %10s%s%s\n", "entity", "read",
+    columns c = {deletes, not_done, existing, s->total.filtered > 0 || s->selection != NULL};
+    ddb_buf_printf(out, "  %-24s %12s %12s%s %10s %10s%s%s%s\n", "entity", "read",
                    validating ? "valid" : s->dry_run ? "would write" : "written", existing ? "   existing" : "", "rejected",
-                   "unmatched", not_done ? "   not done" : "", deletes ? "    deleted" : "");
+                   "unmatched", c.filtered ? "   filtered" : "", not_done ? "   not done" : "",
+                   deletes ? "    deleted" : "");
     for (size_t i = 0; i < s->n_entities; i++) {
         const ddb_entity_stats *e = &s->entities[i];
         /* The "(none)" row only when something landed in it. */
         if (i == s->n_entities - 1 && e->read == 0 && s->n_entities > 1)
             continue;
-        row_line(out, e, deletes, not_done, existing);
+        row_line(out, e, &c);
     }
     if (s->n_entities > 2)
-        row_line(out, &s->total, deletes, not_done, existing);
+        row_line(out, &s->total, &c);
     if (existing)
         ddb_buf_printf(out,
                        "  existing: %llu item%s already in the table, left as %s (written only "
@@ -68,6 +77,10 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
                        (unsigned long long)s->total.existing,
                        s->total.existing == 1 ? " was" : "s were",
                        s->total.existing == 1 ? "it was" : "they were");
+    if (s->selection != NULL)
+        ddb_buf_printf(out, "  selection: %s; filtered: %llu record%s read but not asked for\n",
+                       s->selection, (unsigned long long)s->total.filtered,
+                       s->total.filtered == 1 ? "" : "s");
     if (not_done)
         ddb_buf_printf(out,
                        "  not done: %llu record%s read but not written, rejected or unmatched when "
@@ -100,7 +113,7 @@ void ddb_summary_format(ddb_buf *out, const ddb_summary *s)
     ddb_buf_putc(out, '\n');
 }
 
-static void stats_json(ddb_buf *out, const ddb_entity_stats *e)
+static void stats_json(ddb_buf *out, const ddb_entity_stats *e, int filtered)
 {
     ddb_buf_puts(out, "{\"name\":");
     ddb_json_put_text(out, e->name, strlen(e->name));
@@ -111,6 +124,10 @@ static void stats_json(ddb_buf *out, const ddb_entity_stats *e)
                    (unsigned long long)e->deleted, (unsigned long long)e->rejected,
                    (unsigned long long)e->unmatched, (unsigned long long)e->existing,
                    (unsigned long long)e->not_done);
+    if (filtered) { /* only for runs that select: the others' documents stay as they were */
+        out->len--;
+        ddb_buf_printf(out, ",\"filtered\":%llu}", (unsigned long long)e->filtered);
+    }
 }
 
 /* ,"key":"path" or ,"key":null */
@@ -128,12 +145,12 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
     ddb_buf_puts(out, "{\"command\":");
     ddb_json_put_string(out, s->command ? s->command : "", strlen(s->command ? s->command : ""));
     ddb_buf_puts(out, ",\"total\":");
-    stats_json(out, &s->total);
+    stats_json(out, &s->total, s->selection != NULL || s->total.filtered > 0);
     ddb_buf_puts(out, ",\"entities\":[");
     for (size_t i = 0; i < s->n_entities; i++) {
         if (i)
             ddb_buf_putc(out, ',');
-        stats_json(out, &s->entities[i]);
+        stats_json(out, &s->entities[i], s->selection != NULL || s->total.filtered > 0);
     }
     ddb_buf_printf(
         out,
@@ -160,6 +177,8 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
     ddb_buf_putc(out, ']');
     put_path(out, "rejects_file", s->rejects_path);
     put_path(out, "unmatched_file", s->unmatched_path);
+    if (s->selection != NULL)
+        put_path(out, "selection", s->selection);
     ddb_buf_printf(out, ",\"complete\":%s,\"exit_code\":%d}\n",
                    s->total.not_done == 0 && !s->interrupted && !s->output_failed &&
                            s->input_errors == 0
@@ -178,5 +197,6 @@ void ddb_summary_dispose(ddb_summary *s)
     free(s->outputs);
     free(s->rejects_path);
     free(s->unmatched_path);
+    free(s->selection);
     memset(s, 0, sizeof(*s));
 }

@@ -15,6 +15,7 @@
 #include "ddbpipe/output_file.h"
 #include "ddbpipe/s3.h"
 #include "ddbpipe/schema.h"
+#include "ddbpipe/select.h"
 #include "ddbpipe/store.h"
 #include "ddbpipe/fs.h"
 #include "ddbpipe/sink.h"
@@ -552,7 +553,9 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
      * leaves them (empty, or a CSV header), with a mapping or without. */
     if (opts->mapping != NULL && opts->records) {
         for (size_t i = 0; i < fo->n; i++)
-            if ((rc = open_slot(fo, &fo->puts[i], (int)i, 0, err)) != 0)
+            if ((opts->select == NULL ||
+                 ddb_select_entity(opts->select, &opts->mapping->entities[i])) &&
+                (rc = open_slot(fo, &fo->puts[i], (int)i, 0, err)) != 0)
                 goto done;
     } else if (opts->mapping == NULL && (rc = open_slot(fo, &fo->puts[0], -1, 0, err)) != 0) {
         goto done;

@@ -247,9 +247,12 @@ static void field_type(col_type *t, const ddb_field *f, const column *c, ddb_out
         t->note = f->type == DDB_TYPE_BS ? "a set of base64 strings" : NULL;
         break;
     case DDB_TYPE_NS:
-        if (csv || strcmp(num, "VARCHAR") == 0)
+        if (csv) {
             snprintf(t->duckdb, sizeof(t->duckdb), "JSON");
-        else
+        } else if (strcmp(num, "VARCHAR") == 0) {
+            snprintf(t->duckdb, sizeof(t->duckdb), "VARCHAR[]");
+            t->note = "numbers too long for DECIMAL(38,s): kept as their exact text";
+        } else
             snprintf(t->duckdb, sizeof(t->duckdb), "%s[]", num);
         break;
     case DDB_TYPE_M:
@@ -331,6 +334,49 @@ static void entity_json(ddb_buf *b, const ddb_schema *s, size_t e, const char *f
     ddb_buf_puts(b, "]}\n");
 }
 
+/* Whether DuckDB's JSON reader would round a number of this NDJSON column:
+ * it reads every number with a fraction or an exponent as a double (1.5
+ * into DECIMAL(38,37) is 1.4999...; 0.1234567890123456789 loses its tail),
+ * and only integers come through exactly (up to 64 bits as integers, wider
+ * ones as raw text). A BIGINT column holds integers only. */
+static int rounded_by_json_reader(const ddb_field *f, const col_type *t)
+{
+    return (f->type == DDB_TYPE_N || f->type == DDB_TYPE_NS) &&
+           strncmp(t->duckdb, "BIGINT", 6) != 0;
+}
+
+static int found_by_key(const ddb_entity *en, size_t f);
+
+/* 1: entity e has numbers the JSON reader would round (its lines are read as
+ * text); 2: some of them cannot be found by their key alone (the macro). */
+static int entity_needs_number_text(const ddb_schema *s, size_t e)
+{
+    const ddb_entity *en = &s->m->entities[e];
+    col_type t;
+    int need = 0;
+    for (size_t f = 0; f < en->n_fields; f++) {
+        field_type(&t, &en->fields[f], &s->cols[e][f], DDB_OUT_NDJSON);
+        if (rounded_by_json_reader(&en->fields[f], &t))
+            need = 1;
+    }
+    for (size_t f = 0; need && f < en->n_fields; f++)
+        if ((en->fields[f].type == DDB_TYPE_N || en->fields[f].type == DDB_TYPE_NS) &&
+            !found_by_key(en, f))
+            return 2;
+    return need;
+}
+
+/* The macro the exact NDJSON loads share: every number outside a string
+ * becomes a string of its own text (a line is split into its strings and
+ * what lies between them, where a digit can only be part of a number), so
+ * that from_json hands over the digits as written and CAST(... AS DECIMAL)
+ * reads them exactly. */
+static const char number_text_macro[] =
+    "CREATE OR REPLACE TEMP MACRO ddbpipe_numbers_as_text(line) AS array_to_string(\n"
+    "    list_transform(regexp_extract_all(line, '\"(?:[^\"\\\\]|\\\\.)*\"|[^\"]+'),\n"
+    "        t -> CASE WHEN t[1] = '\"' THEN t\n"
+    "                  ELSE regexp_replace(t, '-?[0-9][0-9.eE+-]*', '\"\\0\"', 'g') END), '');\n";
+
 /* CREATE TABLE "Tag" AS SELECT * FROM read_csv('Tag.csv', ..., columns = {...}); */
 static void duckdb_load(ddb_buf *b, const ddb_schema *s, size_t e, const char *file,
                         ddb_out_format fmt, char delimiter)
@@ -361,6 +407,133 @@ static void duckdb_load(ddb_buf *b, const ddb_schema *s, size_t e, const char *f
     }
     sql_string(b, DDB_EXTRA_FIELD);
     ddb_buf_puts(b, ": 'JSON'});\n");
+}
+
+/* One member of a from_json structure: "name":"TYPE". */
+static void json_member(ddb_buf *spec, const char *name, const char *type)
+{
+    if (spec->len > 1)
+        ddb_buf_putc(spec, ',');
+    ddb_json_put_string(spec, name, strlen(name));
+    ddb_buf_printf(spec, ":\"%s\"", type);
+}
+
+static int is_number(const ddb_field *f)
+{
+    return f->type == DDB_TYPE_N || f->type == DDB_TYPE_NS;
+}
+
+/*
+ * Whether the number text of field f can be found by its key alone: the
+ * writer puts the declared fields first, in field order, then _extra, so the
+ * first "name": in a line is the field's own key unless a map or a list
+ * before it holds one (a string cannot: its quotes are escaped). A plain name
+ * keeps the pattern free of quoting. This search costs a fraction of
+ * ddbpipe_numbers_as_text's pass over every byte (2.2 s against 21 s for
+ * three fields of 200,000 lines in DuckDB 1.5.6).
+ */
+static int found_by_key(const ddb_entity *en, size_t f)
+{
+    const char *c = en->fields[f].name;
+    for (size_t i = 0; i < f; i++)
+        if (en->fields[i].type == DDB_TYPE_M || en->fields[i].type == DDB_TYPE_L)
+            return 0;
+    for (; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '_' || *c == '-'))
+            return 0;
+    return strcmp(en->fields[f].name, DDB_EXTRA_FIELD) != 0;
+}
+
+/* The number text of a field found by its key, when the record has it (r
+ * says so: a later map or _extra may hold the same key). */
+static void number_by_key(ddb_buf *b, const ddb_field *fd)
+{
+    ddb_buf_puts(b, "CASE WHEN r.");
+    sql_ident(b, fd->name, '"');
+    if (fd->type == DDB_TYPE_NS)
+        ddb_buf_printf(b, " IS NOT NULL THEN string_split(regexp_extract(line, "
+                          "'\"%s\":\\[([-0-9.eE+,]*)\\]', 1), ',') END",
+                       fd->name);
+    else
+        ddb_buf_printf(b, " IS NOT NULL THEN regexp_extract(line, "
+                          "'\"%s\":(-?[0-9][0-9.eE+-]*)', 1) END",
+                       fd->name);
+}
+
+/* One column of the exact NDJSON load: its member of a from_json structure
+ * (r, or n for numbers not found by key) and its SELECT expression, CAST to
+ * its type, which fails loudly where from_json would give NULL. */
+static void lines_column(ddb_buf *b, ddb_buf *r, ddb_buf *n, const ddb_field *fd,
+                         const col_type *t, int by_key, int first)
+{
+    size_t len = strlen(t->duckdb);
+    int list = len > 2 && strcmp(t->duckdb + len - 2, "[]") == 0;
+    int json = strcmp(t->duckdb, "JSON") == 0;
+    int text = json || strcmp(t->duckdb, "VARCHAR") == 0 || strcmp(t->duckdb, "VARCHAR[]") == 0;
+    if (by_key)
+        json_member(r, fd->name, "JSON"); /* only whether it is there */
+    else
+        json_member(is_number(fd) ? n : r, fd->name,
+                    json ? "JSON" : list ? "VARCHAR[]" : "VARCHAR");
+    ddb_buf_puts(b, first ? "\n    " : ",\n    ");
+    if (!text)
+        ddb_buf_puts(b, "CAST(");
+    if (by_key) {
+        number_by_key(b, fd);
+    } else {
+        ddb_buf_puts(b, is_number(fd) ? "n." : "r.");
+        sql_ident(b, fd->name, '"');
+    }
+    if (!text)
+        ddb_buf_printf(b, " AS %s)", t->duckdb);
+    if (!text || by_key) {
+        ddb_buf_puts(b, " AS ");
+        sql_ident(b, fd->name, '"');
+    }
+}
+
+/* The NDJSON load of an entity with numbers the JSON reader would round:
+ * each line read as text (read_csv with a delimiter JSON text never holds
+ * raw: control bytes are always escaped), numbers taken from
+ * ddbpipe_numbers_as_text (n), everything else from the line as written
+ * (r). */
+static void duckdb_load_lines(ddb_buf *b, const ddb_schema *s, size_t e, const char *file)
+{
+    const ddb_entity *en = &s->m->entities[e];
+    ddb_buf r = DDB_BUF_INIT, n = DDB_BUF_INIT;
+    col_type t;
+    ddb_buf_putc(&r, '{');
+    ddb_buf_putc(&n, '{');
+    ddb_buf_puts(b, "CREATE OR REPLACE TABLE ");
+    sql_ident(b, en->name, '"');
+    ddb_buf_puts(b, " AS SELECT");
+    for (size_t f = 0; f < en->n_fields; f++) {
+        field_type(&t, &en->fields[f], &s->cols[e][f], DDB_OUT_NDJSON);
+        lines_column(b, &r, &n, &en->fields[f], &t,
+                     is_number(&en->fields[f]) && found_by_key(en, f), f == 0);
+    }
+    json_member(&r, DDB_EXTRA_FIELD, "JSON");
+    ddb_buf_putc(&r, '}');
+    ddb_buf_putc(&n, '}');
+    ddb_buf_puts(b, en->n_fields ? ",\n    r.\"_extra\"\n" : "\n    r.\"_extra\"\n");
+    ddb_buf_puts(b, "FROM (SELECT line, from_json(line, ");
+    sql_string(b, r.oom ? "" : r.ptr);
+    ddb_buf_puts(b, ") AS r");
+    if (n.len > 2) { /* numbers the macro must find */
+        ddb_buf_puts(b, ",\n             from_json(ddbpipe_numbers_as_text(line), ");
+        sql_string(b, n.oom ? "" : n.ptr);
+        ddb_buf_puts(b, ") AS n");
+    }
+    ddb_buf_puts(b, "\n      FROM read_csv(");
+    sql_string(b, file);
+    ddb_buf_puts(b, ", columns = {'line': 'VARCHAR'}, header = false, auto_detect = false,\n"
+                    "                    delim = E'\\x01', quote = '', escape = '', "
+                    "max_line_size = 100000000));\n");
+    if (r.oom || n.oom)
+        b->oom = 1;
+    ddb_buf_dispose(&r);
+    ddb_buf_dispose(&n);
 }
 
 /* CREATE EXTERNAL TABLE for Athena over the entity's own prefix. */
@@ -446,6 +619,11 @@ int ddb_schema_write(const ddb_schema *s, ddb_store *store, const char *dir, ddb
         goto done;
     ddb_buf_puts(&load, "-- Loads every entity file with exact types. Run it from the output "
                         "folder:\n--   duckdb my.db < _ddbpipe/schema/load.duckdb.sql\n");
+    for (size_t i = 0; fmt != DDB_OUT_CSV && i < n; i++)
+        if (entity_needs_number_text(s, files[i].entity) == 2) {
+            ddb_buf_puts(&load, number_text_macro);
+            break;
+        }
     for (size_t i = 0; i < n; i++) {
         const char *name = s->m->entities[files[i].entity].name;
         entity_json(&b, s, files[i].entity, files[i].name, fmt);
@@ -454,7 +632,10 @@ int ddb_schema_write(const ddb_schema *s, ddb_store *store, const char *dir, ddb
         athena_ddl(&b, s, files[i].entity, files[i].name, fmt, delimiter);
         if ((rc = write_text(store, dir, name, ".athena.sql", &b, err)) != 0)
             goto done;
-        duckdb_load(&load, s, files[i].entity, files[i].name, fmt, delimiter);
+        if (fmt != DDB_OUT_CSV && entity_needs_number_text(s, files[i].entity))
+            duckdb_load_lines(&load, s, files[i].entity, files[i].name);
+        else
+            duckdb_load(&load, s, files[i].entity, files[i].name, fmt, delimiter);
     }
     if ((rc = write_text(store, dir, "load", ".duckdb.sql", &load, err)) == 0 && store == NULL)
         rc = ddb_dir_sync(dir, err);

@@ -388,7 +388,7 @@ Test(oom, workbench_draft, .timeout = 120)
 static int scn_state(void *ctx)
 {
     const char *path = ctx;
-    ddb_entity_stats rows[2] = {{NULL, 10, 8, 1, 1, 1, 0, 0}, {NULL, 5, 0, 0, 2, 3, 0, 0}};
+    ddb_entity_stats rows[2] = {{NULL, 10, 8, 1, 1, 1, 0, 0, 0}, {NULL, 5, 0, 0, 2, 3, 0, 0, 0}};
     ddb_state st, *back = NULL;
     ddb_error err;
     int rc;

@@ -11,7 +11,7 @@
 
 Test(summary, table_and_json)
 {
-    ddb_entity_stats rows[2] = {{"Tag", 5, 3, 1, 1, 1, 0, 0}, {"(none)", 0, 0, 0, 0, 0, 0, 0}};
+    ddb_entity_stats rows[2] = {{"Tag", 5, 3, 1, 1, 1, 0, 0, 0}, {"(none)", 0, 0, 0, 0, 0, 0, 0, 0}};
     ddb_summary s;
     ddb_buf b = DDB_BUF_INIT;
     char *outs[] = {"out/Tag.csv"};
@@ -19,7 +19,7 @@ Test(summary, table_and_json)
     s.command = "export";
     s.entities = rows;
     s.n_entities = 2;
-    s.total = (ddb_entity_stats){"total", 5, 3, 1, 1, 1, 0, 0};
+    s.total = (ddb_entity_stats){"total", 5, 3, 1, 1, 1, 0, 0, 0};
     s.committed = 1;
     s.outputs = outs;
     s.n_outputs = 1;
@@ -68,14 +68,14 @@ Test(summary, table_and_json)
 
 Test(summary, no_mapping_shows_the_none_row_and_changes)
 {
-    ddb_entity_stats rows[1] = {{"(none)", 4, 4, 0, 0, 0, 0, 0}};
+    ddb_entity_stats rows[1] = {{"(none)", 4, 4, 0, 0, 0, 0, 0, 0}};
     ddb_summary s;
     ddb_buf b = DDB_BUF_INIT;
     memset(&s, 0, sizeof(s));
     s.command = "export";
     s.entities = rows;
     s.n_entities = 1;
-    s.total = (ddb_entity_stats){"total", 4, 4, 0, 0, 0, 0, 0};
+    s.total = (ddb_entity_stats){"total", 4, 4, 0, 0, 0, 0, 0, 0};
     s.changes[DDB_CHANGE_INSERT] = 2;
     s.changes[DDB_CHANGE_REMOVE] = 1;
     ddb_summary_format(&b, &s);
@@ -93,14 +93,14 @@ Test(summary, no_mapping_shows_the_none_row_and_changes)
 
 Test(summary, a_stopped_run_shows_what_is_not_done)
 {
-    ddb_entity_stats rows[2] = {{"Tag", 462, 0, 25, 0, 0, 0, 437}, {"(none)", 0, 0, 0, 0, 0, 0, 0}};
+    ddb_entity_stats rows[2] = {{"Tag", 462, 0, 25, 0, 0, 0, 437, 0}, {"(none)", 0, 0, 0, 0, 0, 0, 0, 0}};
     ddb_summary s;
     ddb_buf b = DDB_BUF_INIT;
     memset(&s, 0, sizeof(s));
     s.command = "import";
     s.entities = rows;
     s.n_entities = 2;
-    s.total = (ddb_entity_stats){"total", 462, 0, 25, 0, 0, 0, 437};
+    s.total = (ddb_entity_stats){"total", 462, 0, 25, 0, 0, 0, 437, 0};
     ddb_summary_format(&b, &s);
     cr_assert_not_null(strstr(b.ptr, "not done"), "%s", b.ptr);
     cr_assert_not_null(strstr(b.ptr, "437 records were read but not written"), "%s", b.ptr);
