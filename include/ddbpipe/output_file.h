@@ -36,6 +36,8 @@ typedef struct ddb_file_output_opts {
                                    (schema.h), replaced as a whole by finish(); NULL = none */
     struct ddb_s3 *s3;          /* for a dir s3://bucket/prefix: objects, multipart uploads */
     struct ddb_store *store;    /* for a dir s3://bucket/prefix: where schema_dir is */
+    ddb_parquet_codec parquet_codec; /* format parquet (writer.h) */
+    uint64_t parquet_group_rows;     /* format parquet: rows per row group (0: the default) */
 } ddb_file_output_opts;
 
 /*

@@ -115,6 +115,8 @@ typedef struct ddb_run_options {
     uint64_t max_columns; /* CSV without a mapping: most columns (0: DDB_CSV_MAX_COLUMNS) */
     int extra_plain;  /* undeclared attributes as plain JSON, not typed */
     int typed_values; /* without a mapping, NDJSON values as DynamoDB JSON */
+    ddb_parquet_codec parquet_codec; /* format parquet: its pages' codec */
+    int parquet_codec_set;           /* --compression given (only parquet takes it) */
 
     /* the table read through DynamoDB's export to S3 (managed.h) instead of a Scan:
      * ExportTableToPointInTime to s3://bucket/prefix/, then the export read */

@@ -50,7 +50,11 @@ static size_t output_options(cli_opt *out, run_args *ap, unsigned groups)
          {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE",
           "side B's mapping, when it differs from --mapping (e.g. after a re-keying)"}},
         {G_RECORDS | G_GEN,
-         {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+         {"format", OPT_STRING, &ap->format, "FMT",
+          "output format: ndjson, csv, ddb-json, parquet"}},
+        {G_RECORDS | G_GEN,
+         {"compression", OPT_STRING, &ap->compression, "zstd|gzip|none",
+          "Parquet: how its pages are compressed (default zstd)"}},
         {G_ITEMS,
          {"format", OPT_STRING, &ap->format, "FMT",
           "ddb-json, the only form items are written in (the Import from S3 form)"}},
@@ -393,9 +397,18 @@ static int fill_files(ddb_run_options *o, const run_args *a)
     if (a->format) {
         o->format_set = 1;
         if (ddb_out_format_parse(&o->format, a->format) != 0) {
-            cli_error("use ndjson, csv or ddb-json", "unknown --format \"%s\"", a->format);
+            cli_error("use ndjson, csv, ddb-json or parquet", "unknown --format \"%s\"",
+                      a->format);
             return EXIT_USAGE;
         }
+    }
+    if (a->compression) {
+        ddb_error cerr;
+        if (ddb_parquet_codec_parse(&o->parquet_codec, a->compression, &cerr) != 0) {
+            cli_error("use zstd, gzip or none", "--compression: %s", cerr.message);
+            return EXIT_USAGE;
+        }
+        o->parquet_codec_set = 1;
     }
     o->gzip = a->gzip;
     o->out_delimiter = a->out_delimiter;

@@ -41,22 +41,22 @@ typedef struct rec_writer {
     size_t *name_at;
 } rec_writer;
 
-static const char *const out_names[] = {"ndjson", "csv", "ddb-json"};
-static const char *const out_exts[] = {"ndjson", "csv", "json"};
+static const char *const out_names[] = {"ndjson", "csv", "ddb-json", "parquet"};
+static const char *const out_exts[] = {"ndjson", "csv", "json", "parquet"};
 
 const char *ddb_out_format_name(ddb_out_format f)
 {
-    return (unsigned)f < 3 ? out_names[f] : "?";
+    return (unsigned)f < 4 ? out_names[f] : "?";
 }
 
 const char *ddb_out_format_ext(ddb_out_format f)
 {
-    return (unsigned)f < 3 ? out_exts[f] : "out";
+    return (unsigned)f < 4 ? out_exts[f] : "out";
 }
 
 int ddb_out_format_parse(ddb_out_format *out, const char *s)
 {
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (strcmp(s, out_names[i]) == 0) {
             *out = (ddb_out_format)i;
             return 0;
@@ -389,6 +389,10 @@ int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const d
     int rc = 0;
 
     *out = NULL;
+    if (fmt == DDB_OUT_PARQUET) {
+        free(w);
+        return ddb_writer_new_parquet(out, sink, e, opts, err);
+    }
     if (w == NULL) {
         ddb_sink_free(sink);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
