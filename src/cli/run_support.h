@@ -48,6 +48,7 @@ typedef struct run_args {
     const char *via_export, *since, *until, *export_view, *export_format, *via_import;
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size, max_columns;
+    uint64_t row_group_rows; /* --row-group-rows: Parquet */
     int overwrite;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
     int update, if_not_exists;

@@ -144,6 +144,8 @@ static int pick_format(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     if (o->parquet_codec_set && p->format != DDB_OUT_PARQUET)
         return ddb_run_fail(field, DDB_RUN_F_FORMAT, err,
                             "--compression is for --format parquet; other files take --gzip");
+    if (o->parquet_group_rows > 0 && p->format != DDB_OUT_PARQUET)
+        return ddb_run_fail(field, DDB_RUN_F_FORMAT, err, "--row-group-rows is for --format parquet");
     return 0;
 }
 

@@ -363,6 +363,7 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.resume_state = p->state ? p->state->outputs : NULL;
         fo.format = p->format;
         fo.parquet_codec = o->parquet_codec;
+        fo.parquet_group_rows = o->parquet_group_rows;
         fo.s3 = p->s3.s3;
         fo.store = p->s3.store;
         /* a Parquet file carries its own column types */
