@@ -32,6 +32,13 @@ for pair in favorites:favorites facility:facility-capacity movies:movies; do
     export_both "$design-seed" "$mapping" --compression gzip -- "$tmp/$design.json"
 done
 
+# generate writes Parquet too
+check gen-ndjson 0 "$bin" generate --mapping "$root/formats/movies.json" --count 60 \
+    --format ndjson --out "$tmp/gen/nd" --quiet
+check gen-parquet 0 "$bin" generate --mapping "$root/formats/movies.json" --count 60 \
+    --format parquet --out "$tmp/gen/pq" --quiet
+check_same gen "$tmp/gen/nd" "$tmp/gen/pq" "$root/formats/movies.json"
+
 # the real AWS export (one of its four data files, to stay fast), no mapping: one "item"
 # column of DynamoDB JSON per item
 export_both aws - --compression gzip -- \
