@@ -76,8 +76,9 @@ void pq_put(pq_file *f, size_t col, const void *p, size_t n);
 void pq_put_list(pq_file *f, size_t col, size_t count);
 void pq_put_elem(pq_file *f, size_t col, size_t index, const void *p, size_t n);
 
-/* Can number column col hold the decimal text? 0, or DDB_EINVAL with the
- * reason (a scale or magnitude past its DECIMAL). Never rounds. */
+/* Can number column col hold the decimal text (a valid DynamoDB number)?
+ * 0, or DDB_EINVAL with the reason (a scale or magnitude past its DECIMAL).
+ * Never rounds. */
 int pq_number_fits(const pq_file *f, size_t col, const char *text, size_t len, ddb_error *err);
 
 /* Ends the current row; writes the row group when it is full. Returns 0,

@@ -86,10 +86,12 @@ int pq_number_fits(const pq_file *f, size_t col, const char *text, size_t len, d
     ddb_number num;
     int scale, ints, rc;
     assert(col < f->n_cols && c->kind == PQ_NUMBER);
-    if ((rc = ddb_number_parse(&num, text, len, err)) != 0)
-        return rc;
+    /* until the column is decided (and as text) any valid number fits; the
+     * records' numbers were checked when they were read */
     if (!c->decided || c->as_text)
         return 0;
+    if ((rc = ddb_number_parse(&num, text, len, err)) != 0)
+        return rc;
     number_shape(&num, &scale, &ints);
     if (scale > c->scale)
         return ddb_error_set(err, DDB_EINVAL,
