@@ -44,7 +44,8 @@ typedef struct ddb_file_output_opts {
  * Per-entity files under opts->dir. With a mapping and records=1, one file
  * per entity is created up front (so an entity without records still gets a
  * file with its CSV header); without a mapping, DIR/items.<ext> likewise.
- * Returns 0, DDB_EIO (directory cannot be made), DDB_ENOMEM.
+ * Returns 0, DDB_EIO (directory cannot be made), DDB_ENOMEM, DDB_EUSAGE
+ * (Parquet resumable or gzipped).
  */
 DDB_MUST_USE int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts,
                                      ddb_error *err);

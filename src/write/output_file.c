@@ -537,6 +537,11 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
     *out = NULL;
     if (fo == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (opts->format == DDB_OUT_PARQUET && (opts->resumable || opts->gzip)) {
+        /* its footer describes every row group: no prefix of it can be continued */
+        free(fo);
+        return ddb_error_set(err, DDB_EUSAGE, "a Parquet file can be neither resumed nor gzipped");
+    }
     fo->base.vt = &file_vt;
     fo->base.writes_at_once = 1;
     fo->opts = *opts;
