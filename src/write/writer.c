@@ -175,24 +175,9 @@ static int ensure_used(rec_writer *w, size_t n)
 /* Appends the "_extra" cell: every attribute not placed in a column. */
 static void put_extra_cell(rec_writer *w, const ddb_map *rec)
 {
-    int any = 0;
     ddb_buf_clear(&w->cell);
-    for (size_t i = 0; i < rec->count; i++) {
-        if (w->used[i])
-            continue;
-        ddb_buf_putc(&w->cell, any ? ',' : '{');
-        any = 1;
-        ddb_json_put_string(&w->cell, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
-        ddb_buf_putc(&w->cell, ':');
-        if (w->extra_plain)
-            ddb_json_put_plain_value(&w->cell, &rec->attrs[i].value);
-        else
-            ddb_json_put_typed_value(&w->cell, &rec->attrs[i].value);
-    }
-    if (any) {
-        ddb_buf_putc(&w->cell, '}');
+    if (ddb_csv_extra_text(&w->cell, rec, w->used, w->extra_plain))
         ddb_csv_put_field(&w->line, w->cell.ptr, w->cell.len, w->delim, 0);
-    }
 }
 
 static int ends_like_type(const char *name, size_t len)

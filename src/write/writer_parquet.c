@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ddbpipe/json.h"
+#include "write/csv_cell.h"
 #include "write/parquet.h"
 
 typedef struct pq_writer {
@@ -143,26 +144,11 @@ static int check_numbers(pq_writer *w, const ddb_map *rec, const ptrdiff_t *at, 
 
 static void put_extra(pq_writer *w, const ddb_map *rec)
 {
-    int any = 0;
     ddb_buf_clear(&w->json);
-    for (size_t i = 0; i < rec->count; i++) {
-        if (w->used[i])
-            continue;
-        ddb_buf_putc(&w->json, any ? ',' : '{');
-        any = 1;
-        ddb_json_put_string(&w->json, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
-        ddb_buf_putc(&w->json, ':');
-        if (w->extra_plain)
-            ddb_json_put_plain_value(&w->json, &rec->attrs[i].value);
-        else
-            ddb_json_put_typed_value(&w->json, &rec->attrs[i].value);
-    }
-    if (!any) {
+    if (ddb_csv_extra_text(&w->json, rec, w->used, w->extra_plain))
+        pq_put(w->f, w->e->n_fields, w->json.ptr, w->json.len);
+    else
         pq_put_null(w->f, w->e->n_fields);
-        return;
-    }
-    ddb_buf_putc(&w->json, '}');
-    pq_put(w->f, w->e->n_fields, w->json.ptr, w->json.len);
 }
 
 static int write_record(pq_writer *w, const ddb_map *rec, size_t n_declared, ddb_error *err)

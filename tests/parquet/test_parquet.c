@@ -78,15 +78,21 @@ Test(thrift, lists_short_and_long)
     ddb_buf_dispose(&b);
 }
 
+static void assert_rle(const uint8_t *v, size_t n, int width, const unsigned char *want,
+                       size_t want_len)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    pq_rle_encode(&b, v, n, width);
+    assert_bytes(&b, want, want_len);
+    ddb_buf_dispose(&b);
+}
+
 Test(rle, bit_packed_as_the_spec_shows)
 {
     /* Encodings.md: 0..7 with bit width 3 pack into 10001000 11000110 11111010 */
     static const uint8_t v[] = {0, 1, 2, 3, 4, 5, 6, 7};
     static const unsigned char want[] = {0x03, 0x88, 0xc6, 0xfa};
-    ddb_buf b = DDB_BUF_INIT;
-    pq_rle_encode(&b, v, 8, 3);
-    assert_bytes(&b, want, sizeof(want));
-    ddb_buf_dispose(&b);
+    assert_rle(v, 8, 3, want, sizeof(want));
 }
 
 Test(rle, runs_then_a_padded_group)
@@ -95,10 +101,7 @@ Test(rle, runs_then_a_padded_group)
      * group of 8 padded with zeros */
     static const uint8_t v[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0};
     static const unsigned char want[] = {0x14, 0x01, 0x03, 0x02};
-    ddb_buf b = DDB_BUF_INIT;
-    pq_rle_encode(&b, v, sizeof(v), 1);
-    assert_bytes(&b, want, sizeof(want));
-    ddb_buf_dispose(&b);
+    assert_rle(v, sizeof(v), 1, want, sizeof(want));
 }
 
 Test(rle, a_packed_group_in_the_middle_holds_exactly_eight)
@@ -108,10 +111,7 @@ Test(rle, a_packed_group_in_the_middle_holds_exactly_eight)
     for (int i = 8; i < 20; i++)
         v[i] = 1;
     static const unsigned char want[] = {0x03, 0x22, 0x22, 0x18, 0x01};
-    ddb_buf b = DDB_BUF_INIT;
-    pq_rle_encode(&b, v, 20, 2);
-    assert_bytes(&b, want, sizeof(want));
-    ddb_buf_dispose(&b);
+    assert_rle(v, 20, 2, want, sizeof(want));
 }
 
 static const char mapping_text[] =
