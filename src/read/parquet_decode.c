@@ -139,7 +139,7 @@ static int value(tin *t, pqr_node *out, int type, int depth)
         if (len > t->n - t->at)
             return cut(t);
         out->p = t->p + t->at;
-        out->n = (size_t)len;
+        out->len = (size_t)len;
         t->at += (size_t)len;
         return 0;
     case 9:

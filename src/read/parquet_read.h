@@ -13,13 +13,16 @@
 #include "ddbpipe/error.h"
 
 /* A Thrift value: a struct's fields or a list's elements are its kids (a
- * field's id in its own node), numbers in i, binaries in p/n. */
+ * field's id in its own node), numbers in i, binaries in p/len. Only a struct
+ * or a list has kids (n of them): a damaged file whose field has another type
+ * than expected reads as an empty struct or list, never as kids that are not. */
 typedef struct pqr_node {
     int type; /* the compact protocol's type code; a bool field's is 1 (true) or 2 */
     int16_t id;
     int64_t i;
     const unsigned char *p;
-    size_t n; /* binary: its length; struct, list: the number of kids */
+    size_t len; /* binary */
+    size_t n;   /* struct, list: the number of kids */
     struct pqr_node *kids;
 } pqr_node;
 

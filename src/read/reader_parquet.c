@@ -15,6 +15,7 @@
  * reads). A file whose one column is the JSON "item" holds whole items.
  * The file must be local: its footer, at the end, is read first.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@ typedef struct pq_reader {
     pqr_node root;
     const pqr_node *groups;
     size_t group; /* the next row group to read */
-    uint64_t rows_left, row;
+    uint64_t group_rows, rows_left, row;
     pqr_col *cols;
     size_t n_cols;
     int whole_items; /* one JSON column "item" */
@@ -88,7 +89,7 @@ static int refuse(pq_reader *r, ddb_error *err, const char *what, const char *co
 
 static char *node_str(const pqr_node *n)
 {
-    return n != NULL && n->type == 8 ? strndup((const char *)n->p, n->n) : strdup("?");
+    return n != NULL && n->type == 8 ? strndup((const char *)n->p, n->len) : strdup("?");
 }
 
 /* The kind of leaf el (a SchemaElement), or refuses it. */
@@ -103,6 +104,8 @@ static int leaf_kind(pq_reader *r, pqr_col *c, const pqr_node *el, ddb_error *er
         if (pqr_field(lt, 5) != NULL)
             c->scale = (int)pqr_int(pqr_field(lt, 5), 1, c->scale);
         c->kind = PQR_NUMBER;
+        if (c->scale < 0 || c->scale > 38)
+            return refuse(r, err, "a DECIMAL scale outside 0..38", c->name);
         if (c->phys == PT_FLBA && (c->type_length < 1 || c->type_length > 16))
             return refuse(r, err, "a DECIMAL wider than 16 bytes", c->name);
         if (c->phys != PT_FLBA && c->phys != PT_INT32 && c->phys != PT_INT64)
@@ -171,13 +174,14 @@ static void text_numbers(pq_reader *r)
     const pqr_node *kv = pqr_field(&r->root, 5);
     for (size_t i = 0; kv != NULL && i < kv->n; i++) {
         const pqr_node *k = pqr_field(&kv->kids[i], 1), *v = pqr_field(&kv->kids[i], 2);
-        if (k == NULL || v == NULL || k->n != 23 || memcmp(k->p, "ddbpipe.numbers_as_text", 23))
+        if (k == NULL || v == NULL || k->type != 8 || v->type != 8 || k->len != 23 ||
+            memcmp(k->p, "ddbpipe.numbers_as_text", 23))
             continue;
         for (size_t c = 0; c < r->n_cols; c++) {
             size_t len = strlen(r->cols[c].name);
-            for (size_t at = 0; at + len <= v->n; at++) {
+            for (size_t at = 0; at + len <= v->len; at++) {
                 if ((at == 0 || v->p[at - 1] == ',') && memcmp(v->p + at, r->cols[c].name, len) == 0 &&
-                    (at + len == v->n || v->p[at + len] == ',') && r->cols[c].kind == PQR_STRING)
+                    (at + len == v->len || v->p[at + len] == ',') && r->cols[c].kind == PQR_STRING)
                     r->cols[c].kind = PQR_NUMBER;
             }
         }
@@ -218,6 +222,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
     void *np;
     if (need <= *cap)
         return 0;
+    if (need > SIZE_MAX / 2 / size)
+        return DDB_ENOMEM;
     while (c < need)
         c *= 2;
     if ((np = realloc(*p, c * size)) == NULL)
@@ -325,7 +331,15 @@ static int plain_values(pqr_col *c, size_t count, const unsigned char *p, size_t
 static int data_page(pq_reader *r, pqr_col *c, const pqr_node *dh, const unsigned char *p,
                      size_t n, ddb_error *err)
 {
-    size_t count = (size_t)pqr_int(dh, 1, 0), present = 0;
+    int64_t declared = pqr_int(dh, 1, -1);
+    size_t count = (size_t)declared, present = 0;
+    /* a level takes a row, or a value of at least a bit: more is a damaged header */
+    if (declared < 0 || (uint64_t)declared > r->group_rows + 8 * (uint64_t)n ||
+        (!c->list && c->n_levels + count > r->group_rows))
+        return ddb_error_set(err, DDB_EINVAL, "%s: column %s: a page of %lld values in a row "
+                                              "group of %llu rows",
+                             r->base.name, c->name, (long long)declared,
+                             (unsigned long long)r->group_rows);
     if (pqr_int(dh, 2, 0) != 0)
         return refuse(r, err, "an encoding other than PLAIN (dictionary, delta, byte stream split)",
                       c->name);
@@ -398,11 +412,15 @@ static int next_group(pq_reader *r, ddb_error *err)
     if (chunks == NULL || chunks->n != r->n_cols)
         return ddb_error_set(err, DDB_EINVAL, "%s: row group %zu has %zu column chunks, not %zu",
                              r->base.name, r->group, chunks ? chunks->n : 0, r->n_cols);
+    if (pqr_int(g, 3, -1) < 0)
+        return ddb_error_set(err, DDB_EINVAL, "%s: row group %zu has no row count", r->base.name,
+                             r->group);
+    r->group_rows = (uint64_t)pqr_int(g, 3, 0);
     ddb_arena_reset(r->pages);
     for (size_t i = 0; i < r->n_cols; i++)
         if ((rc = read_chunk(r, &r->cols[i], &chunks->kids[i], err)) != 0)
             return rc;
-    r->rows_left = (uint64_t)pqr_int(g, 3, 0);
+    r->rows_left = r->group_rows;
     return 0;
 }
 
@@ -511,6 +529,13 @@ static int scalar(pq_reader *r, const pqr_col *c, const pqr_val *v, ddb_value *o
     }
 }
 
+/* Levels that promise a value the page does not hold. */
+static int damaged(const pq_reader *r, const pqr_col *c, ddb_error *err)
+{
+    return ddb_error_set(err, DDB_EINVAL, "%s: column %s: its levels and values disagree",
+                         r->base.name, c->name);
+}
+
 /* Column c's value in the current row, or none (absent). */
 static int column_value(pq_reader *r, pqr_col *c, ddb_value *out, int *present, ddb_error *err)
 {
@@ -523,6 +548,8 @@ static int column_value(pq_reader *r, pqr_col *c, ddb_value *out, int *present, 
         c->lv++;
         if (c->defs[first] < c->max_def)
             return 0;
+        if (c->defs[first] > c->max_def || c->vi >= c->n_vals)
+            return damaged(r, c, err);
         *present = 1;
         return scalar(r, c, &c->vals[c->vi++], out, err);
     }
@@ -541,6 +568,8 @@ static int column_value(pq_reader *r, pqr_col *c, ddb_value *out, int *present, 
         if (c->defs[first + i] < c->max_def)
             return ddb_error_set(err, DDB_EINVAL, "%s: column %s: a null in a set", r->base.name,
                                  c->name);
+        if (c->defs[first + i] > c->max_def || c->vi >= c->n_vals)
+            return damaged(r, c, err);
         if (scalar(r, c, &c->vals[c->vi++], &out->u.l.items[i], err) != 0)
             return err ? err->code : DDB_EINVAL;
     }
