@@ -3,7 +3,10 @@
 # parquet-check.mjs) and compared record by record with the NDJSON export of the same input:
 # every seed mapping's sample export and seed-writer items, the real AWS export (no mapping), and
 # tests/scripts/parquet/ (38-digit integers and fractions, numbers no DECIMAL holds, bytes, text
-# with NUL bytes and newlines, sets, maps, lists, undeclared attributes), in each codec.
+# with NUL bytes and newlines, sets, maps, lists, undeclared attributes), in each codec. Then
+# Parquet as input: those files encode (or export) back to exactly the items they came from, diff
+# finds them equal, and what the reader does not read (stdin, DuckDB's dictionary pages) is
+# refused with the reason.
 . "$(dirname "$0")/lib.bash"
 shared="$root/../shared/testdata"
 check_same() { # NAME NDJSON_DIR PARQUET_DIR MAPPING|-
@@ -97,6 +100,38 @@ for want in "big:DECIMAL(38,0)" "frac:DECIMAL(38,38)" "money:DECIMAL(38,18)" "wi
     "big from -99999999999999999999999999999999999999 to 99999999999999999999999999999999999999, 1 below 0"; do
     grep -qF -- "$want" "$tmp/duck.out" || fail "DuckDB: no '$want' in: $(cat "$tmp/duck.out")"
 done
+
+# Parquet as input: what export wrote reads back as exactly the items it came from
+same() { node "$root/tests/seeds/same-items.js" "$@" >"$tmp/same.out" 2>&1 || { fail "items differ: $*"; tail -5 "$tmp/same.out" >&2; }; }
+for pair in favorites:favorites facility:facility-capacity movies:movies; do
+    design=${pair%%:*} mapping="$root/formats/${pair#*:}.json"
+    check "$design-encode" 0 "$bin" encode "$tmp/$design-seed/pq"/[A-Z]*.parquet \
+        --mapping "$mapping" --out "$tmp/$design-back" --quiet
+    same "$tmp/$design.json" -- "$tmp/$design-back"/*.json
+done
+check favorites-diff 0 "$bin" diff "$tmp/favorites-seed/pq" "$tmp/favorites.json" \
+    --mapping "$root/formats/favorites.json" --out "$tmp/diff" --quiet
+check exact-encode 0 "$bin" encode "$tmp/exact-zstd/pq/Thing.parquet" \
+    --mapping "$fixture/mapping.json" --out "$tmp/exact-back" --quiet
+same "$fixture/items.json" -- "$tmp/exact-back/Thing.json"
+check aws-items 0 "$bin" export "$tmp/aws/pq/items.parquet" --format ddb-json \
+    --out "$tmp/aws-back" --quiet
+check aws-ref 0 "$bin" export \
+    "$shared/aws-export/01716790307109-5f9d6aaa/data/6w7gruvaie6wbf3wtvh4vdniiy.json.gz" \
+    --format ddb-json --out "$tmp/aws-ref" --quiet
+same "$tmp/aws-ref/items.json" -- "$tmp/aws-back/items.json"
+# what it does not read, refused with the reason
+run stdin 3 sh -c "\"\$0\" encode - --input-format parquet --mapping '$fixture/mapping.json' \
+    --out '$tmp/stdin' --quiet <'$tmp/exact-zstd/pq/Thing.parquet'" "$bin"
+expect_in "$tmp/stderr" "must be a local file"
+ROOT="$root" node -e '
+const { DuckDBInstance } = require(process.env.ROOT + "/node_modules/@duckdb/node-api");
+(async () => { const c = await (await DuckDBInstance.create(":memory:")).connect();
+  await c.run(`COPY (SELECT (i % 3)::VARCHAR AS s FROM range(100) t(i)) TO
+    '"'"'${process.argv[1]}'"'"' (FORMAT parquet)`); })();' "$tmp/duck.parquet" ||
+    fail "DuckDB could not write a Parquet file"
+run duck-file 3 "$bin" export "$tmp/duck.parquet" --format ddb-json --out "$tmp/duck-out" --quiet
+expect_in "$tmp/stderr" "is not read"
 
 # what Parquet refuses, with the reason
 check snappy 2 "$bin" export "$fixture/items.json" --mapping "$fixture/mapping.json" \
