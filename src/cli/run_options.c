@@ -173,7 +173,7 @@ static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
          {"input-format", OPT_STRING, &ap->input_format, "FMT",
           "force the input format: ddb-json, ndjson, csv, json (documents: arrays, "
           "pretty-printed items, scan output, BatchWriteItem requests, Workbench models), "
-          "scan, export, dynamodump, datapipeline (AWS Data Pipeline / EMR exports) "
+          "scan, export, dynamodump, datapipeline (AWS Data Pipeline / EMR exports), parquet "
           "(default: by content; what is neither JSON nor clearly CSV is refused)"}},
         {G_IN,
          {"columns", OPT_STRING, &ap->columns, "A,B:N,...",
@@ -358,7 +358,7 @@ static int fill_input(ddb_run_options *o, const run_args *a)
     o->reader.allow_long_rows = a->allow_long_rows;
     o->reader.types_file = a->types_file;
     if (a->input_format && ddb_input_format_parse(&o->reader.format, a->input_format) != 0) {
-        cli_error("use ddb-json, ndjson, csv, json, scan, export, dynamodump or datapipeline",
+        cli_error("use ddb-json, ndjson, csv, json, scan, export, dynamodump, datapipeline or parquet",
                   "unknown --input-format \"%s\"", a->input_format);
         return EXIT_USAGE;
     }
