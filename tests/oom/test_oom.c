@@ -147,6 +147,7 @@ static int scn_readers(void *ctx)
         "tests/golden/cases/public-workbench-shop/AnOnlineShop.json",
         "tests/golden/cases/public-dynamodump/dump",
         "tests/golden/cases/binary-sets/expected/items.csv",
+        "tests/parquet/Thing.parquet",
     };
     (void)ctx;
     for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
