@@ -9,6 +9,8 @@
 #   - zcat FILE > /dev/null            (the floor: gzip decoding alone)
 #   - ddbpipe export FILE --format csv
 #   - ddbpipe export FILE --format ndjson
+#   - ddbpipe export FILE --format parquet (its wall time against CSV's of the same round, and its
+#     files' size against those of export --format csv --gzip)
 #   - ddbpipe export FILE --format csv without a mapping (typed columns, their union as header)
 #   - ddbpipe import FILE to ddbpipe-sink (bench/sink/sink.c: the importer's CPU per item),
 #     ROUNDS times, each time also to a sink that polls
@@ -95,13 +97,14 @@ echo "== runs (input: $big_items items, $big_bytes bytes uncompressed, $(stat -c
 # zcat and the two exports with a mapping, side by side in ROUNDS rounds (zcat, csv, ndjson,
 # zcat, ...): on a shared machine one run can be a third slower than the next, so each export's
 # ratio is taken within its round, and the rows and ratios give the medians.
-walls_zcat=() walls_csv=() walls_ndjson=() ratios_csv=() ratios_ndjson=()
+walls_zcat=() walls_csv=() walls_ndjson=() walls_parquet=()
+ratios_csv=() ratios_ndjson=() ratios_parquet=() parquet_vs_csv=()
 for round in $(seq 1 "$rounds"); do
-	echo "round $round of $rounds: zcat, export --format csv, export --format ndjson"
+	echo "round $round of $rounds: zcat, export --format csv, ndjson, parquet"
 	measure zcat /dev/null zcat "$big"
 	walls_zcat+=("$m_wall")
 	rss_zcat=$m_rss rc_zcat=$m_rc
-	for fmt in csv ndjson; do
+	for fmt in csv ndjson parquet; do
 		declare -n walls="walls_$fmt" fmt_ratios="ratios_$fmt"
 		rm -rf "$out/x"
 		measure "export-$fmt" /dev/null "$ddbpipe" export "$big" --mapping "$mapping" \
@@ -111,6 +114,8 @@ for round in $(seq 1 "$rounds"); do
 		declare -g "rss_$fmt=$m_rss" "rc_$fmt=$m_rc"
 		unset -n walls fmt_ratios
 	done
+	parquet_vs_csv+=("$(awk -v a="${walls_parquet[-1]}" -v c="${walls_csv[-1]}" 'BEGIN {printf "%.3f", a / c}')")
+	parquet_bytes=$(cat "$out"/x/*.parquet | wc -c)
 done
 m_wall=$(median "${walls_zcat[@]}") m_rss=$rss_zcat m_rc=$rc_zcat
 row "zcat FILE > /dev/null" "$big_bytes" "$big_items"
@@ -120,7 +125,7 @@ if command -v igzip >/dev/null 2>&1; then
 	measure igzip /dev/null igzip -dc "$big"
 	row "igzip -dc FILE > /dev/null" "$big_bytes" "$big_items"
 fi
-for fmt in csv ndjson; do
+for fmt in csv ndjson parquet; do
 	declare -n walls="walls_$fmt" fmt_ratios="ratios_$fmt" fmt_rss="rss_$fmt" fmt_rc="rc_$fmt"
 	m_wall=$(median "${walls[@]}") m_rss=$fmt_rss m_rc=$fmt_rc
 	row "ddbpipe export --format $fmt" "$big_bytes" "$big_items"
@@ -128,6 +133,14 @@ for fmt in csv ndjson; do
 	unset -n walls fmt_ratios fmt_rss fmt_rc
 done
 rss_big_csv=$rss_csv
+ratios+=("export --format parquet: $(median "${parquet_vs_csv[@]}") x the wall time of export --format csv in the same round (median of $rounds rounds)")
+echo "export --format csv --gzip (the size Parquet is compared with)"
+rm -rf "$out/gz"
+measure export-csv-gzip /dev/null "$ddbpipe" export "$big" --mapping "$mapping" --out "$out/gz" \
+	--format csv --gzip
+csv_gz_bytes=$(cat "$out"/gz/*.csv.gz | wc -c)
+ratios+=("Parquet (zstd) files: $parquet_bytes bytes; gzip CSV: $csv_gz_bytes bytes ($(awk -v a="$parquet_bytes" -v b="$csv_gz_bytes" 'BEGIN {printf "%.2f", a / b}') x)")
+rm -rf "$out/gz"
 
 # Without a mapping: every attribute a typed column, the header their union (records spilled,
 # then replayed under the final header).

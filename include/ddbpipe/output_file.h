@@ -38,13 +38,16 @@ typedef struct ddb_file_output_opts {
     struct ddb_store *store;    /* for a dir s3://bucket/prefix: where schema_dir is */
     const struct ddb_select *select; /* records: only the entities it asks for get files up
                                         front (NULL: every entity) */
+    ddb_parquet_codec parquet_codec; /* format parquet (writer.h) */
+    uint64_t parquet_group_rows;     /* format parquet: rows per row group (0: the default) */
 } ddb_file_output_opts;
 
 /*
  * Per-entity files under opts->dir. With a mapping and records=1, one file
  * per entity is created up front (so an entity without records still gets a
  * file with its CSV header); without a mapping, DIR/items.<ext> likewise.
- * Returns 0, DDB_EIO (directory cannot be made), DDB_ENOMEM.
+ * Returns 0, DDB_EIO (directory cannot be made), DDB_ENOMEM, DDB_EUSAGE
+ * (Parquet resumable or gzipped).
  */
 DDB_MUST_USE int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts,
                                      ddb_error *err);

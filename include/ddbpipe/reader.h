@@ -79,8 +79,9 @@ typedef enum ddb_input_format {
     DDB_IN_JSON,        /* JSON documents: arrays of items, pretty-printed items, scan and
                            get-item output, BatchWriteItem requests, NoSQL Workbench models */
     DDB_IN_DYNAMODUMP,  /* a dynamodump backup of a table: schema.json + data/NNNN.json */
-    DDB_IN_DATAPIPELINE /* AWS Data Pipeline / EMR exports: {"a":{"s":"x"}} lines, or the older
+    DDB_IN_DATAPIPELINE, /* AWS Data Pipeline / EMR exports: {"a":{"s":"x"}} lines, or the older
                            name<0x03>value<0x02>... lines */
+    DDB_IN_PARQUET       /* a local Parquet file, as export --format parquet writes it */
 } ddb_input_format;
 
 struct ddb_store;
@@ -229,7 +230,8 @@ DDB_MUST_USE int ddb_reader_list_folder(char ***out, size_t *n, const char *path
  * this name: it starts with '_' (a run's own files) or '.'. */
 int ddb_reader_skips_name(const char *name);
 
-/* "ddb-json", "scan", "ndjson", "csv", "export", "json", "dynamodump", "datapipeline". */
+/* "ddb-json", "scan", "ndjson", "csv", "export", "json", "dynamodump", "datapipeline",
+ * "parquet". */
 const char *ddb_input_format_name(ddb_input_format f);
 
 /* Parses an --input-format value. Returns 0 or DDB_EUSAGE. */

@@ -126,6 +126,9 @@ typedef struct ddb_run_options {
     uint64_t max_columns; /* CSV without a mapping: most columns (0: DDB_CSV_MAX_COLUMNS) */
     int extra_plain;  /* undeclared attributes as plain JSON, not typed */
     int typed_values; /* without a mapping, NDJSON values as DynamoDB JSON */
+    ddb_parquet_codec parquet_codec; /* format parquet: its pages' codec */
+    int parquet_codec_set;           /* --compression given (only parquet takes it) */
+    uint64_t parquet_group_rows;     /* format parquet: rows per row group (0: the default) */
 
     /* the table read through DynamoDB's export to S3 (managed.h) instead of a Scan:
      * ExportTableToPointInTime to s3://bucket/prefix/, then the export read */

@@ -18,12 +18,30 @@
 typedef enum ddb_out_format {
     DDB_OUT_NDJSON = 0, /* plain JSON records; undeclared attributes under "_extra" (typed) */
     DDB_OUT_CSV,        /* header = declared fields, then "_extra" (typed JSON object) */
-    DDB_OUT_DDBJSON     /* {"Item":{...}} per line: the Import from S3 form */
+    DDB_OUT_DDBJSON,    /* {"Item":{...}} per line: the Import from S3 form */
+    DDB_OUT_PARQUET     /* typed columns per declared field, "_extra" a JSON column
+                           (writer_parquet.c; without an entity one JSON column "item") */
 } ddb_out_format;
 
-/* "ndjson", "csv", "ddb-json". */
+/* Parquet's compression codec (0: ZSTD, the default). */
+typedef enum ddb_parquet_codec {
+    DDB_PARQUET_ZSTD = 0,
+    DDB_PARQUET_GZIP,
+    DDB_PARQUET_NONE
+} ddb_parquet_codec;
+
+/* "zstd", "gzip", "none" into *out. Returns 0, or DDB_EUSAGE with the
+ * reason (SNAPPY: no C library for it is at hand). */
+int ddb_parquet_codec_parse(ddb_parquet_codec *out, const char *s, ddb_error *err);
+
+/* A write that returned this did not write the record: it cannot be written
+ * exactly (a number past its Parquet DECIMAL column), err says why; the
+ * caller rejects the record and goes on. */
+#define DDB_WRITER_REFUSED 1
+
+/* "ndjson", "csv", "ddb-json", "parquet". */
 const char *ddb_out_format_name(ddb_out_format f);
-/* File extension without dot: "ndjson", "csv", "json". */
+/* File extension without dot: "ndjson", "csv", "json", "parquet". */
 const char *ddb_out_format_ext(ddb_out_format f);
 int ddb_out_format_parse(ddb_out_format *out, const char *s);
 
@@ -63,6 +81,8 @@ typedef struct ddb_writer_opts {
                          sets read back as such (a bare DynamoDB JSON item per line) */
     uint64_t max_columns; /* CSV without an entity, columns from every record: a write that
                              would make more fails (0: DDB_CSV_MAX_COLUMNS) */
+    ddb_parquet_codec parquet_codec;
+    uint64_t parquet_group_rows; /* rows per row group (0: 131072); tests make it small */
 } ddb_writer_opts;
 
 /* Items whose attribute names vary (a name per item) made a CSV of a column
@@ -85,6 +105,17 @@ static inline int ddb_writer_write(ddb_writer *w, const ddb_map *rec, size_t n_d
 {
     return w->vt->write(w, rec, n_declared, err);
 }
+
+/*
+ * A Parquet writer into sink (owned from now on, even on failure): with an
+ * entity a column per declared field (S STRING, N DECIMAL(38,s) or exact
+ * STRING, B BYTE_ARRAY, BOOL BOOLEAN, sets LISTs, M/L/NULL JSON of DynamoDB
+ * JSON) and "_extra"; without one a JSON column "item". Its write returns
+ * DDB_WRITER_REFUSED for a record it cannot hold exactly. Returns 0,
+ * DDB_ENOMEM or the sink's error.
+ */
+DDB_MUST_USE int ddb_writer_new_parquet(ddb_writer **out, ddb_sink *sink, const ddb_entity *e,
+                                        const ddb_writer_opts *opts, ddb_error *err);
 
 /* Finishes the writer's sink chain (trailers, rename into place). */
 DDB_MUST_USE int ddb_writer_finish(ddb_writer *w, ddb_error *err);

@@ -6,7 +6,7 @@
 
 const cli_command cli_commands[] = {
     {"export",
-     "export (INPUT... | --table NAME) --out DIR [--mapping FILE] [--format ndjson|csv|ddb-json]",
+     "export (INPUT... | --table NAME) --out DIR [--mapping FILE] [--format ndjson|csv|ddb-json|parquet]",
      "DynamoDB items -> per-entity record files",
      "Reads DynamoDB items (an Export to S3 folder, DynamoDB JSON lines, AWS CLI scan,\n"
      "query, get and transact-get output, JSON arrays and documents, BatchWriteItem and\n"
@@ -84,7 +84,7 @@ const cli_command cli_commands[] = {
      "--state STATE the position is kept in STATE.live: --resume goes on exactly.",
      cmd_migrate},
     {"generate",
-     "generate --mapping FILE --count ENTITY=N,... (--out DIR [--format ndjson|csv|ddb-json] | "
+     "generate --mapping FILE --count ENTITY=N,... (--out DIR [--format ndjson|csv|ddb-json|parquet] | "
      "--table NAME) [--seed N]",
      "make up realistic records for every entity of a mapping",
      "Makes records for the entities of a mapping from nothing: each field's type, enum,\n"
@@ -95,7 +95,7 @@ const cli_command cli_commands[] = {
      "field of another (FavoriteDataTag: userId, dataId, tagId) refers to existing records\n"
      "of it, of the same user. Every record is encoded and decoded back before it is\n"
      "written. The same --seed, mapping and counts give the same bytes.\n"
-     "--format ndjson or csv writes records (OUT/<Entity>.<ext>); ddb-json writes items\n"
+     "--format ndjson, csv or parquet writes records (OUT/<Entity>.<ext>); ddb-json writes items\n"
      "(OUT/<Entity>.json) that export --mapping decodes with no reject; --table writes\n"
      "the items into a table with BatchWriteItem (--create-table creates it first).",
      cmd_generate},

@@ -167,12 +167,15 @@ static const char *option_values(const char *name)
 {
     static char formats[64];
     if (strcmp(name, "format") == 0) {
-        snprintf(formats, sizeof(formats), "%s %s %s", ddb_out_format_name(DDB_OUT_NDJSON),
-                 ddb_out_format_name(DDB_OUT_CSV), ddb_out_format_name(DDB_OUT_DDBJSON));
+        snprintf(formats, sizeof(formats), "%s %s %s %s", ddb_out_format_name(DDB_OUT_NDJSON),
+                 ddb_out_format_name(DDB_OUT_CSV), ddb_out_format_name(DDB_OUT_DDBJSON),
+                 ddb_out_format_name(DDB_OUT_PARQUET));
         return formats;
     }
     if (strcmp(name, "input-format") == 0)
-        return "ddb-json ndjson csv json scan export dynamodump datapipeline";
+        return "ddb-json ndjson csv json scan export dynamodump datapipeline parquet";
+    if (strcmp(name, "compression") == 0)
+        return "zstd gzip none";
     if (strcmp(name, "progress") == 0)
         return "auto bar log json off";
     if (strcmp(name, "export-view") == 0)

@@ -51,7 +51,14 @@ static size_t output_options(cli_opt *out, run_args *ap, unsigned groups)
          {"to-mapping", OPT_STRING, &ap->to_mapping, "FILE",
           "side B's mapping, when it differs from --mapping (e.g. after a re-keying)"}},
         {G_RECORDS | G_GEN,
-         {"format", OPT_STRING, &ap->format, "FMT", "output format: ndjson, csv, ddb-json"}},
+         {"format", OPT_STRING, &ap->format, "FMT",
+          "output format: ndjson, csv, ddb-json, parquet"}},
+        {G_RECORDS | G_GEN,
+         {"compression", OPT_STRING, &ap->compression, "zstd|gzip|none",
+          "Parquet: how its pages are compressed (default zstd)"}},
+        {G_RECORDS | G_GEN,
+         {"row-group-rows", OPT_UINT, &ap->row_group_rows, "N",
+          "Parquet: rows per row group (default 131072; a group also ends at 32 MiB)"}},
         {G_ITEMS,
          {"format", OPT_STRING, &ap->format, "FMT",
           "ddb-json, the only form items are written in (the Import from S3 form)"}},
@@ -198,7 +205,7 @@ static size_t input_options(cli_opt *out, run_args *ap, unsigned groups)
           "force the input format: ddb-json, ndjson, csv, json (documents: arrays, "
           "pretty-printed items, scan output, BatchWriteItem requests, Workbench models, "
           "DynamoDB Streams records), "
-          "scan, export, dynamodump, datapipeline (AWS Data Pipeline / EMR exports) "
+          "scan, export, dynamodump, datapipeline (AWS Data Pipeline / EMR exports), parquet "
           "(default: by content; what is neither JSON nor clearly CSV is refused)"}},
         {G_IN,
          {"columns", OPT_STRING, &ap->columns, "A,B:N,...",
@@ -392,7 +399,7 @@ static int fill_input(ddb_run_options *o, const run_args *a)
     o->reader.allow_long_rows = a->allow_long_rows;
     o->reader.types_file = a->types_file;
     if (a->input_format && ddb_input_format_parse(&o->reader.format, a->input_format) != 0) {
-        cli_error("use ddb-json, ndjson, csv, json, scan, export, dynamodump or datapipeline",
+        cli_error("use ddb-json, ndjson, csv, json, scan, export, dynamodump, datapipeline or parquet",
                   "unknown --input-format \"%s\"", a->input_format);
         return EXIT_USAGE;
     }
@@ -436,10 +443,20 @@ static int fill_files(ddb_run_options *o, const run_args *a)
     if (a->format) {
         o->format_set = 1;
         if (ddb_out_format_parse(&o->format, a->format) != 0) {
-            cli_error("use ndjson, csv or ddb-json", "unknown --format \"%s\"", a->format);
+            cli_error("use ndjson, csv, ddb-json or parquet", "unknown --format \"%s\"",
+                      a->format);
             return EXIT_USAGE;
         }
     }
+    if (a->compression) {
+        ddb_error cerr;
+        if (ddb_parquet_codec_parse(&o->parquet_codec, a->compression, &cerr) != 0) {
+            cli_error("use zstd, gzip or none", "--compression: %s", cerr.message);
+            return EXIT_USAGE;
+        }
+        o->parquet_codec_set = 1;
+    }
+    o->parquet_group_rows = a->row_group_rows;
     o->gzip = a->gzip;
     o->out_delimiter = a->out_delimiter;
     o->max_columns = a->max_columns;

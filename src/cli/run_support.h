@@ -47,10 +47,12 @@ typedef struct run_args {
     const char *out, *mapping, *to_mapping, *format, *input_format, *entity, *rejects, *summary;
     const char *unmatched, *types_file;
     const char *types, *table, *to_table, *segment_range, *extra, *columns, *input_table;
+    const char *compression; /* --compression: Parquet's codec */
     const char *shard, *sse, *sse_kms_key_id; /* S3 */
     const char *via_export, *since, *until, *export_view, *export_format, *via_import;
     char delimiter, out_delimiter;
     uint64_t max_rejects, max_line, segments, page_size, max_columns;
+    uint64_t row_group_rows; /* --row-group-rows: Parquet */
     int overwrite;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
     int update, if_not_exists, no_delete;

@@ -26,8 +26,9 @@
 #include "read/reader_json_shape.h"
 
 
-static const char *const format_names[] = {"auto",   "ddb-json", "scan",       "ndjson",      "csv",
-                                           "export", "json",     "dynamodump", "datapipeline"};
+static const char *const format_names[] = {"auto",       "ddb-json",     "scan",   "ndjson",
+                                           "csv",        "export",       "json",   "dynamodump",
+                                           "datapipeline", "parquet"};
 
 const char *ddb_input_format_name(ddb_input_format f)
 {
@@ -63,7 +64,7 @@ static int strip_suffix(char *s, const char *suffix)
 
 char *ddb_entity_from_filename(const char *path, int *is_delete)
 {
-    static const char *const exts[] = {".csv", ".tsv", ".ndjson", ".jsonl", ".json", NULL};
+    static const char *const exts[] = {".csv", ".tsv", ".ndjson", ".jsonl", ".json", ".parquet", NULL};
     char *name;
 
     if (is_delete)

@@ -32,6 +32,7 @@ extern const ddb_reader_bidder ddb_ddbjson_bidder;
 extern const ddb_reader_bidder ddb_ndjson_bidder;
 extern const ddb_reader_bidder ddb_csv_bidder;
 extern const ddb_reader_bidder ddb_datapipeline_bidder;
+extern const ddb_reader_bidder ddb_parquet_bidder; /* reader_parquet.c */
 
 /* Makes rec a bad record saying reason (copied into buf, cap bytes): no
  * attributes, the reader goes on after it. */

@@ -263,7 +263,8 @@ const ddb_reader_bidder ddb_csv_bidder = {DDB_IN_CSV, bid_csv, ddb_reader_new_cs
 /* Every reader of a file or a stream, by its format. */
 static const ddb_reader_bidder *const bidders[] = {&ddb_json_bidder,    &ddb_scan_bidder,
                                                    &ddb_ddbjson_bidder, &ddb_ndjson_bidder,
-                                                   &ddb_csv_bidder,     &ddb_datapipeline_bidder};
+                                                   &ddb_csv_bidder,     &ddb_datapipeline_bidder,
+                                                   &ddb_parquet_bidder};
 
 /* The bidder of a forced format, or the highest bid (the first on a tie). */
 const ddb_reader_bidder *ddb_reader_pick_bidder(ddb_input_format forced, const unsigned char *p,

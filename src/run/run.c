@@ -142,6 +142,19 @@ static int pick_format(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
             "%s writes items, and items are written as DynamoDB JSON (the Import from "
             "S3 form), not %s",
             o->command, ddb_out_format_name(p->format));
+    if (p->format == DDB_OUT_PARQUET && o->gzip)
+        return ddb_run_fail(field, DDB_RUN_F_FORMAT, err,
+                            "a Parquet file compresses its pages itself: --compression "
+                            "zstd|gzip|none, not --gzip");
+    if (p->format == DDB_OUT_PARQUET && o->state_path != NULL)
+        return ddb_run_fail(field, DDB_RUN_F_FORMAT, err,
+                            "a Parquet file cannot be resumed (its footer describes every row "
+                            "group): leave --state out");
+    if (o->parquet_codec_set && p->format != DDB_OUT_PARQUET)
+        return ddb_run_fail(field, DDB_RUN_F_FORMAT, err,
+                            "--compression is for --format parquet; other files take --gzip");
+    if (o->parquet_group_rows > 0 && p->format != DDB_OUT_PARQUET)
+        return ddb_run_fail(field, DDB_RUN_F_FORMAT, err, "--row-group-rows is for --format parquet");
     return 0;
 }
 

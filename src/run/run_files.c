@@ -363,9 +363,13 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.resumable = o->state_path != NULL;
         fo.resume_state = p->state ? p->state->outputs : NULL;
         fo.format = p->format;
+        fo.parquet_codec = o->parquet_codec;
+        fo.parquet_group_rows = o->parquet_group_rows;
         fo.s3 = p->s3.s3;
         fo.store = p->s3.store;
-        if (p->format != DDB_OUT_DDBJSON && p->mapping != NULL && fo.records && p->outdir &&
+        /* a Parquet file carries its own column types */
+        if (p->format != DDB_OUT_DDBJSON && p->format != DDB_OUT_PARQUET && p->mapping != NULL &&
+            fo.records && p->outdir &&
             (p->schema_dir = ddb_outdir_side_path(p->outdir, "schema")) == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
         fo.schema_dir = p->schema_dir;

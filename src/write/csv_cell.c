@@ -45,3 +45,22 @@ int ddb_csv_typed_cell_text(ddb_buf *b, const ddb_value *v)
         return ddb_csv_cell_text(b, v);
     }
 }
+
+size_t ddb_csv_extra_text(ddb_buf *b, const ddb_map *rec, const unsigned char *used, int plain)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rec->count; i++) {
+        if (used[i])
+            continue;
+        ddb_buf_putc(b, n++ ? ',' : '{');
+        ddb_json_put_string(b, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
+        ddb_buf_putc(b, ':');
+        if (plain)
+            ddb_json_put_plain_value(b, &rec->attrs[i].value);
+        else
+            ddb_json_put_typed_value(b, &rec->attrs[i].value);
+    }
+    if (n)
+        ddb_buf_putc(b, '}');
+    return n;
+}

@@ -17,4 +17,10 @@ int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v);
  * the CSV reader reads back exactly. */
 int ddb_csv_typed_cell_text(ddb_buf *b, const ddb_value *v);
 
+/* Appends the "_extra" cell's text, of CSV and of Parquet's _extra column: a
+ * JSON object of every attribute of rec not placed in a column (used[i] 0),
+ * its values DynamoDB JSON, or plain JSON when plain. Returns the number of
+ * attributes in it (0: nothing was appended). */
+size_t ddb_csv_extra_text(ddb_buf *b, const ddb_map *rec, const unsigned char *used, int plain);
+
 #endif

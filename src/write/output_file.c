@@ -41,6 +41,7 @@ typedef struct file_output {
     size_t n_resume;
     ddb_schema *schema; /* column types of the entity files, when asked for */
     int finishing;      /* fo_finish began: what is sent is past any checkpoint */
+    ddb_buf scratch;    /* a refused record's JSON */
 } file_output;
 
 /* Opens path for a writer: an atomic temporary file, or in resumable mode the
@@ -180,7 +181,9 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
     const ddb_entity *e = NULL;
     ddb_writer_opts wo = {.delimiter = fo->opts.delimiter,
                           .extra_plain = fo->opts.extra_plain,
-                          .max_columns = fo->opts.max_columns};
+                          .max_columns = fo->opts.max_columns,
+                          .parquet_codec = fo->opts.parquet_codec,
+                          .parquet_group_rows = fo->opts.parquet_group_rows};
     ddb_sink *sink = NULL;
     int rc;
 
@@ -204,13 +207,19 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
     file_output *fo = (file_output *)o;
     size_t i = index < 0 || fo->opts.mapping == NULL ? 0 : (size_t)index;
     file_slot *slot = kind == DDB_REC_DELETE ? &fo->dels[i] : &fo->puts[i];
+    ddb_error werr = {0, ""};
     int rc;
 
     if (slot->w == NULL && (rc = open_slot(fo, slot, fo->opts.mapping ? (int)i : -1,
                                            kind == DDB_REC_DELETE, err)) != 0)
         return rc;
-    if ((rc = ddb_writer_write(slot->w, rec, fo->opts.records ? n_declared : 0, err)) != 0)
-        return rc;
+    rc = ddb_writer_write(slot->w, rec, fo->opts.records ? n_declared : 0, &werr);
+    if (rc == DDB_WRITER_REFUSED) { /* not exactly writable there: a reject, not a failure */
+        ddb_output_refuse(o, index, kind, rec, origin, werr.message, &fo->scratch);
+        return 0;
+    }
+    if (rc != 0)
+        return ddb_error_set(err, rc, "%s", werr.message);
     if (fo->schema != NULL && kind != DDB_REC_DELETE && index >= 0)
         ddb_schema_observe(fo->schema, (size_t)index, rec, n_declared);
     if (o->ack)
@@ -513,6 +522,7 @@ static void fo_free(ddb_output *o)
     free(fo->committed);
     free(fo->dir);
     ddb_schema_free(fo->schema);
+    ddb_buf_dispose(&fo->scratch);
 }
 
 /* no idle: a file's records are written as they come; an upload's parts in
@@ -528,6 +538,11 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
     *out = NULL;
     if (fo == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (opts->format == DDB_OUT_PARQUET && (opts->resumable || opts->gzip)) {
+        /* its footer describes every row group: no prefix of it can be continued */
+        free(fo);
+        return ddb_error_set(err, DDB_EUSAGE, "a Parquet file can be neither resumed nor gzipped");
+    }
     fo->base.vt = &file_vt;
     fo->base.writes_at_once = 1;
     fo->opts = *opts;

@@ -41,22 +41,22 @@ typedef struct rec_writer {
     size_t *name_at;
 } rec_writer;
 
-static const char *const out_names[] = {"ndjson", "csv", "ddb-json"};
-static const char *const out_exts[] = {"ndjson", "csv", "json"};
+static const char *const out_names[] = {"ndjson", "csv", "ddb-json", "parquet"};
+static const char *const out_exts[] = {"ndjson", "csv", "json", "parquet"};
 
 const char *ddb_out_format_name(ddb_out_format f)
 {
-    return (unsigned)f < 3 ? out_names[f] : "?";
+    return (unsigned)f < 4 ? out_names[f] : "?";
 }
 
 const char *ddb_out_format_ext(ddb_out_format f)
 {
-    return (unsigned)f < 3 ? out_exts[f] : "out";
+    return (unsigned)f < 4 ? out_exts[f] : "out";
 }
 
 int ddb_out_format_parse(ddb_out_format *out, const char *s)
 {
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (strcmp(s, out_names[i]) == 0) {
             *out = (ddb_out_format)i;
             return 0;
@@ -175,24 +175,9 @@ static int ensure_used(rec_writer *w, size_t n)
 /* Appends the "_extra" cell: every attribute not placed in a column. */
 static void put_extra_cell(rec_writer *w, const ddb_map *rec)
 {
-    int any = 0;
     ddb_buf_clear(&w->cell);
-    for (size_t i = 0; i < rec->count; i++) {
-        if (w->used[i])
-            continue;
-        ddb_buf_putc(&w->cell, any ? ',' : '{');
-        any = 1;
-        ddb_json_put_string(&w->cell, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
-        ddb_buf_putc(&w->cell, ':');
-        if (w->extra_plain)
-            ddb_json_put_plain_value(&w->cell, &rec->attrs[i].value);
-        else
-            ddb_json_put_typed_value(&w->cell, &rec->attrs[i].value);
-    }
-    if (any) {
-        ddb_buf_putc(&w->cell, '}');
+    if (ddb_csv_extra_text(&w->cell, rec, w->used, w->extra_plain))
         ddb_csv_put_field(&w->line, w->cell.ptr, w->cell.len, w->delim, 0);
-    }
 }
 
 static int ends_like_type(const char *name, size_t len)
@@ -389,6 +374,10 @@ int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const d
     int rc = 0;
 
     *out = NULL;
+    if (fmt == DDB_OUT_PARQUET) {
+        free(w);
+        return ddb_writer_new_parquet(out, sink, e, opts, err);
+    }
     if (w == NULL) {
         ddb_sink_free(sink);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");

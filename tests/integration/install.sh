@@ -91,7 +91,7 @@ for c in export convert import migrate diff generate create-table --version; do
     grep -qx -- "$c" "$tmp/c-commands" || fail "ddbpipe <TAB> lacks $c"
 done
 complete_words ddbpipe export --format "" >"$tmp/c-format"
-[ "$(sort "$tmp/c-format" | tr '\n' ' ')" = "csv ddb-json ndjson " ] ||
+[ "$(sort "$tmp/c-format" | tr '\n' ' ')" = "csv ddb-json ndjson parquet " ] ||
     fail "--format <TAB>: $(tr '\n' ' ' <"$tmp/c-format")"
 complete_words ddbpipe import x.json --mapping fav >"$tmp/c-mapping"
 for m in favorites favorites-v2; do

@@ -147,6 +147,7 @@ static int scn_readers(void *ctx)
         "tests/golden/cases/public-workbench-shop/AnOnlineShop.json",
         "tests/golden/cases/public-dynamodump/dump",
         "tests/golden/cases/binary-sets/expected/items.csv",
+        "tests/parquet/Thing.parquet",
     };
     (void)ctx;
     for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
@@ -218,7 +219,7 @@ static int scn_pipeline(void *vctx)
     fo.mapping = m;
     fo.records = !c->convert;
     fo.single_name = "items";
-    fo.resumable = 1;
+    fo.resumable = c->format != DDB_OUT_PARQUET; /* a Parquet file cannot be resumed */
     if ((rc = ddb_file_output_new(&o, &fo, &err)) != 0 ||
         (rc = ddb_rejects_new_resumable(&rj, rejects, 0, 0, 0, &err)) != 0)
         goto done;
@@ -231,7 +232,7 @@ static int scn_pipeline(void *vctx)
     po.to_mapping = m2;
     po.output = o;
     po.rejects = rj;
-    po.state_path = state;
+    po.state_path = fo.resumable ? state : NULL;
     po.fingerprint = "{\"command\":\"oom\"}";
     po.checkpoint_seconds = 0.001;
     rc = ddb_pipeline_run(&s, &po, &err);
@@ -269,6 +270,11 @@ Test(oom, pipeline_export_csv_gzip, .timeout = 120)
 Test(oom, pipeline_export_ndjson, .timeout = 120)
 {
     run_pipeline_case("export ndjson", DDB_OUT_NDJSON, 0, 0, 0);
+}
+
+Test(oom, pipeline_export_parquet, .timeout = 120)
+{
+    run_pipeline_case("export parquet", DDB_OUT_PARQUET, 0, 0, 0);
 }
 
 Test(oom, pipeline_convert, .timeout = 120)

@@ -410,5 +410,8 @@ Test(writer, out_format_names)
     cr_assert_eq(f, DDB_OUT_DDBJSON);
     cr_assert_eq(ddb_out_format_parse(&f, "ndjson"), 0);
     cr_assert_eq(f, DDB_OUT_NDJSON);
-    cr_assert_eq(ddb_out_format_parse(&f, "parquet"), DDB_EUSAGE);
+    cr_assert_eq(ddb_out_format_parse(&f, "parquet"), 0);
+    cr_assert_eq(f, DDB_OUT_PARQUET);
+    cr_assert_str_eq(ddb_out_format_ext(DDB_OUT_PARQUET), "parquet");
+    cr_assert_eq(ddb_out_format_parse(&f, "orc"), DDB_EUSAGE);
 }

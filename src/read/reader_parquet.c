@@ -1,0 +1,686 @@
+/*
+ * reader_parquet.c — Parquet files as records: what ddbpipe's own Parquet
+ * writer makes (write/parquet.h), and other files of the same kinds. One row
+ * group is read at a time (memory is a row group, not the file): each column
+ * chunk's data pages v1, PLAIN values, RLE/bit-packed levels, compressed
+ * with ZSTD, GZIP or nothing. A top-level column is a scalar or a LIST of
+ * scalars. What it does not know is refused by name, with the reason: a
+ * dictionary page, another encoding, a data page v2, another codec, a
+ * FLOAT/DOUBLE column (not exact), a deeper nesting.
+ *
+ * Values become DynamoDB types (records typed = 1): STRING S, BYTE_ARRAY B,
+ * BOOLEAN BOOL, DECIMAL and integers N (their exact text), a column the
+ * footer's ddbpipe.numbers_as_text names N, LISTs SS/NS/BS, a JSON column its
+ * DynamoDB JSON (an M or an L; "_extra" kept as its text, which the encoder
+ * reads). A file whose one column is the JSON "item" holds whole items.
+ * The file must be local: its footer, at the end, is read first.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "ddbpipe/json.h"
+#include "ddbpipe/mapping.h"
+#include "ddbpipe/reader.h"
+#include "ddbpipe/s3.h"
+#include "read/parquet_read.h"
+#include "read/reader_internal.h"
+
+enum { PT_BOOLEAN = 0, PT_INT32, PT_INT64, PT_INT96, PT_FLOAT, PT_DOUBLE, PT_BYTES, PT_FLBA };
+enum { PQR_NUMBER = 1, PQR_STRING, PQR_BYTES, PQR_BOOL, PQR_JSON };
+
+typedef struct pqr_val {
+    const unsigned char *p;
+    size_t n;
+} pqr_val;
+
+typedef struct pqr_col {
+    char *name;
+    int phys, type_length, scale, kind, list;
+    int max_def, max_rep, def_list; /* def_list: the level from which a list is there */
+    /* the row group read: its levels and present values, and the cursors */
+    uint8_t *defs, *reps;
+    pqr_val *vals;
+    size_t n_levels, cap_levels, n_vals, cap_vals, lv, vi;
+} pqr_col;
+
+typedef struct pq_reader {
+    ddb_reader base;
+    FILE *f;
+    uint64_t size, consumed;
+    ddb_arena *meta; /* the footer's tree */
+    pqr_node root;
+    const pqr_node *groups;
+    size_t group; /* the next row group to read */
+    uint64_t group_rows, rows_left, row;
+    pqr_col *cols;
+    size_t n_cols;
+    int whole_items; /* one JSON column "item" */
+    ddb_arena *pages; /* the row group's bytes, reset per group */
+    ddb_arena *arena; /* the record's values, reset per record */
+    ddb_json_parser *parser;
+    ddb_buf scratch;
+    ddb_record rec;
+    char reason[DDB_ERROR_MAX];
+} pq_reader;
+
+/* --------------------------------------------------------------- footer */
+
+static int read_at(pq_reader *r, void *buf, uint64_t off, size_t n, ddb_error *err)
+{
+    if (off > r->size || n > r->size - off || fseeko(r->f, (off_t)off, SEEK_SET) != 0 ||
+        fread(buf, 1, n, r->f) != n)
+        return ddb_error_set(err, DDB_EIO, "%s: cannot read %zu bytes at %llu (the file is %llu)",
+                             r->base.name, n, (unsigned long long)off,
+                             (unsigned long long)r->size);
+    return 0;
+}
+
+static int refuse(pq_reader *r, ddb_error *err, const char *what, const char *col)
+{
+    if (col != NULL)
+        return ddb_error_set(err, DDB_EUSAGE, "%s: column %s is not read: %s", r->base.name, col,
+                             what);
+    return ddb_error_set(err, DDB_EUSAGE, "%s: not read: %s", r->base.name, what);
+}
+
+static char *node_str(const pqr_node *n)
+{
+    return n != NULL && n->type == 8 ? strndup((const char *)n->p, n->len) : strdup("?");
+}
+
+/* The kind of leaf el (a SchemaElement), or refuses it. */
+static int leaf_kind(pq_reader *r, pqr_col *c, const pqr_node *el, ddb_error *err)
+{
+    const pqr_node *lt = pqr_field(el, 10);
+    int ct = (int)pqr_int(el, 6, -1);
+    c->phys = (int)pqr_int(el, 1, -1);
+    c->type_length = (int)pqr_int(el, 2, 0);
+    c->scale = (int)pqr_int(el, 7, 0);
+    if (ct == 5 || pqr_field(lt, 5) != NULL) {
+        if (pqr_field(lt, 5) != NULL)
+            c->scale = (int)pqr_int(pqr_field(lt, 5), 1, c->scale);
+        c->kind = PQR_NUMBER;
+        if (c->scale < 0 || c->scale > 38)
+            return refuse(r, err, "a DECIMAL scale outside 0..38", c->name);
+        if (c->phys == PT_FLBA && (c->type_length < 1 || c->type_length > 16))
+            return refuse(r, err, "a DECIMAL wider than 16 bytes", c->name);
+        if (c->phys != PT_FLBA && c->phys != PT_INT32 && c->phys != PT_INT64)
+            return refuse(r, err, "a DECIMAL of this physical type", c->name);
+        return 0;
+    }
+    if (c->phys == PT_INT32 || c->phys == PT_INT64) {
+        c->kind = PQR_NUMBER;
+        return 0;
+    }
+    if (c->phys == PT_BOOLEAN) {
+        c->kind = PQR_BOOL;
+        return 0;
+    }
+    if (c->phys == PT_BYTES || c->phys == PT_FLBA) {
+        c->kind = ct == 19 || pqr_field(lt, 12) != NULL                ? PQR_JSON
+                  : ct == 0 || ct == 4 || pqr_field(lt, 1) != NULL ? PQR_STRING
+                                                                      : PQR_BYTES;
+        return 0;
+    }
+    return refuse(r, err, "FLOAT, DOUBLE and INT96 are not exact", c->name);
+}
+
+/* Top-level columns: a leaf, or a LIST of leaves (three levels). */
+static int read_schema(pq_reader *r, const pqr_node *schema, ddb_error *err)
+{
+    size_t n = schema ? schema->n : 0, at = 1;
+    int rc;
+    if (n < 2 || (r->cols = calloc(n, sizeof(*r->cols))) == NULL)
+        return n < 2 ? refuse(r, err, "a file without columns", NULL)
+                     : ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    while (at < n) {
+        const pqr_node *el = &schema->kids[at];
+        pqr_col *c = &r->cols[r->n_cols++];
+        int optional = pqr_int(el, 3, 0) == 1;
+        if ((c->name = node_str(pqr_field(el, 4))) == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        if (pqr_int(el, 3, 0) == 2)
+            return refuse(r, err, "a repeated column outside a LIST", c->name);
+        if (pqr_int(el, 5, 0) == 0) {
+            c->max_def = optional;
+            if ((rc = leaf_kind(r, c, el, err)) != 0)
+                return rc;
+            at++;
+            continue;
+        }
+        if (pqr_int(el, 5, 0) != 1 || at + 2 >= n || pqr_int(&schema->kids[at + 1], 3, 0) != 2 ||
+            pqr_int(&schema->kids[at + 1], 5, 0) != 1 || pqr_int(&schema->kids[at + 2], 5, 0) != 0)
+            return refuse(r, err, "a nested column other than a LIST of scalars", c->name);
+        c->list = 1;
+        c->def_list = optional;
+        c->max_def = optional + 1 + (pqr_int(&schema->kids[at + 2], 3, 0) == 1);
+        c->max_rep = 1;
+        if ((rc = leaf_kind(r, c, &schema->kids[at + 2], err)) != 0)
+            return rc;
+        if (c->kind == PQR_BOOL || c->kind == PQR_JSON)
+            return refuse(r, err, "a LIST of BOOLEAN or JSON (DynamoDB has no such set)", c->name);
+        at += 3;
+    }
+    return 0;
+}
+
+/* Columns the footer's ddbpipe.numbers_as_text names hold numbers as text. */
+static void text_numbers(pq_reader *r)
+{
+    const pqr_node *kv = pqr_field(&r->root, 5);
+    for (size_t i = 0; kv != NULL && i < kv->n; i++) {
+        const pqr_node *k = pqr_field(&kv->kids[i], 1), *v = pqr_field(&kv->kids[i], 2);
+        if (k == NULL || v == NULL || k->type != 8 || v->type != 8 || k->len != 23 ||
+            memcmp(k->p, "ddbpipe.numbers_as_text", 23))
+            continue;
+        for (size_t c = 0; c < r->n_cols; c++) {
+            size_t len = strlen(r->cols[c].name);
+            for (size_t at = 0; at + len <= v->len; at++) {
+                if ((at == 0 || v->p[at - 1] == ',') && memcmp(v->p + at, r->cols[c].name, len) == 0 &&
+                    (at + len == v->len || v->p[at + len] == ',') && r->cols[c].kind == PQR_STRING)
+                    r->cols[c].kind = PQR_NUMBER;
+            }
+        }
+    }
+}
+
+static int read_footer(pq_reader *r, ddb_error *err)
+{
+    unsigned char tail[8], *meta;
+    uint32_t len;
+    size_t used;
+    int rc;
+    if (r->size < 12 || (rc = read_at(r, tail, r->size - 8, 8, err)) != 0)
+        return r->size < 12 ? refuse(r, err, "too short for a Parquet file", NULL) : rc;
+    len = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
+          (uint32_t)tail[3] << 24;
+    if (memcmp(tail + 4, "PAR1", 4) != 0 || len > r->size - 12)
+        return refuse(r, err, "no Parquet footer at its end (cut short, or encrypted)", NULL);
+    if ((meta = ddb_arena_alloc(r->meta, len)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if ((rc = read_at(r, meta, r->size - 8 - len, len, err)) != 0 ||
+        (rc = pqr_thrift_struct(&r->root, meta, len, &used, r->meta, err)) != 0)
+        return rc == DDB_EINVAL ? ddb_error_prefix(err, "%s: ", r->base.name) : rc;
+    if ((rc = read_schema(r, pqr_field(&r->root, 2), err)) != 0)
+        return rc;
+    text_numbers(r);
+    r->groups = pqr_field(&r->root, 4);
+    r->whole_items = r->n_cols == 1 && strcmp(r->cols[0].name, "item") == 0 &&
+                     r->cols[0].kind == PQR_JSON;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- pages */
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    size_t c = *cap ? *cap : 256;
+    void *np;
+    if (need <= *cap)
+        return 0;
+    if (need > SIZE_MAX / 2 / size)
+        return DDB_ENOMEM;
+    while (c < need)
+        c *= 2;
+    if ((np = realloc(*p, c * size)) == NULL)
+        return DDB_ENOMEM;
+    *p = np;
+    *cap = c;
+    return 0;
+}
+
+static int decompress(pq_reader *r, int codec, const unsigned char *in, size_t n, size_t raw,
+                      const unsigned char **out, ddb_error *err)
+{
+    unsigned char *buf;
+    if (codec == 0) {
+        *out = in;
+        return n == raw ? 0 : refuse(r, err, "a page whose sizes disagree", NULL);
+    }
+    if (codec != 2 && codec != 6)
+        return refuse(r, err, "a codec other than ZSTD, GZIP or none (SNAPPY, LZ4, BROTLI)", NULL);
+    if ((buf = ddb_arena_alloc(r->pages, raw ? raw : 1)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (codec == 6) {
+        size_t got = ZSTD_decompress(buf, raw, in, n);
+        if (ZSTD_isError(got) || got != raw)
+            return ddb_error_set(err, DDB_EINVAL, "%s: a ZSTD page does not inflate", r->base.name);
+    } else {
+        uLongf got = (uLongf)raw;
+        z_stream z;
+        memset(&z, 0, sizeof(z));
+        if (inflateInit2(&z, 15 + 32) != Z_OK)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        z.next_in = (Bytef *)in;
+        z.avail_in = (uInt)n;
+        z.next_out = buf;
+        z.avail_out = (uInt)raw;
+        got = inflate(&z, Z_FINISH) == Z_STREAM_END ? z.total_out : (uLongf)-1;
+        inflateEnd(&z);
+        if (got != raw)
+            return ddb_error_set(err, DDB_EINVAL, "%s: a GZIP page does not inflate", r->base.name);
+    }
+    *out = buf;
+    return 0;
+}
+
+/* One level block of a page v1: its 4-byte length, then the hybrid. */
+static int levels(uint8_t *out, size_t count, const unsigned char **p, size_t *n, int max)
+{
+    uint32_t len;
+    int width = 0;
+    if (max == 0) {
+        memset(out, 0, count);
+        return 0;
+    }
+    while ((1 << width) <= max)
+        width++;
+    if (*n < 4)
+        return DDB_EINVAL;
+    len = (uint32_t)(*p)[0] | (uint32_t)(*p)[1] << 8 | (uint32_t)(*p)[2] << 16 |
+          (uint32_t)(*p)[3] << 24;
+    if (len > *n - 4 || pqr_rle_decode(out, count, *p + 4, len, width) != 0)
+        return DDB_EINVAL;
+    *p += 4 + len;
+    *n -= 4 + len;
+    return 0;
+}
+
+/* The PLAIN values of a page: count of them from p[0, n). */
+static int plain_values(pqr_col *c, size_t count, const unsigned char *p, size_t n)
+{
+    int width = c->phys == PT_INT32 ? 4 : c->phys == PT_INT64 ? 8 : c->type_length;
+    if (grow((void **)&c->vals, &c->cap_vals, c->n_vals + count, sizeof(pqr_val)) != 0)
+        return DDB_ENOMEM;
+    for (size_t i = 0; i < count; i++) {
+        pqr_val *v = &c->vals[c->n_vals++];
+        if (c->phys == PT_BOOLEAN) {
+            if (i / 8 >= n)
+                return DDB_EINVAL;
+            v->p = NULL;
+            v->n = (p[i / 8] >> (i % 8)) & 1;
+        } else if (c->phys == PT_BYTES) {
+            uint32_t len;
+            if (n < 4)
+                return DDB_EINVAL;
+            len = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                  (uint32_t)p[3] << 24;
+            if (len > n - 4)
+                return DDB_EINVAL;
+            v->p = p + 4;
+            v->n = len;
+            p += 4 + len;
+            n -= 4 + len;
+        } else {
+            if ((size_t)width > n || width <= 0)
+                return DDB_EINVAL;
+            v->p = p;
+            v->n = (size_t)width;
+            p += width;
+            n -= (size_t)width;
+        }
+    }
+    return 0;
+}
+
+/* A data page v1 of column c: its levels and values appended. */
+static int data_page(pq_reader *r, pqr_col *c, const pqr_node *dh, const unsigned char *p,
+                     size_t n, ddb_error *err)
+{
+    int64_t declared = pqr_int(dh, 1, -1);
+    size_t count = (size_t)declared, present = 0;
+    /* a level takes a row, or a value of at least a bit: more is a damaged header */
+    if (declared < 0 || (uint64_t)declared > r->group_rows + 8 * (uint64_t)n ||
+        (!c->list && c->n_levels + count > r->group_rows))
+        return ddb_error_set(err, DDB_EINVAL, "%s: column %s: a page of %lld values in a row "
+                                              "group of %llu rows",
+                             r->base.name, c->name, (long long)declared,
+                             (unsigned long long)r->group_rows);
+    if (pqr_int(dh, 2, 0) != 0)
+        return refuse(r, err, "an encoding other than PLAIN (dictionary, delta, byte stream split)",
+                      c->name);
+    if (grow((void **)&c->defs, &c->cap_levels, c->n_levels + count, 1) != 0 ||
+        (c->reps = realloc(c->reps, c->cap_levels)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (levels(c->reps + c->n_levels, count, &p, &n, c->max_rep) != 0 ||
+        levels(c->defs + c->n_levels, count, &p, &n, c->max_def) != 0)
+        return ddb_error_set(err, DDB_EINVAL, "%s: column %s: levels cut short", r->base.name,
+                             c->name);
+    for (size_t i = 0; i < count; i++)
+        present += c->defs[c->n_levels + i] == c->max_def;
+    c->n_levels += count;
+    if (plain_values(c, present, p, n) != 0)
+        return ddb_error_set(err, DDB_EINVAL, "%s: column %s: values cut short", r->base.name,
+                             c->name);
+    return 0;
+}
+
+/* Column c of row group chunk cc: every page of it. */
+static int read_chunk(pq_reader *r, pqr_col *c, const pqr_node *cc, ddb_error *err)
+{
+    const pqr_node *md = pqr_field(cc, 3);
+    int64_t start = pqr_int(md, 9, -1), size = pqr_int(md, 7, -1);
+    int codec = (int)pqr_int(md, 4, 0), rc;
+    unsigned char *bytes;
+    size_t at = 0;
+    c->n_levels = c->n_vals = c->lv = c->vi = 0;
+    if (pqr_field(md, 11) != NULL)
+        return refuse(r, err, "a dictionary-encoded column chunk", c->name);
+    if (md == NULL || start < 4 || size < 0 || (uint64_t)(start + size) > r->size)
+        return ddb_error_set(err, DDB_EINVAL, "%s: column %s: its chunk lies outside the file",
+                             r->base.name, c->name);
+    if ((bytes = ddb_arena_alloc(r->pages, (size_t)size + 1)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if ((rc = read_at(r, bytes, (uint64_t)start, (size_t)size, err)) != 0)
+        return rc;
+    r->consumed += (uint64_t)size;
+    while (at < (size_t)size) {
+        pqr_node h;
+        size_t used, clen, raw;
+        const unsigned char *page = NULL;
+        if ((rc = pqr_thrift_struct(&h, bytes + at, (size_t)size - at, &used, r->pages, err)) != 0)
+            return rc;
+        at += used;
+        clen = (size_t)pqr_int(&h, 3, -1);
+        raw = (size_t)pqr_int(&h, 2, -1);
+        if (clen > (size_t)size - at)
+            return ddb_error_set(err, DDB_EINVAL, "%s: column %s: a page runs past its chunk",
+                                 r->base.name, c->name);
+        if (pqr_int(&h, 1, -1) != 0)
+            return refuse(r, err, "a page other than a data page v1 (dictionary, v2, index)",
+                          c->name);
+        if ((rc = decompress(r, codec, bytes + at, clen, raw, &page, err)) != 0 ||
+            (rc = data_page(r, c, pqr_field(&h, 5), page, raw, err)) != 0)
+            return rc;
+        at += clen;
+    }
+    return 0;
+}
+
+static int next_group(pq_reader *r, ddb_error *err)
+{
+    const pqr_node *g, *chunks;
+    int rc;
+    if (r->groups == NULL || r->group >= r->groups->n)
+        return DDB_ITEROVER;
+    g = &r->groups->kids[r->group++];
+    chunks = pqr_field(g, 1);
+    if (chunks == NULL || chunks->n != r->n_cols)
+        return ddb_error_set(err, DDB_EINVAL, "%s: row group %zu has %zu column chunks, not %zu",
+                             r->base.name, r->group, chunks ? chunks->n : 0, r->n_cols);
+    if (pqr_int(g, 3, -1) < 0)
+        return ddb_error_set(err, DDB_EINVAL, "%s: row group %zu has no row count", r->base.name,
+                             r->group);
+    r->group_rows = (uint64_t)pqr_int(g, 3, 0);
+    ddb_arena_reset(r->pages);
+    for (size_t i = 0; i < r->n_cols; i++)
+        if ((rc = read_chunk(r, &r->cols[i], &chunks->kids[i], err)) != 0)
+            return rc;
+    r->rows_left = r->group_rows;
+    return 0;
+}
+
+/* -------------------------------------------------------------- records */
+
+__extension__ typedef unsigned __int128 pqr_u128;
+
+/* The exact decimal text of a DECIMAL or integer value. */
+static int number_text(pq_reader *r, const pqr_col *c, const pqr_val *v, ddb_str *out)
+{
+    char digits[48], *s;
+    pqr_u128 u = 0;
+    int neg, nd = 0, scale = c->scale;
+    size_t len = 0;
+    if (c->phys == PT_INT32 || c->phys == PT_INT64) { /* little-endian */
+        for (size_t i = v->n; i-- > 0;)
+            u = u << 8 | v->p[i];
+        neg = (v->p[v->n - 1] & 0x80) != 0;
+    } else {
+        for (size_t i = 0; i < v->n; i++)
+            u = u << 8 | v->p[i];
+        neg = (v->p[0] & 0x80) != 0;
+    }
+    if (neg) /* the magnitude of the two's complement */
+        u = v->n == 16 ? ~u + 1 : ((pqr_u128)1 << (8 * v->n)) - u;
+    do {
+        digits[nd++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u != 0 || nd <= scale);
+    if ((s = ddb_arena_alloc(r->arena, (size_t)nd + 3)) == NULL)
+        return DDB_ENOMEM;
+    if (neg)
+        s[len++] = '-';
+    for (int i = nd - 1; i >= 0; i--) {
+        s[len++] = digits[i];
+        if (i == scale && scale > 0)
+            s[len++] = '.';
+    }
+    /* the scale's trailing zeros are the column's, not the number's: 0.5, not 0.500 */
+    while (scale > 0 && s[len - 1] == '0')
+        len--;
+    if (s[len - 1] == '.')
+        len--;
+    *out = (ddb_str){s, len};
+    return 0;
+}
+
+/* A JSON column's DynamoDB JSON: a map of typed values (an M), a list of them
+ * (an L) or one typed value. */
+static int json_value(pq_reader *r, const pqr_val *v, ddb_value *out, ddb_error *err)
+{
+    ddb_map m;
+    ddb_buf_clear(&r->scratch);
+    ddb_buf_puts(&r->scratch, "{\"v\":");
+    if (v->n > 0 && v->p[0] == '[')
+        ddb_buf_puts(&r->scratch, "{\"L\":");
+    else if (v->n > 0 && v->p[0] == '{' && ddb_json_parse_typed_map(r->parser, &m, (const char *)v->p,
+                                                                    v->n, r->arena, NULL) == 0) {
+        out->type = DDB_TYPE_M;
+        out->u.m = m;
+        return 0;
+    }
+    ddb_buf_append(&r->scratch, v->p, v->n);
+    ddb_buf_puts(&r->scratch, v->n > 0 && v->p[0] == '[' ? "}}" : "}");
+    if (r->scratch.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    {
+        char *copy = ddb_arena_alloc(r->arena, r->scratch.len);
+        if (copy == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        memcpy(copy, r->scratch.ptr, r->scratch.len);
+        if (ddb_json_parse_typed_map(r->parser, &m, copy, r->scratch.len, r->arena, err) != 0)
+            return DDB_EINVAL;
+    }
+    *out = m.attrs[0].value;
+    return 0;
+}
+
+static int scalar(pq_reader *r, const pqr_col *c, const pqr_val *v, ddb_value *out,
+                  ddb_error *err)
+{
+    switch (c->kind) {
+    case PQR_NUMBER:
+        out->type = DDB_TYPE_N;
+        if (c->phys == PT_BYTES) { /* kept as its text */
+            out->u.s = (ddb_str){(const char *)v->p, v->n};
+            return 0;
+        }
+        return number_text(r, c, v, &out->u.s) != 0 ? ddb_error_set(err, DDB_ENOMEM, "out of memory")
+                                                     : 0;
+    case PQR_BOOL:
+        out->type = DDB_TYPE_BOOL;
+        out->u.boolean = v->n != 0;
+        return 0;
+    case PQR_JSON:
+        if (strcmp(c->name, DDB_EXTRA_FIELD) == 0) { /* the encoder reads its text */
+            out->type = DDB_TYPE_S;
+            out->u.s = (ddb_str){(const char *)v->p, v->n};
+            return 0;
+        }
+        return json_value(r, v, out, err);
+    default:
+        out->type = c->kind == PQR_STRING ? DDB_TYPE_S : DDB_TYPE_B;
+        out->u.s = (ddb_str){(const char *)v->p, v->n};
+        return 0;
+    }
+}
+
+/* Levels that promise a value the page does not hold. */
+static int damaged(const pq_reader *r, const pqr_col *c, ddb_error *err)
+{
+    return ddb_error_set(err, DDB_EINVAL, "%s: column %s: its levels and values disagree",
+                         r->base.name, c->name);
+}
+
+/* Column c's value in the current row, or none (absent). */
+static int column_value(pq_reader *r, pqr_col *c, ddb_value *out, int *present, ddb_error *err)
+{
+    size_t first = c->lv, n = 1;
+    *present = 0;
+    if (c->lv >= c->n_levels)
+        return ddb_error_set(err, DDB_EINVAL, "%s: column %s has fewer values than rows",
+                             r->base.name, c->name);
+    if (!c->list) {
+        c->lv++;
+        if (c->defs[first] < c->max_def)
+            return 0;
+        if (c->defs[first] > c->max_def || c->vi >= c->n_vals)
+            return damaged(r, c, err);
+        *present = 1;
+        return scalar(r, c, &c->vals[c->vi++], out, err);
+    }
+    while (first + n < c->n_levels && c->reps[first + n] == 1)
+        n++;
+    c->lv += n;
+    if (c->defs[first] < c->def_list)
+        return 0;
+    *present = 1;
+    out->type = c->kind == PQR_NUMBER ? DDB_TYPE_NS : c->kind == PQR_STRING ? DDB_TYPE_SS
+                                                                            : DDB_TYPE_BS;
+    out->u.l.count = c->defs[first] > c->def_list ? n : 0;
+    if ((out->u.l.items = ddb_arena_alloc(r->arena, (n ? n : 1) * sizeof(ddb_value))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < out->u.l.count; i++) {
+        if (c->defs[first + i] < c->max_def)
+            return ddb_error_set(err, DDB_EINVAL, "%s: column %s: a null in a set", r->base.name,
+                                 c->name);
+        if (c->defs[first + i] > c->max_def || c->vi >= c->n_vals)
+            return damaged(r, c, err);
+        if (scalar(r, c, &c->vals[c->vi++], &out->u.l.items[i], err) != 0)
+            return err ? err->code : DDB_EINVAL;
+    }
+    return 0;
+}
+
+static int pq_next(ddb_reader *base, ddb_record **out, ddb_error *err)
+{
+    pq_reader *r = (pq_reader *)base;
+    ddb_map *item = &r->rec.item;
+    int rc;
+    while (r->rows_left == 0)
+        if ((rc = next_group(r, err)) != 0)
+            return rc;
+    ddb_arena_reset(r->arena);
+    memset(&r->rec, 0, sizeof(r->rec));
+    r->rec.kind = DDB_REC_PUT;
+    r->rec.typed = 1;
+    r->rec.source = r->base.name;
+    r->rec.pos = r->rec.line = ++r->row;
+    if ((item->attrs = ddb_arena_alloc(r->arena, r->n_cols * sizeof(ddb_attr))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < r->n_cols; i++) {
+        ddb_attr *at = &item->attrs[item->count];
+        int present;
+        if ((rc = column_value(r, &r->cols[i], &at->value, &present, err)) != 0)
+            return rc == DDB_EINVAL ? ddb_error_prefix(err, "row %llu: ", (unsigned long long)r->row)
+                                    : rc;
+        at->name = (ddb_str){r->cols[i].name, strlen(r->cols[i].name)};
+        item->count += present;
+    }
+    r->rows_left--;
+    if (r->whole_items) /* the item itself */
+        *item = item->count ? item->attrs[0].value.u.m : (ddb_map){NULL, 0};
+    *out = &r->rec;
+    return 0;
+}
+
+static uint64_t pq_raw_bytes(const ddb_reader *base)
+{
+    return ((const pq_reader *)base)->consumed;
+}
+
+static void pq_free(ddb_reader *base)
+{
+    pq_reader *r = (pq_reader *)base;
+    for (size_t i = 0; i < r->n_cols; i++) {
+        free(r->cols[i].name);
+        free(r->cols[i].defs);
+        free(r->cols[i].reps);
+        free(r->cols[i].vals);
+    }
+    free(r->cols);
+    if (r->f != NULL)
+        fclose(r->f);
+    ddb_arena_free(r->meta);
+    ddb_arena_free(r->pages);
+    ddb_arena_free(r->arena);
+    ddb_json_parser_free(r->parser);
+    ddb_buf_dispose(&r->scratch);
+}
+
+static const ddb_reader_vtable pq_vtable = {"parquet", pq_next, pq_free, pq_raw_bytes, NULL, NULL,
+                                            NULL,      NULL,    NULL,    NULL};
+
+/* Opens the file by its name (src, a stream, is not used: the footer is at
+ * the end). */
+static int open_parquet(ddb_reader **out, ddb_source *src, const char *name,
+                        const ddb_reader_opts *opts, ddb_error *err)
+{
+    pq_reader *r = calloc(1, sizeof(*r));
+    int rc = 0;
+    *out = NULL;
+    ddb_source_free(src);
+    if (r == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (ddb_arena_new(&r->meta, 0) != 0 || ddb_arena_new(&r->pages, 0) != 0 ||
+        ddb_arena_new(&r->arena, 0) != 0 || ddb_json_parser_new(&r->parser) != 0 ||
+        ddb_reader_base_init(&r->base, &pq_vtable, name, DDB_IN_PARQUET, opts) != 0) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (strcmp(name, "-") == 0 || ddb_s3_is_url(name)) {
+        rc = ddb_error_set(err, DDB_EUSAGE,
+                           "%s: a Parquet input must be a local file (its footer, at its end, is "
+                           "read first): copy it to the disk",
+                           name);
+        goto done;
+    }
+    if ((r->f = fopen(name, "rb")) == NULL || fseeko(r->f, 0, SEEK_END) != 0) {
+        rc = ddb_error_set(err, DDB_EIO, "%s: cannot open it", name);
+        goto done;
+    }
+    r->size = (uint64_t)ftello(r->f);
+    rc = read_footer(r, err);
+done:
+    if (rc != 0) {
+        pq_free(&r->base);
+        free(r->base.name);
+        free(r->base.entity_hint);
+        free(r);
+        return rc;
+    }
+    *out = &r->base;
+    return 0;
+}
+
+static int bid_parquet(const unsigned char *p, size_t n, const char *path)
+{
+    (void)path;
+    return n >= 4 && memcmp(p, "PAR1", 4) == 0 ? 100 : 0;
+}
+
+const ddb_reader_bidder ddb_parquet_bidder = {DDB_IN_PARQUET, bid_parquet, open_parquet};

@@ -1,0 +1,101 @@
+/*
+ * parquet.h (private header of write/) — a Parquet file writer of our own
+ * (no C Parquet library is packaged in Debian), after the format's
+ * specification (apache/parquet-format: parquet.thrift, Encodings.md,
+ * LogicalTypes.md): data pages v1, PLAIN values, RLE/bit-packed hybrid
+ * levels, the Thrift compact footer, one page per column chunk.
+ *
+ * Rows are gathered into a row group of bounded size (group_rows rows or
+ * group_bytes bytes of values, whichever comes first), then each column is
+ * encoded, compressed and written: memory stays flat whatever the input's
+ * size. A column is a top-level field, optional, holding a scalar or a LIST
+ * of required scalars.
+ *
+ * Numbers are exact: a number column is DECIMAL(38,s) in a 16-byte
+ * FIXED_LEN_BYTE_ARRAY, s chosen from the first row group that holds one of
+ * its values (the largest scale there), or an exact STRING column when no
+ * DECIMAL(38,s) holds all of those values (1E+125 beside 0.5); the footer's
+ * key "ddbpipe.numbers_as_text" names such columns. A later value that the
+ * chosen DECIMAL cannot hold is refused by pq_number_fits, never rounded.
+ */
+#ifndef DDBPIPE_WRITE_PARQUET_H
+#define DDBPIPE_WRITE_PARQUET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ddbpipe/buf.h"
+#include "ddbpipe/error.h"
+#include "ddbpipe/sink.h"
+
+/* The codecs, by their Parquet numbers. */
+typedef enum pq_codec { PQ_CODEC_NONE = 0, PQ_CODEC_GZIP = 2, PQ_CODEC_ZSTD = 6 } pq_codec;
+
+typedef enum pq_kind {
+    PQ_STRING, /* BYTE_ARRAY, String */
+    PQ_BINARY, /* BYTE_ARRAY */
+    PQ_BOOL,   /* BOOLEAN */
+    PQ_NUMBER, /* decimal text in; DECIMAL(38,s) or exact STRING out */
+    PQ_JSON    /* BYTE_ARRAY, JSON */
+} pq_kind;
+
+typedef struct pq_column_def {
+    const char *name;
+    size_t name_len;
+    pq_kind kind;
+    int list; /* a LIST of required values of kind */
+} pq_column_def;
+
+typedef struct pq_opts {
+    pq_codec codec;
+    uint64_t group_rows;  /* 0: PQ_GROUP_ROWS */
+    uint64_t group_bytes; /* 0: PQ_GROUP_BYTES */
+} pq_opts;
+
+#define PQ_GROUP_ROWS 131072
+#define PQ_GROUP_BYTES (32u << 20)
+
+typedef struct pq_file pq_file;
+
+/*
+ * A writer of the columns cols[0..n) (names copied) onto sink, which stays
+ * the caller's (pq_finish writes the footer; finishing the sink is the
+ * caller's). Writes the leading magic. Returns 0, DDB_ENOMEM or the sink's
+ * error.
+ */
+DDB_MUST_USE int pq_file_new(pq_file **out, ddb_sink *sink, const pq_column_def *cols, size_t n,
+                             const pq_opts *opts, ddb_error *err);
+
+/* The current row: column col is absent (null). */
+void pq_put_null(pq_file *f, size_t col);
+/* The current row: scalar column col holds the n bytes at p (BOOL: one
+ * byte, 0 or 1; NUMBER: its decimal text, checked by pq_number_fits). */
+void pq_put(pq_file *f, size_t col, const void *p, size_t n);
+/* The current row: list column col holds count values, each then given by
+ * pq_put_elem (count 0: an empty list). */
+void pq_put_list(pq_file *f, size_t col, size_t count);
+void pq_put_elem(pq_file *f, size_t col, size_t index, const void *p, size_t n);
+
+/* Can number column col hold the decimal text (a valid DynamoDB number)?
+ * 0, or DDB_EINVAL with the reason (a scale or magnitude past its DECIMAL).
+ * Never rounds. */
+int pq_number_fits(const pq_file *f, size_t col, const char *text, size_t len, ddb_error *err);
+
+/* Ends the current row; writes the row group when it is full. Returns 0,
+ * DDB_ENOMEM or the sink's error. */
+DDB_MUST_USE int pq_end_row(pq_file *f, ddb_error *err);
+
+/* Writes the last row group and the footer. Returns 0, DDB_ENOMEM or the
+ * sink's error. */
+DDB_MUST_USE int pq_finish(pq_file *f, ddb_error *err);
+
+uint64_t pq_rows(const pq_file *f);
+
+void pq_file_free(pq_file *f);
+
+/* Appends the RLE/bit-packed hybrid encoding of levels v[0..n), each below
+ * 2^bit_width (1..8), without the length prefix. Runs of 8 or more equal
+ * values are RLE runs, the rest bit-packed groups of 8 (the last padded). */
+void pq_rle_encode(ddb_buf *out, const uint8_t *v, size_t n, int bit_width);
+
+#endif

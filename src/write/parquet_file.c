@@ -1,0 +1,220 @@
+/*
+ * The Parquet writer's rows, row groups and pages (parquet.h). The footer is
+ * parquet_footer.c.
+ */
+#include "write/parquet_internal.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddbpipe/number.h"
+#include "write/parquet_thrift.h"
+
+/* ------------------------------------------------------------ levels */
+
+static void put_le32(ddb_buf *b, uint32_t v)
+{
+    unsigned char t[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    ddb_buf_append(b, t, 4);
+}
+
+static int run_at(const uint8_t *v, size_t n, size_t i)
+{
+    if (i + 8 > n)
+        return 0;
+    for (size_t k = 1; k < 8; k++)
+        if (v[i + k] != v[i])
+            return 0;
+    return 1;
+}
+
+/* Bit-packed groups of 8 from v[i..), stopping where an RLE run would pay;
+ * the last group is padded with zeros past n. Returns the next index. */
+static size_t put_packed(ddb_buf *out, const uint8_t *v, size_t n, size_t i, int bw)
+{
+    size_t start = i, groups = 0;
+    do {
+        groups++;
+        i += 8;
+    } while (i < n && !run_at(v, n, i));
+    pq_put_uvarint(out, groups << 1 | 1);
+    for (size_t g = 0; g < groups; g++) {
+        uint64_t acc = 0;
+        for (size_t k = 0; k < 8; k++) {
+            size_t at = start + g * 8 + k;
+            acc |= (uint64_t)(at < n ? v[at] : 0) << (k * (size_t)bw);
+        }
+        for (int k = 0; k < bw; k++)
+            ddb_buf_putc(out, (char)(acc >> (8 * k)));
+    }
+    return i < n ? i : n;
+}
+
+void pq_rle_encode(ddb_buf *out, const uint8_t *v, size_t n, int bit_width)
+{
+    size_t i = 0;
+    assert(bit_width >= 1 && bit_width <= 8);
+    while (i < n) {
+        size_t run = 1;
+        while (i + run < n && v[i + run] == v[i])
+            run++;
+        if (run >= 8) {
+            /* a level is at most 8 bits: one byte holds the repeated value */
+            pq_put_uvarint(out, (uint64_t)run << 1);
+            ddb_buf_putc(out, (char)v[i]);
+            i += run;
+        } else {
+            i = put_packed(out, v, n, i, bit_width);
+        }
+    }
+}
+
+/* ----------------------------------------------------------- numbers */
+
+/* Digits after the point and before it of a valid, normalized number. */
+static void number_shape(const ddb_number *num, int *scale, int *int_digits)
+{
+    *scale = num->ndigits > num->exponent ? num->ndigits - num->exponent : 0;
+    *int_digits = num->exponent > 0 ? num->exponent : 0;
+}
+
+int pq_number_fits(const pq_file *f, size_t col, const char *text, size_t len, ddb_error *err)
+{
+    const pq_col *c = &f->cols[col];
+    ddb_number num;
+    int scale, ints, rc;
+    assert(col < f->n_cols && c->kind == PQ_NUMBER);
+    /* until the column is decided (and as text) any valid number fits; the
+     * records' numbers were checked when they were read */
+    if (!c->decided || c->as_text)
+        return 0;
+    if ((rc = ddb_number_parse(&num, text, len, err)) != 0)
+        return rc;
+    number_shape(&num, &scale, &ints);
+    if (scale > c->scale)
+        return ddb_error_set(err, DDB_EINVAL,
+                             "%s: %.*s has %d digits after the point; the column is "
+                             "DECIMAL(38,%d) (decided by the first row group) and nothing is rounded",
+                             c->name, (int)(len > 60 ? 60 : len), text, scale, c->scale);
+    if (ints > 38 - c->scale)
+        return ddb_error_set(err, DDB_EINVAL,
+                             "%s: %.*s has %d digits before the point; the column is "
+                             "DECIMAL(38,%d) (decided by the first row group), which holds %d",
+                             c->name, (int)(len > 60 ? 60 : len), text, ints, c->scale,
+                             38 - c->scale);
+    return 0;
+}
+
+/* Walks the PLAIN byte arrays of a column's values. */
+const char *pq_next_bytes(const ddb_buf *b, size_t *at, uint32_t *len)
+{
+    const unsigned char *p = (const unsigned char *)b->ptr + *at;
+    *len = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    *at += 4 + *len;
+    return (const char *)p + 4;
+}
+
+/* DECIMAL(38, s) if one holds every value of this row group, else text. */
+void pq_decide_number(pq_col *c)
+{
+    int scale = 0, ints = 0;
+    size_t at = 0;
+    while (at < c->values.len) {
+        uint32_t len;
+        const char *p = pq_next_bytes(&c->values, &at, &len);
+        ddb_number num;
+        int s, i;
+        if (ddb_number_parse(&num, p, len, NULL) != 0) {
+            c->as_text = 1; /* pq_put's caller checked: cannot happen, but never rounds */
+            break;
+        }
+        number_shape(&num, &s, &i);
+        scale = s > scale ? s : scale;
+        ints = i > ints ? i : ints;
+    }
+    c->decided = 1;
+    c->scale = scale;
+    if (scale + ints > 38)
+        c->as_text = 1;
+}
+
+__extension__ typedef unsigned __int128 pq_u128;
+
+/* The 16-byte big-endian two's complement of text * 10^scale, which fits. */
+void pq_decimal_bytes(unsigned char out[16], const char *text, size_t len, int scale)
+{
+    ddb_number num;
+    pq_u128 v = 0;
+    if (ddb_number_parse(&num, text, len, NULL) != 0)
+        num.ndigits = num.negative = 0; /* checked before: cannot happen */
+    for (int i = 0; i < num.ndigits; i++)
+        v = v * 10 + (unsigned)(num.digits[i] - '0');
+    for (int k = num.exponent - num.ndigits + scale; k > 0; k--)
+        v *= 10;
+    if (num.negative)
+        v = ~v + 1;
+    for (int i = 15; i >= 0; i--, v >>= 8)
+        out[i] = (unsigned char)v;
+}
+
+/* ------------------------------------------------------------- rows */
+
+void pq_put_null(pq_file *f, size_t col)
+{
+    pq_col *c = &f->cols[col];
+    ddb_buf_putc(&c->defs, 0);
+    if (c->max_rep)
+        ddb_buf_putc(&c->reps, 0);
+}
+
+static void put_value(pq_col *c, const void *p, size_t n)
+{
+    if (c->kind == PQ_BOOL) {
+        ddb_buf_putc(&c->values, (char)(*(const unsigned char *)p != 0));
+    } else {
+        put_le32(&c->values, (uint32_t)n);
+        ddb_buf_append(&c->values, p, n);
+    }
+    c->n_present++;
+}
+
+void pq_put(pq_file *f, size_t col, const void *p, size_t n)
+{
+    pq_col *c = &f->cols[col];
+    assert(!c->list);
+    ddb_buf_putc(&c->defs, 1);
+    put_value(c, p, n);
+}
+
+void pq_put_list(pq_file *f, size_t col, size_t count)
+{
+    pq_col *c = &f->cols[col];
+    assert(c->list);
+    if (count == 0) {
+        ddb_buf_putc(&c->defs, 1);
+        ddb_buf_putc(&c->reps, 0);
+    }
+}
+
+void pq_put_elem(pq_file *f, size_t col, size_t index, const void *p, size_t n)
+{
+    pq_col *c = &f->cols[col];
+    ddb_buf_putc(&c->defs, 2);
+    ddb_buf_putc(&c->reps, index > 0);
+    put_value(c, p, n);
+}
+
+uint64_t pq_rows(const pq_file *f)
+{
+    return f->rows + f->group_rows;
+}
+
+int pq_write(pq_file *f, const void *p, size_t n, ddb_error *err)
+{
+    int rc = ddb_sink_write(f->sink, p, n, err);
+    if (rc == 0)
+        f->offset += (int64_t)n;
+    return rc;
+}

@@ -1,0 +1,189 @@
+/*
+ * test_parquet.c — the Parquet writer's parts against the specifications'
+ * own examples: the Thrift compact protocol (thrift-compact-protocol.md),
+ * the RLE/bit-packed hybrid (parquet-format Encodings.md), the file's frame,
+ * and a number its column cannot hold refused, never rounded. Reading whole
+ * files back is tests/scripts/parquet.sh (DuckDB and hyparquet).
+ */
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "ddbpipe/mapping.h"
+#include "ddbpipe/writer.h"
+#include "write/parquet.h"
+#include "write/parquet_thrift.h"
+
+static void assert_bytes(const ddb_buf *b, const unsigned char *want, size_t n)
+{
+    cr_assert_eq(b->len, n, "%zu bytes, expected %zu", b->len, n);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq((unsigned char)b->ptr[i], want[i], "byte %zu: %02x, expected %02x", i,
+                     (unsigned char)b->ptr[i], want[i]);
+}
+
+Test(thrift, varints_zigzag_and_field_deltas)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    pq_thrift t;
+    pq_thrift_init(&t, &b);
+    pq_thrift_i32(&t, 1, 1);       /* delta 1, i32: 0x15, zigzag 1 = 2 */
+    pq_thrift_i32(&t, 3, -1);      /* delta 2: 0x25, zigzag -1 = 1 */
+    pq_thrift_i64(&t, 4, 300);     /* 0x16, zigzag 600 = 0xd8 0x04 */
+    pq_thrift_bool(&t, 5, 1);      /* the value is the type: 0x11 */
+    pq_thrift_bool(&t, 6, 0);      /* 0x12 */
+    pq_thrift_i32(&t, 40, 0);      /* delta 34 > 15: long form 0x05, zigzag id 80 = 0x50 */
+    pq_thrift_string(&t, 41, "ab"); /* 0x18, length 2 */
+    pq_thrift_end(&t);
+    static const unsigned char want[] = {0x15, 0x02, 0x25, 0x01, 0x16, 0xd8, 0x04, 0x11, 0x12,
+                                         0x05, 0x50, 0x00, 0x18, 0x02, 'a',  'b',  0x00};
+    assert_bytes(&b, want, sizeof(want));
+    ddb_buf_dispose(&b);
+}
+
+Test(thrift, nested_structs_restart_their_field_ids)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    pq_thrift t;
+    pq_thrift_init(&t, &b);
+    pq_thrift_i32(&t, 2, 7);
+    pq_thrift_struct(&t, 5); /* delta 3, struct: 0x3c */
+    pq_thrift_i32(&t, 1, 1); /* inside, from 0: delta 1 */
+    pq_thrift_end(&t);
+    pq_thrift_i32(&t, 6, 1); /* back outside, from 5: delta 1 */
+    pq_thrift_end(&t);
+    static const unsigned char want[] = {0x25, 0x0e, 0x3c, 0x15, 0x02, 0x00, 0x15, 0x02, 0x00};
+    assert_bytes(&b, want, sizeof(want));
+    ddb_buf_dispose(&b);
+}
+
+Test(thrift, lists_short_and_long)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    pq_thrift t;
+    pq_thrift_init(&t, &b);
+    pq_thrift_list(&t, 1, PQ_T_I32, 2); /* 0x19, size 2 in the high nibble: 0x25 */
+    pq_thrift_elem_i32(&t, 0);
+    pq_thrift_elem_i32(&t, 3);
+    pq_thrift_list(&t, 2, PQ_T_STRUCT, 20); /* 0xfc, then the size: 20 */
+    for (int i = 0; i < 20; i++) {
+        pq_thrift_elem_struct(&t);
+        pq_thrift_end(&t);
+    }
+    pq_thrift_end(&t);
+    cr_assert_eq(b.len, 4 + 3 + 20 + 1);
+    static const unsigned char head[] = {0x19, 0x25, 0x00, 0x06, 0x19, 0xfc, 0x14};
+    ddb_buf first = {b.ptr, sizeof(head), 0, 0};
+    assert_bytes(&first, head, sizeof(head));
+    ddb_buf_dispose(&b);
+}
+
+static void assert_rle(const uint8_t *v, size_t n, int width, const unsigned char *want,
+                       size_t want_len)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    pq_rle_encode(&b, v, n, width);
+    assert_bytes(&b, want, want_len);
+    ddb_buf_dispose(&b);
+}
+
+Test(rle, bit_packed_as_the_spec_shows)
+{
+    /* Encodings.md: 0..7 with bit width 3 pack into 10001000 11000110 11111010 */
+    static const uint8_t v[] = {0, 1, 2, 3, 4, 5, 6, 7};
+    static const unsigned char want[] = {0x03, 0x88, 0xc6, 0xfa};
+    assert_rle(v, 8, 3, want, sizeof(want));
+}
+
+Test(rle, runs_then_a_padded_group)
+{
+    /* ten 1s are an RLE run (header 10 << 1, the value in one byte); 0,1,0 a bit-packed
+     * group of 8 padded with zeros */
+    static const uint8_t v[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0};
+    static const unsigned char want[] = {0x14, 0x01, 0x03, 0x02};
+    assert_rle(v, sizeof(v), 1, want, sizeof(want));
+}
+
+Test(rle, a_packed_group_in_the_middle_holds_exactly_eight)
+{
+    /* 2,0,2,0,2,0,2,0 (width 2) then twelve 1s: the group is whole, then the run */
+    uint8_t v[20] = {2, 0, 2, 0, 2, 0, 2, 0};
+    for (int i = 8; i < 20; i++)
+        v[i] = 1;
+    static const unsigned char want[] = {0x03, 0x22, 0x22, 0x18, 0x01};
+    assert_rle(v, 20, 2, want, sizeof(want));
+}
+
+static const char mapping_text[] =
+    "{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"}},"
+    "\"entities\":[{\"name\":\"E\",\"keys\":{\"pk\":\"e#{id}\"},"
+    "\"fields\":[{\"name\":\"id\",\"type\":\"S\"},{\"name\":\"price\",\"type\":\"N\"}]}]}";
+
+static int write_one(ddb_writer *w, const ddb_entity *e, const char *id, const char *price,
+                     ddb_error *err)
+{
+    ddb_attr attrs[2];
+    ddb_map rec = {attrs, 2};
+    attrs[0].name = (ddb_str){e->fields[0].name, e->fields[0].name_len};
+    attrs[0].value.type = DDB_TYPE_S;
+    attrs[0].value.u.s = (ddb_str){id, strlen(id)};
+    attrs[1].name = (ddb_str){e->fields[1].name, e->fields[1].name_len};
+    attrs[1].value.type = DDB_TYPE_N;
+    attrs[1].value.u.s = (ddb_str){price, strlen(price)};
+    return ddb_writer_write(w, &rec, 2, err);
+}
+
+Test(parquet_writer, a_number_past_its_decimal_is_refused_not_rounded)
+{
+    ddb_mapping *m = NULL;
+    ddb_sink *sink = NULL;
+    ddb_writer *w = NULL;
+    ddb_writer_opts opts = {.parquet_group_rows = 1};
+    ddb_error err = {0, ""};
+    const char *data;
+    size_t len;
+    cr_assert_eq(ddb_mapping_parse(&m, mapping_text, strlen(mapping_text), "t", &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
+    cr_assert_eq(ddb_writer_new(&w, DDB_OUT_PARQUET, sink, &m->entities[0], &opts, &err), 0);
+    /* the first row group (one row) makes price DECIMAL(38,1) */
+    cr_assert_eq(write_one(w, &m->entities[0], "a", "2.5", &err), 0, "%s", err.message);
+    cr_assert_eq(write_one(w, &m->entities[0], "b", "1.25", &err), DDB_WRITER_REFUSED);
+    cr_assert(strstr(err.message, "price: 1.25 has 2 digits after the point") != NULL, "%s",
+              err.message);
+    cr_assert_eq(write_one(w, &m->entities[0], "c", "-1234567890123456789012345678901234567", &err),
+                 0, "%s", err.message);
+    cr_assert_eq(write_one(w, &m->entities[0], "d", "12345678901234567890123456789012345678",
+                           &err),
+                 DDB_WRITER_REFUSED);
+    cr_assert_eq(w->records, 2);
+    cr_assert_eq(ddb_writer_finish(w, &err), 0, "%s", err.message);
+    data = ddb_sink_memory_data(w->sink, &len);
+    /* the frame: magic, pages, footer, its length, magic */
+    cr_assert_gt(len, 12);
+    cr_assert_eq(memcmp(data, "PAR1", 4), 0);
+    cr_assert_eq(memcmp(data + len - 4, "PAR1", 4), 0);
+    {
+        const unsigned char *p = (const unsigned char *)data + len - 8;
+        size_t footer = p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+        cr_assert_lt(footer, len - 12);
+        const char *meta = data + len - 8 - footer;
+        int named = 0;
+        /* the footer's created_by names the writer */
+        for (size_t i = 0; i + 15 <= footer && !named; i++)
+            named = memcmp(meta + i, "ddbpipe version", 15) == 0;
+        cr_assert(named);
+    }
+    ddb_writer_free(w);
+    ddb_mapping_free(m);
+}
+
+Test(parquet_writer, snappy_is_refused_with_the_reason)
+{
+    ddb_parquet_codec c;
+    ddb_error err = {0, ""};
+    cr_assert_eq(ddb_parquet_codec_parse(&c, "snappy", &err), DDB_EUSAGE);
+    cr_assert(strstr(err.message, "SNAPPY is not available") != NULL);
+    cr_assert_eq(ddb_parquet_codec_parse(&c, "gzip", &err), 0);
+    cr_assert_eq(c, DDB_PARQUET_GZIP);
+}

@@ -1,0 +1,243 @@
+// Reads each Parquet file ddbpipe wrote with two independent readers, DuckDB (@duckdb/node-api)
+// and hyparquet, and compares every record with the NDJSON export of the same input: the same
+// records in the same order, numbers exact (compared as decimal values, never through a double),
+// bytes exact, text exact (NUL bytes, newlines).
+//
+//   node parquet-check.mjs NDJSON_DIR PARQUET_DIR [MAPPING|-] [--no-hyparquet]
+//
+// With a mapping each entity's NDJSON file is compared with its Parquet file; a declared field
+// whose value is NULL is, in Parquet as in CSV, under _extra. Without one, items.ndjson (plain
+// values) with items.parquet's "item" column (DynamoDB JSON). Exit 1 on the first difference.
+import { createRequire } from 'node:module'
+import { readFileSync, readdirSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { gunzipSync } from 'node:zlib'
+import { parquetMetadata, parquetReadObjects } from 'hyparquet'
+
+const require = createRequire(import.meta.url)
+const { DuckDBInstance } = require('@duckdb/node-api')
+const [ndDir, pqDir, mappingPath = '-'] = process.argv.slice(2)
+const useHyparquet = !process.argv.includes('--no-hyparquet')
+const mapping = mappingPath === '-' ? null : JSON.parse(readFileSync(mappingPath, 'utf8'))
+
+// ---- exact numbers: "N:" + digits + "e" + exponent, no leading or trailing zeros
+function canonNum(text) {
+  const m = /^([+-])?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(String(text))
+  if (!m) throw new Error(`not a number: ${text}`)
+  let digits = (m[2] || '') + (m[3] || '')
+  let exp = BigInt(m[4] || 0) - BigInt((m[3] || '').length)
+  digits = digits.replace(/^0+/, '')
+  if (digits === '') return 'N:0'
+  while (digits.endsWith('0')) { digits = digits.slice(0, -1); exp++ }
+  return `N:${m[1] === '-' ? '-' : ''}${digits}e${exp}`
+}
+
+// ---- JSON with numbers kept as their text (Num)
+class Num { constructor(t) { this.t = t } }
+const NUMBER = /true|false|null|-?[0-9][0-9.eE+-]*/y
+function parseNd(text) {
+  let i = 0
+  const ws = () => { while (text.charCodeAt(i) <= 32) i++ }
+  const str = () => {
+    const s = i++
+    let escaped = false
+    for (let c = text.charCodeAt(i); c !== 34; c = text.charCodeAt(i)) {
+      if (c === 92) { escaped = true; i += 2 } else i++
+    }
+    i++
+    return escaped ? JSON.parse(text.slice(s, i)) : text.slice(s + 1, i - 1)
+  }
+  const value = () => {
+    ws()
+    const c = text[i]
+    if (c === '{' || c === '[') {
+      const obj = c === '{' ? {} : []
+      i++; ws()
+      if (text[i] === (c === '{' ? '}' : ']')) { i++; return obj }
+      for (;;) {
+        ws()
+        if (c === '{') { const k = str(); ws(); i++; obj[k] = value() } else obj.push(value())
+        ws()
+        if ('}]'.includes(text[i++])) return obj
+      }
+    }
+    if (c === '"') return str()
+    NUMBER.lastIndex = i
+    const m = NUMBER.exec(text)
+    i += m[0].length
+    return m[0] === 'true' ? true : m[0] === 'false' ? false : m[0] === 'null' ? null : new Num(m[0])
+  }
+  return value()
+}
+function canon(v) {
+  if (v === null || typeof v !== 'object') return v
+  if (v instanceof Num) return canonNum(v.t)
+  if (Array.isArray(v)) return v.map(canon)
+  return sorted(Object.fromEntries(Object.entries(v).map(([k, x]) => [k, canon(x)])))
+}
+function sorted(o) { return Object.fromEntries(Object.keys(o).sort().map(k => [k, o[k]])) }
+
+// DynamoDB JSON value -> the canonical plain value NDJSON gives
+function typedToPlain(t) {
+  const [type, v] = Object.entries(t)[0]
+  switch (type) {
+    case 'S': case 'B': return v
+    case 'N': return canonNum(v)
+    case 'BOOL': return v
+    case 'NULL': return null
+    case 'M': return sorted(Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typedToPlain(x)])))
+    case 'L': return v.map(typedToPlain)
+    case 'SS': case 'BS': return v
+    case 'NS': return v.map(canonNum)
+  }
+  throw new Error(`unknown type ${type}`)
+}
+
+// ---- the expected records, from NDJSON
+function expected(file, entity) {
+  const fields = new Map((entity?.fields || []).map(f => [f.name, f.type]))
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map(line => {
+    const rec = parseNd(line)
+    if (!entity) return canon(rec)
+    const out = {}
+    const extra = rec._extra ? JSON.parse(JSON.stringify(rec._extra, (k, x) => x instanceof Num ? x.t : x)) : {}
+    for (const [k, v] of Object.entries(rec)) {
+      if (k === '_extra') continue
+      if (v === null && fields.get(k) !== 'NULL') extra[k] = { NULL: true }
+      else out[k] = canon(v)
+    }
+    if (Object.keys(extra).length) out._extra = sorted(extra)
+    return sorted(out)
+  })
+}
+
+// ---- a Parquet row (strings for text, base64 for bytes, decimal text) -> canonical
+function fromParquet(row, entity, numbersAsText, decimals) {
+  const fields = new Map((entity?.fields || []).map(f => [f.name, f.type]))
+  const out = {}
+  for (const [k, v] of Object.entries(row)) {
+    if (v === null || v === undefined) continue
+    if (!entity) return sorted(Object.fromEntries(Object.entries(JSON.parse(v)).map(([a, x]) => [a, typedToPlain(x)])))
+    if (k === '_extra') { out[k] = sorted(JSON.parse(v)); continue }
+    const type = fields.get(k)
+    const isNum = decimals.has(k) || numbersAsText.has(k)
+    if (type === 'M') out[k] = sorted(Object.fromEntries(Object.entries(JSON.parse(v)).map(([a, x]) => [a, typedToPlain(x)])))
+    else if (type === 'L') out[k] = JSON.parse(v).map(typedToPlain)
+    else if (type === 'NULL') out[k] = null
+    else if (Array.isArray(v)) out[k] = v.map(x => isNum ? canonNum(x) : x)
+    else out[k] = isNum ? canonNum(v) : v
+  }
+  return sorted(out)
+}
+function same(a, b) { return JSON.stringify(a) === JSON.stringify(b) }
+
+function compare(reader, file, want, got) {
+  if (want.length !== got.length) throw new Error(`${reader} ${file}: ${got.length} records, NDJSON has ${want.length}`)
+  for (let i = 0; i < want.length; i++) {
+    if (!same(want[i], got[i])) {
+      throw new Error(`${reader} ${file}: record ${i} differs\n  ndjson:  ${JSON.stringify(want[i])}\n  parquet: ${JSON.stringify(got[i])}`)
+    }
+  }
+}
+
+// ---- DuckDB
+async function readDuck(conn, file) {
+  const kv = (await conn.runAndReadAll(`SELECT decode(key) k, decode(value) v FROM parquet_kv_metadata('${file}')`)).getRowObjectsJson()
+  const asText = new Set((kv.find(r => r.k === 'ddbpipe.numbers_as_text')?.v || '').split(',').filter(Boolean))
+  const cols = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`)).getRowObjectsJson()
+  const decimals = new Set()
+  const sel = cols.map(({ column_name: n, column_type: t }) => {
+    const q = `"${n.replace(/"/g, '""')}"`
+    if (t.startsWith('DECIMAL')) decimals.add(n)
+    if (t === 'BLOB') return `base64(${q}) AS ${q}`
+    if (t === 'BLOB[]') return `list_transform(${q}, x -> base64(x)) AS ${q}`
+    if (t.startsWith('DECIMAL') && t.endsWith('[]')) return `list_transform(${q}, x -> CAST(x AS VARCHAR)) AS ${q}`
+    if (t.startsWith('DECIMAL') || t === 'JSON') return `CAST(${q} AS VARCHAR) AS ${q}`
+    return q
+  })
+  const rows = (await conn.runAndReadAll(`SELECT ${sel.join(', ')} FROM read_parquet('${file}')`)).getRowObjectsJson()
+  return { rows, asText, decimals, cols }
+}
+
+// ---- hyparquet: DECIMAL annotations taken off so the 16 bytes come through as they are
+// (hyparquet would make a double of them), then read as the two's complement they are.
+function hypDecompressors() {
+  const c = { GZIP: input => gunzipSync(input) }
+  try {
+    execFileSync('zstd', ['--version'], { stdio: 'ignore' })
+    c.ZSTD = input => new Uint8Array(execFileSync('zstd', ['-d', '-c'], { input, maxBuffer: 1 << 30 }))
+  } catch { /* no zstd command: ZSTD files are left to DuckDB */ }
+  return c
+}
+const compressors = hypDecompressors()
+function decimalText(bytes, scale) {
+  let v = 0n
+  for (const b of bytes) v = (v << 8n) | BigInt(b)
+  if (bytes[0] & 0x80) v -= 1n << BigInt(8 * bytes.length)
+  const neg = v < 0n
+  let s = (neg ? -v : v).toString().padStart(scale + 1, '0')
+  if (scale) s = s.slice(0, -scale) + '.' + s.slice(-scale)
+  return (neg ? '-' : '') + s
+}
+async function readHyp(file) {
+  const buf = readFileSync(file)
+  const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
+  const metadata = parquetMetadata(ab)
+  const codecs = new Set(metadata.row_groups.flatMap(g => g.columns.map(c => c.meta_data.codec)))
+  for (const c of codecs) if (c !== 'UNCOMPRESSED' && !compressors[c]) return null
+  const scales = new Map()
+  for (const el of metadata.schema) {
+    if (el.converted_type === 'DECIMAL') {
+      scales.set(el.name, el.scale || 0)
+      delete el.converted_type
+      delete el.logical_type
+    }
+  }
+  const dec = new TextDecoder()
+  const rows = await parquetReadObjects({
+    file: ab, metadata, compressors, utf8: false,
+    parsers: { jsonFromBytes: b => b && dec.decode(b) },
+  })
+  // column names of the top level: a list's leaf is "element"
+  const top = metadata.schema.slice(1)
+  const leafScale = new Map()
+  for (let i = 0; i < top.length; i++) {
+    const el = top[i]
+    if (el.num_children === 1 && top[i + 2]?.name === 'element') { if (scales.has('element') && top[i + 2].type === 'FIXED_LEN_BYTE_ARRAY') leafScale.set(el.name, top[i + 2].scale || 0); i += 2 }
+    else if (el.type === 'FIXED_LEN_BYTE_ARRAY') leafScale.set(el.name, el.scale || 0)
+  }
+  const b64 = x => Buffer.from(x).toString('base64')
+  return rows.map(r => Object.fromEntries(Object.entries(r).map(([k, v]) => {
+    if (v === null || v === undefined) return [k, null]
+    const s = leafScale.get(k)
+    if (s !== undefined) return [k, Array.isArray(v) ? v.map(x => decimalText(x, s)) : decimalText(v, s)]
+    if (v instanceof Uint8Array) return [k, b64(v)]
+    if (Array.isArray(v)) return [k, v.map(x => x instanceof Uint8Array ? b64(x) : x)]
+    return [k, v]
+  })))
+}
+
+const db = await DuckDBInstance.create(':memory:')
+const conn = await db.connect()
+let files = 0, records = 0, hyp = 0
+try {
+  for (const name of readdirSync(pqDir).filter(f => f.endsWith('.parquet')).sort()) {
+    const base = name.replace(/\.parquet$/, '')
+    const entity = mapping ? mapping.entities.find(e => e.name === base.replace(/\.deletes$/, '')) : null
+    const want = expected(`${ndDir}/${base}.ndjson`, entity)
+    const file = `${pqDir}/${name}`
+    const d = await readDuck(conn, file)
+    compare('duckdb', file, want, d.rows.map(r => fromParquet(r, entity, d.asText, d.decimals)))
+    const h = useHyparquet ? await readHyp(file) : null
+    if (h) {
+      compare('hyparquet', file, want, h.map(r => fromParquet(r, entity, d.asText, d.decimals)))
+      hyp++
+    }
+    files++
+    records += want.length
+  }
+} catch (e) {
+  console.error(e.message)
+  process.exit(1)
+}
+console.log(`${files} files, ${records} records the same as NDJSON in DuckDB${hyp ? `, ${hyp} files in hyparquet` : ''}`)

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# export --format parquet, read back by two independent readers (DuckDB and hyparquet, through
+# parquet-check.mjs) and compared record by record with the NDJSON export of the same input:
+# every seed mapping's sample export and seed-writer items, the real AWS export (no mapping), and
+# tests/scripts/parquet/ (38-digit integers and fractions, numbers no DECIMAL holds, bytes, text
+# with NUL bytes and newlines, sets, maps, lists, undeclared attributes), in each codec. Then
+# Parquet as input: those files encode (or export) back to exactly the items they came from, diff
+# finds them equal, and what the reader does not read (stdin, DuckDB's dictionary pages) is
+# refused with the reason.
+. "$(dirname "$0")/lib.bash"
+shared="$root/../shared/testdata"
+check_same() { # NAME NDJSON_DIR PARQUET_DIR MAPPING|-
+    node "$root/tests/scripts/parquet-check.mjs" "$2" "$3" "$4" >"$tmp/$1.check" 2>&1 ||
+        { fail "$1: Parquet differs from NDJSON"; cat "$tmp/$1.check" >&2; }
+}
+export_both() { # NAME MAPPING|- PARQUET_OPTIONS... -- INPUTS...
+    local name=$1 mapping=$2 popts=() m=()
+    shift 2
+    while [ "$1" != "--" ]; do popts+=("$1"); shift; done
+    shift
+    [ "$mapping" = - ] || m=(--mapping "$mapping")
+    check "$name-ndjson" 0 "$bin" export "$@" "${m[@]}" --format ndjson --out "$tmp/$name/nd" \
+        --max-rejects 100 --quiet
+    check "$name-parquet" 0 "$bin" export "$@" "${m[@]}" --format parquet "${popts[@]}" \
+        --out "$tmp/$name/pq" --max-rejects 100 --quiet
+    check_same "$name" "$tmp/$name/nd" "$tmp/$name/pq" "$mapping"
+}
+
+# the shipped designs: their sample exports and what the seeds' own code writes
+for pair in favorites:favorites facility:facility-capacity movies:movies; do
+    design=${pair%%:*} sample=${pair#*:} mapping="$root/formats/${pair#*:}.json"
+    export_both "$design-sample" "$mapping" -- "$root/samples/$sample/export"
+    node "$root/tests/seeds/seed-writers.js" "$design" 300 7 >"$tmp/$design.json" ||
+        fail "$design: seed writer"
+    export_both "$design-seed" "$mapping" --compression gzip -- "$tmp/$design.json"
+done
+
+# generate writes Parquet too
+check gen-ndjson 0 "$bin" generate --mapping "$root/formats/movies.json" --count 60 \
+    --format ndjson --out "$tmp/gen/nd" --quiet
+check gen-parquet 0 "$bin" generate --mapping "$root/formats/movies.json" --count 60 \
+    --format parquet --out "$tmp/gen/pq" --quiet
+check_same gen "$tmp/gen/nd" "$tmp/gen/pq" "$root/formats/movies.json"
+
+# the real AWS export (one of its four data files, to stay fast), no mapping: one "item"
+# column of DynamoDB JSON per item
+export_both aws - --compression gzip -- \
+    "$shared/aws-export/01716790307109-5f9d6aaa/data/6w7gruvaie6wbf3wtvh4vdniiy.json.gz"
+
+# every kind of column, in each codec; the same rows whatever the codec
+fixture="$root/tests/scripts/parquet"
+for codec in zstd gzip none; do
+    export_both "exact-$codec" "$fixture/mapping.json" --compression "$codec" -- "$fixture/items.json"
+done
+cmp -s "$tmp/exact-zstd/pq/Thing.parquet" "$tmp/exact-none/pq/Thing.parquet" &&
+    fail "zstd and none wrote the same bytes: nothing was compressed"
+
+# many row groups (of 7 rows): the same records
+export_both movies-groups "$root/formats/movies.json" --row-group-rows 7 -- \
+    "$root/samples/movies/export"
+
+# a number the DECIMAL chosen by the first row group cannot hold is rejected with its reason,
+# never rounded: row 1 makes nums DECIMAL(38,1), row 2 holds a 38-digit integer
+check groups-of-one 0 "$bin" export "$fixture/items.json" --mapping "$fixture/mapping.json" \
+    --format parquet --row-group-rows 1 --out "$tmp/one" --max-rejects 5 --quiet
+expect_in "$tmp/one/_ddbpipe/rejects.ndjson" \
+    '"line":2,"offset":598,"entity":"Thing","reason":"nums: 12345678901234567890123456789012345678 has 38 digits before the point; the column is DECIMAL(38,1)'
+expect_in "$tmp/stderr" "4 read, 3 written, 1 rejected"
+
+# the checker sees a difference in the 38th digit
+sed 's/99999999999999999999999999999999999999/99999999999999999999999999999999999998/' \
+    "$tmp/exact-zstd/nd/Thing.ndjson" >"$tmp/Thing.ndjson"
+mkdir -p "$tmp/changed" && mv "$tmp/Thing.ndjson" "$tmp/changed/"
+node "$root/tests/scripts/parquet-check.mjs" "$tmp/changed" "$tmp/exact-zstd/pq" \
+    "$fixture/mapping.json" >/dev/null 2>&1 && fail "the checker missed a changed 38th digit"
+
+# typed columns, and sums over 38 digits exact in DuckDB
+ROOT="$root" node - "$tmp/exact-zstd/pq/Thing.parquet" >"$tmp/duck.out" 2>&1 <<'EOF' || { fail "DuckDB sums"; cat "$tmp/duck.out" >&2; }
+const { DuckDBInstance } = require(process.env.ROOT + '/node_modules/@duckdb/node-api');
+(async () => {
+  const c = await (await DuckDBInstance.create(':memory:')).connect();
+  const f = process.argv[2];
+  const types = (await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${f}')`))
+    .getRowObjectsJson().map(r => `${r.column_name}:${r.column_type}`).join(' ');
+  const sums = (await c.runAndReadAll(`SELECT CAST(sum(big) AS VARCHAR) b, CAST(sum(money) AS VARCHAR) m,
+      CAST(max(frac) AS VARCHAR) f FROM read_parquet('${f}')`)).getRowObjectsJson()[0];
+  const st = (await c.runAndReadAll(`SELECT stats_min_value mn, stats_max_value mx
+      FROM parquet_metadata('${f}') WHERE path_in_schema = 'big'`)).getRowObjectsJson()[0];
+  const neg = (await c.runAndReadAll(`SELECT count(*) n FROM read_parquet('${f}') WHERE big < 0`))
+    .getRowObjectsJson()[0];
+  console.log(types);
+  console.log(`${sums.b} ${sums.m} ${sums.f}`);
+  console.log(`big from ${st.mn} to ${st.mx}, ${neg.n} below 0`);
+})().catch(e => { console.error(e); process.exit(1); });
+EOF
+for want in "big:DECIMAL(38,0)" "frac:DECIMAL(38,38)" "money:DECIMAL(38,18)" "wide:VARCHAR" \
+    "note:VARCHAR" "data:BLOB" "flag:BOOLEAN" "tags:VARCHAR[]" "blobs:BLOB[]" "meta:JSON" \
+    "_extra:JSON" \
+    "12345678901234567890123456789012345679 -86419753208641975320.364197532086419755 .12345678901234567890123456789012345678" \
+    "big from -99999999999999999999999999999999999999 to 99999999999999999999999999999999999999, 1 below 0"; do
+    grep -qF -- "$want" "$tmp/duck.out" || fail "DuckDB: no '$want' in: $(cat "$tmp/duck.out")"
+done
+
+# Parquet as input: what export wrote reads back as exactly the items it came from
+same() { node "$root/tests/seeds/same-items.js" "$@" >"$tmp/same.out" 2>&1 || { fail "items differ: $*"; tail -5 "$tmp/same.out" >&2; }; }
+for pair in favorites:favorites facility:facility-capacity movies:movies; do
+    design=${pair%%:*} mapping="$root/formats/${pair#*:}.json"
+    check "$design-encode" 0 "$bin" encode "$tmp/$design-seed/pq"/[A-Z]*.parquet \
+        --mapping "$mapping" --out "$tmp/$design-back" --quiet
+    same "$tmp/$design.json" -- "$tmp/$design-back"/*.json
+done
+check favorites-diff 0 "$bin" diff "$tmp/favorites-seed/pq" "$tmp/favorites.json" \
+    --mapping "$root/formats/favorites.json" --out "$tmp/diff" --quiet
+check exact-encode 0 "$bin" encode "$tmp/exact-zstd/pq/Thing.parquet" \
+    --mapping "$fixture/mapping.json" --out "$tmp/exact-back" --quiet
+same "$fixture/items.json" -- "$tmp/exact-back/Thing.json"
+check aws-items 0 "$bin" export "$tmp/aws/pq/items.parquet" --format ddb-json \
+    --out "$tmp/aws-back" --quiet
+check aws-ref 0 "$bin" export \
+    "$shared/aws-export/01716790307109-5f9d6aaa/data/6w7gruvaie6wbf3wtvh4vdniiy.json.gz" \
+    --format ddb-json --out "$tmp/aws-ref" --quiet
+same "$tmp/aws-ref/items.json" -- "$tmp/aws-back/items.json"
+# what it does not read, refused with the reason
+run stdin 3 sh -c "\"\$0\" encode - --input-format parquet --mapping '$fixture/mapping.json' \
+    --out '$tmp/stdin' --quiet <'$tmp/exact-zstd/pq/Thing.parquet'" "$bin"
+expect_in "$tmp/stderr" "must be a local file"
+ROOT="$root" node -e '
+const { DuckDBInstance } = require(process.env.ROOT + "/node_modules/@duckdb/node-api");
+(async () => { const c = await (await DuckDBInstance.create(":memory:")).connect();
+  await c.run(`COPY (SELECT (i % 3)::VARCHAR AS s FROM range(100) t(i)) TO
+    '"'"'${process.argv[1]}'"'"' (FORMAT parquet)`); })();' "$tmp/duck.parquet" ||
+    fail "DuckDB could not write a Parquet file"
+run duck-file 3 "$bin" export "$tmp/duck.parquet" --format ddb-json --out "$tmp/duck-out" --quiet
+expect_in "$tmp/stderr" "is not read"
+
+# what Parquet refuses, with the reason
+check snappy 2 "$bin" export "$fixture/items.json" --mapping "$fixture/mapping.json" \
+    --format parquet --compression snappy --out "$tmp/snappy"
+expect_in "$tmp/stderr" "SNAPPY is not available"
+check gzip-flag 2 "$bin" export "$fixture/items.json" --mapping "$fixture/mapping.json" \
+    --format parquet --gzip --out "$tmp/gz"
+expect_in "$tmp/stderr" "compresses its pages itself"
+check compression-csv 2 "$bin" export "$fixture/items.json" --mapping "$fixture/mapping.json" \
+    --format csv --compression zstd --out "$tmp/csv"
+expect_in "$tmp/stderr" "--compression is for --format parquet"
+
+exit $((failures > 0))
