@@ -44,7 +44,7 @@ typedef struct pqr_col {
     /* the row group read: its levels and present values, and the cursors */
     uint8_t *defs, *reps;
     pqr_val *vals;
-    size_t n_levels, cap_levels, n_vals, cap_vals, lv, vi;
+    size_t n_levels, cap_levels, cap_reps, n_vals, cap_vals, lv, vi;
 } pqr_col;
 
 typedef struct pq_reader {
@@ -343,8 +343,9 @@ static int data_page(pq_reader *r, pqr_col *c, const pqr_node *dh, const unsigne
     if (pqr_int(dh, 2, 0) != 0)
         return refuse(r, err, "an encoding other than PLAIN (dictionary, delta, byte stream split)",
                       c->name);
+    /* each its own capacity: a failure leaves both blocks owned and sized */
     if (grow((void **)&c->defs, &c->cap_levels, c->n_levels + count, 1) != 0 ||
-        (c->reps = realloc(c->reps, c->cap_levels)) == NULL)
+        grow((void **)&c->reps, &c->cap_reps, c->n_levels + count, 1) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if (levels(c->reps + c->n_levels, count, &p, &n, c->max_rep) != 0 ||
         levels(c->defs + c->n_levels, count, &p, &n, c->max_def) != 0)
