@@ -19,10 +19,12 @@
 #include "ddbpipe/store.h"
 #include "ddbpipe/fs.h"
 #include "ddbpipe/sink.h"
+#include "write/output_partition.h"
 
 typedef struct file_slot {
     ddb_writer *w;
-    char *path;
+    char *path;      /* partitioned: the entity's folder */
+    int partitioned; /* its files are committed one by one, as each is finished */
 } file_slot;
 
 typedef struct file_output {
@@ -176,6 +178,59 @@ static char *slot_path(const file_output *fo, int index, int deletes)
                      ddb_out_format_ext(fo->opts.format));
 }
 
+static int part_open(void *ctx, const char *path, ddb_sink **out, ddb_error *err)
+{
+    const file_output *fo = ctx;
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    int appending, rc = 0;
+    if (!ddb_s3_is_url(path)) {
+        if ((dir = strndup(path, (size_t)(slash - path))) == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        rc = ddb_make_dirs(dir, err);
+        free(dir);
+    }
+    return rc != 0 ? rc : open_sink(out, fo, path, &appending, err);
+}
+
+static int commit(file_output *fo, int rc, const char *path, ddb_error *err);
+static uint64_t sink_bottom_bytes(const ddb_sink *s);
+
+static int part_done(void *ctx, const char *path, const ddb_sink *sink, ddb_error *err)
+{
+    file_output *fo = ctx;
+    int rc = commit(fo, 0, path, err);
+    if (rc == 0)
+        fo->base.bytes_out += sink_bottom_bytes(sink);
+    return rc;
+}
+
+/* The field of e that --partition-by names, or -1. */
+static ptrdiff_t partition_field(const file_output *fo, const ddb_entity *e)
+{
+    for (size_t i = 0; e != NULL && fo->opts.partition_by != NULL && i < e->n_fields; i++)
+        if (strcmp(e->fields[i].name, fo->opts.partition_by) == 0)
+            return (ptrdiff_t)i;
+    return -1;
+}
+
+/* An entity's records in Hive folders under DIR/<Entity>[.deletes]. */
+static int open_partitioned(file_output *fo, file_slot *slot, const ddb_entity *e, size_t field,
+                            int deletes, const ddb_writer_opts *wo, ddb_error *err)
+{
+    ddb_partition_io io = {part_open, part_done, fo};
+    const char *ext = ddb_out_format_ext(fo->opts.format);
+    size_t n = strlen(fo->dir) + strlen(e->name) + strlen(ext) + 16;
+    char ext_gz[32];
+    if ((slot->path = malloc(n)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    snprintf(slot->path, n, "%s/%s%s", fo->dir, e->name, deletes ? ".deletes" : "");
+    snprintf(ext_gz, sizeof(ext_gz), "%s%s", ext, fo->opts.gzip ? ".gz" : "");
+    slot->partitioned = 1;
+    return ddb_writer_new_partitioned(&slot->w, slot->path, fo->opts.format, ext_gz, e, field, wo,
+                                      &io, 0, err);
+}
+
 static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, ddb_error *err)
 {
     const ddb_entity *e = NULL;
@@ -189,6 +244,8 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
 
     if (fo->opts.mapping != NULL && index >= 0)
         e = &fo->opts.mapping->entities[index];
+    if (fo->opts.records && partition_field(fo, e) >= 0)
+        return open_partitioned(fo, slot, e, (size_t)partition_field(fo, e), deletes, &wo, err);
     if ((slot->path = slot_path(fo, index, deletes)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if ((rc = open_sink(&sink, fo, slot->path, &wo.appending, err)) != 0)
@@ -345,6 +402,10 @@ static int fo_finish(ddb_output *o, ddb_error *err)
         for (size_t i = 0; i < fo->n && rc == 0; i++) {
             if (slots[i].w == NULL)
                 continue;
+            if (slots[i].partitioned) { /* each of its files is committed as it ends */
+                rc = ddb_writer_finish(slots[i].w, err);
+                continue;
+            }
             if ((rc = commit(fo, ddb_writer_finish(slots[i].w, err), slots[i].path, err)) == 0)
                 o->bytes_out += sink_bottom_bytes(slots[i].w->sink);
         }

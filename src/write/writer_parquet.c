@@ -233,7 +233,7 @@ static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *er
 {
     size_t n = w->e ? w->e->n_fields + 1 : 1;
     pq_column_def *cols = calloc(n, sizeof(*cols));
-    pq_opts po = {PQ_CODEC_ZSTD, 0, 0};
+    pq_opts po = {PQ_CODEC_ZSTD, 0, 0, NULL};
     int rc;
     if (cols == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -245,6 +245,7 @@ static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *er
                    : opts->parquet_codec == DDB_PARQUET_NONE ? PQ_CODEC_NONE
                                                              : PQ_CODEC_ZSTD;
         po.group_rows = opts->parquet_group_rows;
+        po.plans = opts->parquet_plans;
     }
     rc = pq_file_new(&w->f, w->base.sink, cols, n, &po, err);
     free(cols);
