@@ -400,8 +400,7 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.partition_by = o->partition_by;
         fo.s3 = p->s3.s3;
         fo.store = p->s3.store;
-        /* a Parquet file carries its own column types */
-        if (p->format != DDB_OUT_DDBJSON && p->format != DDB_OUT_PARQUET && p->mapping != NULL &&
+        if (p->format != DDB_OUT_DDBJSON && p->mapping != NULL &&
             fo.records && p->outdir &&
             (p->schema_dir = ddb_outdir_side_path(p->outdir, "schema")) == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");

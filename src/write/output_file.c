@@ -20,6 +20,7 @@
 #include "ddbpipe/fs.h"
 #include "ddbpipe/sink.h"
 #include "write/output_partition.h"
+#include "write/parquet.h"
 
 typedef struct file_slot {
     ddb_writer *w;
@@ -331,6 +332,28 @@ static int write_schema_s3(file_output *fo, const ddb_schema_file *files, size_t
                : ddb_store_remove_files(fo->opts.store, fo->opts.schema_dir, written_now, &sf, err);
 }
 
+/* Parquet: the number types entity i's files hold (decided as they were
+ * written, told to the schema now they are finished). */
+static void stored_types(file_output *fo, size_t i)
+{
+    const ddb_entity *e = &fo->opts.mapping->entities[i];
+    size_t col = 0; /* the files' column: the partition field has none */
+    for (size_t f = 0; f < e->n_fields; f++) {
+        const ddb_writer *w = fo->puts[i].w;
+        int as_text = 0, scale = 0, rc;
+        ddb_type t = e->fields[f].type;
+        if (fo->puts[i].partitioned && strcmp(e->fields[f].name, fo->opts.partition_by) == 0)
+            continue;
+        if (t == DDB_TYPE_N || t == DDB_TYPE_NS) {
+            rc = fo->puts[i].partitioned ? ddb_partitioned_number_type(w, f, &as_text, &scale)
+                                         : pq_writer_number_type(w, col, &as_text, &scale);
+            if (rc == 0)
+                ddb_schema_set_stored(fo->schema, i, f, as_text, scale);
+        }
+        col++;
+    }
+}
+
 /* The entity files' types, replacing the previous run's as a whole: written
  * beside, then swapped in, so no entity of an earlier run lingers there. */
 static int write_schema(file_output *fo, ddb_error *err)
@@ -351,7 +374,10 @@ static int write_schema(file_output *fo, ddb_error *err)
         if (fo->puts[i].w == NULL)
             continue;
         files[n].entity = i;
+        files[n].partition = fo->puts[i].partitioned ? fo->opts.partition_by : NULL;
         files[n++].name = ddb_path_base(fo->puts[i].path);
+        if (fo->opts.format == DDB_OUT_PARQUET)
+            stored_types(fo, i);
     }
     if (ddb_s3_is_url(dir)) {
         rc = fo->opts.store != NULL

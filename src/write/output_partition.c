@@ -221,6 +221,20 @@ static void part_free(ddb_writer *base)
 
 static const ddb_writer_vtable part_vt = {part_write, part_free, part_finish, part_prepare};
 
+int ddb_partitioned_number_type(const ddb_writer *base, size_t field, int *as_text, int *scale)
+{
+    const part_writer *w = (const part_writer *)base;
+    const pq_number_plan *p;
+    if (base->vt != &part_vt || w->wo.parquet_plans == NULL || field == w->key_index)
+        return -1;
+    /* the files' columns skip the partition field */
+    p = &w->wo.parquet_plans[field < w->key_index ? field : field - 1];
+    /* undecided (no value in any file): each footer says DECIMAL(38,0) */
+    *as_text = p->decided && p->as_text;
+    *scale = p->decided ? p->scale : 0;
+    return 0;
+}
+
 int ddb_writer_new_partitioned(ddb_writer **out, const char *dir, ddb_out_format fmt,
                                const char *ext, const ddb_entity *e, size_t field,
                                const ddb_writer_opts *wo, const ddb_partition_io *io,
@@ -244,6 +258,7 @@ int ddb_writer_new_partitioned(ddb_writer **out, const char *dir, ddb_out_format
     w->io = *io;
     w->max_open = max_open ? max_open : DDB_PARTITION_OPEN_MAX;
     w->key = &e->fields[field];
+    w->key_index = field;
     w->ent = *e;
     w->ent.n_fields = e->n_fields - 1;
     w->dir = strdup(dir);

@@ -106,6 +106,15 @@ DDB_MUST_USE int pq_finish(pq_file *f, ddb_error *err);
 
 uint64_t pq_rows(const pq_file *f);
 
+/* The type number column col holds once the file is finished: *as_text (an
+ * exact STRING), else DECIMAL(38, *scale). */
+void pq_number_type(const pq_file *f, size_t col, int *as_text, int *scale);
+
+struct ddb_writer;
+/* The same, for column col of a Parquet writer (ddb_writer_new_parquet):
+ * 0, or -1 when w is not one. */
+int pq_writer_number_type(const struct ddb_writer *w, size_t col, int *as_text, int *scale);
+
 void pq_file_free(pq_file *f);
 
 /* Appends the RLE/bit-packed hybrid encoding of levels v[0..n), each below

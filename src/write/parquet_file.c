@@ -210,6 +210,15 @@ static void put_value(pq_col *c, const void *p, size_t n)
     }
 }
 
+void pq_number_type(const pq_file *f, size_t col, int *as_text, int *scale)
+{
+    const pq_col *c = &f->cols[col];
+    assert(col < f->n_cols && c->kind == PQ_NUMBER);
+    /* undecided (no value): the footer says DECIMAL(38,0) */
+    *as_text = c->decided && c->as_text;
+    *scale = c->decided ? c->scale : 0;
+}
+
 void pq_put(pq_file *f, size_t col, const void *p, size_t n)
 {
     pq_col *c = &f->cols[col];

@@ -278,6 +278,15 @@ int ddb_writer_new_parquet(ddb_writer **out, ddb_sink *sink, const ddb_entity *e
     return 0;
 }
 
+int pq_writer_number_type(const ddb_writer *base, size_t col, int *as_text, int *scale)
+{
+    const pq_writer *w = (const pq_writer *)base;
+    if (base->vt != &parquet_vt)
+        return -1;
+    pq_number_type(w->f, col, as_text, scale);
+    return 0;
+}
+
 int ddb_parquet_codec_parse(ddb_parquet_codec *out, const char *s, ddb_error *err)
 {
     static const char *const names[] = {"zstd", "gzip", "none"};

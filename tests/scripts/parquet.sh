@@ -152,6 +152,48 @@ check part-csv 2 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json
     --format csv --partition-by note --out "$tmp/part-x"
 expect_in "$tmp/stderr" "--partition-by is for --format parquet"
 
+# the schema sidecar describes the Parquet files: its Athena DDL's column types (DuckDB cannot
+# run it) are those DuckDB reads from the files, through the load script the sidecar ships
+ddl_agrees() { # NAME OUT_DIR
+    (cd "$2" && ROOT="$root" node - "$2/_ddbpipe/schema" >"$tmp/$1.ddl" 2>&1) <<'EOF' ||
+const { DuckDBInstance } = require(process.env.ROOT + '/node_modules/@duckdb/node-api');
+const fs = require('fs');
+const athenaOf = t => t.endsWith('[]') ? `array<${athenaOf(t.slice(0, -2))}>`
+  : t.startsWith('DECIMAL') ? t.toLowerCase() : t === 'BIGINT' ? 'bigint' : t === 'BLOB' ? 'binary'
+  : t === 'BOOLEAN' ? 'boolean' : t === 'VARCHAR' || t === 'JSON' ? 'string' : `?${t}`;
+(async () => {
+  const c = await (await DuckDBInstance.create(':memory:')).connect();
+  const dir = process.argv[2];
+  await c.run(fs.readFileSync(`${dir}/load.duckdb.sql`, 'utf8'));
+  for (const f of fs.readdirSync(dir).filter(f => f.endsWith('.athena.sql'))) {
+    const entity = f.replace(/\.athena\.sql$/, '');
+    const ddl = fs.readFileSync(`${dir}/${f}`, 'utf8');
+    const want = new Map([...ddl.matchAll(/^ {2}`([^`]+)` (.+?),?$/gm), ...ddl.matchAll(/PARTITIONED BY \(`([^`]+)` (.+)\)/g)]
+      .map(m => [m[1], m[2]]));
+    const got = (await c.runAndReadAll(`DESCRIBE "${entity}"`)).getRowObjectsJson();
+    if (got.length !== want.size) throw new Error(`${entity}: ${got.length} columns in DuckDB, ${want.size} in the DDL`);
+    for (const { column_name: n, column_type: t } of got)
+      if (want.get(n) !== athenaOf(t)) throw new Error(`${entity}.${n}: DuckDB reads ${t}, the DDL says ${want.get(n)}`);
+    console.log(`${entity}: ${got.length} columns agree`);
+  }
+})().catch(e => { console.error(e.message); process.exit(1); });
+EOF
+        { fail "$1: the Athena DDL and DuckDB disagree"; cat "$tmp/$1.ddl" >&2; }
+}
+ddl_agrees exact-ddl "$tmp/exact-zstd/pq"
+ddl_agrees fav-part-ddl "$tmp/fav-part"
+for field in note big flag; do ddl_agrees "part-$field-ddl" "$tmp/part-$field"; done
+ddl="$tmp/part-big/_ddbpipe/schema/Thing.athena.sql"
+for want in 'PARTITIONED BY (`big` bigint)' 'STORED AS PARQUET' '  `money` decimal(38,18),' \
+    "LOCATION 's3://YOUR-BUCKET/YOUR-PREFIX/Thing/';" 'MSCK REPAIR TABLE `Thing`;'; do
+    grep -qF -- "$want" "$ddl" || fail "partition-by big: no '$want' in the DDL: $(cat "$ddl")"
+done
+grep -q '`big`.*,$' "$ddl" && fail "partition-by big: the partition field is a column of the files"
+expect_in "$tmp/exact-zstd/pq/_ddbpipe/schema/Thing.athena.sql" '  `frac` decimal(38,38),'
+expect_in "$tmp/exact-zstd/pq/_ddbpipe/schema/load.duckdb.sql" "read_parquet('Thing.parquet')"
+expect_in "$tmp/part-note/_ddbpipe/schema/load.duckdb.sql" \
+    "read_parquet('Thing/**/*.parquet', hive_partitioning = true,"
+
 # Parquet as input: what export wrote reads back as exactly the items it came from
 same() { node "$root/tests/seeds/same-items.js" "$@" >"$tmp/same.out" 2>&1 || { fail "items differ: $*"; tail -5 "$tmp/same.out" >&2; }; }
 for pair in favorites:favorites facility:facility-capacity movies:movies; do
