@@ -144,32 +144,11 @@ function compare(reader, file, want, got) {
   }
 }
 
-// ---- DuckDB
-async function readDuck(conn, file) {
-  const kv = (await conn.runAndReadAll(`SELECT decode(key) k, decode(value) v FROM parquet_kv_metadata('${file}')`)).getRowObjectsJson()
-  const asText = new Set((kv.find(r => r.k === 'ddbpipe.numbers_as_text')?.v || '').split(',').filter(Boolean))
-  const cols = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`)).getRowObjectsJson()
-  const decimals = new Set()
-  const sel = cols.map(({ column_name: n, column_type: t }) => {
-    const q = `"${n.replace(/"/g, '""')}"`
-    if (t.startsWith('DECIMAL')) decimals.add(n)
-    if (t === 'BLOB') return `base64(${q}) AS ${q}`
-    if (t === 'BLOB[]') return `list_transform(${q}, x -> base64(x)) AS ${q}`
-    if (t.startsWith('DECIMAL') && t.endsWith('[]')) return `list_transform(${q}, x -> CAST(x AS VARCHAR)) AS ${q}`
-    if (t.startsWith('DECIMAL') || t === 'JSON') return `CAST(${q} AS VARCHAR) AS ${q}`
-    return q
-  })
-  const rows = (await conn.runAndReadAll(`SELECT ${sel.join(', ')} FROM read_parquet('${file}')`)).getRowObjectsJson()
-  return { rows, asText, decimals, cols }
-}
-
-// ---- DuckDB, an entity's Hive folders: the partition column as DuckDB reads it from the
-// folder names (text, never cast), then as the mapping types it
-async function readDuckHive(conn, dir, entity) {
-  const glob = `${dir}/**/*.parquet`
+// ---- DuckDB: the rows of from (a read_parquet) with bytes as base64 and decimals as text,
+// and which number columns its files (glob) keep as text
+async function readDuck(conn, glob, from = `read_parquet('${glob}')`) {
   const kv = (await conn.runAndReadAll(`SELECT decode(key) k, decode(value) v FROM parquet_kv_metadata('${glob}')`)).getRowObjectsJson()
   const asText = new Set(kv.filter(r => r.k === 'ddbpipe.numbers_as_text').flatMap(r => r.v.split(',')).filter(Boolean))
-  const from = `read_parquet('${glob}', hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`
   const cols = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`)).getRowObjectsJson()
   const decimals = new Set()
   const sel = cols.map(({ column_name: n, column_type: t }) => {
@@ -182,6 +161,15 @@ async function readDuckHive(conn, dir, entity) {
     return q
   })
   const rows = (await conn.runAndReadAll(`SELECT ${sel.join(', ')} FROM ${from}`)).getRowObjectsJson()
+  return { rows, asText, decimals, cols }
+}
+
+// ---- DuckDB, an entity's Hive folders as a user reads them: the partition column from the
+// folder names (text, never cast), then as the mapping types it
+async function readDuckHive(conn, dir, entity) {
+  const glob = `${dir}/**/*.parquet`
+  const { rows, asText, decimals } = await readDuck(conn, glob,
+    `read_parquet('${glob}', hive_partitioning = true, hive_types_autocast = false)`)
   const type = entity.fields.find(f => f.name === partField).type
   return rows.map(r => {
     const v = r[partField]
