@@ -142,6 +142,11 @@ check fav-part 0 "$bin" export "$tmp/favorites.json" --mapping "$root/formats/fa
 check_same fav-part "$tmp/favorites-seed/nd" "$tmp/fav-part" "$root/formats/favorites.json" \
     --partition dataType
 [ -f "$tmp/fav-part/Tag.parquet" ] || fail "partition-by: Tag, without dataType, not in Tag.parquet"
+# generate partitions too (by an N field: bigint folders)
+check gen-part 0 "$bin" generate --mapping "$root/formats/movies.json" --count 60 \
+    --format parquet --partition-by releaseYear --out "$tmp/gen-part" --quiet
+check_same gen-part "$tmp/gen/nd" "$tmp/gen-part" "$root/formats/movies.json" \
+    --partition releaseYear
 check part-unknown 2 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json" \
     --format parquet --partition-by nope --out "$tmp/part-x"
 expect_in "$tmp/stderr" "no entity of the mapping declares that field"
@@ -182,6 +187,7 @@ EOF
 }
 ddl_agrees exact-ddl "$tmp/exact-zstd/pq"
 ddl_agrees fav-part-ddl "$tmp/fav-part"
+ddl_agrees gen-part-ddl "$tmp/gen-part"
 for field in note big flag; do ddl_agrees "part-$field-ddl" "$tmp/part-$field"; done
 ddl="$tmp/part-big/_ddbpipe/schema/Thing.athena.sql"
 for want in 'PARTITIONED BY (`big` bigint)' 'STORED AS PARQUET' '  `money` decimal(38,18),' \
