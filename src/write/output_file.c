@@ -197,13 +197,39 @@ static int part_open(void *ctx, const char *path, ddb_sink **out, ddb_error *err
 static int commit(file_output *fo, int rc, const char *path, ddb_error *err);
 static uint64_t sink_bottom_bytes(const ddb_sink *s);
 
+/* A part is not listed among the files written: the folder's manifest holds
+ * plain names, and a summary of one line per part would run to thousands. */
 static int part_done(void *ctx, const char *path, const ddb_sink *sink, ddb_error *err)
 {
     file_output *fo = ctx;
-    int rc = commit(fo, 0, path, err);
-    if (rc == 0)
-        fo->base.bytes_out += sink_bottom_bytes(sink);
-    return rc;
+    (void)path;
+    (void)err;
+    fo->base.bytes_out += sink_bottom_bytes(sink);
+    return 0;
+}
+
+/* An entity's partition folder must be new: parts of an earlier run (other
+ * values, other part numbers) would stay beside this run's and be read with
+ * them. */
+static int partition_folder_new(const file_output *fo, const char *dir, ddb_error *err)
+{
+    ddb_store *st = ddb_s3_is_url(dir) ? fo->opts.store : ddb_store_local();
+    char **names = NULL;
+    size_t n = 0;
+    int rc;
+    if (st == NULL)
+        return 0; /* no bucket access: opening a part says so */
+    rc = st->vt->list(st, dir, &names, &n, err);
+    ddb_store_names_free(names, n);
+    if (rc == DDB_ENOTFOUND || (rc == 0 && n == 0))
+        return 0;
+    if (rc != 0)
+        return rc;
+    return ddb_error_set(err, DDB_EUSAGE,
+                         "%s holds files of an earlier run: --partition-by writes a new folder "
+                         "(old parts would be read with the new ones); remove it or give "
+                         "another --out",
+                         dir);
 }
 
 /* The field of e that --partition-by names, or -1. */
@@ -223,11 +249,14 @@ static int open_partitioned(file_output *fo, file_slot *slot, const ddb_entity *
     const char *ext = ddb_out_format_ext(fo->opts.format);
     size_t n = strlen(fo->dir) + strlen(e->name) + strlen(ext) + 16;
     char ext_gz[32];
+    int rc;
     if ((slot->path = malloc(n)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     snprintf(slot->path, n, "%s/%s%s", fo->dir, e->name, deletes ? ".deletes" : "");
     snprintf(ext_gz, sizeof(ext_gz), "%s%s", ext, fo->opts.gzip ? ".gz" : "");
     slot->partitioned = 1;
+    if ((rc = partition_folder_new(fo, slot->path, err)) != 0)
+        return rc;
     return ddb_writer_new_partitioned(&slot->w, slot->path, fo->opts.format, ext_gz, e, field, wo,
                                       &io, 0, err);
 }

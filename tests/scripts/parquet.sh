@@ -147,6 +147,10 @@ check gen-part 0 "$bin" generate --mapping "$root/formats/movies.json" --count 6
     --format parquet --partition-by releaseYear --out "$tmp/gen-part" --quiet
 check_same gen-part "$tmp/gen/nd" "$tmp/gen-part" "$root/formats/movies.json" \
     --partition releaseYear
+# a second run into the same folders would leave the first run's parts beside its own: refused
+check part-again 2 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json" \
+    --format parquet --partition-by note --out "$tmp/part-note" --overwrite --quiet
+expect_in "$tmp/stderr" "part-note/Thing holds files of an earlier run"
 check part-unknown 2 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json" \
     --format parquet --partition-by nope --out "$tmp/part-x"
 expect_in "$tmp/stderr" "no entity of the mapping declares that field"
