@@ -10,6 +10,8 @@
  * that fits DECIMAL(38,s) is that (s = the longest fraction seen), and one
  * that does not is text, never a DOUBLE. An entity without records still
  * gets its types (from the mapping), which its empty file cannot give.
+ * Parquet files carry their own types: the schema says the ones they hold
+ * (ddb_schema_set_stored), told once they are finished.
  */
 #ifndef DDBPIPE_SCHEMA_H
 #define DDBPIPE_SCHEMA_H
@@ -45,6 +47,10 @@ DDB_MUST_USE int ddb_schema_new(ddb_schema **out, const ddb_mapping *m, ddb_erro
  * fields in field order (absent ones left out). */
 void ddb_schema_observe(ddb_schema *s, size_t e, const ddb_map *rec, size_t n_declared);
 
+/* Parquet: the files of entity e hold number field f (N or NS) as an exact
+ * STRING (as_text) or DECIMAL(38, scale), whatever the statistics say. */
+void ddb_schema_set_stored(ddb_schema *s, size_t e, size_t f, int as_text, int scale);
+
 /* Appends the statistics of entity e as a JSON array (for a checkpoint). */
 void ddb_schema_save(const ddb_schema *s, size_t e, ddb_buf *out);
 
@@ -60,14 +66,16 @@ struct ddb_store;
 
 typedef struct ddb_schema_file {
     size_t entity;    /* its index in the mapping */
-    const char *name; /* the file's name inside the output folder ("Tag.csv.gz") */
+    const char *name; /* the file's name inside the output folder ("Tag.csv.gz"), or the
+                         folder of its Hive partitions ("Tag") */
+    const char *partition; /* Parquet: Hive folders name=value by this field (NULL: one file) */
 } ddb_schema_file;
 
 /*
  * Writes dir/<Entity>.json (columns with their DynamoDB, DuckDB and Athena
  * types), dir/<Entity>.athena.sql and dir/load.duckdb.sql (run from the
- * output folder) for the record files given, written in format fmt (NDJSON
- * or CSV with delimiter), into store (NULL: the local disk, where dir is
+ * output folder) for the record files given, written in format fmt (NDJSON,
+ * CSV with delimiter, or Parquet), into store (NULL: the local disk, where dir is
  * created and must be a folder of its own, new: its files are written plainly
  * and made durable together at the end, dir with them, for the caller to
  * rename into place). Returns 0, DDB_EIO, DDB_ENOMEM, or the store's error.

@@ -83,6 +83,8 @@ typedef struct ddb_writer_opts {
                              would make more fails (0: DDB_CSV_MAX_COLUMNS) */
     ddb_parquet_codec parquet_codec;
     uint64_t parquet_group_rows; /* rows per row group (0: 131072); tests make it small */
+    struct pq_number_plan *parquet_plans; /* the number columns' types shared by the files of
+                                             one table (write/parquet.h); NULL: the file's own */
 } ddb_writer_opts;
 
 /* Items whose attribute names vary (a name per item) made a CSV of a column

@@ -59,6 +59,10 @@ static size_t output_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_RECORDS | G_GEN,
          {"row-group-rows", OPT_UINT, &ap->row_group_rows, "N",
           "Parquet: rows per row group (default 131072; a group also ends at 32 MiB)"}},
+        {G_RECORDS | G_GEN,
+         {"partition-by", OPT_STRING, &ap->partition_by, "FIELD",
+          "each entity declaring FIELD in Hive folders, OUT/<Entity>/FIELD=value/part-N.<ext> "
+          "(Athena, Glue, DuckDB hive_partitioning)"}},
         {G_ITEMS,
          {"format", OPT_STRING, &ap->format, "FMT",
           "ddb-json, the only form items are written in (the Import from S3 form)"}},
@@ -457,6 +461,7 @@ static int fill_files(ddb_run_options *o, const run_args *a)
         o->parquet_codec_set = 1;
     }
     o->parquet_group_rows = a->row_group_rows;
+    o->partition_by = a->partition_by;
     o->gzip = a->gzip;
     o->out_delimiter = a->out_delimiter;
     o->max_columns = a->max_columns;

@@ -330,6 +330,38 @@ char *ddb_run_plan_summary_path(const ddb_run_plan *p)
     return p->out_committed ? ddb_outdir_side_path(p->outdir, "summary.json") : NULL;
 }
 
+/* --partition-by names a field of type S, N or BOOL (a folder's one value)
+ * that some entity of the mapping declares. */
+static int check_partition_by(const ddb_file_output_opts *fo, ddb_error *err)
+{
+    int found = 0;
+    if (fo->partition_by == NULL)
+        return 0;
+    if (fo->format != DDB_OUT_PARQUET)
+        return ddb_error_set(err, DDB_EUSAGE, "--partition-by is for --format parquet");
+    for (size_t i = 0; fo->records && fo->mapping && i < fo->mapping->n_entities; i++) {
+        const ddb_entity *e = &fo->mapping->entities[i];
+        for (size_t j = 0; j < e->n_fields; j++) {
+            ddb_type t = e->fields[j].type;
+            if (strcmp(e->fields[j].name, fo->partition_by) != 0)
+                continue;
+            if (t != DDB_TYPE_S && t != DDB_TYPE_N && t != DDB_TYPE_BOOL)
+                return ddb_error_set(err, DDB_EUSAGE,
+                                     "--partition-by %s: a folder holds one value of type S, N "
+                                     "or BOOL, and %s.%s is %s",
+                                     fo->partition_by, e->name, fo->partition_by,
+                                     ddb_type_name(t));
+            found = 1;
+        }
+    }
+    return found ? 0
+                 : ddb_error_set(err, DDB_EUSAGE,
+                                 "--partition-by %s: no entity of the mapping declares that "
+                                 "field (records are partitioned by a field their entity "
+                                 "declares)",
+                                 fo->partition_by);
+}
+
 int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
     const ddb_run_options *o = &p->o;
@@ -365,14 +397,16 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.format = p->format;
         fo.parquet_codec = o->parquet_codec;
         fo.parquet_group_rows = o->parquet_group_rows;
+        fo.partition_by = o->partition_by;
         fo.s3 = p->s3.s3;
         fo.store = p->s3.store;
-        /* a Parquet file carries its own column types */
-        if (p->format != DDB_OUT_DDBJSON && p->format != DDB_OUT_PARQUET && p->mapping != NULL &&
+        if (p->format != DDB_OUT_DDBJSON && p->mapping != NULL &&
             fo.records && p->outdir &&
             (p->schema_dir = ddb_outdir_side_path(p->outdir, "schema")) == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
         fo.schema_dir = p->schema_dir;
+        if ((rc = check_partition_by(&fo, err)) != 0)
+            return rc;
         if ((rc = ddb_file_output_new(&p->output, &fo, err)) != 0) {
             *field = DDB_RUN_F_OUT;
             return rc;

@@ -19,10 +19,13 @@
 #include "ddbpipe/store.h"
 #include "ddbpipe/fs.h"
 #include "ddbpipe/sink.h"
+#include "write/output_partition.h"
+#include "write/parquet.h"
 
 typedef struct file_slot {
     ddb_writer *w;
-    char *path;
+    char *path;      /* partitioned: the entity's folder */
+    int partitioned; /* its files are committed one by one, as each is finished */
 } file_slot;
 
 typedef struct file_output {
@@ -176,6 +179,88 @@ static char *slot_path(const file_output *fo, int index, int deletes)
                      ddb_out_format_ext(fo->opts.format));
 }
 
+static int part_open(void *ctx, const char *path, ddb_sink **out, ddb_error *err)
+{
+    const file_output *fo = ctx;
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    int appending, rc = 0;
+    if (!ddb_s3_is_url(path)) {
+        if ((dir = strndup(path, (size_t)(slash - path))) == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        rc = ddb_make_dirs(dir, err);
+        free(dir);
+    }
+    return rc != 0 ? rc : open_sink(out, fo, path, &appending, err);
+}
+
+static int commit(file_output *fo, int rc, const char *path, ddb_error *err);
+static uint64_t sink_bottom_bytes(const ddb_sink *s);
+
+/* A part is not listed among the files written: the folder's manifest holds
+ * plain names, and a summary of one line per part would run to thousands. */
+static int part_done(void *ctx, const char *path, const ddb_sink *sink, ddb_error *err)
+{
+    file_output *fo = ctx;
+    (void)path;
+    (void)err;
+    fo->base.bytes_out += sink_bottom_bytes(sink);
+    return 0;
+}
+
+/* An entity's partition folder must be new: parts of an earlier run (other
+ * values, other part numbers) would stay beside this run's and be read with
+ * them. */
+static int partition_folder_new(const file_output *fo, const char *dir, ddb_error *err)
+{
+    ddb_store *st = ddb_s3_is_url(dir) ? fo->opts.store : ddb_store_local();
+    char **names = NULL;
+    size_t n = 0;
+    int rc;
+    if (st == NULL)
+        return 0; /* no bucket access: opening a part says so */
+    rc = st->vt->list(st, dir, &names, &n, err);
+    ddb_store_names_free(names, n);
+    if (rc == DDB_ENOTFOUND || (rc == 0 && n == 0))
+        return 0;
+    if (rc != 0)
+        return rc;
+    return ddb_error_set(err, DDB_EUSAGE,
+                         "%s holds files of an earlier run: --partition-by writes a new folder "
+                         "(old parts would be read with the new ones); remove it or give "
+                         "another --out",
+                         dir);
+}
+
+/* The field of e that --partition-by names, or -1. */
+static ptrdiff_t partition_field(const file_output *fo, const ddb_entity *e)
+{
+    for (size_t i = 0; e != NULL && fo->opts.partition_by != NULL && i < e->n_fields; i++)
+        if (strcmp(e->fields[i].name, fo->opts.partition_by) == 0)
+            return (ptrdiff_t)i;
+    return -1;
+}
+
+/* An entity's records in Hive folders under DIR/<Entity>[.deletes]. */
+static int open_partitioned(file_output *fo, file_slot *slot, const ddb_entity *e, size_t field,
+                            int deletes, const ddb_writer_opts *wo, ddb_error *err)
+{
+    ddb_partition_io io = {part_open, part_done, fo};
+    const char *ext = ddb_out_format_ext(fo->opts.format);
+    size_t n = strlen(fo->dir) + strlen(e->name) + strlen(ext) + 16;
+    char ext_gz[32];
+    int rc;
+    if ((slot->path = malloc(n)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    snprintf(slot->path, n, "%s/%s%s", fo->dir, e->name, deletes ? ".deletes" : "");
+    snprintf(ext_gz, sizeof(ext_gz), "%s%s", ext, fo->opts.gzip ? ".gz" : "");
+    slot->partitioned = 1;
+    if ((rc = partition_folder_new(fo, slot->path, err)) != 0)
+        return rc;
+    return ddb_writer_new_partitioned(&slot->w, slot->path, fo->opts.format, ext_gz, e, field, wo,
+                                      &io, 0, err);
+}
+
 static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, ddb_error *err)
 {
     const ddb_entity *e = NULL;
@@ -189,6 +274,8 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
 
     if (fo->opts.mapping != NULL && index >= 0)
         e = &fo->opts.mapping->entities[index];
+    if (fo->opts.records && partition_field(fo, e) >= 0)
+        return open_partitioned(fo, slot, e, (size_t)partition_field(fo, e), deletes, &wo, err);
     if ((slot->path = slot_path(fo, index, deletes)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if ((rc = open_sink(&sink, fo, slot->path, &wo.appending, err)) != 0)
@@ -274,6 +361,28 @@ static int write_schema_s3(file_output *fo, const ddb_schema_file *files, size_t
                : ddb_store_remove_files(fo->opts.store, fo->opts.schema_dir, written_now, &sf, err);
 }
 
+/* Parquet: the number types entity i's files hold (decided as they were
+ * written, told to the schema now they are finished). */
+static void stored_types(file_output *fo, size_t i)
+{
+    const ddb_entity *e = &fo->opts.mapping->entities[i];
+    size_t col = 0; /* the files' column: the partition field has none */
+    for (size_t f = 0; f < e->n_fields; f++) {
+        const ddb_writer *w = fo->puts[i].w;
+        int as_text = 0, scale = 0, rc;
+        ddb_type t = e->fields[f].type;
+        if (fo->puts[i].partitioned && strcmp(e->fields[f].name, fo->opts.partition_by) == 0)
+            continue;
+        if (t == DDB_TYPE_N || t == DDB_TYPE_NS) {
+            rc = fo->puts[i].partitioned ? ddb_partitioned_number_type(w, f, &as_text, &scale)
+                                         : pq_writer_number_type(w, col, &as_text, &scale);
+            if (rc == 0)
+                ddb_schema_set_stored(fo->schema, i, f, as_text, scale);
+        }
+        col++;
+    }
+}
+
 /* The entity files' types, replacing the previous run's as a whole: written
  * beside, then swapped in, so no entity of an earlier run lingers there. */
 static int write_schema(file_output *fo, ddb_error *err)
@@ -294,7 +403,10 @@ static int write_schema(file_output *fo, ddb_error *err)
         if (fo->puts[i].w == NULL)
             continue;
         files[n].entity = i;
+        files[n].partition = fo->puts[i].partitioned ? fo->opts.partition_by : NULL;
         files[n++].name = ddb_path_base(fo->puts[i].path);
+        if (fo->opts.format == DDB_OUT_PARQUET)
+            stored_types(fo, i);
     }
     if (ddb_s3_is_url(dir)) {
         rc = fo->opts.store != NULL
@@ -345,6 +457,10 @@ static int fo_finish(ddb_output *o, ddb_error *err)
         for (size_t i = 0; i < fo->n && rc == 0; i++) {
             if (slots[i].w == NULL)
                 continue;
+            if (slots[i].partitioned) { /* each of its files is committed as it ends */
+                rc = ddb_writer_finish(slots[i].w, err);
+                continue;
+            }
             if ((rc = commit(fo, ddb_writer_finish(slots[i].w, err), slots[i].path, err)) == 0)
                 o->bytes_out += sink_bottom_bytes(slots[i].w->sink);
         }

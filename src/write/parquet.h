@@ -46,10 +46,25 @@ typedef struct pq_column_def {
     int list; /* a LIST of required values of kind */
 } pq_column_def;
 
+/*
+ * A number column's type shared by several files of one table (the Hive
+ * partitions of an entity): readers of the folder (DuckDB's read_parquet,
+ * Athena's table) take one type for all its files, and DuckDB rounds a
+ * file's DECIMAL(38,18) into the first file's DECIMAL(38,1). Every file's
+ * values are gathered here until the first of them must decide (a row group
+ * written); that decision, from all the files' values so far, is then every
+ * file's, and a later value it cannot hold is refused as in one file.
+ */
+typedef struct pq_number_plan {
+    int decided, as_text, scale; /* once decided: every file's type */
+    int want_scale, want_ints;   /* what the values put so far need */
+} pq_number_plan;
+
 typedef struct pq_opts {
     pq_codec codec;
     uint64_t group_rows;  /* 0: PQ_GROUP_ROWS */
     uint64_t group_bytes; /* 0: PQ_GROUP_BYTES */
+    pq_number_plan *plans; /* per column (used for number columns), shared; NULL: own */
 } pq_opts;
 
 #define PQ_GROUP_ROWS 131072
@@ -90,6 +105,15 @@ DDB_MUST_USE int pq_end_row(pq_file *f, ddb_error *err);
 DDB_MUST_USE int pq_finish(pq_file *f, ddb_error *err);
 
 uint64_t pq_rows(const pq_file *f);
+
+/* The type number column col holds once the file is finished: *as_text (an
+ * exact STRING), else DECIMAL(38, *scale). */
+void pq_number_type(const pq_file *f, size_t col, int *as_text, int *scale);
+
+struct ddb_writer;
+/* The same, for column col of a Parquet writer (ddb_writer_new_parquet):
+ * 0, or -1 when w is not one. */
+int pq_writer_number_type(const struct ddb_writer *w, size_t col, int *as_text, int *scale);
 
 void pq_file_free(pq_file *f);
 

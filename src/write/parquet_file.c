@@ -83,9 +83,16 @@ static void number_shape(const ddb_number *num, int *scale, int *int_digits)
 int pq_number_fits(const pq_file *f, size_t col, const char *text, size_t len, ddb_error *err)
 {
     const pq_col *c = &f->cols[col];
+    /* a shared column may be decided by another file before this one */
+    const pq_col shared = {.name = c->name,
+                           .decided = 1,
+                           .as_text = c->plan ? c->plan->as_text : 0,
+                           .scale = c->plan ? c->plan->scale : 0};
     ddb_number num;
     int scale, ints, rc;
     assert(col < f->n_cols && c->kind == PQ_NUMBER);
+    if (!c->decided && c->plan != NULL && c->plan->decided)
+        c = &shared;
     /* until the column is decided (and as text) any valid number fits; the
      * records' numbers were checked when they were read */
     if (!c->decided || c->as_text)
@@ -121,6 +128,18 @@ void pq_decide_number(pq_col *c)
 {
     int scale = 0, ints = 0;
     size_t at = 0;
+    if (c->plan != NULL) {
+        pq_number_plan *p = c->plan;
+        if (!p->decided) { /* every file's values so far, this one's among them */
+            p->decided = 1;
+            p->scale = p->want_scale;
+            p->as_text = p->want_scale + p->want_ints > 38;
+        }
+        c->decided = 1;
+        c->scale = p->scale;
+        c->as_text = p->as_text;
+        return;
+    }
     while (at < c->values.len) {
         uint32_t len;
         const char *p = pq_next_bytes(&c->values, &at, &len);
@@ -178,6 +197,26 @@ static void put_value(pq_col *c, const void *p, size_t n)
         ddb_buf_append(&c->values, p, n);
     }
     c->n_present++;
+    if (c->kind == PQ_NUMBER && c->plan != NULL && !c->plan->decided) {
+        ddb_number num;
+        int s, i;
+        if (ddb_number_parse(&num, p, n, NULL) != 0) {
+            c->plan->want_ints = 1000; /* cannot happen (checked when read); text then */
+            return;
+        }
+        number_shape(&num, &s, &i);
+        c->plan->want_scale = s > c->plan->want_scale ? s : c->plan->want_scale;
+        c->plan->want_ints = i > c->plan->want_ints ? i : c->plan->want_ints;
+    }
+}
+
+void pq_number_type(const pq_file *f, size_t col, int *as_text, int *scale)
+{
+    const pq_col *c = &f->cols[col];
+    assert(col < f->n_cols && c->kind == PQ_NUMBER);
+    /* undecided (no value): the footer says DECIMAL(38,0) */
+    *as_text = c->decided && c->as_text;
+    *scale = c->decided ? c->scale : 0;
 }
 
 void pq_put(pq_file *f, size_t col, const void *p, size_t n)

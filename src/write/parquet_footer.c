@@ -218,6 +218,11 @@ int pq_file_new(pq_file **out, ddb_sink *sink, const pq_column_def *cols, size_t
         c->list = cols[f->n_cols].list;
         c->max_def = c->list ? 2 : 1;
         c->max_rep = c->list ? 1 : 0;
+        if (c->kind == PQ_NUMBER && opts->plans != NULL) {
+            c->plan = &opts->plans[f->n_cols];
+            if (c->plan->decided)
+                pq_decide_number(c);
+        }
     }
     rc = pq_write(f, "PAR1", 4, err);
 done:

@@ -28,6 +28,7 @@ typedef struct pq_col {
     int max_def, max_rep;
     /* NUMBER: DECIMAL(38, scale) once decided, or exact text */
     int decided, as_text, scale;
+    pq_number_plan *plan; /* shared with the table's other files, or NULL */
     /* the row group being gathered: a level pair per value slot, and the
      * values PLAIN-encoded (BYTE_ARRAY: 4-byte length and bytes; NUMBER:
      * its text so; BOOL: a byte each) */

@@ -274,5 +274,9 @@ int pq_finish(pq_file *f, ddb_error *err)
     int rc;
     if (f->group_rows > 0 && (rc = write_group(f, err)) != 0)
         return rc;
+    /* a file without a value of a shared column says the table's type too */
+    for (size_t i = 0; i < f->n_cols; i++)
+        if (f->cols[i].plan != NULL && !f->cols[i].decided)
+            pq_decide_number(&f->cols[i]);
     return pq_write_footer(f, err);
 }

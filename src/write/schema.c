@@ -3,6 +3,7 @@
  */
 #include "ddbpipe/schema.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 typedef struct column {
     uint64_t present;    /* records holding the field */
     ddb_num_shape shape; /* N and NS */
+    int stored_text, stored_scale; /* Parquet: the number type its files hold */
 } column;
 
 struct ddb_schema {
@@ -133,6 +135,13 @@ void ddb_schema_observe(ddb_schema *s, size_t e, const ddb_map *rec, size_t n_de
     }
 }
 
+void ddb_schema_set_stored(ddb_schema *s, size_t e, size_t f, int as_text, int scale)
+{
+    assert(e < s->m->n_entities && f < s->m->entities[e].n_fields);
+    s->cols[e][f].stored_text = as_text;
+    s->cols[e][f].stored_scale = scale;
+}
+
 void ddb_schema_save(const ddb_schema *s, size_t e, ddb_buf *out)
 {
     ddb_buf_putc(out, '[');
@@ -204,6 +213,8 @@ static void athena_scalar(char *out, size_t cap, const char *duck, size_t len)
         snprintf(out, cap, "date");
     else if (len > 7 && memcmp(duck, "DECIMAL", 7) == 0)
         snprintf(out, cap, "decimal%.*s", (int)(len - 7), duck + 7);
+    else if (len == 4 && memcmp(duck, "BLOB", 4) == 0)
+        snprintf(out, cap, "binary");
     else
         snprintf(out, cap, "string");
 }
@@ -220,6 +231,29 @@ static void athena_type(char *out, size_t cap, const char *duck)
     }
 }
 
+/* The types of a declared field in a Parquet file, as its writer made the
+ * column (writer_parquet.c): numbers as the files hold them. */
+static void parquet_field_type(col_type *t, const ddb_field *f, const column *c)
+{
+    const char *base = "JSON"; /* M, L, NULL: DynamoDB JSON */
+    char num[40];
+    int list = f->type == DDB_TYPE_SS || f->type == DDB_TYPE_NS || f->type == DDB_TYPE_BS;
+    snprintf(num, sizeof(num), "DECIMAL(38,%d)", c->stored_scale);
+    if (f->type == DDB_TYPE_S || f->type == DDB_TYPE_SS)
+        base = "VARCHAR";
+    else if (f->type == DDB_TYPE_B || f->type == DDB_TYPE_BS)
+        base = "BLOB";
+    else if (f->type == DDB_TYPE_BOOL)
+        base = "BOOLEAN";
+    else if (f->type == DDB_TYPE_N || f->type == DDB_TYPE_NS)
+        base = c->stored_text ? "VARCHAR" : num;
+    if ((f->type == DDB_TYPE_N || f->type == DDB_TYPE_NS) && c->stored_text)
+        t->note = "numbers no DECIMAL(38,s) holds: kept as their exact text";
+    else if (f->type == DDB_TYPE_M || f->type == DDB_TYPE_L)
+        t->note = "DynamoDB JSON";
+    snprintf(t->duckdb, sizeof(t->duckdb), "%s%s", base, list ? "[]" : "");
+}
+
 /* The types of a declared field as the file holds it: NDJSON keeps sets as
  * arrays and maps as objects; a CSV cell holds them as JSON text. */
 static void field_type(col_type *t, const ddb_field *f, const column *c, ddb_out_format fmt)
@@ -227,6 +261,11 @@ static void field_type(col_type *t, const ddb_field *f, const column *c, ddb_out
     int csv = fmt == DDB_OUT_CSV;
     char num[40];
     memset(t, 0, sizeof(*t));
+    if (fmt == DDB_OUT_PARQUET) {
+        parquet_field_type(t, f, c);
+        athena_type(t->athena, sizeof(t->athena), t->duckdb);
+        return;
+    }
     ddb_num_shape_duckdb(&c->shape, num, sizeof(num));
     switch (f->type) {
     case DDB_TYPE_N:
@@ -316,18 +355,39 @@ static void put_column_json(ddb_buf *b, const char *name, const char *ddb, const
 /* The undeclared attributes' column: typed DynamoDB JSON (or plain JSON). */
 static const col_type extra_type = {"JSON", "string", "attributes the mapping does not declare"};
 
-static void entity_json(ddb_buf *b, const ddb_schema *s, size_t e, const char *file,
+/* Whether field f is the one the files are partitioned by (in the folder
+ * names, not in the files). */
+static int is_partition(const ddb_field *f, const char *partition)
+{
+    return partition != NULL && strcmp(f->name, partition) == 0;
+}
+
+/* A column's types in the files, or for the partition field, as its folder
+ * names hold it (the value's text: typed as NDJSON's exact loader does). */
+static void column_type(col_type *t, const ddb_schema *s, size_t e, size_t f, ddb_out_format fmt,
+                        const char *partition)
+{
+    const ddb_field *fd = &s->m->entities[e].fields[f];
+    field_type(t, fd, &s->cols[e][f], is_partition(fd, partition) ? DDB_OUT_NDJSON : fmt);
+}
+
+static void entity_json(ddb_buf *b, const ddb_schema *s, size_t e, const ddb_schema_file *file,
                         ddb_out_format fmt)
 {
     const ddb_entity *en = &s->m->entities[e];
     col_type t;
     ddb_buf_puts(b, "{\"entity\":");
     ddb_json_put_string(b, en->name, strlen(en->name));
-    ddb_buf_puts(b, ",\"file\":");
-    ddb_json_put_string(b, file, strlen(file));
-    ddb_buf_printf(b, ",\"format\":\"%s\",\"columns\":[", ddb_out_format_name(fmt));
+    ddb_buf_puts(b, file->partition ? ",\"folder\":" : ",\"file\":");
+    ddb_json_put_string(b, file->name, strlen(file->name));
+    ddb_buf_printf(b, ",\"format\":\"%s\"", ddb_out_format_name(fmt));
+    if (file->partition) {
+        ddb_buf_puts(b, ",\"partitioned_by\":");
+        ddb_json_put_string(b, file->partition, strlen(file->partition));
+    }
+    ddb_buf_puts(b, ",\"columns\":[");
     for (size_t f = 0; f < en->n_fields; f++) {
-        field_type(&t, &en->fields[f], &s->cols[e][f], fmt);
+        column_type(&t, s, e, f, fmt, file->partition);
         put_column_json(b, en->fields[f].name, ddb_type_name(en->fields[f].type), &t, f == 0);
     }
     put_column_json(b, DDB_EXTRA_FIELD, "M", &extra_type, en->n_fields == 0);
@@ -407,6 +467,38 @@ static void duckdb_load(ddb_buf *b, const ddb_schema *s, size_t e, const char *f
     }
     sql_string(b, DDB_EXTRA_FIELD);
     ddb_buf_puts(b, ": 'JSON'});\n");
+}
+
+/* CREATE TABLE "Tag" AS SELECT * FROM read_parquet('Tag.parquet'); a
+ * partitioned entity's folders with the partition field typed. */
+static void duckdb_load_parquet(ddb_buf *b, const ddb_schema *s, size_t e,
+                                const ddb_schema_file *file)
+{
+    const ddb_entity *en = &s->m->entities[e];
+    ddb_buf glob = DDB_BUF_INIT;
+    col_type t;
+    memset(&t, 0, sizeof(t));
+    ddb_buf_puts(b, "CREATE OR REPLACE TABLE ");
+    sql_ident(b, en->name, '"');
+    ddb_buf_puts(b, " AS SELECT * FROM read_parquet(");
+    if (file->partition == NULL) {
+        sql_string(b, file->name);
+        ddb_buf_puts(b, ");\n");
+        return;
+    }
+    ddb_buf_printf(&glob, "%s/**/*.parquet", file->name);
+    sql_string(b, glob.oom ? "" : glob.ptr);
+    if (glob.oom)
+        b->oom = 1;
+    ddb_buf_dispose(&glob);
+    ddb_buf_puts(b, ", hive_partitioning = true,\n    hive_types = {");
+    sql_string(b, file->partition);
+    for (size_t f = 0; f < en->n_fields; f++)
+        if (is_partition(&en->fields[f], file->partition))
+            column_type(&t, s, e, f, DDB_OUT_PARQUET, file->partition);
+    ddb_buf_puts(b, ": ");
+    sql_string(b, t.duckdb);
+    ddb_buf_puts(b, "});\n");
 }
 
 /* One member of a from_json structure: "name":"TYPE". */
@@ -536,26 +628,62 @@ static void duckdb_load_lines(ddb_buf *b, const ddb_schema *s, size_t e, const c
     ddb_buf_dispose(&n);
 }
 
+/* PARTITIONED BY (`field` type), STORED AS PARQUET and its LOCATION: the
+ * folder as export wrote it, whose partitions MSCK REPAIR TABLE finds. */
+static void athena_parquet(ddb_buf *b, const ddb_schema *s, size_t e, const ddb_schema_file *file)
+{
+    const ddb_entity *en = &s->m->entities[e];
+    col_type t;
+    for (size_t f = 0; f < en->n_fields; f++) {
+        if (!is_partition(&en->fields[f], file->partition))
+            continue;
+        column_type(&t, s, e, f, DDB_OUT_PARQUET, file->partition);
+        ddb_buf_puts(b, "PARTITIONED BY (");
+        sql_ident(b, en->fields[f].name, '`');
+        ddb_buf_printf(b, " %s)\n", t.athena);
+    }
+    ddb_buf_puts(b, "STORED AS PARQUET\nLOCATION 's3://YOUR-BUCKET/YOUR-PREFIX/");
+    ddb_buf_puts(b, en->name);
+    ddb_buf_puts(b, "/';\n");
+    if (file->partition) {
+        ddb_buf_puts(b, "-- then, to find the partitions: MSCK REPAIR TABLE ");
+        sql_ident(b, en->name, '`');
+        ddb_buf_puts(b, ";\n");
+    }
+}
+
 /* CREATE EXTERNAL TABLE for Athena over the entity's own prefix. */
-static void athena_ddl(ddb_buf *b, const ddb_schema *s, size_t e, const char *file,
+static void athena_ddl(ddb_buf *b, const ddb_schema *s, size_t e, const ddb_schema_file *file,
                        ddb_out_format fmt, char delimiter)
 {
     const ddb_entity *en = &s->m->entities[e];
     col_type t;
-    ddb_buf_printf(b,
-                   "-- Athena reads every file under a location: upload %s alone under a prefix "
-                   "of its own\n-- and put that prefix below.\nCREATE EXTERNAL TABLE ",
-                   file);
+    int first = 1;
+    if (file->partition)
+        ddb_buf_printf(b, "-- Athena reads every file under a location: upload the folder %s/ as "
+                          "it is (its\n-- %s=... folders) under a prefix of its own and put "
+                          "that prefix below.\nCREATE EXTERNAL TABLE ",
+                       file->name, file->partition);
+    else
+        ddb_buf_printf(b,
+                       "-- Athena reads every file under a location: upload %s alone under a "
+                       "prefix of its own\n-- and put that prefix below.\nCREATE EXTERNAL TABLE ",
+                       file->name);
     sql_ident(b, en->name, '`');
     ddb_buf_puts(b, " (");
     for (size_t f = 0; f < en->n_fields; f++) {
-        field_type(&t, &en->fields[f], &s->cols[e][f], fmt);
-        ddb_buf_puts(b, f ? ",\n  " : "\n  ");
+        if (is_partition(&en->fields[f], file->partition))
+            continue; /* a column of the folders, PARTITIONED BY */
+        column_type(&t, s, e, f, fmt, file->partition);
+        ddb_buf_puts(b, first ? "\n  " : ",\n  ");
+        first = 0;
         sql_ident(b, en->fields[f].name, '`');
         ddb_buf_printf(b, " %s", t.athena);
     }
-    ddb_buf_puts(b, en->n_fields ? ",\n  `_extra` string\n)\n" : "\n  `_extra` string\n)\n");
-    if (fmt == DDB_OUT_CSV) {
+    ddb_buf_puts(b, first ? "\n  `_extra` string\n)\n" : ",\n  `_extra` string\n)\n");
+    if (fmt == DDB_OUT_PARQUET) {
+        athena_parquet(b, s, e, file);
+    } else if (fmt == DDB_OUT_CSV) {
         ddb_buf_puts(b, "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.OpenCSVSerde'\n"
                         "WITH SERDEPROPERTIES ('separatorChar' = ");
         sql_string(b, (char[]){delimiter ? delimiter : ',', '\0'});
@@ -619,20 +747,22 @@ int ddb_schema_write(const ddb_schema *s, ddb_store *store, const char *dir, ddb
         goto done;
     ddb_buf_puts(&load, "-- Loads every entity file with exact types. Run it from the output "
                         "folder:\n--   duckdb my.db < _ddbpipe/schema/load.duckdb.sql\n");
-    for (size_t i = 0; fmt != DDB_OUT_CSV && i < n; i++)
+    for (size_t i = 0; fmt == DDB_OUT_NDJSON && i < n; i++)
         if (entity_needs_number_text(s, files[i].entity) == 2) {
             ddb_buf_puts(&load, number_text_macro);
             break;
         }
     for (size_t i = 0; i < n; i++) {
         const char *name = s->m->entities[files[i].entity].name;
-        entity_json(&b, s, files[i].entity, files[i].name, fmt);
+        entity_json(&b, s, files[i].entity, &files[i], fmt);
         if ((rc = write_text(store, dir, name, ".json", &b, err)) != 0)
             goto done;
-        athena_ddl(&b, s, files[i].entity, files[i].name, fmt, delimiter);
+        athena_ddl(&b, s, files[i].entity, &files[i], fmt, delimiter);
         if ((rc = write_text(store, dir, name, ".athena.sql", &b, err)) != 0)
             goto done;
-        if (fmt != DDB_OUT_CSV && entity_needs_number_text(s, files[i].entity))
+        if (fmt == DDB_OUT_PARQUET)
+            duckdb_load_parquet(&load, s, files[i].entity, &files[i]);
+        else if (fmt == DDB_OUT_NDJSON && entity_needs_number_text(s, files[i].entity))
             duckdb_load_lines(&load, s, files[i].entity, files[i].name);
         else
             duckdb_load(&load, s, files[i].entity, files[i].name, fmt, delimiter);

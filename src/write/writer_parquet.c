@@ -233,7 +233,7 @@ static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *er
 {
     size_t n = w->e ? w->e->n_fields + 1 : 1;
     pq_column_def *cols = calloc(n, sizeof(*cols));
-    pq_opts po = {PQ_CODEC_ZSTD, 0, 0};
+    pq_opts po = {PQ_CODEC_ZSTD, 0, 0, NULL};
     int rc;
     if (cols == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -245,6 +245,7 @@ static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *er
                    : opts->parquet_codec == DDB_PARQUET_NONE ? PQ_CODEC_NONE
                                                              : PQ_CODEC_ZSTD;
         po.group_rows = opts->parquet_group_rows;
+        po.plans = opts->parquet_plans;
     }
     rc = pq_file_new(&w->f, w->base.sink, cols, n, &po, err);
     free(cols);
@@ -274,6 +275,15 @@ int ddb_writer_new_parquet(ddb_writer **out, ddb_sink *sink, const ddb_entity *e
         return rc;
     }
     *out = &w->base;
+    return 0;
+}
+
+int pq_writer_number_type(const ddb_writer *base, size_t col, int *as_text, int *scale)
+{
+    const pq_writer *w = (const pq_writer *)base;
+    if (base->vt != &parquet_vt)
+        return -1;
+    pq_number_type(w->f, col, as_text, scale);
     return 0;
 }
 

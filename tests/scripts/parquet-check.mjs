@@ -3,13 +3,16 @@
 // records in the same order, numbers exact (compared as decimal values, never through a double),
 // bytes exact, text exact (NUL bytes, newlines).
 //
-//   node parquet-check.mjs NDJSON_DIR PARQUET_DIR [MAPPING|-] [--no-hyparquet]
+//   node parquet-check.mjs NDJSON_DIR PARQUET_DIR [MAPPING|-] [--no-hyparquet] [--partition FIELD]
 //
 // With a mapping each entity's NDJSON file is compared with its Parquet file; a declared field
 // whose value is NULL is, in Parquet as in CSV, under _extra. Without one, items.ndjson (plain
 // values) with items.parquet's "item" column (DynamoDB JSON). Exit 1 on the first difference.
+// With --partition FIELD, an entity folder PARQUET_DIR/<Entity>/FIELD=value/*.parquet (export
+// --partition-by) is read by DuckDB as Hive partitions, and compared with the NDJSON records
+// in any order; a value no folder can say (NULL, "") is then under _extra.
 import { createRequire } from 'node:module'
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { gunzipSync } from 'node:zlib'
 import { parquetMetadata, parquetReadObjects } from 'hyparquet'
@@ -18,6 +21,7 @@ const require = createRequire(import.meta.url)
 const { DuckDBInstance } = require('@duckdb/node-api')
 const [ndDir, pqDir, mappingPath = '-'] = process.argv.slice(2)
 const useHyparquet = !process.argv.includes('--no-hyparquet')
+const partField = process.argv.includes('--partition') ? process.argv[process.argv.indexOf('--partition') + 1] : null
 const mapping = mappingPath === '-' ? null : JSON.parse(readFileSync(mappingPath, 'utf8'))
 
 // ---- exact numbers: "N:" + digits + "e" + exponent, no leading or trailing zeros
@@ -140,11 +144,12 @@ function compare(reader, file, want, got) {
   }
 }
 
-// ---- DuckDB
-async function readDuck(conn, file) {
-  const kv = (await conn.runAndReadAll(`SELECT decode(key) k, decode(value) v FROM parquet_kv_metadata('${file}')`)).getRowObjectsJson()
-  const asText = new Set((kv.find(r => r.k === 'ddbpipe.numbers_as_text')?.v || '').split(',').filter(Boolean))
-  const cols = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`)).getRowObjectsJson()
+// ---- DuckDB: the rows of from (a read_parquet) with bytes as base64 and decimals as text,
+// and which number columns its files (glob) keep as text
+async function readDuck(conn, glob, from = `read_parquet('${glob}')`) {
+  const kv = (await conn.runAndReadAll(`SELECT decode(key) k, decode(value) v FROM parquet_kv_metadata('${glob}')`)).getRowObjectsJson()
+  const asText = new Set(kv.filter(r => r.k === 'ddbpipe.numbers_as_text').flatMap(r => r.v.split(',')).filter(Boolean))
+  const cols = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`)).getRowObjectsJson()
   const decimals = new Set()
   const sel = cols.map(({ column_name: n, column_type: t }) => {
     const q = `"${n.replace(/"/g, '""')}"`
@@ -155,8 +160,33 @@ async function readDuck(conn, file) {
     if (t.startsWith('DECIMAL') || t === 'JSON') return `CAST(${q} AS VARCHAR) AS ${q}`
     return q
   })
-  const rows = (await conn.runAndReadAll(`SELECT ${sel.join(', ')} FROM read_parquet('${file}')`)).getRowObjectsJson()
+  const rows = (await conn.runAndReadAll(`SELECT ${sel.join(', ')} FROM ${from}`)).getRowObjectsJson()
   return { rows, asText, decimals, cols }
+}
+
+// ---- DuckDB, an entity's Hive folders as a user reads them: the partition column from the
+// folder names (text, never cast), then as the mapping types it
+async function readDuckHive(conn, dir, entity) {
+  const glob = `${dir}/**/*.parquet`
+  const { rows, asText, decimals } = await readDuck(conn, glob,
+    `read_parquet('${glob}', hive_partitioning = true, hive_types_autocast = false)`)
+  const type = entity.fields.find(f => f.name === partField).type
+  return rows.map(r => {
+    const v = r[partField]
+    const got = fromParquet({ ...r, [partField]: null }, entity, asText, decimals)
+    if (v !== null) got[partField] = type === 'N' ? canonNum(v) : type === 'BOOL' ? v === 'true' : v
+    const kept = got._extra?.[partField]
+    if (kept && type in kept && kept[type] === '') { // "" is no folder's value: kept under _extra
+      got[partField] = ''
+      delete got._extra[partField]
+      if (!Object.keys(got._extra).length) delete got._extra
+    }
+    return sorted(got)
+  })
+}
+function compareAnyOrder(reader, file, want, got) {
+  const key = r => JSON.stringify(r)
+  compare(reader, file, want.map(key).sort().map(JSON.parse), got.map(key).sort().map(JSON.parse))
 }
 
 // ---- hyparquet: DECIMAL annotations taken off so the 16 bytes come through as they are
@@ -221,6 +251,13 @@ const db = await DuckDBInstance.create(':memory:')
 const conn = await db.connect()
 let files = 0, records = 0, hyp = 0
 try {
+  for (const name of readdirSync(pqDir).filter(f => partField && !f.startsWith('_') && statSync(`${pqDir}/${f}`).isDirectory()).sort()) {
+    const entity = mapping.entities.find(e => e.name === name.replace(/\.deletes$/, ''))
+    const want = expected(`${ndDir}/${name}.ndjson`, entity)
+    compareAnyOrder('duckdb', `${pqDir}/${name}`, want, await readDuckHive(conn, `${pqDir}/${name}`, entity))
+    files++
+    records += want.length
+  }
   for (const name of readdirSync(pqDir).filter(f => f.endsWith('.parquet')).sort()) {
     const base = name.replace(/\.parquet$/, '')
     const entity = mapping ? mapping.entities.find(e => e.name === base.replace(/\.deletes$/, '')) : null

@@ -9,8 +9,8 @@
 # refused with the reason.
 . "$(dirname "$0")/lib.bash"
 shared="$root/../shared/testdata"
-check_same() { # NAME NDJSON_DIR PARQUET_DIR MAPPING|-
-    node "$root/tests/scripts/parquet-check.mjs" "$2" "$3" "$4" >"$tmp/$1.check" 2>&1 ||
+check_same() { # NAME NDJSON_DIR PARQUET_DIR MAPPING|- [CHECKER_OPTIONS...]
+    node "$root/tests/scripts/parquet-check.mjs" "$2" "$3" "${@:4}" >"$tmp/$1.check" 2>&1 ||
         { fail "$1: Parquet differs from NDJSON"; cat "$tmp/$1.check" >&2; }
 }
 export_both() { # NAME MAPPING|- PARQUET_OPTIONS... -- INPUTS...
@@ -100,6 +100,109 @@ for want in "big:DECIMAL(38,0)" "frac:DECIMAL(38,38)" "money:DECIMAL(38,18)" "wi
     "big from -99999999999999999999999999999999999999 to 99999999999999999999999999999999999999, 1 below 0"; do
     grep -qF -- "$want" "$tmp/duck.out" || fail "DuckDB: no '$want' in: $(cat "$tmp/duck.out")"
 done
+
+# --partition-by: Hive folders, read back by DuckDB (hive_partitioning) as exactly the records
+# NDJSON gives, the field taken from the folder names. 20 values in turn (more than the 16
+# files open at once, so each file is closed and its value comes back in a new part), escaped
+# as Hive escapes them; NULL, a missing field and "" in __HIVE_DEFAULT_PARTITION__ (the NULL
+# and "" also under _extra, so nothing is lost); numbers whose shapes differ from one folder to
+# the next (every file of a folder must hold the same DECIMAL: DuckDB rounds the others)
+node - >"$tmp/part.json" <<'EOF'
+const vals = ['a/b', 'x=y', '100%', 'new\nline', 'NUL\u0000in', '', null, undefined, 'ü é',
+  '#?*:[]^{}\\\'"', 'plain', 'tab\there', '.', '..', 'sp ace', 'del\u007f', 'semi;colon', 'amp&',
+  'plus+', 'comma,']
+for (let i = 0; i < 60; i++) {
+  const v = vals[i % vals.length]
+  const it = { pk: { S: `thing#${i}` }, sk: { S: `thing#${i}` }, big: { N: String(i * 7 - 100) },
+    money: { N: i % 3 ? '0.5' : '12345678901234567890.123456789012345678' }, flag: { BOOL: i % 2 === 0 } }
+  if (v === null) it.note = { NULL: true }
+  else if (v !== undefined) it.note = { S: v }
+  console.log(JSON.stringify({ Item: it }))
+}
+EOF
+check part-ndjson 0 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json" \
+    --format ndjson --out "$tmp/part-nd" --quiet
+for field in note big flag; do
+    check "part-$field" 0 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json" \
+        --format parquet --partition-by "$field" --out "$tmp/part-$field" --quiet
+    check_same "part-$field" "$tmp/part-nd" "$tmp/part-$field" "$fixture/mapping.json" \
+        --partition "$field"
+done
+for dir in 'note=a%2Fb' 'note=x%3Dy' 'note=100%25' 'note=new%0Aline' 'note=NUL%00in' \
+    'note=%23%3F%2A%3A%5B%5D%5E%7B}%5C%27%22' 'note=del%7F' 'note=ü é' \
+    'note=__HIVE_DEFAULT_PARTITION__' 'big=-100' 'flag=true'; do
+    [ -d "$tmp/part-${dir%%=*}/Thing/$dir" ] || fail "partition-by: no folder Thing/$dir"
+done
+[ -f "$tmp/part-note/Thing/note=plain/part-8.parquet" ] &&
+    [ -f "$tmp/part-note/Thing/note=plain/part-26.parquet" ] ||
+    fail "partition-by: a value whose file was closed did not get a new part"
+# the seeds: an entity without the field (Tag) keeps its one file
+check fav-part 0 "$bin" export "$tmp/favorites.json" --mapping "$root/formats/favorites.json" \
+    --format parquet --partition-by dataType --out "$tmp/fav-part" --quiet
+check_same fav-part "$tmp/favorites-seed/nd" "$tmp/fav-part" "$root/formats/favorites.json" \
+    --partition dataType
+[ -f "$tmp/fav-part/Tag.parquet" ] || fail "partition-by: Tag, without dataType, not in Tag.parquet"
+# generate partitions too (by an N field: bigint folders)
+check gen-part 0 "$bin" generate --mapping "$root/formats/movies.json" --count 60 \
+    --format parquet --partition-by releaseYear --out "$tmp/gen-part" --quiet
+check_same gen-part "$tmp/gen/nd" "$tmp/gen-part" "$root/formats/movies.json" \
+    --partition releaseYear
+# a second run into the same folders would leave the first run's parts beside its own: refused
+check part-again 2 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json" \
+    --format parquet --partition-by note --out "$tmp/part-note" --overwrite --quiet
+expect_in "$tmp/stderr" "part-note/Thing holds files of an earlier run"
+check part-unknown 2 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json" \
+    --format parquet --partition-by nope --out "$tmp/part-x"
+expect_in "$tmp/stderr" "no entity of the mapping declares that field"
+check part-map 2 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json" \
+    --format parquet --partition-by meta --out "$tmp/part-x"
+expect_in "$tmp/stderr" "Thing.meta is M"
+check part-csv 2 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json" \
+    --format csv --partition-by note --out "$tmp/part-x"
+expect_in "$tmp/stderr" "--partition-by is for --format parquet"
+
+# the schema sidecar describes the Parquet files: its Athena DDL's column types (DuckDB cannot
+# run it) are those DuckDB reads from the files, through the load script the sidecar ships
+ddl_agrees() { # NAME OUT_DIR
+    (cd "$2" && ROOT="$root" node - "$2/_ddbpipe/schema" >"$tmp/$1.ddl" 2>&1) <<'EOF' ||
+const { DuckDBInstance } = require(process.env.ROOT + '/node_modules/@duckdb/node-api');
+const fs = require('fs');
+const athenaOf = t => t.endsWith('[]') ? `array<${athenaOf(t.slice(0, -2))}>`
+  : t.startsWith('DECIMAL') ? t.toLowerCase() : t === 'BIGINT' ? 'bigint' : t === 'BLOB' ? 'binary'
+  : t === 'BOOLEAN' ? 'boolean' : t === 'VARCHAR' || t === 'JSON' ? 'string' : `?${t}`;
+(async () => {
+  const c = await (await DuckDBInstance.create(':memory:')).connect();
+  const dir = process.argv[2];
+  await c.run(fs.readFileSync(`${dir}/load.duckdb.sql`, 'utf8'));
+  for (const f of fs.readdirSync(dir).filter(f => f.endsWith('.athena.sql'))) {
+    const entity = f.replace(/\.athena\.sql$/, '');
+    const ddl = fs.readFileSync(`${dir}/${f}`, 'utf8');
+    const want = new Map([...ddl.matchAll(/^ {2}`([^`]+)` (.+?),?$/gm), ...ddl.matchAll(/PARTITIONED BY \(`([^`]+)` (.+)\)/g)]
+      .map(m => [m[1], m[2]]));
+    const got = (await c.runAndReadAll(`DESCRIBE "${entity}"`)).getRowObjectsJson();
+    if (got.length !== want.size) throw new Error(`${entity}: ${got.length} columns in DuckDB, ${want.size} in the DDL`);
+    for (const { column_name: n, column_type: t } of got)
+      if (want.get(n) !== athenaOf(t)) throw new Error(`${entity}.${n}: DuckDB reads ${t}, the DDL says ${want.get(n)}`);
+    console.log(`${entity}: ${got.length} columns agree`);
+  }
+})().catch(e => { console.error(e.message); process.exit(1); });
+EOF
+        { fail "$1: the Athena DDL and DuckDB disagree"; cat "$tmp/$1.ddl" >&2; }
+}
+ddl_agrees exact-ddl "$tmp/exact-zstd/pq"
+ddl_agrees fav-part-ddl "$tmp/fav-part"
+ddl_agrees gen-part-ddl "$tmp/gen-part"
+for field in note big flag; do ddl_agrees "part-$field-ddl" "$tmp/part-$field"; done
+ddl="$tmp/part-big/_ddbpipe/schema/Thing.athena.sql"
+for want in 'PARTITIONED BY (`big` bigint)' 'STORED AS PARQUET' '  `money` decimal(38,18),' \
+    "LOCATION 's3://YOUR-BUCKET/YOUR-PREFIX/Thing/';" 'MSCK REPAIR TABLE `Thing`;'; do
+    grep -qF -- "$want" "$ddl" || fail "partition-by big: no '$want' in the DDL: $(cat "$ddl")"
+done
+grep -q '`big`.*,$' "$ddl" && fail "partition-by big: the partition field is a column of the files"
+expect_in "$tmp/exact-zstd/pq/_ddbpipe/schema/Thing.athena.sql" '  `frac` decimal(38,38),'
+expect_in "$tmp/exact-zstd/pq/_ddbpipe/schema/load.duckdb.sql" "read_parquet('Thing.parquet')"
+expect_in "$tmp/part-note/_ddbpipe/schema/load.duckdb.sql" \
+    "read_parquet('Thing/**/*.parquet', hive_partitioning = true,"
 
 # Parquet as input: what export wrote reads back as exactly the items it came from
 same() { node "$root/tests/seeds/same-items.js" "$@" >"$tmp/same.out" 2>&1 || { fail "items differ: $*"; tail -5 "$tmp/same.out" >&2; }; }
