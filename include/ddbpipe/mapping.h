@@ -59,6 +59,9 @@ typedef struct ddb_field {
     regex_t pattern;
     int has_pattern;
     ddb_field_format format;
+    int precision; /* N: "precision"/"scale"/"integer" declared a DECIMAL(precision, scale)
+                      every value must fit without rounding; 0 when undeclared */
+    int scale;
     struct ddb_gen_spec *gen; /* "generate": how values are made up (NULL: from the above) */
     char *spelling;           /* weekday format: how encode writes a day, as an example of the
                                  form ("Monday", "MONDAY", "monday", "Mon", "MON", "mon");

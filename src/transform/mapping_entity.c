@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/number.h"
 #include "transform/gen_spec.h"
 #include "transform/mapping_internal.h"
 #include "transform/pattern_limits.h"
@@ -67,11 +68,46 @@ static int parse_enum(mapping_loader *ld, const char *path, json_object *obj, dd
     return 0;
 }
 
+/* "precision": P, "scale": S, or "integer": true (scale 0) declare an N field
+ * a DECIMAL(P,S): Parquet stores it so, and a value that does not fit is
+ * rejected rather than rounded. P defaults to 38, the most a Number holds. */
+static int parse_decimal(mapping_loader *ld, const char *path, json_object *obj, ddb_field *f)
+{
+    json_object *p, *s;
+    int has_p = json_object_object_get_ex(obj, "precision", &p);
+    int has_s = json_object_object_get_ex(obj, "scale", &s);
+    int integer = 0, rc;
+
+    if ((rc = mapping_get_bool(ld, path, obj, "integer", &integer)) != 0)
+        return rc;
+    if (!has_p && !has_s && !integer)
+        return 0;
+    if (f->type != DDB_TYPE_N)
+        return mapping_bad(ld, path, "\"precision\", \"scale\" and \"integer\" apply to N "
+                                     "fields only");
+    f->precision = DDB_NUMBER_MAX_DIGITS;
+    if (has_p && (!json_object_is_type(p, json_type_int) || json_object_get_int64(p) < 1 ||
+                  json_object_get_int64(p) > DDB_NUMBER_MAX_DIGITS))
+        return mapping_bad(ld, path, "\"precision\" must be a whole number from 1 to 38");
+    if (has_p)
+        f->precision = json_object_get_int(p);
+    if (has_s && (!json_object_is_type(s, json_type_int) || json_object_get_int64(s) < 0 ||
+                  json_object_get_int64(s) > f->precision))
+        return mapping_bad(ld, path,
+                           "\"scale\" must be a whole number from 0 to the precision (%d)",
+                           f->precision);
+    f->scale = has_s ? json_object_get_int(s) : 0;
+    if (integer && f->scale != 0)
+        return mapping_bad(ld, path, "\"integer\": true means \"scale\": 0, not %d", f->scale);
+    return 0;
+}
+
 static int parse_field(mapping_loader *ld, const char *path, json_object *obj, ddb_field *f)
 {
     static const char *const props[] = {"name",     "type",        "attribute", "aliases", "pad",
                                         "store",    "required",    "enum",      "pattern", "format",
-                                        "generate", "description", "spelling",  NULL};
+                                        "generate", "description", "spelling",  "precision",
+                                        "scale",    "integer",     NULL};
     const char *name, *type, *attr, *pattern, *format, *spelling;
     json_object *v;
     int rc;
@@ -104,7 +140,7 @@ static int parse_field(mapping_loader *ld, const char *path, json_object *obj, d
         (rc = mapping_get_bool(ld, path, obj, "required", &f->required)) != 0 ||
         (rc = mapping_get_string_array(ld, path, obj, "aliases", &f->aliases, &f->n_aliases)) !=
             0 ||
-        (rc = parse_enum(ld, path, obj, f)) != 0)
+        (rc = parse_enum(ld, path, obj, f)) != 0 || (rc = parse_decimal(ld, path, obj, f)) != 0)
         return rc;
     if (f->enum_keys != NULL && f->type != DDB_TYPE_S)
         return mapping_bad(ld, path, "an \"enum\" with key spellings applies to S fields only");

@@ -271,6 +271,35 @@ static const char *format_name(ddb_field_format f)
     }
 }
 
+/* Whether the Number text s fits f's declared DECIMAL(precision, scale) as it
+ * is: at most scale digits after the point, precision - scale before it. */
+static int fits_decimal(const ddb_field *f, const char *s, size_t len, ddb_error *err)
+{
+    ddb_number n;
+    int int_digits, frac_digits;
+
+    if (ddb_number_parse(&n, s, len, NULL) != 0)
+        return 0;
+    /* value = 0.d1..dn x 10^exponent */
+    int_digits = n.ndigits > 0 && n.exponent > 0 ? n.exponent : 0;
+    frac_digits = n.ndigits - n.exponent > 0 ? n.ndigits - n.exponent : 0;
+    if (frac_digits > f->scale) {
+        ddb_error_set(err, DDB_EINVAL,
+                      "field %s: '%.*s' has %d digits after the point, more than its scale %d",
+                      f->name, (int)(len > 60 ? 60 : len), s, frac_digits, f->scale);
+        return 0;
+    }
+    if (int_digits > f->precision - f->scale) {
+        ddb_error_set(err, DDB_EINVAL,
+                      "field %s: '%.*s' has %d digits before the point, more than "
+                      "DECIMAL(%d,%d) holds (%d)",
+                      f->name, (int)(len > 60 ? 60 : len), s, int_digits, f->precision, f->scale,
+                      f->precision - f->scale);
+        return 0;
+    }
+    return 1;
+}
+
 int ddb_field_accepts_text(const ddb_field *f, const char *s, size_t len, ddb_error *err)
 {
     int shown = (int)(len > 60 ? 60 : len);
@@ -280,6 +309,8 @@ int ddb_field_accepts_text(const ddb_field *f, const char *s, size_t len, ddb_er
             ddb_error_set(err, DDB_EINVAL, "field %s: '%.*s' is not a number", f->name, shown, s);
             return 0;
         }
+        if (f->precision > 0 && !fits_decimal(f, s, len, err))
+            return 0;
     } else if (f->type == DDB_TYPE_B) {
         if (len % 4 != 0) {
             ddb_error_set(err, DDB_EINVAL, "field %s: '%.*s' is not base64", f->name, shown, s);

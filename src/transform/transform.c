@@ -32,7 +32,7 @@ int tf_check_constraints(const ddb_field *f, const ddb_value *v, ddb_error *err)
 {
     if (v->type != DDB_TYPE_S && v->type != DDB_TYPE_N)
         return 0;
-    if (f->n_enum == 0 && !f->has_pattern && f->format == DDB_FMT_NONE)
+    if (f->n_enum == 0 && !f->has_pattern && f->format == DDB_FMT_NONE && f->precision == 0)
         return 0;
     if (!ddb_field_accepts_text(f, v->u.s.ptr, v->u.s.len, err))
         return DDB_EINVAL;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ddbpipe/mapping.h"
+#include "ddbpipe/transform.h"
 #include "support/testutil.h"
 
 static ddb_error err;
@@ -338,4 +339,123 @@ Test(mapping, rejects_text_after_the_document)
             0, "%s", err.message);
         ddb_mapping_free(m);
     }
+}
+
+/* A mapping whose entity A has the N field "n" declared by decl (JSON members). */
+static char *with_decimal(const char *decl)
+{
+    const char *head = "{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\","
+                       "\"sk\":\"x\"},\"fields\":[{\"name\":\"id\"},{\"name\":\"n\","
+                       "\"type\":\"N\"";
+    char *text = malloc(strlen(head) + strlen(decl) + 16);
+    cr_assert_not_null(text);
+    sprintf(text, "%s%s}]}]}", head, decl);
+    return text;
+}
+
+Test(mapping, n_fields_declare_precision_and_scale)
+{
+    static const struct {
+        const char *decl;
+        int precision, scale;
+    } ok[] = {{"", 0, 0},
+              {",\"precision\":5,\"scale\":2", 5, 2},
+              {",\"precision\":18", 18, 0},
+              {",\"integer\":true", 38, 0},
+              {",\"integer\":false", 0, 0},
+              {",\"scale\":10", 38, 10},
+              {",\"precision\":1,\"scale\":1,\"integer\":false", 1, 1},
+              {",\"precision\":38,\"scale\":38", 38, 38}};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        char *text = with_decimal(ok[i].decl);
+        ddb_mapping *m = NULL;
+        cr_assert_eq(load_text(text, &m), 0, "%s: %s", ok[i].decl, err.message);
+        cr_assert_eq(m->entities[0].fields[1].precision, ok[i].precision, "%s", ok[i].decl);
+        cr_assert_eq(m->entities[0].fields[1].scale, ok[i].scale, "%s", ok[i].decl);
+        ddb_mapping_free(m);
+        free(text);
+    }
+}
+
+Test(mapping, refuses_bad_decimal_declarations)
+{
+    static const char *const bad[][2] = {
+        {",\"precision\":0", "\"precision\" must be a whole number from 1 to 38"},
+        {",\"precision\":39", "\"precision\" must be a whole number from 1 to 38"},
+        {",\"precision\":\"5\"", "\"precision\" must be a whole number from 1 to 38"},
+        {",\"precision\":5.5", "\"precision\" must be a whole number from 1 to 38"},
+        {",\"precision\":5,\"scale\":6", "\"scale\" must be a whole number from 0 to the "
+                                           "precision (5)"},
+        {",\"scale\":-1", "\"scale\" must be a whole number from 0 to the precision (38)"},
+        {",\"integer\":1", "\"integer\" must be true or false"},
+        {",\"integer\":true,\"scale\":2", "\"integer\": true means \"scale\": 0, not 2"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *text = with_decimal(bad[i][0]);
+        expect_error(text, bad[i][1]);
+        cr_assert(strstr(err.message, "fields[1]") != NULL || strstr(err.message, "\"n\"") ||
+                      strstr(err.message, ".n") != NULL,
+                  "no field named: %s", err.message);
+        free(text);
+    }
+    expect_error("{" TABLE
+                 ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
+                 "\"fields\":[{\"name\":\"id\",\"precision\":5}]}]}",
+                 "apply to N fields only");
+}
+
+/* A declared DECIMAL is a constraint: a value it cannot hold as it is is
+ * rejected with the reason, on decode and on encode; one it holds passes. */
+Test(mapping, declared_decimal_rejects_what_it_cannot_hold)
+{
+    static const struct {
+        const char *n;
+        const char *why; /* NULL: fits DECIMAL(5,2) */
+    } cases[] = {{"123.45", NULL},
+                 {"-999.99", NULL},
+                 {"0.5", NULL},
+                 {"1.50000", NULL},
+                 {"0", NULL},
+                 {"-0.00E+9", NULL},
+                 {"12E-2", NULL},
+                 {"123.456", "has 3 digits after the point, more than its scale 2"},
+                 {"1E-3", "has 3 digits after the point, more than its scale 2"},
+                 {"1000", "has 4 digits before the point, more than DECIMAL(5,2) holds (3)"},
+                 {"1E+3", "has 4 digits before the point, more than DECIMAL(5,2) holds (3)"}};
+    char *text = with_decimal(",\"precision\":5,\"scale\":2");
+    ddb_mapping *m = NULL;
+    ddb_arena *a;
+    cr_assert_eq(load_text(text, &m), 0, "%s", err.message);
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char item_text[200], rec_text[200];
+        ddb_map item, rec;
+        ddb_decoded d;
+        ddb_item out;
+        int rc;
+        snprintf(item_text, sizeof(item_text),
+                 "{\"pk\":{\"S\":\"a#1\"},\"sk\":{\"S\":\"x\"},\"n\":{\"N\":\"%s\"}}",
+                 cases[i].n);
+        snprintf(rec_text, sizeof(rec_text), "{\"id\":\"1\",\"n\":%s}", cases[i].n);
+        item = tu_item(a, item_text);
+        ddb_error_clear(&err);
+        rc = ddb_transform_decode(&d, m, &item, a, &err);
+        rec = tu_plain(a, rec_text);
+        if (cases[i].why == NULL) {
+            cr_assert_eq(rc, 0, "%s: %s", cases[i].n, err.message);
+            rc = ddb_transform_encode(&out, m, &m->entities[0], &rec, 0, a, &err);
+            cr_assert_eq(rc, 0, "%s: %s", cases[i].n, err.message);
+            continue;
+        }
+        cr_assert_eq(rc, DDB_EINVAL, "%s decoded", cases[i].n);
+        cr_assert(strstr(err.message, "field n: ") && strstr(err.message, cases[i].why), "%s: %s",
+                  cases[i].n, err.message);
+        ddb_error_clear(&err);
+        rc = ddb_transform_encode(&out, m, &m->entities[0], &rec, 0, a, &err);
+        cr_assert_eq(rc, DDB_EINVAL, "%s encoded", cases[i].n);
+        cr_assert(strstr(err.message, cases[i].why), "%s: %s", cases[i].n, err.message);
+    }
+    ddb_arena_free(a);
+    ddb_mapping_free(m);
+    free(text);
 }
