@@ -83,8 +83,9 @@ static int parse_decimal(mapping_loader *ld, const char *path, json_object *obj,
     if (!has_p && !has_s && !integer)
         return 0;
     if (f->type != DDB_TYPE_N)
-        return mapping_bad(ld, path, "\"precision\", \"scale\" and \"integer\" apply to N "
-                                     "fields only");
+        return mapping_bad(ld, path,
+                           "\"precision\", \"scale\" and \"integer\" apply to N "
+                           "fields only");
     f->precision = DDB_NUMBER_MAX_DIGITS;
     if (has_p && (!json_object_is_type(p, json_type_int) || json_object_get_int64(p) < 1 ||
                   json_object_get_int64(p) > DDB_NUMBER_MAX_DIGITS))
@@ -104,10 +105,10 @@ static int parse_decimal(mapping_loader *ld, const char *path, json_object *obj,
 
 static int parse_field(mapping_loader *ld, const char *path, json_object *obj, ddb_field *f)
 {
-    static const char *const props[] = {"name",     "type",        "attribute", "aliases", "pad",
-                                        "store",    "required",    "enum",      "pattern", "format",
-                                        "generate", "description", "spelling",  "precision",
-                                        "scale",    "integer",     NULL};
+    static const char *const props[] = {
+        "name",     "type",      "attribute", "aliases", "pad",      "store",
+        "required", "enum",      "pattern",   "format",  "generate", "description",
+        "spelling", "precision", "scale",     "integer", NULL};
     const char *name, *type, *attr, *pattern, *format, *spelling;
     json_object *v;
     int rc;

@@ -17,6 +17,9 @@
  * DECIMAL(38,s) holds all of those values (1E+125 beside 0.5); the footer's
  * key "ddbpipe.numbers_as_text" names such columns. A later value that the
  * chosen DECIMAL cannot hold is refused by pq_number_fits, never rounded.
+ * A column whose field declares DECIMAL(P,S) is that from the start, in
+ * the physical type LogicalTypes.md gives P: INT32 up to 9 digits, INT64 up
+ * to 18, else a FIXED_LEN_BYTE_ARRAY of the fewest bytes that hold P.
  */
 #ifndef DDBPIPE_WRITE_PARQUET_H
 #define DDBPIPE_WRITE_PARQUET_H
@@ -44,6 +47,7 @@ typedef struct pq_column_def {
     size_t name_len;
     pq_kind kind;
     int list; /* a LIST of required values of kind */
+    int precision, scale; /* NUMBER: a declared DECIMAL(precision, scale); precision 0: none */
 } pq_column_def;
 
 /*

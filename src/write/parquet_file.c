@@ -80,6 +80,21 @@ static void number_shape(const ddb_number *num, int *scale, int *int_digits)
     *int_digits = num->exponent > 0 ? num->exponent : 0;
 }
 
+pq_decimal_form pq_decimal_form_of(const pq_col *c)
+{
+    /* the most digits n bytes of two's complement hold: floor(log10(2^(8n-1) - 1)) */
+    static const int digits[17] = {0, 2, 4, 6, 9, 11, 14, 16, 18, 21, 23, 26, 28, 31, 33, 35, 38};
+    int n = 1;
+    assert(c->precision >= 1 && c->precision <= 38);
+    if (c->precision <= 9)
+        return (pq_decimal_form){1, 4};
+    if (c->precision <= 18)
+        return (pq_decimal_form){2, 8};
+    while (digits[n] < c->precision)
+        n++;
+    return (pq_decimal_form){7, n};
+}
+
 int pq_number_fits(const pq_file *f, size_t col, const char *text, size_t len, ddb_error *err)
 {
     const pq_col *c = &f->cols[col];
@@ -87,7 +102,9 @@ int pq_number_fits(const pq_file *f, size_t col, const char *text, size_t len, d
     const pq_col shared = {.name = c->name,
                            .decided = 1,
                            .as_text = c->plan ? c->plan->as_text : 0,
-                           .scale = c->plan ? c->plan->scale : 0};
+                           .scale = c->plan ? c->plan->scale : 0,
+                           .precision = 38};
+    const char *why = c->declared ? "declared" : "decided by the first row group";
     ddb_number num;
     int scale, ints, rc;
     assert(col < f->n_cols && c->kind == PQ_NUMBER);
@@ -103,14 +120,15 @@ int pq_number_fits(const pq_file *f, size_t col, const char *text, size_t len, d
     if (scale > c->scale)
         return ddb_error_set(err, DDB_EINVAL,
                              "%s: %.*s has %d digits after the point; the column is "
-                             "DECIMAL(38,%d) (decided by the first row group) and nothing is rounded",
-                             c->name, (int)(len > 60 ? 60 : len), text, scale, c->scale);
-    if (ints > 38 - c->scale)
+                             "DECIMAL(%d,%d) (%s) and nothing is rounded",
+                             c->name, (int)(len > 60 ? 60 : len), text, scale, c->precision,
+                             c->scale, why);
+    if (ints > c->precision - c->scale)
         return ddb_error_set(err, DDB_EINVAL,
                              "%s: %.*s has %d digits before the point; the column is "
-                             "DECIMAL(38,%d) (decided by the first row group), which holds %d",
-                             c->name, (int)(len > 60 ? 60 : len), text, ints, c->scale,
-                             38 - c->scale);
+                             "DECIMAL(%d,%d) (%s), which holds %d",
+                             c->name, (int)(len > 60 ? 60 : len), text, ints, c->precision,
+                             c->scale, why, c->precision - c->scale);
     return 0;
 }
 
@@ -128,6 +146,8 @@ void pq_decide_number(pq_col *c)
 {
     int scale = 0, ints = 0;
     size_t at = 0;
+    if (c->declared)
+        return;
     if (c->plan != NULL) {
         pq_number_plan *p = c->plan;
         if (!p->decided) { /* every file's values so far, this one's among them */

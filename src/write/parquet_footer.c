@@ -15,7 +15,9 @@ enum { PQ_CT_UTF8 = 0, PQ_CT_LIST = 3, PQ_CT_DECIMAL = 5, PQ_CT_JSON = 19 }; /* 
 
 static int physical_type(const pq_col *c)
 {
-    return c->kind == PQ_BOOL ? PQ_BOOLEAN : pq_is_decimal(c) ? PQ_FLBA : PQ_BYTE_ARRAY;
+    return c->kind == PQ_BOOL      ? PQ_BOOLEAN
+           : pq_is_decimal(c)      ? pq_decimal_form_of(c).type
+                                   : PQ_BYTE_ARRAY;
 }
 
 /* A leaf's SchemaElement: its type, converted type and logical type. */
@@ -24,8 +26,8 @@ static void put_leaf(pq_thrift *t, const pq_col *c, const char *name, int repeti
     int text = c->kind == PQ_STRING || (c->kind == PQ_NUMBER && c->as_text);
     pq_thrift_elem_struct(t);
     pq_thrift_i32(t, 1, physical_type(c));
-    if (pq_is_decimal(c))
-        pq_thrift_i32(t, 2, 16);
+    if (pq_is_decimal(c) && pq_decimal_form_of(c).type == PQ_FLBA)
+        pq_thrift_i32(t, 2, pq_decimal_form_of(c).bytes);
     pq_thrift_i32(t, 3, repetition);
     pq_thrift_string(t, 4, name);
     if (text || c->kind == PQ_JSON)
@@ -33,14 +35,14 @@ static void put_leaf(pq_thrift *t, const pq_col *c, const char *name, int repeti
     if (pq_is_decimal(c)) {
         pq_thrift_i32(t, 6, PQ_CT_DECIMAL);
         pq_thrift_i32(t, 7, c->scale);
-        pq_thrift_i32(t, 8, 38);
+        pq_thrift_i32(t, 8, c->precision);
     }
     if (text || c->kind == PQ_JSON || pq_is_decimal(c)) {
         pq_thrift_struct(t, 10); /* LogicalType, a union */
         pq_thrift_struct(t, text ? 1 : c->kind == PQ_JSON ? 12 : 5);
         if (pq_is_decimal(c)) {
             pq_thrift_i32(t, 1, c->scale);
-            pq_thrift_i32(t, 2, 38);
+            pq_thrift_i32(t, 2, c->precision);
         }
         pq_thrift_end(t);
         pq_thrift_end(t);
@@ -218,7 +220,16 @@ int pq_file_new(pq_file **out, ddb_sink *sink, const pq_column_def *cols, size_t
         c->list = cols[f->n_cols].list;
         c->max_def = c->list ? 2 : 1;
         c->max_rep = c->list ? 1 : 0;
-        if (c->kind == PQ_NUMBER && opts->plans != NULL) {
+        c->precision = 38;
+        if (c->kind == PQ_NUMBER && cols[f->n_cols].precision > 0) {
+            /* declared: the type is known before any value, the same in every file */
+            c->declared = c->decided = 1;
+            c->precision = cols[f->n_cols].precision;
+            c->scale = cols[f->n_cols].scale;
+            if (opts->plans != NULL)
+                opts->plans[f->n_cols] =
+                    (pq_number_plan){.decided = 1, .scale = c->scale, .want_scale = c->scale};
+        } else if (c->kind == PQ_NUMBER && opts->plans != NULL) {
             c->plan = &opts->plans[f->n_cols];
             if (c->plan->decided)
                 pq_decide_number(c);

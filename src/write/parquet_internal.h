@@ -26,8 +26,10 @@ typedef struct pq_col {
     pq_kind kind;
     int list;
     int max_def, max_rep;
-    /* NUMBER: DECIMAL(38, scale) once decided, or exact text */
-    int decided, as_text, scale;
+    /* NUMBER: DECIMAL(precision, scale) once decided (precision 38 unless
+     * declared), or exact text */
+    int decided, as_text, scale, precision;
+    int declared; /* the mapping gave precision and scale */
     pq_number_plan *plan; /* shared with the table's other files, or NULL */
     /* the row group being gathered: a level pair per value slot, and the
      * values PLAIN-encoded (BYTE_ARRAY: 4-byte length and bytes; NUMBER:
@@ -62,6 +64,15 @@ static inline int pq_is_decimal(const pq_col *c)
 {
     return c->kind == PQ_NUMBER && !c->as_text;
 }
+
+/* The physical form of a decimal column: 4 (INT32), 8 (INT64), or else a
+ * FIXED_LEN_BYTE_ARRAY of this many bytes (Parquet's LogicalTypes.md). */
+typedef struct pq_decimal_form {
+    int type;  /* Parquet Type: 1 INT32, 2 INT64, 7 FIXED_LEN_BYTE_ARRAY */
+    int bytes; /* per value */
+} pq_decimal_form;
+
+pq_decimal_form pq_decimal_form_of(const pq_col *c);
 
 /* A number column's type from the values of its first row group that has
  * any: DECIMAL(38, the largest scale), or text when no DECIMAL(38,s) holds

@@ -32,10 +32,8 @@ static void put_levels(ddb_buf *page, const ddb_buf *levels, int max_level)
     }
 }
 
-/* Keeps v as the chunk's min or max when it is. Decimals compare as signed
- * 128-bit numbers: their big-endian bytes with the sign bit flipped compare
- * bytewise; texts and bytes compare bytewise, unsigned, as Parquet orders
- * BYTE_ARRAY. */
+/* Keeps v as the chunk's min or max when it is. Texts and bytes compare
+ * bytewise, unsigned, as Parquet orders BYTE_ARRAY (decimals: put_decimals). */
 static int bytes_cmp(const unsigned char *a, size_t alen, const unsigned char *b, size_t blen)
 {
     int d = memcmp(a, b, alen < blen ? alen : blen);
@@ -55,40 +53,51 @@ static void keep_minmax(pq_span *lo, pq_span *hi, const unsigned char *p, size_t
         *hi = (pq_span){p, n};
 }
 
-static void set_minmax(pq_chunk *ch, pq_span lo, pq_span hi, int flip)
+static void set_minmax(pq_chunk *ch, pq_span lo, pq_span hi)
 {
     if (lo.p == NULL || lo.n > PQ_STATS_MAX || hi.n > PQ_STATS_MAX)
         return;
     memcpy(ch->min, lo.p, lo.n);
     memcpy(ch->max, hi.p, hi.n);
-    if (flip) { /* back from the sortable form */
-        ch->min[0] ^= 0x80;
-        ch->max[0] ^= 0x80;
-    }
     ch->min_len = (uint8_t)lo.n;
     ch->max_len = (uint8_t)hi.n;
     ch->has_minmax = 1;
 }
 
-/* Decimals into the page (and their min/max): 16 bytes each. */
+/* The 16-byte big-endian two's complement be in a column's physical form:
+ * INT32 and INT64 little-endian, a FIXED_LEN_BYTE_ARRAY its low bytes
+ * big-endian (the value fits, so the bytes left out are its sign). */
+static void decimal_physical(unsigned char *out, const unsigned char be[16], pq_decimal_form form)
+{
+    if (form.type == 7) {
+        memcpy(out, be + 16 - form.bytes, (size_t)form.bytes);
+        return;
+    }
+    for (int i = 0; i < form.bytes; i++)
+        out[i] = be[15 - i];
+}
+
+/* Decimals into the page (and their min/max, compared as 16 signed bytes). */
 static void put_decimals(ddb_buf *page, pq_col *c, pq_chunk *ch)
 {
-    pq_span lo = {NULL, 0}, hi = {NULL, 0};
-    unsigned char lo_b[16], hi_b[16];
-    size_t at = 0;
+    pq_decimal_form form = pq_decimal_form_of(c);
+    unsigned char lo_b[16], hi_b[16], lo_p[16], hi_p[16];
+    size_t at = 0, seen = 0;
     while (at < c->values.len) {
         uint32_t len;
         const char *p = pq_next_bytes(&c->values, &at, &len);
-        unsigned char d[16];
+        unsigned char d[16], phys[16];
         pq_decimal_bytes(d, p, len, c->scale);
-        ddb_buf_append(page, d, 16);
+        decimal_physical(phys, d, form);
+        ddb_buf_append(page, phys, (size_t)form.bytes);
         d[0] ^= 0x80;
-        if (lo.p == NULL || memcmp(d, lo_b, 16) < 0)
-            memcpy(lo_b, d, 16), lo = (pq_span){lo_b, 16};
-        if (hi.p == NULL || memcmp(d, hi_b, 16) > 0)
-            memcpy(hi_b, d, 16), hi = (pq_span){hi_b, 16};
+        if (seen == 0 || memcmp(d, lo_b, 16) < 0)
+            memcpy(lo_b, d, 16), memcpy(lo_p, phys, (size_t)form.bytes);
+        if (seen++ == 0 || memcmp(d, hi_b, 16) > 0)
+            memcpy(hi_b, d, 16), memcpy(hi_p, phys, (size_t)form.bytes);
     }
-    set_minmax(ch, lo, hi, 1);
+    if (seen > 0)
+        set_minmax(ch, (pq_span){lo_p, (size_t)form.bytes}, (pq_span){hi_p, (size_t)form.bytes});
 }
 
 static void put_bools(ddb_buf *page, const pq_col *c)
@@ -111,7 +120,7 @@ static void put_byte_arrays(ddb_buf *page, const pq_col *c, pq_chunk *ch)
         keep_minmax(&lo, &hi, (const unsigned char *)p, len);
     }
     ddb_buf_append(page, c->values.ptr, c->values.len);
-    set_minmax(ch, lo, hi, 0);
+    set_minmax(ch, lo, hi);
 }
 
 /* The uncompressed page: levels, then values. */

@@ -238,7 +238,9 @@ static void parquet_field_type(col_type *t, const ddb_field *f, const column *c)
     const char *base = "JSON"; /* M, L, NULL: DynamoDB JSON */
     char num[40];
     int list = f->type == DDB_TYPE_SS || f->type == DDB_TYPE_NS || f->type == DDB_TYPE_BS;
-    snprintf(num, sizeof(num), "DECIMAL(38,%d)", c->stored_scale);
+    /* a declared DECIMAL is the files' type whatever their values */
+    snprintf(num, sizeof(num), "DECIMAL(%d,%d)", f->precision > 0 ? f->precision : 38,
+             f->precision > 0 ? f->scale : c->stored_scale);
     if (f->type == DDB_TYPE_S || f->type == DDB_TYPE_SS)
         base = "VARCHAR";
     else if (f->type == DDB_TYPE_B || f->type == DDB_TYPE_BS)

@@ -29,7 +29,7 @@ typedef struct pq_writer {
  * maps, lists and NULL as JSON. */
 static pq_column_def column_of(const ddb_field *fd)
 {
-    pq_column_def d = {fd->name, fd->name_len, PQ_JSON, 0};
+    pq_column_def d = {fd->name, fd->name_len, PQ_JSON, 0, 0, 0};
     switch (fd->type) {
     case DDB_TYPE_SS:
         d.list = 1; /* fall through */
@@ -40,6 +40,8 @@ static pq_column_def column_of(const ddb_field *fd)
         d.list = 1; /* fall through */
     case DDB_TYPE_N:
         d.kind = PQ_NUMBER;
+        d.precision = fd->precision;
+        d.scale = fd->scale;
         break;
     case DDB_TYPE_BS:
         d.list = 1; /* fall through */
@@ -239,7 +241,7 @@ static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *er
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     for (size_t i = 0; w->e != NULL && i < w->e->n_fields; i++)
         cols[i] = column_of(&w->e->fields[i]);
-    cols[n - 1] = (pq_column_def){w->e ? DDB_EXTRA_FIELD : "item", w->e ? 6 : 4, PQ_JSON, 0};
+    cols[n - 1] = (pq_column_def){w->e ? DDB_EXTRA_FIELD : "item", w->e ? 6 : 4, PQ_JSON, 0, 0, 0};
     if (opts != NULL) {
         po.codec = opts->parquet_codec == DDB_PARQUET_GZIP   ? PQ_CODEC_GZIP
                    : opts->parquet_codec == DDB_PARQUET_NONE ? PQ_CODEC_NONE

@@ -385,7 +385,7 @@ Test(mapping, refuses_bad_decimal_declarations)
         {",\"precision\":\"5\"", "\"precision\" must be a whole number from 1 to 38"},
         {",\"precision\":5.5", "\"precision\" must be a whole number from 1 to 38"},
         {",\"precision\":5,\"scale\":6", "\"scale\" must be a whole number from 0 to the "
-                                           "precision (5)"},
+                                         "precision (5)"},
         {",\"scale\":-1", "\"scale\" must be a whole number from 0 to the precision (38)"},
         {",\"integer\":1", "\"integer\" must be true or false"},
         {",\"integer\":true,\"scale\":2", "\"integer\": true means \"scale\": 0, not 2"},
@@ -434,8 +434,7 @@ Test(mapping, declared_decimal_rejects_what_it_cannot_hold)
         ddb_item out;
         int rc;
         snprintf(item_text, sizeof(item_text),
-                 "{\"pk\":{\"S\":\"a#1\"},\"sk\":{\"S\":\"x\"},\"n\":{\"N\":\"%s\"}}",
-                 cases[i].n);
+                 "{\"pk\":{\"S\":\"a#1\"},\"sk\":{\"S\":\"x\"},\"n\":{\"N\":\"%s\"}}", cases[i].n);
         snprintf(rec_text, sizeof(rec_text), "{\"id\":\"1\",\"n\":%s}", cases[i].n);
         item = tu_item(a, item_text);
         ddb_error_clear(&err);

@@ -189,8 +189,9 @@ function compareAnyOrder(reader, file, want, got) {
   compare(reader, file, want.map(key).sort().map(JSON.parse), got.map(key).sort().map(JSON.parse))
 }
 
-// ---- hyparquet: DECIMAL annotations taken off so the 16 bytes come through as they are
-// (hyparquet would make a double of them), then read as the two's complement they are.
+// ---- hyparquet: DECIMAL annotations taken off so the values come through as they are stored
+// (hyparquet would make a double of them): FIXED_LEN_BYTE_ARRAY as the big-endian two's
+// complement it is, INT32 and INT64 as the integers they are, then scaled as text.
 function hypDecompressors() {
   const c = { GZIP: input => gunzipSync(input) }
   try {
@@ -200,10 +201,14 @@ function hypDecompressors() {
   return c
 }
 const compressors = hypDecompressors()
-function decimalText(bytes, scale) {
+function decimalText(stored, scale) {
   let v = 0n
-  for (const b of bytes) v = (v << 8n) | BigInt(b)
-  if (bytes[0] & 0x80) v -= 1n << BigInt(8 * bytes.length)
+  if (stored instanceof Uint8Array) {
+    for (const b of stored) v = (v << 8n) | BigInt(b)
+    if (stored[0] & 0x80) v -= 1n << BigInt(8 * stored.length)
+  } else {
+    v = BigInt(stored) // INT32 (a number) or INT64 (a BigInt)
+  }
   const neg = v < 0n
   let s = (neg ? -v : v).toString().padStart(scale + 1, '0')
   if (scale) s = s.slice(0, -scale) + '.' + s.slice(-scale)
@@ -215,10 +220,10 @@ async function readHyp(file) {
   const metadata = parquetMetadata(ab)
   const codecs = new Set(metadata.row_groups.flatMap(g => g.columns.map(c => c.meta_data.codec)))
   for (const c of codecs) if (c !== 'UNCOMPRESSED' && !compressors[c]) return null
-  const scales = new Map()
+  const decimals = new Set() // the schema elements that were DECIMAL
   for (const el of metadata.schema) {
     if (el.converted_type === 'DECIMAL') {
-      scales.set(el.name, el.scale || 0)
+      decimals.add(el)
       delete el.converted_type
       delete el.logical_type
     }
@@ -233,8 +238,8 @@ async function readHyp(file) {
   const leafScale = new Map()
   for (let i = 0; i < top.length; i++) {
     const el = top[i]
-    if (el.num_children === 1 && top[i + 2]?.name === 'element') { if (scales.has('element') && top[i + 2].type === 'FIXED_LEN_BYTE_ARRAY') leafScale.set(el.name, top[i + 2].scale || 0); i += 2 }
-    else if (el.type === 'FIXED_LEN_BYTE_ARRAY') leafScale.set(el.name, el.scale || 0)
+    if (el.num_children === 1 && top[i + 2]?.name === 'element') { if (decimals.has(top[i + 2])) leafScale.set(el.name, top[i + 2].scale || 0); i += 2 }
+    else if (decimals.has(el)) leafScale.set(el.name, el.scale || 0)
   }
   const b64 = x => Buffer.from(x).toString('base64')
   return rows.map(r => Object.fromEntries(Object.entries(r).map(([k, v]) => {

@@ -223,6 +223,49 @@ check aws-ref 0 "$bin" export \
     "$shared/aws-export/01716790307109-5f9d6aaa/data/6w7gruvaie6wbf3wtvh4vdniiy.json.gz" \
     --format ddb-json --out "$tmp/aws-ref" --quiet
 same "$tmp/aws-ref/items.json" -- "$tmp/aws-back/items.json"
+# declared decimals (the fixture's price, qty, ratio): DECIMAL(5,2) in INT32, DECIMAL(18,0) in
+# INT64, DECIMAL(30,10) in a 13-byte FIXED_LEN_BYTE_ARRAY, read back exactly by both readers and
+# by import; a value past its declaration is rejected with the reason, in every format
+export_both declared "$fixture/mapping.json" -- "$fixture/declared.json"
+for fmt in nd pq; do
+    rej="$tmp/declared/$fmt/_ddbpipe/rejects.ndjson"
+    expect_in "$rej" "field price: '1234.5' has 4 digits before the point, more than DECIMAL(5,2) holds (3)"
+    expect_in "$rej" "field ratio: '0.12345678901' has 11 digits after the point, more than its scale 10"
+done
+ROOT="$root" node - "$tmp/declared/pq/Thing.parquet" >"$tmp/declared.out" 2>&1 <<'EOF' || { fail "DuckDB: declared decimals"; cat "$tmp/declared.out" >&2; }
+const { DuckDBInstance } = require(process.env.ROOT + '/node_modules/@duckdb/node-api');
+(async () => {
+  const c = await (await DuckDBInstance.create(':memory:')).connect();
+  const f = process.argv[2];
+  const rows = async q => (await c.runAndReadAll(q)).getRowObjectsJson();
+  for (const r of await rows(`DESCRIBE SELECT price, qty, ratio FROM read_parquet('${f}')`))
+    console.log(`${r.column_name}:${r.column_type}`);
+  for (const r of await rows(`SELECT name, type, type_length FROM parquet_schema('${f}')
+      WHERE name IN ('price', 'qty', 'ratio')`))
+    console.log(`${r.name}:${r.type}:${r.type_length ?? ''}`);
+  for (const r of await rows(`SELECT path_in_schema p, stats_min_value mn, stats_max_value mx
+      FROM parquet_metadata('${f}') WHERE path_in_schema IN ('price', 'qty', 'ratio')`))
+    console.log(`${r.p} from ${r.mn} to ${r.mx}`);
+  const s = (await rows(`SELECT CAST(sum(price) AS VARCHAR) p, CAST(sum(qty) AS VARCHAR) q,
+      CAST(sum(ratio) AS VARCHAR) r FROM read_parquet('${f}')`))[0];
+  console.log(`sums ${s.p} ${s.q} ${s.r}`);
+})().catch(e => { console.error(e); process.exit(1); });
+EOF
+for want in "price:DECIMAL(5,2)" "qty:DECIMAL(18,0)" "ratio:DECIMAL(30,10)" "price:INT32:" \
+    "qty:INT64:" "ratio:FIXED_LEN_BYTE_ARRAY:13" "price from -999.99 to 123.45" \
+    "qty from -999999999999999999 to 999999999999999999" \
+    "ratio from -99999999999999999999.9999999999 to 12345678901234567890.1234567891" \
+    "sums -876.04 0 -87654321098765432109.8765432107"; do
+    grep -qxF -- "$want" "$tmp/declared.out" || fail "DuckDB: no '$want' in: $(cat "$tmp/declared.out")"
+done
+ddl_agrees declared-ddl "$tmp/declared/pq"
+expect_in "$tmp/declared/pq/_ddbpipe/schema/Thing.athena.sql" '  `ratio` decimal(30,10),'
+check declared-encode 0 "$bin" encode "$tmp/declared/pq/Thing.parquet" \
+    --mapping "$fixture/mapping.json" --out "$tmp/declared-back" --quiet
+# (a DECIMAL holds the value, not its spelling: 1E-10 comes back as 0.0000000001)
+head -3 "$fixture/declared.json" | sed 's/"1E-10"/"0.0000000001"/' >"$tmp/declared-kept.json"
+same "$tmp/declared-kept.json" -- "$tmp/declared-back/Thing.json"
+
 # what it does not read, refused with the reason
 run stdin 3 sh -c "\"\$0\" encode - --input-format parquet --mapping '$fixture/mapping.json' \
     --out '$tmp/stdin' --quiet <'$tmp/exact-zstd/pq/Thing.parquet'" "$bin"
