@@ -15,9 +15,9 @@ enum { PQ_CT_UTF8 = 0, PQ_CT_LIST = 3, PQ_CT_DECIMAL = 5, PQ_CT_JSON = 19 }; /* 
 
 static int physical_type(const pq_col *c)
 {
-    return c->kind == PQ_BOOL      ? PQ_BOOLEAN
-           : pq_is_decimal(c)      ? pq_decimal_form_of(c).type
-                                   : PQ_BYTE_ARRAY;
+    if (c->kind == PQ_BOOL)
+        return PQ_BOOLEAN;
+    return pq_is_decimal(c) ? pq_decimal_form_of(c).type : PQ_BYTE_ARRAY;
 }
 
 /* A leaf's SchemaElement: its type, converted type and logical type. */
