@@ -12,6 +12,7 @@
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/writer.h"
 #include "write/parquet.h"
+#include "write/parquet_internal.h"
 #include "write/parquet_thrift.h"
 
 static void assert_bytes(const ddb_buf *b, const unsigned char *want, size_t n)
@@ -186,4 +187,22 @@ Test(parquet_writer, snappy_is_refused_with_the_reason)
     cr_assert(strstr(err.message, "SNAPPY is not available") != NULL);
     cr_assert_eq(ddb_parquet_codec_parse(&c, "gzip", &err), 0);
     cr_assert_eq(c, DDB_PARQUET_GZIP);
+}
+
+/* A declared precision's physical type at each boundary of LogicalTypes.md:
+ * INT32 to 9 digits, INT64 to 18, then the fewest bytes n with
+ * floor(log10(2^(8n-1) - 1)) >= precision. */
+Test(parquet, decimal_form_follows_the_precision)
+{
+    static const struct {
+        int precision, type, bytes;
+    } cases[] = {{1, 1, 4},   {9, 1, 4},   {10, 2, 8},  {18, 2, 8},  {19, 7, 9},
+                 {21, 7, 9},  {22, 7, 10}, {28, 7, 12}, {29, 7, 13}, {30, 7, 13},
+                 {31, 7, 13}, {32, 7, 14}, {35, 7, 15}, {36, 7, 16}, {38, 7, 16}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pq_col c = {.kind = PQ_NUMBER, .precision = cases[i].precision};
+        pq_decimal_form form = pq_decimal_form_of(&c);
+        cr_assert_eq(form.type, cases[i].type, "precision %d", cases[i].precision);
+        cr_assert_eq(form.bytes, cases[i].bytes, "precision %d", cases[i].precision);
+    }
 }
