@@ -112,6 +112,8 @@ struct gen_design {
     const ddb_mapping *m;
     gen_rng rng;
     int extras;           /* add a few undeclared attributes (not in seed CSVs) */
+    int rich;             /* every item carries undeclared nested attributes, sets, binary
+                           * and 38-digit numbers, as real tables do (favorites only) */
     uint64_t serial_base; /* first serial for counter-based ids (movies, facilities), so
                            * two designs over one mapping do not repeat keys */
     ddb_arena *scratch;   /* records are built here; reset before each record */

@@ -60,16 +60,16 @@ static double now_seconds(void)
 
 static const char *const bench_usage =
     "ddbpipe-gen bench --mapping M [--design D] (--bytes SIZE | --items N) --out FILE.json.gz\n"
-    "       [--seed S] [--level 1..9]";
+    "       [--seed S] [--level 1..9] [--rich]";
 
 int gen_cmd_bench(int argc, char **argv)
 {
     const char *mapping = NULL, *design = NULL, *bytes = NULL, *items = NULL, *out = NULL,
-               *seed = "1", *level = "1";
+               *seed = "1", *level = "1", *rich = NULL;
     const gen_opt opts[] = {{"--mapping", &mapping, 0}, {"--design", &design, 0},
                             {"--bytes", &bytes, 0},     {"--items", &items, 0},
                             {"--out", &out, 0},         {"--seed", &seed, 0},
-                            {"--level", &level, 0}};
+                            {"--level", &level, 0},     {"--rich", &rich, 1}};
     bencher b;
     ddb_mapping *m = NULL;
     gen_design *d = NULL;
@@ -101,6 +101,11 @@ int gen_cmd_bench(int argc, char **argv)
     if ((rc = ddb_mapping_load(&m, mapping, &err)) != 0 ||
         (rc = gen_design_new(&d, design, m, sd, 1, &err)) != 0)
         goto done;
+    if (rich != NULL && strcmp(design, "favorites") != 0) {
+        rc = ddb_error_set(&err, DDB_EUSAGE, "--rich is for the favorites design");
+        goto done;
+    }
+    d->rich = rich != NULL;
     b.m = m;
     if (ddb_arena_new(&b.arena, 0) != 0 || ddb_buf_reserve(&b.buf, BATCH + 65536) != 0) {
         rc = ddb_error_set(&err, DDB_ENOMEM, "out of memory");

@@ -145,9 +145,48 @@ static void add_url(gen_rec *rec, gen_rng *r, const char *field, const char *typ
     gen_rec_put(rec, field, v);
 }
 
+static const char *const label_pool[] = {"pinned", "shared", "offline", "синхр", "已读",
+                                         "archived", "draft", "⭐"};
+
+/* What real tables hold beside the declared fields (the rich shape, gen.h's
+ * rich): attributes no mapping names, of every type a reader must carry
+ * through untouched, so a writer cannot be tuned to the declared fields
+ * alone. */
+static void add_rich(gen_rec *rec, gen_rng *r)
+{
+    ddb_arena *a = rec->a;
+    ddb_value flags[5], labels[4];
+    ddb_attr meta[3];
+    size_t n_flags = 2 + gen_rng_below(r, 4), n_labels = 1 + gen_rng_below(r, 4);
+    size_t first = gen_rng_below(r, GEN_COUNT(label_pool));
+
+    for (size_t i = 0; i < n_flags; i++) {
+        uint64_t k = gen_rng_below(r, 3);
+        flags[i] = k == 0   ? ddb_value_bool(gen_rng_chance(r, 50))
+                   : k == 1 ? ddb_value_null()
+                            : gen_bytes(a, r, 3 + gen_rng_below(r, 6), "", 0);
+    }
+    /* distinct members: consecutive names of the pool */
+    for (size_t i = 0; i < n_labels; i++) {
+        const char *l = label_pool[(first + i) % GEN_COUNT(label_pool)];
+        labels[i] = ddb_value_str(DDB_TYPE_S, l, strlen(l));
+    }
+    meta[0] = (ddb_attr){{"score", 5}, gen_long_number(a, r, 30, 0)};
+    meta[1] = (ddb_attr){{"flags", 5}, gen_list(a, DDB_TYPE_L, flags, n_flags)};
+    meta[2] = (ddb_attr){{"source", 6}, ddb_value_str(DDB_TYPE_S, "sync-v2", 7)};
+    gen_rec_put(rec, "meta", gen_map(a, meta, 3));
+    gen_rec_put(rec, "labels", gen_list(a, DDB_TYPE_SS, labels, n_labels));
+    gen_rec_put(rec, "checksum", gen_bytes(a, r, 16 + gen_rng_below(r, 17), "", 0));
+    gen_rec_put(rec, "balance", gen_long_number(a, r, 38, 20));
+    gen_rec_put(rec, "sequence", gen_long_number(a, r, 38, 0));
+}
+
 #define EMIT(e)                                                                                    \
     do {                                                                                           \
-        ddb_map map_ = gen_rec_map(&rec);                                                          \
+        ddb_map map_;                                                                              \
+        if (d->rich)                                                                               \
+            add_rich(&rec, r);                                                                     \
+        map_ = gen_rec_map(&rec);                                                                  \
         if ((rc = emit(ctx, (e), &map_, err)) != 0)                                                \
             return rc;                                                                             \
     } while (0)
