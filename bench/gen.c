@@ -4,6 +4,7 @@
  *   ddbpipe-gen export   --mapping M --design D --items N --out DIR [...]
  *   ddbpipe-gen seed-csv --mapping M --design D --records N --out DIR
  *   ddbpipe-gen bench    --mapping M --bytes 1G --out FILE.json.gz
+ *   ddbpipe-gen repeat-export --from EXPORT_DIR --key NAME --bytes 400M --out DIR
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,7 +33,13 @@ static void usage(FILE *f)
             "      One large gzip file of {\"Item\":...} lines (SIZE uncompressed: 512M, 1G).\n"
             "      --rich (favorites): every item also carries undeclared attributes (a nested\n"
             "      map with a 30-digit number and a list of BOOL/NULL/B, a string set,\n"
-            "      binary, 38-digit numbers), as real tables do.\n\n"
+            "      binary, 38-digit numbers), as real tables do.\n"
+            "  ddbpipe-gen repeat-export --from EXPORT_DIR --key NAME (--bytes SIZE | --copies K)\n"
+            "                       --out DIR\n"
+            "      A real Export to S3 folder (EXPORT_DIR holds its manifest-files.json and\n"
+            "      data/) copied K times over into the same layout, DIR/AWSDynamoDB/<id>/:\n"
+            "      copy k > 0 of an item has \"k~\" before its partition key NAME (a string,\n"
+            "      the line's first attribute), so every item is distinct.\n\n"
             "--whole-collections: after N items/records, finish the collection in progress\n"
             "(a user's tags and favorites, a movie with its cast, a facility's 7 weekdays)\n"
             "so the count may end a little above N.\n\n"
@@ -170,6 +177,8 @@ int main(int argc, char **argv)
         return gen_cmd_seed_csv(argc - 2, argv + 2);
     if (strcmp(argv[1], "bench") == 0)
         return gen_cmd_bench(argc - 2, argv + 2);
-    gen_fail("unknown command \"%s\" (export, seed-csv, bench)", argv[1]);
+    if (strcmp(argv[1], "repeat-export") == 0)
+        return gen_cmd_repeat_export(argc - 2, argv + 2);
+    gen_fail("unknown command \"%s\" (export, seed-csv, bench, repeat-export)", argv[1]);
     return 2;
 }

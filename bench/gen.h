@@ -142,6 +142,7 @@ int gen_encode(ddb_item *out, const ddb_mapping *m, const ddb_entity *e, const d
 int gen_cmd_export(int argc, char **argv);
 int gen_cmd_seed_csv(int argc, char **argv);
 int gen_cmd_bench(int argc, char **argv);
+int gen_cmd_repeat_export(int argc, char **argv);
 
 /* Shared option helpers (gen.c). */
 typedef struct gen_opt {
@@ -161,6 +162,11 @@ const char *gen_pick_design(const char *design, const char *mapping_path);
 void gen_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Creates a directory and its parents (mkdir -p). Returns 0 or DDB_EIO. */
 int gen_mkdirs(const char *path, ddb_error *err);
+/* The MD5 of a whole file (gen_export.c). Returns 0 or a read error. */
+int gen_md5_file(unsigned char digest[16], const char *path, ddb_error *err);
+/* Writes DIR/NAME.json and its DIR/NAME.md5 sibling (the base64 MD5, no
+ * newline), as an export's manifests are stored (gen_export.c). */
+int gen_write_with_md5(const char *dir, const char *name, const ddb_buf *content, ddb_error *err);
 /* Writes len bytes to path (whole file, not atomic). */
 int gen_write_file(const char *path, const void *data, size_t len, ddb_error *err);
 

@@ -289,7 +289,7 @@ static int on_record(void *ctx, const ddb_entity *e, const ddb_map *rec, ddb_err
 
 /* -------------------------------------------------------------- manifests */
 
-static int md5_file(unsigned char digest[16], const char *path, ddb_error *err)
+int gen_md5_file(unsigned char digest[16], const char *path, ddb_error *err)
 {
     ddb_source *src = NULL, *md5 = NULL;
     char buf[65536];
@@ -318,8 +318,7 @@ static void put_b64(ddb_buf *b, const unsigned char digest[16])
     ddb_buf_put_base64(b, digest, 16);
 }
 
-/* Writes name and name's .md5 sibling (base64 MD5, no newline). */
-static int write_with_md5(const char *dir, const char *name, const ddb_buf *content, ddb_error *err)
+int gen_write_with_md5(const char *dir, const char *name, const ddb_buf *content, ddb_error *err)
 {
     ddb_buf path = DDB_BUF_INIT, b64 = DDB_BUF_INIT;
     unsigned char digest[16];
@@ -349,7 +348,7 @@ static int write_manifests(exporter *x, const char *dir, const char *id, int64_t
         exp_file *f = &x->files[i];
         unsigned char digest[16], etag[16];
         char hex[33];
-        if ((rc = md5_file(digest, f->path, err)) != 0)
+        if ((rc = gen_md5_file(digest, f->path, err)) != 0)
             goto done;
         md5_mem(etag, digest, 16);
         ddb_hex_encode(hex, etag, 16);
@@ -386,8 +385,8 @@ static int write_manifests(exporter *x, const char *dir, const char *id, int64_t
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if ((rc = write_with_md5(dir, "manifest-files", &files, err)) != 0 ||
-        (rc = write_with_md5(dir, "manifest-summary", &sum, err)) != 0)
+    if ((rc = gen_write_with_md5(dir, "manifest-files", &files, err)) != 0 ||
+        (rc = gen_write_with_md5(dir, "manifest-summary", &sum, err)) != 0)
         goto done;
 done:
     ddb_buf_dispose(&files);
