@@ -3,10 +3,17 @@
  * importer's own CPU. DescribeTable gives an ACTIVE table (pk S, sk S);
  * BatchWriteItem accepts every item ({"UnprocessedItems":{}} with
  * ConsumedCapacity); target Stats gives the items, BatchWriteItem requests and
- * body bytes it counted. Every 200 answer carries x-amz-crc32, as DynamoDB's
- * do, so the importer's CRC check stays on.
+ * body bytes it counted (and the items Scan served). Every 200 answer carries
+ * x-amz-crc32, as DynamoDB's do, so the client's CRC check stays on.
  *
- *   ddbpipe-sink [--poll USEC] PORTFILE [TABLE]
+ *   ddbpipe-sink [--poll USEC] [--scan FILE] PORTFILE [TABLE]
+ *
+ * With --scan the table holds the items of FILE ({"Item":{...}} lines, plain
+ * or gzip, read into memory at start), and Scan serves them: segment s of
+ * TotalSegments t the items [s*n/t, (s+1)*n/t), in pages of at most 1 MB (or
+ * Limit), each but the last with a LastEvaluatedKey whose sk is the index to
+ * go on from. The pages are sent uncompressed (DynamoDB would gzip them: a
+ * client's inflate is not in what it measures).
  *
  * With --poll the sink does not sleep until USEC microseconds have passed
  * without a request: it asks epoll without waiting, over and over. On
@@ -50,7 +57,13 @@ typedef struct conn {
 } conn;
 
 static const char *table = "bench";
-static unsigned long long items, requests, body_bytes;
+static unsigned long long items, requests, body_bytes, scanned;
+
+/* The table Scan serves (--scan): items' typed JSON maps, one after another. */
+static char *scan_text;
+static size_t *scan_at, *scan_len, scan_n;
+static char *page;
+static size_t page_cap;
 
 /* Sends all of p (the socket is non-blocking: waits for room when full). */
 static uint64_t now_us(void)
@@ -137,6 +150,121 @@ static const char *header(const char *head, size_t hlen, const char *name, size_
     return NULL;
 }
 
+/* The number after "name": in the request body (its first mention), or dflt. */
+static unsigned long long body_number(const char *body, size_t blen, const char *name,
+                                      unsigned long long dflt)
+{
+    const char *p = memmem(body, blen, name, strlen(name));
+    if (p == NULL)
+        return dflt;
+    p += strlen(name);
+    while (p < body + blen && (*p == '"' || *p == ':' || *p == ' '))
+        p++;
+    return p < body + blen && *p >= '0' && *p <= '9' ? strtoull(p, NULL, 10) : dflt;
+}
+
+static int page_append(size_t *len, const char *p, size_t n)
+{
+    if (*len + n + 1 > page_cap) {
+        size_t cap = page_cap ? page_cap : 1u << 20;
+        char *np;
+        while (cap < *len + n + 1)
+            cap *= 2;
+        if ((np = realloc(page, cap)) == NULL)
+            return -1;
+        page = np;
+        page_cap = cap;
+    }
+    memcpy(page + *len, p, n);
+    *len += n;
+    page[*len] = '\0';
+    return 0;
+}
+
+/* A Scan page of the --scan table: its segment's items from ExclusiveStartKey's
+ * index on, up to 1 MB or Limit. */
+static int scan_page(int fd, const char *body, size_t blen)
+{
+    unsigned long long seg = body_number(body, blen, "\"Segment\"", 0),
+                       total = body_number(body, blen, "\"TotalSegments\"", 1),
+                       limit = body_number(body, blen, "\"Limit\"", ~0ull);
+    const char *esk = memmem(body, blen, "\"ExclusiveStartKey\"", 19);
+    size_t lo, hi, i, len = 0, n = 0, bytes = 0;
+    char tail[256];
+    int ok = 0;
+
+    if (total == 0 || seg >= total)
+        total = 1, seg = 0;
+    lo = (size_t)(seg * scan_n / total);
+    hi = (size_t)((seg + 1) * scan_n / total);
+    i = esk ? (size_t)body_number(esk, blen - (size_t)(esk - body), "\"sk\":{\"S\"", lo) : lo;
+    ok = page_append(&len, "{\"Items\":[", 10) == 0;
+    for (; ok && i < hi && i >= lo && n < limit && bytes < (1u << 20); i++, n++) {
+        ok = (n == 0 || page_append(&len, ",", 1) == 0) &&
+             page_append(&len, scan_text + scan_at[i], scan_len[i]) == 0;
+        bytes += scan_len[i];
+    }
+    if (i < hi && i >= lo)
+        snprintf(tail, sizeof(tail),
+                 "],\"Count\":%zu,\"ScannedCount\":%zu,\"ConsumedCapacity\":{\"TableName\":"
+                 "\"%s\",\"CapacityUnits\":%zu},\"LastEvaluatedKey\":{\"pk\":{\"S\":\"scan\"},"
+                 "\"sk\":{\"S\":\"%zu\"}}}",
+                 n, n, table, bytes / 8192 + 1, i);
+    else
+        snprintf(tail, sizeof(tail),
+                 "],\"Count\":%zu,\"ScannedCount\":%zu,\"ConsumedCapacity\":{\"TableName\":"
+                 "\"%s\",\"CapacityUnits\":%zu}}",
+                 n, n, table, bytes / 8192 + 1);
+    if (!ok || page_append(&len, tail, strlen(tail)) != 0)
+        return -1;
+    scanned += n;
+    requests++;
+    return answer(fd, 200, page, 1);
+}
+
+/* Reads FILE's {"Item":{...}} lines as the table Scan serves. */
+static int load_scan(const char *path)
+{
+    gzFile f = gzopen(path, "rb");
+    size_t len = 0, cap = 1u << 24, n_cap = 0;
+    int r;
+
+    if (f == NULL || (scan_text = malloc(cap)) == NULL)
+        return -1;
+    while ((r = gzread(f, scan_text + len, (unsigned)(cap - len - 1))) > 0) {
+        len += (size_t)r;
+        if (cap - len < (1u << 20)) {
+            char *nt = realloc(scan_text, cap *= 2);
+            if (nt == NULL)
+                return -1;
+            scan_text = nt;
+        }
+    }
+    gzclose(f);
+    if (r < 0)
+        return -1;
+    scan_text[len] = '\0';
+    for (char *p = scan_text, *e = scan_text + len, *nl; p < e; p = nl + 1) {
+        if ((nl = memchr(p, '\n', (size_t)(e - p))) == NULL)
+            nl = e;
+        if (nl - p < 10)
+            continue;
+        if (memcmp(p, "{\"Item\":{", 9) != 0 || nl[-1] != '}') {
+            fprintf(stderr, "ddbpipe-sink: %s: a line that is not {\"Item\":{...}}\n", path);
+            return -1;
+        }
+        if (scan_n == n_cap) {
+            n_cap = n_cap ? n_cap * 2 : 65536;
+            if ((scan_at = realloc(scan_at, n_cap * sizeof(*scan_at))) == NULL ||
+                (scan_len = realloc(scan_len, n_cap * sizeof(*scan_len))) == NULL)
+                return -1;
+        }
+        scan_at[scan_n] = (size_t)(p + 8 - scan_text);
+        scan_len[scan_n++] = (size_t)(nl - 1 - (p + 8));
+    }
+    return 0;
+}
+
 static int handle(int fd, const char *head, size_t hlen, const char *body, size_t blen)
 {
     char out[2048];
@@ -170,9 +298,12 @@ static int handle(int fd, const char *head, size_t hlen, const char *body, size_
                  table, n);
         return answer(fd, 200, out, 1);
     }
+    if (t != NULL && tl == 4 && memcmp(t, "Scan", 4) == 0 && scan_text != NULL)
+        return scan_page(fd, body, blen);
     if (t != NULL && tl == 5 && memcmp(t, "Stats", 5) == 0) {
-        snprintf(out, sizeof(out), "{\"items\":%llu,\"requests\":%llu,\"bytes\":%llu}", items,
-                 requests, body_bytes);
+        snprintf(out, sizeof(out),
+                 "{\"items\":%llu,\"requests\":%llu,\"bytes\":%llu,\"scanned\":%llu}", items,
+                 requests, body_bytes, scanned);
         return answer(fd, 200, out, 1);
     }
     snprintf(out, sizeof(out),
@@ -241,13 +372,18 @@ int main(int argc, char **argv)
     FILE *pf;
     char tmp[4096];
 
-    if (argc > 2 && strcmp(argv[1], "--poll") == 0) {
-        poll_us = strtol(argv[2], NULL, 10);
+    while (argc > 2 && (strcmp(argv[1], "--poll") == 0 || strcmp(argv[1], "--scan") == 0)) {
+        if (strcmp(argv[1], "--poll") == 0) {
+            poll_us = strtol(argv[2], NULL, 10);
+        } else if (load_scan(argv[2]) != 0) {
+            fprintf(stderr, "ddbpipe-sink: cannot read %s as a table to scan\n", argv[2]);
+            return 1;
+        }
         argc -= 2;
         argv += 2;
     }
     if (argc < 2 || poll_us < 0 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: ddbpipe-sink [--poll USEC] PORTFILE [TABLE]\n");
+        fprintf(stderr, "usage: ddbpipe-sink [--poll USEC] [--scan FILE] PORTFILE [TABLE]\n");
         return 2;
     }
     if (argc > 2)
