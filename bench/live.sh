@@ -5,7 +5,7 @@
 #   bench/live.sh [BACKLOG] [RATE] [SECONDS]
 #       BACKLOG  changes written while the migration is stopped, then replayed (default 20000)
 #       RATE     changes per second the application writes during the lag run (default 1000)
-#       SECONDS  how long it writes (default 20)
+#       SECONDS  how long it writes (default 20; 0: the catch-up alone, as bench/run.sh runs it)
 #
 # 1. catch-up: the migration is started on an empty table and stopped (the position is saved),
 #    BACKLOG new items are written with BatchWriteItem, and `--resume --stop-when-idle 1`
@@ -52,6 +52,8 @@ grep "changes applied" "$tmp/b.err" | sed 's/^ddbpipe: //'
 awk -v n="$backlog" -v w="$(wall_of "$tmp/t1")" -v c="$(cpu_of "$tmp/t1")" 'BEGIN {
     printf "catch-up: %d changes in %.2f s (less 1 s idle): %.0f changes/s, %.1f us CPU per change\n",
         n, w, n / (w - 1), c * 1e6 / n }'
+
+[ "$secs" = 0 ] && exit 0
 
 # -- 2. lag at a steady write rate --------------------------------------------------------------
 app create --table Steady

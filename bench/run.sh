@@ -1,38 +1,51 @@
 #!/usr/bin/env bash
-# Throughput and memory benchmark of `ddbpipe export` and `import` on a large favorites dump.
+# Throughput, scaling, memory and CPU per item of `ddbpipe export` and `import`, on four shapes of
+# data, and CPU per item of an export from a table (Scan) and of the live catch-up.
 #
-#   bench/run.sh [SIZE]      SIZE of the uncompressed dump: 1G (default), 512M, 4G, ...
+#   bench/run.sh [SIZE]      SIZE of each shape's uncompressed input: 384M (default), 1G, ...
 #
-# Builds a Release ddbpipe and ddbpipe-gen in build-bench/, generates (or reuses) the dumps
-# bench/out/favorites-SIZE-gz6.json.gz (gzip level 6, as `gzip` writes by default and as the
-# speed issue measured) and a 10x smaller one, then times:
-#   - zcat FILE > /dev/null            (the floor: gzip decoding alone)
-#   - ddbpipe export FILE --format csv
-#   - ddbpipe export FILE --format ndjson
-#   - ddbpipe export FILE --format parquet (its wall time against CSV's of the same round, and its
-#     files' size against those of export --format csv --gzip)
-#   - ddbpipe export FILE --format csv without a mapping (typed columns, their union as header)
-#   - ddbpipe import FILE to ddbpipe-sink (bench/sink/sink.c: the importer's CPU per item),
-#     ROUNDS times, each time also to a sink that polls
+# Builds a Release ddbpipe, ddbpipe-gen, ddbpipe-floor and ddbpipe-sink in build-bench/, makes (or
+# reuses) in bench/out/ one input of about SIZE for each shape:
+#   lean    favorites items as the seed's DTOs hold them (formats/favorites.json; gzip -6)
+#   rich    the same design, every item also carrying undeclared attributes as real tables do: a
+#           nested map with a 30-digit number and a list of BOOL/NULL/B, a string set, binary,
+#           38-digit numbers (ddbpipe-gen bench --rich; the mapping leaves them to _extra)
+#   real    the real AWS Export to S3 in ../shared/testdata/aws-export repeated to SIZE in its own
+#           layout (manifests, gzip data files; ddbpipe-gen repeat-export, keys made distinct),
+#           read without a mapping
+#   movies  a movies-design dump (formats/movies.json: actors, movies, casts, streams; every
+#           DynamoDB type)
+# and a 10x smaller lean and rich dump. Then, for each shape, ROUNDS rounds (default 3) of:
+#   - zcat of its gzip files > /dev/null        (the floor: gzip decoding alone)
+#   - ddbpipe export --format csv, ndjson, parquet (each a ratio to the zcat of the same round)
+#   - ddbpipe export --format csv --threads 1 and --threads 2 (the scaling: their ratio)
+# and once export --format csv --gzip (Parquet's file size is compared with it). Rows and ratios
+# are medians over the rounds, each ratio taken within its round. Then:
+#   - ddbpipe export of the lean input as CSV without a mapping (typed columns, their union)
+#   - ddbpipe import of the lean input to ddbpipe-sink (bench/sink/sink.c: the importer's CPU per
+#     item), ROUNDS times, each time also to a sink that polls
 #   - ddbpipe-floor (bench/floor/floor.c): the same requests, prepared, the least any importer
-#     spends here
-#   - bench/sdk-import.js SMALL to a fresh sink (the same import with the Node AWS SDK v3, for
-#     scale; skipped without node_modules/@aws-sdk)
-#   - ddbpipe export SMALL --format csv (peak memory must not grow with the input)
-# and prints wall time, MB/s of uncompressed input, items/s and peak RSS.
-#
-# zcat and the two exports with a mapping run ROUNDS times side by side (default 3); their rows
-# and ratios are medians, each ratio taken within its round.
+#     spends here, and the same through libcurl (--curl)
+#   - bench/sdk-import.js of the lean 1/10 to a fresh sink (the same import with the Node AWS SDK
+#     v3, for scale; skipped without node_modules/@aws-sdk)
+#   - ddbpipe export --table of the lean and the rich 1/10 from ddbpipe-sink --scan (a parallel
+#     Scan of 4 segments served from memory): CPU per item, ROUNDS rounds
+#   - the live catch-up of bench/live.sh (20,000 changes replayed from DynamoDB Local's stream):
+#     CPU per change; skipped with LIVE=0 or without Java or node_modules
+#   - ddbpipe export of the lean 1/10 --format csv (peak memory must not grow with the input)
+# and prints wall time, MB/s of uncompressed input, items/s and peak RSS, then the ratios.
 #
 # Environment: KEEP_OUTPUT=1 keeps bench/out/x (the export output); BUILD_DIR overrides
-# build-bench; ROUNDS sets the rounds. Delete bench/out/ to force new dumps (e.g. after changing the generator).
+# build-bench; ROUNDS sets the rounds; LIVE=0 skips the live catch-up. Delete bench/out/ to force
+# new inputs (e.g. after changing the generator).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$root/build-bench}"
 out="$root/bench/out"
-size="${1:-1G}"
+size="${1:-384M}"
 mapping="$root/formats/favorites.json"
+real_export="$root/../shared/testdata/aws-export/01716790307109-5f9d6aaa"
 
 to_bytes() {
 	local s=$1 n mul=1
@@ -44,7 +57,7 @@ to_bytes() {
 	esac
 	n=${s%[kKmMgGtT]}
 	if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -eq 0 ]; then
-		echo "bench/run.sh: bad size '$s' (use e.g. 1G, 512M, 2000000)" >&2
+		echo "bench/run.sh: bad size '$s' (use e.g. 1G, 384M, 2000000)" >&2
 		exit 2
 	fi
 	echo $((n * mul))
@@ -64,99 +77,164 @@ ddbpipe="$build/ddbpipe"
 gen="$build/ddbpipe-gen"
 mkdir -p "$out"
 
-# make_dump FILE BYTES: reuses FILE when its .info (items and bytes) is there.
+# make_dump FILE BYTES ARGS...: a ddbpipe-gen bench dump (ARGS: its mapping, design, --rich);
+# reuses FILE when its .info (items and bytes) is there.
 make_dump() {
 	local file=$1 want=$2 line
+	shift 2
 	if [ -f "$file" ] && [ -f "$file.info" ]; then
 		echo "reusing ${file#"$root"/} ($(cat "$file.info"))"
 		return
 	fi
 	rm -f "$file" "$file.info"
-	line=$("$gen" bench --mapping "$mapping" --design favorites --bytes "$want" --level 6 \
-		--out "$file")
+	line=$("$gen" bench "$@" --bytes "$want" --level 6 --out "$file")
 	echo "$line"
 	# "FILE: N items, B bytes uncompressed, ..."
 	echo "$line" | sed -E 's/.*: ([0-9]+) items, ([0-9]+) bytes uncompressed.*/items=\1 bytes=\2/' \
 		>"$file.info"
 }
 
+# make_real DIR BYTES: the real export repeated to BYTES (its .info as make_dump's).
+make_real() {
+	local dir=$1 want=$2 line
+	if [ -d "$dir" ] && [ -f "$dir.info" ]; then
+		echo "reusing ${dir#"$root"/} ($(cat "$dir.info"))"
+		return
+	fi
+	rm -rf "$dir" "$dir.info"
+	line=$("$gen" repeat-export --from "$real_export" --key name --bytes "$want" --out "$dir")
+	echo "$line"
+	echo "$line" | sed -E 's/.*: ([0-9]+) items, ([0-9]+) bytes uncompressed.*/items=\1 bytes=\2/' \
+		>"$dir.info"
+}
+
 info() { sed -E "s/.*$2=([0-9]+).*/\1/" "$1.info"; }
 
+fav=(--mapping "$mapping" --design favorites)
+movies_map="$root/formats/movies.json"
 big="$out/favorites-$size-gz6.json.gz"
 small="$out/favorites-$size-gz6-tenth.json.gz"
-echo "== dumps"
-make_dump "$big" "$bytes"
-make_dump "$small" "$small_bytes"
+rich="$out/rich-$size-gz6.json.gz"
+rich_small="$out/rich-$size-gz6-tenth.json.gz"
+movies="$out/movies-$size-gz6.json.gz"
+real="$out/real-$size"
+echo "== inputs"
+make_dump "$big" "$bytes" "${fav[@]}"
+make_dump "$small" "$small_bytes" "${fav[@]}"
+make_dump "$rich" "$bytes" "${fav[@]}" --rich
+make_dump "$rich_small" "$small_bytes" "${fav[@]}" --rich
+make_dump "$movies" "$bytes" --mapping "$movies_map" --design movies
+if [ -d "$real_export" ]; then
+	make_real "$real" "$bytes"
+	shapes=(lean rich real movies)
+else
+	echo "real: skipped (no $real_export)"
+	shapes=(lean rich movies)
+fi
 
 big_bytes=$(info "$big" bytes)
 big_items=$(info "$big" items)
 small_real=$(info "$small" bytes)
 small_items=$(info "$small" items)
 
-echo "== runs (input: $big_items items, $big_bytes bytes uncompressed, $(stat -c %s "$big") gzip)"
-# zcat and the two exports with a mapping, side by side in ROUNDS rounds (zcat, csv, ndjson,
-# zcat, ...): on a shared machine one run can be a third slower than the next, so each export's
-# ratio is taken within its round, and the rows and ratios give the medians.
-walls_zcat=() walls_csv=() walls_ndjson=() walls_parquet=()
-ratios_csv=() ratios_ndjson=() ratios_parquet=() parquet_vs_csv=()
-for round in $(seq 1 "$rounds"); do
-	echo "round $round of $rounds: zcat, export --format csv, ndjson, parquet"
-	measure zcat /dev/null zcat "$big"
-	walls_zcat+=("$m_wall")
-	rss_zcat=$m_rss rc_zcat=$m_rc
-	for fmt in csv ndjson parquet; do
-		declare -n walls="walls_$fmt" fmt_ratios="ratios_$fmt"
-		rm -rf "$out/x"
-		measure "export-$fmt" /dev/null "$ddbpipe" export "$big" --mapping "$mapping" \
-			--out "$out/x" --format "$fmt"
-		walls+=("$m_wall")
-		fmt_ratios+=("$(awk -v a="$m_wall" -v z="${walls_zcat[-1]}" 'BEGIN {printf "%.3f", a / z}')")
-		declare -g "rss_$fmt=$m_rss" "rc_$fmt=$m_rc"
-		unset -n walls fmt_ratios
+# shape_input SHAPE: sets in (what export reads), gz (its gzip files, for zcat), map (the mapping
+# arguments), in_bytes and in_items.
+shape_input() {
+	case "$1" in
+	lean) in=$big gz=("$big") map=(--mapping "$mapping") ;;
+	rich) in=$rich gz=("$rich") map=(--mapping "$mapping") ;;
+	real) in=$real gz=("$real"/AWSDynamoDB/*/data/*.json.gz) map=() ;;
+	movies) in=$movies gz=("$movies") map=(--mapping "$movies_map") ;;
+	esac
+	in_bytes=$(info "$in" bytes)
+	in_items=$(info "$in" items)
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}'; }
+# sorted_list X...: the values sorted, two decimals, comma-separated.
+sorted_list() { printf '%s\n' "$@" | sort -n | awk '{printf "%s%.2f", (NR > 1 ? ", " : ""), $1}'; }
+
+# Each shape: zcat, the three formats and the two thread counts side by side in ROUNDS rounds: on a
+# shared machine one run can be a third slower than the next, so each ratio is taken within its
+# round, and the rows and ratios give the medians.
+shape_rows=()
+for shape in "${shapes[@]}"; do
+	shape_input "$shape"
+	echo "== $shape: $in_items items, $in_bytes bytes uncompressed, $(cat "${gz[@]}" | wc -c) gzip"
+	walls_zcat=() walls_csv=() walls_ndjson=() walls_parquet=() walls_t1=() walls_t2=()
+	ratios_csv=() ratios_ndjson=() ratios_parquet=() scaling=()
+	rss_t2=0
+	for round in $(seq 1 "$rounds"); do
+		echo "round $round of $rounds: zcat, export --format csv, ndjson, parquet, csv --threads 1, 2"
+		measure "$shape-zcat" /dev/null zcat "${gz[@]}"
+		walls_zcat+=("$m_wall")
+		rss_zcat=$m_rss rc_zcat=$m_rc
+		for fmt in csv ndjson parquet; do
+			declare -n walls="walls_$fmt" fmt_ratios="ratios_$fmt"
+			rm -rf "$out/x"
+			measure "$shape-export-$fmt" /dev/null "$ddbpipe" export "$in" "${map[@]}" \
+				--out "$out/x" --format "$fmt"
+			walls+=("$m_wall")
+			fmt_ratios+=("$(ratio "$m_wall" "${walls_zcat[-1]}")")
+			declare -g "rss_$fmt=$m_rss" "rc_$fmt=$m_rc"
+			unset -n walls fmt_ratios
+		done
+		parquet_bytes=$(cat "$out"/x/*.parquet | wc -c)
+		for t in 1 2; do
+			rm -rf "$out/x"
+			measure "$shape-export-csv-t$t" /dev/null "$ddbpipe" export "$in" "${map[@]}" \
+				--out "$out/x" --format csv --threads "$t"
+			declare -n walls="walls_t$t"
+			walls+=("$m_wall")
+			unset -n walls
+		done
+		[ "$m_rss" -gt "$rss_t2" ] && rss_t2=$m_rss
+		scaling+=("$(ratio "${walls_t1[-1]}" "${walls_t2[-1]}")")
 	done
-	parquet_vs_csv+=("$(awk -v a="${walls_parquet[-1]}" -v c="${walls_csv[-1]}" 'BEGIN {printf "%.3f", a / c}')")
-	parquet_bytes=$(cat "$out"/x/*.parquet | wc -c)
+	m_wall=$(median "${walls_zcat[@]}") m_rss=$rss_zcat m_rc=$rc_zcat
+	row "$shape: zcat > /dev/null" "$in_bytes" "$in_items"
+	for fmt in csv ndjson parquet; do
+		declare -n walls="walls_$fmt" fmt_ratios="ratios_$fmt" fmt_rss="rss_$fmt" fmt_rc="rc_$fmt"
+		m_wall=$(median "${walls[@]}") m_rss=$fmt_rss m_rc=$fmt_rc
+		row "$shape: export --format $fmt" "$in_bytes" "$in_items"
+		shape_rows+=("$(printf '%-7s %-8s %6s x zcat   (rounds: %s)' "$shape" "$fmt" \
+			"$(median "${fmt_ratios[@]}")" "$(sorted_list "${fmt_ratios[@]}")")")
+		[ "$shape" = lean ] && [ "$fmt" = csv ] && rss_big_csv=$fmt_rss
+		unset -n walls fmt_ratios fmt_rss fmt_rc
+	done
+	shape_rows+=("$(printf '%-7s %-8s %6s x      (csv --threads 1 %s s, --threads 2 %s s; rounds: %s); peak RSS at 2 threads %.1f MB' \
+		"$shape" scaling "$(median "${scaling[@]}")" "$(median "${walls_t1[@]}")" \
+		"$(median "${walls_t2[@]}")" "$(sorted_list "${scaling[@]}")" \
+		"$(awk -v r="$rss_t2" 'BEGIN {print r / 1024}')")")
+	echo "export --format csv --gzip (the size Parquet is compared with)"
+	rm -rf "$out/gz"
+	measure "$shape-export-csv-gzip" /dev/null "$ddbpipe" export "$in" "${map[@]}" --out "$out/gz" \
+		--format csv --gzip
+	csv_gz_bytes=$(cat "$out"/gz/*.csv.gz | wc -c)
+	shape_rows+=("$(printf '%-7s %-8s %6s x      (Parquet, zstd: %s bytes; export --format csv --gzip: %s bytes)' \
+		"$shape" size "$(ratio "$parquet_bytes" "$csv_gz_bytes")" "$parquet_bytes" "$csv_gz_bytes")")
+	rm -rf "$out/gz"
 done
-m_wall=$(median "${walls_zcat[@]}") m_rss=$rss_zcat m_rc=$rc_zcat
-row "zcat FILE > /dev/null" "$big_bytes" "$big_items"
-zcat_wall=$m_wall
-if command -v igzip >/dev/null 2>&1; then
-	echo "igzip -dc"
-	measure igzip /dev/null igzip -dc "$big"
-	row "igzip -dc FILE > /dev/null" "$big_bytes" "$big_items"
-fi
-for fmt in csv ndjson parquet; do
-	declare -n walls="walls_$fmt" fmt_ratios="ratios_$fmt" fmt_rss="rss_$fmt" fmt_rc="rc_$fmt"
-	m_wall=$(median "${walls[@]}") m_rss=$fmt_rss m_rc=$fmt_rc
-	row "ddbpipe export --format $fmt" "$big_bytes" "$big_items"
-	ratios+=("export --format $fmt: $(median "${fmt_ratios[@]}") x the wall time of zcat (median of $rounds rounds: $(printf '%s\n' "${fmt_ratios[@]}" | sort -n | awk '{printf "%s%.2f", (NR > 1 ? ", " : ""), $1}'))")
-	unset -n walls fmt_ratios fmt_rss fmt_rc
-done
-rss_big_csv=$rss_csv
-ratios+=("export --format parquet: $(median "${parquet_vs_csv[@]}") x the wall time of export --format csv in the same round (median of $rounds rounds)")
-echo "export --format csv --gzip (the size Parquet is compared with)"
-rm -rf "$out/gz"
-measure export-csv-gzip /dev/null "$ddbpipe" export "$big" --mapping "$mapping" --out "$out/gz" \
-	--format csv --gzip
-csv_gz_bytes=$(cat "$out"/gz/*.csv.gz | wc -c)
-ratios+=("Parquet (zstd) files: $parquet_bytes bytes; gzip CSV: $csv_gz_bytes bytes ($(awk -v a="$parquet_bytes" -v b="$csv_gz_bytes" 'BEGIN {printf "%.2f", a / b}') x)")
-rm -rf "$out/gz"
+ratios=()
 
 # Without a mapping: every attribute a typed column, the header their union (records spilled,
 # then replayed under the final header).
-echo "export --format csv without a mapping"
+echo "lean: export --format csv without a mapping"
+measure lean-zcat /dev/null zcat "$big"
+zcat_lean=$m_wall
 rm -rf "$out/x"
 measure export-csv-raw /dev/null "$ddbpipe" export "$big" --out "$out/x" --format csv
-row "ddbpipe export csv, no mapping" "$big_bytes" "$big_items"
-ratios+=("export --format csv without a mapping: $(awk -v a="$m_wall" -v z="$zcat_wall" 'BEGIN {printf "%.2f", a / z}') x the wall time of zcat (one run, against zcat's median)")
+row "lean: export csv, no mapping" "$big_bytes" "$big_items"
+ratios+=("lean: export --format csv without a mapping: $(ratio "$m_wall" "$zcat_lean") x the wall time of zcat (one pair)")
 
-# start_sink [--poll USEC]: a fresh ddbpipe-sink (item count 0) on a free port; sets sink_pid and
+# start_sink [--poll USEC] [--scan FILE]: a fresh ddbpipe-sink (item count 0) on a free port; sets sink_pid and
 # sink_url.
 start_sink() {
 	rm -f "$out/sink.port"
 	"$build/ddbpipe-sink" "$@" "$out/sink.port" &
 	sink_pid=$!
-	for _ in $(seq 1 50); do [ -s "$out/sink.port" ] && break; sleep 0.1; done
+	# with --scan it reads its table first
+	for _ in $(seq 1 300); do [ -s "$out/sink.port" ] && break; sleep 0.1; done
 	sink_url="http://127.0.0.1:$(cat "$out/sink.port")"
 }
 # sink_stat NAME: what the running sink counted: items, requests or bytes (of request bodies).
@@ -207,12 +285,12 @@ done
 per_item() { awk -v c="$1" -v n="$big_items" 'BEGIN {printf "%.2f", c * 1e6 / n}'; }
 all_per_item() { for c in "$@"; do per_item "$c"; echo; done | sort -n | paste -sd, | sed 's/,/, /g'; }
 m_wall=$(median "${wall_own[@]}") m_rss=$rss_own m_rc=$rc_own
-row "ddbpipe import to sink" "$big_bytes" "$big_items"
+row "lean: import to sink" "$big_bytes" "$big_items"
 import_cpu=$(median "${cpu_own[@]}")
-ratios+=("import: $(per_item "$import_cpu") us of CPU per item (user + system; median of $rounds rounds: $(all_per_item "${cpu_own[@]}"))")
+ratios+=("lean: import: $(per_item "$import_cpu") us of CPU per item (user + system; median of $rounds rounds: $(all_per_item "${cpu_own[@]}"))")
 m_wall=$(median "${wall_poll[@]}") m_rss=$rss_poll m_rc=$rc_poll
-row "the same, the sink polling" "$big_bytes" "$big_items"
-ratios+=("import to a sink that polls (not woken by the importer's sendmsg): $(per_item "$(median "${cpu_poll[@]}")") us of CPU per item (rounds: $(all_per_item "${cpu_poll[@]}"))")
+row "lean: the same, the sink polling" "$big_bytes" "$big_items"
+ratios+=("lean: import to a sink that polls (not woken by the importer's sendmsg): $(per_item "$(median "${cpu_poll[@]}")") us of CPU per item (rounds: $(all_per_item "${cpu_poll[@]}"))")
 
 # The floor under any importer here: as many requests of the same mean size, sent and answered
 # over 16 keep-alive connections with only SigV4's SHA-256 of each body and the CRC32 of each
@@ -259,11 +337,52 @@ else
 	ratios+=("Node SDK v3 import: skipped (node_modules/@aws-sdk missing; run npm ci)")
 fi
 
+# Export from a table: ddbpipe-sink --scan holds the lean (then the rich) 1/10 in memory and
+# answers a parallel Scan of 4 segments at once; ddbpipe's CPU (user + system) per item, ROUNDS
+# rounds, each a fresh sink (it loads the file before it says its port).
+for shape in lean rich; do
+	if [ $shape = lean ]; then scan_in=$small; else scan_in=$rich_small; fi
+	scan_items=$(info "$scan_in" items)
+	cpu_scan=()
+	for round in $(seq 1 "$rounds"); do
+		echo "$shape: export --table from a sink that serves the 1/10 by Scan, round $round of $rounds"
+		start_sink --scan "$scan_in"
+		rm -rf "$out/x"
+		measure "$shape-export-scan" /dev/null "${import_env[@]}" "$ddbpipe" export --table bench \
+			--mapping "$mapping" --ignore-schema-mismatch --segments 4 --endpoint-url "$sink_url" \
+			--out "$out/x" --format csv
+		got=$(sink_stat scanned || echo "?")
+		kill "$sink_pid" 2>/dev/null
+		if [ "$got" != "$scan_items" ]; then
+			echo "!! $shape-export-scan: the sink served $got items, the table has $scan_items" >&2
+			ratios+=("!! $shape: export --table: the sink served $got items, the table has $scan_items")
+		fi
+		cpu_scan+=("$m_cpu")
+	done
+	row "$shape: export --table (Scan) 1/10" "$(info "$scan_in" bytes)" "$scan_items"
+	ratios+=("$shape: export from a table (parallel Scan, 4 segments, to CSV): $(awk -v c="$(median "${cpu_scan[@]}")" -v n="$scan_items" 'BEGIN {printf "%.2f", c * 1e6 / n}') us of CPU per item (median of $rounds rounds of the 1/10: $(for c in "${cpu_scan[@]}"; do awk -v c="$c" -v n="$scan_items" 'BEGIN {printf "%.2f\n", c * 1e6 / n}'; done | sort -n | paste -sd, | sed 's/,/, /g'))")
+done
+
+# The live catch-up: bench/live.sh's first part (20,000 changes written while the migration is
+# stopped, then replayed from DynamoDB Local's stream), its lag run skipped (SECONDS 0).
+if [ "${LIVE:-1}" != 0 ] && command -v java >/dev/null 2>&1 &&
+	[ -d "$root/node_modules/@aws-sdk/client-dynamodb" ]; then
+	echo "live catch-up (bench/live.sh 20000 0 0, DynamoDB Local)"
+	if DDBPIPE="$ddbpipe" "$root/bench/live.sh" 20000 0 0 >"$out/live.log" 2>&1; then
+		ratios+=("live (favorites-like items of tests/integration/live): $(grep '^catch-up:' "$out/live.log")")
+	else
+		echo "!! bench/live.sh failed; see ${out#"$root"/}/live.log" >&2
+		ratios+=("!! live catch-up: bench/live.sh failed; see ${out#"$root"/}/live.log")
+	fi
+else
+	ratios+=("live catch-up: skipped (LIVE=0, or no Java or node_modules)")
+fi
+
 echo "export --format csv (1/10 input)"
 rm -rf "$out/x"
 measure export-csv-tenth /dev/null "$ddbpipe" export "$small" --mapping "$mapping" \
 	--out "$out/x" --format csv
-row "ddbpipe export --format csv (1/10)" "$small_real" "$small_items"
+row "lean: export --format csv (1/10)" "$small_real" "$small_items"
 rss_small_csv=$m_rss
 [ "${KEEP_OUTPUT:-0}" = 1 ] || rm -rf "$out/x"
 
@@ -273,8 +392,11 @@ printf "%-34s %9s %10s %12s %10s %4s\n" "run" "wall s" "MB/s in" "items/s" "peak
 printf "%-34s %9s %10s %12s %10s %4s\n" "---" "------" "-------" "-------" "-------" "----"
 for r in "${rows[@]}"; do echo "$r"; done
 echo
+echo "each shape and format: the export's wall time against zcat of the same files (medians)"
+for r in "${shape_rows[@]}"; do echo "$r"; done
+echo
 awk -v a="$rss_big_csv" -v b="$rss_small_csv" 'BEGIN {
-	printf "memory bound: peak RSS %.1f MB for the full input vs %.1f MB for 1/10 of it (ratio %.2f)\n",
+	printf "memory bound (lean, CSV): peak RSS %.1f MB for the full input vs %.1f MB for 1/10 of it (ratio %.2f)\n",
 		a / 1024, b / 1024, (b > 0 ? a / b : 0) }'
 for r in "${ratios[@]}"; do echo "$r"; done
 echo "MB = 10^6 bytes of uncompressed input; logs in ${out#"$root"/}/*.log"
