@@ -162,6 +162,11 @@ const char *gen_pick_design(const char *design, const char *mapping_path);
 void gen_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Creates a directory and its parents (mkdir -p). Returns 0 or DDB_EIO. */
 int gen_mkdirs(const char *path, ddb_error *err);
+/* An export's folder OUT/AWSDynamoDB/ID into dir (the caller's, empty);
+ * DDB_EUSAGE when it exists already (gen_export.c). */
+int gen_export_dir(ddb_buf *dir, const char *out, const char *id, ddb_error *err);
+/* Makes dir/data/ and the empty dir/_started, as AWS starts an export. */
+int gen_export_dir_make(const char *dir, ddb_error *err);
 /* The MD5 of a whole file (gen_export.c). Returns 0 or a read error. */
 int gen_md5_file(unsigned char digest[16], const char *path, ddb_error *err);
 /* Writes DIR/NAME.json and its DIR/NAME.md5 sibling (the base64 MD5, no

@@ -397,6 +397,32 @@ done:
 
 /* ---------------------------------------------------------------- command */
 
+int gen_export_dir(ddb_buf *dir, const char *out, const char *id, ddb_error *err)
+{
+    struct stat st;
+    ddb_buf_printf(dir, "%s/AWSDynamoDB/%s", out, id);
+    if (dir->oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (stat(dir->ptr, &st) == 0)
+        return ddb_error_set(err, DDB_EUSAGE, "%s already exists: remove it first", dir->ptr);
+    return 0;
+}
+
+int gen_export_dir_make(const char *dir, ddb_error *err)
+{
+    ddb_buf data = DDB_BUF_INIT, started = DDB_BUF_INIT;
+    int rc;
+    ddb_buf_printf(&data, "%s/data", dir);
+    ddb_buf_printf(&started, "%s/_started", dir);
+    if (data.oom || started.oom)
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    else if ((rc = gen_mkdirs(data.ptr, err)) == 0)
+        rc = gen_write_file(started.ptr, "", 0, err);
+    ddb_buf_dispose(&data);
+    ddb_buf_dispose(&started);
+    return rc;
+}
+
 static const char *const export_usage =
     "ddbpipe-gen export --mapping M [--design D] --items N --out DIR [--files K] [--seed S]\n"
     "       [--unmatched U] [--invalid V] [--export-id ID] [--whole-collections]";
@@ -462,11 +488,10 @@ int gen_cmd_export(int argc, char **argv)
     exporter x;
     ddb_mapping *m = NULL;
     ddb_error err;
-    ddb_buf dir = DDB_BUF_INIT, data_dir = DDB_BUF_INIT, started = DDB_BUF_INIT;
+    ddb_buf dir = DDB_BUF_INIT, data_dir = DDB_BUF_INIT;
     uint64_t n_items, n_files, s, n_unm, n_inv;
     char id_buf[32];
     int64_t ts = DEFAULT_TS;
-    struct stat st;
     int rc;
 
     memset(&x, 0, sizeof(x));
@@ -517,13 +542,9 @@ int gen_cmd_export(int argc, char **argv)
         if (gen_parse_u64(&t, digits, 0) == 0)
             ts = (int64_t)t;
     }
-    ddb_buf_printf(&dir, "%s/AWSDynamoDB/%s", out, export_id);
-    ddb_buf_printf(&data_dir, "%s/data", dir.ptr);
-    ddb_buf_printf(&started, "%s/_started", dir.ptr);
-    if (stat(dir.ptr, &st) == 0) {
-        rc = ddb_error_set(&err, DDB_EUSAGE, "%s already exists: remove it first", dir.ptr);
+    if ((rc = gen_export_dir(&dir, out, export_id, &err)) != 0)
         goto done;
-    }
+    ddb_buf_printf(&data_dir, "%s/data", dir.ptr);
     x.files = calloc(x.n_files, sizeof(*x.files));
     if (x.files == NULL || ddb_arena_new(&x.arena, 0) != 0) {
         rc = ddb_error_set(&err, DDB_ENOMEM, "out of memory");
@@ -536,8 +557,7 @@ int gen_cmd_export(int argc, char **argv)
         (rc = gen_design_new(&x.aux, design, m, s ^ 0x0badbadbadbadbadull, 1, &err)) != 0)
         goto done;
     x.aux->serial_base = 500000; /* broken lines never share a key with a good item */
-    if ((rc = gen_mkdirs(data_dir.ptr, &err)) != 0 ||
-        (rc = gen_write_file(started.ptr, "", 0, &err)) != 0 ||
+    if ((rc = gen_export_dir_make(dir.ptr, &err)) != 0 ||
         (rc = open_files(&x, data_dir.ptr, &err)) != 0)
         goto done;
     if (x.left_valid > 0 && (rc = x.d->vt->run(x.d, on_record, &x, &err)) != 0)
@@ -564,6 +584,5 @@ done:
     ddb_mapping_free(m);
     ddb_buf_dispose(&dir);
     ddb_buf_dispose(&data_dir);
-    ddb_buf_dispose(&started);
     return rc == 0 ? 0 : rc == DDB_EUSAGE ? 2 : 1;
 }

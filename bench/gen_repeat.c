@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <openssl/evp.h>
 
@@ -284,12 +283,11 @@ int gen_cmd_repeat_export(int argc, char **argv)
                             {"--out", &out, 0}};
     repeater r;
     ddb_error err;
-    ddb_buf dir = DDB_BUF_INIT, data_dir = DDB_BUF_INIT, started = DDB_BUF_INIT;
+    ddb_buf dir = DDB_BUF_INIT;
     char id[128];
     const char *base;
     uint64_t want = 0, items = 0;
     size_t from_len;
-    struct stat st;
     int rc;
 
     memset(&r, 0, sizeof(r));
@@ -313,19 +311,12 @@ int gen_cmd_repeat_export(int argc, char **argv)
         ;
     snprintf(id, sizeof(id), "%.*s", (int)(from + from_len - base), base);
     r.key = key;
-    ddb_buf_printf(&dir, "%s/AWSDynamoDB/%s", out, id);
-    ddb_buf_printf(&data_dir, "%s/data", dir.ptr);
-    ddb_buf_printf(&started, "%s/_started", dir.ptr);
-    if (stat(dir.ptr, &st) == 0) {
-        rc = ddb_error_set(&err, DDB_EUSAGE, "%s already exists: remove it first", dir.ptr);
-        goto done;
-    }
-    if ((rc = read_sources(&r, from, &err)) != 0)
+    if ((rc = gen_export_dir(&dir, out, id, &err)) != 0 ||
+        (rc = read_sources(&r, from, &err)) != 0)
         goto done;
     if (bytes)
         r.copies = (want + r.src_bytes - 1) / r.src_bytes;
-    if ((rc = gen_mkdirs(data_dir.ptr, &err)) != 0 ||
-        (rc = gen_write_file(started.ptr, "", 0, &err)) != 0 ||
+    if ((rc = gen_export_dir_make(dir.ptr, &err)) != 0 ||
         (rc = write_files(&r, dir.ptr, id, &items, &err)) != 0 ||
         (rc = write_summary(&r, from, dir.ptr, items, &err)) != 0)
         goto done;
@@ -341,7 +332,5 @@ done:
     }
     free(r.files);
     ddb_buf_dispose(&dir);
-    ddb_buf_dispose(&data_dir);
-    ddb_buf_dispose(&started);
     return rc == 0 ? 0 : rc == DDB_EUSAGE ? 2 : 1;
 }
