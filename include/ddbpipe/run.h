@@ -151,6 +151,7 @@ typedef struct ddb_run_options {
                                   update of the attributes given (output_table.h) */
     int dry_run;
     double max_wcu;
+    size_t shuffle_window; /* table writes shuffled within this many items (0: in order) */
     int max_attempts;
     int wait_active_s;          /* how long to wait for a table still being created */
     int ignore_schema_mismatch; /* a mapping that does not describe its table is only a

@@ -23,6 +23,7 @@ typedef struct ddb_sync_opts {
     int no_delete;    /* keep the target's items the source lacks (counted as kept) */
     int dry_run;      /* decide and count, write nothing */
     double max_wcu;   /* write capacity units per second at most (0: no limit) */
+    size_t shuffle_window; /* puts and deletes shuffled within this many (0: in order) */
     int max_attempts; /* per item, for UnprocessedItems (0: the writer's default) */
 } ddb_sync_opts;
 

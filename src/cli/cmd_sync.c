@@ -184,6 +184,7 @@ int cmd_sync(int argc, char **argv)
     o.sync.no_delete = a.no_delete;
     o.sync.dry_run = a.dry_run;
     o.sync.max_wcu = (double)a.max_wcu;
+    o.sync.shuffle_window = cli_shuffle_window(&a);
     if (!a.quiet &&
         !(a.progress && (strcmp(a.progress, "off") == 0 || strcmp(a.progress, "json") == 0))) {
         pr.every = a.progress_interval ? (double)a.progress_interval : 10;

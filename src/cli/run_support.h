@@ -57,6 +57,8 @@ typedef struct run_args {
     int overwrite;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
     int update, if_not_exists, no_delete;
+    int no_shuffle;          /* --no-shuffle: table writes in input order */
+    uint64_t shuffle_window; /* --shuffle-window N (0: DDB_SHUFFLE_WINDOW) */
     int typed, allow_short_rows, allow_long_rows;
     int ignore_schema_mismatch, allow_extra_columns;
     int skip_expired;
@@ -92,6 +94,9 @@ int cli_run_parse(const cli_command *cmd, unsigned groups, int argc, char **argv
 
 /* The options the engine knows nothing of (flags, strings to parse) into o.
  * Returns 0 or EXIT_USAGE after saying what is wrong. */
+/* The shuffle window --no-shuffle and --shuffle-window ask for. */
+size_t cli_shuffle_window(const run_args *a);
+
 int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
                          const char **inputs, size_t n_inputs);
 

@@ -456,6 +456,7 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         tw.info = p->target;
         tw.max_attempts = o->max_attempts;
         tw.max_wcu = o->max_wcu;
+        tw.shuffle_window = o->shuffle_window;
         tw.mode = o->write_mode;
         rc = ddb_table_output_new(&p->output, &tw, err);
     }

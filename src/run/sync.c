@@ -170,6 +170,7 @@ static int get_ready(sync_job *j, ddb_error *err)
     to.info = j->info;
     to.max_attempts = so->max_attempts;
     to.max_wcu = so->max_wcu;
+    to.shuffle_window = so->shuffle_window;
     if ((rc = ddb_table_output_new(&j->writer, &to, err)) != 0)
         return rc;
     j->writer->ack = on_ack;
