@@ -189,27 +189,6 @@ static void read_lines(ddb_buf *b, const ddb_run_report *rr, ddb_client *client)
     }
 }
 
-/* A dry run: what would have been written, and what it would cost. */
-static void dry_run_lines(ddb_buf *b, const ddb_run_report *rr, const run_args *a)
-{
-    ddb_buf_printf(b,
-                   "  dry run: nothing written to %s; would put %llu items (%llu bytes) and "
-                   "delete %llu, about %llu WCU\n",
-                   rr->target_table, (unsigned long long)rr->dry.puts,
-                   (unsigned long long)rr->dry.bytes, (unsigned long long)rr->dry.deletes,
-                   (unsigned long long)rr->dry.wcu);
-    if (rr->target_indexes > 0)
-        ddb_buf_printf(b,
-                       "  (each index an item is written to costs as much again: %zu "
-                       "indexes on %s)\n",
-                       rr->target_indexes, rr->target_table);
-    if (a->max_wcu > 0) {
-        double secs = (double)rr->dry.wcu / (double)a->max_wcu;
-        ddb_buf_printf(b, "  at --max-wcu %llu that takes about %.0f s (%.1f min) of writing\n",
-                       (unsigned long long)a->max_wcu, secs, secs / 60.0);
-    }
-}
-
 /* The table written: its batches, retries and capacity, and what is not done. */
 static void table_write_lines(ddb_buf *b, const ddb_run_report *rr, const ddb_summary *s,
                               const run_args *a)
@@ -261,9 +240,7 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
                            const run_args *a, ddb_client *client)
 {
     read_lines(b, rr, client);
-    if (rr->target_table && rr->dry_run)
-        dry_run_lines(b, rr, a);
-    else if (rr->target_table && a->via_import == NULL)
+    if (rr->target_table && !rr->dry_run && a->via_import == NULL)
         table_write_lines(b, rr, s, a);
     cli_managed_summary(b, rr, s, a);
     if (client) {
@@ -402,6 +379,13 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     ddb_run_plan_report(plan, &rr);
     summary_extras(&extra, &rr, &s, a, conn.client);
     code = cli_exit_code(&s, max_rejects, rc, rr.table_io);
+    if (rr.target_table && rr.dry_run && rc == 0) {
+        int pc = cli_cost_estimate(&extra, &s.extra_json, &rr, &s, a,
+                                   conn.config ? conn.config->region : NULL);
+        code = code == EXIT_OK ? pc : code;
+    } else if (rr.table_io && !rr.dry_run && a->via_import == NULL) {
+        s.extra_json = cli_cost_consumed_json(&rr);
+    }
     cli_print_summary(spec->name, &s, code, a->max_rejects, extra.ptr, a->quiet);
     if (a->summary && write_summary(plan, a->summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;

@@ -202,7 +202,11 @@ static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
           "items (at most 16 MB of them) held to shuffle the writes (default 4096)"}},
         {G_DRY,
          {"dry-run", OPT_FLAG, &ap->dry_run, NULL,
-          "do everything but the writes; report what would be written"}},
+          "do everything but the writes; report what would be written, the read and write "
+          "units by DynamoDB's rules, the time and the on-demand price"}},
+        {G_DRY,
+         {"prices", OPT_STRING, &ap->prices, "FILE",
+          "the dry run's price table (default: the built-in formats/prices.json)"}},
     };
     return cli_pick_options(out, all, sizeof(all) / sizeof(all[0]), groups);
 }
