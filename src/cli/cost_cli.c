@@ -30,14 +30,20 @@ static double rate_of(uint64_t max, const ddb_table_info *t, int writes, const c
     return 0;
 }
 
-/* "~12 s (0.2 min) at --max-wcu 50", or why no time can be given. */
+/* "~12.0 s at --max-wcu 50/s" (with minutes or hours when longer), or why no
+ * time can be given. */
 static void time_at(char *out, size_t cap, uint64_t units, double rate, const char *why)
 {
     if (rate <= 0)
         snprintf(out, cap, "on-demand: as fast as the table scales");
-    else
+    else if ((double)units / rate < 60)
+        snprintf(out, cap, "~%.1f s at %s %.0f/s", (double)units / rate, why, rate);
+    else if ((double)units / rate < 3600)
         snprintf(out, cap, "~%.0f s (%.1f min) at %s %.0f/s", (double)units / rate,
                  (double)units / rate / 60.0, why, rate);
+    else
+        snprintf(out, cap, "~%.0f s (%.1f h) at %s %.0f/s", (double)units / rate,
+                 (double)units / rate / 3600.0, why, rate);
 }
 
 /* The read side: a Scan's units from what it read (the dry run's own Scan
