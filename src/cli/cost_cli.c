@@ -12,22 +12,24 @@
 #include "ddbpipe/summary.h"
 #include "run_support.h"
 
-/* The units a run may use a second, and what says so: the --max option,
- * else the table's provisioned capacity; 0 for an on-demand table. */
-static double rate_of(uint64_t max, const ddb_table_info *t, int writes, const char **why)
+/* t's provisioned write (or read) capacity; 0 for an on-demand table or none. */
+static uint64_t provisioned(const ddb_table_info *t, int writes)
 {
-    uint64_t prov = t == NULL ? 0 : writes ? t->write_capacity : t->read_capacity;
+    if (t == NULL || t->billing_mode == NULL || strcmp(t->billing_mode, "PROVISIONED") != 0)
+        return 0;
+    return writes ? t->write_capacity : t->read_capacity;
+}
+
+/* The units a run may use a second, and what says so: the --max option,
+ * else the table's provisioned capacity (prov); 0 for an on-demand table. */
+static double rate_of(uint64_t max, uint64_t prov, int writes, const char **why)
+{
     if (max > 0) {
         *why = writes ? "--max-wcu" : "--max-rcu";
         return (double)max;
     }
-    if (t != NULL && t->billing_mode != NULL && strcmp(t->billing_mode, "PROVISIONED") == 0 &&
-        prov > 0) {
-        *why = "provisioned";
-        return (double)prov;
-    }
-    *why = "on-demand";
-    return 0;
+    *why = prov > 0 ? "provisioned" : "on-demand";
+    return (double)prov;
 }
 
 /* "~12.0 s at --max-wcu 50/s" (with minutes or hours when longer), or why no
@@ -57,7 +59,7 @@ static uint64_t read_lines(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
     const char *why;
     char t[96], bytes[32];
     *est_bytes = src ? src->size_bytes : 0;
-    rate = rate_of(a->max_rcu, src, 0, &why);
+    rate = rate_of(a->max_rcu, provisioned(src, 0), 0, &why);
     time_at(t, sizeof(t), rcu, rate, why);
     ddb_summary_bytes(bytes, sizeof(bytes), *est_bytes);
     ddb_buf_printf(b, "    read   Scan of %-20.20s %10llu %10s %10llu RCU   %s\n", rr->scan_table,
@@ -74,23 +76,25 @@ static uint64_t read_lines(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
     return rcu;
 }
 
-/* The write side: the table's units and the indexes'. */
-static uint64_t write_lines(ddb_buf *b, const ddb_run_report *rr, const run_args *a)
+/* The write side (d) into table: its units and its indexes' (n_indexes of
+ * them, -1: unknown; planned: of a table still to be made), and their time
+ * at --max-wcu or the table's provisioned prov WCU. */
+static uint64_t write_lines(ddb_buf *b, const ddb_dry_run_stats *d, const char *table,
+                            long n_indexes, int planned, uint64_t prov, const run_args *a)
 {
-    const ddb_dry_run_stats *d = &rr->dry;
     uint64_t wcu = d->wcu + d->index_wcu;
     double rate;
     const char *why;
     char t[96], bytes[32];
-    rate = rate_of(a->max_wcu, rr->target_planned ? NULL : rr->target, 1, &why);
+    rate = rate_of(a->max_wcu, prov, 1, &why);
     time_at(t, sizeof(t), wcu, rate, why);
     ddb_summary_bytes(bytes, sizeof(bytes), d->bytes);
-    ddb_buf_printf(b, "    write  %-28.28s %10llu %10s %10llu WCU\n", rr->target_table,
+    ddb_buf_printf(b, "    write  %-28.28s %10llu %10s %10llu WCU\n", table,
                    (unsigned long long)(d->puts + d->deletes), bytes, (unsigned long long)d->wcu);
-    if (rr->target != NULL) {
+    if (n_indexes >= 0) {
         char what[40];
-        snprintf(what, sizeof(what), "%s %zu indexes", rr->target_planned ? "its planned" : "its",
-                 rr->target_indexes);
+        snprintf(what, sizeof(what), "%s %ld indexes", planned ? "its planned" : "its",
+                 n_indexes);
         ddb_buf_printf(b, "           %-28s %10s %10s %10llu WCU   (items with an index's keys, "
                           "by the size of its projection)\n",
                        what, "", "", (unsigned long long)d->index_wcu);
@@ -129,11 +133,12 @@ static int price_lines(ddb_buf *b, ddb_buf *json, uint64_t rcu, uint64_t wcu, ui
                    "    on-demand in %s: reads $%.4f + writes $%.4f = $%.4f (prices of %s, %s)\n",
                    region, reads, writes, reads + writes, ddb_prices_as_of(prices),
                    a->prices ? a->prices : "built in");
-    ddb_buf_printf(b,
-                   "    instead: --via-export $%.4f (per GB of the table), --via-import $%.4f "
-                   "(per GB of uncompressed source data)\n",
-                   (double)table_bytes / 1e9 * rp->export_per_gb,
-                   (double)source_bytes / 1e9 * rp->import_per_gb);
+    if (table_bytes + source_bytes > 0) /* a sync has no export or import instead */
+        ddb_buf_printf(b,
+                       "    instead: --via-export $%.4f (per GB of the table), --via-import $%.4f "
+                       "(per GB of uncompressed source data)\n",
+                       (double)table_bytes / 1e9 * rp->export_per_gb,
+                       (double)source_bytes / 1e9 * rp->import_per_gb);
     ddb_buf_printf(json,
                    ",\"price\":{\"region\":\"%s\",\"as_of\":\"%s\",\"reads_usd\":%.6f,"
                    "\"writes_usd\":%.6f,\"total_usd\":%.6f,\"via_export_usd\":%.6f,"
@@ -158,7 +163,9 @@ int cli_cost_estimate(ddb_buf *b, char **json_out, const ddb_run_report *rr, con
     ddb_buf_printf(b, "    %-35s %10s %10s %10s\n", "", "items", "bytes", "units");
     if (rr->scan_table != NULL)
         rcu = read_lines(b, rr, s, a, &table_bytes);
-    wcu = write_lines(b, rr, a);
+    wcu = write_lines(b, &rr->dry, rr->target_table, rr->target ? (long)rr->target_indexes : -1,
+                      rr->target_planned,
+                      rr->target_planned ? 0 : provisioned(rr->target, 1), a);
     ddb_buf_printf(&json,
                    ",\"estimate\":{\"read_items\":%llu,\"rcu\":%llu,\"write_items\":%llu,"
                    "\"write_bytes\":%llu,\"table_wcu\":%llu,\"index_wcu\":%llu,\"wcu\":%llu,"
@@ -171,6 +178,30 @@ int cli_cost_estimate(ddb_buf *b, char **json_out, const ddb_run_report *rr, con
     if (!rr->scan_table)
         table_bytes = rr->dry.bytes;
     rc = price_lines(b, &json, rcu, wcu, table_bytes, source_bytes, a, region);
+    ddb_buf_putc(&json, '}');
+    if (rc == 0 && !json.oom)
+        *json_out = ddb_buf_detach(&json, NULL);
+    ddb_buf_dispose(&json);
+    return rc;
+}
+
+int cli_cost_sync_estimate(ddb_buf *b, char **json_out, const ddb_dry_run_stats *d,
+                           const char *table, long n_indexes, uint64_t prov_wcu,
+                           const run_args *a, const char *region)
+{
+    ddb_buf json = DDB_BUF_INIT;
+    uint64_t wcu;
+    int rc;
+    ddb_buf_puts(b, "  the writes, by DynamoDB's rules (the reads are the Scans above):\n");
+    ddb_buf_printf(b, "    %-35s %10s %10s %10s\n", "", "items", "bytes", "units");
+    wcu = write_lines(b, d, table, n_indexes, 0, prov_wcu, a);
+    ddb_buf_printf(&json,
+                   ",\"estimate\":{\"write_items\":%llu,\"write_bytes\":%llu,\"table_wcu\":%llu,"
+                   "\"index_wcu\":%llu,\"wcu\":%llu",
+                   (unsigned long long)(d->puts + d->deletes), (unsigned long long)d->bytes,
+                   (unsigned long long)d->wcu, (unsigned long long)d->index_wcu,
+                   (unsigned long long)wcu);
+    rc = price_lines(b, &json, 0, wcu, 0, 0, a, region);
     ddb_buf_putc(&json, '}');
     if (rc == 0 && !json.oom)
         *json_out = ddb_buf_detach(&json, NULL);

@@ -101,6 +101,13 @@ int cli_run_parse(const cli_command *cmd, unsigned groups, int argc, char **argv
 int cli_cost_estimate(ddb_buf *b, char **json, const ddb_run_report *rr, const ddb_summary *s,
                       const run_args *a, const char *region);
 
+/* A sync's dry-run estimate of its writes d into table (n_indexes indexes,
+ * -1: unknown; prov_wcu its provisioned WCU, 0: on-demand), as
+ * cli_cost_estimate. */
+int cli_cost_sync_estimate(ddb_buf *b, char **json, const ddb_dry_run_stats *d, const char *table,
+                           long n_indexes, uint64_t prov_wcu, const run_args *a,
+                           const char *region);
+
 /* The capacity a table run consumed, as a JSON member (malloc'd; NULL on OOM). */
 char *cli_cost_consumed_json(const ddb_run_report *rr);
 

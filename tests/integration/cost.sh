@@ -4,7 +4,7 @@
 # what AWS's DynamoDB Local reports consumed (ReturnConsumedCapacity) in the real run, within
 # 5%: an import of items of varied sizes (over 1 KB, numbers, sets, maps, lists, binary) into a
 # table with an ALL and a KEYS_ONLY GSI and an INCLUDE LSI, some items without index keys; and a
-# migrate into a table --create-table makes from a mapping with GSIs and LSIs. The dry runs
+# migrate into a table --create-table makes from a mapping with GSIs and LSIs; a sync. The dry runs
 # write nothing. Also the price table: the built-in one, --prices FILE, a region it lacks.
 . "$(dirname "$0")/lib.bash"
 
@@ -90,6 +90,16 @@ within5 migrate-wcu "$(json_at "$tmp/migrate-dry.json" o.estimate.wcu)" \
     "$(json_at "$tmp/migrate.json" o.consumed.wcu)"
 within5 migrate-rcu "$(json_at "$tmp/migrate-dry.json" o.estimate.rcu)" \
     "$(json_at "$tmp/migrate.json" o.consumed.rcu)"
+
+# -- sync: the differences it would write -----------------------------------------------------
+run create-sync 0 "$bin" create-table --mapping "$fav2" --table favsync "${E[@]}"
+S=(--table favsrc --mapping "$fav" --to-table favsync --to-mapping "$fav2" "${E[@]}")
+run sync-dry 1 "$bin" sync "${S[@]}" --dry-run --out "$tmp/sd" --summary "$tmp/sync-dry.json"
+[ "$(item_count favsync)" = 0 ] || fail "sync-dry: the dry run wrote items"
+expect_in "$tmp/sync-dry.err" "its 4 indexes"
+run sync 0 "$bin" sync "${S[@]}" --out "$tmp/s" --summary "$tmp/sync.json"
+within5 sync-wcu "$(json_at "$tmp/sync-dry.json" o.estimate.wcu)" \
+    "$(json_at "$tmp/sync.json" o.sync.capacity_units)"
 
 # -- the price table: another file, and a region it lacks -------------------------------------
 cat >"$tmp/prices.json" <<'JSON'
