@@ -319,6 +319,12 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     if ((code = cli_live_check(a)) != 0)
         return code;
     code = EXIT_USAGE;
+    if (spec->mode == DDB_MODE_EXPORT && a->dry_run && (a->table == NULL || a->via_export)) {
+        cli_error("export --table T --dry-run (a Scan's estimate, nothing read)",
+                  "export --dry-run estimates the Scan of a table: give --table, without "
+                  "--via-export");
+        return EXIT_USAGE;
+    }
     cli_catch_broken_pipe(a->out != NULL && strcmp(a->out, "-") == 0);
     cli_run_hooks(ro, a, &waiting, &progress);
     if ((rc = ddb_run_plan_new(&plan, ro, &field, &err)) != 0) {
@@ -364,6 +370,11 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
             ddb_run_plan_report(plan, &rr);
             cli_managed_interrupted(&rr, a);
         }
+        goto done;
+    }
+    if (spec->mode == DDB_MODE_EXPORT && a->dry_run) { /* the estimate, nothing read */
+        code = cli_cost_export_estimate(ddb_run_plan_scanned_table(plan), a,
+                                        conn.config ? conn.config->region : NULL);
         goto done;
     }
     if ((rc = ddb_run_plan_open(plan, &field, &err)) != 0) {
@@ -461,7 +472,7 @@ done:
 static const run_spec specs[] = {
     {"export", DDB_MODE_EXPORT,
      G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE | G_STATE | G_VIAEXP |
-         G_SELECT},
+         G_SELECT | G_DRY},
     {"convert", DDB_MODE_CONVERT,
      G_OUT | G_ITEMS | G_MAP | G_TOMAP | G_IN | G_COMMON | G_SIDE | G_STATE | G_SELECT},
     {"encode", DDB_MODE_ENCODE,

@@ -133,11 +133,12 @@ static int price_lines(ddb_buf *b, ddb_buf *json, uint64_t rcu, uint64_t wcu, ui
                    "    on-demand in %s: reads $%.4f + writes $%.4f = $%.4f (prices of %s, %s)\n",
                    region, reads, writes, reads + writes, ddb_prices_as_of(prices),
                    a->prices ? a->prices : "built in");
-    if (table_bytes + source_bytes > 0) /* a sync has no export or import instead */
-        ddb_buf_printf(b,
-                       "    instead: --via-export $%.4f (per GB of the table), --via-import $%.4f "
-                       "(per GB of uncompressed source data)\n",
-                       (double)table_bytes / 1e9 * rp->export_per_gb,
+    /* what DynamoDB's own export and import would cost instead, where they could */
+    if (table_bytes > 0)
+        ddb_buf_printf(b, "    instead: --via-export $%.4f (per GB of the table)\n",
+                       (double)table_bytes / 1e9 * rp->export_per_gb);
+    if (source_bytes > 0)
+        ddb_buf_printf(b, "    instead: --via-import $%.4f (per GB of uncompressed source data)\n",
                        (double)source_bytes / 1e9 * rp->import_per_gb);
     ddb_buf_printf(json,
                    ",\"price\":{\"region\":\"%s\",\"as_of\":\"%s\",\"reads_usd\":%.6f,"
@@ -207,6 +208,44 @@ int cli_cost_sync_estimate(ddb_buf *b, char **json_out, const ddb_dry_run_stats 
         *json_out = ddb_buf_detach(&json, NULL);
     ddb_buf_dispose(&json);
     return rc;
+}
+
+int cli_cost_export_estimate(const ddb_table_info *t, const run_args *a, const char *region)
+{
+    ddb_buf b = DDB_BUF_INIT, json = DDB_BUF_INIT;
+    uint64_t rcu = ddb_cost_scan_units(t->size_bytes, a->consistent_read);
+    double rate;
+    const char *why;
+    char tm[96], bytes[32];
+    int code;
+    rate = rate_of(a->max_rcu, provisioned(t, 0), 0, &why);
+    time_at(tm, sizeof(tm), rcu, rate, why);
+    ddb_summary_bytes(bytes, sizeof(bytes), t->size_bytes);
+    ddb_buf_printf(&b,
+                   "ddbpipe export (dry run, nothing read): a Scan of %s would read, by "
+                   "DynamoDB's rules:\n"
+                   "    %-35s %10s %10s %10s\n"
+                   "    read   Scan of %-20.20s %10llu %10s %10llu RCU   %s\n"
+                   "           (DescribeTable's ItemCount and TableSizeBytes, which DynamoDB "
+                   "updates about every 6 hours; %s read)\n",
+                   t->name, "", "items", "bytes", "units", t->name,
+                   (unsigned long long)t->item_count, bytes, (unsigned long long)rcu, tm,
+                   a->consistent_read ? "strongly consistent" : "eventually consistent");
+    ddb_buf_printf(&json,
+                   "{\"command\":\"export\",\"dry_run\":true,\"estimate\":{\"read_items\":%llu,"
+                   "\"read_bytes\":%llu,\"rcu\":%llu,\"sizes_from\":\"describe_table\"",
+                   (unsigned long long)t->item_count, (unsigned long long)t->size_bytes,
+                   (unsigned long long)rcu);
+    code = price_lines(&b, &json, rcu, 0, t->size_bytes, 0, a, region);
+    ddb_buf_puts(&json, "}}\n");
+    if (code == 0 && !a->quiet)
+        fputs(b.ptr, stderr);
+    if (code == 0 && a->summary != NULL)
+        code = json.oom ? (cli_error(NULL, "out of memory"), EXIT_OUTPUT)
+                        : cli_write_file(a->summary, json.ptr, json.len, "summary");
+    ddb_buf_dispose(&b);
+    ddb_buf_dispose(&json);
+    return code;
 }
 
 char *cli_cost_consumed_json(const ddb_run_report *rr)

@@ -108,6 +108,11 @@ int cli_cost_sync_estimate(ddb_buf *b, char **json, const ddb_dry_run_stats *d, 
                            long n_indexes, uint64_t prov_wcu, const run_args *a,
                            const char *region);
 
+/* export --table --dry-run: the Scan's estimate from t's DescribeTable
+ * (ItemCount, TableSizeBytes), printed, and written to --summary. Returns
+ * the exit status. */
+int cli_cost_export_estimate(const ddb_table_info *t, const run_args *a, const char *region);
+
 /* The capacity a table run consumed, as a JSON member (malloc'd; NULL on OOM). */
 char *cli_cost_consumed_json(const ddb_run_report *rr);
 

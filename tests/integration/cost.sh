@@ -4,7 +4,8 @@
 # what AWS's DynamoDB Local reports consumed (ReturnConsumedCapacity) in the real run, within
 # 5%: an import of items of varied sizes (over 1 KB, numbers, sets, maps, lists, binary) into a
 # table with an ALL and a KEYS_ONLY GSI and an INCLUDE LSI, some items without index keys; and a
-# migrate into a table --create-table makes from a mapping with GSIs and LSIs; a sync. The dry runs
+# migrate into a table --create-table makes from a mapping with GSIs and LSIs; a sync; an export
+# (its Scan estimated from DescribeTable, nothing read). The dry runs
 # write nothing. Also the price table: the built-in one, --prices FILE, a region it lacks.
 . "$(dirname "$0")/lib.bash"
 
@@ -90,6 +91,17 @@ within5 migrate-wcu "$(json_at "$tmp/migrate-dry.json" o.estimate.wcu)" \
     "$(json_at "$tmp/migrate.json" o.consumed.wcu)"
 within5 migrate-rcu "$(json_at "$tmp/migrate-dry.json" o.estimate.rcu)" \
     "$(json_at "$tmp/migrate.json" o.consumed.rcu)"
+
+# -- export --table --dry-run: DescribeTable's sizes (DynamoDB Local keeps them current) --------
+run export-dry 0 "$bin" export --table favsrc --mapping "$fav" --dry-run --out "$tmp/exd" \
+    --summary "$tmp/export-dry.json" "${E[@]}"
+[ ! -e "$tmp/exd" ] || fail "export-dry: the dry run wrote files"
+expect_in "$tmp/export-dry.err" "(dry run, nothing read)"
+run export 0 "$bin" export --table favsrc --mapping "$fav" --out "$tmp/ex" \
+    --summary "$tmp/export.json" "${E[@]}"
+within5 export-rcu "$(json_at "$tmp/export-dry.json" o.estimate.rcu)" \
+    "$(json_at "$tmp/export.json" o.consumed.rcu)"
+run export-files 2 "$bin" export "$tmp/varied.json" --dry-run --out "$tmp/exf"
 
 # -- sync: the differences it would write -----------------------------------------------------
 run create-sync 0 "$bin" create-table --mapping "$fav2" --table favsync "${E[@]}"
