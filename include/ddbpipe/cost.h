@@ -2,7 +2,7 @@
  * cost.h — what a run costs by DynamoDB's rules, before it runs: the write
  * units of an item in the table and in each of its indexes, the read units of
  * a Scan, and the on-demand price of them from a dated price table
- * (formats/prices.json, built in; --prices FILE for another).
+ * (formats/prices/on-demand.json, built in; --prices FILE for another).
  */
 #ifndef DDBPIPE_COST_H
 #define DDBPIPE_COST_H

@@ -17,8 +17,8 @@
 typedef struct ddb_dry_run_stats {
     uint64_t puts;
     uint64_t deletes;
-    uint64_t bytes; /* item sizes as DynamoDB counts them */
-    uint64_t wcu;   /* write units: 1 per started KB of each put; deletes count 1 */
+    uint64_t bytes;     /* item sizes as DynamoDB counts them */
+    uint64_t wcu;       /* write units: 1 per started KB of each put; deletes count 1 */
     uint64_t index_wcu; /* what the indexes add (cost.h: ddb_cost_put_units) */
 } ddb_dry_run_stats;
 

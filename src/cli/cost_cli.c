@@ -65,14 +65,14 @@ static uint64_t read_lines(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
     ddb_buf_printf(b, "    read   Scan of %-20.20s %10llu %10s %10llu RCU   %s\n", rr->scan_table,
                    (unsigned long long)s->total.read, bytes, (unsigned long long)rcu, t);
     if (src != NULL)
-        ddb_buf_printf(b,
-                       "           (items counted by this dry run's own Scan, which consumed "
-                       "%.1f RCU; DescribeTable's ItemCount %llu and TableSizeBytes %llu, "
-                       "updated about every 6 hours, give %llu RCU)\n",
-                       rr->scan.capacity_units, (unsigned long long)src->item_count,
-                       (unsigned long long)src->size_bytes,
-                       (unsigned long long)ddb_cost_scan_units(src->size_bytes,
-                                                               rr->consistent_read));
+        ddb_buf_printf(
+            b,
+            "           (items counted by this dry run's own Scan, which consumed "
+            "%.1f RCU; DescribeTable's ItemCount %llu and TableSizeBytes %llu, "
+            "updated about every 6 hours, give %llu RCU)\n",
+            rr->scan.capacity_units, (unsigned long long)src->item_count,
+            (unsigned long long)src->size_bytes,
+            (unsigned long long)ddb_cost_scan_units(src->size_bytes, rr->consistent_read));
     return rcu;
 }
 
@@ -93,10 +93,10 @@ static uint64_t write_lines(ddb_buf *b, const ddb_dry_run_stats *d, const char *
                    (unsigned long long)(d->puts + d->deletes), bytes, (unsigned long long)d->wcu);
     if (n_indexes >= 0) {
         char what[40];
-        snprintf(what, sizeof(what), "%s %ld indexes", planned ? "its planned" : "its",
-                 n_indexes);
-        ddb_buf_printf(b, "           %-28s %10s %10s %10llu WCU   (items with an index's keys, "
-                          "by the size of its projection)\n",
+        snprintf(what, sizeof(what), "%s %ld indexes", planned ? "its planned" : "its", n_indexes);
+        ddb_buf_printf(b,
+                       "           %-28s %10s %10s %10llu WCU   (items with an index's keys, "
+                       "by the size of its projection)\n",
                        what, "", "", (unsigned long long)d->index_wcu);
     } else {
         ddb_buf_puts(b, "           (the table does not exist yet: its indexes' writes are not "
@@ -116,12 +116,13 @@ static int price_lines(ddb_buf *b, ddb_buf *json, uint64_t rcu, uint64_t wcu, ui
     ddb_error err;
     double reads, writes;
     if (ddb_prices_load(&prices, a->prices, &err) != 0) {
-        cli_error("--prices FILE: a table like formats/prices.json", "%s", err.message);
+        cli_error("--prices FILE: a table like formats/prices/on-demand.json", "%s", err.message);
         return EXIT_USAGE;
     }
     if ((rp = ddb_prices_region(prices, region)) == NULL) {
-        ddb_buf_printf(b, "    no prices for region %s in %s (prices of %s): give them with "
-                          "--prices FILE\n",
+        ddb_buf_printf(b,
+                       "    no prices for region %s in %s (prices of %s): give them with "
+                       "--prices FILE\n",
                        region ? region : "(none)", a->prices ? a->prices : "the built-in table",
                        ddb_prices_as_of(prices));
         ddb_prices_free(prices);
@@ -158,15 +159,15 @@ int cli_cost_estimate(ddb_buf *b, char **json_out, const ddb_run_report *rr, con
     uint64_t rcu = 0, wcu, table_bytes = 0;
     uint64_t source_bytes = s->bytes_decoded ? s->bytes_decoded : s->bytes_in;
     int rc;
-    ddb_buf_printf(b, "  dry run: nothing written to %s. What the run would take, by DynamoDB's "
-                      "rules:\n",
+    ddb_buf_printf(b,
+                   "  dry run: nothing written to %s. What the run would take, by DynamoDB's "
+                   "rules:\n",
                    rr->target_table);
     ddb_buf_printf(b, "    %-35s %10s %10s %10s\n", "", "items", "bytes", "units");
     if (rr->scan_table != NULL)
         rcu = read_lines(b, rr, s, a, &table_bytes);
     wcu = write_lines(b, &rr->dry, rr->target_table, rr->target ? (long)rr->target_indexes : -1,
-                      rr->target_planned,
-                      rr->target_planned ? 0 : provisioned(rr->target, 1), a);
+                      rr->target_planned, rr->target_planned ? 0 : provisioned(rr->target, 1), a);
     ddb_buf_printf(&json,
                    ",\"estimate\":{\"read_items\":%llu,\"rcu\":%llu,\"write_items\":%llu,"
                    "\"write_bytes\":%llu,\"table_wcu\":%llu,\"index_wcu\":%llu,\"wcu\":%llu,"
@@ -187,8 +188,8 @@ int cli_cost_estimate(ddb_buf *b, char **json_out, const ddb_run_report *rr, con
 }
 
 int cli_cost_sync_estimate(ddb_buf *b, char **json_out, const ddb_dry_run_stats *d,
-                           const char *table, long n_indexes, uint64_t prov_wcu,
-                           const run_args *a, const char *region)
+                           const char *table, long n_indexes, uint64_t prov_wcu, const run_args *a,
+                           const char *region)
 {
     ddb_buf json = DDB_BUF_INIT;
     uint64_t wcu;

@@ -206,7 +206,7 @@ static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
           "units by DynamoDB's rules, the time and the on-demand price"}},
         {G_DRY,
          {"prices", OPT_STRING, &ap->prices, "FILE",
-          "the dry run's price table (default: the built-in formats/prices.json)"}},
+          "the dry run's price table (default: the built-in formats/prices/on-demand.json)"}},
     };
     return cli_pick_options(out, all, sizeof(all) / sizeof(all[0]), groups);
 }

@@ -16,9 +16,11 @@ static ddb_table_info *t;
 
 /* pk/sk table with a GSI of each projection and an LSI, as DescribeTable gives them */
 static const char described[] =
-    "{\"Table\":{\"TableName\":\"t\",\"KeySchema\":[{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"},"
+    "{\"Table\":{\"TableName\":\"t\",\"KeySchema\":[{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"}"
+    ","
     "{\"AttributeName\":\"sk\",\"KeyType\":\"RANGE\"}],\"AttributeDefinitions\":["
-    "{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"},{\"AttributeName\":\"sk\",\"AttributeType\":"
+    "{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"},{\"AttributeName\":\"sk\","
+    "\"AttributeType\":"
     "\"S\"},{\"AttributeName\":\"g\",\"AttributeType\":\"S\"},{\"AttributeName\":\"l\","
     "\"AttributeType\":\"N\"}],\"GlobalSecondaryIndexes\":["
     "{\"IndexName\":\"all\",\"KeySchema\":[{\"AttributeName\":\"g\",\"KeyType\":\"HASH\"}],"
@@ -27,7 +29,8 @@ static const char described[] =
     "{\"AttributeName\":\"sk\",\"KeyType\":\"RANGE\"}],\"Projection\":{\"ProjectionType\":"
     "\"KEYS_ONLY\"}}],\"LocalSecondaryIndexes\":[{\"IndexName\":\"byl\",\"KeySchema\":["
     "{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"},{\"AttributeName\":\"l\",\"KeyType\":"
-    "\"RANGE\"}],\"Projection\":{\"ProjectionType\":\"INCLUDE\",\"NonKeyAttributes\":[\"big\"]}}]}}";
+    "\"RANGE\"}],\"Projection\":{\"ProjectionType\":\"INCLUDE\",\"NonKeyAttributes\":[\"big\"]}}]}"
+    "}";
 
 static void setup(void)
 {

@@ -167,9 +167,8 @@ function ruleFires (rule, op, rand) {
 // ---------------------------------------------------------------------------------------------
 // BatchWriteItem splitting
 
-// Returns { forward: RequestItems | null, withheld: RequestItems, total, withheldCount } or null
-// when the body is not a BatchWriteItem we can split (then the rule does not apply).
-function splitBatch (body, rule, rand) {
+// The BatchWriteItem request in body, or null when it is none (malformed: the upstream judges it).
+function parseBatch (body) {
   let req
   try {
     req = JSON.parse(body.toString('utf8'))
@@ -177,6 +176,14 @@ function splitBatch (body, rule, rand) {
     return null
   }
   if (!req || typeof req !== 'object' || !req.RequestItems || typeof req.RequestItems !== 'object') return null
+  return req
+}
+
+// Returns { forward: RequestItems | null, withheld: RequestItems, total, withheldCount } or null
+// when the body is not a BatchWriteItem we can split (then the rule does not apply).
+function splitBatch (body, rule, rand) {
+  const req = parseBatch(body)
+  if (!req) return null
   const flat = []
   for (const table of Object.keys(req.RequestItems)) {
     const list = req.RequestItems[table]
@@ -245,13 +252,8 @@ function itemWcu (wr) {
 // their partition's rate are withheld, as DynamoDB returns them in UnprocessedItems. Same shape
 // as splitBatch; null when every item fits.
 function splitByPartition (body, rule, now) {
-  let req
-  try {
-    req = JSON.parse(body.toString('utf8'))
-  } catch {
-    return null
-  }
-  if (!req || typeof req !== 'object' || !req.RequestItems || typeof req.RequestItems !== 'object') return null
+  const req = parseBatch(body)
+  if (!req) return null
   if (!rule.buckets) rule.buckets = Array.from({ length: rule.partitions }, () => ({ tokens: rule.wcu * rule.burst, t: now }))
   const fwd = Object.create(null)
   const held = Object.create(null)

@@ -9,12 +9,7 @@
 # write nothing. Also the price table: the built-in one, --prices FILE, a region it lacks.
 . "$(dirname "$0")/lib.bash"
 
-command -v java >/dev/null 2>&1 || { echo "no Java runtime (default-jre-headless)" >&2; exit 1; }
-ddbl=$(DDBLOCAL_OWNER_PID=$$ "$root/scripts/dynamodb-local.sh" start "$tmp/ddblocal") || {
-    echo "cannot start DynamoDB Local" >&2
-    exit 1
-}
-trap '"$root/scripts/dynamodb-local.sh" stop "$tmp/ddblocal" >/dev/null 2>&1; cleanup' EXIT
+start_dynamodb_local
 E=(--endpoint-url "$ddbl")
 local_call() {
     curl -s --max-time 10 -H 'Content-Type: application/x-amz-json-1.0' \
