@@ -23,6 +23,11 @@ typedef enum ddb_write_mode {
                             the table stay */
 } ddb_write_mode;
 
+/* The shuffle window the command line uses unless told otherwise: a few
+ * thousand items spread a sorted input over partitions; each holds its
+ * request (the item's JSON) until it goes out. */
+#define DDB_SHUFFLE_WINDOW 4096
+
 typedef struct ddb_table_output_opts {
     ddb_client *client; /* borrowed */
     const char *table;
@@ -33,6 +38,8 @@ typedef struct ddb_table_output_opts {
     uint64_t random_seed;       /* 0 = from the clock */
     double max_wcu;             /* write capacity units per second at most (0 = no limit) */
     ddb_write_mode mode;
+    size_t shuffle_window; /* writes held to go out in a random order (0 = input order);
+                              a sorted input then spreads over the table's partitions */
 } ddb_table_output_opts;
 
 typedef struct ddb_table_write_stats {

@@ -151,6 +151,7 @@ typedef struct ddb_run_options {
                                   update of the attributes given (output_table.h) */
     int dry_run;
     double max_wcu;
+    size_t shuffle_window; /* table writes shuffled within this many items (0: in order) */
     int max_attempts;
     int wait_active_s;          /* how long to wait for a table still being created */
     int ignore_schema_mismatch; /* a mapping that does not describe its table is only a
@@ -256,6 +257,11 @@ typedef struct ddb_run_report {
     ddb_table_write_stats writes;
     ddb_dry_run_stats dry;
     size_t target_indexes;  /* indexes on the target, for the dry-run estimate */
+    /* DescribeTable of the tables read and written (NULL: none, or not yet
+     * created), for the estimate: sizes, billing mode, capacity; the plan's */
+    const ddb_table_info *source, *target;
+    int target_planned;  /* target: the table --create-table would make (a dry run) */
+    int consistent_read; /* the Scan read strongly consistent (twice the units) */
     int resumed_from_state; /* the run went on from a checkpoint */
     /* DynamoDB's export or import, when the run went through one (NULL otherwise;
      * owned by the plan) */

@@ -52,6 +52,8 @@ typedef struct ddb_summary {
     size_t n_outputs;
     char *rejects_path;   /* NULL when nothing was rejected */
     char *unmatched_path; /* NULL when no item was kept as unmatched */
+    char *extra_json;     /* members the command adds to the JSON summary (",\"estimate\":
+                             {..}"), malloc'd, or NULL */
     char *selection;      /* how the records asked for were read (a Query, a Scan with a
                              filter, a filter as files are read), or NULL: everything */
 } ddb_summary;

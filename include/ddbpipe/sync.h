@@ -17,13 +17,15 @@
 
 #include "ddbpipe/diff.h"
 #include "ddbpipe/error.h"
+#include "ddbpipe/output_null.h"
 #include "ddbpipe/output_table.h"
 
 typedef struct ddb_sync_opts {
-    int no_delete;    /* keep the target's items the source lacks (counted as kept) */
-    int dry_run;      /* decide and count, write nothing */
-    double max_wcu;   /* write capacity units per second at most (0: no limit) */
-    int max_attempts; /* per item, for UnprocessedItems (0: the writer's default) */
+    int no_delete;         /* keep the target's items the source lacks (counted as kept) */
+    int dry_run;           /* decide and count, write nothing */
+    double max_wcu;        /* write capacity units per second at most (0: no limit) */
+    size_t shuffle_window; /* puts and deletes shuffled within this many (0: in order) */
+    int max_attempts;      /* per item, for UnprocessedItems (0: the writer's default) */
 } ddb_sync_opts;
 
 typedef struct ddb_sync_stats {
@@ -35,6 +37,12 @@ typedef struct ddb_sync_stats {
     uint64_t refused;   /* differences not written: not encodable for the target, or
                            refused by the table (the sync rejects file says why) */
     ddb_table_write_stats writes; /* the writer's, when it wrote */
+    /* The writes by DynamoDB's rules (cost.h), for a dry run's estimate: puts
+     * with their sizes and units, the indexes' units, deletes 1 unit each
+     * (what a deleted item's index entries add is not known), and the target */
+    ddb_dry_run_stats estimate;
+    long target_indexes;             /* -1: not described */
+    uint64_t target_provisioned_wcu; /* 0: on-demand */
 } ddb_sync_stats;
 
 typedef struct ddb_sync_run_options {

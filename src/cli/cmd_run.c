@@ -189,27 +189,6 @@ static void read_lines(ddb_buf *b, const ddb_run_report *rr, ddb_client *client)
     }
 }
 
-/* A dry run: what would have been written, and what it would cost. */
-static void dry_run_lines(ddb_buf *b, const ddb_run_report *rr, const run_args *a)
-{
-    ddb_buf_printf(b,
-                   "  dry run: nothing written to %s; would put %llu items (%llu bytes) and "
-                   "delete %llu, about %llu WCU\n",
-                   rr->target_table, (unsigned long long)rr->dry.puts,
-                   (unsigned long long)rr->dry.bytes, (unsigned long long)rr->dry.deletes,
-                   (unsigned long long)rr->dry.wcu);
-    if (rr->target_indexes > 0)
-        ddb_buf_printf(b,
-                       "  (each index an item is written to costs as much again: %zu "
-                       "indexes on %s)\n",
-                       rr->target_indexes, rr->target_table);
-    if (a->max_wcu > 0) {
-        double secs = (double)rr->dry.wcu / (double)a->max_wcu;
-        ddb_buf_printf(b, "  at --max-wcu %llu that takes about %.0f s (%.1f min) of writing\n",
-                       (unsigned long long)a->max_wcu, secs, secs / 60.0);
-    }
-}
-
 /* The table written: its batches, retries and capacity, and what is not done. */
 static void table_write_lines(ddb_buf *b, const ddb_run_report *rr, const ddb_summary *s,
                               const run_args *a)
@@ -261,9 +240,7 @@ static void summary_extras(ddb_buf *b, const ddb_run_report *rr, const ddb_summa
                            const run_args *a, ddb_client *client)
 {
     read_lines(b, rr, client);
-    if (rr->target_table && rr->dry_run)
-        dry_run_lines(b, rr, a);
-    else if (rr->target_table && a->via_import == NULL)
+    if (rr->target_table && !rr->dry_run && a->via_import == NULL)
         table_write_lines(b, rr, s, a);
     cli_managed_summary(b, rr, s, a);
     if (client) {
@@ -342,6 +319,12 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     if ((code = cli_live_check(a)) != 0)
         return code;
     code = EXIT_USAGE;
+    if (spec->mode == DDB_MODE_EXPORT && a->dry_run && (a->table == NULL || a->via_export)) {
+        cli_error("export --table T --dry-run (a Scan's estimate, nothing read)",
+                  "export --dry-run estimates the Scan of a table: give --table, without "
+                  "--via-export");
+        return EXIT_USAGE;
+    }
     cli_catch_broken_pipe(a->out != NULL && strcmp(a->out, "-") == 0);
     cli_run_hooks(ro, a, &waiting, &progress);
     if ((rc = ddb_run_plan_new(&plan, ro, &field, &err)) != 0) {
@@ -389,6 +372,11 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
         }
         goto done;
     }
+    if (spec->mode == DDB_MODE_EXPORT && a->dry_run) { /* the estimate, nothing read */
+        code = cli_cost_export_estimate(ddb_run_plan_scanned_table(plan), a,
+                                        conn.config ? conn.config->region : NULL);
+        goto done;
+    }
     if ((rc = ddb_run_plan_open(plan, &field, &err)) != 0) {
         cli_open_problem(field, spec, cmd, a, err.message);
         code = rc == DDB_EUSAGE ? EXIT_USAGE : EXIT_OUTPUT;
@@ -402,6 +390,13 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     ddb_run_plan_report(plan, &rr);
     summary_extras(&extra, &rr, &s, a, conn.client);
     code = cli_exit_code(&s, max_rejects, rc, rr.table_io);
+    if (rr.target_table && rr.dry_run && rc == 0) {
+        int pc = cli_cost_estimate(&extra, &s.extra_json, &rr, &s, a,
+                                   conn.config ? conn.config->region : NULL);
+        code = code == EXIT_OK ? pc : code;
+    } else if (rr.table_io && !rr.dry_run && a->via_import == NULL) {
+        s.extra_json = cli_cost_consumed_json(&rr);
+    }
     cli_print_summary(spec->name, &s, code, a->max_rejects, extra.ptr, a->quiet);
     if (a->summary && write_summary(plan, a->summary, &s, code) != 0 && code == EXIT_OK)
         code = EXIT_OUTPUT;
@@ -477,7 +472,7 @@ done:
 static const run_spec specs[] = {
     {"export", DDB_MODE_EXPORT,
      G_OUT | G_RECORDS | G_MAP | G_IN | G_SCAN | G_AWS | G_COMMON | G_SIDE | G_STATE | G_VIAEXP |
-         G_SELECT},
+         G_SELECT | G_DRY},
     {"convert", DDB_MODE_CONVERT,
      G_OUT | G_ITEMS | G_MAP | G_TOMAP | G_IN | G_COMMON | G_SIDE | G_STATE | G_SELECT},
     {"encode", DDB_MODE_ENCODE,

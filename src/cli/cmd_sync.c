@@ -49,13 +49,15 @@ static void sync_json(ddb_buf *b, const ddb_sync_outcome *r, const ddb_sync_opts
 }
 
 static int write_summary(const char *path, const ddb_sync_outcome *r, const ddb_sync_opts *o,
-                         const diff_side *sides, int code)
+                         const diff_side *sides, int code, const char *estimate)
 {
     ddb_buf b = DDB_BUF_INIT;
     int rc;
     ddb_buf_puts(&b, "{\"command\":\"sync\",");
     ddb_diff_stats_json(&b, r->diff.diff);
     sync_json(&b, r, o);
+    if (estimate != NULL)
+        ddb_buf_puts(&b, estimate);
     diff_cli_sides_json(&b, &r->diff, sides);
     ddb_buf_puts(&b, ",\"differences_file\":");
     ddb_json_put_string(&b, r->diff.differences, strlen(r->diff.differences));
@@ -95,8 +97,10 @@ static void headline(ddb_buf *b, const ddb_sync_outcome *r, const ddb_sync_opts 
     ddb_buf_putc(b, '\n');
 }
 
-static void print_report(const ddb_sync_outcome *r, const ddb_sync_opts *o, const diff_side *sides,
-                         int code)
+/* The report; a dry run's estimate (its JSON member into *estimate) after
+ * the sides. Returns code, or EXIT_USAGE when --prices cannot be read. */
+static int print_report(const ddb_sync_outcome *r, const ddb_sync_opts *o, const diff_side *sides,
+                        int code, const run_args *a, const char *region, char **estimate)
 {
     const ddb_sync_stats *st = &r->st;
     ddb_buf b = DDB_BUF_INIT;
@@ -104,6 +108,10 @@ static void print_report(const ddb_sync_outcome *r, const ddb_sync_opts *o, cons
     ddb_buf_puts(&b, "  as found:\n");
     ddb_diff_stats_format(&b, r->diff.diff);
     diff_cli_sides_report(&b, &r->diff, sides, code);
+    if (o->dry_run && cli_cost_sync_estimate(&b, estimate, &st->estimate, a->to_table,
+                                             st->target_indexes, st->target_provisioned_wcu, a,
+                                             region) != 0)
+        code = EXIT_USAGE;
     if (st->writes.batches > 0)
         ddb_buf_printf(&b,
                        "  writes: %llu batches, %.1f capacity units, %llu unprocessed and "
@@ -118,6 +126,7 @@ static void print_report(const ddb_sync_outcome *r, const ddb_sync_opts *o, cons
                        (unsigned long long)not_written(st));
     fputs(b.ptr, stderr);
     ddb_buf_dispose(&b);
+    return code;
 }
 
 /* While it writes: a line every --progress-interval (10 s), unless --quiet,
@@ -164,6 +173,7 @@ int cmd_sync(int argc, char **argv)
     ddb_sync_outcome r;
     ddb_error err;
     sync_progress pr;
+    char *estimate = NULL;
 
     memset(&c, 0, sizeof(c));
     memset(&r, 0, sizeof(r));
@@ -184,6 +194,7 @@ int cmd_sync(int argc, char **argv)
     o.sync.no_delete = a.no_delete;
     o.sync.dry_run = a.dry_run;
     o.sync.max_wcu = (double)a.max_wcu;
+    o.sync.shuffle_window = cli_shuffle_window(&a);
     if (!a.quiet &&
         !(a.progress && (strcmp(a.progress, "off") == 0 || strcmp(a.progress, "json") == 0))) {
         pr.every = a.progress_interval ? (double)a.progress_interval : 10;
@@ -205,10 +216,12 @@ int cmd_sync(int argc, char **argv)
             diff_cli_verdict(&r.diff, r.st.to_put + r.st.to_delete + r.st.kept + r.st.refused > 0);
     else
         code = diff_cli_verdict(&r.diff, not_written(&r.st) > 0);
-    print_report(&r, &o.sync, c.sides, code);
-    if (a.summary && write_summary(a.summary, &r, &o.sync, c.sides, code) != 0)
+    code = print_report(&r, &o.sync, c.sides, code, &a,
+                        c.conn.config ? c.conn.config->region : NULL, &estimate);
+    if (a.summary && write_summary(a.summary, &r, &o.sync, c.sides, code, estimate) != 0)
         code = EXIT_OUTPUT;
 done:
+    free(estimate);
     ddb_sync_outcome_dispose(&r); /* removes the comparison's work folder */
     cli_disconnect(&c.conn);
     free(pos);

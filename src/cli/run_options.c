@@ -193,9 +193,20 @@ static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
          {"max-wcu", OPT_UINT, &ap->max_wcu, "N",
           "write at most N capacity units per second (as DynamoDB reports "
           "them; also sizes the --dry-run estimate)"}},
+        {G_IMPORT | G_MIGRATE | G_GEN | G_SYNC,
+         {"no-shuffle", OPT_FLAG, &ap->no_shuffle, NULL,
+          "write items to the table in input order (default: shuffled within a window, so a "
+          "sorted input spreads over the table's partitions)"}},
+        {G_IMPORT | G_MIGRATE | G_GEN | G_SYNC,
+         {"shuffle-window", OPT_UINT, &ap->shuffle_window, "N",
+          "items (at most 16 MB of them) held to shuffle the writes (default 4096)"}},
         {G_DRY,
          {"dry-run", OPT_FLAG, &ap->dry_run, NULL,
-          "do everything but the writes; report what would be written"}},
+          "do everything but the writes; report what would be written, the read and write "
+          "units by DynamoDB's rules, the time and the on-demand price"}},
+        {G_DRY,
+         {"prices", OPT_STRING, &ap->prices, "FILE",
+          "the dry run's price table (default: the built-in formats/prices/on-demand.json)"}},
     };
     return cli_pick_options(out, all, sizeof(all) / sizeof(all[0]), groups);
 }
@@ -495,9 +506,17 @@ static int fill_target(ddb_run_options *o, const run_spec *spec, const run_args 
                                        : DDB_WRITE_BATCH;
     o->dry_run = a->dry_run;
     o->max_wcu = (double)a->max_wcu;
+    o->shuffle_window = cli_shuffle_window(a);
     o->max_attempts = (int)a->aws.max_attempts;
     o->wait_active_s = (int)a->wait_active;
     return 0;
+}
+
+size_t cli_shuffle_window(const run_args *a)
+{
+    if (a->no_shuffle)
+        return 0;
+    return a->shuffle_window ? (size_t)a->shuffle_window : DDB_SHUFFLE_WINDOW;
 }
 
 /* Where the records not written go, the limits, the checkpoints, the threads

@@ -57,6 +57,9 @@ typedef struct run_args {
     int overwrite;
     int gzip, no_verify, quiet, consistent_read, create_table, delete_all, dry_run, resume;
     int update, if_not_exists, no_delete;
+    int no_shuffle;          /* --no-shuffle: table writes in input order */
+    uint64_t shuffle_window; /* --shuffle-window N (0: DDB_SHUFFLE_WINDOW) */
+    const char *prices;      /* --prices FILE: the dry run's price table */
     int typed, allow_short_rows, allow_long_rows;
     int ignore_schema_mismatch, allow_extra_columns;
     int skip_expired;
@@ -92,6 +95,30 @@ int cli_run_parse(const cli_command *cmd, unsigned groups, int argc, char **argv
 
 /* The options the engine knows nothing of (flags, strings to parse) into o.
  * Returns 0 or EXIT_USAGE after saying what is wrong. */
+/* A table run's dry-run estimate (cost_cli.c): the table for the summary
+ * appended to b, its JSON member into *json (malloc'd); prices of region.
+ * Returns 0, or EXIT_USAGE when --prices cannot be read (said). */
+int cli_cost_estimate(ddb_buf *b, char **json, const ddb_run_report *rr, const ddb_summary *s,
+                      const run_args *a, const char *region);
+
+/* A sync's dry-run estimate of its writes d into table (n_indexes indexes,
+ * -1: unknown; prov_wcu its provisioned WCU, 0: on-demand), as
+ * cli_cost_estimate. */
+int cli_cost_sync_estimate(ddb_buf *b, char **json, const ddb_dry_run_stats *d, const char *table,
+                           long n_indexes, uint64_t prov_wcu, const run_args *a,
+                           const char *region);
+
+/* export --table --dry-run: the Scan's estimate from t's DescribeTable
+ * (ItemCount, TableSizeBytes), printed, and written to --summary. Returns
+ * the exit status. */
+int cli_cost_export_estimate(const ddb_table_info *t, const run_args *a, const char *region);
+
+/* The capacity a table run consumed, as a JSON member (malloc'd; NULL on OOM). */
+char *cli_cost_consumed_json(const ddb_run_report *rr);
+
+/* The shuffle window --no-shuffle and --shuffle-window ask for. */
+size_t cli_shuffle_window(const run_args *a);
+
 int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_args *a,
                          const char **inputs, size_t n_inputs);
 

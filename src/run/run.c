@@ -409,6 +409,24 @@ static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     return 0;
 }
 
+/* The table --create-table would make from mapping m, described as
+ * DescribeTable would (a CreateTable request has the same members), for a
+ * dry run's estimate of its indexes' writes. */
+static int plan_target(ddb_table_info **out, const ddb_mapping *m, const char *table,
+                       ddb_error *err)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    int rc;
+    ddb_buf_puts(&b, "{\"Table\":");
+    if ((rc = ddb_table_create_request(&b, m, table, err)) == 0) {
+        ddb_buf_putc(&b, '}');
+        rc = b.oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory")
+                   : ddb_table_info_parse(out, b.ptr, table, err);
+    }
+    ddb_buf_dispose(&b);
+    return rc;
+}
+
 static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
     const ddb_run_options *o = &p->o;
@@ -433,7 +451,7 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         ddb_run_note(p, "dry run: table %s does not exist yet; the run would create it from %s",
                      o->target_table,
                      o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path);
-        rc = 0;
+        rc = tm != NULL ? plan_target(&p->planned, tm, o->target_table, err) : 0;
     }
     if (rc != 0)
         return rc;
@@ -447,7 +465,7 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
                                  p->target ? &p->target->schema
                                  : tm      ? &tm->table.schema
                                            : NULL,
-                                 err);
+                                 p->target ? p->target : p->planned, err);
     } else {
         ddb_table_output_opts tw;
         memset(&tw, 0, sizeof(tw));
@@ -456,6 +474,7 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         tw.info = p->target;
         tw.max_attempts = o->max_attempts;
         tw.max_wcu = o->max_wcu;
+        tw.shuffle_window = o->shuffle_window;
         tw.mode = o->write_mode;
         rc = ddb_table_output_new(&p->output, &tw, err);
     }
@@ -591,6 +610,10 @@ void ddb_run_plan_report(const ddb_run_plan *p, ddb_run_report *out)
 {
     memset(out, 0, sizeof(*out));
     out->resumed_from_state = p->state != NULL;
+    out->source = p->source;
+    out->target = p->target ? p->target : p->planned;
+    out->target_planned = p->target == NULL && p->planned != NULL;
+    out->consistent_read = p->o.consistent_read;
     ddb_run_managed_report(p, out);
     if (p->o.via_import != NULL) { /* the table is DynamoDB's import's to write */
         out->table_io = 1;
@@ -608,7 +631,7 @@ void ddb_run_plan_report(const ddb_run_plan *p, ddb_run_report *out)
             out->table_io = 1;
         out->target_table = p->o.target_table;
         out->dry_run = p->o.dry_run;
-        out->target_indexes = p->target ? p->target->n_indexes : 0;
+        out->target_indexes = out->target ? out->target->n_indexes : 0;
         if (p->o.dry_run)
             ddb_null_output_stats(p->output, &out->dry);
         else
@@ -671,6 +694,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
     ddb_run_s3_dispose(&p->s3);
     ddb_run_managed_dispose(&p->managed);
     ddb_table_info_free(p->target);
+    ddb_table_info_free(p->planned);
     ddb_table_info_free(p->source);
     ddb_mapping_free(p->mapping);
     ddb_mapping_free(p->to_mapping);

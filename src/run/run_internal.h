@@ -29,6 +29,7 @@ struct ddb_run_plan {
     uint64_t input_bytes;
     ddb_client *client;
     ddb_table_info *source, *target;
+    ddb_table_info *planned; /* a dry run's target as --create-table would make it */
     ddb_reader *scan;
     ddb_generator *gen;
     ddb_reader *gen_reader; /* over gen */

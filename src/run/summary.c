@@ -179,6 +179,8 @@ void ddb_summary_json(ddb_buf *out, const ddb_summary *s, int exit_code)
     put_path(out, "unmatched_file", s->unmatched_path);
     if (s->selection != NULL)
         put_path(out, "selection", s->selection);
+    if (s->extra_json != NULL)
+        ddb_buf_puts(out, s->extra_json);
     ddb_buf_printf(out, ",\"complete\":%s,\"exit_code\":%d}\n",
                    s->total.not_done == 0 && !s->interrupted && !s->output_failed &&
                            s->input_errors == 0
@@ -198,5 +200,6 @@ void ddb_summary_dispose(ddb_summary *s)
     free(s->rejects_path);
     free(s->unmatched_path);
     free(s->selection);
+    free(s->extra_json);
     memset(s, 0, sizeof(*s));
 }

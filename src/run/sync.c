@@ -22,6 +22,7 @@
 
 #include "ddbpipe/canon.h"
 #include "ddbpipe/clock.h"
+#include "ddbpipe/cost.h"
 #include "ddbpipe/json.h"
 #include "ddbpipe/rejects.h"
 #include "ddbpipe/sync.h"
@@ -160,6 +161,9 @@ static int get_ready(sync_job *j, ddb_error *err)
         (rc = ddb_table_describe(&j->info, j->client, j->o->diff.side[1].scan_table, err)) != 0)
         return rc;
     j->ready = 1;
+    j->out->st.target_indexes = (long)j->info->n_indexes;
+    if (j->info->billing_mode != NULL && strcmp(j->info->billing_mode, "PROVISIONED") == 0)
+        j->out->st.target_provisioned_wcu = j->info->write_capacity;
     if (so->dry_run)
         return 0;
     if ((rc = open_spill(j, err)) != 0)
@@ -170,6 +174,7 @@ static int get_ready(sync_job *j, ddb_error *err)
     to.info = j->info;
     to.max_attempts = so->max_attempts;
     to.max_wcu = so->max_wcu;
+    to.shuffle_window = so->shuffle_window;
     if ((rc = ddb_table_output_new(&j->writer, &to, err)) != 0)
         return rc;
     j->writer->ack = on_ack;
@@ -198,7 +203,14 @@ static int refuse(sync_job *j, const ddb_diff_verdict *v, const char *why, ddb_e
 /* A put, into the spill file (see the top of the file). */
 static int spill_put(sync_job *j, const ddb_map *item, ddb_error *err)
 {
+    ddb_dry_run_stats *e = &j->out->st.estimate;
+    size_t size = ddb_item_size(item);
+    uint64_t index_wcu;
     j->out->st.to_put++;
+    e->puts++;
+    e->bytes += size;
+    e->wcu += ddb_cost_put_units(item, size, j->info, &index_wcu);
+    e->index_wcu += index_wcu;
     if (j->puts == NULL)
         return 0;
     ddb_buf_clear(&j->line);
@@ -268,6 +280,8 @@ static int delete_extra(sync_job *j, const ddb_diff_verdict *v, ddb_error *err)
         0)
         return rc;
     j->out->st.to_delete++;
+    j->out->st.estimate.deletes++;
+    j->out->st.estimate.wcu++;
     return j->writer != NULL ? send(j, &key, DDB_REC_DELETE, err) : 0;
 }
 

@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/cost.h"
 #include "ddbpipe/json.h"
 
 typedef struct null_output {
     ddb_output base;
     const ddb_key_schema *ks;
+    const ddb_table_info *info;
     ddb_dry_run_stats stats;
     ddb_buf scratch;
 } null_output;
@@ -32,10 +34,11 @@ static int no_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         no->stats.deletes++;
         no->stats.wcu += 1;
     } else {
+        uint64_t index_wcu;
         no->stats.puts++;
         no->stats.bytes += size;
-        /* DynamoDB bills a write per started 1 KB of the item. */
-        no->stats.wcu += size == 0 ? 1 : (size + 1023) / 1024;
+        no->stats.wcu += ddb_cost_put_units(rec, size, no->info, &index_wcu);
+        no->stats.index_wcu += index_wcu;
     }
     if (o->ack)
         o->ack(o->ack_ctx, entity, kind, origin ? origin->seq : 0);
@@ -65,7 +68,8 @@ static int no_checkpoint(ddb_output *o, ddb_buf *state, ddb_error *err)
 static const ddb_output_vtable null_vt = {no_put, no_finish, no_free, no_checkpoint,
                                           NULL,   NULL,      NULL};
 
-int ddb_null_output_new(ddb_output **out, const ddb_key_schema *ks, ddb_error *err)
+int ddb_null_output_new(ddb_output **out, const ddb_key_schema *ks, const ddb_table_info *info,
+                        ddb_error *err)
 {
     null_output *no = calloc(1, sizeof(*no));
     *out = NULL;
@@ -73,6 +77,7 @@ int ddb_null_output_new(ddb_output **out, const ddb_key_schema *ks, ddb_error *e
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     no->base.vt = &null_vt;
     no->ks = ks;
+    no->info = info;
     *out = &no->base;
     return 0;
 }

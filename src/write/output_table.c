@@ -279,6 +279,10 @@ static int pump(table_output *to, int force, ddb_error *err)
         int rc;
         for (entry *e = to->retry.head; e && e->wake_ms <= now; e = e->next)
             due++;
+        /* Held back in the window is fine while other writes keep the
+         * network busy; with nothing else to send it would stall the run. */
+        if (force && due + to->pending.n == 0 && to->batches_in_flight == 0)
+            tw_shuffle_drain(to);
         if (!force && due + to->pending.n < to->batch_items)
             return 0;
         if (due + to->pending.n == 0)
@@ -325,7 +329,7 @@ static int below_high_water(void *ctx)
 {
     table_output *to = ctx;
     tick(to);
-    return to->fatal || to->queued < to->max_queued * 3 / 4;
+    return to->fatal || to->queued - to->shuffle.n < to->max_queued * 3 / 4;
 }
 
 static int all_settled(void *ctx)
@@ -499,7 +503,7 @@ static int queue_entry(table_output *to, entry *e, int entity, int is_del,
         to->stats.blocked++;
         tw_list_push(&to->blocked, e);
     } else if (rc == 0) {
-        tw_list_push(&to->pending, e);
+        tw_shuffle_add(to, e);
     } else {
         tw_entry_free(to, e);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -542,7 +546,8 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
         (rc = drive(to, err)) != 0)
         return rc;
     /* Bounded memory: past the high-water mark, wait for DynamoDB to catch up. */
-    if (to->queued >= to->max_queued && (rc = wait_for(to, below_high_water, err)) != 0)
+    if (to->queued - to->shuffle.n >= to->max_queued &&
+        (rc = wait_for(to, below_high_water, err)) != 0)
         return rc;
     return to->fatal ? ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg) : 0;
 }
@@ -550,8 +555,9 @@ static int tw_put(ddb_output *o, int entity, ddb_record_kind kind, const ddb_map
 static int tw_finish(ddb_output *o, ddb_error *err)
 {
     table_output *to = (table_output *)o;
-    int rc = wait_for(to, all_settled, err);
-    if (rc != 0)
+    int rc;
+    tw_shuffle_drain(to);
+    if ((rc = wait_for(to, all_settled, err)) != 0)
         return rc;
     if (to->fatal)
         return ddb_error_set(err, DDB_ENET, "%s", to->fatal_msg);
@@ -583,6 +589,7 @@ static void tw_free(ddb_output *o)
         free(b->entries);
         free(b);
     }
+    tw_shuffle_free(to);
     free_list(&to->pending);
     free_list(&to->retry);
     free_list(&to->blocked);
@@ -624,6 +631,7 @@ static int tw_idle(ddb_output *o, ddb_error *err)
     int rc;
     if (to->fatal || to->queued == 0)
         return 0;
+    tw_shuffle_drain(to);
     if ((rc = pump(to, 1, err)) != 0)
         return rc;
     return ddb_client_step(to->client, err);
@@ -654,7 +662,8 @@ int ddb_table_output_new(ddb_output **out, const ddb_table_output_opts *opts, dd
         (size_t)(ddb_client_concurrency(opts->client) > 0 ? ddb_client_concurrency(opts->client)
                                                           : 16) *
         BATCH_MAX_ITEMS * 4;
-    if (ddb_keyset_init(&to->busy, 1024) != 0 || ddb_shape_cache_new(&to->shapes) != 0) {
+    if (ddb_keyset_init(&to->busy, 1024) != 0 || ddb_shape_cache_new(&to->shapes) != 0 ||
+        tw_shuffle_init(to, opts->shuffle_window, ddb_mix64(to->rng)) != 0) {
         tw_free(&to->base);
         free(to);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");

@@ -13,6 +13,7 @@
 #include "ddbpipe/client.h"
 #include "ddbpipe/output_table.h"
 #include "ddbpipe/rate.h"
+#include "ddbpipe/rng.h"
 #include "ddbpipe/shape.h"
 #include "core/keyset.h"
 
@@ -55,6 +56,14 @@ typedef struct batch {
     double taken; /* capacity units taken from the rate limiter */
 } batch;
 
+/* Writes held back to leave in a random order (output_table_shuffle.c). */
+typedef struct tw_shuffle {
+    entry **slots;
+    size_t n, cap; /* cap 0: no shuffle, writes keep their order */
+    size_t bytes;  /* of the requests held */
+    ddb_rng rng;
+} tw_shuffle;
+
 typedef struct table_output {
     ddb_output base;
     ddb_write_mode mode;
@@ -70,6 +79,7 @@ typedef struct table_output {
     struct ddb_json_parser *resp_parser; /* the answers' (UnprocessedItems), made once */
     ddb_arena *resp_arena;
     ddb_buf keybuf;     /* the key signature of the item being put */
+    tw_shuffle shuffle; /* ready, held back to be sent out of order */
     entry_list pending; /* ready to send */
     entry_list retry;   /* waiting out a backoff (sorted by wake_ms) */
     entry_list blocked; /* their key is busy */
@@ -126,6 +136,20 @@ void tw_abandoned(table_output *to, entry *e);
 /* e goes back for another attempt after a backoff, or is refused once it
  * has had its attempts (why says what went wrong last). */
 void tw_requeue(table_output *to, entry *e, const char *why);
+
+/* ---- the shuffle window (output_table_shuffle.c) */
+
+/* A window of window entries (0: none), its order drawn from seed. Returns 0
+ * or DDB_ENOMEM. */
+int tw_shuffle_init(table_output *to, size_t window, uint64_t seed);
+/* e (its key not busy before) joins the window; when the window is full, a
+ * random entry of it goes to the pending list. Without a window e goes
+ * there at once. */
+void tw_shuffle_add(table_output *to, entry *e);
+/* Everything in the window goes to the pending list, in a random order. */
+void tw_shuffle_drain(table_output *to);
+/* Frees the window and the entries still in it (never acknowledged). */
+void tw_shuffle_free(table_output *to);
 
 /* Writes to out (cleared first) the canonical signature of item's key under
  * ks. Returns 0, DDB_EINVAL when a key attribute is missing or a number key

@@ -55,9 +55,9 @@ function mulberry32 (seed) {
 // ---------------------------------------------------------------------------------------------
 // Rules
 
-const KINDS = [ 'throttle', 'unprocessed', 'http500', 'http503', 'drop', 'slow', 'badcrc', 'validation', 'padheaders', 'endlessbody', 'repeatkey' ]
+const KINDS = [ 'throttle', 'unprocessed', 'http500', 'http503', 'drop', 'slow', 'badcrc', 'validation', 'padheaders', 'endlessbody', 'repeatkey', 'partitions' ]
 // What a relayed answer keeps of the upstream's (the rest answer on their own).
-const RELAYED = [ 'slow', 'badcrc', 'unprocessed', 'repeatkey' ]
+const RELAYED = [ 'slow', 'badcrc', 'unprocessed', 'repeatkey', 'partitions' ]
 const THROTTLE_TYPES = {
   ProvisionedThroughputExceededException: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
   ThrottlingException: 'com.amazon.coral.availability#ThrottlingException',
@@ -81,8 +81,8 @@ function compileRule (raw, index) {
   let ops = raw.op != null ? raw.op : raw.ops
   if (ops != null && !Array.isArray(ops)) ops = [ ops ]
   if (ops && !ops.every((o) => typeof o === 'string' && o)) throw new Error(`${where}: op must be a string or list of strings`)
-  if (r.kind === 'unprocessed') {
-    if (ops && !(ops.length === 1 && ops[0] === 'BatchWriteItem')) throw new Error(`${where}: unprocessed only applies to BatchWriteItem`)
+  if (r.kind === 'unprocessed' || r.kind === 'partitions') {
+    if (ops && !(ops.length === 1 && ops[0] === 'BatchWriteItem')) throw new Error(`${where}: ${r.kind} only applies to BatchWriteItem`)
     ops = [ 'BatchWriteItem' ]
   }
   r.ops = ops || null
@@ -94,7 +94,17 @@ function compileRule (raw, index) {
   if (raw.nth != null && !(Array.isArray(raw.nth) && raw.nth.every((n) => Number.isInteger(n) && n >= 1))) throw new Error(`${where}: nth must be a list of integers >= 1`)
   if (raw.skip != null && !isNonNegInt(raw.skip)) throw new Error(`${where}: skip must be an integer >= 0`)
   if (raw.times != null && !isNonNegInt(raw.times)) throw new Error(`${where}: times must be an integer >= 0`)
-  if (r.kind === 'throttle') {
+  if (r.kind === 'partitions') {
+    if (typeof raw.key !== 'string' || !raw.key) throw new Error(`${where}: key must name the partition key attribute`)
+    r.partitions = raw.partitions != null ? raw.partitions : 4
+    r.wcu = raw.wcu != null ? raw.wcu : 1000
+    r.burst = raw.burst != null ? raw.burst : 1
+    if (!(Number.isInteger(r.partitions) && r.partitions >= 1)) throw new Error(`${where}: partitions must be an integer >= 1`)
+    if (!(typeof r.wcu === 'number' && r.wcu > 0)) throw new Error(`${where}: wcu must be a number > 0`)
+    if (!(typeof r.burst === 'number' && r.burst > 0)) throw new Error(`${where}: burst must be a number > 0`)
+    r.buckets = null // made on first use: [{ tokens, t }] per partition
+  }
+  if (r.kind === 'throttle' || r.kind === 'partitions') {
     r.error = raw.error || 'ProvisionedThroughputExceededException'
     if (!THROTTLE_TYPES[r.error]) throw new Error(`${where}: error must be one of ${Object.keys(THROTTLE_TYPES).join(', ')}`)
   }
@@ -157,9 +167,8 @@ function ruleFires (rule, op, rand) {
 // ---------------------------------------------------------------------------------------------
 // BatchWriteItem splitting
 
-// Returns { forward: RequestItems | null, withheld: RequestItems, total, withheldCount } or null
-// when the body is not a BatchWriteItem we can split (then the rule does not apply).
-function splitBatch (body, rule, rand) {
+// The BatchWriteItem request in body, or null when it is none (malformed: the upstream judges it).
+function parseBatch (body) {
   let req
   try {
     req = JSON.parse(body.toString('utf8'))
@@ -167,6 +176,14 @@ function splitBatch (body, rule, rand) {
     return null
   }
   if (!req || typeof req !== 'object' || !req.RequestItems || typeof req.RequestItems !== 'object') return null
+  return req
+}
+
+// Returns { forward: RequestItems | null, withheld: RequestItems, total, withheldCount } or null
+// when the body is not a BatchWriteItem we can split (then the rule does not apply).
+function splitBatch (body, rule, rand) {
+  const req = parseBatch(body)
+  if (!req) return null
   const flat = []
   for (const table of Object.keys(req.RequestItems)) {
     const list = req.RequestItems[table]
@@ -206,6 +223,66 @@ function splitBatch (body, rule, rand) {
   return { request: req, forwardBody: fwdCount ? Buffer.from(JSON.stringify(req)) : null, withheld: held, total: n, withheldCount: withheldIdx.size }
 }
 
+// The size DynamoDB bills an item by (its "Item sizes" rules): attribute names plus values;
+// a number about (significant digits / 2) + 1 bytes; lists and maps 3 bytes plus 1 per element.
+function valueSize (v) {
+  const t = Object.keys(v)[0]
+  const x = v[t]
+  switch (t) {
+    case 'S': return Buffer.byteLength(x)
+    case 'N': return Math.ceil(String(x).replace(/^[-+]/, '').replace(/e.*$/i, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length / 2) + 1
+    case 'B': return Buffer.from(x, 'base64').length
+    case 'BOOL': case 'NULL': return 1
+    case 'SS': case 'NS': case 'BS': return x.reduce((n, m) => n + valueSize({ [t[0]]: m }), 0)
+    case 'L': return 3 + x.length + x.reduce((n, e) => n + valueSize(e), 0)
+    case 'M': return 3 + Object.keys(x).length + Object.keys(x).reduce((n, k) => n + Buffer.byteLength(k) + valueSize(x[k]), 0)
+  }
+  return 0
+}
+
+function itemWcu (wr) {
+  const item = wr.PutRequest ? wr.PutRequest.Item : null
+  if (!item) return 1
+  const size = Object.keys(item).reduce((n, k) => n + Buffer.byteLength(k) + valueSize(item[k]), 0)
+  return Math.max(1, Math.ceil(size / 1024))
+}
+
+// 'partitions': the table split into rule.partitions ranges of a hash of the partition key, each
+// taking rule.wcu write units a second (a bucket of rule.burst seconds). A batch's items over
+// their partition's rate are withheld, as DynamoDB returns them in UnprocessedItems. Same shape
+// as splitBatch; null when every item fits.
+function splitByPartition (body, rule, now) {
+  const req = parseBatch(body)
+  if (!req) return null
+  if (!rule.buckets) rule.buckets = Array.from({ length: rule.partitions }, () => ({ tokens: rule.wcu * rule.burst, t: now }))
+  const fwd = Object.create(null)
+  const held = Object.create(null)
+  let total = 0
+  let withheldCount = 0
+  for (const table of Object.keys(req.RequestItems)) {
+    const list = req.RequestItems[table]
+    if (!Array.isArray(list)) return null
+    for (const wr of list) {
+      const item = wr.PutRequest ? wr.PutRequest.Item : wr.DeleteRequest ? wr.DeleteRequest.Key : null
+      const kv = item && item[rule.key]
+      const h = crypto.createHash('md5').update(JSON.stringify(kv == null ? null : kv)).digest().readUInt32BE(0)
+      const b = rule.buckets[Math.floor(h * rule.partitions / 4294967296)]
+      b.tokens = Math.min(rule.wcu * rule.burst, b.tokens + (now - b.t) * rule.wcu / 1000)
+      b.t = now
+      const cost = itemWcu(wr)
+      const dst = b.tokens >= cost ? fwd : held
+      if (dst === fwd) b.tokens -= cost
+      else withheldCount++
+      total++
+      if (!dst[table]) dst[table] = []
+      dst[table].push(wr)
+    }
+  }
+  if (!withheldCount) return null
+  req.RequestItems = fwd
+  return { request: req, forwardBody: total > withheldCount ? Buffer.from(JSON.stringify(req)) : null, withheld: held, total, withheldCount }
+}
+
 function countBatchItems (map) {
   let n = 0
   if (map && typeof map === 'object') for (const t of Object.keys(map)) if (Array.isArray(map[t])) n += map[t].length
@@ -227,6 +304,7 @@ function newStats () {
     responsesByStatus: {},
     gzipped: { responses: 0, bytesIn: 0, bytesOut: 0 },
     batchWrite: { requests: 0, itemsRequested: 0, itemsForwarded: 0, itemsUnprocessedInjected: 0, itemsUnprocessedUpstream: 0 },
+    partitions: { throttledItems: 0, throttledRequests: 0 },
     connections: { opened: 0, current: 0 },
     auth: { verified: 0, missing: 0, malformed: 0, unknown: 0, expired: 0, badSignature: 0, skew: 0, scope: 0, keys: {} },
   }
@@ -541,6 +619,11 @@ function main () {
         split = splitBatch(body, r, rand)
         if (!split) continue // not splittable (e.g. malformed): let the upstream judge it
       }
+      if (r.kind === 'partitions') {
+        split = splitByPartition(body, r, Date.now())
+        if (!split) continue // every item within its partition's rate
+        stats.partitions.throttledItems += split.withheldCount
+      }
       rule = r
       break
     }
@@ -613,6 +696,14 @@ function main () {
     const afterDelay = (fn) => (rule && rule.kind === 'slow' && rule.where === 'after') ? setTimeout(fn, rule.ms) : fn()
 
     const go = () => {
+      if (split && !split.forwardBody && rule.kind === 'partitions') {
+        // DynamoDB: "If none of the items can be processed due to insufficient provisioned
+        // throughput on all of the tables in the request, then BatchWriteItem returns a
+        // ProvisionedThroughputExceededException."
+        stats.partitions.throttledRequests++
+        finish(400)
+        return sendJsonError(res, 400, THROTTLE_TYPES[rule.error], rule.message || THROTTLE_MESSAGES[rule.error])
+      }
       if (split && !split.forwardBody) {
         // Every item withheld: nothing reaches the upstream.
         stats.batchWrite.itemsUnprocessedInjected += split.withheldCount

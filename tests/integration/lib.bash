@@ -83,6 +83,18 @@ table_status() {
     ddb_call DescribeTable "{\"TableName\":\"$1\"}" | sed -n 's/.*"TableStatus":"\([A-Z_]*\)".*/\1/p'
 }
 
+# start_dynamodb_local: AWS's DynamoDB Local (scripts/dynamodb-local.sh, in memory) on a free
+# loopback port, for what dynalite lacks (Streams, ConsumedCapacity per index); sets ddbl (its
+# URL) and stops it at exit with the rest.
+start_dynamodb_local() {
+    command -v java >/dev/null 2>&1 || { echo "no Java runtime (default-jre-headless)" >&2; exit 1; }
+    ddbl=$(DDBLOCAL_OWNER_PID=$$ "$root/scripts/dynamodb-local.sh" start "$tmp/ddblocal") || {
+        echo "cannot start DynamoDB Local" >&2
+        exit 1
+    }
+    trap '"$root/scripts/dynamodb-local.sh" stop "$tmp/ddblocal" >/dev/null 2>&1; cleanup' EXIT
+}
+
 # start_s3 BUCKET[:REGION]...: s3rver behind tests/s3-server/s3-server.js on a free loopback
 # port, checking SigV4 with the test keys; sets s3 (its URL, also AWS_ENDPOINT_URL_S3), s3_pid
 # (stopped by cleanup) and s3rver_port (s3rver itself, behind the front).

@@ -7,12 +7,7 @@
 # stream, a stream without old images where items can move, SIGINT, a position the stream lost.
 . "$(dirname "$0")/lib.bash"
 
-command -v java >/dev/null 2>&1 || { echo "no Java runtime (default-jre-headless)" >&2; exit 1; }
-ddbl=$(DDBLOCAL_OWNER_PID=$$ "$root/scripts/dynamodb-local.sh" start "$tmp/ddblocal") || {
-    echo "cannot start DynamoDB Local" >&2
-    exit 1
-}
-trap '"$root/scripts/dynamodb-local.sh" stop "$tmp/ddblocal" >/dev/null 2>&1; cleanup' EXIT
+start_dynamodb_local
 
 export NODE_NO_WARNINGS=1 # the SDK's note about future Node versions
 here="$root/tests/integration/live"

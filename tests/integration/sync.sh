@@ -163,11 +163,13 @@ grep -q '"to_put":0,"to_delete":1,"put":0,"deleted":1,' "$tmp/s7.json" ||
 run dups-after 0 "$bin" export --table dups --format ddb-json --out "$tmp/dups-dump" "${D[@]}"
 [ "$(wc -l <"$tmp/dups-dump/items.json")" = 1 ] || fail "dups-after: one item expected"
 
-# interrupted while it writes (one slow batch at a time): exit 130, what it wrote said, and a
+# interrupted while it writes (one slow batch at a time, in input order: a shuffle window would
+# hold this small sync's first puts): exit 130, what it wrote said, and a
 # second sync writes the rest and no more
 run create-copy2 0 "$bin" create-table --mapping "$m1" --table favcopy2 "${D[@]}"
 control '{"resetStats":true,"rules":[{"kind":"slow","op":"BatchWriteItem","ms":700}]}'
 "$bin" sync --table fav --to-table favcopy2 --mapping "$m1" --concurrency 1 --out "$tmp/s8" \
+    --no-shuffle \
     "${F[@]}" >"$tmp/int.out" 2>"$tmp/int.err" &
 pid=$!
 for _ in $(seq 1 200); do [ "$(forwarded)" -gt 0 ] && break; sleep 0.05; done

@@ -7,7 +7,8 @@
  * This suite is linked with ld --wrap (see CMakeLists.txt): the client calls
  * the writer makes go to the stand-in below, which answers BatchWriteItem as
  * DynamoDB does (a ValidationException refuses the whole batch; otherwise
- * every item is taken), and ddb_keyset_add can be made to fail once.
+ * every item is taken), and ddb_keyset_add can be made to fail once. It
+ * also notes the order the writes were sent in, for the shuffle window.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -33,6 +34,8 @@ static struct {
     int keyset_adds, fail_keyset_add_at;
     int acks, rejects;
     char last_reason[512];
+    char sent[4096][16]; /* "pk=v" of each write, in the order sent */
+    int n_sent;
 } fk;
 
 int __real_ddb_keyset_add(ddb_keyset *s, const char *key, size_t len, uint64_t hash);
@@ -64,6 +67,20 @@ static size_t count_requests(const char *body, size_t len)
     return n;
 }
 
+/* Notes "pk=v" of each request of a batch (items as put() writes them). */
+static void note_sent(const char *body, size_t len)
+{
+    const char *p = body, *end = body + len;
+    while ((p = strstr(p, "\"pk\":{\"S\":\"")) != NULL && p < end) {
+        const char *k = p + 11, *q = strchr(k, '"'), *v = strstr(q, "\"v\":{\"N\":\"");
+        cr_assert_lt(fk.n_sent, 4096);
+        cr_assert(q != NULL && v != NULL);
+        snprintf(fk.sent[fk.n_sent++], 16, "%.*s=%.*s", (int)(q - k), k,
+                 (int)strcspn(v + 10, "\""), v + 10);
+        p = q;
+    }
+}
+
 int __wrap_ddb_client_submit(ddb_client *c, const char *operation, const char *body, size_t len,
                              ddb_call_done_fn done, void *ctx, ddb_error *err)
 {
@@ -71,8 +88,9 @@ int __wrap_ddb_client_submit(ddb_client *c, const char *operation, const char *b
     cr_assert_str_eq(operation, "BatchWriteItem");
     if (++fk.submits == fk.fail_submit_at)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    cr_assert_lt(fk.n_calls, 256);
-    fk.calls[fk.n_calls++] = (pending_call){done, ctx, count_requests(body, len)};
+    cr_assert_lt(fk.n_calls - fk.next_call, 256);
+    fk.calls[fk.n_calls++ % 256] = (pending_call){done, ctx, count_requests(body, len)};
+    note_sent(body, len);
     return 0;
 }
 
@@ -87,7 +105,7 @@ int __wrap_ddb_client_submit_owned(ddb_client *c, const char *operation, char *b
 
 static void answer_next(void)
 {
-    pending_call pc = fk.calls[fk.next_call++];
+    pending_call pc = fk.calls[fk.next_call++ % 256];
     static const char ok_body[] = "{\"UnprocessedItems\":{}}";
     ddb_response resp;
     memset(&resp, 0, sizeof(resp));
@@ -172,7 +190,7 @@ static void teardown(void)
 
 TestSuite(table_writer, .init = setup, .fini = teardown);
 
-static ddb_output *writer(void)
+static ddb_output *writer_window(size_t window)
 {
     ddb_table_output_opts o;
     ddb_output *out = NULL;
@@ -181,24 +199,35 @@ static ddb_output *writer(void)
     o.table = "t";
     o.info = &info;
     o.random_seed = 1;
+    o.shuffle_window = window;
     cr_assert_eq(ddb_table_output_new(&out, &o, &err), 0);
     out->ack = on_ack;
     out->reject = on_reject;
     return out;
 }
 
-static int put(ddb_output *o, const char *pk, uint64_t seq, ddb_error *err)
+static ddb_output *writer(void)
+{
+    return writer_window(0);
+}
+
+static int put_v(ddb_output *o, const char *pk, int v, uint64_t seq, ddb_error *err)
 {
     char text[128];
     ddb_map item;
     ddb_record origin;
-    snprintf(text, sizeof(text), "{\"pk\":{\"S\":\"%s\"},\"v\":{\"N\":\"1\"}}", pk);
+    snprintf(text, sizeof(text), "{\"pk\":{\"S\":\"%s\"},\"v\":{\"N\":\"%d\"}}", pk, v);
     item = tu_item(a, text);
     memset(&origin, 0, sizeof(origin));
     origin.seq = seq;
     origin.source = "in.json";
     origin.line = seq;
     return o->vt->put(o, 0, DDB_REC_PUT, &item, 0, &origin, err);
+}
+
+static int put(ddb_output *o, const char *pk, uint64_t seq, ddb_error *err)
+{
+    return put_v(o, pk, 1, seq, err);
 }
 
 /* finish() ends a run that had to stop: every item acknowledged or refused
@@ -273,4 +302,95 @@ Test(table_writer, batch_that_cannot_be_sent_is_refused)
     cr_assert_eq(put(o, "b", 2, &err), 0);
     fk.fail_submit_at = 1;
     expect_stopped(o, 0, 2);
+}
+
+/* ------------------------------------------------ the shuffle window */
+
+/* Puts k000..k(n-1) in order through a writer with window w and finishes:
+ * every one sent once and acknowledged; returns how many were sent out of
+ * their input place. */
+static int sent_out_of_place(size_t w, int n)
+{
+    ddb_output *o = writer_window(w);
+    table_output *to = (table_output *)o;
+    ddb_error err;
+    char seen[1000] = {0};
+    int moved = 0;
+    cr_assert_leq(n, 1000);
+    for (int i = 0; i < n; i++) {
+        char pk[8];
+        snprintf(pk, sizeof(pk), "k%03d", i);
+        cr_assert_eq(put(o, pk, (uint64_t)i + 1, &err), 0, "%s", err.message);
+        cr_assert_leq(to->shuffle.n, w, "the window holds at most its size");
+    }
+    cr_assert_eq(o->vt->finish(o, &err), 0, "%s", err.message);
+    cr_assert_eq(fk.acks, n);
+    cr_assert_eq(fk.n_sent, n, "each write sent once");
+    for (int i = 0; i < n; i++) {
+        int k = atoi(fk.sent[i] + 1);
+        cr_assert(!seen[k], "%s sent twice", fk.sent[i]);
+        seen[k] = 1;
+        moved += k != i;
+    }
+    cr_assert_eq(to->queued, 0);
+    ddb_output_free(o);
+    return moved;
+}
+
+Test(table_writer, without_a_window_writes_keep_their_order)
+{
+    cr_assert_eq(sent_out_of_place(0, 600), 0);
+}
+
+/* A sorted input leaves in another order, every item still sent once. */
+Test(table_writer, a_window_shuffles_a_sorted_input)
+{
+    int moved = sent_out_of_place(128, 600);
+    cr_assert_gt(moved, 500, "only %d of 600 moved", moved);
+}
+
+/* Two writes of one key are never reordered: the later waits until the
+ * earlier is answered, whatever the window does. */
+Test(table_writer, a_window_keeps_the_order_of_one_key)
+{
+    ddb_output *o = writer_window(64);
+    ddb_error err;
+    int last[10];
+    uint64_t seq = 0;
+    for (int round = 0; round < 30; round++)
+        for (int k = 0; k < 10; k++) {
+            char pk[8];
+            snprintf(pk, sizeof(pk), "s%d", k);
+            cr_assert_eq(put_v(o, pk, round, ++seq, &err), 0, "%s", err.message);
+        }
+    cr_assert_eq(o->vt->finish(o, &err), 0, "%s", err.message);
+    cr_assert_eq(fk.acks, 300);
+    cr_assert_eq(fk.n_sent, 300);
+    for (int k = 0; k < 10; k++)
+        last[k] = -1;
+    for (int i = 0; i < fk.n_sent; i++) {
+        int k = fk.sent[i][1] - '0', v = atoi(strchr(fk.sent[i], '=') + 1);
+        cr_assert_eq(v, last[k] + 1, "%s sent after s%d=%d", fk.sent[i], k, last[k]);
+        last[k] = v;
+    }
+    ddb_output_free(o);
+}
+
+/* Many writes of one key: all but the first wait for it, none can join the
+ * window; with the first one held there the waiting ones would pile up
+ * past the queue's bound. */
+Test(table_writer, one_key_written_many_times_does_not_stall_in_the_window)
+{
+    ddb_output *o = writer_window(4096);
+    table_output *to = (table_output *)o;
+    ddb_error err;
+    for (int i = 0; i < 1000; i++) {
+        cr_assert_eq(put_v(o, "same", i, (uint64_t)i + 1, &err), 0, "%s", err.message);
+        cr_assert_leq(to->queued, to->max_queued, "%zu queued", to->queued);
+    }
+    cr_assert_eq(o->vt->finish(o, &err), 0, "%s", err.message);
+    cr_assert_eq(fk.acks, 1000);
+    cr_assert_eq(fk.n_sent, 1000);
+    cr_assert_str_eq(fk.sent[999], "same=999");
+    ddb_output_free(o);
 }
