@@ -2,8 +2,11 @@
  * parquet.h (private header of write/) — a Parquet file writer of our own
  * (no C Parquet library is packaged in Debian), after the format's
  * specification (apache/parquet-format: parquet.thrift, Encodings.md,
- * LogicalTypes.md): data pages v1, PLAIN values, RLE/bit-packed hybrid
- * levels, the Thrift compact footer, one page per column chunk.
+ * LogicalTypes.md): data pages v1, RLE/bit-packed hybrid levels, the
+ * Thrift compact footer, one data page per column chunk. Its values are
+ * PLAIN, or dictionary-encoded where that pays (a chunk of few distinct
+ * values: a PLAIN dictionary page, then RLE_DICTIONARY indices), the
+ * dictionary capped at PQ_DICT_BYTES per chunk.
  *
  * Rows are gathered into a row group of bounded size (group_rows rows or
  * group_bytes bytes of values, whichever comes first), then each column is

@@ -35,6 +35,28 @@ for pair in favorites:favorites facility:facility-capacity movies:movies; do
     export_both "$design-seed" "$mapping" --compression gzip -- "$tmp/$design.json"
 done
 
+# dictionary encoding where it pays, as DuckDB's parquet_metadata() reports each column chunk's
+# encodings: a column of few values (dataType, an enum; money, two decimals in a 16-byte
+# FIXED_LEN_BYTE_ARRAY) has a dictionary page and RLE_DICTIONARY indices, a column of a value per
+# row (dataId, big) stays PLAIN; and both readers read them back the same (check_same above)
+encodings() { # FILE COLUMN... : "column encodings dict|none" per column chunk
+    ROOT="$root" node - "$@" <<'EOF'
+const { DuckDBInstance } = require(process.env.ROOT + '/node_modules/@duckdb/node-api');
+(async () => {
+  const c = await (await DuckDBInstance.create(':memory:')).connect();
+  const [f, ...cols] = process.argv.slice(2);
+  for (const r of (await c.runAndReadAll(`SELECT path_in_schema p, encodings e,
+      dictionary_page_offset d FROM parquet_metadata('${f}')`)).getRowObjectsJson())
+    if (cols.includes(r.p)) console.log(`${r.p} ${r.e} ${r.d === null ? 'none' : 'dict'}`);
+})().catch(e => { console.error(e); process.exit(1); });
+EOF
+}
+encodings "$tmp/favorites-seed/pq/FavoriteData.parquet" dataType dataId >"$tmp/enc.out" 2>&1 ||
+    fail "DuckDB: parquet_metadata"
+grep -qx 'dataType PLAIN, RLE, RLE_DICTIONARY dict' "$tmp/enc.out" &&
+    grep -qx 'dataId PLAIN, RLE none' "$tmp/enc.out" ||
+    fail "dictionary: dataType not dictionary-encoded or dataId not PLAIN: $(cat "$tmp/enc.out")"
+
 # generate writes Parquet too
 check gen-ndjson 0 "$bin" generate --mapping "$root/formats/movies.json" --count 60 \
     --format ndjson --out "$tmp/gen/nd" --quiet
@@ -142,6 +164,13 @@ check fav-part 0 "$bin" export "$tmp/favorites.json" --mapping "$root/formats/fa
 check_same fav-part "$tmp/favorites-seed/nd" "$tmp/fav-part" "$root/formats/favorites.json" \
     --partition dataType
 [ -f "$tmp/fav-part/Tag.parquet" ] || fail "partition-by: Tag, without dataType, not in Tag.parquet"
+check part-one-group 0 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json" \
+    --format parquet --out "$tmp/part-pq" --quiet
+check_same part-one-group "$tmp/part-nd" "$tmp/part-pq" "$fixture/mapping.json"
+encodings "$tmp/part-pq/Thing.parquet" money big >"$tmp/enc.out" 2>&1 || fail "DuckDB: parquet_metadata"
+grep -qx 'money PLAIN, RLE, RLE_DICTIONARY dict' "$tmp/enc.out" &&
+    grep -qx 'big PLAIN, RLE none' "$tmp/enc.out" ||
+    fail "dictionary: money not dictionary-encoded or big not PLAIN: $(cat "$tmp/enc.out")"
 # generate partitions too (by an N field: bigint folders)
 check gen-part 0 "$bin" generate --mapping "$root/formats/movies.json" --count 60 \
     --format parquet --partition-by releaseYear --out "$tmp/gen-part" --quiet
@@ -266,17 +295,29 @@ check declared-encode 0 "$bin" encode "$tmp/declared/pq/Thing.parquet" \
 head -3 "$fixture/declared.json" | sed 's/"1E-10"/"0.0000000001"/' >"$tmp/declared-kept.json"
 same "$tmp/declared-kept.json" -- "$tmp/declared-back/Thing.json"
 
-# what it does not read, refused with the reason
+# what it does not read, refused with the reason; what DuckDB writes (dictionary pages) it reads
 run stdin 3 sh -c "\"\$0\" encode - --input-format parquet --mapping '$fixture/mapping.json' \
     --out '$tmp/stdin' --quiet <'$tmp/exact-zstd/pq/Thing.parquet'" "$bin"
 expect_in "$tmp/stderr" "must be a local file"
-ROOT="$root" node -e '
+duck_write() { # FILE SELECT OPTIONS
+    ROOT="$root" node -e '
 const { DuckDBInstance } = require(process.env.ROOT + "/node_modules/@duckdb/node-api");
 (async () => { const c = await (await DuckDBInstance.create(":memory:")).connect();
-  await c.run(`COPY (SELECT (i % 3)::VARCHAR AS s FROM range(100) t(i)) TO
-    '"'"'${process.argv[1]}'"'"' (FORMAT parquet)`); })();' "$tmp/duck.parquet" ||
-    fail "DuckDB could not write a Parquet file"
-run duck-file 3 "$bin" export "$tmp/duck.parquet" --format ddb-json --out "$tmp/duck-out" --quiet
+  await c.run(`COPY (${process.argv[2]}) TO '"'"'${process.argv[1]}'"'"' (FORMAT parquet, ${process.argv[3]})`);
+})().catch(e => { console.error(e); process.exit(1); });' "$@" || fail "DuckDB could not write $1"
+}
+duck_write "$tmp/duck.parquet" "SELECT (i % 3)::VARCHAR AS s, i::INTEGER AS n FROM range(100) t(i)" \
+    "COMPRESSION zstd"
+encodings "$tmp/duck.parquet" s >"$tmp/enc.out" 2>&1
+expect_in "$tmp/enc.out" "_DICTIONARY"
+check duck-file 0 "$bin" export "$tmp/duck.parquet" --format ndjson --out "$tmp/duck-out" --quiet
+[ "$(head -4 "$tmp/duck-out/items.ndjson")" = '{"s":"0","n":0}
+{"s":"1","n":1}
+{"s":"2","n":2}
+{"s":"0","n":3}' ] && [ "$(wc -l <"$tmp/duck-out/items.ndjson")" = 100 ] ||
+    fail "DuckDB's dictionary pages read wrong: $(head -5 "$tmp/duck-out/items.ndjson")"
+duck_write "$tmp/duck-double.parquet" "SELECT 1.5::DOUBLE AS d" "COMPRESSION zstd"
+run duck-double 3 "$bin" export "$tmp/duck-double.parquet" --format ddb-json --out "$tmp/duck-out2" --quiet
 expect_in "$tmp/stderr" "is not read"
 
 # what Parquet refuses, with the reason
