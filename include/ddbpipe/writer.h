@@ -27,11 +27,12 @@ typedef enum ddb_out_format {
 typedef enum ddb_parquet_codec {
     DDB_PARQUET_ZSTD = 0,
     DDB_PARQUET_GZIP,
-    DDB_PARQUET_NONE
+    DDB_PARQUET_NONE,
+    DDB_PARQUET_SNAPPY
 } ddb_parquet_codec;
 
-/* "zstd", "gzip", "none" into *out. Returns 0, or DDB_EUSAGE with the
- * reason (SNAPPY: no C library for it is at hand). */
+/* "zstd", "gzip", "none", "snappy" into *out. Returns 0, or DDB_EUSAGE
+ * with the reason. */
 int ddb_parquet_codec_parse(ddb_parquet_codec *out, const char *s, ddb_error *err);
 
 /* A write that returned this did not write the record: it cannot be written

@@ -54,7 +54,7 @@ static size_t output_options(cli_opt *out, run_args *ap, unsigned groups)
          {"format", OPT_STRING, &ap->format, "FMT",
           "output format: ndjson, csv, ddb-json, parquet"}},
         {G_RECORDS | G_GEN,
-         {"compression", OPT_STRING, &ap->compression, "zstd|gzip|none",
+         {"compression", OPT_STRING, &ap->compression, "zstd|snappy|gzip|none",
           "Parquet: how its pages are compressed (default zstd)"}},
         {G_RECORDS | G_GEN,
          {"row-group-rows", OPT_UINT, &ap->row_group_rows, "N",
@@ -455,7 +455,7 @@ static int fill_files(ddb_run_options *o, const run_args *a)
     if (a->compression) {
         ddb_error cerr;
         if (ddb_parquet_codec_parse(&o->parquet_codec, a->compression, &cerr) != 0) {
-            cli_error("use zstd, gzip or none", "--compression: %s", cerr.message);
+            cli_error("use zstd, snappy, gzip or none", "--compression: %s", cerr.message);
             return EXIT_USAGE;
         }
         o->parquet_codec_set = 1;

@@ -4,7 +4,7 @@
  * group is read at a time (memory is a row group, not the file): each column
  * chunk's data pages v1, PLAIN or dictionary-encoded values (after the
  * chunk's dictionary page), RLE/bit-packed levels, compressed with ZSTD,
- * GZIP or nothing. A top-level column is a scalar or a LIST of scalars. What
+ * SNAPPY, GZIP or nothing. A top-level column is a scalar or a LIST of scalars. What
  * it does not know is refused by name, with the reason: another encoding, a
  * data page v2, another codec, a FLOAT/DOUBLE column (not exact), a deeper
  * nesting.
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <snappy-c.h>
 #include <zstd.h>
 
 #include "ddbpipe/json.h"
@@ -247,11 +248,15 @@ static int decompress(pq_reader *r, int codec, const unsigned char *in, size_t n
         *out = in;
         return n == raw ? 0 : refuse(r, err, "a page whose sizes disagree", NULL);
     }
-    if (codec != 2 && codec != 6)
-        return refuse(r, err, "a codec other than ZSTD, GZIP or none (SNAPPY, LZ4, BROTLI)", NULL);
+    if (codec != 1 && codec != 2 && codec != 6)
+        return refuse(r, err, "a codec other than ZSTD, SNAPPY, GZIP or none (LZ4, BROTLI)", NULL);
     if ((buf = ddb_arena_alloc(r->pages, raw ? raw : 1)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if (codec == 6) {
+    if (codec == 1) {
+        size_t got = raw;
+        if (snappy_uncompress((const char *)in, n, (char *)buf, &got) != SNAPPY_OK || got != raw)
+            return ddb_error_set(err, DDB_EINVAL, "%s: a SNAPPY page does not inflate", r->base.name);
+    } else if (codec == 6) {
         size_t got = ZSTD_decompress(buf, raw, in, n);
         if (ZSTD_isError(got) || got != raw)
             return ddb_error_set(err, DDB_EINVAL, "%s: a ZSTD page does not inflate", r->base.name);

@@ -35,7 +35,12 @@
 #include "ddbpipe/sink.h"
 
 /* The codecs, by their Parquet numbers. */
-typedef enum pq_codec { PQ_CODEC_NONE = 0, PQ_CODEC_GZIP = 2, PQ_CODEC_ZSTD = 6 } pq_codec;
+typedef enum pq_codec {
+    PQ_CODEC_NONE = 0,
+    PQ_CODEC_SNAPPY = 1,
+    PQ_CODEC_GZIP = 2,
+    PQ_CODEC_ZSTD = 6
+} pq_codec;
 
 typedef enum pq_kind {
     PQ_STRING, /* BYTE_ARRAY, String */

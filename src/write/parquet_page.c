@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <snappy-c.h>
 #include <zstd.h>
 
 #include "write/parquet_thrift.h"
@@ -189,6 +190,18 @@ static int compress_zstd(ddb_buf *out, const ddb_buf *in, ddb_error *err)
     return 0;
 }
 
+static int compress_snappy(ddb_buf *out, const ddb_buf *in, ddb_error *err)
+{
+    size_t n = snappy_max_compressed_length(in->len);
+    ddb_buf_clear(out);
+    if (ddb_buf_reserve(out, n) != 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (snappy_compress(in->ptr ? in->ptr : "", in->len, out->ptr, &n) != SNAPPY_OK)
+        return ddb_error_set(err, DDB_EIO, "snappy: cannot compress a page");
+    out->len = n;
+    return 0;
+}
+
 static int compress_gzip(ddb_buf *out, const ddb_buf *in, ddb_error *err)
 {
     z_stream z;
@@ -249,8 +262,9 @@ static int write_page(pq_file *f, const pq_col *c, pq_chunk *ch, const ddb_buf *
     if (raw->oom || raw->len > INT32_MAX)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory (a Parquet page of %s)", c->name);
     if (f->opts.codec != PQ_CODEC_NONE) {
-        rc = f->opts.codec == PQ_CODEC_ZSTD ? compress_zstd(&f->packed, raw, err)
-                                            : compress_gzip(&f->packed, raw, err);
+        rc = f->opts.codec == PQ_CODEC_ZSTD     ? compress_zstd(&f->packed, raw, err)
+             : f->opts.codec == PQ_CODEC_SNAPPY ? compress_snappy(&f->packed, raw, err)
+                                                : compress_gzip(&f->packed, raw, err);
         if (rc != 0)
             return rc;
         body = &f->packed;

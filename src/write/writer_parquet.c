@@ -243,9 +243,10 @@ static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *er
         cols[i] = column_of(&w->e->fields[i]);
     cols[n - 1] = (pq_column_def){w->e ? DDB_EXTRA_FIELD : "item", w->e ? 6 : 4, PQ_JSON, 0, 0, 0};
     if (opts != NULL) {
-        po.codec = opts->parquet_codec == DDB_PARQUET_GZIP   ? PQ_CODEC_GZIP
-                   : opts->parquet_codec == DDB_PARQUET_NONE ? PQ_CODEC_NONE
-                                                             : PQ_CODEC_ZSTD;
+        po.codec = opts->parquet_codec == DDB_PARQUET_GZIP     ? PQ_CODEC_GZIP
+                   : opts->parquet_codec == DDB_PARQUET_NONE   ? PQ_CODEC_NONE
+                   : opts->parquet_codec == DDB_PARQUET_SNAPPY ? PQ_CODEC_SNAPPY
+                                                               : PQ_CODEC_ZSTD;
         po.group_rows = opts->parquet_group_rows;
         po.plans = opts->parquet_plans;
     }
@@ -291,17 +292,13 @@ int pq_writer_number_type(const ddb_writer *base, size_t col, int *as_text, int 
 
 int ddb_parquet_codec_parse(ddb_parquet_codec *out, const char *s, ddb_error *err)
 {
-    static const char *const names[] = {"zstd", "gzip", "none"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const names[] = {"zstd", "gzip", "none", "snappy"};
+    for (int i = 0; i < 4; i++) {
         if (strcmp(s, names[i]) == 0) {
             *out = (ddb_parquet_codec)i;
             return 0;
         }
     }
-    if (strcmp(s, "snappy") == 0)
-        return ddb_error_set(err, DDB_EUSAGE,
-                             "SNAPPY is not available: no C library for it is installed with "
-                             "ddbpipe; use zstd (the default), gzip or none");
-    return ddb_error_set(err, DDB_EUSAGE, "unknown Parquet compression \"%s\": use zstd, gzip or none",
-                         s);
+    return ddb_error_set(err, DDB_EUSAGE,
+                         "unknown Parquet compression \"%s\": use zstd, snappy, gzip or none", s);
 }

@@ -290,14 +290,16 @@ Test(parquet_writer, a_number_past_its_decimal_is_refused_not_rounded)
     ddb_mapping_free(m);
 }
 
-Test(parquet_writer, snappy_is_refused_with_the_reason)
+Test(parquet_writer, codecs_by_name)
 {
     ddb_parquet_codec c;
     ddb_error err = {0, ""};
-    cr_assert_eq(ddb_parquet_codec_parse(&c, "snappy", &err), DDB_EUSAGE);
-    cr_assert(strstr(err.message, "SNAPPY is not available") != NULL);
+    cr_assert_eq(ddb_parquet_codec_parse(&c, "snappy", &err), 0);
+    cr_assert_eq(c, DDB_PARQUET_SNAPPY);
     cr_assert_eq(ddb_parquet_codec_parse(&c, "gzip", &err), 0);
     cr_assert_eq(c, DDB_PARQUET_GZIP);
+    cr_assert_eq(ddb_parquet_codec_parse(&c, "lz4", &err), DDB_EUSAGE);
+    cr_assert(strstr(err.message, "use zstd, snappy, gzip or none") != NULL, "%s", err.message);
 }
 
 /* A declared precision's physical type at each boundary of LogicalTypes.md:
