@@ -77,6 +77,8 @@ typedef struct pq_opts {
     uint64_t group_rows;  /* 0: PQ_GROUP_ROWS */
     uint64_t group_bytes; /* 0: PQ_GROUP_BYTES */
     pq_number_plan *plans; /* per column (used for number columns), shared; NULL: own */
+    uint64_t max_file_bytes; /* a row group closed early so the file stays under this, which
+                                makes it full (pq_full); 0: no bound */
 } pq_opts;
 
 #define PQ_GROUP_ROWS 131072
@@ -116,13 +118,21 @@ DDB_MUST_USE int pq_end_row(pq_file *f, ddb_error *err);
  * sink's error. */
 DDB_MUST_USE int pq_finish(pq_file *f, ddb_error *err);
 
+struct ddb_writer;
+
 uint64_t pq_rows(const pq_file *f);
+
+/* Has the file reached its opts.max_file_bytes? Then its last row group is
+ * written and only pq_finish is left (the caller goes on in a new file). */
+int pq_full(const pq_file *f);
+
+/* The same for a Parquet writer (ddb_writer_new_parquet); 0 for another. */
+int pq_writer_full(const struct ddb_writer *w);
 
 /* The type number column col holds once the file is finished: *as_text (an
  * exact STRING), else DECIMAL(38, *scale). */
 void pq_number_type(const pq_file *f, size_t col, int *as_text, int *scale);
 
-struct ddb_writer;
 /* The same, for column col of a Parquet writer (ddb_writer_new_parquet):
  * 0, or -1 when w is not one. */
 int pq_writer_number_type(const struct ddb_writer *w, size_t col, int *as_text, int *scale);

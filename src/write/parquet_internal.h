@@ -92,6 +92,10 @@ struct pq_file {
     uint64_t rows;       /* in the file */
     uint64_t group_rows; /* in the row group being gathered */
     int64_t offset;      /* bytes written so far */
+    /* the row groups written: their bytes as gathered (values and levels), and on the disk */
+    int64_t raw_bytes, packed_bytes;
+    size_t gathered; /* the row group being gathered's bytes */
+    int full;            /* a row group was closed early at opts.max_file_bytes */
     ddb_buf page, packed, header;
     ddb_buf fixed; /* a decimal column chunk's values in their physical form */
     pq_dict dict;

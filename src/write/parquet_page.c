@@ -349,9 +349,27 @@ static int write_group(pq_file *f, ddb_error *err)
         g->uncompressed += ch->uncompressed;
     }
     f->n_groups++;
+    f->raw_bytes += (int64_t)f->gathered;
+    f->packed_bytes += g->compressed;
     f->rows += f->group_rows;
     f->group_rows = 0;
     return 0;
+}
+
+/* Would the row group gathered (bytes of values and levels) take the file
+ * past opts.max_file_bytes? Its size is guessed at the ratio of the file's
+ * row groups so far (1 before the first), 15% more to spare, and the footer
+ * at most a few hundred bytes per column chunk. */
+static int past_size(const pq_file *f, size_t bytes)
+{
+    double ratio = f->raw_bytes > 0 ? (double)f->packed_bytes / (double)f->raw_bytes : 1.0;
+    double footer = 1024.0 + (double)(f->n_groups + 1) * (double)f->n_cols * (2 * PQ_STATS_MAX + 96);
+    return (double)f->offset + 1.15 * ratio * (double)bytes + footer >= (double)f->opts.max_file_bytes;
+}
+
+int pq_full(const pq_file *f)
+{
+    return f->full;
 }
 
 int pq_end_row(pq_file *f, ddb_error *err)
@@ -363,6 +381,13 @@ int pq_end_row(pq_file *f, ddb_error *err)
         if (c->defs.oom || c->reps.oom || c->values.oom)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory (a Parquet row group)");
         bytes += c->values.len + c->defs.len + c->reps.len;
+    }
+    f->gathered = bytes;
+    if (f->opts.max_file_bytes > 0 && past_size(f, bytes)) {
+        /* the first row group only measures the ratio (a guess of 1 would end a
+         * file of text at a fifth of its size); from the second, the file ends */
+        f->full = f->raw_bytes > 0;
+        return write_group(f, err);
     }
     if (f->group_rows >= f->opts.group_rows || bytes >= f->opts.group_bytes)
         return write_group(f, err);

@@ -235,7 +235,7 @@ static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *er
 {
     size_t n = w->e ? w->e->n_fields + 1 : 1;
     pq_column_def *cols = calloc(n, sizeof(*cols));
-    pq_opts po = {PQ_CODEC_ZSTD, 0, 0, NULL};
+    pq_opts po = {PQ_CODEC_ZSTD, 0, 0, NULL, 0};
     int rc;
     if (cols == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -248,6 +248,7 @@ static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *er
                    : opts->parquet_codec == DDB_PARQUET_SNAPPY ? PQ_CODEC_SNAPPY
                                                                : PQ_CODEC_ZSTD;
         po.group_rows = opts->parquet_group_rows;
+        po.max_file_bytes = opts->parquet_max_file_bytes;
         po.plans = opts->parquet_plans;
     }
     rc = pq_file_new(&w->f, w->base.sink, cols, n, &po, err);
@@ -288,6 +289,11 @@ int pq_writer_number_type(const ddb_writer *base, size_t col, int *as_text, int 
         return -1;
     pq_number_type(w->f, col, as_text, scale);
     return 0;
+}
+
+int pq_writer_full(const ddb_writer *base)
+{
+    return base->vt == &parquet_vt && pq_full(((const pq_writer *)base)->f);
 }
 
 int ddb_parquet_codec_parse(ddb_parquet_codec *out, const char *s, ddb_error *err)

@@ -250,6 +250,63 @@ expect_in "$tmp/exact-zstd/pq/_ddbpipe/schema/load.duckdb.sql" "read_parquet('Th
 expect_in "$tmp/part-note/_ddbpipe/schema/load.duckdb.sql" \
     "read_parquet('Thing/**/*.parquet', hive_partitioning = true,"
 
+# --max-file-size: each entity's records in parts, OUT/<Entity>/part-NNNNN.parquet, each under
+# the size (a row group closed early), read together by DuckDB (and part after part by
+# hyparquet) as exactly the NDJSON records in order, the sidecar's load script and Athena DDL
+# over the folder; read back by ddbpipe as the items they came from
+node "$root/tests/seeds/seed-writers.js" favorites 3000 7 >"$tmp/fav3k.json" || fail "seed writer"
+check parts-ndjson 0 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format ndjson --out "$tmp/parts-nd" --quiet
+check parts 0 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format parquet --max-file-size 16K --out "$tmp/parts" --quiet
+for entity in Tag FavoriteData FavoriteDataTag; do
+    [ -f "$tmp/parts/$entity/part-00000.parquet" ] && [ -f "$tmp/parts/$entity/part-00001.parquet" ] ||
+        fail "parts: $entity has not two parts: $(ls "$tmp/parts/$entity" 2>&1)"
+done
+[ -e "$tmp/parts/Tag.parquet" ] && fail "parts: Tag.parquet beside its parts"
+for f in "$tmp/parts"/*/part-*.parquet; do
+    size=$(stat -c %s "$f")
+    [ "$size" -le 16384 ] || fail "parts: $f is $size bytes, past 16K"
+    [ "$size" -ge 4096 ] || [ "$f" = "$(ls "$(dirname "$f")"/part-*.parquet | tail -1)" ] ||
+        fail "parts: $f is $size bytes: a part other than the last is far from 16K"
+done
+node "$root/tests/scripts/parquet-check.mjs" "$tmp/parts-nd" "$tmp/parts" \
+    "$root/formats/favorites.json" --parts >"$tmp/parts.check" 2>&1 ||
+    { fail "parts: Parquet differs from NDJSON"; cat "$tmp/parts.check" >&2; }
+expect_in "$tmp/parts.check" "3 files, 3001 records the same as NDJSON in DuckDB, 3 files in hyparquet"
+ddl_agrees parts-ddl "$tmp/parts"
+expect_in "$tmp/parts/_ddbpipe/schema/load.duckdb.sql" "read_parquet('FavoriteData/*.parquet');"
+expect_in "$tmp/parts/_ddbpipe/schema/FavoriteData.athena.sql" \
+    "LOCATION 's3://YOUR-BUCKET/YOUR-PREFIX/FavoriteData/';"
+expect_in "$tmp/parts/_ddbpipe/schema/FavoriteData.json" '"folder":"FavoriteData"'
+check parts-encode 0 "$bin" encode "$tmp/parts"/*/part-*.parquet \
+    --mapping "$root/formats/favorites.json" --out "$tmp/parts-back" --quiet
+node "$root/tests/seeds/same-items.js" "$tmp/fav3k.json" -- "$tmp/parts-back"/*.json \
+    >"$tmp/same.out" 2>&1 || { fail "parts: items differ"; tail -5 "$tmp/same.out" >&2; }
+# an entity without records (only Tag items here) gets one empty part: its folder reads
+grep -v dataId "$tmp/fav3k.json" | head -20 >"$tmp/tags.json"
+check parts-empty 0 "$bin" export "$tmp/tags.json" --mapping "$root/formats/favorites.json" \
+    --format parquet --max-file-size 16K --out "$tmp/parts-empty" --quiet
+[ -f "$tmp/parts-empty/FavoriteData/part-00000.parquet" ] || fail "parts: no part of an empty entity"
+ddl_agrees parts-empty-ddl "$tmp/parts-empty"
+# with --partition-by, a folder's file at its size goes on in a new part; numbers keep one type
+check parts-hive 0 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format parquet --partition-by dataType --max-file-size 8K --out "$tmp/parts-hive" --quiet
+[ "$(ls "$tmp/parts-hive/FavoriteData/dataType=IMAGE" | wc -l)" -ge 2 ] ||
+    fail "parts with --partition-by: one file in dataType=IMAGE"
+check_same parts-hive "$tmp/parts-nd" "$tmp/parts-hive" "$root/formats/favorites.json" \
+    --partition dataType --parts
+# sizes, and what the option is not for
+check parts-again 2 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format parquet --max-file-size 16K --out "$tmp/parts" --overwrite --quiet
+expect_in "$tmp/stderr" "parts/Tag holds files of an earlier run"
+check parts-csv 2 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format csv --max-file-size 64M --out "$tmp/parts-x"
+expect_in "$tmp/stderr" "--max-file-size is for --format parquet"
+check parts-size 2 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format parquet --max-file-size 64Q --out "$tmp/parts-x"
+expect_in "$tmp/stderr" '--max-file-size: "64Q" is not a size'
+
 # Parquet as input: what export wrote reads back as exactly the items it came from
 same() { node "$root/tests/seeds/same-items.js" "$@" >"$tmp/same.out" 2>&1 || { fail "items differ: $*"; tail -5 "$tmp/same.out" >&2; }; }
 for pair in favorites:favorites facility:facility-capacity movies:movies; do
