@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "write/parquet_thrift.h"
 
@@ -267,5 +268,6 @@ void pq_file_free(pq_file *f)
     ddb_buf_dispose(&f->header);
     ddb_buf_dispose(&f->fixed);
     pq_dict_dispose(&f->dict);
+    ZSTD_freeCCtx(f->zstd);
     free(f);
 }

@@ -98,6 +98,7 @@ struct pq_file {
     int full;            /* a row group was closed early at opts.max_file_bytes */
     ddb_buf page, packed, header;
     ddb_buf fixed; /* a decimal column chunk's values in their physical form */
+    struct ZSTD_CCtx_s *zstd; /* the pages' compression context, made on first use */
     pq_dict dict;
 };
 

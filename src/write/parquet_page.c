@@ -177,13 +177,22 @@ static void build_page(ddb_buf *page, const pq_col *c, pq_values v, const pq_dic
     }
 }
 
-static int compress_zstd(ddb_buf *out, const ddb_buf *in, ddb_error *err)
+/* Level 1, as Arrow's Parquet writer: on the favorites bench input it is
+ * both faster than zstd's default 3 (0.85x the export's CPU time) and
+ * smaller (4.46 MB against 4.69 MB): dictionary indices and PLAIN columns
+ * gain little from level 3's longer search. */
+#define PQ_ZSTD_LEVEL 1
+
+/* Compresses with the file's context, made on first use and kept for every
+ * page (a context per page would allocate its tables each time). */
+static int compress_zstd(pq_file *f, ddb_buf *out, const ddb_buf *in, ddb_error *err)
 {
     size_t bound = ZSTD_compressBound(in->len), n;
     ddb_buf_clear(out);
-    if (ddb_buf_reserve(out, bound) != 0)
+    if (ddb_buf_reserve(out, bound) != 0 ||
+        (f->zstd == NULL && (f->zstd = ZSTD_createCCtx()) == NULL))
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    n = ZSTD_compress(out->ptr, bound, in->ptr ? in->ptr : "", in->len, 3);
+    n = ZSTD_compressCCtx(f->zstd, out->ptr, bound, in->ptr ? in->ptr : "", in->len, PQ_ZSTD_LEVEL);
     if (ZSTD_isError(n))
         return ddb_error_set(err, DDB_EIO, "zstd: %s", ZSTD_getErrorName(n));
     out->len = n;
@@ -262,7 +271,7 @@ static int write_page(pq_file *f, const pq_col *c, pq_chunk *ch, const ddb_buf *
     if (raw->oom || raw->len > INT32_MAX)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory (a Parquet page of %s)", c->name);
     if (f->opts.codec != PQ_CODEC_NONE) {
-        rc = f->opts.codec == PQ_CODEC_ZSTD     ? compress_zstd(&f->packed, raw, err)
+        rc = f->opts.codec == PQ_CODEC_ZSTD     ? compress_zstd(f, &f->packed, raw, err)
              : f->opts.codec == PQ_CODEC_SNAPPY ? compress_snappy(&f->packed, raw, err)
                                                 : compress_gzip(&f->packed, raw, err);
         if (rc != 0)

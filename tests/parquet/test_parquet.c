@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ddbpipe/mapping.h"
+#include "ddbpipe/number.h"
 #include "ddbpipe/writer.h"
 #include "write/parquet.h"
 #include "write/parquet_internal.h"
@@ -317,5 +318,47 @@ Test(parquet, decimal_form_follows_the_precision)
         pq_decimal_form form = pq_decimal_form_of(&c);
         cr_assert_eq(form.type, cases[i].type, "precision %d", cases[i].precision);
         cr_assert_eq(form.bytes, cases[i].bytes, "precision %d", cases[i].precision);
+    }
+}
+
+/* The decimal bytes of a number's text, read straight from its digits, are
+ * those of its normalized parse (the long way, kept for more than 38 digits):
+ * trailing zeros past the scale, exponents both ways, signs, 38 nines. */
+Test(parquet, decimal_bytes_from_the_digits_as_from_the_parse)
+{
+    static const struct {
+        const char *text;
+        int scale;
+    } cases[] = {{"1.50", 1},
+                 {"0", 0},
+                 {"-0", 3},
+                 {"0.000", 0},
+                 {"1E+2", 0},
+                 {"1.5E-3", 4},
+                 {"-2.5e+3", 2},
+                 {"12345678901234567890.123456789012345678", 18},
+                 {"-12345678901234567890.123456789012345678", 18},
+                 {"99999999999999999999999999999999999999", 0},
+                 {"-99999999999999999999999999999999999999", 0},
+                 {"-1", 37},
+                 {"0.00000000000000000000000000000000000001", 38},
+                 {"1.0000000000000000000000000000000000000000000", 0},
+                 {"000123.4500", 2}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *t = cases[i].text;
+        unsigned char got[16], want[16];
+        __extension__ unsigned __int128 v = 0;
+        ddb_number num;
+        cr_assert_eq(ddb_number_parse(&num, t, strlen(t), NULL), 0, "%s", t);
+        for (int d = 0; d < num.ndigits; d++)
+            v = v * 10 + (unsigned)(num.digits[d] - '0');
+        for (int k = num.exponent - num.ndigits + cases[i].scale; k > 0; k--)
+            v *= 10;
+        if (num.negative)
+            v = ~v + 1;
+        for (int b = 15; b >= 0; b--, v >>= 8)
+            want[b] = (unsigned char)v;
+        pq_decimal_bytes(got, t, strlen(t), cases[i].scale);
+        cr_assert_eq(memcmp(got, want, 16), 0, "%s at scale %d", t, cases[i].scale);
     }
 }
