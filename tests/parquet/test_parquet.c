@@ -118,15 +118,6 @@ Test(rle, a_packed_group_in_the_middle_holds_exactly_eight)
     assert_rle(v, 20, 2, want, sizeof(want));
 }
 
-static void assert_indices(const uint32_t *v, size_t n, int width, const unsigned char *want,
-                           size_t want_len)
-{
-    ddb_buf b = DDB_BUF_INIT;
-    pq_rle_encode_indices(&b, v, n, width);
-    assert_bytes(&b, want, want_len);
-    ddb_buf_dispose(&b);
-}
-
 Test(dictionary, index_bit_widths)
 {
     /* a one-value dictionary: width 0, one run whose value takes no bytes */
@@ -141,9 +132,21 @@ Test(dictionary, index_bit_widths)
     static const uint32_t wide[12] = {70000, 70000, 70000, 70000, 70000, 70000,
                                       70000, 70000, 70000, 70000, 1,     2};
     static const unsigned char w17[4 + 1 + 17] = {0x14, 0x70, 0x11, 0x01, 0x03, 0x01, 0x00, 0x04};
-    assert_indices(zeros, 5, 0, w0, sizeof(w0));
-    assert_indices(seq, 8, 3, w3, sizeof(w3));
-    assert_indices(wide, 12, 17, w17, sizeof(w17));
+    const struct {
+        const uint32_t *v;
+        size_t n;
+        int width;
+        const unsigned char *want;
+        size_t want_len;
+    } cases[] = {{zeros, 5, 0, w0, sizeof(w0)}, {seq, 8, 3, w3, sizeof(w3)},
+                 {wide, 12, 17, w17, sizeof(w17)}};
+    ddb_buf b = DDB_BUF_INIT;
+    for (size_t i = 0; i < 3; i++) {
+        ddb_buf_clear(&b);
+        pq_rle_encode_indices(&b, cases[i].v, cases[i].n, cases[i].width);
+        assert_bytes(&b, cases[i].want, cases[i].want_len);
+    }
+    ddb_buf_dispose(&b);
 }
 
 /* count BYTE_ARRAYs, value i the text of texts[i % n_texts], PLAIN. */
