@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing ddbpipe needs on Debian/Ubuntu, skipping what is there:
 # compilers (gcc, and clang for the sanitizer stage) and CMake, the libraries (libcurl, OpenSSL,
-# zlib, json-c, Criterion, ISA-L, zstd), what the install test uses (dpkg-dev, man-db, zsh), Node.js
+# zlib, json-c, Criterion, ISA-L, zstd, snappy), what the install test uses (dpkg-dev, man-db, zsh), Node.js
 # for the local DynamoDB server used by the integration tests, Java for AWS's DynamoDB Local (the
 # Streams tests), and the npm packages pinned in package-lock.json (dynalite, s3rver, DynamoDB
 # Local inside amplify-dynamodb-simulator, and DuckDB and hyparquet as independent Parquet readers).
@@ -12,7 +12,7 @@ sudo_cmd=""
 if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
 
 pkgs="build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev zlib1g-dev libjson-c-dev
-      libcriterion-dev gzip curl libisal-dev isal libzstd-dev"
+      libcriterion-dev gzip curl libisal-dev isal libzstd-dev libsnappy-dev"
 # DynamoDB Local (npm amplify-dynamodb-simulator) is a Java program.
 command -v java >/dev/null 2>&1 || pkgs="$pkgs default-jre-headless"
 # clang for the sanitizer stage of scripts/test.sh: its UBSan checks pointer arithmetic, gcc's not.

@@ -129,6 +129,7 @@ typedef struct ddb_run_options {
     ddb_parquet_codec parquet_codec; /* format parquet: its pages' codec */
     int parquet_codec_set;           /* --compression given (only parquet takes it) */
     uint64_t parquet_group_rows;     /* format parquet: rows per row group (0: the default) */
+    uint64_t max_file_bytes;         /* format parquet: parts of this size (output_file.h) */
     const char *partition_by;        /* export: Hive folders by this field (output_file.h) */
 
     /* the table read through DynamoDB's export to S3 (managed.h) instead of a Scan:

@@ -69,6 +69,7 @@ typedef struct ddb_schema_file {
     const char *name; /* the file's name inside the output folder ("Tag.csv.gz"), or the
                          folder of its Hive partitions ("Tag") */
     const char *partition; /* Parquet: Hive folders name=value by this field (NULL: one file) */
+    int parts;             /* Parquet: name is a folder of parts (--max-file-size) */
 } ddb_schema_file;
 
 /*

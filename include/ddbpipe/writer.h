@@ -27,11 +27,12 @@ typedef enum ddb_out_format {
 typedef enum ddb_parquet_codec {
     DDB_PARQUET_ZSTD = 0,
     DDB_PARQUET_GZIP,
-    DDB_PARQUET_NONE
+    DDB_PARQUET_NONE,
+    DDB_PARQUET_SNAPPY
 } ddb_parquet_codec;
 
-/* "zstd", "gzip", "none" into *out. Returns 0, or DDB_EUSAGE with the
- * reason (SNAPPY: no C library for it is at hand). */
+/* "zstd", "gzip", "none", "snappy" into *out. Returns 0, or DDB_EUSAGE
+ * with the reason. */
 int ddb_parquet_codec_parse(ddb_parquet_codec *out, const char *s, ddb_error *err);
 
 /* A write that returned this did not write the record: it cannot be written
@@ -83,6 +84,8 @@ typedef struct ddb_writer_opts {
                              would make more fails (0: DDB_CSV_MAX_COLUMNS) */
     ddb_parquet_codec parquet_codec;
     uint64_t parquet_group_rows; /* rows per row group (0: 131072); tests make it small */
+    uint64_t parquet_max_file_bytes; /* a file ends (its last row group closed early) near
+                                        this size: the writer says it is full (0: none) */
     struct pq_number_plan *parquet_plans; /* the number columns' types shared by the files of
                                              one table (write/parquet.h); NULL: the file's own */
 } ddb_writer_opts;

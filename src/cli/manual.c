@@ -175,7 +175,7 @@ static const char *option_values(const char *name)
     if (strcmp(name, "input-format") == 0)
         return "ddb-json ndjson csv json scan export dynamodump datapipeline parquet";
     if (strcmp(name, "compression") == 0)
-        return "zstd gzip none";
+        return "zstd snappy gzip none";
     if (strcmp(name, "progress") == 0)
         return "auto bar log json off";
     if (strcmp(name, "export-view") == 0)

@@ -54,11 +54,15 @@ static size_t output_options(cli_opt *out, run_args *ap, unsigned groups)
          {"format", OPT_STRING, &ap->format, "FMT",
           "output format: ndjson, csv, ddb-json, parquet"}},
         {G_RECORDS | G_GEN,
-         {"compression", OPT_STRING, &ap->compression, "zstd|gzip|none",
+         {"compression", OPT_STRING, &ap->compression, "zstd|snappy|gzip|none",
           "Parquet: how its pages are compressed (default zstd)"}},
         {G_RECORDS | G_GEN,
          {"row-group-rows", OPT_UINT, &ap->row_group_rows, "N",
           "Parquet: rows per row group (default 131072; a group also ends at 32 MiB)"}},
+        {G_RECORDS | G_GEN,
+         {"max-file-size", OPT_STRING, &ap->max_file_size, "SIZE",
+          "Parquet: an entity's files as parts of at most about SIZE bytes (64M, 1G: powers of "
+          "1024), OUT/<Entity>/part-NNNNN.parquet"}},
         {G_RECORDS | G_GEN,
          {"partition-by", OPT_STRING, &ap->partition_by, "FIELD",
           "each entity declaring FIELD in Hive folders, OUT/<Entity>/FIELD=value/part-N.<ext> "
@@ -450,6 +454,32 @@ static int fill_scan(ddb_run_options *o, const run_spec *spec, const run_args *a
     return 0;
 }
 
+/* "67108864", "64M", "64MiB", "1G": bytes, K/M/G powers of 1024. Returns 0
+ * or -1 (not a size, 0, or past 2^63). */
+static int parse_size(const char *s, uint64_t *out)
+{
+    static const char units[] = "KMGT";
+    char *end;
+    unsigned long long v;
+    uint64_t mul = 1;
+    const char *u;
+    if (*s < '0' || *s > '9')
+        return -1;
+    v = strtoull(s, &end, 10);
+    if (*end != '\0' && (u = strchr(units, *end & ~0x20)) != NULL) {
+        mul = (uint64_t)1 << (10 * (u - units + 1));
+        end++;
+        if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
+            end += strlen(end);
+    } else if (strcmp(end, "B") == 0) {
+        end++;
+    }
+    if (*end != '\0' || v == 0 || v > (UINT64_MAX >> 1) / mul)
+        return -1;
+    *out = (uint64_t)v * mul;
+    return 0;
+}
+
 /* The files written: folder, format, compression, undeclared attributes.
  * Returns 0 or EXIT_USAGE after saying what is wrong. */
 static int fill_files(ddb_run_options *o, const run_args *a)
@@ -466,12 +496,17 @@ static int fill_files(ddb_run_options *o, const run_args *a)
     if (a->compression) {
         ddb_error cerr;
         if (ddb_parquet_codec_parse(&o->parquet_codec, a->compression, &cerr) != 0) {
-            cli_error("use zstd, gzip or none", "--compression: %s", cerr.message);
+            cli_error("use zstd, snappy, gzip or none", "--compression: %s", cerr.message);
             return EXIT_USAGE;
         }
         o->parquet_codec_set = 1;
     }
     o->parquet_group_rows = a->row_group_rows;
+    if (a->max_file_size != NULL && parse_size(a->max_file_size, &o->max_file_bytes) != 0) {
+        cli_error("give bytes, or a number with K, M or G (64M, 1G)",
+                  "--max-file-size: \"%s\" is not a size", a->max_file_size);
+        return EXIT_USAGE;
+    }
     o->partition_by = a->partition_by;
     o->gzip = a->gzip;
     o->out_delimiter = a->out_delimiter;

@@ -49,6 +49,7 @@ typedef struct run_args {
     const char *types, *table, *to_table, *segment_range, *extra, *columns, *input_table;
     const char *compression; /* --compression: Parquet's codec */
     const char *partition_by; /* --partition-by FIELD: Hive folders */
+    const char *max_file_size; /* --max-file-size SIZE: Parquet parts */
     const char *shard, *sse, *sse_kms_key_id; /* S3 */
     const char *via_export, *since, *until, *export_view, *export_format, *via_import;
     char delimiter, out_delimiter;

@@ -220,9 +220,12 @@ int64_t pqr_int(const pqr_node *s, int16_t id, int64_t def)
     return f != NULL ? f->i : def;
 }
 
-int pqr_rle_decode(uint8_t *out, size_t count, const unsigned char *p, size_t n, int width)
+/* The hybrid's runs into out8 (levels) or out32 (dictionary indices). */
+static int rle_decode(uint8_t *out8, uint32_t *out32, size_t count, const unsigned char *p,
+                      size_t n, int width)
 {
     size_t at = 0, got = 0, vbytes = (size_t)(width + 7) / 8;
+    uint64_t mask = ((uint64_t)1 << width) - 1;
     while (got < count) {
         uint64_t h = 0;
         int shift = 0;
@@ -238,22 +241,46 @@ int pqr_rle_decode(uint8_t *out, size_t count, const unsigned char *p, size_t n,
                 return DDB_EINVAL;
             for (uint64_t g = 0; g < groups; g++, at += (size_t)width) {
                 uint64_t acc = 0;
-                for (int k = 0; k < width; k++)
-                    acc |= (uint64_t)p[at + (size_t)k] << (8 * k);
-                for (int k = 0; k < 8 && got < count; k++)
-                    out[got++] = (uint8_t)((acc >> (k * width)) & ((1u << width) - 1));
+                int bits = 0;
+                size_t byte = at;
+                for (int k = 0; k < 8 && got < count; k++, got++) {
+                    while (bits < width) { /* up to 32 bits a value: 40 held at most */
+                        acc |= (uint64_t)p[byte++] << bits;
+                        bits += 8;
+                    }
+                    if (out8 != NULL)
+                        out8[got] = (uint8_t)(acc & mask);
+                    else
+                        out32[got] = (uint32_t)(acc & mask);
+                    acc >>= width;
+                    bits -= width;
+                }
             }
         } else { /* a run of one value */
             uint64_t run = h >> 1;
-            uint8_t v = 0;
+            uint32_t v = 0;
             if (n - at < vbytes)
                 return DDB_EINVAL;
-            if (vbytes)
-                v = p[at];
+            for (size_t k = 0; k < vbytes; k++)
+                v |= (uint32_t)p[at + k] << (8 * k);
             at += vbytes;
-            for (uint64_t k = 0; k < run && got < count; k++)
-                out[got++] = v;
+            for (uint64_t k = 0; k < run && got < count; k++, got++) {
+                if (out8 != NULL)
+                    out8[got] = (uint8_t)v;
+                else
+                    out32[got] = v;
+            }
         }
     }
     return 0;
+}
+
+int pqr_rle_decode(uint8_t *out, size_t count, const unsigned char *p, size_t n, int width)
+{
+    return rle_decode(out, NULL, count, p, n, width);
+}
+
+int pqr_rle_decode_indices(uint32_t *out, size_t count, const unsigned char *p, size_t n, int width)
+{
+    return width < 0 || width > 32 ? DDB_EINVAL : rle_decode(NULL, out, count, p, n, width);
 }

@@ -41,4 +41,8 @@ int64_t pqr_int(const pqr_node *s, int16_t id, int64_t def);
  * in p[0, n) into out. Returns 0 or DDB_EINVAL when the runs end early. */
 int pqr_rle_decode(uint8_t *out, size_t count, const unsigned char *p, size_t n, int width);
 
+/* The same for count dictionary indices of bit width 0..32. */
+int pqr_rle_decode_indices(uint32_t *out, size_t count, const unsigned char *p, size_t n,
+                           int width);
+
 #endif

@@ -62,6 +62,28 @@ static int strip_suffix(char *s, const char *suffix)
     return 0;
 }
 
+/* A part of export --max-file-size, <Entity>/part-NNNNN.parquet, is named by
+ * its folder: that folder's name, malloc'd; NULL for another file (or no
+ * memory: the file's own name is tried then, and fails the same way). */
+static char *part_entity(const char *path)
+{
+    const char *base = ddb_path_base(path), *p = base + 5;
+    size_t folder_len;
+    if (base == path || strncmp(base, "part-", 5) != 0 || *p < '0' || *p > '9')
+        return NULL;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (strcmp(p, ".parquet") != 0)
+        return NULL;
+    folder_len = (size_t)(base - 1 - path);
+    while (folder_len > 0 && path[folder_len - 1] != '/')
+        folder_len--;
+    /* (a Hive folder, FIELD=value, holds records without the field: not read as the entity) */
+    if (memchr(path + folder_len, '=', (size_t)(base - 1 - path) - folder_len) != NULL)
+        return NULL;
+    return strndup(path + folder_len, (size_t)(base - 1 - path) - folder_len);
+}
+
 char *ddb_entity_from_filename(const char *path, int *is_delete)
 {
     static const char *const exts[] = {".csv", ".tsv", ".ndjson", ".jsonl", ".json", ".parquet", NULL};
@@ -71,8 +93,8 @@ char *ddb_entity_from_filename(const char *path, int *is_delete)
         *is_delete = 0;
     if (strcmp(path, "-") == 0)
         return NULL;
-    name = strdup(ddb_path_base(path));
-    if (name == NULL)
+    name = part_entity(path);
+    if (name == NULL && (name = strdup(ddb_path_base(path))) == NULL)
         return NULL;
     strip_suffix(name, ".gz");
     for (const char *const *e = exts; *e; e++)

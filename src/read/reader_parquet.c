@@ -2,11 +2,12 @@
  * reader_parquet.c — Parquet files as records: what ddbpipe's own Parquet
  * writer makes (write/parquet.h), and other files of the same kinds. One row
  * group is read at a time (memory is a row group, not the file): each column
- * chunk's data pages v1, PLAIN values, RLE/bit-packed levels, compressed
- * with ZSTD, GZIP or nothing. A top-level column is a scalar or a LIST of
- * scalars. What it does not know is refused by name, with the reason: a
- * dictionary page, another encoding, a data page v2, another codec, a
- * FLOAT/DOUBLE column (not exact), a deeper nesting.
+ * chunk's data pages v1, PLAIN or dictionary-encoded values (after the
+ * chunk's dictionary page), RLE/bit-packed levels, compressed with ZSTD,
+ * SNAPPY, GZIP or nothing. A top-level column is a scalar or a LIST of scalars. What
+ * it does not know is refused by name, with the reason: another encoding, a
+ * data page v2, another codec, a FLOAT/DOUBLE column (not exact), a deeper
+ * nesting.
  *
  * Values become DynamoDB types (records typed = 1): STRING S, BYTE_ARRAY B,
  * BOOLEAN BOOL, DECIMAL and integers N (their exact text), a column the
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <snappy-c.h>
 #include <zstd.h>
 
 #include "ddbpipe/json.h"
@@ -45,6 +47,11 @@ typedef struct pqr_col {
     uint8_t *defs, *reps;
     pqr_val *vals;
     size_t n_levels, cap_levels, cap_reps, n_vals, cap_vals, lv, vi;
+    /* the chunk's dictionary (its values), and a data page's indices into it */
+    pqr_val *dict;
+    size_t n_dict, cap_dict;
+    uint32_t *idx;
+    size_t cap_idx;
 } pqr_col;
 
 typedef struct pq_reader {
@@ -241,11 +248,15 @@ static int decompress(pq_reader *r, int codec, const unsigned char *in, size_t n
         *out = in;
         return n == raw ? 0 : refuse(r, err, "a page whose sizes disagree", NULL);
     }
-    if (codec != 2 && codec != 6)
-        return refuse(r, err, "a codec other than ZSTD, GZIP or none (SNAPPY, LZ4, BROTLI)", NULL);
+    if (codec != 1 && codec != 2 && codec != 6)
+        return refuse(r, err, "a codec other than ZSTD, SNAPPY, GZIP or none (LZ4, BROTLI)", NULL);
     if ((buf = ddb_arena_alloc(r->pages, raw ? raw : 1)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if (codec == 6) {
+    if (codec == 1) {
+        size_t got = raw;
+        if (snappy_uncompress((const char *)in, n, (char *)buf, &got) != SNAPPY_OK || got != raw)
+            return ddb_error_set(err, DDB_EINVAL, "%s: a SNAPPY page does not inflate", r->base.name);
+    } else if (codec == 6) {
         size_t got = ZSTD_decompress(buf, raw, in, n);
         if (ZSTD_isError(got) || got != raw)
             return ddb_error_set(err, DDB_EINVAL, "%s: a ZSTD page does not inflate", r->base.name);
@@ -327,11 +338,29 @@ static int plain_values(pqr_col *c, size_t count, const unsigned char *p, size_t
     return 0;
 }
 
+/* A dictionary-encoded page's values, count of them: a bit width byte, then
+ * the indices in the RLE/bit-packed hybrid, each its dictionary's value. */
+static int dict_values(pqr_col *c, size_t count, const unsigned char *p, size_t n)
+{
+    if (count == 0)
+        return 0;
+    if (n < 1 || grow((void **)&c->idx, &c->cap_idx, count, sizeof(uint32_t)) != 0 ||
+        grow((void **)&c->vals, &c->cap_vals, c->n_vals + count, sizeof(pqr_val)) != 0 ||
+        pqr_rle_decode_indices(c->idx, count, p + 1, n - 1, p[0]) != 0)
+        return DDB_EINVAL;
+    for (size_t i = 0; i < count; i++) {
+        if (c->idx[i] >= c->n_dict)
+            return DDB_EINVAL;
+        c->vals[c->n_vals++] = c->dict[c->idx[i]];
+    }
+    return 0;
+}
+
 /* A data page v1 of column c: its levels and values appended. */
 static int data_page(pq_reader *r, pqr_col *c, const pqr_node *dh, const unsigned char *p,
                      size_t n, ddb_error *err)
 {
-    int64_t declared = pqr_int(dh, 1, -1);
+    int64_t declared = pqr_int(dh, 1, -1), encoding = pqr_int(dh, 2, 0);
     size_t count = (size_t)declared, present = 0;
     /* a level takes a row, or a value of at least a bit: more is a damaged header */
     if (declared < 0 || (uint64_t)declared > r->group_rows + 8 * (uint64_t)n ||
@@ -340,8 +369,8 @@ static int data_page(pq_reader *r, pqr_col *c, const pqr_node *dh, const unsigne
                                               "group of %llu rows",
                              r->base.name, c->name, (long long)declared,
                              (unsigned long long)r->group_rows);
-    if (pqr_int(dh, 2, 0) != 0)
-        return refuse(r, err, "an encoding other than PLAIN (dictionary, delta, byte stream split)",
+    if (encoding != 0 && encoding != 2 && encoding != 8)
+        return refuse(r, err, "an encoding other than PLAIN or dictionary (delta, byte stream split)",
                       c->name);
     /* each its own capacity: a failure leaves both blocks owned and sized */
     if (grow((void **)&c->defs, &c->cap_levels, c->n_levels + count, 1) != 0 ||
@@ -354,9 +383,32 @@ static int data_page(pq_reader *r, pqr_col *c, const pqr_node *dh, const unsigne
     for (size_t i = 0; i < count; i++)
         present += c->defs[c->n_levels + i] == c->max_def;
     c->n_levels += count;
-    if (plain_values(c, present, p, n) != 0)
-        return ddb_error_set(err, DDB_EINVAL, "%s: column %s: values cut short", r->base.name,
-                             c->name);
+    if ((encoding == 0 ? plain_values(c, present, p, n) : dict_values(c, present, p, n)) != 0)
+        return ddb_error_set(err, DDB_EINVAL, "%s: column %s: values cut short%s", r->base.name,
+                             c->name, encoding == 0 ? "" : ", or an index past its dictionary");
+    return 0;
+}
+
+/* A dictionary page: its PLAIN values are the chunk's dictionary. It comes
+ * first in its chunk, so the values decode into c->vals, then change place. */
+static int dict_page(pq_reader *r, pqr_col *c, const pqr_node *dh, const unsigned char *p,
+                     size_t n, ddb_error *err)
+{
+    int64_t count = pqr_int(dh, 1, -1), encoding = pqr_int(dh, 2, 0);
+    pqr_val *t;
+    size_t cap;
+    if (encoding != 0 && encoding != 2)
+        return refuse(r, err, "a dictionary page not PLAIN", c->name);
+    if (c->n_vals != 0 || c->n_levels != 0 || c->n_dict != 0)
+        return refuse(r, err, "a dictionary page after the chunk's first page", c->name);
+    /* a value takes at least a bit */
+    if (count < 0 || (uint64_t)count > 8 * (uint64_t)n + 8 || plain_values(c, (size_t)count, p, n) != 0)
+        return ddb_error_set(err, DDB_EINVAL, "%s: column %s: a dictionary page cut short",
+                             r->base.name, c->name);
+    t = c->dict, c->dict = c->vals, c->vals = t;
+    cap = c->cap_dict, c->cap_dict = c->cap_vals, c->cap_vals = cap;
+    c->n_dict = c->n_vals;
+    c->n_vals = 0;
     return 0;
 }
 
@@ -364,13 +416,13 @@ static int data_page(pq_reader *r, pqr_col *c, const pqr_node *dh, const unsigne
 static int read_chunk(pq_reader *r, pqr_col *c, const pqr_node *cc, ddb_error *err)
 {
     const pqr_node *md = pqr_field(cc, 3);
-    int64_t start = pqr_int(md, 9, -1), size = pqr_int(md, 7, -1);
+    int64_t start = pqr_int(md, 9, -1), size = pqr_int(md, 7, -1), dict = pqr_int(md, 11, 0);
     int codec = (int)pqr_int(md, 4, 0), rc;
     unsigned char *bytes;
     size_t at = 0;
-    c->n_levels = c->n_vals = c->lv = c->vi = 0;
-    if (pqr_field(md, 11) != NULL)
-        return refuse(r, err, "a dictionary-encoded column chunk", c->name);
+    c->n_levels = c->n_vals = c->lv = c->vi = c->n_dict = 0;
+    if (dict > 0 && dict < start) /* the chunk begins with its dictionary page */
+        start = dict;
     if (md == NULL || start < 4 || size < 0 || (uint64_t)(start + size) > r->size)
         return ddb_error_set(err, DDB_EINVAL, "%s: column %s: its chunk lies outside the file",
                              r->base.name, c->name);
@@ -391,11 +443,14 @@ static int read_chunk(pq_reader *r, pqr_col *c, const pqr_node *cc, ddb_error *e
         if (clen > (size_t)size - at)
             return ddb_error_set(err, DDB_EINVAL, "%s: column %s: a page runs past its chunk",
                                  r->base.name, c->name);
-        if (pqr_int(&h, 1, -1) != 0)
-            return refuse(r, err, "a page other than a data page v1 (dictionary, v2, index)",
+        if (pqr_int(&h, 1, -1) != 0 && pqr_int(&h, 1, -1) != 2)
+            return refuse(r, err, "a page other than a data page v1 or a dictionary (v2, index)",
                           c->name);
-        if ((rc = decompress(r, codec, bytes + at, clen, raw, &page, err)) != 0 ||
-            (rc = data_page(r, c, pqr_field(&h, 5), page, raw, err)) != 0)
+        if ((rc = decompress(r, codec, bytes + at, clen, raw, &page, err)) != 0)
+            return rc;
+        rc = pqr_int(&h, 1, -1) == 2 ? dict_page(r, c, pqr_field(&h, 7), page, raw, err)
+                                     : data_page(r, c, pqr_field(&h, 5), page, raw, err);
+        if (rc != 0)
             return rc;
         at += clen;
     }
@@ -622,6 +677,8 @@ static void pq_free(ddb_reader *base)
         free(r->cols[i].defs);
         free(r->cols[i].reps);
         free(r->cols[i].vals);
+        free(r->cols[i].dict);
+        free(r->cols[i].idx);
     }
     free(r->cols);
     if (r->f != NULL)

@@ -155,6 +155,10 @@ static int pick_format(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
                             "--compression is for --format parquet; other files take --gzip");
     if (o->parquet_group_rows > 0 && p->format != DDB_OUT_PARQUET)
         return ddb_run_fail(field, DDB_RUN_F_FORMAT, err, "--row-group-rows is for --format parquet");
+    if (o->max_file_bytes > 0 && p->format != DDB_OUT_PARQUET)
+        return ddb_run_fail(field, DDB_RUN_F_FORMAT, err,
+                            "--max-file-size is for --format parquet (an NDJSON or CSV entity "
+                            "is one file)");
     if (o->partition_by != NULL && o->state_path != NULL)
         return ddb_run_fail(field, DDB_RUN_F_NONE, err,
                             "--partition-by finishes a folder's file when too many are open: "

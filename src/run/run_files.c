@@ -397,6 +397,7 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.format = p->format;
         fo.parquet_codec = o->parquet_codec;
         fo.parquet_group_rows = o->parquet_group_rows;
+        fo.max_file_bytes = o->max_file_bytes;
         fo.partition_by = o->partition_by;
         fo.s3 = p->s3.s3;
         fo.store = p->s3.store;

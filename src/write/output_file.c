@@ -26,6 +26,7 @@ typedef struct file_slot {
     ddb_writer *w;
     char *path;      /* partitioned: the entity's folder */
     int partitioned; /* its files are committed one by one, as each is finished */
+    int parts;       /* the folder holds parts of --max-file-size */
 } file_slot;
 
 typedef struct file_output {
@@ -226,9 +227,9 @@ static int partition_folder_new(const file_output *fo, const char *dir, ddb_erro
     if (rc != 0)
         return rc;
     return ddb_error_set(err, DDB_EUSAGE,
-                         "%s holds files of an earlier run: --partition-by writes a new folder "
-                         "(old parts would be read with the new ones); remove it or give "
-                         "another --out",
+                         "%s holds files of an earlier run: --partition-by and --max-file-size "
+                         "write a new folder (old parts would be read with the new ones); remove "
+                         "it or give another --out",
                          dir);
 }
 
@@ -241,24 +242,29 @@ static ptrdiff_t partition_field(const file_output *fo, const ddb_entity *e)
     return -1;
 }
 
-/* An entity's records in Hive folders under DIR/<Entity>[.deletes]. */
-static int open_partitioned(file_output *fo, file_slot *slot, const ddb_entity *e, size_t field,
+/* An entity's records in Hive folders under DIR/<Entity>[.deletes] (field
+ * >= 0), or in parts of --max-file-size there (field -1; e NULL: items). */
+static int open_partitioned(file_output *fo, file_slot *slot, const ddb_entity *e, ptrdiff_t field,
                             int deletes, const ddb_writer_opts *wo, ddb_error *err)
 {
     ddb_partition_io io = {part_open, part_done, fo};
     const char *ext = ddb_out_format_ext(fo->opts.format);
-    size_t n = strlen(fo->dir) + strlen(e->name) + strlen(ext) + 16;
+    const char *name = e ? e->name : fo->opts.single_name ? fo->opts.single_name : "items";
+    size_t n = strlen(fo->dir) + strlen(name) + strlen(ext) + 16;
     char ext_gz[32];
     int rc;
     if ((slot->path = malloc(n)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    snprintf(slot->path, n, "%s/%s%s", fo->dir, e->name, deletes ? ".deletes" : "");
+    snprintf(slot->path, n, "%s/%s%s", fo->dir, name, deletes ? ".deletes" : "");
     snprintf(ext_gz, sizeof(ext_gz), "%s%s", ext, fo->opts.gzip ? ".gz" : "");
     slot->partitioned = 1;
+    slot->parts = fo->opts.max_file_bytes > 0;
     if ((rc = partition_folder_new(fo, slot->path, err)) != 0)
         return rc;
-    return ddb_writer_new_partitioned(&slot->w, slot->path, fo->opts.format, ext_gz, e, field, wo,
-                                      &io, 0, err);
+    if (field < 0)
+        return ddb_writer_new_parts(&slot->w, slot->path, ext_gz, e, wo, &io, err);
+    return ddb_writer_new_partitioned(&slot->w, slot->path, fo->opts.format, ext_gz, e,
+                                      (size_t)field, wo, &io, 0, err);
 }
 
 static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, ddb_error *err)
@@ -268,14 +274,15 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
                           .extra_plain = fo->opts.extra_plain,
                           .max_columns = fo->opts.max_columns,
                           .parquet_codec = fo->opts.parquet_codec,
-                          .parquet_group_rows = fo->opts.parquet_group_rows};
+                          .parquet_group_rows = fo->opts.parquet_group_rows,
+                          .parquet_max_file_bytes = fo->opts.max_file_bytes};
     ddb_sink *sink = NULL;
     int rc;
 
     if (fo->opts.mapping != NULL && index >= 0)
         e = &fo->opts.mapping->entities[index];
-    if (fo->opts.records && partition_field(fo, e) >= 0)
-        return open_partitioned(fo, slot, e, (size_t)partition_field(fo, e), deletes, &wo, err);
+    if (fo->opts.records && (partition_field(fo, e) >= 0 || fo->opts.max_file_bytes > 0))
+        return open_partitioned(fo, slot, e, partition_field(fo, e), deletes, &wo, err);
     if ((slot->path = slot_path(fo, index, deletes)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if ((rc = open_sink(&sink, fo, slot->path, &wo.appending, err)) != 0)
@@ -371,7 +378,8 @@ static void stored_types(file_output *fo, size_t i)
         const ddb_writer *w = fo->puts[i].w;
         int as_text = 0, scale = 0, rc;
         ddb_type t = e->fields[f].type;
-        if (fo->puts[i].partitioned && strcmp(e->fields[f].name, fo->opts.partition_by) == 0)
+        if (fo->puts[i].partitioned && fo->opts.partition_by != NULL &&
+            strcmp(e->fields[f].name, fo->opts.partition_by) == 0)
             continue;
         if (t == DDB_TYPE_N || t == DDB_TYPE_NS) {
             rc = fo->puts[i].partitioned ? ddb_partitioned_number_type(w, f, &as_text, &scale)
@@ -404,6 +412,7 @@ static int write_schema(file_output *fo, ddb_error *err)
             continue;
         files[n].entity = i;
         files[n].partition = fo->puts[i].partitioned ? fo->opts.partition_by : NULL;
+        files[n].parts = fo->puts[i].parts;
         files[n++].name = ddb_path_base(fo->puts[i].path);
         if (fo->opts.format == DDB_OUT_PARQUET)
             stored_types(fo, i);

@@ -2,6 +2,10 @@
  * Hive-style partitioned output: DIR/FIELD=value/part-N.<ext>. A bounded
  * set of files is open at once (an LRU), so memory stays flat however many
  * values the field takes; a value whose file was closed gets a new part.
+ * A Parquet file that reaches its size (ddb_writer_opts'
+ * parquet_max_file_bytes) is closed too, and goes on in a new part. Without
+ * a field, the same writer makes an entity's parts by size alone:
+ * DIR/part-NNNNN.<ext>.
  */
 #include "write/output_partition.h"
 
@@ -24,7 +28,8 @@ typedef struct part_writer {
     char *dir, *ext;
     ddb_out_format fmt;
     ddb_entity ent;      /* the entity without the field: the folder holds it */
-    const ddb_field *key; /* the field (the caller's entity's) */
+    const ddb_entity *e; /* &ent, or NULL: items (no entity) */
+    const ddb_field *key; /* the field (the caller's entity's), or NULL: parts by size */
     size_t key_index;
     ddb_writer_opts wo;
     ddb_partition_io io;
@@ -143,11 +148,15 @@ static int open_slot(part_writer *w, part_slot **out, ddb_error *err)
         free(s->folder);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
-    snprintf(s->path, n, "%s/%s/part-%llu.%s", w->dir, s->folder,
-             (unsigned long long)w->next_part++, w->ext);
+    if (w->key != NULL)
+        snprintf(s->path, n, "%s/%s/part-%llu.%s", w->dir, s->folder,
+                 (unsigned long long)w->next_part++, w->ext);
+    else /* five digits: the parts list in order */
+        snprintf(s->path, n, "%s/part-%05llu.%s", w->dir, (unsigned long long)w->next_part++,
+                 w->ext);
     w->n_open++;
     if ((rc = w->io.open(w->io.ctx, s->path, &sink, err)) == 0)
-        rc = ddb_writer_new(&s->w, w->fmt, sink, &w->ent, &w->wo, err);
+        rc = ddb_writer_new(&s->w, w->fmt, sink, w->e, &w->wo, err);
     if (rc != 0) {
         free(s->folder);
         free(s->path);
@@ -163,10 +172,14 @@ static int part_write(ddb_writer *base, const ddb_map *rec, size_t n_declared, d
     part_writer *w = (part_writer *)base;
     part_slot *s = NULL;
     ddb_map m;
-    ptrdiff_t at;
+    ptrdiff_t at = -1;
     int rc;
-    folder_of(w, rec, n_declared, &at);
-    if (w->folder.oom || without_field(w, rec, at, &m, &n_declared) != 0)
+    m = *rec;
+    ddb_buf_clear(&w->folder);
+    ddb_buf_putc(&w->folder, '\0');
+    if (w->key != NULL)
+        folder_of(w, rec, n_declared, &at);
+    if (w->folder.oom || (w->key != NULL && without_field(w, rec, at, &m, &n_declared) != 0))
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     for (size_t i = 0; i < w->n_open && s == NULL; i++)
         if (strcmp(w->slots[i].folder, w->folder.ptr) == 0)
@@ -177,28 +190,39 @@ static int part_write(ddb_writer *base, const ddb_map *rec, size_t n_declared, d
     if ((rc = ddb_writer_write(s->w, &m, n_declared, err)) != 0)
         return rc;
     base->records++;
+    /* at its size: finished now, the next record of its folder in a new part */
+    if (pq_writer_full(s->w))
+        return close_slot(w, (size_t)(s - w->slots), err);
     return 0;
 }
 
 static int part_prepare(ddb_writer *base, ddb_error *err)
 {
     part_writer *w = (part_writer *)base;
-    for (size_t i = 0; i < w->n_open; i++) {
-        int rc = ddb_writer_prepare(w->slots[i].w, err);
-        if (rc != 0)
+    part_slot *s;
+    int rc;
+    /* parts of an entity without records: one part without rows, so its folder reads */
+    if (w->key == NULL && w->next_part == 0) {
+        ddb_buf_clear(&w->folder);
+        ddb_buf_putc(&w->folder, '\0');
+        if (w->folder.oom)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        if ((rc = open_slot(w, &s, err)) != 0)
             return rc;
     }
+    for (size_t i = 0; i < w->n_open; i++)
+        if ((rc = ddb_writer_prepare(w->slots[i].w, err)) != 0)
+            return rc;
     return 0;
 }
 
 static int part_finish(ddb_writer *base, ddb_error *err)
 {
     part_writer *w = (part_writer *)base;
-    while (w->n_open > 0) {
-        int rc = close_slot(w, w->n_open - 1, err);
-        if (rc != 0)
+    int rc;
+    while (w->n_open > 0)
+        if ((rc = close_slot(w, w->n_open - 1, err)) != 0)
             return rc;
-    }
     return 0;
 }
 
@@ -211,7 +235,8 @@ static void part_free(ddb_writer *base)
         free(w->slots[i].path);
     }
     free(w->slots);
-    free(w->ent.fields);
+    if (w->key != NULL) /* the entity without the field: its own array */
+        free(w->ent.fields);
     free(w->wo.parquet_plans);
     free(w->attrs);
     free(w->dir);
@@ -225,10 +250,11 @@ int ddb_partitioned_number_type(const ddb_writer *base, size_t field, int *as_te
 {
     const part_writer *w = (const part_writer *)base;
     const pq_number_plan *p;
-    if (base->vt != &part_vt || w->wo.parquet_plans == NULL || field == w->key_index)
+    if (base->vt != &part_vt || w->wo.parquet_plans == NULL ||
+        (w->key != NULL && field == w->key_index))
         return -1;
     /* the files' columns skip the partition field */
-    p = &w->wo.parquet_plans[field < w->key_index ? field : field - 1];
+    p = &w->wo.parquet_plans[w->key == NULL || field < w->key_index ? field : field - 1];
     /* undecided (no value in any file): each footer says DECIMAL(38,0) */
     *as_text = p->decided && p->as_text;
     *scale = p->decided ? p->scale : 0;
@@ -277,6 +303,36 @@ int ddb_writer_new_partitioned(ddb_writer **out, const char *dir, ddb_out_format
     /* shallow copies: the fields stay the caller's entity's */
     memcpy(w->ent.fields, e->fields, field * sizeof(ddb_field));
     memcpy(w->ent.fields + field, e->fields + field + 1, (e->n_fields - field - 1) * sizeof(ddb_field));
+    w->e = &w->ent;
+    *out = &w->base;
+    return 0;
+}
+
+int ddb_writer_new_parts(ddb_writer **out, const char *dir, const char *ext, const ddb_entity *e,
+                         const ddb_writer_opts *wo, const ddb_partition_io *io, ddb_error *err)
+{
+    part_writer *w = calloc(1, sizeof(*w));
+    *out = NULL;
+    if (w == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    w->base.vt = &part_vt;
+    w->fmt = DDB_OUT_PARQUET;
+    w->wo = *wo;
+    w->io = *io;
+    w->max_open = 1;
+    if (e != NULL) {
+        w->ent = *e;
+        w->e = &w->ent;
+    }
+    w->dir = strdup(dir);
+    w->ext = strdup(ext);
+    w->slots = calloc(1, sizeof(*w->slots));
+    /* every part holds one type per number column (a column per field and _extra) */
+    w->wo.parquet_plans = calloc(e ? e->n_fields + 1 : 1, sizeof(*w->wo.parquet_plans));
+    if (w->dir == NULL || w->ext == NULL || w->slots == NULL || w->wo.parquet_plans == NULL) {
+        ddb_writer_free(&w->base);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
     *out = &w->base;
     return 0;
 }

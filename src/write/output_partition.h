@@ -47,6 +47,15 @@ DDB_MUST_USE int ddb_writer_new_partitioned(ddb_writer **out, const char *dir, d
                                             const ddb_writer_opts *wo, const ddb_partition_io *io,
                                             size_t max_open, ddb_error *err);
 
+/*
+ * A writer of e's records (NULL: items) in Parquet files dir/part-NNNNN.ext,
+ * each ended when it reaches wo->parquet_max_file_bytes and the next one
+ * begun; the parts share each number column's type. Returns 0 or DDB_ENOMEM.
+ */
+DDB_MUST_USE int ddb_writer_new_parts(ddb_writer **out, const char *dir, const char *ext,
+                                      const ddb_entity *e, const ddb_writer_opts *wo,
+                                      const ddb_partition_io *io, ddb_error *err);
+
 /* The type the files of a partitioned Parquet writer hold in the column of
  * field field of its entity (not the partition field): as
  * pq_writer_number_type. 0, or -1 when w is not one. */

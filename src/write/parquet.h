@@ -2,8 +2,11 @@
  * parquet.h (private header of write/) — a Parquet file writer of our own
  * (no C Parquet library is packaged in Debian), after the format's
  * specification (apache/parquet-format: parquet.thrift, Encodings.md,
- * LogicalTypes.md): data pages v1, PLAIN values, RLE/bit-packed hybrid
- * levels, the Thrift compact footer, one page per column chunk.
+ * LogicalTypes.md): data pages v1, RLE/bit-packed hybrid levels, the
+ * Thrift compact footer, one data page per column chunk. Its values are
+ * PLAIN, or dictionary-encoded where that pays (a chunk of few distinct
+ * values: a PLAIN dictionary page, then RLE_DICTIONARY indices), the
+ * dictionary capped at PQ_DICT_BYTES per chunk.
  *
  * Rows are gathered into a row group of bounded size (group_rows rows or
  * group_bytes bytes of values, whichever comes first), then each column is
@@ -32,7 +35,12 @@
 #include "ddbpipe/sink.h"
 
 /* The codecs, by their Parquet numbers. */
-typedef enum pq_codec { PQ_CODEC_NONE = 0, PQ_CODEC_GZIP = 2, PQ_CODEC_ZSTD = 6 } pq_codec;
+typedef enum pq_codec {
+    PQ_CODEC_NONE = 0,
+    PQ_CODEC_SNAPPY = 1,
+    PQ_CODEC_GZIP = 2,
+    PQ_CODEC_ZSTD = 6
+} pq_codec;
 
 typedef enum pq_kind {
     PQ_STRING, /* BYTE_ARRAY, String */
@@ -69,6 +77,8 @@ typedef struct pq_opts {
     uint64_t group_rows;  /* 0: PQ_GROUP_ROWS */
     uint64_t group_bytes; /* 0: PQ_GROUP_BYTES */
     pq_number_plan *plans; /* per column (used for number columns), shared; NULL: own */
+    uint64_t max_file_bytes; /* a row group closed early so the file stays under this, which
+                                makes it full (pq_full); 0: no bound */
 } pq_opts;
 
 #define PQ_GROUP_ROWS 131072
@@ -108,13 +118,21 @@ DDB_MUST_USE int pq_end_row(pq_file *f, ddb_error *err);
  * sink's error. */
 DDB_MUST_USE int pq_finish(pq_file *f, ddb_error *err);
 
+struct ddb_writer;
+
 uint64_t pq_rows(const pq_file *f);
+
+/* Has the file reached its opts.max_file_bytes? Then its last row group is
+ * written and only pq_finish is left (the caller goes on in a new file). */
+int pq_full(const pq_file *f);
+
+/* The same for a Parquet writer (ddb_writer_new_parquet); 0 for another. */
+int pq_writer_full(const struct ddb_writer *w);
 
 /* The type number column col holds once the file is finished: *as_text (an
  * exact STRING), else DECIMAL(38, *scale). */
 void pq_number_type(const pq_file *f, size_t col, int *as_text, int *scale);
 
-struct ddb_writer;
 /* The same, for column col of a Parquet writer (ddb_writer_new_parquet):
  * 0, or -1 when w is not one. */
 int pq_writer_number_type(const struct ddb_writer *w, size_t col, int *as_text, int *scale);

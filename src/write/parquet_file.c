@@ -181,18 +181,60 @@ void pq_decide_number(pq_col *c)
 
 __extension__ typedef unsigned __int128 pq_u128;
 
+/* The digits of a valid number's text straight into *v, times 10^*shift:
+ * the common case (at most 38 digits from the first non-zero one, as
+ * DynamoDB's numbers have) without a normalizing parse, which took a tenth
+ * of a number-heavy export. 0, or -1 (more digits: the caller parses). */
+static int quick_digits(pq_u128 *v, int *neg, long *shift, const char *text, size_t len)
+{
+    size_t i = 0;
+    long frac = 0, exp = 0, esign = 1;
+    int point = 0, digits = 0;
+    *v = 0;
+    *neg = len > 0 && text[0] == '-';
+    i = len > 0 && (text[0] == '-' || text[0] == '+');
+    for (; i < len && text[i] != 'e' && text[i] != 'E'; i++) {
+        if (text[i] == '.') {
+            point = 1;
+            continue;
+        }
+        if ((digits += *v != 0 || text[i] != '0') > 38)
+            return -1;
+        *v = *v * 10 + (unsigned)(text[i] - '0');
+        frac += point;
+    }
+    if (i < len && ++i < len && (text[i] == '-' || text[i] == '+'))
+        esign = text[i++] == '-' ? -1 : 1;
+    for (; i < len; i++)
+        if ((exp = exp * 10 + (text[i] - '0')) > 100000)
+            return -1;
+    *shift = esign * exp - frac;
+    return 0;
+}
+
 /* The 16-byte big-endian two's complement of text * 10^scale, which fits. */
 void pq_decimal_bytes(unsigned char out[16], const char *text, size_t len, int scale)
 {
     ddb_number num;
     pq_u128 v = 0;
-    if (ddb_number_parse(&num, text, len, NULL) != 0)
-        num.ndigits = num.negative = 0; /* checked before: cannot happen */
-    for (int i = 0; i < num.ndigits; i++)
-        v = v * 10 + (unsigned)(num.digits[i] - '0');
-    for (int k = num.exponent - num.ndigits + scale; k > 0; k--)
+    int neg;
+    long k;
+    if (quick_digits(&v, &neg, &k, text, len) == 0) {
+        /* it fits the scale: digits past it are zeros (1.50 at scale 1) */
+        for (k += scale; k < 0; k++)
+            v /= 10;
+    } else {
+        if (ddb_number_parse(&num, text, len, NULL) != 0)
+            num.ndigits = num.negative = 0; /* checked before: cannot happen */
+        v = 0;
+        for (int i = 0; i < num.ndigits; i++)
+            v = v * 10 + (unsigned)(num.digits[i] - '0');
+        neg = num.negative;
+        k = num.exponent - num.ndigits + scale;
+    }
+    for (; k > 0; k--)
         v *= 10;
-    if (num.negative)
+    if (neg)
         v = ~v + 1;
     for (int i = 15; i >= 0; i--, v >>= 8)
         out[i] = (unsigned char)v;

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "write/parquet_thrift.h"
 
@@ -93,9 +94,11 @@ static void put_column_meta(pq_thrift *t, const pq_file *f, const pq_col *c, con
 {
     pq_thrift_struct(t, 3);
     pq_thrift_i32(t, 1, physical_type(c));
-    pq_thrift_list(t, 2, PQ_T_I32, 2);
-    pq_thrift_elem_i32(t, 0); /* PLAIN */
-    pq_thrift_elem_i32(t, 3); /* RLE */
+    pq_thrift_list(t, 2, PQ_T_I32, ch->dict_offset ? 3 : 2);
+    pq_thrift_elem_i32(t, 0); /* PLAIN (values, or the dictionary page) */
+    pq_thrift_elem_i32(t, 3); /* RLE (levels) */
+    if (ch->dict_offset)
+        pq_thrift_elem_i32(t, 8); /* RLE_DICTIONARY (indices) */
     pq_thrift_list(t, 3, PQ_T_BINARY, c->list ? 3 : 1);
     pq_thrift_elem_binary(t, c->name, strlen(c->name));
     if (c->list) {
@@ -107,6 +110,8 @@ static void put_column_meta(pq_thrift *t, const pq_file *f, const pq_col *c, con
     pq_thrift_i64(t, 6, ch->uncompressed);
     pq_thrift_i64(t, 7, ch->compressed);
     pq_thrift_i64(t, 9, ch->offset);
+    if (ch->dict_offset)
+        pq_thrift_i64(t, 11, ch->dict_offset);
     pq_thrift_struct(t, 12); /* Statistics */
     pq_thrift_i64(t, 3, ch->n_nulls);
     if (ch->has_minmax) {
@@ -261,5 +266,8 @@ void pq_file_free(pq_file *f)
     ddb_buf_dispose(&f->page);
     ddb_buf_dispose(&f->packed);
     ddb_buf_dispose(&f->header);
+    ddb_buf_dispose(&f->fixed);
+    pq_dict_dispose(&f->dict);
+    ZSTD_freeCCtx(f->zstd);
     free(f);
 }

@@ -13,7 +13,8 @@
 
 /* One column chunk as the footer describes it. */
 typedef struct pq_chunk {
-    int64_t offset; /* its page header's */
+    int64_t offset;      /* its data page header's */
+    int64_t dict_offset; /* its dictionary page header's, or 0: none */
     int64_t compressed, uncompressed; /* with the page header */
     int64_t n_values, n_nulls;
     unsigned char min[PQ_STATS_MAX], max[PQ_STATS_MAX];
@@ -39,6 +40,44 @@ typedef struct pq_col {
     pq_chunk *chunks; /* one per row group written */
 } pq_col;
 
+/* A dictionary larger than this is not one (the chunk is PLAIN): it bounds
+ * the memory a column chunk's dictionary takes, and a reader's. */
+#define PQ_DICT_BYTES (1u << 20)
+
+typedef struct pq_dict_entry {
+    uint64_t hash;
+    size_t at;    /* its bytes in plain */
+    uint32_t len;
+} pq_dict_entry;
+
+/* A column chunk's dictionary, kept by the file and reused chunk after chunk. */
+typedef struct pq_dict {
+    ddb_buf plain;          /* the dictionary page's values, PLAIN */
+    pq_dict_entry *entries; /* n of them, in index order */
+    size_t n, cap;
+    uint32_t *slots; /* a hash table of entry + 1 (0: empty) */
+    size_t n_slots;
+    uint32_t *idx; /* per value: its entry */
+    size_t cap_idx;
+    int bit_width; /* of the indices: 0 for a one-value dictionary */
+} pq_dict;
+
+/*
+ * Builds d from count PLAIN values, vals[0, len): BYTE_ARRAYs (width 0) or
+ * values of width bytes each. Returns 1 when a dictionary pays (its page and
+ * the indices smaller than the values), d->plain, d->idx and d->bit_width
+ * then set; 0 when not, or when it would pass PQ_DICT_BYTES, hold more than
+ * half as many entries as values, or memory runs out: the chunk is PLAIN.
+ */
+int pq_dict_build(pq_dict *d, const unsigned char *vals, size_t len, int width, size_t count);
+
+/* Appends indices v[0..n) of bit width bw (0..32) in the RLE/bit-packed
+ * hybrid, without a length: runs of 8 or more RLE, the rest bit-packed
+ * groups of 8 (the last padded). Width 0 (one entry) is one run. */
+void pq_rle_encode_indices(ddb_buf *out, const uint32_t *v, size_t n, int bw);
+
+void pq_dict_dispose(pq_dict *d);
+
 typedef struct pq_group {
     int64_t rows, offset, compressed, uncompressed;
 } pq_group;
@@ -53,7 +92,14 @@ struct pq_file {
     uint64_t rows;       /* in the file */
     uint64_t group_rows; /* in the row group being gathered */
     int64_t offset;      /* bytes written so far */
+    /* the row groups written: their bytes as gathered (values and levels), and on the disk */
+    int64_t raw_bytes, packed_bytes;
+    size_t gathered; /* the row group being gathered's bytes */
+    int full;            /* a row group was closed early at opts.max_file_bytes */
     ddb_buf page, packed, header;
+    ddb_buf fixed; /* a decimal column chunk's values in their physical form */
+    struct ZSTD_CCtx_s *zstd; /* the pages' compression context, made on first use */
+    pq_dict dict;
 };
 
 /* The footer (FileMetaData, its length, the magic) onto the sink. */

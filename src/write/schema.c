@@ -380,7 +380,7 @@ static void entity_json(ddb_buf *b, const ddb_schema *s, size_t e, const ddb_sch
     col_type t;
     ddb_buf_puts(b, "{\"entity\":");
     ddb_json_put_string(b, en->name, strlen(en->name));
-    ddb_buf_puts(b, file->partition ? ",\"folder\":" : ",\"file\":");
+    ddb_buf_puts(b, file->partition || file->parts ? ",\"folder\":" : ",\"file\":");
     ddb_json_put_string(b, file->name, strlen(file->name));
     ddb_buf_printf(b, ",\"format\":\"%s\"", ddb_out_format_name(fmt));
     if (file->partition) {
@@ -483,16 +483,20 @@ static void duckdb_load_parquet(ddb_buf *b, const ddb_schema *s, size_t e,
     ddb_buf_puts(b, "CREATE OR REPLACE TABLE ");
     sql_ident(b, en->name, '"');
     ddb_buf_puts(b, " AS SELECT * FROM read_parquet(");
-    if (file->partition == NULL) {
+    if (file->partition == NULL && !file->parts) {
         sql_string(b, file->name);
         ddb_buf_puts(b, ");\n");
         return;
     }
-    ddb_buf_printf(&glob, "%s/**/*.parquet", file->name);
+    ddb_buf_printf(&glob, file->partition ? "%s/**/*.parquet" : "%s/*.parquet", file->name);
     sql_string(b, glob.oom ? "" : glob.ptr);
     if (glob.oom)
         b->oom = 1;
     ddb_buf_dispose(&glob);
+    if (file->partition == NULL) {
+        ddb_buf_puts(b, ");\n");
+        return;
+    }
     ddb_buf_puts(b, ", hive_partitioning = true,\n    hive_types = {");
     sql_string(b, file->partition);
     for (size_t f = 0; f < en->n_fields; f++)
@@ -661,7 +665,12 @@ static void athena_ddl(ddb_buf *b, const ddb_schema *s, size_t e, const ddb_sche
     const ddb_entity *en = &s->m->entities[e];
     col_type t;
     int first = 1;
-    if (file->partition)
+    if (file->parts && !file->partition)
+        ddb_buf_printf(b, "-- Athena reads every file under a location: upload the folder %s/ as "
+                          "it is (its\n-- parts) under a prefix of its own and put that prefix "
+                          "below.\nCREATE EXTERNAL TABLE ",
+                       file->name);
+    else if (file->partition)
         ddb_buf_printf(b, "-- Athena reads every file under a location: upload the folder %s/ as "
                           "it is (its\n-- %s=... folders) under a prefix of its own and put "
                           "that prefix below.\nCREATE EXTERNAL TABLE ",

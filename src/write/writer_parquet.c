@@ -235,7 +235,7 @@ static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *er
 {
     size_t n = w->e ? w->e->n_fields + 1 : 1;
     pq_column_def *cols = calloc(n, sizeof(*cols));
-    pq_opts po = {PQ_CODEC_ZSTD, 0, 0, NULL};
+    pq_opts po = {PQ_CODEC_ZSTD, 0, 0, NULL, 0};
     int rc;
     if (cols == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
@@ -243,10 +243,12 @@ static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *er
         cols[i] = column_of(&w->e->fields[i]);
     cols[n - 1] = (pq_column_def){w->e ? DDB_EXTRA_FIELD : "item", w->e ? 6 : 4, PQ_JSON, 0, 0, 0};
     if (opts != NULL) {
-        po.codec = opts->parquet_codec == DDB_PARQUET_GZIP   ? PQ_CODEC_GZIP
-                   : opts->parquet_codec == DDB_PARQUET_NONE ? PQ_CODEC_NONE
-                                                             : PQ_CODEC_ZSTD;
+        po.codec = opts->parquet_codec == DDB_PARQUET_GZIP     ? PQ_CODEC_GZIP
+                   : opts->parquet_codec == DDB_PARQUET_NONE   ? PQ_CODEC_NONE
+                   : opts->parquet_codec == DDB_PARQUET_SNAPPY ? PQ_CODEC_SNAPPY
+                                                               : PQ_CODEC_ZSTD;
         po.group_rows = opts->parquet_group_rows;
+        po.max_file_bytes = opts->parquet_max_file_bytes;
         po.plans = opts->parquet_plans;
     }
     rc = pq_file_new(&w->f, w->base.sink, cols, n, &po, err);
@@ -289,19 +291,20 @@ int pq_writer_number_type(const ddb_writer *base, size_t col, int *as_text, int 
     return 0;
 }
 
+int pq_writer_full(const ddb_writer *base)
+{
+    return base->vt == &parquet_vt && pq_full(((const pq_writer *)base)->f);
+}
+
 int ddb_parquet_codec_parse(ddb_parquet_codec *out, const char *s, ddb_error *err)
 {
-    static const char *const names[] = {"zstd", "gzip", "none"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const names[] = {"zstd", "gzip", "none", "snappy"};
+    for (int i = 0; i < 4; i++) {
         if (strcmp(s, names[i]) == 0) {
             *out = (ddb_parquet_codec)i;
             return 0;
         }
     }
-    if (strcmp(s, "snappy") == 0)
-        return ddb_error_set(err, DDB_EUSAGE,
-                             "SNAPPY is not available: no C library for it is installed with "
-                             "ddbpipe; use zstd (the default), gzip or none");
-    return ddb_error_set(err, DDB_EUSAGE, "unknown Parquet compression \"%s\": use zstd, gzip or none",
-                         s);
+    return ddb_error_set(err, DDB_EUSAGE,
+                         "unknown Parquet compression \"%s\": use zstd, snappy, gzip or none", s);
 }

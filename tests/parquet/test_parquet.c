@@ -7,9 +7,12 @@
  */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ddbpipe/mapping.h"
+#include "ddbpipe/number.h"
 #include "ddbpipe/writer.h"
 #include "write/parquet.h"
 #include "write/parquet_internal.h"
@@ -115,6 +118,118 @@ Test(rle, a_packed_group_in_the_middle_holds_exactly_eight)
     assert_rle(v, 20, 2, want, sizeof(want));
 }
 
+Test(dictionary, index_bit_widths)
+{
+    /* a one-value dictionary: width 0, one run whose value takes no bytes */
+    static const uint32_t zeros[5] = {0};
+    static const unsigned char w0[] = {0x0a};
+    /* Encodings.md's bit-packing of 0..7 at width 3 */
+    static const uint32_t seq[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    static const unsigned char w3[] = {0x03, 0x88, 0xc6, 0xfa};
+    /* width 17: a run of ten 70000s (header 10 << 1, the value in 3 bytes, little-endian),
+     * then one bit-packed group (header 1 << 1 | 1) of 1, 2 and padding in 17 bytes: the 1 at
+     * bit 0, the 2 at bits 17..33 (byte 2's bit 2) */
+    static const uint32_t wide[12] = {70000, 70000, 70000, 70000, 70000, 70000,
+                                      70000, 70000, 70000, 70000, 1,     2};
+    static const unsigned char w17[4 + 1 + 17] = {0x14, 0x70, 0x11, 0x01, 0x03, 0x01, 0x00, 0x04};
+    const struct {
+        const uint32_t *v;
+        size_t n;
+        int width;
+        const unsigned char *want;
+        size_t want_len;
+    } cases[] = {{zeros, 5, 0, w0, sizeof(w0)}, {seq, 8, 3, w3, sizeof(w3)},
+                 {wide, 12, 17, w17, sizeof(w17)}};
+    ddb_buf b = DDB_BUF_INIT;
+    for (size_t i = 0; i < 3; i++) {
+        ddb_buf_clear(&b);
+        pq_rle_encode_indices(&b, cases[i].v, cases[i].n, cases[i].width);
+        assert_bytes(&b, cases[i].want, cases[i].want_len);
+    }
+    ddb_buf_dispose(&b);
+}
+
+/* count BYTE_ARRAYs, value i the text of texts[i % n_texts], PLAIN. */
+static void plain_texts(ddb_buf *b, const char *const *texts, size_t n_texts, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        const char *t = texts[i % n_texts];
+        unsigned char len[4] = {(unsigned char)strlen(t), 0, 0, 0};
+        ddb_buf_append(b, len, 4);
+        ddb_buf_append(b, t, strlen(t));
+    }
+}
+
+Test(dictionary, page_bytes_and_when_it_pays)
+{
+    static const char *const kinds[] = {"IMAGE", "VIDEO", "IMAGE"};
+    static const char *const one[] = {"same"};
+    static const unsigned char want_plain[] = {5, 0, 0, 0, 'I', 'M', 'A', 'G', 'E',
+                                               5, 0, 0, 0, 'V', 'I', 'D', 'E', 'O'};
+    char ids[40][8];
+    const char *unique[40];
+    ddb_buf vals = DDB_BUF_INIT;
+    pq_dict d = {0};
+    /* IMAGE, VIDEO, IMAGE, ...: the dictionary in first-seen order, indices of width 1 */
+    plain_texts(&vals, kinds, 3, 30);
+    cr_assert_eq(pq_dict_build(&d, (const unsigned char *)vals.ptr, vals.len, 0, 30), 1);
+    cr_assert_eq(d.n, 2);
+    cr_assert_eq(d.bit_width, 1);
+    assert_bytes(&d.plain, want_plain, sizeof(want_plain));
+    for (size_t i = 0; i < 30; i++)
+        cr_assert_eq(d.idx[i], (uint32_t)(i % 3 == 1), "index %zu", i);
+    /* one value: width 0 */
+    ddb_buf_clear(&vals);
+    plain_texts(&vals, one, 1, 10);
+    cr_assert_eq(pq_dict_build(&d, (const unsigned char *)vals.ptr, vals.len, 0, 10), 1);
+    cr_assert_eq(d.n, 1);
+    cr_assert_eq(d.bit_width, 0);
+    /* a value per row: no dictionary */
+    for (int i = 0; i < 40; i++) {
+        snprintf(ids[i], sizeof(ids[i]), "id%d", i);
+        unique[i] = ids[i];
+    }
+    ddb_buf_clear(&vals);
+    plain_texts(&vals, unique, 40, 40);
+    cr_assert_eq(pq_dict_build(&d, (const unsigned char *)vals.ptr, vals.len, 0, 40), 0);
+    /* fixed-width values (a decimal's 4 bytes): 5 distinct of 100, width 3, PLAIN unprefixed */
+    ddb_buf_clear(&vals);
+    for (uint32_t i = 0; i < 100; i++) {
+        uint32_t x = i % 5 * 1000;
+        ddb_buf_append(&vals, &x, 4);
+    }
+    cr_assert_eq(pq_dict_build(&d, (const unsigned char *)vals.ptr, vals.len, 4, 100), 1);
+    cr_assert_eq(d.n, 5);
+    cr_assert_eq(d.bit_width, 3);
+    cr_assert_eq(d.plain.len, 20);
+    cr_assert_eq(d.idx[99], 4);
+    pq_dict_dispose(&d);
+    ddb_buf_dispose(&vals);
+}
+
+Test(dictionary, a_dictionary_past_its_bound_is_not_one)
+{
+    /* 3 values of 400 KiB, each twice (few enough entries): 1.2 MiB of dictionary, past
+     * PQ_DICT_BYTES, so none */
+    size_t big = 400 << 10;
+    ddb_buf vals = DDB_BUF_INIT;
+    pq_dict d = {0};
+    char *v = malloc(big);
+    cr_assert_not_null(v);
+    for (int i = 0; i < 6; i++) {
+        unsigned char len[4] = {(unsigned char)big, (unsigned char)(big >> 8),
+                                (unsigned char)(big >> 16), 0};
+        memset(v, 'a' + i % 3, big);
+        ddb_buf_append(&vals, len, 4);
+        ddb_buf_append(&vals, v, big);
+    }
+    cr_assert_eq(pq_dict_build(&d, (const unsigned char *)vals.ptr, vals.len, 0, 6), 0);
+    cr_assert_leq(d.plain.len, PQ_DICT_BYTES);
+    free(v);
+    pq_dict_dispose(&d);
+    ddb_buf_dispose(&vals);
+}
+
 static const char mapping_text[] =
     "{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"}},"
     "\"entities\":[{\"name\":\"E\",\"keys\":{\"pk\":\"e#{id}\"},"
@@ -179,14 +294,16 @@ Test(parquet_writer, a_number_past_its_decimal_is_refused_not_rounded)
     ddb_mapping_free(m);
 }
 
-Test(parquet_writer, snappy_is_refused_with_the_reason)
+Test(parquet_writer, codecs_by_name)
 {
     ddb_parquet_codec c;
     ddb_error err = {0, ""};
-    cr_assert_eq(ddb_parquet_codec_parse(&c, "snappy", &err), DDB_EUSAGE);
-    cr_assert(strstr(err.message, "SNAPPY is not available") != NULL);
+    cr_assert_eq(ddb_parquet_codec_parse(&c, "snappy", &err), 0);
+    cr_assert_eq(c, DDB_PARQUET_SNAPPY);
     cr_assert_eq(ddb_parquet_codec_parse(&c, "gzip", &err), 0);
     cr_assert_eq(c, DDB_PARQUET_GZIP);
+    cr_assert_eq(ddb_parquet_codec_parse(&c, "lz4", &err), DDB_EUSAGE);
+    cr_assert(strstr(err.message, "use zstd, snappy, gzip or none") != NULL, "%s", err.message);
 }
 
 /* A declared precision's physical type at each boundary of LogicalTypes.md:
@@ -204,5 +321,47 @@ Test(parquet, decimal_form_follows_the_precision)
         pq_decimal_form form = pq_decimal_form_of(&c);
         cr_assert_eq(form.type, cases[i].type, "precision %d", cases[i].precision);
         cr_assert_eq(form.bytes, cases[i].bytes, "precision %d", cases[i].precision);
+    }
+}
+
+/* The decimal bytes of a number's text, read straight from its digits, are
+ * those of its normalized parse (the long way, kept for more than 38 digits):
+ * trailing zeros past the scale, exponents both ways, signs, 38 nines. */
+Test(parquet, decimal_bytes_from_the_digits_as_from_the_parse)
+{
+    static const struct {
+        const char *text;
+        int scale;
+    } cases[] = {{"1.50", 1},
+                 {"0", 0},
+                 {"-0", 3},
+                 {"0.000", 0},
+                 {"1E+2", 0},
+                 {"1.5E-3", 4},
+                 {"-2.5e+3", 2},
+                 {"12345678901234567890.123456789012345678", 18},
+                 {"-12345678901234567890.123456789012345678", 18},
+                 {"99999999999999999999999999999999999999", 0},
+                 {"-99999999999999999999999999999999999999", 0},
+                 {"-1", 37},
+                 {"0.00000000000000000000000000000000000001", 38},
+                 {"1.0000000000000000000000000000000000000000000", 0},
+                 {"000123.4500", 2}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *t = cases[i].text;
+        unsigned char got[16], want[16];
+        __extension__ unsigned __int128 v = 0;
+        ddb_number num;
+        cr_assert_eq(ddb_number_parse(&num, t, strlen(t), NULL), 0, "%s", t);
+        for (int d = 0; d < num.ndigits; d++)
+            v = v * 10 + (unsigned)(num.digits[d] - '0');
+        for (int k = num.exponent - num.ndigits + cases[i].scale; k > 0; k--)
+            v *= 10;
+        if (num.negative)
+            v = ~v + 1;
+        for (int b = 15; b >= 0; b--, v >>= 8)
+            want[b] = (unsigned char)v;
+        pq_decimal_bytes(got, t, strlen(t), cases[i].scale);
+        cr_assert_eq(memcmp(got, want, 16), 0, "%s at scale %d", t, cases[i].scale);
     }
 }

@@ -17,6 +17,7 @@
 #include "ddbpipe/writer.h"
 #include "read/parquet_read.h"
 #include "write/parquet.h"
+#include "write/parquet_internal.h"
 #include "write/parquet_thrift.h"
 
 Test(parquet_read, thrift_reads_what_the_encoder_writes)
@@ -89,20 +90,22 @@ static const char mapping_text[] =
     "\"fields\":[{\"name\":\"id\",\"type\":\"S\"},{\"name\":\"price\",\"type\":\"N\"},"
     "{\"name\":\"tags\",\"type\":\"SS\"}]}]}";
 
-/* A small Parquet file of three rows in two row groups, its bytes in *out. */
-static size_t small_file(char **out)
+/* A small Parquet file of rows rows in groups of group rows, its bytes in
+ * *out. Every row is the same: groups of 4 or more rows are dictionary-encoded
+ * (id and price one-value dictionaries, of bit width 0; tags two values). */
+static size_t small_file(char **out, int rows, uint64_t group)
 {
     ddb_mapping *m = NULL;
     ddb_sink *sink = NULL;
     ddb_writer *w = NULL;
-    ddb_writer_opts opts = {.parquet_group_rows = 2, .parquet_codec = DDB_PARQUET_NONE};
+    ddb_writer_opts opts = {.parquet_group_rows = group, .parquet_codec = DDB_PARQUET_NONE};
     ddb_error err = {0, ""};
     const char *data;
     size_t len;
     cr_assert_eq(ddb_mapping_parse(&m, mapping_text, strlen(mapping_text), "t", &err), 0);
     cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
     cr_assert_eq(ddb_writer_new(&w, DDB_OUT_PARQUET, sink, &m->entities[0], &opts, &err), 0);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < rows; i++) {
         ddb_value tags[2] = {{.type = DDB_TYPE_S, .u.s = {"a", 1}},
                              {.type = DDB_TYPE_S, .u.s = {"b", 1}}};
         ddb_attr attrs[3];
@@ -151,16 +154,16 @@ static int read_all(const char *path, const char *data, size_t len, ddb_map *fir
     return rc == DDB_ITEROVER ? n : -1;
 }
 
-Test(parquet_read, reads_its_writer_and_survives_damage, .timeout = 120)
+static void reads_and_survives_damage(int rows, uint64_t group)
 {
     char *data, *bad, path[64], price[16] = "";
-    size_t len = small_file(&data);
+    size_t len = small_file(&data, rows, group);
     ddb_map first;
     int fd;
     snprintf(path, sizeof(path), "/tmp/ddbpipe-pq-XXXXXX");
     cr_assert_geq(fd = mkstemp(path), 0);
     close(fd);
-    cr_assert_eq(read_all(path, data, len, &first, price), 3);
+    cr_assert_eq(read_all(path, data, len, &first, price), rows);
     cr_assert_eq(first.count, 3);
     cr_assert_str_eq(price, "-12.5");
     cr_assert_not_null(bad = malloc(len));
@@ -175,4 +178,40 @@ Test(parquet_read, reads_its_writer_and_survives_damage, .timeout = 120)
     unlink(path);
     free(bad);
     free(data);
+}
+
+Test(parquet_read, reads_its_writer_and_survives_damage, .timeout = 120)
+{
+    reads_and_survives_damage(3, 2);
+}
+
+Test(parquet_read, reads_dictionary_pages_and_survives_damage, .timeout = 120)
+{
+    reads_and_survives_damage(20, 10);
+}
+
+Test(parquet_read, index_widths_read_what_the_encoder_writes)
+{
+    uint32_t v[1000], back[1000];
+    ddb_buf b = DDB_BUF_INIT;
+    unsigned seed = 11;
+    for (int width = 0; width <= 32; width++) {
+        uint64_t limit = (uint64_t)1 << width;
+        for (size_t i = 0; i < 1000; i++) {
+            seed = seed * 1103515245u + 12345u;
+            /* runs and noise in turn, up to the width's largest index */
+            v[i] = (uint32_t)((i / 100) % 2 ? ((uint64_t)seed * 2654435761u) % limit
+                                            : (limit - 1) * (i / 200 % 2));
+        }
+        ddb_buf_clear(&b);
+        pq_rle_encode_indices(&b, v, 1000, width);
+        cr_assert_eq(pqr_rle_decode_indices(back, 1000, (const unsigned char *)b.ptr, b.len, width),
+                     0);
+        cr_assert_eq(memcmp(v, back, sizeof(v)), 0, "width %d", width);
+        if (width > 0)
+            cr_assert_neq(
+                pqr_rle_decode_indices(back, 1000, (const unsigned char *)b.ptr, b.len / 2, width),
+                0);
+    }
+    ddb_buf_dispose(&b);
 }

@@ -120,7 +120,7 @@ Test(schema, types_survive_a_checkpoint_and_reach_the_scripts)
     ddb_error err;
     char dir[64], *text;
     size_t len;
-    ddb_schema_file f = {0, "Reading.csv", NULL};
+    ddb_schema_file f = {0, "Reading.csv", NULL, 0};
     ddb_map rec;
 
     cr_assert_eq(ddb_mapping_parse(&m, mapping_json, strlen(mapping_json), "inline", &err), 0, "%s",

@@ -4,13 +4,16 @@
 // bytes exact, text exact (NUL bytes, newlines).
 //
 //   node parquet-check.mjs NDJSON_DIR PARQUET_DIR [MAPPING|-] [--no-hyparquet] [--partition FIELD]
+//                          [--parts]
 //
 // With a mapping each entity's NDJSON file is compared with its Parquet file; a declared field
 // whose value is NULL is, in Parquet as in CSV, under _extra. Without one, items.ndjson (plain
 // values) with items.parquet's "item" column (DynamoDB JSON). Exit 1 on the first difference.
 // With --partition FIELD, an entity folder PARQUET_DIR/<Entity>/FIELD=value/*.parquet (export
 // --partition-by) is read by DuckDB as Hive partitions, and compared with the NDJSON records
-// in any order; a value no folder can say (NULL, "") is then under _extra.
+// in any order; a value no folder can say (NULL, "") is then under _extra. With --parts, an
+// entity folder PARQUET_DIR/<Entity>/part-NNNNN.parquet (export --max-file-size) is compared
+// with the NDJSON records in order, all its parts together.
 import { createRequire } from 'node:module'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
@@ -22,6 +25,7 @@ const { DuckDBInstance } = require('@duckdb/node-api')
 const [ndDir, pqDir, mappingPath = '-'] = process.argv.slice(2)
 const useHyparquet = !process.argv.includes('--no-hyparquet')
 const partField = process.argv.includes('--partition') ? process.argv[process.argv.indexOf('--partition') + 1] : null
+const parts = process.argv.includes('--parts')
 const mapping = mappingPath === '-' ? null : JSON.parse(readFileSync(mappingPath, 'utf8'))
 
 // ---- exact numbers: "N:" + digits + "e" + exponent, no leading or trailing zeros
@@ -219,7 +223,8 @@ async function readHyp(file) {
   const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
   const metadata = parquetMetadata(ab)
   const codecs = new Set(metadata.row_groups.flatMap(g => g.columns.map(c => c.meta_data.codec)))
-  for (const c of codecs) if (c !== 'UNCOMPRESSED' && !compressors[c]) return null
+  // (SNAPPY is hyparquet's own)
+  for (const c of codecs) if (c !== 'UNCOMPRESSED' && c !== 'SNAPPY' && !compressors[c]) return null
   const decimals = new Set() // the schema elements that were DECIMAL
   for (const el of metadata.schema) {
     if (el.converted_type === 'DECIMAL') {
@@ -256,10 +261,33 @@ const db = await DuckDBInstance.create(':memory:')
 const conn = await db.connect()
 let files = 0, records = 0, hyp = 0
 try {
-  for (const name of readdirSync(pqDir).filter(f => partField && !f.startsWith('_') && statSync(`${pqDir}/${f}`).isDirectory()).sort()) {
-    const entity = mapping.entities.find(e => e.name === name.replace(/\.deletes$/, ''))
+  const folders = readdirSync(pqDir).filter(f => !f.startsWith('_') && statSync(`${pqDir}/${f}`).isDirectory()).sort()
+  const entityOf = name => mapping ? mapping.entities.find(e => e.name === name.replace(/\.deletes$/, '')) : null
+  const hive = name => partField && entityOf(name).fields.some(f => f.name === partField)
+  for (const name of folders.filter(hive)) {
+    const entity = entityOf(name)
     const want = expected(`${ndDir}/${name}.ndjson`, entity)
     compareAnyOrder('duckdb', `${pqDir}/${name}`, want, await readDuckHive(conn, `${pqDir}/${name}`, entity))
+    files++
+    records += want.length
+  }
+  // --parts: an entity's folder of parts (not of Hive folders), read whole by DuckDB (a glob, the
+  // parts in name order) and part after part by hyparquet: the NDJSON records in the same order
+  for (const name of folders.filter(f => parts && !hive(f))) {
+    const entity = entityOf(name)
+    const want = expected(`${ndDir}/${name}.ndjson`, entity)
+    const glob = `${pqDir}/${name}/*.parquet`
+    const d = await readDuck(conn, glob)
+    compare('duckdb', glob, want, d.rows.map(r => fromParquet(r, entity, d.asText, d.decimals)))
+    let h = useHyparquet ? [] : null
+    for (const p of readdirSync(`${pqDir}/${name}`).filter(f => f.endsWith('.parquet')).sort()) {
+      const rows = h && await readHyp(`${pqDir}/${name}/${p}`)
+      h = rows ? h.concat(rows.map(r => fromParquet(r, entity, d.asText, d.decimals))) : null
+    }
+    if (h) {
+      compare('hyparquet', glob, want, h)
+      hyp++
+    }
     files++
     records += want.length
   }

@@ -26,6 +26,19 @@ export_both() { # NAME MAPPING|- PARQUET_OPTIONS... -- INPUTS...
     check_same "$name" "$tmp/$name/nd" "$tmp/$name/pq" "$mapping"
 }
 
+encodings() { # FILE COLUMN... : "column encodings dict|none codec" per column chunk (DuckDB)
+    ROOT="$root" node - "$@" <<'EOF'
+const { DuckDBInstance } = require(process.env.ROOT + '/node_modules/@duckdb/node-api');
+(async () => {
+  const c = await (await DuckDBInstance.create(':memory:')).connect();
+  const [f, ...cols] = process.argv.slice(2);
+  for (const r of (await c.runAndReadAll(`SELECT path_in_schema p, encodings e, compression z,
+      dictionary_page_offset d FROM parquet_metadata('${f}')`)).getRowObjectsJson())
+    if (cols.includes(r.p)) console.log(`${r.p} ${r.e} ${r.d === null ? 'none' : 'dict'} ${r.z}`);
+})().catch(e => { console.error(e); process.exit(1); });
+EOF
+}
+
 # the shipped designs: their sample exports and what the seeds' own code writes
 for pair in favorites:favorites facility:facility-capacity movies:movies; do
     design=${pair%%:*} sample=${pair#*:} mapping="$root/formats/${pair#*:}.json"
@@ -34,6 +47,16 @@ for pair in favorites:favorites facility:facility-capacity movies:movies; do
         fail "$design: seed writer"
     export_both "$design-seed" "$mapping" --compression gzip -- "$tmp/$design.json"
 done
+
+# dictionary encoding where it pays, as DuckDB's parquet_metadata() reports each column chunk's
+# encodings: a column of few values (dataType, an enum; money, two decimals in a 16-byte
+# FIXED_LEN_BYTE_ARRAY) has a dictionary page and RLE_DICTIONARY indices, a column of a value per
+# row (dataId, big) stays PLAIN; and both readers read them back the same (check_same above)
+encodings "$tmp/favorites-seed/pq/FavoriteData.parquet" dataType dataId >"$tmp/enc.out" 2>&1 ||
+    fail "DuckDB: parquet_metadata"
+grep -qx 'dataType PLAIN, RLE, RLE_DICTIONARY dict GZIP' "$tmp/enc.out" &&
+    grep -qx 'dataId PLAIN, RLE none GZIP' "$tmp/enc.out" ||
+    fail "dictionary: dataType not dictionary-encoded or dataId not PLAIN: $(cat "$tmp/enc.out")"
 
 # generate writes Parquet too
 check gen-ndjson 0 "$bin" generate --mapping "$root/formats/movies.json" --count 60 \
@@ -49,11 +72,19 @@ export_both aws - --compression gzip -- \
 
 # every kind of column, in each codec; the same rows whatever the codec
 fixture="$root/tests/scripts/parquet"
-for codec in zstd gzip none; do
+for codec in zstd snappy gzip none; do
     export_both "exact-$codec" "$fixture/mapping.json" --compression "$codec" -- "$fixture/items.json"
 done
 cmp -s "$tmp/exact-zstd/pq/Thing.parquet" "$tmp/exact-none/pq/Thing.parquet" &&
     fail "zstd and none wrote the same bytes: nothing was compressed"
+# a SNAPPY export of a real table (the favorites seed), read by both readers, and back by ddbpipe
+export_both favorites-snappy "$root/formats/favorites.json" --compression snappy -- "$tmp/favorites.json"
+encodings "$tmp/favorites-snappy/pq/FavoriteData.parquet" dataType >"$tmp/enc.out" 2>&1
+expect_in "$tmp/enc.out" "dataType PLAIN, RLE, RLE_DICTIONARY dict SNAPPY"
+check snappy-encode 0 "$bin" encode "$tmp/favorites-snappy/pq"/[A-Z]*.parquet \
+    --mapping "$root/formats/favorites.json" --out "$tmp/favorites-snappy-back" --quiet
+node "$root/tests/seeds/same-items.js" "$tmp/favorites.json" -- "$tmp/favorites-snappy-back"/*.json \
+    >"$tmp/same.out" 2>&1 || { fail "snappy: items differ"; tail -5 "$tmp/same.out" >&2; }
 
 # many row groups (of 7 rows): the same records
 export_both movies-groups "$root/formats/movies.json" --row-group-rows 7 -- \
@@ -142,6 +173,21 @@ check fav-part 0 "$bin" export "$tmp/favorites.json" --mapping "$root/formats/fa
 check_same fav-part "$tmp/favorites-seed/nd" "$tmp/fav-part" "$root/formats/favorites.json" \
     --partition dataType
 [ -f "$tmp/fav-part/Tag.parquet" ] || fail "partition-by: Tag, without dataType, not in Tag.parquet"
+check part-one-group 0 "$bin" export "$tmp/part.json" --mapping "$fixture/mapping.json" \
+    --format parquet --out "$tmp/part-pq" --quiet
+check_same part-one-group "$tmp/part-nd" "$tmp/part-pq" "$fixture/mapping.json"
+encodings "$tmp/part-pq/Thing.parquet" money big >"$tmp/enc.out" 2>&1 || fail "DuckDB: parquet_metadata"
+grep -qx 'money PLAIN, RLE, RLE_DICTIONARY dict ZSTD' "$tmp/enc.out" &&
+    grep -qx 'big PLAIN, RLE none ZSTD' "$tmp/enc.out" ||
+    fail "dictionary: money not dictionary-encoded or big not PLAIN: $(cat "$tmp/enc.out")"
+# one value in a column chunk: a dictionary of one entry, its indices of bit width 0
+node -e 'for (let i = 0; i < 40; i++) console.log(JSON.stringify({ Item: { pk: { S: `thing#${i}` },
+  sk: { S: `thing#${i}` }, note: { S: "same" }, money: { N: "12.5" }, tags: { SS: ["a", "b"] } } }))' \
+    >"$tmp/one-value.json"
+export_both one-value "$fixture/mapping.json" -- "$tmp/one-value.json"
+encodings "$tmp/one-value/pq/Thing.parquet" note money >"$tmp/enc.out" 2>&1
+expect_in "$tmp/enc.out" "note PLAIN, RLE, RLE_DICTIONARY dict ZSTD"
+expect_in "$tmp/enc.out" "money PLAIN, RLE, RLE_DICTIONARY dict ZSTD"
 # generate partitions too (by an N field: bigint folders)
 check gen-part 0 "$bin" generate --mapping "$root/formats/movies.json" --count 60 \
     --format parquet --partition-by releaseYear --out "$tmp/gen-part" --quiet
@@ -203,6 +249,63 @@ expect_in "$tmp/exact-zstd/pq/_ddbpipe/schema/Thing.athena.sql" '  `frac` decima
 expect_in "$tmp/exact-zstd/pq/_ddbpipe/schema/load.duckdb.sql" "read_parquet('Thing.parquet')"
 expect_in "$tmp/part-note/_ddbpipe/schema/load.duckdb.sql" \
     "read_parquet('Thing/**/*.parquet', hive_partitioning = true,"
+
+# --max-file-size: each entity's records in parts, OUT/<Entity>/part-NNNNN.parquet, each under
+# the size (a row group closed early), read together by DuckDB (and part after part by
+# hyparquet) as exactly the NDJSON records in order, the sidecar's load script and Athena DDL
+# over the folder; read back by ddbpipe as the items they came from
+node "$root/tests/seeds/seed-writers.js" favorites 3000 7 >"$tmp/fav3k.json" || fail "seed writer"
+check parts-ndjson 0 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format ndjson --out "$tmp/parts-nd" --quiet
+check parts 0 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format parquet --max-file-size 16K --out "$tmp/parts" --quiet
+for entity in Tag FavoriteData FavoriteDataTag; do
+    [ -f "$tmp/parts/$entity/part-00000.parquet" ] && [ -f "$tmp/parts/$entity/part-00001.parquet" ] ||
+        fail "parts: $entity has not two parts: $(ls "$tmp/parts/$entity" 2>&1)"
+done
+[ -e "$tmp/parts/Tag.parquet" ] && fail "parts: Tag.parquet beside its parts"
+for f in "$tmp/parts"/*/part-*.parquet; do
+    size=$(stat -c %s "$f")
+    [ "$size" -le 16384 ] || fail "parts: $f is $size bytes, past 16K"
+    [ "$size" -ge 4096 ] || [ "$f" = "$(ls "$(dirname "$f")"/part-*.parquet | tail -1)" ] ||
+        fail "parts: $f is $size bytes: a part other than the last is far from 16K"
+done
+node "$root/tests/scripts/parquet-check.mjs" "$tmp/parts-nd" "$tmp/parts" \
+    "$root/formats/favorites.json" --parts >"$tmp/parts.check" 2>&1 ||
+    { fail "parts: Parquet differs from NDJSON"; cat "$tmp/parts.check" >&2; }
+expect_in "$tmp/parts.check" "3 files, 3001 records the same as NDJSON in DuckDB, 3 files in hyparquet"
+ddl_agrees parts-ddl "$tmp/parts"
+expect_in "$tmp/parts/_ddbpipe/schema/load.duckdb.sql" "read_parquet('FavoriteData/*.parquet');"
+expect_in "$tmp/parts/_ddbpipe/schema/FavoriteData.athena.sql" \
+    "LOCATION 's3://YOUR-BUCKET/YOUR-PREFIX/FavoriteData/';"
+expect_in "$tmp/parts/_ddbpipe/schema/FavoriteData.json" '"folder":"FavoriteData"'
+check parts-encode 0 "$bin" encode "$tmp/parts"/*/part-*.parquet \
+    --mapping "$root/formats/favorites.json" --out "$tmp/parts-back" --quiet
+node "$root/tests/seeds/same-items.js" "$tmp/fav3k.json" -- "$tmp/parts-back"/*.json \
+    >"$tmp/same.out" 2>&1 || { fail "parts: items differ"; tail -5 "$tmp/same.out" >&2; }
+# an entity without records (only Tag items here) gets one empty part: its folder reads
+grep -v dataId "$tmp/fav3k.json" | head -20 >"$tmp/tags.json"
+check parts-empty 0 "$bin" export "$tmp/tags.json" --mapping "$root/formats/favorites.json" \
+    --format parquet --max-file-size 16K --out "$tmp/parts-empty" --quiet
+[ -f "$tmp/parts-empty/FavoriteData/part-00000.parquet" ] || fail "parts: no part of an empty entity"
+ddl_agrees parts-empty-ddl "$tmp/parts-empty"
+# with --partition-by, a folder's file at its size goes on in a new part; numbers keep one type
+check parts-hive 0 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format parquet --partition-by dataType --max-file-size 8K --out "$tmp/parts-hive" --quiet
+[ "$(ls "$tmp/parts-hive/FavoriteData/dataType=IMAGE" | wc -l)" -ge 2 ] ||
+    fail "parts with --partition-by: one file in dataType=IMAGE"
+check_same parts-hive "$tmp/parts-nd" "$tmp/parts-hive" "$root/formats/favorites.json" \
+    --partition dataType --parts
+# sizes, and what the option is not for
+check parts-again 2 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format parquet --max-file-size 16K --out "$tmp/parts" --overwrite --quiet
+expect_in "$tmp/stderr" "parts/Tag holds files of an earlier run"
+check parts-csv 2 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format csv --max-file-size 64M --out "$tmp/parts-x"
+expect_in "$tmp/stderr" "--max-file-size is for --format parquet"
+check parts-size 2 "$bin" export "$tmp/fav3k.json" --mapping "$root/formats/favorites.json" \
+    --format parquet --max-file-size 64Q --out "$tmp/parts-x"
+expect_in "$tmp/stderr" '--max-file-size: "64Q" is not a size'
 
 # Parquet as input: what export wrote reads back as exactly the items it came from
 same() { node "$root/tests/seeds/same-items.js" "$@" >"$tmp/same.out" 2>&1 || { fail "items differ: $*"; tail -5 "$tmp/same.out" >&2; }; }
@@ -266,23 +369,35 @@ check declared-encode 0 "$bin" encode "$tmp/declared/pq/Thing.parquet" \
 head -3 "$fixture/declared.json" | sed 's/"1E-10"/"0.0000000001"/' >"$tmp/declared-kept.json"
 same "$tmp/declared-kept.json" -- "$tmp/declared-back/Thing.json"
 
-# what it does not read, refused with the reason
+# what it does not read, refused with the reason; what DuckDB writes (dictionary pages) it reads
 run stdin 3 sh -c "\"\$0\" encode - --input-format parquet --mapping '$fixture/mapping.json' \
     --out '$tmp/stdin' --quiet <'$tmp/exact-zstd/pq/Thing.parquet'" "$bin"
 expect_in "$tmp/stderr" "must be a local file"
-ROOT="$root" node -e '
+duck_write() { # FILE SELECT OPTIONS
+    ROOT="$root" node -e '
 const { DuckDBInstance } = require(process.env.ROOT + "/node_modules/@duckdb/node-api");
 (async () => { const c = await (await DuckDBInstance.create(":memory:")).connect();
-  await c.run(`COPY (SELECT (i % 3)::VARCHAR AS s FROM range(100) t(i)) TO
-    '"'"'${process.argv[1]}'"'"' (FORMAT parquet)`); })();' "$tmp/duck.parquet" ||
-    fail "DuckDB could not write a Parquet file"
-run duck-file 3 "$bin" export "$tmp/duck.parquet" --format ddb-json --out "$tmp/duck-out" --quiet
+  await c.run(`COPY (${process.argv[2]}) TO '"'"'${process.argv[1]}'"'"' (FORMAT parquet, ${process.argv[3]})`);
+})().catch(e => { console.error(e); process.exit(1); });' "$@" || fail "DuckDB could not write $1"
+}
+duck_write "$tmp/duck.parquet" "SELECT (i % 3)::VARCHAR AS s, i::INTEGER AS n FROM range(100) t(i)" \
+    "COMPRESSION snappy"
+encodings "$tmp/duck.parquet" s >"$tmp/enc.out" 2>&1
+expect_in "$tmp/enc.out" "_DICTIONARY dict SNAPPY"
+check duck-file 0 "$bin" export "$tmp/duck.parquet" --format ndjson --out "$tmp/duck-out" --quiet
+[ "$(head -4 "$tmp/duck-out/items.ndjson")" = '{"s":"0","n":0}
+{"s":"1","n":1}
+{"s":"2","n":2}
+{"s":"0","n":3}' ] && [ "$(wc -l <"$tmp/duck-out/items.ndjson")" = 100 ] ||
+    fail "DuckDB's dictionary pages read wrong: $(head -5 "$tmp/duck-out/items.ndjson")"
+duck_write "$tmp/duck-double.parquet" "SELECT 1.5::DOUBLE AS d" "COMPRESSION zstd"
+run duck-double 3 "$bin" export "$tmp/duck-double.parquet" --format ddb-json --out "$tmp/duck-out2" --quiet
 expect_in "$tmp/stderr" "is not read"
 
 # what Parquet refuses, with the reason
-check snappy 2 "$bin" export "$fixture/items.json" --mapping "$fixture/mapping.json" \
-    --format parquet --compression snappy --out "$tmp/snappy"
-expect_in "$tmp/stderr" "SNAPPY is not available"
+check lz4 2 "$bin" export "$fixture/items.json" --mapping "$fixture/mapping.json" \
+    --format parquet --compression lz4 --out "$tmp/lz4"
+expect_in "$tmp/stderr" "use zstd, snappy, gzip or none"
 check gzip-flag 2 "$bin" export "$fixture/items.json" --mapping "$fixture/mapping.json" \
     --format parquet --gzip --out "$tmp/gz"
 expect_in "$tmp/stderr" "compresses its pages itself"
