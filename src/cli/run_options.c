@@ -18,10 +18,13 @@
 #include "progress.h"
 #include "run_support.h"
 
-/* --threads' ceiling. The one thread that writes every line in read order
- * sets the pace past a dozen computing threads (bench/README.md, "All cores"),
- * and each thread costs its batches' memory: more would only cost. */
-#define CLI_MAX_THREADS 16
+/* --threads' default is the cores the process may use, at most this many:
+ * the one thread that reads and writes every line in read order sets the pace
+ * past about six computing threads (bench/README.md, "All cores"), so more
+ * would only cost their batches' memory (about 2 MB a thread). */
+#define CLI_DEFAULT_THREADS_MAX 8
+/* What --threads N may ask for (each thread costs about 2 MB). */
+#define CLI_MAX_THREADS 64
 #define CLI_STR_(x) #x
 #define CLI_STR(x) CLI_STR_(x)
 
@@ -303,8 +306,9 @@ static size_t run_control_options(cli_opt *out, run_args *ap, unsigned groups)
          {"threads", OPT_UINT, &ap->threads, "N",
           "the threads an export or a conversion computes on: each parses, decodes and formats "
           "batches of records, which are written in read order, so the output is the same for "
-          "any N (default: the cores the process may use, at most " CLI_STR(CLI_MAX_THREADS)
-          "; 1: everything on one thread)"}},
+          "any N (default: the cores the process may use, at most "
+          CLI_STR(CLI_DEFAULT_THREADS_MAX) "; 1: everything on one thread; at most "
+          CLI_STR(CLI_MAX_THREADS) ")"}},
         {G_COMMON,
          {"progress", OPT_STRING, &ap->progress, "MODE",
           "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
@@ -513,7 +517,7 @@ static int fill_target(ddb_run_options *o, const run_spec *spec, const run_args 
 }
 
 /* The cores this process may run on (its affinity mask: a container's or a
- * taskset's share, not the machine's), at most CLI_MAX_THREADS. */
+ * taskset's share, not the machine's), at most CLI_DEFAULT_THREADS_MAX. */
 static int default_threads(void)
 {
     cpu_set_t set;
@@ -524,7 +528,7 @@ static int default_threads(void)
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         n = online > 0 ? (int)online : 1;
     }
-    return n < CLI_MAX_THREADS ? n : CLI_MAX_THREADS;
+    return n < CLI_DEFAULT_THREADS_MAX ? n : CLI_DEFAULT_THREADS_MAX;
 }
 
 /* Where the records not written go, the limits, the checkpoints, the threads
