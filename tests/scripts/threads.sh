@@ -150,9 +150,11 @@ for pair in "4 1" "1 4" "2 4"; do
 done
 
 # every golden case that exports or converts, in each format it can take (with a mapping: CSV,
-# NDJSON, DynamoDB JSON), with 1, 2 and 4 threads
+# NDJSON, DynamoDB JSON), with 1 and 4 threads (2: the runs above; the cases are small, and a
+# run costs its start-up under ThreadSanitizer)
 golden=$root/tests/golden/cases
 shared=$(cd "$root/../shared/testdata" 2>/dev/null && pwd || echo "$root/../shared/testdata")
+compared=0
 for c in "$golden"/*/; do
     c=${c%/}
     args=$(cat "$c/cmd")
@@ -166,7 +168,7 @@ for c in "$golden"/*/; do
     for f in $formats; do
         a=$args
         [ "$f" = keep ] || a="$(echo "$args" | sed -E 's/ --format [a-z-]+//') --format $f"
-        for t in 1 2 4; do
+        for t in 1 4; do
             o=$tmp/g-$(basename "$c")-$f-$t
             mkdir -p "$o"
             (cd "$c" && eval "\"$bin\" ${a//\$OUT/$o/out} --threads $t --quiet" \
@@ -174,10 +176,10 @@ for c in "$golden"/*/; do
             echo $? >"$o/code"
             sed -i "s#$o/out#OUT#g; s/\"seconds\":[0-9.]*//" "$o"/out/_ddbpipe/summary.json 2>/dev/null
         done
-        for t in 2 4; do
-            diff -r "$tmp/g-$(basename "$c")-$f-1" "$tmp/g-$(basename "$c")-$f-$t" >/dev/null ||
-                fail "golden $(basename "$c") --format $f: $t threads differ from one"
-        done
+        diff -r "$tmp/g-$(basename "$c")-$f-1" "$tmp/g-$(basename "$c")-$f-4" >/dev/null ||
+            fail "golden $(basename "$c") --format $f: 4 threads differ from one"
+        [ -n "$(ls "$tmp/g-$(basename "$c")-$f-1/out")" ] && compared=$((compared + 1))
     done
 done
+[ "$compared" -ge 50 ] || fail "only $compared golden runs wrote anything"
 finish
