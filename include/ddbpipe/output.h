@@ -35,6 +35,17 @@ typedef struct ddb_reject_info {
 
 typedef void (*ddb_output_reject_fn)(void *ctx, int entity_index, const ddb_reject_info *info);
 
+struct ddb_format_scratch;
+
+/* Appends to line the bytes put(entity_index, kind, rec, n_declared) would
+ * write, reading nothing put changes: worker threads call it while the
+ * pipeline's thread puts, and put then writes origin->formatted. Returns 0,
+ * 1 (only put can format this record: a Parquet column, a CSV whose columns
+ * come from the records), or DDB_ENOMEM. */
+typedef int (*ddb_output_format_fn)(const ddb_output *o, int entity_index, ddb_record_kind kind,
+                                    const ddb_map *rec, size_t n_declared, ddb_buf *line,
+                                    struct ddb_format_scratch *s);
+
 typedef struct ddb_output_vtable {
     /* A record (or item) of entity_index (-1 = none) to store. rec->attrs
      * [0..n_declared) are declared fields when the output writes records. */
@@ -70,6 +81,7 @@ struct ddb_output {
     ddb_output_ack_fn exists; /* written only if absent, and it was there (kind is PUT) */
     ddb_output_reject_fn reject;
     void *ack_ctx; /* for ack and reject */
+    ddb_output_format_fn format; /* NULL: put formats every record */
     uint64_t bytes_out;
 };
 

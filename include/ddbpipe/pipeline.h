@@ -99,8 +99,9 @@ typedef struct ddb_pipeline_opts {
     const struct ddb_state *resume; /* continue from this state; NULL: from the start */
     const char *managed;            /* kept in every checkpoint (ddb_state.managed) */
     double checkpoint_seconds;      /* default 10 */
-    int threads;                 /* 1: everything on the calling thread; otherwise items are decoded
-                                    ahead on a second thread (exports, conversions; same output) */
+    int threads;                 /* 1: everything on the calling thread; otherwise N threads
+                                    (the calling one and N - 1 more) parse, decode and format
+                                    items ahead (exports, conversions; same output) */
     volatile sig_atomic_t *stop; /* set by a signal handler: stop reading, checkpoint, end */
     /* The run's requests (may be NULL): while an input that is a pipe waits
      * for data, they are driven, so uploads and writes in flight go on. */

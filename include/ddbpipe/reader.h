@@ -67,6 +67,9 @@ typedef struct ddb_record {
     size_t checked_size; /* set by the pipeline for the length of one put: the item as read
                             passed every check but the table's keys, and is this many bytes
                             (0: not known to have passed; an output checks it whole) */
+    const char *formatted; /* set by the pipeline for the length of one put: the bytes the
+                              output's format() made for it, which put writes (NULL: none) */
+    size_t formatted_len;
 } ddb_record;
 
 typedef enum ddb_input_format {

@@ -174,7 +174,7 @@ typedef struct ddb_run_options {
     const char *state_path;
     int resume;
     double checkpoint_seconds;
-    int threads; /* 1: one thread; otherwise decoding runs ahead on a second one */
+    int threads; /* 1: one thread; otherwise N threads compute ahead (pipeline.h) */
     /* the options a resumed run must repeat, as text for the fingerprint */
     const char *fingerprint_options;
 

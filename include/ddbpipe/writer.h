@@ -47,6 +47,7 @@ const char *ddb_out_format_ext(ddb_out_format f);
 int ddb_out_format_parse(ddb_out_format *out, const char *s);
 
 typedef struct ddb_writer ddb_writer;
+typedef struct ddb_line_format ddb_line_format;
 
 typedef struct ddb_writer_vtable {
     /* Writes one record. rec->attrs[0..n_declared) are declared fields in the
@@ -110,6 +111,38 @@ static inline int ddb_writer_write(ddb_writer *w, const ddb_map *rec, size_t n_d
 {
     return w->vt->write(w, rec, n_declared, err);
 }
+
+/* What formatting a record needs besides its line: one per thread. */
+typedef struct ddb_format_scratch {
+    ddb_buf cell; /* one cell's text */
+    ddb_buf used; /* per attribute of the record: placed in a column */
+} ddb_format_scratch;
+
+void ddb_format_scratch_dispose(ddb_format_scratch *s);
+
+/*
+ * The lines a writer made by ddb_writer_new(fmt, e, opts) writes for its
+ * records, made without it: fixed once made, so worker threads format
+ * records while the writer's thread writes what they made
+ * (ddb_writer_write_line), and the bytes are the writer's own. Parquet and
+ * CSV without an entity have no such lines (their columns are the writer's
+ * state): *out is then NULL. Returns 0 or DDB_ENOMEM.
+ */
+DDB_MUST_USE int ddb_line_format_new(ddb_line_format **out, ddb_out_format fmt,
+                                     const ddb_entity *e, const ddb_writer_opts *opts);
+
+/* Appends the line of rec (as ddb_writer_write would write it) to line,
+ * using s. Touches nothing but line and s. Returns 0 or DDB_ENOMEM. */
+DDB_MUST_USE int ddb_line_format_put(const ddb_line_format *f, ddb_buf *line,
+                                     ddb_format_scratch *s, const ddb_map *rec, size_t n_declared);
+
+void ddb_line_format_free(ddb_line_format *f);
+
+/* Writes a record's line made by ddb_line_format_put with the writer's own
+ * format, and counts it. w is a writer of NDJSON, DynamoDB JSON, or CSV of
+ * an entity. Returns 0 or the sink's error. */
+DDB_MUST_USE int ddb_writer_write_line(ddb_writer *w, const char *line, size_t len,
+                                       ddb_error *err);
 
 /*
  * A Parquet writer into sink (owned from now on, even on failure): with an

@@ -5,15 +5,28 @@
  * into the ddb_run_options the engine plans from (run.h), refusing what does
  * not parse with the flag at fault.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <assert.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ddbpipe/run.h"
 #include "progress.h"
 #include "run_support.h"
+
+/* --threads' default is the cores the process may use, at most this many:
+ * the one thread that reads and writes every line in read order sets the pace
+ * past about six computing threads (bench/README.md, "All cores"), so more
+ * would only cost their batches' memory (about 2 MB a thread). */
+#define CLI_DEFAULT_THREADS_MAX 8
+/* What --threads N may ask for (each thread costs about 2 MB). */
+#define CLI_MAX_THREADS 64
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
 
 size_t cli_pick_options(cli_opt *out, const grouped_opt *all, size_t n, unsigned groups)
 {
@@ -306,8 +319,11 @@ static size_t run_control_options(cli_opt *out, run_args *ap, unsigned groups)
         {G_COMMON, {"quiet", OPT_FLAG, &ap->quiet, NULL, "print only errors and the summary"}},
         {G_COMMON,
          {"threads", OPT_UINT, &ap->threads, "N",
-          "1: do everything on one thread; otherwise (the default) an export or a conversion "
-          "decodes items on a second thread (same output, same order)"}},
+          "the threads an export or a conversion computes on: each parses, decodes and formats "
+          "batches of records, which are written in read order, so the output is the same for "
+          "any N (default: the cores the process may use, at most "
+          CLI_STR(CLI_DEFAULT_THREADS_MAX) "; 1: everything on one thread; at most "
+          CLI_STR(CLI_MAX_THREADS) ")"}},
         {G_COMMON,
          {"progress", OPT_STRING, &ap->progress, "MODE",
           "auto (a live line on a terminal, log lines otherwise), bar, log, json, off"}},
@@ -554,6 +570,21 @@ size_t cli_shuffle_window(const run_args *a)
     return a->shuffle_window ? (size_t)a->shuffle_window : DDB_SHUFFLE_WINDOW;
 }
 
+/* The cores this process may run on (its affinity mask: a container's or a
+ * taskset's share, not the machine's), at most CLI_DEFAULT_THREADS_MAX. */
+static int default_threads(void)
+{
+    cpu_set_t set;
+    int n = 0;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        n = CPU_COUNT(&set);
+    if (n <= 0) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        n = online > 0 ? (int)online : 1;
+    }
+    return n < CLI_DEFAULT_THREADS_MAX ? n : CLI_DEFAULT_THREADS_MAX;
+}
+
 /* Where the records not written go, the limits, the checkpoints, the threads
  * and the reporting. */
 static void fill_control(ddb_run_options *o, const run_spec *spec, const run_args *a)
@@ -568,7 +599,9 @@ static void fill_control(ddb_run_options *o, const run_spec *spec, const run_arg
     o->max_rejects = o->limit_rejects ? a->max_rejects : 0;
     o->state_path = a->state;
     o->resume = a->resume;
-    o->threads = a->threads == 1 ? 1 : 2;
+    o->threads = a->threads == 0                ? default_threads()
+                 : a->threads > CLI_MAX_THREADS ? CLI_MAX_THREADS
+                                                : (int)a->threads;
     o->checkpoint_seconds = a->checkpoint_interval == UINT64_MAX ? 10.0
                             : a->checkpoint_interval == 0        ? 0.2 /* as often as worth it */
                                                                  : (double)a->checkpoint_interval;

@@ -1,13 +1,15 @@
 /*
  * Decoding ahead: an export or a conversion spends most of its time in work
- * that depends on nothing but the item and the mapping (parsing, validation,
- * and with a mapping decode, the round-trip check, re-encoding). This thread
- * reads records into batches (deep copies, each batch with its own arena); a
- * second thread computes their verdicts; this thread then takes the batches
- * in read order, so the outputs, the rejects, the counts and the checkpoints
- * are exactly those of the one-thread loop in pipeline.c. When the helper
- * thread lags, this thread computes the oldest batch itself, so neither waits
- * long for the other.
+ * that depends on nothing but the item, the mapping and the output's format
+ * (parsing, validation, and with a mapping decode, the round-trip check,
+ * re-encoding, and formatting the line each file gets). This thread reads
+ * records into batches (deep copies, each batch with its own arena: the
+ * morsels); the workers (--threads N: N - 1 threads) each take a batch and
+ * compute its verdicts and lines; this thread then takes the batches in read
+ * order and writes their lines, so the outputs, the rejects, the counts and
+ * the checkpoints are exactly those of the one-thread loop in pipeline.c.
+ * While the oldest batch is still being computed, this thread computes a
+ * later one itself, so it waits only when every batch read is taken.
  *
  * A checkpoint, a stop, the end of the input and every reader error first
  * take every batch read so far: the reader's position is then the committed
@@ -22,13 +24,17 @@
 #include "ddbpipe/arena.h"
 #include "ddbpipe/source.h"
 #include "ddbpipe/json.h"
+#include "ddbpipe/writer.h"
 #include "run/pipeline_internal.h"
 
 #define AHEAD_BATCH 256 /* records per batch, at most */
 /* A batch also ends past this much record text: with large items, memory
  * stays bounded by slots x this (and its decoded copies), not x 256 items. */
 #define AHEAD_BATCH_BYTES (256 * 1024)
-#define AHEAD_SLOTS 8 /* batches read ahead, at most */
+/* Batches read ahead, at most: two per computing thread (one computed, one
+ * waiting for it) and four more, so this thread, reading, taking, or computing
+ * one itself, rarely leaves a worker without a batch. */
+#define AHEAD_SLOTS(threads) (2 * (size_t)(threads) + 4)
 
 enum { SLOT_FREE, SLOT_READY, SLOT_BUSY, SLOT_DONE };
 
@@ -36,6 +42,7 @@ typedef struct slot {
     ddb_arena *arena; /* the records' copies and their verdicts */
     ddb_record rec[AHEAD_BATCH];
     pl_verdict v[AHEAD_BATCH];
+    ddb_buf text; /* the records' lines, made ahead (pl_item_format) */
     size_t n;
     size_t bytes;       /* record text in the batch */
     const char *source; /* the copy of the last record's file name, in arena */
@@ -43,21 +50,30 @@ typedef struct slot {
     int state;
 } slot;
 
+/* What a computing thread keeps from batch to batch. */
+typedef struct worker {
+    struct ahead *a;
+    pthread_t thread;
+    ddb_shape_cache *shapes;
+    ddb_json_parser *parser;
+    ddb_format_scratch scratch;
+} worker;
+
 typedef struct ahead {
     run *r;
     ddb_reader *rd;
     const pl_read_ctx *c;
-    pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    slot slots[AHEAD_SLOTS];
-    size_t head, count; /* the batches read and not taken: slots[head..head+count) mod SLOTS */
+    slot *slots;
+    size_t n_slots;
+    size_t head, count; /* the batches read and not taken: slots[head..head+count) mod n_slots */
     int quit;
-    int unparsed;            /* the reader splits, the computing threads parse */
-    ddb_shape_cache *shapes; /* the helper thread's */
-    ddb_json_parser *parser; /* the helper thread's */
-    ddb_json_parser *own;    /* this thread's */
-    uint64_t n;              /* records taken (for pl_before_record) */
+    int unparsed;     /* the reader splits, the computing threads parse */
+    worker *workers;  /* [0]: this thread's (its shapes are the run's); the others started */
+    size_t n_workers; /* made */
+    size_t started;   /* threads started: workers[1..started] */
+    uint64_t n;       /* records taken (for pl_before_record) */
     ddb_io_waiter outer;     /* the pipeline's waiter, for a read that would block */
     int paused_rc;           /* taking the batches at a pause failed: the run ends */
     ddb_error paused_err;
@@ -66,12 +82,11 @@ typedef struct ahead {
 /* Lines split but not parsed are parsed here first. Only items are decoded
  * ahead; a bad line or an untyped record that needs --types first is taken
  * as in the one-thread loop. */
-static void compute(const ddb_pipeline_opts *o, slot *s, ddb_shape_cache *shapes,
-                    ddb_json_parser *parser)
+static void compute(const ddb_pipeline_opts *o, slot *s, worker *w)
 {
     for (size_t i = 0; i < s->n; i++) {
         ddb_record *rec = &s->rec[i];
-        if (rec->unparsed && ddb_record_parse(rec, parser, s->arena) != 0) {
+        if (rec->unparsed && ddb_record_parse(rec, w->parser, s->arena) != 0) {
             memset(&s->v[i], 0, sizeof(s->v[i]));
             s->v[i].computed = 1;
             s->v[i].oom = 1;
@@ -80,17 +95,23 @@ static void compute(const ddb_pipeline_opts *o, slot *s, ddb_shape_cache *shapes
         /* decoded as the delete it is, as the one-thread loop takes it */
         if (s->deletes && rec->kind == DDB_REC_PUT)
             rec->kind = DDB_REC_DELETE;
-        if (rec->kind != DDB_REC_BAD && (rec->typed || o->n_types == 0))
-            pl_item_compute(&s->v[i], o, rec, shapes, s->arena);
-        else
+        if (rec->kind != DDB_REC_BAD && (rec->typed || o->n_types == 0)) {
+            pl_item_compute(&s->v[i], o, rec, w->shapes, s->arena);
+            pl_item_format(&s->v[i], o, rec, &s->text, &w->scratch, s->arena);
+        } else {
             s->v[i].computed = 0;
+        }
     }
+    /* the text grows no more: its lines can be pointed at */
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].computed && s->v[i].formatted)
+            s->v[i].text = s->text.ptr + s->v[i].text_off;
 }
 
 static slot *first_ready(ahead *a)
 {
     for (size_t i = 0; i < a->count; i++) {
-        slot *s = &a->slots[(a->head + i) % AHEAD_SLOTS];
+        slot *s = &a->slots[(a->head + i) % a->n_slots];
         if (s->state == SLOT_READY)
             return s;
     }
@@ -99,7 +120,8 @@ static slot *first_ready(ahead *a)
 
 static void *helper(void *arg)
 {
-    ahead *a = arg;
+    worker *w = arg;
+    ahead *a = w->a;
     pthread_mutex_lock(&a->mu);
     for (;;) {
         slot *s;
@@ -109,7 +131,7 @@ static void *helper(void *arg)
             break;
         s->state = SLOT_BUSY;
         pthread_mutex_unlock(&a->mu);
-        compute(a->r->o, s, a->shapes, a->parser);
+        compute(a->r->o, s, w);
         pthread_mutex_lock(&a->mu);
         s->state = SLOT_DONE;
         pthread_cond_broadcast(&a->cv);
@@ -182,12 +204,12 @@ static int take_oldest(ahead *a, ddb_error *err)
         }
         other->state = SLOT_BUSY;
         pthread_mutex_unlock(&a->mu);
-        compute(a->r->o, other, a->r->shapes, a->own);
+        compute(a->r->o, other, &a->workers[0]);
         pthread_mutex_lock(&a->mu);
         other->state = SLOT_DONE;
         pthread_cond_broadcast(&a->cv);
     }
-    a->head = (a->head + 1) % AHEAD_SLOTS;
+    a->head = (a->head + 1) % a->n_slots;
     a->count--;
     pthread_mutex_unlock(&a->mu);
 
@@ -202,6 +224,7 @@ static int take_oldest(ahead *a, ddb_error *err)
     /* After an error the rest of the batch was never taken: a resumed run
      * reads it again (it was not begun in the tracker). */
     ddb_arena_reset(s->arena);
+    ddb_buf_clear(&s->text);
     s->n = 0;
     s->bytes = 0;
     s->source = NULL;
@@ -226,7 +249,7 @@ static int take_all(ahead *a, ddb_error *err)
 static int ahead_wait(void *ctx, int fd, ddb_error *err)
 {
     ahead *a = ctx;
-    slot *filling = &a->slots[(a->head + a->count) % AHEAD_SLOTS]; /* read_ahead's s */
+    slot *filling = &a->slots[(a->head + a->count) % a->n_slots]; /* read_ahead's s */
     if (a->paused_rc == 0 && (a->count > 0 || filling->n > 0)) {
         if (filling->n > 0)
             publish(a, filling);
@@ -261,9 +284,9 @@ static int read_ahead(ahead *a, ddb_error *err)
     for (;;) {
         slot *s;
         int rrc = 0, stop;
-        if (a->count == AHEAD_SLOTS && (rc = take_oldest(a, err)) != 0)
+        if (a->count == a->n_slots && (rc = take_oldest(a, err)) != 0)
             return rc;
-        s = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
+        s = &a->slots[(a->head + a->count) % a->n_slots];
         while (s->n < AHEAD_BATCH && s->bytes < AHEAD_BATCH_BYTES && !(o->stop && *o->stop) &&
                !r->checkpoint_due) {
             ddb_record *rec;
@@ -275,7 +298,7 @@ static int read_ahead(ahead *a, ddb_error *err)
                 return a->paused_rc;
             }
             /* the next one, if ahead_wait took s while the input paused */
-            s = &a->slots[(a->head + a->count) % AHEAD_SLOTS];
+            s = &a->slots[(a->head + a->count) % a->n_slots];
             if (rrc != 0)
                 break;
             if (rec->pos < r->skip_below)
@@ -313,56 +336,108 @@ static int read_ahead(ahead *a, ddb_error *err)
     }
 }
 
+/* The computing threads' state (n: this thread's and the helpers'). */
+static int make_workers(ahead *a, size_t n)
+{
+    if ((a->workers = calloc(n, sizeof(*a->workers))) == NULL)
+        return DDB_ENOMEM;
+    for (; a->n_workers < n; a->n_workers++) {
+        worker *w = &a->workers[a->n_workers];
+        w->a = a;
+        if (ddb_json_parser_new(&w->parser) != 0 ||
+            (a->n_workers > 0 && ddb_shape_cache_new(&w->shapes) != 0))
+            return DDB_ENOMEM;
+    }
+    a->workers[0].shapes = a->r->shapes;
+    return 0;
+}
+
+static void free_workers(ahead *a)
+{
+    for (size_t i = 0; i < a->n_workers; i++) {
+        worker *w = &a->workers[i];
+        if (i > 0)
+            ddb_shape_cache_free(w->shapes);
+        ddb_json_parser_free(w->parser);
+        ddb_format_scratch_dispose(&w->scratch);
+    }
+    free(a->workers);
+}
+
+/* The batches, each with its arena. */
+static int make_slots(ahead *a, size_t n)
+{
+    if ((a->slots = calloc(n, sizeof(*a->slots))) == NULL)
+        return DDB_ENOMEM;
+    for (; a->n_slots < n; a->n_slots++)
+        if (ddb_arena_new(&a->slots[a->n_slots].arena, 0) != 0)
+            return DDB_ENOMEM;
+    return 0;
+}
+
+static void free_slots(ahead *a)
+{
+    for (size_t i = 0; i < a->n_slots; i++) {
+        ddb_arena_free(a->slots[i].arena);
+        ddb_buf_dispose(&a->slots[i].text);
+    }
+    free(a->slots);
+}
+
+/* Tells the helpers to end, and waits for them. */
+static void stop_helpers(ahead *a)
+{
+    pthread_mutex_lock(&a->mu);
+    a->quit = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    for (size_t i = 1; i <= a->started; i++)
+        pthread_join(a->workers[i].thread, NULL);
+}
+
 int pl_run_reader_ahead(run *r, ddb_reader *rd, const pl_read_ctx *c, ddb_error *err)
 {
     ahead *a = calloc(1, sizeof(*a));
-    size_t made = 0;
-    int rc = 1;
+    size_t threads = r->o->threads > 2 ? (size_t)r->o->threads : 2;
+    int rc = 1, sync = 0;
 
     if (a == NULL)
         return 1;
     a->r = r;
     a->rd = rd;
     a->c = c;
-    if (ddb_shape_cache_new(&a->shapes) != 0 || ddb_json_parser_new(&a->parser) != 0 ||
-        ddb_json_parser_new(&a->own) != 0)
+    if (make_workers(a, threads) != 0 || make_slots(a, AHEAD_SLOTS(threads)) != 0)
         goto done;
     /* the batch keeps each line anyway: parsing it is then the computing
      * threads' work, and nothing is copied but the line */
     a->unparsed = rd->vt->next_unparsed != NULL;
-    for (; made < AHEAD_SLOTS; made++)
-        if (ddb_arena_new(&a->slots[made].arena, 0) != 0)
-            goto done;
     if (pthread_mutex_init(&a->mu, NULL) != 0)
         goto done;
     if (pthread_cond_init(&a->cv, NULL) != 0) {
         pthread_mutex_destroy(&a->mu);
         goto done;
     }
-    if (pthread_create(&a->thread, NULL, helper, a) != 0) {
-        pthread_cond_destroy(&a->cv);
-        pthread_mutex_destroy(&a->mu);
+    sync = 1;
+    while (a->started + 1 < threads &&
+           pthread_create(&a->workers[a->started + 1].thread, NULL, helper,
+                          &a->workers[a->started + 1]) == 0)
+        a->started++;
+    if (a->started == 0) /* not one: read on this thread alone */
         goto done;
-    }
     a->outer = ddb_io_set_waiter((ddb_io_waiter){NULL, NULL});
     if (a->outer.wait != NULL) /* else reads block: nothing to take meanwhile */
         ddb_io_set_waiter((ddb_io_waiter){ahead_wait, a});
     rc = read_ahead(a, err);
     ddb_io_set_waiter(a->outer);
     r->ahead = 0; /* a batch left untaken after an error is dropped unbegun */
-    pthread_mutex_lock(&a->mu);
-    a->quit = 1;
-    pthread_cond_broadcast(&a->cv);
-    pthread_mutex_unlock(&a->mu);
-    pthread_join(a->thread, NULL);
-    pthread_cond_destroy(&a->cv);
-    pthread_mutex_destroy(&a->mu);
 done:
-    for (size_t i = 0; i < made; i++)
-        ddb_arena_free(a->slots[i].arena);
-    ddb_shape_cache_free(a->shapes);
-    ddb_json_parser_free(a->parser);
-    ddb_json_parser_free(a->own);
+    if (sync) {
+        stop_helpers(a);
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+    }
+    free_slots(a);
+    free_workers(a);
     free(a);
     return rc;
 }

@@ -65,6 +65,15 @@ typedef struct pl_verdict {
     ddb_item item; /* convert: the re-keyed item */
     size_t size;   /* the item's size, once it passed */
     const char *msg;
+    /* what is put, when it is: the record (export, projected) or item */
+    int projected;
+    ddb_map out;
+    size_t declared;
+    /* its bytes in the output, made ahead (pl_item_format): text_len bytes
+     * at text_off of the batch's text, at text once that stopped growing */
+    int formatted;
+    size_t text_off, text_len;
+    const char *text;
 } pl_verdict;
 
 /* How one reader's records are taken. */
@@ -90,6 +99,12 @@ int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *e
  * thread may call it for records of its own. Returns 0 (failures are in v). */
 int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *rec,
                     ddb_shape_cache *shapes, ddb_arena *a);
+/* Appends to text the bytes the output will write for rec, whose verdict v
+ * is computed, when it is put and the output lets any thread format it
+ * (ddb_output.format), using s and a. Touches nothing else. Returns 0 (when
+ * nothing was made, the output formats it when it is put). */
+int pl_item_format(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *rec,
+                   ddb_buf *text, struct ddb_format_scratch *s, ddb_arena *a);
 /* What comes before each record is taken: completions drained, the rejects
  * limit, progress and due checkpoints (n counts the records). 0 or an error
  * that ends the input's reading. */

@@ -83,6 +83,50 @@ int pl_item_compute(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record 
     return 0;
 }
 
+/* What an export puts for v: the record, as --project makes it (in a). */
+static int project(pl_verdict *v, const ddb_pipeline_opts *o, ddb_arena *a)
+{
+    if (ddb_select_project(o->select, &v->d.record, v->d.n_declared, &v->out, &v->declared, a) !=
+        0)
+        return DDB_ENOMEM;
+    v->projected = 1;
+    return 0;
+}
+
+int pl_item_format(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *rec,
+                   ddb_buf *text, struct ddb_format_scratch *s, ddb_arena *a)
+{
+    const ddb_map *put = &rec->item;
+    size_t declared = 0, start = text->len;
+    int idx = -1;
+
+    if (o->output == NULL || o->output->format == NULL || !v->computed || v->oom || v->invalid)
+        return 0;
+    if (o->mapping != NULL) {
+        if (o->mode == DDB_MODE_IMPORT || o->mode == DDB_MODE_VALIDATE || v->rc != 0 ||
+            v->rc2 != 0)
+            return 0; /* not put, or put by an import (a table's business) */
+        idx = pl_entity_index(o->mapping, v->d.entity);
+        if (o->mode == DDB_MODE_EXPORT) {
+            if (project(v, o, a) != 0)
+                return 0;
+            put = &v->out;
+            declared = v->declared;
+        } else {
+            put = &v->item;
+        }
+    }
+    if (o->output->format(o->output, idx, rec->kind, put, declared, text, s) != 0 || text->oom) {
+        text->len = start; /* put formats it */
+        text->oom = 0;
+        return 0;
+    }
+    v->formatted = 1;
+    v->text_off = start;
+    v->text_len = text->len - start;
+    return 0;
+}
+
 /* Whether the record is one the selection asks for, and within --sample: an
  * item of no entity is not; a record of a selected entity that failed to
  * decode is (its rejection is news). */
@@ -101,17 +145,34 @@ static int asked_for(run *r, const pl_verdict *v)
     return 1;
 }
 
+static int put_item(run *r, ddb_record *rec, const pl_verdict *v, ddb_error *err);
+
 int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *err)
 {
     const ddb_pipeline_opts *o = r->o;
     pl_verdict now;
     const pl_verdict *v = pre;
-    int idx;
+    int rc;
 
     if (v == NULL) {
         pl_item_compute(&now, o, rec, r->shapes, r->arena);
         v = &now;
     }
+    /* the bytes made ahead are put for the length of this call */
+    rec->formatted = v->formatted ? v->text : NULL;
+    rec->formatted_len = v->formatted ? v->text_len : 0;
+    rc = put_item(r, rec, v, err);
+    rec->formatted = NULL;
+    rec->formatted_len = 0;
+    return rc;
+}
+
+/* pl_process_item's work, with v computed. */
+static int put_item(run *r, ddb_record *rec, const pl_verdict *v, ddb_error *err)
+{
+    const ddb_pipeline_opts *o = r->o;
+    int idx;
+
     if (v->oom)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if (v->invalid) {
@@ -149,10 +210,10 @@ int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *e
         if (v->rc2 != 0)
             return pl_reject(r, rec, idx, v->msg, err);
         if (o->mode == DDB_MODE_EXPORT) {
-            ddb_map out;
-            size_t declared;
-            if (ddb_select_project(o->select, &v->d.record, v->d.n_declared, &out, &declared,
-                                   r->arena) != 0)
+            ddb_map out = v->out;
+            size_t declared = v->declared;
+            if (!v->projected && ddb_select_project(o->select, &v->d.record, v->d.n_declared,
+                                                    &out, &declared, r->arena) != 0)
                 return ddb_error_set(err, DDB_ENOMEM, "out of memory");
             return o->output->vt->put(o->output, idx, rec->kind, &out, declared, rec, err);
         }

@@ -46,6 +46,9 @@ typedef struct file_output {
     ddb_schema *schema; /* column types of the entity files, when asked for */
     int finishing;      /* fo_finish began: what is sent is past any checkpoint */
     ddb_buf scratch;    /* a refused record's JSON */
+    /* per entity (or the one slot without a mapping), how its files' lines
+     * are made, for any thread (fo_format); NULL: only its writer knows */
+    ddb_line_format **formats;
 } file_output;
 
 /* Opens path for a writer: an atomic temporary file, or in resumable mode the
@@ -267,27 +270,37 @@ static int open_partitioned(file_output *fo, file_slot *slot, const ddb_entity *
                                       (size_t)field, wo, &io, 0, err);
 }
 
-static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, ddb_error *err)
+/* The options of the writers of fo's files. */
+static ddb_writer_opts writer_opts(const file_output *fo)
 {
-    const ddb_entity *e = NULL;
     ddb_writer_opts wo = {.delimiter = fo->opts.delimiter,
                           .extra_plain = fo->opts.extra_plain,
                           .max_columns = fo->opts.max_columns,
                           .parquet_codec = fo->opts.parquet_codec,
                           .parquet_group_rows = fo->opts.parquet_group_rows,
-                          .parquet_max_file_bytes = fo->opts.max_file_bytes};
+                          .parquet_max_file_bytes = fo->opts.max_file_bytes,
+                          .typed_values = fo->opts.typed_values};
+    return wo;
+}
+
+static const ddb_entity *slot_entity(const file_output *fo, int index)
+{
+    return fo->opts.mapping != NULL && index >= 0 ? &fo->opts.mapping->entities[index] : NULL;
+}
+
+static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, ddb_error *err)
+{
+    const ddb_entity *e = slot_entity(fo, index);
+    ddb_writer_opts wo = writer_opts(fo);
     ddb_sink *sink = NULL;
     int rc;
 
-    if (fo->opts.mapping != NULL && index >= 0)
-        e = &fo->opts.mapping->entities[index];
     if (fo->opts.records && (partition_field(fo, e) >= 0 || fo->opts.max_file_bytes > 0))
         return open_partitioned(fo, slot, e, partition_field(fo, e), deletes, &wo, err);
     if ((slot->path = slot_path(fo, index, deletes)) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if ((rc = open_sink(&sink, fo, slot->path, &wo.appending, err)) != 0)
         return rc;
-    wo.typed_values = fo->opts.typed_values;
     if (fo->opts.format == DDB_OUT_CSV && (e == NULL || !fo->opts.records))
         return open_union_writer(fo, slot, sink, &wo, err);
     /* Items (convert, encode) are written whole; records follow their entity. */
@@ -307,7 +320,10 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
     if (slot->w == NULL && (rc = open_slot(fo, slot, fo->opts.mapping ? (int)i : -1,
                                            kind == DDB_REC_DELETE, err)) != 0)
         return rc;
-    rc = ddb_writer_write(slot->w, rec, fo->opts.records ? n_declared : 0, &werr);
+    if (origin != NULL && origin->formatted != NULL) /* fo_format made it */
+        rc = ddb_writer_write_line(slot->w, origin->formatted, origin->formatted_len, &werr);
+    else
+        rc = ddb_writer_write(slot->w, rec, fo->opts.records ? n_declared : 0, &werr);
     if (rc == DDB_WRITER_REFUSED) { /* not exactly writable there: a reject, not a failure */
         ddb_output_refuse(o, index, kind, rec, origin, werr.message, &fo->scratch);
         return 0;
@@ -318,6 +334,38 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
         ddb_schema_observe(fo->schema, (size_t)index, rec, n_declared);
     if (o->ack)
         o->ack(o->ack_ctx, index, kind, origin ? origin->seq : 0);
+    return 0;
+}
+
+/* The line the writer of entity index would write for rec, from the format
+ * made with the writers' own options before any thread ran. */
+static int fo_format(const ddb_output *o, int index, ddb_record_kind kind, const ddb_map *rec,
+                     size_t n_declared, ddb_buf *line, struct ddb_format_scratch *s)
+{
+    const file_output *fo = (const file_output *)o;
+    size_t i = index < 0 || fo->opts.mapping == NULL ? 0 : (size_t)index;
+    (void)kind; /* an entity's deletes file is written as its main one */
+    if (fo->formats[i] == NULL)
+        return 1;
+    return ddb_line_format_put(fo->formats[i], line, s, rec, fo->opts.records ? n_declared : 0);
+}
+
+/* fo->formats: an entity's files have lines of their own unless its
+ * writer is Parquet's, a CSV's columns come from its records, or its
+ * records go to the partition their value names. */
+static int make_formats(file_output *fo)
+{
+    ddb_writer_opts wo = writer_opts(fo);
+    if ((fo->formats = calloc(fo->n, sizeof(*fo->formats))) == NULL)
+        return DDB_ENOMEM;
+    for (size_t i = 0; i < fo->n; i++) {
+        const ddb_entity *e = slot_entity(fo, fo->opts.mapping ? (int)i : -1);
+        if (fo->opts.records && partition_field(fo, e) >= 0)
+            continue;
+        if (ddb_line_format_new(&fo->formats[i], fo->opts.format, fo->opts.records ? e : NULL,
+                                &wo) != 0)
+            return DDB_ENOMEM;
+    }
     return 0;
 }
 
@@ -645,6 +693,9 @@ static void fo_free(ddb_output *o)
     for (size_t i = 0; i < fo->n_committed; i++)
         free(fo->committed[i]);
     free(fo->committed);
+    for (size_t i = 0; fo->formats && i < fo->n; i++)
+        ddb_line_format_free(fo->formats[i]);
+    free(fo->formats);
     free(fo->dir);
     ddb_schema_free(fo->schema);
     ddb_buf_dispose(&fo->scratch);
@@ -670,12 +721,13 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
     }
     fo->base.vt = &file_vt;
     fo->base.writes_at_once = 1;
+    fo->base.format = fo_format;
     fo->opts = *opts;
     fo->dir = strdup(opts->dir);
     fo->n = opts->mapping ? opts->mapping->n_entities : 1;
     fo->puts = calloc(fo->n, sizeof(file_slot));
     fo->dels = calloc(fo->n, sizeof(file_slot));
-    if (fo->dir == NULL || fo->puts == NULL || fo->dels == NULL) {
+    if (fo->dir == NULL || fo->puts == NULL || fo->dels == NULL || make_formats(fo) != 0) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }

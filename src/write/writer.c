@@ -4,6 +4,7 @@
  */
 #include "ddbpipe/writer.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,13 +14,25 @@
 #include "core/name_set.h"
 #include "write/csv_cell.h"
 
-typedef struct rec_writer {
-    ddb_writer base;
+/* How a writer's records become lines: fixed when it is made, so any thread
+ * may format with it while the writer writes (ddb_line_format_put). */
+struct ddb_line_format {
     ddb_out_format fmt;
     const ddb_entity *entity;
-    ddb_buf line;
-    ddb_buf cell;
     char delim;
+    int typed_values; /* NDJSON without an entity: DynamoDB JSON values */
+    int extra_plain;  /* undeclared attributes as plain JSON values */
+    /* NDJSON of an entity: each field's "name": as written, in one buffer
+     * (field i's from name_at[i] to name_at[i + 1]) */
+    ddb_buf names_json;
+    size_t *name_at;
+};
+
+typedef struct rec_writer {
+    ddb_writer base;
+    ddb_line_format f;
+    ddb_buf line;
+    ddb_format_scratch s;
     /* CSV without an entity: the columns, fixed by opts or the first record */
     size_t n_columns;
     ddb_type *column_types; /* NULL: untyped columns */
@@ -30,15 +43,7 @@ typedef struct rec_writer {
     ddb_name_set col_names;
     size_t *col_name;
     ptrdiff_t *col_first, *col_next, *col_at;
-    int typed_values; /* NDJSON without an entity: DynamoDB JSON values */
     int header_done;
-    unsigned char *used; /* per record attribute: placed in a column */
-    size_t used_cap;
-    int extra_plain; /* undeclared attributes as plain JSON values */
-    /* NDJSON of an entity: each field's "name": as written, in one buffer
-     * (field i's from name_at[i] to name_at[i + 1]) */
-    ddb_buf names_json;
-    size_t *name_at;
 } rec_writer;
 
 static const char *const out_names[] = {"ndjson", "csv", "ddb-json", "parquet"};
@@ -81,21 +86,21 @@ static int emit(rec_writer *w, ddb_error *err)
     return rc;
 }
 
-static void put_cell(rec_writer *w, const ddb_value *v, int typed)
+static void put_cell(const ddb_line_format *f, ddb_buf *line, ddb_buf *cell, const ddb_value *v,
+                     int typed)
 {
     if ((v->type == DDB_TYPE_S || v->type == DDB_TYPE_N) && v->u.s.len > 0) {
-        /* their cell text is their own text: no copy through w->cell */
-        ddb_csv_put_field(&w->line, v->u.s.ptr, v->u.s.len, w->delim, 0);
+        /* their cell text is their own text: no copy through cell */
+        ddb_csv_put_field(line, v->u.s.ptr, v->u.s.len, f->delim, 0);
         return;
     }
-    ddb_buf_clear(&w->cell);
+    ddb_buf_clear(cell);
     if (typed)
-        ddb_csv_typed_cell_text(&w->cell, v);
+        ddb_csv_typed_cell_text(cell, v);
     else
-        ddb_csv_cell_text(&w->cell, v);
+        ddb_csv_cell_text(cell, v);
     /* An empty value (string or binary) is quoted so it does not read back as "absent". */
-    ddb_csv_put_field(&w->line, w->cell.ptr ? w->cell.ptr : "", w->cell.len, w->delim,
-                      w->cell.len == 0);
+    ddb_csv_put_field(line, cell->ptr ? cell->ptr : "", cell->len, f->delim, cell->len == 0);
 }
 
 static int name_is(const ddb_str *n, const char *s, size_t len)
@@ -105,79 +110,102 @@ static int name_is(const ddb_str *n, const char *s, size_t len)
 
 /* ---------------------------------------------------------------- NDJSON */
 
-static int write_ndjson(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
+static void format_ndjson(const ddb_line_format *lf, ddb_buf *b, const ddb_map *rec,
+                          size_t n_declared)
 {
-    rec_writer *w = (rec_writer *)base;
-    ddb_buf *b = &w->line;
-    if (w->entity == NULL) {
-        if (w->typed_values)
+    const ddb_entity *e = lf->entity;
+    int first = 1;
+    size_t f = 0; /* declared attributes come in field order: one merge walk */
+
+    if (e == NULL) {
+        if (lf->typed_values)
             ddb_json_put_typed_map(b, rec);
         else
             ddb_json_put_plain_map(b, rec);
-    } else {
-        int first = 1;
-        size_t f = 0; /* declared attributes come in field order: one merge walk */
-        ddb_buf_putc(b, '{');
-        for (size_t i = 0; i < n_declared; i++) {
-            const ddb_str *name = &rec->attrs[i].name;
-            if (!first)
-                ddb_buf_putc(b, ',');
-            first = 0;
-            /* a decoded record names its fields with the mapping's own strings */
-            while (f < w->entity->n_fields && (w->entity->fields[f].name != name->ptr ||
-                                               w->entity->fields[f].name_len != name->len))
-                f++;
-            if (f < w->entity->n_fields && w->name_at != NULL) {
-                ddb_buf_append(b, w->names_json.ptr + w->name_at[f],
-                               w->name_at[f + 1] - w->name_at[f]);
-                f++;
-            } else {
-                f = 0;
-                ddb_json_put_string(b, name->ptr, name->len);
-                ddb_buf_putc(b, ':');
-            }
-            ddb_json_put_plain_value(b, &rec->attrs[i].value);
-        }
-        if (rec->count > n_declared) {
-            /* Undeclared attributes keep their DynamoDB types so they round-trip,
-             * unless plain values were asked for (analytics tools). */
-            ddb_map extra = {rec->attrs + n_declared, rec->count - n_declared};
-            if (!first)
-                ddb_buf_putc(b, ',');
-            ddb_buf_puts(b, "\"" DDB_EXTRA_FIELD "\":");
-            if (w->extra_plain)
-                ddb_json_put_plain_map(b, &extra);
-            else
-                ddb_json_put_typed_map(b, &extra);
-        }
-        ddb_buf_putc(b, '}');
+        ddb_buf_putc(b, '\n');
+        return;
     }
-    ddb_buf_putc(b, '\n');
-    return emit(w, err);
+    ddb_buf_putc(b, '{');
+    for (size_t i = 0; i < n_declared; i++) {
+        const ddb_str *name = &rec->attrs[i].name;
+        if (!first)
+            ddb_buf_putc(b, ',');
+        first = 0;
+        /* a decoded record names its fields with the mapping's own strings */
+        while (f < e->n_fields &&
+               (e->fields[f].name != name->ptr || e->fields[f].name_len != name->len))
+            f++;
+        if (f < e->n_fields && lf->name_at != NULL) {
+            ddb_buf_append(b, lf->names_json.ptr + lf->name_at[f],
+                           lf->name_at[f + 1] - lf->name_at[f]);
+            f++;
+        } else {
+            f = 0;
+            ddb_json_put_string(b, name->ptr, name->len);
+            ddb_buf_putc(b, ':');
+        }
+        ddb_json_put_plain_value(b, &rec->attrs[i].value);
+    }
+    if (rec->count > n_declared) {
+        /* Undeclared attributes keep their DynamoDB types so they round-trip,
+         * unless plain values were asked for (analytics tools). */
+        ddb_map extra = {rec->attrs + n_declared, rec->count - n_declared};
+        if (!first)
+            ddb_buf_putc(b, ',');
+        ddb_buf_puts(b, "\"" DDB_EXTRA_FIELD "\":");
+        if (lf->extra_plain)
+            ddb_json_put_plain_map(b, &extra);
+        else
+            ddb_json_put_typed_map(b, &extra);
+    }
+    ddb_buf_puts(b, "}\n");
 }
 
 /* ------------------------------------------------------------------- CSV */
 
-static int ensure_used(rec_writer *w, size_t n)
+/* s->used: per attribute of the record, whether a column holds it. */
+static int ensure_used(ddb_format_scratch *s, size_t n)
 {
-    if (n > w->used_cap) {
-        unsigned char *u = realloc(w->used, n);
-        if (u == NULL)
-            return DDB_ENOMEM;
-        w->used = u;
-        w->used_cap = n;
-    }
+    ddb_buf_clear(&s->used);
+    if (ddb_buf_reserve(&s->used, n) != 0)
+        return DDB_ENOMEM;
     if (n)
-        memset(w->used, 0, n);
+        memset(s->used.ptr, 0, n);
     return 0;
 }
 
 /* Appends the "_extra" cell: every attribute not placed in a column. */
-static void put_extra_cell(rec_writer *w, const ddb_map *rec)
+static void put_extra_cell(const ddb_line_format *f, ddb_buf *line, ddb_format_scratch *s,
+                           const ddb_map *rec)
 {
-    ddb_buf_clear(&w->cell);
-    if (ddb_csv_extra_text(&w->cell, rec, w->used, w->extra_plain))
-        ddb_csv_put_field(&w->line, w->cell.ptr, w->cell.len, w->delim, 0);
+    ddb_buf_clear(&s->cell);
+    if (ddb_csv_extra_text(&s->cell, rec, (const unsigned char *)s->used.ptr, f->extra_plain))
+        ddb_csv_put_field(line, s->cell.ptr, s->cell.len, f->delim, 0);
+}
+
+/* A record of the entity: its fields' cells, then _extra. */
+static void format_csv_entity(const ddb_line_format *lf, ddb_buf *line, ddb_format_scratch *s,
+                              const ddb_map *rec, size_t n_declared)
+{
+    const ddb_entity *e = lf->entity;
+    unsigned char *used = (unsigned char *)s->used.ptr;
+    size_t c = 0; /* declared attributes come in field order: one merge walk */
+    for (size_t i = 0; i < e->n_fields; i++) {
+        const ddb_field *f = &e->fields[i];
+        /* a decoded record names its fields with the mapping's own strings */
+        if (c < n_declared && (rec->attrs[c].name.ptr == f->name ||
+                               name_is(&rec->attrs[c].name, f->name, f->name_len))) {
+            /* CSV cannot hold a NULL in a typed column: it goes to _extra. */
+            if (rec->attrs[c].value.type != DDB_TYPE_NULL || f->type == DDB_TYPE_NULL) {
+                put_cell(lf, line, &s->cell, &rec->attrs[c].value, 0);
+                used[c] = 1;
+            }
+            c++;
+        }
+        ddb_buf_putc(line, lf->delim);
+    }
+    put_extra_cell(lf, line, s, rec);
+    ddb_buf_putc(line, '\n');
 }
 
 static int ends_like_type(const char *name, size_t len)
@@ -191,25 +219,25 @@ static int ends_like_type(const char *name, size_t len)
 
 static void header_line(rec_writer *w)
 {
-    if (w->entity != NULL) {
-        for (size_t i = 0; i < w->entity->n_fields; i++) {
-            ddb_csv_put_field(&w->line, w->entity->fields[i].name,
-                              strlen(w->entity->fields[i].name), w->delim, 0);
-            ddb_buf_putc(&w->line, w->delim);
+    if (w->f.entity != NULL) {
+        for (size_t i = 0; i < w->f.entity->n_fields; i++) {
+            ddb_csv_put_field(&w->line, w->f.entity->fields[i].name,
+                              strlen(w->f.entity->fields[i].name), w->f.delim, 0);
+            ddb_buf_putc(&w->line, w->f.delim);
         }
     } else {
         for (size_t i = 0; i < w->n_columns; i++) {
             ddb_type t = w->column_types ? w->column_types[i] : DDB_TYPE_NONE;
             const ddb_name *name = &w->col_names.at[w->col_name[i]];
-            ddb_buf_clear(&w->cell);
-            ddb_buf_append(&w->cell, name->name, name->len);
+            ddb_buf_clear(&w->s.cell);
+            ddb_buf_append(&w->s.cell, name->name, name->len);
             /* A string column is just its name, unless the name itself ends in
              * ":TYPE" (an attribute "ratio:N"), which the reader would take for
              * a type: then it says ":S". */
             if (t != DDB_TYPE_NONE && (t != DDB_TYPE_S || ends_like_type(name->name, name->len)))
-                ddb_buf_printf(&w->cell, ":%s", ddb_type_name(t));
-            ddb_csv_put_field(&w->line, w->cell.ptr, w->cell.len, w->delim, 0);
-            ddb_buf_putc(&w->line, w->delim);
+                ddb_buf_printf(&w->s.cell, ":%s", ddb_type_name(t));
+            ddb_csv_put_field(&w->line, w->s.cell.ptr, w->s.cell.len, w->f.delim, 0);
+            ddb_buf_putc(&w->line, w->f.delim);
         }
     }
     ddb_buf_puts(&w->line, DDB_EXTRA_FIELD "\n");
@@ -264,11 +292,17 @@ static int set_columns(rec_writer *w, const char *const *names, const size_t *le
 static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
 {
     rec_writer *w = (rec_writer *)base;
+    unsigned char *used;
     int rc;
 
-    if (ensure_used(w, rec->count) != 0)
+    if (w->f.entity != NULL) {
+        if ((rc = ddb_line_format_put(&w->f, &w->line, &w->s, rec, n_declared)) != 0)
+            return ddb_error_set(err, rc, "out of memory");
+        return emit(w, err);
+    }
+    if (ensure_used(&w->s, rec->count) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if (w->entity == NULL && !w->header_done) {
+    if (!w->header_done) {
         /* No mapping: the first record's attributes become the columns. */
         const char **names = malloc((rec->count ? rec->count : 1) * sizeof(char *));
         size_t *lens = malloc((rec->count ? rec->count : 1) * sizeof(size_t));
@@ -286,64 +320,137 @@ static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, dd
         free(lens);
         if (rc != 0)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        if ((rc = write_csv_header(w, err)) != 0)
+            return rc;
     }
-    if (!w->header_done && (rc = write_csv_header(w, err)) != 0)
-        return rc;
-
-    if (w->entity != NULL) {
-        size_t c = 0; /* declared attributes come in field order: one merge walk */
-        for (size_t i = 0; i < w->entity->n_fields; i++) {
-            const ddb_field *f = &w->entity->fields[i];
-            /* a decoded record names its fields with the mapping's own strings */
-            if (c < n_declared && (rec->attrs[c].name.ptr == f->name ||
-                                   name_is(&rec->attrs[c].name, f->name, f->name_len))) {
-                /* CSV cannot hold a NULL in a typed column: it goes to _extra. */
-                if (rec->attrs[c].value.type != DDB_TYPE_NULL ||
-                    w->entity->fields[i].type == DDB_TYPE_NULL) {
-                    put_cell(w, &rec->attrs[c].value, 0);
-                    w->used[c] = 1;
-                }
-                c++;
-            }
-            ddb_buf_putc(&w->line, w->delim);
+    used = (unsigned char *)w->s.used.ptr;
+    /* each attribute into its columns, once (the first of a name, as
+     * a search would find it, is put in last) */
+    for (size_t i = 0; i < w->n_columns; i++)
+        w->col_at[i] = -1;
+    for (size_t i = rec->count; i-- > 0;)
+        for (ptrdiff_t c = column_named(w, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
+             c >= 0; c = w->col_next[c])
+            w->col_at[c] = (ptrdiff_t)i;
+    for (size_t i = 0; i < w->n_columns; i++) {
+        ptrdiff_t at = w->col_at[i];
+        ddb_type t = w->column_types ? w->column_types[i] : DDB_TYPE_NONE;
+        /* A typed column holds only its type; NULL never has a column. */
+        if (at >= 0 && rec->attrs[at].value.type != DDB_TYPE_NULL &&
+            (t == DDB_TYPE_NONE || rec->attrs[at].value.type == t)) {
+            put_cell(&w->f, &w->line, &w->s.cell, &rec->attrs[at].value, t != DDB_TYPE_NONE);
+            used[at] = 1;
         }
-    } else {
-        /* each attribute into its columns, once (the first of a name, as
-         * a search would find it, is put in last) */
-        for (size_t i = 0; i < w->n_columns; i++)
-            w->col_at[i] = -1;
-        for (size_t i = rec->count; i-- > 0;)
-            for (ptrdiff_t c = column_named(w, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
-                 c >= 0; c = w->col_next[c])
-                w->col_at[c] = (ptrdiff_t)i;
-        for (size_t i = 0; i < w->n_columns; i++) {
-            ptrdiff_t at = w->col_at[i];
-            ddb_type t = w->column_types ? w->column_types[i] : DDB_TYPE_NONE;
-            /* A typed column holds only its type; NULL never has a column. */
-            if (at >= 0 && rec->attrs[at].value.type != DDB_TYPE_NULL &&
-                (t == DDB_TYPE_NONE || rec->attrs[at].value.type == t)) {
-                put_cell(w, &rec->attrs[at].value, t != DDB_TYPE_NONE);
-                w->used[at] = 1;
-            }
-            ddb_buf_putc(&w->line, w->delim);
-        }
+        ddb_buf_putc(&w->line, w->f.delim);
     }
-    put_extra_cell(w, rec);
+    put_extra_cell(&w->f, &w->line, &w->s, rec);
     ddb_buf_putc(&w->line, '\n');
     return emit(w, err);
 }
 
-/* --------------------------------------------------------- DynamoDB JSON */
+/* ------------------------------------------------------------- formatting */
 
-static int write_ddbjson(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
+int ddb_line_format_put(const ddb_line_format *f, ddb_buf *line, ddb_format_scratch *s,
+                        const ddb_map *rec, size_t n_declared)
+{
+    assert(f->fmt != DDB_OUT_CSV || f->entity != NULL);
+    switch (f->fmt) {
+    case DDB_OUT_CSV:
+        if (ensure_used(s, rec->count) != 0)
+            return DDB_ENOMEM;
+        format_csv_entity(f, line, s, rec, n_declared);
+        break;
+    case DDB_OUT_DDBJSON:
+        ddb_buf_puts(line, "{\"Item\":");
+        ddb_json_put_typed_map(line, rec);
+        ddb_buf_puts(line, "}\n");
+        break;
+    default:
+        format_ndjson(f, line, rec, n_declared);
+        break;
+    }
+    return line->oom || s->cell.oom ? DDB_ENOMEM : 0;
+}
+
+static int write_line(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
 {
     rec_writer *w = (rec_writer *)base;
-    (void)n_declared;
-    ddb_buf_puts(&w->line, "{\"Item\":");
-    ddb_json_put_typed_map(&w->line, rec);
-    ddb_buf_puts(&w->line, "}\n");
+    int rc = ddb_line_format_put(&w->f, &w->line, &w->s, rec, n_declared);
+    if (rc != 0)
+        return ddb_error_set(err, rc, "out of memory formatting a record");
     return emit(w, err);
 }
+
+int ddb_writer_write_line(ddb_writer *base, const char *line, size_t len, ddb_error *err)
+{
+    int rc;
+    assert(base->vt->write == write_line || base->vt->write == write_csv);
+    rc = ddb_sink_write(base->sink, line, len, err);
+    if (rc == 0)
+        base->records++;
+    return rc;
+}
+
+/* Fills f for records of e (NULL: items) in fmt, which has lines. */
+static int line_format_init(ddb_line_format *f, ddb_out_format fmt, const ddb_entity *e,
+                            const ddb_writer_opts *opts)
+{
+    f->fmt = fmt;
+    f->entity = e;
+    f->delim = opts && opts->delimiter ? opts->delimiter : ',';
+    f->extra_plain = opts && opts->extra_plain;
+    f->typed_values = opts && opts->typed_values;
+    if (fmt != DDB_OUT_NDJSON || e == NULL)
+        return 0;
+    /* the names as written, once, not escaped again for every record */
+    if ((f->name_at = malloc((e->n_fields + 1) * sizeof(*f->name_at))) == NULL)
+        return DDB_ENOMEM;
+    for (size_t i = 0; i < e->n_fields; i++) {
+        f->name_at[i] = f->names_json.len;
+        ddb_json_put_string(&f->names_json, e->fields[i].name, e->fields[i].name_len);
+        ddb_buf_putc(&f->names_json, ':');
+    }
+    f->name_at[e->n_fields] = f->names_json.len;
+    return f->names_json.oom ? DDB_ENOMEM : 0;
+}
+
+static void line_format_dispose(ddb_line_format *f)
+{
+    ddb_buf_dispose(&f->names_json);
+    free(f->name_at);
+}
+
+int ddb_line_format_new(ddb_line_format **out, ddb_out_format fmt, const ddb_entity *e,
+                        const ddb_writer_opts *opts)
+{
+    ddb_line_format *f;
+    *out = NULL;
+    if (fmt == DDB_OUT_PARQUET || (fmt == DDB_OUT_CSV && e == NULL))
+        return 0; /* columns (Parquet's, the union CSV's) are the writer's state */
+    if ((f = calloc(1, sizeof(*f))) == NULL)
+        return DDB_ENOMEM;
+    if (line_format_init(f, fmt, e, opts) != 0) {
+        ddb_line_format_free(f);
+        return DDB_ENOMEM;
+    }
+    *out = f;
+    return 0;
+}
+
+void ddb_line_format_free(ddb_line_format *f)
+{
+    if (f == NULL)
+        return;
+    line_format_dispose(f);
+    free(f);
+}
+
+void ddb_format_scratch_dispose(ddb_format_scratch *s)
+{
+    ddb_buf_dispose(&s->cell);
+    ddb_buf_dispose(&s->used);
+}
+
 
 /* ------------------------------------------------------------- lifecycle */
 
@@ -351,21 +458,18 @@ static void rec_free(ddb_writer *base)
 {
     rec_writer *w = (rec_writer *)base;
     ddb_buf_dispose(&w->line);
-    ddb_buf_dispose(&w->cell);
-    ddb_buf_dispose(&w->names_json);
-    free(w->name_at);
+    ddb_format_scratch_dispose(&w->s);
+    line_format_dispose(&w->f);
     ddb_name_set_dispose(&w->col_names);
     free(w->col_name);
     free(w->col_first);
     free(w->col_next);
     free(w->col_at);
     free(w->column_types);
-    free(w->used);
 }
 
-static const ddb_writer_vtable ndjson_vt = {write_ndjson, rec_free, NULL, NULL};
+static const ddb_writer_vtable line_vt = {write_line, rec_free, NULL, NULL};
 static const ddb_writer_vtable csv_vt = {write_csv, rec_free, NULL, NULL};
-static const ddb_writer_vtable ddbjson_vt = {write_ddbjson, rec_free, NULL, NULL};
 
 int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const ddb_entity *e,
                    const ddb_writer_opts *opts, ddb_error *err)
@@ -383,28 +487,10 @@ int ddb_writer_new(ddb_writer **out, ddb_out_format fmt, ddb_sink *sink, const d
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
     w->base.sink = sink;
-    w->fmt = fmt;
-    w->entity = e;
-    w->delim = opts && opts->delimiter ? opts->delimiter : ',';
-    w->extra_plain = opts && opts->extra_plain;
-    w->typed_values = opts && opts->typed_values;
-    w->base.vt = fmt == DDB_OUT_CSV ? &csv_vt : fmt == DDB_OUT_DDBJSON ? &ddbjson_vt : &ndjson_vt;
-    if (fmt == DDB_OUT_NDJSON && e != NULL) {
-        /* the names as written, once, not escaped again for every record */
-        if ((w->name_at = malloc((e->n_fields + 1) * sizeof(*w->name_at))) == NULL) {
-            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            goto done;
-        }
-        for (size_t i = 0; i < e->n_fields; i++) {
-            w->name_at[i] = w->names_json.len;
-            ddb_json_put_string(&w->names_json, e->fields[i].name, e->fields[i].name_len);
-            ddb_buf_putc(&w->names_json, ':');
-        }
-        w->name_at[e->n_fields] = w->names_json.len;
-        if (w->names_json.oom) {
-            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            goto done;
-        }
+    w->base.vt = fmt == DDB_OUT_CSV ? &csv_vt : &line_vt;
+    if (line_format_init(&w->f, fmt, e, opts) != 0) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
     }
     if (fmt == DDB_OUT_CSV) {
         if (e == NULL && opts && opts->columns &&

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Decoding ahead on a second thread changes nothing but the time: export (CSV, NDJSON+gzip,
-# DynamoDB JSON), validate and convert give byte-identical files, rejects, unmatched items,
-# counts and exit codes with --threads 1 and by default, on an input whose bad lines, unmatched
-# items and undecodable items fall in many different batches; --max-rejects stops on the same
-# record; checkpoints taken while decoding ahead leave the same outputs.
+# Computing ahead on N threads (parsing, decoding, formatting each file's lines) changes nothing
+# but the time: export (CSV, NDJSON+gzip, DynamoDB JSON, with a mapping and without), validate
+# and convert give byte-identical files, rejects, unmatched items, counts and exit codes with
+# --threads 1, 2, 4 and by default, on an input whose bad lines, unmatched items and undecodable
+# items fall in many different batches, and on every golden case that exports or converts;
+# --max-rejects stops on the same record; checkpoints taken while computing ahead leave the same
+# outputs, and a run stopped under --state and resumed with other threads finishes them.
 . "$(dirname "$0")/lib.bash"
 gen="$tools/ddbpipe-gen"
 M="$root/formats/favorites.json"
@@ -36,21 +38,33 @@ same() {
         fail "$a and $b hold different files"
 }
 
-run_both() { # NAME ARGS...: runs ARGS with --threads 1 into NAME.1 and by default into NAME.2
-    local name=$1 c1 c2
+# run_both NAME ARGS...: runs ARGS with --threads 1 into NAME.1, by default into NAME.2, and with
+# --threads 4 into NAME.4 (more threads than this machine may have cores: batches then finish
+# out of order)
+run_both() {
+    local name=$1 c1 c t
     shift
     "$bin" "$@" --out "$name.1" --threads 1 --quiet 2>"$name.1.err"
     c1=$?
-    "$bin" "$@" --out "$name.2" --quiet 2>"$name.2.err"
-    c2=$?
-    [ "$c1" = "$c2" ] || fail "$name: exit $c1 with one thread, $c2 with two"
     [ "$c1" = 1 ] || fail "$name: exit $c1 (rejects expected: 1)"
-    same "$name.1" "$name.2"
+    for t in 2 4; do
+        "$bin" "$@" --out "$name.$t" $([ $t = 4 ] && echo --threads 4) --quiet 2>"$name.$t.err"
+        c=$?
+        [ "$c1" = "$c" ] || fail "$name: exit $c1 with one thread, $c with $t"
+        same "$name.1" "$name.$t"
+    done
 }
 
 run_both csv export input.json.gz --mapping "$M" --format csv
 run_both ndjson export input.json.gz --mapping "$M" --format ndjson --gzip
 run_both ddbjson export input.json.gz --mapping "$M" --format ddb-json
+run_both plain export input.json.gz --mapping "$M" --format ndjson --extra plain
+# without a mapping: items as they are (the CSV's columns come from the records: formatted by
+# the thread that writes)
+run_both items-ndjson export input.json.gz --format ndjson
+run_both items-typed export input.json.gz --format ndjson --typed
+run_both items-ddbjson export input.json.gz --format ddb-json
+run_both items-csv export input.json.gz --format csv
 run_both convert convert input.json.gz --mapping "$M" --to-mapping "$M2"
 run_both select export input.json.gz --mapping "$M" --format csv --entities FavoriteData,Tag \
     --where 'userId>=m,dataType^=I'
@@ -91,22 +105,81 @@ cmp -s <(grep -v "records/s" v1.out) <(grep -v "records/s" v2.out) ||
     fail "validate: reports differ"
 
 # --max-rejects: the run stops on the same record whatever the threads
-for t in 1 2; do
+for t in 1 2 4; do
     "$bin" export input.json.gz --mapping "$M" --format csv --out lim.$t --max-rejects 10 \
         --threads $t --summary lim.$t.json --quiet 2>/dev/null
     echo $? >lim.$t.code
 done
-cmp -s lim.1.code lim.2.code || fail "--max-rejects: exit codes differ"
 # (the bytes read differ: records read ahead of the stop were read, and are "not done")
-nobytes='s/"seconds":[0-9.]*//; s/"bytes_[a-z]*":[0-9]*//g; s/lim\.[12]/X/g'
-cmp -s <(sed "$nobytes" lim.1.json) <(sed "$nobytes" lim.2.json) || fail "--max-rejects: counts differ"
+nobytes='s/"seconds":[0-9.]*//; s/"bytes_[a-z]*":[0-9]*//g; s/lim\.[124]/X/g'
+for t in 2 4; do
+    cmp -s lim.1.code lim.$t.code || fail "--max-rejects: exit codes differ ($t threads)"
+    cmp -s <(sed "$nobytes" lim.1.json) <(sed "$nobytes" lim.$t.json) ||
+        fail "--max-rejects: counts differ ($t threads)"
+done
 grep -q '"rejected":11' lim.2.json || fail "--max-rejects 10: not stopped at the 11th reject"
 
-# checkpoints while decoding ahead (several a second) leave the same files
-"$bin" export input.json.gz --mapping "$M" --format csv --out ck --state ck.state \
-    --checkpoint-interval 0 --quiet 2>/dev/null
-grep -q '"complete":true' ck.state || fail "the state is not complete"
-for n in $(cd csv.1 && find . -type f ! -name summary.json | sort); do
-    cmp -s "csv.1/$n" "ck/$n" || fail "$n differs after a run with checkpoints"
+# checkpoints while computing ahead (several a second) leave the same files
+for t in 2 4; do
+    "$bin" export input.json.gz --mapping "$M" --format csv --out ck$t --state ck$t.state \
+        --checkpoint-interval 0 --threads $t --quiet 2>/dev/null
+    grep -q '"complete":true' ck$t.state || fail "the state is not complete ($t threads)"
+    for n in $(cd csv.1 && find . -type f ! -name summary.json | sort); do
+        cmp -s "csv.1/$n" "ck$t/$n" || fail "$n differs after a run with checkpoints ($t threads)"
+    done
 done
+
+# stopped mid-run under --state (at the 11th reject, with checkpoints all along) with one
+# number of threads and resumed with another: the files of the uninterrupted run
+for pair in "4 1" "1 4" "2 4"; do
+    set -- $pair
+    d=res$1$2
+    "$bin" export input.json.gz --mapping "$M" --format ndjson --gzip --out $d --state $d.state \
+        --checkpoint-interval 0 --max-rejects 10 --threads $1 --quiet 2>/dev/null
+    [ $? = 1 ] || fail "$d: the run was not stopped by --max-rejects"
+    grep -q '"complete":true' $d.state && fail "$d: stopped, yet the state is complete"
+    "$bin" export input.json.gz --mapping "$M" --format ndjson --gzip --out $d --state $d.state \
+        --resume --threads $2 --quiet 2>$d.err
+    [ $? = 1 ] || fail "$d: the resumed run: $(tail -2 $d.err)"
+    for n in $(cd ndjson.1 && find . -type f ! -name summary.json | sort); do
+        case "$n" in
+        *.gz) cmp -s <(gzip -dc "ndjson.1/$n") <(gzip -dc "$d/$n") ;;
+        *) cmp -s "ndjson.1/$n" "$d/$n" ;;
+        esac || fail "$n differs after a stop with $1 threads and a resume with $2"
+    done
+done
+
+# every golden case that exports or converts, in each format it can take (with a mapping: CSV,
+# NDJSON, DynamoDB JSON), with 1 and 4 threads (2: the runs above; the cases are small, and a
+# run costs its start-up under ThreadSanitizer)
+golden=$root/tests/golden/cases
+shared=$(cd "$root/../shared/testdata" 2>/dev/null && pwd || echo "$root/../shared/testdata")
+compared=0
+for c in "$golden"/*/; do
+    c=${c%/}
+    args=$(cat "$c/cmd")
+    case "$args" in export\ * | convert\ *) ;; *) continue ;; esac
+    args=${args//\$CASE/.}
+    args=${args//\$FORMATS/$root/formats}
+    args=${args//\$SAMPLES/$root/samples}
+    args=${args//\$SHARED/$shared}
+    formats=keep
+    case "$args" in *--mapping*) case "$args" in export\ *) formats="csv ndjson ddb-json" ;; esac ;; esac
+    for f in $formats; do
+        a=$args
+        [ "$f" = keep ] || a="$(echo "$args" | sed -E 's/ --format [a-z-]+//') --format $f"
+        for t in 1 4; do
+            o=$tmp/g-$(basename "$c")-$f-$t
+            mkdir -p "$o"
+            (cd "$c" && eval "\"$bin\" ${a//\$OUT/$o/out} --threads $t --quiet" \
+                <"$([ -f "$c/stdin" ] && echo "$c/stdin" || echo /dev/null)" >"$o/stdout" 2>/dev/null)
+            echo $? >"$o/code"
+            sed -i "s#$o/out#OUT#g; s/\"seconds\":[0-9.]*//" "$o"/out/_ddbpipe/summary.json 2>/dev/null
+        done
+        diff -r "$tmp/g-$(basename "$c")-$f-1" "$tmp/g-$(basename "$c")-$f-4" >/dev/null ||
+            fail "golden $(basename "$c") --format $f: 4 threads differ from one"
+        [ -n "$(ls "$tmp/g-$(basename "$c")-$f-1/out" 2>/dev/null)" ] && compared=$((compared + 1))
+    done
+done
+[ "$compared" -ge 50 ] || fail "only $compared golden runs wrote anything"
 finish
