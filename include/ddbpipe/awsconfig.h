@@ -116,6 +116,11 @@ typedef struct ddb_aws_options {
      * the password database when HOME is unset. */
     ddb_aws_getenv_fn getenv;
     void *getenv_ctx;
+    /* A role to assume on top of whatever the chain above gives (the command
+     * line's --to-role-arn): STS AssumeRole with those credentials, refreshed
+     * like a profile's role_arn. NULL: none. external_id may be NULL. */
+    const char *role_arn, *external_id;
+    const char *role_origin; /* how messages name it, e.g. "--to-role-arn" */
 } ddb_aws_options;
 
 typedef struct ddb_aws_credentials {

@@ -28,6 +28,7 @@ struct ddb_run_plan {
     int streams; /* the items go to standard output, not to files in a folder */
     uint64_t input_bytes;
     ddb_client *client;
+    ddb_client *target_client; /* the target's own identity; NULL: client */
     ddb_table_info *source, *target;
     ddb_reader *scan;
     ddb_generator *gen;
