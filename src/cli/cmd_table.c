@@ -21,28 +21,17 @@ static void print_notes(const ddb_buf *notes)
     }
 }
 
-/* create-table --like SOURCE: read through the source's identity, made through the target's
- * (the --to-* options; without them the same one). Returns the exit status. */
-static int create_like(const cli_aws_args *aws, const char *source, const char *table,
-                       const ddb_mapping *m, int exists_ok, cli_table_wait *waiting)
+int cli_create_like(cli_conn *from, cli_conn *to, const char *source, const char *name,
+                    const ddb_mapping *m, int exists_ok, cli_table_wait *waiting)
 {
-    cli_conn from, to;
     ddb_table_like *like = NULL;
     ddb_table_like_wait w;
     ddb_buf notes = DDB_BUF_INIT;
     ddb_error err;
-    const char *name = table ? table : source;
-    int code, created = 0, two = cli_has_target_identity(aws);
+    int code, created = 0;
 
-    memset(&from, 0, sizeof(from));
-    memset(&to, 0, sizeof(to));
-    if ((code = cli_connect(&from, aws)) != 0 ||
-        (two && (code = cli_connect_target(&to, aws)) != 0))
-        goto done;
-    cli_catch_broken_pipe(0);
-    cli_catch_stop_signals();
-    if (ddb_table_like_read(&like, from.client, source, &err) != 0) {
-        cli_error(NULL, "%s%s%s", from.side, from.side[0] ? ": " : "", err.message);
+    if (ddb_table_like_read(&like, from->client, source, &err) != 0) {
+        cli_error(NULL, "%s%s%s", from->side, from->side[0] ? ": " : "", err.message);
         code = err.code == DDB_ENOTFOUND ? EXIT_USAGE : EXIT_SERVICE;
         goto done;
     }
@@ -51,23 +40,45 @@ static int create_like(const cli_aws_args *aws, const char *source, const char *
     w.stop = cli_stop_flag();
     w.on_wait = cli_table_waiting;
     w.ctx = waiting;
-    if (ddb_table_like_create(two ? to.client : from.client, like, name, m, exists_ok, &w,
-                              &created, &notes, &err) != 0) {
+    if (ddb_table_like_create(to->client, like, name, m, exists_ok, &w, &created, &notes,
+                              &err) != 0) {
         print_notes(&notes);
         cli_error(err.code == DDB_EUSAGE ? "add --if-not-exists to accept an existing table" : NULL,
-                  "%s%s%s", to.side, to.side[0] ? ": " : "", err.message);
+                  "%s%s%s", to->side, to->side[0] ? ": " : "", err.message);
         code = err.code == DDB_EUSAGE  ? EXIT_USAGE
                : err.code == DDB_EINTR ? EXIT_INTERRUPTED
                                        : EXIT_SERVICE;
         goto done;
     }
-    print_notes(&notes);
-    fprintf(stderr, "ddbpipe: table %s %s like %s\n", name,
-            created ? "is ACTIVE, made" : "exists already; left as it is, not made", source);
+    if (created)
+        print_notes(&notes);
+    if (!waiting->quiet || !created)
+        fprintf(stderr, "ddbpipe: table %s %s like %s\n", name,
+                created ? "is ACTIVE, made" : "exists already; left as it is, not made", source);
     code = EXIT_OK;
 done:
     ddb_buf_dispose(&notes);
     ddb_table_like_free(like);
+    return code;
+}
+
+/* create-table --like SOURCE: read through the source's identity, made through the target's
+ * (the --to-* options; without them the same one). Returns the exit status. */
+static int create_like(const cli_aws_args *aws, const char *source, const char *table,
+                       const ddb_mapping *m, int exists_ok, cli_table_wait *waiting)
+{
+    cli_conn from, to;
+    int code, two = cli_has_target_identity(aws);
+
+    memset(&from, 0, sizeof(from));
+    memset(&to, 0, sizeof(to));
+    if ((code = cli_connect(&from, aws)) == 0 &&
+        (!two || (code = cli_connect_target(&to, aws)) == 0)) {
+        cli_catch_broken_pipe(0);
+        cli_catch_stop_signals();
+        code = cli_create_like(&from, two ? &to : &from, source, table ? table : source, m,
+                               exists_ok, waiting);
+    }
     cli_disconnect(&to);
     cli_disconnect(&from);
     return code;

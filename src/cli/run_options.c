@@ -148,10 +148,16 @@ static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
          {"stop-when-idle", OPT_UINT, &ap->stop_when_idle, "SECONDS",
           "--live: stop (exit 0) once caught up and no change came for SECONDS "
           "(default: follow until interrupted)"}},
-        {G_IMPORT | G_MIGRATE | G_GEN,
+        {G_IMPORT | G_GEN,
          {"create-table", OPT_FLAG, &ap->create_table, NULL,
           "create the target table with all its indexes from the mapping "
           "if it does not exist"}},
+        {G_MIGRATE | G_SYNC,
+         {"create-table", OPT_FLAG, &ap->create_table, NULL,
+          "create the target table if it does not exist: like the source table (its billing, "
+          "throughput, Streams, encryption, class, deletion protection, tags, TTL, "
+          "point-in-time recovery and policy; keys and indexes from --to-mapping when given), "
+          "or from the mapping when the source is files"}},
         {G_IMPORT,
          {"delete", OPT_FLAG, &ap->delete_all, NULL,
           "delete the items whose keys the input holds, instead of writing them"}},

@@ -103,7 +103,8 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     if (o->mode == DDB_MODE_CONVERT && o->to_mapping_path == NULL)
         return ddb_run_fail(field, DDB_RUN_F_TO_MAPPING, err, "%s needs the mapping to re-key into",
                             o->command);
-    if (o->create_table && o->mode == DDB_MODE_IMPORT && o->mapping_path == NULL)
+    if (o->create_table && o->mode == DDB_MODE_IMPORT && o->mapping_path == NULL &&
+        !(o->scan_allowed && o->scan_table != NULL))
         return ddb_run_fail(
             field, DDB_RUN_F_CREATE_TABLE, err,
             "creating the table needs a mapping: it describes the keys and indexes");
@@ -441,9 +442,14 @@ static int attach_target_table(ddb_run_plan *p, ddb_client *client, ddb_run_fiel
 
     if (o->create_table && !o->dry_run) {
         *field = DDB_RUN_F_CREATE_TABLE;
-        if ((rc = ddb_table_create(client, tm, o->target_table, 1,
-                                   o->wait_active_s > 0 ? o->wait_active_s : 600, o->stop,
-                                   o->on_wait, o->wait_ctx, err)) != 0)
+        /* a table read is the model: the whole of its definition, not only the keys */
+        if (o->scan_allowed && o->scan_table != NULL)
+            rc = ddb_run_create_like(p, client, tm, err);
+        else
+            rc = ddb_table_create(client, tm, o->target_table, 1,
+                                  o->wait_active_s > 0 ? o->wait_active_s : 600, o->stop,
+                                  o->on_wait, o->wait_ctx, err);
+        if (rc != 0)
             return rc;
     }
     *field = DDB_RUN_F_TARGET_TABLE;
@@ -456,7 +462,9 @@ static int attach_target_table(ddb_run_plan *p, ddb_client *client, ddb_run_fiel
         ddb_run_note(p, "dry run: %s%stable %s does not exist yet; the run would create it from %s",
                      o->target_side ? o->target_side : "",
                      o->target_side && *o->target_side ? ": " : "", o->target_table,
-                     o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path);
+                     o->scan_allowed && o->scan_table ? "the table it copies"
+                     : o->mode == DDB_MODE_CONVERT    ? o->to_mapping_path
+                                                      : o->mapping_path);
         rc = 0;
     }
     if (rc != 0)
