@@ -374,6 +374,10 @@ int ddb_table_like_request(ddb_buf *out, const ddb_table_like *l, const char *na
         json_object_object_add(req, "DeletionProtectionEnabled", json_object_new_boolean(1));
     if (l->tags && json_object_array_length(l->tags) > 0)
         share(req, "Tags", l->tags);
+    if (l->policy)
+        ddb_buf_puts(notes, "resource policy: copied with the source table's ARN turned into the "
+                            "new table's; its principals and conditions are the source's (check "
+                            "them for another account)\n");
     name_left_out(l->table, provisioned, notes);
     ddb_buf_puts(out, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     if (out->oom || notes->oom)
