@@ -399,6 +399,23 @@ static int role_credential_source(ddb_cred_source **src, chain *c, const char *p
     return rc;
 }
 
+/* A role source s, made with rc, over src, the source of its keys: its external ID (may be NULL)
+ * set and src attached, or on any failure both freed. */
+static int attach_role(ddb_cred_source **out, ddb_cred_source *s, ddb_cred_source *src,
+                       const char *external_id, int rc, ddb_error *err)
+{
+    if (rc == 0 && external_id && (s->external_id = strdup(external_id)) == NULL)
+        rc = oom(err);
+    if (rc != 0) {
+        ddb_cred_source_free(s);
+        ddb_cred_source_free(src);
+        return rc;
+    }
+    s->source = src;
+    *out = s;
+    return 0;
+}
+
 static int assume_role(ddb_cred_source **out, chain *c, const char *profile, ddb_error *err)
 {
     const char *arn = get(c, profile, "role_arn"), *sp = get(c, profile, "source_profile");
@@ -438,20 +455,9 @@ static int assume_role(ddb_cred_source **out, chain *c, const char *profile, ddb
                     ddb_aws_xprintf("role %s (profile '%s' of %s) with credentials from %s", arn,
                                     profile, profile_file(c, profile, "role_arn"), src->label),
                     arn, get(c, profile, "role_session_name"), err);
-    if (rc == 0) {
+    if (rc == 0)
         s->duration_seconds = (int)duration;
-        if (get(c, profile, "external_id") &&
-            (s->external_id = strdup(get(c, profile, "external_id"))) == NULL)
-            rc = oom(err);
-    }
-    if (rc != 0) {
-        ddb_cred_source_free(s);
-        ddb_cred_source_free(src);
-        return rc;
-    }
-    s->source = src;
-    *out = s;
-    return 0;
+    return attach_role(out, s, src, get(c, profile, "external_id"), rc, err);
 }
 
 /* ---- the chain ------------------------------------------------------------ */
@@ -508,16 +514,7 @@ static int option_role(ddb_cred_source **out, chain *c, ddb_cred_source *src, dd
                                         o->role_origin ? o->role_origin : "the role given",
                                         src->label),
                         o->role_arn, NULL, err);
-    if (rc == 0 && o->external_id && (s->external_id = strdup(o->external_id)) == NULL)
-        rc = oom(err);
-    if (rc != 0) {
-        ddb_cred_source_free(s);
-        ddb_cred_source_free(src);
-        return rc;
-    }
-    s->source = src;
-    *out = s;
-    return 0;
+    return attach_role(out, s, src, o->external_id, rc, err);
 }
 
 /* botocore's chain, first match wins (awsconfig.h). */
