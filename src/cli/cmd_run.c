@@ -325,7 +325,11 @@ static int write_summary(ddb_run_plan *plan, const char *path, const ddb_summary
  * exit status after saying why. */
 static int connect_sides(cli_conn *conn, cli_conn *to_conn, const run_args *a)
 {
-    int code = cli_connect(conn, &a->aws);
+    int code;
+    /* files into a table: the target's identity is the only one the run needs */
+    if (a->table == NULL && cli_has_target_identity(&a->aws))
+        return cli_connect_target(conn, &a->aws);
+    code = cli_connect(conn, &a->aws);
     if (code == 0 && cli_has_target_identity(&a->aws))
         code = cli_connect_target(to_conn, &a->aws);
     return code;
@@ -359,7 +363,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     if (cli_has_target_identity(&a->aws)) {
         /* filled in by the connections, before the plan attaches its tables */
         ro->source_side = conn.side;
-        ro->target_side = to_conn.side;
+        ro->target_side = a->table ? to_conn.side : conn.side; /* as connect_sides connects */
     }
     code = EXIT_USAGE;
     cli_catch_broken_pipe(a->out != NULL && strcmp(a->out, "-") == 0);

@@ -82,6 +82,13 @@ run plain-files 0 "$bin" export --table Copy --format ddb-json --mapping "$fav" 
     --profile b "${E[@]}"
 same_items plain "$tmp/before"/*.json -- "$tmp/copy"/*.json
 
+# -- files into account B: only the target's identity is needed (no default credentials here) --
+run items-a 0 "$bin" export --table Source --format ddb-json --out "$tmp/items" --profile a "${E[@]}"
+run files-to-b 0 "$bin" migrate "$tmp/items" --mapping "$fav" --to-mapping "$fav2" --to-table FromFiles \
+    --create-table --to-profile b "${E[@]}"
+run files-diff 0 "$bin" diff --table Source --mapping "$fav" --to-table FromFiles --to-mapping "$fav2" \
+    --profile a --to-profile b "${E[@]}"
+
 # -- sync repairs B from A: one item gone, one added --------------------------------------------------
 key=$(aws dynamodb scan --table-name Target --limit 1 --profile b "${E[@]}" --output json \
     --query 'Items[0].{PK:PK,SK:SK}')
