@@ -32,11 +32,16 @@ aws_secret_access_key = $A_SECRET
 [b]
 aws_access_key_id = AKIAACCOUNTB00000002
 aws_secret_access_key = $B_SECRET
+[app]
+aws_access_key_id = AKIDEXAMPLETESTONLY
+aws_secret_access_key = test-secret-not-real
 EOF
 cat >"$AWS_CONFIG_FILE" <<EOF
 [profile a]
 region = us-east-1
 [profile b]
+region = us-east-1
+[profile app]
 region = us-east-1
 EOF
 E=(--endpoint-url "$ddbl")
@@ -101,6 +106,22 @@ run sync 0 "$bin" sync --table Source --mapping "$fav" --to-table Target --to-ma
 expect_in "$tmp/sync.err" "1 put, 1 deleted"
 run after-sync 0 "$bin" diff --table Source --mapping "$fav" --to-table Target --to-mapping "$fav2" \
     --profile a --to-profile b "${E[@]}"
+
+# -- migrate --live into account B while the application writes to A (tests/integration/live's
+#    app, whose keys are profile app's): the copy and the replay write with B's identity --------
+here="$root/tests/integration/live"
+app() { NODE_NO_WARNINGS=1 node "$here/app.js" "$1" --endpoint "$ddbl" "${@:2}"; }
+app create --table LiveSource && app seed --table LiveSource --users 10 || fail "live: no source"
+app churn --table LiveSource --users 10 --seconds 6 --rate 30 >"$tmp/app.out" 2>"$tmp/app.err" &
+app_pid=$!
+run live 0 "$bin" migrate --live --table LiveSource --mapping "$here/source.json" --to-table LiveTarget \
+    --to-mapping "$here/target.json" --create-table --profile app --to-profile b "${E[@]}" \
+    --stop-when-idle 3 --max-wcu 100
+wait "$app_pid" || fail "live: the application failed: $(tail -3 "$tmp/app.err")"
+run live-diff 0 "$bin" diff --table LiveSource --mapping "$here/source.json" --to-table LiveTarget \
+    --to-mapping "$here/target.json" --profile app --to-profile b "${E[@]}"
+aws dynamodb describe-table --table-name LiveTarget --profile app "${E[@]}" >/dev/null 2>&1 &&
+    fail "live: the target was made in the source's account"
 
 # -- each message says its side ----------------------------------------------------------------------
 run no-target 2 "$bin" migrate --table Source --to-table Missing --profile a --to-profile b "${E[@]}"
