@@ -143,4 +143,12 @@ run fav2-check 0 "$bin" migrate --table Fav --mapping "$fav" --to-table Fav2 --t
     fail "migrate: the target has not the source's TTL"
 [ "$(aws dynamodb list-tags-of-resource --resource-arn "$(arn_b Fav2)" "${B[@]}" --query 'Tags[0].Value' --output text)" = favorites ] ||
     fail "migrate: the target has not the source's tags"
+
+# -- sync --create-table: the same, before the comparison reads the new target --------------------
+run sync 0 "$bin" sync --table Fav --mapping "$fav" --to-table Fav3 --to-mapping "$fav2" \
+    --create-table --profile a --to-profile b --endpoint-url "$D"
+expect_in "$tmp/sync.err" "table Fav3 is ACTIVE, made like Fav"
+expect_in "$tmp/sync.err" "60 put, 0 deleted"
+[ "$(aws dynamodb describe-time-to-live --table-name Fav3 "${B[@]}" --query TimeToLiveDescription.AttributeName --output text)" = gone ] ||
+    fail "sync: the target has not the source's TTL"
 finish
