@@ -146,6 +146,11 @@ typedef struct ddb_aws_config {
      * DynamoDB's endpoint option; NULL: AWS itself. */
     char *s3_endpoint_url;
     char *s3_endpoint_source;
+    /* Application Auto Scaling's endpoint (AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING,
+     * [services] application_auto_scaling, AWS_ENDPOINT_URL, the profile's endpoint_url), else
+     * https://application-autoscaling.<region>.amazonaws.com; never NULL. */
+    char *autoscaling_endpoint_url;
+    char *autoscaling_endpoint_source;
     /* The CAs to trust for https instead of the system's: AWS_CA_BUNDLE, else
      * the profile's ca_bundle (the AWS CLI's settings); NULL when neither. The
      * credential providers' own requests (STS, SSO) use it too. */

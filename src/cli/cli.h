@@ -191,11 +191,12 @@ typedef struct cli_table_wait {
 void cli_table_waiting(void *ctx, const ddb_table_info *t, double waited_s);
 
 /* Table name made through to like table source read through from (the same connection, or
- * the target's own), its keys and indexes m's when not NULL (cmd_table.c); what was not copied
+ * the target's own), its keys and indexes m's when not NULL (cmd_table.c), with autoscaling its
+ * Application Auto Scaling too (a table that existed is left as it is); what was not copied
  * is printed. An existing table is an error unless exists_ok. Returns the exit status after
  * saying any problem. */
 int cli_create_like(cli_conn *from, cli_conn *to, const char *source, const char *name,
-                    const ddb_mapping *m, int exists_ok, cli_table_wait *waiting);
+                    const ddb_mapping *m, int exists_ok, int autoscaling, cli_table_wait *waiting);
 void cli_disconnect(cli_conn *conn);
 
 int cmd_create_table(int argc, char **argv);

@@ -183,7 +183,7 @@ static int create_target(diff_cli *c)
         goto done;
     cli_catch_stop_signals();
     if (a->table) {
-        code = cli_create_like(&c->conn, to, a->table, a->to_table, m, 1, &c->waiting);
+        code = cli_create_like(&c->conn, to, a->table, a->to_table, m, 1, 0, &c->waiting);
     } else if (ddb_table_create(to->client, m, a->to_table, 1, c->waiting.limit_s, cli_stop_flag(),
                                 cli_table_waiting, &c->waiting, &err) != 0) {
         cli_error(NULL, "%s%s%s", to->side, to->side[0] ? ": " : "", err.message);

@@ -7,6 +7,7 @@
 #include "run_support.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/table.h"
+#include "ddbpipe/autoscaling.h"
 #include "ddbpipe/table_like.h"
 
 /* Prints what a table made like another left out or should be known about, one line each. */
@@ -21,8 +22,26 @@ static void print_notes(const ddb_buf *notes)
     }
 }
 
+/* --copy-autoscaling: the source's Application Auto Scaling given to the new table. Returns
+ * the exit status after saying any problem. */
+static int copy_autoscaling(cli_conn *from, cli_conn *to, const char *source, const char *name)
+{
+    ddb_autoscaling_side f = {from->client, from->config->autoscaling_endpoint_url, source};
+    ddb_autoscaling_side t = {to->client, to->config->autoscaling_endpoint_url, name};
+    ddb_buf notes = DDB_BUF_INIT;
+    ddb_error err;
+    int rc = ddb_autoscaling_copy(&f, &t, &notes, &err);
+    print_notes(&notes);
+    ddb_buf_dispose(&notes);
+    if (rc == 0)
+        return EXIT_OK;
+    cli_error("the table is made; its autoscaling is not (or only in part): see the message",
+              "%s", err.message);
+    return EXIT_SERVICE;
+}
+
 int cli_create_like(cli_conn *from, cli_conn *to, const char *source, const char *name,
-                    const ddb_mapping *m, int exists_ok, cli_table_wait *waiting)
+                    const ddb_mapping *m, int exists_ok, int autoscaling, cli_table_wait *waiting)
 {
     ddb_table_like *like = NULL;
     ddb_table_like_wait w;
@@ -55,7 +74,7 @@ int cli_create_like(cli_conn *from, cli_conn *to, const char *source, const char
     if (!waiting->quiet || !created)
         fprintf(stderr, "ddbpipe: table %s %s like %s\n", name,
                 created ? "is ACTIVE, made" : "exists already; left as it is, not made", source);
-    code = EXIT_OK;
+    code = created && autoscaling ? copy_autoscaling(from, to, source, name) : EXIT_OK;
 done:
     ddb_buf_dispose(&notes);
     ddb_table_like_free(like);
@@ -65,7 +84,8 @@ done:
 /* create-table --like SOURCE: read through the source's identity, made through the target's
  * (the --to-* options; without them the same one). Returns the exit status. */
 static int create_like(const cli_aws_args *aws, const char *source, const char *table,
-                       const ddb_mapping *m, int exists_ok, cli_table_wait *waiting)
+                       const ddb_mapping *m, int exists_ok, int autoscaling,
+                       cli_table_wait *waiting)
 {
     cli_conn from, to;
     int code, two = cli_has_target_identity(aws);
@@ -77,7 +97,7 @@ static int create_like(const cli_aws_args *aws, const char *source, const char *
         cli_catch_broken_pipe(0);
         cli_catch_stop_signals();
         code = cli_create_like(&from, two ? &to : &from, source, table ? table : source, m,
-                               exists_ok, waiting);
+                               exists_ok, autoscaling, waiting);
     }
     cli_disconnect(&to);
     cli_disconnect(&from);
@@ -91,7 +111,7 @@ int cmd_create_table(int argc, char **argv)
     cli_table_wait waiting;
     const char *mapping_path = NULL, *table = NULL, *like = NULL, *to_mapping = NULL, **pos = NULL;
     size_t npos = 0;
-    int help = 0, exists_ok = 0, code;
+    int help = 0, exists_ok = 0, autoscaling = 0, code;
     uint64_t timeout = 600;
     ddb_mapping *m = NULL;
     cli_conn conn;
@@ -107,6 +127,9 @@ int cmd_create_table(int argc, char **argv)
          "--like: the keys and indexes of this mapping instead of the source's"},
         {"table", OPT_STRING, &table, "NAME",
          "table name (default: the mapping's, or --like's)"},
+        {"copy-autoscaling", OPT_FLAG, &autoscaling, NULL,
+         "--like: also copy the source's Application Auto Scaling targets and target tracking "
+         "policies (AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING moves its endpoint)"},
         {"if-not-exists", OPT_FLAG, &exists_ok, NULL, "an existing table is not an error"},
         {"wait", OPT_UINT, &timeout, "SECONDS", "how long to wait for ACTIVE (default 600)"},
         {"wait-active", OPT_UINT, &timeout, "SECONDS", "the same as --wait"},
@@ -121,12 +144,12 @@ int cmd_create_table(int argc, char **argv)
         goto done;
     }
     code = EXIT_USAGE;
-    if ((mapping_path == NULL) == (like == NULL) || (to_mapping && !like)) {
+    if ((mapping_path == NULL) == (like == NULL) || ((to_mapping || autoscaling) && !like)) {
         cli_error("ddbpipe create-table --mapping formats/favorites.json [--table NAME], or "
                   "--like SOURCE [--to-mapping FILE] [--table NAME]",
-                  mapping_path ? "--mapping and --like cannot go together"
-                  : like       ? "--to-mapping is for --like"
-                               : "--mapping or --like is required");
+                  mapping_path && like ? "--mapping and --like cannot go together"
+                  : mapping_path       ? "--to-mapping and --copy-autoscaling are for --like"
+                                       : "--mapping or --like is required");
         goto done;
     }
     if (npos > 0) {
@@ -146,7 +169,7 @@ int cmd_create_table(int argc, char **argv)
     waiting.limit_s = (int)(timeout ? timeout : 600);
     waiting.last_said = -1;
     if (like != NULL) {
-        code = create_like(&aws, like, table, m, exists_ok, &waiting);
+        code = create_like(&aws, like, table, m, exists_ok, autoscaling, &waiting);
         goto done;
     }
     if ((code = cli_connect(&conn, &aws)) != 0)

@@ -336,8 +336,9 @@ static void name_left_out(json_object *src, int provisioned, ddb_buf *notes)
                        json_object_array_length(replicas),
                        json_object_array_length(replicas) == 1 ? "" : "s");
     if (provisioned)
-        ddb_buf_puts(notes, "not copied: Application Auto Scaling policies (the new table keeps "
-                            "the source's provisioned capacity, fixed)\n");
+        ddb_buf_puts(notes, "autoscaling: the provisioned capacity is copied; Application Auto "
+                            "Scaling's targets and policies only when asked "
+                            "(--copy-autoscaling)\n");
     ddb_buf_puts(notes, "not copied: Kinesis streaming destinations, contributor insights and "
                         "backups (not part of a table's definition)\n");
 }

@@ -3,8 +3,11 @@
 // UntagResource, DescribeContinuousBackups, UpdateContinuousBackups, GetResourcePolicy,
 // PutResourcePolicy and DeleteResourcePolicy as the DynamoDB API reference documents them, and
 // adds to DescribeTable's and CreateTable's answers what DynamoDB Local accepts but does not
-// describe: SSEDescription (a KMS key given to CreateTable) and TableClassSummary. Everything else
-// goes to DynamoDB Local unchanged. Bound to 127.0.0.1 only.
+// describe: SSEDescription (a KMS key given to CreateTable) and TableClassSummary. It also plays
+// Application Auto Scaling for the dynamodb namespace (X-Amz-Target AnyScaleFrontendService.*,
+// JSON 1.1: RegisterScalableTarget, DescribeScalableTargets, PutScalingPolicy,
+// DescribeScalingPolicies). Everything else goes to DynamoDB Local unchanged. Bound to 127.0.0.1
+// only.
 //
 //   node tests/definition-server/definition-server.js --dynamodb URL [--account AKID=123456789012]...
 //        [--port 0] [--port-file F] [--owner-pid PID] [--quiet]
@@ -69,7 +72,7 @@ function fail (res, e) {
 
 // The caller's access key and region, from the SigV4 Authorization header's Credential.
 function caller (req) {
-  const m = /Credential=([^/]+)\/\d{8}\/([^/]+)\/dynamodb\//.exec(String(req.headers.authorization || ''))
+  const m = /Credential=([^/]+)\/\d{8}\/([^/]+)\/(?:dynamodb|application-autoscaling)\//.exec(String(req.headers.authorization || ''))
   if (!m) throw new ApiError('MissingAuthenticationTokenException', 'Request is missing Authentication Token')
   return { akid: m[1], region: m[2] }
 }
@@ -107,10 +110,12 @@ function main () {
     })
   }
 
-  // Does the caller's table exist (DescribeTable upstream, with the caller's own headers)?
+  // Does the caller's table exist (DescribeTable upstream, with the caller's own credentials)?
   async function exists (req, name) {
     const body = Buffer.from(JSON.stringify({ TableName: name }))
-    const r = await upstream({ ...req, headers: { ...req.headers, 'x-amz-target': 'DynamoDB_20120810.DescribeTable' } }, body)
+    const headers = { ...req.headers, 'x-amz-target': 'DynamoDB_20120810.DescribeTable', 'content-type': 'application/x-amz-json-1.0' }
+    headers.authorization = String(headers.authorization || '').replace('/application-autoscaling/', '/dynamodb/')
+    const r = await upstream({ method: 'POST', url: '/', headers }, body)
     return r.status === 200
   }
 
@@ -198,6 +203,65 @@ function main () {
     },
   }
 
+  // Application Auto Scaling (JSON 1.1, AnyScaleFrontendService), per account and region: the
+  // scalable targets and scaling policies of the dynamodb namespace.
+  const scaling = new Map() // "akid region" -> { targets: Map(id dim -> target), policies: [] }
+  const scalingOf = (who) => {
+    const k = `${who.akid} ${who.region}`
+    if (!scaling.has(k)) scaling.set(k, { targets: new Map(), policies: [] })
+    return scaling.get(k)
+  }
+  const DIMENSIONS = [ 'dynamodb:table:ReadCapacityUnits', 'dynamodb:table:WriteCapacityUnits',
+    'dynamodb:index:ReadCapacityUnits', 'dynamodb:index:WriteCapacityUnits' ]
+  function checkTarget (input) {
+    if (input.ServiceNamespace !== 'dynamodb') throw new ApiError('ValidationException', `Unsupported service namespace ${input.ServiceNamespace} for these tests`)
+    if (!DIMENSIONS.includes(input.ScalableDimension)) throw new ApiError('ValidationException', `1 validation error detected: Value '${input.ScalableDimension}' at 'scalableDimension' failed to satisfy constraint: Member must satisfy enum value set: [${DIMENSIONS.join(', ')}]`)
+    const m = /^table\/([a-zA-Z0-9_.-]{3,255})(\/index\/([a-zA-Z0-9_.-]{3,255}))?$/.exec(String(input.ResourceId))
+    if (!m || (m[2] != null) !== input.ScalableDimension.startsWith('dynamodb:index:')) throw new ApiError('ValidationException', `Unsupported resource ID or dimension: ${input.ResourceId} ${input.ScalableDimension}`)
+    return m[1]
+  }
+  const scalingHandlers = {
+    async RegisterScalableTarget (req, who, input) {
+      const table = checkTarget(input)
+      if (!(await exists(req, table))) throw new ApiError('ValidationException', `DynamoDB table ${table} does not exist`)
+      const sc = scalingOf(who), key = `${input.ResourceId} ${input.ScalableDimension}`
+      const old = sc.targets.get(key)
+      if (!old && (input.MinCapacity == null || input.MaxCapacity == null)) throw new ApiError('ValidationException', 'Minimum and maximum capacity are required when registering a new scalable target')
+      const t = old || { ServiceNamespace: 'dynamodb', ResourceId: input.ResourceId, ScalableDimension: input.ScalableDimension, RoleARN: `arn:aws:iam::${account(who)}:role/aws-service-role/dynamodb.application-autoscaling.amazonaws.com/AWSServiceRoleForApplicationAutoScaling_DynamoDBTable`, CreationTime: Date.now() / 1000, SuspendedState: { DynamicScalingInSuspended: false, DynamicScalingOutSuspended: false, ScheduledScalingSuspended: false }, ScalableTargetARN: `arn:aws:application-autoscaling:${who.region}:${account(who)}:scalable-target/${crypto.randomBytes(14).toString('hex')}` }
+      if (input.MinCapacity != null) t.MinCapacity = input.MinCapacity
+      if (input.MaxCapacity != null) t.MaxCapacity = input.MaxCapacity
+      if (t.MinCapacity > t.MaxCapacity) throw new ApiError('ValidationException', 'Maximum capacity cannot be less than minimum capacity')
+      if (input.SuspendedState) Object.assign(t.SuspendedState, input.SuspendedState)
+      sc.targets.set(key, t)
+      return { ScalableTargetARN: t.ScalableTargetARN }
+    },
+    async DescribeScalableTargets (req, who, input) {
+      if (input.ServiceNamespace == null) throw new ApiError('ValidationException', "1 validation error detected: Value null at 'serviceNamespace' failed to satisfy constraint: Member must not be null")
+      const all = [ ...scalingOf(who).targets.values() ].filter((t) => t.ServiceNamespace === input.ServiceNamespace &&
+        (!input.ResourceIds || input.ResourceIds.includes(t.ResourceId)) && (!input.ScalableDimension || input.ScalableDimension === t.ScalableDimension))
+      // one target a page, so that a client must follow NextToken
+      const from = input.NextToken ? Number(input.NextToken) : 0
+      const out = { ScalableTargets: all.slice(from, from + 1) }
+      if (from + 1 < all.length) out.NextToken = String(from + 1)
+      return out
+    },
+    async PutScalingPolicy (req, who, input) {
+      checkTarget(input)
+      const sc = scalingOf(who), key = `${input.ResourceId} ${input.ScalableDimension}`
+      if (!sc.targets.has(key)) throw new ApiError('ObjectNotFoundException', `No scalable target registered for service namespace: dynamodb, resource ID: ${input.ResourceId}, scalable dimension: ${input.ScalableDimension}`)
+      if (input.PolicyType !== 'TargetTrackingScaling' || !input.TargetTrackingScalingPolicyConfiguration || typeof input.TargetTrackingScalingPolicyConfiguration.TargetValue !== 'number') throw new ApiError('ValidationException', 'A TargetTrackingScaling policy with a TargetValue is what these tests take')
+      const arn = `arn:aws:autoscaling:${who.region}:${account(who)}:scalingPolicy:${crypto.randomUUID()}:resource/dynamodb/${input.ResourceId}:policyName/${input.PolicyName}`
+      sc.policies = sc.policies.filter((p) => !(p.ResourceId === input.ResourceId && p.ScalableDimension === input.ScalableDimension && p.PolicyName === input.PolicyName))
+      sc.policies.push({ PolicyARN: arn, PolicyName: input.PolicyName, ServiceNamespace: 'dynamodb', ResourceId: input.ResourceId, ScalableDimension: input.ScalableDimension, PolicyType: 'TargetTrackingScaling', TargetTrackingScalingPolicyConfiguration: input.TargetTrackingScalingPolicyConfiguration, Alarms: [], CreationTime: Date.now() / 1000 })
+      return { PolicyARN: arn, Alarms: [] }
+    },
+    async DescribeScalingPolicies (req, who, input) {
+      if (input.ServiceNamespace == null) throw new ApiError('ValidationException', "1 validation error detected: Value null at 'serviceNamespace' failed to satisfy constraint: Member must not be null")
+      return { ScalingPolicies: scalingOf(who).policies.filter((p) => (!input.ResourceId || p.ResourceId === input.ResourceId) &&
+        (!input.ScalableDimension || p.ScalableDimension === input.ScalableDimension) && (!input.PolicyNames || input.PolicyNames.includes(p.PolicyName))) }
+    },
+  }
+
   // What DynamoDB Local accepts in CreateTable but does not describe.
   function remember (who, input) {
     const t = state(who, input.TableName)
@@ -239,8 +303,28 @@ function main () {
     res.end(out)
   }
 
+  async function handleScaling (req, res, body, op) {
+    stats.calls[op] = (stats.calls[op] || 0) + 1
+    const out = (status, o) => {
+      const b = Buffer.from(JSON.stringify(o))
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'content-length': b.length, 'x-amzn-requestid': crypto.randomUUID() })
+      res.end(b)
+    }
+    try {
+      if (!scalingHandlers[op]) throw new ApiError('UnknownOperationException', `Unknown operation ${op}`)
+      const who = caller(req)
+      let input
+      try { input = JSON.parse(body.toString('utf8') || '{}') } catch (e) { throw new ApiError('SerializationException', 'Start of structure or map found where not expected.') }
+      out(200, await scalingHandlers[op](req, who, input))
+    } catch (e) {
+      if (!(e instanceof ApiError)) return out(500, { __type: 'InternalServiceException', message: String(e.message || e) })
+      out(e.status, { __type: e.type, message: e.message })
+    }
+  }
+
   async function handle (req, res, body) {
     const target = String(req.headers['x-amz-target'] || '')
+    if (target.startsWith('AnyScaleFrontendService.')) return handleScaling(req, res, body, target.slice(24))
     const op = target.startsWith('DynamoDB_20120810.') ? target.slice(18) : ''
     stats.calls[op] = (stats.calls[op] || 0) + 1
     try {
@@ -260,7 +344,7 @@ function main () {
 
   const routes = {
     '/__stats': () => stats,
-    '/__state': () => Object.fromEntries(tables),
+    '/__state': () => ({ tables: Object.fromEntries(tables), scaling: Object.fromEntries([ ...scaling ].map(([ k, v ]) => [ k, { targets: [ ...v.targets.values() ], policies: v.policies } ])) }),
   }
   const server = http.createServer(withControl(routes, (req, res, body) => { handle(req, res, body) }))
   serveOnLoopback(server, opts, 'definition-server', () => `DynamoDB at ${opts.dynamodb.host}`)

@@ -102,7 +102,7 @@ aws dynamodb put-resource-policy --resource-arn "$(arn_a Model)" "${A[@]}" --pol
 
 run like 0 "$bin" create-table --like Model --table Copy --profile a --to-profile b --endpoint-url "$D"
 expect_in "$tmp/like.err" "encryption: KMS key arn:aws:kms:us-east-1:111111111111:key/model-key"
-expect_in "$tmp/like.err" "not copied: Application Auto Scaling policies"
+expect_in "$tmp/like.err" "autoscaling: the provisioned capacity is copied; Application Auto Scaling's targets and policies only when asked"
 expect_in "$tmp/like.err" "table Copy is ACTIVE, made like Model"
 same_definition like a Model "$(arn_a Model)" b Copy "$(arn_b Copy)"
 # account A has no Copy, account B no Model
@@ -114,6 +114,50 @@ run like-exists 0 "$bin" create-table --like Model --table Copy --profile a --to
 expect_in "$tmp/like-exists.err" "table Copy exists already; left as it is"
 run like-missing 2 "$bin" create-table --like Nowhere --table X --profile a --to-profile b --endpoint-url "$D"
 expect_in "$tmp/like-missing.err" "source (profile a, region us-east-1): table Nowhere does not exist"
+
+# -- --copy-autoscaling: the table's and its GSI's scalable targets and target tracking policies,
+#    through Application Auto Scaling (the definition server plays it too) -----------------------
+export AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING="$D"
+AS=(application-autoscaling --endpoint-url "$D" --output json)
+for dim in table:ReadCapacityUnits table:WriteCapacityUnits index:ReadCapacityUnits; do
+    id=table/Model
+    [ "${dim%%:*}" = index ] && id=table/Model/index/byG
+    aws "${AS[@]}" register-scalable-target --profile a --service-namespace dynamodb \
+        --resource-id "$id" --scalable-dimension "dynamodb:$dim" --min-capacity 5 --max-capacity 50 >/dev/null ||
+        fail "cannot register $dim"
+    aws "${AS[@]}" put-scaling-policy --profile a --service-namespace dynamodb --resource-id "$id" \
+        --scalable-dimension "dynamodb:$dim" --policy-name "keep-70-$dim" --policy-type TargetTrackingScaling \
+        --target-tracking-scaling-policy-configuration '{"TargetValue":70.0,"PredefinedMetricSpecification":{"PredefinedMetricType":"DynamoDB'"$([ "${dim#*:}" = ReadCapacityUnits ] && echo Read || echo Write)"'CapacityUtilization"},"ScaleInCooldown":60,"ScaleOutCooldown":60}' \
+        >/dev/null || fail "cannot put the policy of $dim"
+done
+run scaled 0 "$bin" create-table --like Model --table Scaled --copy-autoscaling --profile a \
+    --to-profile b --endpoint-url "$D"
+expect_in "$tmp/scaled.err" "autoscaling: 3 scalable targets and 3 target tracking policies copied"
+# scaling PROFILE TABLE: its targets and policies, identities and times aside
+scaling() {
+    { aws "${AS[@]}" describe-scalable-targets --profile "$1" --service-namespace dynamodb
+      aws "${AS[@]}" describe-scaling-policies --profile "$1" --service-namespace dynamodb; } |
+        T="$2" node -e '
+let s = ""; process.stdin.on("data", (d) => s += d).on("end", () => {
+  const docs = s.replace(/}\s*{/, "}\u0000{").split("\u0000").map((d) => JSON.parse(d));
+  const mine = (x) => x.ResourceId === "table/" + process.env.T || x.ResourceId.startsWith("table/" + process.env.T + "/");
+  const strip = (x) => { const o = { ...x, ResourceId: x.ResourceId.replace("table/" + process.env.T, "table/T") };
+    for (const k of ["CreationTime", "ScalableTargetARN", "RoleARN", "PolicyARN", "Alarms"]) delete o[k]; return o; };
+  const key = (x) => x.ResourceId + " " + x.ScalableDimension + " " + (x.PolicyName || "");
+  for (const list of [docs[0].ScalableTargets, docs[1].ScalingPolicies])
+    console.log(JSON.stringify(list.filter(mine).map(strip).sort((a, b) => key(a) < key(b) ? -1 : 1)));
+});'
+}
+scaling a Model >"$tmp/scaling.model"
+scaling b Scaled >"$tmp/scaling.copy"
+grep -q 'keep-70-index:ReadCapacityUnits' "$tmp/scaling.model" || fail "autoscaling: the model's policies were not read: $(cat "$tmp/scaling.model")"
+cmp -s "$tmp/scaling.model" "$tmp/scaling.copy" || {
+    fail "autoscaling: the copy's targets and policies differ"
+    diff "$tmp/scaling.model" "$tmp/scaling.copy" | cut -c1-400 >&2
+}
+run scaled-files 2 "$bin" create-table --mapping "$fav" --copy-autoscaling "${A[@]}"
+expect_in "$tmp/scaled-files.err" "--to-mapping and --copy-autoscaling are for --like"
+unset AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING
 
 # -- on-demand with an LSI, no encryption key, nothing else: on-demand stays on-demand --------------
 aws dynamodb create-table --table-name Plain "${A[@]}" --billing-mode PAY_PER_REQUEST \
