@@ -68,8 +68,8 @@ typedef struct ddb_table_like_wait {
  */
 DDB_MUST_USE int ddb_table_like_create(ddb_client *c, const ddb_table_like *l, const char *name,
                                        const ddb_mapping *m, int exists_ok,
-                                       const ddb_table_like_wait *w, int *created,
-                                       ddb_buf *notes, ddb_error *err);
+                                       const ddb_table_like_wait *w, int *created, ddb_buf *notes,
+                                       ddb_error *err);
 
 /* What reading left out (one line each, "not copied: ..."), or "". */
 const char *ddb_table_like_notes(const ddb_table_like *l);

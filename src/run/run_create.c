@@ -17,14 +17,13 @@ static void say_notes(const ddb_run_plan *p, const ddb_buf *notes)
     while (*s) {
         const char *nl = strchr(s, '\n');
         size_t n = nl ? (size_t)(nl - s) : strlen(s);
-        ddb_run_note(p, "%s%stable %s: %.*s", side ? side : "", side ? ": " : "",
-                     p->o.target_table, (int)n, s);
+        ddb_run_note(p, "%s%stable %s: %.*s", side ? side : "", side ? ": " : "", p->o.target_table,
+                     (int)n, s);
         s += n + (nl != NULL);
     }
 }
 
-int ddb_run_create_like(ddb_run_plan *p, ddb_client *target, const ddb_mapping *tm,
-                        ddb_error *err)
+int ddb_run_create_like(ddb_run_plan *p, ddb_client *target, const ddb_mapping *tm, ddb_error *err)
 {
     const ddb_run_options *o = &p->o;
     ddb_table_like *like = NULL;

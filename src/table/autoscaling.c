@@ -12,18 +12,7 @@
 #include <string.h>
 
 #include "ddbpipe/sigv4.h"
-
-static json_object *member(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *member_str(json_object *o, const char *key)
-{
-    json_object *v = member(o, key);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
+#include "table/table_internal.h"
 
 /* One call of the JSON 1.1 protocol; *answer parsed on success. */
 static int call(json_object **answer, const ddb_autoscaling_side *s, const char *op,
@@ -33,8 +22,8 @@ static int call(json_object **answer, const ddb_autoscaling_side *s, const char 
     ddb_sigv4_header h[2];
     ddb_http_call hc;
     ddb_response resp;
-    const char *body = json_object_to_json_string_ext(
-        request, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *body = json_object_to_json_string_ext(request, JSON_C_TO_STRING_PLAIN |
+                                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc;
 
     *answer = NULL;
@@ -88,10 +77,10 @@ static int list_targets(json_object *all, const ddb_autoscaling_side *s, ddb_err
         free(next);
         next = NULL;
         rc = call(&a, s, "DescribeScalableTargets", req, err);
-        page = member(a, "ScalableTargets");
+        page = ddb_tj_member(a, "ScalableTargets");
         for (size_t i = 0; rc == 0 && page && i < json_object_array_length(page); i++)
             json_object_array_add(all, json_object_get(json_object_array_get_idx(page, i)));
-        if (rc == 0 && member_str(a, "NextToken") && !(next = strdup(member_str(a, "NextToken"))))
+        if (rc == 0 && ddb_tj_str(a, "NextToken") && !(next = strdup(ddb_tj_str(a, "NextToken"))))
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         json_object_put(req);
         json_object_put(a);
@@ -108,11 +97,12 @@ static int register_target(const ddb_autoscaling_side *to, json_object *t, const
     json_object_object_add(req, "ServiceNamespace", json_object_new_string("dynamodb"));
     json_object_object_add(req, "ResourceId", json_object_new_string(id));
     json_object_object_add(req, "ScalableDimension",
-                           json_object_get(member(t, "ScalableDimension")));
-    json_object_object_add(req, "MinCapacity", json_object_get(member(t, "MinCapacity")));
-    json_object_object_add(req, "MaxCapacity", json_object_get(member(t, "MaxCapacity")));
-    if (member(t, "SuspendedState"))
-        json_object_object_add(req, "SuspendedState", json_object_get(member(t, "SuspendedState")));
+                           json_object_get(ddb_tj_member(t, "ScalableDimension")));
+    json_object_object_add(req, "MinCapacity", json_object_get(ddb_tj_member(t, "MinCapacity")));
+    json_object_object_add(req, "MaxCapacity", json_object_get(ddb_tj_member(t, "MaxCapacity")));
+    if (ddb_tj_member(t, "SuspendedState"))
+        json_object_object_add(req, "SuspendedState",
+                               json_object_get(ddb_tj_member(t, "SuspendedState")));
     rc = call(&a, to, "RegisterScalableTarget", req, err);
     json_object_put(req);
     json_object_put(a);
@@ -127,29 +117,29 @@ static int copy_policies(const ddb_autoscaling_side *from, const ddb_autoscaling
     json_object *req = json_object_new_object(), *a = NULL, *list;
     int rc;
     json_object_object_add(req, "ServiceNamespace", json_object_new_string("dynamodb"));
-    json_object_object_add(req, "ResourceId", json_object_get(member(t, "ResourceId")));
+    json_object_object_add(req, "ResourceId", json_object_get(ddb_tj_member(t, "ResourceId")));
     json_object_object_add(req, "ScalableDimension",
-                           json_object_get(member(t, "ScalableDimension")));
+                           json_object_get(ddb_tj_member(t, "ScalableDimension")));
     rc = call(&a, from, "DescribeScalingPolicies", req, err);
     json_object_put(req);
-    list = member(a, "ScalingPolicies");
+    list = ddb_tj_member(a, "ScalingPolicies");
     for (size_t i = 0; rc == 0 && list && i < json_object_array_length(list); i++) {
         json_object *p = json_object_array_get_idx(list, i), *put, *b = NULL;
-        json_object *conf = member(p, "TargetTrackingScalingPolicyConfiguration");
+        json_object *conf = ddb_tj_member(p, "TargetTrackingScalingPolicyConfiguration");
         if (conf == NULL) {
             ddb_buf_printf(notes,
                            "not copied: scaling policy %s of %s (%s: its CloudWatch alarms are "
                            "not part of it)\n",
-                           member_str(p, "PolicyName"), member_str(p, "ResourceId"),
-                           member_str(p, "PolicyType"));
+                           ddb_tj_str(p, "PolicyName"), ddb_tj_str(p, "ResourceId"),
+                           ddb_tj_str(p, "PolicyType"));
             continue;
         }
         put = json_object_new_object();
-        json_object_object_add(put, "PolicyName", json_object_get(member(p, "PolicyName")));
+        json_object_object_add(put, "PolicyName", json_object_get(ddb_tj_member(p, "PolicyName")));
         json_object_object_add(put, "ServiceNamespace", json_object_new_string("dynamodb"));
         json_object_object_add(put, "ResourceId", json_object_new_string(id));
         json_object_object_add(put, "ScalableDimension",
-                               json_object_get(member(p, "ScalableDimension")));
+                               json_object_get(ddb_tj_member(p, "ScalableDimension")));
         json_object_object_add(put, "PolicyType", json_object_new_string("TargetTrackingScaling"));
         json_object_object_add(put, "TargetTrackingScalingPolicyConfiguration",
                                json_object_get(conf));
@@ -173,7 +163,7 @@ int ddb_autoscaling_copy(const ddb_autoscaling_side *from, const ddb_autoscaling
         goto done;
     for (size_t i = 0; rc == 0 && i < json_object_array_length(all); i++) {
         json_object *t = json_object_array_get_idx(all, i);
-        char *id = moved_id(member_str(t, "ResourceId"), from->table, to->table);
+        char *id = moved_id(ddb_tj_str(t, "ResourceId"), from->table, to->table);
         if (id == NULL)
             continue; /* another table's */
         if ((rc = register_target(to, t, id, err)) == 0 &&
@@ -182,8 +172,9 @@ int ddb_autoscaling_copy(const ddb_autoscaling_side *from, const ddb_autoscaling
         free(id);
     }
     if (rc == 0)
-        ddb_buf_printf(notes, "autoscaling: %d scalable target%s and %d target tracking "
-                              "polic%s copied\n",
+        ddb_buf_printf(notes,
+                       "autoscaling: %d scalable target%s and %d target tracking "
+                       "polic%s copied\n",
                        targets, targets == 1 ? "" : "s", policies, policies == 1 ? "y" : "ies");
 done:
     json_object_put(all);

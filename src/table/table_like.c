@@ -12,30 +12,19 @@
 #include <string.h>
 
 #include "ddbpipe/json.h"
+#include "table/table_internal.h"
 
 struct ddb_table_like {
     json_object *desc;  /* DescribeTable's answer; owns table */
     json_object *table; /* its "Table" */
     char *name;
-    char *ttl_attribute;  /* Time to Live's attribute when ENABLED or ENABLING, else NULL */
-    int pitr;             /* point-in-time recovery on */
-    int64_t pitr_days;    /* its RecoveryPeriodInDays (0: not given) */
-    json_object *tags;    /* [{"Key","Value"}...]; NULL when they could not be read */
-    char *policy;         /* the resource policy, or NULL */
-    ddb_buf notes;        /* what could not be read */
+    char *ttl_attribute; /* Time to Live's attribute when ENABLED or ENABLING, else NULL */
+    int pitr;            /* point-in-time recovery on */
+    int64_t pitr_days;   /* its RecoveryPeriodInDays (0: not given) */
+    json_object *tags;   /* [{"Key","Value"}...]; NULL when they could not be read */
+    char *policy;        /* the resource policy, or NULL */
+    ddb_buf notes;       /* what could not be read */
 };
-
-static json_object *member(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *member_str(json_object *o, const char *key)
-{
-    json_object *v = member(o, key);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
 
 /* o[key] = v's value, shared (the request is only written out). */
 static void share(json_object *to, const char *key, json_object *v)
@@ -65,7 +54,7 @@ static int call(json_object **answer, ddb_client *c, const char *op, const char 
     if (!resp.ok && absent != NULL && strcmp(resp.error_type, absent) == 0) {
         rc = 2;
     } else if (!resp.ok && (strcmp(resp.error_type, "UnknownOperationException") == 0 ||
-                     strcmp(resp.error_type, "AccessDeniedException") == 0)) {
+                            strcmp(resp.error_type, "AccessDeniedException") == 0)) {
         if (notes != NULL)
             ddb_buf_printf(notes, "not copied: %s (%s answered %s: %s)\n", what, op,
                            resp.error_type, resp.message);
@@ -95,8 +84,8 @@ static int read_ttl(ddb_table_like *l, ddb_client *c, const char *body, ddb_erro
 {
     json_object *a;
     int rc = call(&a, c, "DescribeTimeToLive", body, &l->notes, "Time to Live", NULL, err);
-    json_object *d = member(a, "TimeToLiveDescription");
-    const char *st = member_str(d, "TimeToLiveStatus"), *attr = member_str(d, "AttributeName");
+    json_object *d = ddb_tj_member(a, "TimeToLiveDescription");
+    const char *st = ddb_tj_str(d, "TimeToLiveStatus"), *attr = ddb_tj_str(d, "AttributeName");
     if (rc == 0 && st && attr && (strcmp(st, "ENABLED") == 0 || strcmp(st, "ENABLING") == 0) &&
         (l->ttl_attribute = strdup(attr)) == NULL)
         rc = oom(err);
@@ -107,12 +96,12 @@ static int read_ttl(ddb_table_like *l, ddb_client *c, const char *body, ddb_erro
 static int read_pitr(ddb_table_like *l, ddb_client *c, const char *body, ddb_error *err)
 {
     json_object *a;
-    int rc = call(&a, c, "DescribeContinuousBackups", body, &l->notes,
-                  "point-in-time recovery", NULL, err);
-    json_object *d = member(member(a, "ContinuousBackupsDescription"),
-                            "PointInTimeRecoveryDescription");
-    const char *st = member_str(d, "PointInTimeRecoveryStatus");
-    json_object *days = member(d, "RecoveryPeriodInDays");
+    int rc = call(&a, c, "DescribeContinuousBackups", body, &l->notes, "point-in-time recovery",
+                  NULL, err);
+    json_object *d = ddb_tj_member(ddb_tj_member(a, "ContinuousBackupsDescription"),
+                                   "PointInTimeRecoveryDescription");
+    const char *st = ddb_tj_str(d, "PointInTimeRecoveryStatus");
+    json_object *days = ddb_tj_member(d, "RecoveryPeriodInDays");
     if (rc == 0 && st && strcmp(st, "ENABLED") == 0) {
         l->pitr = 1;
         l->pitr_days = days ? json_object_get_int64(days) : 0;
@@ -140,12 +129,13 @@ static int read_tags(ddb_table_like *l, ddb_client *c, const char *arn, ddb_erro
         ddb_buf_putc(&b, '}');
         free(next);
         next = NULL;
-        rc = b.oom ? oom(err) : call(&a, c, "ListTagsOfResource", b.ptr, &l->notes, "tags", NULL, err);
+        rc = b.oom ? oom(err)
+                   : call(&a, c, "ListTagsOfResource", b.ptr, &l->notes, "tags", NULL, err);
         ddb_buf_dispose(&b);
-        page = member(a, "Tags");
+        page = ddb_tj_member(a, "Tags");
         for (size_t i = 0; rc == 0 && page && i < json_object_array_length(page); i++)
             json_object_array_add(l->tags, json_object_get(json_object_array_get_idx(page, i)));
-        if (rc == 0 && member_str(a, "NextToken") && !(next = strdup(member_str(a, "NextToken"))))
+        if (rc == 0 && ddb_tj_str(a, "NextToken") && !(next = strdup(ddb_tj_str(a, "NextToken"))))
             rc = oom(err);
         json_object_put(a);
     } while (rc == 0 && next != NULL);
@@ -161,9 +151,9 @@ static int read_policy(ddb_table_like *l, ddb_client *c, const char *arn, ddb_er
     char *body = one_member("ResourceArn", arn);
     json_object *a = NULL;
     int rc = body == NULL ? oom(err)
-                          : call(&a, c, "GetResourcePolicy", body, &l->notes,
-                                 "the resource policy", "PolicyNotFoundException", err);
-    if (rc == 0 && member_str(a, "Policy") && !(l->policy = strdup(member_str(a, "Policy"))))
+                          : call(&a, c, "GetResourcePolicy", body, &l->notes, "the resource policy",
+                                 "PolicyNotFoundException", err);
+    if (rc == 0 && ddb_tj_str(a, "Policy") && !(l->policy = strdup(ddb_tj_str(a, "Policy"))))
         rc = oom(err);
     json_object_put(a);
     free(body);
@@ -188,14 +178,16 @@ int ddb_table_like_read(ddb_table_like **out, ddb_client *c, const char *table, 
         char where[300];
         ddb_client_describe_target(c, where, sizeof(where));
         if (rc == 1)
-            rc = ddb_error_set(err, DDB_ENET, "table %s in %s cannot be described (DescribeTable "
-                                              "refused)", table, where);
+            rc = ddb_error_set(err, DDB_ENET,
+                               "table %s in %s cannot be described (DescribeTable "
+                               "refused)",
+                               table, where);
         else if (rc == 2)
             rc = ddb_error_set(err, DDB_ENOTFOUND, "table %s does not exist in %s", table, where);
         goto done;
     }
-    l->table = member(l->desc, "Table");
-    if ((arn = member_str(l->table, "TableArn")) == NULL) {
+    l->table = ddb_tj_member(l->desc, "Table");
+    if ((arn = ddb_tj_str(l->table, "TableArn")) == NULL) {
         rc = ddb_error_set(err, DDB_ENET, "DescribeTable %s: no TableArn in the answer", table);
         goto done;
     }
@@ -240,16 +232,16 @@ void ddb_table_like_free(ddb_table_like *l)
 static json_object *throughput(json_object *described)
 {
     json_object *t = json_object_new_object();
-    share(t, "ReadCapacityUnits", member(described, "ReadCapacityUnits"));
-    share(t, "WriteCapacityUnits", member(described, "WriteCapacityUnits"));
+    share(t, "ReadCapacityUnits", ddb_tj_member(described, "ReadCapacityUnits"));
+    share(t, "WriteCapacityUnits", ddb_tj_member(described, "WriteCapacityUnits"));
     return t;
 }
 
 static json_object *find_index(json_object *table, const char *list, const char *name)
 {
-    json_object *a = member(table, list);
+    json_object *a = ddb_tj_member(table, list);
     for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-        const char *n = member_str(json_object_array_get_idx(a, i), "IndexName");
+        const char *n = ddb_tj_str(json_object_array_get_idx(a, i), "IndexName");
         if (n && strcmp(n, name) == 0)
             return json_object_array_get_idx(a, i);
     }
@@ -262,22 +254,23 @@ static json_object *find_index(json_object *table, const char *list, const char 
 static void put_indexes(json_object *req, const char *list, json_object *keys, json_object *src,
                         int provisioned)
 {
-    json_object *from = member(keys, list), *to;
+    json_object *from = ddb_tj_member(keys, list), *to;
     int global = strcmp(list, "GlobalSecondaryIndexes") == 0;
     if (from == NULL || json_object_array_length(from) == 0)
         return;
     to = json_object_new_array();
     for (size_t i = 0; i < json_object_array_length(from); i++) {
         json_object *ix = json_object_array_get_idx(from, i), *n = json_object_new_object();
-        json_object *same = find_index(src, list, member_str(ix, "IndexName"));
-        share(n, "IndexName", member(ix, "IndexName"));
-        share(n, "KeySchema", member(ix, "KeySchema"));
-        share(n, "Projection", member(ix, "Projection"));
+        json_object *same = find_index(src, list, ddb_tj_str(ix, "IndexName"));
+        share(n, "IndexName", ddb_tj_member(ix, "IndexName"));
+        share(n, "KeySchema", ddb_tj_member(ix, "KeySchema"));
+        share(n, "Projection", ddb_tj_member(ix, "Projection"));
         if (global && provisioned)
-            json_object_object_add(n, "ProvisionedThroughput",
-                                   throughput(member(same ? same : src, "ProvisionedThroughput")));
+            json_object_object_add(
+                n, "ProvisionedThroughput",
+                throughput(ddb_tj_member(same ? same : src, "ProvisionedThroughput")));
         if (global && !provisioned && same)
-            share(n, "OnDemandThroughput", member(same, "OnDemandThroughput"));
+            share(n, "OnDemandThroughput", ddb_tj_member(same, "OnDemandThroughput"));
         json_object_array_add(to, n);
     }
     json_object_object_add(req, list, to);
@@ -287,15 +280,15 @@ static void put_indexes(json_object *req, const char *list, json_object *keys, j
  * else PROVISIONED with its capacity (a table created provisioned has no summary). */
 static int put_billing(json_object *req, json_object *src)
 {
-    const char *mode = member_str(member(src, "BillingModeSummary"), "BillingMode");
+    const char *mode = ddb_tj_str(ddb_tj_member(src, "BillingModeSummary"), "BillingMode");
     int provisioned = mode == NULL || strcmp(mode, "PAY_PER_REQUEST") != 0;
     json_object_object_add(req, "BillingMode",
                            json_object_new_string(provisioned ? "PROVISIONED" : "PAY_PER_REQUEST"));
     if (provisioned)
         json_object_object_add(req, "ProvisionedThroughput",
-                               throughput(member(src, "ProvisionedThroughput")));
+                               throughput(ddb_tj_member(src, "ProvisionedThroughput")));
     else
-        share(req, "OnDemandThroughput", member(src, "OnDemandThroughput"));
+        share(req, "OnDemandThroughput", ddb_tj_member(src, "OnDemandThroughput"));
     return provisioned;
 }
 
@@ -303,9 +296,9 @@ static int put_billing(json_object *req, json_object *src)
  * the new table gets its own (DynamoDB's default). */
 static void put_sse(json_object *req, json_object *src, ddb_buf *notes)
 {
-    json_object *d = member(src, "SSEDescription");
-    const char *st = member_str(d, "Status"), *type = member_str(d, "SSEType");
-    const char *key = member_str(d, "KMSMasterKeyArn");
+    json_object *d = ddb_tj_member(src, "SSEDescription");
+    const char *st = ddb_tj_str(d, "Status"), *type = ddb_tj_str(d, "SSEType");
+    const char *key = ddb_tj_str(d, "KMSMasterKeyArn");
     json_object *s;
     if (st == NULL || (strcmp(st, "ENABLED") != 0 && strcmp(st, "ENABLING") != 0) || type == NULL ||
         strcmp(type, "KMS") != 0) {
@@ -329,10 +322,11 @@ static void put_sse(json_object *req, json_object *src, ddb_buf *notes)
 /* What no request carries, named. */
 static void name_left_out(json_object *src, int provisioned, ddb_buf *notes)
 {
-    json_object *replicas = member(src, "Replicas");
+    json_object *replicas = ddb_tj_member(src, "Replicas");
     if (replicas && json_object_array_length(replicas) > 0)
-        ddb_buf_printf(notes, "not copied: the global table's %zu replica%s (add them to the "
-                              "new table with update-table --replica-updates)\n",
+        ddb_buf_printf(notes,
+                       "not copied: the global table's %zu replica%s (add them to the "
+                       "new table with update-table --replica-updates)\n",
                        json_object_array_length(replicas),
                        json_object_array_length(replicas) == 1 ? "" : "s");
     if (provisioned)
@@ -361,17 +355,18 @@ int ddb_table_like_request(ddb_buf *out, const ddb_table_like *l, const char *na
         }
     }
     json_object_object_add(req, "TableName", json_object_new_string(name));
-    share(req, "AttributeDefinitions", member(keys, "AttributeDefinitions"));
-    share(req, "KeySchema", member(keys, "KeySchema"));
+    share(req, "AttributeDefinitions", ddb_tj_member(keys, "AttributeDefinitions"));
+    share(req, "KeySchema", ddb_tj_member(keys, "KeySchema"));
     provisioned = put_billing(req, l->table);
     put_indexes(req, "LocalSecondaryIndexes", keys, l->table, provisioned);
     put_indexes(req, "GlobalSecondaryIndexes", keys, l->table, provisioned);
-    stream = member(l->table, "StreamSpecification");
-    if (stream && json_object_get_boolean(member(stream, "StreamEnabled")))
+    stream = ddb_tj_member(l->table, "StreamSpecification");
+    if (stream && json_object_get_boolean(ddb_tj_member(stream, "StreamEnabled")))
         share(req, "StreamSpecification", stream);
     put_sse(req, l->table, notes);
-    share(req, "TableClass", member(member(l->table, "TableClassSummary"), "TableClass"));
-    if (json_object_get_boolean(member(l->table, "DeletionProtectionEnabled")))
+    share(req, "TableClass",
+          ddb_tj_member(ddb_tj_member(l->table, "TableClassSummary"), "TableClass"));
+    if (json_object_get_boolean(ddb_tj_member(l->table, "DeletionProtectionEnabled")))
         json_object_object_add(req, "DeletionProtectionEnabled", json_object_new_boolean(1));
     if (l->tags && json_object_array_length(l->tags) > 0)
         share(req, "Tags", l->tags);
@@ -380,7 +375,8 @@ int ddb_table_like_request(ddb_buf *out, const ddb_table_like *l, const char *na
                             "new table's; its principals and conditions are the source's (check "
                             "them for another account)\n");
     name_left_out(l->table, provisioned, notes);
-    ddb_buf_puts(out, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    ddb_buf_puts(out, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
+                                                              JSON_C_TO_STRING_NOSLASHESCAPE));
     if (out->oom || notes->oom)
         rc = oom(err);
 done:
@@ -399,8 +395,9 @@ static int must(ddb_client *c, const char *op, const char *body, const char *nam
     int rc = call(&a, c, op, body, NULL, NULL, NULL, err);
     json_object_put(a);
     if (rc == 1)
-        rc = ddb_error_set(err, DDB_ENET, "table %s: %s refused (the endpoint has no such "
-                                          "operation, or these credentials may not call it)",
+        rc = ddb_error_set(err, DDB_ENET,
+                           "table %s: %s refused (the endpoint has no such "
+                           "operation, or these credentials may not call it)",
                            name, op);
     else if (rc != 0)
         ddb_error_prefix(err, "table %s: ", name);
@@ -448,7 +445,8 @@ static int settle_settings(ddb_client *c, const ddb_table_like *l, const char *n
     if (rc == 0 && l->pitr) {
         ddb_buf_puts(&b, "{\"TableName\":");
         ddb_json_put_string(&b, name, strlen(name));
-        ddb_buf_puts(&b, ",\"PointInTimeRecoverySpecification\":{\"PointInTimeRecoveryEnabled\":true");
+        ddb_buf_puts(&b,
+                     ",\"PointInTimeRecoverySpecification\":{\"PointInTimeRecoveryEnabled\":true");
         if (l->pitr_days > 0)
             ddb_buf_printf(&b, ",\"RecoveryPeriodInDays\":%lld", (long long)l->pitr_days);
         ddb_buf_puts(&b, "}}");
@@ -456,7 +454,7 @@ static int settle_settings(ddb_client *c, const ddb_table_like *l, const char *n
         ddb_buf_clear(&b);
     }
     if (rc == 0 && l->policy && made->arn) {
-        if ((policy = moved_policy(l->policy, member_str(l->table, "TableArn"), made->arn)) == NULL)
+        if ((policy = moved_policy(l->policy, ddb_tj_str(l->table, "TableArn"), made->arn)) == NULL)
             rc = oom(err);
         ddb_buf_puts(&b, "{\"ResourceArn\":");
         ddb_json_put_string(&b, made->arn, strlen(made->arn));
