@@ -2,9 +2,14 @@
 # Start/stop AWS's DynamoDB Local (in memory) on a free port, for the tests that need what
 # dynalite lacks: DynamoDB Streams (DescribeStream, GetShardIterator, GetRecords).
 #
-#   scripts/dynamodb-local.sh start <statedir>   start it; writes <statedir>/port, pid, log;
+#   scripts/dynamodb-local.sh start <statedir> [--per-account]
+#                                                start it; writes <statedir>/port, pid, log;
 #                                                waits until it answers ListTables; prints
-#                                                http://127.0.0.1:PORT on stdout
+#                                                http://127.0.0.1:PORT on stdout.
+#                                                --per-account: without -sharedDb, so each
+#                                                access key and region has its own database
+#                                                (two profiles with different keys are two
+#                                                accounts)
 #   scripts/dynamodb-local.sh stop <statedir>    stop it (TERM, then KILL after 5 s); idempotent
 #   scripts/dynamodb-local.sh url <statedir>     print the endpoint of a running instance
 #
@@ -17,7 +22,8 @@
 #
 # DynamoDB Local comes in the npm package amplify-dynamodb-simulator (its emulator/ folder,
 # pinned in package-lock.json) and needs a Java runtime; scripts/install-deps.sh installs both.
-# It is started with -sharedDb (one database whatever the access key and region) and -inMemory.
+# It is started with -inMemory and, unless --per-account, -sharedDb (one database whatever the
+# access key and region).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -28,7 +34,7 @@ java_bin="${JAVA:-java}"
 die() { echo "dynamodb-local.sh: $*" >&2; exit 1; }
 
 usage() {
-	echo "usage: $0 start|stop|url <statedir>" >&2
+	echo "usage: $0 start <statedir> [--per-account] | stop|url <statedir>" >&2
 	exit 2
 }
 
@@ -60,7 +66,7 @@ free_port() {
 try_start() {
 	local dir="$1" port="$2"
 	(cd "$emulator" && exec "$java_bin" -Xmx256m -Djava.library.path=./DynamoDBLocal_lib \
-		-jar DynamoDBLocal.jar -inMemory -sharedDb -port "$port") </dev/null >"$dir/log" 2>&1 &
+		-jar DynamoDBLocal.jar -inMemory $shared -port "$port") </dev/null >"$dir/log" 2>&1 &
 	local pid=$!
 	echo "$pid" >"$dir/pid"
 	local deadline=$((SECONDS + ${DDBLOCAL_START_TIMEOUT:-60}))
@@ -133,6 +139,11 @@ cmd_url() {
 	echo "http://127.0.0.1:$(tr -d '[:space:]' <"$dir/port")"
 }
 
+shared=-sharedDb
+if [[ $# -eq 3 && "$1" == start && "$3" == --per-account ]]; then
+	shared=
+	set -- "$1" "$2"
+fi
 [[ $# -eq 2 ]] || usage
 case "$1" in
 start) cmd_start "$2" ;;

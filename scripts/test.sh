@@ -46,7 +46,7 @@ mkdir -p "$reports"
 tsan_rc=0
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 log_path=$reports/race" \
     ctest --output-on-failure -j"$jobs" \
-    -R '^(script_threads|integration_credentials|integration_tls)$') || tsan_rc=1
+    -R '^(script_threads|integration_credentials|integration_tls|integration_accounts)$') || tsan_rc=1
 if [ -n "$(ls -A "$reports")" ]; then
     cat "$reports"/*
     echo "ThreadSanitizer reported the races above" >&2

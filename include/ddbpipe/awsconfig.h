@@ -116,6 +116,11 @@ typedef struct ddb_aws_options {
      * the password database when HOME is unset. */
     ddb_aws_getenv_fn getenv;
     void *getenv_ctx;
+    /* A role to assume on top of whatever the chain above gives (the command
+     * line's --to-role-arn): STS AssumeRole with those credentials, refreshed
+     * like a profile's role_arn. NULL: none. external_id may be NULL. */
+    const char *role_arn, *external_id;
+    const char *role_origin; /* how messages name it, e.g. "--to-role-arn" */
 } ddb_aws_options;
 
 typedef struct ddb_aws_credentials {
@@ -141,6 +146,11 @@ typedef struct ddb_aws_config {
      * DynamoDB's endpoint option; NULL: AWS itself. */
     char *s3_endpoint_url;
     char *s3_endpoint_source;
+    /* Application Auto Scaling's endpoint (AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING,
+     * [services] application_auto_scaling, AWS_ENDPOINT_URL, the profile's endpoint_url), else
+     * https://application-autoscaling.<region>.amazonaws.com; never NULL. */
+    char *autoscaling_endpoint_url;
+    char *autoscaling_endpoint_source;
     /* The CAs to trust for https instead of the system's: AWS_CA_BUNDLE, else
      * the profile's ca_bundle (the AWS CLI's settings); NULL when neither. The
      * credential providers' own requests (STS, SSO) use it too. */

@@ -163,10 +163,12 @@ typedef enum ddb_diff_step {
 
 typedef struct ddb_diff_hooks {
     void *ctx;
-    /* A side reads a table: the client to read it with, borrowed until
-     * ddb_diff_run returns. Called once, after both sides are planned. Returns
-     * 0 with *client set, or a code ddb_diff_run returns (the hook said why). */
-    int (*connect)(void *ctx, ddb_client **client);
+    /* Side s (0: A, 1: B) reads a table: the client to read it with, borrowed
+     * until ddb_diff_run returns (the same one for both sides, or each its own
+     * identity). Called for each side that needs one, A first, after both
+     * sides are planned. Returns 0 with *client set, or a code ddb_diff_run
+     * returns (the hook said why). */
+    int (*connect)(void *ctx, int side, ddb_client **client);
     /* Side s is about to be read (live progress); client may be NULL. May be NULL. */
     void (*reading)(void *ctx, int side, ddb_run_plan *plan, ddb_client *client);
     /* Side s was read: rc is what ddb_run_plan_execute returned (err set when

@@ -57,6 +57,7 @@ typedef struct ddb_live_stats {
 
 typedef struct ddb_live_opts {
     ddb_client *client;           /* borrowed; drives DynamoDB and Streams calls */
+    ddb_client *target_client;    /* borrowed: the target's own identity; NULL: client */
     const char *streams_endpoint; /* ddb_streams_endpoint of the DynamoDB endpoint */
     const char *source_table;
     const char *target_table;

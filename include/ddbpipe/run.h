@@ -146,6 +146,11 @@ typedef struct ddb_run_options {
 
     /* a table to write; NULL: the one its mapping names */
     const char *target_table;
+    /* The identity each table is reached with, when the two differ (migrate --to-profile...):
+     * messages about that table start with it, e.g. "target (profile b, region us-west-2)".
+     * NULL or "": messages name the table only, as with one identity. Read when the plan
+     * attaches (the caller may fill them in after ddb_run_plan_new). */
+    const char *source_side, *target_side;
     int create_table;
     int delete_all;
     ddb_write_mode write_mode; /* import: whole items in batches, only where absent, or an
@@ -207,6 +212,11 @@ DDB_MUST_USE int ddb_run_plan_new(ddb_run_plan **out, const ddb_run_options *o,
 
 /* The plan reads or writes a table or S3, so it needs a client. */
 int ddb_run_plan_needs_client(const ddb_run_plan *p);
+
+/* The table written is reached through its own client c (another identity than the client
+ * ddb_run_plan_attach is given, which still reads the source); before ddb_run_plan_attach. c is
+ * borrowed and must outlive the plan. NULL: the same client for both. */
+void ddb_run_plan_set_target_client(ddb_run_plan *p, ddb_client *c);
 
 /* The plan reads or writes s3:// paths. */
 int ddb_run_plan_needs_s3(const ddb_run_plan *p);

@@ -382,6 +382,28 @@ int ddb_aws_credentials_resolve(ddb_aws_credentials **out, const ddb_aws_options
     return rc;
 }
 
+/* Application Auto Scaling's endpoint: configured as the SDKs look it up, else the region's. */
+static int resolve_autoscaling(ddb_aws_config *cfg, const ddb_aws_resolver *r, ddb_error *err)
+{
+    int rc = ddb_aws_service_endpoint(&cfg->autoscaling_endpoint_url,
+                                      &cfg->autoscaling_endpoint_source, r,
+                                      "APPLICATION_AUTO_SCALING", "application_auto_scaling");
+    if (rc == DDB_EINVAL)
+        return ddb_error_set(err, rc,
+                             "Application Auto Scaling endpoint URL '%.200s' (from %s) must "
+                             "start with http:// or https://",
+                             cfg->autoscaling_endpoint_url, cfg->autoscaling_endpoint_source);
+    if (rc == 0 && cfg->autoscaling_endpoint_url == NULL) {
+        cfg->autoscaling_endpoint_url =
+            ddb_aws_xprintf("https://application-autoscaling.%s.amazonaws.com%s", cfg->region,
+                            strncmp(cfg->region, "cn-", 3) == 0 ? ".cn" : "");
+        cfg->autoscaling_endpoint_source = strdup("default for the region");
+        if (!cfg->autoscaling_endpoint_url || !cfg->autoscaling_endpoint_source)
+            rc = DDB_ENOMEM;
+    }
+    return rc == DDB_ENOMEM ? ddb_error_set(err, rc, "out of memory") : 0;
+}
+
 int ddb_aws_config_resolve(ddb_aws_config **out, const ddb_aws_options *opts, ddb_error *err)
 {
     ddb_aws_resolver r;
@@ -440,6 +462,8 @@ int ddb_aws_config_resolve(ddb_aws_config **out, const ddb_aws_options *opts, dd
                                               cfg->s3_endpoint_url, cfg->s3_endpoint_source);
         goto done;
     }
+    if ((rc = resolve_autoscaling(cfg, &r, err)) != 0)
+        goto done;
     *out = cfg;
     cfg = NULL;
 done:
@@ -477,6 +501,8 @@ void ddb_aws_config_free(ddb_aws_config *cfg)
     free(cfg->endpoint_source);
     free(cfg->s3_endpoint_url);
     free(cfg->s3_endpoint_source);
+    free(cfg->autoscaling_endpoint_url);
+    free(cfg->autoscaling_endpoint_source);
     free(cfg->ca_bundle);
     free(cfg->ca_bundle_source);
     free(cfg);

@@ -399,6 +399,23 @@ static int role_credential_source(ddb_cred_source **src, chain *c, const char *p
     return rc;
 }
 
+/* A role source s, made with rc, over src, the source of its keys: its external ID (may be NULL)
+ * set and src attached, or on any failure both freed. */
+static int attach_role(ddb_cred_source **out, ddb_cred_source *s, ddb_cred_source *src,
+                       const char *external_id, int rc, ddb_error *err)
+{
+    if (rc == 0 && external_id && (s->external_id = strdup(external_id)) == NULL)
+        rc = oom(err);
+    if (rc != 0) {
+        ddb_cred_source_free(s);
+        ddb_cred_source_free(src);
+        return rc;
+    }
+    s->source = src;
+    *out = s;
+    return 0;
+}
+
 static int assume_role(ddb_cred_source **out, chain *c, const char *profile, ddb_error *err)
 {
     const char *arn = get(c, profile, "role_arn"), *sp = get(c, profile, "source_profile");
@@ -438,20 +455,9 @@ static int assume_role(ddb_cred_source **out, chain *c, const char *profile, ddb
                     ddb_aws_xprintf("role %s (profile '%s' of %s) with credentials from %s", arn,
                                     profile, profile_file(c, profile, "role_arn"), src->label),
                     arn, get(c, profile, "role_session_name"), err);
-    if (rc == 0) {
+    if (rc == 0)
         s->duration_seconds = (int)duration;
-        if (get(c, profile, "external_id") &&
-            (s->external_id = strdup(get(c, profile, "external_id"))) == NULL)
-            rc = oom(err);
-    }
-    if (rc != 0) {
-        ddb_cred_source_free(s);
-        ddb_cred_source_free(src);
-        return rc;
-    }
-    s->source = src;
-    *out = s;
-    return 0;
+    return attach_role(out, s, src, get(c, profile, "external_id"), rc, err);
 }
 
 /* ---- the chain ------------------------------------------------------------ */
@@ -495,9 +501,44 @@ static void not_found(chain *c)
     ddb_buf_puts(b, "; container (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI and _FULL_URI not set)");
 }
 
+/* The role the options name (opts.role_arn) over src, the chain's own
+ * source, which it takes over (freed on failure): each refresh of the role
+ * fetches src's keys again when they near their expiry, as for a profile's
+ * role_arn with source_profile. */
+static int option_role(ddb_cred_source **out, chain *c, ddb_cred_source *src, ddb_error *err)
+{
+    const ddb_aws_options *o = c->r->opts;
+    ddb_cred_source *s = NULL;
+    int rc = sts_source(&s, c, DDB_CRED_ASSUME_ROLE,
+                        ddb_aws_xprintf("role %s (%s) with credentials from %s", o->role_arn,
+                                        o->role_origin ? o->role_origin : "the role given",
+                                        src->label),
+                        o->role_arn, NULL, err);
+    return attach_role(out, s, src, o->external_id, rc, err);
+}
+
+/* botocore's chain, first match wins (awsconfig.h). */
+static int chain_build(ddb_cred_source **out, chain *c, ddb_aws_resolver *r, ddb_error *err)
+{
+    int rc;
+
+    if (!r->explicit_profile && ((rc = from_environment(out, c, err)) != 0 || *out))
+        return rc;
+    if (has_assume_role(c, r->profile))
+        return assume_role(out, c, r->profile, err);
+    if ((rc = profile_providers(out, c, r->profile, r->explicit_profile, err)) != 0 || *out)
+        return rc;
+    if ((rc = ddb_cred_container_source(out, r, err)) != 0 || *out)
+        return rc;
+    if ((rc = ddb_cred_imds_source(out, r, err)) != 0 || *out)
+        return rc;
+    return ddb_cred_chain_not_found(r, "disabled by AWS_EC2_METADATA_DISABLED", err);
+}
+
 int ddb_cred_chain_build(ddb_cred_source **out, ddb_aws_resolver *r, ddb_error *err)
 {
     chain c;
+    ddb_cred_source *src = NULL;
     int rc;
 
     *out = NULL;
@@ -505,17 +546,12 @@ int ddb_cred_chain_build(ddb_cred_source **out, ddb_aws_resolver *r, ddb_error *
     c.r = r;
     c.visited[c.nvisited++] = r->profile;
     snprintf(c.session_name, sizeof(c.session_name), "ddbpipe-%lld", (long long)time(NULL));
-    if (!r->explicit_profile && ((rc = from_environment(out, &c, err)) != 0 || *out))
+    if ((rc = chain_build(&src, &c, r, err)) != 0 || src == NULL || r->opts == NULL ||
+        r->opts->role_arn == NULL || r->opts->role_arn[0] == '\0') {
+        *out = src;
         return rc;
-    if (has_assume_role(&c, r->profile))
-        return assume_role(out, &c, r->profile, err);
-    if ((rc = profile_providers(out, &c, r->profile, r->explicit_profile, err)) != 0 || *out)
-        return rc;
-    if ((rc = ddb_cred_container_source(out, r, err)) != 0 || *out)
-        return rc;
-    if ((rc = ddb_cred_imds_source(out, r, err)) != 0 || *out)
-        return rc;
-    return ddb_cred_chain_not_found(r, "disabled by AWS_EC2_METADATA_DISABLED", err);
+    }
+    return option_role(out, &c, src, err);
 }
 
 int ddb_cred_chain_not_found(ddb_aws_resolver *r, const char *imds_why, ddb_error *err)

@@ -118,7 +118,27 @@ typedef struct cli_aws_args {
     uint64_t max_attempts;
     uint64_t request_timeout_ms;
     int verbose;
+    /* The target's own identity (migrate, sync, diff): --to-profile, --to-region,
+     * --to-endpoint-url, --to-role-arn, --to-external-id. Each one not given is the
+     * source's (--profile, --region, --endpoint-url); none given: one identity for both. */
+    const char *to_profile, *to_region, *to_endpoint_url, *to_role_arn, *to_external_id;
 } cli_aws_args;
+
+#define CLI_TO_OPTS(a)                                                                             \
+    {"to-profile", OPT_STRING, &(a).to_profile, "NAME",                                            \
+     "the target's profile (another account): its own credentials, refreshed on their own "        \
+     "(default: --profile's)"},                                                                    \
+        {"to-region", OPT_STRING, &(a).to_region, "REGION",                                        \
+         "the target's region (default: --region, else the target profile's)"},                    \
+        {"to-endpoint-url", OPT_STRING, &(a).to_endpoint_url, "URL",                               \
+         "the target's DynamoDB endpoint (default: --endpoint-url, else the target profile's)"},   \
+        {"to-role-arn", OPT_STRING, &(a).to_role_arn, "ARN",                                       \
+         "reach the target as this IAM role (STS AssumeRole with the target's credentials, "       \
+         "assumed again before they expire)"},                                                     \
+    {                                                                                              \
+        "to-external-id", OPT_STRING, &(a).to_external_id, "ID",                                   \
+            "--to-role-arn: the external ID the role's trust policy asks for"                      \
+    }
 
 #define CLI_AWS_OPTS(a)                                                                            \
     {"endpoint-url", OPT_STRING, &(a).endpoint_url, "URL",                                         \
@@ -138,11 +158,28 @@ typedef struct cli_aws_args {
 typedef struct cli_conn {
     ddb_aws_config *config;
     ddb_client *client;
+    /* With two identities, which side this is and how it is reached, e.g. "target (profile
+     * b, region us-west-2)", for every message about it; "" with one identity. */
+    char side[400];
+    int verbose; /* --verbose: the refresher's successes are said too */
 } cli_conn;
 
 /* Resolves credentials, region and endpoint and creates the client. Prints
  * the problem and returns an exit code on failure. */
 int cli_connect(cli_conn *conn, const cli_aws_args *a);
+
+/* Was any --to-* identity option given (so the target has an identity of its own)? */
+int cli_has_target_identity(const cli_aws_args *a);
+
+/* The --to-* identity options against each other and the command: they need a table to
+ * reach (target_table), and --to-external-id a --to-role-arn. Returns 0 or EXIT_USAGE after
+ * saying why. */
+int cli_check_target_identity(const cli_aws_args *a, int target_table);
+
+/* cli_connect for the target, with the --to-* options over the source's: its own
+ * credential chain (and role), region, endpoint and client; its messages say "target" (and
+ * cli_connect's, when a --to-* option is given, "source"). */
+int cli_connect_target(cli_conn *conn, const cli_aws_args *a);
 
 /* Progress while a table is being created or updated (ddb_table_wait_fn):
  * one line at once, then every 10 s. ctx is a cli_table_wait. */
@@ -152,6 +189,14 @@ typedef struct cli_table_wait {
     double last_said; /* seconds waited when we last said something; < 0 = never */
 } cli_table_wait;
 void cli_table_waiting(void *ctx, const ddb_table_info *t, double waited_s);
+
+/* Table name made through to like table source read through from (the same connection, or
+ * the target's own), its keys and indexes m's when not NULL (cmd_table.c), with autoscaling its
+ * Application Auto Scaling too (a table that existed is left as it is); what was not copied
+ * is printed. An existing table is an error unless exists_ok. Returns the exit status after
+ * saying any problem. */
+int cli_create_like(cli_conn *from, cli_conn *to, const char *source, const char *name,
+                    const ddb_mapping *m, int exists_ok, int autoscaling, cli_table_wait *waiting);
 void cli_disconnect(cli_conn *conn);
 
 int cmd_create_table(int argc, char **argv);

@@ -91,6 +91,7 @@ int cmd_diff(int argc, char **argv)
         code = EXIT_OUTPUT;
 done:
     ddb_diff_outcome_dispose(&r); /* removes the comparison's work folder */
+    cli_disconnect(&c.to_conn);
     cli_disconnect(&c.conn);
     free(pos);
     return code;

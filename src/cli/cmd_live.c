@@ -59,7 +59,7 @@ int cli_live_check(const run_args *a)
     return 0;
 }
 
-int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn)
+int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn, cli_conn *to_conn)
 {
     ddb_live_opts o;
     ddb_error err;
@@ -74,6 +74,7 @@ int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn)
     ddb_streams_endpoint(lv->endpoint, sizeof(lv->endpoint), conn->config->endpoint_url);
     memset(&o, 0, sizeof(o));
     o.client = conn->client;
+    o.target_client = to_conn->client;
     o.streams_endpoint = lv->endpoint;
     o.source_table = a->table;
     o.target_table = a->to_table ? a->to_table : lv->to_mapping->table.name;
@@ -89,6 +90,8 @@ int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn)
     o.note = live_note;
     o.note_ctx = (void *)a;
     ddb_client_set_stop_flag(conn->client, cli_stop_flag());
+    if (to_conn->client)
+        ddb_client_set_stop_flag(to_conn->client, cli_stop_flag());
     if ((rc = ddb_live_prepare(&lv->live, &o, &err)) == 0)
         return 0;
     cli_error(rc == DDB_EUSAGE && strstr(err.message, "no stream") == NULL && a->resume

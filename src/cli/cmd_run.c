@@ -60,7 +60,9 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
             return "the endpoint's TLS certificate is not trusted; AWS_CA_BUNDLE=FILE (or the "
                    "profile's ca_bundle) names a PEM file of CAs to trust";
         if (conn != NULL || strstr(message, " failed: Timeout: ") != NULL)
-            return "check --endpoint-url (or the region) and the network";
+            return strncmp(message, "target (", 8) == 0
+                       ? "check --to-endpoint-url (or --to-region) and the network"
+                       : "check --endpoint-url (or the region) and the network";
         return spec->groups & G_MIGRATE ? "--to-table NAME; create it first, or add --create-table"
                                         : "--table NAME; create it first, or add --create-table";
     }
@@ -295,6 +297,21 @@ static int write_summary(ddb_run_plan *plan, const char *path, const ddb_summary
     return 0;
 }
 
+/* The source's connection, and the target's own when a --to-* option gives it one (else
+ * to_conn stays without a client and the target is reached through conn). Returns 0 or the
+ * exit status after saying why. */
+static int connect_sides(cli_conn *conn, cli_conn *to_conn, const run_args *a)
+{
+    int code;
+    /* files into a table: the target's identity is the only one the run needs */
+    if (a->table == NULL && cli_has_target_identity(&a->aws))
+        return cli_connect_target(conn, &a->aws);
+    code = cli_connect(conn, &a->aws);
+    if (code == 0 && cli_has_target_identity(&a->aws))
+        code = cli_connect_target(to_conn, &a->aws);
+    return code;
+}
+
 /* Plans, connects, opens and runs; prints the summary. Returns the exit status. */
 static int run_planned(const run_spec *spec, const cli_command *cmd, const run_args *a,
                        ddb_run_options *ro)
@@ -305,7 +322,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     uint64_t max_rejects = a->max_rejects == UINT64_MAX ? 0 : a->max_rejects;
     ddb_summary s;
     ddb_error err;
-    cli_conn conn;
+    cli_conn conn, to_conn;
     cli_table_wait waiting;
     cli_progress progress;
     ddb_buf extra = DDB_BUF_INIT;
@@ -315,9 +332,16 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
 
     memset(&s, 0, sizeof(s));
     memset(&conn, 0, sizeof(conn));
+    memset(&to_conn, 0, sizeof(to_conn));
     memset(&live, 0, sizeof(live));
-    if ((code = cli_live_check(a)) != 0)
+    if ((code = cli_live_check(a)) != 0 ||
+        (code = cli_check_target_identity(&a->aws, ro->writes_table)) != 0)
         return code;
+    if (cli_has_target_identity(&a->aws)) {
+        /* filled in by the connections, before the plan attaches its tables */
+        ro->source_side = conn.side;
+        ro->target_side = a->table ? to_conn.side : conn.side; /* as connect_sides connects */
+    }
     code = EXIT_USAGE;
     if (spec->mode == DDB_MODE_EXPORT && a->dry_run && (a->table == NULL || a->via_export)) {
         cli_error("export --table T --dry-run (a Scan's estimate, nothing read)",
@@ -338,8 +362,8 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
             fprintf(stderr, "ddbpipe: the copy is complete; the stream goes on from %s.live\n",
                     a->state);
         cli_catch_stop_signals();
-        if ((code = cli_connect(&conn, &a->aws)) == 0 &&
-            (code = cli_live_prepare(&live, a, &conn)) == 0)
+        if ((code = connect_sides(&conn, &to_conn, a)) == 0 &&
+            (code = cli_live_prepare(&live, a, &conn, &to_conn)) == 0)
             code = cli_live_run(&live, a);
         goto done;
     }
@@ -349,8 +373,9 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     }
     if (ddb_run_plan_generator(plan) && !a->quiet)
         cli_describe_generator(ddb_run_plan_generator(plan), a->seed);
-    if (ddb_run_plan_needs_client(plan) && (code = cli_connect(&conn, &a->aws)) != 0)
+    if (ddb_run_plan_needs_client(plan) && (code = connect_sides(&conn, &to_conn, a)) != 0)
         goto done;
+    ddb_run_plan_set_target_client(plan, to_conn.client);
     if (conn.config &&
         ddb_run_plan_set_s3(plan, conn.config->s3_endpoint_url, conn.config->region) != 0) {
         code = EXIT_OUTPUT;
@@ -359,7 +384,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     /* A signal while waiting for a table, or later, stops the run cleanly. */
     cli_catch_stop_signals();
     /* the stream's position is taken before the copy (or creating the target) starts */
-    if (a->live && (code = cli_live_prepare(&live, a, &conn)) != 0)
+    if (a->live && (code = cli_live_prepare(&live, a, &conn, &to_conn)) != 0)
         goto done;
     if (a->live && !a->quiet)
         fprintf(stderr, "ddbpipe: copy: %s as it is now; then its changes since\n", a->table);
@@ -411,6 +436,7 @@ done:
     free(own_summary);
     ddb_summary_dispose(&s);
     ddb_run_plan_free(plan);
+    cli_disconnect(&to_conn);
     cli_disconnect(&conn);
     return code;
 }

@@ -162,6 +162,47 @@ static int check(ddb_diff_run_options *o, const run_args *a)
     return 0;
 }
 
+/* --create-table: the target made before it is read, like the source table (keys and indexes
+ * from --to-mapping when given), or from the mapping it is read with when the source is files.
+ * The connections made here are the ones the comparison then reads with. Returns the exit
+ * status after saying any problem. */
+static int create_target(diff_cli *c)
+{
+    const run_args *a = c->a;
+    cli_conn *to = cli_has_target_identity(&a->aws) ? &c->to_conn : &c->conn;
+    const char *model = a->to_mapping ? a->to_mapping : a->table ? NULL : a->mapping;
+    ddb_mapping *m = NULL;
+    ddb_error err;
+    int code;
+
+    c->waiting.limit_s = (int)(a->wait_active ? a->wait_active : 600);
+    c->waiting.last_said = -1;
+    c->waiting.quiet = a->quiet;
+    if (!a->table && model == NULL) {
+        cli_error("--mapping FILE describes the table to create",
+                  "--create-table needs the source table, or a mapping, to make the target from");
+        return EXIT_USAGE;
+    }
+    if (model && ddb_mapping_load(&m, cli_mapping_path(model), &err) != 0) {
+        cli_error(NULL, "%s", err.message);
+        return EXIT_USAGE;
+    }
+    if ((code = cli_connect(&c->conn, &a->aws)) != 0 ||
+        (to != &c->conn && (code = cli_connect_target(to, &a->aws)) != 0))
+        goto done;
+    cli_catch_stop_signals();
+    if (a->table) {
+        code = cli_create_like(&c->conn, to, a->table, a->to_table, m, 1, 0, &c->waiting);
+    } else if (ddb_table_create(to->client, m, a->to_table, 1, c->waiting.limit_s, cli_stop_flag(),
+                                cli_table_waiting, &c->waiting, &err) != 0) {
+        cli_error(NULL, "%s%s%s", to->side, to->side[0] ? ": " : "", err.message);
+        code = err.code == DDB_EINTR ? EXIT_INTERRUPTED : EXIT_SERVICE;
+    }
+done:
+    ddb_mapping_free(m);
+    return code;
+}
+
 int cmd_sync(int argc, char **argv)
 {
     diff_cli c;
@@ -187,7 +228,8 @@ int cmd_sync(int argc, char **argv)
     cli_catch_broken_pipe(0);
     if ((code = check(&o.diff, &a)) != 0 ||
         (code = diff_cli_sides(c.sides, &a, pos, npos, sync_hint)) != 0 ||
-        (code = diff_cli_fill(&o.diff, &c)) != 0)
+        (code = diff_cli_fill(&o.diff, &c)) != 0 ||
+        (a.create_table && !a.dry_run && (code = create_target(&c)) != 0))
         goto done;
     for (int s = 0; s < 2; s++)
         o.diff.side[s].dry_run = 0; /* the sides are read whatever; the writes are sync's */
@@ -223,6 +265,7 @@ int cmd_sync(int argc, char **argv)
 done:
     free(estimate);
     ddb_sync_outcome_dispose(&r); /* removes the comparison's work folder */
+    cli_disconnect(&c.to_conn);
     cli_disconnect(&c.conn);
     free(pos);
     return code;

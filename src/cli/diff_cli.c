@@ -42,14 +42,23 @@ int diff_cli_check(ddb_diff_run_options *o, const run_args *a)
     return 0;
 }
 
-/* hooks.connect: once a side reads a table. */
-static int connect_hook(void *ctx, ddb_client **client)
+/* hooks.connect: for each side that reads a table; side B (the target) with its own
+ * identity when a --to-* option gave one, else the one connection both share. */
+static int connect_hook(void *ctx, int side, ddb_client **client)
 {
     diff_cli *c = ctx;
-    if ((c->code = cli_connect(&c->conn, &c->a->aws)) != 0)
+    cli_conn *conn = side == 1 && cli_has_target_identity(&c->a->aws) ? &c->to_conn : &c->conn;
+    if (conn->client == NULL &&
+        (c->code = conn == &c->to_conn ? cli_connect_target(conn, &c->a->aws)
+                                       : cli_connect(conn, &c->a->aws)) != 0)
         return DDB_ERROR;
     cli_catch_stop_signals();
-    *client = c->conn.client;
+    if (conn->side[0] != '\0') {
+        size_t n = strlen(c->sides[side].label);
+        snprintf(c->sides[side].label + n, sizeof(c->sides[side].label) - n, " on the %s",
+                 conn->side);
+    }
+    *client = conn->client;
     return 0;
 }
 
@@ -72,6 +81,8 @@ static int read_hook(void *ctx, int index, ddb_run_plan *plan, int rc, const ddb
     cli_progress_end(&c->progress);
     if (c->conn.client)
         ddb_client_set_idle(c->conn.client, NULL, NULL);
+    if (c->to_conn.client)
+        ddb_client_set_idle(c->to_conn.client, NULL, NULL);
     if (rc != 0 && rc != DDB_EINTR)
         cli_error(NULL, "%s", err->message);
     ddb_run_plan_report(plan, &rr);
@@ -152,6 +163,8 @@ int diff_cli_sides(diff_side *sides, const run_args *a, const char **pos, size_t
         cli_error(hint, "give the files to compare with the table");
         return EXIT_USAGE;
     }
+    if (cli_check_target_identity(&a->aws, a->to_table != NULL) != 0)
+        return EXIT_USAGE;
     for (int s = 0; s < 2; s++) {
         diff_side *sd = &sides[s];
         if (sd->table) {
@@ -179,6 +192,8 @@ int diff_cli_fill(ddb_diff_run_options *o, diff_cli *c)
         if ((code = cli_fill_run_options(ro, c->spec, a, sd->inputs, sd->n_inputs)) != 0)
             return code;
         ro->scan_table = sd->table;
+        /* read when the side attaches, after connect_hook named the sides */
+        ro->source_side = s == 0 ? c->conn.side : c->to_conn.side;
         ro->mapping_path = s == 0 || a->to_mapping == NULL ? a->mapping : a->to_mapping;
         cli_run_hooks(ro, a, &c->waiting, &c->progress);
     }

@@ -27,6 +27,7 @@ typedef struct diff_cli {
     const cli_command *cmd;
     const run_spec *spec;
     cli_conn conn;
+    cli_conn to_conn; /* side B's own identity (--to-profile...), when given */
     cli_table_wait waiting;
     cli_progress progress;
     int code; /* the exit status of a refused connection, else of the last side read */

@@ -137,10 +137,18 @@ const cli_command cli_commands[] = {
      "differences); 7 when all was written but a side rejected records, which were not\n"
      "compared: not proven equal.",
      cmd_sync},
-    {"create-table", "create-table --mapping FILE [--table NAME] [--if-not-exists]",
-     "create a table and all its indexes from a mapping",
+    {"create-table",
+     "create-table (--mapping FILE | --like SOURCE [--to-mapping FILE]) [--table NAME] "
+     "[--if-not-exists]",
+     "create a table from a mapping, or like another table",
      "Creates the mapping's table (or --table NAME) with its key schema and every GSI and\n"
-     "LSI, on-demand billing, and waits until it and its indexes are ACTIVE.",
+     "LSI, on-demand billing, and waits until it and its indexes are ACTIVE.\n\n"
+     "With --like SOURCE, the new table (--table NAME, default SOURCE's name) is made like\n"
+     "SOURCE, read with --profile, --region and --endpoint-url: keys and indexes (or\n"
+     "--to-mapping's), billing mode and throughput, Streams, encryption and its KMS key,\n"
+     "table class, deletion protection, tags, Time to Live, point-in-time recovery and the\n"
+     "resource policy. The new table is made with the --to-* options (another account or\n"
+     "region), each one not given being the source's. What cannot be copied is named.",
      cmd_create_table},
     {"describe", "describe --table NAME", "show a table's keys, indexes and size",
      "Prints the table's status, billing mode, approximate item count and size, its key\n"

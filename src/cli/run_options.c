@@ -165,10 +165,16 @@ static size_t table_options(cli_opt *out, run_args *ap, unsigned groups)
          {"stop-when-idle", OPT_UINT, &ap->stop_when_idle, "SECONDS",
           "--live: stop (exit 0) once caught up and no change came for SECONDS "
           "(default: follow until interrupted)"}},
-        {G_IMPORT | G_MIGRATE | G_GEN,
+        {G_IMPORT | G_GEN,
          {"create-table", OPT_FLAG, &ap->create_table, NULL,
           "create the target table with all its indexes from the mapping "
           "if it does not exist"}},
+        {G_MIGRATE | G_SYNC,
+         {"create-table", OPT_FLAG, &ap->create_table, NULL,
+          "create the target table if it does not exist: like the source table (its billing, "
+          "throughput, Streams, encryption, class, deletion protection, tags, TTL, "
+          "point-in-time recovery and policy; keys and indexes from --to-mapping when given), "
+          "or from the mapping when the source is files"}},
         {G_IMPORT,
          {"delete", OPT_FLAG, &ap->delete_all, NULL,
           "delete the items whose keys the input holds, instead of writing them"}},
@@ -349,6 +355,7 @@ static size_t run_control_options(cli_opt *out, run_args *ap, unsigned groups)
 void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
 {
     const cli_opt aws_opts[] = {CLI_AWS_OPTS(ap->aws)};
+    const cli_opt to_opts[] = {CLI_TO_OPTS(ap->aws)}; /* the target's own identity */
     size_t k = output_options(out, ap, groups);
     k += table_options(&out[k], ap, groups);
     k += input_options(&out[k], ap, groups);
@@ -356,6 +363,9 @@ void cli_run_declare_options(cli_opt *out, run_args *ap, unsigned groups)
     k += cli_managed_options(&out[k], ap, groups);
     for (size_t i = 0; (groups & G_AWS) && i < sizeof(aws_opts) / sizeof(aws_opts[0]); i++)
         out[k++] = aws_opts[i];
+    for (size_t i = 0; (groups & (G_MIGRATE | G_DIFF)) && i < sizeof(to_opts) / sizeof(to_opts[0]);
+         i++)
+        out[k++] = to_opts[i];
     memset(&out[k], 0, sizeof(out[k]));
 }
 
@@ -661,6 +671,9 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
         (code = fill_files(o, a)) != 0 || (code = fill_target(o, spec, a)) != 0)
         return code;
     fill_control(o, spec, a);
+    /* migrate without mappings copies the items as they are: import's way, from a table */
+    if ((spec->groups & G_MIGRATE) && a->mapping == NULL && a->to_mapping == NULL)
+        o->mode = DDB_MODE_IMPORT;
     if ((spec->groups & G_SELECT) && (code = fill_select(o, a)) != 0)
         return code;
     if (spec->groups & G_GEN)

@@ -248,9 +248,10 @@ typedef struct cli_live {
 int cli_live_check(const run_args *a);
 
 /* Before the copy: the stream checked and its position taken (or loaded
- * with --resume). Returns 0 or the exit status after printing the problem;
+ * with --resume). to_conn: the target's own identity, or one without a client (the
+ * target is reached through conn). Returns 0 or the exit status after printing the problem;
  * cli_live_dispose either way. */
-int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn);
+int cli_live_prepare(cli_live *lv, const run_args *a, cli_conn *conn, cli_conn *to_conn);
 
 /* After the copy: replays and follows the stream; prints its summary.
  * Returns the exit status. */

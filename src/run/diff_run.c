@@ -21,7 +21,7 @@ typedef struct diff_job {
     ddb_diff_outcome *out;
     ddb_run_options ro[2]; /* the caller's, with the diff's own output and side files */
     ddb_run_plan *plan[2];
-    ddb_client *client; /* the caller's (hooks.connect), when a side needs one */
+    ddb_client *client[2]; /* each side's (hooks.connect), when it needs one */
     const char *dir;    /* o->out_dir, or the run's own folder (out->out_dir) */
     char unmatched[2][4096];
     char *key_text; /* --key, cut into the names keys point to */
@@ -67,13 +67,13 @@ static int plan_sides(diff_job *j, ddb_error *err)
         if ((rc = ddb_run_plan_new(&j->plan[s], &j->ro[s], &j->out->field, err)) != 0)
             return stop_at(j, DDB_DIFF_PLAN, s, rc);
     }
-    if (!ddb_run_plan_needs_client(j->plan[0]) && !ddb_run_plan_needs_client(j->plan[1]))
-        return 0;
-    if ((rc = j->o->hooks.connect(j->o->hooks.ctx, &j->client)) != 0)
-        return stop_at(j, DDB_DIFF_CONNECT, 0, rc);
     for (int s = 0; s < 2; s++)
         if (ddb_run_plan_needs_client(j->plan[s]) &&
-            (rc = ddb_run_plan_attach(j->plan[s], j->client, &j->out->field, err)) != 0)
+            (rc = j->o->hooks.connect(j->o->hooks.ctx, s, &j->client[s])) != 0)
+            return stop_at(j, DDB_DIFF_CONNECT, s, rc);
+    for (int s = 0; s < 2; s++)
+        if (j->client[s] != NULL &&
+            (rc = ddb_run_plan_attach(j->plan[s], j->client[s], &j->out->field, err)) != 0)
             return stop_at(j, DDB_DIFF_ATTACH, s, rc);
     return 0;
 }
@@ -136,7 +136,7 @@ static int read_side(diff_job *j, int s, ddb_error *err)
     if ((rc = ddb_run_plan_open(j->plan[s], &j->out->field, err)) != 0)
         return stop_at(j, DDB_DIFF_OPEN, s, rc);
     if (h->reading)
-        h->reading(h->ctx, s, j->plan[s], j->client);
+        h->reading(h->ctx, s, j->plan[s], j->client[s]);
     rc = j->out->side_rc[s] = ddb_run_plan_execute(j->plan[s], &j->out->s[s], err);
     stop = h->read ? h->read(h->ctx, s, j->plan[s], rc, &j->out->s[s], err) : 0;
     if (rc != 0 || stop != 0)

@@ -331,11 +331,12 @@ static void reject_change(void *ctx, int entity, const ddb_reject_info *info)
 static int open_writer(live *l, ddb_error *err)
 {
     ddb_table_output_opts to;
-    int rc = ddb_table_describe(&l->target_info, l->o.client, l->o.target_table, err);
+    ddb_client *c = l->o.target_client ? l->o.target_client : l->o.client;
+    int rc = ddb_table_describe(&l->target_info, c, l->o.target_table, err);
     if (rc != 0)
         return rc;
     memset(&to, 0, sizeof(to));
-    to.client = l->o.client;
+    to.client = c;
     to.table = l->o.target_table;
     to.info = l->target_info;
     to.max_wcu = l->o.max_wcu;

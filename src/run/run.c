@@ -103,7 +103,8 @@ static int check_shape(const ddb_run_plan *p, ddb_run_field *field, ddb_error *e
     if (o->mode == DDB_MODE_CONVERT && o->to_mapping_path == NULL)
         return ddb_run_fail(field, DDB_RUN_F_TO_MAPPING, err, "%s needs the mapping to re-key into",
                             o->command);
-    if (o->create_table && o->mode == DDB_MODE_IMPORT && o->mapping_path == NULL)
+    if (o->create_table && o->mode == DDB_MODE_IMPORT && o->mapping_path == NULL &&
+        !(o->scan_allowed && o->scan_table != NULL))
         return ddb_run_fail(
             field, DDB_RUN_F_CREATE_TABLE, err,
             "creating the table needs a mapping: it describes the keys and indexes");
@@ -329,6 +330,12 @@ int ddb_run_plan_needs_client(const ddb_run_plan *p)
            ddb_run_plan_needs_s3(p);
 }
 
+void ddb_run_plan_set_target_client(ddb_run_plan *p, ddb_client *c)
+{
+    assert(p != NULL);
+    p->target_client = c;
+}
+
 int ddb_run_plan_needs_s3(const ddb_run_plan *p)
 {
     return ddb_run_s3_needed(&p->o);
@@ -368,8 +375,10 @@ int ddb_run_check_schema(ddb_run_plan *p, const ddb_table_info *t, const ddb_map
     if (why.oom) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
     } else if (p->o.ignore_schema_mismatch) {
-        ddb_run_note(p, "warning: table %s does not match %s, going on as asked: %s", t->name, path,
-                     why.ptr);
+        const char *side = t == p->target ? p->o.target_side : p->o.source_side;
+        int named = side != NULL && *side != '\0';
+        ddb_run_note(p, "warning: %s%stable %s does not match %s, going on as asked: %s",
+                     named ? side : "", named ? ": " : "", t->name, path, why.ptr);
     } else {
         *field = DDB_RUN_F_TABLE_SCHEMA;
         rc = ddb_error_set(err, DDB_EUSAGE, "table %s does not match %s: %s", t->name, path,
@@ -380,7 +389,7 @@ done:
     return rc;
 }
 
-static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+static int attach_scan_table(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
     const ddb_run_options *o = &p->o;
     ddb_table_reader_opts to;
@@ -431,7 +440,22 @@ static int plan_target(ddb_table_info **out, const ddb_mapping *m, const char *t
     return rc;
 }
 
-static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+/* With two identities, a message about a table says which side it is on, and so which
+ * credentials, region and endpoint it was reached with. Returns rc. */
+static int name_side(int rc, const char *side, ddb_error *err)
+{
+    if (rc != 0 && rc != DDB_EINTR && side != NULL && *side != '\0' && err != NULL)
+        ddb_error_prefix(err, "%s: ", side);
+    return rc;
+}
+
+static int attach_scan(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+{
+    return name_side(attach_scan_table(p, field, err), p->o.source_side, err);
+}
+
+static int attach_target_table(ddb_run_plan *p, ddb_client *client, ddb_run_field *field,
+                               ddb_error *err)
 {
     const ddb_run_options *o = &p->o;
     /* migrate encodes for the target with the mapping it re-keys into */
@@ -440,21 +464,29 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 
     if (o->create_table && !o->dry_run) {
         *field = DDB_RUN_F_CREATE_TABLE;
-        if ((rc = ddb_table_create(p->client, tm, o->target_table, 1,
-                                   o->wait_active_s > 0 ? o->wait_active_s : 600, o->stop,
-                                   o->on_wait, o->wait_ctx, err)) != 0)
+        /* a table read is the model: the whole of its definition, not only the keys */
+        if (o->scan_allowed && o->scan_table != NULL)
+            rc = ddb_run_create_like(p, client, tm, err);
+        else
+            rc = ddb_table_create(client, tm, o->target_table, 1,
+                                  o->wait_active_s > 0 ? o->wait_active_s : 600, o->stop,
+                                  o->on_wait, o->wait_ctx, err);
+        if (rc != 0)
             return rc;
     }
     *field = DDB_RUN_F_TARGET_TABLE;
-    rc = ddb_table_wait_ready(&p->target, p->client, o->target_table, 1, o->wait_active_s, o->stop,
+    rc = ddb_table_wait_ready(&p->target, client, o->target_table, 1, o->wait_active_s, o->stop,
                               o->on_wait, o->wait_ctx, err);
     if (rc == DDB_EUSAGE)
         *field = DDB_RUN_F_WAIT;
     /* A dry run fails as the real run would, but for a table it would create. */
     if (rc == DDB_ENOTFOUND && o->dry_run && o->create_table) {
-        ddb_run_note(p, "dry run: table %s does not exist yet; the run would create it from %s",
-                     o->target_table,
-                     o->mode == DDB_MODE_CONVERT ? o->to_mapping_path : o->mapping_path);
+        ddb_run_note(p, "dry run: %s%stable %s does not exist yet; the run would create it from %s",
+                     o->target_side ? o->target_side : "",
+                     o->target_side && *o->target_side ? ": " : "", o->target_table,
+                     o->scan_allowed && o->scan_table ? "the table it copies"
+                     : o->mode == DDB_MODE_CONVERT    ? o->to_mapping_path
+                                                      : o->mapping_path);
         rc = tm != NULL ? plan_target(&p->planned, tm, o->target_table, err) : 0;
     }
     if (rc != 0)
@@ -473,7 +505,7 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     } else {
         ddb_table_output_opts tw;
         memset(&tw, 0, sizeof(tw));
-        tw.client = p->client;
+        tw.client = client;
         tw.table = o->target_table;
         tw.info = p->target;
         tw.max_attempts = o->max_attempts;
@@ -485,6 +517,12 @@ static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     if (rc == 0)
         *field = DDB_RUN_F_NONE;
     return rc;
+}
+
+static int attach_target(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
+{
+    ddb_client *c = p->target_client ? p->target_client : p->client;
+    return name_side(attach_target_table(p, c, field, err), p->o.target_side, err);
 }
 
 int ddb_run_plan_attach(ddb_run_plan *p, ddb_client *c, ddb_run_field *field, ddb_error *err)

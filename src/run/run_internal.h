@@ -28,6 +28,7 @@ struct ddb_run_plan {
     int streams; /* the items go to standard output, not to files in a folder */
     uint64_t input_bytes;
     ddb_client *client;
+    ddb_client *target_client; /* the target's own identity; NULL: client */
     ddb_table_info *source, *target;
     ddb_table_info *planned; /* a dry run's target as --create-table would make it */
     ddb_reader *scan;
@@ -50,6 +51,13 @@ struct ddb_run_plan {
     ddb_select_request select_req; /* the table's Query or Scan for it */
     char *select_how;               /* how the selection is read, for the summary */
 };
+
+/* --create-table with a table as the source (run_create.c): the target (through target) made
+ * like the source (through p->client), its keys and indexes tm's when not NULL; the notes of
+ * what was not copied said through the plan's note hook. Returns what ddb_table_like_create
+ * returns, or ddb_table_like_read's failures on the source. */
+int ddb_run_create_like(ddb_run_plan *p, ddb_client *target, const ddb_mapping *tm,
+                        ddb_error *err);
 
 /* The selection (run_select.c): parsed and checked against the mapping (0,
  * DDB_EUSAGE with *field, DDB_ENOMEM); the table reader's Query or Scan for it

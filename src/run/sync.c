@@ -32,7 +32,7 @@
 typedef struct sync_job {
     const ddb_sync_run_options *o;
     ddb_sync_outcome *out;
-    ddb_client *client;            /* from the caller's connect hook */
+    ddb_client *client;            /* the target's, from the caller's connect hook */
     const ddb_mapping *target_map; /* side B's plan's, while the comparison runs */
     int same_mapping;              /* both sides read with the same mapping (or none) */
     int ready;
@@ -48,13 +48,13 @@ typedef struct sync_job {
     double told_at; /* when o->writing was last called */
 } sync_job;
 
-static int connect_hook(void *ctx, ddb_client **client)
+static int connect_hook(void *ctx, int side, ddb_client **client)
 {
     sync_job *j = ctx;
     const ddb_diff_hooks *h = &j->o->diff.hooks;
-    int rc = h->connect(h->ctx, client);
-    if (rc == 0)
-        j->client = *client;
+    int rc = h->connect(h->ctx, side, client);
+    if (rc == 0 && side == 1)
+        j->client = *client; /* the writes go where side B was read */
     return rc;
 }
 
