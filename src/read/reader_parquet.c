@@ -3,8 +3,9 @@
  * writer makes (write/parquet.h), and other files of the same kinds. One row
  * group is read at a time (memory is a row group, not the file): each column
  * chunk's data pages v1, PLAIN values, RLE/bit-packed levels, compressed
- * with ZSTD, GZIP or nothing. A top-level column is a scalar or a LIST of
- * scalars. What it does not know is refused by name, with the reason: a
+ * with ZSTD, GZIP or nothing. A top-level column is a scalar, a LIST of
+ * scalars, or a group (a STRUCT) of those: an M of its members present (a
+ * map whose members the mapping declares). What it does not know is refused by name, with the reason: a
  * dictionary page, another encoding, a data page v2, another codec, a
  * FLOAT/DOUBLE column (not exact), a deeper nesting.
  *
@@ -39,8 +40,10 @@ typedef struct pqr_val {
 
 typedef struct pqr_col {
     char *name;
+    char *group; /* the STRUCT it is a member of, or NULL */
     int phys, type_length, scale, kind, list;
     int max_def, max_rep, def_list; /* def_list: the level from which a list is there */
+    int def_group, in_group;        /* the level from which its group is there; and in this row */
     /* the row group read: its levels and present values, and the cursors */
     uint8_t *defs, *reps;
     pqr_val *vals;
@@ -129,7 +132,79 @@ static int leaf_kind(pq_reader *r, pqr_col *c, const pqr_node *el, ddb_error *er
     return refuse(r, err, "FLOAT, DOUBLE and INT96 are not exact", c->name);
 }
 
-/* Top-level columns: a leaf, or a LIST of leaves (three levels). */
+/* Column c from schema element at (a leaf or a LIST of leaves, three
+ * levels) below def optional levels; *at moves past it. */
+static int read_column(pq_reader *r, pqr_col *c, const pqr_node *schema, size_t *at, int def,
+                       ddb_error *err)
+{
+    size_t n = schema->n;
+    const pqr_node *el = &schema->kids[*at];
+    int optional = pqr_int(el, 3, 0) == 1, rc;
+    if ((c->name = node_str(pqr_field(el, 4))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (pqr_int(el, 3, 0) == 2)
+        return refuse(r, err, "a repeated column outside a LIST", c->name);
+    if (pqr_int(el, 5, 0) == 0) {
+        c->max_def = def + optional;
+        (*at)++;
+        return leaf_kind(r, c, el, err);
+    }
+    if (pqr_int(el, 5, 0) != 1 || *at + 2 >= n || pqr_int(&schema->kids[*at + 1], 3, 0) != 2 ||
+        pqr_int(&schema->kids[*at + 1], 5, 0) != 1 || pqr_int(&schema->kids[*at + 2], 5, 0) != 0)
+        return refuse(r, err, "a nested column other than a LIST of scalars", c->name);
+    c->list = 1;
+    c->def_list = def + optional;
+    c->max_def = def + optional + 1 + (pqr_int(&schema->kids[*at + 2], 3, 0) == 1);
+    c->max_rep = 1;
+    if ((rc = leaf_kind(r, c, &schema->kids[*at + 2], err)) != 0)
+        return rc;
+    if (c->kind == PQR_BOOL || c->kind == PQR_JSON)
+        return refuse(r, err, "a LIST of BOOLEAN or JSON (DynamoDB has no such set)", c->name);
+    *at += 3;
+    return 0;
+}
+
+/* Is schema element el a group that is no LIST (a STRUCT)? */
+static int is_struct(const pqr_node *el)
+{
+    const pqr_node *lt = pqr_field(el, 10);
+    return pqr_int(el, 5, 0) > 0 && pqr_int(el, 6, -1) != 3 && pqr_field(lt, 3) == NULL &&
+           pqr_int(el, 3, 0) != 2;
+}
+
+/* A STRUCT's members, each a column of its own that knows the group. */
+static int read_struct(pq_reader *r, const pqr_node *schema, size_t *at, ddb_error *err)
+{
+    const pqr_node *el = &schema->kids[*at];
+    int64_t members = pqr_int(el, 5, 0);
+    int def = pqr_int(el, 3, 0) == 1, rc;
+    char *name = node_str(pqr_field(el, 4));
+    if (name == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    (*at)++;
+    for (int64_t m = 0; m < members; m++) {
+        pqr_col *c;
+        if (*at >= schema->n || is_struct(&schema->kids[*at])) {
+            rc = refuse(r, err, "a STRUCT in a STRUCT, or one cut short", name);
+            free(name);
+            return rc;
+        }
+        c = &r->cols[r->n_cols++];
+        if ((c->group = strdup(name)) == NULL) {
+            free(name);
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        }
+        c->def_group = def;
+        if ((rc = read_column(r, c, schema, at, def, err)) != 0) {
+            free(name);
+            return rc;
+        }
+    }
+    free(name);
+    return 0;
+}
+
+/* Top-level columns: a leaf, a LIST of leaves, or a STRUCT of those. */
 static int read_schema(pq_reader *r, const pqr_node *schema, ddb_error *err)
 {
     size_t n = schema ? schema->n : 0, at = 1;
@@ -138,32 +213,12 @@ static int read_schema(pq_reader *r, const pqr_node *schema, ddb_error *err)
         return n < 2 ? refuse(r, err, "a file without columns", NULL)
                      : ddb_error_set(err, DDB_ENOMEM, "out of memory");
     while (at < n) {
-        const pqr_node *el = &schema->kids[at];
-        pqr_col *c = &r->cols[r->n_cols++];
-        int optional = pqr_int(el, 3, 0) == 1;
-        if ((c->name = node_str(pqr_field(el, 4))) == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        if (pqr_int(el, 3, 0) == 2)
-            return refuse(r, err, "a repeated column outside a LIST", c->name);
-        if (pqr_int(el, 5, 0) == 0) {
-            c->max_def = optional;
-            if ((rc = leaf_kind(r, c, el, err)) != 0)
-                return rc;
-            at++;
-            continue;
-        }
-        if (pqr_int(el, 5, 0) != 1 || at + 2 >= n || pqr_int(&schema->kids[at + 1], 3, 0) != 2 ||
-            pqr_int(&schema->kids[at + 1], 5, 0) != 1 || pqr_int(&schema->kids[at + 2], 5, 0) != 0)
-            return refuse(r, err, "a nested column other than a LIST of scalars", c->name);
-        c->list = 1;
-        c->def_list = optional;
-        c->max_def = optional + 1 + (pqr_int(&schema->kids[at + 2], 3, 0) == 1);
-        c->max_rep = 1;
-        if ((rc = leaf_kind(r, c, &schema->kids[at + 2], err)) != 0)
+        if (is_struct(&schema->kids[at]))
+            rc = read_struct(r, schema, &at, err);
+        else
+            rc = read_column(r, &r->cols[r->n_cols++], schema, &at, 0, err);
+        if (rc != 0)
             return rc;
-        if (c->kind == PQR_BOOL || c->kind == PQR_JSON)
-            return refuse(r, err, "a LIST of BOOLEAN or JSON (DynamoDB has no such set)", c->name);
-        at += 3;
     }
     return 0;
 }
@@ -178,9 +233,12 @@ static void text_numbers(pq_reader *r)
             memcmp(k->p, "ddbpipe.numbers_as_text", 23))
             continue;
         for (size_t c = 0; c < r->n_cols; c++) {
-            size_t len = strlen(r->cols[c].name);
-            for (size_t at = 0; at + len <= v->len; at++) {
-                if ((at == 0 || v->p[at - 1] == ',') && memcmp(v->p + at, r->cols[c].name, len) == 0 &&
+            char path[512]; /* a STRUCT's member by its path: info.rating */
+            size_t len = (size_t)snprintf(path, sizeof(path), "%s%s%s",
+                                          r->cols[c].group ? r->cols[c].group : "",
+                                          r->cols[c].group ? "." : "", r->cols[c].name);
+            for (size_t at = 0; len < sizeof(path) && at + len <= v->len; at++) {
+                if ((at == 0 || v->p[at - 1] == ',') && memcmp(v->p + at, path, len) == 0 &&
                     (at + len == v->len || v->p[at + len] == ',') && r->cols[c].kind == PQR_STRING)
                     r->cols[c].kind = PQR_NUMBER;
             }
@@ -517,7 +575,7 @@ static int scalar(pq_reader *r, const pqr_col *c, const pqr_val *v, ddb_value *o
         out->u.boolean = v->n != 0;
         return 0;
     case PQR_JSON:
-        if (strcmp(c->name, DDB_EXTRA_FIELD) == 0) { /* the encoder reads its text */
+        if (c->group == NULL && strcmp(c->name, DDB_EXTRA_FIELD) == 0) { /* the encoder reads its text */
             out->type = DDB_TYPE_S;
             out->u.s = (ddb_str){(const char *)v->p, v->n};
             return 0;
@@ -545,6 +603,7 @@ static int column_value(pq_reader *r, pqr_col *c, ddb_value *out, int *present, 
     if (c->lv >= c->n_levels)
         return ddb_error_set(err, DDB_EINVAL, "%s: column %s has fewer values than rows",
                              r->base.name, c->name);
+    c->in_group = c->defs[first] >= c->def_group;
     if (!c->list) {
         c->lv++;
         if (c->defs[first] < c->max_def)
@@ -577,6 +636,35 @@ static int column_value(pq_reader *r, pqr_col *c, ddb_value *out, int *present, 
     return 0;
 }
 
+/* The STRUCT whose first member is column *i: an M of the members present,
+ * or none when the group is absent. *i ends at its last member. */
+static int struct_value(pq_reader *r, size_t *i, ddb_value *out, int *present, ddb_error *err)
+{
+    size_t first = *i, n = 1;
+    int rc;
+    while (first + n < r->n_cols && r->cols[first + n].group != NULL &&
+           strcmp(r->cols[first + n].group, r->cols[first].group) == 0)
+        n++;
+    *i = first + n - 1;
+    out->type = DDB_TYPE_M;
+    out->u.m.count = 0;
+    if ((out->u.m.attrs = ddb_arena_alloc(r->arena, n * sizeof(ddb_attr))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++) {
+        pqr_col *c = &r->cols[first + k];
+        ddb_attr *at = &out->u.m.attrs[out->u.m.count];
+        int here;
+        if ((rc = column_value(r, c, &at->value, &here, err)) != 0)
+            return rc;
+        if (c->in_group != r->cols[first].in_group)
+            return damaged(r, c, err);
+        at->name = (ddb_str){c->name, strlen(c->name)};
+        out->u.m.count += here;
+    }
+    *present = r->cols[first].in_group;
+    return 0;
+}
+
 static int pq_next(ddb_reader *base, ddb_record **out, ddb_error *err)
 {
     pq_reader *r = (pq_reader *)base;
@@ -596,10 +684,13 @@ static int pq_next(ddb_reader *base, ddb_record **out, ddb_error *err)
     for (size_t i = 0; i < r->n_cols; i++) {
         ddb_attr *at = &item->attrs[item->count];
         int present;
-        if ((rc = column_value(r, &r->cols[i], &at->value, &present, err)) != 0)
+        rc = r->cols[i].group ? struct_value(r, &i, &at->value, &present, err)
+                              : column_value(r, &r->cols[i], &at->value, &present, err);
+        if (rc != 0)
             return rc == DDB_EINVAL ? ddb_error_prefix(err, "row %llu: ", (unsigned long long)r->row)
                                     : rc;
-        at->name = (ddb_str){r->cols[i].name, strlen(r->cols[i].name)};
+        at->name = (ddb_str){r->cols[i].group ? r->cols[i].group : r->cols[i].name,
+                             strlen(r->cols[i].group ? r->cols[i].group : r->cols[i].name)};
         item->count += present;
     }
     r->rows_left--;
@@ -619,6 +710,7 @@ static void pq_free(ddb_reader *base)
     pq_reader *r = (pq_reader *)base;
     for (size_t i = 0; i < r->n_cols; i++) {
         free(r->cols[i].name);
+        free(r->cols[i].group);
         free(r->cols[i].defs);
         free(r->cols[i].reps);
         free(r->cols[i].vals);

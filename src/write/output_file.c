@@ -368,18 +368,22 @@ static void stored_types(file_output *fo, size_t i)
     const ddb_entity *e = &fo->opts.mapping->entities[i];
     size_t col = 0; /* the files' column: the partition field has none */
     for (size_t f = 0; f < e->n_fields; f++) {
-        const ddb_writer *w = fo->puts[i].w;
-        int as_text = 0, scale = 0, rc;
-        ddb_type t = e->fields[f].type;
-        if (fo->puts[i].partitioned && strcmp(e->fields[f].name, fo->opts.partition_by) == 0)
+        const ddb_field *fd = &e->fields[f];
+        if (fo->puts[i].partitioned && strcmp(fd->name, fo->opts.partition_by) == 0)
             continue;
-        if (t == DDB_TYPE_N || t == DDB_TYPE_NS) {
-            rc = fo->puts[i].partitioned ? ddb_partitioned_number_type(w, f, &as_text, &scale)
-                                         : pq_writer_number_type(w, col, &as_text, &scale);
-            if (rc == 0)
-                ddb_schema_set_stored(fo->schema, i, f, as_text, scale);
+        /* a STRUCT's members (m >= 0) each have a column */
+        for (int m = fd->n_members ? 0 : -1; m < (int)fd->n_members; m++) {
+            const ddb_writer *w = fo->puts[i].w;
+            int as_text = 0, scale = 0, rc;
+            ddb_type t = m < 0 ? fd->type : fd->members[m].type;
+            if (t == DDB_TYPE_N || t == DDB_TYPE_NS) {
+                rc = fo->puts[i].partitioned ? ddb_partitioned_number_type(w, col, &as_text, &scale)
+                                             : pq_writer_number_type(w, col, &as_text, &scale);
+                if (rc == 0)
+                    ddb_schema_set_stored(fo->schema, i, f, m, as_text, scale);
+            }
+            col++;
         }
-        col++;
     }
 }
 

@@ -3,6 +3,12 @@
  * declared field, and "_extra" (a JSON column of DynamoDB JSON) for what no
  * column holds. Without an entity (no mapping) the file has one JSON column,
  * "item": each item whole, as DynamoDB JSON.
+ *
+ * A map whose members the mapping declares ("fields") is a STRUCT, a column
+ * per member. A map that does not match its declaration (a member it does not
+ * declare, a member of another type, a number its DECIMAL cannot hold) goes
+ * whole to _extra, as a declared field holding NULL does: nothing is lost or
+ * changed, and the STRUCT is null in that row.
  */
 #include "ddbpipe/writer.h"
 
@@ -23,13 +29,20 @@ typedef struct pq_writer {
     unsigned char *used; /* per attribute of the record: in a column */
     size_t used_cap;
     ptrdiff_t *at; /* per field: the attribute in its column, or -1 */
+    size_t *col;   /* per field: its first column (a STRUCT has one per member) */
+    size_t extra;  /* the _extra column */
 } pq_writer;
+
+size_t pq_field_columns(const ddb_field *fd)
+{
+    return fd->n_members ? fd->n_members : 1;
+}
 
 /* The column of a declared type: scalars as themselves, sets as LISTs,
  * maps, lists and NULL as JSON. */
 static pq_column_def column_of(const ddb_field *fd)
 {
-    pq_column_def d = {fd->name, fd->name_len, PQ_JSON, 0, 0, 0};
+    pq_column_def d = {fd->name, fd->name_len, PQ_JSON, 0, 0, 0, NULL, 0};
     switch (fd->type) {
     case DDB_TYPE_SS:
         d.list = 1; /* fall through */
@@ -102,10 +115,44 @@ static void put_field(pq_writer *w, size_t col, const ddb_value *v)
     }
 }
 
+/* The member of map m named by member declaration md, or NULL. */
+static const ddb_value *member_of(const ddb_map *m, const ddb_field *md)
+{
+    for (size_t k = 0; k < m->count; k++)
+        if (m->attrs[k].name.len == md->name_len &&
+            memcmp(m->attrs[k].name.ptr, md->name, md->name_len) == 0)
+            return &m->attrs[k].value;
+    return NULL;
+}
+
+/* Does map v fit field fd's STRUCT: every member declared, of its type,
+ * and every number one its column holds? */
+static int fits_struct(const pq_writer *w, const ddb_field *fd, size_t col, const ddb_map *m)
+{
+    for (size_t k = 0; k < m->count; k++) {
+        size_t j = 0;
+        const ddb_value *v = &m->attrs[k].value;
+        while (j < fd->n_members && !(m->attrs[k].name.len == fd->members[j].name_len &&
+                                      memcmp(m->attrs[k].name.ptr, fd->members[j].name,
+                                             fd->members[j].name_len) == 0))
+            j++;
+        if (j == fd->n_members || v->type != fd->members[j].type)
+            return 0;
+        if (v->type == DDB_TYPE_N &&
+            pq_number_fits(w->f, col + j, v->u.s.ptr, v->u.s.len, NULL) != 0)
+            return 0;
+        for (size_t i = 0; v->type == DDB_TYPE_NS && i < v->u.l.count; i++)
+            if (pq_number_fits(w->f, col + j, v->u.l.items[i].u.s.ptr, v->u.l.items[i].u.s.len,
+                               NULL) != 0)
+                return 0;
+    }
+    return 1;
+}
+
 /* Which attribute holds each field (used[a] = field + 1), found by the merge
  * walk the other writers make: declared attributes come in field order,
  * named with the mapping's own strings. A value not of its field's type
- * (a NULL) is left to _extra, as CSV does. */
+ * (a NULL), or a map not as declared, is left to _extra, as CSV does. */
 static void place(pq_writer *w, const ddb_map *rec, size_t n_declared, ptrdiff_t *at)
 {
     size_t c = 0;
@@ -116,7 +163,8 @@ static void place(pq_writer *w, const ddb_map *rec, size_t n_declared, ptrdiff_t
             (rec->attrs[c].name.ptr == fd->name ||
              (rec->attrs[c].name.len == fd->name_len &&
               memcmp(rec->attrs[c].name.ptr, fd->name, fd->name_len) == 0))) {
-            if (rec->attrs[c].value.type == fd->type) {
+            if (rec->attrs[c].value.type == fd->type &&
+                (fd->n_members == 0 || fits_struct(w, fd, w->col[i], &rec->attrs[c].value.u.m))) {
                 at[i] = (ptrdiff_t)c;
                 w->used[c] = 1;
             }
@@ -135,9 +183,10 @@ static int check_numbers(pq_writer *w, const ddb_map *rec, const ptrdiff_t *at, 
             continue;
         v = &rec->attrs[at[i]].value;
         if (v->type == DDB_TYPE_N)
-            rc = pq_number_fits(w->f, i, v->u.s.ptr, v->u.s.len, err);
+            rc = pq_number_fits(w->f, w->col[i], v->u.s.ptr, v->u.s.len, err);
         for (size_t k = 0; rc == 0 && v->type == DDB_TYPE_NS && k < v->u.l.count; k++)
-            rc = pq_number_fits(w->f, i, v->u.l.items[k].u.s.ptr, v->u.l.items[k].u.s.len, err);
+            rc = pq_number_fits(w->f, w->col[i], v->u.l.items[k].u.s.ptr,
+                                v->u.l.items[k].u.s.len, err);
         if (rc != 0)
             return rc;
     }
@@ -148,9 +197,31 @@ static void put_extra(pq_writer *w, const ddb_map *rec)
 {
     ddb_buf_clear(&w->json);
     if (ddb_csv_extra_text(&w->json, rec, w->used, w->extra_plain))
-        pq_put(w->f, w->e->n_fields, w->json.ptr, w->json.len);
+        pq_put(w->f, w->extra, w->json.ptr, w->json.len);
     else
-        pq_put_null(w->f, w->e->n_fields);
+        pq_put_null(w->f, w->extra);
+}
+
+/* Field i's column or columns: a STRUCT's members one by one. */
+static void put_columns(pq_writer *w, size_t i, const ddb_value *v)
+{
+    const ddb_field *fd = &w->e->fields[i];
+    if (fd->n_members == 0) {
+        if (v == NULL)
+            pq_put_null(w->f, w->col[i]);
+        else
+            put_field(w, w->col[i], v);
+        return;
+    }
+    for (size_t j = 0; j < fd->n_members; j++) {
+        const ddb_value *m = v ? member_of(&v->u.m, &fd->members[j]) : NULL;
+        if (v == NULL)
+            pq_put_null(w->f, w->col[i] + j);
+        else if (m == NULL)
+            pq_put_member_null(w->f, w->col[i] + j);
+        else
+            put_field(w, w->col[i] + j, m);
+    }
 }
 
 static int write_record(pq_writer *w, const ddb_map *rec, size_t n_declared, ddb_error *err)
@@ -168,12 +239,8 @@ static int write_record(pq_writer *w, const ddb_map *rec, size_t n_declared, ddb
     place(w, rec, n_declared, at);
     if (check_numbers(w, rec, at, err) != 0)
         return DDB_WRITER_REFUSED;
-    for (size_t i = 0; i < w->e->n_fields; i++) {
-        if (at[i] < 0)
-            pq_put_null(w->f, i);
-        else
-            put_field(w, i, &rec->attrs[at[i]].value);
-    }
+    for (size_t i = 0; i < w->e->n_fields; i++)
+        put_columns(w, i, at[i] < 0 ? NULL : &rec->attrs[at[i]].value);
     put_extra(w, rec);
     return 0;
 }
@@ -227,21 +294,43 @@ static void pw_free(ddb_writer *base)
     ddb_buf_dispose(&w->json);
     free(w->used);
     free(w->at);
+    free(w->col);
 }
 
 static const ddb_writer_vtable parquet_vt = {pw_write, pw_free, pw_finish, pw_prepare};
 
+/* Field i's columns from cols[w->col[i]]: a STRUCT's members named in it. */
+static void field_columns(pq_writer *w, size_t i, pq_column_def *cols)
+{
+    const ddb_field *fd = &w->e->fields[i];
+    if (fd->n_members == 0) {
+        cols[w->col[i]] = column_of(fd);
+        return;
+    }
+    for (size_t j = 0; j < fd->n_members; j++) {
+        pq_column_def *d = &cols[w->col[i] + j];
+        *d = column_of(&fd->members[j]);
+        d->group = fd->name;
+        d->group_len = fd->name_len;
+    }
+}
+
 static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *err)
 {
-    size_t n = w->e ? w->e->n_fields + 1 : 1;
+    size_t n = w->e ? pq_entity_columns(w->e) : 1;
     pq_column_def *cols = calloc(n, sizeof(*cols));
     pq_opts po = {PQ_CODEC_ZSTD, 0, 0, NULL};
     int rc;
     if (cols == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    for (size_t i = 0; w->e != NULL && i < w->e->n_fields; i++)
-        cols[i] = column_of(&w->e->fields[i]);
-    cols[n - 1] = (pq_column_def){w->e ? DDB_EXTRA_FIELD : "item", w->e ? 6 : 4, PQ_JSON, 0, 0, 0};
+    for (size_t i = 0, at = 0; w->e != NULL && i < w->e->n_fields; i++) {
+        w->col[i] = at;
+        field_columns(w, i, cols);
+        at += pq_field_columns(&w->e->fields[i]);
+    }
+    w->extra = n - 1;
+    cols[n - 1] = (pq_column_def){w->e ? DDB_EXTRA_FIELD : "item", w->e ? 6 : 4, PQ_JSON, 0, 0, 0,
+                                  NULL, 0};
     if (opts != NULL) {
         po.codec = opts->parquet_codec == DDB_PARQUET_GZIP   ? PQ_CODEC_GZIP
                    : opts->parquet_codec == DDB_PARQUET_NONE ? PQ_CODEC_NONE
@@ -268,7 +357,8 @@ int ddb_writer_new_parquet(ddb_writer **out, ddb_sink *sink, const ddb_entity *e
     w->base.sink = sink;
     w->e = e;
     w->extra_plain = opts && opts->extra_plain;
-    if (e != NULL && (w->at = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->at))) == NULL) {
+    if (e != NULL && ((w->at = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->at))) == NULL ||
+                      (w->col = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->col))) == NULL)) {
         ddb_writer_free(&w->base);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
@@ -278,6 +368,14 @@ int ddb_writer_new_parquet(ddb_writer **out, ddb_sink *sink, const ddb_entity *e
     }
     *out = &w->base;
     return 0;
+}
+
+size_t pq_entity_columns(const ddb_entity *e)
+{
+    size_t n = 1; /* _extra */
+    for (size_t i = 0; i < e->n_fields; i++)
+        n += pq_field_columns(&e->fields[i]);
+    return n;
 }
 
 int pq_writer_number_type(const ddb_writer *base, size_t col, int *as_text, int *scale)

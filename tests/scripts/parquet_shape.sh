@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The shapes of Parquet files beyond one column per field (tests/scripts/parquet.sh covers those):
+# a map whose members the mapping declares is a STRUCT, read back by DuckDB and hyparquet
+# (through parquet-check.mjs) as exactly the records NDJSON gives, and by ddbpipe as exactly the
+# items it came from.
+. "$(dirname "$0")/lib.bash"
+fixture="$root/tests/scripts/parquet"
+check_same() { # NAME NDJSON_DIR PARQUET_DIR MAPPING|-
+    node "$root/tests/scripts/parquet-check.mjs" "$2" "$3" "$4" >"$tmp/$1.check" 2>&1 ||
+        { fail "$1: Parquet differs from NDJSON"; cat "$tmp/$1.check" >&2; }
+}
+same() { node "$root/tests/seeds/same-items.js" "$@" >"$tmp/same.out" 2>&1 || { fail "items differ: $*"; tail -5 "$tmp/same.out" >&2; }; }
+duck() { # OUT SQL...: each query's rows as JSON lines
+    local out=$1
+    shift
+    ROOT="$root" node - "$@" >"$out" 2>&1 <<'JS' || { fail "DuckDB: $*"; cat "$out" >&2; }
+const { DuckDBInstance } = require(process.env.ROOT + '/node_modules/@duckdb/node-api');
+(async () => {
+  const c = await (await DuckDBInstance.create(':memory:')).connect();
+  for (const q of process.argv.slice(2))
+    for (const r of (await c.runAndReadAll(q)).getRowObjectsJson()) console.log(JSON.stringify(r));
+})().catch(e => { console.error(e.message); process.exit(1); });
+JS
+}
+
+# ---- STRUCT: every kind of member; a missing map, an empty one, a missing member, and maps
+# not as declared (an undeclared member, a member of another type, a number its DECIMAL(3,1)
+# cannot hold, NULL) under _extra whole
+for fmt in ndjson parquet; do
+    check "struct-$fmt" 0 "$bin" export "$fixture/struct-items.json" \
+        --mapping "$fixture/struct-mapping.json" --format "$fmt" --out "$tmp/struct/$fmt" --quiet
+done
+check_same struct "$tmp/struct/ndjson" "$tmp/struct/parquet" "$fixture/struct-mapping.json"
+f="$tmp/struct/parquet/Card.parquet"
+duck "$tmp/struct.duck" "SELECT column_type t FROM (DESCRIBE SELECT info FROM read_parquet('$f'))" \
+    "SELECT id, info IS NULL AS absent, CAST(info.rating AS VARCHAR) AS rating, info.genres AS g,
+        json_keys(_extra) AS extra FROM read_parquet('$f') ORDER BY id"
+for want in \
+    '{"t":"STRUCT(rating DECIMAL(3,1), count DECIMAL(38,1), genres VARCHAR[], scores DECIMAL(38,2)[], thumb BLOB, seen BOOLEAN, extra JSON, steps JSON, \"Odd Name\" VARCHAR)"}' \
+    '{"id":"1","absent":false,"rating":"7.5","g":["a","b\u0000c"],"extra":null}' \
+    '{"id":"2","absent":true,"rating":null,"g":null,"extra":null}' \
+    '{"id":"3","absent":false,"rating":null,"g":null,"extra":null}' \
+    '{"id":"4","absent":false,"rating":"-9.9","g":null,"extra":null}' \
+    '{"id":"5","absent":true,"rating":null,"g":null,"extra":["info"]}' \
+    '{"id":"6","absent":true,"rating":null,"g":null,"extra":["info"]}' \
+    '{"id":"7","absent":true,"rating":null,"g":null,"extra":["info"]}' \
+    '{"id":"8","absent":true,"rating":null,"g":null,"extra":["info","other"]}' \
+    '{"id":"9","absent":false,"rating":null,"g":["x"],"extra":null}'; do
+    grep -qxF -- "$want" "$tmp/struct.duck" || fail "DuckDB: no '$want' in: $(cat "$tmp/struct.duck")"
+done
+# the definition levels as written: 0 no map, 1 a map without the member, 2 the member
+duck "$tmp/levels.duck" "SELECT path_in_schema p, num_values n, stats_null_count z
+    FROM parquet_metadata('$f') WHERE path_in_schema IN ('info, rating', 'info, genres, list, element')"
+expect_in "$tmp/levels.duck" '{"p":"info, rating","n":"9","z":"7"}'
+# ddbpipe reads the STRUCT back: exactly the items, whichever way they were written
+check struct-encode 0 "$bin" encode "$f" --mapping "$fixture/struct-mapping.json" \
+    --out "$tmp/struct-back" --quiet
+same "$fixture/struct-items.json" -- "$tmp/struct-back/Card.json"
+# the schema sidecar says the STRUCT, for DuckDB and Athena
+expect_in "$tmp/struct/parquet/_ddbpipe/schema/Card.athena.sql" \
+    '  `info` struct<rating:decimal(3,1),count:decimal(38,1),genres:array<string>,scores:array<decimal(38,2)>,thumb:binary,seen:boolean,extra:string,steps:string,`Odd Name`:string>,'
+expect_in "$tmp/struct/parquet/_ddbpipe/schema/Card.json" \
+    '"duckdb":"STRUCT(rating DECIMAL(3,1), count DECIMAL(38,1), genres VARCHAR[], scores DECIMAL(38,2)[], thumb BLOB, seen BOOLEAN, extra JSON, steps JSON, \"Odd Name\" VARCHAR)"'
+node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' \
+    "$tmp/struct/parquet/_ddbpipe/schema/Card.json" || fail "Card.json is not JSON"
+# the checker sees a member changed
+sed 's/"rating":-9.9/"rating":-9.8/' "$tmp/struct/ndjson/Card.ndjson" >"$tmp/Card.ndjson"
+grep -q '"rating":-9.8' "$tmp/Card.ndjson" || fail "the member to change is not there"
+mkdir -p "$tmp/changed" && mv "$tmp/Card.ndjson" "$tmp/changed/"
+node "$root/tests/scripts/parquet-check.mjs" "$tmp/changed" "$tmp/struct/parquet" \
+    "$fixture/struct-mapping.json" >/dev/null 2>&1 && fail "the checker missed a changed member"
+
+# movies, its ratings declared (a test mapping: the shipped one keeps its JSON column); the
+# sample export has a rating with a member no declaration names (under _extra)
+movies="$fixture/movies-struct.json"
+for fmt in ndjson parquet; do
+    check "movies-$fmt" 0 "$bin" export "$root/samples/movies/export" --mapping "$movies" \
+        --format "$fmt" --out "$tmp/movies/$fmt" --max-rejects 100 --quiet
+done
+check_same movies "$tmp/movies/ndjson" "$tmp/movies/parquet" "$movies"
+node "$root/tests/seeds/seed-writers.js" movies 300 7 >"$tmp/movies.json" || fail "movies: seed writer"
+check movies-seed 0 "$bin" export "$tmp/movies.json" --mapping "$movies" --format parquet \
+    --row-group-rows 50 --out "$tmp/movies-seed" --quiet
+check movies-seed-nd 0 "$bin" export "$tmp/movies.json" --mapping "$movies" --format ndjson \
+    --out "$tmp/movies-seed-nd" --quiet
+check_same movies-seed "$tmp/movies-seed-nd" "$tmp/movies-seed" "$movies"
+check movies-encode 0 "$bin" encode "$tmp/movies-seed"/[A-Z]*.parquet --mapping "$movies" \
+    --out "$tmp/movies-back" --quiet
+same "$tmp/movies.json" -- "$tmp/movies-back"/*.json
+# Hive partitions share the members' number types too
+check movies-part 0 "$bin" export "$tmp/movies.json" --mapping "$movies" --format parquet \
+    --partition-by releaseYear --out "$tmp/movies-part" --quiet
+node "$root/tests/scripts/parquet-check.mjs" "$tmp/movies-seed-nd" "$tmp/movies-part" "$movies" \
+    --partition releaseYear >"$tmp/part.check" 2>&1 || { fail "partitioned STRUCT"; cat "$tmp/part.check" >&2; }
+
+exit $((failures > 0))
