@@ -13,7 +13,8 @@
  * BOOLEAN BOOL, DECIMAL and integers N (their exact text), a column the
  * footer's ddbpipe.numbers_as_text names N, LISTs SS/NS/BS, a JSON column its
  * DynamoDB JSON (an M or an L; "_extra" kept as its text, which the encoder
- * reads). A file whose one column is the JSON "item" holds whole items.
+ * reads). A file whose last column is the JSON "item" holds whole items (the
+ * columns before it, their key attributes, only repeat what it holds).
  * The file must be local: its footer, at the end, is read first.
  */
 #include <stdint.h>
@@ -267,8 +268,11 @@ static int read_footer(pq_reader *r, ddb_error *err)
         return rc;
     text_numbers(r);
     r->groups = pqr_field(&r->root, 4);
-    r->whole_items = r->n_cols == 1 && strcmp(r->cols[0].name, "item") == 0 &&
-                     r->cols[0].kind == PQR_JSON;
+    /* items: the JSON "item" last, after their key columns if any (an
+     * entity's file ends with _extra) */
+    r->whole_items = r->cols[r->n_cols - 1].group == NULL &&
+                     strcmp(r->cols[r->n_cols - 1].name, "item") == 0 &&
+                     r->cols[r->n_cols - 1].kind == PQR_JSON;
     return 0;
 }
 
@@ -694,8 +698,14 @@ static int pq_next(ddb_reader *base, ddb_record **out, ddb_error *err)
         item->count += present;
     }
     r->rows_left--;
-    if (r->whole_items) /* the item itself */
-        *item = item->count ? item->attrs[0].value.u.m : (ddb_map){NULL, 0};
+    if (r->whole_items) { /* the item itself; the key columns only repeat it */
+        const ddb_attr *last = item->count ? &item->attrs[item->count - 1] : NULL;
+        int whole = last && last->name.ptr == r->cols[r->n_cols - 1].name;
+        if (whole && last->value.type != DDB_TYPE_M)
+            return ddb_error_set(err, DDB_EINVAL, "%s: row %llu: its item is not a map",
+                                 r->base.name, (unsigned long long)r->row);
+        *item = whole ? last->value.u.m : (ddb_map){NULL, 0};
+    }
     *out = &r->rec;
     return 0;
 }

@@ -155,6 +155,11 @@ static int pick_format(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
                             "--compression is for --format parquet; other files take --gzip");
     if (o->parquet_group_rows > 0 && p->format != DDB_OUT_PARQUET)
         return ddb_run_fail(field, DDB_RUN_F_FORMAT, err, "--row-group-rows is for --format parquet");
+    if (o->key_attrs != NULL &&
+        (p->format != DDB_OUT_PARQUET || (o->mode == DDB_MODE_EXPORT && o->mapping_path)))
+        return ddb_run_fail(field, DDB_RUN_F_NONE, err,
+                            "--key gives Parquet items (no mapping) their key columns: it is for "
+                            "--format parquet without --mapping");
     if (o->partition_by != NULL && o->state_path != NULL)
         return ddb_run_fail(field, DDB_RUN_F_NONE, err,
                             "--partition-by finishes a folder's file when too many are open: "
@@ -683,6 +688,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
     free(p->unmatched_path);
     free(p->run_dir);
     free(p->schema_dir);
+    free(p->item_key_text);
     ddb_outdir_free(p->outdir);
     ddb_store_names_free(p->inputs, p->n_inputs);
     ddb_buf_dispose(&p->fingerprint);

@@ -281,6 +281,8 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
     if ((rc = open_sink(&sink, fo, slot->path, &wo.appending, err)) != 0)
         return rc;
     wo.typed_values = fo->opts.typed_values;
+    wo.keys = fo->opts.keys;
+    wo.n_keys = fo->opts.n_keys;
     if (fo->opts.format == DDB_OUT_CSV && (e == NULL || !fo->opts.records))
         return open_union_writer(fo, slot, sink, &wo, err);
     /* Items (convert, encode) are written whole; records follow their entity. */

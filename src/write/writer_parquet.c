@@ -1,8 +1,9 @@
 /*
  * The Parquet record writer: an entity's records as typed columns, one per
  * declared field, and "_extra" (a JSON column of DynamoDB JSON) for what no
- * column holds. Without an entity (no mapping) the file has one JSON column,
- * "item": each item whole, as DynamoDB JSON.
+ * column holds. Without an entity (no mapping) the file has a column per key
+ * attribute it is told of, then one JSON column, "item": each item whole, as
+ * DynamoDB JSON (the key columns only repeat what it holds, for queries).
  *
  * A map whose members the mapping declares ("fields") is a STRUCT, a column
  * per member. A map that does not match its declaration (a member it does not
@@ -31,6 +32,10 @@ typedef struct pq_writer {
     ptrdiff_t *at; /* per field: the attribute in its column, or -1 */
     size_t *col;   /* per field: its first column (a STRUCT has one per member) */
     size_t extra;  /* the _extra column */
+    /* without an entity: the key columns before "item" (names owned) */
+    ddb_key_attr *keys;
+    size_t n_keys;
+    pq_opts po; /* kept to open the file at the first item, when a key's type is its */
 } pq_writer;
 
 size_t pq_field_columns(const ddb_field *fd)
@@ -245,6 +250,32 @@ static int write_record(pq_writer *w, const ddb_map *rec, size_t n_declared, ddb
     return 0;
 }
 
+static int open_items(pq_writer *w, const ddb_map *first, ddb_error *err);
+
+/* Item rec's key attributes into their columns (a missing one, or one of
+ * another type, null: the item column holds it); a number its DECIMAL
+ * cannot hold refuses the item, as a field's does. */
+static int put_keys(pq_writer *w, const ddb_map *rec, ddb_error *err)
+{
+    int rc;
+    if (w->f == NULL && (rc = open_items(w, rec, err)) != 0)
+        return rc;
+    for (size_t k = 0; k < w->n_keys; k++) {
+        const ddb_value *v = ddb_map_get(rec, w->keys[k].name, strlen(w->keys[k].name));
+        if (v != NULL && v->type == DDB_TYPE_N && v->type == w->keys[k].type &&
+            pq_number_fits(w->f, k, v->u.s.ptr, v->u.s.len, err) != 0)
+            return DDB_WRITER_REFUSED;
+    }
+    for (size_t k = 0; k < w->n_keys; k++) {
+        const ddb_value *v = ddb_map_get(rec, w->keys[k].name, strlen(w->keys[k].name));
+        if (v != NULL && v->type == w->keys[k].type)
+            pq_put(w->f, k, v->u.s.ptr, v->u.s.len);
+        else
+            pq_put_null(w->f, k);
+    }
+    return 0;
+}
+
 static int pw_write(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
 {
     pq_writer *w = (pq_writer *)base;
@@ -253,9 +284,11 @@ static int pw_write(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb
         if ((rc = write_record(w, rec, n_declared, err)) != 0)
             return rc;
     } else {
+        if ((rc = put_keys(w, rec, err)) != 0)
+            return rc;
         ddb_buf_clear(&w->json);
         ddb_json_put_typed_map(&w->json, rec);
-        pq_put(w->f, 0, w->json.ptr, w->json.len);
+        pq_put(w->f, w->n_keys, w->json.ptr, w->json.len);
     }
     if (w->json.oom)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
@@ -270,6 +303,8 @@ static int end_file(pq_writer *w, ddb_error *err)
     int rc;
     if (w->ended)
         return 0;
+    if (w->f == NULL && (rc = open_items(w, NULL, err)) != 0) /* no item came */
+        return rc;
     if ((rc = pq_finish(w->f, err)) == 0)
         w->ended = 1;
     return rc;
@@ -295,6 +330,9 @@ static void pw_free(ddb_writer *base)
     free(w->used);
     free(w->at);
     free(w->col);
+    for (size_t k = 0; k < w->n_keys; k++)
+        free((char *)w->keys[k].name);
+    free(w->keys);
 }
 
 static const ddb_writer_vtable parquet_vt = {pw_write, pw_free, pw_finish, pw_prepare};
@@ -315,38 +353,77 @@ static void field_columns(pq_writer *w, size_t i, pq_column_def *cols)
     }
 }
 
-static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *err)
+static int open_columns(pq_writer *w, ddb_error *err)
 {
-    size_t n = w->e ? pq_entity_columns(w->e) : 1;
+    size_t n = pq_entity_columns(w->e);
     pq_column_def *cols = calloc(n, sizeof(*cols));
-    pq_opts po = {PQ_CODEC_ZSTD, 0, 0, NULL};
     int rc;
     if (cols == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    for (size_t i = 0, at = 0; w->e != NULL && i < w->e->n_fields; i++) {
+    for (size_t i = 0, at = 0; i < w->e->n_fields; i++) {
         w->col[i] = at;
         field_columns(w, i, cols);
         at += pq_field_columns(&w->e->fields[i]);
     }
     w->extra = n - 1;
-    cols[n - 1] = (pq_column_def){w->e ? DDB_EXTRA_FIELD : "item", w->e ? 6 : 4, PQ_JSON, 0, 0, 0,
-                                  NULL, 0};
-    if (opts != NULL) {
-        po.codec = opts->parquet_codec == DDB_PARQUET_GZIP   ? PQ_CODEC_GZIP
-                   : opts->parquet_codec == DDB_PARQUET_NONE ? PQ_CODEC_NONE
-                                                             : PQ_CODEC_ZSTD;
-        po.group_rows = opts->parquet_group_rows;
-        po.plans = opts->parquet_plans;
-    }
-    rc = pq_file_new(&w->f, w->base.sink, cols, n, &po, err);
+    cols[n - 1] = (pq_column_def){DDB_EXTRA_FIELD, 6, PQ_JSON, 0, 0, 0, NULL, 0};
+    rc = pq_file_new(&w->f, w->base.sink, cols, n, &w->po, err);
     free(cols);
     return rc;
+}
+
+/* Items: the key columns, then "item". A key whose type was not given takes
+ * the first item's (S when it has none of S, N or B). */
+static int open_items(pq_writer *w, const ddb_map *first, ddb_error *err)
+{
+    pq_column_def *cols = calloc(w->n_keys + 1, sizeof(*cols));
+    int rc;
+    if (cols == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t k = 0; k < w->n_keys; k++) {
+        ddb_field fd = {.name = (char *)w->keys[k].name, .type = w->keys[k].type};
+        const ddb_value *v = first ? ddb_map_get(first, fd.name, strlen(fd.name)) : NULL;
+        if (fd.type == DDB_TYPE_NONE)
+            fd.type = v && (v->type == DDB_TYPE_N || v->type == DDB_TYPE_B) ? v->type : DDB_TYPE_S;
+        w->keys[k].type = fd.type;
+        fd.name_len = strlen(fd.name);
+        cols[k] = column_of(&fd);
+    }
+    cols[w->n_keys] = (pq_column_def){"item", 4, PQ_JSON, 0, 0, 0, NULL, 0};
+    rc = pq_file_new(&w->f, w->base.sink, cols, w->n_keys + 1, &w->po, err);
+    free(cols);
+    return rc;
+}
+
+/* The options the file is opened with; the key attributes copied. */
+static int take_opts(pq_writer *w, const ddb_writer_opts *opts)
+{
+    w->po = (pq_opts){PQ_CODEC_ZSTD, 0, 0, NULL};
+    if (opts == NULL)
+        return 0;
+    w->extra_plain = opts->extra_plain;
+    w->po.codec = opts->parquet_codec == DDB_PARQUET_GZIP   ? PQ_CODEC_GZIP
+                  : opts->parquet_codec == DDB_PARQUET_NONE ? PQ_CODEC_NONE
+                                                            : PQ_CODEC_ZSTD;
+    w->po.group_rows = opts->parquet_group_rows;
+    w->po.plans = opts->parquet_plans;
+    if (w->e != NULL || opts->n_keys == 0)
+        return 0;
+    if ((w->keys = calloc(opts->n_keys, sizeof(*w->keys))) == NULL)
+        return DDB_ENOMEM;
+    for (; w->n_keys < opts->n_keys; w->n_keys++) {
+        w->keys[w->n_keys].type = opts->keys[w->n_keys].type;
+        if ((w->keys[w->n_keys].name = strdup(opts->keys[w->n_keys].name)) == NULL)
+            return DDB_ENOMEM;
+    }
+    return 0;
 }
 
 int ddb_writer_new_parquet(ddb_writer **out, ddb_sink *sink, const ddb_entity *e,
                            const ddb_writer_opts *opts, ddb_error *err)
 {
     pq_writer *w = calloc(1, sizeof(*w));
+    size_t known = 0;
     int rc;
     *out = NULL;
     if (w == NULL) {
@@ -356,13 +433,17 @@ int ddb_writer_new_parquet(ddb_writer **out, ddb_sink *sink, const ddb_entity *e
     w->base.vt = &parquet_vt;
     w->base.sink = sink;
     w->e = e;
-    w->extra_plain = opts && opts->extra_plain;
-    if (e != NULL && ((w->at = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->at))) == NULL ||
-                      (w->col = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->col))) == NULL)) {
+    if (take_opts(w, opts) != 0 ||
+        (e != NULL && ((w->at = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->at))) == NULL ||
+                       (w->col = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->col))) == NULL))) {
         ddb_writer_free(&w->base);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
-    if ((rc = open_columns(w, opts, err)) != 0) {
+    while (known < w->n_keys && w->keys[known].type != DDB_TYPE_NONE)
+        known++;
+    /* a key of no given type waits for the first item */
+    rc = e != NULL ? open_columns(w, err) : known == w->n_keys ? open_items(w, NULL, err) : 0;
+    if (rc != 0) {
         ddb_writer_free(&w->base);
         return rc;
     }

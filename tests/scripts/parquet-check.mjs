@@ -131,10 +131,19 @@ function fromStruct(v, members) {
 function fromParquet(row, entity, numbersAsText, decimals) {
   const fields = new Map((entity?.fields || []).map(f => [f.name, f.type]))
   const structs = new Map((entity?.fields || []).filter(f => f.fields).map(f => [f.name, f.fields]))
+  if (!entity) { // the item whole, and its key columns (if any) each the item's attribute
+    const item = sorted(Object.fromEntries(Object.entries(JSON.parse(row.item)).map(([a, x]) => [a, typedToPlain(x)])))
+    for (const [k, v] of Object.entries(row)) {
+      if (k === 'item') continue
+      const got = v === null || v === undefined ? undefined : decimals.has(k) ? canonNum(v) : v
+      // null: the item has no such key, or one of another type than the column's
+      if (got !== undefined && JSON.stringify(got) !== JSON.stringify(item[k])) throw new Error(`key column ${k}: ${JSON.stringify(v)}, the item has ${JSON.stringify(item[k])}`)
+    }
+    return item
+  }
   const out = {}
   for (const [k, v] of Object.entries(row)) {
     if (v === null || v === undefined) continue
-    if (!entity) return sorted(Object.fromEntries(Object.entries(JSON.parse(v)).map(([a, x]) => [a, typedToPlain(x)])))
     if (k === '_extra') {
       // a declared map that was not as declared is under _extra, whole
       const extra = JSON.parse(v)

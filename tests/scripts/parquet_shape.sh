@@ -93,4 +93,47 @@ check movies-part 0 "$bin" export "$tmp/movies.json" --mapping "$movies" --forma
 node "$root/tests/scripts/parquet-check.mjs" "$tmp/movies-seed-nd" "$tmp/movies-part" "$movies" \
     --partition releaseYear >"$tmp/part.check" 2>&1 || { fail "partitioned STRUCT"; cat "$tmp/part.check" >&2; }
 
+# ---- without a mapping: the key attributes a column each (--key, typed by the first item: N a
+# DECIMAL, B a BLOB), then the item whole; an item without a key, or with one of another type,
+# leaves its column null (the item holds it); read back as exactly the items
+node - >"$tmp/keyed.json" <<'JS'
+for (let i = 0; i < 40; i++) {
+  const it = { id: { N: String(i * 1000 + 0.5) }, tag: { B: Buffer.from([i, 0, 255]).toString('base64') },
+    v: { S: `v${i}` } }
+  if (i === 7) delete it.tag
+  if (i === 9) it.tag = { S: 'text, not bytes' }
+  if (i === 11) it.id = { S: 'eleven' }
+  console.log(JSON.stringify({ Item: it }))
+}
+JS
+check keyed-nd 0 "$bin" export "$tmp/keyed.json" --format ndjson --out "$tmp/keyed/nd" --quiet
+check keyed-pq 0 "$bin" export "$tmp/keyed.json" --format parquet --key id,tag \
+    --row-group-rows 8 --out "$tmp/keyed/pq" --quiet
+check_same keyed "$tmp/keyed/nd" "$tmp/keyed/pq" -
+f="$tmp/keyed/pq/items.parquet"
+duck "$tmp/keyed.duck" "SELECT column_name || ':' || column_type AS c FROM (DESCRIBE SELECT * FROM read_parquet('$f'))" \
+    "SELECT CAST(sum(id) AS VARCHAR) s, count(id) n, count(tag) t FROM read_parquet('$f')"
+for want in '{"c":"id:DECIMAL(38,1)"}' '{"c":"tag:BLOB"}' '{"c":"item:JSON"}' '{"s":"769019.5","n":"39","t":"38"}'; do
+    grep -qxF -- "$want" "$tmp/keyed.duck" || fail "DuckDB: no '$want' in: $(cat "$tmp/keyed.duck")"
+done
+check keyed-back 0 "$bin" export "$f" --format ddb-json --out "$tmp/keyed/back" --quiet
+same "$tmp/keyed.json" -- "$tmp/keyed/back/items.json"
+# a key number its DECIMAL (chosen by the first row group) cannot hold: the item is rejected
+# with the reason, never rounded
+printf '%s\n' '{"Item":{"id":{"N":"1"}}}' '{"Item":{"id":{"N":"2.5"}}}' >"$tmp/keyed-scale.json"
+check keyed-scale 1 "$bin" export "$tmp/keyed-scale.json" --format parquet --key id \
+    --row-group-rows 1 --out "$tmp/keyed-scale" --quiet
+expect_in "$tmp/keyed-scale/_ddbpipe/rejects.ndjson" 'id: 2.5 has 1 digits after the point; the column is DECIMAL(38,0)'
+# without a table or --key there is no key to give a column: said, and the item column alone
+check unkeyed 0 "$bin" export "$tmp/keyed.json" --format parquet --out "$tmp/unkeyed"
+expect_in "$tmp/stderr" "no key attributes are known (no table read, no --key): items.parquet has the item column only"
+check_same unkeyed "$tmp/keyed/nd" "$tmp/unkeyed" -
+check key-ndjson 2 "$bin" export "$tmp/keyed.json" --format ndjson --key id --out "$tmp/kx"
+expect_in "$tmp/stderr" "it is for --format parquet without --mapping"
+check key-mapping 2 "$bin" export "$fixture/struct-items.json" --mapping "$fixture/struct-mapping.json" \
+    --format parquet --key pk --out "$tmp/kx"
+expect_in "$tmp/stderr" "it is for --format parquet without --mapping"
+check key-three 2 "$bin" export "$tmp/keyed.json" --format parquet --key id,tag,v --out "$tmp/kx"
+expect_in "$tmp/stderr" "--key names at most two attributes"
+
 exit $((failures > 0))
