@@ -136,11 +136,13 @@ static int pick_format(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     p->format = o->mode == DDB_MODE_EXPORT ? DDB_OUT_NDJSON : DDB_OUT_DDBJSON;
     if (o->format_set)
         p->format = o->format;
-    if (o->mode != DDB_MODE_EXPORT && p->format != DDB_OUT_DDBJSON)
+    /* items are DynamoDB JSON (the Import from S3 form), or Parquet's item
+     * column beside their key columns (writer.h) */
+    if (o->mode != DDB_MODE_EXPORT && p->format != DDB_OUT_DDBJSON && p->format != DDB_OUT_PARQUET)
         return ddb_run_fail(
             field, DDB_RUN_F_FORMAT, err,
             "%s writes items, and items are written as DynamoDB JSON (the Import from "
-            "S3 form), not %s",
+            "S3 form) or Parquet (--format parquet), not %s",
             o->command, ddb_out_format_name(p->format));
     if (p->format == DDB_OUT_PARQUET && o->gzip)
         return ddb_run_fail(field, DDB_RUN_F_FORMAT, err,

@@ -364,17 +364,19 @@ static int check_partition_by(const ddb_file_output_opts *fo, ddb_error *err)
 
 /* Parquet items (no mapping): the key attributes that get a column each,
  * from --key (typed by the table's key schema when it names them, else by
- * the first item) or the table read; none is said, not guessed. */
+ * the first item), the table read, or the table of the mapping the items
+ * are encoded with (convert, encode); none is said, not guessed. */
 static int item_keys(ddb_run_plan *p, ddb_error *err)
 {
     const ddb_table_info *t = p->source;
+    const ddb_mapping *m = p->to_mapping ? p->to_mapping : p->mapping;
     char *save = NULL;
     if (p->format != DDB_OUT_PARQUET || (p->o.mode == DDB_MODE_EXPORT && p->mapping != NULL))
         return 0; /* entity files have a column per field */
-    if (p->o.key_attrs == NULL && t != NULL) {
-        p->item_keys[p->n_item_keys++] = t->pk;
-        if (t->sk.name != NULL)
-            p->item_keys[p->n_item_keys++] = t->sk;
+    if (p->o.key_attrs == NULL && (t != NULL || m != NULL)) {
+        p->item_keys[p->n_item_keys++] = t ? t->pk : m->table.pk;
+        if ((t ? t->sk.name : m->table.sk.name) != NULL)
+            p->item_keys[p->n_item_keys++] = t ? t->sk : m->table.sk;
         return 0;
     }
     if (p->o.key_attrs == NULL) {

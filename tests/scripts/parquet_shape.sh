@@ -136,4 +136,45 @@ expect_in "$tmp/stderr" "it is for --format parquet without --mapping"
 check key-three 2 "$bin" export "$tmp/keyed.json" --format parquet --key id,tag,v --out "$tmp/kx"
 expect_in "$tmp/stderr" "--key names at most two attributes"
 
+# ---- convert and encode write items: as Parquet, a file per entity of the key columns of the
+# table the items are encoded for (favorites-v2: PK, SK), then the item; read back (and checked
+# column by column against NDJSON by both readers) they are the items DynamoDB JSON gives
+fav="$root/formats/favorites.json" fav2="$root/formats/favorites-v2.json"
+for fmt in ddb-json parquet; do
+    check "convert-$fmt" 0 "$bin" convert "$root/samples/favorites/export" --mapping "$fav" \
+        --to-mapping "$fav2" --format "$fmt" --out "$tmp/convert/$fmt" --max-rejects 100 --quiet
+done
+mkdir -p "$tmp/convert/nd"
+for f in "$tmp/convert/ddb-json"/[A-Z]*.json; do
+    e=$(basename "$f" .json)
+    check "convert-back-$e" 0 "$bin" export "$tmp/convert/parquet/$e.parquet" --format ddb-json \
+        --out "$tmp/convert/back-$e" --quiet
+    same "$f" -- "$tmp/convert/back-$e/items.json"
+    check "convert-nd-$e" 0 "$bin" export "$f" --format ndjson --out "$tmp/convert/nd-$e" --quiet
+    mv "$tmp/convert/nd-$e/items.ndjson" "$tmp/convert/nd/$e.ndjson"
+done
+check_same convert "$tmp/convert/nd" "$tmp/convert/parquet" -
+duck "$tmp/convert.duck" "SELECT string_agg(column_name || ':' || column_type, ' ') c FROM (DESCRIBE SELECT * FROM read_parquet('$tmp/convert/parquet/FavoriteData.parquet'))"
+expect_in "$tmp/convert.duck" '{"c":"PK:VARCHAR SK:VARCHAR item:JSON"}'
+check encode-parquet 0 "$bin" encode "$tmp/struct/ndjson/Card.ndjson" \
+    --mapping "$fixture/struct-mapping.json" --format parquet --out "$tmp/encode-pq" --quiet
+check encode-back 0 "$bin" export "$tmp/encode-pq/Card.parquet" --format ddb-json \
+    --out "$tmp/encode-back" --quiet
+check encode-json 0 "$bin" encode "$tmp/struct/ndjson/Card.ndjson" \
+    --mapping "$fixture/struct-mapping.json" --out "$tmp/encode-json" --quiet
+same "$tmp/encode-json/Card.json" -- "$tmp/encode-back/items.json"
+# --key names other key columns; what Parquet cannot be is refused
+check convert-keyed 0 "$bin" convert "$root/samples/favorites/export" --mapping "$fav" \
+    --to-mapping "$fav2" --format parquet --key PK --out "$tmp/convert-keyed" --max-rejects 100 --quiet
+duck "$tmp/convert-keyed.duck" "SELECT string_agg(column_name || ':' || column_type, ' ') c FROM (DESCRIBE SELECT * FROM read_parquet('$tmp/convert-keyed/Tag.parquet'))"
+expect_in "$tmp/convert-keyed.duck" '{"c":"PK:VARCHAR item:JSON"}'
+check convert-csv 2 "$bin" convert "$root/samples/favorites/export" --mapping "$fav" \
+    --to-mapping "$fav2" --format csv --out "$tmp/cx"
+expect_in "$tmp/stderr" "items are written as DynamoDB JSON (the Import from S3 form) or Parquet (--format parquet), not csv"
+check convert-stdout 2 "$bin" convert "$root/samples/favorites/export" --mapping "$fav" \
+    --to-mapping "$fav2" --format parquet --out -
+check generate-stdout 2 "$bin" generate --mapping "$root/formats/movies.json" --count 5 \
+    --format parquet --out -
+expect_in "$tmp/stderr" "standard output takes the items as DynamoDB JSON lines: no other format"
+
 exit $((failures > 0))
