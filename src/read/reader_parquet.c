@@ -15,12 +15,15 @@
  * DynamoDB JSON (an M or an L; "_extra" kept as its text, which the encoder
  * reads). A file whose last column is the JSON "item" holds whole items (the
  * columns before it, their key attributes, only repeat what it holds).
- * The file must be local: its footer, at the end, is read first.
+ * Its footer, at the end, is read first: standard input and an s3:// object
+ * are copied to an unnamed temporary file first (in TMPDIR, else /tmp).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -738,17 +741,64 @@ static void pq_free(ddb_reader *base)
 static const ddb_reader_vtable pq_vtable = {"parquet", pq_next, pq_free, pq_raw_bytes, NULL, NULL,
                                             NULL,      NULL,    NULL,    NULL};
 
-/* Opens the file by its name (src, a stream, is not used: the footer is at
- * the end). */
+/* Copies src (standard input, an s3:// object) to a temporary file, unlinked
+ * as soon as it is made so that no exit path leaves it behind, and reads the
+ * footer from there: memory is one buffer whatever the file's size. */
+static int spool(pq_reader *r, ddb_source *src, ddb_error *err)
+{
+    const char *dir = getenv("TMPDIR");
+    size_t cap = 1 << 20;
+    char *path = NULL;
+    unsigned char *buf = malloc(cap);
+    ssize_t n;
+    int fd = -1, rc = 0;
+    if (dir == NULL || *dir == '\0')
+        dir = "/tmp";
+    if (buf == NULL || (path = malloc(strlen(dir) + 32)) == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    sprintf(path, "%s/ddbpipe-parquet-XXXXXX", dir);
+    if ((fd = mkstemp(path)) < 0 || unlink(path) != 0 || (r->f = fdopen(fd, "w+b")) == NULL) {
+        rc = ddb_error_set(err, DDB_EIO, "%s: cannot make a temporary file in %s for it (its "
+                           "footer, at its end, is read first): %s",
+                           r->base.name, dir, strerror(errno));
+        goto done;
+    }
+    fd = -1; /* r->f's now */
+    while ((n = ddb_source_read(src, buf, cap, err)) > 0) {
+        if (fwrite(buf, 1, (size_t)n, r->f) != (size_t)n) {
+            rc = ddb_error_set(err, DDB_EIO, "%s: cannot copy it to a temporary file in %s: %s",
+                               r->base.name, dir, strerror(errno));
+            goto done;
+        }
+        r->size += (uint64_t)n;
+    }
+    if (n < 0)
+        rc = err && err->code ? err->code : DDB_EIO;
+    else if (fflush(r->f) != 0)
+        rc = ddb_error_set(err, DDB_EIO, "%s: cannot copy it to a temporary file in %s: %s",
+                           r->base.name, dir, strerror(errno));
+done:
+    if (fd >= 0)
+        close(fd);
+    free(path);
+    free(buf);
+    return rc;
+}
+
+/* Opens the file by its name, or from src when it is not a local file
+ * (src, a stream, is otherwise not used: the footer is at the end). */
 static int open_parquet(ddb_reader **out, ddb_source *src, const char *name,
                         const ddb_reader_opts *opts, ddb_error *err)
 {
     pq_reader *r = calloc(1, sizeof(*r));
     int rc = 0;
     *out = NULL;
-    ddb_source_free(src);
-    if (r == NULL)
+    if (r == NULL) {
+        ddb_source_free(src);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
     if (ddb_arena_new(&r->meta, 0) != 0 || ddb_arena_new(&r->pages, 0) != 0 ||
         ddb_arena_new(&r->arena, 0) != 0 || ddb_json_parser_new(&r->parser) != 0 ||
         ddb_reader_base_init(&r->base, &pq_vtable, name, DDB_IN_PARQUET, opts) != 0) {
@@ -756,19 +806,17 @@ static int open_parquet(ddb_reader **out, ddb_source *src, const char *name,
         goto done;
     }
     if (strcmp(name, "-") == 0 || ddb_s3_is_url(name)) {
-        rc = ddb_error_set(err, DDB_EUSAGE,
-                           "%s: a Parquet input must be a local file (its footer, at its end, is "
-                           "read first): copy it to the disk",
-                           name);
-        goto done;
-    }
-    if ((r->f = fopen(name, "rb")) == NULL || fseeko(r->f, 0, SEEK_END) != 0) {
+        if ((rc = spool(r, src, err)) != 0)
+            goto done;
+    } else if ((r->f = fopen(name, "rb")) == NULL || fseeko(r->f, 0, SEEK_END) != 0) {
         rc = ddb_error_set(err, DDB_EIO, "%s: cannot open it", name);
         goto done;
+    } else {
+        r->size = (uint64_t)ftello(r->f);
     }
-    r->size = (uint64_t)ftello(r->f);
     rc = read_footer(r, err);
 done:
+    ddb_source_free(src);
     if (rc != 0) {
         pq_free(&r->base);
         free(r->base.name);

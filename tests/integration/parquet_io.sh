@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Parquet and the services: a table's items without a mapping get their key attributes as columns,
-# typed by DescribeTable's key schema (dynalite); Parquet files read from s3:// (s3rver).
+# typed by DescribeTable's key schema (dynalite); Parquet files written to and read from s3://
+# (s3rver).
 . "$(dirname "$0")/lib.bash"
 E=(--endpoint-url "$endpoint")
 duck() { # OUT SQL...: each query's rows as JSON lines
@@ -44,5 +45,18 @@ duck "$tmp/keyed2.duck" "SELECT column_name || ':' || column_type AS c FROM (DES
 for want in '{"c":"note:VARCHAR"}' '{"c":"at:DECIMAL(38,0)"}' '{"c":"item:JSON"}'; do
     grep -qxF -- "$want" "$tmp/keyed2.duck" || fail "DuckDB: no '$want' in: $(cat "$tmp/keyed2.duck")"
 done
+
+# ---- Parquet read from s3:// (written there by export): the object copied to a temporary file
+# first, gone afterwards; the same items as the local file gives; a folder of them too
+start_s3 data
+run to-s3 0 "$bin" export --table keyed --format parquet --out s3://data/pq/ "${E[@]}" --quiet
+mkdir -p "$tmp/spool"
+run from-s3 0 env TMPDIR="$tmp/spool" "$bin" export s3://data/pq/items.parquet --format ddb-json \
+    --out "$tmp/from-s3" --quiet
+same_items from-s3 "$tmp/keyed.json" -- "$tmp/from-s3/items.json"
+run encode-s3 0 env TMPDIR="$tmp/spool" "$bin" export s3://data/pq/ --format ddb-json \
+    --out "$tmp/from-s3-dir" --quiet
+same_items from-s3-dir "$tmp/keyed.json" -- "$tmp/from-s3-dir/items.json"
+[ -z "$(ls -A "$tmp/spool")" ] || fail "temporary files left behind: $(ls "$tmp/spool")"
 
 exit $((failures > 0))

@@ -177,4 +177,21 @@ check generate-stdout 2 "$bin" generate --mapping "$root/formats/movies.json" --
     --format parquet --out -
 expect_in "$tmp/stderr" "standard output takes the items as DynamoDB JSON lines: no other format"
 
+# ---- Parquet from standard input (a pipe): copied to a temporary file in TMPDIR first (the
+# footer is at the end), gone afterwards whatever the outcome
+mkdir -p "$tmp/spool"
+run stdin-encode 0 env TMPDIR="$tmp/spool" sh -c "cat '$tmp/struct/parquet/Card.parquet' | \"\$0\" encode - \
+    --entity Card --mapping '$fixture/struct-mapping.json' --out '$tmp/stdin-back' --quiet" "$bin"
+same "$fixture/struct-items.json" -- "$tmp/stdin-back/Card.json"
+run stdin-items 0 env TMPDIR="$tmp/spool" sh -c "cat '$tmp/keyed/pq/items.parquet' | \"\$0\" export - \
+    --format ddb-json --out '$tmp/stdin-items' --quiet" "$bin"
+same "$tmp/keyed.json" -- "$tmp/stdin-items/items.json"
+run stdin-cut 3 env TMPDIR="$tmp/spool" sh -c "head -c 3000 '$tmp/keyed/pq/items.parquet' | \"\$0\" export - \
+    --input-format parquet --format ddb-json --out '$tmp/stdin-cut' --quiet" "$bin"
+expect_in "$tmp/stderr" "-: not read: no Parquet footer at its end (cut short, or encrypted)"
+[ -z "$(ls -A "$tmp/spool")" ] || fail "temporary files left behind: $(ls "$tmp/spool")"
+run stdin-nowhere 3 env TMPDIR="$tmp/spool/none" sh -c "\"\$0\" export - --input-format parquet \
+    --format ddb-json --out '$tmp/stdin-x' --quiet <'$tmp/keyed/pq/items.parquet'" "$bin"
+expect_in "$tmp/stderr" "-: cannot make a temporary file in $tmp/spool/none for it"
+
 exit $((failures > 0))
