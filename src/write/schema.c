@@ -329,7 +329,15 @@ static void field_type(col_type *t, const ddb_field *f, const column *c, ddb_out
         athena_type(t->athena, sizeof(t->athena), t->duckdb);
         return;
     }
-    ddb_num_shape_duckdb(&c->shape, num, sizeof(num));
+    /* a declared DECIMAL holds every value (the transform rejects the others),
+     * whatever the values seen: BIGINT when it is whole and 18 digits or
+     * fewer, which DuckDB's JSON reader takes exactly */
+    if (f->precision > 0 && f->scale == 0 && f->precision <= 18)
+        snprintf(num, sizeof(num), "BIGINT");
+    else if (f->precision > 0)
+        snprintf(num, sizeof(num), "DECIMAL(%d,%d)", f->precision, f->scale);
+    else
+        ddb_num_shape_duckdb(&c->shape, num, sizeof(num));
     switch (f->type) {
     case DDB_TYPE_N:
         snprintf(t->duckdb, sizeof(t->duckdb), "%s", num);

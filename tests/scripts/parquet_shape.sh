@@ -194,4 +194,27 @@ run stdin-nowhere 3 env TMPDIR="$tmp/spool/none" sh -c "\"\$0\" export - --input
     --format ddb-json --out '$tmp/stdin-x' --quiet <'$tmp/keyed/pq/items.parquet'" "$bin"
 expect_in "$tmp/stderr" "-: cannot make a temporary file in $tmp/spool/none for it"
 
+# ---- NDJSON and CSV: a field's declared DECIMAL is its type in the schema sidecar, the Athena
+# DDL and the DuckDB load script, whatever the values (price's 123.45, -999.99 and 0.5 alone
+# would say DECIMAL(38,2)): DECIMAL(5,2), a whole 18-digit qty BIGINT, ratio DECIMAL(30,10); the
+# load script gives those columns, with the values exact
+for fmt in ndjson csv; do
+    check "declared-$fmt" 0 "$bin" export "$fixture/declared.json" --mapping "$fixture/mapping.json" \
+        --format "$fmt" --out "$tmp/declared-$fmt" --max-rejects 10 --quiet
+    sch="$tmp/declared-$fmt/_ddbpipe/schema"
+    for want in '  `price` decimal(5,2),' '  `qty` bigint,' '  `ratio` decimal(30,10),'; do
+        expect_in "$sch/Thing.athena.sql" "$want"
+    done
+    for want in '{"name":"price","dynamodb":"N","duckdb":"DECIMAL(5,2)","athena":"decimal(5,2)"}' \
+        '{"name":"qty","dynamodb":"N","duckdb":"BIGINT","athena":"bigint"}' \
+        '{"name":"ratio","dynamodb":"N","duckdb":"DECIMAL(30,10)","athena":"decimal(30,10)"}'; do
+        expect_in "$sch/Thing.json" "$want"
+    done
+    (cd "$tmp/declared-$fmt" && duck "$tmp/declared-$fmt.duck" "$(cat _ddbpipe/schema/load.duckdb.sql)
+        SELECT string_agg(column_name || ':' || column_type, ' ') c FROM (DESCRIBE SELECT price, qty, ratio FROM \"Thing\")" \
+        "SELECT CAST(sum(price) AS VARCHAR) p, CAST(sum(qty) AS VARCHAR) q, CAST(sum(ratio) AS VARCHAR) r FROM \"Thing\"")
+    expect_in "$tmp/declared-$fmt.duck" '{"c":"price:DECIMAL(5,2) qty:BIGINT ratio:DECIMAL(30,10)"}'
+    expect_in "$tmp/declared-$fmt.duck" '{"p":"-876.04","q":"0","r":"-87654321098765432109.8765432107"}'
+done
+
 exit $((failures > 0))
