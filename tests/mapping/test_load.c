@@ -341,16 +341,21 @@ Test(mapping, rejects_text_after_the_document)
     }
 }
 
+/* A mapping whose entity A has a second field, field then decl (JSON members). */
+static char *with_field(const char *field, const char *decl)
+{
+    const char *head = "{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\","
+                       "\"sk\":\"x\"},\"fields\":[{\"name\":\"id\"},{";
+    char *text = malloc(strlen(head) + strlen(field) + strlen(decl) + 16);
+    cr_assert_not_null(text);
+    sprintf(text, "%s%s%s}]}]}", head, field, decl);
+    return text;
+}
+
 /* A mapping whose entity A has the N field "n" declared by decl (JSON members). */
 static char *with_decimal(const char *decl)
 {
-    const char *head = "{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\","
-                       "\"sk\":\"x\"},\"fields\":[{\"name\":\"id\"},{\"name\":\"n\","
-                       "\"type\":\"N\"";
-    char *text = malloc(strlen(head) + strlen(decl) + 16);
-    cr_assert_not_null(text);
-    sprintf(text, "%s%s}]}]}", head, decl);
-    return text;
+    return with_field("\"name\":\"n\",\"type\":\"N\"", decl);
 }
 
 Test(mapping, n_fields_declare_precision_and_scale)
@@ -407,12 +412,7 @@ Test(mapping, refuses_bad_decimal_declarations)
 /* A mapping whose entity A has the field "info" declared by decl. */
 static char *with_map(const char *decl)
 {
-    const char *head = "{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\","
-                       "\"sk\":\"x\"},\"fields\":[{\"name\":\"id\"},{\"name\":\"info\"";
-    char *text = malloc(strlen(head) + strlen(decl) + 16);
-    cr_assert_not_null(text);
-    sprintf(text, "%s%s}]}]}", head, decl);
-    return text;
+    return with_field("\"name\":\"info\"", decl);
 }
 
 Test(mapping, m_fields_declare_their_members)

@@ -13,14 +13,8 @@ same() { node "$root/tests/seeds/same-items.js" "$@" >"$tmp/same.out" 2>&1 || { 
 duck() { # OUT SQL...: each query's rows as JSON lines
     local out=$1
     shift
-    ROOT="$root" node - "$@" >"$out" 2>&1 <<'JS' || { fail "DuckDB: $*"; cat "$out" >&2; }
-const { DuckDBInstance } = require(process.env.ROOT + '/node_modules/@duckdb/node-api');
-(async () => {
-  const c = await (await DuckDBInstance.create(':memory:')).connect();
-  for (const q of process.argv.slice(2))
-    for (const r of (await c.runAndReadAll(q)).getRowObjectsJson()) console.log(JSON.stringify(r));
-})().catch(e => { console.error(e.message); process.exit(1); });
-JS
+    node "$root/tests/scripts/duck-rows.js" "$@" >"$out" 2>&1 ||
+        { fail "DuckDB: $*"; cat "$out" >&2; }
 }
 
 # ---- STRUCT: every kind of member; a missing map, an empty one, a missing member, and maps
