@@ -57,6 +57,13 @@ expect_in "$tmp/struct/parquet/_ddbpipe/schema/Card.json" \
     '"duckdb":"STRUCT(rating DECIMAL(3,1), count DECIMAL(38,1), genres VARCHAR[], scores DECIMAL(38,2)[], thumb BLOB, seen BOOLEAN, extra JSON, steps JSON, \"Odd Name\" VARCHAR)"'
 node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' \
     "$tmp/struct/parquet/_ddbpipe/schema/Card.json" || fail "Card.json is not JSON"
+# Hive partitions: every file's members share their number types (one file per id here), and
+# the DDL says what DuckDB reads from the folder
+check struct-part 0 "$bin" export "$fixture/struct-items.json" --mapping "$fixture/struct-mapping.json" \
+    --format parquet --partition-by id --out "$tmp/struct-part" --quiet
+duck "$tmp/struct-part.duck" "SELECT DISTINCT column_type t FROM (DESCRIBE SELECT info FROM read_parquet('$tmp/struct-part/Card/**/*.parquet', hive_partitioning = true))"
+expect_in "$tmp/struct-part.duck" 'count DECIMAL(38,1), genres VARCHAR[], scores DECIMAL(38,2)[]'
+expect_in "$tmp/struct-part/_ddbpipe/schema/Card.athena.sql" 'count:decimal(38,1),genres:array<string>,scores:array<decimal(38,2)>'
 # the checker sees a member changed
 sed 's/"rating":-9.9/"rating":-9.8/' "$tmp/struct/ndjson/Card.ndjson" >"$tmp/Card.ndjson"
 grep -q '"rating":-9.8' "$tmp/Card.ndjson" || fail "the member to change is not there"
