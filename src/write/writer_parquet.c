@@ -120,27 +120,32 @@ static void put_field(pq_writer *w, size_t col, const ddb_value *v)
     }
 }
 
-/* The member of map m named by member declaration md, or NULL. */
-static const ddb_value *member_of(const ddb_map *m, const ddb_field *md)
+/* Which of fd's declared members is named name: its index, or n_members. */
+static size_t member_index(const ddb_field *fd, const ddb_str *name)
+{
+    size_t j = 0;
+    while (j < fd->n_members && !(name->len == fd->members[j].name_len &&
+                                  memcmp(name->ptr, fd->members[j].name, name->len) == 0))
+        j++;
+    return j;
+}
+
+/* The member of map m that fd's member j declares, or NULL. */
+static const ddb_value *member_of(const ddb_map *m, const ddb_field *fd, size_t j)
 {
     for (size_t k = 0; k < m->count; k++)
-        if (m->attrs[k].name.len == md->name_len &&
-            memcmp(m->attrs[k].name.ptr, md->name, md->name_len) == 0)
+        if (member_index(fd, &m->attrs[k].name) == j)
             return &m->attrs[k].value;
     return NULL;
 }
 
-/* Does map v fit field fd's STRUCT: every member declared, of its type,
- * and every number one its column holds? */
+/* Does map m fit field fd's STRUCT (from column col): every member
+ * declared, of its type, and every number one its column holds? */
 static int fits_struct(const pq_writer *w, const ddb_field *fd, size_t col, const ddb_map *m)
 {
     for (size_t k = 0; k < m->count; k++) {
-        size_t j = 0;
+        size_t j = member_index(fd, &m->attrs[k].name);
         const ddb_value *v = &m->attrs[k].value;
-        while (j < fd->n_members && !(m->attrs[k].name.len == fd->members[j].name_len &&
-                                      memcmp(m->attrs[k].name.ptr, fd->members[j].name,
-                                             fd->members[j].name_len) == 0))
-            j++;
         if (j == fd->n_members || v->type != fd->members[j].type)
             return 0;
         if (v->type == DDB_TYPE_N &&
@@ -219,7 +224,7 @@ static void put_columns(pq_writer *w, size_t i, const ddb_value *v)
         return;
     }
     for (size_t j = 0; j < fd->n_members; j++) {
-        const ddb_value *m = v ? member_of(&v->u.m, &fd->members[j]) : NULL;
+        const ddb_value *m = v ? member_of(&v->u.m, fd, j) : NULL;
         if (v == NULL)
             pq_put_null(w->f, w->col[i] + j);
         else if (m == NULL)
