@@ -62,6 +62,11 @@ typedef struct ddb_field {
     int precision; /* N: "precision"/"scale"/"integer" declared a DECIMAL(precision, scale)
                       every value must fit without rounding; 0 when undeclared */
     int scale;
+    /* M: the members "fields" declares (one level: a member has no members
+       of its own). Parquet writes such a map as a STRUCT of them; every
+       other format and the transform keep the map as it is. */
+    struct ddb_field *members;
+    size_t n_members;
     struct ddb_gen_spec *gen; /* "generate": how values are made up (NULL: from the above) */
     char *spelling;           /* weekday format: how encode writes a day, as an example of the
                                  form ("Monday", "MONDAY", "monday", "Mon", "MON", "mon");

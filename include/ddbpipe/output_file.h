@@ -44,6 +44,9 @@ typedef struct ddb_file_output_opts {
                                 this size at most, DIR/<Entity>/part-NNNNN.parquet (0: one) */
     const char *partition_by; /* records: an entity declaring this field is written in Hive
                                  folders, DIR/<Entity>/FIELD=value/part-N.<ext> (NULL: none) */
+    const ddb_key_attr *keys; /* Parquet without a mapping: key columns before "item"
+                                 (writer.h) */
+    size_t n_keys;
 } ddb_file_output_opts;
 
 /*

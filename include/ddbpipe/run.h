@@ -131,6 +131,8 @@ typedef struct ddb_run_options {
     uint64_t parquet_group_rows;     /* format parquet: rows per row group (0: the default) */
     uint64_t max_file_bytes;         /* format parquet: parts of this size (output_file.h) */
     const char *partition_by;        /* export: Hive folders by this field (output_file.h) */
+    const char *key_attrs; /* "pk,sk": Parquet items (no mapping): their key columns (NULL:
+                              the key schema of the table read, if one is) */
 
     /* the table read through DynamoDB's export to S3 (managed.h) instead of a Scan:
      * ExportTableToPointInTime to s3://bucket/prefix/, then the export read */

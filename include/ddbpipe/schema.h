@@ -47,9 +47,11 @@ DDB_MUST_USE int ddb_schema_new(ddb_schema **out, const ddb_mapping *m, ddb_erro
  * fields in field order (absent ones left out). */
 void ddb_schema_observe(ddb_schema *s, size_t e, const ddb_map *rec, size_t n_declared);
 
-/* Parquet: the files of entity e hold number field f (N or NS) as an exact
- * STRING (as_text) or DECIMAL(38, scale), whatever the statistics say. */
-void ddb_schema_set_stored(ddb_schema *s, size_t e, size_t f, int as_text, int scale);
+/* Parquet: the files of entity e hold number field f (N or NS), or when
+ * member >= 0 that member of the declared map f, as an exact STRING
+ * (as_text) or DECIMAL(38, scale), whatever the statistics say. */
+void ddb_schema_set_stored(ddb_schema *s, size_t e, size_t f, int member, int as_text,
+                           int scale);
 
 /* Appends the statistics of entity e as a JSON array (for a checkpoint). */
 void ddb_schema_save(const ddb_schema *s, size_t e, ddb_buf *out);

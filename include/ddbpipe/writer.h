@@ -11,6 +11,7 @@
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
+#include "ddbpipe/item.h"
 #include "ddbpipe/sink.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/value.h"
@@ -89,6 +90,9 @@ typedef struct ddb_writer_opts {
                                         this size: the writer says it is full (0: none) */
     struct pq_number_plan *parquet_plans; /* the number columns' types shared by the files of
                                              one table (write/parquet.h); NULL: the file's own */
+    const ddb_key_attr *keys; /* Parquet without an entity: the key attributes, a column each
+                                 before "item" (type DDB_TYPE_NONE: the first item's) */
+    size_t n_keys;
 } ddb_writer_opts;
 
 /* Items whose attribute names vary (a name per item) made a CSV of a column
@@ -148,7 +152,10 @@ DDB_MUST_USE int ddb_writer_write_line(ddb_writer *w, const char *line, size_t l
  * A Parquet writer into sink (owned from now on, even on failure): with an
  * entity a column per declared field (S STRING, N DECIMAL(38,s) or exact
  * STRING, B BYTE_ARRAY, BOOL BOOLEAN, sets LISTs, M/L/NULL JSON of DynamoDB
- * JSON) and "_extra"; without one a JSON column "item". Its write returns
+ * JSON) and "_extra"; without one a column per key attribute of opts->keys
+ * (S STRING, N DECIMAL as a field's, B BYTE_ARRAY; an item whose key is of
+ * another type, or missing, leaves it null) and a JSON column "item", each
+ * item whole. Its write returns
  * DDB_WRITER_REFUSED for a record it cannot hold exactly. Returns 0,
  * DDB_ENOMEM or the sink's error.
  */

@@ -38,7 +38,8 @@ static const char *hint_for(ddb_run_field f, const run_spec *spec, const cli_com
         return a->out ? "--out DIR: a folder for the output files"
                       : "--out DIR is required: the folder for the output files";
     case DDB_RUN_F_FORMAT:
-        return "items are written as DynamoDB JSON (--format ddb-json, or leave --format out)";
+        return "items are written as DynamoDB JSON (--format ddb-json, or leave --format out) "
+               "or Parquet (--format parquet)";
     case DDB_RUN_F_MAPPING:
         return a->mapping ? "check the file given to --mapping (see formats/README.md)"
                           : "pass the table's mapping, e.g. --mapping formats/favorites.json";

@@ -80,6 +80,10 @@ static size_t output_options(cli_opt *out, run_args *ap, unsigned groups)
          {"partition-by", OPT_STRING, &ap->partition_by, "FIELD",
           "each entity declaring FIELD in Hive folders, OUT/<Entity>/FIELD=value/part-N.<ext> "
           "(Athena, Glue, DuckDB hive_partitioning)"}},
+        {G_RECORDS | G_ITEMS,
+         {"key", OPT_STRING, &ap->key, "NAME[,NAME]",
+          "Parquet without a mapping: the key attributes, a column each beside the item "
+          "(default: the key schema of the table read)"}},
         {G_ITEMS,
          {"format", OPT_STRING, &ap->format, "FMT",
           "ddb-json, the only form items are written in (the Import from S3 form)"}},
@@ -674,6 +678,9 @@ int cli_fill_run_options(ddb_run_options *o, const run_spec *spec, const run_arg
     /* migrate without mappings copies the items as they are: import's way, from a table */
     if ((spec->groups & G_MIGRATE) && a->mapping == NULL && a->to_mapping == NULL)
         o->mode = DDB_MODE_IMPORT;
+    /* diff's --key names the sides' keys (diff.h), not columns */
+    if (spec->groups & (G_RECORDS | G_ITEMS))
+        o->key_attrs = a->key;
     if ((spec->groups & G_SELECT) && (code = fill_select(o, a)) != 0)
         return code;
     if (spec->groups & G_GEN)

@@ -4,22 +4,27 @@
  * group is read at a time (memory is a row group, not the file): each column
  * chunk's data pages v1, PLAIN or dictionary-encoded values (after the
  * chunk's dictionary page), RLE/bit-packed levels, compressed with ZSTD,
- * SNAPPY, GZIP or nothing. A top-level column is a scalar or a LIST of scalars. What
- * it does not know is refused by name, with the reason: another encoding, a
- * data page v2, another codec, a FLOAT/DOUBLE column (not exact), a deeper
- * nesting.
+ * SNAPPY, GZIP or nothing. A top-level column is a scalar, a LIST of
+ * scalars, or a group (a STRUCT) of those: an M of its members present (a
+ * map whose members the mapping declares). What it does not know is refused
+ * by name, with the reason: another encoding, a data page v2, another codec,
+ * a FLOAT/DOUBLE column (not exact), a deeper nesting.
  *
  * Values become DynamoDB types (records typed = 1): STRING S, BYTE_ARRAY B,
  * BOOLEAN BOOL, DECIMAL and integers N (their exact text), a column the
  * footer's ddbpipe.numbers_as_text names N, LISTs SS/NS/BS, a JSON column its
  * DynamoDB JSON (an M or an L; "_extra" kept as its text, which the encoder
- * reads). A file whose one column is the JSON "item" holds whole items.
- * The file must be local: its footer, at the end, is read first.
+ * reads). A file whose last column is the JSON "item" holds whole items (the
+ * columns before it, their key attributes, only repeat what it holds).
+ * Its footer, at the end, is read first: standard input and an s3:// object
+ * are copied to an unnamed temporary file first (in TMPDIR, else /tmp).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <snappy-c.h>
 #include <zstd.h>
@@ -41,8 +46,10 @@ typedef struct pqr_val {
 
 typedef struct pqr_col {
     char *name;
+    char *group; /* the STRUCT it is a member of, or NULL */
     int phys, type_length, scale, kind, list;
     int max_def, max_rep, def_list; /* def_list: the level from which a list is there */
+    int def_group, in_group;        /* the level from which its group is there; and in this row */
     /* the row group read: its levels and present values, and the cursors */
     uint8_t *defs, *reps;
     pqr_val *vals;
@@ -136,7 +143,79 @@ static int leaf_kind(pq_reader *r, pqr_col *c, const pqr_node *el, ddb_error *er
     return refuse(r, err, "FLOAT, DOUBLE and INT96 are not exact", c->name);
 }
 
-/* Top-level columns: a leaf, or a LIST of leaves (three levels). */
+/* Column c from schema element at (a leaf or a LIST of leaves, three
+ * levels) below def optional levels; *at moves past it. */
+static int read_column(pq_reader *r, pqr_col *c, const pqr_node *schema, size_t *at, int def,
+                       ddb_error *err)
+{
+    size_t n = schema->n;
+    const pqr_node *el = &schema->kids[*at];
+    int optional = pqr_int(el, 3, 0) == 1, rc;
+    if ((c->name = node_str(pqr_field(el, 4))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (pqr_int(el, 3, 0) == 2)
+        return refuse(r, err, "a repeated column outside a LIST", c->name);
+    if (pqr_int(el, 5, 0) == 0) {
+        c->max_def = def + optional;
+        (*at)++;
+        return leaf_kind(r, c, el, err);
+    }
+    if (pqr_int(el, 5, 0) != 1 || *at + 2 >= n || pqr_int(&schema->kids[*at + 1], 3, 0) != 2 ||
+        pqr_int(&schema->kids[*at + 1], 5, 0) != 1 || pqr_int(&schema->kids[*at + 2], 5, 0) != 0)
+        return refuse(r, err, "a nested column other than a LIST of scalars", c->name);
+    c->list = 1;
+    c->def_list = def + optional;
+    c->max_def = def + optional + 1 + (pqr_int(&schema->kids[*at + 2], 3, 0) == 1);
+    c->max_rep = 1;
+    if ((rc = leaf_kind(r, c, &schema->kids[*at + 2], err)) != 0)
+        return rc;
+    if (c->kind == PQR_BOOL || c->kind == PQR_JSON)
+        return refuse(r, err, "a LIST of BOOLEAN or JSON (DynamoDB has no such set)", c->name);
+    *at += 3;
+    return 0;
+}
+
+/* Is schema element el a group that is no LIST (a STRUCT)? */
+static int is_struct(const pqr_node *el)
+{
+    const pqr_node *lt = pqr_field(el, 10);
+    return pqr_int(el, 5, 0) > 0 && pqr_int(el, 6, -1) != 3 && pqr_field(lt, 3) == NULL &&
+           pqr_int(el, 3, 0) != 2;
+}
+
+/* A STRUCT's members, each a column of its own that knows the group. */
+static int read_struct(pq_reader *r, const pqr_node *schema, size_t *at, ddb_error *err)
+{
+    const pqr_node *el = &schema->kids[*at];
+    int64_t members = pqr_int(el, 5, 0);
+    int def = pqr_int(el, 3, 0) == 1, rc;
+    char *name = node_str(pqr_field(el, 4));
+    if (name == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    (*at)++;
+    for (int64_t m = 0; m < members; m++) {
+        pqr_col *c;
+        if (*at >= schema->n || is_struct(&schema->kids[*at])) {
+            rc = refuse(r, err, "a STRUCT in a STRUCT, or one cut short", name);
+            free(name);
+            return rc;
+        }
+        c = &r->cols[r->n_cols++];
+        if ((c->group = strdup(name)) == NULL) {
+            free(name);
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        }
+        c->def_group = def;
+        if ((rc = read_column(r, c, schema, at, def, err)) != 0) {
+            free(name);
+            return rc;
+        }
+    }
+    free(name);
+    return 0;
+}
+
+/* Top-level columns: a leaf, a LIST of leaves, or a STRUCT of those. */
 static int read_schema(pq_reader *r, const pqr_node *schema, ddb_error *err)
 {
     size_t n = schema ? schema->n : 0, at = 1;
@@ -145,32 +224,12 @@ static int read_schema(pq_reader *r, const pqr_node *schema, ddb_error *err)
         return n < 2 ? refuse(r, err, "a file without columns", NULL)
                      : ddb_error_set(err, DDB_ENOMEM, "out of memory");
     while (at < n) {
-        const pqr_node *el = &schema->kids[at];
-        pqr_col *c = &r->cols[r->n_cols++];
-        int optional = pqr_int(el, 3, 0) == 1;
-        if ((c->name = node_str(pqr_field(el, 4))) == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        if (pqr_int(el, 3, 0) == 2)
-            return refuse(r, err, "a repeated column outside a LIST", c->name);
-        if (pqr_int(el, 5, 0) == 0) {
-            c->max_def = optional;
-            if ((rc = leaf_kind(r, c, el, err)) != 0)
-                return rc;
-            at++;
-            continue;
-        }
-        if (pqr_int(el, 5, 0) != 1 || at + 2 >= n || pqr_int(&schema->kids[at + 1], 3, 0) != 2 ||
-            pqr_int(&schema->kids[at + 1], 5, 0) != 1 || pqr_int(&schema->kids[at + 2], 5, 0) != 0)
-            return refuse(r, err, "a nested column other than a LIST of scalars", c->name);
-        c->list = 1;
-        c->def_list = optional;
-        c->max_def = optional + 1 + (pqr_int(&schema->kids[at + 2], 3, 0) == 1);
-        c->max_rep = 1;
-        if ((rc = leaf_kind(r, c, &schema->kids[at + 2], err)) != 0)
+        if (is_struct(&schema->kids[at]))
+            rc = read_struct(r, schema, &at, err);
+        else
+            rc = read_column(r, &r->cols[r->n_cols++], schema, &at, 0, err);
+        if (rc != 0)
             return rc;
-        if (c->kind == PQR_BOOL || c->kind == PQR_JSON)
-            return refuse(r, err, "a LIST of BOOLEAN or JSON (DynamoDB has no such set)", c->name);
-        at += 3;
     }
     return 0;
 }
@@ -185,9 +244,12 @@ static void text_numbers(pq_reader *r)
             memcmp(k->p, "ddbpipe.numbers_as_text", 23))
             continue;
         for (size_t c = 0; c < r->n_cols; c++) {
-            size_t len = strlen(r->cols[c].name);
-            for (size_t at = 0; at + len <= v->len; at++) {
-                if ((at == 0 || v->p[at - 1] == ',') && memcmp(v->p + at, r->cols[c].name, len) == 0 &&
+            char path[512]; /* a STRUCT's member by its path: info.rating */
+            size_t len = (size_t)snprintf(path, sizeof(path), "%s%s%s",
+                                          r->cols[c].group ? r->cols[c].group : "",
+                                          r->cols[c].group ? "." : "", r->cols[c].name);
+            for (size_t at = 0; len < sizeof(path) && at + len <= v->len; at++) {
+                if ((at == 0 || v->p[at - 1] == ',') && memcmp(v->p + at, path, len) == 0 &&
                     (at + len == v->len || v->p[at + len] == ',') && r->cols[c].kind == PQR_STRING)
                     r->cols[c].kind = PQR_NUMBER;
             }
@@ -216,8 +278,11 @@ static int read_footer(pq_reader *r, ddb_error *err)
         return rc;
     text_numbers(r);
     r->groups = pqr_field(&r->root, 4);
-    r->whole_items = r->n_cols == 1 && strcmp(r->cols[0].name, "item") == 0 &&
-                     r->cols[0].kind == PQR_JSON;
+    /* items: the JSON "item" last, after their key columns if any (an
+     * entity's file ends with _extra) */
+    r->whole_items = r->cols[r->n_cols - 1].group == NULL &&
+                     strcmp(r->cols[r->n_cols - 1].name, "item") == 0 &&
+                     r->cols[r->n_cols - 1].kind == PQR_JSON;
     return 0;
 }
 
@@ -572,7 +637,7 @@ static int scalar(pq_reader *r, const pqr_col *c, const pqr_val *v, ddb_value *o
         out->u.boolean = v->n != 0;
         return 0;
     case PQR_JSON:
-        if (strcmp(c->name, DDB_EXTRA_FIELD) == 0) { /* the encoder reads its text */
+        if (c->group == NULL && strcmp(c->name, DDB_EXTRA_FIELD) == 0) { /* the encoder reads its text */
             out->type = DDB_TYPE_S;
             out->u.s = (ddb_str){(const char *)v->p, v->n};
             return 0;
@@ -600,6 +665,7 @@ static int column_value(pq_reader *r, pqr_col *c, ddb_value *out, int *present, 
     if (c->lv >= c->n_levels)
         return ddb_error_set(err, DDB_EINVAL, "%s: column %s has fewer values than rows",
                              r->base.name, c->name);
+    c->in_group = c->defs[first] >= c->def_group;
     if (!c->list) {
         c->lv++;
         if (c->defs[first] < c->max_def)
@@ -632,6 +698,35 @@ static int column_value(pq_reader *r, pqr_col *c, ddb_value *out, int *present, 
     return 0;
 }
 
+/* The STRUCT whose first member is column *i: an M of the members present,
+ * or none when the group is absent. *i ends at its last member. */
+static int struct_value(pq_reader *r, size_t *i, ddb_value *out, int *present, ddb_error *err)
+{
+    size_t first = *i, n = 1;
+    int rc;
+    while (first + n < r->n_cols && r->cols[first + n].group != NULL &&
+           strcmp(r->cols[first + n].group, r->cols[first].group) == 0)
+        n++;
+    *i = first + n - 1;
+    out->type = DDB_TYPE_M;
+    out->u.m.count = 0;
+    if ((out->u.m.attrs = ddb_arena_alloc(r->arena, n * sizeof(ddb_attr))) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++) {
+        pqr_col *c = &r->cols[first + k];
+        ddb_attr *at = &out->u.m.attrs[out->u.m.count];
+        int here;
+        if ((rc = column_value(r, c, &at->value, &here, err)) != 0)
+            return rc;
+        if (c->in_group != r->cols[first].in_group)
+            return damaged(r, c, err);
+        at->name = (ddb_str){c->name, strlen(c->name)};
+        out->u.m.count += here;
+    }
+    *present = r->cols[first].in_group;
+    return 0;
+}
+
 static int pq_next(ddb_reader *base, ddb_record **out, ddb_error *err)
 {
     pq_reader *r = (pq_reader *)base;
@@ -651,15 +746,24 @@ static int pq_next(ddb_reader *base, ddb_record **out, ddb_error *err)
     for (size_t i = 0; i < r->n_cols; i++) {
         ddb_attr *at = &item->attrs[item->count];
         int present;
-        if ((rc = column_value(r, &r->cols[i], &at->value, &present, err)) != 0)
+        rc = r->cols[i].group ? struct_value(r, &i, &at->value, &present, err)
+                              : column_value(r, &r->cols[i], &at->value, &present, err);
+        if (rc != 0)
             return rc == DDB_EINVAL ? ddb_error_prefix(err, "row %llu: ", (unsigned long long)r->row)
                                     : rc;
-        at->name = (ddb_str){r->cols[i].name, strlen(r->cols[i].name)};
+        at->name = (ddb_str){r->cols[i].group ? r->cols[i].group : r->cols[i].name,
+                             strlen(r->cols[i].group ? r->cols[i].group : r->cols[i].name)};
         item->count += present;
     }
     r->rows_left--;
-    if (r->whole_items) /* the item itself */
-        *item = item->count ? item->attrs[0].value.u.m : (ddb_map){NULL, 0};
+    if (r->whole_items) { /* the item itself; the key columns only repeat it */
+        const ddb_attr *last = item->count ? &item->attrs[item->count - 1] : NULL;
+        int whole = last && last->name.ptr == r->cols[r->n_cols - 1].name;
+        if (whole && last->value.type != DDB_TYPE_M)
+            return ddb_error_set(err, DDB_EINVAL, "%s: row %llu: its item is not a map",
+                                 r->base.name, (unsigned long long)r->row);
+        *item = whole ? last->value.u.m : (ddb_map){NULL, 0};
+    }
     *out = &r->rec;
     return 0;
 }
@@ -674,6 +778,7 @@ static void pq_free(ddb_reader *base)
     pq_reader *r = (pq_reader *)base;
     for (size_t i = 0; i < r->n_cols; i++) {
         free(r->cols[i].name);
+        free(r->cols[i].group);
         free(r->cols[i].defs);
         free(r->cols[i].reps);
         free(r->cols[i].vals);
@@ -693,17 +798,64 @@ static void pq_free(ddb_reader *base)
 static const ddb_reader_vtable pq_vtable = {"parquet", pq_next, pq_free, pq_raw_bytes, NULL, NULL,
                                             NULL,      NULL,    NULL,    NULL};
 
-/* Opens the file by its name (src, a stream, is not used: the footer is at
- * the end). */
+/* Copies src (standard input, an s3:// object) to a temporary file, unlinked
+ * as soon as it is made so that no exit path leaves it behind, and reads the
+ * footer from there: memory is one buffer whatever the file's size. */
+static int spool(pq_reader *r, ddb_source *src, ddb_error *err)
+{
+    const char *dir = getenv("TMPDIR");
+    size_t cap = 1 << 20;
+    char *path = NULL;
+    unsigned char *buf = malloc(cap);
+    ssize_t n;
+    int fd = -1, rc = 0;
+    if (dir == NULL || *dir == '\0')
+        dir = "/tmp";
+    if (buf == NULL || (path = malloc(strlen(dir) + 32)) == NULL) {
+        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        goto done;
+    }
+    sprintf(path, "%s/ddbpipe-parquet-XXXXXX", dir);
+    if ((fd = mkstemp(path)) < 0 || unlink(path) != 0 || (r->f = fdopen(fd, "w+b")) == NULL) {
+        rc = ddb_error_set(err, DDB_EIO, "%s: cannot make a temporary file in %s for it (its "
+                           "footer, at its end, is read first): %s",
+                           r->base.name, dir, strerror(errno));
+        goto done;
+    }
+    fd = -1; /* r->f's now */
+    while ((n = ddb_source_read(src, buf, cap, err)) > 0) {
+        if (fwrite(buf, 1, (size_t)n, r->f) != (size_t)n) {
+            rc = ddb_error_set(err, DDB_EIO, "%s: cannot copy it to a temporary file in %s: %s",
+                               r->base.name, dir, strerror(errno));
+            goto done;
+        }
+        r->size += (uint64_t)n;
+    }
+    if (n < 0)
+        rc = err && err->code ? err->code : DDB_EIO;
+    else if (fflush(r->f) != 0)
+        rc = ddb_error_set(err, DDB_EIO, "%s: cannot copy it to a temporary file in %s: %s",
+                           r->base.name, dir, strerror(errno));
+done:
+    if (fd >= 0)
+        close(fd);
+    free(path);
+    free(buf);
+    return rc;
+}
+
+/* Opens the file by its name, or from src when it is not a local file
+ * (src, a stream, is otherwise not used: the footer is at the end). */
 static int open_parquet(ddb_reader **out, ddb_source *src, const char *name,
                         const ddb_reader_opts *opts, ddb_error *err)
 {
     pq_reader *r = calloc(1, sizeof(*r));
     int rc = 0;
     *out = NULL;
-    ddb_source_free(src);
-    if (r == NULL)
+    if (r == NULL) {
+        ddb_source_free(src);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    }
     if (ddb_arena_new(&r->meta, 0) != 0 || ddb_arena_new(&r->pages, 0) != 0 ||
         ddb_arena_new(&r->arena, 0) != 0 || ddb_json_parser_new(&r->parser) != 0 ||
         ddb_reader_base_init(&r->base, &pq_vtable, name, DDB_IN_PARQUET, opts) != 0) {
@@ -711,19 +863,17 @@ static int open_parquet(ddb_reader **out, ddb_source *src, const char *name,
         goto done;
     }
     if (strcmp(name, "-") == 0 || ddb_s3_is_url(name)) {
-        rc = ddb_error_set(err, DDB_EUSAGE,
-                           "%s: a Parquet input must be a local file (its footer, at its end, is "
-                           "read first): copy it to the disk",
-                           name);
-        goto done;
-    }
-    if ((r->f = fopen(name, "rb")) == NULL || fseeko(r->f, 0, SEEK_END) != 0) {
+        if ((rc = spool(r, src, err)) != 0)
+            goto done;
+    } else if ((r->f = fopen(name, "rb")) == NULL || fseeko(r->f, 0, SEEK_END) != 0) {
         rc = ddb_error_set(err, DDB_EIO, "%s: cannot open it", name);
         goto done;
+    } else {
+        r->size = (uint64_t)ftello(r->f);
     }
-    r->size = (uint64_t)ftello(r->f);
     rc = read_footer(r, err);
 done:
+    ddb_source_free(src);
     if (rc != 0) {
         pq_free(&r->base);
         free(r->base.name);

@@ -137,11 +137,13 @@ static int pick_format(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
     p->format = o->mode == DDB_MODE_EXPORT ? DDB_OUT_NDJSON : DDB_OUT_DDBJSON;
     if (o->format_set)
         p->format = o->format;
-    if (o->mode != DDB_MODE_EXPORT && p->format != DDB_OUT_DDBJSON)
+    /* items are DynamoDB JSON (the Import from S3 form), or Parquet's item
+     * column beside their key columns (writer.h) */
+    if (o->mode != DDB_MODE_EXPORT && p->format != DDB_OUT_DDBJSON && p->format != DDB_OUT_PARQUET)
         return ddb_run_fail(
             field, DDB_RUN_F_FORMAT, err,
             "%s writes items, and items are written as DynamoDB JSON (the Import from "
-            "S3 form), not %s",
+            "S3 form) or Parquet (--format parquet), not %s",
             o->command, ddb_out_format_name(p->format));
     if (p->format == DDB_OUT_PARQUET && o->gzip)
         return ddb_run_fail(field, DDB_RUN_F_FORMAT, err,
@@ -160,6 +162,11 @@ static int pick_format(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         return ddb_run_fail(field, DDB_RUN_F_FORMAT, err,
                             "--max-file-size is for --format parquet (an NDJSON or CSV entity "
                             "is one file)");
+    if (o->key_attrs != NULL &&
+        (p->format != DDB_OUT_PARQUET || (o->mode == DDB_MODE_EXPORT && o->mapping_path)))
+        return ddb_run_fail(field, DDB_RUN_F_NONE, err,
+                            "--key gives Parquet items (no mapping) their key columns: it is for "
+                            "--format parquet without --mapping");
     if (o->partition_by != NULL && o->state_path != NULL)
         return ddb_run_fail(field, DDB_RUN_F_NONE, err,
                             "--partition-by finishes a folder's file when too many are open: "
@@ -749,6 +756,7 @@ void ddb_run_plan_free(ddb_run_plan *p)
     free(p->unmatched_path);
     free(p->run_dir);
     free(p->schema_dir);
+    free(p->item_key_text);
     ddb_outdir_free(p->outdir);
     ddb_store_names_free(p->inputs, p->n_inputs);
     ddb_buf_dispose(&p->fingerprint);

@@ -362,6 +362,45 @@ static int check_partition_by(const ddb_file_output_opts *fo, ddb_error *err)
                                  fo->partition_by);
 }
 
+/* Parquet items (no mapping): the key attributes that get a column each,
+ * from --key (typed by the table's key schema when it names them, else by
+ * the first item), the table read, or the table of the mapping the items
+ * are encoded with (convert, encode); none is said, not guessed. */
+static int item_keys(ddb_run_plan *p, ddb_error *err)
+{
+    const ddb_table_info *t = p->source;
+    const ddb_mapping *m = p->to_mapping ? p->to_mapping : p->mapping;
+    char *save = NULL;
+    if (p->format != DDB_OUT_PARQUET || (p->o.mode == DDB_MODE_EXPORT && p->mapping != NULL))
+        return 0; /* entity files have a column per field */
+    if (p->o.key_attrs == NULL && (t != NULL || m != NULL)) {
+        p->item_keys[p->n_item_keys++] = t ? t->pk : m->table.pk;
+        if ((t ? t->sk.name : m->table.sk.name) != NULL)
+            p->item_keys[p->n_item_keys++] = t ? t->sk : m->table.sk;
+        return 0;
+    }
+    if (p->o.key_attrs == NULL) {
+        ddb_run_note(p, "no key attributes are known (no table read, no --key): items.parquet "
+                        "has the item column only");
+        return 0;
+    }
+    if ((p->item_key_text = strdup(p->o.key_attrs)) == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (char *name = strtok_r(p->item_key_text, ",", &save); name != NULL;
+         name = strtok_r(NULL, ",", &save)) {
+        ddb_key_attr *k = &p->item_keys[p->n_item_keys];
+        if (p->n_item_keys == 2)
+            return ddb_error_set(err, DDB_EUSAGE, "--key names at most two attributes (the "
+                                                  "partition key and the sort key)");
+        k->name = name;
+        k->type = t && t->pk.name && strcmp(t->pk.name, name) == 0   ? t->pk.type
+                  : t && t->sk.name && strcmp(t->sk.name, name) == 0 ? t->sk.type
+                                                                     : DDB_TYPE_NONE;
+        p->n_item_keys++;
+    }
+    return 0;
+}
+
 int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
 {
     const ddb_run_options *o = &p->o;
@@ -399,6 +438,12 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.parquet_group_rows = o->parquet_group_rows;
         fo.max_file_bytes = o->max_file_bytes;
         fo.partition_by = o->partition_by;
+        if ((rc = item_keys(p, err)) != 0) {
+            *field = DDB_RUN_F_OUT;
+            return rc;
+        }
+        fo.keys = p->item_keys;
+        fo.n_keys = p->n_item_keys;
         fo.s3 = p->s3.s3;
         fo.store = p->s3.store;
         if (p->format != DDB_OUT_DDBJSON && p->mapping != NULL &&

@@ -43,6 +43,9 @@ struct ddb_run_plan {
     char *run_dir;           /* a table target's own folder for its side files */
     int out_committed;       /* the folder now holds this run's files */
     char *schema_dir;        /* OUT/_ddbpipe/schema: the entity files' column types */
+    ddb_key_attr item_keys[2]; /* Parquet items: their key columns (names in item_key_text) */
+    size_t n_item_keys;
+    char *item_key_text;
     char **inputs;           /* the inputs with folders of files expanded; owned */
     size_t n_inputs;
     ddb_run_s3 s3;           /* S3 inputs and outputs (run_s3.c) */

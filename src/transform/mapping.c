@@ -352,6 +352,9 @@ void ddb_mapping_free(ddb_mapping *m)
                 regfree(&f->pattern);
             free(f->pattern_text);
             ddb_gen_spec_free(f->gen);
+            for (size_t j = 0; j < f->n_members; j++)
+                free(f->members[j].name);
+            free(f->members);
         }
         free(e->keys);
         free(e->fields);

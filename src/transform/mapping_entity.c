@@ -103,12 +103,67 @@ static int parse_decimal(mapping_loader *ld, const char *path, json_object *obj,
     return 0;
 }
 
+/* A member of a declared map: a name, a type and for N a DECIMAL, nothing
+ * the transform would check (the map stays a map in items and records). */
+static int parse_member(mapping_loader *ld, const char *path, json_object *obj, ddb_field *f)
+{
+    static const char *const props[] = {"name",  "type",    "precision", "scale",
+                                        "integer", "description", NULL};
+    const char *name, *type;
+    int rc;
+    if (!json_object_is_type(obj, json_type_object))
+        return mapping_bad(ld, path, "must be an object like {\"name\": \"rating\", \"type\": \"N\"}");
+    if (json_object_object_get_ex(obj, "fields", NULL))
+        return mapping_bad(ld, path,
+                           "a map's members cannot declare \"fields\" of their own (one level "
+                           "of nesting: declare it \"type\": \"M\" alone, a JSON column)");
+    if ((rc = mapping_check_props(ld, path, obj, props)) != 0 ||
+        (rc = mapping_get_string(ld, path, obj, "name", 1, &name)) != 0 ||
+        (rc = mapping_get_string(ld, path, obj, "type", 1, &type)) != 0)
+        return rc;
+    if (mapping_dup_into(ld, &f->name, name) != 0)
+        return mapping_nomem(ld);
+    f->name_len = strlen(name);
+    if (ddb_type_parse(&f->type, type, strlen(type)) != 0)
+        return mapping_bad(ld, path,
+                           "unknown type \"%s\" (S, N, B, BOOL, NULL, M, L, SS, NS or BS)", type);
+    return parse_decimal(ld, path, obj, f);
+}
+
+/* "fields" of an M field: its members, each named once. */
+static int parse_members(mapping_loader *ld, const char *path, json_object *obj, ddb_field *f)
+{
+    json_object *v;
+    char sub[256];
+    size_t n;
+    int rc;
+    if (!json_object_object_get_ex(obj, "fields", &v))
+        return 0;
+    if (f->type != DDB_TYPE_M)
+        return mapping_bad(ld, path, "\"fields\" declares a map's members: M fields only");
+    if (!json_object_is_type(v, json_type_array) || (n = json_object_array_length(v)) == 0)
+        return mapping_bad(ld, path, "\"fields\" must be a non-empty array of member "
+                                     "declarations like {\"name\": \"rating\", \"type\": \"N\"}");
+    if ((f->members = calloc(n, sizeof(*f->members))) == NULL)
+        return mapping_nomem(ld);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(sub, sizeof(sub), "%s.fields[%zu]", path, i);
+        f->n_members++;
+        if ((rc = parse_member(ld, sub, json_object_array_get_idx(v, i), &f->members[i])) != 0)
+            return rc;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(f->members[j].name, f->members[i].name) == 0)
+                return mapping_bad(ld, sub, "member \"%s\" is declared twice", f->members[i].name);
+    }
+    return 0;
+}
+
 static int parse_field(mapping_loader *ld, const char *path, json_object *obj, ddb_field *f)
 {
     static const char *const props[] = {
         "name",     "type",      "attribute", "aliases", "pad",      "store",
         "required", "enum",      "pattern",   "format",  "generate", "description",
-        "spelling", "precision", "scale",     "integer", NULL};
+        "spelling", "precision", "scale",     "integer", "fields",   NULL};
     const char *name, *type, *attr, *pattern, *format, *spelling;
     json_object *v;
     int rc;
@@ -141,7 +196,8 @@ static int parse_field(mapping_loader *ld, const char *path, json_object *obj, d
         (rc = mapping_get_bool(ld, path, obj, "required", &f->required)) != 0 ||
         (rc = mapping_get_string_array(ld, path, obj, "aliases", &f->aliases, &f->n_aliases)) !=
             0 ||
-        (rc = parse_enum(ld, path, obj, f)) != 0 || (rc = parse_decimal(ld, path, obj, f)) != 0)
+        (rc = parse_enum(ld, path, obj, f)) != 0 || (rc = parse_decimal(ld, path, obj, f)) != 0 ||
+        (rc = parse_members(ld, path, obj, f)) != 0)
         return rc;
     if (f->enum_keys != NULL && f->type != DDB_TYPE_S)
         return mapping_bad(ld, path, "an \"enum\" with key spellings applies to S fields only");

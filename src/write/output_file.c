@@ -279,7 +279,9 @@ static ddb_writer_opts writer_opts(const file_output *fo)
                           .parquet_codec = fo->opts.parquet_codec,
                           .parquet_group_rows = fo->opts.parquet_group_rows,
                           .parquet_max_file_bytes = fo->opts.max_file_bytes,
-                          .typed_values = fo->opts.typed_values};
+                          .typed_values = fo->opts.typed_values,
+                          .keys = fo->opts.keys,
+                          .n_keys = fo->opts.n_keys};
     return wo;
 }
 
@@ -423,19 +425,23 @@ static void stored_types(file_output *fo, size_t i)
     const ddb_entity *e = &fo->opts.mapping->entities[i];
     size_t col = 0; /* the files' column: the partition field has none */
     for (size_t f = 0; f < e->n_fields; f++) {
-        const ddb_writer *w = fo->puts[i].w;
-        int as_text = 0, scale = 0, rc;
-        ddb_type t = e->fields[f].type;
+        const ddb_field *fd = &e->fields[f];
         if (fo->puts[i].partitioned && fo->opts.partition_by != NULL &&
-            strcmp(e->fields[f].name, fo->opts.partition_by) == 0)
+            strcmp(fd->name, fo->opts.partition_by) == 0)
             continue;
-        if (t == DDB_TYPE_N || t == DDB_TYPE_NS) {
-            rc = fo->puts[i].partitioned ? ddb_partitioned_number_type(w, f, &as_text, &scale)
-                                         : pq_writer_number_type(w, col, &as_text, &scale);
-            if (rc == 0)
-                ddb_schema_set_stored(fo->schema, i, f, as_text, scale);
+        /* a STRUCT's members (m >= 0) each have a column */
+        for (int m = fd->n_members ? 0 : -1; m < (int)fd->n_members; m++) {
+            const ddb_writer *w = fo->puts[i].w;
+            int as_text = 0, scale = 0, rc;
+            ddb_type t = m < 0 ? fd->type : fd->members[m].type;
+            if (t == DDB_TYPE_N || t == DDB_TYPE_NS) {
+                rc = fo->puts[i].partitioned ? ddb_partitioned_number_type(w, col, &as_text, &scale)
+                                             : pq_writer_number_type(w, col, &as_text, &scale);
+                if (rc == 0)
+                    ddb_schema_set_stored(fo->schema, i, f, m, as_text, scale);
+            }
+            col++;
         }
-        col++;
     }
 }
 

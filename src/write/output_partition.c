@@ -246,15 +246,13 @@ static void part_free(ddb_writer *base)
 
 static const ddb_writer_vtable part_vt = {part_write, part_free, part_finish, part_prepare};
 
-int ddb_partitioned_number_type(const ddb_writer *base, size_t field, int *as_text, int *scale)
+int ddb_partitioned_number_type(const ddb_writer *base, size_t col, int *as_text, int *scale)
 {
     const part_writer *w = (const part_writer *)base;
     const pq_number_plan *p;
-    if (base->vt != &part_vt || w->wo.parquet_plans == NULL ||
-        (w->key != NULL && field == w->key_index))
+    if (base->vt != &part_vt || w->wo.parquet_plans == NULL)
         return -1;
-    /* the files' columns skip the partition field */
-    p = &w->wo.parquet_plans[w->key == NULL || field < w->key_index ? field : field - 1];
+    p = &w->wo.parquet_plans[col];
     /* undecided (no value in any file): each footer says DECIMAL(38,0) */
     *as_text = p->decided && p->as_text;
     *scale = p->decided ? p->scale : 0;
@@ -294,7 +292,7 @@ int ddb_writer_new_partitioned(ddb_writer **out, const char *dir, ddb_out_format
     /* the files of one folder hold one type per column (a column per field
      * and _extra) */
     if (fmt == DDB_OUT_PARQUET)
-        w->wo.parquet_plans = calloc(e->n_fields, sizeof(*w->wo.parquet_plans));
+        w->wo.parquet_plans = calloc(pq_entity_columns(e), sizeof(*w->wo.parquet_plans));
     if (w->dir == NULL || w->ext == NULL || w->slots == NULL || w->ent.fields == NULL ||
         (fmt == DDB_OUT_PARQUET && w->wo.parquet_plans == NULL)) {
         ddb_writer_free(&w->base);
@@ -328,7 +326,7 @@ int ddb_writer_new_parts(ddb_writer **out, const char *dir, const char *ext, con
     w->ext = strdup(ext);
     w->slots = calloc(1, sizeof(*w->slots));
     /* every part holds one type per number column (a column per field and _extra) */
-    w->wo.parquet_plans = calloc(e ? e->n_fields + 1 : 1, sizeof(*w->wo.parquet_plans));
+    w->wo.parquet_plans = calloc(e ? pq_entity_columns(e) : wo->n_keys + 1, sizeof(*w->wo.parquet_plans));
     if (w->dir == NULL || w->ext == NULL || w->slots == NULL || w->wo.parquet_plans == NULL) {
         ddb_writer_free(&w->base);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");

@@ -56,9 +56,9 @@ DDB_MUST_USE int ddb_writer_new_parts(ddb_writer **out, const char *dir, const c
                                       const ddb_entity *e, const ddb_writer_opts *wo,
                                       const ddb_partition_io *io, ddb_error *err);
 
-/* The type the files of a partitioned Parquet writer hold in the column of
- * field field of its entity (not the partition field): as
- * pq_writer_number_type. 0, or -1 when w is not one. */
-int ddb_partitioned_number_type(const ddb_writer *w, size_t field, int *as_text, int *scale);
+/* The type the files of a partitioned Parquet writer hold in their column
+ * col (they have none for the partition field): as pq_writer_number_type.
+ * 0, or -1 when w is not one. */
+int ddb_partitioned_number_type(const ddb_writer *w, size_t col, int *as_text, int *scale);
 
 #endif

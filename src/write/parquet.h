@@ -11,8 +11,11 @@
  * Rows are gathered into a row group of bounded size (group_rows rows or
  * group_bytes bytes of values, whichever comes first), then each column is
  * encoded, compressed and written: memory stays flat whatever the input's
- * size. A column is a top-level field, optional, holding a scalar or a LIST
- * of required scalars.
+ * size. A column is optional, holding a scalar or a LIST of required
+ * scalars, at the top level or as a member of an optional group (a STRUCT)
+ * that consecutive columns naming the same group share: a missing group, a
+ * group without the member and the member's value have their own
+ * definition levels.
  *
  * Numbers are exact: a number column is DECIMAL(38,s) in a 16-byte
  * FIXED_LEN_BYTE_ARRAY, s chosen from the first row group that holds one of
@@ -56,6 +59,8 @@ typedef struct pq_column_def {
     pq_kind kind;
     int list; /* a LIST of required values of kind */
     int precision, scale; /* NUMBER: a declared DECIMAL(precision, scale); precision 0: none */
+    const char *group; /* the STRUCT it is a member of (group_len bytes), or NULL */
+    size_t group_len;
 } pq_column_def;
 
 /*
@@ -95,8 +100,11 @@ typedef struct pq_file pq_file;
 DDB_MUST_USE int pq_file_new(pq_file **out, ddb_sink *sink, const pq_column_def *cols, size_t n,
                              const pq_opts *opts, ddb_error *err);
 
-/* The current row: column col is absent (null). */
+/* The current row: column col is absent (null; a member: its group too). */
 void pq_put_null(pq_file *f, size_t col);
+/* The current row: member column col is absent from its group, which is
+ * there. */
+void pq_put_member_null(pq_file *f, size_t col);
 /* The current row: scalar column col holds the n bytes at p (BOOL: one
  * byte, 0 or 1; NUMBER: its decimal text, checked by pq_number_fits). */
 void pq_put(pq_file *f, size_t col, const void *p, size_t n);
@@ -133,6 +141,14 @@ int pq_writer_full(const struct ddb_writer *w);
  * exact STRING), else DECIMAL(38, *scale). */
 void pq_number_type(const pq_file *f, size_t col, int *as_text, int *scale);
 
+struct ddb_field;
+struct ddb_entity;
+/* The columns of a field: one, or a STRUCT's one per declared member. */
+size_t pq_field_columns(const struct ddb_field *fd);
+/* The columns of an entity's files: its fields' and _extra. */
+size_t pq_entity_columns(const struct ddb_entity *e);
+
+struct ddb_writer;
 /* The same, for column col of a Parquet writer (ddb_writer_new_parquet):
  * 0, or -1 when w is not one. */
 int pq_writer_number_type(const struct ddb_writer *w, size_t col, int *as_text, int *scale);

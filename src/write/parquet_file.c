@@ -242,12 +242,22 @@ void pq_decimal_bytes(unsigned char out[16], const char *text, size_t len, int s
 
 /* ------------------------------------------------------------- rows */
 
-void pq_put_null(pq_file *f, size_t col)
+static void put_absent(pq_col *c, int def)
 {
-    pq_col *c = &f->cols[col];
-    ddb_buf_putc(&c->defs, 0);
+    ddb_buf_putc(&c->defs, (char)def);
     if (c->max_rep)
         ddb_buf_putc(&c->reps, 0);
+}
+
+void pq_put_null(pq_file *f, size_t col)
+{
+    put_absent(&f->cols[col], 0);
+}
+
+void pq_put_member_null(pq_file *f, size_t col)
+{
+    assert(f->cols[col].group != NULL);
+    put_absent(&f->cols[col], 1); /* the group's own level */
 }
 
 static void put_value(pq_col *c, const void *p, size_t n)
@@ -285,7 +295,7 @@ void pq_put(pq_file *f, size_t col, const void *p, size_t n)
 {
     pq_col *c = &f->cols[col];
     assert(!c->list);
-    ddb_buf_putc(&c->defs, 1);
+    ddb_buf_putc(&c->defs, (char)c->max_def);
     put_value(c, p, n);
 }
 
@@ -293,8 +303,8 @@ void pq_put_list(pq_file *f, size_t col, size_t count)
 {
     pq_col *c = &f->cols[col];
     assert(c->list);
-    if (count == 0) {
-        ddb_buf_putc(&c->defs, 1);
+    if (count == 0) { /* the list is there, without an element */
+        ddb_buf_putc(&c->defs, (char)(c->max_def - 1));
         ddb_buf_putc(&c->reps, 0);
     }
 }
@@ -302,7 +312,7 @@ void pq_put_list(pq_file *f, size_t col, size_t count)
 void pq_put_elem(pq_file *f, size_t col, size_t index, const void *p, size_t n)
 {
     pq_col *c = &f->cols[col];
-    ddb_buf_putc(&c->defs, 2);
+    ddb_buf_putc(&c->defs, (char)c->max_def);
     ddb_buf_putc(&c->reps, index > 0);
     put_value(c, p, n);
 }

@@ -72,17 +72,43 @@ static void put_list(pq_thrift *t, const pq_col *c)
     put_leaf(t, c, "element", PQ_REQUIRED);
 }
 
-static void put_schema(pq_thrift *t, const pq_file *f)
+/* How many columns from i on are members of column i's group (1 when it
+ * has none: it stands alone). */
+static size_t group_width(const pq_file *f, size_t i)
 {
     size_t n = 1;
+    while (f->cols[i].group != NULL && i + n < f->n_cols && f->cols[i + n].group != NULL &&
+           strcmp(f->cols[i + n].group, f->cols[i].group) == 0)
+        n++;
+    return n;
+}
+
+/* A STRUCT: optional group NAME { its members }. */
+static void put_group(pq_thrift *t, const char *name, size_t members)
+{
+    pq_thrift_elem_struct(t);
+    pq_thrift_i32(t, 3, PQ_OPTIONAL);
+    pq_thrift_string(t, 4, name);
+    pq_thrift_i32(t, 5, (int32_t)members);
+    pq_thrift_end(t);
+}
+
+static void put_schema(pq_thrift *t, const pq_file *f)
+{
+    size_t n = 1, top = 0;
+    for (size_t i = 0; i < f->n_cols; i += group_width(f, i), top++)
+        n += f->cols[i].group != NULL;
     for (size_t i = 0; i < f->n_cols; i++)
         n += f->cols[i].list ? 3 : 1;
     pq_thrift_list(t, 2, PQ_T_STRUCT, n);
     pq_thrift_elem_struct(t);
     pq_thrift_string(t, 4, "schema");
-    pq_thrift_i32(t, 5, (int32_t)f->n_cols);
+    pq_thrift_i32(t, 5, (int32_t)top);
     pq_thrift_end(t);
     for (size_t i = 0; i < f->n_cols; i++) {
+        if (f->cols[i].group != NULL && (i == 0 || f->cols[i - 1].group == NULL ||
+                                         strcmp(f->cols[i - 1].group, f->cols[i].group) != 0))
+            put_group(t, f->cols[i].group, group_width(f, i));
         if (f->cols[i].list)
             put_list(t, &f->cols[i]);
         else
@@ -99,7 +125,9 @@ static void put_column_meta(pq_thrift *t, const pq_file *f, const pq_col *c, con
     pq_thrift_elem_i32(t, 3); /* RLE (levels) */
     if (ch->dict_offset)
         pq_thrift_elem_i32(t, 8); /* RLE_DICTIONARY (indices) */
-    pq_thrift_list(t, 3, PQ_T_BINARY, c->list ? 3 : 1);
+    pq_thrift_list(t, 3, PQ_T_BINARY, (c->list ? 3 : 1) + (c->group != NULL));
+    if (c->group != NULL)
+        pq_thrift_elem_binary(t, c->group, strlen(c->group));
     pq_thrift_elem_binary(t, c->name, strlen(c->name));
     if (c->list) {
         pq_thrift_elem_binary(t, "list", 4);
@@ -150,6 +178,8 @@ static void put_text_numbers(pq_thrift *t, const pq_file *f, ddb_buf *names)
         if (f->cols[i].kind == PQ_NUMBER && f->cols[i].as_text) {
             if (names->len)
                 ddb_buf_putc(names, ',');
+            if (f->cols[i].group != NULL) /* a member by its path: info.rating */
+                ddb_buf_printf(names, "%s.", f->cols[i].group);
             ddb_buf_puts(names, f->cols[i].name);
         }
     }
@@ -221,9 +251,14 @@ int pq_file_new(pq_file **out, ddb_sink *sink, const pq_column_def *cols, size_t
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
             goto done;
         }
+        if (cols[f->n_cols].group != NULL &&
+            (c->group = strndup(cols[f->n_cols].group, cols[f->n_cols].group_len)) == NULL) {
+            rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
         c->kind = cols[f->n_cols].kind;
         c->list = cols[f->n_cols].list;
-        c->max_def = c->list ? 2 : 1;
+        c->max_def = (c->list ? 2 : 1) + (c->group != NULL);
         c->max_rep = c->list ? 1 : 0;
         c->precision = 38;
         if (c->kind == PQ_NUMBER && cols[f->n_cols].precision > 0) {
@@ -256,6 +291,7 @@ void pq_file_free(pq_file *f)
         return;
     for (size_t i = 0; i < f->n_cols; i++) {
         free(f->cols[i].name);
+        free(f->cols[i].group);
         free(f->cols[i].chunks);
         ddb_buf_dispose(&f->cols[i].defs);
         ddb_buf_dispose(&f->cols[i].reps);

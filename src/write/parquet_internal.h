@@ -24,6 +24,7 @@ typedef struct pq_chunk {
 
 typedef struct pq_col {
     char *name;
+    char *group; /* the STRUCT it is a member of, or NULL */
     pq_kind kind;
     int list;
     int max_def, max_rep;

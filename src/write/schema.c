@@ -17,6 +17,7 @@ typedef struct column {
     uint64_t present;    /* records holding the field */
     ddb_num_shape shape; /* N and NS */
     int stored_text, stored_scale; /* Parquet: the number type its files hold */
+    struct column *members; /* an M field's declared members (Parquet: a STRUCT), or NULL */
 } column;
 
 struct ddb_schema {
@@ -99,9 +100,15 @@ int ddb_schema_new(ddb_schema **out, const ddb_mapping *m, ddb_error *err)
         (s->cols = calloc(m->n_entities ? m->n_entities : 1, sizeof(column *))) == NULL)
         goto nomem;
     s->m = m;
-    for (size_t e = 0; e < m->n_entities; e++)
-        if ((s->cols[e] = calloc(m->entities[e].n_fields + 1, sizeof(column))) == NULL)
+    for (size_t e = 0; e < m->n_entities; e++) {
+        const ddb_entity *en = &m->entities[e];
+        if ((s->cols[e] = calloc(en->n_fields + 1, sizeof(column))) == NULL)
             goto nomem;
+        for (size_t f = 0; f < en->n_fields; f++)
+            if (en->fields[f].n_members &&
+                (s->cols[e][f].members = calloc(en->fields[f].n_members, sizeof(column))) == NULL)
+                goto nomem;
+    }
     *out = s;
     return 0;
 nomem:
@@ -135,11 +142,15 @@ void ddb_schema_observe(ddb_schema *s, size_t e, const ddb_map *rec, size_t n_de
     }
 }
 
-void ddb_schema_set_stored(ddb_schema *s, size_t e, size_t f, int as_text, int scale)
+void ddb_schema_set_stored(ddb_schema *s, size_t e, size_t f, int member, int as_text,
+                           int scale)
 {
+    column *c;
     assert(e < s->m->n_entities && f < s->m->entities[e].n_fields);
-    s->cols[e][f].stored_text = as_text;
-    s->cols[e][f].stored_scale = scale;
+    assert(member < (int)s->m->entities[e].fields[f].n_members);
+    c = member < 0 ? &s->cols[e][f] : &s->cols[e][f].members[member];
+    c->stored_text = as_text;
+    c->stored_scale = scale;
 }
 
 void ddb_schema_save(const ddb_schema *s, size_t e, ddb_buf *out)
@@ -188,8 +199,11 @@ void ddb_schema_free(ddb_schema *s)
 {
     if (s == NULL)
         return;
-    for (size_t e = 0; s->cols && s->m && e < s->m->n_entities; e++)
+    for (size_t e = 0; s->cols && s->m && e < s->m->n_entities; e++) {
+        for (size_t f = 0; s->cols[e] && f < s->m->entities[e].n_fields; f++)
+            free(s->cols[e][f].members);
         free(s->cols[e]);
+    }
     free(s->cols);
     free(s);
 }
@@ -197,8 +211,8 @@ void ddb_schema_free(ddb_schema *s)
 /* --------------------------------------------------------------- types */
 
 typedef struct col_type {
-    char duckdb[40];
-    char athena[40];
+    char duckdb[1024]; /* a STRUCT names its members */
+    char athena[1024];
     const char *note; /* NULL, or how the value is written */
 } col_type;
 
@@ -229,6 +243,49 @@ static void athena_type(char *out, size_t cap, const char *duck)
     } else {
         athena_scalar(out, cap, duck, len);
     }
+}
+
+static void parquet_field_type(col_type *t, const ddb_field *f, const column *c);
+static void sql_ident(ddb_buf *b, const char *s, char q);
+
+/* A member's name in a STRUCT type: quoted with q (DuckDB's '"', Athena's
+ * '`') unless a plain word. */
+static void member_name(ddb_buf *b, const char *name, char q)
+{
+    int plain = (*name >= 'a' && *name <= 'z') || *name == '_';
+    for (const char *p = name; plain && *p; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';
+    if (plain)
+        ddb_buf_puts(b, name);
+    else
+        sql_ident(b, name, q);
+}
+
+/* A declared map's STRUCT: STRUCT(a VARCHAR, ...) and struct<a:string,...>,
+ * cut at the buffers' size (a mapping of hundreds of members) with "...". */
+static void struct_type(col_type *t, const ddb_field *f, const column *c)
+{
+    ddb_buf duck = DDB_BUF_INIT, athena = DDB_BUF_INIT;
+    col_type m;
+    ddb_buf_puts(&duck, "STRUCT(");
+    ddb_buf_puts(&athena, "struct<");
+    for (size_t j = 0; j < f->n_members; j++) {
+        parquet_field_type(&m, &f->members[j], &c->members[j]);
+        athena_type(m.athena, sizeof(m.athena), m.duckdb);
+        ddb_buf_puts(&duck, j ? ", " : "");
+        member_name(&duck, f->members[j].name, '"');
+        ddb_buf_printf(&duck, " %s", m.duckdb);
+        ddb_buf_puts(&athena, j ? "," : "");
+        member_name(&athena, f->members[j].name, '`');
+        ddb_buf_printf(&athena, ":%s", m.athena);
+    }
+    ddb_buf_putc(&duck, ')');
+    ddb_buf_putc(&athena, '>');
+    snprintf(t->duckdb, sizeof(t->duckdb), "%s", duck.oom ? "STRUCT(...)" : duck.ptr);
+    snprintf(t->athena, sizeof(t->athena), "%s", athena.oom ? "struct<...>" : athena.ptr);
+    t->note = "a map as its declared members; one not as declared is under _extra";
+    ddb_buf_dispose(&duck);
+    ddb_buf_dispose(&athena);
 }
 
 /* The types of a declared field in a Parquet file, as its writer made the
@@ -263,12 +320,24 @@ static void field_type(col_type *t, const ddb_field *f, const column *c, ddb_out
     int csv = fmt == DDB_OUT_CSV;
     char num[40];
     memset(t, 0, sizeof(*t));
+    if (fmt == DDB_OUT_PARQUET && f->n_members) {
+        struct_type(t, f, c);
+        return;
+    }
     if (fmt == DDB_OUT_PARQUET) {
         parquet_field_type(t, f, c);
         athena_type(t->athena, sizeof(t->athena), t->duckdb);
         return;
     }
-    ddb_num_shape_duckdb(&c->shape, num, sizeof(num));
+    /* a declared DECIMAL holds every value (the transform rejects the others),
+     * whatever the values seen: BIGINT when it is whole and 18 digits or
+     * fewer, which DuckDB's JSON reader takes exactly */
+    if (f->precision > 0 && f->scale == 0 && f->precision <= 18)
+        snprintf(num, sizeof(num), "BIGINT");
+    else if (f->precision > 0)
+        snprintf(num, sizeof(num), "DECIMAL(%d,%d)", f->precision, f->scale);
+    else
+        ddb_num_shape_duckdb(&c->shape, num, sizeof(num));
     switch (f->type) {
     case DDB_TYPE_N:
         snprintf(t->duckdb, sizeof(t->duckdb), "%s", num);
@@ -345,8 +414,11 @@ static void put_column_json(ddb_buf *b, const char *name, const char *ddb, const
 {
     ddb_buf_puts(b, first ? "\n    {\"name\":" : ",\n    {\"name\":");
     ddb_json_put_string(b, name, strlen(name));
-    ddb_buf_printf(b, ",\"dynamodb\":\"%s\",\"duckdb\":\"%s\",\"athena\":\"%s\"", ddb, t->duckdb,
-                   t->athena);
+    /* a STRUCT's member names may need escaping */
+    ddb_buf_printf(b, ",\"dynamodb\":\"%s\",\"duckdb\":", ddb);
+    ddb_json_put_string(b, t->duckdb, strlen(t->duckdb));
+    ddb_buf_puts(b, ",\"athena\":");
+    ddb_json_put_string(b, t->athena, strlen(t->athena));
     if (t->note) {
         ddb_buf_puts(b, ",\"note\":");
         ddb_json_put_string(b, t->note, strlen(t->note));

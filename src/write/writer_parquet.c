@@ -1,8 +1,15 @@
 /*
  * The Parquet record writer: an entity's records as typed columns, one per
  * declared field, and "_extra" (a JSON column of DynamoDB JSON) for what no
- * column holds. Without an entity (no mapping) the file has one JSON column,
- * "item": each item whole, as DynamoDB JSON.
+ * column holds. Without an entity (no mapping) the file has a column per key
+ * attribute it is told of, then one JSON column, "item": each item whole, as
+ * DynamoDB JSON (the key columns only repeat what it holds, for queries).
+ *
+ * A map whose members the mapping declares ("fields") is a STRUCT, a column
+ * per member. A map that does not match its declaration (a member it does not
+ * declare, a member of another type, a number its DECIMAL cannot hold) goes
+ * whole to _extra, as a declared field holding NULL does: nothing is lost or
+ * changed, and the STRUCT is null in that row.
  */
 #include "ddbpipe/writer.h"
 
@@ -23,13 +30,24 @@ typedef struct pq_writer {
     unsigned char *used; /* per attribute of the record: in a column */
     size_t used_cap;
     ptrdiff_t *at; /* per field: the attribute in its column, or -1 */
+    size_t *col;   /* per field: its first column (a STRUCT has one per member) */
+    size_t extra;  /* the _extra column */
+    /* without an entity: the key columns before "item" (names owned) */
+    ddb_key_attr *keys;
+    size_t n_keys;
+    pq_opts po; /* kept to open the file at the first item, when a key's type is its */
 } pq_writer;
+
+size_t pq_field_columns(const ddb_field *fd)
+{
+    return fd->n_members ? fd->n_members : 1;
+}
 
 /* The column of a declared type: scalars as themselves, sets as LISTs,
  * maps, lists and NULL as JSON. */
 static pq_column_def column_of(const ddb_field *fd)
 {
-    pq_column_def d = {fd->name, fd->name_len, PQ_JSON, 0, 0, 0};
+    pq_column_def d = {fd->name, fd->name_len, PQ_JSON, 0, 0, 0, NULL, 0};
     switch (fd->type) {
     case DDB_TYPE_SS:
         d.list = 1; /* fall through */
@@ -102,10 +120,49 @@ static void put_field(pq_writer *w, size_t col, const ddb_value *v)
     }
 }
 
+/* Which of fd's declared members is named name: its index, or n_members. */
+static size_t member_index(const ddb_field *fd, const ddb_str *name)
+{
+    size_t j = 0;
+    while (j < fd->n_members && !(name->len == fd->members[j].name_len &&
+                                  memcmp(name->ptr, fd->members[j].name, name->len) == 0))
+        j++;
+    return j;
+}
+
+/* The member of map m that fd's member j declares, or NULL. */
+static const ddb_value *member_of(const ddb_map *m, const ddb_field *fd, size_t j)
+{
+    for (size_t k = 0; k < m->count; k++)
+        if (member_index(fd, &m->attrs[k].name) == j)
+            return &m->attrs[k].value;
+    return NULL;
+}
+
+/* Does map m fit field fd's STRUCT (from column col): every member
+ * declared, of its type, and every number one its column holds? */
+static int fits_struct(const pq_writer *w, const ddb_field *fd, size_t col, const ddb_map *m)
+{
+    for (size_t k = 0; k < m->count; k++) {
+        size_t j = member_index(fd, &m->attrs[k].name);
+        const ddb_value *v = &m->attrs[k].value;
+        if (j == fd->n_members || v->type != fd->members[j].type)
+            return 0;
+        if (v->type == DDB_TYPE_N &&
+            pq_number_fits(w->f, col + j, v->u.s.ptr, v->u.s.len, NULL) != 0)
+            return 0;
+        for (size_t i = 0; v->type == DDB_TYPE_NS && i < v->u.l.count; i++)
+            if (pq_number_fits(w->f, col + j, v->u.l.items[i].u.s.ptr, v->u.l.items[i].u.s.len,
+                               NULL) != 0)
+                return 0;
+    }
+    return 1;
+}
+
 /* Which attribute holds each field (used[a] = field + 1), found by the merge
  * walk the other writers make: declared attributes come in field order,
  * named with the mapping's own strings. A value not of its field's type
- * (a NULL) is left to _extra, as CSV does. */
+ * (a NULL), or a map not as declared, is left to _extra, as CSV does. */
 static void place(pq_writer *w, const ddb_map *rec, size_t n_declared, ptrdiff_t *at)
 {
     size_t c = 0;
@@ -116,7 +173,8 @@ static void place(pq_writer *w, const ddb_map *rec, size_t n_declared, ptrdiff_t
             (rec->attrs[c].name.ptr == fd->name ||
              (rec->attrs[c].name.len == fd->name_len &&
               memcmp(rec->attrs[c].name.ptr, fd->name, fd->name_len) == 0))) {
-            if (rec->attrs[c].value.type == fd->type) {
+            if (rec->attrs[c].value.type == fd->type &&
+                (fd->n_members == 0 || fits_struct(w, fd, w->col[i], &rec->attrs[c].value.u.m))) {
                 at[i] = (ptrdiff_t)c;
                 w->used[c] = 1;
             }
@@ -135,9 +193,10 @@ static int check_numbers(pq_writer *w, const ddb_map *rec, const ptrdiff_t *at, 
             continue;
         v = &rec->attrs[at[i]].value;
         if (v->type == DDB_TYPE_N)
-            rc = pq_number_fits(w->f, i, v->u.s.ptr, v->u.s.len, err);
+            rc = pq_number_fits(w->f, w->col[i], v->u.s.ptr, v->u.s.len, err);
         for (size_t k = 0; rc == 0 && v->type == DDB_TYPE_NS && k < v->u.l.count; k++)
-            rc = pq_number_fits(w->f, i, v->u.l.items[k].u.s.ptr, v->u.l.items[k].u.s.len, err);
+            rc = pq_number_fits(w->f, w->col[i], v->u.l.items[k].u.s.ptr,
+                                v->u.l.items[k].u.s.len, err);
         if (rc != 0)
             return rc;
     }
@@ -148,9 +207,31 @@ static void put_extra(pq_writer *w, const ddb_map *rec)
 {
     ddb_buf_clear(&w->json);
     if (ddb_csv_extra_text(&w->json, rec, w->used, w->extra_plain))
-        pq_put(w->f, w->e->n_fields, w->json.ptr, w->json.len);
+        pq_put(w->f, w->extra, w->json.ptr, w->json.len);
     else
-        pq_put_null(w->f, w->e->n_fields);
+        pq_put_null(w->f, w->extra);
+}
+
+/* Field i's column or columns: a STRUCT's members one by one. */
+static void put_columns(pq_writer *w, size_t i, const ddb_value *v)
+{
+    const ddb_field *fd = &w->e->fields[i];
+    if (fd->n_members == 0) {
+        if (v == NULL)
+            pq_put_null(w->f, w->col[i]);
+        else
+            put_field(w, w->col[i], v);
+        return;
+    }
+    for (size_t j = 0; j < fd->n_members; j++) {
+        const ddb_value *m = v ? member_of(&v->u.m, fd, j) : NULL;
+        if (v == NULL)
+            pq_put_null(w->f, w->col[i] + j);
+        else if (m == NULL)
+            pq_put_member_null(w->f, w->col[i] + j);
+        else
+            put_field(w, w->col[i] + j, m);
+    }
 }
 
 static int write_record(pq_writer *w, const ddb_map *rec, size_t n_declared, ddb_error *err)
@@ -168,13 +249,35 @@ static int write_record(pq_writer *w, const ddb_map *rec, size_t n_declared, ddb
     place(w, rec, n_declared, at);
     if (check_numbers(w, rec, at, err) != 0)
         return DDB_WRITER_REFUSED;
-    for (size_t i = 0; i < w->e->n_fields; i++) {
-        if (at[i] < 0)
-            pq_put_null(w->f, i);
-        else
-            put_field(w, i, &rec->attrs[at[i]].value);
-    }
+    for (size_t i = 0; i < w->e->n_fields; i++)
+        put_columns(w, i, at[i] < 0 ? NULL : &rec->attrs[at[i]].value);
     put_extra(w, rec);
+    return 0;
+}
+
+static int open_items(pq_writer *w, const ddb_map *first, ddb_error *err);
+
+/* Item rec's key attributes into their columns (a missing one, or one of
+ * another type, null: the item column holds it); a number its DECIMAL
+ * cannot hold refuses the item, as a field's does. */
+static int put_keys(pq_writer *w, const ddb_map *rec, ddb_error *err)
+{
+    int rc;
+    if (w->f == NULL && (rc = open_items(w, rec, err)) != 0)
+        return rc;
+    for (size_t k = 0; k < w->n_keys; k++) {
+        const ddb_value *v = ddb_map_get(rec, w->keys[k].name, strlen(w->keys[k].name));
+        if (v != NULL && v->type == DDB_TYPE_N && v->type == w->keys[k].type &&
+            pq_number_fits(w->f, k, v->u.s.ptr, v->u.s.len, err) != 0)
+            return DDB_WRITER_REFUSED;
+    }
+    for (size_t k = 0; k < w->n_keys; k++) {
+        const ddb_value *v = ddb_map_get(rec, w->keys[k].name, strlen(w->keys[k].name));
+        if (v != NULL && v->type == w->keys[k].type)
+            pq_put(w->f, k, v->u.s.ptr, v->u.s.len);
+        else
+            pq_put_null(w->f, k);
+    }
     return 0;
 }
 
@@ -186,9 +289,11 @@ static int pw_write(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb
         if ((rc = write_record(w, rec, n_declared, err)) != 0)
             return rc;
     } else {
+        if ((rc = put_keys(w, rec, err)) != 0)
+            return rc;
         ddb_buf_clear(&w->json);
         ddb_json_put_typed_map(&w->json, rec);
-        pq_put(w->f, 0, w->json.ptr, w->json.len);
+        pq_put(w->f, w->n_keys, w->json.ptr, w->json.len);
     }
     if (w->json.oom)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
@@ -203,6 +308,8 @@ static int end_file(pq_writer *w, ddb_error *err)
     int rc;
     if (w->ended)
         return 0;
+    if (w->f == NULL && (rc = open_items(w, NULL, err)) != 0) /* no item came */
+        return rc;
     if ((rc = pq_finish(w->f, err)) == 0)
         w->ended = 1;
     return rc;
@@ -227,39 +334,103 @@ static void pw_free(ddb_writer *base)
     ddb_buf_dispose(&w->json);
     free(w->used);
     free(w->at);
+    free(w->col);
+    for (size_t k = 0; k < w->n_keys; k++)
+        free((char *)w->keys[k].name);
+    free(w->keys);
 }
 
 static const ddb_writer_vtable parquet_vt = {pw_write, pw_free, pw_finish, pw_prepare};
 
-static int open_columns(pq_writer *w, const ddb_writer_opts *opts, ddb_error *err)
+/* Field i's columns from cols[w->col[i]]: a STRUCT's members named in it. */
+static void field_columns(pq_writer *w, size_t i, pq_column_def *cols)
 {
-    size_t n = w->e ? w->e->n_fields + 1 : 1;
+    const ddb_field *fd = &w->e->fields[i];
+    if (fd->n_members == 0) {
+        cols[w->col[i]] = column_of(fd);
+        return;
+    }
+    for (size_t j = 0; j < fd->n_members; j++) {
+        pq_column_def *d = &cols[w->col[i] + j];
+        *d = column_of(&fd->members[j]);
+        d->group = fd->name;
+        d->group_len = fd->name_len;
+    }
+}
+
+static int open_columns(pq_writer *w, ddb_error *err)
+{
+    size_t n = pq_entity_columns(w->e);
     pq_column_def *cols = calloc(n, sizeof(*cols));
-    pq_opts po = {PQ_CODEC_ZSTD, 0, 0, NULL, 0};
     int rc;
     if (cols == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    for (size_t i = 0; w->e != NULL && i < w->e->n_fields; i++)
-        cols[i] = column_of(&w->e->fields[i]);
-    cols[n - 1] = (pq_column_def){w->e ? DDB_EXTRA_FIELD : "item", w->e ? 6 : 4, PQ_JSON, 0, 0, 0};
-    if (opts != NULL) {
-        po.codec = opts->parquet_codec == DDB_PARQUET_GZIP     ? PQ_CODEC_GZIP
-                   : opts->parquet_codec == DDB_PARQUET_NONE   ? PQ_CODEC_NONE
-                   : opts->parquet_codec == DDB_PARQUET_SNAPPY ? PQ_CODEC_SNAPPY
-                                                               : PQ_CODEC_ZSTD;
-        po.group_rows = opts->parquet_group_rows;
-        po.max_file_bytes = opts->parquet_max_file_bytes;
-        po.plans = opts->parquet_plans;
+    for (size_t i = 0, at = 0; i < w->e->n_fields; i++) {
+        w->col[i] = at;
+        field_columns(w, i, cols);
+        at += pq_field_columns(&w->e->fields[i]);
     }
-    rc = pq_file_new(&w->f, w->base.sink, cols, n, &po, err);
+    w->extra = n - 1;
+    cols[n - 1] = (pq_column_def){DDB_EXTRA_FIELD, 6, PQ_JSON, 0, 0, 0, NULL, 0};
+    rc = pq_file_new(&w->f, w->base.sink, cols, n, &w->po, err);
     free(cols);
     return rc;
+}
+
+/* Items: the key columns, then "item". A key whose type was not given takes
+ * the first item's (S when it has none of S, N or B). */
+static int open_items(pq_writer *w, const ddb_map *first, ddb_error *err)
+{
+    pq_column_def *cols = calloc(w->n_keys + 1, sizeof(*cols));
+    int rc;
+    if (cols == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    for (size_t k = 0; k < w->n_keys; k++) {
+        ddb_field fd = {.name = (char *)w->keys[k].name, .type = w->keys[k].type};
+        const ddb_value *v = first ? ddb_map_get(first, fd.name, strlen(fd.name)) : NULL;
+        if (fd.type == DDB_TYPE_NONE)
+            fd.type = v && (v->type == DDB_TYPE_N || v->type == DDB_TYPE_B) ? v->type : DDB_TYPE_S;
+        w->keys[k].type = fd.type;
+        fd.name_len = strlen(fd.name);
+        cols[k] = column_of(&fd);
+    }
+    cols[w->n_keys] = (pq_column_def){"item", 4, PQ_JSON, 0, 0, 0, NULL, 0};
+    rc = pq_file_new(&w->f, w->base.sink, cols, w->n_keys + 1, &w->po, err);
+    free(cols);
+    return rc;
+}
+
+/* The options the file is opened with; the key attributes copied. */
+static int take_opts(pq_writer *w, const ddb_writer_opts *opts)
+{
+    w->po = (pq_opts){PQ_CODEC_ZSTD, 0, 0, NULL, 0};
+    if (opts == NULL)
+        return 0;
+    w->extra_plain = opts->extra_plain;
+    w->po.codec = opts->parquet_codec == DDB_PARQUET_GZIP     ? PQ_CODEC_GZIP
+                  : opts->parquet_codec == DDB_PARQUET_NONE   ? PQ_CODEC_NONE
+                  : opts->parquet_codec == DDB_PARQUET_SNAPPY ? PQ_CODEC_SNAPPY
+                                                              : PQ_CODEC_ZSTD;
+    w->po.group_rows = opts->parquet_group_rows;
+    w->po.max_file_bytes = opts->parquet_max_file_bytes;
+    w->po.plans = opts->parquet_plans;
+    if (w->e != NULL || opts->n_keys == 0)
+        return 0;
+    if ((w->keys = calloc(opts->n_keys, sizeof(*w->keys))) == NULL)
+        return DDB_ENOMEM;
+    for (; w->n_keys < opts->n_keys; w->n_keys++) {
+        w->keys[w->n_keys].type = opts->keys[w->n_keys].type;
+        if ((w->keys[w->n_keys].name = strdup(opts->keys[w->n_keys].name)) == NULL)
+            return DDB_ENOMEM;
+    }
+    return 0;
 }
 
 int ddb_writer_new_parquet(ddb_writer **out, ddb_sink *sink, const ddb_entity *e,
                            const ddb_writer_opts *opts, ddb_error *err)
 {
     pq_writer *w = calloc(1, sizeof(*w));
+    size_t known = 0;
     int rc;
     *out = NULL;
     if (w == NULL) {
@@ -269,17 +440,30 @@ int ddb_writer_new_parquet(ddb_writer **out, ddb_sink *sink, const ddb_entity *e
     w->base.vt = &parquet_vt;
     w->base.sink = sink;
     w->e = e;
-    w->extra_plain = opts && opts->extra_plain;
-    if (e != NULL && (w->at = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->at))) == NULL) {
+    if (take_opts(w, opts) != 0 ||
+        (e != NULL && ((w->at = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->at))) == NULL ||
+                       (w->col = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->col))) == NULL))) {
         ddb_writer_free(&w->base);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
-    if ((rc = open_columns(w, opts, err)) != 0) {
+    while (known < w->n_keys && w->keys[known].type != DDB_TYPE_NONE)
+        known++;
+    /* a key of no given type waits for the first item */
+    rc = e != NULL ? open_columns(w, err) : known == w->n_keys ? open_items(w, NULL, err) : 0;
+    if (rc != 0) {
         ddb_writer_free(&w->base);
         return rc;
     }
     *out = &w->base;
     return 0;
+}
+
+size_t pq_entity_columns(const ddb_entity *e)
+{
+    size_t n = 1; /* _extra */
+    for (size_t i = 0; i < e->n_fields; i++)
+        n += pq_field_columns(&e->fields[i]);
+    return n;
 }
 
 int pq_writer_number_type(const ddb_writer *base, size_t col, int *as_text, int *scale)

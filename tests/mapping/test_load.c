@@ -341,16 +341,21 @@ Test(mapping, rejects_text_after_the_document)
     }
 }
 
+/* A mapping whose entity A has a second field, field then decl (JSON members). */
+static char *with_field(const char *field, const char *decl)
+{
+    const char *head = "{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\","
+                       "\"sk\":\"x\"},\"fields\":[{\"name\":\"id\"},{";
+    char *text = malloc(strlen(head) + strlen(field) + strlen(decl) + 16);
+    cr_assert_not_null(text);
+    sprintf(text, "%s%s%s}]}]}", head, field, decl);
+    return text;
+}
+
 /* A mapping whose entity A has the N field "n" declared by decl (JSON members). */
 static char *with_decimal(const char *decl)
 {
-    const char *head = "{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\","
-                       "\"sk\":\"x\"},\"fields\":[{\"name\":\"id\"},{\"name\":\"n\","
-                       "\"type\":\"N\"";
-    char *text = malloc(strlen(head) + strlen(decl) + 16);
-    cr_assert_not_null(text);
-    sprintf(text, "%s%s}]}]}", head, decl);
-    return text;
+    return with_field("\"name\":\"n\",\"type\":\"N\"", decl);
 }
 
 Test(mapping, n_fields_declare_precision_and_scale)
@@ -402,6 +407,68 @@ Test(mapping, refuses_bad_decimal_declarations)
                  ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\",\"sk\":\"x\"},"
                  "\"fields\":[{\"name\":\"id\",\"precision\":5}]}]}",
                  "apply to N fields only");
+}
+
+/* A mapping whose entity A has the field "info" declared by decl. */
+static char *with_map(const char *decl)
+{
+    return with_field("\"name\":\"info\"", decl);
+}
+
+Test(mapping, m_fields_declare_their_members)
+{
+    char *text = with_map(",\"type\":\"M\",\"fields\":[{\"name\":\"rating\",\"type\":\"N\","
+                          "\"precision\":3,\"scale\":1},{\"name\":\"genres\",\"type\":\"SS\"},"
+                          "{\"name\":\"raw\",\"type\":\"M\",\"description\":\"JSON\"}]");
+    ddb_mapping *m = NULL;
+    const ddb_field *f;
+    cr_assert_eq(load_text(text, &m), 0, "%s", err.message);
+    f = &m->entities[0].fields[1];
+    cr_assert_eq(f->n_members, 3);
+    cr_assert_str_eq(f->members[0].name, "rating");
+    cr_assert_eq(f->members[0].name_len, 6);
+    cr_assert_eq(f->members[0].type, DDB_TYPE_N);
+    cr_assert_eq(f->members[0].precision, 3);
+    cr_assert_eq(f->members[0].scale, 1);
+    cr_assert_eq(f->members[1].type, DDB_TYPE_SS);
+    cr_assert_eq(f->members[2].type, DDB_TYPE_M);
+    cr_assert_eq(f->members[2].n_members, 0);
+    ddb_mapping_free(m);
+    free(text);
+}
+
+Test(mapping, refuses_bad_member_declarations)
+{
+    static const char *const bad[][2] = {
+        {",\"type\":\"L\",\"fields\":[{\"name\":\"a\",\"type\":\"S\"}]",
+         "\"fields\" declares a map's members: M fields only"},
+        {",\"fields\":[{\"name\":\"a\",\"type\":\"S\"}]", "M fields only"},
+        {",\"type\":\"M\",\"fields\":[]", "\"fields\" must be a non-empty array"},
+        {",\"type\":\"M\",\"fields\":{\"a\":\"S\"}", "\"fields\" must be a non-empty array"},
+        {",\"type\":\"M\",\"fields\":[\"a\"]", "fields[1].fields[0]: must be an object"},
+        {",\"type\":\"M\",\"fields\":[{\"type\":\"S\"}]", "missing \"name\""},
+        {",\"type\":\"M\",\"fields\":[{\"name\":\"\",\"type\":\"S\"}]",
+         "\"name\" must not be empty"},
+        {",\"type\":\"M\",\"fields\":[{\"name\":\"a\"}]", "missing \"type\""},
+        {",\"type\":\"M\",\"fields\":[{\"name\":\"a\",\"type\":\"X\"}]", "unknown type \"X\""},
+        {",\"type\":\"M\",\"fields\":[{\"name\":\"a\",\"type\":\"S\"},{\"name\":\"a\","
+         "\"type\":\"N\"}]",
+         "member \"a\" is declared twice"},
+        {",\"type\":\"M\",\"fields\":[{\"name\":\"a\",\"type\":\"S\",\"precision\":3}]",
+         "apply to N fields only"},
+        {",\"type\":\"M\",\"fields\":[{\"name\":\"a\",\"type\":\"N\",\"precision\":39}]",
+         "\"precision\" must be a whole number from 1 to 38"},
+        {",\"type\":\"M\",\"fields\":[{\"name\":\"a\",\"type\":\"S\",\"required\":true}]",
+         "unknown property \"required\""},
+        {",\"type\":\"M\",\"fields\":[{\"name\":\"a\",\"type\":\"M\",\"fields\":[{\"name\":"
+         "\"b\",\"type\":\"S\"}]}]",
+         "cannot declare \"fields\" of their own"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *text = with_map(bad[i][0]);
+        expect_error(text, bad[i][1]);
+        free(text);
+    }
 }
 
 /* A declared DECIMAL is a constraint: a value it cannot hold as it is is

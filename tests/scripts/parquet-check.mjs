@@ -120,16 +120,45 @@ function expected(file, entity) {
 }
 
 // ---- a Parquet row (strings for text, base64 for bytes, decimal text) -> canonical
+// a STRUCT (a map whose members the mapping declares): its members present, numbers exact
+function fromStruct(v, members) {
+  const types = new Map(members.map(m => [m.name, m.type]))
+  const out = {}
+  for (const [m, x] of Object.entries(v)) {
+    if (x === null || x === undefined) continue
+    const t = types.get(m)
+    out[m] = t === 'N' ? canonNum(x) : t === 'NS' ? x.map(canonNum) : t === 'M' || t === 'L' ? typedToPlain(JSON.parse(t === 'M' ? `{"M":${x}}` : `{"L":${x}}`)) : x
+  }
+  return sorted(out)
+}
+
 function fromParquet(row, entity, numbersAsText, decimals) {
   const fields = new Map((entity?.fields || []).map(f => [f.name, f.type]))
+  const structs = new Map((entity?.fields || []).filter(f => f.fields).map(f => [f.name, f.fields]))
+  if (!entity) { // the item whole, and its key columns (if any) each the item's attribute
+    const item = sorted(Object.fromEntries(Object.entries(JSON.parse(row.item)).map(([a, x]) => [a, typedToPlain(x)])))
+    for (const [k, v] of Object.entries(row)) {
+      if (k === 'item') continue
+      const got = v === null || v === undefined ? undefined : decimals.has(k) ? canonNum(v) : v
+      // null: the item has no such key, or one of another type than the column's
+      if (got !== undefined && JSON.stringify(got) !== JSON.stringify(item[k])) throw new Error(`key column ${k}: ${JSON.stringify(v)}, the item has ${JSON.stringify(item[k])}`)
+    }
+    return item
+  }
   const out = {}
   for (const [k, v] of Object.entries(row)) {
     if (v === null || v === undefined) continue
-    if (!entity) return sorted(Object.fromEntries(Object.entries(JSON.parse(v)).map(([a, x]) => [a, typedToPlain(x)])))
-    if (k === '_extra') { out[k] = sorted(JSON.parse(v)); continue }
+    if (k === '_extra') {
+      // a declared map that was not as declared is under _extra, whole
+      const extra = JSON.parse(v)
+      for (const f of structs.keys()) if (extra[f]?.M) { out[f] = typedToPlain(extra[f]); delete extra[f] }
+      if (Object.keys(extra).length) out[k] = sorted(extra)
+      continue
+    }
     const type = fields.get(k)
     const isNum = decimals.has(k) || numbersAsText.has(k)
-    if (type === 'M') out[k] = sorted(Object.fromEntries(Object.entries(JSON.parse(v)).map(([a, x]) => [a, typedToPlain(x)])))
+    if (structs.has(k)) out[k] = fromStruct(v, structs.get(k))
+    else if (type === 'M') out[k] = sorted(Object.fromEntries(Object.entries(JSON.parse(v)).map(([a, x]) => [a, typedToPlain(x)])))
     else if (type === 'L') out[k] = JSON.parse(v).map(typedToPlain)
     else if (type === 'NULL') out[k] = null
     else if (Array.isArray(v)) out[k] = v.map(x => isNum ? canonNum(x) : x)
@@ -155,15 +184,23 @@ async function readDuck(conn, glob, from = `read_parquet('${glob}')`) {
   const asText = new Set(kv.filter(r => r.k === 'ddbpipe.numbers_as_text').flatMap(r => r.v.split(',')).filter(Boolean))
   const cols = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`)).getRowObjectsJson()
   const decimals = new Set()
-  const sel = cols.map(({ column_name: n, column_type: t }) => {
-    const q = `"${n.replace(/"/g, '""')}"`
-    if (t.startsWith('DECIMAL')) decimals.add(n)
-    if (t === 'BLOB') return `base64(${q}) AS ${q}`
-    if (t === 'BLOB[]') return `list_transform(${q}, x -> base64(x)) AS ${q}`
-    if (t.startsWith('DECIMAL') && t.endsWith('[]')) return `list_transform(${q}, x -> CAST(x AS VARCHAR)) AS ${q}`
-    if (t.startsWith('DECIMAL') || t === 'JSON') return `CAST(${q} AS VARCHAR) AS ${q}`
+  const quote = n => `"${n.replace(/"/g, '""')}"`
+  const expr = (q, t) => {
+    if (t === 'BLOB') return `base64(${q})`
+    if (t === 'BLOB[]') return `list_transform(${q}, x -> base64(x))`
+    if (t.startsWith('DECIMAL') && t.endsWith('[]')) return `list_transform(${q}, x -> CAST(x AS VARCHAR))`
+    if (t.startsWith('DECIMAL') || t === 'JSON') return `CAST(${q} AS VARCHAR)`
     return q
-  })
+  }
+  const sel = []
+  for (const { column_name: n, column_type: t } of cols) {
+    const q = quote(n)
+    if (t.startsWith('DECIMAL')) decimals.add(n)
+    if (t.startsWith('STRUCT(')) { // each member as the top-level columns are
+      const members = (await conn.runAndReadAll(`DESCRIBE SELECT UNNEST(${q}) FROM ${from}`)).getRowObjectsJson()
+      sel.push(`CASE WHEN ${q} IS NULL THEN NULL ELSE struct_pack(${members.map(m => `${quote(m.column_name)} := ${expr(`${q}.${quote(m.column_name)}`, m.column_type)}`).join(', ')}) END AS ${q}`)
+    } else sel.push(`${expr(q, t)} AS ${q}`)
+  }
   const rows = (await conn.runAndReadAll(`SELECT ${sel.join(', ')} FROM ${from}`)).getRowObjectsJson()
   return { rows, asText, decimals, cols }
 }
@@ -239,22 +276,30 @@ async function readHyp(file) {
     parsers: { jsonFromBytes: b => b && dec.decode(b) },
   })
   // column names of the top level: a list's leaf is "element"
+  // (a STRUCT's members by "struct.member")
   const top = metadata.schema.slice(1)
   const leafScale = new Map()
-  for (let i = 0; i < top.length; i++) {
-    const el = top[i]
-    if (el.num_children === 1 && top[i + 2]?.name === 'element') { if (decimals.has(top[i + 2])) leafScale.set(el.name, top[i + 2].scale || 0); i += 2 }
-    else if (decimals.has(el)) leafScale.set(el.name, el.scale || 0)
+  const walk = (i, prefix, count) => {
+    for (let n = 0; n < count; n++) {
+      const el = top[i]
+      if (el.num_children === 1 && top[i + 2]?.name === 'element') { if (decimals.has(top[i + 2])) leafScale.set(prefix + el.name, top[i + 2].scale || 0); i += 3 }
+      else if (el.num_children > 0) i = walk(i + 1, `${el.name}.`, el.num_children)
+      else { if (decimals.has(el)) leafScale.set(prefix + el.name, el.scale || 0); i++ }
+    }
+    return i
   }
+  walk(0, '', metadata.schema[0].num_children)
   const b64 = x => Buffer.from(x).toString('base64')
-  return rows.map(r => Object.fromEntries(Object.entries(r).map(([k, v]) => {
-    if (v === null || v === undefined) return [k, null]
-    const s = leafScale.get(k)
-    if (s !== undefined) return [k, Array.isArray(v) ? v.map(x => decimalText(x, s)) : decimalText(v, s)]
-    if (v instanceof Uint8Array) return [k, b64(v)]
-    if (Array.isArray(v)) return [k, v.map(x => x instanceof Uint8Array ? b64(x) : x)]
-    return [k, v]
-  })))
+  const plain = (name, v) => {
+    if (v === null || v === undefined) return null
+    const s = leafScale.get(name)
+    if (s !== undefined) return Array.isArray(v) ? v.map(x => decimalText(x, s)) : decimalText(v, s)
+    if (v instanceof Uint8Array) return b64(v)
+    if (Array.isArray(v)) return v.map(x => x instanceof Uint8Array ? b64(x) : x)
+    if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([m, x]) => [m, plain(`${name}.${m}`, x)]))
+    return v
+  }
+  return rows.map(r => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(k, v)])))
 }
 
 const db = await DuckDBInstance.create(':memory:')

@@ -5,8 +5,8 @@
 # tests/scripts/parquet/ (38-digit integers and fractions, numbers no DECIMAL holds, bytes, text
 # with NUL bytes and newlines, sets, maps, lists, undeclared attributes), in each codec. Then
 # Parquet as input: those files encode (or export) back to exactly the items they came from, diff
-# finds them equal, and what the reader does not read (stdin, DuckDB's dictionary pages) is
-# refused with the reason.
+# finds them equal, and what the reader does not read (DuckDB's dictionary pages) is refused
+# with the reason (standard input and s3://: parquet_shape.sh, integration/parquet_io.sh).
 . "$(dirname "$0")/lib.bash"
 shared="$root/../shared/testdata"
 check_same() { # NAME NDJSON_DIR PARQUET_DIR MAPPING|- [CHECKER_OPTIONS...]
@@ -370,9 +370,6 @@ head -3 "$fixture/declared.json" | sed 's/"1E-10"/"0.0000000001"/' >"$tmp/declar
 same "$tmp/declared-kept.json" -- "$tmp/declared-back/Thing.json"
 
 # what it does not read, refused with the reason; what DuckDB writes (dictionary pages) it reads
-run stdin 3 sh -c "\"\$0\" encode - --input-format parquet --mapping '$fixture/mapping.json' \
-    --out '$tmp/stdin' --quiet <'$tmp/exact-zstd/pq/Thing.parquet'" "$bin"
-expect_in "$tmp/stderr" "must be a local file"
 duck_write() { # FILE SELECT OPTIONS
     ROOT="$root" node -e '
 const { DuckDBInstance } = require(process.env.ROOT + "/node_modules/@duckdb/node-api");
