@@ -147,6 +147,12 @@ static void page_recycle(table_reader *tr, page *pg)
     free(pg->body);
     pg->next_key = pg->body = NULL;
     ddb_arena_reset(pg->arena);
+    if (pg->cap_items > 16384 && pg->n_items < pg->cap_items / 4) {
+        /* slots for a page of unusually many items: not kept for the usual ones */
+        free(pg->items);
+        pg->items = NULL;
+        pg->cap_items = 0;
+    }
     pg->n_items = pg->cursor = 0;
     pg->next = tr->spare;
     tr->spare = pg;

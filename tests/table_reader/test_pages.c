@@ -194,3 +194,40 @@ Test(table_reader, answers_that_are_not_a_scan_page_are_refused)
     expect_refused("{\"Items\":[]} x", "unreadable response");
     expect_refused("[]", "unreadable response");
 }
+
+/* Items found whole whatever their strings hold: the reader finds where each
+ * item ends before it parses it, stepping over strings (escaped quotes and
+ * backslashes, brackets inside them), each a byte longer than the last so
+ * they fall at every alignment. */
+Test(table_reader, items_whole_whatever_falls_on_a_block_edge)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    ddb_reader *r;
+    ddb_record *rec;
+    ddb_error err;
+    char *answer;
+    int rc, n = 0;
+
+    ddb_buf_puts(&b, "{\"Items\":[");
+    for (int k = 0; k < 48; k++) {
+        ddb_buf_printf(&b, "%s{\"pk\":{\"S\":\"%.*s\\\\\\\"}]\"},\"l\":{\"L\":[{\"M\":{}}, {\"S\":\"[\"}]}}",
+                       k ? "," : "", k, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    }
+    ddb_buf_puts(&b, "]}");
+    answer = ddb_buf_detach(&b, NULL);
+    memset(&st, 0, sizeof(st));
+    st.override = answer;
+    r = table_reader();
+    while ((rc = ddb_reader_next(r, &rec, &err)) == 0) {
+        const ddb_value *v = &rec->item.attrs[0].value;
+        cr_assert_eq(rec->item.count, 2);
+        cr_assert_eq(v->u.s.len, (size_t)n + 4, "item %d: %zu bytes", n, v->u.s.len);
+        cr_assert_eq(memcmp(v->u.s.ptr + n, "\\\"}]", 4), 0);
+        cr_assert_eq(rec->item.attrs[1].value.u.l.count, 2);
+        n++;
+    }
+    cr_assert_eq(rc, DDB_ITEROVER, "%s", err.message);
+    cr_assert_eq(n, 48);
+    ddb_reader_free(r);
+    free(answer);
+}
