@@ -30,6 +30,7 @@ typedef struct page {
     int segment;
     char *next_key; /* the segment's LastEvaluatedKey after this page; NULL: it was the last */
     char *body;     /* the response; values point into it */
+    size_t body_cap; /* malloc'd at body: given back to the client for the next answers */
     ddb_arena *arena;
     page_item *items; /* malloc'd, kept with the page when it is used again */
     size_t cap_items;
@@ -134,7 +135,8 @@ static page *page_take(table_reader *tr)
 }
 
 /* A page done with: emptied and kept for a later answer, or freed past
- * max_pages spares (the most the FIFO holds, so no more are ever needed). */
+ * max_pages spares (the most the FIFO holds, so no more are ever needed).
+ * Its body goes back to the client to receive a later answer into. */
 static void page_recycle(table_reader *tr, page *pg)
 {
     if (pg == NULL)
@@ -144,7 +146,7 @@ static void page_recycle(table_reader *tr, page *pg)
         return;
     }
     free(pg->next_key);
-    free(pg->body);
+    ddb_client_reuse_body(tr->client, pg->body, pg->body_cap);
     pg->next_key = pg->body = NULL;
     ddb_arena_reset(pg->arena);
     if (pg->cap_items > 16384 && pg->n_items < pg->cap_items / 4) {
@@ -405,6 +407,7 @@ static void scan_done(void *ctx, ddb_response *resp)
     }
     pg->segment = seg->number;
     pg->body = resp->body; /* take the body: items point into it */
+    pg->body_cap = resp->body_cap;
     resp->body = NULL;
     tr->bytes += resp->body_len;
     if (parse_page(tr, seg, pg, resp->body_len, &err) != 0) {

@@ -1,8 +1,9 @@
 /*
  * test_pages.c — the Scan reader's pages, answered by a stand-in client
- * (ld --wrap: ddb_client_submit, ddb_client_run, ddb_client_pending, and
- * ddb_arena_new counted): every item of many pages read exactly, a page's
- * arena used again rather than made anew for each page, and answers that
+ * (ld --wrap: ddb_client_submit, ddb_client_run, ddb_client_pending,
+ * ddb_client_reuse_body; ddb_arena_new counted): every item of many pages
+ * read exactly, a page's arena used again rather than made anew for each
+ * page and its body given back to the client, and answers that
  * are not a Scan page refused rather than read as the end of the table.
  */
 #include <criterion/criterion.h>
@@ -22,6 +23,7 @@ int __wrap_ddb_client_submit(ddb_client *c, const char *operation, const char *b
                              ddb_call_done_fn done, void *ctx, ddb_error *err);
 int __wrap_ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb_error *err);
 int __wrap_ddb_client_pending(const ddb_client *c);
+void __wrap_ddb_client_reuse_body(ddb_client *c, char *body, size_t cap);
 
 #define ITEMS_A_PAGE 50
 
@@ -33,8 +35,18 @@ static struct {
     void *ctx[8];
     int start[8];
     int n_calls;
-    long arenas; /* ddb_arena_new calls */
+    long arenas;       /* ddb_arena_new calls */
+    long bodies_given; /* bodies given back to the client */
 } st;
+
+void __wrap_ddb_client_reuse_body(ddb_client *c, char *body, size_t cap)
+{
+    (void)c;
+    cr_assert_not_null(body);
+    cr_assert_gt(cap, strlen(body));
+    st.bodies_given++;
+    free(body);
+}
 
 int __wrap_ddb_arena_new(ddb_arena **out, size_t chunk_size)
 {
@@ -90,6 +102,7 @@ int __wrap_ddb_client_run(ddb_client *c, int (*until)(void *ctx), void *ctx, ddb
         resp.body = st.override ? strdup(st.override) : page_body(st.start[k]);
         cr_assert_not_null(resp.body);
         resp.body_len = strlen(resp.body);
+        resp.body_cap = resp.body_len + 1;
         st.done[k](st.ctx[k], &resp);
         free(resp.body); /* NULL when the reader took it */
     }
@@ -159,6 +172,8 @@ Test(table_reader, many_pages_read_exactly_with_arenas_used_again, .timeout = 60
     cr_assert_float_eq(stats.capacity_units, 500.0, 1e-9);
     /* a page's arena is made once and used again: not one per page */
     cr_assert_leq(st.arenas, 8, "%ld arenas for 200 pages", st.arenas);
+    /* and its body goes back to the client for the next answers */
+    cr_assert_geq(st.bodies_given, 200 - 8, "%ld bodies given back", st.bodies_given);
     ddb_reader_free(r);
 }
 
