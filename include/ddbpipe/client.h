@@ -78,6 +78,7 @@ typedef struct ddb_response {
     char *body;       /* response body (NUL-terminated), owned by the client until the
                          callback returns; ddb_client_call hands it to the caller */
     size_t body_len;
+    size_t body_cap; /* bytes malloc'd at body (for ddb_client_reuse_body) */
     char *headers; /* the final attempt's response header lines ("Name: value\r\n"...),
                       NUL-terminated; owned like body (ddb_response_header reads them) */
     size_t headers_len;
@@ -123,6 +124,17 @@ DDB_MUST_USE int ddb_client_new(ddb_client **out, const ddb_client_opts *opts, d
  */
 DDB_MUST_USE int ddb_client_submit(ddb_client *c, const char *operation, const char *body,
                                    size_t len, ddb_call_done_fn done, void *ctx, ddb_error *err);
+/*
+ * Gives back a body a callback took (resp->body, resp->body_cap) for a later
+ * DynamoDB answer to be received into, rather than into memory the kernel
+ * must fault in page by page (a Scan page is a megabyte). The client keeps
+ * DDB_CLIENT_SPARE_BODIES of them, none over DDB_CLIENT_SPARE_BODY_MAX
+ * bytes, and frees the rest. Accepts NULL.
+ */
+#define DDB_CLIENT_SPARE_BODIES 4
+#define DDB_CLIENT_SPARE_BODY_MAX (4u << 20)
+void ddb_client_reuse_body(ddb_client *c, char *body, size_t cap);
+
 /* The same with a body of malloc's that the client takes, not copies: it is
  * the client's from the call on, and freed by it even when the call fails. */
 DDB_MUST_USE int ddb_client_submit_owned(ddb_client *c, const char *operation, char *body,

@@ -226,6 +226,7 @@ static void finish_call(ddb_client *c, call *cl)
         cl->resp_body.ptr[0] = '\0';
     cl->resp.body = cl->resp_body.ptr;
     cl->resp.body_len = cl->resp_body.len;
+    cl->resp.body_cap = cl->resp_body.cap;
     cl->resp.headers = cl->resp_headers.ptr;
     cl->resp.headers_len = cl->resp_headers.len;
     if (cl->done)
@@ -474,6 +475,30 @@ int ddb_client_pending(const ddb_client *c)
     return c->in_flight + c->queued;
 }
 
+void ddb_client_reuse_body(ddb_client *c, char *body, size_t cap)
+{
+    ddb_buf *b;
+    if (body == NULL)
+        return;
+    if (c->n_spare_body == DDB_CLIENT_SPARE_BODIES || cap > DDB_CLIENT_SPARE_BODY_MAX || cap == 0) {
+        free(body);
+        return;
+    }
+    b = &c->spare_body[c->n_spare_body++];
+    b->ptr = body;
+    b->len = 0;
+    b->cap = cap;
+    b->oom = 0;
+}
+
+ddb_buf ddb_client_take_spare_body(ddb_client *c)
+{
+    ddb_buf b = DDB_BUF_INIT;
+    if (c->n_spare_body > 0)
+        b = c->spare_body[--c->n_spare_body];
+    return b;
+}
+
 void ddb_response_dispose(ddb_response *resp)
 {
     if (resp == NULL)
@@ -560,6 +585,8 @@ void ddb_client_free(ddb_client *c)
         ddb_client_slot_free(c->idle_ready[i]);
     for (int i = 0; i < c->n_other; i++)
         ddb_client_slot_free(c->idle_other[i]);
+    for (int i = 0; i < c->n_spare_body; i++)
+        ddb_buf_dispose(&c->spare_body[i]);
     free(c->idle_ready);
     free(c->idle_other);
     free(c->url);

@@ -133,7 +133,13 @@ struct ddb_client {
     void *idle_ctx;
     uint64_t last_idle_ms;
     ddb_client_stats stats;
+    ddb_buf spare_body[DDB_CLIENT_SPARE_BODIES]; /* ddb_client_reuse_body */
+    int n_spare_body;
 };
+
+/* A spare body (ddb_client_reuse_body) for a DynamoDB answer, emptied, or an
+ * empty ddb_buf when there is none. */
+ddb_buf ddb_client_take_spare_body(ddb_client *c);
 
 /* The event loop under the multi handle (client_loop.c). init: 0 or -1 (no
  * epoll set). run: hands curl the ready sockets and due timeouts, without

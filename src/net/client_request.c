@@ -385,6 +385,8 @@ void ddb_client_start_attempt(ddb_client *c, call *cl)
     cl->header_bytes = 0;
     cl->over = OVER_NONE;
     ddb_buf_clear(&cl->resp_body);
+    if (cl->resp_body.ptr == NULL && cl->http == NULL)
+        cl->resp_body = ddb_client_take_spare_body(c);
     ddb_buf_clear(&cl->resp_headers);
     /* A ranged GET keeps the bytes earlier attempts received. */
     if (cl->http != NULL && cl->http->ranged)

@@ -294,3 +294,41 @@ Test(gzip, answer_decoding_past_the_limit_fails_once)
     free(gz);
     free(plain);
 }
+
+/* A body given back (ddb_client_reuse_body) receives the next DynamoDB
+ * answer: the memory is used again, not faulted in anew for each page. */
+Test(gzip, a_body_given_back_receives_the_next_answer)
+{
+    size_t plain_len, ans_len;
+    char *plain = page_json(&plain_len);
+    char *ans = answer(200, "", ddb_crc32(plain, plain_len), plain, plain_len, &ans_len);
+    step steps[] = {{ans, 0, 0, 0, 0, ans_len}, {ans, 0, 0, 0, 0, ans_len}};
+    ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real", NULL, 0, "test"};
+    ddb_client_opts o;
+    ddb_response again;
+    ddb_error err;
+    char url[64], *first;
+    run r;
+
+    /* as call() does, with the credentials kept for the second call */
+    server_start(&r.s, steps, 2, 0);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", r.s.port);
+    scripted_opts(&o, url, &creds, 1);
+    o.no_gzip = 1;
+    cr_assert_eq(ddb_client_new(&r.c, &o, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_client_call(r.c, "Scan", "{}", 2, &r.resp, &err), 0, "%s", err.message);
+    cr_assert(r.resp.ok, "%s: %s", r.resp.error_type, r.resp.message);
+    cr_assert_gt(r.resp.body_cap, plain_len);
+    first = r.resp.body;
+    ddb_client_reuse_body(r.c, r.resp.body, r.resp.body_cap);
+    r.resp.body = NULL;
+    cr_assert_eq(ddb_client_call(r.c, "Scan", "{}", 2, &again, &err), 0, "%s", err.message);
+    cr_assert(again.ok, "%s: %s", again.error_type, again.message);
+    cr_assert_eq(again.body, first, "the answer came into new memory");
+    cr_assert_eq(again.body_len, plain_len);
+    cr_assert(memcmp(again.body, plain, plain_len) == 0);
+    ddb_response_dispose(&again);
+    done(&r);
+    free(ans);
+    free(plain);
+}
