@@ -147,6 +147,6 @@ same_items scan4-resumed "$tmp/items.json" -- "$tmp/scan4/items.json"
 
 # -- dry run with an estimate ------------------------------------------------------------------
 run dry 0 "$bin" import "$tmp/items.json" --table rate "${D[@]}" --dry-run --max-wcu 100
-grep -q "at --max-wcu 100 that takes about" "$tmp/dry.err" || fail "dry run: duration estimate"
+grep -q "at --max-wcu 100/s" "$tmp/dry.err" || fail "dry run: duration estimate"
 
 finish
