@@ -341,11 +341,13 @@ static int make_workers(ahead *a, size_t n)
 {
     if ((a->workers = calloc(n, sizeof(*a->workers))) == NULL)
         return DDB_ENOMEM;
-    for (; a->n_workers < n; a->n_workers++) {
-        worker *w = &a->workers[a->n_workers];
+    for (size_t i = 0; i < n; i++) {
+        worker *w = &a->workers[i];
         w->a = a;
-        if (ddb_json_parser_new(&w->parser) != 0 ||
-            (a->n_workers > 0 && ddb_shape_cache_new(&w->shapes) != 0))
+        /* counted before its parts are made: free_workers frees what a
+         * failure here left half made */
+        a->n_workers = i + 1;
+        if (ddb_json_parser_new(&w->parser) != 0 || (i > 0 && ddb_shape_cache_new(&w->shapes) != 0))
             return DDB_ENOMEM;
     }
     a->workers[0].shapes = a->r->shapes;
