@@ -26,12 +26,10 @@
 // write, a fault of the service).
 'use strict'
 
-const crypto = require('crypto')
 const http = require('http')
 const path = require('path')
-const zlib = require('zlib')
 const sigv4 = require(path.join(__dirname, '..', 'cred-server', 'sigv4.js'))
-const { serveOnLoopback, withControl } = require(path.join(__dirname, '..', 'fault-server', 'loopback.js'))
+const { serveOnLoopback, withControl, replyJson10 } = require(path.join(__dirname, '..', 'fault-server', 'loopback.js'))
 const jobs = require(path.join(__dirname, 'jobs.js'))
 const { ApiError } = jobs
 
@@ -61,17 +59,7 @@ function parseArgs (argv) {
   return o
 }
 
-// An answer of the JSON 1.0 protocol, with the CRC32 header DynamoDB sends.
-function reply (res, status, obj) {
-  const body = Buffer.from(JSON.stringify(obj))
-  res.writeHead(status, {
-    'content-type': 'application/x-amz-json-1.0',
-    'content-length': body.length,
-    'x-amzn-requestid': crypto.randomBytes(16).toString('hex').toUpperCase(),
-    'x-amz-crc32': String(zlib.crc32(body)),
-  })
-  res.end(body)
-}
+const reply = replyJson10
 
 function fail (res, e) {
   const prefix = e.type === 'MissingAuthenticationTokenException' || e.type === 'UnrecognizedClientException' ||

@@ -27,7 +27,7 @@ const crypto = require('crypto')
 const http = require('http')
 const path = require('path')
 const zlib = require('zlib')
-const { serveOnLoopback, withControl } = require(path.join(__dirname, '..', 'fault-server', 'loopback.js'))
+const { serveOnLoopback, withControl, replyJson10 } = require(path.join(__dirname, '..', 'fault-server', 'loopback.js'))
 
 const LOCAL_ARN = 'arn:aws:dynamodb:ddblocal:000000000000:'
 
@@ -53,16 +53,7 @@ class ApiError extends Error {
   constructor (type, message, status = 400) { super(message); this.type = type; this.status = status }
 }
 
-function reply (res, status, obj) {
-  const body = Buffer.from(JSON.stringify(obj))
-  res.writeHead(status, {
-    'content-type': 'application/x-amz-json-1.0',
-    'content-length': body.length,
-    'x-amzn-requestid': crypto.randomBytes(16).toString('hex').toUpperCase(),
-    'x-amz-crc32': String(zlib.crc32(body)),
-  })
-  res.end(body)
-}
+const reply = replyJson10
 
 function fail (res, e) {
   const prefix = e.type === 'AccessDeniedException' || e.type === 'UnknownOperationException'

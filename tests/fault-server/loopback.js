@@ -5,7 +5,9 @@
 // may linger as a zombie until reaped; that counts as gone too).
 'use strict'
 
+const crypto = require('crypto')
 const fs = require('fs')
+const zlib = require('zlib')
 
 function serveOnLoopback (server, opts, name, describe) {
   server.on('error', (err) => {
@@ -65,4 +67,16 @@ function withControl (routes, handle) {
   }
 }
 
-module.exports = { serveOnLoopback, withControl }
+// An answer of the JSON 1.0 protocol, with the request id and the CRC32 header DynamoDB sends.
+function replyJson10 (res, status, obj) {
+  const body = Buffer.from(JSON.stringify(obj))
+  res.writeHead(status, {
+    'content-type': 'application/x-amz-json-1.0',
+    'content-length': body.length,
+    'x-amzn-requestid': crypto.randomBytes(16).toString('hex').toUpperCase(),
+    'x-amz-crc32': String(zlib.crc32(body)),
+  })
+  res.end(body)
+}
+
+module.exports = { serveOnLoopback, withControl, replyJson10 }
