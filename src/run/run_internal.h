@@ -1,6 +1,7 @@
 /*
- * run_internal.h (private header of run/) — the run plan's parts shared by run.c (checking, tables,
- * running) and run_files.c (the output folder, rejects and unmatched files).
+ * run_internal.h (private header of run/) — the run plan's parts shared by run.c (checking,
+ * running), run_target.c (the tables it scans and writes) and run_files.c (the output folder,
+ * rejects and unmatched files).
  */
 #ifndef DDBPIPE_RUN_INTERNAL_H
 #define DDBPIPE_RUN_INTERNAL_H
