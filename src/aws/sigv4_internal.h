@@ -1,12 +1,13 @@
 /*
  * sigv4_internal.h (private header of aws/) — what sigv4.c (the canonical request) takes from
- * sigv4_crypto.c (the signature).
+ * sigv4_crypto.c (the signature) and sigv4_uri.c (its canonical URI and query string).
  */
 #ifndef DDBPIPE_SIGV4_INTERNAL_H
 #define DDBPIPE_SIGV4_INTERNAL_H
 
 #include <openssl/evp.h>
 
+#include "ddbpipe/buf.h"
 #include "ddbpipe/sigv4.h"
 
 /* The hex signature of string_to_sign for req's secret, region and service
@@ -38,5 +39,21 @@ int ddb_sigv4_value_refused(const char *value);
 
 /* A header (lower-case name) that proxies may change, so it is never signed. */
 int ddb_sigv4_is_unsigned_header(const char *lname);
+
+/* A character RFC 3986 leaves unencoded (ALPHA, DIGIT, "-", "_", ".", "~"). */
+int ddb_sigv4_is_unreserved(unsigned char c);
+
+/* The value of a hex digit (either case), or -1 when c is none. */
+int ddb_sigv4_hex_value(unsigned char c);
+
+/* Appends the canonical URI of path (NULL or "": "/") to b: each segment percent-encoded unless
+ * flags has DDB_SIGV4_PATH_ENCODED, and with DDB_SIGV4_NORMALIZE_PATH "." and empty segments
+ * dropped and ".." popped. Returns 0 or DDB_ENOMEM. */
+int ddb_sigv4_canonical_path(ddb_buf *b, const char *path, unsigned flags);
+
+/* Appends the canonical query string of query (NULL or "": nothing) to b: each key and value
+ * percent-decoded and encoded again, the pairs sorted by key, then value. Returns 0 or
+ * DDB_ENOMEM. */
+int ddb_sigv4_canonical_query(ddb_buf *b, const char *query);
 
 #endif
