@@ -1,8 +1,8 @@
 /*
  * live.c — the stream side of `migrate --live` (live.h): the position taken
- * before the snapshot, the state file that keeps it, and the rounds that
- * replay and follow the shards. One record's meaning for the target is
- * live_change.c's.
+ * before the snapshot, and the rounds that replay and follow the shards. The
+ * state file that keeps the position is live_state.c's; one record's meaning
+ * for the target is live_change.c's.
  *
  * A round reads one page from every shard that may be read (its parent is
  * done), hands the changes to the table writer (which keeps a key's writes
@@ -12,13 +12,11 @@
  */
 #include <assert.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "ddbpipe/array.h"
 #include "ddbpipe/clock.h"
 #include "ddbpipe/fs.h"
 #include "ddbpipe/json.h"
@@ -39,141 +37,6 @@ static void note(live *l, const char *fmt, const char *a)
         return;
     snprintf(msg, sizeof(msg), fmt, a);
     l->o.note(l->o.note_ctx, msg);
-}
-
-/* --------------------------------------------------------------- shards */
-
-static live_shard *find_shard(live *l, const char *id)
-{
-    for (size_t i = 0; id != NULL && i < l->n_shards; i++)
-        if (strcmp(l->shards[i].id, id) == 0)
-            return &l->shards[i];
-    return NULL;
-}
-
-/* A shard the position does not know yet. Returns it, or NULL on OOM. */
-static live_shard *add_shard(live *l, const char *id, const char *parent)
-{
-    live_shard *s = ddb_array_reserve(l->shards, l->n_shards, &l->cap_shards, sizeof(*s), 8);
-    if (s == NULL)
-        return NULL;
-    l->shards = s;
-    s = &s[l->n_shards];
-    memset(s, 0, sizeof(*s));
-    if ((s->id = strdup(id)) == NULL || (parent && (s->parent = strdup(parent)) == NULL)) {
-        free(s->id);
-        free(s->parent);
-        return NULL;
-    }
-    l->n_shards++;
-    return s;
-}
-
-/* May the shard be read: not done, and its parent (when the position knows
- * it) done, so a key's older changes are applied before its newer ones. */
-static int readable(live *l, const live_shard *s)
-{
-    const live_shard *p = find_shard(l, s->parent);
-    return !s->done && (p == NULL || p->done);
-}
-
-static int set_str(char **dst, const char *src)
-{
-    char *d = src ? strdup(src) : NULL;
-    if (src != NULL && d == NULL)
-        return DDB_ENOMEM;
-    free(*dst);
-    *dst = d;
-    return 0;
-}
-
-/* ----------------------------------------------------------- state file */
-
-static int save_state(live *l, ddb_error *err)
-{
-    ddb_buf b = DDB_BUF_INIT;
-    int rc;
-    if (l->state_file == NULL)
-        return 0;
-    ddb_buf_puts(&b, "{\"ddbpipe_live\":1,\"source\":");
-    ddb_json_put_string(&b, l->o.source_table, strlen(l->o.source_table));
-    ddb_buf_puts(&b, ",\"target\":");
-    ddb_json_put_string(&b, l->o.target_table, strlen(l->o.target_table));
-    ddb_buf_puts(&b, ",\"stream\":");
-    ddb_json_put_string(&b, l->arn, strlen(l->arn));
-    ddb_buf_puts(&b, ",\"shards\":[");
-    for (size_t i = 0; i < l->n_shards; i++) {
-        const live_shard *s = &l->shards[i];
-        ddb_buf_printf(&b, "%s{\"id\":", i ? "," : "");
-        ddb_json_put_string(&b, s->id, strlen(s->id));
-        if (s->parent) {
-            ddb_buf_puts(&b, ",\"parent\":");
-            ddb_json_put_string(&b, s->parent, strlen(s->parent));
-        }
-        if (s->seq) {
-            ddb_buf_puts(&b, ",\"seq\":");
-            ddb_json_put_string(&b, s->seq, strlen(s->seq));
-        }
-        ddb_buf_printf(&b, ",\"done\":%s}", s->done ? "true" : "false");
-    }
-    ddb_buf_puts(&b, "]}\n");
-    rc = b.oom ? ddb_error_set(err, DDB_ENOMEM, "out of memory")
-               : ddb_file_write_atomic(l->state_file, b.ptr, b.len, err);
-    ddb_buf_dispose(&b);
-    return rc;
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-    json_object *v;
-    if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-        return json_object_get_string(v);
-    return NULL;
-}
-
-/* The shards of a saved position, after checking it is this migration's. */
-static int restore_shards(live *l, json_object *root, ddb_error *err)
-{
-    json_object *shards, *v;
-    const char *src = jstr(root, "source"), *dst = jstr(root, "target");
-    if (src == NULL || dst == NULL || strcmp(src, l->o.source_table) != 0 ||
-        strcmp(dst, l->o.target_table) != 0)
-        return ddb_error_set(err, DDB_EUSAGE,
-                             "%s records a live migration of other tables (%s to %s)",
-                             l->state_file, src ? src : "?", dst ? dst : "?");
-    if (jstr(root, "stream") == NULL || set_str(&l->arn, jstr(root, "stream")) != 0)
-        return ddb_error_set(err, DDB_EUSAGE, "%s: no stream", l->state_file);
-    if (!json_object_object_get_ex(root, "shards", &shards))
-        return ddb_error_set(err, DDB_EUSAGE, "%s: no shards", l->state_file);
-    for (size_t i = 0; i < json_object_array_length(shards); i++) {
-        json_object *o = json_object_array_get_idx(shards, i);
-        live_shard *s;
-        if (jstr(o, "id") == NULL)
-            return ddb_error_set(err, DDB_EUSAGE, "%s: a shard without id", l->state_file);
-        if ((s = add_shard(l, jstr(o, "id"), jstr(o, "parent"))) == NULL ||
-            set_str(&s->seq, jstr(o, "seq")) != 0)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        s->done = json_object_object_get_ex(o, "done", &v) && json_object_get_boolean(v);
-    }
-    return 0;
-}
-
-/* Loads STATE.live. Returns 0, DDB_ENOTFOUND (none), DDB_EUSAGE, DDB_ENOMEM. */
-static int load_state(live *l, ddb_error *err)
-{
-    char *text = NULL;
-    size_t len;
-    json_object *root = NULL;
-    int rc = ddb_file_read_small(&text, &len, l->state_file, 64u << 20, err);
-    if (rc != 0)
-        return rc;
-    if ((root = json_tokener_parse(text)) == NULL || jstr(root, "stream") == NULL)
-        rc = ddb_error_set(err, DDB_EUSAGE, "%s is not a live migration's state", l->state_file);
-    else
-        rc = restore_shards(l, root, err);
-    json_object_put(root);
-    free(text);
-    return rc;
 }
 
 /* ------------------------------------------------------------- position */
@@ -224,7 +87,7 @@ static int skip_to_end(live *l, live_shard *s, ddb_error *err)
         if (rc != 0)
             break;
         expired = 0;
-        if (p->n_records > 0 && set_str(&s->seq, p->records[p->n_records - 1].seq) != 0)
+        if (p->n_records > 0 && live_set_str(&s->seq, p->records[p->n_records - 1].seq) != 0)
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         free(s->iter);
         s->iter = p->n_records > 0 ? p->next_iterator : NULL; /* empty: the end, for now */
@@ -254,9 +117,9 @@ static int refresh_shards(live *l, int initial, ddb_error *err)
     for (size_t i = 0; rc == 0 && i < d->n_shards; i++) {
         const ddb_stream_shard *x = &d->shards[i];
         live_shard *s;
-        if (find_shard(l, x->id) != NULL)
+        if (live_find_shard(l, x->id) != NULL)
             continue;
-        if ((s = add_shard(l, x->id, x->parent)) == NULL) {
+        if ((s = live_add_shard(l, x->id, x->parent)) == NULL) {
             rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
             break;
         }
@@ -297,7 +160,7 @@ static int check_stream(live *l, ddb_error *err)
                            l->o.source_table);
     }
     snprintf(l->view, sizeof(l->view), "%s", sp.view_type);
-    if (rc == 0 && set_str(&l->arn, sp.arn) != 0)
+    if (rc == 0 && live_set_str(&l->arn, sp.arn) != 0)
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
     ddb_stream_spec_dispose(&sp);
     ddb_buf_dispose(&why);
@@ -412,7 +275,7 @@ static int resume_position(live *l, ddb_error *err)
     char *now = l->arn;
     int rc;
     l->arn = NULL;
-    if ((rc = load_state(l, err)) == DDB_ENOTFOUND)
+    if ((rc = live_load_state(l, err)) == DDB_ENOTFOUND)
         rc = ddb_error_set(err, DDB_EUSAGE,
                            "--resume: %s does not exist: the stream position was never saved, "
                            "so the run cannot go on exactly; start over",
@@ -443,7 +306,7 @@ int ddb_live_prepare(ddb_live **out, const ddb_live_opts *o, ddb_error *err)
     } else {
         note(l, "taking the stream position of %s before the copy", o->source_table);
         if ((rc = refresh_shards(l, 1, err)) == 0)
-            rc = save_state(l, err);
+            rc = live_save_state(l, err);
     }
 done:
     if (rc != 0)
@@ -490,7 +353,7 @@ static int fetch_all(live *l, round *r, ddb_error *err)
     size_t cap = 0;
     int rc = 0;
     for (size_t i = 0; i < l->n_shards; i++)
-        cap += readable(l, &l->shards[i]);
+        cap += live_readable(l, &l->shards[i]);
     if (cap == 0)
         return 0;
     if ((r->shards = calloc(cap, sizeof(*r->shards))) == NULL ||
@@ -498,7 +361,7 @@ static int fetch_all(live *l, round *r, ddb_error *err)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     for (size_t i = 0; i < l->n_shards && rc == 0; i++) {
         live_shard *s = &l->shards[i];
-        if (!readable(l, s))
+        if (!live_readable(l, s))
             continue;
         if ((rc = ensure_iterator(l, s, err)) == DDB_ENOTFOUND)
             ddb_error_prefix(err, "shard %s: ", s->id);
@@ -547,7 +410,7 @@ static int apply_page(live *l, live_shard *s, ddb_stream_page *p, size_t *got, d
     for (size_t i = 0; i < p->n_records && rc == 0; i++)
         if ((rc = live_apply_change(l, &p->records[i], err)) == 0) {
             l->created_last = p->records[i].created;
-            if (set_str(&s->pending, p->records[i].seq) != 0)
+            if (live_set_str(&s->pending, p->records[i].seq) != 0)
                 rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         }
     *got += p->n_records;
@@ -579,7 +442,7 @@ static int settle_round(live *l, ddb_error *err)
             s->done = moved = 1;
     }
     ddb_arena_reset(l->arena);
-    return moved ? save_state(l, err) : 0;
+    return moved ? live_save_state(l, err) : 0;
 }
 
 /* One round over every readable shard. *got: records read. */

@@ -1,7 +1,8 @@
 /*
  * live_internal.h (private header of run/) — the live migration's state,
- * shared by live.c (the stream: positions, rounds, the state file) and
- * live_change.c (one record as writes to the target).
+ * shared by live.c (the stream: positions, rounds), live_state.c (the shards
+ * known and the state file) and live_change.c (one record as writes to the
+ * target).
  */
 #ifndef DDBPIPE_RUN_LIVE_INTERNAL_H
 #define DDBPIPE_RUN_LIVE_INTERNAL_H
@@ -62,5 +63,23 @@ int live_check_view(const live *l, const char *view, ddb_buf *why);
 /* Opens a side file for appending at its first line, making its folder.
  * Returns the file or NULL (errno says why). */
 FILE *live_open_side(const char *path);
+
+/* The shards (live_state.c). live_find_shard: the shard of that id (NULL:
+ * none, or id NULL). live_add_shard: a shard the position does not know yet,
+ * appended (NULL: out of memory). live_readable: may it be read (not done,
+ * and its parent, when known, done). live_set_str: *dst replaced by a copy
+ * of src (NULL too); 0 or DDB_ENOMEM, *dst unchanged then. */
+live_shard *live_find_shard(live *l, const char *id);
+live_shard *live_add_shard(live *l, const char *id, const char *parent);
+int live_readable(live *l, const live_shard *s);
+int live_set_str(char **dst, const char *src);
+
+/* The position in l->state_file (live_state.c; none: nothing to do), written
+ * whole or not at all. Returns 0, DDB_EIO or DDB_ENOMEM. */
+int live_save_state(live *l, ddb_error *err);
+
+/* Loads STATE.live, checked to be this migration's (its tables): the stream
+ * ARN and the shards. Returns 0, DDB_ENOTFOUND (none), DDB_EUSAGE, DDB_ENOMEM. */
+int live_load_state(live *l, ddb_error *err);
 
 #endif
