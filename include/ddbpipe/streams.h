@@ -50,6 +50,19 @@ typedef enum ddb_stream_event {
     DDB_STREAM_REMOVE
 } ddb_stream_event;
 
+/* What ddb_stream_event_parse refuses with: the names AWS documents for a
+ * record's eventName (the Streams API's Record). */
+#define DDB_STREAM_EVENT_NAMES "a stream record's eventName is INSERT, MODIFY or REMOVE"
+
+/* The event of a DynamoDB Streams record from its "eventName" member (name:
+ * NULL when it has none), for every reader of stream records (GetRecords
+ * here, files of them in read/): INSERT, MODIFY or REMOVE, as AWS spells
+ * them. Returns 0 with *out, or DDB_EINVAL (err: DDB_STREAM_EVENT_NAMES and
+ * the name, or that it has none or one not a string) for anything else,
+ * never a guess. */
+DDB_MUST_USE int ddb_stream_event_parse(ddb_stream_event *out, const ddb_value *name,
+                                        ddb_error *err);
+
 /* One record of GetRecords; values live in the page's arena. */
 typedef struct ddb_stream_record {
     ddb_stream_event event;
@@ -134,6 +147,12 @@ DDB_MUST_USE int ddb_stream_iterator(char **out, ddb_streams *s, const char *arn
 DDB_MUST_USE int ddb_stream_get_records(ddb_stream_page **out, ddb_streams *s, const char *iterator,
                                         int limit, ddb_error *err);
 void ddb_stream_page_free(ddb_stream_page *p);
+
+/* A GetRecords answer's body (len bytes, copied) read as ddb_stream_get_records
+ * reads it. *out owned by the caller (ddb_stream_page_free). Returns 0,
+ * DDB_EINVAL (not an answer, or a record this code cannot read) or DDB_ENOMEM. */
+DDB_MUST_USE int ddb_stream_page_parse(ddb_stream_page **out, const char *body, size_t len,
+                                       ddb_error *err);
 
 /* A GetRecords in flight: filled in when its answer comes (from inside
  * ddb_client_run), so several shards are read at once on one loop. */

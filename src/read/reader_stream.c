@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "ddbpipe/json.h"
+#include "ddbpipe/streams.h"
 #include "json/json_cursor.h"
 #include "read/reader_internal.h"
 
@@ -236,19 +237,22 @@ static int str_is(const ddb_value *v, const char *s)
 static const char *record_change(ddb_change_kind *change, const stream_parts *sp, char *why,
                                  size_t cap)
 {
+    const ddb_value *name = sp->event.type == DDB_TYPE_NULL ? NULL : &sp->event; /* absent */
+    ddb_stream_event event;
+    ddb_error e;
     if (sp->source.type == DDB_TYPE_S && !str_is(&sp->source, "aws:dynamodb")) {
         snprintf(why, cap, "not a DynamoDB stream record (eventSource \"%.*s\")",
                  (int)(sp->source.u.s.len > 64 ? 64 : sp->source.u.s.len), sp->source.u.s.ptr);
         return why;
     }
-    if (str_is(&sp->event, "INSERT"))
-        *change = DDB_CHANGE_INSERT;
-    else if (str_is(&sp->event, "MODIFY"))
-        *change = DDB_CHANGE_MODIFY;
-    else if (str_is(&sp->event, "REMOVE"))
-        *change = DDB_CHANGE_REMOVE;
-    else
-        return "a stream record's eventName is INSERT, MODIFY or REMOVE";
+    /* the names, and the refusal of any other, are the GetRecords reader's too */
+    if (ddb_stream_event_parse(&event, name, &e) != 0) {
+        snprintf(why, cap, "%s", e.message);
+        return why;
+    }
+    *change = event == DDB_STREAM_INSERT   ? DDB_CHANGE_INSERT
+              : event == DDB_STREAM_MODIFY ? DDB_CHANGE_MODIFY
+                                           : DDB_CHANGE_REMOVE;
     if (*change == DDB_CHANGE_REMOVE && sp->keys == NULL)
         return "a stream REMOVE record without Keys: no item to delete";
     if (*change != DDB_CHANGE_REMOVE && sp->image == NULL) {

@@ -338,24 +338,42 @@ int ddb_stream_typed_item(ddb_item *out, const ddb_value *plain, ddb_arena *a, d
     return 0;
 }
 
+int ddb_stream_event_parse(ddb_stream_event *out, const ddb_value *name, ddb_error *err)
+{
+    static const struct {
+        const char *name;
+        ddb_stream_event event;
+    } events[] = {{"INSERT", DDB_STREAM_INSERT},
+                  {"MODIFY", DDB_STREAM_MODIFY},
+                  {"REMOVE", DDB_STREAM_REMOVE}};
+    char q[DDB_QUOTE_MAX + 4];
+    assert(out != NULL);
+    if (name == NULL || name->type != DDB_TYPE_S)
+        return ddb_error_set(err, DDB_EINVAL, "%s; this one has %s", DDB_STREAM_EVENT_NAMES,
+                             name == NULL ? "none" : "one that is not a string");
+    for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+        if (ddb_cstr_eq(events[i].name, name->u.s.ptr, name->u.s.len)) {
+            *out = events[i].event;
+            return 0;
+        }
+    /* another name is another kind of change, which nothing here knows how to apply:
+     * refused, never taken for the nearest of the three */
+    ddb_error_quote(q, sizeof(q), name->u.s.ptr, name->u.s.len);
+    return ddb_error_set(err, DDB_EINVAL, "%s, not \"%s\"", DDB_STREAM_EVENT_NAMES, q);
+}
+
 /* One element of Records -> rec. */
 static int read_record(ddb_stream_record *rec, const ddb_value *v, ddb_arena *a, ddb_error *err)
 {
-    const ddb_value *ev, *db, *x;
+    const ddb_value *db, *x;
     memset(rec, 0, sizeof(*rec));
-    if (v->type != DDB_TYPE_M || (ev = ddb_map_getz(&v->u.m, "eventName")) == NULL ||
-        ev->type != DDB_TYPE_S || (db = ddb_map_getz(&v->u.m, "dynamodb")) == NULL ||
-        db->type != DDB_TYPE_M)
-        return ddb_error_set(err, DDB_EINVAL, "a record without eventName and dynamodb");
-    if (ddb_cstr_eq("INSERT", ev->u.s.ptr, ev->u.s.len))
-        rec->event = DDB_STREAM_INSERT;
-    else if (ddb_cstr_eq("MODIFY", ev->u.s.ptr, ev->u.s.len))
-        rec->event = DDB_STREAM_MODIFY;
-    else if (ddb_cstr_eq("REMOVE", ev->u.s.ptr, ev->u.s.len))
-        rec->event = DDB_STREAM_REMOVE;
-    else
-        return ddb_error_set(err, DDB_EINVAL, "unknown eventName %.*s", (int)ev->u.s.len,
-                             ev->u.s.ptr);
+    if (v->type != DDB_TYPE_M)
+        return ddb_error_set(err, DDB_EINVAL, "malformed stream record: expected an object");
+    if (ddb_stream_event_parse(&rec->event, ddb_map_getz(&v->u.m, "eventName"), err) != 0)
+        return DDB_EINVAL;
+    if ((db = ddb_map_getz(&v->u.m, "dynamodb")) == NULL || db->type != DDB_TYPE_M)
+        return ddb_error_set(err, DDB_EINVAL,
+                             "malformed stream record: \"dynamodb\" is not an object");
     if ((x = ddb_map_getz(&db->u.m, "SequenceNumber")) == NULL || x->type != DDB_TYPE_S ||
         (rec->seq = ddb_arena_memdup(a, x->u.s.ptr, x->u.s.len + 1)) == NULL)
         return ddb_error_set(err, DDB_EINVAL, "a record without SequenceNumber");
@@ -458,6 +476,17 @@ static int records_answer(ddb_stream_page **out, ddb_response *r, int own_body, 
     else
         *out = p;
     return rc;
+}
+
+int ddb_stream_page_parse(ddb_stream_page **out, const char *body, size_t len, ddb_error *err)
+{
+    ddb_response r;
+    assert(out != NULL && body != NULL);
+    memset(&r, 0, sizeof(r));
+    r.ok = 1;
+    r.body = (char *)body; /* copied, not taken (own_body 0) */
+    r.body_len = len;
+    return records_answer(out, &r, 0, err);
 }
 
 int ddb_stream_get_records(ddb_stream_page **out, ddb_streams *s, const char *iterator, int limit,
