@@ -61,6 +61,29 @@ static int read_live_record(ddb_stream_event *event, char *why, size_t cap, cons
     return rc;
 }
 
+/* One record through both readers. */
+typedef struct both {
+    from_file f;
+    int live_rc;
+    ddb_stream_event event; /* live_rc 0 */
+    char why[512];          /* live_rc not 0 */
+} both;
+
+static void read_both(both *b, const char *record)
+{
+    memset(b, 0, sizeof(*b));
+    read_file_record(&b->f, record);
+    b->live_rc = read_live_record(&b->event, b->why, sizeof(b->why), record);
+}
+
+/* The record of eventName name (its JSON text). */
+static void read_named(both *b, const char *name)
+{
+    char record[512];
+    snprintf(record, sizeof(record), NAMED("%s"), name);
+    read_both(b, record);
+}
+
 Test(stream_event, both_readers_take_the_three_names_of_aws)
 {
     static const struct {
@@ -72,16 +95,12 @@ Test(stream_event, both_readers_take_the_three_names_of_aws)
               {"\"MODIFY\"", DDB_STREAM_MODIFY, DDB_CHANGE_MODIFY, DDB_REC_PUT},
               {"\"REMOVE\"", DDB_STREAM_REMOVE, DDB_CHANGE_REMOVE, DDB_REC_DELETE}};
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-        char record[512], why[512] = "";
-        ddb_stream_event event = 0;
-        from_file f;
-        snprintf(record, sizeof(record), NAMED("%s"), ok[i].name);
-        read_file_record(&f, record);
-        cr_assert_eq(f.rec.kind, ok[i].kind, "%s: %s", ok[i].name, f.reason);
-        cr_assert_eq(f.rec.change, ok[i].change, "%s", ok[i].name);
-        cr_assert_eq(read_live_record(&event, why, sizeof(why), record), 0, "%s: %s", ok[i].name,
-                     why);
-        cr_assert_eq(event, ok[i].event, "%s", ok[i].name);
+        both b;
+        read_named(&b, ok[i].name);
+        cr_assert_eq(b.f.rec.kind, ok[i].kind, "%s: %s", ok[i].name, b.f.reason);
+        cr_assert_eq(b.f.rec.change, ok[i].change, "%s", ok[i].name);
+        cr_assert_eq(b.live_rc, 0, "%s: %s", ok[i].name, b.why);
+        cr_assert_eq(b.event, ok[i].event, "%s", ok[i].name);
     }
 }
 
@@ -96,32 +115,25 @@ Test(stream_event, both_readers_refuse_any_other_name_alike)
         {"\"\"", "a stream record's eventName is INSERT, MODIFY or REMOVE, not \"\""},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        char record[512], why[512] = "";
-        ddb_stream_event event = 0;
-        from_file f;
-        snprintf(record, sizeof(record), NAMED("%s"), bad[i].name);
-        read_file_record(&f, record);
-        cr_assert_eq(f.rec.kind, DDB_REC_BAD, "%s read as a change", bad[i].name);
-        cr_assert_str_eq(f.reason, bad[i].message);
-        cr_assert_eq(read_live_record(&event, why, sizeof(why), record), DDB_EINVAL, "%s",
-                     bad[i].name);
-        cr_assert_str_eq(why, bad[i].message);
+        both b;
+        read_named(&b, bad[i].name);
+        cr_assert_eq(b.f.rec.kind, DDB_REC_BAD, "%s read as a change", bad[i].name);
+        cr_assert_str_eq(b.f.reason, bad[i].message);
+        cr_assert_eq(b.live_rc, DDB_EINVAL, "%s", bad[i].name);
+        cr_assert_str_eq(b.why, bad[i].message);
     }
 }
 
 Test(stream_event, both_readers_refuse_a_record_without_one_alike)
 {
-    const char *record = "{\"eventID\":\"1\"," DYNAMODB "}";
     const char *message = "a stream record's eventName is INSERT, MODIFY or REMOVE; this one has "
                           "none";
-    char why[512] = "";
-    ddb_stream_event event = 0;
-    from_file f;
-    read_file_record(&f, record);
-    cr_assert_eq(f.rec.kind, DDB_REC_BAD);
-    cr_assert_str_eq(f.reason, message);
-    cr_assert_eq(read_live_record(&event, why, sizeof(why), record), DDB_EINVAL);
-    cr_assert_str_eq(why, message);
+    both b;
+    read_both(&b, "{\"eventID\":\"1\"," DYNAMODB "}");
+    cr_assert_eq(b.f.rec.kind, DDB_REC_BAD);
+    cr_assert_str_eq(b.f.reason, message);
+    cr_assert_eq(b.live_rc, DDB_EINVAL);
+    cr_assert_str_eq(b.why, message);
 }
 
 Test(stream_event, a_name_that_is_not_a_string_is_none_of_the_three)
