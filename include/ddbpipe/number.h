@@ -56,9 +56,11 @@ int ddb_number_compare_text(const char *a, size_t alen, const char *b, size_t bl
  * following its documented approximation; a zero counts 1 byte. */
 size_t ddb_number_size(const ddb_number *n);
 
-/* ddb_number_size of text when it is nothing but 1 to 38 decimal digits
- * (most numbers: ids, counts, epoch times), found without parsing it; 0 when
- * it is anything else, which ddb_number_parse must judge. */
+/* ddb_number_size of text when it is nothing but 1 to 38 decimal digits,
+ * with at most one point between two of them (most numbers: ids, counts,
+ * epoch times, prices), found without parsing it; 0 when it is anything
+ * else, which ddb_number_parse must judge. Such a text is always a number
+ * DynamoDB holds: 38 digits put its magnitude well inside 1E-130..1E+126. */
 size_t ddb_number_plain_size(const char *text, size_t len);
 
 /* Appends the canonical text: plain notation without exponent ("-0.00012",

@@ -3,6 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/swar.h"
+
 /*
  * Normalized exponent bounds: value = 0.d1...dn * 10^e with d1 != 0.
  * 9.9999999999999999999999999999999999999E+125 is 0.(38 nines) * 10^126 and no
@@ -245,20 +247,27 @@ size_t ddb_number_size(const ddb_number *n)
 
 size_t ddb_number_plain_size(const char *text, size_t len)
 {
-    size_t first = len, last = 0;
-    if (len == 0 || len > DDB_NUMBER_MAX_DIGITS)
+    const char *point;
+    size_t first = 0, last, dot;
+    /* 38 digits, and a point among them: eight bytes at a time, no byte loop */
+    if (len == 0 || len > DDB_NUMBER_MAX_DIGITS + 1)
         return 0;
-    for (size_t i = 0; i < len; i++) {
-        if (!is_digit((unsigned char)text[i]))
-            return 0;
-        if (text[i] != '0') {
-            if (first == len)
-                first = i;
-            last = i;
-        }
-    }
-    /* significant digits, from the first non-zero to the last; zero has none */
-    return 1 + (first == len ? 0 : last - first + 2) / 2;
+    point = memchr(text, '.', len);
+    dot = point ? (size_t)(point - text) : len;
+    /* one point, with a digit on each side ("5." and ".5" are parsed) */
+    if (point ? dot == 0 || dot == len - 1 || !ddb_all_digits(text, dot) ||
+                    !ddb_all_digits(point + 1, len - dot - 1)
+              : len > DDB_NUMBER_MAX_DIGITS || !ddb_all_digits(text, len))
+        return 0;
+    while (first < len && (text[first] == '0' || text[first] == '.'))
+        first++;
+    if (first == len)
+        return 1; /* zero has no significant digit */
+    last = len - 1;
+    while (text[last] == '0' || text[last] == '.')
+        last--;
+    /* significant digits, from the first non-zero to the last, the point not one */
+    return 1 + (last - first + 1 - (first < dot && dot < last) + 1) / 2;
 }
 
 int ddb_number_format(ddb_buf *out, const ddb_number *n)

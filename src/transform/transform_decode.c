@@ -108,28 +108,39 @@ static int capture_key(tctx *c, const ddb_template *t, const ddb_value *v, int r
     return 0;
 }
 
+/* Does the literal that template t begins with rule out v? Most entities
+ * are told apart by it ("mov#" against "act#"). */
+static int literal_rules_out(const ddb_template *t, const ddb_value *v)
+{
+    return ddb_decode_shortcuts && t->n_segs > 0 && t->segs[0].field < 0 &&
+           v->type == DDB_TYPE_S &&
+           (v->u.s.len < t->segs[0].lit_len ||
+            !ddb_mem_eq(v->u.s.ptr, t->segs[0].lit, t->segs[0].lit_len));
+}
+
 /* Does the item's table key (its values: table_key[0] the partition key,
  * [1] the sort key, NULL when absent) fit entity e? The matches are kept in
- * km[0] and km[1]. */
+ * km[0] and km[1]. Both keys' literals are looked at before either is
+ * captured: entities that share a partition key ("mov#{movieId}" for a
+ * movie, its cast, its streams) differ in the sort key, and a capture
+ * checks every field it takes. */
 static int entity_matches(tctx *c, const ddb_entity *e, const ddb_value *const *table_key,
                           key_match *km)
 {
+    size_t n = 0;
     c->e = e;
-    for (size_t k = 0; k < e->n_keys && k < 2; k++) {
-        const ddb_template *t = &e->keys[k];
-        const ddb_value *v;
+    for (; n < e->n_keys && n < 2; n++) {
+        const ddb_template *t = &e->keys[n];
         if (t->role != DDB_ROLE_PK && t->role != DDB_ROLE_SK)
             break;
-        v = table_key[t->role == DDB_ROLE_SK];
-        if (v == NULL)
+        if (table_key[t->role == DDB_ROLE_SK] == NULL ||
+            literal_rules_out(t, table_key[t->role == DDB_ROLE_SK]))
             return 0;
-        /* most entities are told apart by the literal their key begins with */
-        if (ddb_decode_shortcuts && t->n_segs > 0 && t->segs[0].field < 0 &&
-            v->type == DDB_TYPE_S &&
-            (v->u.s.len < t->segs[0].lit_len ||
-             !ddb_mem_eq(v->u.s.ptr, t->segs[0].lit, t->segs[0].lit_len)))
-            return 0;
-        if (capture_key(c, t, v, 0, &km[t->role == DDB_ROLE_SK], NULL) != 0)
+    }
+    for (size_t k = 0; k < n; k++) {
+        const ddb_template *t = &e->keys[k];
+        if (capture_key(c, t, table_key[t->role == DDB_ROLE_SK], 0,
+                        &km[t->role == DDB_ROLE_SK], NULL) != 0)
             return 0;
     }
     return 1;

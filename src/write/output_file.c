@@ -316,9 +316,10 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
     file_output *fo = (file_output *)o;
     size_t i = index < 0 || fo->opts.mapping == NULL ? 0 : (size_t)index;
     file_slot *slot = kind == DDB_REC_DELETE ? &fo->dels[i] : &fo->puts[i];
-    ddb_error werr = {0, ""};
+    ddb_error werr; /* not zeroed whole: a kilobyte per record */
     int rc;
 
+    ddb_error_clear(&werr);
     if (slot->w == NULL && (rc = open_slot(fo, slot, fo->opts.mapping ? (int)i : -1,
                                            kind == DDB_REC_DELETE, err)) != 0)
         return rc;

@@ -1,6 +1,7 @@
 /* Streaming: rows across refills, tiny reads, files, and writer round trips. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -343,5 +344,38 @@ Test(csv, put_field_quotes_a_special_byte_anywhere)
         }
     }
     ddb_buf_dispose(&b);
+    ddb_buf_dispose(&want_text);
+}
+
+/* Cells with many quotes (JSON in a cell: a map, _extra), every pattern of
+ * quotes over the writer's sixteen-byte steps: each pattern of 0 to 70 bytes
+ * from a small generator, quotes doubled exactly, nothing written past the
+ * cell's bytes (each cell in a block of its size, the buffer starting small),
+ * and the buffer's text NUL-terminated. */
+Test(csv, put_field_doubles_many_quotes)
+{
+    ddb_buf want_text = DDB_BUF_INIT;
+    uint32_t x = 12345;
+    for (size_t len = 0; len <= 70; len++) {
+        for (int round = 0; round < 40; round++) {
+            ddb_buf b = DDB_BUF_INIT;
+            char *cell = malloc(len ? len : 1);
+            cr_assert_not_null(cell);
+            for (size_t i = 0; i < len; i++) {
+                x = x * 1103515245u + 12345u;
+                /* a quote one time in four (one in two in odd rounds), else JSON-ish text */
+                cell[i] = (x >> 16) % (round % 2 ? 2 : 4) == 0 ? '"' : "{}:,SN a"[(x >> 8) % 8];
+            }
+            ddb_buf_puts(&b, "p");
+            cr_assert_eq(ddb_csv_put_field(&b, cell, len, ',', 1), 0);
+            expected_cell(&want_text, cell, len, 1);
+            cr_assert(b.len == 1 + want_text.len &&
+                          memcmp(b.ptr + 1, want_text.ptr, want_text.len) == 0 &&
+                          b.ptr[b.len] == '\0',
+                      "len %zu round %d: %s", len, round, b.ptr);
+            free(cell);
+            ddb_buf_dispose(&b);
+        }
+    }
     ddb_buf_dispose(&want_text);
 }

@@ -335,8 +335,24 @@ Test(number, plain_uint)
     cr_assert(ddb_number_is_plain_uint("12x", 2));
 }
 
-/* The plain-digits shortcut gives ddb_number_size of what ddb_number_parse
- * reads, and 0 (parse it) for anything that is not 1 to 38 plain digits. */
+/* Is t what the shortcut takes: 1 to 38 digits, at most one point with a
+ * digit on each side? */
+static int plain_text(const char *t, size_t len)
+{
+    size_t digits = 0, points = 0;
+    for (size_t k = 0; k < len; k++) {
+        if (t[k] == '.' && k > 0 && k + 1 < len)
+            points++;
+        else if (t[k] >= '0' && t[k] <= '9')
+            digits++;
+        else
+            return 0;
+    }
+    return len > 0 && digits <= 38 && points <= 1;
+}
+
+/* The plain-number shortcut gives ddb_number_size of what ddb_number_parse
+ * reads, and 0 (parse it) for anything else. */
 Test(number, plain_size_agrees_with_parse)
 {
     static const char *const texts[] = {
@@ -354,39 +370,52 @@ Test(number, plain_size_agrees_with_parse)
         "-1",
         "+1",
         "1.5",
+        "0.5",
+        "0.0",
+        "10.01",
+        "100.00",
+        "0.000000000000000000000000000000000001",
+        "99538094834753478885.675102296122207765",
+        "99538094834753478885.6751022961222077651",
+        "1.2.3",
+        "1.",
+        ".5",
         "1e3",
         "",
         " 1",
         "1 ",
         "1a",
-        "٣",
+        "\xd9\xa3",
         "0x10",
     };
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         const char *t = texts[i];
-        size_t len = strlen(t), plain = ddb_number_plain_size(t, len), digits = 0;
+        size_t len = strlen(t), plain = ddb_number_plain_size(t, len);
         ddb_number n;
-        for (size_t k = 0; k < len; k++)
-            digits += t[k] >= '0' && t[k] <= '9';
-        if (len > 0 && len <= 38 && digits == len) {
+        if (plain_text(t, len)) {
             cr_assert_eq(ddb_number_parse(&n, t, len, NULL), 0, "%s", t);
             cr_assert_eq(plain, ddb_number_size(&n), "%s: %zu, parse says %zu", t, plain,
                          ddb_number_size(&n));
         } else {
-            cr_assert_eq(plain, 0, "%s is not plain digits", t);
+            cr_assert_eq(plain, 0, "%s is not a plain number", t);
         }
     }
-    /* every length from 1 to 40, with zeros around */
-    for (size_t len = 1; len <= 40; len++) {
-        char t[41];
-        ddb_number n;
-        for (size_t k = 0; k < len; k++)
-            t[k] = (char)(k % 3 == 0 ? '0' : '0' + (char)(k % 10));
-        if (len <= 38) {
-            cr_assert_eq(ddb_number_parse(&n, t, len, NULL), 0);
-            cr_assert_eq(ddb_number_plain_size(t, len), ddb_number_size(&n), "length %zu", len);
-        } else {
-            cr_assert_eq(ddb_number_plain_size(t, len), 0);
+    /* every length from 1 to 41, with zeros around, and a point at every place */
+    for (size_t len = 1; len <= 41; len++) {
+        for (size_t dot = 0; dot <= len; dot++) {
+            char t[42];
+            ddb_number n;
+            for (size_t k = 0; k < len; k++)
+                t[k] = (char)(k % 3 == 0 ? '0' : '0' + (char)(k % 10));
+            if (dot < len)
+                t[dot] = '.';
+            if (plain_text(t, len)) {
+                cr_assert_eq(ddb_number_parse(&n, t, len, NULL), 0, "%.*s", (int)len, t);
+                cr_assert_eq(ddb_number_plain_size(t, len), ddb_number_size(&n), "%.*s", (int)len,
+                             t);
+            } else {
+                cr_assert_eq(ddb_number_plain_size(t, len), 0, "%.*s", (int)len, t);
+            }
         }
     }
 }
