@@ -50,7 +50,7 @@ int ddb_client_decode_body(ddb_client *c, call *cl)
     ddb_source *src = NULL;
     ddb_buf out = DDB_BUF_INIT, wire = DDB_BUF_INIT;
     ddb_error err;
-    size_t in_len = cl->resp_body.len;
+    size_t in_len = cl->resp_body.len, room;
     int rc = -1;
 
     if (strcasecmp(cl->encoding, "gzip") != 0 && strcasecmp(cl->encoding, "x-gzip") != 0) {
@@ -65,13 +65,16 @@ int ddb_client_decode_body(ddb_client *c, call *cl)
         src = NULL; /* the filter took its upstream, even on failure */
         goto fail;
     }
-    /* decoded into a body given back (a Scan page's megabyte, already
-     * faulted in), as a plain answer is received into one */
-    out = ddb_client_take_spare_body(c);
     /* JSON compresses five to ten times: room for that at once (the limit
      * at most, whatever the answer claims), then doubling */
-    if (ddb_buf_reserve(&out, in_len <= DDB_CLIENT_MAX_BODY / 8 ? in_len * 8 + 4096
-                                                                : DDB_CLIENT_MAX_BODY) != 0) {
+    room = in_len <= DDB_CLIENT_MAX_BODY / 8 ? in_len * 8 + 4096 : DDB_CLIENT_MAX_BODY;
+    /* decoded into a body given back (a Scan page's megabyte, already
+     * faulted in), as a plain answer is received into one; one too small
+     * is replaced, not grown: realloc would copy its stale bytes */
+    out = ddb_client_take_spare_body(c);
+    if (out.cap < room + 1)
+        ddb_buf_dispose(&out);
+    if (ddb_buf_reserve(&out, room) != 0) {
         ddb_error_set(&err, DDB_ENOMEM, "out of memory");
         goto fail;
     }
