@@ -64,6 +64,19 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
                         ddb_json_change *change, const char *text, size_t len, ddb_arena *a,
                         ddb_error *err);
 
+/*
+ * The DynamoDB JSON attribute map (an item) that begins text[0, len)
+ * (white space before it allowed), in a longer text: read as a BARE line is
+ * (the same checks, skeletons, names id and item text), but only up to its
+ * closing '}': *used is one past that, and what follows is not looked at.
+ * For a document of items one after another (a Scan answer's Items), so
+ * each is parsed once, where it lies, with no pass to find its end first.
+ * Returns 0, DDB_EINVAL (malformed, or cut short: the message names the
+ * column from text) or DDB_ENOMEM.
+ */
+int ddb_json_parse_item_prefix(ddb_json_parser *p, ddb_map *item, size_t *used, const char *text,
+                               size_t len, ddb_arena *a, ddb_error *err);
+
 /* The item object of the last line p parsed successfully as ITEM or BARE,
  * verbatim (strict typed DynamoDB JSON, so a request may carry it as it is);
  * {NULL, 0} otherwise. Points into that line's text. */

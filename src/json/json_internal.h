@@ -108,9 +108,11 @@ size_t ddb_json_lex_number(const char *s, const char *end);
 /* Reads the line text[0, len) of the given kind (ddb_json_line_kind: ITEM or
  * BARE) by a skeleton p learned: 1 with item filled (in a) and p->item_text
  * set, exactly as ddb_json_parse_line would; 0 when no skeleton fits (the
- * parser must read it); DDB_ENOMEM. */
+ * parser must read it); DDB_ENOMEM. With used (BARE only), the item need
+ * only begin text, as ddb_json_parse_item_prefix reads it: *used is one
+ * past its '}'. */
 int ddb_json_skel_read(ddb_json_parser *p, int kind, ddb_map *item, const char *text, size_t len,
-                       ddb_arena *a);
+                       size_t *used, ddb_arena *a);
 
 /* Learns the skeleton of a line the parser has just read into item (and
  * p->item_text), if its values are all S or N without escapes. Cannot fail:

@@ -6,6 +6,7 @@
  */
 #include "ddbpipe/json.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -439,6 +440,23 @@ static int parse_change(json_ctx *c, ddb_json_change *ch)
     return 0;
 }
 
+/* Forgets the last line's item, then reads text by a skeleton p learned
+ * (ddb_json_skel_read; used as there). Returns 1 when it did, 0 when the
+ * parser must read the text, or DDB_ENOMEM (err set). */
+static int read_by_skeleton(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *item,
+                            const char *text, size_t len, size_t *used, ddb_arena *a,
+                            ddb_error *err)
+{
+    int rc;
+    p->names_id = 0; /* nothing of the last line's outlives this one */
+    p->item_text.ptr = NULL;
+    p->item_text.len = 0;
+    if (kind == DDB_JSON_LINE_CHANGE ||
+        (rc = ddb_json_skel_read(p, kind, item, text, len, used, a)) == 0)
+        return 0;
+    return rc > 0 ? 1 : ddb_error_set(err, rc, "out of memory while parsing JSON");
+}
+
 int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *item,
                         ddb_json_change *change, const char *text, size_t len, ddb_arena *a,
                         ddb_error *err)
@@ -448,11 +466,8 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
     ddb_str key;
     const char *at = NULL, *item_end = NULL;
 
-    p->names_id = 0; /* nothing of the last line's outlives this one */
-    p->item_text.ptr = NULL;
-    p->item_text.len = 0;
-    if (kind != DDB_JSON_LINE_CHANGE && (rc = ddb_json_skel_read(p, kind, item, text, len, a)) != 0)
-        return rc > 0 ? 0 : ddb_error_set(err, rc, "out of memory while parsing JSON");
+    if ((rc = read_by_skeleton(p, kind, item, text, len, NULL, a, err)) != 0)
+        return rc > 0 ? 0 : rc;
     ddb_json_lex_init(&c, p, text, len, a, err);
     switch (kind) {
     case DDB_JSON_LINE_BARE:
@@ -491,6 +506,29 @@ int ddb_json_parse_line(ddb_json_parser *p, ddb_json_line_kind kind, ddb_map *it
         p->item_text.len = (size_t)(item_end - at);
         ddb_json_skel_learn(p, kind, item, text, len);
     }
+    return 0;
+}
+
+int ddb_json_parse_item_prefix(ddb_json_parser *p, ddb_map *item, size_t *used, const char *text,
+                               size_t len, ddb_arena *a, ddb_error *err)
+{
+    json_ctx c;
+    const char *at;
+    int rc;
+
+    assert(p != NULL && item != NULL && used != NULL && a != NULL);
+    if ((rc = read_by_skeleton(p, DDB_JSON_LINE_BARE, item, text, len, used, a, err)) != 0)
+        return rc > 0 ? 0 : rc;
+    ddb_json_lex_init(&c, p, text, len, a, err);
+    json_skip_ws(&c);
+    at = c.s;
+    if ((rc = parse_typed_map_body(&c, item)) != 0)
+        return rc;
+    *used = (size_t)(c.s - text);
+    p->item_text.ptr = at;
+    p->item_text.len = (size_t)(c.s - at);
+    /* learned from the item alone: the skeleton's tail ends at its '}' */
+    ddb_json_skel_learn(p, DDB_JSON_LINE_BARE, item, text, *used);
     return 0;
 }
 

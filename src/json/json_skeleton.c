@@ -101,7 +101,7 @@ static inline int lit_here(const json_skel *k, size_t step, const json_ctx *c)
 }
 
 int ddb_json_skel_read(ddb_json_parser *p, int kind, ddb_map *item, const char *text, size_t len,
-                       ddb_arena *a)
+                       size_t *used, ddb_arena *a)
 {
     ddb_attr *attrs;
     size_t room, item_off = 0;
@@ -154,8 +154,11 @@ int ddb_json_skel_read(ddb_json_parser *p, int kind, ddb_map *item, const char *
         if (step == 0) /* where the item begins is in the first literal */
             item_off = k->item_off;
         if (step == k->n) {
-            if ((size_t)(c.end - c.s) != k->v[step].lit_len)
+            /* the tail closes the item: in a longer text, what follows is
+             * someone else's */
+            if (used == NULL && (size_t)(c.end - c.s) != k->v[step].lit_len)
                 goto miss;
+            len = (size_t)(c.s - text) + k->v[step].lit_len;
             break;
         }
         attrs[step].name.ptr = c.s + k->v[step].name_off;
@@ -170,6 +173,8 @@ int ddb_json_skel_read(ddb_json_parser *p, int kind, ddb_map *item, const char *
     item->count = k->n;
     p->item_text.ptr = text + item_off;
     p->item_text.len = len - k->item_end_back - item_off;
+    if (used != NULL) /* a line's tail may end in white space after the '}' */
+        *used = len - k->item_end_back;
     p->skel_hits++;
     p->skel_last = cur;
     /* the skeleton's names; a line of several skeletons' has no id */

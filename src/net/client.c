@@ -395,8 +395,7 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_transfer_res
     cl->wire_len = cl->resp_body.len;
     undecoded[0] = '\0';
     if (cl->http == NULL && (status == 200 || cl->encoding[0] != '\0')) {
-        if (ddb_client_body_ready(cl, status, c->ask_gzip, &c->stats, undecoded,
-                                  sizeof(undecoded)) != 0) {
+        if (ddb_client_body_ready(c, cl, status, undecoded, sizeof(undecoded)) != 0) {
             if (cl->over == OVER_NONE) {
                 unusable_answer(c, cl);
                 return;

@@ -45,12 +45,12 @@ static int crc_ok(call *cl, int asked_gzip)
     return 0;
 }
 
-int ddb_client_decode_body(call *cl)
+int ddb_client_decode_body(ddb_client *c, call *cl)
 {
     ddb_source *src = NULL;
-    ddb_buf out = DDB_BUF_INIT;
+    ddb_buf out = DDB_BUF_INIT, wire = DDB_BUF_INIT;
     ddb_error err;
-    size_t in_len = cl->resp_body.len;
+    size_t in_len = cl->resp_body.len, room;
     int rc = -1;
 
     if (strcasecmp(cl->encoding, "gzip") != 0 && strcasecmp(cl->encoding, "x-gzip") != 0) {
@@ -67,8 +67,14 @@ int ddb_client_decode_body(call *cl)
     }
     /* JSON compresses five to ten times: room for that at once (the limit
      * at most, whatever the answer claims), then doubling */
-    if (ddb_buf_reserve(&out, in_len <= DDB_CLIENT_MAX_BODY / 8 ? in_len * 8 + 4096
-                                                                : DDB_CLIENT_MAX_BODY) != 0) {
+    room = in_len <= DDB_CLIENT_MAX_BODY / 8 ? in_len * 8 + 4096 : DDB_CLIENT_MAX_BODY;
+    /* decoded into a body given back (a Scan page's megabyte, already
+     * faulted in), as a plain answer is received into one; one too small
+     * is replaced, not grown: realloc would copy its stale bytes */
+    out = ddb_client_take_spare_body(c);
+    if (out.cap < room + 1)
+        ddb_buf_dispose(&out);
+    if (ddb_buf_reserve(&out, room) != 0) {
         ddb_error_set(&err, DDB_ENOMEM, "out of memory");
         goto fail;
     }
@@ -92,7 +98,7 @@ int ddb_client_decode_body(call *cl)
         }
     }
     out.ptr[out.len] = '\0';
-    ddb_buf_dispose(&cl->resp_body);
+    wire = cl->resp_body;
     cl->resp_body = out;
     memset(&out, 0, sizeof(out));
     rc = 0;
@@ -102,24 +108,25 @@ fail:
              err.message);
 done:
     ddb_buf_dispose(&out);
-    ddb_source_free(src);
+    ddb_source_free(src); /* before the bytes it reads go */
+    /* the gzip bytes' memory receives a later answer */
+    ddb_client_reuse_body(c, wire.ptr, wire.cap);
     return rc;
 }
 
-int ddb_client_body_ready(call *cl, long status, int asked_gzip, ddb_client_stats *stats,
-                          char *undecoded, size_t cap)
+int ddb_client_body_ready(ddb_client *c, call *cl, long status, char *undecoded, size_t cap)
 {
     unsigned long got, want;
     int sent_ok;
     if (cl->encoding[0] == '\0')
-        return crc_ok(cl, asked_gzip) ? 0 : -1;
+        return crc_ok(cl, c->ask_gzip) ? 0 : -1;
     /* gzip: DynamoDB's CRC is of the bytes as sent. Some stand-ins take it of
      * the decoded bytes (LocalStack did, #429): either passes, as gzip's own
      * CRC-32 guards the decoded bytes whatever the header says. A success
      * that cannot be decoded is sent for again; an error answer that cannot
      * is still what its status and headers say it is. */
     sent_ok = status != 200 || crc_matches(cl, &got, &want);
-    if (ddb_client_decode_body(cl) != 0) {
+    if (ddb_client_decode_body(c, cl) != 0) {
         if (status == 200) {
             snprintf(cl->resp.error_type, sizeof(cl->resp.error_type), "%s",
                      cl->over ? "ResponseTooLarge" : "ContentEncodingError");
@@ -131,7 +138,7 @@ int ddb_client_body_ready(call *cl, long status, int asked_gzip, ddb_client_stat
     }
     if (!sent_ok && !crc_ok(cl, 0))
         return -1;
-    stats->gzip_sent += cl->wire_len;
-    stats->gzip_json += cl->resp_body.len;
+    c->stats.gzip_sent += cl->wire_len;
+    c->stats.gzip_json += cl->resp_body.len;
     return 0;
 }

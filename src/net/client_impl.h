@@ -186,15 +186,15 @@ void ddb_client_completed(ddb_client *c, call *cl, long status, ddb_transfer_res
  * be decoded, is emptied, and why is in undecoded, cap bytes); -1 when a 200
  * must be sent for again (cl->resp.error_type and message say why), or,
  * when it decodes past the limit (cl->over), fails. */
-int ddb_client_body_ready(call *cl, long status, int asked_gzip, ddb_client_stats *stats,
-                          char *undecoded, size_t cap);
+int ddb_client_body_ready(ddb_client *c, call *cl, long status, char *undecoded, size_t cap);
 
 /* A DynamoDB answer sent with Content-Encoding (cl->encoding): its body,
  * gzip as it came (and as x-amz-crc32 covers it), replaced by what it
- * decodes to (client_body.c). Returns 0, or -1 with the reason in
+ * decodes to (client_body.c), into a spare body of c's when there is one;
+ * the gzip bytes' memory becomes one. Returns 0, or -1 with the reason in
  * cl->resp.message: an encoding other than gzip, gzip cut short or corrupt
  * (its own CRC), or more than DDB_CLIENT_MAX_BODY bytes (cl->over set). */
-int ddb_client_decode_body(call *cl);
+int ddb_client_decode_body(ddb_client *c, call *cl);
 
 /* The most body bytes cl's answer may bring (see DDB_CLIENT_MAX_BODY). */
 size_t ddb_client_max_body(const call *cl);

@@ -17,26 +17,7 @@
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/rate.h"
 #include "ddbpipe/clock.h"
-#include "json/json_cursor.h" /* ddb_json_value_end */
-
-/* One item of a page, with the id of its names (ddb_json_parser_names_id). */
-typedef struct page_item {
-    ddb_map item;
-    uint64_t names_id;
-} page_item;
-
-typedef struct page {
-    struct page *next;
-    int segment;
-    char *next_key; /* the segment's LastEvaluatedKey after this page; NULL: it was the last */
-    char *body;     /* the response; values point into it */
-    size_t body_cap; /* malloc'd at body: given back to the client for the next answers */
-    ddb_arena *arena;
-    page_item *items; /* malloc'd, kept with the page when it is used again */
-    size_t cap_items;
-    size_t n_items;
-    size_t cursor;
-} page;
+#include "read/scan_page.h"
 
 typedef struct segment {
     int number;
@@ -69,10 +50,10 @@ typedef struct table_reader {
     const char *op; /* "Scan" or "Query" */
     char *members;  /* JSON members added to every request, or NULL */
     uint64_t page_size;
-    page *head, *tail; /* pages waiting to be read */
+    scan_page *head, *tail; /* pages waiting to be read */
     int n_pages;
     int max_pages;
-    page *current; /* page being handed out (freed on the next call) */
+    scan_page *current; /* page being handed out (freed on the next call) */
     int failed;
     ddb_error failure;
     ddb_record rec;
@@ -90,7 +71,7 @@ typedef struct table_reader {
      * page's arena and item slots are reused rather than freed and faulted
      * in again (a megabyte a page). At most max_pages; each arena keeps what
      * ddb_arena_reset keeps. */
-    page *spare;
+    scan_page *spare;
     int n_spare;
     /* One parser for every page: it learns the items' skeletons, so items
      * alike are read in one pass and carry an id of their names. */
@@ -104,7 +85,7 @@ typedef struct scan_ctx {
     double taken;
 } scan_ctx;
 
-static void page_free(page *p)
+static void page_free(scan_page *p)
 {
     if (p == NULL)
         return;
@@ -116,9 +97,9 @@ static void page_free(page *p)
 }
 
 /* A page for an answer: a spare one, or a new one. NULL when out of memory. */
-static page *page_take(table_reader *tr)
+static scan_page *page_take(table_reader *tr)
 {
-    page *pg = tr->spare;
+    scan_page *pg = tr->spare;
     if (pg != NULL) {
         tr->spare = pg->next;
         tr->n_spare--;
@@ -137,7 +118,7 @@ static page *page_take(table_reader *tr)
 /* A page done with: emptied and kept for a later answer, or freed past
  * max_pages spares (the most the FIFO holds, so no more are ever needed).
  * Its body goes back to the client to receive a later answer into. */
-static void page_recycle(table_reader *tr, page *pg)
+static void page_recycle(table_reader *tr, scan_page *pg)
 {
     if (pg == NULL)
         return;
@@ -161,81 +142,9 @@ static void page_recycle(table_reader *tr, page *pg)
     tr->n_spare++;
 }
 
-static size_t skip_ws(const char *b, size_t i, size_t len)
-{
-    while (i < len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
-        i++;
-    return i;
-}
-
-/* The error for an answer that is not the JSON of a Scan page, at byte at. */
-static int unreadable(const table_reader *tr, size_t at, const char *what, ddb_error *err)
-{
-    return ddb_error_set(err, DDB_EINVAL, "%s of %s: unreadable response: byte %zu: %s", tr->op,
-                         tr->table, at, what);
-}
-
-/* Room for one more item in pg->items. */
-static int page_reserve(page *pg)
-{
-    page_item *n;
-    size_t cap = pg->cap_items ? pg->cap_items * 2 : 256;
-    if (pg->n_items < pg->cap_items)
-        return 0;
-    if ((n = realloc(pg->items, cap * sizeof(*n))) == NULL)
-        return DDB_ENOMEM;
-    pg->items = n;
-    pg->cap_items = cap;
-    return 0;
-}
-
-/*
- * The Items array of an answer, from b[*at] (its '[') to past its ']', each
- * item read where it lies as a DynamoDB JSON attribute map: no tree of the
- * page is built first, and the values point into the body. Each item is
- * parsed as a bare DynamoDB JSON line is, with the same checks (UTF-8,
- * types, base64), so the record says its strings were checked.
- */
-static int parse_items(table_reader *tr, page *pg, size_t *at, size_t len, ddb_error *err)
-{
-    const char *b = pg->body;
-    size_t i = *at + 1, end;
-    int rc;
-
-    if (b[*at] != '[')
-        return unreadable(tr, *at, "Items is not an array", err);
-    i = skip_ws(b, i, len);
-    if (i < len && b[i] == ']') {
-        *at = i + 1;
-        return 0;
-    }
-    for (;;) {
-        i = skip_ws(b, i, len);
-        if (i >= len || b[i] != '{' || ddb_json_value_end(b, i, len, 1, &end) != 1)
-            return unreadable(tr, i, "an item that is not a whole JSON object", err);
-        if (page_reserve(pg) != 0)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        if ((rc = ddb_json_parse_line(tr->parser, DDB_JSON_LINE_BARE, &pg->items[pg->n_items].item,
-                                      NULL, b + i, end - i, pg->arena, err)) != 0)
-            return ddb_error_prefix(err, "%s of %s: item %zu (byte %zu of the answer): ", tr->op,
-                                    tr->table, pg->n_items, i);
-        pg->items[pg->n_items++].names_id = ddb_json_parser_names_id(tr->parser);
-        i = skip_ws(b, end, len);
-        if (i < len && b[i] == ',') {
-            i++;
-            continue;
-        }
-        if (i < len && b[i] == ']')
-            break;
-        return unreadable(tr, i, "expected ',' or ']' after an item", err);
-    }
-    *at = i + 1;
-    return 0;
-}
-
 /* The page's LastEvaluatedKey (NULL or empty: none): the segment's next
  * start, or its end. */
-static int take_next_key(table_reader *tr, segment *seg, page *pg, const ddb_map *lek,
+static int take_next_key(table_reader *tr, segment *seg, scan_page *pg, const ddb_map *lek,
                          ddb_error *err)
 {
     ddb_buf kb = DDB_BUF_INIT;
@@ -256,12 +165,12 @@ static int take_next_key(table_reader *tr, segment *seg, page *pg, const ddb_map
      * earlier one coming back proves nothing. Both are written the same
      * way (ddb_json_put_typed_map), so equal keys are equal text. */
     if (seg->start_key != NULL && strcmp(key, seg->start_key) == 0) {
-        int rc = ddb_error_set(err, DDB_ENET,
-                               "%s of %s segment %d: page %llu's LastEvaluatedKey %.300s is "
-                               "the ExclusiveStartKey just sent: the service is repeating a "
-                               "page (stopped rather than read the same items again)",
-                               tr->op, tr->table, seg->number, (unsigned long long)seg->pages + 1,
-                               key);
+        int rc =
+            ddb_error_set(err, DDB_ENET,
+                          "%s of %s segment %d: page %llu's LastEvaluatedKey %.300s is "
+                          "the ExclusiveStartKey just sent: the service is repeating a "
+                          "page (stopped rather than read the same items again)",
+                          tr->op, tr->table, seg->number, (unsigned long long)seg->pages + 1, key);
         free(key);
         return rc;
     }
@@ -272,88 +181,15 @@ static int take_next_key(table_reader *tr, segment *seg, page *pg, const ddb_map
     return 0;
 }
 
-/* A member of the answer other than Items and LastEvaluatedKey, b[at, end):
- * read whole (so it is checked as JSON), the gauges kept. */
-static int read_member(table_reader *tr, page *pg, const ddb_value *name, size_t at, size_t end,
-                       ddb_error *err)
+/* A Scan response -> typed items (scan_page_parse) and the segment's next
+ * start. */
+static int read_page(table_reader *tr, segment *seg, scan_page *pg, size_t len, ddb_error *err)
 {
-    ddb_value v;
-    const ddb_value *cu;
-    if (ddb_json_parse_plain(tr->parser, &v, pg->body + at, end - at, pg->arena, err) != 0)
-        return ddb_error_prefix(err, "%s of %s: unreadable response at byte %zu: ", tr->op,
-                                tr->table, at);
-    if (name->u.s.len == 12 && memcmp(name->u.s.ptr, "ScannedCount", 12) == 0 &&
-        v.type == DDB_TYPE_N)
-        tr->stats.scanned += strtoull(v.u.s.ptr, NULL, 10);
-    if (name->u.s.len == 16 && memcmp(name->u.s.ptr, "ConsumedCapacity", 16) == 0 &&
-        v.type == DDB_TYPE_M && (cu = ddb_map_getz(&v.u.m, "CapacityUnits")) != NULL &&
-        cu->type == DDB_TYPE_N)
-        tr->stats.capacity_units += strtod(cu->u.s.ptr, NULL); /* a gauge, not data */
-    return 0;
-}
-
-static int is_name(const ddb_value *name, const char *lit)
-{
-    size_t n = strlen(lit);
-    return name->u.s.len == n && memcmp(name->u.s.ptr, lit, n) == 0;
-}
-
-/*
- * A Scan response -> typed items and the next start key, read in one walk of
- * the body: its members one by one (each name and every member but Items
- * read whole as JSON), Items item by item. A member named twice is refused:
- * which one to believe cannot be said.
- */
-static int parse_page(table_reader *tr, segment *seg, page *pg, size_t len, ddb_error *err)
-{
-    const char *b = pg->body;
-    ddb_map lek = {NULL, 0};
-    int seen_items = 0, seen_lek = 0;
-    size_t i = skip_ws(b, 0, len), end;
+    scan_walk w = {tr->op, tr->table, tr->parser, &tr->stats};
+    ddb_map lek;
     int rc;
-
-    if (i >= len || b[i] != '{')
-        return unreadable(tr, i, "not a JSON object", err);
-    i = skip_ws(b, i + 1, len);
-    for (int more = i >= len || b[i] != '}'; more;) {
-        ddb_value name;
-        if (i >= len || b[i] != '"' || ddb_json_value_end(b, i, len, 1, &end) != 1 ||
-            ddb_json_parse_plain(tr->parser, &name, b + i, end - i, pg->arena, err) != 0)
-            return unreadable(tr, i, "expected a member name", err);
-        i = skip_ws(b, end, len);
-        if (i >= len || b[i] != ':')
-            return unreadable(tr, i, "expected ':' after a member name", err);
-        i = skip_ws(b, i + 1, len);
-        if (is_name(&name, "Items")) {
-            /* walked item by item, never scanned whole first */
-            if (seen_items++ || i >= len)
-                return unreadable(tr, i, "Items given twice, or without a value", err);
-            if ((rc = parse_items(tr, pg, &i, len, err)) != 0)
-                return rc;
-        } else {
-            if (i >= len || ddb_json_value_end(b, i, len, 1, &end) != 1)
-                return unreadable(tr, i, "expected a JSON value", err);
-            if (!is_name(&name, "LastEvaluatedKey"))
-                rc = read_member(tr, pg, &name, i, end, err);
-            else if (seen_lek++)
-                rc = unreadable(tr, i, "LastEvaluatedKey given twice", err);
-            else if ((rc = ddb_json_parse_typed_map(tr->parser, &lek, b + i, end - i, pg->arena,
-                                                    err)) != 0)
-                ddb_error_prefix(err, "%s of %s: unreadable LastEvaluatedKey: ", tr->op, tr->table);
-            if (rc != 0)
-                return rc;
-            i = end;
-        }
-        i = skip_ws(b, i, len);
-        if (i < len && b[i] == '}')
-            more = 0;
-        else if (i < len && b[i] == ',')
-            i = skip_ws(b, i + 1, len);
-        else
-            return unreadable(tr, i, "expected ',' or '}' after a member", err);
-    }
-    if (skip_ws(b, i + 1, len) != len)
-        return unreadable(tr, i, "not one whole JSON object", err);
+    if ((rc = scan_page_parse(&w, pg, len, &lek, err)) != 0)
+        return rc;
     return take_next_key(tr, seg, pg, &lek, err);
 }
 
@@ -364,7 +200,7 @@ static void scan_done(void *ctx, ddb_response *resp)
     scan_ctx *sc = ctx;
     table_reader *tr = sc->tr;
     segment *seg = sc->seg;
-    page *pg;
+    scan_page *pg;
     ddb_error err;
 
     double taken = sc->taken, before = tr->stats.capacity_units;
@@ -393,8 +229,8 @@ static void scan_done(void *ctx, ddb_response *resp)
                               tr->table, where, resp->message);
             else
                 ddb_error_set(&tr->failure, DDB_ENET,
-                              "%s of %s segment %d failed after %d attempt%s (%s): %s%s%s",
-                              tr->op, tr->table, seg->number, resp->attempts,
+                              "%s of %s segment %d failed after %d attempt%s (%s): %s%s%s", tr->op,
+                              tr->table, seg->number, resp->attempts,
                               resp->attempts == 1 ? "" : "s", where, resp->error_type,
                               resp->error_type[0] ? ": " : "", resp->message);
         }
@@ -410,7 +246,7 @@ static void scan_done(void *ctx, ddb_response *resp)
     pg->body_cap = resp->body_cap;
     resp->body = NULL;
     tr->bytes += resp->body_len;
-    if (parse_page(tr, seg, pg, resp->body_len, &err) != 0) {
+    if (read_page(tr, seg, pg, resp->body_len, &err) != 0) {
         page_recycle(tr, pg);
         tr->failed = 1;
         tr->failure = err;
@@ -501,7 +337,7 @@ static int pop_settled(table_reader *tr)
     return popped;
 }
 
-static int track_page(table_reader *tr, page *pg)
+static int track_page(table_reader *tr, scan_page *pg)
 {
     consumed *c = calloc(1, sizeof(*c));
     if (c == NULL)
@@ -624,7 +460,7 @@ static int tr_next(ddb_reader *r, ddb_record **out, ddb_error *err)
 
     for (;;) {
         if (tr->current && tr->current->cursor < tr->current->n_items) {
-            const page_item *it = &tr->current->items[tr->current->cursor++];
+            const scan_item *it = &tr->current->items[tr->current->cursor++];
             tr->rec.item = it->item;
             tr->rec.names_id = it->names_id;
             tr->rec.offset = tr->count++;
@@ -681,7 +517,7 @@ static void tr_free(ddb_reader *r)
     }
     page_free(tr->current);
     while (tr->head) {
-        page *n = tr->head->next;
+        scan_page *n = tr->head->next;
         page_free(tr->head);
         tr->head = n;
     }
@@ -700,7 +536,7 @@ static void tr_free(ddb_reader *r)
     free(tr->source);
     free(tr->members);
     while (tr->spare) {
-        page *n = tr->spare->next;
+        scan_page *n = tr->spare->next;
         page_free(tr->spare);
         tr->spare = n;
     }
@@ -763,7 +599,7 @@ int ddb_reader_new_table(ddb_reader **out, const ddb_table_reader_opts *o, ddb_e
     ddb_rate_init(&tr->rate, o->max_rcu, ddb_clock_seconds());
     tr->rec.kind = DDB_REC_PUT;
     tr->rec.typed = 1;
-    tr->rec.utf8_checked = 1; /* the parser checks names and strings (parse_items) */
+    tr->rec.utf8_checked = 1; /* the parser checks names and strings (scan_page_parse) */
     tr->rec.source = tr->source;
     *out = &tr->base;
     return 0;

@@ -332,3 +332,56 @@ Test(gzip, a_body_given_back_receives_the_next_answer)
     free(ans);
     free(plain);
 }
+
+/* A gzip answer is decoded into a body given back too (a fresh one is a
+ * megabyte faulted in for every Scan page), and the memory its gzip bytes
+ * came into is kept for a later answer. */
+Test(gzip, a_gzip_answer_is_decoded_into_a_body_given_back)
+{
+    size_t plain_len, gz_len, ans_len;
+    char *plain = page_json(&plain_len);
+    unsigned char *gz = gzip_bytes(plain, plain_len, &gz_len);
+    char *ans =
+        answer(200, "Content-Encoding: gzip\r\n", ddb_crc32(gz, gz_len), gz, gz_len, &ans_len);
+    step steps[] = {{ans, 0, 0, 0, 0, ans_len},
+                    {ans, 0, 0, 0, 0, ans_len},
+                    {ans, 0, 0, 0, 0, ans_len},
+                    {ans, 0, 0, 0, 0, ans_len}};
+    ddb_aws_credentials creds = {"AKIDEXAMPLE", "secret-not-real", NULL, 0, "test"};
+    ddb_client_opts o;
+    ddb_response first, second, again;
+    ddb_error err;
+    char url[64];
+    run r;
+
+    server_start(&r.s, steps, 4, 0);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", r.s.port);
+    scripted_opts(&o, url, &creds, 1);
+    cr_assert_eq(ddb_client_new(&r.c, &o, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_client_call(r.c, "Scan", "{}", 2, &first, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_client_call(r.c, "Scan", "{}", 2, &second, &err), 0, "%s", err.message);
+    cr_assert(first.ok && second.ok, "%s: %s", second.error_type, second.message);
+    /* two given back: one receives the gzip bytes, the other what they decode to */
+    ddb_client_reuse_body(r.c, first.body, first.body_cap);
+    ddb_client_reuse_body(r.c, second.body, second.body_cap);
+    for (int round = 0; round < 2; round++) {
+        cr_assert_eq(ddb_client_call(r.c, "Scan", "{}", 2, &again, &err), 0, "%s", err.message);
+        cr_assert(again.ok, "%s: %s", again.error_type, again.message);
+        cr_assert(again.body == first.body || again.body == second.body,
+                  "round %d: the answer was decoded into new memory", round);
+        cr_assert_eq(again.body_len, plain_len);
+        cr_assert(memcmp(again.body, plain, plain_len) == 0);
+        /* given back again: the gzip bytes' memory was kept, so both are there once more */
+        ddb_client_reuse_body(r.c, again.body, again.body_cap);
+        again.body = NULL;
+        ddb_response_dispose(&again);
+    }
+    first.body = second.body = NULL;
+    ddb_response_dispose(&first);
+    ddb_response_dispose(&second);
+    memset(&r.resp, 0, sizeof(r.resp));
+    done(&r);
+    free(ans);
+    free(gz);
+    free(plain);
+}

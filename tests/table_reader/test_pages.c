@@ -208,11 +208,20 @@ Test(table_reader, answers_that_are_not_a_scan_page_are_refused)
     expect_refused("{\"Items\":[],}", "unreadable response");
     expect_refused("{\"Items\":[]} x", "unreadable response");
     expect_refused("[]", "unreadable response");
+    /* cut short in an item: the first, or one read by the skeleton of those before */
+    expect_refused("{\"Items\":[{\"pk\":{\"S\":\"a\"}", "item 0 (byte 10 of the answer)");
+    expect_refused(
+        "{\"Items\":[{\"pk\":{\"S\":\"a\"}},{\"pk\":{\"S\":\"b\"}},{\"pk\":{\"S\":\"c\"}",
+        "item 2 (byte 44 of the answer)");
+    expect_refused(
+        "{\"Items\":[{\"pk\":{\"S\":\"a\"}},{\"pk\":{\"S\":\"b\"}},{\"pk\":{\"S\":\"c\"}",
+        "end of input");
 }
 
-/* Items found whole whatever their strings hold: the reader finds where each
- * item ends before it parses it, stepping over strings (escaped quotes and
- * backslashes, brackets inside them), each a byte longer than the last so
+/* Items found whole whatever their strings hold: the parser says where each
+ * item ends as it reads it (ddb_json_parse_item_prefix), stepping over
+ * strings (escaped quotes and backslashes, brackets inside them), each a
+ * byte longer than the last so
  * they fall at every alignment. */
 Test(table_reader, items_whole_whatever_falls_on_a_block_edge)
 {
