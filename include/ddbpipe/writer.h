@@ -90,6 +90,8 @@ typedef struct ddb_writer_opts {
                                         this size: the writer says it is full (0: none) */
     struct pq_number_plan *parquet_plans; /* the number columns' types shared by the files of
                                              one table (write/parquet.h); NULL: the file's own */
+    struct pq_budget *parquet_budget; /* the row groups' memory shared by the files of one
+                                         output (write/parquet.h); NULL: each file its own */
     const ddb_key_attr *keys; /* Parquet without an entity: the key attributes, a column each
                                  before "item" (type DDB_TYPE_NONE: the first item's) */
     size_t n_keys;

@@ -49,6 +49,7 @@ typedef struct file_output {
     /* per entity (or the one slot without a mapping), how its files' lines
      * are made, for any thread (fo_format); NULL: only its writer knows */
     ddb_line_format **formats;
+    pq_budget *pq_budget; /* Parquet: the row groups' memory all its files share */
 } file_output;
 
 /* Opens path for a writer: an atomic temporary file, or in resumable mode the
@@ -279,6 +280,7 @@ static ddb_writer_opts writer_opts(const file_output *fo)
                           .parquet_codec = fo->opts.parquet_codec,
                           .parquet_group_rows = fo->opts.parquet_group_rows,
                           .parquet_max_file_bytes = fo->opts.max_file_bytes,
+                          .parquet_budget = fo->pq_budget,
                           .typed_values = fo->opts.typed_values,
                           .keys = fo->opts.keys,
                           .n_keys = fo->opts.n_keys};
@@ -697,6 +699,7 @@ static void fo_free(ddb_output *o)
     }
     free(fo->puts);
     free(fo->dels);
+    pq_budget_free(fo->pq_budget); /* after its files */
     for (size_t i = 0; i < fo->n_committed; i++)
         free(fo->committed[i]);
     free(fo->committed);
@@ -738,6 +741,8 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
+    if (opts->format == DDB_OUT_PARQUET && (rc = pq_budget_new(&fo->pq_budget, 0, err)) != 0)
+        goto done;
     /* A bucket's "folders" are key prefixes: nothing to make. */
     while (ddb_s3_is_url(fo->dir) && strlen(fo->dir) > 5 && fo->dir[strlen(fo->dir) - 1] == '/')
         fo->dir[strlen(fo->dir) - 1] = '\0';

@@ -84,10 +84,40 @@ typedef struct pq_opts {
     pq_number_plan *plans; /* per column (used for number columns), shared; NULL: own */
     uint64_t max_file_bytes; /* a row group closed early so the file stays under this, which
                                 makes it full (pq_full); 0: no bound */
+    struct pq_budget *budget; /* the memory the files of one output share; NULL: the file's own */
 } pq_opts;
 
 #define PQ_GROUP_ROWS 131072
 #define PQ_GROUP_BYTES (32u << 20)
+
+/*
+ * The row groups being gathered by every file of one output (an entity's
+ * file each, the Hive partitions, the --max-file-size parts) share this many
+ * bytes of values and levels: past it, the file holding the most writes its
+ * row group. Without it each file held up to PQ_GROUP_BYTES, so the memory
+ * grew with the entities (rich: 221 MB). A file alone still gathers
+ * row groups of up to this size, which readers prefer large.
+ */
+#define PQ_BUDGET_BYTES (24u << 20)
+
+/* A column chunk's PLAIN values are cut into data pages of about this
+ * many bytes (at a row's start), so that encoding and compressing one
+ * needs buffers of a page, not of the chunk; a dictionary chunk's indices
+ * are one page. */
+#define PQ_PAGE_BYTES (1u << 20)
+
+typedef struct pq_budget pq_budget;
+
+/*
+ * A budget of bytes (0: PQ_BUDGET_BYTES, or for tests the environment's
+ * DDBPIPE_PARQUET_BUDGET) for the files opened with it in their opts. Its
+ * files are written by one thread at a time: one file's pq_end_row may write
+ * another's row group. Returns 0 or DDB_ENOMEM.
+ */
+DDB_MUST_USE int pq_budget_new(pq_budget **out, size_t bytes, ddb_error *err);
+
+/* Frees b; a file still open with it goes on with its own bound. */
+void pq_budget_free(pq_budget *b);
 
 typedef struct pq_file pq_file;
 

@@ -275,6 +275,8 @@ int pq_file_new(pq_file **out, ddb_sink *sink, const pq_column_def *cols, size_t
                 pq_decide_number(c);
         }
     }
+    if (opts->budget != NULL && (rc = pq_budget_join(opts->budget, f, err)) != 0)
+        goto done;
     rc = pq_write(f, "PAR1", 4, err);
 done:
     if (rc != 0) {
@@ -289,6 +291,7 @@ void pq_file_free(pq_file *f)
 {
     if (f == NULL)
         return;
+    pq_budget_leave(f);
     for (size_t i = 0; i < f->n_cols; i++) {
         free(f->cols[i].name);
         free(f->cols[i].group);

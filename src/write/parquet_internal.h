@@ -95,13 +95,31 @@ struct pq_file {
     int64_t offset;      /* bytes written so far */
     /* the row groups written: their bytes as gathered (values and levels), and on the disk */
     int64_t raw_bytes, packed_bytes;
-    size_t gathered; /* the row group being gathered's bytes */
+    size_t gathered; /* the row group being gathered's bytes (counted into the budget) */
+    pq_budget *budget; /* shared with the output's other files, or NULL */
     int full;            /* a row group was closed early at opts.max_file_bytes */
     ddb_buf page, packed, header;
     ddb_buf fixed; /* a decimal column chunk's values in their physical form */
     struct ZSTD_CCtx_s *zstd; /* the pages' compression context, made on first use */
     pq_dict dict;
 };
+
+struct pq_budget {
+    size_t limit; /* bytes of values and levels gathered, all files */
+    size_t used;  /* the sum of its files' gathered */
+    pq_file **files;
+    size_t n, cap;
+};
+
+/* f counted in b (f->budget set). 0 or DDB_ENOMEM. */
+int pq_budget_join(pq_budget *b, pq_file *f, ddb_error *err);
+/* f no longer counted in its budget, if any. */
+void pq_budget_leave(pq_file *f);
+/* The file of b gathering the most bytes. */
+pq_file *pq_budget_largest(const pq_budget *b);
+
+/* Writes the rows gathered as one row group, then gives back its buffers. */
+int pq_write_group(pq_file *f, ddb_error *err);
 
 /* The footer (FileMetaData, its length, the magic) onto the sink. */
 int pq_write_footer(pq_file *f, ddb_error *err);

@@ -15,14 +15,14 @@
 #include "write/parquet_thrift.h"
 
 /* A [4-byte length][RLE hybrid] level block. */
-static void put_levels(ddb_buf *page, const ddb_buf *levels, int max_level)
+static void put_levels(ddb_buf *page, const char *levels, size_t n_levels, int max_level)
 {
     size_t at = page->len;
     int bw = 0;
     while ((1 << bw) <= max_level)
         bw++;
     ddb_buf_append(page, "\0\0\0\0", 4);
-    pq_rle_encode(page, (const uint8_t *)levels->ptr, levels->len, bw);
+    pq_rle_encode(page, (const uint8_t *)levels, n_levels, bw);
     if (!page->oom) {
         size_t n = page->len - at - 4;
         unsigned char *p = (unsigned char *)page->ptr + at;
@@ -159,21 +159,50 @@ static void put_bools(ddb_buf *page, pq_values v)
     }
 }
 
-/* The uncompressed data page: levels, then the values, PLAIN or (dict not
- * NULL) their indices in the dictionary, after the indices' bit width. */
-static void build_page(ddb_buf *page, const pq_col *c, pq_values v, const pq_dict *dict)
+/* A place in a column chunk: a level slot, the values before it, and
+ * their bytes. */
+typedef struct pq_cut {
+    size_t level, value, at;
+} pq_cut;
+
+/* The end of the data page that begins at from: PQ_PAGE_BYTES of values
+ * past it, at a row's start (a list stays in one page, as readers expect),
+ * or the chunk's end. */
+static pq_cut next_cut(const pq_col *c, const pq_values *v, pq_cut from)
 {
+    pq_cut to = from;
+    while (to.level < c->defs.len) {
+        if (to.at - from.at >= PQ_PAGE_BYTES && (!c->max_rep || c->reps.ptr[to.level] == 0))
+            break;
+        if ((unsigned char)c->defs.ptr[to.level] == c->max_def) {
+            size_t n;
+            next_value(v, &to.at, &n);
+            to.value++;
+        }
+        to.level++;
+    }
+    return to;
+}
+
+/* The uncompressed data page of the chunk from from to to: levels, then the
+ * values, PLAIN or (dict not NULL) their indices in the dictionary, after
+ * the indices' bit width. */
+static void build_page(ddb_buf *page, const pq_col *c, pq_values v, const pq_dict *dict,
+                       pq_cut from, pq_cut to)
+{
+    size_t n = to.level - from.level;
     ddb_buf_clear(page);
     if (c->max_rep)
-        put_levels(page, &c->reps, c->max_rep);
-    put_levels(page, &c->defs, c->max_def);
+        put_levels(page, c->reps.ptr + from.level, n, c->max_rep);
+    put_levels(page, c->defs.ptr + from.level, n, c->max_def);
     if (dict != NULL) {
         ddb_buf_putc(page, (char)dict->bit_width);
-        pq_rle_encode_indices(page, dict->idx, v.count, dict->bit_width);
+        pq_rle_encode_indices(page, dict->idx + from.value, to.value - from.value,
+                              dict->bit_width);
     } else if (c->kind == PQ_BOOL) {
-        put_bools(page, v);
+        put_bools(page, (pq_values){v.p + from.at, to.at - from.at, to.value - from.value, 1});
     } else {
-        ddb_buf_append(page, v.p, v.len);
+        ddb_buf_append(page, v.p + from.at, to.at - from.at);
     }
 }
 
@@ -288,8 +317,27 @@ static int write_page(pq_file *f, const pq_col *c, pq_chunk *ch, const ddb_buf *
     return pq_write(f, body->ptr, body->len, err);
 }
 
-/* Column c of the row group: a dictionary page when one pays, then one data
- * page; the chunk described in ch. */
+/* Column c's data pages: the dictionary's indices in one, PLAIN values in
+ * pages of PQ_PAGE_BYTES, so that the page and its compression stay small
+ * however large the row group. */
+static int write_data_pages(pq_file *f, const pq_col *c, pq_chunk *ch, pq_values v, int dict,
+                            ddb_error *err)
+{
+    pq_cut from = {0, 0, 0}, to;
+    int rc;
+    do {
+        to = dict ? (pq_cut){c->defs.len, v.count, v.len} : next_cut(c, &v, from);
+        build_page(&f->page, c, v, dict ? &f->dict : NULL, from, to);
+        if ((rc = write_page(f, c, ch, &f->page, PQ_PAGE_DATA, to.level - from.level,
+                             dict ? PQ_ENC_DICT : PQ_ENC_PLAIN, err)) != 0)
+            return rc;
+        from = to;
+    } while (from.level < c->defs.len);
+    return 0;
+}
+
+/* Column c of the row group: a dictionary page when one pays, then its data
+ * pages; the chunk described in ch. */
 static int write_chunk(pq_file *f, pq_col *c, pq_chunk *ch, ddb_error *err)
 {
     pq_values v;
@@ -313,22 +361,38 @@ static int write_chunk(pq_file *f, pq_col *c, pq_chunk *ch, ddb_error *err)
     } else if (c->kind != PQ_BOOL) {
         set_minmax(ch, c, v);
     }
-    build_page(&f->page, c, v, dict ? &f->dict : NULL);
     ch->offset = f->offset;
     ch->n_values = (int64_t)c->defs.len;
     ch->n_nulls = (int64_t)(c->defs.len - c->n_present);
-    if ((rc = write_page(f, c, ch, &f->page, PQ_PAGE_DATA, c->defs.len,
-                         dict ? PQ_ENC_DICT : PQ_ENC_PLAIN, err)) != 0)
+    if ((rc = write_data_pages(f, c, ch, v, dict, err)) != 0)
         return rc;
-    ddb_buf_clear(&c->defs);
-    ddb_buf_clear(&c->reps);
-    ddb_buf_clear(&c->values);
     c->n_present = 0;
     return 0;
 }
 
-/* Writes the rows gathered as one row group. */
-static int write_group(pq_file *f, ddb_error *err)
+/* The buffers of a row group given back once it is written: a file keeps
+ * none at its high-water mark while others gather (each file's page,
+ * compression and column buffers made rich's export hold 221 MB). Making
+ * them anew costs little beside encoding a row group. */
+static void release_group(pq_file *f)
+{
+    for (size_t i = 0; i < f->n_cols; i++) {
+        ddb_buf_dispose(&f->cols[i].defs);
+        ddb_buf_dispose(&f->cols[i].reps);
+        ddb_buf_dispose(&f->cols[i].values);
+    }
+    ddb_buf_dispose(&f->page);
+    ddb_buf_dispose(&f->packed);
+    ddb_buf_dispose(&f->fixed);
+    pq_dict_dispose(&f->dict);
+    ZSTD_freeCCtx(f->zstd);
+    f->zstd = NULL;
+    if (f->budget != NULL)
+        f->budget->used -= f->gathered;
+    f->gathered = 0;
+}
+
+int pq_write_group(pq_file *f, ddb_error *err)
 {
     pq_group *g;
     int rc;
@@ -362,6 +426,7 @@ static int write_group(pq_file *f, ddb_error *err)
     f->packed_bytes += g->compressed;
     f->rows += f->group_rows;
     f->group_rows = 0;
+    release_group(f);
     return 0;
 }
 
@@ -391,22 +456,28 @@ int pq_end_row(pq_file *f, ddb_error *err)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory (a Parquet row group)");
         bytes += c->values.len + c->defs.len + c->reps.len;
     }
+    if (f->budget != NULL)
+        f->budget->used += bytes - f->gathered;
     f->gathered = bytes;
     if (f->opts.max_file_bytes > 0 && past_size(f, bytes)) {
         /* the first row group only measures the ratio (a guess of 1 would end a
          * file of text at a fifth of its size); from the second, the file ends */
         f->full = f->raw_bytes > 0;
-        return write_group(f, err);
+        return pq_write_group(f, err);
     }
     if (f->group_rows >= f->opts.group_rows || bytes >= f->opts.group_bytes)
-        return write_group(f, err);
+        return pq_write_group(f, err);
+    /* past the output's budget, the file gathering the most writes its row
+     * group: the largest groups the budget allows, and no file's starved */
+    if (f->budget != NULL && f->budget->used > f->budget->limit)
+        return pq_write_group(pq_budget_largest(f->budget), err);
     return 0;
 }
 
 int pq_finish(pq_file *f, ddb_error *err)
 {
     int rc;
-    if (f->group_rows > 0 && (rc = write_group(f, err)) != 0)
+    if (f->group_rows > 0 && (rc = pq_write_group(f, err)) != 0)
         return rc;
     /* a file without a value of a shared column says the table's type too */
     for (size_t i = 0; i < f->n_cols; i++)

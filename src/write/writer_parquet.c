@@ -403,7 +403,7 @@ static int open_items(pq_writer *w, const ddb_map *first, ddb_error *err)
 /* The options the file is opened with; the key attributes copied. */
 static int take_opts(pq_writer *w, const ddb_writer_opts *opts)
 {
-    w->po = (pq_opts){PQ_CODEC_ZSTD, 0, 0, NULL, 0};
+    w->po = (pq_opts){PQ_CODEC_ZSTD, 0, 0, NULL, 0, NULL};
     if (opts == NULL)
         return 0;
     w->extra_plain = opts->extra_plain;
@@ -414,6 +414,7 @@ static int take_opts(pq_writer *w, const ddb_writer_opts *opts)
     w->po.group_rows = opts->parquet_group_rows;
     w->po.max_file_bytes = opts->parquet_max_file_bytes;
     w->po.plans = opts->parquet_plans;
+    w->po.budget = opts->parquet_budget;
     if (w->e != NULL || opts->n_keys == 0)
         return 0;
     if ((w->keys = calloc(opts->n_keys, sizeof(*w->keys))) == NULL)

@@ -3,7 +3,9 @@
  * protocol and the RLE/bit-packed hybrid read back what the writer's
  * encoders write, and a damaged file (every byte of a small file flipped in
  * turn, every length cut) ends in an error or in records, never a crash or
- * a read past the end (the sanitizer stage runs this).
+ * a read past the end (the sanitizer stage runs this). And the writer's
+ * bounds: a chunk's values cut into pages of PQ_PAGE_BYTES that read back
+ * in order, files sharing a budget gathering no more than it.
  */
 #include <criterion/criterion.h>
 
@@ -214,4 +216,110 @@ Test(parquet_read, index_widths_read_what_the_encoder_writes)
                 0);
     }
     ddb_buf_dispose(&b);
+}
+
+/* A one-column file (a STRING "id"): n values of 1000 bytes, each its row's
+ * number then letters (no byte of a page header's 0x15), in one row group. */
+static size_t wide_file(char **out, int n)
+{
+    pq_column_def col = {"id", 2, PQ_STRING, 0, 0, 0, NULL, 0};
+    pq_opts o = {PQ_CODEC_NONE, 0, 0, NULL, 0, NULL};
+    ddb_sink *sink = NULL;
+    pq_file *f = NULL;
+    ddb_error err = {0, ""};
+    char v[1000];
+    const char *data;
+    size_t len;
+    cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
+    cr_assert_eq(pq_file_new(&f, sink, &col, 1, &o, &err), 0, "%s", err.message);
+    memset(v, 'x', sizeof(v));
+    for (int i = 0; i < n; i++) {
+        snprintf(v, 8, "%07d", i);
+        v[7] = 'x';
+        pq_put(f, 0, v, sizeof(v));
+        cr_assert_eq(pq_end_row(f, &err), 0, "%s", err.message);
+    }
+    cr_assert_eq(pq_finish(f, &err), 0, "%s", err.message);
+    cr_assert_eq(f->n_groups, 1);
+    data = ddb_sink_memory_data(sink, &len);
+    cr_assert_not_null(*out = malloc(len));
+    memcpy(*out, data, len);
+    pq_file_free(f);
+    ddb_sink_free(sink);
+    return len;
+}
+
+Test(parquet_read, a_chunk_is_cut_into_pages_of_a_mebibyte, .timeout = 60)
+{
+    char *data, path[64];
+    size_t len = wide_file(&data, 3000), pages = 0, want;
+    ddb_reader *r = NULL;
+    ddb_record *rec;
+    ddb_error err = {0, ""};
+    int fd, n = 0, rc;
+    FILE *fp;
+    /* a data page header's DataPageHeader: encoding PLAIN (i32 0), then the
+     * definition levels' RLE (i32 3, zigzag 6) */
+    for (size_t i = 0; i + 4 <= len; i++)
+        pages += memcmp(data + i, "\x15\x00\x15\x06", 4) == 0;
+    want = (3000 * 1004 + PQ_PAGE_BYTES - 1) / PQ_PAGE_BYTES; /* a length and its bytes */
+    cr_assert_eq(pages, want, "%zu data pages, expected %zu", pages, want);
+    /* and read back, every row in its place */
+    snprintf(path, sizeof(path), "/tmp/ddbpipe-pq-XXXXXX");
+    cr_assert_geq(fd = mkstemp(path), 0);
+    cr_assert_not_null(fp = fdopen(fd, "wb"));
+    cr_assert_eq(fwrite(data, 1, len, fp), len);
+    fclose(fp);
+    cr_assert_eq(ddb_reader_open(&r, path, NULL, &err), 0, "%s", err.message);
+    while ((rc = ddb_reader_next(r, &rec, &err)) == 0) {
+        char want_id[8];
+        const ddb_value *id = ddb_map_get(&rec->item, "id", 2);
+        snprintf(want_id, sizeof(want_id), "%07d", n++);
+        cr_assert(id != NULL && id->type == DDB_TYPE_S && id->u.s.len == 1000);
+        cr_assert_eq(memcmp(id->u.s.ptr, want_id, 7), 0, "row %d", n - 1);
+    }
+    cr_assert_eq(rc, DDB_ITEROVER, "%s", err.message);
+    cr_assert_eq(n, 3000);
+    ddb_reader_free(r);
+    unlink(path);
+    free(data);
+}
+
+Test(parquet_read, files_sharing_a_budget_stay_within_it)
+{
+    pq_column_def col = {"id", 2, PQ_STRING, 0, 0, 0, NULL, 0};
+    pq_budget *b = NULL;
+    ddb_sink *sinks[2] = {NULL, NULL};
+    pq_file *f[2] = {NULL, NULL};
+    ddb_error err = {0, ""};
+    char v[100];
+    memset(v, 'y', sizeof(v));
+    cr_assert_eq(pq_budget_new(&b, 64 << 10, &err), 0);
+    for (int k = 0; k < 2; k++) {
+        pq_opts o = {PQ_CODEC_ZSTD, 0, 0, NULL, 0, b};
+        cr_assert_eq(ddb_sink_new_memory(&sinks[k], &err), 0);
+        cr_assert_eq(pq_file_new(&f[k], sinks[k], &col, 1, &o, &err), 0, "%s", err.message);
+    }
+    /* the first file gets three rows for the second's one */
+    for (int i = 0; i < 4000; i++) {
+        pq_file *to = f[i % 4 == 3];
+        pq_put(to, 0, v, sizeof(v));
+        cr_assert_eq(pq_end_row(to, &err), 0, "%s", err.message);
+        cr_assert_eq(b->used, f[0]->gathered + f[1]->gathered);
+        cr_assert_leq(b->used, b->limit + sizeof(v) + 5, "row %d: %zu bytes gathered", i, b->used);
+    }
+    /* each wrote row groups as large as the budget allows, none of a few rows */
+    cr_assert_gt(f[0]->n_groups, 2);
+    cr_assert_gt(f[1]->n_groups, 0);
+    for (int k = 0; k < 2; k++)
+        for (size_t g = 0; g < f[k]->n_groups; g++)
+            cr_assert_gt(f[k]->groups[g].rows, 100, "file %d, group %zu", k, g);
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(pq_finish(f[k], &err), 0, "%s", err.message);
+        pq_file_free(f[k]);
+        ddb_sink_free(sinks[k]);
+    }
+    cr_assert_eq(b->n, 0);
+    cr_assert_eq(b->used, 0);
+    pq_budget_free(b);
 }
