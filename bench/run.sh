@@ -162,7 +162,7 @@ for shape in "${shapes[@]}"; do
 	shape_input "$shape"
 	echo "== $shape: $in_items items, $in_bytes bytes uncompressed, $(cat "${gz[@]}" | wc -c) gzip"
 	walls_zcat=() walls_csv=() walls_ndjson=() walls_parquet=() walls_t1=() walls_t2=()
-	ratios_csv=() ratios_ndjson=() ratios_parquet=() scaling=()
+	ratios_csv=() ratios_ndjson=() ratios_parquet=() scaling=() cpus_t1=() cpus_t2=()
 	rss_t2=0
 	for round in $(seq 1 "$rounds"); do
 		echo "round $round of $rounds: zcat, export --format csv, ndjson, parquet, csv --threads 1, 2"
@@ -184,9 +184,10 @@ for shape in "${shapes[@]}"; do
 			rm -rf "$out/x"
 			measure "$shape-export-csv-t$t" /dev/null "$ddbpipe" export "$in" "${map[@]}" \
 				--out "$out/x" --format csv --threads "$t"
-			declare -n walls="walls_t$t"
+			declare -n walls="walls_t$t" cpus="cpus_t$t"
 			walls+=("$m_wall")
-			unset -n walls
+			cpus+=("$m_cpu")
+			unset -n walls cpus
 		done
 		[ "$m_rss" -gt "$rss_t2" ] && rss_t2=$m_rss
 		scaling+=("$(ratio "${walls_t1[-1]}" "${walls_t2[-1]}")")
@@ -206,6 +207,11 @@ for shape in "${shapes[@]}"; do
 		"$shape" scaling "$(median "${scaling[@]}")" "$(median "${walls_t1[@]}")" \
 		"$(median "${walls_t2[@]}")" "$(sorted_list "${scaling[@]}")" \
 		"$(awk -v r="$rss_t2" 'BEGIN {print r / 1024}')")")
+	# Two cores run at most CPU / 2 seconds of work a second: what the CPU of the two-thread run
+	# allows, against --threads 1 and against zcat, whatever the split of the work.
+	shape_rows+=("$(awk -v c1="$(median "${cpus_t1[@]}")" -v c2="$(median "${cpus_t2[@]}")" \
+		-v w1="$(median "${walls_t1[@]}")" -v z="$(median "${walls_zcat[@]}")" -v s="$shape" \
+		'BEGIN {printf "%-7s %-8s CPU (user + sys) %.2f s at 1 thread, %.2f s at 2: two cores allow at most %.2f x the 1-thread speed and at best %.2f x zcat", s, "cpu", c1, c2, (c2 > 0 ? w1 / (c2 / 2) : 0), (z > 0 ? c2 / 2 / z : 0)}')")
 	echo "export --format csv --gzip (the size Parquet is compared with)"
 	rm -rf "$out/gz"
 	measure "$shape-export-csv-gzip" /dev/null "$ddbpipe" export "$in" "${map[@]}" --out "$out/gz" \
