@@ -13,6 +13,7 @@
 #include "ddbpipe/sink.h"
 #include "core/name_set.h"
 #include "write/csv_cell.h"
+#include "write/parquet_row.h"
 
 /* How a writer's records become lines: fixed when it is made, so any thread
  * may format with it while the writer writes (ddb_line_format_put). */
@@ -360,6 +361,8 @@ int ddb_line_format_put(const ddb_line_format *f, ddb_buf *line, ddb_format_scra
             return DDB_ENOMEM;
         format_csv_entity(f, line, s, rec, n_declared);
         break;
+    case DDB_OUT_PARQUET:
+        return pq_row_put(line, s, f->entity, f->extra_plain, rec, n_declared, NULL, NULL);
     case DDB_OUT_DDBJSON:
         ddb_buf_puts(line, "{\"Item\":");
         ddb_json_put_typed_map(line, rec);
@@ -381,10 +384,12 @@ static int write_line(ddb_writer *base, const ddb_map *rec, size_t n_declared, d
     return emit(w, err);
 }
 
-int ddb_writer_write_line(ddb_writer *base, const char *line, size_t len, ddb_error *err)
+int ddb_writer_write_line(ddb_writer *base, const char *line, size_t len, const ddb_map *rec,
+                          size_t n_declared, ddb_error *err)
 {
     int rc;
-    assert(base->vt->write == write_line || base->vt->write == write_csv);
+    if (base->vt->write != write_line && base->vt->write != write_csv)
+        return pq_writer_write_row(base, line, len, rec, n_declared, err);
     rc = ddb_sink_write(base->sink, line, len, err);
     if (rc == 0)
         base->records++;
@@ -425,8 +430,8 @@ int ddb_line_format_new(ddb_line_format **out, ddb_out_format fmt, const ddb_ent
 {
     ddb_line_format *f;
     *out = NULL;
-    if (fmt == DDB_OUT_PARQUET || (fmt == DDB_OUT_CSV && e == NULL))
-        return 0; /* columns (Parquet's, the union CSV's) are the writer's state */
+    if (e == NULL && (fmt == DDB_OUT_PARQUET || fmt == DDB_OUT_CSV))
+        return 0; /* columns (Parquet's of items, the union CSV's) are the writer's state */
     if ((f = calloc(1, sizeof(*f))) == NULL)
         return DDB_ENOMEM;
     if (line_format_init(f, fmt, e, opts) != 0) {
