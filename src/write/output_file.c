@@ -353,9 +353,9 @@ static int fo_format(const ddb_output *o, int index, ddb_record_kind kind, const
     return ddb_line_format_put(fo->formats[i], line, s, rec, fo->opts.records ? n_declared : 0);
 }
 
-/* fo->formats: an entity's files have lines of their own unless its
- * writer is Parquet's of items, a CSV's columns come from its records, or
- * its records go to the partition their value names or to files of parts. */
+/* fo->formats: an entity's files have lines of their own unless a CSV's
+ * columns come from its records, or its records go to the partition their
+ * value names or to files of parts. */
 static int make_formats(file_output *fo)
 {
     ddb_writer_opts wo = writer_opts(fo);

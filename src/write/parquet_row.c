@@ -3,7 +3,9 @@
  * for a value its length and bytes (BOOL one byte, NUMBER its text, maps and
  * lists their DynamoDB JSON), for a list its count and each element so.
  * Lengths are native uint32s: a row never leaves the process. What goes
- * where (STRUCTs, _extra) is writer_parquet.c's header.
+ * where (STRUCTs, _extra) is writer_parquet.c's header. An item's row (no
+ * entity) is per key attribute a value with its type byte after the tag,
+ * then the item's DynamoDB JSON.
  */
 #include "write/parquet_row.h"
 
@@ -280,5 +282,55 @@ int pq_row_write(pq_file *f, const char *row, size_t len, int check)
             break;
         }
     }
+    return 0;
+}
+
+int pq_item_row_put(ddb_buf *row, const ddb_key_attr *keys, size_t n_keys, const ddb_map *item)
+{
+    size_t at;
+    for (size_t k = 0; k < n_keys; k++) {
+        const ddb_value *v = ddb_map_get(item, keys[k].name, strlen(keys[k].name));
+        /* a key column is S, N or B: a value of another type is never in it */
+        if (v == NULL || (v->type != DDB_TYPE_S && v->type != DDB_TYPE_N && v->type != DDB_TYPE_B)) {
+            ddb_buf_putc(row, ROW_NULL);
+            continue;
+        }
+        ddb_buf_putc(row, ROW_VALUE);
+        ddb_buf_putc(row, (char)v->type);
+        put_u32(row, v->u.s.len);
+        ddb_buf_append(row, v->u.s.ptr, v->u.s.len);
+    }
+    at = begin_value(row);
+    ddb_json_put_typed_map(row, item);
+    end_value(row, at);
+    return row->oom ? DDB_ENOMEM : 0;
+}
+
+int pq_item_row_write(pq_file *f, const ddb_key_attr *keys, size_t n_keys, const char *row,
+                      size_t len)
+{
+    const char *p = row;
+    for (size_t k = 0; k < n_keys; k++) { /* a key's number its DECIMAL cannot hold */
+        if (*p++ != ROW_VALUE)
+            continue;
+        if ((ddb_type)p[0] == DDB_TYPE_N && keys[k].type == DDB_TYPE_N &&
+            pq_number_fits(f, k, p + 5, get_u32(p + 1), NULL) != 0)
+            return 1;
+        p += 5 + get_u32(p + 1);
+    }
+    p = row;
+    for (size_t k = 0; k < n_keys; k++) {
+        if (*p++ != ROW_VALUE) {
+            pq_put_null(f, k);
+            continue;
+        }
+        if ((ddb_type)p[0] == keys[k].type)
+            pq_put(f, k, p + 5, get_u32(p + 1));
+        else
+            pq_put_null(f, k);
+        p += 5 + get_u32(p + 1);
+    }
+    assert(*p == ROW_VALUE && p + 5 + get_u32(p + 1) == row + len);
+    pq_put(f, n_keys, p + 5, get_u32(p + 1));
     return 0;
 }

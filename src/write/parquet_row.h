@@ -32,11 +32,25 @@ int pq_row_put(ddb_buf *row, ddb_format_scratch *s, const ddb_entity *e, int ext
  */
 int pq_row_write(pq_file *f, const char *row, size_t len, int check);
 
+/* Appends to row what a Parquet file of items (no entity) with key columns
+ * keys[0..n_keys) writes for item: each key attribute's type and bytes, and
+ * the item's DynamoDB JSON; the file decides what its key columns hold.
+ * Returns 0 or DDB_ENOMEM. */
+int pq_item_row_put(ddb_buf *row, const ddb_key_attr *keys, size_t n_keys, const ddb_map *item);
+
+/* Puts the row made by pq_item_row_put into f's current row: a key in its
+ * column when its type is the column's (keys[k].type, as the writer settled
+ * them), else null. Returns 0, or 1 (a key's number its DECIMAL column
+ * cannot hold: nothing is put; the caller writes the item itself). */
+int pq_item_row_write(pq_file *f, const ddb_key_attr *keys, size_t n_keys, const char *row,
+                      size_t len);
+
 /*
- * ddb_writer_write_line of a Parquet writer of an entity
- * (ddb_writer_new_parquet): the row made by ddb_line_format_put into its
- * file, or rec written (ddb_writer_write) when a number column decided since
- * holds a number of it no more as the row put it. Returns 0,
+ * ddb_writer_write_line of a Parquet writer (ddb_writer_new_parquet): the
+ * row made by ddb_line_format_put into its file, or rec written
+ * (ddb_writer_write) when a number column decided since holds a number of
+ * it no more as the row put it, or (items) before the first item opened the
+ * file. Returns 0,
  * DDB_WRITER_REFUSED, DDB_ENOMEM or the sink's error.
  */
 int pq_writer_write_row(ddb_writer *w, const char *row, size_t len, const ddb_map *rec,

@@ -23,6 +23,9 @@ struct ddb_line_format {
     char delim;
     int typed_values; /* NDJSON without an entity: DynamoDB JSON values */
     int extra_plain;  /* undeclared attributes as plain JSON values */
+    /* Parquet of items: the key attributes (the options', which outlive it) */
+    const ddb_key_attr *keys;
+    size_t n_keys;
     /* NDJSON of an entity: each field's "name": as written, in one buffer
      * (field i's from name_at[i] to name_at[i + 1]) */
     ddb_buf names_json;
@@ -362,6 +365,8 @@ int ddb_line_format_put(const ddb_line_format *f, ddb_buf *line, ddb_format_scra
         format_csv_entity(f, line, s, rec, n_declared);
         break;
     case DDB_OUT_PARQUET:
+        if (f->entity == NULL)
+            return pq_item_row_put(line, f->keys, f->n_keys, rec);
         return pq_row_put(line, s, f->entity, f->extra_plain, rec, n_declared, NULL, NULL);
     case DDB_OUT_DDBJSON:
         ddb_buf_puts(line, "{\"Item\":");
@@ -405,6 +410,8 @@ static int line_format_init(ddb_line_format *f, ddb_out_format fmt, const ddb_en
     f->delim = opts && opts->delimiter ? opts->delimiter : ',';
     f->extra_plain = opts && opts->extra_plain;
     f->typed_values = opts && opts->typed_values;
+    f->keys = opts ? opts->keys : NULL;
+    f->n_keys = opts ? opts->n_keys : 0;
     if (fmt != DDB_OUT_NDJSON || e == NULL)
         return 0;
     /* the names as written, once, not escaped again for every record */
@@ -430,8 +437,8 @@ int ddb_line_format_new(ddb_line_format **out, ddb_out_format fmt, const ddb_ent
 {
     ddb_line_format *f;
     *out = NULL;
-    if (e == NULL && (fmt == DDB_OUT_PARQUET || fmt == DDB_OUT_CSV))
-        return 0; /* columns (Parquet's of items, the union CSV's) are the writer's state */
+    if (fmt == DDB_OUT_CSV && e == NULL)
+        return 0; /* columns (the union CSV's) are the writer's state */
     if ((f = calloc(1, sizeof(*f))) == NULL)
         return DDB_ENOMEM;
     if (line_format_init(f, fmt, e, opts) != 0) {

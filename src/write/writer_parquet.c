@@ -150,8 +150,13 @@ int pq_writer_write_row(ddb_writer *base, const char *line, size_t len, const dd
                         size_t n_declared, ddb_error *err)
 {
     pq_writer *w = (pq_writer *)base;
-    assert(base->vt == &parquet_vt && w->e != NULL);
-    if (pq_row_write(w->f, line, len, 1) != 0)
+    int rc;
+    assert(base->vt == &parquet_vt);
+    if (w->e != NULL)
+        rc = pq_row_write(w->f, line, len, 1);
+    else /* the first item opens the file, its keys' types unknown till then */
+        rc = w->f == NULL || pq_item_row_write(w->f, w->keys, w->n_keys, line, len);
+    if (rc != 0)
         return pw_write(base, rec, n_declared, err);
     return end_row(w, err);
 }

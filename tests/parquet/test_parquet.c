@@ -471,3 +471,63 @@ Test(parquet_writer, rows_made_ahead_are_written_as_their_records)
     ddb_writer_free(w[1]);
     ddb_mapping_free(m);
 }
+
+/* The same for items (no entity): a key column's type taken from the first
+ * item, a key's number its DECIMAL cannot hold refused, a key of another
+ * type null, whatever the rows made before the file was opened. */
+Test(parquet_writer, item_rows_made_ahead_are_written_as_their_items)
+{
+    static const char *const keys[][2] = {{"a", "2.5"}, {"b", "1.25"}, {"c", NULL}, {"d", "7"}};
+    const ddb_key_attr key_attrs[2] = {{"pk", DDB_TYPE_NONE}, {"n", DDB_TYPE_NONE}};
+    ddb_writer *w[2] = {NULL, NULL};
+    ddb_writer_opts opts = {.parquet_group_rows = 1, .keys = key_attrs, .n_keys = 2};
+    ddb_line_format *lf = NULL;
+    ddb_format_scratch s = {DDB_BUF_INIT, DDB_BUF_INIT};
+    ddb_buf made[4] = {DDB_BUF_INIT, DDB_BUF_INIT, DDB_BUF_INIT, DDB_BUF_INIT};
+    ddb_error err = {0, ""};
+    const char *data[2];
+    size_t len[2];
+    ddb_attr attrs[4][2];
+    ddb_map items[4];
+    for (size_t i = 0; i < 4; i++) {
+        attrs[i][0].name = (ddb_str){"pk", 2};
+        attrs[i][0].value = (ddb_value){.type = DDB_TYPE_S, .u.s = {keys[i][0], 1}};
+        attrs[i][1].name = (ddb_str){"n", 1};
+        attrs[i][1].value = keys[i][1] ? (ddb_value){.type = DDB_TYPE_N,
+                                                     .u.s = {keys[i][1], strlen(keys[i][1])}}
+                                       : (ddb_value){.type = DDB_TYPE_S, .u.s = {"x", 1}};
+        items[i] = (ddb_map){attrs[i], 2};
+    }
+    for (int k = 0; k < 2; k++) {
+        ddb_sink *sink = NULL;
+        cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
+        cr_assert_eq(ddb_writer_new(&w[k], DDB_OUT_PARQUET, sink, NULL, &opts, &err), 0);
+    }
+    cr_assert_eq(ddb_line_format_new(&lf, DDB_OUT_PARQUET, NULL, &opts), 0);
+    cr_assert_not_null(lf);
+    for (size_t i = 0; i < 4; i++)
+        cr_assert_eq(ddb_line_format_put(lf, &made[i], &s, &items[i], 0), 0);
+    for (size_t i = 0; i < 4; i++) {
+        ddb_error err2 = {0, ""};
+        int rc, rc2;
+        err = (ddb_error){0, ""};
+        rc = ddb_writer_write_line(w[0], made[i].ptr, made[i].len, &items[i], 0, &err);
+        rc2 = ddb_writer_write(w[1], &items[i], 0, &err2);
+        cr_assert_eq(rc, rc2, "item %zu: %d against %d (%s)", i, rc, rc2, err.message);
+        cr_assert_str_eq(err.message, err2.message);
+        cr_assert_eq(rc, i == 1 ? DDB_WRITER_REFUSED : 0, "item %zu: %s", i, err.message);
+    }
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(w[k]->records, 3);
+        cr_assert_eq(ddb_writer_finish(w[k], &err), 0, "%s", err.message);
+        data[k] = ddb_sink_memory_data(w[k]->sink, &len[k]);
+    }
+    cr_assert_eq(len[0], len[1]);
+    cr_assert_eq(memcmp(data[0], data[1], len[0]), 0);
+    for (size_t i = 0; i < 4; i++)
+        ddb_buf_dispose(&made[i]);
+    ddb_format_scratch_dispose(&s);
+    ddb_line_format_free(lf);
+    ddb_writer_free(w[0]);
+    ddb_writer_free(w[1]);
+}
