@@ -400,6 +400,59 @@ static void ahead_record(ddb_map *rec, ddb_attr *attrs, ddb_attr *dims, ddb_valu
     *rec = (ddb_map){attrs, n + 1};
 }
 
+/* Two Parquet writers of e (NULL: items) alike: w[0] is given the rows
+ * made ahead, w[1] the records. */
+static void new_pair(ddb_writer *w[2], const ddb_entity *e, const ddb_writer_opts *opts)
+{
+    ddb_error err = {0, ""};
+    for (int k = 0; k < 2; k++) {
+        ddb_sink *sink = NULL;
+        cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
+        cr_assert_eq(ddb_writer_new(&w[k], DDB_OUT_PARQUET, sink, e, opts, &err), 0);
+    }
+}
+
+/* Record i as its row made ahead into w[0] and as itself into w[1]: the
+ * same answer, want (0 or DDB_WRITER_REFUSED), with the same reason. */
+static void write_pair(ddb_writer *w[2], size_t i, const ddb_buf *made, const ddb_map *rec,
+                       size_t declared, int want)
+{
+    ddb_error err = {0, ""}, err2 = {0, ""};
+    int rc = ddb_writer_write_line(w[0], made->ptr, made->len, rec, declared, &err);
+    int rc2 = ddb_writer_write(w[1], rec, declared, &err2);
+    cr_assert_eq(rc, rc2, "record %zu: %d against %d (%s)", i, rc, rc2, err.message);
+    cr_assert_str_eq(err.message, err2.message);
+    cr_assert_eq(rc, want, "record %zu: %s", i, err.message);
+}
+
+/* Finishes both, which hold records rows: the same bytes, w[0]'s in *data. */
+static void finish_pair(ddb_writer *w[2], uint64_t records, const char **data, size_t *len)
+{
+    ddb_error err = {0, ""};
+    const char *d[2];
+    size_t n[2];
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(w[k]->records, records);
+        cr_assert_eq(ddb_writer_finish(w[k], &err), 0, "%s", err.message);
+        d[k] = ddb_sink_memory_data(w[k]->sink, &n[k]);
+    }
+    cr_assert_eq(n[0], n[1]);
+    cr_assert_eq(memcmp(d[0], d[1], n[0]), 0);
+    *data = d[0];
+    *len = n[0];
+}
+
+static void free_pair(ddb_writer *w[2], ddb_line_format *lf, ddb_format_scratch *s,
+                      ddb_buf made[4])
+{
+    for (size_t i = 0; i < 4; i++)
+        ddb_buf_dispose(&made[i]);
+    ddb_format_scratch_dispose(s);
+    ddb_line_format_free(lf);
+    ddb_writer_free(w[0]);
+    ddb_writer_free(w[1]);
+}
+
 /* Rows made by other threads before the file decided its number columns
  * (as --threads makes them ahead of the writer) are written as the records
  * would be: a price the decided DECIMAL cannot hold refused with the same
@@ -418,16 +471,12 @@ Test(parquet_writer, rows_made_ahead_are_written_as_their_records)
     ddb_format_scratch s = {DDB_BUF_INIT, DDB_BUF_INIT};
     ddb_buf made[4] = {DDB_BUF_INIT, DDB_BUF_INIT, DDB_BUF_INIT, DDB_BUF_INIT};
     ddb_error err = {0, ""};
-    const char *data[2];
-    size_t len[2];
+    const char *data;
+    size_t len;
     cr_assert_eq(ddb_mapping_parse(&m, struct_mapping_text, strlen(struct_mapping_text), "t",
                                    &err), 0, "%s", err.message);
     const ddb_entity *e = &m->entities[0];
-    for (int k = 0; k < 2; k++) {
-        ddb_sink *sink = NULL;
-        cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
-        cr_assert_eq(ddb_writer_new(&w[k], DDB_OUT_PARQUET, sink, e, &opts, &err), 0);
-    }
+    new_pair(w, e, &opts);
     cr_assert_eq(ddb_line_format_new(&lf, DDB_OUT_PARQUET, e, &opts), 0);
     cr_assert_not_null(lf);
     for (size_t i = 0; i < 4; i++) { /* every row made before the first is written */
@@ -441,34 +490,15 @@ Test(parquet_writer, rows_made_ahead_are_written_as_their_records)
         ddb_attr attrs[5], dims[2];
         ddb_value tags[2];
         ddb_map rec;
-        ddb_error err2 = {0, ""};
-        size_t declared = rows[i][2] ? 4 : 3;
-        int rc, rc2;
         ahead_record(&rec, attrs, dims, tags, e, rows[i][0], rows[i][1], rows[i][2]);
-        err = (ddb_error){0, ""};
-        rc = ddb_writer_write_line(w[0], made[i].ptr, made[i].len, &rec, declared, &err);
-        rc2 = ddb_writer_write(w[1], &rec, declared, &err2);
-        cr_assert_eq(rc, rc2, "row %zu: %d against %d (%s)", i, rc, rc2, err.message);
-        cr_assert_str_eq(err.message, err2.message);
-        cr_assert_eq(rc, i == 1 ? DDB_WRITER_REFUSED : 0, "row %zu: %s", i, err.message);
+        write_pair(w, i, &made[i], &rec, rows[i][2] ? 4 : 3, i == 1 ? DDB_WRITER_REFUSED : 0);
     }
-    for (int k = 0; k < 2; k++) {
-        cr_assert_eq(w[k]->records, 3);
-        cr_assert_eq(ddb_writer_finish(w[k], &err), 0, "%s", err.message);
-        data[k] = ddb_sink_memory_data(w[k]->sink, &len[k]);
-    }
-    cr_assert_eq(len[0], len[1]);
-    cr_assert_eq(memcmp(data[0], data[1], len[0]), 0);
+    finish_pair(w, 3, &data, &len);
     /* c's dims (w 0.25 past dims.w's DECIMAL(38,1)) went to _extra */
-    for (size_t i = 0; i + sizeof(moved) - 1 <= len[0] && !found; i++)
-        found = memcmp(data[0] + i, moved, sizeof(moved) - 1) == 0;
+    for (size_t i = 0; i + sizeof(moved) - 1 <= len && !found; i++)
+        found = memcmp(data + i, moved, sizeof(moved) - 1) == 0;
     cr_assert(found);
-    for (size_t i = 0; i < 4; i++)
-        ddb_buf_dispose(&made[i]);
-    ddb_format_scratch_dispose(&s);
-    ddb_line_format_free(lf);
-    ddb_writer_free(w[0]);
-    ddb_writer_free(w[1]);
+    free_pair(w, lf, &s, made);
     ddb_mapping_free(m);
 }
 
@@ -484,9 +514,8 @@ Test(parquet_writer, item_rows_made_ahead_are_written_as_their_items)
     ddb_line_format *lf = NULL;
     ddb_format_scratch s = {DDB_BUF_INIT, DDB_BUF_INIT};
     ddb_buf made[4] = {DDB_BUF_INIT, DDB_BUF_INIT, DDB_BUF_INIT, DDB_BUF_INIT};
-    ddb_error err = {0, ""};
-    const char *data[2];
-    size_t len[2];
+    const char *data;
+    size_t len;
     ddb_attr attrs[4][2];
     ddb_map items[4];
     for (size_t i = 0; i < 4; i++) {
@@ -498,36 +527,13 @@ Test(parquet_writer, item_rows_made_ahead_are_written_as_their_items)
                                        : (ddb_value){.type = DDB_TYPE_S, .u.s = {"x", 1}};
         items[i] = (ddb_map){attrs[i], 2};
     }
-    for (int k = 0; k < 2; k++) {
-        ddb_sink *sink = NULL;
-        cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
-        cr_assert_eq(ddb_writer_new(&w[k], DDB_OUT_PARQUET, sink, NULL, &opts, &err), 0);
-    }
+    new_pair(w, NULL, &opts);
     cr_assert_eq(ddb_line_format_new(&lf, DDB_OUT_PARQUET, NULL, &opts), 0);
     cr_assert_not_null(lf);
     for (size_t i = 0; i < 4; i++)
         cr_assert_eq(ddb_line_format_put(lf, &made[i], &s, &items[i], 0), 0);
-    for (size_t i = 0; i < 4; i++) {
-        ddb_error err2 = {0, ""};
-        int rc, rc2;
-        err = (ddb_error){0, ""};
-        rc = ddb_writer_write_line(w[0], made[i].ptr, made[i].len, &items[i], 0, &err);
-        rc2 = ddb_writer_write(w[1], &items[i], 0, &err2);
-        cr_assert_eq(rc, rc2, "item %zu: %d against %d (%s)", i, rc, rc2, err.message);
-        cr_assert_str_eq(err.message, err2.message);
-        cr_assert_eq(rc, i == 1 ? DDB_WRITER_REFUSED : 0, "item %zu: %s", i, err.message);
-    }
-    for (int k = 0; k < 2; k++) {
-        cr_assert_eq(w[k]->records, 3);
-        cr_assert_eq(ddb_writer_finish(w[k], &err), 0, "%s", err.message);
-        data[k] = ddb_sink_memory_data(w[k]->sink, &len[k]);
-    }
-    cr_assert_eq(len[0], len[1]);
-    cr_assert_eq(memcmp(data[0], data[1], len[0]), 0);
     for (size_t i = 0; i < 4; i++)
-        ddb_buf_dispose(&made[i]);
-    ddb_format_scratch_dispose(&s);
-    ddb_line_format_free(lf);
-    ddb_writer_free(w[0]);
-    ddb_writer_free(w[1]);
+        write_pair(w, i, &made[i], &items[i], 0, i == 1 ? DDB_WRITER_REFUSED : 0);
+    finish_pair(w, 3, &data, &len);
+    free_pair(w, lf, &s, made);
 }
