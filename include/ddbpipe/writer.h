@@ -130,8 +130,10 @@ void ddb_format_scratch_dispose(ddb_format_scratch *s);
  * The lines a writer made by ddb_writer_new(fmt, e, opts) writes for its
  * records, made without it: fixed once made, so worker threads format
  * records while the writer's thread writes what they made
- * (ddb_writer_write_line), and the bytes are the writer's own. Parquet and
- * CSV without an entity have no such lines (their columns are the writer's
+ * (ddb_writer_write_line), and the bytes are the writer's own. A Parquet
+ * line is a record's row (its columns' values, not text), which its writer
+ * copies into its columns (opts->keys, of items, must outlive the format).
+ * CSV without an entity has no such lines (its columns are the writer's
  * state): *out is then NULL. Returns 0 or DDB_ENOMEM.
  */
 DDB_MUST_USE int ddb_line_format_new(ddb_line_format **out, ddb_out_format fmt,
@@ -145,10 +147,13 @@ DDB_MUST_USE int ddb_line_format_put(const ddb_line_format *f, ddb_buf *line,
 void ddb_line_format_free(ddb_line_format *f);
 
 /* Writes a record's line made by ddb_line_format_put with the writer's own
- * format, and counts it. w is a writer of NDJSON, DynamoDB JSON, or CSV of
- * an entity. Returns 0 or the sink's error. */
+ * format, and counts it. w is a writer of NDJSON, DynamoDB JSON, CSV of an
+ * entity, or Parquet, which writes rec (n_declared declared, as
+ * ddb_writer_write) instead when its columns' types, decided since the row
+ * was made, no longer hold its numbers as they were put. Returns 0, the
+ * sink's error, or (Parquet) what ddb_writer_write returns. */
 DDB_MUST_USE int ddb_writer_write_line(ddb_writer *w, const char *line, size_t len,
-                                       ddb_error *err);
+                                       const ddb_map *rec, size_t n_declared, ddb_error *err);
 
 /*
  * A Parquet writer into sink (owned from now on, even on failure): with an

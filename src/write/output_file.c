@@ -326,7 +326,8 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
                                            kind == DDB_REC_DELETE, err)) != 0)
         return rc;
     if (origin != NULL && origin->formatted != NULL) /* fo_format made it */
-        rc = ddb_writer_write_line(slot->w, origin->formatted, origin->formatted_len, &werr);
+        rc = ddb_writer_write_line(slot->w, origin->formatted, origin->formatted_len, rec,
+                                   fo->opts.records ? n_declared : 0, &werr);
     else
         rc = ddb_writer_write(slot->w, rec, fo->opts.records ? n_declared : 0, &werr);
     if (rc == DDB_WRITER_REFUSED) { /* not exactly writable there: a reject, not a failure */
@@ -355,9 +356,9 @@ static int fo_format(const ddb_output *o, int index, ddb_record_kind kind, const
     return ddb_line_format_put(fo->formats[i], line, s, rec, fo->opts.records ? n_declared : 0);
 }
 
-/* fo->formats: an entity's files have lines of their own unless its
- * writer is Parquet's, a CSV's columns come from its records, or its
- * records go to the partition their value names. */
+/* fo->formats: an entity's files have lines of their own unless a CSV's
+ * columns come from its records, or its records go to the partition their
+ * value names or to files of parts. */
 static int make_formats(file_output *fo)
 {
     ddb_writer_opts wo = writer_opts(fo);
@@ -365,8 +366,8 @@ static int make_formats(file_output *fo)
         return DDB_ENOMEM;
     for (size_t i = 0; i < fo->n; i++) {
         const ddb_entity *e = slot_entity(fo, fo->opts.mapping ? (int)i : -1);
-        if (fo->opts.records && partition_field(fo, e) >= 0)
-            continue;
+        if (fo->opts.records && (partition_field(fo, e) >= 0 || fo->opts.max_file_bytes > 0))
+            continue; /* as open_slot: a writer of its own that writes records, not lines */
         if (ddb_line_format_new(&fo->formats[i], fo->opts.format, fo->opts.records ? e : NULL,
                                 &wo) != 0)
             return DDB_ENOMEM;

@@ -13,6 +13,7 @@
 #include "ddbpipe/sink.h"
 #include "core/name_set.h"
 #include "write/csv_cell.h"
+#include "write/parquet_row.h"
 
 /* How a writer's records become lines: fixed when it is made, so any thread
  * may format with it while the writer writes (ddb_line_format_put). */
@@ -22,6 +23,9 @@ struct ddb_line_format {
     char delim;
     int typed_values; /* NDJSON without an entity: DynamoDB JSON values */
     int extra_plain;  /* undeclared attributes as plain JSON values */
+    /* Parquet of items: the key attributes (the options', which outlive it) */
+    const ddb_key_attr *keys;
+    size_t n_keys;
     /* NDJSON of an entity: each field's "name": as written, in one buffer
      * (field i's from name_at[i] to name_at[i + 1]) */
     ddb_buf names_json;
@@ -360,6 +364,10 @@ int ddb_line_format_put(const ddb_line_format *f, ddb_buf *line, ddb_format_scra
             return DDB_ENOMEM;
         format_csv_entity(f, line, s, rec, n_declared);
         break;
+    case DDB_OUT_PARQUET:
+        if (f->entity == NULL)
+            return pq_item_row_put(line, f->keys, f->n_keys, rec);
+        return pq_row_put(line, s, f->entity, f->extra_plain, rec, n_declared, NULL, NULL);
     case DDB_OUT_DDBJSON:
         ddb_buf_puts(line, "{\"Item\":");
         ddb_json_put_typed_map(line, rec);
@@ -381,10 +389,12 @@ static int write_line(ddb_writer *base, const ddb_map *rec, size_t n_declared, d
     return emit(w, err);
 }
 
-int ddb_writer_write_line(ddb_writer *base, const char *line, size_t len, ddb_error *err)
+int ddb_writer_write_line(ddb_writer *base, const char *line, size_t len, const ddb_map *rec,
+                          size_t n_declared, ddb_error *err)
 {
     int rc;
-    assert(base->vt->write == write_line || base->vt->write == write_csv);
+    if (base->vt->write != write_line && base->vt->write != write_csv)
+        return pq_writer_write_row(base, line, len, rec, n_declared, err);
     rc = ddb_sink_write(base->sink, line, len, err);
     if (rc == 0)
         base->records++;
@@ -400,6 +410,8 @@ static int line_format_init(ddb_line_format *f, ddb_out_format fmt, const ddb_en
     f->delim = opts && opts->delimiter ? opts->delimiter : ',';
     f->extra_plain = opts && opts->extra_plain;
     f->typed_values = opts && opts->typed_values;
+    f->keys = opts ? opts->keys : NULL;
+    f->n_keys = opts ? opts->n_keys : 0;
     if (fmt != DDB_OUT_NDJSON || e == NULL)
         return 0;
     /* the names as written, once, not escaped again for every record */
@@ -425,8 +437,8 @@ int ddb_line_format_new(ddb_line_format **out, ddb_out_format fmt, const ddb_ent
 {
     ddb_line_format *f;
     *out = NULL;
-    if (fmt == DDB_OUT_PARQUET || (fmt == DDB_OUT_CSV && e == NULL))
-        return 0; /* columns (Parquet's, the union CSV's) are the writer's state */
+    if (fmt == DDB_OUT_CSV && e == NULL)
+        return 0; /* columns (the union CSV's) are the writer's state */
     if ((f = calloc(1, sizeof(*f))) == NULL)
         return DDB_ENOMEM;
     if (line_format_init(f, fmt, e, opts) != 0) {

@@ -13,12 +13,13 @@
  */
 #include "ddbpipe/writer.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ddbpipe/json.h"
 #include "write/csv_cell.h"
-#include "write/parquet.h"
+#include "write/parquet_row.h"
 
 typedef struct pq_writer {
     ddb_writer base;
@@ -26,12 +27,9 @@ typedef struct pq_writer {
     const ddb_entity *e;
     int extra_plain;
     int ended; /* the footer is written */
-    ddb_buf json;
-    unsigned char *used; /* per attribute of the record: in a column */
-    size_t used_cap;
-    ptrdiff_t *at; /* per field: the attribute in its column, or -1 */
+    ddb_buf json; /* a record's row (pq_row_put), or an item's JSON */
+    ddb_format_scratch scratch;
     size_t *col;   /* per field: its first column (a STRUCT has one per member) */
-    size_t extra;  /* the _extra column */
     /* without an entity: the key columns before "item" (names owned) */
     ddb_key_attr *keys;
     size_t n_keys;
@@ -75,184 +73,16 @@ static pq_column_def column_of(const ddb_field *fd)
     return d;
 }
 
-/* A value of column col's declared type into it. */
-static void put_field(pq_writer *w, size_t col, const ddb_value *v)
-{
-    unsigned char b;
-    switch (v->type) {
-    case DDB_TYPE_S:
-    case DDB_TYPE_N:
-    case DDB_TYPE_B:
-        pq_put(w->f, col, v->u.s.ptr, v->u.s.len);
-        break;
-    case DDB_TYPE_BOOL:
-        b = v->u.boolean != 0;
-        pq_put(w->f, col, &b, 1);
-        break;
-    case DDB_TYPE_SS:
-    case DDB_TYPE_NS:
-    case DDB_TYPE_BS:
-        pq_put_list(w->f, col, v->u.l.count);
-        for (size_t i = 0; i < v->u.l.count; i++)
-            pq_put_elem(w->f, col, i, v->u.l.items[i].u.s.ptr, v->u.l.items[i].u.s.len);
-        break;
-    case DDB_TYPE_M:
-        ddb_buf_clear(&w->json);
-        ddb_json_put_typed_map(&w->json, &v->u.m);
-        pq_put(w->f, col, w->json.ptr, w->json.len);
-        break;
-    default:
-        ddb_buf_clear(&w->json);
-        if (v->type == DDB_TYPE_L) {
-            /* the list's DynamoDB JSON without its {"L":...} wrapper, as a map's */
-            ddb_buf_putc(&w->json, '[');
-            for (size_t i = 0; i < v->u.l.count; i++) {
-                if (i)
-                    ddb_buf_putc(&w->json, ',');
-                ddb_json_put_typed_value(&w->json, &v->u.l.items[i]);
-            }
-            ddb_buf_putc(&w->json, ']');
-        } else {
-            ddb_json_put_typed_value(&w->json, v);
-        }
-        pq_put(w->f, col, w->json.ptr, w->json.len);
-        break;
-    }
-}
-
-/* Which of fd's declared members is named name: its index, or n_members. */
-static size_t member_index(const ddb_field *fd, const ddb_str *name)
-{
-    size_t j = 0;
-    while (j < fd->n_members && !(name->len == fd->members[j].name_len &&
-                                  memcmp(name->ptr, fd->members[j].name, name->len) == 0))
-        j++;
-    return j;
-}
-
-/* The member of map m that fd's member j declares, or NULL. */
-static const ddb_value *member_of(const ddb_map *m, const ddb_field *fd, size_t j)
-{
-    for (size_t k = 0; k < m->count; k++)
-        if (member_index(fd, &m->attrs[k].name) == j)
-            return &m->attrs[k].value;
-    return NULL;
-}
-
-/* Does map m fit field fd's STRUCT (from column col): every member
- * declared, of its type, and every number one its column holds? */
-static int fits_struct(const pq_writer *w, const ddb_field *fd, size_t col, const ddb_map *m)
-{
-    for (size_t k = 0; k < m->count; k++) {
-        size_t j = member_index(fd, &m->attrs[k].name);
-        const ddb_value *v = &m->attrs[k].value;
-        if (j == fd->n_members || v->type != fd->members[j].type)
-            return 0;
-        if (v->type == DDB_TYPE_N &&
-            pq_number_fits(w->f, col + j, v->u.s.ptr, v->u.s.len, NULL) != 0)
-            return 0;
-        for (size_t i = 0; v->type == DDB_TYPE_NS && i < v->u.l.count; i++)
-            if (pq_number_fits(w->f, col + j, v->u.l.items[i].u.s.ptr, v->u.l.items[i].u.s.len,
-                               NULL) != 0)
-                return 0;
-    }
-    return 1;
-}
-
-/* Which attribute holds each field (used[a] = field + 1), found by the merge
- * walk the other writers make: declared attributes come in field order,
- * named with the mapping's own strings. A value not of its field's type
- * (a NULL), or a map not as declared, is left to _extra, as CSV does. */
-static void place(pq_writer *w, const ddb_map *rec, size_t n_declared, ptrdiff_t *at)
-{
-    size_t c = 0;
-    for (size_t i = 0; i < w->e->n_fields; i++) {
-        const ddb_field *fd = &w->e->fields[i];
-        at[i] = -1;
-        if (c < n_declared &&
-            (rec->attrs[c].name.ptr == fd->name ||
-             (rec->attrs[c].name.len == fd->name_len &&
-              memcmp(rec->attrs[c].name.ptr, fd->name, fd->name_len) == 0))) {
-            if (rec->attrs[c].value.type == fd->type &&
-                (fd->n_members == 0 || fits_struct(w, fd, w->col[i], &rec->attrs[c].value.u.m))) {
-                at[i] = (ptrdiff_t)c;
-                w->used[c] = 1;
-            }
-            c++;
-        }
-    }
-}
-
-/* Every number a decided DECIMAL column cannot hold refuses the record. */
-static int check_numbers(pq_writer *w, const ddb_map *rec, const ptrdiff_t *at, ddb_error *err)
-{
-    for (size_t i = 0; i < w->e->n_fields; i++) {
-        const ddb_value *v;
-        int rc = 0;
-        if (at[i] < 0)
-            continue;
-        v = &rec->attrs[at[i]].value;
-        if (v->type == DDB_TYPE_N)
-            rc = pq_number_fits(w->f, w->col[i], v->u.s.ptr, v->u.s.len, err);
-        for (size_t k = 0; rc == 0 && v->type == DDB_TYPE_NS && k < v->u.l.count; k++)
-            rc = pq_number_fits(w->f, w->col[i], v->u.l.items[k].u.s.ptr,
-                                v->u.l.items[k].u.s.len, err);
-        if (rc != 0)
-            return rc;
-    }
-    return 0;
-}
-
-static void put_extra(pq_writer *w, const ddb_map *rec)
-{
-    ddb_buf_clear(&w->json);
-    if (ddb_csv_extra_text(&w->json, rec, w->used, w->extra_plain))
-        pq_put(w->f, w->extra, w->json.ptr, w->json.len);
-    else
-        pq_put_null(w->f, w->extra);
-}
-
-/* Field i's column or columns: a STRUCT's members one by one. */
-static void put_columns(pq_writer *w, size_t i, const ddb_value *v)
-{
-    const ddb_field *fd = &w->e->fields[i];
-    if (fd->n_members == 0) {
-        if (v == NULL)
-            pq_put_null(w->f, w->col[i]);
-        else
-            put_field(w, w->col[i], v);
-        return;
-    }
-    for (size_t j = 0; j < fd->n_members; j++) {
-        const ddb_value *m = v ? member_of(&v->u.m, fd, j) : NULL;
-        if (v == NULL)
-            pq_put_null(w->f, w->col[i] + j);
-        else if (m == NULL)
-            pq_put_member_null(w->f, w->col[i] + j);
-        else
-            put_field(w, w->col[i] + j, m);
-    }
-}
-
+/* The record's row, made here (f's numbers decide where a STRUCT goes and
+ * what is refused), into its columns. */
 static int write_record(pq_writer *w, const ddb_map *rec, size_t n_declared, ddb_error *err)
 {
-    ptrdiff_t *at = w->at;
-    if (rec->count > w->used_cap) {
-        unsigned char *u = realloc(w->used, rec->count);
-        if (u == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        w->used = u;
-        w->used_cap = rec->count;
-    }
-    if (rec->count)
-        memset(w->used, 0, rec->count);
-    place(w, rec, n_declared, at);
-    if (check_numbers(w, rec, at, err) != 0)
-        return DDB_WRITER_REFUSED;
-    for (size_t i = 0; i < w->e->n_fields; i++)
-        put_columns(w, i, at[i] < 0 ? NULL : &rec->attrs[at[i]].value);
-    put_extra(w, rec);
-    return 0;
+    int rc;
+    ddb_buf_clear(&w->json);
+    rc = pq_row_put(&w->json, &w->scratch, w->e, w->extra_plain, rec, n_declared, w->f, err);
+    if (rc != 0)
+        return rc;
+    return pq_row_write(w->f, w->json.ptr, w->json.len, 0);
 }
 
 static int open_items(pq_writer *w, const ddb_map *first, ddb_error *err);
@@ -281,26 +111,54 @@ static int put_keys(pq_writer *w, const ddb_map *rec, ddb_error *err)
     return 0;
 }
 
+/* The row put: ends it in the file, and counts it. */
+static int end_row(pq_writer *w, ddb_error *err)
+{
+    int rc;
+    if ((rc = pq_end_row(w->f, err)) != 0)
+        return rc;
+    w->base.records++;
+    return 0;
+}
+
 static int pw_write(ddb_writer *base, const ddb_map *rec, size_t n_declared, ddb_error *err)
 {
     pq_writer *w = (pq_writer *)base;
     int rc;
     if (w->e != NULL) {
         if ((rc = write_record(w, rec, n_declared, err)) != 0)
-            return rc;
+            return rc == DDB_ENOMEM ? ddb_error_set(err, rc, "out of memory formatting a record")
+                                    : rc;
     } else {
         if ((rc = put_keys(w, rec, err)) != 0)
             return rc;
         ddb_buf_clear(&w->json);
         ddb_json_put_typed_map(&w->json, rec);
         pq_put(w->f, w->n_keys, w->json.ptr, w->json.len);
+        if (w->json.oom)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
     }
-    if (w->json.oom)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
-    if ((rc = pq_end_row(w->f, err)) != 0)
-        return rc;
-    base->records++;
-    return 0;
+    return end_row(w, err);
+}
+
+static const ddb_writer_vtable parquet_vt;
+
+/* A row another thread made is put as it is while the file's number
+ * columns hold its numbers; else rec is written as pw_write would (a column
+ * decided since may now refuse it, or send a STRUCT to _extra). */
+int pq_writer_write_row(ddb_writer *base, const char *line, size_t len, const ddb_map *rec,
+                        size_t n_declared, ddb_error *err)
+{
+    pq_writer *w = (pq_writer *)base;
+    int rc;
+    assert(base->vt == &parquet_vt);
+    if (w->e != NULL)
+        rc = pq_row_write(w->f, line, len, 1);
+    else /* the first item opens the file, its keys' types unknown till then */
+        rc = w->f == NULL || pq_item_row_write(w->f, w->keys, w->n_keys, line, len);
+    if (rc != 0)
+        return pw_write(base, rec, n_declared, err);
+    return end_row(w, err);
 }
 
 static int end_file(pq_writer *w, ddb_error *err)
@@ -332,8 +190,7 @@ static void pw_free(ddb_writer *base)
     pq_writer *w = (pq_writer *)base;
     pq_file_free(w->f);
     ddb_buf_dispose(&w->json);
-    free(w->used);
-    free(w->at);
+    ddb_format_scratch_dispose(&w->scratch);
     free(w->col);
     for (size_t k = 0; k < w->n_keys; k++)
         free((char *)w->keys[k].name);
@@ -370,7 +227,6 @@ static int open_columns(pq_writer *w, ddb_error *err)
         field_columns(w, i, cols);
         at += pq_field_columns(&w->e->fields[i]);
     }
-    w->extra = n - 1;
     cols[n - 1] = (pq_column_def){DDB_EXTRA_FIELD, 6, PQ_JSON, 0, 0, 0, NULL, 0};
     rc = pq_file_new(&w->f, w->base.sink, cols, n, &w->po, err);
     free(cols);
@@ -442,8 +298,7 @@ int ddb_writer_new_parquet(ddb_writer **out, ddb_sink *sink, const ddb_entity *e
     w->base.sink = sink;
     w->e = e;
     if (take_opts(w, opts) != 0 ||
-        (e != NULL && ((w->at = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->at))) == NULL ||
-                       (w->col = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->col))) == NULL))) {
+        (e != NULL && (w->col = malloc((e->n_fields ? e->n_fields : 1) * sizeof(*w->col))) == NULL)) {
         ddb_writer_free(&w->base);
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }

@@ -365,3 +365,175 @@ Test(parquet, decimal_bytes_from_the_digits_as_from_the_parse)
         cr_assert_eq(memcmp(got, want, 16), 0, "%s at scale %d", t, cases[i].scale);
     }
 }
+
+static const char struct_mapping_text[] =
+    "{\"table\":{\"name\":\"T\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"}},"
+    "\"entities\":[{\"name\":\"E\",\"keys\":{\"pk\":\"e#{id}\"},"
+    "\"fields\":[{\"name\":\"id\",\"type\":\"S\"},{\"name\":\"price\",\"type\":\"N\"},"
+    "{\"name\":\"dims\",\"type\":\"M\",\"fields\":[{\"name\":\"w\",\"type\":\"N\"},"
+    "{\"name\":\"tags\",\"type\":\"SS\"}]},{\"name\":\"on\",\"type\":\"BOOL\"}]}]}";
+
+/* Record i of rows_made_ahead: id, price, dims.w (NULL: no dims), and an
+ * undeclared attribute for _extra. */
+static void ahead_record(ddb_map *rec, ddb_attr *attrs, ddb_attr *dims, ddb_value *tags,
+                         const ddb_entity *e, const char *id, const char *price, const char *w)
+{
+    size_t n = 0;
+    attrs[n].name = (ddb_str){e->fields[0].name, e->fields[0].name_len};
+    attrs[n].value = (ddb_value){.type = DDB_TYPE_S, .u.s = {id, strlen(id)}};
+    attrs[++n].name = (ddb_str){e->fields[1].name, e->fields[1].name_len};
+    attrs[n].value = (ddb_value){.type = DDB_TYPE_N, .u.s = {price, strlen(price)}};
+    if (w != NULL) {
+        dims[0].name = (ddb_str){"w", 1};
+        dims[0].value = (ddb_value){.type = DDB_TYPE_N, .u.s = {w, strlen(w)}};
+        tags[0] = (ddb_value){.type = DDB_TYPE_S, .u.s = {"x", 1}};
+        tags[1] = (ddb_value){.type = DDB_TYPE_S, .u.s = {"y", 1}};
+        dims[1].name = (ddb_str){"tags", 4};
+        dims[1].value = (ddb_value){.type = DDB_TYPE_SS, .u.l = {tags, 2}};
+        attrs[++n].name = (ddb_str){e->fields[2].name, e->fields[2].name_len};
+        attrs[n].value = (ddb_value){.type = DDB_TYPE_M, .u.m = {dims, 2}};
+    }
+    attrs[++n].name = (ddb_str){e->fields[3].name, e->fields[3].name_len};
+    attrs[n].value = (ddb_value){.type = DDB_TYPE_BOOL, .u.boolean = 1};
+    attrs[++n].name = (ddb_str){"note", 4};
+    attrs[n].value = (ddb_value){.type = DDB_TYPE_S, .u.s = {id, strlen(id)}};
+    *rec = (ddb_map){attrs, n + 1};
+}
+
+/* Two Parquet writers of e (NULL: items) alike: w[0] is given the rows
+ * made ahead, w[1] the records. */
+static void new_pair(ddb_writer *w[2], const ddb_entity *e, const ddb_writer_opts *opts)
+{
+    ddb_error err = {0, ""};
+    for (int k = 0; k < 2; k++) {
+        ddb_sink *sink = NULL;
+        cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
+        cr_assert_eq(ddb_writer_new(&w[k], DDB_OUT_PARQUET, sink, e, opts, &err), 0);
+    }
+}
+
+/* Record i as its row made ahead into w[0] and as itself into w[1]: the
+ * same answer, want (0 or DDB_WRITER_REFUSED), with the same reason. */
+static void write_pair(ddb_writer *w[2], size_t i, const ddb_buf *made, const ddb_map *rec,
+                       size_t declared, int want)
+{
+    ddb_error err = {0, ""}, err2 = {0, ""};
+    int rc = ddb_writer_write_line(w[0], made->ptr, made->len, rec, declared, &err);
+    int rc2 = ddb_writer_write(w[1], rec, declared, &err2);
+    cr_assert_eq(rc, rc2, "record %zu: %d against %d (%s)", i, rc, rc2, err.message);
+    cr_assert_str_eq(err.message, err2.message);
+    cr_assert_eq(rc, want, "record %zu: %s", i, err.message);
+}
+
+/* Finishes both, which hold records rows: the same bytes, w[0]'s in *data. */
+static void finish_pair(ddb_writer *w[2], uint64_t records, const char **data, size_t *len)
+{
+    ddb_error err = {0, ""};
+    const char *d[2];
+    size_t n[2];
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(w[k]->records, records);
+        cr_assert_eq(ddb_writer_finish(w[k], &err), 0, "%s", err.message);
+        d[k] = ddb_sink_memory_data(w[k]->sink, &n[k]);
+    }
+    cr_assert_eq(n[0], n[1]);
+    cr_assert_eq(memcmp(d[0], d[1], n[0]), 0);
+    *data = d[0];
+    *len = n[0];
+}
+
+static void free_pair(ddb_writer *w[2], ddb_line_format *lf, ddb_format_scratch *s,
+                      ddb_buf made[4])
+{
+    for (size_t i = 0; i < 4; i++)
+        ddb_buf_dispose(&made[i]);
+    ddb_format_scratch_dispose(s);
+    ddb_line_format_free(lf);
+    ddb_writer_free(w[0]);
+    ddb_writer_free(w[1]);
+}
+
+/* Rows made by other threads before the file decided its number columns
+ * (as --threads makes them ahead of the writer) are written as the records
+ * would be: a price the decided DECIMAL cannot hold refused with the same
+ * reason, a STRUCT whose member it cannot hold sent whole to _extra, and
+ * the file byte for byte the one ddb_writer_write makes. */
+Test(parquet_writer, rows_made_ahead_are_written_as_their_records)
+{
+    static const char *const rows[][3] = {
+        {"a", "2.5", "1.5"}, {"b", "1.25", NULL}, {"c", "3", "0.25"}, {"d", "-4.5", "7"}};
+    ddb_mapping *m = NULL;
+    ddb_writer *w[2] = {NULL, NULL};
+    ddb_writer_opts opts = {.parquet_group_rows = 1, .parquet_codec = DDB_PARQUET_NONE};
+    static const char moved[] = "\"dims\":{\"M\":{\"w\":{\"N\":\"0.25\"}";
+    int found = 0;
+    ddb_line_format *lf = NULL;
+    ddb_format_scratch s = {DDB_BUF_INIT, DDB_BUF_INIT};
+    ddb_buf made[4] = {DDB_BUF_INIT, DDB_BUF_INIT, DDB_BUF_INIT, DDB_BUF_INIT};
+    ddb_error err = {0, ""};
+    const char *data;
+    size_t len;
+    cr_assert_eq(ddb_mapping_parse(&m, struct_mapping_text, strlen(struct_mapping_text), "t",
+                                   &err), 0, "%s", err.message);
+    const ddb_entity *e = &m->entities[0];
+    new_pair(w, e, &opts);
+    cr_assert_eq(ddb_line_format_new(&lf, DDB_OUT_PARQUET, e, &opts), 0);
+    cr_assert_not_null(lf);
+    for (size_t i = 0; i < 4; i++) { /* every row made before the first is written */
+        ddb_attr attrs[5], dims[2];
+        ddb_value tags[2];
+        ddb_map rec;
+        ahead_record(&rec, attrs, dims, tags, e, rows[i][0], rows[i][1], rows[i][2]);
+        cr_assert_eq(ddb_line_format_put(lf, &made[i], &s, &rec, rows[i][2] ? 4 : 3), 0);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        ddb_attr attrs[5], dims[2];
+        ddb_value tags[2];
+        ddb_map rec;
+        ahead_record(&rec, attrs, dims, tags, e, rows[i][0], rows[i][1], rows[i][2]);
+        write_pair(w, i, &made[i], &rec, rows[i][2] ? 4 : 3, i == 1 ? DDB_WRITER_REFUSED : 0);
+    }
+    finish_pair(w, 3, &data, &len);
+    /* c's dims (w 0.25 past dims.w's DECIMAL(38,1)) went to _extra */
+    for (size_t i = 0; i + sizeof(moved) - 1 <= len && !found; i++)
+        found = memcmp(data + i, moved, sizeof(moved) - 1) == 0;
+    cr_assert(found);
+    free_pair(w, lf, &s, made);
+    ddb_mapping_free(m);
+}
+
+/* The same for items (no entity): a key column's type taken from the first
+ * item, a key's number its DECIMAL cannot hold refused, a key of another
+ * type null, whatever the rows made before the file was opened. */
+Test(parquet_writer, item_rows_made_ahead_are_written_as_their_items)
+{
+    static const char *const keys[][2] = {{"a", "2.5"}, {"b", "1.25"}, {"c", NULL}, {"d", "7"}};
+    const ddb_key_attr key_attrs[2] = {{"pk", DDB_TYPE_NONE}, {"n", DDB_TYPE_NONE}};
+    ddb_writer *w[2] = {NULL, NULL};
+    ddb_writer_opts opts = {.parquet_group_rows = 1, .keys = key_attrs, .n_keys = 2};
+    ddb_line_format *lf = NULL;
+    ddb_format_scratch s = {DDB_BUF_INIT, DDB_BUF_INIT};
+    ddb_buf made[4] = {DDB_BUF_INIT, DDB_BUF_INIT, DDB_BUF_INIT, DDB_BUF_INIT};
+    const char *data;
+    size_t len;
+    ddb_attr attrs[4][2];
+    ddb_map items[4];
+    for (size_t i = 0; i < 4; i++) {
+        attrs[i][0].name = (ddb_str){"pk", 2};
+        attrs[i][0].value = (ddb_value){.type = DDB_TYPE_S, .u.s = {keys[i][0], 1}};
+        attrs[i][1].name = (ddb_str){"n", 1};
+        attrs[i][1].value = keys[i][1] ? (ddb_value){.type = DDB_TYPE_N,
+                                                     .u.s = {keys[i][1], strlen(keys[i][1])}}
+                                       : (ddb_value){.type = DDB_TYPE_S, .u.s = {"x", 1}};
+        items[i] = (ddb_map){attrs[i], 2};
+    }
+    new_pair(w, NULL, &opts);
+    cr_assert_eq(ddb_line_format_new(&lf, DDB_OUT_PARQUET, NULL, &opts), 0);
+    cr_assert_not_null(lf);
+    for (size_t i = 0; i < 4; i++)
+        cr_assert_eq(ddb_line_format_put(lf, &made[i], &s, &items[i], 0), 0);
+    for (size_t i = 0; i < 4; i++)
+        write_pair(w, i, &made[i], &items[i], 0, i == 1 ? DDB_WRITER_REFUSED : 0);
+    finish_pair(w, 3, &data, &len);
+    free_pair(w, lf, &s, made);
+}
