@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "ddbpipe/csv.h"
 #include "ddbpipe/json.h"
 
 int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v)
@@ -44,6 +45,22 @@ int ddb_csv_typed_cell_text(ddb_buf *b, const ddb_value *v)
     default:
         return ddb_csv_cell_text(b, v);
     }
+}
+
+void ddb_csv_put_cell(ddb_buf *line, ddb_buf *cell, const ddb_value *v, char delim, int typed)
+{
+    if ((v->type == DDB_TYPE_S || v->type == DDB_TYPE_N) && v->u.s.len > 0) {
+        /* their cell text is their own text: no copy through cell */
+        ddb_csv_put_field(line, v->u.s.ptr, v->u.s.len, delim, 0);
+        return;
+    }
+    ddb_buf_clear(cell);
+    if (typed)
+        ddb_csv_typed_cell_text(cell, v);
+    else
+        ddb_csv_cell_text(cell, v);
+    /* An empty value (string or binary) is quoted so it does not read back as "absent". */
+    ddb_csv_put_field(line, cell->ptr ? cell->ptr : "", cell->len, delim, cell->len == 0);
 }
 
 size_t ddb_csv_extra_text(ddb_buf *b, const ddb_map *rec, const unsigned char *used, int plain)

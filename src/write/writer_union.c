@@ -61,19 +61,6 @@ typedef struct union_writer {
     ddb_format_scratch s;
 } union_writer;
 
-/* Appends v's cell, as in the CSV: typed text, quoted when it must be. */
-static void put_cell(ddb_buf *out, ddb_buf *cell, const ddb_value *v, char delim)
-{
-    if ((v->type == DDB_TYPE_S || v->type == DDB_TYPE_N) && v->u.s.len > 0) {
-        ddb_csv_put_field(out, v->u.s.ptr, v->u.s.len, delim, 0);
-        return;
-    }
-    ddb_buf_clear(cell);
-    ddb_csv_typed_cell_text(cell, v);
-    /* An empty value (string or binary) is quoted so it does not read back as "absent". */
-    ddb_csv_put_field(out, cell->ptr ? cell->ptr : "", cell->len, delim, cell->len == 0);
-}
-
 static void put_u32(char *o, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
@@ -97,7 +84,7 @@ int ddb_csv_union_cells(ddb_buf *out, ddb_format_scratch *s, const ddb_map *rec,
             put_u32(out->ptr + at, NO_CELL);
             continue;
         }
-        put_cell(out, &s->cell, &rec->attrs[i].value, delim ? delim : ',');
+        ddb_csv_put_cell(out, &s->cell, &rec->attrs[i].value, delim ? delim : ',', 1);
         if (out->oom || s->cell.oom || (len = out->len - at - 4) >= NO_CELL)
             return DDB_ENOMEM;
         put_u32(out->ptr + at, (uint32_t)len);
