@@ -51,6 +51,14 @@ static void put(ddb_writer *w, const char *typed)
     cr_assert_eq(ddb_writer_write(w, &rec, 0, &err), 0, "%s", err.message);
 }
 
+/* The spill made durable: the bytes a resumed run keeps. */
+static uint64_t checkpoint(ddb_writer *w)
+{
+    ddb_error err;
+    cr_assert_eq(ddb_sink_checkpoint(ddb_writer_spill(w, NULL), &err), 0, "%s", err.message);
+    return ddb_sink_file_length(ddb_writer_spill(w, NULL));
+}
+
 static void expect_output(ddb_writer *w, const char *want)
 {
     tu_expect_writer_output(w, want);
@@ -100,11 +108,9 @@ Test(union_csv, resume_relearns_the_columns)
 {
     const char *spill = tu_path(tdir, "s2");
     ddb_writer *w = union_writer(spill, 0, 0, 1);
-    ddb_error err;
     uint64_t keep;
     put(w, "{\"pk\":{\"S\":\"a\"},\"n\":{\"N\":\"1\"}}");
-    cr_assert_eq(ddb_sink_checkpoint(ddb_writer_spill(w, NULL), &err), 0);
-    keep = ddb_sink_file_length(ddb_writer_spill(w, NULL));
+    keep = checkpoint(w);
     put(w, "{\"pk\":{\"S\":\"lost\"},\"x\":{\"S\":\"after the checkpoint\"}}");
     ddb_writer_free(w);
     w = union_writer(spill, 1, keep, 1);
@@ -137,13 +143,11 @@ Test(union_csv, resume_relearns_a_column_typed_late)
 {
     const char *spill = tu_path(tdir, "s3");
     ddb_writer *w = union_writer(spill, 0, 0, 1);
-    ddb_error err;
     uint64_t keep;
     put(w, "{\"late\":{\"NULL\":true},\"pk\":{\"S\":\"a\"}}");
     put(w, "{\"pk\":{\"S\":\"b\"},\"late\":{\"N\":\"7\"}}");
     put(w, "{\"late\":{\"N\":\"8\"},\"pk\":{\"S\":\"c\"}}");
-    cr_assert_eq(ddb_sink_checkpoint(ddb_writer_spill(w, NULL), &err), 0);
-    keep = ddb_sink_file_length(ddb_writer_spill(w, NULL));
+    keep = checkpoint(w);
     ddb_writer_free(w);
     w = union_writer(spill, 1, keep, 1);
     cr_assert_eq(w->records, 3);
