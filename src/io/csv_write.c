@@ -99,6 +99,7 @@ static inline int short_needs_quotes(const char *s, size_t len, char delimiter)
 int ddb_csv_put_field(ddb_buf *b, const char *s, size_t len, char delimiter, int force_quote)
 {
     int quote = force_quote;
+    char *o;
 
     if (!quote && len >= COPY_MIN) {
         if ((b->cap - b->len <= len || b->oom) && ddb_buf_reserve(b, len) != 0)
@@ -114,20 +115,26 @@ int ddb_csv_put_field(ddb_buf *b, const char *s, size_t len, char delimiter, int
     }
     if (!quote)
         return ddb_buf_append(b, s, len);
-    if (ddb_buf_reserve(b, len + 2) != 0)
+    /* room for every byte a quote: the cell is then written with no check
+     * per piece (JSON in a cell has a quote every few bytes) */
+    if (len > (SIZE_MAX - 2) / 2 || ddb_buf_reserve(b, 2 * len + 2) != 0)
         return DDB_ENOMEM;
-    ddb_buf_putc(b, '"');
+    o = b->ptr + b->len;
+    *o++ = '"';
     /* counted by what is left, not s + len: an empty cell may come as NULL, 0 */
     for (size_t left = len; left > 0;) {
         const char *qt = memchr(s, '"', left);
         size_t chunk = qt ? (size_t)(qt - s) + 1 : left;
 
-        ddb_buf_append(b, s, chunk);
+        memcpy(o, s, chunk);
+        o += chunk;
         if (qt != NULL)
-            ddb_buf_putc(b, '"');
+            *o++ = '"';
         s += chunk;
         left -= chunk;
     }
-    ddb_buf_putc(b, '"');
+    *o++ = '"';
+    b->len = (size_t)(o - b->ptr);
+    b->ptr[b->len] = '\0';
     return b->oom ? DDB_ENOMEM : 0;
 }
