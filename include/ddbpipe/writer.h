@@ -183,9 +183,9 @@ void ddb_writer_free(ddb_writer *w);
 /*
  * CSV of items without a mapping, every attribute in a column of its own: the
  * header (typed, the union of every record's attributes in order of first
- * appearance) is known only at the end, so records are spooled as DynamoDB
- * JSON lines to spill_path until finish writes the header and the rows into
- * sink. Memory holds only the columns. A value whose type differs from its
+ * appearance) is known only at the end, so rows are spooled, their cells
+ * already CSV, to spill_path until finish writes the header and lays the rows
+ * out under it into sink. Memory holds only the columns. A value whose type differs from its
  * column's (the first seen) goes to _extra. With resume, the spill file is
  * cut to keep bytes and continued (its columns are read again); free()
  * without finish() removes the spill file unless keep_spill. Takes ownership
@@ -194,6 +194,19 @@ void ddb_writer_free(ddb_writer *w);
 DDB_MUST_USE int ddb_writer_new_csv_union(ddb_writer **out, ddb_sink *sink, const char *spill_path,
                                           int resume, uint64_t keep, int keep_spill,
                                           const ddb_writer_opts *opts, ddb_error *err);
+
+/* Appends to out the cells of rec as a CSV union writer with delimiter delim
+ * (0: a comma) writes them, for ddb_writer_write_cells: a cell's text depends
+ * on its value alone, so any thread may make them while the writer writes.
+ * Uses s. Returns 0 or DDB_ENOMEM. */
+DDB_MUST_USE int ddb_csv_union_cells(ddb_buf *out, ddb_format_scratch *s, const ddb_map *rec,
+                                     char delim);
+
+/* Writes rec with its cells made by ddb_csv_union_cells, and counts it. w is
+ * a CSV union writer (ddb_writer_spill(w) is not NULL). Returns 0,
+ * DDB_EUSAGE (too many columns), DDB_ENOMEM or the spill's error. */
+DDB_MUST_USE int ddb_writer_write_cells(ddb_writer *w, const ddb_map *rec, const char *cells,
+                                        ddb_error *err);
 
 /* The spill of a CSV union writer (NULL for other writers), to checkpoint. */
 ddb_sink *ddb_writer_spill(ddb_writer *w, const char **path);

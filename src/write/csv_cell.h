@@ -17,6 +17,10 @@ int ddb_csv_cell_text(ddb_buf *b, const ddb_value *v);
  * the CSV reader reads back exactly. */
 int ddb_csv_typed_cell_text(ddb_buf *b, const ddb_value *v);
 
+/* Appends v's cell (typed: ddb_csv_typed_cell_text) to line as a CSV field,
+ * quoted when it must be, using cell for its text. */
+void ddb_csv_put_cell(ddb_buf *line, ddb_buf *cell, const ddb_value *v, char delim, int typed);
+
 /* Appends the "_extra" cell's text, of CSV and of Parquet's _extra column: a
  * JSON object of every attribute of rec not placed in a column (used[i] 0),
  * its values DynamoDB JSON, or plain JSON when plain. Returns the number of

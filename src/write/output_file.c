@@ -246,6 +246,14 @@ static ptrdiff_t partition_field(const file_output *fo, const ddb_entity *e)
     return -1;
 }
 
+/* Whether e's records go to a CSV union writer (open_union_writer). */
+static int union_csv(const file_output *fo, const ddb_entity *e)
+{
+    if (fo->opts.records && (partition_field(fo, e) >= 0 || fo->opts.max_file_bytes > 0))
+        return 0;
+    return fo->opts.format == DDB_OUT_CSV && (e == NULL || !fo->opts.records);
+}
+
 /* An entity's records in Hive folders under DIR/<Entity>[.deletes] (field
  * >= 0), or in parts of --max-file-size there (field -1; e NULL: items). */
 static int open_partitioned(file_output *fo, file_slot *slot, const ddb_entity *e, ptrdiff_t field,
@@ -305,7 +313,7 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if ((rc = open_sink(&sink, fo, slot->path, &wo.appending, err)) != 0)
         return rc;
-    if (fo->opts.format == DDB_OUT_CSV && (e == NULL || !fo->opts.records))
+    if (union_csv(fo, e))
         return open_union_writer(fo, slot, sink, &wo, err);
     /* Items (convert, encode) are written whole; records follow their entity. */
     return ddb_writer_new(&slot->w, fo->opts.format, sink, fo->opts.records ? e : NULL, &wo, err);
@@ -325,7 +333,9 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
     if (slot->w == NULL && (rc = open_slot(fo, slot, fo->opts.mapping ? (int)i : -1,
                                            kind == DDB_REC_DELETE, err)) != 0)
         return rc;
-    if (origin != NULL && origin->formatted != NULL) /* fo_format made it */
+    if (origin != NULL && origin->formatted != NULL && ddb_writer_spill(slot->w, NULL) != NULL)
+        rc = ddb_writer_write_cells(slot->w, rec, origin->formatted, &werr); /* fo_format's */
+    else if (origin != NULL && origin->formatted != NULL) /* fo_format made it */
         rc = ddb_writer_write_line(slot->w, origin->formatted, origin->formatted_len, rec,
                                    fo->opts.records ? n_declared : 0, &werr);
     else
@@ -351,6 +361,8 @@ static int fo_format(const ddb_output *o, int index, ddb_record_kind kind, const
     const file_output *fo = (const file_output *)o;
     size_t i = index < 0 || fo->opts.mapping == NULL ? 0 : (size_t)index;
     (void)kind; /* an entity's deletes file is written as its main one */
+    if (fo->formats[i] == NULL && union_csv(fo, slot_entity(fo, fo->opts.mapping ? (int)i : -1)))
+        return ddb_csv_union_cells(line, s, rec, fo->opts.delimiter);
     if (fo->formats[i] == NULL)
         return 1;
     return ddb_line_format_put(fo->formats[i], line, s, rec, fo->opts.records ? n_declared : 0);

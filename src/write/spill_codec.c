@@ -1,8 +1,8 @@
 /*
- * Records in a spill file as binary frames (see spill_codec.h). Packing
- * measures a record first and then writes it with no bounds checks; unpacking
- * trusts nothing in the frame, since a spill is a file on disk that a crash,
- * a full disk or a hand may have cut.
+ * The frames of a spill file (see spill_codec.h). Writing measures a frame
+ * first and then writes it with no bounds checks; reading trusts nothing in
+ * the frame, since a spill is a file on disk that a crash, a full disk or a
+ * hand may have cut.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,6 @@
 #include "write/spill_codec.h"
 #include "ddbpipe/source.h"
 
-#define SPILL_MAX_DEPTH 64 /* DynamoDB nests at most 32 levels */
 #define SPILL_CHUNK (1u << 20)
 
 static size_t varint_size(size_t v)
@@ -33,114 +32,95 @@ static char *put_varint(char *o, size_t v)
     return o;
 }
 
-static size_t map_size(const ddb_map *m);
-
-static size_t value_size(const ddb_value *v)
+static char *put_bytes(char *o, const char *s, size_t len)
 {
-    size_t n = 1;
-    switch (v->type) {
-    case DDB_TYPE_S:
-    case DDB_TYPE_N:
-    case DDB_TYPE_B:
-        return n + varint_size(v->u.s.len) + v->u.s.len;
-    case DDB_TYPE_BOOL:
-        return n + 1;
-    case DDB_TYPE_M:
-        return n + map_size(&v->u.m);
-    case DDB_TYPE_L:
-    case DDB_TYPE_SS:
-    case DDB_TYPE_NS:
-    case DDB_TYPE_BS:
-        n += varint_size(v->u.l.count);
-        for (size_t i = 0; i < v->u.l.count; i++)
-            n += value_size(&v->u.l.items[i]);
-        return n;
-    default: /* NULL, and NONE never reaches a writer */
-        return n;
-    }
+    o = put_varint(o, len);
+    if (len)
+        memcpy(o, s, len);
+    return o + len;
 }
 
-static size_t map_size(const ddb_map *m)
+/* Room for a frame of body bytes in b, its head written: where the body goes. */
+static char *frame_begin(ddb_buf *b, size_t body)
 {
-    size_t n = varint_size(m->count);
-    for (size_t i = 0; i < m->count; i++)
-        n += varint_size(m->attrs[i].name.len) + m->attrs[i].name.len +
-             value_size(&m->attrs[i].value);
-    return n;
-}
-
-static char *put_bytes(char *o, const ddb_str *s)
-{
-    o = put_varint(o, s->len);
-    if (s->len)
-        memcpy(o, s->ptr, s->len);
-    return o + s->len;
-}
-
-static char *put_map(char *o, const ddb_map *m);
-
-static char *put_value(char *o, const ddb_value *v)
-{
-    *o++ = (char)v->type;
-    switch (v->type) {
-    case DDB_TYPE_S:
-    case DDB_TYPE_N:
-    case DDB_TYPE_B:
-        return put_bytes(o, &v->u.s);
-    case DDB_TYPE_BOOL:
-        *o++ = (char)(v->u.boolean != 0);
-        return o;
-    case DDB_TYPE_M:
-        return put_map(o, &v->u.m);
-    case DDB_TYPE_L:
-    case DDB_TYPE_SS:
-    case DDB_TYPE_NS:
-    case DDB_TYPE_BS:
-        o = put_varint(o, v->u.l.count);
-        for (size_t i = 0; i < v->u.l.count; i++)
-            o = put_value(o, &v->u.l.items[i]);
-        return o;
-    default:
-        return o;
-    }
-}
-
-static char *put_map(char *o, const ddb_map *m)
-{
-    o = put_varint(o, m->count);
-    for (size_t i = 0; i < m->count; i++) {
-        o = put_bytes(o, &m->attrs[i].name);
-        o = put_value(o, &m->attrs[i].value);
-    }
-    return o;
-}
-
-int ddb_spill_pack(ddb_buf *b, const ddb_map *rec)
-{
-    size_t body = map_size(rec);
     char *o;
     if (body > UINT32_MAX) {
         b->oom = 1; /* no item comes near 4 GiB; refuse rather than wrap */
-        return DDB_ENOMEM;
+        return NULL;
     }
     if (ddb_buf_reserve(b, DDB_SPILL_FRAME_HEAD + body) != 0)
-        return DDB_ENOMEM;
+        return NULL;
     o = b->ptr + b->len;
     for (int i = 0; i < DDB_SPILL_FRAME_HEAD; i++)
         o[i] = (char)(unsigned char)(body >> (8 * i));
-    o = put_map(o + DDB_SPILL_FRAME_HEAD, rec);
+    return o + DDB_SPILL_FRAME_HEAD;
+}
+
+static int frame_end(ddb_buf *b, char *o)
+{
     b->len = (size_t)(o - b->ptr);
     b->ptr[b->len] = '\0';
     return 0;
 }
 
-/* ------------------------------------------------------------- unpacking */
+int ddb_spill_put_column(ddb_buf *b, const char *name, size_t len)
+{
+    char *o = frame_begin(b, 1 + varint_size(len) + len);
+    if (o == NULL)
+        return DDB_ENOMEM;
+    *o++ = 'C';
+    return frame_end(b, put_bytes(o, name, len));
+}
+
+int ddb_spill_put_type(ddb_buf *b, size_t col, ddb_type t)
+{
+    char *o = frame_begin(b, 2 + varint_size(col));
+    if (o == NULL)
+        return DDB_ENOMEM;
+    *o++ = 'T';
+    o = put_varint(o, col);
+    *o++ = (char)t;
+    return frame_end(b, o);
+}
+
+int ddb_spill_put_row(ddb_buf *b, const ddb_spill_cell *cells, size_t n, const char *extra,
+                      size_t elen, char delim)
+{
+    int dense = 1;
+    size_t body = 1 + varint_size(n) + varint_size(elen) + elen, line = 0;
+    char *o;
+    for (size_t i = 0; i < n; i++) {
+        dense &= cells[i].col == i;
+        line += cells[i].len + 1;
+        body += varint_size(cells[i].col) + varint_size(cells[i].len) + cells[i].len;
+    }
+    if (dense)
+        body = 1 + varint_size(n) + varint_size(line) + line + varint_size(elen) + elen;
+    if ((o = frame_begin(b, body)) == NULL)
+        return DDB_ENOMEM;
+    *o++ = dense ? 'D' : 'S';
+    o = put_varint(o, n);
+    if (dense)
+        o = put_varint(o, line);
+    for (size_t i = 0; i < n; i++) {
+        if (!dense) {
+            o = put_varint(o, cells[i].col);
+            o = put_varint(o, cells[i].len);
+        }
+        if (cells[i].len)
+            memcpy(o, cells[i].ptr, cells[i].len);
+        o += cells[i].len;
+        if (dense)
+            *o++ = delim;
+    }
+    return frame_end(b, put_bytes(o, extra, elen));
+}
+
+/* --------------------------------------------------------------- reading */
 
 typedef struct cursor {
     const unsigned char *p, *end;
-    ddb_arena *a;
     const char *why; /* the first thing found wrong */
-    int oom;
 } cursor;
 
 static int get_varint(cursor *c, size_t *out)
@@ -148,7 +128,7 @@ static int get_varint(cursor *c, size_t *out)
     size_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
         if (c->p == c->end) {
-            c->why = "a length runs past the end of the record";
+            c->why = "a length runs past the end of the frame";
             return -1;
         }
         unsigned char byte = *c->p++;
@@ -168,7 +148,7 @@ static int get_bytes(cursor *c, ddb_str *s)
     if (get_varint(c, &n) != 0)
         return -1;
     if (n > (size_t)(c->end - c->p)) {
-        c->why = "a string runs past the end of the record";
+        c->why = "a string runs past the end of the frame";
         return -1;
     }
     s->ptr = (const char *)c->p;
@@ -177,115 +157,95 @@ static int get_bytes(cursor *c, ddb_str *s)
     return 0;
 }
 
-/* A count of things that each take at least one byte cannot exceed the bytes left. */
-static int get_count(cursor *c, size_t *n)
-{
-    if (get_varint(c, n) != 0)
-        return -1;
-    if (*n > (size_t)(c->end - c->p)) {
-        c->why = "a count is larger than the record";
-        return -1;
-    }
-    return 0;
-}
-
-static int get_map(cursor *c, ddb_map *m, int depth);
-
-static int get_value(cursor *c, ddb_value *v, int depth)
-{
-    unsigned char t;
-    memset(v, 0, sizeof(*v));
-    if (c->p == c->end) {
-        c->why = "a value runs past the end of the record";
-        return -1;
-    }
-    t = *c->p++;
-    v->type = (ddb_type)t;
-    switch (t) {
-    case DDB_TYPE_S:
-    case DDB_TYPE_N:
-    case DDB_TYPE_B:
-        return get_bytes(c, &v->u.s);
-    case DDB_TYPE_BOOL:
-        if (c->p == c->end || *c->p > 1) {
-            c->why = "a BOOL is neither 0 nor 1";
-            return -1;
-        }
-        v->u.boolean = *c->p++;
-        return 0;
-    case DDB_TYPE_NULL:
-        return 0;
-    case DDB_TYPE_M:
-        if (depth >= SPILL_MAX_DEPTH)
-            break;
-        return get_map(c, &v->u.m, depth + 1);
-    case DDB_TYPE_L:
-    case DDB_TYPE_SS:
-    case DDB_TYPE_NS:
-    case DDB_TYPE_BS: {
-        size_t n;
-        if (depth >= SPILL_MAX_DEPTH)
-            break;
-        if (get_count(c, &n) != 0)
-            return -1;
-        v->u.l.count = n;
-        if (n == 0)
-            return 0;
-        if ((v->u.l.items = ddb_arena_alloc(c->a, n * sizeof(ddb_value))) == NULL) {
-            c->oom = 1;
-            return -1;
-        }
-        for (size_t i = 0; i < n; i++) {
-            if (get_value(c, &v->u.l.items[i], depth + 1) != 0)
-                return -1;
-            if (t != DDB_TYPE_L && v->u.l.items[i].type != ddb_type_set_member(v->type)) {
-                c->why = "a set has a member of another type";
-                return -1;
-            }
-        }
-        return 0;
-    }
-    default:
-        c->why = "a value has an unknown type";
-        return -1;
-    }
-    c->why = "values nest too deep";
-    return -1;
-}
-
-static int get_map(cursor *c, ddb_map *m, int depth)
+/* An S row's cells, columns ascending. */
+static int get_cells(cursor *c, ddb_spill_frame *f, int *oom)
 {
     size_t n;
-    m->attrs = NULL;
-    m->count = 0;
-    if (get_count(c, &n) != 0)
+    if (get_varint(c, &n) != 0)
         return -1;
-    if (n == 0)
-        return 0;
-    if ((m->attrs = ddb_arena_alloc(c->a, n * sizeof(ddb_attr))) == NULL) {
-        c->oom = 1;
+    if (n > (size_t)(c->end - c->p) / 2) { /* a cell takes two bytes at least */
+        c->why = "a count is larger than the frame";
         return -1;
+    }
+    if (n > f->cap) {
+        ddb_spill_cell *nc = realloc(f->cells, n * sizeof(*nc));
+        if (nc == NULL) {
+            *oom = 1;
+            return -1;
+        }
+        f->cells = nc;
+        f->cap = n;
     }
     for (size_t i = 0; i < n; i++) {
-        if (get_bytes(c, &m->attrs[i].name) != 0 || get_value(c, &m->attrs[i].value, depth) != 0)
+        ddb_str s;
+        if (get_varint(c, &f->cells[i].col) != 0 || get_bytes(c, &s) != 0)
             return -1;
-        m->count = i + 1;
+        if (i > 0 && f->cells[i].col <= f->cells[i - 1].col) {
+            c->why = "the columns of a row do not ascend";
+            return -1;
+        }
+        f->cells[i].ptr = s.ptr;
+        f->cells[i].len = s.len;
     }
+    f->n_cells = n;
     return 0;
 }
 
-int ddb_spill_unpack(ddb_map *out, const char *body, size_t len, ddb_arena *a, ddb_error *err)
+static int get_body(cursor *c, ddb_spill_frame *f, int *oom)
 {
-    cursor c = {(const unsigned char *)body, (const unsigned char *)body + len, a, NULL, 0};
-    if (get_map(&c, out, 0) != 0) {
-        if (c.oom)
+    size_t t;
+    f->kind = c->p == c->end ? 0 : (char)*c->p++;
+    switch (f->kind) {
+    case 'C':
+        return get_bytes(c, &f->name);
+    case 'T':
+        if (get_varint(c, &f->col) != 0 || get_varint(c, &t) != 0)
+            return -1;
+        if (t == DDB_TYPE_NONE || t == DDB_TYPE_NULL || t > DDB_TYPE_BS) {
+            c->why = "a column has an unknown type";
+            return -1;
+        }
+        f->type = (ddb_type)t;
+        return 0;
+    case 'D':
+        if (get_varint(c, &f->k) != 0 || get_bytes(c, &f->line) != 0)
+            return -1;
+        if (f->k > f->line.len) { /* each cell ends in a delimiter */
+            c->why = "a count is larger than the frame";
+            return -1;
+        }
+        return get_bytes(c, &f->extra);
+    case 'S':
+        if (get_cells(c, f, oom) != 0)
+            return -1;
+        return get_bytes(c, &f->extra);
+    default:
+        c->why = "a frame has an unknown kind";
+        return -1;
+    }
+}
+
+int ddb_spill_frame_read(ddb_spill_frame *f, const char *body, size_t len, ddb_error *err)
+{
+    cursor c = {(const unsigned char *)body, (const unsigned char *)body + len, NULL};
+    int oom = 0;
+    f->n_cells = 0;
+    if (get_body(&c, f, &oom) != 0) {
+        if (oom)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
         return ddb_error_set(err, DDB_EIO, "%s", c.why);
     }
     if (c.p != c.end)
-        return ddb_error_set(err, DDB_EIO, "%zu bytes follow the record in its frame",
+        return ddb_error_set(err, DDB_EIO, "%zu bytes follow the frame's fields",
                              (size_t)(c.end - c.p));
     return 0;
+}
+
+void ddb_spill_frame_dispose(ddb_spill_frame *f)
+{
+    free(f->cells);
+    f->cells = NULL;
+    f->n_cells = f->cap = 0;
 }
 
 /* ---------------------------------------------------------------- reader */

@@ -90,23 +90,6 @@ static int emit(rec_writer *w, ddb_error *err)
     return rc;
 }
 
-static void put_cell(const ddb_line_format *f, ddb_buf *line, ddb_buf *cell, const ddb_value *v,
-                     int typed)
-{
-    if ((v->type == DDB_TYPE_S || v->type == DDB_TYPE_N) && v->u.s.len > 0) {
-        /* their cell text is their own text: no copy through cell */
-        ddb_csv_put_field(line, v->u.s.ptr, v->u.s.len, f->delim, 0);
-        return;
-    }
-    ddb_buf_clear(cell);
-    if (typed)
-        ddb_csv_typed_cell_text(cell, v);
-    else
-        ddb_csv_cell_text(cell, v);
-    /* An empty value (string or binary) is quoted so it does not read back as "absent". */
-    ddb_csv_put_field(line, cell->ptr ? cell->ptr : "", cell->len, f->delim, cell->len == 0);
-}
-
 static int name_is(const ddb_str *n, const char *s, size_t len)
 {
     return n->len == len && memcmp(n->ptr, s, len) == 0;
@@ -201,7 +184,7 @@ static void format_csv_entity(const ddb_line_format *lf, ddb_buf *line, ddb_form
                                name_is(&rec->attrs[c].name, f->name, f->name_len))) {
             /* CSV cannot hold a NULL in a typed column: it goes to _extra. */
             if (rec->attrs[c].value.type != DDB_TYPE_NULL || f->type == DDB_TYPE_NULL) {
-                put_cell(lf, line, &s->cell, &rec->attrs[c].value, 0);
+                ddb_csv_put_cell(line, &s->cell, &rec->attrs[c].value, lf->delim, 0);
                 used[c] = 1;
             }
             c++;
@@ -342,7 +325,8 @@ static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, dd
         /* A typed column holds only its type; NULL never has a column. */
         if (at >= 0 && rec->attrs[at].value.type != DDB_TYPE_NULL &&
             (t == DDB_TYPE_NONE || rec->attrs[at].value.type == t)) {
-            put_cell(&w->f, &w->line, &w->s.cell, &rec->attrs[at].value, t != DDB_TYPE_NONE);
+            ddb_csv_put_cell(&w->line, &w->s.cell, &rec->attrs[at].value, w->f.delim,
+                             t != DDB_TYPE_NONE);
             used[at] = 1;
         }
         ddb_buf_putc(&w->line, w->f.delim);

@@ -2,11 +2,17 @@
  * CSV of items without a mapping (see writer.h, ddb_writer_new_csv_union):
  * every attribute in a column of its own, its type in the header (price:N),
  * so the file reads back to the same items. The header is the union of the
- * attributes of all records, known only at the end: records are spooled to a
- * spill file (binary frames, spill_codec.h: nothing escaped on the way out or
- * lexed on the way back), and finish writes the header and replays the spill
- * through the ordinary CSV writer with those columns.
+ * attributes of all records, known only at the end; but a cell is not: a
+ * column's type is its first non-NULL value's, fixed before any cell of it
+ * is placed, and a value of another type (or NULL, or a second attribute of
+ * the same name) goes to _extra whenever it comes. So each record is written
+ * to a spill file as its row already, the cells as CSV bytes tagged with
+ * their columns (spill_codec.h), and finish writes the header and lays the
+ * rows out under it, copying bytes. A cell's bytes depend on the value
+ * alone, so worker threads make them (ddb_csv_union_cells) and the writer
+ * only numbers the columns.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,59 +20,165 @@
 #include <unistd.h>
 
 #include "ddbpipe/array.h"
+#include "ddbpipe/csv.h"
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/writer.h"
 #include "ddbpipe/sink.h"
 #include "ddbpipe/source.h"
 #include "core/name_set.h"
+#include "write/csv_cell.h"
 #include "write/spill_codec.h"
+
+#define NO_CELL UINT32_MAX  /* in a record's cells: a NULL, which has none */
+#define NO_COLUMN SIZE_MAX
+#define REPLAY_CHUNK (1u << 16)
+
+typedef struct column {
+    ddb_type type; /* the first non-NULL value's; NONE while only NULLs */
+    uint64_t seen; /* the last record (u->stamp) that had the column */
+} column;
 
 typedef struct union_writer {
     ddb_writer base; /* base.sink: the CSV file */
     ddb_writer_opts opts;
+    char delim;
     ddb_sink *spill;
     char *spill_path;
     int keep_spill;
     int replayed;      /* the header and the rows are in the sink, prepared */
     ddb_name_set cols; /* the attribute names seen, in order: the columns */
-    ddb_type *types;   /* per column, the first non-NULL value's; NONE while only NULLs */
-    size_t types_cap;
-    ddb_buf line;
+    column *col;
+    size_t col_cap;
+    size_t extra_col; /* the column named like _extra (never a column), or NO_COLUMN */
+    uint64_t stamp;
+    uint64_t frame_no; /* of the spill being read, for messages */
+    /* per record */
+    ddb_spill_cell *cells;
+    size_t cells_cap;
+    ddb_buf made;  /* its cells, when no thread made them */
+    ddb_buf frame; /* its frames */
+    ddb_buf extra; /* its _extra cell */
+    ddb_format_scratch s;
 } union_writer;
 
-/* The column of an attribute, added at the end when new: its index. */
-static int column_of(union_writer *u, const ddb_str *name, size_t *col)
+static void put_u32(char *o, uint32_t v)
 {
-    int rc = ddb_name_set_add(&u->cols, name->ptr, name->len, col);
-    if (rc == 1) {
-        ddb_type *t = ddb_array_reserve(u->types, *col, &u->types_cap, sizeof(*t), 16);
-        if (t == NULL)
+    for (int i = 0; i < 4; i++)
+        o[i] = (char)(unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    return (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 | (uint32_t)u[3] << 24;
+}
+
+int ddb_csv_union_cells(ddb_buf *out, ddb_format_scratch *s, const ddb_map *rec, char delim)
+{
+    for (size_t i = 0; i < rec->count; i++) {
+        size_t at = out->len, len;
+        if (ddb_buf_reserve(out, 4) != 0)
             return DDB_ENOMEM;
-        u->types = t;
-        u->types[*col] = DDB_TYPE_NONE;
+        out->len += 4;
+        if (rec->attrs[i].value.type == DDB_TYPE_NULL) {
+            put_u32(out->ptr + at, NO_CELL);
+            continue;
+        }
+        ddb_csv_put_cell(out, &s->cell, &rec->attrs[i].value, delim ? delim : ',', 1);
+        if (out->oom || s->cell.oom || (len = out->len - at - 4) >= NO_CELL)
+            return DDB_ENOMEM;
+        put_u32(out->ptr + at, (uint32_t)len);
+    }
+    return out->oom ? DDB_ENOMEM : 0;
+}
+
+/* The column of an attribute, added at the end when new (and told to the
+ * spill, unless learnt from it). */
+static int column_of(union_writer *u, const ddb_str *name, int spool, size_t *c)
+{
+    int rc = ddb_name_set_add(&u->cols, name->ptr, name->len, c);
+    if (rc == 1) {
+        column *nc = ddb_array_reserve(u->col, *c, &u->col_cap, sizeof(*nc), 16);
+        if (nc == NULL)
+            return DDB_ENOMEM;
+        u->col = nc;
+        u->col[*c].type = DDB_TYPE_NONE;
+        u->col[*c].seen = 0;
+        if (strcmp(u->cols.at[*c].name, DDB_EXTRA_FIELD) == 0)
+            u->extra_col = *c;
+        if (spool && ddb_spill_put_column(&u->frame, name->ptr, name->len) != 0)
+            return DDB_ENOMEM;
     }
     return rc < 0 ? rc : 0;
 }
 
-static int note_columns(union_writer *u, const ddb_map *rec)
+static int cell_cmp(const void *a, const void *b)
 {
-    for (size_t i = 0; i < rec->count; i++) {
-        size_t c;
-        if (column_of(u, &rec->attrs[i].name, &c) != 0)
-            return DDB_ENOMEM;
-        if (u->types[c] == DDB_TYPE_NONE && rec->attrs[i].value.type != DDB_TYPE_NULL)
-            u->types[c] = rec->attrs[i].value.type;
-    }
-    return 0;
+    const ddb_spill_cell *x = a, *y = b;
+    return x->col < y->col ? -1 : x->col > y->col;
 }
 
-static int union_write(ddb_writer *w, const ddb_map *rec, size_t n_declared, ddb_error *err)
+/* Places rec's attributes: u->cells, in column order, and s.used (the rest go
+ * to _extra). Notes new columns and types in u->frame. Returns the count of
+ * cells, or (size_t)-1 when out of memory. */
+static size_t place(union_writer *u, const ddb_map *rec, const char *made)
 {
-    union_writer *u = (union_writer *)w;
-    int rc;
+    size_t n = 0;
+    unsigned char *used;
+    ddb_buf_clear(&u->s.used);
+    if (ddb_buf_reserve(&u->s.used, rec->count) != 0)
+        return (size_t)-1;
+    ddb_spill_cell *nc = ddb_array_reserve(u->cells, rec->count ? rec->count - 1 : 0,
+                                           &u->cells_cap, sizeof(*nc), 16);
+    if (nc == NULL)
+        return (size_t)-1;
+    u->cells = nc;
+    used = (unsigned char *)u->s.used.ptr;
+    u->stamp++;
+    for (size_t i = 0; i < rec->count; i++) {
+        const ddb_value *v = &rec->attrs[i].value;
+        uint32_t len = get_u32(made);
+        size_t c;
+        if (column_of(u, &rec->attrs[i].name, 1, &c) != 0)
+            return (size_t)-1;
+        if (u->col[c].type == DDB_TYPE_NONE && v->type != DDB_TYPE_NULL) {
+            u->col[c].type = v->type;
+            if (ddb_spill_put_type(&u->frame, c, v->type) != 0)
+                return (size_t)-1;
+        }
+        /* the first attribute of a name has its column, if of its type */
+        used[i] = u->col[c].seen != u->stamp && v->type == u->col[c].type && c != u->extra_col;
+        u->col[c].seen = u->stamp;
+        made += 4;
+        if (used[i]) {
+            assert(len != NO_CELL);
+            u->cells[n].col = c;
+            u->cells[n].ptr = made;
+            u->cells[n++].len = len;
+        }
+        made += len == NO_CELL ? 0 : len;
+    }
+    for (size_t i = 1; i < n && n <= 32; i++) /* attributes mostly come in column order */
+        for (size_t j = i; j > 0 && u->cells[j].col < u->cells[j - 1].col; j--) {
+            ddb_spill_cell t = u->cells[j];
+            u->cells[j] = u->cells[j - 1];
+            u->cells[j - 1] = t;
+        }
+    if (n > 32)
+        qsort(u->cells, n, sizeof(*u->cells), cell_cmp);
+    return n;
+}
+
+/* Spools rec's row, its cells made by ddb_csv_union_cells. */
+static int union_put(union_writer *u, const ddb_map *rec, const char *made, ddb_error *err)
+{
     uint64_t limit = u->opts.max_columns ? u->opts.max_columns : DDB_CSV_MAX_COLUMNS;
-    (void)n_declared;
-    if (note_columns(u, rec) != 0)
+    size_t n;
+    int rc;
+
+    ddb_buf_clear(&u->frame);
+    ddb_buf_clear(&u->extra);
+    if ((n = place(u, rec, made)) == (size_t)-1)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     if (u->cols.n > limit)
         return ddb_error_set(err, DDB_EUSAGE,
@@ -74,21 +186,45 @@ static int union_write(ddb_writer *w, const ddb_map *rec, size_t n_declared, ddb
                              "of every row empty cells): write these items as NDJSON (--format "
                              "ndjson), or allow more columns with --max-columns N",
                              (unsigned long long)limit);
-    ddb_buf_clear(&u->line);
-    if (ddb_spill_pack(&u->line, rec) != 0)
+    if (n < rec->count) {
+        ddb_buf_clear(&u->s.cell);
+        if (ddb_csv_extra_text(&u->s.cell, rec, (const unsigned char *)u->s.used.ptr,
+                               u->opts.extra_plain))
+            ddb_csv_put_field(&u->extra, u->s.cell.ptr, u->s.cell.len, u->delim, 0);
+    }
+    if (u->s.cell.oom || u->extra.oom ||
+        ddb_spill_put_row(&u->frame, u->cells, n, u->extra.ptr, u->extra.len, u->delim) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
-    if ((rc = ddb_sink_write(u->spill, u->line.ptr, u->line.len, err)) == 0)
-        w->records++;
+    if ((rc = ddb_sink_write(u->spill, u->frame.ptr, u->frame.len, err)) == 0)
+        u->base.records++;
     return rc;
 }
 
-/* Calls fn for every record in the spill file. */
-static int replay(union_writer *u, int (*fn)(union_writer *u, void *ctx, const ddb_map *rec),
+static int union_write(ddb_writer *w, const ddb_map *rec, size_t n_declared, ddb_error *err)
+{
+    union_writer *u = (union_writer *)w;
+    (void)n_declared;
+    ddb_buf_clear(&u->made);
+    if (ddb_csv_union_cells(&u->made, &u->s, rec, u->delim) != 0)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
+    return union_put(u, rec, u->made.ptr, err);
+}
+
+/* A damaged spill: what is wrong, and where. */
+static int damaged(const union_writer *u, ddb_error *err, const char *why)
+{
+    return ddb_error_set(err, DDB_EIO, "%s: frame %llu of the spooled records is damaged: %s",
+                         u->spill_path, (unsigned long long)u->frame_no, why);
+}
+
+/* Calls fn for every frame in the spill file. */
+static int replay(union_writer *u,
+                  int (*fn)(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_error *err),
                   void *ctx, ddb_error *err)
 {
     ddb_source *src = NULL;
     ddb_spill_reader *sr = NULL;
-    ddb_arena *a = NULL;
+    ddb_spill_frame f = {0};
     const char *body;
     size_t len;
     int rc;
@@ -97,100 +233,143 @@ static int replay(union_writer *u, int (*fn)(union_writer *u, void *ctx, const d
         return rc;
     if ((rc = ddb_spill_reader_new(&sr, src, err)) != 0)
         return rc;
-    if (ddb_arena_new(&a, 0) != 0) {
-        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        goto done;
-    }
+    u->frame_no = 0;
     while ((rc = ddb_spill_reader_next(sr, &body, &len, err)) == 0) {
-        ddb_map rec;
-        ddb_error perr;
-        ddb_arena_reset(a);
-        if ((rc = ddb_spill_unpack(&rec, body, len, a, &perr)) != 0) {
-            rc = rc == DDB_ENOMEM
-                     ? ddb_error_set(err, rc, "out of memory")
-                     : ddb_error_set(err, DDB_EIO,
-                                     "%s: record %llu of the spooled records is "
-                                     "damaged: %s",
-                                     u->spill_path, (unsigned long long)ddb_spill_reader_count(sr),
-                                     perr.message);
+        ddb_error ferr;
+        u->frame_no++;
+        if ((rc = ddb_spill_frame_read(&f, body, len, &ferr)) != 0) {
+            rc = rc == DDB_ENOMEM ? ddb_error_set(err, rc, "out of memory")
+                                  : damaged(u, err, ferr.message);
             goto done;
         }
-        if ((rc = fn(u, ctx, &rec)) != 0)
+        if ((rc = fn(u, ctx, &f, err)) != 0)
             goto done;
     }
     if (rc == DDB_ITEROVER)
         rc = 0;
 done:
     ddb_spill_reader_free(sr);
-    ddb_arena_free(a);
+    ddb_spill_frame_dispose(&f);
     return rc;
 }
 
-static int relearn(union_writer *u, void *ctx, const ddb_map *rec)
+/* A resumed run: the columns and types of the rows spooled before. */
+static int relearn(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_error *err)
 {
+    size_t c;
     (void)ctx;
-    u->base.records++;
-    return note_columns(u, rec) != 0 ? DDB_ENOMEM : 0;
+    switch (f->kind) {
+    case 'C':
+        if (ddb_name_set_find(&u->cols, f->name.ptr, f->name.len) >= 0)
+            return damaged(u, err, "a column comes twice");
+        return column_of(u, &f->name, 0, &c) != 0 ? ddb_error_set(err, DDB_ENOMEM, "out of memory")
+                                                : 0;
+    case 'T':
+        if (f->col >= u->cols.n || u->col[f->col].type != DDB_TYPE_NONE)
+            return damaged(u, err, "a type for no column, or a second one");
+        u->col[f->col].type = f->type;
+        return 0;
+    default:
+        u->base.records++;
+        return 0;
+    }
 }
 
-typedef struct replay_ctx {
-    ddb_writer *csv;
-    ddb_error *err;
-} replay_ctx;
+typedef struct layout {
+    size_t *pos;  /* per column its place in the header, or NO_COLUMN */
+    size_t n;     /* columns in the header */
+    size_t n_lead; /* the first columns, each in the header at its own place */
+    ddb_buf out;   /* rows not yet sent */
+} layout;
 
-static int rewrite(union_writer *u, void *ctx, const ddb_map *rec)
+static int put_delims(ddb_buf *b, char delim, size_t n)
 {
-    replay_ctx *rc = ctx;
-    (void)u;
-    return ddb_writer_write(rc->csv, rec, 0, rc->err);
+    if (n == 0)
+        return 0;
+    if (ddb_buf_reserve(b, n) != 0)
+        return DDB_ENOMEM;
+    memset(b->ptr + b->len, delim, n);
+    b->len += n;
+    return 0;
 }
 
-/* The header and every row into the CSV sink, sent but not visible
- * (ddb_sink_prepare): the first half of finish. */
-static int union_prepare(ddb_writer *w, ddb_error *err)
+/* An 'S' row's cells at their places. Returns the places filled, or (size_t)-1 for damage. */
+static size_t lay_cells(const union_writer *u, layout *l, const ddb_spill_frame *f)
 {
-    union_writer *u = (union_writer *)w;
-    const char **names = NULL;
-    ddb_type *types = NULL;
+    size_t next = 0;
+    for (size_t i = 0; i < f->n_cells; i++) {
+        size_t c = f->cells[i].col, p = c < u->cols.n ? l->pos[c] : NO_COLUMN;
+        if (p == NO_COLUMN)
+            return (size_t)-1;
+        put_delims(&l->out, u->delim, p - next);
+        ddb_buf_append(&l->out, f->cells[i].ptr, f->cells[i].len);
+        ddb_buf_putc(&l->out, u->delim);
+        next = p + 1;
+    }
+    return next;
+}
+
+/* A row into the CSV, under the header. */
+static int lay_out(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_error *err)
+{
+    layout *l = ctx;
+    size_t filled;
+    int rc;
+    if (f->kind == 'C' || f->kind == 'T')
+        return 0; /* the columns are known */
+    if (f->kind == 'D') {
+        if (f->k > l->n_lead)
+            return damaged(u, err, "a row has cells in columns without values");
+        ddb_buf_append(&l->out, f->line.ptr, f->line.len);
+        filled = f->k;
+    } else if ((filled = lay_cells(u, l, f)) == (size_t)-1) {
+        return damaged(u, err, "a row has cells in columns without values");
+    }
+    put_delims(&l->out, u->delim, l->n - filled);
+    ddb_buf_append(&l->out, f->extra.ptr, f->extra.len);
+    ddb_buf_putc(&l->out, '\n');
+    if (l->out.oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    if (l->out.len < REPLAY_CHUNK)
+        return 0;
+    rc = ddb_sink_write(u->base.sink, l->out.ptr, l->out.len, err);
+    ddb_buf_clear(&l->out);
+    return rc;
+}
+
+/* The header, through the ordinary CSV writer of typed columns; l->pos and
+ * l->n the columns' places in it: those with a type, but _extra's. */
+static int write_header(union_writer *u, layout *l, ddb_error *err)
+{
+    const char **names = malloc((u->cols.n ? u->cols.n : 1) * sizeof(*names));
+    ddb_type *types = malloc((u->cols.n ? u->cols.n : 1) * sizeof(*types));
     ddb_writer_opts wo = u->opts;
     ddb_writer *csv = NULL;
-    replay_ctx ctx;
-    size_t k = 0;
-    int rc;
+    int rc = 0;
 
-    if (u->replayed)
-        return 0;
-    if ((rc = ddb_sink_flush(u->spill, err)) != 0)
-        return rc;
-    names = malloc((u->cols.n ? u->cols.n : 1) * sizeof(*names));
-    types = malloc((u->cols.n ? u->cols.n : 1) * sizeof(*types));
-    if (names == NULL || types == NULL) {
+    l->pos = malloc((u->cols.n ? u->cols.n : 1) * sizeof(*l->pos));
+    if (names == NULL || types == NULL || l->pos == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < u->cols.n; i++) {
+        l->pos[i] = NO_COLUMN;
         /* Only NULLs, or an attribute named like the reserved column: to _extra. */
-        if (u->types[i] == DDB_TYPE_NONE || strcmp(u->cols.at[i].name, DDB_EXTRA_FIELD) == 0)
+        if (u->col[i].type == DDB_TYPE_NONE || i == u->extra_col)
             continue;
-        names[k] = u->cols.at[i].name;
-        types[k++] = u->types[i];
+        if (l->n == i)
+            l->n_lead++;
+        names[l->n] = u->cols.at[i].name;
+        types[l->n] = u->col[i].type;
+        l->pos[i] = l->n++;
     }
     wo.columns = names;
     wo.column_types = types;
-    wo.n_columns = k;
+    wo.n_columns = l->n;
     wo.appending = 0;
     /* The CSV writer borrows the sink: it stays this writer's. */
-    if ((rc = ddb_writer_new(&csv, DDB_OUT_CSV, u->base.sink, NULL, &wo, err)) != 0) {
+    if ((rc = ddb_writer_new(&csv, DDB_OUT_CSV, u->base.sink, NULL, &wo, err)) != 0)
         u->base.sink = NULL; /* freed by the failed writer */
-        goto done;
-    }
-    ctx.csv = csv;
-    ctx.err = err;
-    if ((rc = replay(u, rewrite, &ctx, err)) != 0)
-        goto done;
-    if ((rc = ddb_sink_prepare(u->base.sink, err)) != 0)
-        goto done;
-    u->replayed = 1;
 done:
     if (csv != NULL) {
         csv->sink = NULL;
@@ -198,6 +377,30 @@ done:
     }
     free(names);
     free(types);
+    return rc;
+}
+
+/* The header and every row into the CSV sink, sent but not visible
+ * (ddb_sink_prepare): the first half of finish. */
+static int union_prepare(ddb_writer *w, ddb_error *err)
+{
+    union_writer *u = (union_writer *)w;
+    layout l = {0};
+    int rc;
+
+    if (u->replayed)
+        return 0;
+    if ((rc = ddb_sink_flush(u->spill, err)) != 0 || (rc = write_header(u, &l, err)) != 0 ||
+        (rc = replay(u, lay_out, &l, err)) != 0)
+        goto done;
+    if (l.out.len > 0 && (rc = ddb_sink_write(u->base.sink, l.out.ptr, l.out.len, err)) != 0)
+        goto done;
+    if ((rc = ddb_sink_prepare(u->base.sink, err)) != 0)
+        goto done;
+    u->replayed = 1;
+done:
+    free(l.pos);
+    ddb_buf_dispose(&l.out);
     return rc;
 }
 
@@ -220,9 +423,13 @@ static void union_free(ddb_writer *w)
     if (u->spill != NULL && !u->keep_spill)
         unlink(u->spill_path);
     ddb_name_set_dispose(&u->cols);
-    free(u->types);
+    free(u->col);
+    free(u->cells);
     free(u->spill_path);
-    ddb_buf_dispose(&u->line);
+    ddb_buf_dispose(&u->made);
+    ddb_buf_dispose(&u->frame);
+    ddb_buf_dispose(&u->extra);
+    ddb_format_scratch_dispose(&u->s);
 }
 
 static const ddb_writer_vtable union_vt = {union_write, union_free, union_finish, union_prepare};
@@ -246,6 +453,8 @@ int ddb_writer_new_csv_union(ddb_writer **out, ddb_sink *sink, const char *spill
         u->opts = *opts;
     u->opts.columns = NULL;
     u->opts.column_types = NULL;
+    u->delim = u->opts.delimiter ? u->opts.delimiter : ',';
+    u->extra_col = NO_COLUMN;
     if ((u->spill_path = strdup(spill_path)) == NULL) {
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
@@ -279,4 +488,10 @@ ddb_sink *ddb_writer_spill(ddb_writer *w, const char **path)
     if (path != NULL)
         *path = u->spill_path;
     return u->spill;
+}
+
+int ddb_writer_write_cells(ddb_writer *w, const ddb_map *rec, const char *cells, ddb_error *err)
+{
+    assert(w->vt == &union_vt);
+    return union_put((union_writer *)w, rec, cells, err);
 }

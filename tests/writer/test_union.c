@@ -51,6 +51,14 @@ static void put(ddb_writer *w, const char *typed)
     cr_assert_eq(ddb_writer_write(w, &rec, 0, &err), 0, "%s", err.message);
 }
 
+/* The spill made durable: the bytes a resumed run keeps. */
+static uint64_t checkpoint(ddb_writer *w)
+{
+    ddb_error err;
+    cr_assert_eq(ddb_sink_checkpoint(ddb_writer_spill(w, NULL), &err), 0, "%s", err.message);
+    return ddb_sink_file_length(ddb_writer_spill(w, NULL));
+}
+
 static void expect_output(ddb_writer *w, const char *want)
 {
     tu_expect_writer_output(w, want);
@@ -100,11 +108,9 @@ Test(union_csv, resume_relearns_the_columns)
 {
     const char *spill = tu_path(tdir, "s2");
     ddb_writer *w = union_writer(spill, 0, 0, 1);
-    ddb_error err;
     uint64_t keep;
     put(w, "{\"pk\":{\"S\":\"a\"},\"n\":{\"N\":\"1\"}}");
-    cr_assert_eq(ddb_sink_checkpoint(ddb_writer_spill(w, NULL), &err), 0);
-    keep = ddb_sink_file_length(ddb_writer_spill(w, NULL));
+    keep = checkpoint(w);
     put(w, "{\"pk\":{\"S\":\"lost\"},\"x\":{\"S\":\"after the checkpoint\"}}");
     ddb_writer_free(w);
     w = union_writer(spill, 1, keep, 1);
@@ -129,6 +135,94 @@ Test(union_csv, resume_over_an_older_spill_is_refused)
     cr_assert(strstr(err.message, "not a spill file of this ddbpipe") != NULL, "%s", err.message);
     cr_assert(strstr(err.message, "start it again without --resume") != NULL, "%s", err.message);
     cr_assert(tu_exists(spill), "kept for the user to look at");
+}
+
+/* A column of only NULLs before the checkpoint that gets its type after it:
+ * the resumed run learns it, in its place, from the spill. */
+Test(union_csv, resume_relearns_a_column_typed_late)
+{
+    const char *spill = tu_path(tdir, "s3");
+    ddb_writer *w = union_writer(spill, 0, 0, 1);
+    uint64_t keep;
+    put(w, "{\"late\":{\"NULL\":true},\"pk\":{\"S\":\"a\"}}");
+    put(w, "{\"pk\":{\"S\":\"b\"},\"late\":{\"N\":\"7\"}}");
+    put(w, "{\"late\":{\"N\":\"8\"},\"pk\":{\"S\":\"c\"}}");
+    keep = checkpoint(w);
+    ddb_writer_free(w);
+    w = union_writer(spill, 1, keep, 1);
+    cr_assert_eq(w->records, 3);
+    put(w, "{\"late\":{\"S\":\"x\"},\"pk\":{\"S\":\"d\"}}");
+    expect_output(w, "late:N,pk,_extra\n"
+                     ",a,\"{\"\"late\"\":{\"\"NULL\"\":true}}\"\n"
+                     "7,b,\n8,c,\n"
+                     ",d,\"{\"\"late\"\":{\"\"S\"\":\"\"x\"\"}}\"\n");
+    ddb_writer_free(w);
+}
+
+/* Cells made apart (as worker threads make them) write the same file as
+ * records given whole, for every kind of value and placement. */
+Test(union_csv, cells_made_apart_write_the_same_file)
+{
+    static const char *recs[] = {
+        "{\"pk\":{\"S\":\"a,1\"},\"n\":{\"N\":\"1.50\"},\"z\":{\"NULL\":true}}",
+        "{\"n\":{\"S\":\"\\\"q\\\"\"},\"pk\":{\"S\":\"\"},\"_extra\":{\"N\":\"2\"}}",
+        "{\"b\":{\"B\":\"\"},\"l\":{\"L\":[{\"S\":\"x\"},{\"NULL\":true}]},\"pk\":{\"S\":\"c\"}}",
+        "{\"z\":{\"BOOL\":true},\"l\":{\"L\":[]},\"m\":{\"M\":{}}}",
+        "{}"};
+    ddb_writer_opts o = {.delimiter = ';'};
+    ddb_writer *w[2];
+    ddb_format_scratch s = {0};
+    ddb_buf cells = DDB_BUF_INIT;
+    ddb_error err;
+    const char *data[2];
+    size_t len[2];
+
+    for (int k = 0; k < 2; k++) {
+        ddb_sink *sink = NULL;
+        cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
+        cr_assert_eq(ddb_writer_new_csv_union(&w[k], sink, tu_path(tdir, k ? "c1" : "c0"), 0, 0,
+                                              0, &o, &err),
+                     0, "%s", err.message);
+    }
+    for (size_t i = 0; i < sizeof(recs) / sizeof(*recs); i++) {
+        ddb_map rec = tu_item(a, recs[i]);
+        cr_assert_eq(ddb_writer_write(w[0], &rec, 0, &err), 0, "%s", err.message);
+        ddb_buf_clear(&cells);
+        cr_assert_eq(ddb_csv_union_cells(&cells, &s, &rec, ';'), 0);
+        cr_assert_eq(ddb_writer_write_cells(w[1], &rec, cells.ptr, &err), 0, "%s", err.message);
+    }
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(ddb_writer_finish(w[k], &err), 0, "%s", err.message);
+        data[k] = ddb_sink_memory_data(w[k]->sink, &len[k]);
+    }
+    cr_assert_eq(len[0], len[1]);
+    cr_assert_eq(memcmp(data[0], data[1], len[0]), 0, "%.*s", (int)len[1], data[1]);
+    cr_assert(strncmp(data[0], "pk;n:N;z:BOOL;b:B;l:L;m:M;_extra\n", 33) == 0, "%.*s",
+              (int)len[0], data[0]);
+    ddb_writer_free(w[0]);
+    ddb_writer_free(w[1]);
+    ddb_buf_dispose(&cells);
+    ddb_format_scratch_dispose(&s);
+}
+
+/* A spill whose row has a cell in a column that never got a type (damaged,
+ * or written by hand) fails the finish rather than shifting cells. */
+Test(union_csv, a_row_in_a_column_without_values_is_refused)
+{
+    static const char spill_bytes[] = "ddbpipe-spill 3\n"
+                                      "\x03\x00\x00\x00"
+                                      "C\x01"
+                                      "a"
+                                      "\x07\x00\x00\x00"
+                                      "S\x01\x00\x02xy\x00";
+    const char *spill = tu_put_bytes(tdir, "hand.spill", spill_bytes, sizeof(spill_bytes) - 1);
+    ddb_writer *w = union_writer(spill, 1, sizeof(spill_bytes) - 1, 1);
+    ddb_error err;
+    cr_assert_eq(w->records, 1);
+    cr_assert_eq(ddb_writer_finish(w, &err), DDB_EIO);
+    cr_assert(strstr(err.message, "frame 2 of the spooled records is damaged") != NULL, "%s",
+              err.message);
+    ddb_writer_free(w);
 }
 
 Test(union_csv, typed_cell_text)
