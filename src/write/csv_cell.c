@@ -64,12 +64,18 @@ void ddb_csv_put_cell(ddb_buf *line, ddb_buf *cell, const ddb_value *v, char del
         size_t skip;
         if (put_typed_container(cell, v, &skip) == 0)
             ddb_csv_put_field(line, cell->ptr + skip, cell->len - skip - 1, delim, 0);
+        else
+            line->oom = 1; /* a row a cell short must not be written */
         return;
     }
     if (typed)
         ddb_csv_typed_cell_text(cell, v);
     else
         ddb_csv_cell_text(cell, v);
+    if (cell->oom) {
+        line->oom = 1;
+        return;
+    }
     /* An empty value (string or binary) is quoted so it does not read back as "absent". */
     ddb_csv_put_field(line, cell->ptr ? cell->ptr : "", cell->len, delim, cell->len == 0);
 }

@@ -128,11 +128,15 @@ static size_t place(union_writer *u, const ddb_map *rec, const char *made)
     ddb_buf_clear(&u->s.used);
     if (ddb_buf_reserve(&u->s.used, rec->count) != 0)
         return (size_t)-1;
-    ddb_spill_cell *nc = ddb_array_reserve(u->cells, rec->count ? rec->count - 1 : 0,
-                                           &u->cells_cap, sizeof(*nc), 16);
-    if (nc == NULL)
-        return (size_t)-1;
-    u->cells = nc;
+    /* room for a cell per attribute: ddb_array_reserve grows by one doubling,
+     * so as many as a record twice as wide as the last one needs */
+    while (u->cells_cap < rec->count) {
+        ddb_spill_cell *nc =
+            ddb_array_reserve(u->cells, u->cells_cap, &u->cells_cap, sizeof(*nc), 16);
+        if (nc == NULL)
+            return (size_t)-1;
+        u->cells = nc;
+    }
     used = (unsigned char *)u->s.used.ptr;
     u->stamp++;
     for (size_t i = 0; i < rec->count; i++) {

@@ -83,6 +83,34 @@ Test(union_csv, header_is_the_typed_union_of_all_records)
     ddb_writer_free(w);
 }
 
+/* Records wider than the row array's first size (16 attributes), and one
+ * more than twice as wide as the one before: every attribute a column. */
+Test(union_csv, wide_records)
+{
+    static const size_t widths[] = {17, 40, 3, 100};
+    ddb_writer *w = union_writer(tu_path(tdir, ".items.csv.spill"), 0, 0, 0);
+    ddb_buf item = DDB_BUF_INIT, want = DDB_BUF_INIT;
+    for (size_t k = 0; k < 100; k++)
+        ddb_buf_printf(&want, "%sa%03zu", k ? "," : "", k);
+    ddb_buf_puts(&want, ",_extra\n");
+    for (size_t r = 0; r < sizeof(widths) / sizeof(widths[0]); r++) {
+        ddb_buf_clear(&item);
+        ddb_buf_putc(&item, '{');
+        for (size_t k = 0; k < widths[r]; k++)
+            ddb_buf_printf(&item, "%s\"a%03zu\":{\"S\":\"v%zu\"}", k ? "," : "", k, r);
+        ddb_buf_putc(&item, '}');
+        put(w, item.ptr);
+        for (size_t k = 0; k < 100; k++)
+            ddb_buf_printf(&want, "%s%s%s", k ? "," : "", k < widths[r] ? "v" : "",
+                           k < widths[r] ? (const char[]){(char)('0' + r), 0} : "");
+        ddb_buf_puts(&want, ",\n");
+    }
+    expect_output(w, want.ptr);
+    ddb_buf_dispose(&item);
+    ddb_buf_dispose(&want);
+    ddb_writer_free(w);
+}
+
 Test(union_csv, no_records_no_columns)
 {
     ddb_writer *w = union_writer(tu_path(tdir, "s"), 0, 0, 0);
