@@ -153,6 +153,10 @@ typedef struct ddb_run_options {
      * NULL or "": messages name the table only, as with one identity. Read when the plan
      * attaches (the caller may fill them in after ddb_run_plan_new). */
     const char *source_side, *target_side;
+    /* The identities the tables are reached with, when the two differ (the options that give
+     * them, never a secret): part of the run's fingerprint, so --resume refuses to go on
+     * with another account, region, endpoint or role. NULL: one identity, not recorded. */
+    const char *identity;
     int create_table;
     int delete_all;
     ddb_write_mode write_mode; /* import: whole items in batches, only where absent, or an

@@ -46,6 +46,20 @@ int cli_has_target_identity(const cli_aws_args *a)
            a->to_external_id;
 }
 
+void cli_identity_text(ddb_buf *b, const cli_aws_args *a)
+{
+    const char *const names[] = {"profile",    "region",        "endpoint-url",
+                                 "to-profile", "to-region",     "to-endpoint-url",
+                                 "to-role-arn"};
+    const char *const values[] = {a->profile,    a->region,    a->endpoint_url,  a->to_profile,
+                                  a->to_region,  a->to_endpoint_url, a->to_role_arn};
+    if (!cli_has_target_identity(a))
+        return;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (values[i] != NULL)
+            ddb_buf_printf(b, "%s%s=%s", b->len ? " " : "", names[i], values[i]);
+}
+
 int cli_check_target_identity(const cli_aws_args *a, int target_table)
 {
     if (a->to_external_id && !a->to_role_arn) {

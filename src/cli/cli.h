@@ -170,6 +170,11 @@ int cli_connect(cli_conn *conn, const cli_aws_args *a);
 
 /* Was any --to-* identity option given (so the target has an identity of its own)? */
 int cli_has_target_identity(const cli_aws_args *a);
+/* The identities a run with a target identity reaches its tables with, as the options give
+ * them ("profile=a to-profile=b to-region=us-west-2 ..."), for a resumed run to check that it
+ * writes where the interrupted one did (never a secret: the external ID is left out). Appends
+ * nothing without a --to-* option. */
+void cli_identity_text(ddb_buf *b, const cli_aws_args *a);
 
 /* The --to-* identity options against each other and the command: they need a table to
  * reach (target_table), and --to-external-id a --to-role-arn. Returns 0 or EXIT_USAGE after

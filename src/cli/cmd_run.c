@@ -326,7 +326,7 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     cli_conn conn, to_conn;
     cli_table_wait waiting;
     cli_progress progress;
-    ddb_buf extra = DDB_BUF_INIT;
+    ddb_buf extra = DDB_BUF_INIT, identity = DDB_BUF_INIT;
     char *own_summary = NULL;
     cli_live live;
     int code = EXIT_USAGE, rc;
@@ -352,6 +352,13 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
     }
     cli_catch_broken_pipe(a->out != NULL && strcmp(a->out, "-") == 0);
     cli_run_hooks(ro, a, &waiting, &progress);
+    cli_identity_text(&identity, &a->aws);
+    ro->identity = identity.len > 0 && !identity.oom ? identity.ptr : NULL;
+    if (identity.oom) {
+        cli_error(NULL, "out of memory");
+        code = EXIT_OUTPUT;
+        goto done;
+    }
     if ((rc = ddb_run_plan_new(&plan, ro, &field, &err)) != 0) {
         cli_run_problem(field, spec, cmd, a, err.message);
         code = rc == DDB_ENOMEM ? EXIT_OUTPUT : EXIT_USAGE;
@@ -434,6 +441,8 @@ static int run_planned(const run_spec *spec, const cli_command *cmd, const run_a
 done:
     cli_live_dispose(&live);
     ddb_buf_dispose(&extra);
+    ro->identity = NULL; /* its text is gone with this call */
+    ddb_buf_dispose(&identity);
     free(own_summary);
     ddb_summary_dispose(&s);
     ddb_run_plan_free(plan);

@@ -615,6 +615,20 @@ int ddb_state_check_fingerprint(const char *saved, const char *now, ddb_error *e
             goto done;
         }
     }
+    /* what the checkpointed run had and this one has not (its target's identity) */
+    for (size_t i = 0; i < vs.u.m.count; i++) {
+        const ddb_attr *at = &vs.u.m.attrs[i];
+        if (ddb_map_get(&vn.u.m, at->name.ptr, at->name.len) == NULL) {
+            const ddb_str *was = at->value.type == DDB_TYPE_S ? &at->value.u.s : NULL;
+            rc = ddb_error_set(err, DDB_EUSAGE,
+                               "cannot resume: the checkpointed run had %.*s \"%.*s\"; this one "
+                               "has none",
+                               (int)at->name.len, at->name.ptr,
+                               was ? (int)(was->len > 200 ? 200 : was->len) : 0,
+                               was ? was->ptr : "");
+            goto done;
+        }
+    }
 done:
     ddb_arena_free(a);
     ddb_json_parser_free(p);

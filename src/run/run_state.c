@@ -81,6 +81,8 @@ static int build_fingerprint(ddb_run_plan *p)
              o->scan_table ? o->scan_table : (o->mode == DDB_MODE_IMPORT ? o->target_table : NULL));
     fp_field(b, "to-table", o->mode == DDB_MODE_IMPORT ? NULL : o->target_table);
     fp_field(b, "out", o->out_dir);
+    if (o->identity != NULL) /* only then: the states of runs with one identity stay as they were */
+        fp_field(b, "identity", o->identity);
     if (o->has_range)
         snprintf(range, sizeof(range), "%d-%d", o->segment_first, o->segment_last);
     ddb_buf_printf(

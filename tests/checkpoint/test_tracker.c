@@ -204,6 +204,19 @@ Test(state, fingerprint_mismatch_names_what_differs)
     cr_assert_eq(ddb_state_check_fingerprint("{\"mapping\":\"aa\"}", "{\"mapping\":\"bb\"}", &err),
                  DDB_EUSAGE);
     cr_assert(strstr(err.message, "mapping differs") != NULL, "%s", err.message);
+    /* what the checkpointed run had and this one has not: its target's identity */
+    cr_assert_eq(ddb_state_check_fingerprint("{\"out\":\"o\",\"identity\":\"to-profile=b\"}",
+                                             "{\"out\":\"o\"}", &err),
+                 DDB_EUSAGE);
+    cr_assert(strstr(err.message, "had identity \"to-profile=b\"; this one has none") != NULL,
+              "%s", err.message);
+    cr_assert_eq(ddb_state_check_fingerprint("{\"identity\":\"to-profile=b\"}",
+                                             "{\"identity\":\"to-profile=c\"}", &err),
+                 DDB_EUSAGE);
+    cr_assert(strstr(err.message, "identity differs") != NULL, "%s", err.message);
+    cr_assert_eq(ddb_state_check_fingerprint("{\"identity\":\"to-profile=b\"}",
+                                             "{\"identity\":\"to-profile=b\"}", &err),
+                 0);
 }
 
 Test(state, missing_and_foreign_files)

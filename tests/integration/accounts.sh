@@ -81,7 +81,18 @@ expect_in "$tmp/one-identity.err" "table Target does not exist"
 
 # -- migrate without mappings: the items as they are ------------------------------------------------
 run create-copy 0 "$bin" create-table --mapping "$fav" --table Copy --profile b "${E[@]}"
-run plain 0 "$bin" migrate --table Source --to-table Copy --profile a --to-profile b "${E[@]}"
+run plain 0 "$bin" migrate --table Source --to-table Copy --profile a --to-profile b "${E[@]}" \
+    --state "$tmp/plain.state"
+# a resumed run writes where the interrupted one did, or not at all
+run plain-resume-other 2 "$bin" migrate --table Source --to-table Copy --profile a --to-profile a \
+    "${E[@]}" --state "$tmp/plain.state" --resume
+expect_in "$tmp/plain-resume-other.err" \
+    'cannot resume: identity differs from the checkpointed run (was "profile=a endpoint-url='
+run plain-resume-one 2 "$bin" migrate --table Source --to-table Copy --profile a "${E[@]}" \
+    --state "$tmp/plain.state" --resume
+expect_in "$tmp/plain-resume-one.err" 'cannot resume: the checkpointed run had identity "profile=a'
+run plain-resume-same 0 "$bin" migrate --table Source --to-table Copy --profile a --to-profile b \
+    "${E[@]}" --state "$tmp/plain.state" --resume
 run plain-diff 0 "$bin" diff --table Source --to-table Copy --profile a --to-profile b "${E[@]}"
 run plain-files 0 "$bin" export --table Copy --format ddb-json --mapping "$fav" --out "$tmp/copy" \
     --profile b "${E[@]}"
