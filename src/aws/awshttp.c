@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <openssl/crypto.h>
@@ -21,6 +22,21 @@ typedef struct exchange {
     atomic_int *abort;
     int too_big;
 } exchange;
+
+static curl_socket_t open_close_on_exec(void *ctx, curlsocktype purpose,
+                                        struct curl_sockaddr *addr)
+{
+    (void)ctx;
+    (void)purpose;
+    return socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+}
+
+void ddb_http_sockets_close_on_exec(CURL *easy)
+{
+    assert(easy != NULL);
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, open_close_on_exec);
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, NULL);
+}
 
 static size_t on_body(char *data, size_t size, size_t n, void *ud)
 {
@@ -112,6 +128,7 @@ int ddb_http_perform(ddb_http_resp *resp, const ddb_http_req *req, ddb_error *er
     curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, curl_err);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    ddb_http_sockets_close_on_exec(e);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
     if (req->ca_file != NULL && req->ca_file[0] != '\0') {

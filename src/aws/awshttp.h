@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "aws/cred_source.h"
+#include "aws/curl_socket.h"
 #include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
 

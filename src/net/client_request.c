@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "aws/curl_socket.h"
 #include "net/client_impl.h"
 #include "ddbpipe/credprov.h"
 #include "ddbpipe/sigv4.h"
@@ -201,6 +202,7 @@ static void constant_options(const ddb_client *c, CURL *easy)
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    ddb_http_sockets_close_on_exec(easy);
     curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
