@@ -6,6 +6,7 @@
  * process's stderr, never its stdout. Run again at each refresh when the
  * credentials it gives expire.
  */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np (glibc 2.34) */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -51,6 +52,12 @@ static int spawn_collect(const char *cmd, ddb_buf *out, ddb_buf *errb, int *stat
     posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
     posix_spawn_file_actions_addclose(&fa, po[1]);
     posix_spawn_file_actions_addclose(&fa, pe[1]);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    /* nothing else of ours: the connections, libcurl's own socket pairs and
+     * files that other threads open while this one spawns (their close-on-exec
+     * flag may come after, or never) */
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
     rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(po[1]);

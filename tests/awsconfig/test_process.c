@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ddbpipe/awsconfig.h"
 
@@ -77,6 +79,29 @@ Test(awsconfig_process, success)
     cr_expect(strstr(c->source, "credential_process of profile 'proc'") == c->source, "%s",
               c->source);
     ddb_aws_credentials_free(c);
+}
+
+/* The process inherits nothing of ours but its three streams: a socket this
+ * process holds without close-on-exec (as libcurl's own socket pairs are) is
+ * not open in it. */
+Test(awsconfig_process, inherits_no_descriptor)
+{
+    ddb_aws_options o = fx_options(fx);
+    ddb_aws_credentials *c = NULL;
+    ddb_error err = {0};
+    char body[1024];
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert(fd > 2);
+    snprintf(body, sizeof(body),
+             "if [ -e /proc/$$/fd/%d ]; then echo 'descriptor %d inherited' >&2; exit 7; fi\n"
+             "printf '%%s' '{\"Version\": 1, \"AccessKeyId\": \"AKIAPROCESS000000009\", "
+             "\"SecretAccessKey\": \"" PROC_SECRET "\"}'",
+             fd, fd);
+    use_script(body);
+    o.profile = "proc";
+    cr_assert_eq(ddb_aws_credentials_resolve(&c, &o, &err), 0, "%s", err.message);
+    ddb_aws_credentials_free(c);
+    close(fd);
 }
 
 Test(awsconfig_process, place_in_the_chain)
