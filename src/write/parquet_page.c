@@ -199,6 +199,8 @@ static void build_page(ddb_buf *page, const pq_col *c, pq_values v, const pq_dic
         ddb_buf_putc(page, (char)dict->bit_width);
         pq_rle_encode_indices(page, dict->idx + from.value, to.value - from.value,
                               dict->bit_width);
+    } else if (to.value == from.value) {
+        /* nulls alone: no values (and v.p may be NULL, which takes no offset) */
     } else if (c->kind == PQ_BOOL) {
         put_bools(page, (pq_values){v.p + from.at, to.at - from.at, to.value - from.value, 1});
     } else {
