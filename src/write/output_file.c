@@ -49,6 +49,7 @@ typedef struct file_output {
     /* per entity (or the one slot without a mapping), how its files' lines
      * are made, for any thread (fo_format); NULL: only its writer knows */
     ddb_line_format **formats;
+    unsigned char *cells; /* per entity: a CSV union writer's, made as cells (ddb_csv_union_cells) */
     pq_budget *pq_budget; /* Parquet: the row groups' memory all its files share */
 } file_output;
 
@@ -322,7 +323,6 @@ static int open_slot(file_output *fo, file_slot *slot, int index, int deletes, d
 static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map *rec,
                   size_t n_declared, const ddb_record *origin, ddb_error *err)
 {
-    (void)origin;
     file_output *fo = (file_output *)o;
     size_t i = index < 0 || fo->opts.mapping == NULL ? 0 : (size_t)index;
     file_slot *slot = kind == DDB_REC_DELETE ? &fo->dels[i] : &fo->puts[i];
@@ -361,7 +361,7 @@ static int fo_format(const ddb_output *o, int index, ddb_record_kind kind, const
     const file_output *fo = (const file_output *)o;
     size_t i = index < 0 || fo->opts.mapping == NULL ? 0 : (size_t)index;
     (void)kind; /* an entity's deletes file is written as its main one */
-    if (fo->formats[i] == NULL && union_csv(fo, slot_entity(fo, fo->opts.mapping ? (int)i : -1)))
+    if (fo->cells[i])
         return ddb_csv_union_cells(line, s, rec, fo->opts.delimiter);
     if (fo->formats[i] == NULL)
         return 1;
@@ -374,10 +374,12 @@ static int fo_format(const ddb_output *o, int index, ddb_record_kind kind, const
 static int make_formats(file_output *fo)
 {
     ddb_writer_opts wo = writer_opts(fo);
-    if ((fo->formats = calloc(fo->n, sizeof(*fo->formats))) == NULL)
+    if ((fo->formats = calloc(fo->n, sizeof(*fo->formats))) == NULL ||
+        (fo->cells = calloc(fo->n, 1)) == NULL)
         return DDB_ENOMEM;
     for (size_t i = 0; i < fo->n; i++) {
         const ddb_entity *e = slot_entity(fo, fo->opts.mapping ? (int)i : -1);
+        fo->cells[i] = (unsigned char)union_csv(fo, e); /* decided once, not per record */
         if (fo->opts.records && (partition_field(fo, e) >= 0 || fo->opts.max_file_bytes > 0))
             continue; /* as open_slot: a writer of its own that writes records, not lines */
         if (ddb_line_format_new(&fo->formats[i], fo->opts.format, fo->opts.records ? e : NULL,
@@ -719,6 +721,7 @@ static void fo_free(ddb_output *o)
     for (size_t i = 0; fo->formats && i < fo->n; i++)
         ddb_line_format_free(fo->formats[i]);
     free(fo->formats);
+    free(fo->cells);
     free(fo->dir);
     ddb_schema_free(fo->schema);
     ddb_buf_dispose(&fo->scratch);
