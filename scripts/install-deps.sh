@@ -18,7 +18,7 @@ command -v java >/dev/null 2>&1 || pkgs="$pkgs default-jre-headless"
 # clang for the sanitizer stage of scripts/test.sh: its UBSan checks pointer arithmetic, gcc's not.
 pkgs="$pkgs clang libclang-rt-dev"
 # The install test: the Debian package (dpkg-shlibdeps), its manual page, its completions.
-pkgs="$pkgs dpkg-dev man-db groff-base zsh"
+pkgs="$pkgs dpkg-dev man-db groff-base zsh strace"
 command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 # The AWS CLI: an independent S3 client for the S3 tests and the S3 benchmark.

@@ -94,6 +94,8 @@ typedef struct ddb_reader_opts {
     char delimiter;          /* CSV delimiter; 0 = ',' (or '\t' for .tsv) */
     size_t max_line;         /* bytes per line/row; 0 = 64 MiB */
     int no_verify;           /* exports: skip MD5 and item-count checks */
+    int one_thread;          /* gzip files are inflated on the reading thread, not ahead on
+                                one of their own (--threads 1: one core) */
     const char *entity;      /* --entity: overrides the file-name hint */
     const char *table;       /* inputs that name several tables (BatchWriteItem requests,
                                 Workbench models): the one whose records are read; NULL:

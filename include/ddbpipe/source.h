@@ -94,18 +94,26 @@ DDB_MUST_USE int ddb_source_sniff_until(ddb_source **out, ddb_source *src, size_
                                         void *ctx, const unsigned char **peek, size_t *peek_len,
                                         ddb_error *err);
 
+/* Flags of ddb_source_open_auto and ddb_source_auto. */
+enum {
+    /* Inflate on the caller's thread: no readahead thread under a gzip file
+     * (--threads 1 means one core, inflating included). */
+    DDB_SOURCE_ONE_THREAD = 1u << 0
+};
+
 /* Opens path and, when its first bytes are the gzip magic (1f 8b), inserts a
- * gzip filter: the format is picked by content, never by the extension.
- * md5_out, when not NULL, receives an MD5 filter placed on the raw file bytes
- * (before decompression) whose digest the caller can read at the end; it is
- * owned by the returned chain. */
-DDB_MUST_USE int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out,
-                                      ddb_error *err);
+ * gzip filter: the format is picked by content, never by the extension. A
+ * gzip regular file is inflated ahead on a thread of its own unless flags
+ * has DDB_SOURCE_ONE_THREAD. md5_out, when not NULL, receives an MD5 filter
+ * placed on the raw file bytes (before decompression) whose digest the
+ * caller can read at the end; it is owned by the returned chain. */
+DDB_MUST_USE int ddb_source_open_auto(ddb_source **out, const char *path, unsigned flags,
+                                      ddb_source **md5_out, ddb_error *err);
 
 /* The same over a source already open (raw bytes, e.g. an S3 object). Takes
  * ownership of raw, even on failure. */
-DDB_MUST_USE int ddb_source_auto(ddb_source **out, ddb_source *raw, ddb_source **md5_out,
-                                 ddb_error *err);
+DDB_MUST_USE int ddb_source_auto(ddb_source **out, ddb_source *raw, unsigned flags,
+                                 ddb_source **md5_out, ddb_error *err);
 
 /* Reads through src->vt and counts the bytes in src->bytes_in. Returns > 0,
  * 0 at end of stream (also when len is 0), or a negative code with err set. */

@@ -405,7 +405,8 @@ done:
     return 0;
 }
 
-int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_out, ddb_error *err)
+int ddb_source_open_auto(ddb_source **out, const char *path, unsigned flags, ddb_source **md5_out,
+                         ddb_error *err)
 {
     ddb_source *s = NULL;
     int rc;
@@ -415,10 +416,11 @@ int ddb_source_open_auto(ddb_source **out, const char *path, ddb_source **md5_ou
         *md5_out = NULL;
     if ((rc = ddb_source_open_file(&s, path, err)) != 0)
         return rc;
-    return ddb_source_auto(out, s, md5_out, err);
+    return ddb_source_auto(out, s, flags, md5_out, err);
 }
 
-int ddb_source_auto(ddb_source **out, ddb_source *s, ddb_source **md5_out, ddb_error *err)
+int ddb_source_auto(ddb_source **out, ddb_source *s, unsigned flags, ddb_source **md5_out,
+                    ddb_error *err)
 {
     ddb_source *md5 = NULL;
     const unsigned char *peek;
@@ -438,7 +440,8 @@ int ddb_source_auto(ddb_source **out, ddb_source *s, ddb_source **md5_out, ddb_e
     if (peek_len == 2 && peek[0] == 0x1f && peek[1] == 0x8b) {
         if ((rc = ddb_source_new_gzip(&s, s, err)) != 0)
             return rc;
-        if (ddb_source_reads_regular_file(s) && (rc = ddb_source_new_readahead(&s, s, err)) != 0)
+        if (!(flags & DDB_SOURCE_ONE_THREAD) && ddb_source_reads_regular_file(s) &&
+            (rc = ddb_source_new_readahead(&s, s, err)) != 0)
             return rc;
     }
     if (md5_out != NULL)

@@ -432,9 +432,9 @@ int ddb_reader_open(ddb_reader **out, const char *path, const ddb_reader_opts *o
         goto done;
     }
     if (st == ddb_store_local())
-        rc = ddb_source_open_auto(&src, path, NULL, err);
+        rc = ddb_source_open_auto(&src, path, ddb_reader_source_flags(opts), NULL, err);
     else if ((rc = st->vt->open(st, path, &src, err)) == 0)
-        rc = ddb_source_auto(&src, src, NULL, err);
+        rc = ddb_source_auto(&src, src, ddb_reader_source_flags(opts), NULL, err);
     sc.format = opts->format;
     sc.path = path;
     sc.decided = 0;

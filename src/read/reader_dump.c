@@ -98,7 +98,8 @@ static int open_page(dump_reader *dr, ddb_error *err)
 {
     ddb_source *src = NULL;
     int rc = dr->store->vt->open(dr->store, dr->pages[dr->idx], &src, err);
-    if (rc != 0 || (rc = ddb_source_auto(&src, src, NULL, err)) != 0)
+    if (rc != 0 ||
+        (rc = ddb_source_auto(&src, src, ddb_reader_source_flags(&dr->opts), NULL, err)) != 0)
         return rc;
     return ddb_reader_new_scan(&dr->inner, src, dr->pages[dr->idx], &dr->opts, err);
 }

@@ -52,7 +52,8 @@ static int open_data_file(export_reader *er, ddb_error *err)
     er->md5 = NULL;
     er->file_records = 0;
     if ((rc = er->store->vt->open(er->store, f->path, &src, err)) != 0 ||
-        (rc = ddb_source_auto(&src, src, er->verify ? &er->md5 : NULL, err)) != 0)
+        (rc = ddb_source_auto(&src, src, ddb_reader_source_flags(&er->opts),
+                             er->verify ? &er->md5 : NULL, err)) != 0)
         return rc;
     return ddb_reader_new_lines(&er->inner, src, DDB_IN_DDBJSON, f->path, &er->opts, err);
 }

@@ -100,6 +100,12 @@ typedef struct ddb_sniff_ctx {
 } ddb_sniff_ctx;
 int ddb_reader_sniffed_enough(void *ctx, const unsigned char *p, size_t n);
 
+/* The ddb_source_auto flags that opts asks for. */
+static inline unsigned ddb_reader_source_flags(const ddb_reader_opts *opts)
+{
+    return opts->one_thread ? DDB_SOURCE_ONE_THREAD : 0u;
+}
+
 /* A dynamodb-csv spec file (reader_csv_spec.c): its [CSV_SPEC] column=TYPE lines, the
  * [IMPORT_OPTION] lists of columns whose blank cells are NULL or absent, and the
  * [DELIMITER_OPTION] that splits list and set cells (default one space). */

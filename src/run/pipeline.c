@@ -394,6 +394,7 @@ static int run_input(run *r, const char *path, ddb_error *err)
     ddb_error_clear(&rerr);
     ropts.warn = on_reader_warning;
     ropts.warn_ctx = r;
+    ropts.one_thread = r->o->threads == 1;
     if ((rc = ddb_reader_open(&rd, path, &ropts, &rerr)) != 0) {
         if (rc == DDB_EINTR) /* stopped while it waited for the input's first bytes */
             return ddb_error_set(err, rc, "%s", rerr.message);

@@ -426,7 +426,7 @@ Test(lines, a_gzip_file_is_lent_by_its_readahead)
     cr_assert_eq(gzwrite(gz, text, (unsigned)total), (int)total);
     cr_assert_eq(gzclose(gz), Z_OK);
     cr_assert_eq(ddb_source_open_file(&file, path, &err), 0, "%s", err.message);
-    cr_assert_eq(ddb_source_auto(&src, file, NULL, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_source_auto(&src, file, 0, NULL, &err), 0, "%s", err.message);
     cr_assert_eq(ddb_source_sniff(&src, src, 3000, &peek, &peek_len, &err), 0);
     cr_assert(ddb_source_can_borrow(src));
     cr_assert_eq(ddb_lines_new(&lr, src, 0, &err), 0);

@@ -15,6 +15,7 @@
 #include "ddbpipe/codec.h"
 #include "ddbpipe/lines.h"
 #include "ddbpipe/sink.h"
+#include "io/io_internal.h"
 
 static char tmpdir[64];
 
@@ -223,11 +224,22 @@ Test(source, gzip_round_trip_several_mb)
     snprintf(cmd, sizeof(cmd), "gzip -t '%s'", tpath("rt.gz"));
     cr_assert_eq(system(cmd), 0);
 
-    cr_assert_eq(ddb_source_open_auto(&s, tpath("rt.gz"), NULL, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_source_open_auto(&s, tpath("rt.gz"), 0, NULL, &err), 0, "%s", err.message);
     cr_assert_eq(drain(s, out, len + 1, &err), (ssize_t)len, "%s", err.message);
     cr_assert_eq(memcmp(out, data, len), 0);
     cr_assert_eq(s->bytes_in, len);
     gz = read_whole(tpath("rt.gz"), &gzlen);
+    cr_assert_eq(ddb_source_raw_bytes(s), gzlen);
+    cr_assert(ddb_source_is_readahead(s), "a gzip file is inflated ahead on a thread");
+    ddb_source_free(s);
+
+    /* --threads 1: the same bytes, inflated on the caller's thread */
+    cr_assert_eq(ddb_source_open_auto(&s, tpath("rt.gz"), DDB_SOURCE_ONE_THREAD, NULL, &err), 0,
+                 "%s", err.message);
+    cr_assert_not(ddb_source_is_readahead(s));
+    memset(out, 0, len + 1);
+    cr_assert_eq(drain(s, out, len + 1, &err), (ssize_t)len, "%s", err.message);
+    cr_assert_eq(memcmp(out, data, len), 0);
     cr_assert_eq(ddb_source_raw_bytes(s), gzlen);
     ddb_source_free(s);
     free(gz);
@@ -248,7 +260,7 @@ Test(source, gzip_members_from_system_gzip)
     snprintf(cmd, sizeof(cmd), "gzip -c '%s' > '%s' && gzip -c '%s' >> '%s'", tpath("a"),
              tpath("x.bin"), tpath("b"), tpath("x.bin"));
     cr_assert_eq(system(cmd), 0);
-    cr_assert_eq(ddb_source_open_auto(&s, tpath("x.bin"), NULL, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_source_open_auto(&s, tpath("x.bin"), 0, NULL, &err), 0, "%s", err.message);
     n = drain(s, (unsigned char *)got, sizeof(got), &err);
     cr_assert_eq(n, (ssize_t)(strlen(a) + strlen(b)), "%zd %s", n, err.message);
     cr_assert_eq(memcmp(got, a, strlen(a)), 0);
@@ -264,7 +276,7 @@ Test(source, gzip_many_members_from_sink)
     ddb_error err;
 
     gzip_to_file(tpath("m.gz"), data, len, 5);
-    cr_assert_eq(ddb_source_open_auto(&s, tpath("m.gz"), NULL, &err), 0);
+    cr_assert_eq(ddb_source_open_auto(&s, tpath("m.gz"), 0, NULL, &err), 0);
     cr_assert_eq(drain(s, out, len, &err), (ssize_t)len, "%s", err.message);
     cr_assert_eq(memcmp(out, data, len), 0);
     cr_assert_eq(ddb_source_read(s, out, len, &err), 0);
@@ -332,7 +344,7 @@ static int read_gz_file(const char *path, const char *text)
     ddb_source *s;
     ddb_error err;
     ssize_t n;
-    cr_assert_eq(ddb_source_open_auto(&s, path, NULL, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_source_open_auto(&s, path, 0, NULL, &err), 0, "%s", err.message);
     n = drain(s, (unsigned char *)got, sizeof(got), &err);
     ddb_source_free(s);
     if (n < 0)
@@ -463,7 +475,7 @@ Test(source, gzip_truncated)
     /* Cut inside the trailer, then in the middle of the deflate data. */
     for (cut = 3; cut <= gzlen / 2; cut = gzlen / 2) {
         write_file(tpath("cut.gz"), gz, gzlen - cut);
-        cr_assert_eq(ddb_source_open_auto(&s, tpath("cut.gz"), NULL, &err), 0);
+        cr_assert_eq(ddb_source_open_auto(&s, tpath("cut.gz"), 0, NULL, &err), 0);
         n = drain(s, out, len, &err);
         cr_assert_eq(n, DDB_EIO, "cut %zu: got %zd", cut, n);
         snprintf(want, sizeof(want), "unexpected end of gzip data in %s at compressed byte %zu",
@@ -568,7 +580,7 @@ Test(source, real_export_file_md5_and_lines)
     struct stat st;
 
     cr_assert_eq(stat(path, &st), 0);
-    cr_assert_eq(ddb_source_open_auto(&s, path, &md5, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_source_open_auto(&s, path, 0, &md5, &err), 0, "%s", err.message);
     cr_assert_not_null(md5);
     cr_assert_eq(ddb_lines_new(&lr, s, 0, &err), 0);
     while ((rc = ddb_lines_next(lr, &line, &len, &err)) == 0) {
@@ -651,26 +663,26 @@ Test(source, open_auto_uses_content_not_extension)
 
     write_file(tpath("plain.gz"), text, strlen(text));
     gzip_to_file(tpath("packed.json"), (const unsigned char *)text, strlen(text), 1);
-    cr_assert_eq(ddb_source_open_auto(&s, tpath("plain.gz"), NULL, &err), 0);
+    cr_assert_eq(ddb_source_open_auto(&s, tpath("plain.gz"), 0, NULL, &err), 0);
     cr_assert_eq(drain(s, out, sizeof(out), &err), (ssize_t)strlen(text));
     cr_assert_eq(memcmp(out, text, strlen(text)), 0);
     ddb_source_free(s);
-    cr_assert_eq(ddb_source_open_auto(&s, tpath("packed.json"), &md5, &err), 0);
+    cr_assert_eq(ddb_source_open_auto(&s, tpath("packed.json"), 0, &md5, &err), 0);
     cr_assert_eq(drain(s, out, sizeof(out), &err), (ssize_t)strlen(text));
     cr_assert_eq(memcmp(out, text, strlen(text)), 0);
     ddb_source_free(s);
 
     /* One byte and empty files are plain. */
     write_file(tpath("one"), "\x1f", 1);
-    cr_assert_eq(ddb_source_open_auto(&s, tpath("one"), NULL, &err), 0);
+    cr_assert_eq(ddb_source_open_auto(&s, tpath("one"), 0, NULL, &err), 0);
     cr_assert_eq(drain(s, out, sizeof(out), &err), 1);
     ddb_source_free(s);
     write_file(tpath("empty"), "", 0);
-    cr_assert_eq(ddb_source_open_auto(&s, tpath("empty"), &md5, &err), 0);
+    cr_assert_eq(ddb_source_open_auto(&s, tpath("empty"), 0, &md5, &err), 0);
     cr_assert_eq(ddb_source_read(s, out, sizeof(out), &err), 0);
     ddb_source_free(s);
     md5 = (ddb_source *)1;
-    cr_assert_eq(ddb_source_open_auto(&s, tpath("nope"), &md5, &err), DDB_ENOTFOUND);
+    cr_assert_eq(ddb_source_open_auto(&s, tpath("nope"), 0, &md5, &err), DDB_ENOTFOUND);
     cr_assert_null(md5);
 }
 
@@ -859,7 +871,7 @@ Test(source, a_replay_partly_read_then_lent)
     cr_assert_eq(gzwrite(gz, text, (unsigned)n), (int)n);
     cr_assert_eq(gzclose(gz), Z_OK);
     cr_assert_eq(ddb_source_open_file(&file, path, &err), 0);
-    cr_assert_eq(ddb_source_auto(&s, file, NULL, &err), 0);
+    cr_assert_eq(ddb_source_auto(&s, file, 0, NULL, &err), 0);
     cr_assert_eq(ddb_source_sniff(&s, s, 1000, &peek, &peek_len, &err), 0);
     cr_assert(ddb_source_can_borrow(s));
     cr_assert_eq(ddb_source_read(s, back, 300, &err), 300);
@@ -884,7 +896,7 @@ Test(source, a_replay_partly_read_then_lent)
         cr_assert_eq(ftruncate(fd, st.st_size / 2), 0);
     }
     cr_assert_eq(ddb_source_open_file(&file, path, &err), 0);
-    cr_assert_eq(ddb_source_auto(&s, file, NULL, &err), 0);
+    cr_assert_eq(ddb_source_auto(&s, file, 0, NULL, &err), 0);
     got = 0;
     for (;;) {
         const char *p;

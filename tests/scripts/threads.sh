@@ -5,7 +5,8 @@
 # --threads 1, 2, 4 and by default, on an input whose bad lines, unmatched items and undecodable
 # items fall in many different batches, and on every golden case that exports or converts;
 # --max-rejects stops on the same record; checkpoints taken while computing ahead leave the same
-# outputs, and a run stopped under --state and resumed with other threads finishes them.
+# outputs, and a run stopped under --state and resumed with other threads finishes them;
+# --threads 1 starts no thread.
 . "$(dirname "$0")/lib.bash"
 gen="$tools/ddbpipe-gen"
 M="$root/formats/favorites.json"
@@ -21,6 +22,29 @@ gzip -dc dump.json.gz | awk '
     NR % 1013 == 0 { sub(/"(lsiTwoSk|gsiOneSk)":\{"S":"/, "&x") }
     { print }' | gzip -1 >input.json.gz
 [ "$(gzip -dc input.json.gz | grep -c '^not json$')" -ge 30 ] || fail "the input has too few bad lines"
+
+# --threads 1 is one core: no thread at all, not even one inflating the gzip input ahead; two
+# threads start more. Counted with strace where the machine lets it trace, against a run that
+# starts none of ours (a small uncompressed input): a sanitizer's runtime may clone on its own.
+if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
+    gzip -dc input.json.gz | head -100 >small.json
+    clones() { # clones NAME ARGS...: the clone calls of ddbpipe ARGS, into NAME.n
+        local name=$1
+        shift
+        strace -f -qq -e trace=clone,clone3 -o "$name.trace" "$bin" "$@" --mapping "$M" \
+            --out "$name.out" --format csv --quiet 2>/dev/null
+        grep -c 'clone' "$name.trace" >"$name.n"
+    }
+    clones base export small.json --threads 1
+    clones t1 export input.json.gz --threads 1
+    clones t2 export input.json.gz --threads 2
+    [ "$(cat t1.n)" = "$(cat base.n)" ] ||
+        fail "--threads 1 on a gzip input cloned $(cat t1.n) times, a plain run $(cat base.n)"
+    [ "$(cat t2.n)" -ge $(($(cat base.n) + 2)) ] ||
+        fail "--threads 2 cloned $(cat t2.n) times, a plain run $(cat base.n): not 2 threads more"
+else
+    echo "strace cannot trace here: the threads of --threads 1 are not counted"
+fi
 
 # same: two output folders hold the same files, byte for byte (summary.json without its times)
 same() {
