@@ -281,8 +281,9 @@ static void quote_member(char *dst, size_t cap, ddb_type set_type, const ddb_str
     ddb_error_quote(dst, cap, m->ptr, m->len);
 }
 
-__attribute__((noinline)) static int check_set(const ddb_value *v, const frame *f, size_t *size,
-                                               ddb_error *err)
+/* utf8: as walk's */
+__attribute__((noinline)) static int check_set(const ddb_value *v, const frame *f, int utf8,
+                                               size_t *size, ddb_error *err)
 {
     ddb_type mt = ddb_type_set_member(v->type);
     const ddb_value *items = v->u.l.items;
@@ -316,7 +317,7 @@ __attribute__((noinline)) static int check_set(const ddb_value *v, const frame *
             make_ns_key(&keys[i], &num);
             total += ddb_number_size(&num);
         } else {
-            if (mt == DDB_TYPE_S && !ddb_utf8_valid(m->u.s.ptr, m->u.s.len, &bad)) {
+            if (utf8 && mt == DDB_TYPE_S && !ddb_utf8_valid(m->u.s.ptr, m->u.s.len, &bad)) {
                 rc = fail(err, DDB_EINVAL, f, "string set member %zu is not valid UTF-8 (byte %zu)",
                           i, bad);
                 goto done;
@@ -354,9 +355,11 @@ done:
 /*
  * Validates v at nesting level depth (a top-level attribute value is level 1)
  * and adds its DynamoDB size to *size. One pass does both so each number is
- * parsed once.
+ * parsed once. utf8: 0 when a parser checked every name and string already
+ * (nested ones too: the JSON lexer checks each string it reads).
  */
-static int walk(const ddb_value *v, int depth, const frame *f, size_t *size, ddb_error *err)
+static int walk(const ddb_value *v, int depth, const frame *f, int utf8, size_t *size,
+                ddb_error *err)
 {
     size_t bad = 0;
     int rc;
@@ -365,7 +368,7 @@ static int walk(const ddb_value *v, int depth, const frame *f, size_t *size, ddb
         return fail(err, DDB_EINVAL, f, "nesting deeper than %d levels", DDB_MAX_DEPTH);
     switch (v->type) {
     case DDB_TYPE_S:
-        if (!ddb_utf8_valid(v->u.s.ptr, v->u.s.len, &bad))
+        if (utf8 && !ddb_utf8_valid(v->u.s.ptr, v->u.s.len, &bad))
             return fail(err, DDB_EINVAL, f, "string is not valid UTF-8 (byte %zu)", bad);
         *size += v->u.s.len;
         return 0;
@@ -388,26 +391,26 @@ static int walk(const ddb_value *v, int depth, const frame *f, size_t *size, ddb
         *size += 3 + v->u.l.count;
         for (size_t i = 0; i < v->u.l.count; i++) {
             frame c = {f, FRAME_INDEX, NULL, 0, i};
-            if ((rc = walk(&v->u.l.items[i], depth + 1, &c, size, err)) != 0)
+            if ((rc = walk(&v->u.l.items[i], depth + 1, &c, utf8, size, err)) != 0)
                 return rc;
         }
         return 0;
     case DDB_TYPE_M:
-        if ((rc = check_names(&v->u.m, f, 0, 1, err)) != 0)
+        if ((rc = check_names(&v->u.m, f, 0, utf8, err)) != 0)
             return rc;
         *size += 3 + v->u.m.count;
         for (size_t i = 0; i < v->u.m.count; i++) {
             const ddb_attr *at = &v->u.m.attrs[i];
             frame c = {f, FRAME_NAME, at->name.ptr, at->name.len, 0};
             *size += at->name.len;
-            if ((rc = walk(&at->value, depth + 1, &c, size, err)) != 0)
+            if ((rc = walk(&at->value, depth + 1, &c, utf8, size, err)) != 0)
                 return rc;
         }
         return 0;
     case DDB_TYPE_SS:
     case DDB_TYPE_NS:
     case DDB_TYPE_BS:
-        return check_set(v, f, size, err);
+        return check_set(v, f, utf8, size, err);
     default:
         return fail(err, DDB_EINVAL, f, "value has no valid type (%d)", (int)v->type);
     }
@@ -418,7 +421,7 @@ int ddb_value_validate(const ddb_value *v, const char *path, ddb_error *err)
     frame root = {NULL, FRAME_NAME, path ? path : "", path ? strlen(path) : 0, 0};
     size_t size = 0;
 
-    return walk(v, 1, &root, &size, err);
+    return walk(v, 1, &root, 1, &size, err);
 }
 
 /* Size of a number's text without failing: the documented formula on the
@@ -484,9 +487,8 @@ size_t ddb_item_size(const ddb_item *item)
 /* The owner of the memo that an item's names passed check_names. */
 static const char names_checked;
 
-/* utf8: 0 when a parser checked the names and strings already (the top
- * level's; nested ones are checked again, they are rare). sh: item's shape
- * or NULL. */
+/* utf8: 0 when a parser checked the names and strings already, at every
+ * depth. sh: item's shape or NULL. */
 static int validate(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out, int utf8,
                     ddb_shape *sh, ddb_error *err)
 {
@@ -513,7 +515,7 @@ static int validate(const ddb_item *item, const ddb_key_schema *ks, size_t *size
         }
         {
             frame root = {NULL, FRAME_NAME, at->name.ptr, at->name.len, 0};
-            if ((rc = walk(&at->value, 1, &root, &size, err)) != 0)
+            if ((rc = walk(&at->value, 1, &root, utf8, &size, err)) != 0)
                 return rc;
         }
     }

@@ -97,28 +97,35 @@ static inline int short_needs_quotes(const char *s, size_t len, char delimiter)
 }
 
 /* Copies s[0, len) to dst doubling each quote; dst has room for 2 * len + 1
- * bytes (a spare byte is written past a copied byte, then overwritten or
- * left past the end). JSON in a cell (a map, _extra) has a quote every few
- * bytes: a search per quote costs more than this one pass. Returns the
- * bytes written. */
+ * bytes (bytes past the copy are written, then overwritten or left past the
+ * end: a store at d, where at most 2 * k bytes stand for the first k of s and
+ * k + 16 <= len, ends by 2 * len - 16). JSON in a cell (a map, _extra) has a quote every few
+ * bytes, so most 16-byte blocks hold some: a block is copied as the runs
+ * between its quotes, one 16-byte store per run (each loaded from s where it
+ * starts, so no shift is needed), a byte at a time only in the last 32
+ * bytes, where such a load could read past s. Returns the bytes written. */
 static size_t put_doubled(char *dst, const char *s, size_t len)
 {
     char *d = dst;
     size_t i = 0;
 #ifdef __SSE2__
     const __m128i q = _mm_set1_epi8('"');
-    for (; i + 16 <= len; i += 16) {
+    for (; i + 32 <= len; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) == 0) {
-            _mm_storeu_si128((__m128i *)(void *)d, v);
-            d += 16;
-            continue;
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, q));
+        size_t start = 0;
+        while (m != 0) {
+            size_t at = (size_t)__builtin_ctz(m);
+            m &= m - 1;
+            _mm_storeu_si128((__m128i *)(void *)d,
+                             _mm_loadu_si128((const __m128i *)(const void *)(s + i + start)));
+            d += at + 1 - start;
+            *d++ = '"';
+            start = at + 1;
         }
-        for (size_t k = i; k < i + 16; k++) {
-            d[0] = s[k];
-            d[1] = '"';
-            d += 1 + (s[k] == '"');
-        }
+        _mm_storeu_si128((__m128i *)(void *)d,
+                         _mm_loadu_si128((const __m128i *)(const void *)(s + i + start)));
+        d += 16 - start;
     }
 #endif
     for (; i < len; i++) {

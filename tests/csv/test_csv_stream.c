@@ -357,14 +357,24 @@ Test(csv, put_field_doubles_many_quotes)
     ddb_buf want_text = DDB_BUF_INIT;
     uint32_t x = 12345;
     for (size_t len = 0; len <= 70; len++) {
-        for (int round = 0; round < 40; round++) {
+        for (int round = 0; round < 44; round++) {
             ddb_buf b = DDB_BUF_INIT;
             char *cell = malloc(len ? len : 1);
             cr_assert_not_null(cell);
             for (size_t i = 0; i < len; i++) {
                 x = x * 1103515245u + 12345u;
-                /* a quote one time in four (one in two in odd rounds), else JSON-ish text */
-                cell[i] = (x >> 16) % (round % 2 ? 2 : 4) == 0 ? '"' : "{}:,SN a"[(x >> 8) % 8];
+                /* a quote one time in four (one in two in odd rounds), else JSON-ish text;
+                 * the last rounds: every byte a quote, a quote at each step's last byte, at
+                 * its first, at both */
+                if (round == 40)
+                    cell[i] = '"';
+                else if (round > 40)
+                    cell[i] = ((round & 1) && i % 16 == 15) || (round >= 42 && i % 16 == 0)
+                                  ? '"'
+                                  : 'a';
+                else
+                    cell[i] =
+                        (x >> 16) % (round % 2 ? 2 : 4) == 0 ? '"' : "{}:,SN a"[(x >> 8) % 8];
             }
             ddb_buf_puts(&b, "p");
             cr_assert_eq(ddb_csv_put_field(&b, cell, len, ',', 1), 0);

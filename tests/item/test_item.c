@@ -613,12 +613,14 @@ Test(item_values, name_length_and_unnamed_root)
 
 /* ---- items a parser checked as UTF-8 ---------------------------------------- */
 
-/* Only the top-level names' and strings' UTF-8 is taken as checked: sizes,
- * duplicates, numbers, keys and nested strings are still validated, and a
- * valid item gets the same verdict and size either way. */
+/* The parser's UTF-8 check is taken for every name and string, nested ones
+ * too (the JSON lexer checks each string it reads: json/test_json.c,
+ * refuses_bad_utf8_at_every_depth): sizes, duplicates, numbers and keys are
+ * still validated, and a valid item gets the same verdict and size either
+ * way. */
 #define IT(a) (&(ddb_item){a, COUNT(a)})
 
-Test(item_parsed, trusts_only_the_parsers_utf8_check)
+Test(item_parsed, trusts_the_parsers_utf8_check_at_every_depth)
 {
     ddb_key_attr pk = {"pk", DDB_TYPE_S};
     ddb_key_schema ks;
@@ -638,7 +640,15 @@ Test(item_parsed, trusts_only_the_parsers_utf8_check)
 
     ddb_attr inner[] = {A("x", S("\xFF"))};
     ddb_attr nested[] = {A("pk", S("u1")), A("m", M(inner, 1))};
-    cr_assert_eq(ddb_item_validate_parsed(IT(nested), &ks, NULL, &err), DDB_EINVAL);
+    cr_assert_eq(ddb_item_validate(IT(nested), &ks, NULL, &err), DDB_EINVAL);
+    cr_assert_eq(ddb_item_validate_parsed(IT(nested), &ks, NULL, &err), 0);
+    ddb_attr inner_name[] = {A("\xC3", S("x"))};
+    ddb_attr nested_name[] = {A("pk", S("u1")), A("m", M(inner_name, 1))};
+    cr_assert_eq(ddb_item_validate(IT(nested_name), &ks, NULL, &err), DDB_EINVAL);
+    cr_assert_eq(ddb_item_validate_parsed(IT(nested_name), &ks, NULL, &err), 0);
+    ddb_attr inner_dup[] = {A("x", S("1")), A("x", S("2"))};
+    ddb_attr nested_dup[] = {A("pk", S("u1")), A("m", M(inner_dup, 2))};
+    cr_assert_eq(ddb_item_validate_parsed(IT(nested_dup), &ks, NULL, &err), DDB_EINVAL);
 
     ddb_attr dup[] = {A("pk", S("u1")), A("a", S("1")), A("a", S("2"))};
     cr_assert_eq(ddb_item_validate_parsed(IT(dup), &ks, NULL, &err), DDB_EINVAL);

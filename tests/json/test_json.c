@@ -226,6 +226,31 @@ Test(json, line_kinds_parse_and_sniff)
     cr_assert_null(ddb_json_parser_item_text(p).ptr, "no item text after a failed line");
 }
 
+/* Item validation trusts this parser's UTF-8 check for every name and string
+ * it read (ddb_item_validate_parsed): invalid UTF-8 is refused wherever it
+ * is, in a name or a value, at the top or nested in maps, lists and sets. */
+Test(json, refuses_bad_utf8_at_every_depth)
+{
+    static const char *const lines[] = {
+        "{\"Item\":{\"pk\":{\"S\":\"a\"},\"k\xC3\":{\"S\":\"x\"}}}",
+        "{\"Item\":{\"pk\":{\"S\":\"a\xFF\"}}}",
+        "{\"Item\":{\"pk\":{\"S\":\"a\"},\"m\":{\"M\":{\"k\xFF\":{\"S\":\"x\"}}}}}",
+        "{\"Item\":{\"pk\":{\"S\":\"a\"},\"m\":{\"M\":{\"k\":{\"S\":\"x\xC3\"}}}}}",
+        "{\"Item\":{\"pk\":{\"S\":\"a\"},\"l\":{\"L\":[{\"M\":{\"k\":{\"S\":\"\xE2\x82\"}}}]}}}",
+        "{\"Item\":{\"pk\":{\"S\":\"a\"},\"l\":{\"L\":[{\"S\":\"ok\"},{\"S\":\"\xC0\xAF\"}]}}}",
+        "{\"Item\":{\"pk\":{\"S\":\"a\"},\"s\":{\"SS\":[\"ok\",\"\xED\xA0\x80\"]}}}",
+        "{\"Item\":{\"pk\":{\"S\":\"a\"},\"m\":{\"M\":{\"n\":{\"M\":{\"\xF5\x80\x80\x80\":{\"N\":\"1\"}}}}}}}",
+    };
+    ddb_map m;
+
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+        cr_assert_neq(ddb_json_parse_line(p, DDB_JSON_LINE_ITEM, &m, NULL, lines[i],
+                                          strlen(lines[i]), a, &err),
+                      0, "accepted %s", lines[i]);
+        cr_assert(strstr(err.message, "UTF-8") != NULL, "%s: %s", lines[i], err.message);
+    }
+}
+
 /* The item object of an ITEM or BARE line, verbatim (what an importer may
  * send as it is); nothing for a change line. */
 Test(json, item_text_is_the_item_object_verbatim)
