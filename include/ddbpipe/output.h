@@ -46,6 +46,14 @@ typedef int (*ddb_output_format_fn)(const ddb_output *o, int entity_index, ddb_r
                                     const ddb_map *rec, size_t n_declared, ddb_buf *line,
                                     struct ddb_format_scratch *s);
 
+/* Appends to note what put(entity_index, kind, rec, n_declared) may read
+ * instead of rec for its own bookkeeping (the column statistics), made where
+ * rec is in cache: worker threads call it after format, and put then reads
+ * origin->note. Reads nothing put changes. Returns 0, 1 (no note: put reads
+ * rec) or DDB_ENOMEM. */
+typedef int (*ddb_output_note_fn)(const ddb_output *o, int entity_index, ddb_record_kind kind,
+                                  const ddb_map *rec, size_t n_declared, ddb_buf *note);
+
 typedef struct ddb_output_vtable {
     /* A record (or item) of entity_index (-1 = none) to store. rec->attrs
      * [0..n_declared) are declared fields when the output writes records. */
@@ -82,6 +90,7 @@ struct ddb_output {
     ddb_output_reject_fn reject;
     void *ack_ctx; /* for ack and reject */
     ddb_output_format_fn format; /* NULL: put formats every record */
+    ddb_output_note_fn note;     /* NULL: put reads every record it writes */
     uint64_t bytes_out;
 };
 

@@ -70,6 +70,8 @@ typedef struct ddb_record {
     const char *formatted; /* set by the pipeline for the length of one put: the bytes the
                               output's format() made for it, which put writes (NULL: none) */
     size_t formatted_len;
+    const char *note; /* likewise, the output's note for it (NULL: none) */
+    size_t note_len;
 } ddb_record;
 
 typedef enum ddb_input_format {

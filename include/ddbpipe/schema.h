@@ -47,6 +47,18 @@ DDB_MUST_USE int ddb_schema_new(ddb_schema **out, const ddb_mapping *m, ddb_erro
  * fields in field order (absent ones left out). */
 void ddb_schema_observe(ddb_schema *s, size_t e, const ddb_map *rec, size_t n_declared);
 
+/* ddb_schema_observe in two steps, so the one that reads the record can run
+ * on the thread that made it: appends to out a note of what observing rec
+ * (entity e of m, taken as ddb_schema_observe takes it) adds, reading the
+ * mapping only, never the statistics (any thread). Returns 0, 1 (no note:
+ * e has more than 64 fields; observe rec itself) or DDB_ENOMEM. */
+DDB_MUST_USE int ddb_schema_note(const ddb_mapping *m, size_t e, const ddb_map *rec,
+                                 size_t n_declared, ddb_buf *out);
+
+/* Takes in the note (len bytes) ddb_schema_note made for a record of entity
+ * e: the same as ddb_schema_observe of that record. */
+void ddb_schema_observe_note(ddb_schema *s, size_t e, const char *note, size_t len);
+
 /* Parquet: the files of entity e hold number field f (N or NS), or when
  * member >= 0 that member of the declared map f, as an exact STRING
  * (as_text) or DECIMAL(38, scale), whatever the statistics say. */

@@ -74,6 +74,7 @@ typedef struct pl_verdict {
     int formatted;
     size_t text_off, text_len;
     const char *text;
+    size_t note_len; /* the output's note, right after the line (0: none) */
 } pl_verdict;
 
 /* How one reader's records are taken. */

@@ -124,6 +124,16 @@ int pl_item_format(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *
     v->formatted = 1;
     v->text_off = start;
     v->text_len = text->len - start;
+    /* its note after it, read with the line and so still in cache */
+    if (o->output->note != NULL && v->rc == 0) {
+        size_t at = text->len;
+        if (o->output->note(o->output, idx, rec->kind, put, declared, text) == 0 && !text->oom) {
+            v->note_len = text->len - at;
+        } else {
+            text->len = at; /* put reads the record */
+            text->oom = 0;
+        }
+    }
     return 0;
 }
 
@@ -161,9 +171,13 @@ int pl_process_item(run *r, ddb_record *rec, const pl_verdict *pre, ddb_error *e
     /* the bytes made ahead are put for the length of this call */
     rec->formatted = v->formatted ? v->text : NULL;
     rec->formatted_len = v->formatted ? v->text_len : 0;
+    rec->note = v->formatted && v->note_len > 0 ? v->text + v->text_len : NULL;
+    rec->note_len = rec->note != NULL ? v->note_len : 0;
     rc = put_item(r, rec, v, err);
     rec->formatted = NULL;
     rec->formatted_len = 0;
+    rec->note = NULL;
+    rec->note_len = 0;
     return rc;
 }
 

@@ -346,8 +346,12 @@ static int fo_put(ddb_output *o, int index, ddb_record_kind kind, const ddb_map 
     }
     if (rc != 0)
         return ddb_error_set(err, rc, "%s", werr.message);
-    if (fo->schema != NULL && kind != DDB_REC_DELETE && index >= 0)
-        ddb_schema_observe(fo->schema, (size_t)index, rec, n_declared);
+    if (fo->schema != NULL && kind != DDB_REC_DELETE && index >= 0) {
+        if (origin != NULL && origin->note != NULL) /* fo_note's */
+            ddb_schema_observe_note(fo->schema, (size_t)index, origin->note, origin->note_len);
+        else
+            ddb_schema_observe(fo->schema, (size_t)index, rec, n_declared);
+    }
     if (o->ack)
         o->ack(o->ack_ctx, index, kind, origin ? origin->seq : 0);
     return 0;
@@ -366,6 +370,17 @@ static int fo_format(const ddb_output *o, int index, ddb_record_kind kind, const
     if (fo->formats[i] == NULL)
         return 1;
     return ddb_line_format_put(fo->formats[i], line, s, rec, fo->opts.records ? n_declared : 0);
+}
+
+/* What fo_put observes of rec for the column statistics, as a note
+ * (ddb_schema_note), made on the thread that made rec. */
+static int fo_note(const ddb_output *o, int index, ddb_record_kind kind, const ddb_map *rec,
+                   size_t n_declared, ddb_buf *note)
+{
+    const file_output *fo = (const file_output *)o;
+    if (fo->schema == NULL || kind == DDB_REC_DELETE || index < 0 || fo->opts.mapping == NULL)
+        return 1;
+    return ddb_schema_note(fo->opts.mapping, (size_t)index, rec, n_declared, note);
 }
 
 /* fo->formats: an entity's files have lines of their own unless a CSV's
@@ -748,6 +763,7 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
     fo->base.vt = &file_vt;
     fo->base.writes_at_once = 1;
     fo->base.format = fo_format;
+    fo->base.note = fo_note;
     fo->opts = *opts;
     fo->dir = strdup(opts->dir);
     fo->n = opts->mapping ? opts->mapping->n_entities : 1;

@@ -121,24 +121,116 @@ static int name_is(const ddb_str *s, const char *name)
     return ddb_cstr_eq(name, s->ptr, s->len);
 }
 
-void ddb_schema_observe(ddb_schema *s, size_t e, const ddb_map *rec, size_t n_declared)
+/* Calls fn(ctx, f, v) for each declared field f of en that rec holds, v its
+ * value: rec->attrs[0..n_declared) come in field order, so one merge walk. */
+static void each_declared(const ddb_entity *en, const ddb_map *rec, size_t n_declared,
+                          void (*fn)(void *ctx, size_t f, const ddb_value *v), void *ctx)
 {
-    const ddb_entity *en = &s->m->entities[e];
-    size_t c = 0; /* declared attributes come in field order: one merge walk */
+    size_t c = 0;
     for (size_t f = 0; f < en->n_fields && c < n_declared; f++) {
-        const ddb_value *v;
-        column *col = &s->cols[e][f];
         if (rec->attrs[c].name.ptr != en->fields[f].name &&
             !name_is(&rec->attrs[c].name, en->fields[f].name))
             continue;
-        v = &rec->attrs[c++].value;
-        col->present++;
-        if (v->type == DDB_TYPE_N) {
-            ddb_num_shape_add(&col->shape, v->u.s.ptr, v->u.s.len);
-        } else if (v->type == DDB_TYPE_NS) {
-            for (size_t i = 0; i < v->u.l.count; i++)
-                ddb_num_shape_add(&col->shape, v->u.l.items[i].u.s.ptr, v->u.l.items[i].u.s.len);
-        }
+        fn(ctx, f, &rec->attrs[c++].value);
+    }
+}
+
+/* The numbers of v (an N, or each member of an NS) added to shape. */
+static void add_numbers(ddb_num_shape *shape, const ddb_value *v)
+{
+    if (v->type == DDB_TYPE_N) {
+        ddb_num_shape_add(shape, v->u.s.ptr, v->u.s.len);
+    } else if (v->type == DDB_TYPE_NS) {
+        for (size_t i = 0; i < v->u.l.count; i++)
+            ddb_num_shape_add(shape, v->u.l.items[i].u.s.ptr, v->u.l.items[i].u.s.len);
+    }
+}
+
+static void observe_field(void *ctx, size_t f, const ddb_value *v)
+{
+    column *col = &((column *)ctx)[f];
+    col->present++;
+    add_numbers(&col->shape, v);
+}
+
+void ddb_schema_observe(ddb_schema *s, size_t e, const ddb_map *rec, size_t n_declared)
+{
+    each_declared(&s->m->entities[e], rec, n_declared, observe_field, s->cols[e]);
+}
+
+/*
+ * A note: what observing one record adds, made by the thread that made the
+ * record (where it is still in cache) and taken in by the one that writes.
+ * The fields it holds as a mask, the fields with numbers as a mask, then one
+ * ddb_num_shape for each of those, in field order: shapes merge exactly
+ * (counts add, widths take the larger), so taking the note in is the same as
+ * observing the record.
+ */
+typedef struct note_head {
+    uint64_t present, numbers;
+} note_head;
+
+typedef struct note_ctx {
+    note_head h;
+    char *shapes; /* in the output buffer, past the head (not aligned: memcpy) */
+} note_ctx;
+
+static void note_field(void *ctx, size_t f, const ddb_value *v)
+{
+    note_ctx *n = ctx;
+    n->h.present |= UINT64_C(1) << f;
+    if (v->type == DDB_TYPE_N || v->type == DDB_TYPE_NS) {
+        ddb_num_shape sh = {0, 0, 0};
+        add_numbers(&sh, v);
+        memcpy(n->shapes + (size_t)__builtin_popcountll(n->h.numbers) * sizeof(sh), &sh,
+               sizeof(sh));
+        n->h.numbers |= UINT64_C(1) << f;
+    }
+}
+
+int ddb_schema_note(const ddb_mapping *m, size_t e, const ddb_map *rec, size_t n_declared,
+                    ddb_buf *out)
+{
+    size_t n_fields;
+    note_ctx n;
+
+    assert(e < m->n_entities);
+    n_fields = m->entities[e].n_fields;
+    if (n_fields > 64)
+        return 1;
+    /* made in place: room for a shape per field, the bytes past the note left unused */
+    if (ddb_buf_reserve(out, sizeof(n.h) + n_fields * sizeof(ddb_num_shape)) != 0)
+        return DDB_ENOMEM;
+    n.h.present = n.h.numbers = 0;
+    n.shapes = out->ptr + out->len + sizeof(n.h);
+    each_declared(&m->entities[e], rec, n_declared, note_field, &n);
+    memcpy(out->ptr + out->len, &n.h, sizeof(n.h));
+    out->len += sizeof(n.h) + (size_t)__builtin_popcountll(n.h.numbers) * sizeof(ddb_num_shape);
+    out->ptr[out->len] = '\0';
+    return 0;
+}
+
+void ddb_schema_observe_note(ddb_schema *s, size_t e, const char *note, size_t len)
+{
+    column *cols = s->cols[e];
+    note_head h;
+    uint64_t bits;
+    size_t k = 0;
+
+    assert(len >= sizeof(h));
+    memcpy(&h, note, sizeof(h));
+    assert(len == sizeof(h) + (size_t)__builtin_popcountll(h.numbers) * sizeof(ddb_num_shape));
+    (void)len;
+    for (bits = h.present; bits != 0; bits &= bits - 1)
+        cols[__builtin_ctzll(bits)].present++;
+    for (bits = h.numbers; bits != 0; bits &= bits - 1, k++) {
+        ddb_num_shape sh, *to = &cols[__builtin_ctzll(bits)].shape;
+        memcpy(&sh, note + sizeof(h) + k * sizeof(sh), sizeof(sh));
+        to->seen += sh.seen;
+        if (sh.int_digits > to->int_digits)
+            to->int_digits = sh.int_digits;
+        if (sh.scale > to->scale)
+            to->scale = sh.scale;
     }
 }
 

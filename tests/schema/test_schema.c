@@ -109,6 +109,64 @@ static ddb_map record(ddb_arena *a, const char *json)
     return m;
 }
 
+static const char *notes_mapping_json =
+    "{\"table\":{\"name\":\"t\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"}},"
+    "\"entities\":[{\"name\":\"R\",\"keys\":{\"pk\":\"R#{id}\"},\"fields\":["
+    "{\"name\":\"id\",\"type\":\"S\"},{\"name\":\"a\",\"type\":\"N\"},"
+    "{\"name\":\"s\",\"type\":\"NS\"},{\"name\":\"t\",\"type\":\"S\"},"
+    "{\"name\":\"b\",\"type\":\"N\"}]}]}";
+
+/* A record's note (made on a worker thread), taken in, counts exactly as
+ * observing the record does: fields present, numbers seen, the widest
+ * integer part and the longest fraction, sets member by member, absent
+ * fields and records without numbers included. */
+Test(schema, a_note_counts_as_observing_its_record)
+{
+    static const char *const recs[][2] = {
+        {"{\"id\":{\"S\":\"1\"},\"a\":{\"N\":\"12.25\"},\"b\":{\"N\":\"7\"}}", "3"},
+        {"{\"id\":{\"S\":\"2\"},\"s\":{\"NS\":[\"1.5\",\"-100000000000000000000\",\"0.001\"]}}", "2"},
+        {"{\"id\":{\"S\":\"3\"},\"t\":{\"S\":\"x\"}}", "2"},
+        {"{\"id\":{\"S\":\"4\"},\"a\":{\"N\":\"-0.000123400\"},\"s\":{\"NS\":[\"9E+3\"]},"
+         "\"t\":{\"S\":\"y\"},\"b\":{\"N\":\"123456789012345678901234567890.5\"}}", "5"},
+        {"{\"id\":{\"S\":\"5\"},\"a\":{\"N\":\"0\"}}", "2"},
+    };
+    ddb_mapping *m = NULL;
+    ddb_schema *direct = NULL, *noted = NULL;
+    ddb_arena *a = NULL;
+    ddb_buf want = DDB_BUF_INIT, got = DDB_BUF_INIT, note = DDB_BUF_INIT;
+    ddb_error err;
+
+    cr_assert_eq(ddb_mapping_parse(&m, notes_mapping_json, strlen(notes_mapping_json), "inline",
+                                   &err),
+                 0, "%s", err.message);
+    cr_assert_eq(ddb_arena_new(&a, 0), 0);
+    cr_assert_eq(ddb_schema_new(&direct, m, &err), 0);
+    cr_assert_eq(ddb_schema_new(&noted, m, &err), 0);
+    for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+        ddb_map rec = record(a, recs[i][0]);
+        size_t n = (size_t)atoi(recs[i][1]);
+        ddb_schema_observe(direct, 0, &rec, n);
+        ddb_buf_clear(&note);
+        ddb_buf_puts(&note, "line\n"); /* a note follows its line */
+        cr_assert_eq(ddb_schema_note(m, 0, &rec, n, &note), 0);
+        ddb_schema_observe_note(noted, 0, note.ptr + 5, note.len - 5);
+        ddb_buf_clear(&want);
+        ddb_buf_clear(&got);
+        ddb_schema_save(direct, 0, &want);
+        ddb_schema_save(noted, 0, &got);
+        cr_assert_str_eq(got.ptr, want.ptr, "after record %zu", i + 1);
+    }
+    /* [present, seen, int_digits, scale] per field */
+    cr_assert_str_eq(want.ptr, "[[5,0,0,0],[3,3,2,7],[2,4,21,3],[2,0,0,0],[2,2,30,1]]");
+    ddb_buf_dispose(&want);
+    ddb_buf_dispose(&got);
+    ddb_buf_dispose(&note);
+    ddb_schema_free(direct);
+    ddb_schema_free(noted);
+    ddb_arena_free(a);
+    ddb_mapping_free(m);
+}
+
 Test(schema, types_survive_a_checkpoint_and_reach_the_scripts)
 {
     ddb_mapping *m = NULL;
