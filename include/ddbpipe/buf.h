@@ -21,7 +21,16 @@ typedef struct ddb_buf {
     }
 
 /* Ensures room for extra more bytes (+NUL). Returns 0 or DDB_ENOMEM (and sets b->oom). */
-int ddb_buf_reserve(ddb_buf *b, size_t extra);
+int ddb_buf_reserve_grow(ddb_buf *b, size_t extra);
+
+/* ddb_buf_reserve_grow, inline while there is room already (a string or a
+ * number put into a line: millions of calls an export). */
+static inline int ddb_buf_reserve(ddb_buf *b, size_t extra)
+{
+    if (b->cap - b->len > extra && !b->oom)
+        return 0;
+    return ddb_buf_reserve_grow(b, extra);
+}
 
 /* Appenders: on allocation failure they set b->oom and return DDB_ENOMEM;
  * callers building a line can append freely and check b->oom once at the end. */

@@ -8,7 +8,7 @@
 #include "ddbpipe/codec.h"
 #include "ddbpipe/error.h"
 
-int ddb_buf_reserve(ddb_buf *b, size_t extra)
+int ddb_buf_reserve_grow(ddb_buf *b, size_t extra)
 {
     size_t need, cap;
     char *p;
