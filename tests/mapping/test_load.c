@@ -6,6 +6,7 @@
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/transform.h"
 #include "support/testutil.h"
+#include "transform/template.h"
 
 static ddb_error err;
 
@@ -524,4 +525,40 @@ Test(mapping, declared_decimal_rejects_what_it_cannot_hold)
     ddb_arena_free(a);
     ddb_mapping_free(m);
     free(text);
+}
+
+/* A pattern's matches are remembered per field (regexec is slow): what one
+ * field's pattern matched is never taken for another field's, a refused value
+ * stays refused however often it comes, and across many values (the memo
+ * evicting) every verdict is regexec's own. */
+Test(mapping, remembered_pattern_matches_are_exact)
+{
+    const char *text = "{" TABLE ",\"entities\":[{\"name\":\"A\",\"keys\":{\"pk\":\"a#{id}\","
+                       "\"sk\":\"x\"},\"fields\":[{\"name\":\"id\",\"pattern\":\"[0-9]{4}\"},"
+                       "{\"name\":\"w\",\"pattern\":\"[a-z0-9]{3}[a-z]\"}]}]}";
+    ddb_mapping *m = NULL;
+    const ddb_field *digits, *word;
+    ddb_error e;
+
+    cr_assert_eq(load_text(text, &m), 0, "%s", err.message);
+    digits = &m->entities[0].fields[0];
+    word = &m->entities[0].fields[1];
+    for (int round = 0; round < 3; round++) {
+        cr_assert(ddb_field_accepts_text(digits, "2024", 4, &e));
+        cr_assert_not(ddb_field_accepts_text(word, "2024", 4, &e), "round %d", round);
+        cr_assert(ddb_field_accepts_text(word, "202a", 4, &e));
+        cr_assert_not(ddb_field_accepts_text(digits, "202a", 4, &e), "round %d", round);
+        cr_assert_not(ddb_field_accepts_text(digits, "20245", 5, &e));
+        cr_assert_not(ddb_field_accepts_text(digits, "2024\0", 5, &e));
+    }
+    /* 5,000 values, a third refused by each: each verdict as the pattern says */
+    for (unsigned i = 0; i < 5000; i++) {
+        char v[8];
+        int n = snprintf(v, sizeof(v), i % 3 ? "%04u" : "%03ux", i % 10000);
+        int want_digits = i % 3 != 0 && n == 4, want_word = n == 4 && i % 3 == 0;
+        cr_assert_eq(ddb_field_accepts_text(digits, v, (size_t)n, &e), want_digits, "%s", v);
+        cr_assert_eq(ddb_field_accepts_text(word, v, (size_t)n, &e), want_word, "%s", v);
+        cr_assert_eq(ddb_field_accepts_text(digits, v, (size_t)n, &e), want_digits, "%s again", v);
+    }
+    ddb_mapping_free(m);
 }
