@@ -58,6 +58,8 @@ typedef struct ddb_field {
     char *pattern_text;
     regex_t pattern;
     int has_pattern;
+    uint64_t pattern_id; /* unique in the process (a field freed and another made at its
+                            address differ): what a memo of its matches is keyed by */
     ddb_field_format format;
     int precision; /* N: "precision"/"scale"/"integer" declared a DECIMAL(precision, scale)
                       every value must fit without rounding; 0 when undeclared */

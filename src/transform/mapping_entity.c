@@ -5,6 +5,7 @@
  */
 #include <json-c/json.h>
 #include <regex.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,10 @@ static int parse_members(mapping_loader *ld, const char *path, json_object *obj,
     }
     return 0;
 }
+/* Every pattern compiled in the process gets the next of these (template.c's
+ * memo of matches is keyed by it). */
+static _Atomic uint64_t pattern_ids;
+
 
 static int parse_field(mapping_loader *ld, const char *path, json_object *obj, ddb_field *f)
 {
@@ -223,6 +228,7 @@ static int parse_field(mapping_loader *ld, const char *path, json_object *obj, d
             return mapping_bad(ld, path,
                                "\"pattern\" is not a valid POSIX extended regular expression");
         f->has_pattern = 1;
+        f->pattern_id = atomic_fetch_add(&pattern_ids, 1) + 1;
         if (mapping_dup_into(ld, &f->pattern_text, pattern) != 0)
             return mapping_nomem(ld);
     }

@@ -302,18 +302,19 @@ static int fits_decimal(const ddb_field *f, const char *s, size_t len, ddb_error
 }
 /* Values a field's pattern matched lately, on this thread: regexec costs
  * about 800 instructions a call, and a patterned field (a month, a code)
- * takes few distinct values. Only matches are kept, by field and bytes. */
+ * takes few distinct values. Only matches are kept, by the pattern's id
+ * (unique in the process, unlike a field's address) and the bytes. */
 #define PATTERN_MEMO 16
 #define PATTERN_MEMO_BYTES 32
 typedef struct pattern_memo {
-    const ddb_field *f;
+    uint64_t id; /* the field's pattern_id: never the same for two patterns */
     size_t len;
     char text[PATTERN_MEMO_BYTES];
 } pattern_memo;
 static _Thread_local pattern_memo pattern_memos[PATTERN_MEMO];
 
 /* By the bytes alone: the same bytes of two fields share a slot, and the
- * field kept in it tells them apart. */
+ * pattern id kept in it tells them apart. */
 static pattern_memo *pattern_slot(const char *s, size_t len)
 {
     uint64_t h = UINT64_C(0xCBF29CE484222325) ^ len;
@@ -328,7 +329,7 @@ static int pattern_matched(const ddb_field *f, const char *s, size_t len)
     if (len > PATTERN_MEMO_BYTES)
         return 0;
     m = pattern_slot(s, len);
-    return m->f == f && m->len == len && memcmp(m->text, s, len) == 0;
+    return m->id == f->pattern_id && m->len == len && memcmp(m->text, s, len) == 0;
 }
 
 static void pattern_remember(const ddb_field *f, const char *s, size_t len)
@@ -337,7 +338,7 @@ static void pattern_remember(const ddb_field *f, const char *s, size_t len)
     if (len > PATTERN_MEMO_BYTES)
         return;
     m = pattern_slot(s, len);
-    m->f = f;
+    m->id = f->pattern_id;
     m->len = len;
     memcpy(m->text, s, len);
 }

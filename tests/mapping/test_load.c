@@ -560,5 +560,21 @@ Test(mapping, remembered_pattern_matches_are_exact)
         cr_assert_eq(ddb_field_accepts_text(word, v, (size_t)n, &e), want_word, "%s", v);
         cr_assert_eq(ddb_field_accepts_text(digits, v, (size_t)n, &e), want_digits, "%s again", v);
     }
+    /* the same mapping with other patterns, loaded once the first is freed:
+     * nothing remembered holds for it, wherever its fields are (a field's
+     * address may be the freed one's; the memo goes by the pattern's id) */
+    cr_assert(ddb_field_accepts_text(digits, "2024", 4, &e));
+    ddb_mapping_free(m);
+    m = NULL;
+    {
+        char *other = strdup(text), *at;
+        cr_assert_not_null(other);
+        at = strstr(other, "[0-9]{4}");
+        memcpy(at, "[a-z]{4}", 8);
+        cr_assert_eq(load_text(other, &m), 0, "%s", err.message);
+        free(other);
+    }
+    cr_assert_not(ddb_field_accepts_text(&m->entities[0].fields[0], "2024", 4, &e));
+    cr_assert(ddb_field_accepts_text(&m->entities[0].fields[0], "abcd", 4, &e));
     ddb_mapping_free(m);
 }
