@@ -31,7 +31,7 @@ cmake --build "$asan_dir" -j"$jobs"
 
 echo "== thread sanitizer build (TSan): the threaded paths"
 # Decoding ahead on a second thread, with the read-ahead source under its gzip inputs
-# (threads.sh); a long import while the credential refresher renews 8-second credentials, and
+# (threads.sh); a long import while the credential refresher renews 6-second credentials, and
 # forced refreshes (credentials.sh); the client's name lookups, which run on a thread of their
 # own (tls.sh, the one that names its endpoint: localhost over TLS). Only the command-line
 # tests: Criterion's runner does not start under ThreadSanitizer (it cannot map its shared

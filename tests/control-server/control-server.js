@@ -23,7 +23,8 @@
 // hold them), POST /__control with {"pitrSince": {"TABLE": epochSeconds}} (recovery turned on
 // back then: the window reaches back), {"failNextExport": {"code", "message"}} (the next export
 // ends FAILED so), {"importLineFaults": N} (the next import's first N good lines fail their
-// write, a fault of the service).
+// write, a fault of the service), {"exportPolls": N, "importPolls": N} (the polls the jobs
+// created from then on stay IN_PROGRESS for, as --export-polls and --import-polls set).
 'use strict'
 
 const http = require('http')
@@ -133,6 +134,8 @@ function main () {
       for (const [ t, since ] of Object.entries(c.pitrSince || {})) ctx.backdate(t, Number(since))
       if (c.failNextExport) control.failNextExport = c.failNextExport
       if (c.importLineFaults != null) control.importLineFaults = Number(c.importLineFaults)
+      if (c.exportPolls != null) opts.exportPolls = Number(c.exportPolls)
+      if (c.importPolls != null) opts.importPolls = Number(c.importPolls)
     },
   }
   const server = http.createServer(withControl(routes, (req, res, body) => {

@@ -3,9 +3,9 @@
 # (tests/cred-server: STS, the SSO portal, a container endpoint, IMDSv2) and the fault server
 # in front of dynalite, whose signature check (--auth) accepts only keys the scripted services
 # issued, verifies SigV4 for real and answers ExpiredTokenException / UnrecognizedClientException
-# as DynamoDB does. Credentials live 8 seconds. Proves each provider, the precedence order,
+# as DynamoDB does. Credentials live 6 seconds. Proves each provider, the precedence order,
 # chained roles, STS errors and retries, that no secret is ever printed, and a long import
-# (over 60 s, several expiries) with every item written and nothing rejected.
+# (over 30 s, several expiries) with every item written and nothing rejected.
 . "$(dirname "$0")/lib.bash"
 gen="$tools/ddbpipe-gen"
 fav="$root/formats/favorites.json"
@@ -15,7 +15,7 @@ USER_KEY=AKIAUSERKEY000000001
 USER_SECRET="userSecret/with+chars0000000000000000000"
 
 cat >"$tmp/cred.json" <<EOF
-{ "lifetimeS": 8, "region": "us-east-1", "account": "$acct",
+{ "lifetimeS": 6, "region": "us-east-1", "account": "$acct",
   "users": { "$USER_KEY": { "secret": "$USER_SECRET", "arn": "arn:aws:iam::$acct:user/ci" } },
   "roles": { "$(role web)": { "webIdentity": true }, "$(role a)": {}, "$(role b)": {},
              "$(role ext)": { "externalId": "the-external-id", "maxSessionS": 7200 },
@@ -38,9 +38,10 @@ start_node cred "$root/tests/cred-server/cred-server.js" --script "$tmp/cred.jso
 cs="http://127.0.0.1:$(cat "$tmp/cred.port")"
 start_node fault "$root/tests/fault-server/fault-server.js" --upstream "$endpoint" --auth "$cs"
 fs="http://127.0.0.1:$(cat "$tmp/fault.port")"
-# The same, with a clock 6 s ahead: keys look expired to it before the client refreshes them.
+# The same, with a clock 4.5 s ahead: keys look expired to it (1.5 s after they are issued)
+# before the client refreshes them (at half their lifetime, 3 s).
 start_node skew "$root/tests/fault-server/fault-server.js" --upstream "$endpoint" --auth "$cs" \
-    --auth-skew-ms 6000
+    --auth-skew-ms 4500
 ss="http://127.0.0.1:$(cat "$tmp/skew.port")"
 trap 'kill $cred_pid $fault_pid $skew_pid 2>/dev/null; cleanup' EXIT
 
@@ -251,7 +252,7 @@ describe bad-secret 5 "InvalidSignatureException" AWS_ACCESS_KEY_ID=$USER_KEY AW
 # -- a long import across many expiries: zero rejects, every item written ----------------------
 # A role assumed with web identity credentials (two STS calls per refresh); the web identity
 # token is rotated during the run, and the old one stops working: the file is re-read.
-"$gen" export --mapping "$fav" --items 3300 --unmatched 0 --invalid 0 --files 2 --seed 5 \
+"$gen" export --mapping "$fav" --items 1650 --unmatched 0 --invalid 0 --files 2 --seed 5 \
     --out "$tmp/long" >/dev/null || fail "generator"
 exp=$(ls -d "$tmp"/long/AWSDynamoDB/*)
 run long-expected 0 "$bin" export "$exp" --format ddb-json --out "$tmp/long-expected"
@@ -262,7 +263,7 @@ start=$(date +%s)
 AWS_PROFILE=chained "$bin" import "$exp" --table creds --endpoint-url "$fs" --max-wcu 50 \
     --summary "$tmp/long.json" --verbose >"$tmp/long.out" 2>"$tmp/long.err" &
 long_pid=$!
-sleep 25
+sleep 12
 echo jwt-two >"$tmp/web-token.new" && mv "$tmp/web-token.new" "$tmp/web-token"
 sleep 2
 control '{"config":{"webTokens":["jwt-two"]}}'
@@ -270,11 +271,11 @@ wait $long_pid
 rc=$?
 secs=$(($(date +%s) - start))
 [ "$rc" = 0 ] || { fail "long: exit $rc"; tail -20 "$tmp/long.err" >&2; }
-[ "$secs" -ge 60 ] || fail "long: ran $secs s, at least 60 expected"
+[ "$secs" -ge 30 ] || fail "long: ran $secs s, at least 30 expected"
 [ "$(summary_total "$tmp/long.json" written)" = "$n" ] || fail "long: $n written expected"
 [ "$(summary_total "$tmp/long.json" rejected)" = 0 ] || fail "long: nothing rejected expected"
 refreshed=$(grep -c "credentials refreshed" "$tmp/long.err")
-[ "$refreshed" -ge 7 ] || fail "long: $refreshed refreshes in $secs s of 8 s credentials"
+[ "$refreshed" -ge 7 ] || fail "long: $refreshed refreshes in $secs s of 6 s credentials"
 keys=$(fault_stat 'Object.keys(o.auth.keys).length')
 [ "$keys" -ge 7 ] || fail "long: only $keys distinct keys signed the writes"
 [ "$(fault_stat 'o.auth.expired+o.auth.unknown+o.auth.badSignature')" = 0 ] ||
@@ -289,11 +290,11 @@ run long-dump 0 env AWS_PROFILE=ci "$bin" export --table creds --format ddb-json
 same_items long "$tmp/long-expected/items.json" -- "$tmp/long-dump/items.json"
 
 # -- keys refused as expired before their time (clock skew): sent again, never rejected ---------
-head -900 "$tmp/long-expected/items.json" >"$tmp/skew-items.json"
+head -450 "$tmp/long-expected/items.json" >"$tmp/skew-items.json"
 run skewed 0 env AWS_WEB_IDENTITY_TOKEN_FILE="$tmp/web-token" AWS_ROLE_ARN="$(role web)" \
     "$bin" import "$tmp/skew-items.json" --table creds --endpoint-url "$ss" --max-wcu 45 \
     --summary "$tmp/skewed.json" --verbose
-[ "$(summary_total "$tmp/skewed.json" written)" = 900 ] || fail "skewed: 900 written expected"
+[ "$(summary_total "$tmp/skewed.json" written)" = 450 ] || fail "skewed: 450 written expected"
 [ "$(summary_total "$tmp/skewed.json" rejected)" = 0 ] || fail "skewed: nothing rejected expected"
 [ "$(fault_stat o.auth.expired "$ss")" -gt 0 ] || fail "skewed: no request was refused as expired"
 grep -q "ExpiredTokenException with credentials of generation" "$tmp/skewed.err" ||

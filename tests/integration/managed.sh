@@ -69,6 +69,10 @@ expect_in "$tmp/full.err" "read from s3://data/exp/AWSDynamoDB/"
 [ "$(stat_of DescribeExport)" -ge 3 ] || fail "full: the export was not polled while IN_PROGRESS"
 folder=$(grep -o 's3://data/exp/AWSDynamoDB/[^/]*/' "$tmp/full.err" | head -1)
 awss3 ls "${folder}" | grep -q manifest-summary.json || fail "full: no manifest in $folder"
+# Polled while IN_PROGRESS: shown above. The jobs that follow stay IN_PROGRESS for one poll only
+# (the client's pauses grow from 1 s: three polls cost 8 s an export), but for those interrupted
+# while waiting, which need the wait.
+control '{"exportPolls":1,"importPolls":1}'
 
 # -- one clear message each: no table, no bucket, a FAILED export, a window out of bounds ---------
 run notable 2 ddp export --table nosuch --via-export s3://data/exp/ --out "$tmp/nt"
@@ -128,6 +132,7 @@ run sse-nokms 2 ddp export --table unicorn_activities --via-export s3://data/sse
 expect_in "$tmp/sse-nokms.err" "needs server-side encryption aws:kms"
 
 # -- interrupted while waiting, then resumed: the same export, never a second -------------------
+control '{"exportPolls":3}'
 st="$tmp/exp.state"
 calls=$(stat_of ExportTableToPointInTime)
 made=$(stat_of exports)
@@ -249,6 +254,7 @@ expect_in "$tmp/notempty.err" "already holds"
 [ "$(table_status fav_new)" = "" ] || fail "notempty: a table was created"
 
 # -- an import interrupted while waiting and resumed: no second import --------------------------
+control '{"importPolls":3}'
 st="$tmp/imp.state"
 imports=$(stat_of imports)
 "$bin" import "$root"/samples/favorites/seed/*.csv --mapping "$fav_map" --table fav_res \
@@ -274,6 +280,7 @@ run impresume 0 ddp import "$root"/samples/favorites/seed/*.csv --mapping "$fav_
     fail "import resume: the table does not hold the 118 items"
 
 # -- the server counts the lines it cannot load, as ImportTable does ------------------------------
+control '{"importPolls":1}'
 {
     printf '{"Item":{"pk":{"S":"a"},"sk":{"S":"1"}}}\n'
     printf '{"Item":{"pk":{"S":"b"}}}\n'
