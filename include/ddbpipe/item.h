@@ -89,9 +89,10 @@ int ddb_item_validate(const ddb_item *item, const ddb_key_schema *ks, size_t *si
                       ddb_error *err);
 
 /*
- * ddb_item_validate for an item whose attribute names and top-level strings
- * a parser has already checked as UTF-8 (ddb_record.utf8_checked): those are
- * not checked again; every other rule is.
+ * ddb_item_validate for an item whose names and strings, at every depth, a
+ * parser has already checked as UTF-8 (ddb_record.utf8_checked: the JSON
+ * lexer checks each string it reads): those are not checked again; every
+ * other rule is.
  */
 int ddb_item_validate_parsed(const ddb_item *item, const ddb_key_schema *ks, size_t *size_out,
                              ddb_error *err);

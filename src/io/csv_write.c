@@ -102,8 +102,9 @@ static inline int short_needs_quotes(const char *s, size_t len, char delimiter)
  * k + 16 <= len, ends by 2 * len - 16). JSON in a cell (a map, _extra) has a quote every few
  * bytes, so most 16-byte blocks hold some: a block is copied as the runs
  * between its quotes, one 16-byte store per run (each loaded from s where it
- * starts, so no shift is needed), a byte at a time only in the last 32
- * bytes, where such a load could read past s. Returns the bytes written. */
+ * starts, so no shift is needed). In the last 32 bytes, where such a load
+ * could read past s, a block without a quote still goes in one store, the
+ * rest a byte at a time. Returns the bytes written. */
 static size_t put_doubled(char *dst, const char *s, size_t len)
 {
     char *d = dst;
@@ -126,6 +127,14 @@ static size_t put_doubled(char *dst, const char *s, size_t len)
         _mm_storeu_si128((__m128i *)(void *)d,
                          _mm_loadu_si128((const __m128i *)(const void *)(s + i + start)));
         d += 16 - start;
+    }
+    if (i + 16 <= len) { /* 16 to 31 bytes left: a block without a quote still in one */
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) == 0) {
+            _mm_storeu_si128((__m128i *)(void *)d, v);
+            d += 16;
+            i += 16;
+        }
     }
 #endif
     for (; i < len; i++) {

@@ -193,7 +193,7 @@ static void put_members(ddb_buf *b, const ddb_value *v)
 
 /* {"T": for each type, in ddb_type's order: one append, not three and a strlen */
 static const struct {
-    char text[8];
+    char text[9]; /* {"BOOL": and its NUL */
     unsigned char len;
 } typed_open[] = {
     {"{\"?\":", 5},    {"{\"S\":", 5},  {"{\"N\":", 5},  {"{\"B\":", 5},

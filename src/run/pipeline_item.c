@@ -125,7 +125,7 @@ int pl_item_format(pl_verdict *v, const ddb_pipeline_opts *o, const ddb_record *
     v->text_off = start;
     v->text_len = text->len - start;
     /* its note after it, read with the line and so still in cache */
-    if (o->output->note != NULL && v->rc == 0) {
+    if (o->output->note != NULL) {
         size_t at = text->len;
         if (o->output->note(o->output, idx, rec->kind, put, declared, text) == 0 && !text->oom) {
             v->note_len = text->len - at;

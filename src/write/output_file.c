@@ -459,7 +459,6 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
     fo->base.vt = &file_vt;
     fo->base.writes_at_once = 1;
     fo->base.format = fo_format;
-    fo->base.note = fo_note;
     fo->opts = *opts;
     fo->dir = strdup(opts->dir);
     fo->n = opts->mapping ? opts->mapping->n_entities : 1;
@@ -479,6 +478,8 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
     if (opts->schema_dir != NULL && opts->mapping != NULL && opts->records &&
         (rc = ddb_schema_new(&fo->schema, opts->mapping, err)) != 0)
         goto done;
+    if (fo->schema != NULL) /* notes are for the column statistics */
+        fo->base.note = fo_note;
     if (opts->resume_state != NULL && (rc = load_resume(fo, opts->resume_state, err)) != 0)
         goto done;
     /* The main files exist from the start, so a run that reads nothing still
