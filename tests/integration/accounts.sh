@@ -45,6 +45,9 @@ region = us-east-1
 region = us-east-1
 EOF
 E=(--endpoint-url "$ddbl")
+# diff and migrate keep their side files in ./ddbpipe-runs/: in the test's folder, not the caller's
+case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
+cd "$tmp" || exit 1
 # count PROFILE TABLE: the items a Scan counts, as the AWS CLI sees them in that account
 count() {
     aws dynamodb scan --table-name "$2" --select COUNT --profile "$1" "${E[@]}" --output text \
