@@ -1,14 +1,16 @@
 /*
  * template.h (private header of transform/) — key templates such as "Tag#{userId}" or
  * "{clipTime}#{dataId}": compiling, matching a stored key against one, and
- * rendering one from field values. Also the field constraints (enum, pattern,
- * date/weekday...) that matching uses to tell entity variants apart.
+ * rendering one from field values. The field constraints (enum, pattern,
+ * date/weekday...) that matching uses to tell entity variants apart are in
+ * field_check.h.
  */
 #ifndef DDBPIPE_TEMPLATE_H
 #define DDBPIPE_TEMPLATE_H
 
 #include "ddbpipe/buf.h"
 #include "ddbpipe/mapping.h"
+#include "transform/field_check.h"
 
 /* Compiles text into t (whose attr/attr_type/role are already set), resolving
  * {field} names against e's fields. "{{" and "}}" are literal braces. Fails
@@ -69,18 +71,5 @@ int ddb_template_matches_as(const ddb_template *t, const ddb_entity *e,
 
 int ddb_template_render(ddb_buf *out, const ddb_template *t, const ddb_entity *e,
                         const ddb_value *const *values, int *missing, ddb_error *err);
-
-/* Does the text form of a value satisfy the field's type syntax and
- * constraints? Returns 1 or 0; with err, says why not. */
-int ddb_field_accepts_text(const ddb_field *f, const char *s, size_t len, ddb_error *err);
-
-/* For a field whose enum gives key spellings: the index of the enum value
- * spelt s in keys (keys = 1) or stored as s (keys = 0), or -1. */
-int ddb_field_enum_index(const ddb_field *f, const char *s, size_t len, int keys);
-
-/* A weekday in any spelling (valid_weekday's) written the field's way
- * (spelling, default "Monday") into out (>= 10 bytes, NUL-terminated).
- * Returns its length, or 0 when s is no weekday. */
-size_t ddb_weekday_spell(const ddb_field *f, const char *s, size_t len, char *out);
 
 #endif
