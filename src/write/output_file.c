@@ -3,6 +3,7 @@
  * first use except for the entities' main files, which exist from the start
  * (each a slot: output_slots.c opens them).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,8 @@ static int fo_note(const ddb_output *o, int index, ddb_record_kind kind, const d
                    size_t n_declared, ddb_buf *note)
 {
     const file_output *fo = (const file_output *)o;
-    if (fo->schema == NULL || kind == DDB_REC_DELETE || index < 0 || fo->opts.mapping == NULL)
+    assert(fo->schema != NULL && fo->opts.mapping != NULL); /* set only with statistics */
+    if (kind == DDB_REC_DELETE || index < 0)
         return 1;
     return ddb_schema_note(fo->opts.mapping, (size_t)index, rec, n_declared, note);
 }

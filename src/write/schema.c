@@ -111,9 +111,12 @@ static int name_is(const ddb_str *s, const char *name)
 }
 
 /* Calls fn(ctx, f, v) for each declared field f of en that rec holds, v its
- * value: rec->attrs[0..n_declared) come in field order, so one merge walk. */
-static void each_declared(const ddb_entity *en, const ddb_map *rec, size_t n_declared,
-                          void (*fn)(void *ctx, size_t f, const ddb_value *v), void *ctx)
+ * value: rec->attrs[0..n_declared) come in field order, so one merge walk.
+ * Inline, so each caller's fn is a direct call (it runs for every field of
+ * every record written). */
+static inline __attribute__((always_inline)) void
+each_declared(const ddb_entity *en, const ddb_map *rec, size_t n_declared,
+              void (*fn)(void *ctx, size_t f, const ddb_value *v), void *ctx)
 {
     size_t c = 0;
     for (size_t f = 0; f < en->n_fields && c < n_declared; f++) {
