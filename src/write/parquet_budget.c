@@ -40,9 +40,11 @@ void pq_budget_free(pq_budget *b)
 {
     if (b == NULL)
         return;
+    pq_ahead_free(b);
     for (size_t i = 0; i < b->n; i++)
         b->files[i]->budget = NULL;
     free(b->files);
+    pq_coder_dispose(&b->coder);
     free(b);
 }
 

@@ -6,7 +6,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 #include "write/parquet_thrift.h"
 
@@ -291,6 +290,8 @@ void pq_file_free(pq_file *f)
 {
     if (f == NULL)
         return;
+    if (f->budget != NULL)
+        pq_ahead_forget(f->budget, f);
     pq_budget_leave(f);
     for (size_t i = 0; i < f->n_cols; i++) {
         free(f->cols[i].name);
@@ -302,11 +303,7 @@ void pq_file_free(pq_file *f)
     }
     free(f->cols);
     free(f->groups);
-    ddb_buf_dispose(&f->page);
-    ddb_buf_dispose(&f->packed);
-    ddb_buf_dispose(&f->header);
-    ddb_buf_dispose(&f->fixed);
-    pq_dict_dispose(&f->dict);
-    ZSTD_freeCCtx(f->zstd);
+    pq_coder_dispose(&f->coder);
+    pq_job_free(f->held);
     free(f);
 }

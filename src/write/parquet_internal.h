@@ -13,8 +13,11 @@
 
 /* One column chunk as the footer describes it. */
 typedef struct pq_chunk {
-    int64_t offset;      /* its data page header's */
-    int64_t dict_offset; /* its dictionary page header's, or 0: none */
+    /* its data page header's and its dictionary page header's (0: none),
+     * from the file's start once written; while its row group is encoded,
+     * from the row group's start, and has_dict says there is a dictionary */
+    int64_t offset, dict_offset;
+    int has_dict;
     int64_t compressed, uncompressed; /* with the page header */
     int64_t n_values, n_nulls;
     unsigned char min[PQ_STATS_MAX], max[PQ_STATS_MAX];
@@ -83,6 +86,47 @@ typedef struct pq_group {
     int64_t rows, offset, compressed, uncompressed;
 } pq_group;
 
+/* What encoding a row group needs besides its columns: kept from row group
+ * to row group by the thread that encodes (a file's own, without a budget,
+ * given back after each row group). */
+typedef struct pq_coder {
+    ddb_buf page, packed, header;
+    ddb_buf fixed; /* a decimal column chunk's values in their physical form */
+    struct ZSTD_CCtx_s *zstd; /* the pages' compression context, made on first use */
+    pq_dict dict;
+} pq_coder;
+
+void pq_coder_dispose(pq_coder *k);
+
+/*
+ * A row group taken from its file to be encoded, on the file's thread or
+ * the budget's encoding thread (parquet_ahead.c). Encoding depends on
+ * nothing but what the job holds, so where it runs changes no byte.
+ */
+typedef struct pq_job {
+    pq_file *f;
+    pq_codec codec;   /* f's */
+    size_t group;     /* its index in f->groups */
+    int64_t rows;     /* in the row group */
+    size_t gathered;  /* its bytes of values and levels */
+    size_t n_cols;
+    pq_col *cols;     /* the file's columns as they were (numbers decided), each with
+                         the row group's levels and values, which are the job's */
+    pq_chunk *chunks; /* per column, offsets from the row group's start */
+    ddb_buf out;      /* the row group's pages */
+    int rc;
+    ddb_error err;
+} pq_job;
+
+/* Encodes j's columns into j->out with k; each column's buffers are given
+ * back once it is encoded. Sets j->rc and j->err. */
+void pq_job_encode(pq_job *j, pq_coder *k);
+
+void pq_job_free(pq_job *j);
+
+/* Writes j's pages onto its file and describes its row group for the
+ * footer; frees j. 0, or j's error or the sink's. */
+int pq_job_commit(pq_job *j, ddb_error *err);
 struct pq_file {
     ddb_sink *sink;
     pq_opts opts;
@@ -90,6 +134,7 @@ struct pq_file {
     size_t n_cols;
     pq_group *groups;
     size_t n_groups, cap_groups;
+    size_t n_reserved; /* row groups taken to be written: n_groups and those being encoded */
     uint64_t rows;       /* in the file */
     uint64_t group_rows; /* in the row group being gathered */
     int64_t offset;      /* bytes written so far */
@@ -98,10 +143,8 @@ struct pq_file {
     size_t gathered; /* the row group being gathered's bytes (counted into the budget) */
     pq_budget *budget; /* shared with the output's other files, or NULL */
     int full;            /* a row group was closed early at opts.max_file_bytes */
-    ddb_buf page, packed, header;
-    ddb_buf fixed; /* a decimal column chunk's values in their physical form */
-    struct ZSTD_CCtx_s *zstd; /* the pages' compression context, made on first use */
-    pq_dict dict;
+    pq_coder coder;      /* without a budget: its own */
+    pq_job *held; /* a row group encoded ahead, left by a budget freed first, to write */
 };
 
 struct pq_budget {
@@ -109,7 +152,22 @@ struct pq_budget {
     size_t used;  /* the sum of its files' gathered */
     pq_file **files;
     size_t n, cap;
+    pq_coder coder;          /* the calling thread's, for its files */
+    struct pq_ahead *ahead;  /* the encoding thread, or NULL (pq_budget_encode_ahead) */
 };
+
+/* Hands j over to b's encoding thread, once the row group it holds (at
+ * most one) is written onto its file. 0, or that row group's error; j is
+ * then freed. */
+int pq_ahead_hand_over(pq_budget *b, pq_job *j, ddb_error *err);
+/* The row group b's encoding thread holds, when it is f's (f NULL: any
+ * file's), written onto its file; 0 or its error. */
+int pq_ahead_settle(pq_budget *b, const pq_file *f, ddb_error *err);
+/* f's row group held by b's encoding thread, if any, dropped unwritten. */
+void pq_ahead_forget(pq_budget *b, const pq_file *f);
+/* Stops b's encoding thread; a row group it held is left to its file
+ * (pq_file.held). */
+void pq_ahead_free(pq_budget *b);
 
 /* f counted in b (f->budget set). 0 or DDB_ENOMEM. */
 int pq_budget_join(pq_budget *b, pq_file *f, ddb_error *err);

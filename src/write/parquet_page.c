@@ -128,8 +128,8 @@ static void decimal_physical(unsigned char *out, const unsigned char be[16], pq_
 }
 
 /* The column chunk's values as they are written: decimals converted into
- * f->fixed, the rest as gathered. */
-static pq_values chunk_values(pq_file *f, const pq_col *c)
+ * fixed, the rest as gathered. */
+static pq_values chunk_values(ddb_buf *fixed, const pq_col *c)
 {
     pq_decimal_form form;
     size_t at = 0;
@@ -137,16 +137,16 @@ static pq_values chunk_values(pq_file *f, const pq_col *c)
         return (pq_values){(const unsigned char *)c->values.ptr, c->values.len, c->n_present,
                            c->kind == PQ_BOOL};
     form = pq_decimal_form_of(c);
-    ddb_buf_clear(&f->fixed);
+    ddb_buf_clear(fixed);
     while (at < c->values.len) {
         uint32_t len;
         const char *p = pq_next_bytes(&c->values, &at, &len);
         unsigned char d[16], phys[16];
         pq_decimal_bytes(d, p, len, c->scale);
         decimal_physical(phys, d, form);
-        ddb_buf_append(&f->fixed, phys, (size_t)form.bytes);
+        ddb_buf_append(fixed, phys, (size_t)form.bytes);
     }
-    return (pq_values){(const unsigned char *)f->fixed.ptr, f->fixed.len, c->n_present, form.bytes};
+    return (pq_values){(const unsigned char *)fixed->ptr, fixed->len, c->n_present, form.bytes};
 }
 
 static void put_bools(ddb_buf *page, pq_values v)
@@ -214,16 +214,16 @@ static void build_page(ddb_buf *page, const pq_col *c, pq_values v, const pq_dic
  * gain little from level 3's longer search. */
 #define PQ_ZSTD_LEVEL 1
 
-/* Compresses with the file's context, made on first use and kept for every
+/* Compresses with the coder's context, made on first use and kept for every
  * page (a context per page would allocate its tables each time). */
-static int compress_zstd(pq_file *f, ddb_buf *out, const ddb_buf *in, ddb_error *err)
+static int compress_zstd(pq_coder *k, ddb_buf *out, const ddb_buf *in, ddb_error *err)
 {
     size_t bound = ZSTD_compressBound(in->len), n;
     ddb_buf_clear(out);
     if (ddb_buf_reserve(out, bound) != 0 ||
-        (f->zstd == NULL && (f->zstd = ZSTD_createCCtx()) == NULL))
+        (k->zstd == NULL && (k->zstd = ZSTD_createCCtx()) == NULL))
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    n = ZSTD_compressCCtx(f->zstd, out->ptr, bound, in->ptr ? in->ptr : "", in->len, PQ_ZSTD_LEVEL);
+    n = ZSTD_compressCCtx(k->zstd, out->ptr, bound, in->ptr ? in->ptr : "", in->len, PQ_ZSTD_LEVEL);
     if (ZSTD_isError(n))
         return ddb_error_set(err, DDB_EIO, "zstd: %s", ZSTD_getErrorName(n));
     out->len = n;
@@ -292,144 +292,251 @@ static void page_header(ddb_buf *b, int type, size_t raw, size_t packed, size_t 
     pq_thrift_end(&t);
 }
 
-/* One page of column c, raw compressed with the file's codec, written with
- * its header and counted into ch's sizes. */
-static int write_page(pq_file *f, const pq_col *c, pq_chunk *ch, const ddb_buf *raw, int type,
+/* Where a column chunk's pages go: the row group's bytes (out), made with
+ * the coder k and the file's codec. */
+typedef struct pq_pages {
+    pq_coder *k;
+    pq_codec codec;
+    ddb_buf *out;
+} pq_pages;
+
+/* One page of column c, raw compressed with the codec, appended with its
+ * header and counted into ch's sizes. */
+static int write_page(pq_pages *to, const pq_col *c, pq_chunk *ch, const ddb_buf *raw, int type,
                       size_t n_values, int encoding, ddb_error *err)
 {
+    pq_coder *k = to->k;
     const ddb_buf *body = raw;
     int rc;
     if (raw->oom || raw->len > INT32_MAX)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory (a Parquet page of %s)", c->name);
-    if (f->opts.codec != PQ_CODEC_NONE) {
-        rc = f->opts.codec == PQ_CODEC_ZSTD     ? compress_zstd(f, &f->packed, raw, err)
-             : f->opts.codec == PQ_CODEC_SNAPPY ? compress_snappy(&f->packed, raw, err)
-                                                : compress_gzip(&f->packed, raw, err);
+    if (to->codec != PQ_CODEC_NONE) {
+        rc = to->codec == PQ_CODEC_ZSTD     ? compress_zstd(k, &k->packed, raw, err)
+             : to->codec == PQ_CODEC_SNAPPY ? compress_snappy(&k->packed, raw, err)
+                                            : compress_gzip(&k->packed, raw, err);
         if (rc != 0)
             return rc;
-        body = &f->packed;
+        body = &k->packed;
     }
-    page_header(&f->header, type, raw->len, body->len, n_values, encoding);
-    if (f->header.oom)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    ch->uncompressed += (int64_t)(f->header.len + raw->len);
-    ch->compressed += (int64_t)(f->header.len + body->len);
-    if ((rc = pq_write(f, f->header.ptr, f->header.len, err)) != 0)
-        return rc;
-    return pq_write(f, body->ptr, body->len, err);
+    page_header(&k->header, type, raw->len, body->len, n_values, encoding);
+    ch->uncompressed += (int64_t)(k->header.len + raw->len);
+    ch->compressed += (int64_t)(k->header.len + body->len);
+    ddb_buf_append(to->out, k->header.ptr, k->header.len);
+    ddb_buf_append(to->out, body->ptr, body->len);
+    if (k->header.oom || to->out->oom)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory (a Parquet page of %s)", c->name);
+    return 0;
 }
 
 /* Column c's data pages: the dictionary's indices in one, PLAIN values in
  * pages of PQ_PAGE_BYTES, so that the page and its compression stay small
  * however large the row group. */
-static int write_data_pages(pq_file *f, const pq_col *c, pq_chunk *ch, pq_values v, int dict,
+static int write_data_pages(pq_pages *to, const pq_col *c, pq_chunk *ch, pq_values v, int dict,
                             ddb_error *err)
 {
-    pq_cut from = {0, 0, 0}, to;
+    pq_cut from = {0, 0, 0}, cut;
     int rc;
     do {
-        to = dict ? (pq_cut){c->defs.len, v.count, v.len} : next_cut(c, &v, from);
-        build_page(&f->page, c, v, dict ? &f->dict : NULL, from, to);
-        if ((rc = write_page(f, c, ch, &f->page, PQ_PAGE_DATA, to.level - from.level,
+        cut = dict ? (pq_cut){c->defs.len, v.count, v.len} : next_cut(c, &v, from);
+        build_page(&to->k->page, c, v, dict ? &to->k->dict : NULL, from, cut);
+        if ((rc = write_page(to, c, ch, &to->k->page, PQ_PAGE_DATA, cut.level - from.level,
                              dict ? PQ_ENC_DICT : PQ_ENC_PLAIN, err)) != 0)
             return rc;
-        from = to;
+        from = cut;
     } while (from.level < c->defs.len);
     return 0;
 }
 
 /* Column c of the row group: a dictionary page when one pays, then its data
- * pages; the chunk described in ch. */
-static int write_chunk(pq_file *f, pq_col *c, pq_chunk *ch, ddb_error *err)
+ * pages; the chunk described in ch, its offsets from the row group's start. */
+static int write_chunk(pq_pages *to, const pq_col *c, pq_chunk *ch, ddb_error *err)
 {
+    pq_coder *k = to->k;
     pq_values v;
     int dict = 0, rc;
     memset(ch, 0, sizeof(*ch));
-    if (c->kind == PQ_NUMBER && !c->decided && c->n_present > 0)
-        pq_decide_number(c);
-    v = chunk_values(f, c);
-    if (f->fixed.oom)
+    v = chunk_values(&k->fixed, c);
+    if (k->fixed.oom)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory (a Parquet page of %s)", c->name);
     if (c->kind != PQ_BOOL)
-        dict = pq_dict_build(&f->dict, v.p, v.len, v.width, v.count);
+        dict = pq_dict_build(&k->dict, v.p, v.len, v.width, v.count);
     if (dict) {
         /* the distinct values hold the chunk's min and max: fewer to compare */
-        set_minmax(ch, c, (pq_values){(const unsigned char *)f->dict.plain.ptr, f->dict.plain.len,
-                                      f->dict.n, v.width});
-        ch->dict_offset = f->offset;
-        if ((rc = write_page(f, c, ch, &f->dict.plain, PQ_PAGE_DICT, f->dict.n, PQ_ENC_PLAIN,
+        set_minmax(ch, c, (pq_values){(const unsigned char *)k->dict.plain.ptr, k->dict.plain.len,
+                                      k->dict.n, v.width});
+        ch->dict_offset = (int64_t)to->out->len;
+        ch->has_dict = 1;
+        if ((rc = write_page(to, c, ch, &k->dict.plain, PQ_PAGE_DICT, k->dict.n, PQ_ENC_PLAIN,
                              err)) != 0)
             return rc;
     } else if (c->kind != PQ_BOOL) {
         set_minmax(ch, c, v);
     }
-    ch->offset = f->offset;
+    ch->offset = (int64_t)to->out->len;
     ch->n_values = (int64_t)c->defs.len;
     ch->n_nulls = (int64_t)(c->defs.len - c->n_present);
-    if ((rc = write_data_pages(f, c, ch, v, dict, err)) != 0)
-        return rc;
-    c->n_present = 0;
+    return write_data_pages(to, c, ch, v, dict, err);
+}
+
+static void dispose_levels_values(pq_col *c)
+{
+    ddb_buf_dispose(&c->defs);
+    ddb_buf_dispose(&c->reps);
+    ddb_buf_dispose(&c->values);
+}
+
+void pq_job_encode(pq_job *j, pq_coder *k)
+{
+    pq_pages to = {k, j->codec, &j->out};
+    j->rc = 0;
+    for (size_t i = 0; i < j->n_cols; i++) {
+        if (j->rc == 0)
+            j->rc = write_chunk(&to, &j->cols[i], &j->chunks[i], &j->err);
+        /* given back at once: an encoded column's levels and values are not
+         * kept while the next ones are encoded */
+        dispose_levels_values(&j->cols[i]);
+    }
+}
+
+void pq_job_free(pq_job *j)
+{
+    if (j == NULL)
+        return;
+    for (size_t i = 0; j->cols != NULL && i < j->n_cols; i++)
+        dispose_levels_values(&j->cols[i]);
+    free(j->cols);
+    free(j->chunks);
+    ddb_buf_dispose(&j->out);
+    free(j);
+}
+
+void pq_coder_dispose(pq_coder *k)
+{
+    ddb_buf_dispose(&k->page);
+    ddb_buf_dispose(&k->packed);
+    ddb_buf_dispose(&k->header);
+    ddb_buf_dispose(&k->fixed);
+    pq_dict_dispose(&k->dict);
+    ZSTD_freeCCtx(k->zstd);
+    k->zstd = NULL;
+}
+
+/* Room in f for the description of one more row group. */
+static int reserve_group(pq_file *f, ddb_error *err)
+{
+    size_t cap;
+    if (f->n_reserved < f->cap_groups)
+        return 0;
+    cap = f->cap_groups ? f->cap_groups * 2 : 4;
+    pq_group *ng = realloc(f->groups, cap * sizeof(*ng));
+    if (ng == NULL)
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+    f->groups = ng;
+    for (size_t i = 0; i < f->n_cols; i++) {
+        pq_chunk *nc = realloc(f->cols[i].chunks, cap * sizeof(*nc));
+        if (nc == NULL)
+            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
+        f->cols[i].chunks = nc;
+    }
+    f->cap_groups = cap;
     return 0;
 }
 
-/* The buffers of a row group given back once it is written: a file keeps
- * none at its high-water mark while others gather (each file's page,
- * compression and column buffers made rich's export hold 221 MB). Making
- * them anew costs little beside encoding a row group. */
-static void release_group(pq_file *f)
+/* The row group f gathered, taken into a job: its number columns decided
+ * (the first row group with values decides), its buffers moved, and f
+ * ready for the next row group, out of its budget. */
+static int take_group(pq_job **out, pq_file *f, ddb_error *err)
 {
-    for (size_t i = 0; i < f->n_cols; i++) {
-        ddb_buf_dispose(&f->cols[i].defs);
-        ddb_buf_dispose(&f->cols[i].reps);
-        ddb_buf_dispose(&f->cols[i].values);
+    pq_job *j = calloc(1, sizeof(*j));
+    *out = NULL;
+    if (j == NULL || (j->cols = calloc(f->n_cols, sizeof(*j->cols))) == NULL ||
+        (j->chunks = calloc(f->n_cols, sizeof(*j->chunks))) == NULL) {
+        pq_job_free(j);
+        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
     }
-    ddb_buf_dispose(&f->page);
-    ddb_buf_dispose(&f->packed);
-    ddb_buf_dispose(&f->fixed);
-    pq_dict_dispose(&f->dict);
-    ZSTD_freeCCtx(f->zstd);
-    f->zstd = NULL;
+    j->f = f;
+    j->codec = f->opts.codec;
+    j->group = f->n_reserved++;
+    j->rows = (int64_t)f->group_rows;
+    j->gathered = f->gathered;
+    j->n_cols = f->n_cols;
+    for (size_t i = 0; i < f->n_cols; i++) {
+        pq_col *c = &f->cols[i];
+        if (c->kind == PQ_NUMBER && !c->decided && c->n_present > 0)
+            pq_decide_number(c);
+        j->cols[i] = *c;
+        j->cols[i].chunks = NULL; /* the file's, which the job never touches */
+        j->cols[i].plan = NULL;
+        c->defs = c->reps = c->values = (ddb_buf)DDB_BUF_INIT;
+        c->n_present = 0;
+    }
+    f->rows += f->group_rows;
+    f->group_rows = 0;
     if (f->budget != NULL)
         f->budget->used -= f->gathered;
     f->gathered = 0;
+    *out = j;
+    return 0;
 }
 
-int pq_write_group(pq_file *f, ddb_error *err)
+int pq_job_commit(pq_job *j, ddb_error *err)
 {
+    pq_file *f = j->f;
+    int64_t base = f->offset;
     pq_group *g;
-    int rc;
-    if (f->n_groups == f->cap_groups) {
-        size_t cap = f->cap_groups ? f->cap_groups * 2 : 4;
-        pq_group *ng = realloc(f->groups, cap * sizeof(*ng));
-        if (ng == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        f->groups = ng;
-        for (size_t i = 0; i < f->n_cols; i++) {
-            pq_chunk *nc = realloc(f->cols[i].chunks, cap * sizeof(*nc));
-            if (nc == NULL)
-                return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-            f->cols[i].chunks = nc;
-        }
-        f->cap_groups = cap;
+    int rc = j->rc;
+    if (rc != 0) {
+        if (err != NULL)
+            *err = j->err;
+        goto done;
     }
+    assert(j->group == f->n_groups);
+    if ((rc = pq_write(f, j->out.ptr, j->out.len, err)) != 0)
+        goto done;
     g = &f->groups[f->n_groups];
-    memset(g, 0, sizeof(*g));
-    g->rows = (int64_t)f->group_rows;
-    g->offset = f->offset;
+    *g = (pq_group){.rows = j->rows, .offset = base};
     for (size_t i = 0; i < f->n_cols; i++) {
         pq_chunk *ch = &f->cols[i].chunks[f->n_groups];
-        if ((rc = write_chunk(f, &f->cols[i], ch, err)) != 0)
-            return rc;
+        *ch = j->chunks[i];
+        ch->offset += base;
+        ch->dict_offset = ch->has_dict ? ch->dict_offset + base : 0;
         g->compressed += ch->compressed;
         g->uncompressed += ch->uncompressed;
     }
     f->n_groups++;
-    f->raw_bytes += (int64_t)f->gathered;
+    f->raw_bytes += (int64_t)j->gathered;
     f->packed_bytes += g->compressed;
-    f->rows += f->group_rows;
-    f->group_rows = 0;
-    release_group(f);
-    return 0;
+done:
+    pq_job_free(j);
+    return rc;
+}
+
+static int commit_held(pq_file *f, ddb_error *err)
+{
+    pq_job *j = f->held;
+    f->held = NULL;
+    return pq_job_commit(j, err);
+}
+
+int pq_write_group(pq_file *f, ddb_error *err)
+{
+    pq_job *j;
+    pq_coder *k = f->budget != NULL ? &f->budget->coder : &f->coder;
+    int rc;
+    if (f->held != NULL && (rc = commit_held(f, err)) != 0)
+        return rc;
+    if ((rc = reserve_group(f, err)) != 0 || (rc = take_group(&j, f, err)) != 0)
+        return rc;
+    /* a file with a size bound measures its row groups as they are written */
+    if (f->budget != NULL && f->budget->ahead != NULL && f->opts.max_file_bytes == 0)
+        return pq_ahead_hand_over(f->budget, j, err);
+    pq_job_encode(j, k);
+    /* a file's own coder is given back: a file keeps nothing at its
+     * high-water mark while others gather (each file's buffers made rich's
+     * export hold 221 MB); a budget's serves all its files */
+    if (f->budget == NULL)
+        pq_coder_dispose(&f->coder);
+    return pq_job_commit(j, err);
 }
 
 /* Would the row group gathered (bytes of values and levels) take the file
@@ -480,6 +587,10 @@ int pq_finish(pq_file *f, ddb_error *err)
 {
     int rc;
     if (f->group_rows > 0 && (rc = pq_write_group(f, err)) != 0)
+        return rc;
+    if (f->budget != NULL && (rc = pq_ahead_settle(f->budget, f, err)) != 0)
+        return rc;
+    if (f->held != NULL && (rc = commit_held(f, err)) != 0)
         return rc;
     /* a file without a value of a shared column says the table's type too */
     for (size_t i = 0; i < f->n_cols; i++)

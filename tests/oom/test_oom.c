@@ -182,6 +182,7 @@ typedef struct pipe_ctx {
     int gzip;
     int convert;
     int no_mapping; /* items: CSV heads the union of their attributes (a spill) */
+    int ahead;      /* Parquet: row groups encoded on a thread of their own */
 } pipe_ctx;
 
 static int scn_pipeline(void *vctx)
@@ -220,6 +221,7 @@ static int scn_pipeline(void *vctx)
     fo.records = !c->convert;
     fo.single_name = "items";
     fo.resumable = c->format != DDB_OUT_PARQUET; /* a Parquet file cannot be resumed */
+    fo.encode_ahead = c->ahead;
     if ((rc = ddb_file_output_new(&o, &fo, &err)) != 0 ||
         (rc = ddb_rejects_new_resumable(&rj, rejects, 0, 0, 0, &err)) != 0)
         goto done;
@@ -246,7 +248,7 @@ done:
 }
 
 static void run_pipeline_case(const char *name, ddb_out_format f, int gzip, int convert,
-                              int no_mapping)
+                              int no_mapping, int ahead)
 {
     pipe_ctx c;
     char cmd[120];
@@ -257,6 +259,7 @@ static void run_pipeline_case(const char *name, ddb_out_format f, int gzip, int 
     c.gzip = gzip;
     c.convert = convert;
     c.no_mapping = no_mapping;
+    c.ahead = ahead;
     expect_clean(name, scn_pipeline, &c);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c.dir);
     cr_assert_eq(system(cmd), 0);
@@ -264,27 +267,34 @@ static void run_pipeline_case(const char *name, ddb_out_format f, int gzip, int 
 
 Test(oom, pipeline_export_csv_gzip, .timeout = 120)
 {
-    run_pipeline_case("export csv gzip", DDB_OUT_CSV, 1, 0, 0);
+    run_pipeline_case("export csv gzip", DDB_OUT_CSV, 1, 0, 0, 0);
 }
 
 Test(oom, pipeline_export_ndjson, .timeout = 120)
 {
-    run_pipeline_case("export ndjson", DDB_OUT_NDJSON, 0, 0, 0);
+    run_pipeline_case("export ndjson", DDB_OUT_NDJSON, 0, 0, 0, 0);
 }
 
 Test(oom, pipeline_export_parquet, .timeout = 120)
 {
-    run_pipeline_case("export parquet", DDB_OUT_PARQUET, 0, 0, 0);
+    run_pipeline_case("export parquet", DDB_OUT_PARQUET, 0, 0, 0, 0);
+}
+
+/* The encoding thread's allocations fail too (the countdown counts every
+ * thread's): an encoded row group's failure comes back to the run. */
+Test(oom, pipeline_export_parquet_encoded_ahead, .timeout = 120)
+{
+    run_pipeline_case("export parquet, row groups encoded ahead", DDB_OUT_PARQUET, 0, 0, 0, 1);
 }
 
 Test(oom, pipeline_convert, .timeout = 120)
 {
-    run_pipeline_case("convert", DDB_OUT_DDBJSON, 0, 1, 0);
+    run_pipeline_case("convert", DDB_OUT_DDBJSON, 0, 1, 0, 0);
 }
 
 Test(oom, pipeline_export_csv_without_mapping, .timeout = 120)
 {
-    run_pipeline_case("export csv without a mapping", DDB_OUT_CSV, 0, 0, 1);
+    run_pipeline_case("export csv without a mapping", DDB_OUT_CSV, 0, 0, 1, 0);
 }
 
 /* ----------------------------------------------------------------- diff */

@@ -323,3 +323,73 @@ Test(parquet_read, files_sharing_a_budget_stay_within_it)
     cr_assert_eq(b->used, 0);
     pq_budget_free(b);
 }
+
+/* Three files of a budget, written as the budget's test above writes them:
+ * their bytes, with the row groups encoded on the calling thread or
+ * (ahead) on the budget's thread, which keeps at most one. With
+ * free_first, the budget is freed before the files are finished: the row
+ * group its thread held is written by its file. */
+static void write_shared(char *out[3], size_t len[3], int ahead, int free_first)
+{
+    pq_column_def cols[3] = {{"id", 2, PQ_STRING, 0, 0, 0, NULL, 0},
+                             {"n", 1, PQ_NUMBER, 0, 0, 0, NULL, 0},
+                             {"ok", 2, PQ_BOOL, 0, 0, 0, NULL, 0}};
+    pq_budget *b = NULL;
+    ddb_sink *sinks[3] = {NULL, NULL, NULL};
+    pq_file *f[3] = {NULL, NULL, NULL};
+    ddb_error err = {0, ""};
+    char v[64];
+    cr_assert_eq(pq_budget_new(&b, 48 << 10, &err), 0);
+    if (ahead)
+        cr_assert_eq(pq_budget_encode_ahead(b, &err), 0, "%s", err.message);
+    for (int k = 0; k < 3; k++) {
+        pq_opts o = {k == 2 ? PQ_CODEC_SNAPPY : PQ_CODEC_ZSTD, 0, 0, NULL, 0, b};
+        cr_assert_eq(ddb_sink_new_memory(&sinks[k], &err), 0);
+        cr_assert_eq(pq_file_new(&f[k], sinks[k], cols, 3, &o, &err), 0, "%s", err.message);
+    }
+    for (int i = 0; i < 6000; i++) {
+        pq_file *to = f[i % 7 == 3 ? 1 : i % 5 == 0 ? 2 : 0];
+        int n = snprintf(v, sizeof(v), "row %d %.*s", i, i % 40, "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy");
+        pq_put(to, 0, v, (size_t)n);
+        n = snprintf(v, sizeof(v), "%d.%d", i * 7919 % 100003, i % 10);
+        if (i % 3)
+            pq_put(to, 1, v, (size_t)n);
+        else
+            pq_put_null(to, 1);
+        pq_put(to, 2, (unsigned char[]){(unsigned char)(i & 1)}, 1);
+        cr_assert_eq(pq_end_row(to, &err), 0, "%s", err.message);
+    }
+    if (free_first)
+        pq_budget_free(b);
+    for (int k = 0; k < 3; k++) {
+        const char *data;
+        cr_assert_eq(pq_finish(f[k], &err), 0, "%s", err.message);
+        cr_assert_gt(f[k]->n_groups, 1, "file %d: one row group", k);
+        data = ddb_sink_memory_data(sinks[k], &len[k]);
+        out[k] = malloc(len[k]);
+        memcpy(out[k], data, len[k]);
+        pq_file_free(f[k]);
+        ddb_sink_free(sinks[k]);
+    }
+    if (!free_first)
+        pq_budget_free(b);
+}
+
+Test(parquet_read, row_groups_encoded_ahead_are_the_same_bytes)
+{
+    char *base[3], *other[3];
+    size_t base_len[3], other_len[3];
+    write_shared(base, base_len, 0, 0);
+    for (int mode = 0; mode < 2; mode++) {
+        write_shared(other, other_len, 1, mode);
+        for (int k = 0; k < 3; k++) {
+            cr_assert_eq(other_len[k], base_len[k], "file %d (mode %d): %zu bytes, not %zu", k,
+                         mode, other_len[k], base_len[k]);
+            cr_assert_eq(memcmp(other[k], base[k], base_len[k]), 0, "file %d (mode %d) differs",
+                         k, mode);
+            free(other[k]);
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        free(base[k]);
+}

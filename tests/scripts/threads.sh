@@ -90,6 +90,21 @@ run_both items-ndjson export input.json.gz --format ndjson
 run_both items-typed export input.json.gz --format ndjson --typed
 run_both items-ddbjson export input.json.gz --format ddb-json
 run_both items-csv export input.json.gz --format csv
+# Parquet: with more than one thread, row groups are encoded on a thread of their own while the
+# writing thread gathers the next; small row groups and a small budget make hundreds of them, of
+# several files (entities, Hive folders), handed over in turn. --max-file-size parts encode
+# their own (each part measures the row groups written).
+export DDBPIPE_PARQUET_BUDGET=300000
+run_both parquet export input.json.gz --mapping "$M" --format parquet --row-group-rows 300
+run_both items-parquet export input.json.gz --format parquet --row-group-rows 500
+run_both hive-parquet export input.json.gz --mapping "$M" --format parquet --partition-by dataType
+run_both parts-parquet export input.json.gz --mapping "$M" --format parquet --max-file-size 200000
+unset DDBPIPE_PARQUET_BUDGET
+[ "$(find parquet.1 -name '*.parquet' | wc -l)" -ge 3 ] || fail "parquet: fewer files than entities"
+[ "$(find hive-parquet.1 -path '*=*' -name '*.parquet' | wc -l)" -ge 2 ] ||
+    fail "hive-parquet: no Hive folders"
+[ "$(find parts-parquet.1 -name 'part-*.parquet' | wc -l)" -ge 4 ] ||
+    fail "parts-parquet: too few parts"
 run_both convert convert input.json.gz --mapping "$M" --to-mapping "$M2"
 run_both select export input.json.gz --mapping "$M" --format csv --entities FavoriteData,Tag \
     --where 'userId>=m,dataType^=I'
