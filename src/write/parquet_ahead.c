@@ -90,6 +90,8 @@ static pq_job *take_encoded(pq_budget *b)
         a->state = JOB_BUSY;
         pthread_mutex_unlock(&a->mu);
         pq_job_encode(a->job, &b->coder);
+        /* seldom needed: not kept beside the encoding thread's */
+        pq_coder_dispose(&b->coder);
         pthread_mutex_lock(&a->mu);
         a->state = JOB_DONE;
     }

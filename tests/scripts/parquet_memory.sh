@@ -28,10 +28,11 @@ if grep -qaE '__asan_init|__tsan_init' "$bin"; then
 else
     nd=$(tail -1 ndjson.rss) pq=$(tail -1 parquet.rss)
     echo "peak RSS: NDJSON $nd KB, Parquet $pq KB"
-    # the 2 MB budget, a row group of at most that encoded ahead on a thread of its own, a page
-    # being compressed, the dictionary and the codec's context
-    [ "$pq" -le $((nd + 8 * 1024)) ] ||
-        fail "Parquet peaked at $((pq / 1024)) MB, NDJSON at $((nd / 1024)) MB: more than 8 MB apart"
+    # the 2 MB budget, a row group of at most that encoded ahead on a thread of its own, and
+    # that thread's page being compressed, dictionary and codec context (measured: 8.3 MB apart;
+    # 5.2 before row groups were encoded ahead)
+    [ "$pq" -le $((nd + 10 * 1024)) ] ||
+        fail "Parquet peaked at $((pq / 1024)) MB, NDJSON at $((nd / 1024)) MB: more than 10 MB apart"
 fi
 
 # every file was written in several row groups, each column in pages
