@@ -248,10 +248,21 @@ static int render_padded(ddb_buf *out, const ddb_field *f, const ddb_str *text, 
 {
     ddb_number n;
     ddb_buf tmp = DDB_BUF_INIT;
-    size_t int_len;
+    size_t int_len = 0;
     const char *dot;
     int rc = 0;
 
+    /* a plain integer (digits, no leading zero) is its own normal form: no
+     * parse, no formatting (a padded count in a key, a number per item) */
+    while (int_len < text->len && text->ptr[int_len] >= '0' && text->ptr[int_len] <= '9')
+        int_len++;
+    if (int_len == text->len && int_len > 0 && int_len <= (size_t)f->pad &&
+        (text->ptr[0] != '0' || int_len == 1)) {
+        for (size_t i = int_len; i < (size_t)f->pad; i++)
+            ddb_buf_putc(out, '0');
+        ddb_buf_append(out, text->ptr, text->len);
+        return 0;
+    }
     if (ddb_number_parse(&n, text->ptr, text->len, err) != 0)
         return DDB_EINVAL;
     if (n.negative) {

@@ -10,6 +10,7 @@
 #include "ddbpipe/mapping.h"
 #include "ddbpipe/transform.h"
 #include "support/testutil.h"
+#include "transform/template.h"
 
 static ddb_arena *a;
 static ddb_shape_cache *shapes;
@@ -199,5 +200,48 @@ Test(roundtrip_memo, a_value_render_refuses_before_a_missing_field_padding)
                "\"n\":{\"N\":\"12345\"}}");
     verdict(m, "{\"pk\":{\"S\":\"U#3\"},\"sk\":{\"S\":\"P\"},\"a\":{\"S\":\"x\"},"
                "\"n\":{\"N\":\"-5\"}}");
+    ddb_mapping_free(m);
+}
+
+/* A padded number renders as its normal form, zeros before its integer
+ * part: plain integers take a path of their own (no parse), and must give
+ * what the parse gives; anything else (leading zeros, fractions, exponents,
+ * too wide, negative) goes the long way. */
+Test(roundtrip_memo, padded_numbers_render_their_normal_form)
+{
+    static const struct {
+        const char *in, *out; /* out NULL: refused */
+    } cases[] = {{"5", "G#x#005#y"},     {"0", "G#x#000#y"},    {"123", "G#x#123#y"},
+                 {"1234", NULL},         {"007", "G#x#007#y"},  {"0007", "G#x#007#y"},
+                 {"00", "G#x#000#y"},    {"12.50", "G#x#012.5#y"}, {"1E2", "G#x#100#y"},
+                 {"1e3", NULL},          {"-5", NULL},          {"0.5", "G#x#000.5#y"},
+                 {"5.0", "G#x#005#y"},   {"999", "G#x#999#y"}};
+    ddb_mapping *m = parse_mapping(sparse_mapping);
+    const ddb_entity *e = &m->entities[0];
+    const ddb_template *t = NULL;
+    for (size_t k = 0; k < e->n_keys; k++)
+        if (strcmp(e->keys[k].attr, "gpk") == 0)
+            t = &e->keys[k];
+    cr_assert_not_null(t);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ddb_value vals[4] = {ddb_value_str(DDB_TYPE_S, "1", 1), ddb_value_str(DDB_TYPE_S, "x", 1),
+                             ddb_value_str(DDB_TYPE_N, cases[i].in, strlen(cases[i].in)),
+                             ddb_value_str(DDB_TYPE_S, "y", 1)};
+        const ddb_value *pv[4] = {&vals[0], &vals[1], &vals[2], &vals[3]};
+        ddb_buf out = DDB_BUF_INIT;
+        ddb_error err = {0, ""};
+        int missing = -1;
+        int rc = ddb_template_render(&out, t, e, pv, &missing, &err);
+        if (cases[i].out == NULL) {
+            cr_assert_neq(rc, 0, "%s: rendered as %.*s", cases[i].in, (int)out.len, out.ptr);
+        } else {
+            cr_assert_eq(rc, 0, "%s: %s", cases[i].in, err.message);
+            cr_assert_eq(out.len, strlen(cases[i].out), "%s: %.*s", cases[i].in, (int)out.len,
+                         out.ptr);
+            cr_assert_eq(memcmp(out.ptr, cases[i].out, out.len), 0, "%s: %.*s", cases[i].in,
+                         (int)out.len, out.ptr);
+        }
+        ddb_buf_dispose(&out);
+    }
     ddb_mapping_free(m);
 }
