@@ -124,8 +124,9 @@ DDB_MUST_USE int pq_budget_new(pq_budget **out, size_t bytes, ddb_error *err);
  * own (parquet_ahead.c), one at a time, while the calling thread gathers
  * the next: the files are byte for byte the same, and one more row group
  * (at most the budget) is held. Files with opts.max_file_bytes encode their
- * own, as they measure each one written. Returns 0, DDB_ENOMEM, or that no
- * thread could be started.
+ * own, as they measure each one written. Returns 0 (also when no thread
+ * could be started: the calling thread then encodes, as without this) or
+ * DDB_ENOMEM.
  */
 DDB_MUST_USE int pq_budget_encode_ahead(pq_budget *b, ddb_error *err);
 /* Frees b (its thread stopped); a file still open with it goes on with its

@@ -70,32 +70,40 @@ int pq_budget_encode_ahead(pq_budget *b, ddb_error *err)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory (a condition variable)");
     }
     if (pthread_create(&a->thread, NULL, encoder, a) != 0) {
+        /* the calling thread encodes, as with one thread: the same files */
         pthread_cond_destroy(&a->cv);
         pthread_mutex_destroy(&a->mu);
         free(a);
-        return ddb_error_set(err, DDB_ENOMEM, "cannot start a thread to encode row groups");
+        return 0;
     }
     b->ahead = a;
     return 0;
 }
 
-/* The job held, once encoded (by the calling thread if the encoding thread
- * has not begun it), taken out of a: the caller commits or frees it. */
-static pq_job *take_encoded(pq_budget *b)
+enum { WAIT, STEAL, DROP }; /* what take_job does with a job not begun */
+
+/* The job held, taken out of a once the encoding thread is done with it;
+ * one it has not begun is encoded here (STEAL: the calling thread needs the
+ * room now), or given back unencoded (DROP), or waited for (WAIT: the
+ * thread, woken, is about to take it, and this thread has nothing else to
+ * do). The caller commits or frees it. */
+static pq_job *take_job(pq_budget *b, int how)
 {
     pq_ahead *a = b->ahead;
     pq_job *j;
     pthread_mutex_lock(&a->mu);
-    if (a->state == JOB_QUEUED) {
+    if (a->state == JOB_QUEUED && how != WAIT) {
         a->state = JOB_BUSY;
         pthread_mutex_unlock(&a->mu);
-        pq_job_encode(a->job, &b->coder);
-        /* seldom needed: not kept beside the encoding thread's */
-        pq_coder_dispose(&b->coder);
+        if (how == STEAL) {
+            pq_job_encode(a->job, &b->coder);
+            /* seldom needed: not kept beside the encoding thread's */
+            pq_coder_dispose(&b->coder);
+        }
         pthread_mutex_lock(&a->mu);
         a->state = JOB_DONE;
     }
-    while (a->state == JOB_BUSY)
+    while (a->state != JOB_DONE)
         pthread_cond_wait(&a->cv, &a->mu);
     j = a->job;
     a->job = NULL;
@@ -114,29 +122,30 @@ int pq_ahead_settle(pq_budget *b, const pq_file *f, ddb_error *err)
 {
     if (!holds(b->ahead, f))
         return 0;
-    return pq_job_commit(take_encoded(b), err);
+    return pq_job_commit(take_job(b, WAIT), err);
 }
 
 int pq_ahead_hand_over(pq_budget *b, pq_job *j, ddb_error *err)
 {
     pq_ahead *a = b->ahead;
-    int rc;
-    if ((rc = pq_ahead_settle(b, NULL, err)) != 0) {
-        pq_job_free(j);
-        return rc;
-    }
+    int rc = 0;
+    /* the row group held may be another file's: its failure is that file's
+     * (kept by it), and j, which its own file counts, is handed over all
+     * the same */
+    if (holds(a, NULL))
+        rc = pq_job_commit(take_job(b, STEAL), err);
     pthread_mutex_lock(&a->mu);
     a->job = j;
     a->state = JOB_QUEUED;
     pthread_cond_broadcast(&a->cv);
     pthread_mutex_unlock(&a->mu);
-    return 0;
+    return rc;
 }
 
 void pq_ahead_forget(pq_budget *b, const pq_file *f)
 {
     if (holds(b->ahead, f))
-        pq_job_free(take_encoded(b));
+        pq_job_free(take_job(b, DROP));
 }
 
 void pq_ahead_free(pq_budget *b)
@@ -146,7 +155,7 @@ void pq_ahead_free(pq_budget *b)
         return;
     /* a file still open (freed after its budget) writes it itself */
     if (a->job != NULL) {
-        pq_job *j = take_encoded(b);
+        pq_job *j = take_job(b, WAIT);
         assert(j->f->held == NULL);
         j->f->held = j;
     }

@@ -125,7 +125,8 @@ void pq_job_encode(pq_job *j, pq_coder *k);
 void pq_job_free(pq_job *j);
 
 /* Writes j's pages onto its file and describes its row group for the
- * footer; frees j. 0, or j's error or the sink's. */
+ * footer; frees j. 0, or j's error or the sink's, which the file keeps
+ * (pq_file.failed). */
 int pq_job_commit(pq_job *j, ddb_error *err);
 struct pq_file {
     ddb_sink *sink;
@@ -145,6 +146,10 @@ struct pq_file {
     int full;            /* a row group was closed early at opts.max_file_bytes */
     pq_coder coder;      /* without a budget: its own */
     pq_job *held; /* a row group encoded ahead, left by a budget freed first, to write */
+    /* a row group of it could not be encoded or written (while another file
+     * was handing one over, say): the file is not finished, this is said */
+    int failed;
+    ddb_error failure;
 };
 
 struct pq_budget {
@@ -157,8 +162,8 @@ struct pq_budget {
 };
 
 /* Hands j over to b's encoding thread, once the row group it holds (at
- * most one) is written onto its file. 0, or that row group's error; j is
- * then freed. */
+ * most one) is written onto its file. 0, or that row group's error (its
+ * file keeps it); j is handed over all the same. */
 int pq_ahead_hand_over(pq_budget *b, pq_job *j, ddb_error *err);
 /* The row group b's encoding thread holds, when it is f's (f NULL: any
  * file's), written onto its file; 0 or its error. */

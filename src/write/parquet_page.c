@@ -485,14 +485,17 @@ int pq_job_commit(pq_job *j, ddb_error *err)
     int64_t base = f->offset;
     pq_group *g;
     int rc = j->rc;
+    if (rc == 0) {
+        assert(j->group == f->n_groups);
+        rc = pq_write(f, j->out.ptr, j->out.len, &j->err);
+    }
     if (rc != 0) {
+        f->failed = rc;
+        f->failure = j->err;
         if (err != NULL)
             *err = j->err;
         goto done;
     }
-    assert(j->group == f->n_groups);
-    if ((rc = pq_write(f, j->out.ptr, j->out.len, err)) != 0)
-        goto done;
     g = &f->groups[f->n_groups];
     *g = (pq_group){.rows = j->rows, .offset = base};
     for (size_t i = 0; i < f->n_cols; i++) {
@@ -511,6 +514,24 @@ done:
     return rc;
 }
 
+/* A file whose row group failed goes no further: its footer would
+ * describe row groups it does not hold. What it gathers since is dropped,
+ * out of the budget, so the other files go on within it. */
+static int failed(pq_file *f, ddb_error *err)
+{
+    for (size_t i = 0; i < f->n_cols; i++) {
+        dispose_levels_values(&f->cols[i]);
+        f->cols[i].n_present = 0;
+    }
+    if (f->budget != NULL)
+        f->budget->used -= f->gathered;
+    f->gathered = 0;
+    f->group_rows = 0;
+    if (err != NULL)
+        *err = f->failure;
+    return f->failed;
+}
+
 static int commit_held(pq_file *f, ddb_error *err)
 {
     pq_job *j = f->held;
@@ -523,6 +544,8 @@ int pq_write_group(pq_file *f, ddb_error *err)
     pq_job *j;
     pq_coder *k = f->budget != NULL ? &f->budget->coder : &f->coder;
     int rc;
+    if (f->failed)
+        return failed(f, err);
     if (f->held != NULL && (rc = commit_held(f, err)) != 0)
         return rc;
     if ((rc = reserve_group(f, err)) != 0 || (rc = take_group(&j, f, err)) != 0)
@@ -592,6 +615,8 @@ int pq_finish(pq_file *f, ddb_error *err)
         return rc;
     if (f->held != NULL && (rc = commit_held(f, err)) != 0)
         return rc;
+    if (f->failed) /* its row group held by another file's hand-over */
+        return failed(f, err);
     /* a file without a value of a shared column says the table's type too */
     for (size_t i = 0; i < f->n_cols; i++)
         if (f->cols[i].plan != NULL && !f->cols[i].decided)

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -26,8 +27,11 @@ void *__wrap_realloc(void *p, size_t n);
 char *__wrap_strdup(const char *s);
 char *__wrap_strndup(const char *s, size_t n);
 
-static long countdown; /* 0: disarmed */
-static int fired;
+/* Atomic: armed for every thread, helper threads (decoding ahead, encoding
+ * Parquet row groups) count down beside the armed one; exactly one
+ * allocation takes the count to 0 and fails. */
+static _Atomic long countdown; /* 0: disarmed */
+static _Atomic int fired;
 /* Armed for one thread: set before that thread starts any other, so the
  * others read them without a lock (and never touch the countdown). */
 static int one_thread;
@@ -40,7 +44,7 @@ static int should_fail(void)
         return 0;
     if (countdown <= 0)
         return 0;
-    if (--countdown > 0)
+    if (atomic_fetch_sub(&countdown, 1) != 1)
         return 0;
     fired = 1;
     errno = ENOMEM;

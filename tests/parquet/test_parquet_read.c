@@ -393,3 +393,111 @@ Test(parquet_read, row_groups_encoded_ahead_are_the_same_bytes)
     for (int k = 0; k < 3; k++)
         free(base[k]);
 }
+
+/* A sink that takes limit bytes, then fails every write. */
+typedef struct full_sink {
+    ddb_sink base;
+    size_t n, limit;
+} full_sink;
+
+static int full_write(ddb_sink *s, const void *p, size_t len, ddb_error *err)
+{
+    full_sink *f = (full_sink *)s;
+    (void)p;
+    if (f->n + len > f->limit)
+        return ddb_error_set(err, DDB_EIO, "the disk is full");
+    f->n += len;
+    return 0;
+}
+
+static int full_ok(ddb_sink *s, ddb_error *err)
+{
+    (void)s;
+    (void)err;
+    return 0;
+}
+
+static void full_free(ddb_sink *s)
+{
+    (void)s;
+}
+
+static const ddb_sink_vtable full_vt = {.write = full_write, .flush = full_ok,
+                                        .finish = full_ok, .free = full_free};
+
+/* Three files of one budget, the middle one's sink full after limit bytes;
+ * every row is put whatever pq_end_row says. Returns file 0's bytes (out,
+ * *len) and pq_finish's result for each file in rc[3]. */
+static void write_one_failing(char **out, size_t *len, int rc[3], size_t limit)
+{
+    pq_column_def col = {"id", 2, PQ_STRING, 0, 0, 0, NULL, 0};
+    full_sink fs = {{&full_vt, NULL, NULL, 0}, 0, limit};
+    ddb_sink *sinks[3] = {NULL, &fs.base, NULL};
+    pq_file *f[3] = {NULL, NULL, NULL};
+    pq_budget *b = NULL;
+    ddb_error err = {0, ""};
+    char v[64];
+    cr_assert_eq(pq_budget_new(&b, 48 << 10, &err), 0);
+    cr_assert_eq(pq_budget_encode_ahead(b, &err), 0);
+    for (int k = 0; k < 3; k++) {
+        pq_opts o = {PQ_CODEC_ZSTD, 0, 0, NULL, 0, b};
+        if (k != 1)
+            cr_assert_eq(ddb_sink_new_memory(&sinks[k], &err), 0);
+        cr_assert_eq(pq_file_new(&f[k], sinks[k], &col, 1, &o, &err), 0, "%s", err.message);
+    }
+    for (int i = 0; i < 8000; i++) {
+        int n = snprintf(v, sizeof(v), "row %d %.*s", i, i % 40, "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz");
+        pq_file *to = f[i % 3];
+        pq_put(to, 0, v, (size_t)n);
+        /* the failure comes back from whichever call writes the row group
+         * (handing over another file's, say); the rows go on regardless */
+        if (pq_end_row(to, &err) != 0)
+            cr_assert_str_eq(err.message, "the disk is full");
+        /* bounded while failed: what a failed file gathers is dropped */
+        cr_assert_leq(b->used, b->limit + sizeof(v) + 8, "row %d: %zu bytes gathered", i, b->used);
+    }
+    for (int k = 0; k < 3; k++) {
+        uint64_t rows = 0;
+        rc[k] = pq_finish(f[k], &err);
+        for (size_t g = 0; rc[k] == 0 && g < f[k]->n_groups; g++)
+            rows += (uint64_t)f[k]->groups[g].rows;
+        if (rc[k] == 0) {
+            cr_assert_eq(rows, pq_rows(f[k]), "file %d: %llu rows in its row groups of %llu", k,
+                         (unsigned long long)rows, (unsigned long long)pq_rows(f[k]));
+            cr_assert_eq(rows, 8000 / 3 + (k < 8000 % 3), "file %d: %llu rows", k,
+                         (unsigned long long)rows);
+        }
+    }
+    *out = NULL;
+    if (rc[0] == 0) {
+        const char *data = ddb_sink_memory_data(sinks[0], len);
+        *out = malloc(*len);
+        memcpy(*out, data, *len);
+    }
+    for (int k = 0; k < 3; k++) {
+        pq_file_free(f[k]);
+        if (k != 1)
+            ddb_sink_free(sinks[k]);
+    }
+    pq_budget_free(b);
+}
+
+/* A row group that cannot be written fails its own file, and only it: the
+ * others, whose row groups were handed over meanwhile, finish whole. */
+Test(parquet_read, a_failing_file_fails_alone_with_row_groups_encoded_ahead)
+{
+    char *whole, *other;
+    size_t whole_len, other_len;
+    int rc[3];
+    write_one_failing(&whole, &whole_len, rc, (size_t)-1);
+    cr_assert(rc[0] == 0 && rc[1] == 0 && rc[2] == 0);
+    write_one_failing(&other, &other_len, rc, 2000);
+    cr_assert_eq(rc[1], DDB_EIO, "the full sink's file finished: %d", rc[1]);
+    cr_assert_eq(rc[0], 0);
+    cr_assert_eq(rc[2], 0);
+    /* file 0 holds its rows (write_one_failing checked its row groups add up
+     * to them): row groups elsewhere, as file 1 held none after failing */
+    cr_assert_gt(other_len, whole_len / 2);
+    free(whole);
+    free(other);
+}
