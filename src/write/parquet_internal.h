@@ -124,6 +124,9 @@ void pq_job_encode(pq_job *j, pq_coder *k);
 
 void pq_job_free(pq_job *j);
 
+/* Gives back c's levels and values (a row group's, gathered or encoded). */
+void pq_col_dispose_group(pq_col *c);
+
 /* Writes j's pages onto its file and describes its row group for the
  * footer; frees j. 0, or j's error or the sink's, which the file keeps
  * (pq_file.failed). */
