@@ -56,6 +56,7 @@ typedef struct file_sink {
     int failed; /* a write failed: the file is incomplete, refuse to finish */
     char *tmp;  /* atomic mode: temporary path until renamed, else NULL */
     int keep;   /* partial mode: free() leaves tmp in place for a resumed run */
+    int scratch; /* deleted unsynced at the end: no writeback (ddb_sink_scratch) */
     unsigned char *buf;
     size_t len;
     uint64_t written;   /* bytes written to fd by this sink */
@@ -77,7 +78,7 @@ static int file_error(file_sink *f, ddb_error *err, const char *what, int e)
 static void start_writeback(file_sink *f)
 {
 #ifdef __linux__
-    if (f->tmp != NULL && f->written > f->writeback &&
+    if (f->tmp != NULL && !f->scratch && f->written > f->writeback &&
         sync_file_range(f->fd, (off_t)f->writeback, (off_t)(f->written - f->writeback),
                         SYNC_FILE_RANGE_WRITE) == 0)
         f->writeback = f->written;
@@ -323,6 +324,12 @@ done:
     }
     *out = &f->base;
     return 0;
+}
+
+void ddb_sink_scratch(ddb_sink *s)
+{
+    if (s != NULL && s->vt == &file_vtable)
+        ((file_sink *)s)->scratch = 1;
 }
 
 int ddb_sink_open_partial(ddb_sink **out, const char *final_path, const char *partial_path,

@@ -467,6 +467,10 @@ int ddb_writer_new_csv_union(ddb_writer **out, ddb_sink *sink, const char *spill
         u->keep_spill = 1; /* never delete what a resume would need */
         goto done;
     }
+    /* a resumable run's spill is synced at each checkpoint, its writeback
+     * spread as it is written; another's is only deleted at the end */
+    if (!keep_spill)
+        ddb_sink_scratch(u->spill);
     if (!(resume && keep > 0)) {
         rc = ddb_sink_write(u->spill, DDB_SPILL_MAGIC, DDB_SPILL_MAGIC_LEN, err);
     } else {

@@ -122,6 +122,28 @@ for (let i = 0; i < 300000; i++)
        (i % 3 ? "" : ",\"t\":{\"SS\":[\"a\",\"b" + i + "\"]}") + (i % 5 ? "" : ",\"x\":{\"S\":\"x\"}") + "}}\n";
 require("fs").writeFileSync(process.argv[1], s);' "$tmp/res.json"
 check res-whole 0 "$bin" export "$tmp/res.json" --out "$tmp/rw" --format csv
+# The spill of a run that cannot be resumed is deleted unsynced: no writeback is started on it
+# (the disk would write what is thrown away, and the deletion wait for it); a resumable run's is
+# synced at each checkpoint, and its writeback spread as it is written. Counted with strace (8 MB
+# of spill: one writeback of 8 MiB).
+if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
+    for mode in scratch resumable; do
+        rm -rf "$tmp/wb" "$tmp/wb.state"
+        strace -f -qq -e trace=openat,sync_file_range -o "$tmp/wb.trace" "$bin" export \
+            "$tmp/res.json" --out "$tmp/wb" --format csv --quiet \
+            $([ $mode = resumable ] && echo --state "$tmp/wb.state") 2>/dev/null
+        fd=$(grep '\.items\.csv\.spill' "$tmp/wb.trace" | grep -o '= [0-9]*$' | head -1 | tr -d '= ')
+        [ -n "$fd" ] || { fail "$mode: no spill opened"; continue; }
+        n=$(grep -c "sync_file_range($fd," "$tmp/wb.trace")
+        cmp -s "$tmp/rw/items.csv" "$tmp/wb/items.csv" || fail "$mode: the CSV differs"
+        case $mode in
+        scratch) [ "$n" = 0 ] || fail "writeback started $n times on a spill that is only deleted" ;;
+        resumable) [ "$n" -ge 1 ] || fail "no writeback on a resumable run's spill" ;;
+        esac
+    done
+else
+    echo "  (strace cannot trace here: the spill's writeback is not counted)" >&2
+fi
 killed=0
 for attempt in 1 2 3 4 5; do
     rm -rf "$tmp/rk" "$tmp/rk.state"
