@@ -77,8 +77,12 @@ static int file_error(file_sink *f, ddb_error *err, const char *what, int e)
  * errors, if real, come back at fsync). Only for files that will be synced. */
 static void start_writeback(file_sink *f)
 {
+    if (f->scratch) {
+        f->writeback = f->written; /* nothing to start, nor to ask again */
+        return;
+    }
 #ifdef __linux__
-    if (f->tmp != NULL && !f->scratch && f->written > f->writeback &&
+    if (f->tmp != NULL && f->written > f->writeback &&
         sync_file_range(f->fd, (off_t)f->writeback, (off_t)(f->written - f->writeback),
                         SYNC_FILE_RANGE_WRITE) == 0)
         f->writeback = f->written;

@@ -257,7 +257,7 @@ static int render_padded(ddb_buf *out, const ddb_field *f, const ddb_str *text, 
     while (int_len < text->len && text->ptr[int_len] >= '0' && text->ptr[int_len] <= '9')
         int_len++;
     if (int_len == text->len && int_len > 0 && int_len <= (size_t)f->pad &&
-        (text->ptr[0] != '0' || int_len == 1)) {
+        int_len <= DDB_NUMBER_MAX_DIGITS && (text->ptr[0] != '0' || int_len == 1)) {
         for (size_t i = int_len; i < (size_t)f->pad; i++)
             ddb_buf_putc(out, '0');
         ddb_buf_append(out, text->ptr, text->len);

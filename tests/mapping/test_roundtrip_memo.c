@@ -245,3 +245,34 @@ Test(roundtrip_memo, padded_numbers_render_their_normal_form)
     }
     ddb_mapping_free(m);
 }
+
+/* A pad wider than DynamoDB's 38 digits: an integer of more digits is
+ * refused, as the parse refuses it, not padded by the path that skips the
+ * parse (found by review). Trailing zeros past 38 are still a number. */
+Test(roundtrip_memo, padded_numbers_past_38_digits_are_refused)
+{
+    static const char *wide =
+        "{\"table\":{\"name\":\"t\",\"partitionKey\":{\"name\":\"pk\",\"type\":\"S\"}},"
+        "\"entities\":[{\"name\":\"W\",\"keys\":{\"pk\":\"W#{n}\"},"
+        "\"fields\":[{\"name\":\"n\",\"type\":\"N\",\"pad\":40}]}]}";
+    ddb_mapping *m = parse_mapping(wide);
+    const ddb_entity *e = &m->entities[0];
+    const char *digits39 = "123456789012345678901234567890123456789";
+    const char *tens = "1000000000000000000000000000000000000000"; /* 1E39 */
+    ddb_value v = ddb_value_str(DDB_TYPE_N, digits39, strlen(digits39));
+    const ddb_value *pv[1] = {&v};
+    ddb_buf out = DDB_BUF_INIT;
+    ddb_error err = {0, ""};
+    int missing = -1;
+    cr_assert_neq(ddb_template_render(&out, &e->keys[0], e, pv, &missing, &err), 0,
+                  "39 digits rendered as %.*s", (int)out.len, out.ptr);
+    ddb_buf_clear(&out);
+    v = ddb_value_str(DDB_TYPE_N, tens, strlen(tens));
+    cr_assert_eq(ddb_template_render(&out, &e->keys[0], e, pv, &missing, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(out.len, 2 + 40);
+    cr_assert_eq(memcmp(out.ptr, "W#1000000000000000000000000000000000000000", out.len), 0,
+                 "%.*s", (int)out.len, out.ptr);
+    ddb_buf_dispose(&out);
+    ddb_mapping_free(m);
+}
