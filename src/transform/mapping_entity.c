@@ -158,10 +158,9 @@ static int parse_members(mapping_loader *ld, const char *path, json_object *obj,
     }
     return 0;
 }
-/* Every pattern compiled in the process gets the next of these (template.c's
+/* Every pattern compiled in the process gets the next of these (field_check.c's
  * memo of matches is keyed by it). */
 static _Atomic uint64_t pattern_ids;
-
 
 static int parse_field(mapping_loader *ld, const char *path, json_object *obj, ddb_field *f)
 {

@@ -470,9 +470,10 @@ int ddb_file_output_new(ddb_output **out, const ddb_file_output_opts *opts, ddb_
         rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
-    if (opts->format == DDB_OUT_PARQUET && ((rc = pq_budget_new(&fo->pq_budget, 0, err)) != 0 ||
-                                            (opts->encode_ahead &&
-                                             (rc = pq_budget_encode_ahead(fo->pq_budget, err)) != 0)))
+    if (opts->format == DDB_OUT_PARQUET && (rc = pq_budget_new(&fo->pq_budget, 0, err)) != 0)
+        goto done;
+    if (fo->pq_budget != NULL && opts->encode_ahead &&
+        (rc = pq_budget_encode_ahead(fo->pq_budget, err)) != 0)
         goto done;
     /* A bucket's "folders" are key prefixes: nothing to make. */
     while (ddb_s3_is_url(fo->dir) && strlen(fo->dir) > 5 && fo->dir[strlen(fo->dir) - 1] == '/')

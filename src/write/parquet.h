@@ -99,7 +99,7 @@ typedef struct pq_opts {
  * row groups of up to this size, which readers prefer large. 12 MB, not
  * the 24 it was: a row group encoded ahead (pq_budget_encode_ahead) is
  * held beside those gathering, and at 24 an export at two threads peaked
- * at 75 MB (at 12: 49 to 51 MB on the bench's inputs).
+ * at 75 MB (at 12: 42 to 50 MB on the bench's inputs).
  */
 #define PQ_BUDGET_BYTES (12u << 20)
 

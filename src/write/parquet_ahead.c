@@ -120,6 +120,7 @@ static int holds(const pq_ahead *a, const pq_file *f)
 
 int pq_ahead_settle(pq_budget *b, const pq_file *f, ddb_error *err)
 {
+    assert(f != NULL);
     if (!holds(b->ahead, f))
         return 0;
     return pq_job_commit(take_job(b, WAIT), err);

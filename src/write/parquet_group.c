@@ -32,6 +32,14 @@ static int reserve_group(pq_file *f, ddb_error *err)
     return 0;
 }
 
+/* f gathers nothing now: its bytes out of the budget. */
+static void gathered_none(pq_file *f)
+{
+    if (f->budget != NULL)
+        f->budget->used -= f->gathered;
+    f->gathered = 0;
+}
+
 /* The row group f gathered, taken into a job: its number columns decided
  * (the first row group with values decides), its buffers moved, and f
  * ready for the next row group, out of its budget. */
@@ -62,9 +70,7 @@ static int take_group(pq_job **out, pq_file *f, ddb_error *err)
     }
     f->rows += f->group_rows;
     f->group_rows = 0;
-    if (f->budget != NULL)
-        f->budget->used -= f->gathered;
-    f->gathered = 0;
+    gathered_none(f);
     *out = j;
     return 0;
 }
@@ -113,9 +119,7 @@ static int failed(pq_file *f, ddb_error *err)
         pq_col_dispose_group(&f->cols[i]);
         f->cols[i].n_present = 0;
     }
-    if (f->budget != NULL)
-        f->budget->used -= f->gathered;
-    f->gathered = 0;
+    gathered_none(f);
     f->group_rows = 0;
     if (err != NULL)
         *err = f->failure;

@@ -168,8 +168,8 @@ struct pq_budget {
  * most one) is written onto its file. 0, or that row group's error (its
  * file keeps it); j is handed over all the same. */
 int pq_ahead_hand_over(pq_budget *b, pq_job *j, ddb_error *err);
-/* The row group b's encoding thread holds, when it is f's (f NULL: any
- * file's), written onto its file; 0 or its error. */
+/* The row group b's encoding thread holds, when it is f's, written onto f;
+ * 0 or its error. */
 int pq_ahead_settle(pq_budget *b, const pq_file *f, ddb_error *err);
 /* f's row group held by b's encoding thread, if any, dropped unwritten. */
 void pq_ahead_forget(pq_budget *b, const pq_file *f);
@@ -184,7 +184,9 @@ void pq_budget_leave(pq_file *f);
 /* The file of b gathering the most bytes. */
 pq_file *pq_budget_largest(const pq_budget *b);
 
-/* Writes the rows gathered as one row group, then gives back its buffers. */
+/* Takes the rows gathered out of f as one row group, then encodes and
+ * writes it, or hands it to the budget's encoding thread (written later, in
+ * order: pq_ahead_hand_over). */
 int pq_write_group(pq_file *f, ddb_error *err);
 
 /* The footer (FileMetaData, its length, the magic) onto the sink. */
