@@ -42,6 +42,8 @@ typedef struct ddb_file_output_opts {
     uint64_t parquet_group_rows;     /* format parquet: rows per row group (0: the default) */
     int encode_ahead; /* format parquet: row groups encoded on a thread of their own (the
                          files are the same; --threads 1 leaves it 0) */
+    int write_behind; /* CSV without a mapping: its rows written out at the end by a thread
+                         of their own (writer.h; --threads 1 leaves it 0) */
     uint64_t max_file_bytes; /* format parquet, records: an entity's files are parts of about
                                 this size at most, DIR/<Entity>/part-NNNNN.parquet (0: one) */
     const char *partition_by; /* records: an entity declaring this field is written in Hive

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ddbpipe/buf.h"
 #include "ddbpipe/error.h"
 
 typedef struct ddb_sink ddb_sink;
@@ -113,6 +114,27 @@ DDB_MUST_USE int ddb_sink_prepare(ddb_sink *s, ddb_error *err);
  * nothing: a run that ends after it treats its uploads as unnamed. */
 void ddb_sink_saved(ddb_sink *s);
 
+/*
+ * Writing behind: a thread of its own writes s while the caller makes the
+ * next bytes (the no-mapping CSV lays its rows out under the header on one
+ * core while the other copies them into the file, or compresses them).
+ * Buffers change hands whole: ddb_sink_behind_swap queues full for the
+ * thread and leaves full empty (one the thread has written, its room kept),
+ * waiting while four are queued; so memory is five of the caller's buffers
+ * and bytes go out in order. Between
+ * start and end nothing else may touch s. A thread that cannot be had leaves
+ * each swap writing in place: the same bytes.
+ */
+typedef struct ddb_sink_behind ddb_sink_behind;
+/* Starts writing behind into s (borrowed). Returns 0 or DDB_ENOMEM. */
+DDB_MUST_USE int ddb_sink_behind_start(ddb_sink_behind **out, ddb_sink *s, ddb_error *err);
+/* Hands full's bytes over (see above). Returns 0, or the error of a write
+ * that failed before (sticky: later bytes are dropped, full cleared). */
+DDB_MUST_USE int ddb_sink_behind_swap(ddb_sink_behind *b, ddb_buf *full, ddb_error *err);
+/* Waits for the bytes handed over to be written, stops the thread and frees
+ * b; s is the caller's again. Returns 0 or the first failed write's error.
+ * Accepts NULL. */
+int ddb_sink_behind_end(ddb_sink_behind *b, ddb_error *err);
 /* Frees s and everything upstream. Accepts NULL. */
 void ddb_sink_free(ddb_sink *s);
 

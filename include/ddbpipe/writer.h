@@ -95,6 +95,8 @@ typedef struct ddb_writer_opts {
     const ddb_key_attr *keys; /* Parquet without an entity: the key attributes, a column each
                                  before "item" (type DDB_TYPE_NONE: the first item's) */
     size_t n_keys;
+    int write_behind; /* CSV without an entity: finish lays the rows out while a thread of
+                         its own writes them (ddb_sink_behind_start); the bytes are the same */
 } ddb_writer_opts;
 
 /* Items whose attribute names vary (a name per item) made a CSV of a column

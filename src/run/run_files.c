@@ -438,6 +438,7 @@ int ddb_run_plan_open(ddb_run_plan *p, ddb_run_field *field, ddb_error *err)
         fo.parquet_group_rows = o->parquet_group_rows;
         /* --max-file-size parts encode their own (each measures those written) */
         fo.encode_ahead = o->threads != 1 && o->max_file_bytes == 0;
+        fo.write_behind = o->threads != 1;
         fo.max_file_bytes = o->max_file_bytes;
         fo.partition_by = o->partition_by;
         if ((rc = item_keys(p, err)) != 0) {

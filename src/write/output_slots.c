@@ -254,7 +254,8 @@ ddb_writer_opts ddb_file_slot_writer_opts(const file_output *fo)
                           .parquet_budget = fo->pq_budget,
                           .typed_values = fo->opts.typed_values,
                           .keys = fo->opts.keys,
-                          .n_keys = fo->opts.n_keys};
+                          .n_keys = fo->opts.n_keys,
+                          .write_behind = fo->opts.write_behind};
     return wo;
 }
 

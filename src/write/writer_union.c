@@ -29,9 +29,9 @@
 #include "write/csv_cell.h"
 #include "write/spill_codec.h"
 
-#define NO_CELL UINT32_MAX  /* in a record's cells: a NULL, which has none */
+#define NO_CELL UINT32_MAX /* in a record's cells: a NULL, which has none */
 #define NO_COLUMN SIZE_MAX
-#define REPLAY_CHUNK (1u << 16)
+#define REPLAY_CHUNK (1u << 18)
 
 typedef struct column {
     ddb_type type; /* the first non-NULL value's; NONE while only NULLs */
@@ -267,7 +267,7 @@ static int relearn(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_err
         if (ddb_name_set_find(&u->cols, f->name.ptr, f->name.len) >= 0)
             return damaged(u, err, "a column comes twice");
         return column_of(u, &f->name, 0, &c) != 0 ? ddb_error_set(err, DDB_ENOMEM, "out of memory")
-                                                : 0;
+                                                  : 0;
     case 'T':
         if (f->col >= u->cols.n || u->col[f->col].type != DDB_TYPE_NONE)
             return damaged(u, err, "a type for no column, or a second one");
@@ -280,11 +280,23 @@ static int relearn(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_err
 }
 
 typedef struct layout {
-    size_t *pos;  /* per column its place in the header, or NO_COLUMN */
-    size_t n;     /* columns in the header */
-    size_t n_lead; /* the first columns, each in the header at its own place */
-    ddb_buf out;   /* rows not yet sent */
+    size_t *pos;             /* per column its place in the header, or NO_COLUMN */
+    size_t n;                /* columns in the header */
+    size_t n_lead;           /* the first columns, each in the header at its own place */
+    ddb_buf out;             /* rows not yet sent */
+    ddb_sink_behind *behind; /* writes the sink on a thread of its own, or NULL */
 } layout;
+
+/* l->out's rows to the CSV sink: through the thread behind, if there is one. */
+static int send_rows(union_writer *u, layout *l, ddb_error *err)
+{
+    int rc;
+    if (l->behind != NULL)
+        return ddb_sink_behind_swap(l->behind, &l->out, err);
+    rc = ddb_sink_write(u->base.sink, l->out.ptr, l->out.len, err);
+    ddb_buf_clear(&l->out);
+    return rc;
+}
 
 static int put_delims(ddb_buf *b, char delim, size_t n)
 {
@@ -318,7 +330,6 @@ static int lay_out(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_err
 {
     layout *l = ctx;
     size_t filled;
-    int rc;
     if (f->kind == 'C' || f->kind == 'T')
         return 0; /* the columns are known */
     if (f->kind == 'D') {
@@ -334,11 +345,7 @@ static int lay_out(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_err
     ddb_buf_putc(&l->out, '\n');
     if (l->out.oom)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if (l->out.len < REPLAY_CHUNK)
-        return 0;
-    rc = ddb_sink_write(u->base.sink, l->out.ptr, l->out.len, err);
-    ddb_buf_clear(&l->out);
-    return rc;
+    return l->out.len < REPLAY_CHUNK ? 0 : send_rows(u, l, err);
 }
 
 /* The header, through the ordinary CSV writer of typed columns; l->pos and
@@ -394,15 +401,22 @@ static int union_prepare(ddb_writer *w, ddb_error *err)
 
     if (u->replayed)
         return 0;
-    if ((rc = ddb_sink_flush(u->spill, err)) != 0 || (rc = write_header(u, &l, err)) != 0 ||
-        (rc = replay(u, lay_out, &l, err)) != 0)
+    if ((rc = ddb_sink_flush(u->spill, err)) != 0 || (rc = write_header(u, &l, err)) != 0)
         goto done;
-    if (l.out.len > 0 && (rc = ddb_sink_write(u->base.sink, l.out.ptr, l.out.len, err)) != 0)
+    /* The layout is copying and the sink's writes copying again (or
+     * compressing): on two cores at once when the run has them. */
+    if (u->opts.write_behind && (rc = ddb_sink_behind_start(&l.behind, u->base.sink, err)) != 0)
         goto done;
-    if ((rc = ddb_sink_prepare(u->base.sink, err)) != 0)
+    if ((rc = replay(u, lay_out, &l, err)) != 0 ||
+        (l.out.len > 0 && (rc = send_rows(u, &l, err)) != 0))
+        goto done;
+    rc = ddb_sink_behind_end(l.behind, err);
+    l.behind = NULL;
+    if (rc != 0 || (rc = ddb_sink_prepare(u->base.sink, err)) != 0)
         goto done;
     u->replayed = 1;
 done:
+    ddb_sink_behind_end(l.behind, NULL);
     free(l.pos);
     ddb_buf_dispose(&l.out);
     return rc;

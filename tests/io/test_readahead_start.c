@@ -1,10 +1,11 @@
 /*
- * test_readahead_start.c — a readahead source whose lock, condition or thread
- * cannot be made. This binary is linked with -Wl,--wrap for pthread_create and
- * the mutex and condition init/destroy calls (CMakeLists.txt): the wraps below
- * count what the engine makes and ends, and fail the call a test names, so
- * what a failure leaves behind is seen here; heap memory left behind is
- * LeakSanitizer's to find in the sanitizer build.
+ * test_readahead_start.c — a readahead source, and a sink written behind,
+ * whose lock, condition or thread cannot be made. This binary is linked with
+ * -Wl,--wrap for pthread_create and the mutex and condition init/destroy
+ * calls (CMakeLists.txt): the wraps below count what the engine makes and
+ * ends, and fail the call a test names, so what a failure leaves behind is
+ * seen here; heap memory left behind is LeakSanitizer's to find in the
+ * sanitizer build.
  */
 #include <criterion/criterion.h>
 
@@ -13,16 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/sink.h"
 #include "ddbpipe/source.h"
 
-int __real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
-                          void *arg);
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 int __real_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr);
 int __real_pthread_mutex_destroy(pthread_mutex_t *m);
 int __real_pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr);
 int __real_pthread_cond_destroy(pthread_cond_t *c);
-int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
-                          void *arg);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 int __wrap_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr);
 int __wrap_pthread_mutex_destroy(pthread_mutex_t *m);
 int __wrap_pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr);
@@ -32,8 +32,7 @@ int __wrap_pthread_cond_destroy(pthread_cond_t *c);
 static enum { FAIL_NONE, FAIL_MUTEX, FAIL_COND, FAIL_THREAD } failing;
 static int mutexes, conds, threads; /* made and not yet destroyed (threads: made) */
 
-int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
-                          void *arg)
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
     if (failing == FAIL_THREAD)
         return EAGAIN;
@@ -153,4 +152,56 @@ Test(readahead_start, started_then_freed_ends_everything)
     cr_assert_eq(mutexes, 0);
     cr_assert_eq(conds, 0);
     cr_assert(freed);
+}
+
+/* Writing behind without a thread, its lock or its condition: the bytes are
+ * written in place, in order, and nothing is left made. */
+static void behind_in_place(int which)
+{
+    ddb_sink *s;
+    ddb_sink_behind *b;
+    ddb_buf buf = {0};
+    ddb_error err;
+    size_t len;
+
+    failing = which;
+    cr_assert_eq(ddb_sink_new_memory(&s, &err), 0);
+    cr_assert_eq(ddb_sink_behind_start(&b, s, &err), 0, "%s", err.message);
+    cr_assert_eq(threads, 0);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(ddb_buf_printf(&buf, "piece %d;", i), 0);
+        cr_assert_eq(ddb_sink_behind_swap(b, &buf, &err), 0, "%s", err.message);
+        cr_assert_eq(buf.len, 0);
+    }
+    cr_assert_eq(ddb_sink_behind_end(b, &err), 0);
+    cr_assert_str_eq(ddb_sink_memory_data(s, &len), "piece 0;piece 1;piece 2;");
+    cr_assert_eq(mutexes, 0, "a mutex was left undestroyed");
+    cr_assert_eq(conds, 0, "a condition variable was left undestroyed");
+    ddb_buf_dispose(&buf);
+    ddb_sink_free(s);
+}
+
+Test(readahead_start, behind_without_a_thread_writes_in_place)
+{
+    behind_in_place(FAIL_THREAD);
+    behind_in_place(FAIL_COND);
+    behind_in_place(FAIL_MUTEX);
+}
+
+/* Writing behind on a thread: made, and ended with everything. */
+Test(readahead_start, behind_started_then_ended)
+{
+    ddb_sink *s;
+    ddb_sink_behind *b;
+    ddb_error err;
+
+    cr_assert_eq(ddb_sink_new_memory(&s, &err), 0);
+    cr_assert_eq(ddb_sink_behind_start(&b, s, &err), 0);
+    cr_assert_eq(threads, 1);
+    cr_assert_eq(mutexes, 1);
+    cr_assert_eq(conds, 1);
+    cr_assert_eq(ddb_sink_behind_end(b, &err), 0);
+    cr_assert_eq(mutexes, 0);
+    cr_assert_eq(conds, 0);
+    ddb_sink_free(s);
 }

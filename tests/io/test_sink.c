@@ -418,3 +418,88 @@ Test(sink, dir_sync_syncs_a_folder_of_new_files)
     cr_assert_eq(ddb_dir_sync(dir, &err), DDB_EIO, "a folder that is gone");
     cr_assert(strstr(err.message, dir) != NULL, "%s", err.message);
 }
+
+/* Writing behind: pieces of uneven sizes, each buffer handed over whole,
+ * arrive in order; what comes back to the caller is empty. */
+Test(sink, behind_keeps_order)
+{
+    size_t len = 5u << 20, off = 0, k = 0, got;
+    unsigned char *data = pattern(len);
+    ddb_sink *s;
+    ddb_sink_behind *b;
+    ddb_buf buf = {0};
+    ddb_error err;
+
+    cr_assert_eq(ddb_sink_new_memory(&s, &err), 0);
+    cr_assert_eq(ddb_sink_behind_start(&b, s, &err), 0, "%s", err.message);
+    while (off < len) {
+        size_t n = (k++ * 7919) % 300000 + 1;
+        if (n > len - off)
+            n = len - off;
+        cr_assert_eq(ddb_buf_append(&buf, data + off, n), 0);
+        off += n;
+        cr_assert_eq(ddb_sink_behind_swap(b, &buf, &err), 0, "%s", err.message);
+        cr_assert_eq(buf.len, 0, "a buffer came back holding bytes");
+    }
+    cr_assert_eq(ddb_sink_behind_swap(b, &buf, &err), 0); /* nothing: nothing queued */
+    cr_assert_eq(ddb_sink_behind_end(b, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_sink_behind_end(NULL, &err), 0);
+    cr_assert_eq(memcmp(ddb_sink_memory_data(s, &got), data, len), 0, "bytes out of order");
+    cr_assert_eq(got, len);
+    ddb_buf_dispose(&buf);
+    ddb_sink_free(s);
+    free(data);
+}
+
+/* A sink that takes `left` writes, then fails. */
+typedef struct failing_sink {
+    ddb_sink base;
+    int left;
+    size_t bytes;
+} failing_sink;
+
+static int failing_write(ddb_sink *s, const void *buf, size_t len, ddb_error *err)
+{
+    failing_sink *f = (failing_sink *)s;
+    (void)buf;
+    if (f->left-- <= 0)
+        return ddb_error_set(err, DDB_EIO, "%s: the disk is full", s->name);
+    f->bytes += len;
+    return 0;
+}
+
+static void failing_free(ddb_sink *s)
+{
+    (void)s;
+}
+
+static const ddb_sink_vtable failing_vt = {.write = failing_write, .free = failing_free};
+
+/* A write that fails behind: a later swap, or the end, says so with the
+ * sink's message, and nothing after it is written. */
+Test(sink, behind_failure_is_sticky)
+{
+    failing_sink f = {{&failing_vt, NULL, (char *)"out.csv", 0}, 3, 0};
+    ddb_sink_behind *b;
+    ddb_buf buf = {0};
+    ddb_error err;
+    int rc = 0, swaps = 0;
+
+    cr_assert_eq(ddb_sink_behind_start(&b, &f.base, &err), 0);
+    while (rc == 0 && swaps < 1000) {
+        cr_assert_eq(ddb_buf_append(&buf, "0123456789", 10), 0);
+        rc = ddb_sink_behind_swap(b, &buf, &err);
+        swaps++;
+    }
+    cr_assert_eq(rc, DDB_EIO, "no swap reported the failed write");
+    cr_assert(strstr(err.message, "out.csv: the disk is full") != NULL, "%s", err.message);
+    cr_assert_eq(buf.len, 0);
+    cr_assert_eq(ddb_buf_append(&buf, "x", 1), 0);
+    cr_assert_eq(ddb_sink_behind_swap(b, &buf, &err), DDB_EIO);
+    memset(&err, 0, sizeof(err));
+    cr_assert_eq(ddb_sink_behind_end(b, &err), DDB_EIO);
+    cr_assert(strstr(err.message, "the disk is full") != NULL, "%s", err.message);
+    cr_assert_eq(f.bytes, 30, "%zu bytes written, not the three writes before the failure",
+                 f.bytes);
+    ddb_buf_dispose(&buf);
+}

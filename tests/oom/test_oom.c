@@ -182,7 +182,8 @@ typedef struct pipe_ctx {
     int gzip;
     int convert;
     int no_mapping; /* items: CSV heads the union of their attributes (a spill) */
-    int ahead;      /* Parquet: row groups encoded on a thread of their own */
+    int ahead;      /* Parquet: row groups encoded on a thread of their own; CSV without a
+                       mapping: its rows written by one */
 } pipe_ctx;
 
 static int scn_pipeline(void *vctx)
@@ -222,6 +223,7 @@ static int scn_pipeline(void *vctx)
     fo.single_name = "items";
     fo.resumable = c->format != DDB_OUT_PARQUET; /* a Parquet file cannot be resumed */
     fo.encode_ahead = c->ahead;
+    fo.write_behind = c->ahead;
     if ((rc = ddb_file_output_new(&o, &fo, &err)) != 0 ||
         (rc = ddb_rejects_new_resumable(&rj, rejects, 0, 0, 0, &err)) != 0)
         goto done;
@@ -295,6 +297,13 @@ Test(oom, pipeline_convert, .timeout = 120)
 Test(oom, pipeline_export_csv_without_mapping, .timeout = 120)
 {
     run_pipeline_case("export csv without a mapping", DDB_OUT_CSV, 0, 0, 1, 0);
+}
+
+/* The rows laid out under the header while a thread of their own writes
+ * (compresses) them. */
+Test(oom, pipeline_export_csv_without_mapping_written_behind, .timeout = 120)
+{
+    run_pipeline_case("export csv without a mapping, written behind", DDB_OUT_CSV, 1, 0, 1, 1);
 }
 
 /* ----------------------------------------------------------------- diff */

@@ -90,6 +90,8 @@ run_both items-ndjson export input.json.gz --format ndjson
 run_both items-typed export input.json.gz --format ndjson --typed
 run_both items-ddbjson export input.json.gz --format ddb-json
 run_both items-csv export input.json.gz --format csv
+# ... whose rows a thread of their own writes (here: compresses) while the rows are laid out
+run_both items-csv-gz export input.json.gz --format csv --gzip
 # Parquet: with more than one thread, row groups are encoded on a thread of their own while the
 # writing thread gathers the next; small row groups and a small budget make hundreds of them, of
 # several files (entities, Hive folders), handed over in turn. --max-file-size parts encode
