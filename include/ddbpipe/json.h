@@ -123,6 +123,22 @@ int ddb_json_put_plain_value(ddb_buf *b, const ddb_value *v);
 /* Appends a map as a plain JSON object. */
 int ddb_json_put_plain_map(ddb_buf *b, const ddb_map *m);
 
+/* Appends the body of v's DynamoDB JSON {"T":body}, v a map, list or set:
+ * {"a":{"S":"x"}} for a map, [...] for the others. */
+int ddb_json_put_typed_body(ddb_buf *b, const ddb_value *v);
+
+/*
+ * The same writers, each quote they write doubled: the inside of a quoted
+ * CSV cell, written in one pass. Byte for byte what the writer without _dq
+ * gives, with '"' turned into '""'.
+ */
+int ddb_json_put_string_dq(ddb_buf *b, const char *s, size_t len);
+int ddb_json_put_typed_value_dq(ddb_buf *b, const ddb_value *v);
+int ddb_json_put_typed_map_dq(ddb_buf *b, const ddb_map *m);
+int ddb_json_put_typed_body_dq(ddb_buf *b, const ddb_value *v);
+int ddb_json_put_plain_value_dq(ddb_buf *b, const ddb_value *v);
+int ddb_json_put_plain_map_dq(ddb_buf *b, const ddb_map *m);
+
 /* Is text[0..len) a JSON number literal (RFC 8259 grammar)? */
 int ddb_json_is_number(const char *text, size_t len);
 

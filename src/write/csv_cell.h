@@ -26,5 +26,9 @@ void ddb_csv_put_cell(ddb_buf *line, ddb_buf *cell, const ddb_value *v, char del
  * its values DynamoDB JSON, or plain JSON when plain. Returns the number of
  * attributes in it (0: nothing was appended). */
 size_t ddb_csv_extra_text(ddb_buf *b, const ddb_map *rec, const unsigned char *used, int plain);
+/* The same as a CSV field appended to line (quoted, its quotes doubled: what
+ * ddb_csv_put_field makes of that text), in one pass; nothing when it would
+ * be empty. Returns the number of attributes in it. */
+size_t ddb_csv_put_extra(ddb_buf *line, const ddb_map *rec, const unsigned char *used, int plain);
 
 #endif

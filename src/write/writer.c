@@ -161,15 +161,6 @@ static int ensure_used(ddb_format_scratch *s, size_t n)
     return 0;
 }
 
-/* Appends the "_extra" cell: every attribute not placed in a column. */
-static void put_extra_cell(const ddb_line_format *f, ddb_buf *line, ddb_format_scratch *s,
-                           const ddb_map *rec)
-{
-    ddb_buf_clear(&s->cell);
-    if (ddb_csv_extra_text(&s->cell, rec, (const unsigned char *)s->used.ptr, f->extra_plain))
-        ddb_csv_put_field(line, s->cell.ptr, s->cell.len, f->delim, 0);
-}
-
 /* A record of the entity: its fields' cells, then _extra. */
 static void format_csv_entity(const ddb_line_format *lf, ddb_buf *line, ddb_format_scratch *s,
                               const ddb_map *rec, size_t n_declared)
@@ -191,7 +182,8 @@ static void format_csv_entity(const ddb_line_format *lf, ddb_buf *line, ddb_form
         }
         ddb_buf_putc(line, lf->delim);
     }
-    put_extra_cell(lf, line, s, rec);
+    /* the "_extra" cell: every attribute not placed in a column */
+    ddb_csv_put_extra(line, rec, (const unsigned char *)s->used.ptr, lf->extra_plain);
     ddb_buf_putc(line, '\n');
 }
 
@@ -316,8 +308,8 @@ static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, dd
     for (size_t i = 0; i < w->n_columns; i++)
         w->col_at[i] = -1;
     for (size_t i = rec->count; i-- > 0;)
-        for (ptrdiff_t c = column_named(w, rec->attrs[i].name.ptr, rec->attrs[i].name.len);
-             c >= 0; c = w->col_next[c])
+        for (ptrdiff_t c = column_named(w, rec->attrs[i].name.ptr, rec->attrs[i].name.len); c >= 0;
+             c = w->col_next[c])
             w->col_at[c] = (ptrdiff_t)i;
     for (size_t i = 0; i < w->n_columns; i++) {
         ptrdiff_t at = w->col_at[i];
@@ -331,7 +323,7 @@ static int write_csv(ddb_writer *base, const ddb_map *rec, size_t n_declared, dd
         }
         ddb_buf_putc(&w->line, w->f.delim);
     }
-    put_extra_cell(&w->f, &w->line, &w->s, rec);
+    ddb_csv_put_extra(&w->line, rec, used, w->f.extra_plain);
     ddb_buf_putc(&w->line, '\n');
     return emit(w, err);
 }
@@ -446,7 +438,6 @@ void ddb_format_scratch_dispose(ddb_format_scratch *s)
     ddb_buf_dispose(&s->cell);
     ddb_buf_dispose(&s->used);
 }
-
 
 /* ------------------------------------------------------------- lifecycle */
 

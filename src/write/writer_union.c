@@ -190,13 +190,10 @@ static int union_put(union_writer *u, const ddb_map *rec, const char *made, ddb_
                              "of every row empty cells): write these items as NDJSON (--format "
                              "ndjson), or allow more columns with --max-columns N",
                              (unsigned long long)limit);
-    if (n < rec->count) {
-        ddb_buf_clear(&u->s.cell);
-        if (ddb_csv_extra_text(&u->s.cell, rec, (const unsigned char *)u->s.used.ptr,
-                               u->opts.extra_plain))
-            ddb_csv_put_field(&u->extra, u->s.cell.ptr, u->s.cell.len, u->delim, 0);
-    }
-    if (u->s.cell.oom || u->extra.oom ||
+    if (n < rec->count)
+        ddb_csv_put_extra(&u->extra, rec, (const unsigned char *)u->s.used.ptr,
+                          u->opts.extra_plain);
+    if (u->extra.oom ||
         ddb_spill_put_row(&u->frame, u->cells, n, u->extra.ptr, u->extra.len, u->delim) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
     if ((rc = ddb_sink_write(u->spill, u->frame.ptr, u->frame.len, err)) == 0)

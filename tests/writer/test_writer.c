@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddbpipe/csv.h"
+#include "ddbpipe/json.h"
 #include "ddbpipe/writer.h"
 #include "write/csv_cell.h"
 #include "support/outputs.h"
@@ -414,4 +416,141 @@ Test(writer, out_format_names)
     cr_assert_eq(f, DDB_OUT_PARQUET);
     cr_assert_str_eq(ddb_out_format_ext(DDB_OUT_PARQUET), "parquet");
     cr_assert_eq(ddb_out_format_parse(&f, "orc"), DDB_EUSAGE);
+}
+
+/* s with every '"' doubled, appended to b. */
+static void doubled(ddb_buf *b, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        ddb_buf_putc(b, s[i]);
+        if (s[i] == '"')
+            ddb_buf_putc(b, '"');
+    }
+}
+
+/* Values whose JSON has quotes everywhere: escaped quotes and backslashes,
+ * control bytes, UTF-8, numbers JSON does not allow, every type, nesting,
+ * empty containers, a string past the writer's 4 KiB chunk. */
+static ddb_map cell_values(ddb_buf *big)
+{
+    ddb_buf t = DDB_BUF_INIT;
+    ddb_buf_clear(big);
+    for (int i = 0; i < 700; i++)
+        ddb_buf_puts(big, "ab\\\"c\\\\\\u0001");
+    ddb_buf_printf(&t,
+                   "{\"s\":{\"S\":\"a,\\\"b\\\"\"},\"q\":{\"S\":\"\\\"\"},\"n\":{\"N\":\"+5\"},"
+                   "\"b\":{\"B\":\"AAH/\"},\"t\":{\"BOOL\":false},\"z\":{\"NULL\":true},"
+                   "\"ss\":{\"SS\":[\"x\\\"y\",\"\\\\\",\"\\u0007\",\"caf\\u00e9 \\u6771\"]},"
+                   "\"ns\":{\"NS\":[\"1\",\"2.5\",\"-0.5E3\"]},\"bs\":{\"BS\":[\"AA==\",\"/w==\"]},"
+                   "\"l\":{\"L\":[{\"N\":\"1\"},{\"BOOL\":true},{\"NULL\":true}]},"
+                   "\"m\":{\"M\":{\"k\\\"1\":{\"L\":[{\"S\":\"v\"},{\"M\":{}}]},"
+                   "\"long\":{\"S\":\"%s\"},\"n\":{\"N\":\".5\"}}},"
+                   "\"em\":{\"M\":{}},\"el\":{\"L\":[]},\"e\":{\"S\":\"\"},"
+                   "\"mx\":{\"M\":{\"a\":{\"NS\":[\"3\"]}}}}",
+                   big->ptr);
+    ddb_map m = tu_item(a, t.ptr);
+    ddb_buf_dispose(&t);
+    return m;
+}
+
+/* The writers with their quotes doubled give the plain writers' text,
+ * doubled, byte for byte. */
+Test(writer, json_writers_with_doubled_quotes)
+{
+    ddb_buf big = DDB_BUF_INIT, x = DDB_BUF_INIT, want = DDB_BUF_INIT, got = DDB_BUF_INIT;
+    ddb_map m = cell_values(&big);
+    for (size_t i = 0; i < m.count; i++) {
+        const ddb_value *v = &m.attrs[i].value;
+        for (int kind = 0; kind < 3; kind++) {
+            ddb_buf_clear(&x);
+            ddb_buf_clear(&want);
+            ddb_buf_clear(&got);
+            if (kind == 0) {
+                cr_assert_eq(ddb_json_put_typed_value(&x, v), 0);
+                cr_assert_eq(ddb_json_put_typed_value_dq(&got, v), 0);
+            } else if (kind == 1) {
+                cr_assert_eq(ddb_json_put_plain_value(&x, v), 0);
+                cr_assert_eq(ddb_json_put_plain_value_dq(&got, v), 0);
+            } else {
+                if (v->type != DDB_TYPE_M && v->type != DDB_TYPE_L && v->type != DDB_TYPE_SS &&
+                    v->type != DDB_TYPE_NS && v->type != DDB_TYPE_BS)
+                    continue;
+                cr_assert_eq(ddb_json_put_typed_body(&x, v), 0);
+                cr_assert_eq(ddb_json_put_typed_body_dq(&got, v), 0);
+            }
+            doubled(&want, x.ptr, x.len);
+            cr_assert_eq(got.len, want.len, "%s (%d): %s", m.attrs[i].name.ptr, kind, got.ptr);
+            cr_assert_eq(memcmp(got.ptr, want.ptr, want.len), 0, "%s (%d): %s", m.attrs[i].name.ptr,
+                         kind, got.ptr);
+        }
+    }
+    ddb_buf_clear(&x);
+    ddb_buf_clear(&got);
+    ddb_buf_clear(&want);
+    cr_assert_eq(ddb_json_put_typed_map(&x, &m), 0);
+    cr_assert_eq(ddb_json_put_typed_map_dq(&got, &m), 0);
+    doubled(&want, x.ptr, x.len);
+    cr_assert(got.len == want.len && memcmp(got.ptr, want.ptr, got.len) == 0);
+    ddb_buf_clear(&x);
+    ddb_buf_clear(&got);
+    ddb_buf_clear(&want);
+    cr_assert_eq(ddb_json_put_plain_map(&x, &m), 0);
+    cr_assert_eq(ddb_json_put_plain_map_dq(&got, &m), 0);
+    doubled(&want, x.ptr, x.len);
+    cr_assert(got.len == want.len && memcmp(got.ptr, want.ptr, got.len) == 0);
+    ddb_buf_dispose(&big);
+    ddb_buf_dispose(&x);
+    ddb_buf_dispose(&want);
+    ddb_buf_dispose(&got);
+}
+
+/* A cell written in one pass (a container's JSON, the _extra object) is
+ * the field ddb_csv_put_field makes of the cell's text, with any delimiter. */
+Test(writer, csv_fields_in_one_pass)
+{
+    static const char delims[] = {',', ';', '\t', '"', '['};
+    ddb_buf big = DDB_BUF_INIT, cell = DDB_BUF_INIT, text = DDB_BUF_INIT;
+    ddb_buf want = DDB_BUF_INIT, got = DDB_BUF_INIT;
+    ddb_map m = cell_values(&big);
+    unsigned char used[32];
+    cr_assert(m.count <= sizeof(used));
+    for (size_t d = 0; d < sizeof(delims); d++) {
+        for (int typed = 0; typed < 2; typed++) {
+            for (size_t i = 0; i < m.count; i++) {
+                const ddb_value *v = &m.attrs[i].value;
+                ddb_buf_clear(&text);
+                ddb_buf_clear(&want);
+                ddb_buf_clear(&got);
+                cr_assert_eq(
+                    typed ? ddb_csv_typed_cell_text(&text, v) : ddb_csv_cell_text(&text, v), 0);
+                ddb_csv_put_field(&want, text.ptr ? text.ptr : "", text.len, delims[d],
+                                  text.len == 0);
+                ddb_csv_put_cell(&got, &cell, v, delims[d], typed);
+                cr_assert(!got.oom);
+                cr_assert(got.len == want.len && memcmp(got.ptr, want.ptr, got.len) == 0,
+                          "%s (typed %d, delimiter %c): %s, not %s", m.attrs[i].name.ptr, typed,
+                          delims[d], got.ptr, want.ptr);
+            }
+            /* _extra: every other attribute, then none */
+            for (int none = 0; none < 2; none++) {
+                for (size_t i = 0; i < m.count; i++)
+                    used[i] = none || i % 2;
+                ddb_buf_clear(&text);
+                ddb_buf_clear(&want);
+                ddb_buf_clear(&got);
+                if (ddb_csv_extra_text(&text, &m, used, !typed))
+                    ddb_csv_put_field(&want, text.ptr, text.len, delims[d], 0);
+                cr_assert_eq(ddb_csv_put_extra(&got, &m, used, !typed),
+                             none ? 0 : (m.count + 1) / 2);
+                cr_assert(got.len == want.len &&
+                              (got.len == 0 || memcmp(got.ptr, want.ptr, got.len) == 0),
+                          "_extra (typed %d, delimiter %c): %s", typed, delims[d], got.ptr);
+            }
+        }
+    }
+    ddb_buf_dispose(&big);
+    ddb_buf_dispose(&cell);
+    ddb_buf_dispose(&text);
+    ddb_buf_dispose(&want);
+    ddb_buf_dispose(&got);
 }
