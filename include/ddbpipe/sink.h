@@ -123,7 +123,9 @@ void ddb_sink_saved(ddb_sink *s);
  * waiting while four are queued; so memory is five of the caller's buffers
  * and bytes go out in order. Between
  * start and end nothing else may touch s. A thread that cannot be had leaves
- * each swap writing in place: the same bytes.
+ * each swap writing in place: the same bytes. Not for a sink that drives a
+ * network client (an S3 object): the client's callbacks would run on the
+ * thread.
  */
 typedef struct ddb_sink_behind ddb_sink_behind;
 /* Starts writing behind into s (borrowed). Returns 0 or DDB_ENOMEM. */

@@ -118,6 +118,7 @@ static int spill_path(char **out, const file_output *fo, const char *path, ddb_e
 static int open_union_writer(file_output *fo, file_slot *slot, ddb_sink *sink,
                              const ddb_writer_opts *wo, ddb_error *err)
 {
+    ddb_writer_opts w = *wo;
     char *spill = NULL;
     uint64_t keep = 0;
     int resume = 0, rc;
@@ -131,7 +132,10 @@ static int open_union_writer(file_output *fo, file_slot *slot, ddb_sink *sink,
             keep = fo->resume_bytes[i];
         }
     }
-    rc = ddb_writer_new_csv_union(&slot->w, sink, spill, resume, keep, fo->opts.resumable, wo, err);
+    /* An S3 object's sink drives the run's network client, whose callbacks
+     * (the progress line) belong on the run's own thread: not written behind. */
+    w.write_behind = wo->write_behind && !ddb_s3_is_url(slot->path);
+    rc = ddb_writer_new_csv_union(&slot->w, sink, spill, resume, keep, fo->opts.resumable, &w, err);
     free(spill);
     return rc;
 }
