@@ -696,3 +696,61 @@ Test(item_values, duplicate_names_that_look_alike)
         }
     }
 }
+
+/* A parsed item is checked without walk's frames until something is wrong:
+ * the verdict, the message and the size are walk's, for every kind of
+ * nested trouble and for a clean item with every type. */
+Test(item, parsed_check_agrees_with_full_walk)
+{
+    static char long_name[65537];
+    ddb_value ok_list[2], dup_pair[1], num_big[1], dup_set[1], empty_set[1], bad_member[1];
+    ddb_value two_a[2] = {S("a"), S("a")}, ns_items[3] = {N("1"), N("2.50"), N("-3e2")};
+    ddb_value ss_mixed[2] = {S("x"), N("1")}, deep[DDB_MAX_DEPTH + 2];
+    ddb_attr m1[2] = {A("x", S("v")), A("y", N("1.50e3"))}, m2[1] = {A("", S("empty name"))};
+    ddb_attr dup[2] = {A("k", S("1")), A("k", S("2"))}, big[1] = {A("n", N("1e200"))};
+    ddb_attr longn[1] = {A("x", S("v"))};
+    ddb_value cases[9];
+    size_t n_cases = 0;
+
+    memset(long_name, 'a', sizeof(long_name) - 1);
+    longn[0].name.ptr = long_name;
+    longn[0].name.len = sizeof(long_name) - 1;
+    ok_list[0] = M(m1, 2);
+    ok_list[1] = M(m2, 1);
+    cases[n_cases++] = L(DDB_TYPE_L, ok_list, 2);   /* clean */
+    cases[n_cases++] = L(DDB_TYPE_NS, ns_items, 3); /* clean */
+    dup_pair[0] = M(dup, 2);
+    cases[n_cases++] = L(DDB_TYPE_L, dup_pair, 1); /* a duplicate name */
+    num_big[0] = M(big, 1);
+    cases[n_cases++] = L(DDB_TYPE_L, num_big, 1); /* a number out of range */
+    dup_set[0] = L(DDB_TYPE_SS, two_a, 2);
+    cases[n_cases++] = L(DDB_TYPE_L, dup_set, 1); /* a set's duplicate */
+    empty_set[0] = L(DDB_TYPE_BS, NULL, 0);
+    cases[n_cases++] = L(DDB_TYPE_L, empty_set, 1); /* an empty set */
+    bad_member[0] = L(DDB_TYPE_SS, ss_mixed, 2);
+    cases[n_cases++] = L(DDB_TYPE_L, bad_member, 1); /* a member of another type */
+    cases[n_cases++] = M(longn, 1);                  /* a name too long */
+    deep[0] = S("bottom");
+    for (size_t i = 1; i < COUNT(deep); i++)
+        deep[i] = L(DDB_TYPE_L, &deep[i - 1], 1);
+    cases[n_cases++] = deep[COUNT(deep) - 1]; /* too deep */
+    for (size_t i = 0; i < n_cases; i++) {
+        ddb_attr attrs[3] = {A("pk", S("p")), A("v", cases[i]), A("t", (ddb_value){0})};
+        ddb_item it;
+        ddb_error e1, e2;
+        size_t s1 = 0, s2 = 0;
+        int r1, r2;
+        attrs[2].value.type = DDB_TYPE_BOOL;
+        it = ITEM(attrs, 3);
+        memset(&e1, 0, sizeof(e1));
+        memset(&e2, 0, sizeof(e2));
+        r1 = ddb_item_validate(&it, NULL, &s1, &e1);
+        r2 = ddb_item_validate_parsed(&it, NULL, &s2, &e2);
+        cr_assert_eq(r2, r1, "case %zu: %d, walk %d (%s)", i, r2, r1, e1.message);
+        cr_assert_eq(r1 == 0, i < 2, "case %zu: %s", i, e1.message);
+        if (r1 == 0)
+            cr_assert_eq(s2, s1, "case %zu: size %zu, walk %zu", i, s2, s1);
+        else
+            cr_assert_str_eq(e2.message, e1.message, "case %zu", i);
+    }
+}
