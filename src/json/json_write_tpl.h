@@ -199,7 +199,7 @@ static void JW(put_members)(ddb_buf *b, const ddb_value *v)
         "{" JW_Q t JW_Q ":", (unsigned char)(sizeof(t) + 1 + 2 * JW_QLEN)                          \
     }
 static const struct {
-    char text[12]; /* {""BOOL"": and its NUL */
+    char text[16]; /* {""BOOL"": and zeros: copied whole */
     unsigned char len;
 } JW(typed_open)[] = {
     JW_OPEN("?"), JW_OPEN("S"), JW_OPEN("N"),  JW_OPEN("B"),  JW_OPEN("BOOL"), JW_OPEN("NULL"),
@@ -212,7 +212,13 @@ int JW(ddb_json_put_typed_value)(ddb_buf *b, const ddb_value *v)
     unsigned t = (unsigned)v->type < sizeof(JW(typed_open)) / sizeof(JW(typed_open)[0])
                      ? (unsigned)v->type
                      : 0u;
-    ddb_buf_append(b, JW(typed_open)[t].text, JW(typed_open)[t].len);
+    if (b->cap - b->len > sizeof(JW(typed_open)[t].text) && !b->oom) {
+        /* one fixed copy of the whole entry, not a call: its zeros end the text */
+        memcpy(b->ptr + b->len, JW(typed_open)[t].text, sizeof(JW(typed_open)[t].text));
+        b->len += JW(typed_open)[t].len;
+    } else {
+        ddb_buf_append(b, JW(typed_open)[t].text, JW(typed_open)[t].len);
+    }
     switch (v->type) {
     case DDB_TYPE_S:
     case DDB_TYPE_N:
