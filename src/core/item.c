@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -430,6 +431,8 @@ static int walk(const ddb_value *v, int depth, const frame *f, int utf8, size_t 
  * something is wrong, for walk to word. The frames cost a fifth of walking
  * a list of maps, which a real export has in every item.
  */
+atomic_ulong ddb_item_walks_worded; /* item_internal.h */
+
 static int walk_quiet(const ddb_value *v, int depth, size_t *size)
 {
     if (depth > DDB_MAX_DEPTH)
@@ -589,6 +592,7 @@ static int validate(const ddb_item *item, const ddb_key_schema *ks, size_t *size
                 size = quiet;
                 continue;
             }
+            atomic_fetch_add_explicit(&ddb_item_walks_worded, 1, memory_order_relaxed);
         }
         {
             frame root = {NULL, FRAME_NAME, at->name.ptr, at->name.len, 0};

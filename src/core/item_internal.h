@@ -5,8 +5,14 @@
 #ifndef DDBPIPE_CORE_ITEM_INTERNAL_H
 #define DDBPIPE_CORE_ITEM_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "ddbpipe/item.h"
 #include "ddbpipe/shape.h"
+
+/* Values of parsed items that validation's quick walk turned back to the
+ * full walk (something to word); tests read it. */
+extern atomic_ulong ddb_item_walks_worded;
 
 /* Checks item's key attributes against ks (its partition key set): the table's keys, required,
  * and with_indexes the indexes' keys where the item has them (a sparse index). validate: the

@@ -206,6 +206,9 @@ static const struct {
     JW_OPEN("M"), JW_OPEN("L"), JW_OPEN("SS"), JW_OPEN("NS"), JW_OPEN("BS"),
 };
 #undef JW_OPEN
+/* the longest, {""BOOL"":, leaves zeros after it for the buffer's NUL */
+_Static_assert(sizeof("BOOL") + 1 + 2 * JW_QLEN < sizeof(JW(typed_open)[0].text),
+               "a typed_open entry must leave a zero after its text");
 
 int JW(ddb_json_put_typed_value)(ddb_buf *b, const ddb_value *v)
 {

@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #include "ddbpipe/error.h"
 #include "ddbpipe/item.h"
 #include "ddbpipe/value.h"
+#include "core/item_internal.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -698,59 +700,89 @@ Test(item_values, duplicate_names_that_look_alike)
 }
 
 /* A parsed item is checked without walk's frames until something is wrong:
- * the verdict, the message and the size are walk's, for every kind of
- * nested trouble and for a clean item with every type. */
+ * the verdict, the message and the size are the full walk's, for clean
+ * values of every type nested, for every kind of nested trouble, and at
+ * the depth limit; a clean item never falls back to the full walk. */
 Test(item, parsed_check_agrees_with_full_walk)
 {
-    static char long_name[65537];
-    ddb_value ok_list[2], dup_pair[1], num_big[1], dup_set[1], empty_set[1], bad_member[1];
-    ddb_value two_a[2] = {S("a"), S("a")}, ns_items[3] = {N("1"), N("2.50"), N("-3e2")};
-    ddb_value ss_mixed[2] = {S("x"), N("1")}, deep[DDB_MAX_DEPTH + 2];
-    ddb_attr m1[2] = {A("x", S("v")), A("y", N("1.50e3"))}, m2[1] = {A("", S("empty name"))};
+    static char long_name[65537], max_name[65536];
+    ddb_value bool_v = {0}, null_v = {0}, bs_items[2] = {B("\x01", 1), B("\x02\x00", 2)};
+    ddb_value ss_items[2] = {S("x"), S("y")}, ns_items[3] = {N("1"), N("2.50"), N("-3e2")};
+    ddb_value inner[2] = {N("7"), S("in")}, two_a[2] = {S("a"), S("a")};
+    ddb_value ns_same[2] = {N("1"), N("1.0")}, ss_mixed[2] = {S("x"), N("1")};
+    ddb_value ok_list[3], dup_pair[1], num_big[1], dup_set[1], empty_set[1], bad_member[1];
+    ddb_value deep_ok[DDB_MAX_DEPTH], deep_bad[DDB_MAX_DEPTH + 1], cases[16];
+    ddb_attr m1[9], m2[1] = {A("", S("empty name"))}, maxn[1] = {A("x", S("v"))};
     ddb_attr dup[2] = {A("k", S("1")), A("k", S("2"))}, big[1] = {A("n", N("1e200"))};
-    ddb_attr longn[1] = {A("x", S("v"))};
-    ddb_value cases[9];
-    size_t n_cases = 0;
+    ddb_attr longn[1] = {A("x", S("v"))}, dup5[5];
+    size_t n_clean, n_cases = 0;
 
+    bool_v.type = DDB_TYPE_BOOL;
+    null_v.type = DDB_TYPE_NULL;
+    m1[0] = A("s", S("v"));
+    m1[1] = A("n", N("12.5"));
+    m1[2] = A("e", N("1.50e3"));
+    m1[3] = A("b", B("\xff\x00", 2));
+    m1[4] = A("t", bool_v);
+    m1[5] = A("z", null_v);
+    m1[6] = A("ss", L(DDB_TYPE_SS, ss_items, 2));
+    m1[7] = A("bs", L(DDB_TYPE_BS, bs_items, 2));
+    m1[8] = A("l", L(DDB_TYPE_L, inner, 2));
     memset(long_name, 'a', sizeof(long_name) - 1);
+    memset(max_name, 'a', sizeof(max_name) - 1);
     longn[0].name.ptr = long_name;
     longn[0].name.len = sizeof(long_name) - 1;
-    ok_list[0] = M(m1, 2);
+    maxn[0].name.ptr = max_name;
+    maxn[0].name.len = sizeof(max_name) - 1; /* 65535 bytes: the most a name may have */
+    ok_list[0] = M(m1, 9);
     ok_list[1] = M(m2, 1);
-    cases[n_cases++] = L(DDB_TYPE_L, ok_list, 2);   /* clean */
-    cases[n_cases++] = L(DDB_TYPE_NS, ns_items, 3); /* clean */
+    ok_list[2] = M(maxn, 1);
+    /* the deepest value at depth 32, the limit, then at 33 */
+    deep_ok[0] = S("bottom");
+    for (size_t i = 1; i < COUNT(deep_ok); i++)
+        deep_ok[i] = L(DDB_TYPE_L, &deep_ok[i - 1], 1);
+    deep_bad[0] = S("bottom");
+    for (size_t i = 1; i < COUNT(deep_bad); i++)
+        deep_bad[i] = L(DDB_TYPE_L, &deep_bad[i - 1], 1);
+    cases[n_cases++] = L(DDB_TYPE_L, ok_list, 3);
+    cases[n_cases++] = L(DDB_TYPE_NS, ns_items, 3);
+    cases[n_cases++] = deep_ok[COUNT(deep_ok) - 1];
+    n_clean = n_cases;
     dup_pair[0] = M(dup, 2);
     cases[n_cases++] = L(DDB_TYPE_L, dup_pair, 1); /* a duplicate name */
+    for (size_t i = 0; i < COUNT(dup5); i++)
+        dup5[i] = A(i == 4 ? "a1" : i == 0 ? "a1" : i == 1 ? "b2" : i == 2 ? "c3" : "d4", S("v"));
+    cases[n_cases++] = M(dup5, 5); /* one among five (another way to find it) */
     num_big[0] = M(big, 1);
     cases[n_cases++] = L(DDB_TYPE_L, num_big, 1); /* a number out of range */
     dup_set[0] = L(DDB_TYPE_SS, two_a, 2);
-    cases[n_cases++] = L(DDB_TYPE_L, dup_set, 1); /* a set's duplicate */
+    cases[n_cases++] = L(DDB_TYPE_L, dup_set, 1);  /* a set's duplicate */
+    cases[n_cases++] = L(DDB_TYPE_NS, ns_same, 2); /* equal numbers written apart */
     empty_set[0] = L(DDB_TYPE_BS, NULL, 0);
     cases[n_cases++] = L(DDB_TYPE_L, empty_set, 1); /* an empty set */
     bad_member[0] = L(DDB_TYPE_SS, ss_mixed, 2);
-    cases[n_cases++] = L(DDB_TYPE_L, bad_member, 1); /* a member of another type */
-    cases[n_cases++] = M(longn, 1);                  /* a name too long */
-    deep[0] = S("bottom");
-    for (size_t i = 1; i < COUNT(deep); i++)
-        deep[i] = L(DDB_TYPE_L, &deep[i - 1], 1);
-    cases[n_cases++] = deep[COUNT(deep) - 1]; /* too deep */
+    cases[n_cases++] = L(DDB_TYPE_L, bad_member, 1);  /* a member of another type */
+    cases[n_cases++] = M(longn, 1);                   /* a name too long */
+    cases[n_cases++] = deep_bad[COUNT(deep_bad) - 1]; /* too deep by one */
     for (size_t i = 0; i < n_cases; i++) {
-        ddb_attr attrs[3] = {A("pk", S("p")), A("v", cases[i]), A("t", (ddb_value){0})};
-        ddb_item it;
+        ddb_attr attrs[3] = {A("pk", S("p")), A("v", cases[i]), A("t", bool_v)};
+        ddb_item it = ITEM(attrs, 3);
+        unsigned long worded = atomic_load(&ddb_item_walks_worded);
         ddb_error e1, e2;
         size_t s1 = 0, s2 = 0;
         int r1, r2;
-        attrs[2].value.type = DDB_TYPE_BOOL;
-        it = ITEM(attrs, 3);
         memset(&e1, 0, sizeof(e1));
         memset(&e2, 0, sizeof(e2));
         r1 = ddb_item_validate(&it, NULL, &s1, &e1);
         r2 = ddb_item_validate_parsed(&it, NULL, &s2, &e2);
         cr_assert_eq(r2, r1, "case %zu: %d, walk %d (%s)", i, r2, r1, e1.message);
-        cr_assert_eq(r1 == 0, i < 2, "case %zu: %s", i, e1.message);
-        if (r1 == 0)
+        cr_assert_eq(r1 == 0, i < n_clean, "case %zu: %s", i, e1.message);
+        if (r1 == 0) {
             cr_assert_eq(s2, s1, "case %zu: size %zu, walk %zu", i, s2, s1);
-        else
+            cr_assert_eq(atomic_load(&ddb_item_walks_worded), worded,
+                         "case %zu: a clean value went to the full walk", i);
+        } else {
             cr_assert_str_eq(e2.message, e1.message, "case %zu", i);
+        }
     }
 }
