@@ -7,6 +7,7 @@
  */
 #include "ddbpipe/json.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "ddbpipe/codec.h"

@@ -249,6 +249,8 @@ int JW(ddb_json_put_typed_value)(ddb_buf *b, const ddb_value *v)
 
 int JW(ddb_json_put_typed_body)(ddb_buf *b, const ddb_value *v)
 {
+    assert(v->type == DDB_TYPE_M || v->type == DDB_TYPE_L || v->type == DDB_TYPE_SS ||
+           v->type == DDB_TYPE_NS || v->type == DDB_TYPE_BS);
     if (v->type == DDB_TYPE_M)
         JW(ddb_json_put_typed_map)(b, &v->u.m);
     else
