@@ -445,8 +445,12 @@ for _ in $(seq 1 400); do
     [ "$(stat_of 'j.byOp.UploadPart - j.partsAnswered')" = 0 ] && break
     sleep 0.05
 done
+# On a loaded machine a checkpoint may still come after the part (the case is then not met): its
+# checks are skipped, and the upload it names, rightly left open, is aborted here.
+named_met=1
 if grep -q '"s3":"[^-]' "$tmp/named.state"; then
     echo "note: a checkpoint named the upload before the stop; the case was not met" >&2
+    named_met=0
 else
     rm "$tmp/named.state" && mkdir -p "$tmp/named.state/in-the-way"
 fi
@@ -455,9 +459,16 @@ stopped "$pid"
 st_named=$?
 exec {feed}>&-
 [ "$st_named" = 130 ] || fail "named: exit status $st_named"
-grep -q "cannot save the checkpoint" "$tmp/named.err" || fail "named: the failed save not said"
-! uploads | grep -q '"key":"named/' ||
-    fail "named: an upload no saved checkpoint names was left open: $(uploads)"
+if [ "$named_met" = 1 ]; then
+    grep -q "cannot save the checkpoint" "$tmp/named.err" || fail "named: the failed save not said"
+    ! uploads | grep -q '"key":"named/' ||
+        fail "named: an upload no saved checkpoint names was left open: $(uploads)"
+else
+    for id in $(grep -o '"s3":"[^ "]*' "$tmp/named.state" | cut -d'"' -f4 | grep -v '^-$'); do
+        awss3 s3api abort-multipart-upload --bucket data --key named/FavoriteData.csv \
+            --upload-id "$id" || fail "named: abort the upload the saved state names"
+    done
+fi
 
 # -- killed under --state: nothing visible, --resume completes it (the rejects kept so far too) ----
 st="$tmp/out.state"
