@@ -78,6 +78,17 @@ int ddb_sink_open_partial(ddb_sink **out, const char *final_path, const char *pa
  */
 void ddb_sink_scratch(ddb_sink *s);
 
+/*
+ * Whether s can be emptied to be written again from its start: an atomic
+ * file not yet finished (its temporary file, which nobody else sees) or a
+ * memory sink. Not standard output, a partial file (a resumed run's), a
+ * filter (gzip) or an S3 object.
+ */
+int ddb_sink_can_rewind(const ddb_sink *s);
+/* Empties such a sink: what was written is dropped (the temporary file cut
+ * to nothing) and bytes_out is 0 again. DDB_EUSAGE for any other sink, which
+ * is left as it was; DDB_EIO when the file cannot be cut (the sink failed). */
+int ddb_sink_rewind(ddb_sink *s, ddb_error *err);
 /* Checkpoints the whole chain (filters first): see the vtable's checkpoint. */
 int ddb_sink_checkpoint(ddb_sink *s, ddb_error *err);
 

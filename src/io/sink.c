@@ -53,9 +53,9 @@ typedef struct file_sink {
     int fd;
     int owns_fd; /* 0 for stdout */
     int finished;
-    int failed; /* a write failed: the file is incomplete, refuse to finish */
-    char *tmp;  /* atomic mode: temporary path until renamed, else NULL */
-    int keep;   /* partial mode: free() leaves tmp in place for a resumed run */
+    int failed;  /* a write failed: the file is incomplete, refuse to finish */
+    char *tmp;   /* atomic mode: temporary path until renamed, else NULL */
+    int keep;    /* partial mode: free() leaves tmp in place for a resumed run */
     int scratch; /* deleted unsynced at the end: no writeback (ddb_sink_scratch) */
     unsigned char *buf;
     size_t len;
@@ -443,6 +443,38 @@ const char *ddb_sink_memory_data(ddb_sink *s, size_t *len)
 }
 
 /* --------------------------------------------------------------- generic */
+
+/* ------------------------------------------------------------ rewinding */
+
+int ddb_sink_can_rewind(const ddb_sink *s)
+{
+    const file_sink *f = (const file_sink *)s;
+    if (s == NULL)
+        return 0;
+    if (s->vt == &mem_vtable)
+        return 1;
+    return s->vt == &file_vtable && f->tmp != NULL && !f->keep && !f->finished && !f->failed;
+}
+
+int ddb_sink_rewind(ddb_sink *s, ddb_error *err)
+{
+    file_sink *f = (file_sink *)s;
+    if (!ddb_sink_can_rewind(s))
+        return ddb_error_set(err, DDB_EUSAGE, "%s cannot be written again from its start",
+                             s != NULL ? s->name : "(no sink)");
+    if (s->vt == &mem_vtable) {
+        ddb_buf_clear(&((mem_sink *)s)->b);
+    } else {
+        f->len = 0;
+        if (ftruncate(f->fd, 0) != 0)
+            return file_error(f, err, "truncate", errno);
+        if (lseek(f->fd, 0, SEEK_SET) != 0)
+            return file_error(f, err, "seek", errno);
+        f->written = f->writeback = 0;
+    }
+    s->bytes_out = 0;
+    return 0;
+}
 
 int ddb_sink_write(ddb_sink *s, const void *buf, size_t len, ddb_error *err)
 {

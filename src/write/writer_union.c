@@ -8,9 +8,10 @@
  * the same name) goes to _extra whenever it comes. So each record is written
  * to a spill file as its row already, the cells as CSV bytes tagged with
  * their columns (spill_codec.h), and finish writes the header and lays the
- * rows out under it, copying bytes. A cell's bytes depend on the value
- * alone, so worker threads make them (ddb_csv_union_cells) and the writer
- * only numbers the columns.
+ * rows out under it, copying bytes (union_layout.c, which also writes rows as
+ * they come while the header stays the same). A cell's bytes depend on the
+ * value alone, so worker threads make them (ddb_csv_union_cells) and the
+ * writer only numbers the columns.
  */
 #include <assert.h>
 #include <stdint.h>
@@ -28,38 +29,7 @@
 #include "core/name_set.h"
 #include "write/csv_cell.h"
 #include "write/spill_codec.h"
-
-#define NO_CELL UINT32_MAX /* in a record's cells: a NULL, which has none */
-#define NO_COLUMN SIZE_MAX
-#define REPLAY_CHUNK (1u << 18)
-
-typedef struct column {
-    ddb_type type; /* the first non-NULL value's; NONE while only NULLs */
-    uint64_t seen; /* the last record (u->stamp) that had the column */
-} column;
-
-typedef struct union_writer {
-    ddb_writer base; /* base.sink: the CSV file */
-    ddb_writer_opts opts;
-    char delim;
-    ddb_sink *spill;
-    char *spill_path;
-    int keep_spill;
-    int replayed;      /* the header and the rows are in the sink, prepared */
-    ddb_name_set cols; /* the attribute names seen, in order: the columns */
-    column *col;
-    size_t col_cap;
-    size_t extra_col; /* the column named like _extra (never a column), or NO_COLUMN */
-    uint64_t stamp;
-    uint64_t frame_no; /* of the spill being read, for messages */
-    /* per record */
-    ddb_spill_cell *cells;
-    size_t cells_cap;
-    ddb_buf made;  /* its cells, when no thread made them */
-    ddb_buf frame; /* its frames */
-    ddb_buf extra; /* its _extra cell */
-    ddb_format_scratch s;
-} union_writer;
+#include "write/writer_union_internal.h"
 
 static void put_u32(char *o, uint32_t v)
 {
@@ -149,6 +119,7 @@ static size_t place(union_writer *u, const ddb_map *rec, const char *made)
             u->col[c].type = v->type;
             if (ddb_spill_put_type(&u->frame, c, v->type) != 0)
                 return (size_t)-1;
+            u->typed++;
         }
         /* the first attribute of a name has its column, if of its type */
         used[i] = u->col[c].seen != u->stamp && v->type == u->col[c].type && c != u->extra_col;
@@ -196,9 +167,10 @@ static int union_put(union_writer *u, const ddb_map *rec, const char *made, ddb_
     if (u->extra.oom ||
         ddb_spill_put_row(&u->frame, u->cells, n, u->extra.ptr, u->extra.len, u->delim) != 0)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory formatting a record");
-    if ((rc = ddb_sink_write(u->spill, u->frame.ptr, u->frame.len, err)) == 0)
-        u->base.records++;
-    return rc;
+    if ((rc = ddb_sink_write(u->spill, u->frame.ptr, u->frame.len, err)) != 0)
+        return rc;
+    u->base.records++;
+    return u->direct_off ? 0 : union_direct_put(u, n, err);
 }
 
 static int union_write(ddb_writer *w, const ddb_map *rec, size_t n_declared, ddb_error *err)
@@ -211,17 +183,15 @@ static int union_write(ddb_writer *w, const ddb_map *rec, size_t n_declared, ddb
     return union_put(u, rec, u->made.ptr, err);
 }
 
-/* A damaged spill: what is wrong, and where. */
-static int damaged(const union_writer *u, ddb_error *err, const char *why)
+int union_damaged(const union_writer *u, ddb_error *err, const char *why)
 {
     return ddb_error_set(err, DDB_EIO, "%s: frame %llu of the spooled records is damaged: %s",
                          u->spill_path, (unsigned long long)u->frame_no, why);
 }
 
-/* Calls fn for every frame in the spill file. */
-static int replay(union_writer *u,
-                  int (*fn)(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_error *err),
-                  void *ctx, ddb_error *err)
+int union_replay(union_writer *u,
+                 int (*fn)(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_error *err),
+                 void *ctx, ddb_error *err)
 {
     ddb_source *src = NULL;
     ddb_spill_reader *sr = NULL;
@@ -240,7 +210,7 @@ static int replay(union_writer *u,
         u->frame_no++;
         if ((rc = ddb_spill_frame_read(&f, body, len, &ferr)) != 0) {
             rc = rc == DDB_ENOMEM ? ddb_error_set(err, rc, "out of memory")
-                                  : damaged(u, err, ferr.message);
+                                  : union_damaged(u, err, ferr.message);
             goto done;
         }
         if ((rc = fn(u, ctx, &f, err)) != 0)
@@ -262,12 +232,12 @@ static int relearn(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_err
     switch (f->kind) {
     case 'C':
         if (ddb_name_set_find(&u->cols, f->name.ptr, f->name.len) >= 0)
-            return damaged(u, err, "a column comes twice");
+            return union_damaged(u, err, "a column comes twice");
         return column_of(u, &f->name, 0, &c) != 0 ? ddb_error_set(err, DDB_ENOMEM, "out of memory")
                                                   : 0;
     case 'T':
         if (f->col >= u->cols.n || u->col[f->col].type != DDB_TYPE_NONE)
-            return damaged(u, err, "a type for no column, or a second one");
+            return union_damaged(u, err, "a type for no column, or a second one");
         u->col[f->col].type = f->type;
         return 0;
     default:
@@ -276,147 +246,11 @@ static int relearn(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_err
     }
 }
 
-typedef struct layout {
-    size_t *pos;             /* per column its place in the header, or NO_COLUMN */
-    size_t n;                /* columns in the header */
-    size_t n_lead;           /* the first columns, each in the header at its own place */
-    ddb_buf out;             /* rows not yet sent */
-    ddb_sink_behind *behind; /* writes the sink on a thread of its own, or NULL */
-} layout;
-
-/* l->out's rows to the CSV sink: through the thread behind, if there is one. */
-static int send_rows(union_writer *u, layout *l, ddb_error *err)
-{
-    int rc;
-    if (l->behind != NULL)
-        return ddb_sink_behind_swap(l->behind, &l->out, err);
-    rc = ddb_sink_write(u->base.sink, l->out.ptr, l->out.len, err);
-    ddb_buf_clear(&l->out);
-    return rc;
-}
-
-static int put_delims(ddb_buf *b, char delim, size_t n)
-{
-    if (n == 0)
-        return 0;
-    if (ddb_buf_reserve(b, n) != 0)
-        return DDB_ENOMEM;
-    memset(b->ptr + b->len, delim, n);
-    b->len += n;
-    return 0;
-}
-
-/* An 'S' row's cells at their places. Returns the places filled, or (size_t)-1 for damage. */
-static size_t lay_cells(const union_writer *u, layout *l, const ddb_spill_frame *f)
-{
-    size_t next = 0;
-    for (size_t i = 0; i < f->n_cells; i++) {
-        size_t c = f->cells[i].col, p = c < u->cols.n ? l->pos[c] : NO_COLUMN;
-        if (p == NO_COLUMN)
-            return (size_t)-1;
-        put_delims(&l->out, u->delim, p - next);
-        ddb_buf_append(&l->out, f->cells[i].ptr, f->cells[i].len);
-        ddb_buf_putc(&l->out, u->delim);
-        next = p + 1;
-    }
-    return next;
-}
-
-/* A row into the CSV, under the header. */
-static int lay_out(union_writer *u, void *ctx, const ddb_spill_frame *f, ddb_error *err)
-{
-    layout *l = ctx;
-    size_t filled;
-    if (f->kind == 'C' || f->kind == 'T')
-        return 0; /* the columns are known */
-    if (f->kind == 'D') {
-        if (f->k > l->n_lead)
-            return damaged(u, err, "a row has cells in columns without values");
-        ddb_buf_append(&l->out, f->line.ptr, f->line.len);
-        filled = f->k;
-    } else if ((filled = lay_cells(u, l, f)) == (size_t)-1) {
-        return damaged(u, err, "a row has cells in columns without values");
-    }
-    put_delims(&l->out, u->delim, l->n - filled);
-    ddb_buf_append(&l->out, f->extra.ptr, f->extra.len);
-    ddb_buf_putc(&l->out, '\n');
-    if (l->out.oom)
-        return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    return l->out.len < REPLAY_CHUNK ? 0 : send_rows(u, l, err);
-}
-
-/* The header, through the ordinary CSV writer of typed columns; l->pos and
- * l->n the columns' places in it: those with a type, but _extra's. */
-static int write_header(union_writer *u, layout *l, ddb_error *err)
-{
-    const char **names = malloc((u->cols.n ? u->cols.n : 1) * sizeof(*names));
-    ddb_type *types = malloc((u->cols.n ? u->cols.n : 1) * sizeof(*types));
-    ddb_writer_opts wo = u->opts;
-    ddb_writer *csv = NULL;
-    int rc = 0;
-
-    l->pos = malloc((u->cols.n ? u->cols.n : 1) * sizeof(*l->pos));
-    if (names == NULL || types == NULL || l->pos == NULL) {
-        rc = ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < u->cols.n; i++) {
-        l->pos[i] = NO_COLUMN;
-        /* Only NULLs, or an attribute named like the reserved column: to _extra. */
-        if (u->col[i].type == DDB_TYPE_NONE || i == u->extra_col)
-            continue;
-        if (l->n == i)
-            l->n_lead++;
-        names[l->n] = u->cols.at[i].name;
-        types[l->n] = u->col[i].type;
-        l->pos[i] = l->n++;
-    }
-    wo.columns = names;
-    wo.column_types = types;
-    wo.n_columns = l->n;
-    wo.appending = 0;
-    /* The CSV writer borrows the sink: it stays this writer's. */
-    if ((rc = ddb_writer_new(&csv, DDB_OUT_CSV, u->base.sink, NULL, &wo, err)) != 0)
-        u->base.sink = NULL; /* freed by the failed writer */
-done:
-    if (csv != NULL) {
-        csv->sink = NULL;
-        ddb_writer_free(csv);
-    }
-    free(names);
-    free(types);
-    return rc;
-}
-
 /* The header and every row into the CSV sink, sent but not visible
  * (ddb_sink_prepare): the first half of finish. */
 static int union_prepare(ddb_writer *w, ddb_error *err)
 {
-    union_writer *u = (union_writer *)w;
-    layout l = {0};
-    int rc;
-
-    if (u->replayed)
-        return 0;
-    if ((rc = ddb_sink_flush(u->spill, err)) != 0 || (rc = write_header(u, &l, err)) != 0)
-        goto done;
-    /* The layout is copying and the sink's writes copying again (or
-     * compressing): on two cores at once when the run has them. */
-    if (u->opts.write_behind && (rc = ddb_sink_behind_start(&l.behind, u->base.sink, err)) != 0)
-        goto done;
-    if ((rc = replay(u, lay_out, &l, err)) != 0 ||
-        (l.out.len > 0 && (rc = send_rows(u, &l, err)) != 0))
-        goto done;
-    rc = ddb_sink_behind_end(l.behind, err);
-    l.behind = NULL;
-    if (rc != 0 || (rc = ddb_sink_prepare(u->base.sink, err)) != 0)
-        goto done;
-    u->replayed = 1;
-done:
-    ddb_sink_behind_end(l.behind, NULL);
-    free(l.pos);
-    ddb_buf_dispose(&l.out);
-    return rc;
+    return union_lay_out_all((union_writer *)w, err);
 }
 
 static int union_finish(ddb_writer *w, ddb_error *err)
@@ -437,6 +271,7 @@ static void union_free(ddb_writer *w)
     ddb_sink_free(u->spill);
     if (u->spill != NULL && !u->keep_spill)
         unlink(u->spill_path);
+    union_layout_free(u->direct);
     ddb_name_set_dispose(&u->cols);
     free(u->col);
     free(u->cells);
@@ -486,7 +321,8 @@ int ddb_writer_new_csv_union(ddb_writer **out, ddb_sink *sink, const char *spill
         rc = ddb_sink_write(u->spill, DDB_SPILL_MAGIC, DDB_SPILL_MAGIC_LEN, err);
     } else {
         /* The columns of the records spooled before the checkpoint. */
-        if ((rc = ddb_sink_flush(u->spill, err)) != 0 || (rc = replay(u, relearn, NULL, err)) != 0)
+        if ((rc = ddb_sink_flush(u->spill, err)) != 0 ||
+            (rc = union_replay(u, relearn, NULL, err)) != 0)
             goto done;
     }
 done:

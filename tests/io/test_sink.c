@@ -503,3 +503,50 @@ Test(sink, behind_failure_is_sticky)
                  f.bytes);
     ddb_buf_dispose(&buf);
 }
+
+/* An atomic file not yet finished can be emptied and written again: what
+ * appears is only what came after. Partial files, gzip, standard output
+ * cannot, and are left as they were. */
+Test(sink, rewind_an_atomic_file)
+{
+    char *path = spath("rewound.csv"), *part = spath("part.csv"), *ppart = spath(".part.csv.p");
+    ddb_sink *s, *p, *gz, *out, *mem;
+    ddb_error err;
+    size_t len;
+    char *got;
+    unsigned char *big = pattern(600000);
+
+    cr_assert_eq(ddb_sink_open_file(&s, path, 1, &err), 0, "%s", err.message);
+    cr_assert(ddb_sink_can_rewind(s));
+    write_pieces(s, big, 600000); /* past the buffer: some of it in the file */
+    cr_assert_eq(ddb_sink_rewind(s, &err), 0, "%s", err.message);
+    cr_assert_eq(s->bytes_out, 0);
+    cr_assert_eq(ddb_sink_write(s, "second\n", 7, &err), 0);
+    cr_assert_eq(ddb_sink_finish(s, &err), 0, "%s", err.message);
+    cr_assert(!ddb_sink_can_rewind(s), "a finished file");
+    ddb_sink_free(s);
+    got = slurp(path, &len);
+    cr_assert(len == 7 && memcmp(got, "second\n", 7) == 0, "%zu bytes", len);
+    free(got);
+
+    cr_assert_eq(ddb_sink_open_partial(&p, part, ppart, 0, 0, &err), 0, "%s", err.message);
+    cr_assert_eq(ddb_sink_write(p, "kept", 4, &err), 0);
+    cr_assert(!ddb_sink_can_rewind(p));
+    cr_assert_eq(ddb_sink_rewind(p, &err), DDB_EUSAGE);
+    cr_assert_eq(p->bytes_out, 4);
+    cr_assert_eq(ddb_sink_open_file(&out, "-", 0, &err), 0);
+    cr_assert(!ddb_sink_can_rewind(out));
+    cr_assert_eq(ddb_sink_new_memory(&mem, &err), 0);
+    cr_assert_eq(ddb_sink_new_gzip(&gz, mem, 1, &err), 0);
+    cr_assert(!ddb_sink_can_rewind(gz));
+    cr_assert_eq(ddb_sink_new_memory(&mem, &err), 0);
+    cr_assert_eq(ddb_sink_write(mem, "abc", 3, &err), 0);
+    cr_assert_eq(ddb_sink_rewind(mem, &err), 0);
+    cr_assert_eq(ddb_sink_write(mem, "d", 1, &err), 0);
+    cr_assert_str_eq(ddb_sink_memory_data(mem, &len), "d");
+    ddb_sink_free(mem);
+    ddb_sink_free(gz);
+    ddb_sink_free(out);
+    ddb_sink_free(p);
+    free(big);
+}

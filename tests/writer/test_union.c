@@ -195,8 +195,7 @@ Test(union_csv, cells_made_apart_write_the_same_file)
         "{\"pk\":{\"S\":\"a,1\"},\"n\":{\"N\":\"1.50\"},\"z\":{\"NULL\":true}}",
         "{\"n\":{\"S\":\"\\\"q\\\"\"},\"pk\":{\"S\":\"\"},\"_extra\":{\"N\":\"2\"}}",
         "{\"b\":{\"B\":\"\"},\"l\":{\"L\":[{\"S\":\"x\"},{\"NULL\":true}]},\"pk\":{\"S\":\"c\"}}",
-        "{\"z\":{\"BOOL\":true},\"l\":{\"L\":[]},\"m\":{\"M\":{}}}",
-        "{}"};
+        "{\"z\":{\"BOOL\":true},\"l\":{\"L\":[]},\"m\":{\"M\":{}}}", "{}"};
     ddb_writer_opts o = {.delimiter = ';'};
     ddb_writer *w[2];
     ddb_format_scratch s = {0};
@@ -208,8 +207,8 @@ Test(union_csv, cells_made_apart_write_the_same_file)
     for (int k = 0; k < 2; k++) {
         ddb_sink *sink = NULL;
         cr_assert_eq(ddb_sink_new_memory(&sink, &err), 0);
-        cr_assert_eq(ddb_writer_new_csv_union(&w[k], sink, tu_path(tdir, k ? "c1" : "c0"), 0, 0,
-                                              0, &o, &err),
+        cr_assert_eq(ddb_writer_new_csv_union(&w[k], sink, tu_path(tdir, k ? "c1" : "c0"), 0, 0, 0,
+                                              &o, &err),
                      0, "%s", err.message);
     }
     for (size_t i = 0; i < sizeof(recs) / sizeof(*recs); i++) {
@@ -225,8 +224,8 @@ Test(union_csv, cells_made_apart_write_the_same_file)
     }
     cr_assert_eq(len[0], len[1]);
     cr_assert_eq(memcmp(data[0], data[1], len[0]), 0, "%.*s", (int)len[1], data[1]);
-    cr_assert(strncmp(data[0], "pk;n:N;z:BOOL;b:B;l:L;m:M;_extra\n", 33) == 0, "%.*s",
-              (int)len[0], data[0]);
+    cr_assert(strncmp(data[0], "pk;n:N;z:BOOL;b:B;l:L;m:M;_extra\n", 33) == 0, "%.*s", (int)len[0],
+              data[0]);
     ddb_writer_free(w[0]);
     ddb_writer_free(w[1]);
     ddb_buf_dispose(&cells);
@@ -283,4 +282,93 @@ Test(union_csv, names_that_look_like_types_or_extra)
     expect_output(w, "ratio:N:S,n:S:N,plain:word,_extra\n"
                      "x,1,y,\"{\"\"_extra\"\":{\"\"S\"\":\"\"e\"\"}}\"\n");
     ddb_writer_free(w);
+}
+
+extern int ddb_csv_union_direct;
+
+/* The CSV a union writer over a memory sink makes of recs, rows written as
+ * they come (direct) or all from the spill at the end; *early: how many
+ * bytes the sink held before finish. */
+static char *union_csv(const char *const *recs, size_t n, int direct, size_t *early)
+{
+    const char *spill = tu_path(tdir, direct ? ".d.csv.spill" : ".s.csv.spill");
+    ddb_writer *w;
+    ddb_error err;
+    const char *data;
+    size_t len;
+    char *out;
+
+    ddb_csv_union_direct = direct;
+    w = union_writer(spill, 0, 0, 0);
+    for (size_t i = 0; i < n; i++)
+        put(w, recs[i]);
+    ddb_sink_memory_data(w->sink, early);
+    cr_assert_eq(ddb_writer_finish(w, &err), 0, "%s", err.message);
+    data = ddb_sink_memory_data(w->sink, &len);
+    cr_assert_not_null(out = malloc(len + 1));
+    memcpy(out, data, len);
+    out[len] = '\0';
+    ddb_writer_free(w);
+    ddb_csv_union_direct = 1;
+    cr_assert(!tu_exists(spill), "the spill was left behind");
+    return out;
+}
+
+/* Rows written as they come make the file the spill makes at the end: when
+ * the columns never change, when they do (the file started again under the
+ * new header), and when they change too often (left to the end). */
+Test(union_csv, rows_written_as_they_come_make_the_same_file)
+{
+    static const char *same[] = {
+        "{\"pk\":{\"S\":\"a\"},\"n\":{\"N\":\"1\"},\"l\":{\"L\":[{\"S\":\"x\\\"y\"}]}}",
+        "{\"pk\":{\"S\":\"b\"},\"n\":{\"N\":\"2\"},\"l\":{\"L\":[]}}",
+        /* a value of another type and a NULL: to _extra, the header unchanged */
+        "{\"pk\":{\"S\":\"c\"},\"n\":{\"S\":\"two\"},\"z\":{\"NULL\":true}}",
+        /* a new attribute that is only ever NULL: no column */
+        "{\"z2\":{\"NULL\":true},\"pk\":{\"S\":\"d\"}}",
+    };
+    static const char *changes[] = {
+        "{\"pk\":{\"S\":\"a\"},\"z\":{\"NULL\":true}}",
+        "{\"pk\":{\"S\":\"b\"},\"n\":{\"N\":\"2\"}}",   /* a new column */
+        "{\"pk\":{\"S\":\"c\"},\"z\":{\"BOOL\":true}}", /* NULL until now: typed */
+        "{\"pk\":{\"S\":\"d\"},\"_extra\":{\"S\":\"named like it\"}}",
+        "{\"pk\":{\"S\":\"e\"},\"n\":{\"N\":\"5\"},\"z\":{\"BOOL\":false}}",
+    };
+    const char *many[40];
+    char bufs[40][64];
+    struct {
+        const char *const *recs;
+        size_t n;
+        int direct_at_end; /* the header was in the sink before finish (given up: emptied) */
+    } cases[] = {{same, 4, 1}, {changes, 5, 1}, {many, 40, 0}};
+
+    /* a new column at every record: the header guessed again and again */
+    for (size_t i = 0; i < 40; i++) {
+        snprintf(bufs[i], sizeof(bufs[i]), "{\"pk\":{\"S\":\"r%zu\"},\"c%zu\":{\"N\":\"%zu\"}}", i,
+                 i, i);
+        many[i] = bufs[i];
+    }
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        size_t early_d, early_s;
+        char *d = union_csv(cases[k].recs, cases[k].n, 1, &early_d);
+        char *sp = union_csv(cases[k].recs, cases[k].n, 0, &early_s);
+        cr_assert_str_eq(d, sp, "case %zu", k);
+        cr_assert_eq(early_s, 0, "case %zu: the spill's way wrote before finish", k);
+        cr_assert_eq(early_d > 0, cases[k].direct_at_end,
+                     "case %zu: %zu bytes in the sink before finish", k, early_d);
+        free(d);
+        free(sp);
+    }
+}
+
+/* A resumable run's CSV is made at the end from the spill it keeps. */
+Test(union_csv, a_resumable_run_writes_at_the_end)
+{
+    const char *spill = tu_path(tdir, ".r.csv.spill");
+    ddb_writer *w = union_writer(spill, 0, 0, 1);
+    size_t early;
+    put(w, "{\"pk\":{\"S\":\"a\"}}");
+    ddb_sink_memory_data(w->sink, &early);
+    cr_assert_eq(early, 0);
+    expect_output(w, "pk,_extra\na,\n");
 }
