@@ -149,6 +149,7 @@ static int direct_restart(union_writer *u, ddb_error *err)
     int rc;
     union_layout_free(u->direct);
     u->direct = NULL;
+    u->direct_off = 1; /* until it is back: a failure below leaves it off */
     if ((rc = ddb_sink_rewind(u->base.sink, err)) != 0 || (rc = ddb_sink_flush(u->spill, err)) != 0)
         return rc;
     if ((l = calloc(1, sizeof(*l))) == NULL)
@@ -158,6 +159,7 @@ static int direct_restart(union_writer *u, ddb_error *err)
         return rc;
     }
     u->direct = l;
+    u->direct_off = 0;
     u->typed_at = u->typed;
     return 0;
 }
@@ -181,16 +183,19 @@ int union_direct_put(union_writer *u, size_t n, ddb_error *err)
     if (u->direct == NULL) {
         layout *l;
         int rc;
-        if (!ddb_csv_union_direct || u->keep_spill || !ddb_sink_can_rewind(u->base.sink)) {
-            u->direct_off = 1;
+        /* only from the first record: rows spooled before (a resumed
+         * spill) would be missing from the file */
+        u->direct_off = 1;
+        if (!ddb_csv_union_direct || u->keep_spill || u->base.records != 1 ||
+            !ddb_sink_can_rewind(u->base.sink))
             return 0;
-        }
         if ((l = calloc(1, sizeof(*l))) == NULL)
             return ddb_error_set(err, DDB_ENOMEM, "out of memory");
         if ((rc = write_header(u, l, err)) != 0) {
             union_layout_free(l);
             return rc;
         }
+        u->direct_off = 0;
         u->direct = l;
         u->typed_at = u->typed;
     } else if (u->typed != u->typed_at) {
