@@ -184,6 +184,7 @@ typedef struct pipe_ctx {
     int no_mapping; /* items: CSV heads the union of their attributes (a spill) */
     int ahead;      /* Parquet: row groups encoded on a thread of their own; CSV without a
                        mapping: its rows written by one */
+    int stateless;  /* no --state: a CSV without a mapping is written as its rows come */
 } pipe_ctx;
 
 static int scn_pipeline(void *vctx)
@@ -221,7 +222,8 @@ static int scn_pipeline(void *vctx)
     fo.mapping = m;
     fo.records = !c->convert;
     fo.single_name = "items";
-    fo.resumable = c->format != DDB_OUT_PARQUET; /* a Parquet file cannot be resumed */
+    /* a Parquet file cannot be resumed */
+    fo.resumable = c->format != DDB_OUT_PARQUET && !c->stateless;
     fo.encode_ahead = c->ahead;
     fo.write_behind = c->ahead;
     if ((rc = ddb_file_output_new(&o, &fo, &err)) != 0 ||
@@ -297,6 +299,23 @@ Test(oom, pipeline_convert, .timeout = 120)
 Test(oom, pipeline_export_csv_without_mapping, .timeout = 120)
 {
     run_pipeline_case("export csv without a mapping", DDB_OUT_CSV, 0, 0, 1, 0);
+}
+
+/* Without --state: the rows written into the file as they come, the header
+ * guessed again when a later item types a new column. */
+Test(oom, pipeline_export_csv_without_mapping_as_rows_come, .timeout = 120)
+{
+    pipe_ctx c;
+    char cmd[120];
+    memset(&c, 0, sizeof(c));
+    snprintf(c.dir, sizeof(c.dir), "/tmp/ddbpipe-oom-XXXXXX");
+    cr_assert_not_null(mkdtemp(c.dir));
+    c.format = DDB_OUT_CSV;
+    c.no_mapping = 1;
+    c.stateless = 1;
+    expect_clean("export csv without a mapping, rows as they come", scn_pipeline, &c);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c.dir);
+    cr_assert_eq(system(cmd), 0);
 }
 
 /* The rows laid out under the header while a thread of their own writes
@@ -661,8 +680,7 @@ Test(oom, record_file_columns)
             cr_assert_not(c.s.output_failed, "allocation %ld failed: the run failed silently",
                           fail);
         } else {
-            cr_assert_eq(rc, DDB_ENOMEM, "allocation %ld failed: %d (%s)", fail, rc,
-                         c.err.message);
+            cr_assert_eq(rc, DDB_ENOMEM, "allocation %ld failed: %d (%s)", fail, rc, c.err.message);
             cr_assert_neq(c.err.message[0], '\0', "allocation %ld failed: no message", fail);
         }
     }
@@ -673,7 +691,8 @@ Test(oom, record_file_columns)
 
 /* ------------------------------------------------------ decoding ahead */
 
-#define AHEAD_ITEMS 1000 /* four batches of the decode-ahead thread: all read before one is taken */
+#define AHEAD_ITEMS 1000 /* four batches of the decode-ahead thread: all read before one is taken  \
+                          */
 
 /* The reading thread running out of memory while it copies a record into a
  * batch first takes the batches before it, as the one-thread loop would have:
@@ -705,7 +724,8 @@ Test(oom, decode_ahead_stops_at_the_rejects_limit, .timeout = 120)
         fprintf(out,
                 "%s{\"pk\":{\"S\":\"Tag#u1\"},\"sk\":{\"S\":\"t%d\"},\"tagName\":{\"S\":\"%s\"},"
                 "\"createTime\":{\"N\":\"5\"},\"lastAccessTime\":{\"N\":\"0\"},"
-                "\"lsiOneSk\":{\"S\":\"%s\"},\"lsiTwoSk\":{\"S\":\"5\"},\"lsiThreeSk\":{\"S\":\"0\"}}\n",
+                "\"lsiOneSk\":{\"S\":\"%s\"},\"lsiTwoSk\":{\"S\":\"5\"},\"lsiThreeSk\":{\"S\":"
+                "\"0\"}}\n",
                 i == 2 ? "not json\n" : "", i, name, name);
     cr_assert_eq(fclose(out), 0);
     for (long fail = 1;; fail++) {

@@ -371,6 +371,7 @@ Test(union_csv, a_resumable_run_writes_at_the_end)
     ddb_sink_memory_data(w->sink, &early);
     cr_assert_eq(early, 0);
     expect_output(w, "pk,_extra\na,\n");
+    ddb_writer_free(w);
 }
 
 /* The same over an atomic file, where emptying drops buffered bytes and bytes
@@ -443,4 +444,5 @@ Test(union_csv, a_resumed_spill_is_laid_out_at_the_end)
     w = union_writer(spill, 1, keep, 0);
     put(w, "{\"a\":{\"S\":\"three\"}}");
     expect_output(w, "a,_extra\none,\ntwo,\nthree,\n");
+    ddb_writer_free(w);
 }
