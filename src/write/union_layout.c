@@ -137,29 +137,23 @@ static int direct_stop(union_writer *u, ddb_error *err)
 {
     union_layout_free(u->direct);
     u->direct = NULL;
-    u->direct_off = 1;
     return ddb_sink_rewind(u->base.sink, err);
 }
 
-/* Writes the CSV again from its start under the header of the columns now
- * known: the header, then every row spooled so far. */
-static int direct_restart(union_writer *u, ddb_error *err)
+/* Writes the header of the columns now known into the CSV and, with relay,
+ * every row spooled so far under it: from then on rows go in as they come. */
+static int direct_begin(union_writer *u, int relay, ddb_error *err)
 {
     layout *l;
     int rc;
-    union_layout_free(u->direct);
-    u->direct = NULL;
-    u->direct_off = 1; /* until it is back: a failure below leaves it off */
-    if ((rc = ddb_sink_rewind(u->base.sink, err)) != 0 || (rc = ddb_sink_flush(u->spill, err)) != 0)
-        return rc;
     if ((l = calloc(1, sizeof(*l))) == NULL)
         return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-    if ((rc = write_header(u, l, err)) != 0 || (rc = union_replay(u, lay_out, l, err)) != 0) {
+    if ((rc = write_header(u, l, err)) != 0 ||
+        (relay && (rc = union_replay(u, lay_out, l, err)) != 0)) {
         union_layout_free(l);
         return rc;
     }
     u->direct = l;
-    u->direct_off = 0;
     u->typed_at = u->typed;
     return 0;
 }
@@ -179,32 +173,26 @@ static int direct_restart(union_writer *u, ddb_error *err)
 int union_direct_put(union_writer *u, size_t n, ddb_error *err)
 {
     ddb_spill_frame f = {0};
+    int rc;
 
     if (u->direct == NULL) {
-        layout *l;
-        int rc;
-        /* only from the first record: rows spooled before (a resumed
-         * spill) would be missing from the file */
-        u->direct_off = 1;
-        if (!ddb_csv_union_direct || u->keep_spill || u->base.records != 1 ||
-            !ddb_sink_can_rewind(u->base.sink))
+        /* only from the writer's first record (union_put), while the mode
+         * is allowed: once off (never begun, given up, failed) it stays off */
+        assert(u->base.records == 1);
+        if (!ddb_csv_union_direct || u->keep_spill || !ddb_sink_can_rewind(u->base.sink))
             return 0;
-        if ((l = calloc(1, sizeof(*l))) == NULL)
-            return ddb_error_set(err, DDB_ENOMEM, "out of memory");
-        if ((rc = write_header(u, l, err)) != 0) {
-            union_layout_free(l);
+        if ((rc = direct_begin(u, 0, err)) != 0)
             return rc;
-        }
-        u->direct_off = 0;
-        u->direct = l;
-        u->typed_at = u->typed;
     } else if (u->typed != u->typed_at) {
         /* A new column in the header: while the rows so far are few, the
          * CSV starts again under the new header, the spill laid out into
          * it (this record included); else it is made at the end. */
-        if (++u->guesses > DIRECT_GUESSES || u->spill->bytes_out > DIRECT_RELAY_MAX)
-            return direct_stop(u, err);
-        return direct_restart(u, err);
+        if ((rc = direct_stop(u, err)) != 0 || ++u->guesses > DIRECT_GUESSES ||
+            u->spill->bytes_out > DIRECT_RELAY_MAX)
+            return rc;
+        if ((rc = ddb_sink_flush(u->spill, err)) != 0)
+            return rc;
+        return direct_begin(u, 1, err);
     }
     f.kind = 'S';
     f.cells = u->cells;

@@ -170,7 +170,9 @@ static int union_put(union_writer *u, const ddb_map *rec, const char *made, ddb_
     if ((rc = ddb_sink_write(u->spill, u->frame.ptr, u->frame.len, err)) != 0)
         return rc;
     u->base.records++;
-    return u->direct_off ? 0 : union_direct_put(u, n, err);
+    /* rows as they come: tried at the first record, kept while it holds; a
+     * resumed spill's first new record is not its first */
+    return u->direct != NULL || u->base.records == 1 ? union_direct_put(u, n, err) : 0;
 }
 
 static int union_write(ddb_writer *w, const ddb_map *rec, size_t n_declared, ddb_error *err)

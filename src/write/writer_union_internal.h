@@ -53,8 +53,7 @@ typedef struct union_writer {
      * columns the first record gave, for as long as no column gets its
      * type later (which would change the header): then the CSV is emptied
      * (ddb_sink_rewind) and laid out from the spill at the end as before. */
-    layout *direct;
-    int direct_off;    /* given up, or never possible (a sink that cannot be emptied) */
+    layout *direct;    /* NULL: not (or no longer) written as they come */
     uint64_t typed;    /* columns given a type so far */
     uint64_t typed_at; /* ... when the header was written */
     unsigned guesses;  /* headers given up */
