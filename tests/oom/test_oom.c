@@ -251,22 +251,28 @@ done:
     return rc;
 }
 
+/* scn_pipeline under every allocation failure, as c says, in a folder of its own. */
+static void run_pipe_ctx(const char *name, pipe_ctx *c)
+{
+    char cmd[120];
+    snprintf(c->dir, sizeof(c->dir), "/tmp/ddbpipe-oom-XXXXXX");
+    cr_assert_not_null(mkdtemp(c->dir));
+    expect_clean(name, scn_pipeline, c);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c->dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 static void run_pipeline_case(const char *name, ddb_out_format f, int gzip, int convert,
                               int no_mapping, int ahead)
 {
     pipe_ctx c;
-    char cmd[120];
     memset(&c, 0, sizeof(c));
-    snprintf(c.dir, sizeof(c.dir), "/tmp/ddbpipe-oom-XXXXXX");
-    cr_assert_not_null(mkdtemp(c.dir));
     c.format = f;
     c.gzip = gzip;
     c.convert = convert;
     c.no_mapping = no_mapping;
     c.ahead = ahead;
-    expect_clean(name, scn_pipeline, &c);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c.dir);
-    cr_assert_eq(system(cmd), 0);
+    run_pipe_ctx(name, &c);
 }
 
 Test(oom, pipeline_export_csv_gzip, .timeout = 120)
@@ -306,16 +312,11 @@ Test(oom, pipeline_export_csv_without_mapping, .timeout = 120)
 Test(oom, pipeline_export_csv_without_mapping_as_rows_come, .timeout = 120)
 {
     pipe_ctx c;
-    char cmd[120];
     memset(&c, 0, sizeof(c));
-    snprintf(c.dir, sizeof(c.dir), "/tmp/ddbpipe-oom-XXXXXX");
-    cr_assert_not_null(mkdtemp(c.dir));
     c.format = DDB_OUT_CSV;
     c.no_mapping = 1;
     c.stateless = 1;
-    expect_clean("export csv without a mapping, rows as they come", scn_pipeline, &c);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c.dir);
-    cr_assert_eq(system(cmd), 0);
+    run_pipe_ctx("export csv without a mapping, rows as they come", &c);
 }
 
 /* The rows laid out under the header while a thread of their own writes
@@ -691,8 +692,9 @@ Test(oom, record_file_columns)
 
 /* ------------------------------------------------------ decoding ahead */
 
-#define AHEAD_ITEMS 1000 /* four batches of the decode-ahead thread: all read before one is taken  \
-                          */
+#define AHEAD_ITEMS                                                                                \
+    1000 /* four batches of the decode-ahead thread: all read before one is taken                  \
+          */
 
 /* The reading thread running out of memory while it copies a record into a
  * batch first takes the batches before it, as the one-thread loop would have:
